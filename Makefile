@@ -1,0 +1,50 @@
+# fleetsim — one command for each thing a user or CI does.
+#   make demo   install dependencies, build, run the diffusion example
+#   make test   install dependencies, build, run the whole test suite
+#   make build  build only (dependencies must be installed)
+#   make e2e    build and run only the browser tests of the viewer
+#   make asan / make tsan   sanitizer builds + tests (build-asan/, build-tsan/)
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: deps configure build test demo e2e asan tsan bench clean format
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+configure: $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: deps
+	@$(MAKE) --no-print-directory build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 600
+
+demo: deps
+	@$(MAKE) --no-print-directory build
+	@scripts/demo.sh $(BUILD)
+
+e2e: deps
+	@$(MAKE) --no-print-directory build
+	ctest --test-dir $(BUILD) --output-on-failure -L e2e
+
+asan: deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEETSIM_SANITIZE=address,undefined
+	cmake --build build-asan -j $(JOBS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE 'e2e|slow'
+
+tsan: deps
+	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEETSIM_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS)
+	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'e2e|slow'
+
+format:
+	find include src tests bench -name '*.[ch]pp' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs every Debian package fleetsim's build, tests, benchmarks and examples need.
+# Idempotent: only missing packages are installed, and `apt-get update` runs only then.
+# Usage: scripts/install-deps.sh [--no-browser]   (--no-browser skips chromium + npm packages)
+set -euo pipefail
+
+want_browser=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-browser) want_browser=0 ;;
+    -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+packages=(
+  build-essential g++ cmake ninja-build pkg-config make git
+  libpugixml-dev        # experiment, federation and view files (XML)
+  libzmq3-dev cppzmq-dev # distributed transport
+  libpng-dev            # bitmap fields
+  libzstd-dev           # frame log compression
+  libcli11-dev          # command line
+  libfmt-dev            # formatting
+  nlohmann-json3-dev    # JSON summaries and benchmark output
+  libcpp-httplib-dev    # viewer HTTP server
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+if [[ $want_browser == 1 ]]; then
+  packages+=(chromium nodejs)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
+if (( ${#missing[@]} > 0 )); then
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm (for the browser tests) ships with nodesource's nodejs but is a separate Debian package.
+if [[ $want_browser == 1 ]] && ! command -v npm >/dev/null 2>&1; then
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+
+# playwright-core for the viewer's browser tests, from the committed lockfile.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if [[ $want_browser == 1 && -f "$root/tests/e2e/package-lock.json" ]]; then
+  if [[ ! -d "$root/tests/e2e/node_modules/playwright-core" ]]; then
+    (cd "$root/tests/e2e" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi
+echo "install-deps: all dependencies present"

@@ -1,0 +1,37 @@
+// fleetsim command line: `fleetsim run|check|list|view|launch|node ...`.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "fleetsim/diagnostics.hpp"
+#ifdef FLEETSIM_HAVE_FEDERATION
+#include "federation/federation_commands.hpp"
+#endif
+#ifdef FLEETSIM_HAVE_VIEWER
+#include "viewer/view_command.hpp"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "fleetsim: a repeatable simulator for large robot swarms and fleets.\n"
+      "Same experiment and seed, same bits: whatever the thread count, process count or load.\n"
+      "Start with `fleetsim run examples/diffusion/diffusion.xml`, then `fleetsim view` its log."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "fleetsim 0.1.0");
+  int status = fleetsim::kExitOk;
+  fleetsim::cli::add_engine_commands(app, status);
+#ifdef FLEETSIM_HAVE_FEDERATION
+  fleetsim::federation::add_commands(app, status);
+#endif
+#ifdef FLEETSIM_HAVE_VIEWER
+  fleetsim::viewer::add_command(app, status);
+#endif
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : fleetsim::kExitUserError;
+  }
+  return status;
+}
