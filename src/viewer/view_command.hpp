@@ -1,0 +1,14 @@
+// `fleetsim view LOG [--config VIEW.xml] [--port P] [--host ADDR]`: serves the web viewer for
+// one log until Ctrl+C.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace fleetsim::viewer {
+
+/// Adds the `view` subcommand to the fleetsim command line. When it runs, `status` receives
+/// the exit status: 0 after Ctrl+C, 1 when the server cannot start, 2 for a bad log, view
+/// configuration or option.
+void add_command(CLI::App& app, int& status);
+
+}  // namespace fleetsim::viewer

@@ -1,0 +1,178 @@
+#include "viewer/view_server.hpp"
+
+#include <httplib.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "viewer/frame_encoding.hpp"
+#include "viewer/page_files.hpp"
+
+namespace fleetsim::viewer {
+
+namespace {
+
+constexpr const char* kJson = "application/json";
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(nlohmann::json{{"error", message}}.dump(), kJson);
+}
+
+// A non-negative integer query parameter; nullopt when absent or malformed.
+std::optional<std::size_t> param(const httplib::Request& req, const char* key) {
+  if (!req.has_param(key)) return std::nullopt;
+  std::string v = req.get_param_value(key);
+  std::size_t x = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size()) return std::nullopt;
+  return x;
+}
+
+}  // namespace
+
+ViewServer::ViewServer(std::unique_ptr<log::LogReader> reader, ViewConfig config,
+                       std::string log_name, std::function<void(const std::string&)> report)
+    : reader_(std::move(reader)),
+      config_(std::move(config)),
+      log_name_(std::move(log_name)),
+      report_(std::move(report)),
+      http_(std::make_unique<httplib::Server>()) {
+  header_json_ =
+      header_json(reader_->header(), reader_->format(), reader_->frame_count(), log_name_).dump();
+  config_json_ = to_json(config_).dump();
+  add_routes();
+}
+
+ViewServer::~ViewServer() = default;
+
+int ViewServer::bind(const std::string& host, int port) {
+  if (port == 0) return http_->bind_to_any_port(host);
+  return http_->bind_to_port(host, port) ? port : -1;
+}
+
+void ViewServer::run() { http_->listen_after_bind(); }
+
+void ViewServer::stop() { http_->stop(); }
+
+void ViewServer::report_once(const std::string& message) {
+  std::lock_guard lock(report_mutex_);
+  if (reported_.insert(message).second && report_) report_(message);
+}
+
+void ViewServer::add_routes() {
+  httplib::Server& s = *http_;
+  s.set_default_headers({{"Cache-Control", "no-store"}});
+
+  // The page: from FLEETSIM_VIEWER_DIR when set (development), else the embedded copy.
+  const char* dir = std::getenv("FLEETSIM_VIEWER_DIR");
+  if (dir && *dir) {
+    s.set_mount_point("/", dir);
+  } else {
+    for (const PageFile& f : embedded_page_files()) {
+      auto handler = [&f](const httplib::Request&, httplib::Response& res) {
+        res.set_content(f.bytes.data(), f.bytes.size(), std::string(f.mime_type).c_str());
+      };
+      s.Get("/" + std::string(f.path), handler);
+      if (f.path == "index.html") s.Get("/", handler);
+    }
+  }
+
+  s.Get("/api/header", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(header_json_, kJson);
+  });
+  s.Get("/api/config", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(config_json_, kJson);
+  });
+  s.Get("/api/bitmap", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(bitmap_bytes(reader_->header()), "application/octet-stream");
+  });
+
+  s.Get("/api/frames", [this](const httplib::Request& req, httplib::Response& res) {
+    auto start = param(req, "start");
+    auto count = param(req, "count");
+    if (!start || !count || *count == 0) {
+      send_error(res, 400, "expected /api/frames?start=FIRST&count=N with N >= 1");
+      return;
+    }
+    std::string body;
+    try {
+      std::lock_guard lock(reader_mutex_);
+      if (*start >= reader_->frame_count()) {
+        send_error(res, 416, "frame " + std::to_string(*start) + " is past the end of the log (" +
+                                 std::to_string(reader_->frame_count()) + " frames)");
+        return;
+      }
+      body = encode_chunk(*reader_, *start, std::min<std::size_t>(*count, 100000),
+                          kMaxChunkBytes);
+    } catch (const std::exception& e) {
+      std::string message = log_name_ + ": " + e.what();
+      report_once(message);
+      send_error(res, 500, message);
+      return;
+    }
+    res.set_content(body, "application/octet-stream");
+  });
+
+  s.Get("/api/robot", [this](const httplib::Request& req, httplib::Response& res) {
+    auto frame = param(req, "frame");
+    auto index = param(req, "index");
+    if (!frame || !index) {
+      send_error(res, 400, "expected /api/robot?frame=F&index=I");
+      return;
+    }
+    try {
+      std::lock_guard lock(reader_mutex_);
+      nlohmann::json j = robot_json(*reader_, *frame, *index);
+      if (j.is_null()) {
+        send_error(res, 404, "no robot " + std::to_string(*index) + " in frame " +
+                                 std::to_string(*frame));
+        return;
+      }
+      res.set_content(j.dump(), kJson);
+    } catch (const std::exception& e) {
+      std::string message = log_name_ + ": " + e.what();
+      report_once(message);
+      send_error(res, 500, message);
+    }
+  });
+
+  // Only files the configuration named, by index: never a path from the request.
+  s.Get(R"(/asset/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
+    std::size_t i = 0;
+    const std::string m = req.matches[1];
+    std::from_chars(m.data(), m.data() + m.size(), i);
+    if (i >= config_.assets.size()) {
+      send_error(res, 404, "no such asset");
+      return;
+    }
+    const ViewAsset& a = config_.assets[i];
+    std::ifstream in(a.path, std::ios::binary);
+    if (!in) {
+      std::string message = a.path + ": cannot read (named by " + config_.source + ")";
+      report_once(message);
+      send_error(res, 404, message);
+      return;
+    }
+    std::ostringstream body;
+    body << in.rdbuf();
+    res.set_content(body.str(), a.mime_type.c_str());
+  });
+
+  s.set_exception_handler([this](const httplib::Request&, httplib::Response& res,
+                                 std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      if (ep) std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    report_once(what);
+    send_error(res, 500, what);
+  });
+}
+
+}  // namespace fleetsim::viewer

@@ -1,0 +1,128 @@
+#include "viewer/frame_encoding.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "synthetic_log.hpp"
+
+namespace fleetsim::viewer {
+namespace {
+
+// Reads the chunk the way the page does (viewer/js/frames.js), to pin the layout.
+class ChunkParser {
+ public:
+  explicit ChunkParser(const std::string& b) : b_(b) {}
+  template <typename T>
+  T get() {
+    T v;
+    std::memcpy(&v, b_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return v;
+  }
+  std::string str() {
+    auto n = get<std::uint32_t>();
+    std::string s = b_.substr(at_, n);
+    at_ += n;
+    align();
+    return s;
+  }
+  void align() { at_ = (at_ + 3) / 4 * 4; }
+  template <typename T>
+  std::vector<T> column(std::size_t n) {
+    std::vector<T> v(n);
+    std::memcpy(v.data(), b_.data() + at_, n * sizeof(T));
+    at_ += n * sizeof(T);
+    align();
+    return v;
+  }
+  std::size_t at_ = 0;
+
+ private:
+  const std::string& b_;
+};
+
+TEST(FrameEncoding, ChunkCarriesFramesRelativeToTheArenaCentre) {
+  testing::SyntheticLogReader reader(5, 10);
+  std::string chunk = encode_chunk(reader, 2, 3, 1 << 20);
+  ChunkParser p(chunk);
+  EXPECT_EQ(p.get<std::uint32_t>(), kChunkMagic);
+  EXPECT_EQ(p.get<std::uint32_t>(), kChunkVersion);
+  EXPECT_EQ(p.get<std::uint32_t>(), 3u);
+  EXPECT_EQ(p.get<std::uint32_t>(), 2u);
+  std::uint32_t ntags = p.get<std::uint32_t>();
+  std::vector<std::string> tags;
+  for (std::uint32_t i = 0; i < ntags; ++i) tags.push_back(p.str());
+  EXPECT_EQ(tags.size(), 3u);  // only the tags used: "even", "odd" and the objects' ""
+
+  log::LogFrame expected = reader.read_frame(2);
+  std::size_t frame_start = p.at_;
+  std::uint32_t bytes = p.get<std::uint32_t>();
+  EXPECT_EQ(p.get<double>(), 2.0);
+  EXPECT_EQ(p.get<double>(), 2.0 * 100'000'000);
+  ASSERT_EQ(p.get<std::uint32_t>(), 5u);
+  ASSERT_EQ(p.get<std::uint32_t>(), 1u);
+  EXPECT_EQ(p.str(), "frame 2");
+  auto x = p.column<float>(5);
+  auto y = p.column<float>(5);
+  auto theta = p.column<float>(5);
+  auto id = p.column<std::uint32_t>(5);
+  auto tag = p.column<std::uint32_t>(5);
+  auto led = p.column<std::uint32_t>(5);
+  auto cls = p.column<std::uint16_t>(5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_NEAR(x[i], expected.robot_x[i] - 100, 1e-5);
+    EXPECT_NEAR(y[i], expected.robot_y[i] - 50, 1e-5);
+    EXPECT_NEAR(theta[i], expected.robot_theta[i], 1e-6);
+    EXPECT_EQ(id[i], i);
+    EXPECT_EQ(tags[tag[i]], expected.tags[expected.robot_tag[i]]);
+    EXPECT_EQ(led[i], 10u | 20u << 8 | 30u << 16 | 255u << 24);
+    EXPECT_EQ(cls[i], i % 2);
+  }
+  auto ox = p.column<float>(1);
+  auto oy = p.column<float>(1);
+  auto size = p.column<float>(1);
+  EXPECT_NEAR(ox[0], 1, 1e-6);
+  EXPECT_NEAR(oy[0], -1, 1e-6);
+  EXPECT_NEAR(size[0], 0.2, 1e-6);
+  p.column<std::uint32_t>(1);
+  p.column<std::uint32_t>(1);
+  p.column<std::uint16_t>(1);
+  EXPECT_EQ(p.at_ - frame_start, bytes);
+  EXPECT_EQ(bytes % 4, 0u);
+}
+
+TEST(FrameEncoding, ChunkStopsAtTheByteBudgetButHoldsOneFrame) {
+  testing::SyntheticLogReader reader(1000, 10);
+  std::string one = encode_chunk(reader, 0, 10, 1);
+  ChunkParser p(one);
+  p.get<std::uint32_t>();
+  p.get<std::uint32_t>();
+  EXPECT_EQ(p.get<std::uint32_t>(), 1u);
+  std::string past_end = encode_chunk(reader, 8, 10, 1 << 30);
+  ChunkParser q(past_end);
+  q.get<std::uint32_t>();
+  q.get<std::uint32_t>();
+  EXPECT_EQ(q.get<std::uint32_t>(), 2u);
+}
+
+TEST(FrameEncoding, CorruptedFrameThrowsTheReadersError) {
+  testing::SyntheticLogReader reader(3, 10, 4);
+  EXPECT_THROW(encode_chunk(reader, 2, 5, 1 << 20), log::LogError);
+}
+
+TEST(FrameEncoding, HeaderJsonIsRelativeToTheCentre) {
+  testing::SyntheticLogReader reader(3, 10);
+  auto j = header_json(reader.header(), reader.format(), reader.frame_count(), "x.log");
+  EXPECT_EQ(j["frameCount"], 10);
+  EXPECT_EQ(j["arena"]["width"], 10);
+  EXPECT_EQ(j["robots"]["names"][2], "r2");
+  EXPECT_EQ(j["robotClasses"][1]["name"], "footbot");
+  EXPECT_TRUE(j["bitmap"].is_null());
+  auto r = robot_json(reader, 3, 1);
+  EXPECT_EQ(r["name"], "r1");
+  EXPECT_EQ(r["tag"], "even");  // frame 3, robot 1: (3 + 1) % 2 == 0
+}
+
+}  // namespace
+}  // namespace fleetsim::viewer
