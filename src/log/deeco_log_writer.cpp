@@ -1,0 +1,192 @@
+// The DEECo playground text log writer (grammar: DEECo report section 3, issue 2; details
+// in docs/log-format.md).
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "log/byte_io.hpp"
+#include "log/deeco_text.hpp"
+#include "log/log_writer.hpp"
+
+namespace fleetsim::log {
+
+namespace {
+
+/// Writes the DEECo text log. Single-threaded (the caller's): each cycle line is formatted
+/// into a reused buffer and written with one write() call, so a killed run leaves whole lines.
+class DeecoLogWriter final : public LogWriter {
+ public:
+  explicit DeecoLogWriter(std::string path)
+      : path_(std::move(path)), file_(open_for_writing(path_)) {}
+  ~DeecoLogWriter() override {
+    try {
+      finish();
+    } catch (...) {
+      // Destructors do not throw; finish() reports errors to callers who call it.
+    }
+  }
+
+  void begin(const LogHeader& header) override;
+  void write(const LogFrameView& frame) override;
+  void finish() override;
+
+ private:
+  /// Maps the frame's entity order onto the header's (the DEECo log is positional). Returns
+  /// the frame index of each header entity; throws if the sets differ.
+  const std::vector<std::size_t>* order_of(std::span<const EntityId> ids,
+                                           const std::vector<EntityId>& header_ids,
+                                           const std::unordered_map<EntityId, std::size_t>& pos,
+                                           std::vector<std::size_t>& order, const char* kind,
+                                           Tick tick) const;
+
+  std::string path_;
+  FileHandle file_;
+  bool begun_ = false;
+  bool finished_ = false;
+  deeco::FieldTransform field_;
+  std::vector<EntityId> robot_ids_, object_ids_;
+  std::unordered_map<EntityId, std::size_t> robot_pos_, object_pos_;
+  std::vector<std::size_t> robot_order_, object_order_;
+  std::string line_;
+};
+
+void DeecoLogWriter::begin(const LogHeader& h) {
+  if (begun_) throw LogError("log '" + path_ + "': begin() called twice");
+  if (!file_.is_open()) throw LogError("log '" + path_ + "': begin() after finish()");
+  begun_ = true;
+  field_ = deeco::FieldTransform::of(h);
+
+  std::string text;
+  // Bitmap section.
+  if (h.bitmap_width > 0 && h.bitmap_height > 0) {
+    text += std::to_string(h.bitmap_width) + "\n" + std::to_string(h.bitmap_height) + "\n";
+    const std::size_t pixels =
+        static_cast<std::size_t>(h.bitmap_width) * static_cast<std::size_t>(h.bitmap_height);
+    if (h.bitmap.size() != pixels) {
+      throw LogError("log '" + path_ + "': the bitmap has " + std::to_string(h.bitmap.size()) +
+                     " pixels instead of width x height");
+    }
+    for (std::uint8_t p : h.bitmap) text.push_back(p != 0 ? '1' : '0');
+    text.push_back('\n');
+  } else {
+    text += "null\n";
+    deeco::append_number(text, h.arena_width_m);
+    text.push_back('\n');
+    deeco::append_number(text, h.arena_height_m);
+    text.push_back('\n');
+  }
+  // Robots section: class,size (diameter in field units).
+  for (const LogEntity& r : h.robots) {
+    if (r.class_index >= h.robot_classes.size()) {
+      throw LogError("log '" + path_ + "': robot '" + r.name + "' has no class");
+    }
+    const LogClass& c = h.robot_classes[r.class_index];
+    deeco::append_escaped(text, c.name);
+    text.push_back(',');
+    deeco::append_number(text, field_.field_length(2 * c.radius_m));
+    text.push_back('\n');
+    robot_pos_[r.id] = robot_ids_.size();
+    robot_ids_.push_back(r.id);
+  }
+  // Objects section: class.
+  for (const LogEntity& o : h.objects) {
+    if (o.class_index >= h.object_classes.size()) {
+      throw LogError("log '" + path_ + "': object '" + o.name + "' has no class");
+    }
+    deeco::append_escaped(text, h.object_classes[o.class_index].name);
+    text.push_back('\n');
+    object_pos_[o.id] = object_ids_.size();
+    object_ids_.push_back(o.id);
+  }
+  write_all(file_.get(), text.data(), text.size(), path_);
+}
+
+const std::vector<std::size_t>* DeecoLogWriter::order_of(
+    std::span<const EntityId> ids, const std::vector<EntityId>& header_ids,
+    const std::unordered_map<EntityId, std::size_t>& pos, std::vector<std::size_t>& order,
+    const char* kind, Tick tick) const {
+  if (std::equal(ids.begin(), ids.end(), header_ids.begin(), header_ids.end())) return nullptr;
+  auto fail = [&] {
+    throw LogError("log '" + path_ + "', tick " + std::to_string(tick) + ": the set of " +
+                   kind + "s differs from the start of the run; the DEECo log needs a fixed " +
+                   "set of " + kind + "s; use the frame log for runs that add or remove " +
+                   "entities");
+  };
+  if (ids.size() != header_ids.size()) fail();
+  order.assign(header_ids.size(), header_ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    auto it = pos.find(ids[i]);
+    if (it == pos.end() || order[it->second] != header_ids.size()) fail();
+    order[it->second] = i;
+  }
+  return &order;
+}
+
+void DeecoLogWriter::write(const LogFrameView& f) {
+  if (!begun_) throw LogError("log '" + path_ + "': write() before begin()");
+  if (finished_) throw LogError("log '" + path_ + "': write() after finish()");
+  const std::size_t n = f.robot_id.size();
+  const std::size_t m = f.object_id.size();
+  if (f.robot_x.size() != n || f.robot_y.size() != n || f.robot_theta.size() != n ||
+      f.robot_tag.size() != n || f.object_x.size() != m || f.object_y.size() != m ||
+      f.object_size.size() != m || f.object_tag.size() != m) {
+    throw LogError("log '" + path_ + "': columns of tick " + std::to_string(f.tick) +
+                   " have different lengths");
+  }
+  const auto* robots = order_of(f.robot_id, robot_ids_, robot_pos_, robot_order_, "robot",
+                                f.tick);
+  const auto* objects = order_of(f.object_id, object_ids_, object_pos_, object_order_,
+                                 "object", f.tick);
+  auto tag = [&](std::uint32_t t) -> std::string_view {
+    if (t < f.tags.size()) return f.tags[t];
+    if (t == 0) return {};
+    throw LogError("log '" + path_ + "': tag index " + std::to_string(t) + " at tick " +
+                   std::to_string(f.tick) + " is outside the tag table");
+  };
+
+  // status&&x,y,angle,tag;;...&&x,,y,,size,,tag;;...
+  line_.clear();
+  deeco::append_escaped(line_, f.status);
+  line_ += "&&";
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t i = robots ? (*robots)[k] : k;
+    deeco::append_number(line_, field_.field_x(f.robot_x[i]));
+    line_.push_back(',');
+    deeco::append_number(line_, field_.field_y(f.robot_y[i]));
+    line_.push_back(',');
+    deeco::append_number(line_, deeco::FieldTransform::field_angle(f.robot_theta[i]));
+    line_.push_back(',');
+    deeco::append_escaped(line_, tag(f.robot_tag[i]));
+    line_ += ";;";
+  }
+  line_ += "&&";
+  for (std::size_t k = 0; k < m; ++k) {
+    std::size_t i = objects ? (*objects)[k] : k;
+    deeco::append_number(line_, field_.field_x(f.object_x[i]));
+    line_ += ",,";
+    deeco::append_number(line_, field_.field_y(f.object_y[i]));
+    line_ += ",,";
+    deeco::append_number(line_, field_.field_length(f.object_size[i]));
+    line_ += ",,";
+    deeco::append_escaped(line_, tag(f.object_tag[i]));
+    line_ += ";;";
+  }
+  line_.push_back('\n');
+  write_all(file_.get(), line_.data(), line_.size(), path_);
+}
+
+void DeecoLogWriter::finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (!file_.close()) throw LogError("cannot close log '" + path_ + "'");
+}
+
+}  // namespace
+
+std::unique_ptr<LogWriter> make_deeco_log_writer(const std::string& path) {
+  return std::make_unique<DeecoLogWriter>(path);
+}
+
+}  // namespace fleetsim::log

@@ -1,0 +1,96 @@
+// The binary frame log's on-disk layout, shared by FrameLogWriter and FrameLogReader.
+// docs/log-format.md describes the same thing for humans; keep the two in step.
+//
+//   file    = file_header  frame_record*  [index_record  footer]
+//   file_header  (40 bytes + body): "FLEETLOG", u32 version, u32 flags, u64 body_raw_size,
+//                u64 body_stored_size, u64 checksum, zstd(LogHeader body)
+//   frame_record (56 bytes + tag block + payload), see RecordHeader
+//   index_record: "FIDX", u32 0, u64 frames, u64 tags, u64 offset[frames], str tag[tags]
+//   footer (32 bytes, last in the file): u64 index_offset, u64 index_size, u64 checksum,
+//                "FLEETEND"
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "log/log_types.hpp"
+
+namespace fleetsim::log::frame_format {
+
+inline constexpr char kFileMagic[8] = {'F', 'L', 'E', 'E', 'T', 'L', 'O', 'G'};
+inline constexpr char kRecordMagic[4] = {'F', 'R', 'M', '1'};
+inline constexpr char kIndexMagic[4] = {'F', 'I', 'D', 'X'};
+inline constexpr char kFooterMagic[8] = {'F', 'L', 'E', 'E', 'T', 'E', 'N', 'D'};
+
+/// Version written by this build; readers refuse other versions with a clear message.
+inline constexpr std::uint32_t kVersion = 1;
+
+inline constexpr std::size_t kFileHeaderSize = 40;
+inline constexpr std::size_t kRecordHeaderSize = 56;
+inline constexpr std::size_t kFooterSize = 32;
+
+/// Caps a reader trusts before allocating (a checksum guards them already; this is for
+/// hand-made files that collide).
+inline constexpr std::uint64_t kMaxRecordBytes = std::uint64_t{1} << 40;
+
+/// The fixed part of one frame record, in file order.
+struct RecordHeader {
+  std::uint32_t new_tag_count = 0;   ///< tags appended by this frame
+  std::uint32_t tag_block_size = 0;  ///< bytes of the tag block after this header
+  std::uint32_t tag_base = 0;        ///< tag table size before this frame
+  std::uint64_t payload_size = 0;    ///< bytes of the zstd payload after the tag block
+  std::uint64_t raw_size = 0;        ///< bytes of the payload once decompressed
+  std::int64_t tick = 0;
+  std::uint64_t body_checksum = 0;   ///< over the tag block and the payload
+
+  std::uint64_t record_size() const {
+    return kRecordHeaderSize + tag_block_size + payload_size;
+  }
+};
+
+/// Encodes `h` into exactly kRecordHeaderSize bytes (the last 8 are its own checksum).
+void encode_record_header(const RecordHeader& h, std::uint8_t* out);
+/// Decodes a record header; returns false if the magic or its checksum is wrong.
+bool decode_record_header(const std::uint8_t* in, RecordHeader& h);
+
+/// The checksum used everywhere in the file (fleetsim::Hasher over the bytes).
+std::uint64_t checksum(const std::uint8_t* data, std::size_t n,
+                       const std::uint8_t* data2 = nullptr, std::size_t n2 = 0);
+
+/// Serialises a LogHeader into its (uncompressed) body.
+std::vector<std::uint8_t> encode_header_body(const LogHeader& header);
+/// Parses a header body; throws LogError on malformed data.
+LogHeader decode_header_body(const std::uint8_t* data, std::size_t size);
+
+/// Byte widths of the per-entity columns, in payload order.
+inline constexpr std::size_t kRobotColumnWidths[] = {4, 2, 8, 8, 8, 4, 4};
+inline constexpr std::size_t kObjectColumnWidths[] = {4, 2, 8, 8, 8, 4};
+inline constexpr std::size_t kRobotBytes = 38;   ///< sum of kRobotColumnWidths
+inline constexpr std::size_t kObjectBytes = 34;  ///< sum of kObjectColumnWidths
+/// Bytes before the columns: tick, time, robot count, object count, status length.
+inline constexpr std::size_t kPayloadFixedBytes = 28;
+
+/// Size of the raw payload of a frame with `robots`, `objects` and a status of
+/// `status_bytes`.
+inline std::size_t payload_size(std::size_t robots, std::size_t objects,
+                                std::size_t status_bytes) {
+  return kPayloadFixedBytes + status_bytes + robots * kRobotBytes + objects * kObjectBytes;
+}
+
+/// Copies a frame's fields into `out` (resized to payload_size) in plain column order: the
+/// only work done on the caller's thread. Spans must have consistent lengths.
+void copy_payload(const LogFrameView& frame, std::vector<std::uint8_t>& out);
+
+/// Transposes every column of a plain payload into byte planes (byte k of every element,
+/// then byte k+1, ...): doubles of neighbouring robots share their high bytes, which zstd
+/// then finds. `out` gets the same size as `plain`.
+void shuffle_payload(const std::vector<std::uint8_t>& plain, std::vector<std::uint8_t>& out);
+
+/// Inverse of copy_payload + shuffle_payload: decodes a decompressed payload into `frame`
+/// (tags excepted). Throws LogError naming `what` on malformed data.
+void decode_payload(const std::uint8_t* data, std::size_t size, LogFrame& frame,
+                    const std::string& what);
+
+}  // namespace fleetsim::log::frame_format

@@ -1,0 +1,268 @@
+#include "log/frame_log_writer.hpp"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "log/frame_log_format.hpp"
+
+namespace fleetsim::log {
+
+namespace ff = frame_format;
+
+namespace {
+
+struct CCtxDeleter {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+
+// Compresses `n` bytes into `out` starting at `at` (growing it); returns the compressed size.
+std::size_t compress_into(ZSTD_CCtx* ctx, const std::uint8_t* data, std::size_t n,
+                          std::vector<std::uint8_t>& out, std::size_t at) {
+  out.resize(at + ZSTD_compressBound(n));
+  std::size_t k = ZSTD_compress2(ctx, out.data() + at, out.size() - at, data, n);
+  if (ZSTD_isError(k)) throw LogError(std::string("zstd compression failed: ") +
+                                      ZSTD_getErrorName(k));
+  out.resize(at + k);
+  return k;
+}
+
+std::unique_ptr<ZSTD_CCtx, CCtxDeleter> make_cctx(int level) {
+  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> ctx(ZSTD_createCCtx());
+  if (!ctx) throw LogError("zstd: out of memory");
+  ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_compressionLevel, std::clamp(level, 1, 19));
+  // Sizes are in the record header already; keep zstd frames minimal and identical.
+  ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_checksumFlag, 0);
+  ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_contentSizeFlag, 1);
+  return ctx;
+}
+
+}  // namespace
+
+FrameLogWriter::FrameLogWriter(std::string path, FrameLogOptions options)
+    : path_(std::move(path)), options_(options), file_(open_for_writing(path_)) {}
+
+FrameLogWriter::~FrameLogWriter() {
+  try {
+    finish();
+  } catch (...) {
+    // A destructor must not throw; the error was already reported or the run is unwinding.
+  }
+}
+
+void FrameLogWriter::begin(const LogHeader& header) {
+  if (begun_) throw LogError("log '" + path_ + "': begin() called twice");
+  if (finished_) throw LogError("log '" + path_ + "': begin() after finish()");
+  begun_ = true;
+
+  // File header: magic, version, flags, sizes, checksum, then the compressed body.
+  std::vector<std::uint8_t> body = ff::encode_header_body(header);
+  std::vector<std::uint8_t> out(ff::kFileHeaderSize);
+  auto ctx = make_cctx(options_.zstd_level);
+  std::size_t stored = compress_into(ctx.get(), body.data(), body.size(), out,
+                                     ff::kFileHeaderSize);
+  std::vector<std::uint8_t> fixed;
+  ByteWriter w(fixed);
+  w.raw(ff::kFileMagic, 8);
+  w.u32(ff::kVersion);
+  w.u32(0);
+  w.u64(body.size());
+  w.u64(stored);
+  std::memcpy(out.data(), fixed.data(), fixed.size());
+  std::uint64_t sum = ff::checksum(out.data(), 32, out.data() + ff::kFileHeaderSize, stored);
+  std::memcpy(out.data() + 32, &sum, 8);
+  write_all(file_.get(), out.data(), out.size(), path_);
+  position_ = out.size();
+
+  thread_ = std::thread([this] { run_writer_thread(); });
+}
+
+void FrameLogWriter::write(const LogFrameView& f) {
+  if (!begun_) throw LogError("log '" + path_ + "': write() before begin()");
+  if (finished_) throw LogError("log '" + path_ + "': write() after finish()");
+  raise_pending_error();
+
+  // The contract's invariants, checked before anything reaches the file.
+  const std::size_t n = f.robot_id.size();
+  const std::size_t m = f.object_id.size();
+  if (f.robot_class.size() != n || f.robot_x.size() != n || f.robot_y.size() != n ||
+      f.robot_theta.size() != n || f.robot_tag.size() != n || f.robot_led.size() != n) {
+    throw LogError("log '" + path_ + "': robot columns of tick " + std::to_string(f.tick) +
+                   " have different lengths");
+  }
+  if (f.object_class.size() != m || f.object_x.size() != m || f.object_y.size() != m ||
+      f.object_size.size() != m || f.object_tag.size() != m) {
+    throw LogError("log '" + path_ + "': object columns of tick " + std::to_string(f.tick) +
+                   " have different lengths");
+  }
+  if (n > 0xffffffffu || m > 0xffffffffu || f.status.size() > 0xffffffffu) {
+    throw LogError("log '" + path_ + "': frame too large");
+  }
+  // An empty tag table means the table {""}.
+  const std::size_t table = std::max<std::size_t>(f.tags.size(), 1);
+  if (table < tags_.size()) {
+    throw LogError("log '" + path_ + "': the tag table shrank at tick " +
+                   std::to_string(f.tick) + " (it may only grow)");
+  }
+  std::uint32_t max_tag = 0;
+  for (std::uint32_t t : f.robot_tag) max_tag = std::max(max_tag, t);
+  for (std::uint32_t t : f.object_tag) max_tag = std::max(max_tag, t);
+  if (max_tag >= table) {
+    throw LogError("log '" + path_ + "': tag index " + std::to_string(max_tag) +
+                   " at tick " + std::to_string(f.tick) + " is outside the tag table");
+  }
+
+  // Take a recycled job once there is room in the queue.
+  Job job;
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return queue_.size() < kQueueCapacity || !error_.empty(); });
+    if (!free_jobs_.empty()) {
+      job = std::move(free_jobs_.back());
+      free_jobs_.pop_back();
+    }
+  }
+  raise_pending_error();
+
+  // Copy everything the caller will overwrite (the only per-robot work on this thread).
+  ff::copy_payload(f, job.plain);
+  job.tick = f.tick;
+  job.tag_base = static_cast<std::uint32_t>(tags_.size());
+  job.tag_block.clear();
+  job.new_tags = 0;
+  ByteWriter tw(job.tag_block);
+  auto add_tag = [&](const std::string& t) {
+    tw.str(t);
+    tags_.push_back(t);
+    ++job.new_tags;
+  };
+  if (f.tags.empty()) {
+    if (tags_.empty()) add_tag("");
+  } else {
+    for (std::size_t i = tags_.size(); i < f.tags.size(); ++i) add_tag(f.tags[i]);
+  }
+
+  std::lock_guard lock(mutex_);
+  queue_.push_back(std::move(job));
+  changed_.notify_all();
+}
+
+void FrameLogWriter::run_writer_thread() {
+  auto ctx = make_cctx(options_.zstd_level);
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+      if (queue_.empty()) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    bool failed;
+    {
+      std::lock_guard lock(mutex_);
+      failed = !error_.empty();
+    }
+    if (!failed) {
+      try {
+        ff::shuffle_payload(job.plain, shuffled_);
+        // Record = header, tag block, compressed payload; written with one write().
+        std::size_t at = ff::kRecordHeaderSize + job.tag_block.size();
+        record_.resize(at);
+        if (!job.tag_block.empty()) {
+          std::memcpy(record_.data() + ff::kRecordHeaderSize, job.tag_block.data(),
+                      job.tag_block.size());
+        }
+        std::size_t stored =
+            compress_into(ctx.get(), shuffled_.data(), shuffled_.size(), record_, at);
+        ff::RecordHeader h;
+        h.new_tag_count = job.new_tags;
+        h.tag_block_size = static_cast<std::uint32_t>(job.tag_block.size());
+        h.tag_base = job.tag_base;
+        h.payload_size = stored;
+        h.raw_size = shuffled_.size();
+        h.tick = job.tick;
+        h.body_checksum = ff::checksum(record_.data() + ff::kRecordHeaderSize,
+                                       record_.size() - ff::kRecordHeaderSize);
+        ff::encode_record_header(h, record_.data());
+        write_all(file_.get(), record_.data(), record_.size(), path_);
+        offsets_.push_back(position_);
+        position_ += record_.size();
+      } catch (const std::exception& e) {
+        std::lock_guard lock(mutex_);
+        error_ = e.what();
+      }
+    }
+    std::lock_guard lock(mutex_);
+    free_jobs_.push_back(std::move(job));
+    changed_.notify_all();
+  }
+}
+
+void FrameLogWriter::raise_pending_error() {
+  std::lock_guard lock(mutex_);
+  if (!error_.empty() && !error_reported_) {
+    error_reported_ = true;
+    throw LogError(error_);
+  }
+  if (!error_.empty()) throw LogError("log '" + path_ + "' stopped after an earlier error");
+}
+
+void FrameLogWriter::stop_writer_thread() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    changed_.notify_all();
+  }
+  thread_.join();
+}
+
+void FrameLogWriter::finish() {
+  if (finished_) return;
+  finished_ = true;
+  stop_writer_thread();
+  std::string error;
+  bool failed_before;
+  {
+    std::lock_guard lock(mutex_);
+    failed_before = !error_.empty();
+    if (failed_before && !error_reported_) error = error_;
+    error_reported_ = true;
+  }
+  // Index and footer, only when every frame reached the file (else readers scan).
+  if (begun_ && !failed_before && file_.is_open()) {
+    try {
+      std::vector<std::uint8_t> index;
+      ByteWriter w(index);
+      w.raw(ff::kIndexMagic, 4);
+      w.u32(0);
+      w.u64(offsets_.size());
+      w.u64(tags_.size());
+      for (std::uint64_t o : offsets_) w.u64(o);
+      for (const std::string& t : tags_) w.str(t);
+      std::uint64_t index_offset = position_;
+      std::uint64_t index_size = index.size();
+      std::uint64_t sum = ff::checksum(index.data(), index.size());
+      w.u64(index_offset);
+      w.u64(index_size);
+      w.u64(sum);
+      w.raw(ff::kFooterMagic, 8);
+      write_all(file_.get(), index.data(), index.size(), path_);
+      position_ += index.size();
+    } catch (const LogError& e) {
+      error = e.what();
+    }
+  }
+  if (!file_.close() && error.empty()) error = "cannot close log '" + path_ + "'";
+  if (!error.empty()) throw LogError(error);
+}
+
+std::unique_ptr<LogWriter> make_frame_log_writer(const std::string& path,
+                                                 const FrameLogOptions& options) {
+  return std::make_unique<FrameLogWriter>(path, options);
+}
+
+}  // namespace fleetsim::log

@@ -1,0 +1,83 @@
+// The binary frame log writer (format in frame_log_format.hpp and docs/log-format.md).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "log/byte_io.hpp"
+#include "log/log_writer.hpp"
+
+namespace fleetsim::log {
+
+/// Writes the binary frame log.
+///
+/// Threads: begin(), write() and finish() are called from one thread (the simulation's main
+/// thread). write() only copies the frame's columns into a recycled buffer and queues it; one
+/// background thread shuffles, compresses and write()s each record, in queue order, so the
+/// bytes do not depend on timing. The queue holds at most kQueueCapacity frames: a caller
+/// faster than the disk waits instead of growing memory.
+///
+/// Errors: an I/O error on the background thread is kept and thrown (as LogError) by the next
+/// write() or by finish(); frames already on disk stay readable.
+class FrameLogWriter final : public LogWriter {
+ public:
+  /// Frames queued but not yet encoded, at most.
+  static constexpr std::size_t kQueueCapacity = 2;
+
+  /// Creates (truncates) `path`; throws LogError if it cannot.
+  FrameLogWriter(std::string path, FrameLogOptions options);
+  ~FrameLogWriter() override;
+  FrameLogWriter(const FrameLogWriter&) = delete;
+  FrameLogWriter& operator=(const FrameLogWriter&) = delete;
+
+  void begin(const LogHeader& header) override;
+  void write(const LogFrameView& frame) override;
+  void finish() override;
+
+ private:
+  /// One frame on its way to the disk. Owned by the queue, then by the writer thread, then
+  /// recycled through free_jobs_ so its buffers keep their capacity.
+  struct Job {
+    std::vector<std::uint8_t> plain;      ///< copy_payload() output
+    std::vector<std::uint8_t> tag_block;  ///< the new tags, u32 length + bytes each
+    std::uint32_t new_tags = 0;
+    std::uint32_t tag_base = 0;
+    std::int64_t tick = 0;
+  };
+
+  void run_writer_thread();
+  void encode_and_write(const Job& job);
+  void raise_pending_error();
+  void stop_writer_thread();
+
+  std::string path_;
+  FrameLogOptions options_;
+  FileHandle file_;
+
+  // Caller thread only.
+  bool begun_ = false;
+  bool finished_ = false;
+  std::vector<std::string> tags_;  ///< every tag written so far, for the index
+
+  // Shared, guarded by mutex_.
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Job> queue_;
+  std::vector<Job> free_jobs_;
+  bool stopping_ = false;
+  std::string error_;
+  bool error_reported_ = false;
+
+  // Writer thread only (read by the caller after join()).
+  std::uint64_t position_ = 0;
+  std::vector<std::uint64_t> offsets_;
+  std::vector<std::uint8_t> shuffled_, record_;
+  std::thread thread_;
+};
+
+}  // namespace fleetsim::log
