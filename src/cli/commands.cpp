@@ -1,5 +1,278 @@
 #include "cli/commands.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sys/resource.h>
+
+#include "fleetsim/diagnostics.hpp"
+#include "sim/simulation.hpp"
+
 namespace fleetsim::cli {
-void add_engine_commands(CLI::App& app, int& status) {}
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+struct RunArgs {
+  std::vector<std::string> files;
+  std::optional<int> threads;
+  std::optional<std::uint64_t> seed;
+  std::optional<double> length;
+  std::optional<std::string> log_path;
+  std::string log_format;
+  bool quiet = false;
+  bool json = false;
+};
+
+ExperimentOverrides overrides_of(const RunArgs& a) {
+  ExperimentOverrides o;
+  o.threads = a.threads;
+  o.seed = a.seed;
+  o.length_s = a.length;
+  o.log_path = a.log_path;
+  if (a.log_format == "deeco") o.log_format = log::LogFormat::kDeeco;
+  if (a.log_format == "frames") o.log_format = log::LogFormat::kFrames;
+  return o;
+}
+
+/// Loads every experiment; prints all problems of all files. nullopt if any had errors.
+std::optional<std::vector<std::pair<Experiment, std::unique_ptr<PluginRegistry>>>> load_all(
+    const RunArgs& a) {
+  std::vector<std::pair<Experiment, std::unique_ptr<PluginRegistry>>> out;
+  bool ok = true;
+  for (const auto& f : a.files) {
+    auto reg = std::make_unique<PluginRegistry>();
+    register_builtins(*reg);
+    Diagnostics d;
+    auto ex = load_experiment(f, *reg, overrides_of(a), d);
+    d.print(std::cerr);
+    if (!ex) {
+      ok = false;
+      continue;
+    }
+    out.emplace_back(std::move(*ex), std::move(reg));
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)) {}
+  void update(Tick tick, Tick total, double rtf) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    double since_start = std::chrono::duration<double>(now - start_).count();
+    if (since_start < 1.0 || std::chrono::duration<double>(now - last_).count() < 0.1) return;
+    last_ = now;
+    shown_ = true;
+    const int width = 30;
+    double frac = total > 0 ? static_cast<double>(tick) / static_cast<double>(total) : 0;
+    int filled = static_cast<int>(frac * width);
+    std::string bar(static_cast<std::size_t>(filled), '=');
+    bar.resize(width, ' ');
+    if (total > 0) {
+      double eta = frac > 0 ? since_start * (1 - frac) / frac : 0;
+      std::fprintf(stderr, "\r[%s] %3d%%  tick %lld/%lld  %.1fx real time  eta %.0fs ",
+                   bar.c_str(), static_cast<int>(frac * 100), static_cast<long long>(tick),
+                   static_cast<long long>(total), rtf, eta);
+    } else {
+      std::fprintf(stderr, "\rtick %lld  %.1fx real time ", static_cast<long long>(tick), rtf);
+    }
+    std::fflush(stderr);
+  }
+  void done() {
+    if (shown_) std::fprintf(stderr, "\r%*s\r", 78, "");
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_ = start_;
+};
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+int run_command(const RunArgs& a) {
+  auto loaded = load_all(a);
+  if (!loaded) {
+    std::cerr << "fleetsim: nothing was run; fix the errors above (`fleetsim check` validates "
+                 "without running)\n";
+    return kExitUserError;
+  }
+  std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_sigint);
+  nlohmann::json runs = nlohmann::json::array();
+  int status = kExitOk;
+  for (auto& [ex, reg] : *loaded) {
+    std::string path = ex.path;
+    std::vector<std::string> logs;
+    for (const auto& l : ex.logs) logs.push_back(l.path);
+    auto t0 = std::chrono::steady_clock::now();
+    double c0 = cpu_seconds();
+    nlohmann::json summary;
+    std::string failure;
+    try {
+      Simulation sim(std::move(ex), *reg);
+      const Tick total = sim.model().length_ticks;
+      ProgressBar bar(!a.quiet);
+      sim.start();
+      auto loop0 = std::chrono::steady_clock::now();
+      while (!sim.done() && !g_interrupted.load()) {
+        sim.step();
+        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop0).count();
+        double simsec = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
+        bar.update(sim.state().tick, total, wall > 0 ? simsec / wall : 0);
+      }
+      bar.done();
+      double loop_wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - loop0).count();
+      if (g_interrupted.load()) failure = "interrupted at tick " + std::to_string(sim.state().tick);
+      sim.finish();
+      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double simsec = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
+      char hash[32];
+      std::snprintf(hash, sizeof hash, "%016llx",
+                    static_cast<unsigned long long>(sim.state().hash()));
+      summary = {{"experiment", path},
+                 {"ticks", sim.state().tick},
+                 {"sim_seconds", simsec},
+                 {"wall_seconds", wall},
+                 {"loop_wall_seconds", loop_wall},
+                 {"cpu_seconds", cpu_seconds() - c0},
+                 {"rtf", loop_wall > 0 ? simsec / loop_wall : 0.0},
+                 {"robots", sim.state().robot_count()},
+                 {"threads", sim.threads()},
+                 {"robot_steps_per_second",
+                  loop_wall > 0 ? static_cast<double>(sim.robot_steps()) / loop_wall : 0.0},
+                 {"logs", logs},
+                 {"status", sim.state().status},
+                 {"state_hash", hash}};
+      nlohmann::json phases;
+      for (int p = 0; p < kPhaseCount; ++p)
+        phases[phase_name(static_cast<Phase>(p))] = sim.phase_seconds()[p];
+      summary["phase_seconds"] = phases;
+      if (!a.quiet) {
+        std::cout << path << ": " << sim.state().tick << " ticks, " << simsec
+                  << " simulated s in " << loop_wall << " wall s (" << summary["rtf"].get<double>()
+                  << "x real time, " << summary["robot_steps_per_second"].get<double>()
+                  << " robot-steps/s, " << sim.threads() << " threads)\n";
+        for (const auto& l : logs)
+          std::cout << "  log: " << l << "  (look at it: fleetsim view " << l << ")\n";
+      }
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    if (!failure.empty()) {
+      std::cerr << path << ": error: " << failure << "\n";
+      for (const auto& l : logs)
+        std::cerr << "  the log " << l << " is complete up to the last frame written\n";
+      summary["experiment"] = path;
+      summary["error"] = failure;
+      status = kExitRuntimeError;
+    }
+    runs.push_back(summary);
+    if (g_interrupted.load()) break;
+  }
+  if (a.json) std::cout << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
+  return status;
+}
+
+int check_command(const RunArgs& a) {
+  auto loaded = load_all(a);
+  if (!loaded) return kExitUserError;
+  for (const auto& [ex, reg] : *loaded)
+    std::cout << ex.path << ": ok (" << ex.state.robot_count() << " robots, "
+              << ex.state.object_count() << " objects, " << ex.model->segments.size()
+              << " obstacle segments, " << ex.model->length_ticks << " ticks)\n";
+  return kExitOk;
+}
+
+int list_command(bool json) {
+  PluginRegistry reg;
+  register_builtins(reg);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& i : reg.all()) {
+      nlohmann::json params = nlohmann::json::array();
+      for (const auto& p : i.params)
+        params.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value},
+                          {"doc", p.doc}});
+      out.push_back({{"kind", to_string(i.kind)}, {"name", i.name},
+                     {"description", i.description}, {"params", params}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  PluginKind last = PluginKind::kLogWriter;
+  bool first = true;
+  for (const auto& i : reg.all()) {
+    if (first || i.kind != last) {
+      std::cout << (first ? "" : "\n") << to_string(i.kind) << "s:\n";
+      last = i.kind;
+      first = false;
+    }
+    std::cout << "  " << i.name << " — " << i.description << "\n";
+    for (const auto& p : i.params)
+      std::cout << "      " << p.name << " (" << p.type << ", default "
+                << (p.default_value.empty() ? "required" : p.default_value) << "): " << p.doc
+                << "\n";
+  }
+  std::cout << "\nPlug-in libraries named in an experiment's <plugins> add their own entries.\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_engine_commands(CLI::App& app, int& status) {
+  auto args = std::make_shared<RunArgs>();
+  auto* run = app.add_subcommand(
+      "run",
+      "Run experiment files one after another, writing their logs.\n"
+      "All files are checked before the first one starts. Exit status: 0 ok, 1 a run failed "
+      "(its log is complete up to the last frame), 2 bad input.");
+  run->add_option("EXPERIMENT", args->files, "experiment files (XML, docs/experiment-format.md)")
+      ->required();
+  run->add_option("--threads", args->threads, "worker threads (overrides <framework threads>)")
+      ->check(CLI::Range(1, 1024));
+  run->add_option("--seed", args->seed, "random seed (overrides <framework seed>)");
+  run->add_option("--length", args->length, "simulated seconds (overrides <framework length>)")
+      ->check(CLI::Range(0.0, 1e9));
+  run->add_option("--log", args->log_path, "write one log here, replacing the file's <log> elements");
+  run->add_option("--log-format", args->log_format, "frames (binary, default) or deeco (text)")
+      ->check(CLI::IsMember({"frames", "deeco"}));
+  run->add_flag("--quiet", args->quiet, "no progress bar and no summary text");
+  run->add_flag("--json", args->json,
+                "print a JSON summary on the last line of stdout (one object; {\"runs\": [...]} "
+                "for several files)");
+  run->callback([args, &status] { status = run_command(*args); });
+
+  auto check_args = std::make_shared<RunArgs>();
+  auto* check = app.add_subcommand(
+      "check", "Check experiment files without running them: every problem, as file:line.");
+  check->add_option("EXPERIMENT", check_args->files, "experiment files")->required();
+  check->callback([check_args, &status] { status = check_command(*check_args); });
+
+  auto json = std::make_shared<bool>(false);
+  auto* list = app.add_subcommand(
+      "list", "List every built-in plug-in (sensors, actuators, controllers, physics engines, "
+              "loop functions, log writers) with its parameters.");
+  list->add_flag("--json", *json, "as JSON");
+  list->callback([json, &status] { status = list_command(*json); });
+}
+
 }  // namespace fleetsim::cli

@@ -1,0 +1,65 @@
+// fleetsim public SDK: loop functions — user code that hooks the step (ARGoS lineage) with a
+// status string and an end signal (DEECo coordinator lineage).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fleetsim/controller.hpp"
+#include "fleetsim/types.hpp"
+
+namespace fleetsim {
+
+/// The world as loop functions see it: read everything, add, move or remove entities, set the
+/// status. Implemented by the engine. Called from the main thread only, between phases.
+class WorldAccess {
+ public:
+  virtual ~WorldAccess() = default;
+  virtual Tick tick() const = 0;
+  virtual SimTime time_ns() const = 0;
+  virtual std::uint64_t seed() const = 0;
+
+  /// Robots, by id, in increasing id order.
+  virtual std::vector<EntityId> robots() const = 0;
+  virtual Vec2 robot_position(EntityId id) const = 0;
+  virtual double robot_heading(EntityId id) const = 0;
+  virtual std::string robot_tag(EntityId id) const = 0;
+  virtual void set_robot_tag(EntityId id, const std::string& tag) = 0;
+  virtual Color robot_led(EntityId id) const = 0;
+  /// Contacts the collision sensor reported at the end of the last tick.
+  virtual int robot_contact_count(EntityId id) const = 0;
+  /// Teleports a robot (no collision check: the caller must keep bodies apart).
+  virtual void move_robot(EntityId id, Vec2 position, double heading) = 0;
+  /// Adds a robot of a declared kind with a declared controller; returns its new id.
+  virtual EntityId add_robot(const std::string& kind, const std::string& controller,
+                             Vec2 position, double heading, const std::string& tag) = 0;
+  virtual void remove_robot(EntityId id) = 0;
+
+  /// Objects (DEECo style: no body; may be anywhere, even outside the field).
+  virtual std::vector<EntityId> objects() const = 0;
+  virtual Vec2 object_position(EntityId id) const = 0;
+  virtual void set_object(EntityId id, Vec2 position, double size, const std::string& tag) = 0;
+  virtual EntityId add_object(const std::string& object_class, Vec2 position, double size,
+                              const std::string& tag) = 0;
+  virtual void remove_object(EntityId id) = 0;
+
+  /// The status string logged with every frame and shown by the viewer.
+  virtual void set_status(const std::string& status) = 0;
+  /// Asks the run to end after this tick (the DEECo coordinator's end signal).
+  virtual void end_run() = 0;
+};
+
+/// Loop functions plug-in: one instance per run. All hooks run on the main thread.
+class LoopFunctions {
+ public:
+  virtual ~LoopFunctions() = default;
+  virtual void init(const Params& params, WorldAccess& world) {}
+  virtual void pre_step(WorldAccess& world) {}
+  virtual void post_step(WorldAccess& world) {}
+  virtual void reset(WorldAccess& world) {}
+  virtual void destroy(WorldAccess& world) {}
+  /// Polled after post_step; true ends the run.
+  virtual bool is_finished(const WorldAccess& world) const { return false; }
+};
+
+}  // namespace fleetsim

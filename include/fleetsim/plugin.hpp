@@ -1,0 +1,80 @@
+// fleetsim public SDK: plug-ins (controllers, loop functions, ...) and their registry.
+//
+// Built-in plug-ins are listed explicitly in one place (src/sim/builtins.cpp); out-of-tree
+// plug-ins live in a shared library that exports two C functions:
+//
+//   extern "C" int fleetsim_plugin_abi_version() { return FLEETSIM_PLUGIN_ABI_VERSION; }
+//   extern "C" void fleetsim_register_plugins(fleetsim::PluginRegistry& registry) { ... }
+//
+// and is named in the experiment file: <plugins><library path="libmine.so"/></plugins>.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fleetsim/controller.hpp"
+#include "fleetsim/loop_functions.hpp"
+
+/// Bumped whenever a public SDK type changes layout or meaning.
+#define FLEETSIM_PLUGIN_ABI_VERSION 1
+
+namespace fleetsim {
+
+/// The kinds of plug-in.
+enum class PluginKind { kSensor, kActuator, kController, kPhysicsEngine, kLoopFunctions, kLogWriter };
+const char* to_string(PluginKind kind);
+
+/// One documented parameter (an XML attribute of the element that instantiates the plug-in).
+struct ParamDoc {
+  std::string name;
+  std::string type;           ///< "real", "integer", "string", "bool", "vec2", "colour"
+  std::string default_value;  ///< "" = required
+  std::string doc;            ///< meaning and unit
+};
+
+/// What every registry entry carries: `fleetsim list` prints it; a test checks it is filled.
+struct PluginInfo {
+  PluginKind kind = PluginKind::kController;
+  std::string name;
+  std::string description;  ///< one line
+  std::vector<ParamDoc> params;
+  std::string origin = "built-in";  ///< "built-in" or the shared library's path
+};
+
+using ControllerFactory = std::function<std::unique_ptr<Controller>()>;
+using LoopFunctionsFactory = std::function<std::unique_ptr<LoopFunctions>()>;
+
+/// The registry of every plug-in known to a run. Built-ins are added first, then each library
+/// of the experiment in file order; a duplicate name is an error.
+class PluginRegistry {
+ public:
+  /// Documents a plug-in implemented inside the engine (sensors, actuators, engines, writers).
+  void add_builtin(PluginInfo info);
+  /// Registers a controller; `factory` makes one instance per robot.
+  void add_controller(PluginInfo info, ControllerFactory factory);
+  /// Registers loop functions; `factory` makes one instance per run.
+  void add_loop_functions(PluginInfo info, LoopFunctionsFactory factory);
+
+  const PluginInfo* find(PluginKind kind, const std::string& name) const;
+  std::vector<std::string> names(PluginKind kind) const;
+  const std::vector<PluginInfo>& all() const { return infos_; }
+  const ControllerFactory* controller_factory(const std::string& name) const;
+  const LoopFunctionsFactory* loop_functions_factory(const std::string& name) const;
+
+  /// Set by the loader while a library registers, so entries record their origin.
+  std::string current_origin = "built-in";
+  /// Names registered twice (reported by the loader as user errors).
+  std::vector<std::string> duplicates;
+
+ private:
+  void add_info(PluginInfo info);
+  std::vector<PluginInfo> infos_;
+  std::map<std::string, ControllerFactory> controllers_;
+  std::map<std::string, LoopFunctionsFactory> loop_functions_;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,96 @@
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/xml_reader.hpp"
+#include "fleetsim/plugin.hpp"
+
+namespace fleetsim {
+
+const char* to_string(PluginKind kind) {
+  switch (kind) {
+    case PluginKind::kSensor: return "sensor";
+    case PluginKind::kActuator: return "actuator";
+    case PluginKind::kController: return "controller";
+    case PluginKind::kPhysicsEngine: return "physics engine";
+    case PluginKind::kLoopFunctions: return "loop functions";
+    case PluginKind::kLogWriter: return "log writer";
+  }
+  return "?";
+}
+
+std::string Params::text(const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second;
+}
+
+double Params::real(const std::string& name, double fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  auto v = parse_real(it->second);
+  return v ? *v : fallback;
+}
+
+std::int64_t Params::integer(const std::string& name, std::int64_t fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  try {
+    return std::stoll(it->second);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+bool Params::boolean(const std::string& name, bool fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  const std::string& s = it->second;
+  if (s == "true" || s == "1" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "0" || s == "no" || s == "off") return false;
+  return fallback;
+}
+
+void PluginRegistry::add_info(PluginInfo info) {
+  info.origin = current_origin;
+  if (find(info.kind, info.name)) duplicates.push_back(info.name);
+  infos_.push_back(std::move(info));
+}
+
+void PluginRegistry::add_builtin(PluginInfo info) { add_info(std::move(info)); }
+
+void PluginRegistry::add_controller(PluginInfo info, ControllerFactory factory) {
+  info.kind = PluginKind::kController;
+  if (!find(info.kind, info.name)) controllers_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+void PluginRegistry::add_loop_functions(PluginInfo info, LoopFunctionsFactory factory) {
+  info.kind = PluginKind::kLoopFunctions;
+  if (!find(info.kind, info.name)) loop_functions_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+const PluginInfo* PluginRegistry::find(PluginKind kind, const std::string& name) const {
+  for (const auto& i : infos_)
+    if (i.kind == kind && i.name == name) return &i;
+  return nullptr;
+}
+
+std::vector<std::string> PluginRegistry::names(PluginKind kind) const {
+  std::vector<std::string> out;
+  for (const auto& i : infos_)
+    if (i.kind == kind) out.push_back(i.name);
+  return out;
+}
+
+const ControllerFactory* PluginRegistry::controller_factory(const std::string& name) const {
+  auto it = controllers_.find(name);
+  return it == controllers_.end() ? nullptr : &it->second;
+}
+
+const LoopFunctionsFactory* PluginRegistry::loop_functions_factory(
+    const std::string& name) const {
+  auto it = loop_functions_.find(name);
+  return it == loop_functions_.end() ? nullptr : &it->second;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,65 @@
+// `kinematics2d`: the DEECo playground's 2D kinematic engine.
+//
+// Circular bodies move by their differential-drive commands (speed clamped to the kind's
+// limits). A move that would cross an obstacle segment or touch another robot stops at the
+// moment of first contact, robot-robot contacts being computed from both robots' motions
+// during the tick. Bodies therefore never overlap; they stop `kSkin` apart.
+//
+// Order independence: every robot's allowed fraction of motion f is found by a Jacobi
+// fixed point. Each round, every robot lowers its own f to the first contact time against
+// each neighbour given both robots' f of the previous round; pair times are computed
+// symmetrically (bit for bit the same for i-j and j-i), f only decreases, and rounds repeat
+// until nothing changes. The result is a function of the state alone, not of thread count or
+// processing order. Robots in different engines (regions) never collide.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "physics/spatial_grid.hpp"
+#include "world/world.hpp"
+
+namespace fleetsim {
+
+/// Gap left between bodies that stop on contact, metres.
+inline constexpr double kSkin = 1e-6;
+
+/// The spatial index shared by sensing and physics: rebuilt once per tick, before sensing.
+struct SpatialIndex {
+  RobotGrid robots;
+  SegmentGrid segments;
+  std::vector<double> radius;  ///< per robot, gathered from kinds
+  /// Sets the grids up for `model` (cell size from the longest interaction distance).
+  void init(const WorldModel& model);
+  void rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool);
+  double interaction_m = 0;  ///< the longest distance any query reaches
+};
+
+class KinematicsEngine {
+ public:
+  /// The physics phase: moves every robot, fills the collision sensor (contacts, degree of
+  /// realization), and assigns robots to the engine owning their new position (migration).
+  void step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
+            ThreadPool& pool);
+  /// Rounds of the fixed point in the last step (diagnostics).
+  int last_rounds() const { return last_rounds_; }
+
+ private:
+  std::vector<double> dx_, dy_, new_theta_;
+  std::vector<double> f_, f_next_;
+  std::vector<std::uint8_t> active_, changed_;
+  int last_rounds_ = 0;
+};
+
+/// First time t in [0, limit] at which a circle of radius `r` moving from p by t*d comes
+/// within r + kSkin of segment s while approaching it; `limit` if never.
+double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double limit);
+
+/// First time of contact of two circles moving p_i + min(t, f_i) d_i, p_j + min(t, f_j) d_j,
+/// t in [0, max(f_i, f_j)]; returns 2 when they never come within r_sum + kSkin approaching.
+/// Symmetric: pair_contact_time(i, j) == pair_contact_time(j, i) bit for bit.
+double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double fj,
+                         double r_sum);
+
+}  // namespace fleetsim

@@ -1,0 +1,188 @@
+#include "physics/spatial_grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/thread_pool.hpp"
+
+namespace fleetsim {
+
+void RobotGrid::configure(Vec2 min, Vec2 max, double cell_m) {
+  min_ = min;
+  double w = std::max(max.x - min.x, cell_m), h = std::max(max.y - min.y, cell_m);
+  // Cap the cell count: a huge sparse arena must not allocate billions of cells.
+  double cell = cell_m;
+  while ((w / cell) * (h / cell) > 64e6) cell *= 1.5;
+  nx_ = std::max(1, static_cast<int>(w / cell));
+  ny_ = std::max(1, static_cast<int>(h / cell));
+  cell_ = std::max(w / nx_, h / ny_);
+  // Both dimensions use the same (slightly larger) cell so queries stay a 3x3 block.
+  nx_ = std::max(1, static_cast<int>(std::ceil(w / cell_)));
+  ny_ = std::max(1, static_cast<int>(std::ceil(h / cell_)));
+  inv_cell_ = 1.0 / cell_;
+  start_.assign(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_) + 1, 0);
+}
+
+int RobotGrid::cell_x(double x) const {
+  double f = (x - min_.x) * inv_cell_;
+  if (!(f >= 0)) return 0;
+  int c = static_cast<int>(f);
+  return c < nx_ ? c : nx_ - 1;
+}
+
+int RobotGrid::cell_y(double y) const {
+  double f = (y - min_.y) * inv_cell_;
+  if (!(f >= 0)) return 0;
+  int c = static_cast<int>(f);
+  return c < ny_ ? c : ny_ - 1;
+}
+
+void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
+                        std::span<const double> radius, ThreadPool& pool) {
+  const std::size_t n = x.size();
+  const std::size_t cells = start_.size() - 1;
+  cell_of_.resize(n);
+  order_.resize(n);
+  sx_.resize(n);
+  sy_.resize(n);
+  sr_.resize(n);
+  // 1. Cell of every robot (parallel, each writes its own entry).
+  pool.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
+    for (std::size_t i = b; i < e; ++i)
+      cell_of_[i] = static_cast<std::uint32_t>(cell_y(y[i])) * static_cast<std::uint32_t>(nx_) +
+                    static_cast<std::uint32_t>(cell_x(x[i]));
+  });
+  // 2. Counting sort, stable by robot index: histogram per contiguous robot range (one range
+  // per worker), prefix sums in a fixed order, then scatter. The result does not depend on
+  // the number of workers.
+  const std::size_t parts = static_cast<std::size_t>(pool.size());
+  const std::size_t chunk = (n + parts - 1) / std::max<std::size_t>(parts, 1);
+  counts_.assign(parts * cells, 0);
+  pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
+    for (std::size_t p = pb; p < pe; ++p) {
+      std::uint32_t* c = counts_.data() + p * cells;
+      std::size_t b = p * chunk, e = std::min(n, b + chunk);
+      for (std::size_t i = b; i < e; ++i) c[cell_of_[i]]++;
+    }
+  });
+  std::uint32_t running = 0;
+  for (std::size_t c = 0; c < cells; ++c) {
+    start_[c] = running;
+    for (std::size_t p = 0; p < parts; ++p) {
+      std::uint32_t k = counts_[p * cells + c];
+      counts_[p * cells + c] = running;
+      running += k;
+    }
+  }
+  start_[cells] = running;
+  pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
+    for (std::size_t p = pb; p < pe; ++p) {
+      std::uint32_t* c = counts_.data() + p * cells;
+      std::size_t b = p * chunk, e = std::min(n, b + chunk);
+      for (std::size_t i = b; i < e; ++i) {
+        std::uint32_t s = c[cell_of_[i]]++;
+        order_[s] = static_cast<std::uint32_t>(i);
+        sx_[s] = x[i];
+        sy_[s] = y[i];
+        sr_[s] = radius[i];
+      }
+    }
+  });
+}
+
+std::size_t RobotGrid::memory_bytes() const {
+  return cell_of_.capacity() * 4 + start_.capacity() * 4 + order_.capacity() * 4 +
+         (sx_.capacity() + sy_.capacity() + sr_.capacity()) * 8 + counts_.capacity() * 4;
+}
+
+double distance_to_segment(Vec2 p, const Segment& s, Vec2* closest) {
+  Vec2 ab = s.b - s.a;
+  double len2 = dot(ab, ab);
+  double t = len2 > 0 ? dot(p - s.a, ab) / len2 : 0;
+  t = std::clamp(t, 0.0, 1.0);
+  Vec2 c = s.a + ab * t;
+  if (closest) *closest = c;
+  return length(p - c);
+}
+
+void SegmentGrid::build(const std::vector<Segment>& segments, Vec2 min, Vec2 max,
+                        double cell_m, double reach) {
+  segments_ = segments;
+  min_ = min;
+  double w = std::max(max.x - min.x, cell_m), h = std::max(max.y - min.y, cell_m);
+  double cell = cell_m;
+  while ((w / cell) * (h / cell) > 16e6) cell *= 1.5;
+  nx_ = std::max(1, static_cast<int>(std::ceil(w / cell)));
+  ny_ = std::max(1, static_cast<int>(std::ceil(h / cell)));
+  inv_cell_ = 1.0 / cell;
+  const std::size_t cells = static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_);
+  std::vector<std::vector<std::uint32_t>> lists(cells);
+  for (std::size_t si = 0; si < segments.size(); ++si) {
+    const Segment& s = segments[si];
+    double lo_x = std::min(s.a.x, s.b.x) - reach, hi_x = std::max(s.a.x, s.b.x) + reach;
+    double lo_y = std::min(s.a.y, s.b.y) - reach, hi_y = std::max(s.a.y, s.b.y) + reach;
+    auto cx = [&](double v) {
+      return std::clamp(static_cast<int>(std::floor((v - min_.x) * inv_cell_)), 0, nx_ - 1);
+    };
+    auto cy = [&](double v) {
+      return std::clamp(static_cast<int>(std::floor((v - min_.y) * inv_cell_)), 0, ny_ - 1);
+    };
+    for (int gy = cy(lo_y); gy <= cy(hi_y); ++gy)
+      for (int gx = cx(lo_x); gx <= cx(hi_x); ++gx) {
+        // Exact test: the segment comes within `reach` of the cell's rectangle.
+        Vec2 c0{min_.x + gx * cell, min_.y + gy * cell};
+        Vec2 center = c0 + Vec2{cell / 2, cell / 2};
+        double half_diag = cell * 0.70710678118654757;
+        if (distance_to_segment(center, s) > reach + half_diag) continue;
+        lists[static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_) +
+              static_cast<std::size_t>(gx)]
+            .push_back(static_cast<std::uint32_t>(si));
+      }
+  }
+  start_.assign(cells + 1, 0);
+  items_.clear();
+  for (std::size_t c = 0; c < cells; ++c) {
+    start_[c] = static_cast<std::uint32_t>(items_.size());
+    items_.insert(items_.end(), lists[c].begin(), lists[c].end());
+  }
+  start_[cells] = static_cast<std::uint32_t>(items_.size());
+}
+
+std::span<const std::uint32_t> SegmentGrid::near(Vec2 p) const {
+  double fx = (p.x - min_.x) * inv_cell_, fy = (p.y - min_.y) * inv_cell_;
+  int cx = fx >= 0 ? std::min(static_cast<int>(fx), nx_ - 1) : 0;
+  int cy = fy >= 0 ? std::min(static_cast<int>(fy), ny_ - 1) : 0;
+  std::size_t c = static_cast<std::size_t>(cy) * static_cast<std::size_t>(nx_) +
+                  static_cast<std::size_t>(cx);
+  return {items_.data() + start_[c], items_.data() + start_[c + 1]};
+}
+
+std::size_t SegmentGrid::memory_bytes() const {
+  return segments_.capacity() * sizeof(Segment) + start_.capacity() * 4 + items_.capacity() * 4;
+}
+
+double ray_circle(Vec2 o, Vec2 u, double max_t, Vec2 c, double r) {
+  Vec2 m = o - c;
+  double b = dot(m, u);
+  double cc = dot(m, m) - r * r;
+  if (cc <= 0) return 0;
+  if (b > 0) return -1;
+  double disc = b * b - cc;
+  if (disc < 0) return -1;
+  double t = -b - std::sqrt(disc);
+  if (t < 0) t = 0;
+  return t <= max_t ? t : -1;
+}
+
+double ray_segment(Vec2 o, Vec2 u, double max_t, const Segment& s) {
+  Vec2 e = s.b - s.a;
+  double denom = cross(u, e);
+  if (denom == 0) return -1;  // parallel: grazing rays are treated as misses
+  Vec2 w = s.a - o;
+  double t = cross(w, e) / denom;
+  double v = cross(w, u) / denom;
+  if (t < 0 || t > max_t || v < 0 || v > 1) return -1;
+  return t;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,100 @@
+// The spatial index every neighbour query and ray cast goes through.
+//
+// RobotGrid: a uniform grid over the arena, rebuilt every tick in O(N) by counting sort, so
+// the robots of one cell are contiguous in memory (with a copy of their x, y and radius in
+// that order: the hot loops read positions from there, not through the index). Cells are at
+// least as large as the longest interaction (sensing range or one tick's motion), so a query
+// reads only the 3x3 block of cells around a point. Written by the main thread in
+// `rebuild`, then read concurrently by every worker.
+//
+// SegmentGrid: static obstacles, indexed once at start. Each cell lists every segment that
+// comes within `reach` of it, so a robot inside a cell only tests that cell's list.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fleetsim/types.hpp"
+
+namespace fleetsim {
+
+class ThreadPool;
+
+class RobotGrid {
+ public:
+  /// Covers [min, max] with square cells of side >= `cell_m`.
+  void configure(Vec2 min, Vec2 max, double cell_m);
+  /// Sorts robots into cells. `radius` per robot.
+  void rebuild(std::span<const double> x, std::span<const double> y,
+               std::span<const double> radius, ThreadPool& pool);
+
+  int cell_x(double x) const;
+  int cell_y(double y) const;
+  int nx() const { return nx_; }
+  int ny() const { return ny_; }
+  double cell_size() const { return cell_; }
+
+  /// Calls f(slot) for every slot of the 3x3 block of cells around p, in a fixed order
+  /// (cells row by row, robots by index within a cell). slot indexes sorted_*() arrays.
+  template <class F>
+  void for_each_near(Vec2 p, F&& f) const {
+    int cx = cell_x(p.x), cy = cell_y(p.y);
+    int y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < ny_ ? cy + 1 : ny_ - 1;
+    int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < nx_ ? cx + 1 : nx_ - 1;
+    for (int gy = y0; gy <= y1; ++gy) {
+      std::size_t row = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_);
+      std::uint32_t b = start_[row + static_cast<std::size_t>(x0)];
+      std::uint32_t e = start_[row + static_cast<std::size_t>(x1) + 1];
+      for (std::uint32_t s = b; s < e; ++s) f(s);
+    }
+  }
+
+  /// Robot index of a slot, and the robot's position/radius copied in slot order.
+  const std::vector<std::uint32_t>& order() const { return order_; }
+  const std::vector<double>& sorted_x() const { return sx_; }
+  const std::vector<double>& sorted_y() const { return sy_; }
+  const std::vector<double>& sorted_r() const { return sr_; }
+  /// Brute-force reference (tests): every robot within `reach` of p, as robot indices.
+  std::size_t memory_bytes() const;
+
+ private:
+  Vec2 min_;
+  double cell_ = 1, inv_cell_ = 1;
+  int nx_ = 1, ny_ = 1;
+  std::vector<std::uint32_t> cell_of_;  ///< per robot
+  std::vector<std::uint32_t> start_;    ///< per cell + 1: first slot
+  std::vector<std::uint32_t> order_;    ///< slot -> robot index
+  std::vector<double> sx_, sy_, sr_;
+  std::vector<std::uint32_t> counts_;   ///< per worker x per cell block (scratch)
+};
+
+class SegmentGrid {
+ public:
+  /// Indexes `segments`, listing in each cell every segment within `reach` of the cell.
+  void build(const std::vector<Segment>& segments, Vec2 min, Vec2 max, double cell_m,
+             double reach);
+  /// Segment indices relevant to point p.
+  std::span<const std::uint32_t> near(Vec2 p) const;
+  const std::vector<Segment>& segments() const { return segments_; }
+  std::size_t memory_bytes() const;
+
+ private:
+  std::vector<Segment> segments_;
+  Vec2 min_;
+  double inv_cell_ = 1;
+  int nx_ = 1, ny_ = 1;
+  std::vector<std::uint32_t> start_;
+  std::vector<std::uint32_t> items_;
+};
+
+/// Distance from p to segment s, and the closest point.
+double distance_to_segment(Vec2 p, const Segment& s, Vec2* closest = nullptr);
+
+/// Ray o + t u (|u| = 1, t in [0, max_t]) against a circle; returns t of the first hit or a
+/// negative number for none. A ray starting inside the circle hits at 0.
+double ray_circle(Vec2 o, Vec2 u, double max_t, Vec2 c, double r);
+/// Ray against a segment; returns t or negative.
+double ray_segment(Vec2 o, Vec2 u, double max_t, const Segment& s);
+
+}  // namespace fleetsim

@@ -1,0 +1,18 @@
+// The e-puck-like robot's proximity sensors: kProximityCount rays from the body surface at
+// kProximityAngles. A reading is 0 when nothing is within `proximity_range_m` of the sensor
+// and rises linearly to 1 when touching: reading = 1 - distance / range. Rays hit other
+// robots (of any engine) and static obstacles. Noise-free.
+#pragma once
+
+#include <cstddef>
+
+#include "physics/kinematics2d.hpp"
+
+namespace fleetsim {
+
+/// Fills the proximity readings of robot i (kProximityCount floats at out). Reads only the
+/// spatial index and robot i's pose: safe to call concurrently for different robots.
+void read_proximity(const WorldModel& model, const WorldState& state, const SpatialIndex& index,
+                    std::size_t i, float* out);
+
+}  // namespace fleetsim

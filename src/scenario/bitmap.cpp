@@ -1,0 +1,87 @@
+#include "scenario/bitmap.hpp"
+
+#include <png.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+namespace fleetsim {
+
+std::optional<Bitmap> load_png_bitmap(const std::string& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open bitmap '" + path + "': " + std::strerror(errno) +
+            " (expected a PNG file; paths are relative to the experiment file)";
+    return std::nullopt;
+  }
+  unsigned char sig[8] = {};
+  in.read(reinterpret_cast<char*>(sig), 8);
+  if (in.gcount() != 8 || png_sig_cmp(sig, 0, 8) != 0) {
+    error = "bitmap '" + path + "' is not a PNG file (expected a PNG image)";
+    return std::nullopt;
+  }
+  png_image image;
+  std::memset(&image, 0, sizeof image);
+  image.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&image, path.c_str())) {
+    error = "cannot read bitmap '" + path + "': " + image.message;
+    return std::nullopt;
+  }
+  if (image.width == 0 || image.height == 0 || image.width > 65536 || image.height > 65536) {
+    png_image_free(&image);
+    error = "bitmap '" + path + "' has an unsupported size (expected 1..65536 pixels a side)";
+    return std::nullopt;
+  }
+  image.format = PNG_FORMAT_RGBA;
+  std::vector<png_byte> rgba(PNG_IMAGE_SIZE(image));
+  if (!png_image_finish_read(&image, nullptr, rgba.data(), 0, nullptr)) {
+    error = "cannot decode bitmap '" + path + "': " + image.message +
+            " (the file may be truncated)";
+    png_image_free(&image);
+    return std::nullopt;
+  }
+  Bitmap b;
+  b.width = static_cast<int>(image.width);
+  b.height = static_cast<int>(image.height);
+  b.black.resize(static_cast<std::size_t>(b.width) * static_cast<std::size_t>(b.height));
+  for (std::size_t p = 0; p < b.black.size(); ++p) {
+    const png_byte* px = &rgba[p * 4];
+    b.black[p] = (px[0] == 0 && px[1] == 0 && px[2] == 0 && px[3] != 0) ? 1 : 0;
+  }
+  return b;
+}
+
+std::vector<Segment> bitmap_segments(const Bitmap& bm, double res, Vec2 top_left) {
+  std::vector<Segment> out;
+  auto wx = [&](int i) { return top_left.x + i * res; };
+  auto wy = [&](int j) { return top_left.y - j * res; };
+  // Horizontal edges: the boundary line above row j (j = 0..height), between pixel rows j-1
+  // and j; an edge exists at column i where exactly one side is black. Maximal runs merge.
+  for (int j = 0; j <= bm.height; ++j) {
+    int run = -1;
+    for (int i = 0; i <= bm.width; ++i) {
+      bool edge = i < bm.width && bm.at(i, j - 1) != bm.at(i, j);
+      if (edge && run < 0) run = i;
+      if (!edge && run >= 0) {
+        out.push_back({{wx(run), wy(j)}, {wx(i), wy(j)}});
+        run = -1;
+      }
+    }
+  }
+  // Vertical edges: the boundary line left of column i.
+  for (int i = 0; i <= bm.width; ++i) {
+    int run = -1;
+    for (int j = 0; j <= bm.height; ++j) {
+      bool edge = j < bm.height && bm.at(i - 1, j) != bm.at(i, j);
+      if (edge && run < 0) run = j;
+      if (!edge && run >= 0) {
+        out.push_back({{wx(i), wy(run)}, {wx(i), wy(j)}});
+        run = -1;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace fleetsim

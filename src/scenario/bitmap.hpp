@@ -1,0 +1,31 @@
+// Bitmap fields: a PNG whose black pixels (RGB 0,0,0, not transparent) are obstacles.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/types.hpp"
+
+namespace fleetsim {
+
+struct Bitmap {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> black;  ///< 1 = obstacle, row-major from the top row
+  bool at(int i, int j) const {
+    return i >= 0 && j >= 0 && i < width && j < height &&
+           black[static_cast<std::size_t>(j) * static_cast<std::size_t>(width) +
+                 static_cast<std::size_t>(i)];
+  }
+};
+
+/// Loads a PNG. On failure returns nullopt and sets `error` to a user-facing reason.
+std::optional<Bitmap> load_png_bitmap(const std::string& path, std::string& error);
+
+/// The outline of the black regions as line segments, in world metres: pixel (i, j) covers
+/// [left + i*res, left + (i+1)*res] x [top - (j+1)*res, top - j*res]. Collinear edges of
+/// adjacent pixels are merged into one segment, so a black rectangle of any size gives 4.
+std::vector<Segment> bitmap_segments(const Bitmap& bitmap, double resolution_m, Vec2 top_left);
+
+}  // namespace fleetsim

@@ -1,0 +1,620 @@
+#include "scenario/experiment.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/plugin_loader.hpp"
+#include "core/xml_reader.hpp"
+#include "physics/kinematics2d.hpp"
+#include "scenario/bitmap.hpp"
+
+namespace fleetsim {
+
+RobotKind epuck_kind() {
+  RobotKind k;
+  k.name = "epuck";
+  k.radius_m = 0.035;
+  k.max_speed_m_per_s = 0.13;
+  k.max_wheel_speed_m_per_s = 0.13;
+  k.wheel_distance_m = 0.053;
+  k.proximity_range_m = 0.1;
+  return k;
+}
+
+namespace {
+
+constexpr double kDeg = kPi / 180.0;
+
+std::optional<Color> parse_color(const std::string& s) {
+  static const std::map<std::string, Color> names = {
+      {"black", {0, 0, 0, 255}},      {"white", {255, 255, 255, 255}},
+      {"red", {255, 0, 0, 255}},      {"green", {0, 255, 0, 255}},
+      {"blue", {0, 0, 255, 255}},     {"yellow", {255, 255, 0, 255}},
+      {"cyan", {0, 255, 255, 255}},   {"magenta", {255, 0, 255, 255}},
+      {"orange", {255, 140, 0, 255}}, {"gray", {128, 128, 128, 255}},
+      {"off", {0, 0, 0, 255}}};
+  auto it = names.find(s);
+  if (it != names.end()) return it->second;
+  return std::nullopt;
+}
+
+/// Reads a plug-in element's attributes against the plug-in's documented parameters.
+Params read_params(XmlElement& e, const PluginInfo& info, const std::vector<std::string>& own) {
+  std::map<std::string, std::string> values;
+  for (const auto& p : info.params) {
+    if (std::find(own.begin(), own.end(), p.name) != own.end()) continue;
+    const char* n = p.name.c_str();
+    if (!e.has(n)) {
+      e.accept(n);
+      if (p.default_value.empty())
+        e.error("<" + std::string(e.name()) + " type=\"" + info.name +
+                "\"> is missing parameter '" + p.name + "' (" + p.doc + ")");
+      continue;
+    }
+    if (p.type == "real") {
+      e.real(n, 0);
+    } else if (p.type == "integer") {
+      e.integer(n, 0);
+    } else if (p.type == "bool") {
+      e.boolean(n, false);
+    } else {
+      e.text(n);
+    }
+    values[p.name] = e.node().attribute(n).value();
+  }
+  return Params(std::move(values));
+}
+
+struct Box4 {
+  Vec2 lo, hi;
+};
+
+std::optional<Box4> read_region(XmlElement& e, const char* attr, bool required) {
+  auto v = e.reals(attr, 4, required);
+  if (v.size() != 4) return std::nullopt;
+  Box4 b{{std::min(v[0], v[2]), std::min(v[1], v[3])}, {std::max(v[0], v[2]), std::max(v[1], v[3])}};
+  if (b.hi.x - b.lo.x <= 0 || b.hi.y - b.lo.y <= 0) {
+    e.error(std::string("attribute '") + attr + "' of <" + e.name() +
+            "> is an empty box (expected \"xmin,ymin,xmax,ymax\" with xmin < xmax, ymin < ymax)");
+    return std::nullopt;
+  }
+  return b;
+}
+
+/// Places bodies without overlap: a bucket grid over the arena for robot-robot checks, and
+/// the static segment grid for obstacles.
+class Placement {
+ public:
+  Placement(const WorldModel& m, double rmax) : model_(m), rmax_(rmax) {
+    Vec2 lo = m.arena_min(), hi = m.arena_max();
+    cell_ = std::max(2 * rmax + 1e-6, 1e-3);
+    lo_ = lo;
+    nx_ = std::max(1, static_cast<int>(std::ceil((hi.x - lo.x) / cell_)));
+    ny_ = std::max(1, static_cast<int>(std::ceil((hi.y - lo.y) / cell_)));
+    while (static_cast<double>(nx_) * ny_ > 64e6) {
+      cell_ *= 1.5;
+      nx_ = std::max(1, static_cast<int>(std::ceil((hi.x - lo.x) / cell_)));
+      ny_ = std::max(1, static_cast<int>(std::ceil((hi.y - lo.y) / cell_)));
+    }
+    head_.assign(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_), -1);
+    segs_.build(m.segments, lo, hi, cell_, rmax + 1e-6);
+  }
+
+  /// "" when a robot of radius r fits at p; otherwise what it hits.
+  std::string check(Vec2 p, double r) const {
+    Vec2 lo = model_.arena_min(), hi = model_.arena_max();
+    if (p.x - r < lo.x || p.x + r > hi.x || p.y - r < lo.y || p.y + r > hi.y)
+      return "lies outside the arena";
+    if (model_.inside_obstacle(p)) return "lies inside an obstacle";
+    for (std::uint32_t si : segs_.near(p))
+      if (distance_to_segment(p, segs_.segments()[si]) < r + 2 * kSkin)
+        return "overlaps an obstacle";
+    int cx = cell_x(p.x), cy = cell_y(p.y);
+    for (int gy = std::max(0, cy - 1); gy <= std::min(ny_ - 1, cy + 1); ++gy)
+      for (int gx = std::max(0, cx - 1); gx <= std::min(nx_ - 1, cx + 1); ++gx)
+        for (int k = head_[static_cast<std::size_t>(gy) * nx_ + gx]; k >= 0; k = next_[k]) {
+          Vec2 d = p - pos_[k];
+          double rs = r + rad_[k] + 2 * kSkin;
+          if (dot(d, d) < rs * rs) return "overlaps robot '" + names_[k] + "'";
+        }
+    return "";
+  }
+  void add(Vec2 p, double r, const std::string& name) {
+    int k = static_cast<int>(pos_.size());
+    pos_.push_back(p);
+    rad_.push_back(r);
+    names_.push_back(name);
+    std::size_t c = static_cast<std::size_t>(cell_y(p.y)) * nx_ + cell_x(p.x);
+    next_.push_back(head_[c]);
+    head_[c] = k;
+  }
+
+ private:
+  int cell_x(double x) const { return std::clamp(static_cast<int>((x - lo_.x) / cell_), 0, nx_ - 1); }
+  int cell_y(double y) const { return std::clamp(static_cast<int>((y - lo_.y) / cell_), 0, ny_ - 1); }
+  const WorldModel& model_;
+  double rmax_;
+  double cell_;
+  Vec2 lo_;
+  int nx_, ny_;
+  std::vector<int> head_, next_;
+  std::vector<Vec2> pos_;
+  std::vector<double> rad_;
+  std::vector<std::string> names_;
+  SegmentGrid segs_;
+};
+
+class ExperimentParser {
+ public:
+  ExperimentParser(const XmlFile& file, PluginRegistry& reg, const ExperimentOverrides& ov,
+                   Diagnostics& d)
+      : file_(file), reg_(reg), ov_(ov), d_(d) {}
+
+  std::optional<Experiment> parse() {
+    XmlElement root(file_, file_.root(), d_);
+    if (std::string(root.name()) != "fleetsim") {
+      root.error(std::string("root element is <") + root.name() +
+                 "> (expected <fleetsim>; see docs/experiment-format.md)");
+      return std::nullopt;
+    }
+    root.finish();
+    root.check_children({"framework", "plugins", "kinds", "controllers", "arena", "physics",
+                         "loop_functions", "log"});
+    model_ = std::make_shared<WorldModel>();
+    model_->name = file_.path();
+    ex_.path = file_.path();
+    for (const char* once : {"framework", "plugins", "kinds", "controllers", "arena", "physics",
+                             "loop_functions"}) {
+      auto v = root.children(once);
+      if (v.size() > 1) v[1].error(std::string("<") + once + "> appears more than once (expected at most one)");
+    }
+    auto first = [&](const char* n) -> std::optional<XmlElement> {
+      auto v = root.children(n);
+      if (v.empty()) return std::nullopt;
+      return v[0];
+    };
+    if (auto e = first("framework")) read_framework(*e);
+    else root.error("missing <framework> (expected <framework ticks_per_second=\"10\" length=\"60\"/>)");
+    if (auto e = first("plugins")) read_plugins(*e);
+    model_->kinds.push_back(epuck_kind());
+    if (auto e = first("kinds")) read_kinds(*e);
+    if (auto e = first("controllers")) read_controllers(*e);
+    if (auto e = first("arena")) read_arena_geometry(*e);
+    else root.error("missing <arena> (expected <arena size=\"W,H\">)");
+    if (auto e = first("physics")) read_physics(*e);
+    if (model_->engines.empty() && arena_ok_)
+      model_->engines.push_back({"kinematics2d", model_->arena_min(), model_->arena_max()});
+    if (auto e = first("loop_functions")) read_loop_functions(*e);
+    for (auto& e : root.children("log")) read_log(e);
+    apply_log_overrides();
+    // Bodies last: placement needs the whole geometry.
+    if (auto e = first("arena"); e && arena_ok_ && !d_.has_errors()) read_arena_bodies(*e);
+    if (d_.has_errors()) return std::nullopt;
+    ex_.controllers = model_->controllers;
+    ex_.model = model_;
+    return std::move(ex_);
+  }
+
+ private:
+  void read_framework(XmlElement& e) {
+    std::int64_t tps = e.integer("ticks_per_second", 10, 1, 1'000'000);
+    if (kNanosPerSecond % tps != 0)
+      e.error("ticks_per_second=" + std::to_string(tps) +
+              " does not divide one second into whole nanoseconds (expected e.g. 1, 2, 4, 5, 8, "
+              "10, 20, 25, 50, 100, 1000)");
+    model_->tick_period_ns = kNanosPerSecond / tps;
+    double length = e.real("length", 60, 0, 1e9);
+    if (ov_.length_s) length = *ov_.length_s;
+    model_->length_ticks = static_cast<Tick>(std::llround(length * static_cast<double>(tps)));
+    std::int64_t seed = e.integer("seed", 0, 0);
+    model_->seed = ov_.seed ? *ov_.seed : static_cast<std::uint64_t>(seed);
+    ex_.threads = static_cast<int>(e.integer("threads", 1, 1, 1024));
+    if (ov_.threads) ex_.threads = *ov_.threads;
+    e.finish();
+    e.check_children({});
+  }
+
+  void read_plugins(XmlElement& e) {
+    e.finish();
+    e.check_children({"library"});
+    for (auto& lib : e.children("library")) {
+      std::string path = lib.text("path", "", true);
+      lib.finish();
+      if (!path.empty()) load_plugin_library(file_.resolve(path), reg_, d_, lib.where());
+    }
+  }
+
+  void read_kinds(XmlElement& e) {
+    e.finish();
+    e.check_children({"kind"});
+    for (auto& k : e.children("kind")) {
+      RobotKind kind = epuck_kind();
+      kind.name = k.text("name", "", true);
+      kind.radius_m = k.real("radius", kind.radius_m, 1e-4, 100);
+      kind.max_speed_m_per_s = k.real("max_speed", kind.max_speed_m_per_s, 0, 1e3);
+      kind.max_wheel_speed_m_per_s = k.real("max_wheel_speed", kind.max_wheel_speed_m_per_s, 0, 1e3);
+      kind.wheel_distance_m = k.real("wheel_distance", kind.wheel_distance_m, 1e-4, 100);
+      kind.proximity_range_m = k.real("proximity_range", kind.proximity_range_m, 0, 100);
+      k.finish();
+      k.check_children({});
+      if (kind.name.empty()) continue;
+      auto it = std::find_if(model_->kinds.begin(), model_->kinds.end(),
+                             [&](const RobotKind& x) { return x.name == kind.name; });
+      if (it != model_->kinds.begin() && it != model_->kinds.end())
+        k.error("kind '" + kind.name + "' is declared twice (expected unique kind names)");
+      else if (it == model_->kinds.begin())
+        *it = kind;  // redefining the built-in e-puck
+      else
+        model_->kinds.push_back(kind);
+    }
+  }
+
+  void read_controllers(XmlElement& e) {
+    e.finish();
+    e.check_children({"controller"});
+    for (auto& c : e.children("controller")) {
+      ControllerDecl decl;
+      decl.id = c.text("id", "", true);
+      decl.type = c.text("type", "", true);
+      const PluginInfo* info = reg_.find(PluginKind::kController, decl.type);
+      if (!decl.type.empty() && !info) {
+        c.error("unknown controller type '" + decl.type + "' (expected one of: " +
+                join(reg_.names(PluginKind::kController)) + "; `fleetsim list` shows them)" +
+                did_you_mean(decl.type, reg_.names(PluginKind::kController)));
+      }
+      if (info) decl.params = read_params(c, *info, {"id", "type"});
+      c.finish();
+      c.check_children({});
+      for (const auto& other : model_->controllers)
+        if (other.id == decl.id && !decl.id.empty())
+          c.error("controller id '" + decl.id + "' is declared twice (expected unique ids)");
+      model_->controllers.push_back(std::move(decl));
+    }
+  }
+
+  void read_arena_geometry(XmlElement& e) {
+    Vec2 size = e.vec2("size", {0, 0}, true);
+    model_->arena_center = e.vec2("center", {0, 0});
+    bool closed = e.boolean("closed", true);
+    e.finish();
+    e.check_children({"bitmap", "wall", "box", "robot", "distribute", "object"});
+    if (size.x <= 0 || size.y <= 0) {
+      if (e.has("size")) e.error("arena size must be positive (expected \"width,height\" in metres)");
+      return;
+    }
+    model_->arena_width_m = size.x;
+    model_->arena_height_m = size.y;
+    arena_ok_ = true;
+    Vec2 lo = model_->arena_min(), hi = model_->arena_max();
+    auto bitmaps = e.children("bitmap");
+    if (bitmaps.size() > 1) bitmaps[1].error("<bitmap> appears more than once (expected at most one)");
+    if (!bitmaps.empty()) read_bitmap(bitmaps[0]);
+    for (auto& w : e.children("wall")) {
+      Vec2 a = w.vec2("from", {}, true), b = w.vec2("to", {}, true);
+      w.finish();
+      w.check_children({});
+      if (a == b && w.has("from") && w.has("to"))
+        w.error("wall has zero length (expected from != to)");
+      else
+        model_->segments.push_back({a, b});
+    }
+    for (auto& b : e.children("box")) {
+      Vec2 c = b.vec2("center", {}, true);
+      Vec2 s = b.vec2("size", {}, true);
+      double ang = b.real("angle", 0, -360, 360) * kDeg;
+      b.finish();
+      b.check_children({});
+      if (s.x <= 0 || s.y <= 0) {
+        if (b.has("size")) b.error("box size must be positive (expected \"width,height\" in metres)");
+        continue;
+      }
+      double ca = std::cos(ang), sa = std::sin(ang);
+      std::array<Vec2, 4> corners;
+      const double hx[4] = {-1, 1, 1, -1}, hy[4] = {-1, -1, 1, 1};
+      for (int k = 0; k < 4; ++k) {
+        Vec2 l{hx[k] * s.x / 2, hy[k] * s.y / 2};
+        corners[k] = c + Vec2{ca * l.x - sa * l.y, sa * l.x + ca * l.y};
+      }
+      model_->boxes.push_back(corners);
+      for (int k = 0; k < 4; ++k) model_->segments.push_back({corners[k], corners[(k + 1) % 4]});
+    }
+    if (closed) {
+      model_->segments.push_back({{lo.x, lo.y}, {hi.x, lo.y}});
+      model_->segments.push_back({{hi.x, lo.y}, {hi.x, hi.y}});
+      model_->segments.push_back({{hi.x, hi.y}, {lo.x, hi.y}});
+      model_->segments.push_back({{lo.x, hi.y}, {lo.x, lo.y}});
+    }
+  }
+
+  void read_bitmap(XmlElement& b) {
+    std::string file = b.text("file", "", true);
+    double res = b.real("resolution", 0, 1e-6, 1e3, true);
+    std::optional<Vec2> top_left;
+    if (b.has("top_left")) top_left = b.vec2("top_left", {});
+    else b.accept("top_left");
+    b.finish();
+    b.check_children({});
+    if (file.empty() || res <= 0) return;
+    std::string error;
+    auto bm = load_png_bitmap(file_.resolve(file), error);
+    if (!bm) {
+      b.error(error);
+      return;
+    }
+    double w = bm->width * res, h = bm->height * res;
+    // By default the bitmap is centred on the arena.
+    Vec2 tl = top_left ? *top_left
+                       : Vec2{model_->arena_center.x - w / 2, model_->arena_center.y + h / 2};
+    model_->bitmap_width = bm->width;
+    model_->bitmap_height = bm->height;
+    model_->bitmap_resolution_m = res;
+    model_->bitmap_top_left = tl;
+    model_->bitmap = bm->black;
+    auto segs = bitmap_segments(*bm, res, tl);
+    model_->segments.insert(model_->segments.begin(), segs.begin(), segs.end());
+    model_->bitmap_segment_count = segs.size();
+  }
+
+  void read_physics(XmlElement& e) {
+    e.finish();
+    e.check_children({"kinematics2d"});
+    double area = 0;
+    for (auto& k : e.children("kinematics2d")) {
+      EngineRegion r;
+      r.id = k.text("id", "kinematics2d");
+      if (!arena_ok_) { k.accept("region"); k.finish(); continue; }
+      Box4 box{model_->arena_min(), model_->arena_max()};
+      if (k.has("region")) {
+        auto b = read_region(k, "region", false);
+        if (!b) { k.finish(); continue; }
+        box = *b;
+      } else {
+        k.accept("region");
+      }
+      k.finish();
+      k.check_children({});
+      Vec2 lo = model_->arena_min(), hi = model_->arena_max();
+      const double eps = 1e-9 * std::max(model_->arena_width_m, model_->arena_height_m);
+      if (box.lo.x < lo.x - eps || box.lo.y < lo.y - eps || box.hi.x > hi.x + eps ||
+          box.hi.y > hi.y + eps) {
+        k.error("engine '" + r.id + "' region extends outside the arena (expected a box inside " +
+                fmt_box(lo, hi) + ")");
+        continue;
+      }
+      for (std::size_t o = 0; o < model_->engines.size(); ++o) {
+        const auto& q = model_->engines[o];
+        double ix = std::min(box.hi.x, q.max.x) - std::max(box.lo.x, q.min.x);
+        double iy = std::min(box.hi.y, q.max.y) - std::max(box.lo.y, q.min.y);
+        if (ix > eps && iy > eps)
+          k.error("engine '" + r.id + "' region overlaps engine '" + q.id +
+                  "' (expected regions that tile the arena without overlap)");
+      }
+      for (const auto& q : model_->engines)
+        if (q.id == r.id) k.error("engine id '" + r.id + "' is used twice (expected unique ids)");
+      r.min = box.lo;
+      r.max = box.hi;
+      area += (box.hi.x - box.lo.x) * (box.hi.y - box.lo.y);
+      model_->engines.push_back(r);
+    }
+    if (model_->engines.size() > 255) e.error("more than 255 physics engines (expected at most 255)");
+    double arena = model_->arena_width_m * model_->arena_height_m;
+    if (!model_->engines.empty() && arena_ok_ && std::abs(area - arena) > 1e-9 * arena && !d_.has_errors())
+      e.error("engine regions cover " + std::to_string(area) + " m2 of the " + std::to_string(arena) +
+              " m2 arena (expected regions that tile the whole arena)");
+  }
+
+  void read_loop_functions(XmlElement& e) {
+    std::string type = e.text("type", "", true);
+    const PluginInfo* info = reg_.find(PluginKind::kLoopFunctions, type);
+    if (!type.empty() && !info)
+      e.error("unknown loop functions '" + type + "' (expected one of: " +
+              join(reg_.names(PluginKind::kLoopFunctions)) +
+              "; plug-in libraries are named in <plugins>)" +
+              did_you_mean(type, reg_.names(PluginKind::kLoopFunctions)));
+    if (info) ex_.loop_params = read_params(e, *info, {"type"});
+    ex_.loop_functions = type;
+    e.finish();
+    e.check_children({});
+  }
+
+  void read_log(XmlElement& e) {
+    LogSpec s;
+    s.where = e.where();
+    s.path = e.text("path", "", true);
+    std::string f = e.choice("format", {"frames", "deeco"}, "frames");
+    s.format = f == "deeco" ? log::LogFormat::kDeeco : log::LogFormat::kFrames;
+    s.every = e.integer("every", 1, 1, 1'000'000'000);
+    e.finish();
+    e.check_children({});
+    if (!s.path.empty()) {
+      s.path = file_.resolve(s.path);
+      ex_.logs.push_back(s);
+    }
+  }
+
+  void apply_log_overrides() {
+    if (ov_.log_path) {
+      LogSpec s;
+      std::int64_t every = ex_.logs.empty() ? 1 : ex_.logs[0].every;
+      s.path = *ov_.log_path;
+      s.every = every;
+      s.format = ov_.log_format ? *ov_.log_format
+                                : (ex_.logs.empty() ? log::LogFormat::kFrames : ex_.logs[0].format);
+      ex_.logs = {s};
+    } else if (ov_.log_format) {
+      for (auto& l : ex_.logs) l.format = *ov_.log_format;
+    }
+  }
+
+  int kind_index(XmlElement& e, const std::string& name) {
+    for (std::size_t k = 0; k < model_->kinds.size(); ++k)
+      if (model_->kinds[k].name == name) return static_cast<int>(k);
+    std::vector<std::string> names;
+    for (const auto& k : model_->kinds) names.push_back(k.name);
+    e.error("unknown robot kind '" + name + "' (expected one of: " + join(names) +
+            "; declare kinds in <kinds>)" + did_you_mean(name, names));
+    return -1;
+  }
+
+  int controller_index(XmlElement& e, const std::string& id) {
+    for (std::size_t c = 0; c < model_->controllers.size(); ++c)
+      if (model_->controllers[c].id == id) return static_cast<int>(c);
+    std::vector<std::string> ids;
+    for (const auto& c : model_->controllers) ids.push_back(c.id);
+    e.error("unknown controller '" + id + "' (expected the id of a <controller> in <controllers>" +
+            (ids.empty() ? std::string(", and there is none") : ": " + join(ids)) + ")" +
+            did_you_mean(id, ids));
+    return -1;
+  }
+
+  void read_arena_bodies(XmlElement& arena) {
+    Placement place(*model_, model_->max_radius_m());
+    WorldState& st = ex_.state;
+    std::map<std::string, SourceLocation> names;
+    std::map<std::string, std::uint16_t> classes;
+    int distribute_index = 0;
+    for (auto& e : arena.children()) {
+      std::string n = e.name();
+      if (n == "robot") {
+        std::string id = e.text("id", "", true);
+        std::string kind = e.text("kind", "epuck");
+        std::string ctrl = e.text("controller", "", true);
+        Vec2 p = e.vec2("position", {}, true);
+        double heading = e.real("heading", 0, -360, 360) * kDeg;
+        std::string tag = e.text("tag");
+        std::string led = e.text("led", "off");
+        e.finish();
+        e.check_children({});
+        int k = kind_index(e, kind);
+        int c = ctrl.empty() ? -1 : controller_index(e, ctrl);
+        auto colour = parse_color(led);
+        if (!colour) e.error("led '" + led + "' is not a colour (expected black, white, red, green, blue, yellow, cyan, magenta, orange, gray or off)");
+        if (!id.empty() && !unique_name(e, id, names)) continue;
+        if (k < 0 || c < 0 || !e.has("position")) continue;
+        double r = model_->kinds[k].radius_m;
+        std::string why = place.check(p, r);
+        if (!why.empty()) {
+          e.error("robot '" + id + "' at " + fmt_vec(p) + " " + why +
+                  " (expected a free position inside the arena)");
+          continue;
+        }
+        place.add(p, r, id);
+        EntityId eid = st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c),
+                                    p, heading, st.tags.intern(tag), id);
+        st.led[st.robot_index(eid)] = colour ? *colour : Color{};
+      } else if (n == "distribute") {
+        std::int64_t count = e.integer("count", 0, 1, 100'000'000, true);
+        std::string kind = e.text("kind", "epuck");
+        std::string ctrl = e.text("controller", "", true);
+        std::string prefix = e.text("id_prefix", "robot");
+        std::string tag = e.text("tag");
+        std::int64_t tries = e.integer("max_tries", 1000, 1, 1'000'000);
+        std::optional<Box4> region;
+        if (e.has("region")) region = read_region(e, "region", false);
+        else e.accept("region");
+        e.finish();
+        e.check_children({});
+        int k = kind_index(e, kind);
+        int c = ctrl.empty() ? -1 : controller_index(e, ctrl);
+        int dindex = distribute_index++;
+        if (k < 0 || c < 0 || count <= 0) continue;
+        double r = model_->kinds[k].radius_m;
+        Box4 box = region ? *region : Box4{model_->arena_min(), model_->arena_max()};
+        std::uint32_t t = st.tags.intern(tag);
+        CounterRng rng(model_->seed, static_cast<EntityId>(dindex), 0, RandomStream::kPlacement);
+        for (std::int64_t i = 0; i < count; ++i) {
+          std::string name = prefix + std::to_string(i);
+          bool placed = false;
+          for (std::int64_t attempt = 0; attempt < tries; ++attempt) {
+            Vec2 p{rng.uniform(box.lo.x + r, box.hi.x - r), rng.uniform(box.lo.y + r, box.hi.y - r)};
+            double heading = rng.uniform(-kPi, kPi);
+            if (!place.check(p, r).empty()) continue;
+            place.add(p, r, name);
+            st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p, heading, t,
+                         name);
+            placed = true;
+            break;
+          }
+          if (!placed) {
+            e.error("could not place robot " + std::to_string(i + 1) + " of " +
+                    std::to_string(count) + " after " + std::to_string(tries) +
+                    " random tries (expected fewer robots, a larger region, or a higher "
+                    "max_tries)");
+            break;
+          }
+        }
+      } else if (n == "object") {
+        std::string id = e.text("id", "", true);
+        std::string cls = e.text("class", "object");
+        Vec2 p = e.vec2("position", {}, true);
+        double size = e.real("size", 0.1, 0, 1e6);
+        std::string tag = e.text("tag");
+        e.finish();
+        e.check_children({});
+        if (!id.empty() && !unique_name(e, id, names)) continue;
+        auto it = classes.find(cls);
+        if (it == classes.end()) {
+          it = classes.emplace(cls, static_cast<std::uint16_t>(model_->object_classes.size())).first;
+          model_->object_classes.push_back(cls);
+        }
+        st.add_object(it->second, p, size, st.tags.intern(tag), id);
+      }
+    }
+    // The engines own the robots in their regions from the start.
+    for (std::size_t i = 0; i < st.robot_count(); ++i)
+      st.robot_engine[i] = static_cast<std::uint8_t>(model_->engine_at({st.x[i], st.y[i]}));
+  }
+
+  bool unique_name(XmlElement& e, const std::string& id,
+                   std::map<std::string, SourceLocation>& names) {
+    auto [it, fresh] = names.emplace(id, e.where());
+    if (!fresh) {
+      e.error("id '" + id + "' is already used at line " + std::to_string(it->second.line) +
+              " (expected unique ids)");
+      return false;
+    }
+    return true;
+  }
+
+  static std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? "none" : s;
+  }
+  static std::string fmt_vec(Vec2 v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "(%g, %g)", v.x, v.y);
+    return buf;
+  }
+  static std::string fmt_box(Vec2 lo, Vec2 hi) { return fmt_vec(lo) + "-" + fmt_vec(hi); }
+
+  const XmlFile& file_;
+  PluginRegistry& reg_;
+  const ExperimentOverrides& ov_;
+  Diagnostics& d_;
+  std::shared_ptr<WorldModel> model_;
+  Experiment ex_;
+  bool arena_ok_ = false;
+};
+
+}  // namespace
+
+std::optional<Experiment> load_experiment(const std::string& path, PluginRegistry& registry,
+                                          const ExperimentOverrides& overrides,
+                                          Diagnostics& diags) {
+  auto file = XmlFile::load(path, diags);
+  if (!file) return std::nullopt;
+  return ExperimentParser(*file, registry, overrides, diags).parse();
+}
+
+std::optional<Experiment> parse_experiment(const std::string& text, const std::string& name,
+                                           PluginRegistry& registry,
+                                           const ExperimentOverrides& overrides,
+                                           Diagnostics& diags) {
+  auto file = XmlFile::parse(text, name, diags);
+  if (!file) return std::nullopt;
+  return ExperimentParser(*file, registry, overrides, diags).parse();
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,112 @@
+// One run of one experiment: the step, its phases, the plug-ins and the logs.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "fleetsim/loop_functions.hpp"
+#include "fleetsim/plugin.hpp"
+#include "log/log_writer.hpp"
+#include "physics/kinematics2d.hpp"
+#include "scenario/experiment.hpp"
+#include "world/world.hpp"
+
+namespace fleetsim {
+
+/// The phases of a step, in order. The same names appear in timings, errors and test hooks.
+enum class Phase { kPreStep, kSenseControl, kAct, kPhysics, kPostStep, kLog };
+inline constexpr int kPhaseCount = 6;
+const char* phase_name(Phase p);
+
+/// A failure during a run (tier 2): carries the context a user needs.
+class RunError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Simulation final : private WorldAccess {
+ public:
+  /// Takes the loaded experiment; creates the thread pool, controllers, loop functions and log
+  /// writers. Throws RunError (e.g. a log file cannot be created).
+  Simulation(Experiment experiment, const PluginRegistry& registry);
+  ~Simulation() override;
+
+  /// Initialises loop functions and writes the header and frame 0 of every log.
+  void start();
+  /// One tick: pre-step, sense+control, act, physics, post-step, log.
+  void step();
+  /// True when the experiment's length is reached or the loop functions ended the run.
+  bool done() const;
+  /// Ends the run: loop functions' destroy, logs completed. Idempotent; called on errors too.
+  void finish();
+
+  const WorldModel& model() const { return *model_; }
+  const WorldState& state() const { return state_; }
+  const Experiment& experiment() const { return experiment_; }
+  int threads() const { return pool_.size(); }
+  /// Wall seconds spent in each phase so far.
+  const std::array<double, kPhaseCount>& phase_seconds() const { return phase_seconds_; }
+  std::uint64_t robot_steps() const { return robot_steps_; }
+  /// Test hook: called after every phase with read-only access.
+  std::function<void(Phase, const WorldState&)> on_phase;
+
+ private:
+  struct CompiledController;
+  void run_phase(Phase p, const std::function<void()>& body);
+  void sense_and_control();
+  void act();
+  void write_logs();
+  void write_headers();
+  void make_controller_instance(std::size_t robot_index);
+
+  // WorldAccess (for loop functions).
+  Tick tick() const override { return state_.tick; }
+  SimTime time_ns() const override { return state_.tick * model_->tick_period_ns; }
+  std::uint64_t seed() const override { return model_->seed; }
+  std::vector<EntityId> robots() const override { return state_.robot_id; }
+  Vec2 robot_position(EntityId id) const override;
+  double robot_heading(EntityId id) const override;
+  std::string robot_tag(EntityId id) const override;
+  void set_robot_tag(EntityId id, const std::string& tag) override;
+  Color robot_led(EntityId id) const override;
+  int robot_contact_count(EntityId id) const override;
+  void move_robot(EntityId id, Vec2 position, double heading) override;
+  EntityId add_robot(const std::string& kind, const std::string& controller, Vec2 position,
+                     double heading, const std::string& tag) override;
+  void remove_robot(EntityId id) override;
+  std::vector<EntityId> objects() const override { return state_.object_id; }
+  Vec2 object_position(EntityId id) const override;
+  void set_object(EntityId id, Vec2 position, double size, const std::string& tag) override;
+  EntityId add_object(const std::string& object_class, Vec2 position, double size,
+                      const std::string& tag) override;
+  void remove_object(EntityId id) override;
+  void set_status(const std::string& status) override { state_.status = status; }
+  void end_run() override { state_.end_requested = true; }
+  std::uint32_t checked_robot(EntityId id, const char* what) const;
+
+  Experiment experiment_;
+  std::shared_ptr<const WorldModel> model_;
+  WorldState& state_;
+  const PluginRegistry& registry_;
+  ThreadPool pool_;
+  SpatialIndex index_;
+  KinematicsEngine physics_;
+  std::vector<std::unique_ptr<CompiledController>> controllers_;
+  std::vector<std::unique_ptr<Controller>> instances_;  ///< by entity id (plug-in controllers)
+  std::unique_ptr<LoopFunctions> loop_;
+  std::vector<std::unique_ptr<log::LogWriter>> writers_;
+  std::vector<std::vector<std::pair<std::uint32_t, std::string>>> staged_tags_;  ///< per worker
+  std::array<double, kPhaseCount> phase_seconds_{};
+  std::uint64_t robot_steps_ = 0;
+  bool started_ = false, finished_ = false;
+};
+
+/// Adds every built-in plug-in to `registry` (the one explicit list).
+void register_builtins(PluginRegistry& registry);
+
+}  // namespace fleetsim
