@@ -1,0 +1,215 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "scene.hpp"
+
+namespace fleetsim::testing {
+namespace {
+
+constexpr double kR = 0.035;  // e-puck radius
+constexpr double kV = 0.1;    // m/s
+constexpr double kDt = 0.1;   // s per tick
+
+TEST(Kinematics, FreeRobotMovesExactlyItsCommand) {
+  Scene s;
+  EntityId a = s.add(0, 0, kPi / 2);
+  s.ready();
+  s.drive(a, kV, kV);
+  s.step();
+  EXPECT_NEAR(s.pos(a).x, 0, 1e-12);
+  EXPECT_NEAR(s.pos(a).y, kV * kDt, 1e-12);
+  EXPECT_EQ(s.state.realization[0], 1.0f);
+  EXPECT_EQ(s.state.contact_count[0], 0);
+}
+
+TEST(Kinematics, SpeedIsClampedToTheKindsLimit) {
+  Scene s;
+  EntityId a = s.add(0, 0, 0);
+  s.ready();
+  s.drive(a, 5.0, 5.0);  // far above max_wheel_speed 0.13
+  s.step();
+  EXPECT_NEAR(s.pos(a).x, 0.13 * kDt, 1e-12);
+}
+
+TEST(Kinematics, RobotStopsAtAWallAtFirstContact) {
+  Scene s(10);
+  EntityId a = s.add(4.9, 0, 0);  // heading +x toward the border at x = 5
+  s.ready();
+  for (int t = 0; t < 100; ++t) {
+    s.drive(a, kV, kV);
+    s.step();
+  }
+  // It stops touching the wall (kSkin apart), never through it.
+  EXPECT_NEAR(s.pos(a).x, 5 - kR - kSkin, 1e-9);
+  EXPECT_EQ(s.state.contact_count[0], 1);
+  EXPECT_NEAR(s.state.contact_angle[0], 0.0, 1e-6);  // the wall is straight ahead
+  EXPECT_LT(s.state.realization[0], 1e-6f);          // pushing, not moving
+}
+
+TEST(Kinematics, RealizationIsTheFractionDoneOnTheContactTick) {
+  Scene s(10);
+  // Gap to the wall 0.015 m: the first tick moves 0.01, the second only 0.005 of its 0.01.
+  EntityId a = s.add(5 - kR - 0.015, 0, 0);
+  s.ready();
+  s.drive(a, kV, kV);
+  s.step();
+  EXPECT_FLOAT_EQ(s.state.realization[0], 1.0f);
+  s.step();
+  EXPECT_NEAR(s.state.realization[0], (0.005 - kSkin) / 0.01, 1e-6);
+}
+
+TEST(Kinematics, HeadOnRobotsStopTouchingInTheMiddle) {
+  Scene s;
+  EntityId a = s.add(-0.1, 0, 0);
+  EntityId b = s.add(0.1, 0, kPi);
+  s.ready();
+  for (int t = 0; t < 20; ++t) {
+    s.drive(a, kV, kV);
+    s.drive(b, kV, kV);
+    s.step();
+  }
+  // Symmetric motions: each stops half the contact distance from the middle.
+  EXPECT_NEAR(s.pos(a).x, -(kR + kSkin / 2), 1e-9);
+  EXPECT_NEAR(s.pos(b).x, kR + kSkin / 2, 1e-9);
+  EXPECT_NEAR(s.pos(a).y, 0, 1e-12);
+  EXPECT_EQ(s.state.contact_count[0], 1);
+  EXPECT_NEAR(s.state.contact_angle[0], 0.0, 1e-6);  // a sees b ahead
+}
+
+TEST(Kinematics, GlancingContactStopsWhereTheCirclesTouch) {
+  Scene s;
+  EntityId a = s.add(0, 0, 0);
+  s.add(0.2, 0.05, 0);  // still, offset sideways by 5 cm (< 2R: they will touch)
+  s.ready();
+  for (int t = 0; t < 20; ++t) {
+    s.drive(a, kV, kV);
+    s.step();
+  }
+  double rs = 2 * kR + kSkin;
+  double expected_x = 0.2 - std::sqrt(rs * rs - 0.05 * 0.05);
+  EXPECT_NEAR(s.pos(a).x, expected_x, 1e-9);
+  // The contact is ahead and to the left.
+  EXPECT_NEAR(s.state.contact_angle[0], std::atan2(0.05, 0.2 - expected_x), 1e-5);
+}
+
+TEST(Kinematics, RobotSqueezedBetweenTwoOthers) {
+  Scene s;
+  EntityId mid = s.add(0, 0, kPi / 2);  // still
+  EntityId left = s.add(-0.2, 0, 0);
+  EntityId right = s.add(0.2, 0, kPi);
+  s.ready();
+  for (int t = 0; t < 30; ++t) {
+    s.drive(left, kV, kV);
+    s.drive(right, kV, kV);
+    s.step();
+  }
+  EXPECT_NEAR(s.pos(mid).x, 0, 1e-12);
+  EXPECT_NEAR(s.pos(left).x, -(2 * kR + kSkin), 1e-9);
+  EXPECT_NEAR(s.pos(right).x, 2 * kR + kSkin, 1e-9);
+  auto i = s.state.robot_index(mid);
+  ASSERT_EQ(s.state.contact_count[i], 2);
+  std::vector<float> angles(s.state.contact_angle.begin() + i * kMaxContacts,
+                            s.state.contact_angle.begin() + i * kMaxContacts + 2);
+  std::sort(angles.begin(), angles.end());
+  // Heading +y: the right-hand robot is at -90 degrees, the left-hand one at +90.
+  EXPECT_NEAR(angles[0], -kPi / 2, 1e-5);
+  EXPECT_NEAR(angles[1], kPi / 2, 1e-5);
+}
+
+TEST(Kinematics, SeveralRobotsConvergingOnOnePointNeverOverlap) {
+  Scene s;
+  std::vector<EntityId> ids;
+  for (int k = 0; k < 6; ++k) {
+    double a = k * kPi / 3;
+    ids.push_back(s.add(0.3 * std::cos(a), 0.3 * std::sin(a), a + kPi));
+  }
+  s.ready();
+  for (int t = 0; t < 40; ++t) {
+    for (EntityId id : ids) s.drive(id, 0.13, 0.13);
+    s.step();
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      for (std::size_t j = i + 1; j < ids.size(); ++j)
+        ASSERT_GE(length(s.pos(ids[i]) - s.pos(ids[j])), 2 * kR) << "tick " << t;
+  }
+  // They got close: every robot touches its two neighbours' ring or stopped near the centre.
+  for (EntityId id : ids) EXPECT_LT(length(s.pos(id)), 0.3 - 0.1);
+}
+
+// Building the same scene with robots created in another order (so other ids and another
+// processing order) gives the same final positions.
+TEST(Kinematics, ResultDoesNotDependOnProcessingOrder) {
+  CounterRng rng(7, 0, 0, RandomStream::kUser);
+  std::vector<Vec2> starts;
+  std::vector<double> headings;
+  for (int gx = 0; gx < 10; ++gx)
+    for (int gy = 0; gy < 10; ++gy) {
+      starts.push_back({-0.9 + gx * 0.2 + rng.uniform(-0.05, 0.05), -0.9 + gy * 0.2 + rng.uniform(-0.05, 0.05)});
+      headings.push_back(rng.uniform(-kPi, kPi));
+    }
+  auto run = [&](bool reversed) {
+    Scene s(2.2);
+    std::vector<std::size_t> order(starts.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = reversed ? order.size() - 1 - k : k;
+    std::vector<EntityId> id_of(starts.size());
+    for (std::size_t k : order) id_of[k] = s.add(starts[k].x, starts[k].y, headings[k]);
+    s.ready();
+    for (int t = 0; t < 200; ++t) {
+      for (std::size_t k = 0; k < starts.size(); ++k) {
+        CounterRng r(1, static_cast<EntityId>(k), t, RandomStream::kUser);
+        s.drive(id_of[k], r.uniform(-0.13, 0.13), r.uniform(-0.13, 0.13));
+      }
+      s.step();
+    }
+    std::vector<double> out;
+    for (std::size_t k = 0; k < starts.size(); ++k) {
+      out.push_back(s.pos(id_of[k]).x);
+      out.push_back(s.pos(id_of[k]).y);
+    }
+    return out;
+  };
+  EXPECT_EQ(run(false), run(true));
+}
+
+// Property: over random crowded scenes for 10,000 ticks, no two bodies ever overlap, no robot
+// crosses a wall, and no robot moves faster than its limit.
+TEST(Kinematics, PropertyNoOverlapNoTunnellingNoSpeeding) {
+  for (int threads : {1, 2}) {
+    Scene s(2.0, threads);
+    s.model->segments.push_back({{-0.5, -0.3}, {0.5, 0.2}});  // an inner wall
+    s.model->segments.push_back({{0.3, 0.6}, {0.3, 0.95}});
+    CounterRng rng(11, 0, 0, RandomStream::kUser);
+    std::vector<EntityId> ids;
+    while (ids.size() < 120) {
+      Vec2 p{rng.uniform(-0.95, 0.95), rng.uniform(-0.95, 0.95)};
+      bool ok = true;
+      for (EntityId o : ids) ok = ok && length(p - s.pos(o)) > 2 * kR + 1e-3;
+      for (std::size_t w = 4; w < s.model->segments.size(); ++w)
+        ok = ok && distance_to_segment(p, s.model->segments[w]) > kR + 1e-3;
+      if (ok) ids.push_back(s.add(p.x, p.y, rng.uniform(-kPi, kPi)));
+    }
+    s.ready();
+    const double max_step = 0.13 * kDt + 1e-12;
+    for (int t = 0; t < 10000; ++t) {
+      std::vector<Vec2> before;
+      for (EntityId id : ids) {
+        CounterRng r(3, id, t, RandomStream::kUser);
+        s.drive(id, r.uniform(-0.2, 0.2), r.uniform(-0.2, 0.2));
+        before.push_back(s.pos(id));
+      }
+      s.step();
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        Vec2 p = s.pos(ids[i]);
+        ASSERT_LE(length(p - before[i]), max_step) << "tick " << t;
+        for (const Segment& w : s.model->segments)
+          ASSERT_GE(distance_to_segment(p, w), kR) << "tick " << t << " robot " << ids[i];
+        for (std::size_t j = i + 1; j < ids.size(); ++j)
+          ASSERT_GE(length(p - s.pos(ids[j])), 2 * kR) << "tick " << t;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fleetsim::testing

@@ -1,0 +1,48 @@
+// A small hand-built world for physics and sensor tests (no experiment file needed).
+#pragma once
+
+#include <memory>
+
+#include "core/thread_pool.hpp"
+#include "physics/kinematics2d.hpp"
+#include "scenario/experiment.hpp"
+
+namespace fleetsim::testing {
+
+struct Scene {
+  std::shared_ptr<WorldModel> model = std::make_shared<WorldModel>();
+  WorldState state;
+  SpatialIndex index;
+  KinematicsEngine engine;
+  ThreadPool pool{1};
+
+  /// A closed square arena of side `size` metres, one e-puck kind, 10 ticks per second.
+  explicit Scene(double size = 10, int threads = 1) : pool(threads) {
+    model->arena_width_m = model->arena_height_m = size;
+    double h = size / 2;
+    model->segments = {{{-h, -h}, {h, -h}}, {{h, -h}, {h, h}}, {{h, h}, {-h, h}}, {{-h, h}, {-h, -h}}};
+    model->kinds = {epuck_kind()};
+    model->controllers = {{"idle", "idle", {}}};
+    model->engines = {{"k", model->arena_min(), model->arena_max()}};
+  }
+  EntityId add(double x, double y, double heading = 0) {
+    return state.add_robot(0, 0, {x, y}, heading, 0, "r");
+  }
+  void drive(EntityId id, double left, double right) {
+    auto i = state.robot_index(id);
+    state.cmd_left[i] = left;
+    state.cmd_right[i] = right;
+  }
+  void ready() { index.init(*model); }
+  void step() {
+    index.rebuild(*model, state, pool);
+    engine.step(*model, state, index, pool);
+    state.tick++;
+  }
+  Vec2 pos(EntityId id) const {
+    auto i = state.robot_index(id);
+    return {state.x[i], state.y[i]};
+  }
+};
+
+}  // namespace fleetsim::testing
