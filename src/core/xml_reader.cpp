@@ -91,8 +91,9 @@ std::unique_ptr<XmlFile> XmlFile::parse(std::string text, const std::string& nam
       line = static_cast<int>(it - f->line_starts_.begin());
     }
     std::string what = res.description();
+    std::size_t last = f->text_.find_last_not_of(" \t\r\n");
     if (res.status == pugi::status_end_element_mismatch ||
-        static_cast<std::size_t>(res.offset) >= f->text_.size())
+        static_cast<std::size_t>(res.offset) >= last || f->text_[last] != '>')
       what += "; the file may be truncated";
     diags.error({name, line}, "malformed XML: " + what + " (expected well-formed XML)");
     return nullptr;

@@ -189,7 +189,7 @@ class ExperimentParser {
     for (auto& e : root.children("log")) read_log(e);
     apply_log_overrides();
     // Bodies last: placement needs the whole geometry.
-    if (auto e = first("arena"); e && arena_ok_ && !d_.has_errors()) read_arena_bodies(*e);
+    if (auto e = first("arena"); e && arena_ok_) read_arena_bodies(*e);
     if (d_.has_errors()) return std::nullopt;
     ex_.controllers = model_->controllers;
     ex_.model = model_;

@@ -1,0 +1,167 @@
+#include "scenario/experiment.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/simulation.hpp"
+
+namespace fleetsim {
+namespace {
+
+const std::string kData = std::string(FLEETSIM_SOURCE_DIR) + "/tests/data/";
+
+struct Parsed {
+  std::optional<Experiment> ex;
+  Diagnostics diags;
+  std::string text() const { return diags.str(); }
+};
+
+Parsed parse(const std::string& xml) {
+  Parsed p;
+  PluginRegistry reg;
+  register_builtins(reg);
+  p.ex = parse_experiment(xml, "exp.xml", reg, {}, p.diags);
+  return p;
+}
+
+// A valid experiment; the tests below break one thing at a time.
+std::string valid(const std::string& arena_extra = "", const std::string& top_extra = "") {
+  return "<fleetsim>\n"                                                         // 1
+         "  <framework ticks_per_second=\"10\" length=\"2\" seed=\"3\"/>\n"     // 2
+         "  <controllers>\n"                                                    // 3
+         "    <controller id=\"d\" type=\"diffusion\"/>\n"                       // 4
+         "  </controllers>\n"                                                   // 5
+         "  <arena size=\"4,4\">\n"                                             // 6
+         "    <robot id=\"a\" controller=\"d\" position=\"0,0\"/>\n"            // 7
+         + arena_extra +                                                        // 8..
+         "  </arena>\n" + top_extra + "</fleetsim>\n";
+}
+
+TEST(Experiment, ValidFileLoads) {
+  auto p = parse(valid());
+  ASSERT_TRUE(p.ex) << p.text();
+  EXPECT_EQ(p.ex->state.robot_count(), 1u);
+  EXPECT_EQ(p.ex->model->length_ticks, 20);
+  EXPECT_EQ(p.ex->model->seed, 3u);
+  EXPECT_EQ(p.ex->model->segments.size(), 4u);  // the closed arena's border
+}
+
+TEST(Experiment, MalformedTruncatedEmptyAndBinaryFiles) {
+  EXPECT_NE(parse("<fleetsim><framework></fleetsim>").text().find("exp.xml:1: error: malformed XML"),
+            std::string::npos);
+  std::string v = valid();
+  auto truncated = parse(v.substr(0, v.size() / 2));
+  EXPECT_FALSE(truncated.ex);
+  EXPECT_NE(truncated.text().find("truncated"), std::string::npos) << truncated.text();
+  EXPECT_NE(parse("  \n").text().find("exp.xml:1: error: file is empty"), std::string::npos);
+  EXPECT_NE(parse(std::string("\x89PNG\r\n\x1a\n\0\0", 10)).text().find("binary"), std::string::npos);
+}
+
+TEST(Experiment, UnknownElementAndAttributeSuggestTheRightName) {
+  auto p = parse(valid("    <robott id=\"b\"/>\n", "  <log path=\"x\" evry=\"2\"/>\n"));
+  EXPECT_FALSE(p.ex);
+  EXPECT_NE(p.text().find("exp.xml:8: error: unknown element <robott> in <arena>"), std::string::npos)
+      << p.text();
+  EXPECT_NE(p.text().find("did you mean 'robot'?"), std::string::npos);
+  EXPECT_NE(p.text().find("exp.xml:10: error: unknown attribute 'evry' on <log>"), std::string::npos)
+      << p.text();
+  EXPECT_NE(p.text().find("did you mean 'every'?"), std::string::npos);
+}
+
+TEST(Experiment, WrongTypesRangesAndNonFiniteNumbers) {
+  auto p = parse(valid("    <robot id=\"b\" controller=\"d\" position=\"1,nan\"/>\n"
+                       "    <robot id=\"c\" controller=\"d\" position=\"1,inf\"/>\n"
+                       "    <distribute count=\"many\" controller=\"d\"/>\n"
+                       "    <distribute count=\"-3\" controller=\"d\"/>\n"));
+  EXPECT_FALSE(p.ex);
+  const std::string t = p.text();
+  EXPECT_NE(t.find("exp.xml:8: error: attribute 'position' of <robot> is '1,nan'"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:9: error: attribute 'position' of <robot> is '1,inf'"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:10: error: attribute 'count' of <distribute> is 'many' (expected an integer)"),
+            std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:11: error: attribute 'count' of <distribute> is -3 (expected an integer between 1"),
+            std::string::npos) << t;
+}
+
+TEST(Experiment, BitmapMissingOrNotPng) {
+  auto missing = parse(valid("    <bitmap file=\"" + kData + "nope.png\" resolution=\"0.1\"/>\n"));
+  EXPECT_NE(missing.text().find("exp.xml:8: error: cannot open bitmap"), std::string::npos)
+      << missing.text();
+  auto notpng = parse(valid("    <bitmap file=\"" + kData + "not-a-png.png\" resolution=\"0.1\"/>\n"));
+  EXPECT_NE(notpng.text().find("is not a PNG file"), std::string::npos) << notpng.text();
+}
+
+TEST(Experiment, RobotsOutsideOrOverlapping) {
+  auto p = parse(valid("    <robot id=\"out\" controller=\"d\" position=\"1.99,0\"/>\n"
+                       "    <robot id=\"over\" controller=\"d\" position=\"0.05,0\"/>\n"
+                       "    <wall from=\"1,-1\" to=\"1,1\"/>\n"
+                       "    <robot id=\"wall\" controller=\"d\" position=\"1.02,0.5\"/>\n"
+                       "    <box center=\"-1,-1\" size=\"0.5,0.5\"/>\n"
+                       "    <robot id=\"inbox\" controller=\"d\" position=\"-1,-1\"/>\n"));
+  EXPECT_FALSE(p.ex);
+  const std::string t = p.text();
+  EXPECT_NE(t.find("exp.xml:8: error: robot 'out' at (1.99, 0) lies outside the arena"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:9: error: robot 'over' at (0.05, 0) overlaps robot 'a'"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:11: error: robot 'wall' at (1.02, 0.5) overlaps an obstacle"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:13: error: robot 'inbox' at (-1, -1) lies inside an obstacle"), std::string::npos) << t;
+}
+
+TEST(Experiment, UnknownPluginNamesAndLibrariesThatDoNotLoad) {
+  std::string xml = valid("", "  <loop_functions type=\"tag_on_contakt\"/>\n");
+  xml.replace(xml.find("type=\"diffusion\""), 16, "type=\"difusion\"");
+  auto p = parse(xml);
+  const std::string t = p.text();
+  EXPECT_NE(t.find("exp.xml:4: error: unknown controller type 'difusion'"), std::string::npos) << t;
+  EXPECT_NE(t.find("did you mean 'diffusion'?"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:9: error: unknown loop functions 'tag_on_contakt'"), std::string::npos) << t;
+  EXPECT_NE(t.find("did you mean 'tag_on_contact'?"), std::string::npos) << t;
+
+  std::string lib = valid();
+  lib.insert(lib.find("  <controllers>"),
+             "  <plugins><library path=\"" + kData + "not-a-library.so\"/></plugins>\n");
+  auto q = parse(lib);
+  EXPECT_NE(q.text().find("exp.xml:3: error: plug-in library"), std::string::npos) << q.text();
+  EXPECT_NE(q.text().find("does not load"), std::string::npos) << q.text();
+}
+
+TEST(Experiment, DistributeThatCannotFitSaysSo) {
+  auto p = parse(valid("    <distribute count=\"5000\" controller=\"d\" max_tries=\"50\"/>\n"));
+  EXPECT_FALSE(p.ex);
+  EXPECT_NE(p.text().find("exp.xml:8: error: could not place robot"), std::string::npos) << p.text();
+  EXPECT_NE(p.text().find("after 50 random tries"), std::string::npos);
+}
+
+TEST(Experiment, EngineRegionsMustTileTheArena) {
+  auto overlap = parse(valid("", "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0.5,2\"/>\n"
+                                 "    <kinematics2d id=\"b\" region=\"0,-2,2,2\"/>\n  </physics>\n"));
+  EXPECT_NE(overlap.text().find("exp.xml:11: error: engine 'b' region overlaps engine 'a'"),
+            std::string::npos) << overlap.text();
+  auto gap = parse(valid("", "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0,2\"/>\n  </physics>\n"));
+  EXPECT_NE(gap.text().find("expected regions that tile the whole arena"), std::string::npos)
+      << gap.text();
+  auto ok = parse(valid("", "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0,2\"/>\n"
+                            "    <kinematics2d id=\"b\" region=\"0,-2,2,2\"/>\n  </physics>\n"));
+  EXPECT_TRUE(ok.ex) << ok.text();
+}
+
+TEST(Experiment, AllErrorsAreReportedAtOnce) {
+  auto p = parse(valid("    <robot id=\"b\" controller=\"nobody\" position=\"0.5,0\"/>\n"
+                       "    <wall from=\"0,0\" to=\"0,0\"/>\n"
+                       "    <object id=\"o\" size=\"-1\" position=\"9,9\"/>\n",
+                       "  <log path=\"x\" format=\"json\"/>\n"));
+  EXPECT_GE(p.diags.error_count(), 4) << p.text();
+}
+
+TEST(Experiment, DistributeIsAPureFunctionOfTheSeed) {
+  auto a = parse(valid("    <distribute count=\"50\" controller=\"d\"/>\n"));
+  auto b = parse(valid("    <distribute count=\"50\" controller=\"d\"/>\n"));
+  ASSERT_TRUE(a.ex && b.ex);
+  EXPECT_EQ(a.ex->state.x, b.ex->state.x);
+  std::string other = valid("    <distribute count=\"50\" controller=\"d\"/>\n");
+  other.replace(other.find("seed=\"3\""), 8, "seed=\"4\"");
+  auto c = parse(other);
+  ASSERT_TRUE(c.ex);
+  EXPECT_NE(a.ex->state.x, c.ex->state.x);
+}
+
+}  // namespace
+}  // namespace fleetsim
