@@ -1,0 +1,23 @@
+// Built-in simulators for federation nodes: small but order-sensitive, so that consuming
+// messages in another order (or losing one) changes their results and their traces.
+//
+//  mixer       folds every consumed message (flow, timestamp, payload) into a 64-bit state;
+//              emits that state. Any topology; used by the paper's example and random tests.
+//  dynamics    a damped mass on a spring pushed by the latest command; emits (position,
+//              velocity). Integrates over the exact time since its previous emission.
+//  controller  PD control of the dynamics' position towards a square-wave target, blending
+//              the camera's measurement into its estimate; emits a force.
+//  camera      emits the latest position plus counter-based noise (seed, node, timestamp).
+#pragma once
+
+#include <memory>
+
+#include "federation/federation_file.hpp"
+#include "time/flow_node.hpp"
+
+namespace fleetsim::federation {
+
+/// The simulator of built-in node `node` (not for kProgram nodes).
+std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node);
+
+}  // namespace fleetsim::federation

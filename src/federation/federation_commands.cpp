@@ -1,0 +1,155 @@
+#include "federation/federation_commands.hpp"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "federation/launcher.hpp"
+#include "fleetsim/diagnostics.hpp"
+
+namespace fleetsim::federation {
+
+namespace {
+
+/// Options as typed on the command line, before checking.
+struct CommandLine {
+  std::string federation;
+  std::string name;
+  std::string transport = "inproc";
+  std::string trace_dir;
+  std::uint32_t jitter_us = 0;
+  std::string time_mode = "afap";
+  double speedup = 1.0;
+  double until_s = -1;
+  std::int64_t until_ns = -1;
+  double wait_report_s = 1.0;
+  std::string ipc_dir;
+  long parent_pid = 0;
+  bool quiet = false;
+};
+
+void add_common(CLI::App& cmd, CommandLine& cl) {
+  cmd.add_option("FEDERATION", cl.federation, "Federation file (XML, docs/federation-format.md)")
+      ->required();
+  cmd.add_option("--trace", cl.trace_dir,
+                 "Write DIR/NODE.trace for every node: each consumed and emitted (flow, "
+                 "timestamp, period, payload hash), in order; identical across correct runs");
+  cmd.add_option("--jitter-us", cl.jitter_us,
+                 "Delay every message by a random 0..N microseconds (a test aid: the traces "
+                 "must not change)");
+  cmd.add_option("--time-mode", cl.time_mode,
+                 "afap: as fast as possible; realtime: simulated time follows the wall clock; "
+                 "linear: wall clock times --speedup (nodes that cannot keep up report their lag)")
+      ->check(CLI::IsMember({"afap", "realtime", "linear"}));
+  cmd.add_option("--speedup", cl.speedup, "Speed-up factor of linear time (> 0)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--until", cl.until_s, "End time in simulated seconds (overrides the file's)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--wait-report", cl.wait_report_s,
+                 "Seconds a node may block before it reports whom it is waiting for")
+      ->check(CLI::PositiveNumber);
+  cmd.add_flag("--quiet", cl.quiet, "Do not print the per-node summary lines");
+}
+
+// Loads the federation and applies the options; prints diagnostics. Status 2 on errors.
+int prepare(const CommandLine& cl, Federation& fed, RunOptions& options) {
+  Diagnostics diags;
+  auto loaded = load_federation(cl.federation, diags);
+  diags.print(std::cerr);
+  if (!loaded) return kExitUserError;
+  fed = std::move(*loaded);
+  if (cl.until_ns > 0)
+    fed.until = cl.until_ns;
+  else if (cl.until_s > 0)
+    fed.until = static_cast<SimTime>(std::llround(cl.until_s * 1e9));
+  options.trace_dir = cl.trace_dir;
+  options.jitter_us = cl.jitter_us;
+  time::parse_time_mode(cl.time_mode, options.mode);
+  options.speedup = cl.speedup;
+  options.wait_report_after =
+      std::chrono::milliseconds(std::max<std::int64_t>(1, std::llround(cl.wait_report_s * 1000)));
+  options.quiet = cl.quiet;
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_commands(CLI::App& app, int& status) {
+  auto launch_cl = std::make_shared<CommandLine>();
+  auto* launch = app.add_subcommand(
+      "launch",
+      "Run every node of a federation on this machine and wait for all of them.\n"
+      "Nodes advance by DSAAM flows (docs/time-management.md): the run is repeatable bit for "
+      "bit, whatever the transport, the load or --jitter-us.\n"
+      "Exit status: 0 when every node finished, 1 when one failed, 2 for a bad file or option.");
+  add_common(*launch, *launch_cl);
+  launch->add_option("--transport", launch_cl->transport,
+                     "inproc: nodes as threads of this process; zmq: nodes as child processes "
+                     "linked by ZeroMQ (endpoints from the file, else ipc:// in a private "
+                     "directory)")
+      ->check(CLI::IsMember({"inproc", "zmq"}));
+  launch->callback([launch_cl, &status] {
+    Federation fed;
+    RunOptions options;
+    status = prepare(*launch_cl, fed, options);
+    if (status != kExitOk) return;
+    if (launch_cl->transport == "inproc")
+      status = launch_threads(fed, options);
+    else
+      status = launch_processes(fed, launch_cl->federation, options);
+  });
+
+  auto node_cl = std::make_shared<CommandLine>();
+  auto* node = app.add_subcommand(
+      "node",
+      "Run one node of a federation, on ZeroMQ, for federations spread over several machines:\n"
+      "start `fleetsim node FED --name N` once per node (any order); nodes find each other "
+      "through the endpoints of the federation file.\n"
+      "If a peer dies or leaves early, the node stops within a second naming it; status 1.");
+  add_common(*node, *node_cl);
+  node->add_option("--name", node_cl->name, "Which node of the federation to run")->required();
+  node->add_option("--ipc-dir", node_cl->ipc_dir,
+                   "Give nodes without an endpoint the endpoint ipc://DIR/NODE");
+  node->add_option("--until-ns", node_cl->until_ns, "End time in ns (used by launch)")
+      ->group("");
+  node->add_option("--parent-pid", node_cl->parent_pid,
+                   "Exit when this process (the launcher) dies")
+      ->group("");
+  node->callback([node_cl, &status] {
+    if (node_cl->parent_pid > 0) {
+      // Never outlive the launcher, even if it is killed with SIGKILL.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != static_cast<pid_t>(node_cl->parent_pid)) std::_Exit(kExitRuntimeError);
+    }
+    Federation fed;
+    RunOptions options;
+    status = prepare(*node_cl, fed, options);
+    if (status != kExitOk) return;
+    if (!fed.find(node_cl->name)) {
+      std::vector<std::string> names;
+      for (const auto& n : fed.nodes) names.push_back(n.name);
+      std::cerr << fmt::format("{}: error: no node called '{}'{}\n", node_cl->federation,
+                               node_cl->name, did_you_mean(node_cl->name, names));
+      status = kExitUserError;
+      return;
+    }
+    if (!node_cl->ipc_dir.empty()) assign_ipc_endpoints(fed, node_cl->ipc_dir);
+    for (const auto& n : fed.nodes)
+      if (n.endpoint.empty()) {
+        std::cerr << fmt::format("{}:{}: error: node '{}' has no endpoint (expected "
+                                 "endpoint=\"tcp://host:port\" or \"ipc://path\", or --ipc-dir)\n",
+                                 n.where.file, n.where.line, n.name);
+        status = kExitUserError;
+        return;
+      }
+    status = run_zmq_node(fed, node_cl->name, options);
+  });
+}
+
+}  // namespace fleetsim::federation

@@ -1,0 +1,441 @@
+#include "federation/federation_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "core/xml_reader.hpp"
+
+namespace fleetsim::federation {
+
+namespace {
+
+const std::vector<std::string> kKinds = {"mixer", "dynamics", "controller", "camera"};
+
+bool valid_name(const std::string& s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ' ' || c == ',' || c == '\t' || c == '\n') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// Reads a duration attribute; reports a bad value and returns nullopt.
+std::optional<SimTime> duration_attr(XmlElement& e, const char* attr, std::optional<SimTime> fallback,
+                                     bool required) {
+  if (!e.has(attr)) {
+    if (required)
+      e.error(fmt::format("<{}> needs attribute '{}' (a duration such as 10ms)", e.name(), attr));
+    e.accept(attr);
+    return fallback;
+  }
+  std::string raw = e.text(attr);
+  auto v = parse_duration(raw);
+  if (!v)
+    e.error(fmt::format("attribute '{}' of <{}> is '{}' (expected a duration: an integer or "
+                        "decimal number with a unit ns, us, ms or s, e.g. 10ms)",
+                        attr, e.name(), raw));
+  return v;
+}
+
+std::string kind_text(NodeKind k) {
+  switch (k) {
+    case NodeKind::kMixer: return "mixer";
+    case NodeKind::kDynamics: return "dynamics";
+    case NodeKind::kController: return "controller";
+    case NodeKind::kCamera: return "camera";
+    case NodeKind::kProgram: return "program";
+  }
+  return "?";
+}
+
+// Checks an endpoint's syntax; returns an error message or "".
+std::string endpoint_problem(const std::string& e, std::size_t links) {
+  if (e.rfind("ipc://", 0) == 0) {
+    if (e.size() <= 6) return "ipc:// needs a path";
+    if (e.size() > 90) return "ipc path too long (at most 90 characters)";
+    return "";
+  }
+  if (e.rfind("tcp://", 0) == 0) {
+    auto colon = e.rfind(':');
+    if (colon <= 5 || colon + 1 >= e.size()) return "tcp:// needs host:port";
+    std::string port = e.substr(colon + 1);
+    if (!std::all_of(port.begin(), port.end(), [](char c) { return std::isdigit(c); }) ||
+        port.size() > 5)
+      return "port '" + port + "' is not a number";
+    int p = std::stoi(port);
+    if (p < 1 || p + static_cast<int>(links) > 65536)
+      return fmt::format("port {} out of range (the node uses ports {}..{}, one per feeding "
+                         "node; expected 1..65535)",
+                         p, p, p + static_cast<int>(links) - 1);
+    return "";
+  }
+  return "unknown scheme (expected tcp://host:port or ipc://path)";
+}
+
+}  // namespace
+
+std::optional<SimTime> parse_duration(const std::string& text) {
+  std::string s = text;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
+  if (s == "0") return 0;
+  static const std::pair<const char*, SimTime> kUnits[] = {
+      {"ns", 1}, {"us", 1000}, {"ms", 1'000'000}, {"s", 1'000'000'000}};
+  for (const auto& [suffix, scale] : kUnits) {
+    std::string u = suffix;
+    if (s.size() <= u.size() || s.compare(s.size() - u.size(), u.size(), u) != 0) continue;
+    std::string num = s.substr(0, s.size() - u.size());
+    // "ms" also ends in "s": the number part must then be all digits and dots.
+    auto dot = num.find('.');
+    std::string whole = num.substr(0, dot);
+    std::string frac = dot == std::string::npos ? "" : num.substr(dot + 1);
+    auto digits = [](const std::string& d) {
+      return std::all_of(d.begin(), d.end(), [](char c) { return std::isdigit(c); });
+    };
+    if (whole.empty() || !digits(whole) || !digits(frac) ||
+        (dot != std::string::npos && frac.empty()))
+      continue;
+    if (whole.size() > 12 || frac.size() > 9) return std::nullopt;
+    SimTime v = std::stoll(whole) * scale;
+    SimTime f = 0, div = 1;
+    for (char c : frac) {
+      f = f * 10 + (c - '0');
+      div *= 10;
+    }
+    if ((f * scale) % div != 0) return std::nullopt;  // not a whole number of ns
+    return v + f * scale / div;
+  }
+  return std::nullopt;
+}
+
+const NodeDecl* Federation::find(const std::string& name) const {
+  for (const auto& n : nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+std::size_t Federation::index_of(const std::string& name) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].name == name) return i;
+  throw std::logic_error("federation: unknown node '" + name + "'");
+}
+
+const FlowDecl& Federation::flow_into(std::size_t node, std::size_t input) const {
+  for (const auto& f : flows)
+    for (const auto& s : f.sinks)
+      if (s.first == node && s.second == input) return f;
+  throw std::logic_error("federation: input without a flow");
+}
+
+const FlowDecl& Federation::flow_from(std::size_t node, std::size_t output) const {
+  for (const auto& f : flows)
+    if (f.source_node == node && f.source_output == output) return f;
+  throw std::logic_error("federation: output without a flow");
+}
+
+transport::FederationLayout Federation::layout() const {
+  transport::FederationLayout layout;
+  layout.until = until;
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    transport::NodeLayout nl;
+    nl.name = nodes[n].name;
+    nl.endpoint = nodes[n].endpoint;
+    for (std::size_t i = 0; i < nodes[n].inputs.size(); ++i) {
+      const FlowDecl& f = flow_into(n, i);
+      auto id = static_cast<transport::FlowId>(&f - flows.data());
+      nl.inputs.push_back({id, f.name, nodes[f.source_node].name, nodes[n].inputs[i].buffer,
+                           f.initial});
+    }
+    for (std::size_t o = 0; o < nodes[n].outputs.size(); ++o) {
+      const FlowDecl& f = flow_from(n, o);
+      auto id = static_cast<transport::FlowId>(&f - flows.data());
+      transport::OutputLink out{id, f.name, {}, f.initial};
+      for (const auto& [sn, si] : f.sinks) out.sinks.push_back(nodes[sn].name);
+      nl.outputs.push_back(std::move(out));
+    }
+    layout.nodes.push_back(std::move(nl));
+  }
+  return layout;
+}
+
+std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics& diags);
+
+std::optional<Federation> load_federation(const std::string& path, Diagnostics& diags) {
+  auto file = XmlFile::load(path, diags);
+  if (!file) return std::nullopt;
+  return parse_federation_file(*file, diags);
+}
+
+std::optional<Federation> parse_federation(const std::string& text, const std::string& name,
+                                           Diagnostics& diags) {
+  auto file = XmlFile::parse(text, name, diags);
+  if (!file) return std::nullopt;
+  return parse_federation_file(*file, diags);
+}
+
+std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics& diags) {
+  Federation fed;
+  fed.path = file.path();
+  XmlElement root(file, file.root(), diags);
+  if (std::string(root.name()) != "federation") {
+    root.error(fmt::format("root element is <{}> (expected <federation>)", root.name()));
+    return std::nullopt;
+  }
+  root.check_children({"node", "flow"});
+  fed.until = duration_attr(root, "until", 0, true).value_or(0);
+  if (root.has("until") && fed.until <= 0 && parse_duration(root.text("until")))
+    root.error("attribute 'until' of <federation> must be positive (the end time, e.g. 2s)");
+  fed.seed = static_cast<std::uint64_t>(root.integer("seed", 1, 0));
+  auto default_buffer = static_cast<std::size_t>(root.integer("buffer", 16, 1, 1 << 20));
+  root.finish();
+
+  // Nodes and their ports.
+  std::map<std::string, std::size_t> node_index;
+  for (auto& ne : root.children("node")) {
+    NodeDecl n;
+    n.where = ne.where();
+    ne.check_children({"input", "output"});
+    n.name = ne.text("name", "", true);
+    if (ne.has("name") && !valid_name(n.name))
+      ne.error(fmt::format("node name '{}' is not valid (expected letters, digits, '_' or '-')",
+                           n.name));
+    if (ne.has("program") && ne.has("kind"))
+      ne.error("<node> has both 'kind' and 'program' (expected one: a built-in simulator or an "
+               "external program)");
+    if (ne.has("program")) {
+      n.kind = NodeKind::kProgram;
+      n.program = file.resolve(ne.text("program"));
+      n.kind_name = "program";
+      ne.accept("kind");
+    } else {
+      n.kind_name = ne.choice("kind", kKinds, "mixer");
+      n.kind = n.kind_name == "dynamics"     ? NodeKind::kDynamics
+               : n.kind_name == "controller" ? NodeKind::kController
+               : n.kind_name == "camera"     ? NodeKind::kCamera
+                                             : NodeKind::kMixer;
+    }
+    n.endpoint = ne.text("endpoint");
+    ne.finish();
+    std::set<std::string> port_names;
+    for (auto& pe : ne.children()) {
+      std::string element = pe.name();
+      if (element != "input" && element != "output") continue;
+      PortDecl p;
+      p.where = pe.where();
+      p.name = pe.text("name", "", true);
+      if (pe.has("name") && !valid_name(p.name))
+        pe.error(fmt::format("port name '{}' is not valid (expected letters, digits, '_' or '-')",
+                             p.name));
+      if (!p.name.empty() && !port_names.insert(p.name).second)
+        pe.error(fmt::format("node '{}' already has a port called '{}' (expected unique input "
+                             "and output names)",
+                             n.name, p.name));
+      bool input = std::string(pe.name()) == "input";
+      if (input) p.buffer = static_cast<std::size_t>(pe.integer("buffer", default_buffer, 1, 1 << 20));
+      pe.finish();
+      (input ? n.inputs : n.outputs).push_back(std::move(p));
+    }
+    if (!n.name.empty() && !node_index.emplace(n.name, fed.nodes.size()).second)
+      ne.error(fmt::format("a node called '{}' already exists (expected unique node names)",
+                           n.name));
+    fed.nodes.push_back(std::move(n));
+  }
+  std::vector<std::string> node_names;
+  for (const auto& n : fed.nodes) node_names.push_back(n.name);
+
+  // Resolves "node.port"; reports and returns nullopt when it names nothing.
+  auto resolve = [&](XmlElement& fe, const std::string& ref, bool output)
+      -> std::optional<std::pair<std::size_t, std::size_t>> {
+    const char* what = output ? "output" : "input";
+    auto dot = ref.find('.');
+    if (dot == std::string::npos) {
+      fe.error(fmt::format("'{}' does not name a port (expected NODE.{})", ref, what));
+      return std::nullopt;
+    }
+    std::string node = ref.substr(0, dot), port = ref.substr(dot + 1);
+    auto it = node_index.find(node);
+    if (it == node_index.end()) {
+      fe.error(fmt::format("unknown node '{}' in '{}'{}", node, ref, did_you_mean(node, node_names)));
+      return std::nullopt;
+    }
+    const auto& ports = output ? fed.nodes[it->second].outputs : fed.nodes[it->second].inputs;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < ports.size(); ++i) {
+      if (ports[i].name == port) return std::make_pair(it->second, i);
+      names.push_back(ports[i].name);
+    }
+    fe.error(fmt::format("node '{}' has no {} '{}'{}", node, what, port, did_you_mean(port, names)));
+    return std::nullopt;
+  };
+
+  // Flows.
+  std::map<std::pair<std::size_t, std::size_t>, std::string> fed_inputs, used_outputs;
+  std::set<std::string> flow_names;
+  for (auto& fe : root.children("flow")) {
+    FlowDecl f;
+    f.where = fe.where();
+    f.name = fe.text("name", "", true);
+    if (fe.has("name") && !valid_name(f.name))
+      fe.error(fmt::format("flow name '{}' is not valid (expected letters, digits, '_' or '-')",
+                           f.name));
+    if (!f.name.empty() && !flow_names.insert(f.name).second)
+      fe.error(fmt::format("a flow called '{}' already exists (expected unique flow names)",
+                           f.name));
+    std::string from = fe.text("from", "", true);
+    std::string to = fe.text("to", "", true);
+    bool ok = true;
+    if (!from.empty()) {
+      if (auto src = resolve(fe, from, true)) {
+        f.source_node = src->first;
+        f.source_output = src->second;
+        auto [it, fresh] = used_outputs.emplace(*src, f.name);
+        if (!fresh)
+          fe.error(fmt::format("output '{}' is already the source of flow '{}' (expected one flow "
+                               "per output)",
+                               from, it->second));
+      } else {
+        ok = false;
+      }
+    } else {
+      ok = false;
+    }
+    auto sinks = split_list(to);
+    if (fe.has("to") && sinks.empty())
+      fe.error("attribute 'to' of <flow> is empty (expected one or more NODE.input)");
+    for (const auto& s : sinks) {
+      auto dst = resolve(fe, s, false);
+      if (!dst) continue;
+      if (ok && dst->first == f.source_node) {
+        fe.error(fmt::format("node '{}' feeds itself through flow '{}' ('{}' to '{}'; expected the "
+                             "sinks of a flow to be other nodes)",
+                             fed.nodes[f.source_node].name, f.name, from, s));
+        continue;
+      }
+      auto [it, fresh] = fed_inputs.emplace(*dst, f.name);
+      if (!fresh) {
+        fe.error(fmt::format("input '{}' is already fed by flow '{}' (expected each input to be "
+                             "fed by exactly one output)",
+                             s, it->second));
+        continue;
+      }
+      f.sinks.push_back(*dst);
+    }
+    // Periods: one duration, or several used in turn.
+    if (!fe.has("period")) {
+      fe.error("<flow> needs attribute 'period' (a duration such as 10ms, or several used in "
+               "turn: '33ms 33ms 34ms')");
+    } else {
+      std::string raw = fe.text("period");
+      auto parts = split_list(raw);
+      if (parts.empty()) fe.error("attribute 'period' of <flow> is empty (expected a duration)");
+      for (const auto& p : parts) {
+        auto v = parse_duration(p);
+        if (!v || *v <= 0) {
+          fe.error(fmt::format("period '{}' of flow '{}' is not a positive duration (expected "
+                               "e.g. 10ms; a period of 0 would never advance time)",
+                               p, f.name));
+          continue;
+        }
+        f.periods.push_back(*v);
+      }
+    }
+    f.initial = duration_attr(fe, "initial", 0, false).value_or(0);
+    fe.finish();
+    fed.flows.push_back(std::move(f));
+  }
+
+  // Every input fed, every output used.
+  for (std::size_t n = 0; n < fed.nodes.size(); ++n) {
+    for (std::size_t i = 0; i < fed.nodes[n].inputs.size(); ++i)
+      if (!fed_inputs.count({n, i}))
+        diags.error(fed.nodes[n].inputs[i].where,
+                    fmt::format("input '{}.{}' is fed by no flow (expected each input to be fed "
+                                "by exactly one output)",
+                                fed.nodes[n].name, fed.nodes[n].inputs[i].name));
+    for (std::size_t o = 0; o < fed.nodes[n].outputs.size(); ++o)
+      if (!used_outputs.count({n, o}))
+        diags.error(fed.nodes[n].outputs[o].where,
+                    fmt::format("output '{}.{}' is the source of no flow (expected a <flow "
+                                "from=\"{}.{}\" ...>)",
+                                fed.nodes[n].name, fed.nodes[n].outputs[o].name,
+                                fed.nodes[n].name, fed.nodes[n].outputs[o].name));
+  }
+  if (fed.nodes.empty()) root.error("the federation has no <node> (expected at least two)");
+
+  // Endpoints: valid and distinct.
+  std::map<std::string, std::string> endpoints;
+  for (const auto& n : fed.nodes) {
+    if (n.endpoint.empty()) continue;
+    std::string problem = endpoint_problem(n.endpoint, std::max<std::size_t>(1, n.inputs.size()));
+    if (!problem.empty())
+      diags.error(n.where, fmt::format("endpoint '{}' of node '{}': {}", n.endpoint, n.name, problem));
+    auto [it, fresh] = endpoints.emplace(n.endpoint, n.name);
+    if (!fresh)
+      diags.error(n.where, fmt::format("endpoint '{}' is already used by node '{}' (expected one "
+                                       "endpoint per node)",
+                                       n.endpoint, it->second));
+  }
+  if (diags.has_errors()) return std::nullopt;
+
+  // The progress proof assumes a strongly connected flow graph: warn when it is not.
+  std::size_t count = fed.nodes.size();
+  std::vector<std::vector<std::size_t>> fwd(count), back(count);
+  for (const auto& f : fed.flows)
+    for (const auto& s : f.sinks) {
+      fwd[f.source_node].push_back(s.first);
+      back[s.first].push_back(f.source_node);
+    }
+  auto reach = [&](const std::vector<std::vector<std::size_t>>& g) {
+    std::vector<bool> seen(count, false);
+    std::vector<std::size_t> stack{0};
+    seen[0] = true;
+    while (!stack.empty()) {
+      std::size_t v = stack.back();
+      stack.pop_back();
+      for (std::size_t w : g[v])
+        if (!seen[w]) {
+          seen[w] = true;
+          stack.push_back(w);
+        }
+    }
+    return seen;
+  };
+  auto f1 = reach(fwd), f2 = reach(back);
+  std::vector<std::string> outside;
+  for (std::size_t i = 0; i < count; ++i)
+    if (!f1[i] || !f2[i]) outside.push_back(fed.nodes[i].name);
+  if (!outside.empty()) {
+    std::string list;
+    for (const auto& o : outside) list += (list.empty() ? "'" : ", '") + o + "'";
+    diags.warning(root.where(),
+                  fmt::format("the flow graph is not strongly connected: {} and '{}' do not reach "
+                              "each other both ways; DSAAM's progress guarantee assumes a strongly "
+                              "connected graph (a node outside it may wait forever or run ahead "
+                              "until its buffers fill)",
+                              list, fed.nodes[0].name));
+  }
+  (void)kind_text;
+  return fed;
+}
+
+}  // namespace fleetsim::federation

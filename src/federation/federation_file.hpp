@@ -1,0 +1,78 @@
+// The federation file (docs/federation-format.md): nodes, their inputs and outputs, the flows
+// between them, periods, initial timestamps, buffer sizes and the end time. Everything is
+// checked before anything starts; every problem is reported as FILE:LINE: error: ...
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/diagnostics.hpp"
+#include "transport/port.hpp"
+
+namespace fleetsim::federation {
+
+/// Built-in simulators a node can run (example_nodes.hpp), or an external program.
+enum class NodeKind { kMixer, kDynamics, kController, kCamera, kProgram };
+
+/// One <input> or <output> of a node.
+struct PortDecl {
+  std::string name;
+  std::size_t buffer = 16;  ///< inputs only: messages
+  SourceLocation where;
+};
+
+/// One <node>.
+struct NodeDecl {
+  std::string name;
+  NodeKind kind = NodeKind::kMixer;
+  std::string kind_name;  ///< as written
+  std::string program;    ///< kProgram: the executable (resolved against the file's directory)
+  std::string endpoint;   ///< zmq: "tcp://host:port" or "ipc://path"; may be empty
+  std::vector<PortDecl> inputs;
+  std::vector<PortDecl> outputs;
+  SourceLocation where;
+};
+
+/// One <flow>: a source output, its sink inputs, its periods.
+struct FlowDecl {
+  std::string name;
+  std::size_t source_node = 0;    ///< index into Federation::nodes
+  std::size_t source_output = 0;  ///< index into that node's outputs
+  std::vector<std::pair<std::size_t, std::size_t>> sinks;  ///< (node, input) indices
+  std::vector<SimTime> periods;  ///< ns, > 0, used in turn (one value: a constant period)
+  SimTime initial = 0;           ///< ns, timestamp of the first message
+  SourceLocation where;
+};
+
+/// A checked federation.
+struct Federation {
+  std::string path;
+  SimTime until = 0;  ///< ns
+  std::uint64_t seed = 1;
+  std::vector<NodeDecl> nodes;
+  std::vector<FlowDecl> flows;  ///< flow id = index
+
+  /// The node called `name`, or nullptr.
+  const NodeDecl* find(const std::string& name) const;
+  /// Index of node `name` (must exist).
+  std::size_t index_of(const std::string& name) const;
+  /// The wiring the transports and the time layer need.
+  transport::FederationLayout layout() const;
+  /// The flow feeding input `input` of node `node`.
+  const FlowDecl& flow_into(std::size_t node, std::size_t input) const;
+  /// The flow leaving output `output` of node `node`.
+  const FlowDecl& flow_from(std::size_t node, std::size_t output) const;
+};
+
+/// Parses "10ms", "1.5s", "250us", "40ns" or "0" into ns (exact; no floating point).
+std::optional<SimTime> parse_duration(const std::string& text);
+
+/// Loads and checks a federation file. Returns nothing if `diags` got errors.
+std::optional<Federation> load_federation(const std::string& path, Diagnostics& diags);
+/// Same, from text (tests, generated federations).
+std::optional<Federation> parse_federation(const std::string& text, const std::string& name,
+                                           Diagnostics& diags);
+
+}  // namespace fleetsim::federation

@@ -1,0 +1,223 @@
+#include "federation/launcher.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "fleetsim/diagnostics.hpp"
+#include "transport/inproc_transport.hpp"
+#include "transport/zmq_transport.hpp"
+
+extern char** environ;
+
+namespace fleetsim::federation {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_interrupt(int) { g_interrupted.store(true); }
+
+std::string self_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("/proc/self/exe") : p.string();
+}
+
+std::string describe_status(int st) {
+  if (WIFEXITED(st)) return fmt::format("exited with status {}", WEXITSTATUS(st));
+  if (WIFSIGNALED(st))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)));
+  return "stopped";
+}
+
+}  // namespace
+
+void assign_ipc_endpoints(Federation& fed, const std::string& dir) {
+  for (auto& n : fed.nodes)
+    if (n.endpoint.empty()) n.endpoint = "ipc://" + dir + "/" + n.name;
+}
+
+int launch_threads(const Federation& fed, const RunOptions& options) {
+  for (const auto& n : fed.nodes)
+    if (n.kind == NodeKind::kProgram) {
+      log_line(fmt::format("{}:{}: error: node '{}' runs an external program (expected "
+                           "--transport zmq to run it)",
+                           n.where.file, n.where.line, n.name));
+      return kExitUserError;
+    }
+  transport::InprocNetwork net(fed.layout());
+  std::vector<NodeResult> results(fed.nodes.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < fed.nodes.size(); ++i)
+    threads.emplace_back([&, i] {
+      NodeRun run(fed, i, options);
+      auto port = net.port(fed.nodes[i].name, run.port_options());
+      results[i] = run.run(*port);
+      if (!results[i].ok && !results[i].stopped_by_peer)
+        net.stop(fmt::format("node '{}' failed", fed.nodes[i].name));
+    });
+  for (auto& t : threads) t.join();
+  int status = kExitOk;
+  for (const auto& r : results) {
+    if (r.ok) {
+      if (!options.quiet) std::cout << summary_line(r) << "\n";
+    } else {
+      status = kExitRuntimeError;
+      if (r.stopped_by_peer)
+        log_line(fmt::format("node '{}' stopped: {}", r.name, r.error));
+      else
+        log_line(fmt::format("error: {}", r.error));
+    }
+  }
+  std::cout.flush();
+  return status;
+}
+
+int launch_processes(const Federation& fed_in, const std::string& federation_path,
+                     const RunOptions& options) {
+  Federation fed = fed_in;
+  // Nodes without an endpoint talk over ipc:// in a private directory.
+  std::string dir;
+  bool need_dir = false;
+  for (const auto& n : fed.nodes) need_dir |= n.endpoint.empty();
+  if (need_dir) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "fleetsim-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) {
+      log_line(fmt::format("error: cannot create a directory for ipc endpoints: {}",
+                           std::strerror(errno)));
+      return kExitRuntimeError;
+    }
+    dir = tmpl;
+  }
+  std::string program = options.node_program.empty() ? self_executable() : options.node_program;
+  std::string fed_path = std::filesystem::absolute(federation_path).string();
+
+  struct sigaction sa {}, old_int {}, old_term {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  g_interrupted.store(false);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+
+  std::map<pid_t, std::string> running;
+  int status = kExitOk;
+  for (const auto& n : fed.nodes) {
+    std::vector<std::string> args;
+    if (n.kind == NodeKind::kProgram) {
+      args = {n.program, fed_path};
+    } else {
+      args = {program, "node", fed_path};
+    }
+    args.insert(args.end(), {"--name", n.name, "--parent-pid", std::to_string(getpid())});
+    if (!dir.empty()) args.insert(args.end(), {"--ipc-dir", dir});
+    if (!options.trace_dir.empty()) args.insert(args.end(), {"--trace", options.trace_dir});
+    if (options.jitter_us) args.insert(args.end(), {"--jitter-us", std::to_string(options.jitter_us)});
+    args.insert(args.end(), {"--time-mode", time::to_string(options.mode), "--speedup",
+                             fmt::format("{}", options.speedup), "--until-ns",
+                             std::to_string(options.until.value_or(fed.until)), "--wait-report",
+                             fmt::format("{}", options.wait_report_after.count() / 1000.0)});
+    if (options.quiet) args.push_back("--quiet");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+    if (rc != 0) {
+      log_line(fmt::format("error: cannot start node '{}' ({}): {}", n.name, argv[0],
+                           std::strerror(rc)));
+      status = kExitRuntimeError;
+      break;
+    }
+    running[pid] = n.name;
+  }
+
+  // Reap every child. After the first failure, the others get a grace period to detect it and
+  // stop on their own (they should within a second), then are killed.
+  using Clock = std::chrono::steady_clock;
+  bool failing = status != kExitOk;
+  auto fail_at = Clock::now();
+  bool terminated = false, killed = false;
+  const auto grace = std::chrono::seconds(3);
+  while (!running.empty()) {
+    bool reaped = false;
+    for (auto it = running.begin(); it != running.end();) {
+      int st = 0;
+      pid_t p = waitpid(it->first, &st, WNOHANG);
+      if (p == it->first || (p < 0 && errno == ECHILD)) {
+        if (p == it->first && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+          if (!killed) log_line(fmt::format("node '{}' {}", it->second, describe_status(st)));
+          status = kExitRuntimeError;
+          if (!failing) fail_at = Clock::now();
+          failing = true;
+        }
+        it = running.erase(it);
+        reaped = true;
+      } else {
+        ++it;
+      }
+    }
+    if (running.empty()) break;
+    if (g_interrupted.load() && !terminated) {
+      terminated = true;
+      status = kExitRuntimeError;
+      failing = true;
+      fail_at = Clock::now();
+      for (const auto& [pid, name] : running) kill(pid, SIGTERM);
+    }
+    if (failing && !killed && Clock::now() - fail_at > grace) {
+      killed = true;
+      for (const auto& [pid, name] : running) {
+        log_line(fmt::format("node '{}' did not stop within {} s of the failure: killed", name,
+                             grace.count()));
+        kill(pid, SIGKILL);
+      }
+    }
+    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  if (!dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  return status;
+}
+
+int run_zmq_node(const Federation& fed, const std::string& name, const RunOptions& options) {
+  std::size_t index = fed.index_of(name);
+  if (fed.nodes[index].kind == NodeKind::kProgram) {
+    log_line(fmt::format("error: node '{}' runs an external program ('{}'), not fleetsim", name,
+                         fed.nodes[index].program));
+    return kExitUserError;
+  }
+  NodeRun run(fed, index, options);
+  NodeResult result;
+  try {
+    auto port = transport::make_zmq_port(fed.layout(), name, run.port_options());
+    result = run.run(*port);
+  } catch (const std::exception& e) {
+    result.name = name;
+    result.error = e.what();
+  }
+  if (!result.ok) {
+    log_line(fmt::format("error: {}", result.error));
+    return kExitRuntimeError;
+  }
+  if (!options.quiet) std::cout << summary_line(result) << std::endl;
+  return kExitOk;
+}
+
+}  // namespace fleetsim::federation

@@ -1,0 +1,29 @@
+// Starting federations: every node on this machine (threads for the in-process transport,
+// child processes for ZeroMQ), or one node of a federation spread over several machines.
+#pragma once
+
+#include <string>
+
+#include "federation/federation_file.hpp"
+#include "federation/node_runner.hpp"
+
+namespace fleetsim::federation {
+
+/// Runs every node as a thread on the in-process transport; waits for all. When one fails the
+/// others are stopped. Returns kExitOk or kExitRuntimeError.
+int launch_threads(const Federation& fed, const RunOptions& options);
+
+/// Runs every node as a child process (`options.node_program node FED --name N ...`, or the
+/// node's own program) on ZeroMQ; waits for all. When one fails the others get a few seconds
+/// to notice and stop by themselves, then are killed: no process is left behind. Returns
+/// kExitOk or kExitRuntimeError.
+int launch_processes(const Federation& fed, const std::string& federation_path,
+                     const RunOptions& options);
+
+/// Runs node `name` of `fed` in this process on ZeroMQ. Returns an exit status.
+int run_zmq_node(const Federation& fed, const std::string& name, const RunOptions& options);
+
+/// Fills the empty endpoints of `fed` with ipc://DIR/NODE.
+void assign_ipc_endpoints(Federation& fed, const std::string& dir);
+
+}  // namespace fleetsim::federation

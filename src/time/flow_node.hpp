@@ -1,0 +1,129 @@
+// A DSAAM node (docs/time-management.md): inputs and outputs with exact next timestamps, and
+// the operational semantics of the paper's section III-B as a small state machine. The node
+// decides what happens next — emit on the output with the smallest timestamp, or consume the
+// input with the smallest timestamp — and refuses any call that would break the four rules.
+//
+// Tie order (a total order, never the order of arrival): among inputs, the smallest
+// (timestamp, flow id) is consumed first; among outputs, the smallest (timestamp, flow id) is
+// emitted first; between an output and an input at the same timestamp, the output emits first
+// (consuming T would forbid emitting T, rule 3; emitting T still allows consuming T, rule 2).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "time/pacer.hpp"
+#include "time/trace.hpp"
+#include "transport/port.hpp"
+
+namespace fleetsim::time {
+
+using transport::FlowId;
+using transport::Message;
+
+/// Raised when node code breaks the DSAAM contract, e.g. emits a timestamp other than the one
+/// announced by the previous message's period. Names the node, the flow, the expected and the
+/// offending timestamp.
+class ContractViolation : public std::runtime_error {
+ public:
+  ContractViolation(std::string node, std::string flow, SimTime expected, SimTime offending,
+                    const std::string& message)
+      : std::runtime_error(message),
+        node_(std::move(node)),
+        flow_(std::move(flow)),
+        expected_(expected),
+        offending_(offending) {}
+  const std::string& node() const { return node_; }
+  const std::string& flow() const { return flow_; }
+  SimTime expected() const { return expected_; }
+  SimTime offending() const { return offending_; }
+
+ private:
+  std::string node_, flow_;
+  SimTime expected_, offending_;
+};
+
+/// What a node emits on an output when asked to.
+struct Emission {
+  SimTime timestamp = 0;  ///< must equal the announced timestamp
+  SimTime period = 0;     ///< ns to this flow's next message, > 0
+  std::vector<std::uint8_t> payload;
+};
+
+/// The simulator inside a node: consumes messages and produces emissions, in the order the
+/// FlowNode decides. Called from the node's thread only.
+class NodeBehaviour {
+ public:
+  virtual ~NodeBehaviour() = default;
+  /// A message consumed on input `input` (index in the node's layout).
+  virtual void consume(std::size_t input, const Message& m) = 0;
+  /// The message due on output `output` at `timestamp`.
+  virtual Emission emit(std::size_t output, SimTime timestamp) = 0;
+  /// A hash of the simulator's final state (printed at the end, compared by tests).
+  virtual std::uint64_t state_hash() const { return 0; }
+};
+
+/// Settings of a FlowNode.
+struct FlowNodeOptions {
+  SimTime until = 0;  ///< ns: the node stops when every next timestamp is >= until
+  TimeMode mode = TimeMode::kAsFastAsPossible;
+  double speedup = 1.0;           ///< kLinear only
+  TraceWriter* trace = nullptr;   ///< optional, not owned
+  std::function<void(const std::string&)> log;  ///< diagnostics (default stderr)
+};
+
+/// A DSAAM node bound to a transport port. Single-threaded.
+class FlowNode {
+ public:
+  /// The action the rules allow next.
+  struct Step {
+    enum class Kind { kConsume, kEmit, kDone } kind = Kind::kDone;
+    std::size_t index = 0;  ///< input or output index
+    SimTime timestamp = 0;
+  };
+
+  FlowNode(const transport::NodeLayout& layout, transport::Port& port, FlowNodeOptions options);
+
+  /// What must happen next: a pure function of the next timestamps (see the tie order above).
+  Step next() const;
+  /// Consumes the next message (blocking until it arrives). Only when next() is kConsume.
+  Message consume();
+  /// Emits on output `output`; checks the contract first. Only when next() is that kEmit.
+  void emit(std::size_t output, Emission e);
+  /// Runs `behaviour` until the end time: the whole life of a node in one call.
+  void run(NodeBehaviour& behaviour);
+
+  /// "Who am I waiting for": a sentence naming the input or output, the peer and its last
+  /// timestamp, for a port's wait report.
+  std::string describe_wait(const transport::WaitReport& r) const;
+
+  const transport::NodeLayout& layout() const { return layout_; }
+  /// Timestamp of the next message to consume on each input / emit on each output.
+  const std::vector<SimTime>& input_next() const { return t_; }
+  const std::vector<SimTime>& output_next() const { return s_; }
+  std::uint64_t consumed() const { return consumed_; }
+  std::uint64_t emitted() const { return emitted_; }
+  const Pacer& pacer() const { return pacer_; }
+
+ private:
+  [[noreturn]] void violation(std::size_t output, SimTime expected, SimTime offending,
+                              const std::string& what) const;
+
+  transport::NodeLayout layout_;
+  transport::Port& port_;
+  FlowNodeOptions options_;
+  Pacer pacer_;
+  std::vector<SimTime> t_;  ///< per input: timestamp of the next message to consume
+  std::vector<SimTime> s_;  ///< per output: timestamp of the next message to emit
+  SimTime last_consumed_ = -1;
+  SimTime last_emitted_ = -1;
+  std::uint64_t consumed_ = 0;
+  std::uint64_t emitted_ = 0;
+};
+
+}  // namespace fleetsim::time

@@ -1,0 +1,423 @@
+#include "transport/zmq_transport.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+#include <zmq.hpp>
+
+#include "transport/wire.hpp"
+
+namespace fleetsim::transport {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::string> feeding_nodes(const NodeLayout& sink) {
+  std::vector<std::string> sources;
+  for (const auto& in : sink.inputs) sources.push_back(in.source);
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  return sources;
+}
+
+// Reads one monitor event (two frames: 6 bytes event+value, then the address).
+std::optional<std::pair<std::uint16_t, std::int32_t>> read_event(zmq::socket_t& monitor) {
+  zmq::message_t head;
+  if (!monitor.recv(head, zmq::recv_flags::dontwait)) return std::nullopt;
+  std::uint16_t event = 0;
+  std::int32_t value = 0;
+  if (head.size() >= 6) {
+    std::memcpy(&event, head.data(), 2);
+    std::memcpy(&value, static_cast<const char*>(head.data()) + 2, 4);
+  }
+  zmq::message_t address;
+  if (head.more()) (void)monitor.recv(address);
+  return std::make_pair(event, value);
+}
+
+std::string ns(SimTime t) { return fmt::format("{} ns", t); }
+
+}  // namespace
+
+std::string link_endpoint(const FederationLayout& layout, const std::string& sink,
+                          const std::string& source) {
+  const NodeLayout* node = layout.find(sink);
+  if (!node) throw std::logic_error("zmq transport: unknown node '" + sink + "'");
+  auto sources = feeding_nodes(*node);
+  auto it = std::find(sources.begin(), sources.end(), source);
+  if (it == sources.end())
+    throw std::logic_error("zmq transport: node '" + source + "' does not feed '" + sink + "'");
+  auto k = static_cast<int>(it - sources.begin());
+  const std::string& e = node->endpoint;
+  if (e.rfind("tcp://", 0) == 0) {
+    auto colon = e.rfind(':');
+    int port = std::stoi(e.substr(colon + 1));
+    return e.substr(0, colon + 1) + std::to_string(port + k);
+  }
+  return e + "." + std::to_string(k);
+}
+
+/// A node's view of the ZeroMQ federation. Single-threaded: only the node's thread calls it;
+/// ZeroMQ's own I/O thread does the network work.
+class ZmqPort final : public Port {
+ public:
+  ZmqPort(const FederationLayout& layout, const NodeLayout& self, PortOptions options,
+          ZmqOptions zo)
+      : Port(self, std::move(options)), zopt_(zo), until_(layout.until) {
+    int monitor_id = 0;
+    auto monitored = [&](zmq::socket_type type, std::size_t hwm) {
+      zmq::socket_t s(ctx_, type);
+      s.set(zmq::sockopt::linger, 0);
+      s.set(zmq::sockopt::heartbeat_ivl, zopt_.heartbeat_interval_ms);
+      s.set(zmq::sockopt::heartbeat_timeout, zopt_.heartbeat_timeout_ms);
+      s.set(zmq::sockopt::heartbeat_ttl, zopt_.heartbeat_timeout_ms);
+      s.set(zmq::sockopt::reconnect_ivl, 20);
+      s.set(zmq::sockopt::sndhwm, static_cast<int>(std::max<std::size_t>(hwm, 1)));
+      s.set(zmq::sockopt::rcvhwm, static_cast<int>(std::max<std::size_t>(hwm, 1)));
+      std::string address = "inproc://fleetsim-monitor-" + std::to_string(monitor_id++);
+      int rc = zmq_socket_monitor(s.handle(), address.c_str(),
+                                  ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED |
+                                      ZMQ_EVENT_DISCONNECTED);
+      if (rc != 0) throw zmq::error_t();
+      zmq::socket_t m(ctx_, zmq::socket_type::pair);
+      m.set(zmq::sockopt::linger, 0);
+      m.connect(address);
+      return std::make_pair(std::move(s), std::move(m));
+    };
+
+    // One bound link per feeding node.
+    for (const auto& source : feeding_nodes(layout_)) {
+      std::size_t hwm = 1;
+      for (const auto& in : layout_.inputs)
+        if (in.source == source) hwm = std::max(hwm, in.capacity);
+      auto [s, m] = monitored(zmq::socket_type::pull, hwm);
+      std::string endpoint = link_endpoint(layout, layout_.name, source);
+      std::string bind_to = endpoint;
+      if (bind_to.rfind("tcp://", 0) == 0)
+        bind_to = "tcp://*" + endpoint.substr(endpoint.rfind(':'));
+      try {
+        s.bind(bind_to);
+      } catch (const zmq::error_t& e) {
+        throw std::runtime_error(fmt::format("node '{}': cannot bind {} (link from '{}'): {}",
+                                             layout_.name, endpoint, source, e.what()));
+      }
+      RecvLink r;
+      r.peer = source;
+      r.socket = std::move(s);
+      r.monitor = std::move(m);
+      recv_.push_back(std::move(r));
+    }
+    for (const auto& in : layout_.inputs) {
+      InputState st;
+      st.capacity = std::max<std::size_t>(in.capacity, 1);
+      st.next = in.initial;
+      for (std::size_t r = 0; r < recv_.size(); ++r)
+        if (recv_[r].peer == in.source) st.link = r;
+      recv_[st.link].inputs.push_back(in_.size());
+      in_.push_back(std::move(st));
+    }
+    // One connected link per fed node.
+    std::map<std::string, std::size_t> link_of;
+    for (const auto& out : layout_.outputs) {
+      std::vector<std::size_t> links;
+      for (const auto& sink : out.sinks) {
+        auto it = link_of.find(sink);
+        if (it == link_of.end()) {
+          std::size_t hwm = 1;
+          if (const NodeLayout* n = layout.find(sink))
+            for (const auto& in : n->inputs)
+              if (in.source == layout_.name) hwm = std::max(hwm, in.capacity);
+          auto [s, m] = monitored(zmq::socket_type::push, hwm);
+          s.connect(link_endpoint(layout, sink, layout_.name));
+          SendLink l;
+          l.peer = sink;
+          l.socket = std::move(s);
+          l.monitor = std::move(m);
+          it = link_of.emplace(sink, send_.size()).first;
+          send_.push_back(std::move(l));
+        }
+        send_[it->second].next[out.flow] = out.initial;
+        links.push_back(it->second);
+      }
+      out_links_.push_back(std::move(links));
+    }
+  }
+
+  ~ZmqPort() override { shut(closed_ ? static_cast<int>(zopt_.linger.count()) : 0); }
+
+  void send(std::size_t output, const Message& m) override {
+    encode(m, wire_);
+    const auto& links = out_links_.at(output);
+    for (std::size_t k = 0; k < links.size(); ++k) {
+      SendLink& link = send_[links[k]];
+      jitter();
+      auto since = Clock::now();
+      auto next_report = since + options_.wait_report_after;
+      while (true) {
+        zmq::message_t zm(wire_.data(), wire_.size());
+        if (link.socket.send(zm, zmq::send_flags::dontwait)) break;
+        // The sink's buffers are full: keep receiving (a node receives in every state) and
+        // watching the peers until the link drains.
+        pump(wait_budget(next_report), static_cast<int>(links[k]));
+        check_peers();
+        if (Clock::now() >= next_report) {
+          report_wait(true, output, link.peer, since);
+          next_report += options_.wait_report_after;
+        }
+      }
+      link.next[m.flow] = m.timestamp + m.period;
+      stats_.messages_sent++;
+      stats_.bytes_sent += m.payload.size();
+    }
+  }
+
+  Message receive(std::size_t input) override {
+    InputState& st = in_.at(input);
+    auto since = Clock::now();
+    auto next_report = since + options_.wait_report_after;
+    while (st.buffer.empty()) {
+      pump(wait_budget(next_report), -1);
+      if (!st.buffer.empty()) break;
+      check_peers();
+      if (Clock::now() >= next_report) {
+        report_wait(false, input, recv_[st.link].peer, since);
+        next_report += options_.wait_report_after;
+      }
+    }
+    Message m = std::move(st.buffer.front());
+    st.buffer.pop_front();
+    // Room again: the message held back on this link can enter its buffer.
+    RecvLink& r = recv_[st.link];
+    if (r.held) {
+      InputState& target = in_[r.held_input];
+      if (target.buffer.size() < target.capacity) {
+        target.buffer.push_back(std::move(*r.held));
+        r.held.reset();
+      }
+    }
+    return m;
+  }
+
+  void close() override {
+    closed_ = true;
+    shut(static_cast<int>(zopt_.linger.count()));
+  }
+
+ private:
+  struct RecvLink {
+    std::string peer;
+    zmq::socket_t socket;
+    zmq::socket_t monitor;
+    std::set<std::int32_t> connections;  ///< open connections (fds) on this bound socket
+    bool gone = false;                   ///< every connection closed after one existed
+    Clock::time_point gone_at;
+    std::optional<Message> held;  ///< read from the socket, its input buffer was full
+    std::size_t held_input = 0;
+    std::vector<std::size_t> inputs;
+    std::uint64_t refused = 0;
+  };
+  struct SendLink {
+    std::string peer;
+    zmq::socket_t socket;
+    zmq::socket_t monitor;
+    bool gone = false;
+    std::map<FlowId, SimTime> next;  ///< per flow: timestamp of the next message owed
+  };
+  struct InputState {
+    std::deque<Message> buffer;
+    std::size_t capacity = 1;
+    std::size_t link = 0;
+    SimTime next = 0;  ///< timestamp of the next message expected to arrive
+  };
+
+  std::chrono::milliseconds wait_budget(Clock::time_point next_report) const {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next_report - Clock::now());
+    return std::clamp(left, std::chrono::milliseconds(1), std::chrono::milliseconds(50));
+  }
+
+  // Waits up to `timeout` for anything: data on a link with room, a monitor event, or (when
+  // `send_link` >= 0) room on that outgoing link. Handles what arrived.
+  void pump(std::chrono::milliseconds timeout, int send_link) {
+    items_.clear();
+    for (auto& r : recv_)
+      items_.push_back({r.socket.handle(), 0, static_cast<short>(r.held ? 0 : ZMQ_POLLIN), 0});
+    for (auto& r : recv_) items_.push_back({r.monitor.handle(), 0, ZMQ_POLLIN, 0});
+    for (auto& s : send_) items_.push_back({s.monitor.handle(), 0, ZMQ_POLLIN, 0});
+    if (send_link >= 0)
+      items_.push_back({send_[static_cast<std::size_t>(send_link)].socket.handle(), 0,
+                        ZMQ_POLLOUT, 0});
+    zmq::poll(items_.data(), items_.size(), timeout);
+    std::size_t i = 0;
+    for (auto& r : recv_)
+      if (items_[i++].revents & ZMQ_POLLIN) read_link(r);
+    for (auto& r : recv_)
+      if (items_[i++].revents & ZMQ_POLLIN) read_events(r);
+    for (auto& s : send_)
+      if (items_[i++].revents & ZMQ_POLLIN) read_events(s);
+  }
+
+  // Moves every available message of link `r` into its input buffers, until one has no room.
+  bool read_link(RecvLink& r) {
+    bool got = false;
+    while (!r.held) {
+      zmq::message_t zm;
+      if (!r.socket.recv(zm, zmq::recv_flags::dontwait)) break;
+      auto decoded = decode(zm.data(), zm.size());
+      if (auto* err = std::get_if<WireError>(&decoded)) {
+        refuse(r, err->reason);
+        continue;
+      }
+      Message& m = std::get<Message>(decoded);
+      std::size_t input = in_.size();
+      for (std::size_t i : r.inputs)
+        if (layout_.inputs[i].flow == m.flow) input = i;
+      if (input == in_.size()) {
+        refuse(r, fmt::format("flow {} is not fed to this node by '{}'", m.flow, r.peer));
+        continue;
+      }
+      InputState& st = in_[input];
+      if (m.timestamp != st.next) {
+        refuse(r, fmt::format("flow '{}': timestamp {} out of sequence (expected {})",
+                              layout_.inputs[input].flow_name, m.timestamp, st.next));
+        continue;
+      }
+      st.next = m.timestamp + m.period;
+      last_from_[r.peer] = m.timestamp;
+      stats_.messages_received++;
+      got = true;
+      if (st.buffer.size() < st.capacity) {
+        st.buffer.push_back(std::move(m));
+      } else {
+        r.held = std::move(m);
+        r.held_input = input;
+      }
+    }
+    return got;
+  }
+
+  void refuse(RecvLink& r, const std::string& reason) {
+    stats_.refused++;
+    // Log the first few and then a sample: a flood of garbage must not flood the log.
+    if (r.refused < 10 || r.refused % 1000 == 0)
+      log(fmt::format("node '{}': refused a message on the link from '{}': {}", layout_.name,
+                      r.peer, reason));
+    r.refused++;
+  }
+
+  void read_events(RecvLink& r) {
+    while (auto e = read_event(r.monitor)) {
+      if (e->first == ZMQ_EVENT_ACCEPTED) {
+        r.connections.insert(e->second);
+        r.gone = false;
+      } else if (e->first == ZMQ_EVENT_DISCONNECTED) {
+        r.connections.erase(e->second);
+        if (r.connections.empty() && !r.gone) {
+          r.gone = true;
+          r.gone_at = Clock::now();
+        }
+      }
+    }
+  }
+
+  void read_events(SendLink& s) {
+    while (auto e = read_event(s.monitor)) {
+      if (e->first == ZMQ_EVENT_CONNECTED) s.gone = false;
+      if (e->first == ZMQ_EVENT_DISCONNECTED) s.gone = true;
+    }
+  }
+
+  bool owes(const RecvLink& r) const {
+    for (std::size_t i : r.inputs)
+      if (in_[i].next < until_) return true;
+    return false;
+  }
+
+  // Throws PeerLost if a peer left while messages were still due on a link with it.
+  void check_peers() {
+    for (auto& s : send_) {
+      if (!s.gone) continue;
+      std::string waiting;
+      for (const auto& [flow, next] : s.next)
+        if (next < until_)
+          waiting += fmt::format("{}'{}' (next timestamp {})", waiting.empty() ? "" : ", ",
+                                 flow_name(flow), ns(next));
+      if (!waiting.empty())
+        throw PeerLost(s.peer, fmt::format("node '{}': lost peer '{}' (connection closed or "
+                                           "heartbeats missed); last timestamp received from it: "
+                                           "{}; flows it still had to receive from this node: {}",
+                                           layout_.name, s.peer, last_text(s.peer), waiting));
+    }
+    for (auto& r : recv_) {
+      if (!r.gone || r.held || !owes(r)) continue;
+      if (Clock::now() - r.gone_at < zopt_.drain_grace) continue;
+      // Its last messages may still sit in the socket: drain before declaring it lost.
+      if (read_link(r)) {
+        r.gone_at = Clock::now();
+        continue;
+      }
+      bool buffered = false;
+      for (std::size_t i : r.inputs) buffered |= !in_[i].buffer.empty();
+      if (buffered) continue;
+      std::string waiting;
+      for (std::size_t i : r.inputs)
+        if (in_[i].next < until_)
+          waiting += fmt::format("{}'{}' (next timestamp {})", waiting.empty() ? "" : ", ",
+                                 layout_.inputs[i].flow_name, ns(in_[i].next));
+      throw PeerLost(r.peer, fmt::format("node '{}': lost peer '{}' (connection closed or "
+                                         "heartbeats missed); last timestamp received from it: "
+                                         "{}; flows left waiting: {}",
+                                         layout_.name, r.peer, last_text(r.peer), waiting));
+    }
+  }
+
+  std::string last_text(const std::string& peer) const {
+    SimTime t = last_from(peer);
+    return t < 0 ? std::string("none") : ns(t);
+  }
+
+  std::string flow_name(FlowId flow) const {
+    for (const auto& o : layout_.outputs)
+      if (o.flow == flow) return o.flow_name;
+    return std::to_string(flow);
+  }
+
+  void shut(int linger_ms) {
+    if (shut_) return;
+    shut_ = true;
+    auto close_link = [&](zmq::socket_t& s, zmq::socket_t& m) {
+      zmq_socket_monitor(s.handle(), nullptr, 0);
+      m.close();
+      s.set(zmq::sockopt::linger, linger_ms);
+      s.close();
+    };
+    for (auto& s : send_) close_link(s.socket, s.monitor);
+    for (auto& r : recv_) close_link(r.socket, r.monitor);
+  }
+
+  zmq::context_t ctx_{1};
+  ZmqOptions zopt_;
+  SimTime until_;
+  std::vector<RecvLink> recv_;
+  std::vector<SendLink> send_;
+  std::vector<InputState> in_;
+  std::vector<std::vector<std::size_t>> out_links_;
+  std::vector<zmq::pollitem_t> items_;
+  std::vector<std::uint8_t> wire_;
+  bool closed_ = false;
+  bool shut_ = false;
+};
+
+std::unique_ptr<Port> make_zmq_port(const FederationLayout& layout, const std::string& name,
+                                    PortOptions options, ZmqOptions zmq_options) {
+  const NodeLayout* self = layout.find(name);
+  if (!self) throw std::logic_error("zmq transport: unknown node '" + name + "'");
+  return std::make_unique<ZmqPort>(layout, *self, std::move(options), zmq_options);
+}
+
+}  // namespace fleetsim::transport

@@ -1,0 +1,46 @@
+// ZeroMQ transport: nodes are processes, on one machine or several, linked by tcp:// or
+// ipc:// sockets.
+//
+// Wiring: a node binds one PULL socket per node that feeds it (a *link*), and connects one
+// PUSH socket per node it feeds. One socket per link keeps back-pressure exact: a node stops
+// reading a link only when the input the next message is for is full, and messages on one
+// link arrive in the sender's (timestamp, flow) order, so the message a blocked node needs is
+// never stuck behind one it has no room for (docs/time-management.md, "Progress").
+//
+// Liveness: ZeroMQ heartbeats (ZMQ_HEARTBEAT_IVL / _TIMEOUT) and socket monitors detect a
+// peer that died, hangs or left; a port then throws PeerLost naming the peer, the last
+// timestamp received from it and the flows left waiting — but only if messages were still
+// owed on a link with that peer: a peer that finished normally leaves silently.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "transport/port.hpp"
+
+namespace fleetsim::transport {
+
+/// ZeroMQ-specific settings.
+struct ZmqOptions {
+  int heartbeat_interval_ms = 100;  ///< ZMQ_HEARTBEAT_IVL
+  int heartbeat_timeout_ms = 400;   ///< ZMQ_HEARTBEAT_TIMEOUT: a silent peer is dead after this
+  /// After a peer's connection closed, how long its last messages may still be drained from
+  /// the socket before the peer is declared lost.
+  std::chrono::milliseconds drain_grace{200};
+  /// How long close() lets unsent messages reach their peers.
+  std::chrono::milliseconds linger{10000};
+};
+
+/// The endpoint that node `sink` binds for the link from node `source`: for
+/// "tcp://host:port" it is port + k, for "ipc://path" it is "ipc://path.k", where k is the
+/// position of `source` among the sink's feeding nodes sorted by name.
+std::string link_endpoint(const FederationLayout& layout, const std::string& sink,
+                          const std::string& source);
+
+/// Creates the port of node `name`: binds its links, connects to its sinks. Throws
+/// std::runtime_error naming the endpoint if a bind fails.
+std::unique_ptr<Port> make_zmq_port(const FederationLayout& layout, const std::string& name,
+                                    PortOptions options, ZmqOptions zmq_options = {});
+
+}  // namespace fleetsim::transport
