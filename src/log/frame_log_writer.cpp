@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -13,6 +14,11 @@ namespace fleetsim::log {
 namespace ff = frame_format;
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 struct CCtxDeleter {
   void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
@@ -115,6 +121,7 @@ void FrameLogWriter::write(const LogFrameView& f) {
   }
 
   // Take a recycled job once there is room in the queue.
+  const auto waited = Clock::now();
   Job job;
   {
     std::unique_lock lock(mutex_);
@@ -125,6 +132,8 @@ void FrameLogWriter::write(const LogFrameView& f) {
     }
   }
   raise_pending_error();
+  stats_.wait_ms += ms_since(waited);
+  const auto copy_start = Clock::now();
 
   // Copy everything the caller will overwrite (the only per-robot work on this thread).
   ff::copy_payload(f, job.plain);
@@ -144,6 +153,8 @@ void FrameLogWriter::write(const LogFrameView& f) {
     for (std::size_t i = tags_.size(); i < f.tags.size(); ++i) add_tag(f.tags[i]);
   }
 
+  stats_.copy_ms += ms_since(copy_start);
+  ++stats_.frames;
   std::lock_guard lock(mutex_);
   queue_.push_back(std::move(job));
   changed_.notify_all();
@@ -166,6 +177,7 @@ void FrameLogWriter::run_writer_thread() {
       failed = !error_.empty();
     }
     if (!failed) {
+      const auto encode_start = Clock::now();
       try {
         ff::shuffle_payload(job.plain, shuffled_);
         // Record = header, tag block, compressed payload; written with one write().
@@ -194,6 +206,7 @@ void FrameLogWriter::run_writer_thread() {
         std::lock_guard lock(mutex_);
         error_ = e.what();
       }
+      encode_ms_ += ms_since(encode_start);
     }
     std::lock_guard lock(mutex_);
     free_jobs_.push_back(std::move(job));
@@ -256,6 +269,8 @@ void FrameLogWriter::finish() {
       error = e.what();
     }
   }
+  stats_.encode_ms = encode_ms_;
+  stats_.bytes = position_;
   if (!file_.close() && error.empty()) error = "cannot close log '" + path_ + "'";
   if (!error.empty()) throw LogError(error);
 }

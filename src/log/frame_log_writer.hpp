@@ -35,6 +35,17 @@ class FrameLogWriter final : public LogWriter {
   FrameLogWriter(const FrameLogWriter&) = delete;
   FrameLogWriter& operator=(const FrameLogWriter&) = delete;
 
+  /// Where the time goes, for benchmarks and progress displays. Read after finish().
+  struct Stats {
+    std::uint64_t frames = 0;
+    double copy_ms = 0;    ///< caller thread: copying columns in write()
+    double wait_ms = 0;    ///< caller thread: waiting for room in the queue
+    double encode_ms = 0;  ///< writer thread: shuffle, compress, checksum, write()
+    std::uint64_t bytes = 0;  ///< file size
+  };
+  /// Totals since begin(); complete once finish() has returned.
+  Stats stats() const { return stats_; }
+
   void begin(const LogHeader& header) override;
   void write(const LogFrameView& frame) override;
   void finish() override;
@@ -63,6 +74,7 @@ class FrameLogWriter final : public LogWriter {
   bool begun_ = false;
   bool finished_ = false;
   std::vector<std::string> tags_;  ///< every tag written so far, for the index
+  Stats stats_;                    ///< caller's fields; encode_ms merged in at finish()
 
   // Shared, guarded by mutex_.
   std::mutex mutex_;
@@ -75,6 +87,7 @@ class FrameLogWriter final : public LogWriter {
 
   // Writer thread only (read by the caller after join()).
   std::uint64_t position_ = 0;
+  double encode_ms_ = 0;
   std::vector<std::uint64_t> offsets_;
   std::vector<std::uint8_t> shuffled_, record_;
   std::thread thread_;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "log/frame_log_writer.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
 
@@ -50,9 +51,10 @@ int main(int argc, char** argv) {
   }
 
   double write_ms = 0;
+  FrameLogWriter::Stats stats;
   const auto start = Clock::now();
   {
-    auto writer = make_frame_log_writer(path, FrameLogOptions{level});
+    auto writer = std::make_unique<FrameLogWriter>(path, FrameLogOptions{level});
     writer->begin(header);
     for (std::size_t k = 0; k < frames; ++k) {
       // One step of motion (not timed).
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
       write_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     }
     writer->finish();
+    stats = writer->stats();
   }
   const double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - start)
                               .count();
@@ -92,10 +95,12 @@ int main(int argc, char** argv) {
   const double read_ms = std::chrono::duration<double, std::milli>(Clock::now() - r1).count();
   std::printf(
       "{\"bench\":\"frame_log\",\"robots\":%zu,\"frames\":%zu,\"zstd_level\":%d,"
-      "\"write_call_ms_per_frame\":%.3f,\"wall_ms_per_frame_incl_step\":%.3f,"
+      "\"write_call_ms_per_frame\":%.3f,\"copy_ms_per_frame\":%.3f,\"queue_wait_ms_per_frame\":%.3f,"
+      "\"background_encode_ms_per_frame\":%.3f,\"wall_ms_per_frame_incl_step\":%.3f,"
       "\"bytes_per_frame\":%.0f,\"bytes_per_robot\":%.2f,\"raw_bytes_per_robot\":38,"
       "\"open_ms\":%.3f,\"read_frame_ms\":%.3f,\"last_x_ok\":%s}\n",
-      robots, frames, level, write_ms / frames, total_ms / frames,
+      robots, frames, level, write_ms / frames, stats.copy_ms / frames, stats.wait_ms / frames,
+      stats.encode_ms / frames, total_ms / frames,
       static_cast<double>(bytes) / frames,
       static_cast<double>(bytes) / frames / static_cast<double>(robots), open_ms, read_ms,
       last.robot_x == x ? "true" : "false");
