@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <sys/resource.h>
 
+#include "core/plugin_loader.hpp"
 #include "fleetsim/diagnostics.hpp"
 #include "sim/simulation.hpp"
 
@@ -202,9 +204,13 @@ int check_command(const RunArgs& a) {
   return kExitOk;
 }
 
-int list_command(bool json) {
+int list_command(bool json, const std::vector<std::string>& libraries) {
   PluginRegistry reg;
   register_builtins(reg);
+  Diagnostics diags;
+  for (const auto& lib : libraries) load_plugin_library(lib, reg, diags, {lib, 0});
+  diags.print(std::cerr);
+  if (diags.has_errors()) return kExitUserError;
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& i : reg.all()) {
@@ -218,15 +224,21 @@ int list_command(bool json) {
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
+  std::vector<PluginInfo> infos = reg.all();
+  std::stable_sort(infos.begin(), infos.end(),
+                   [](const PluginInfo& a, const PluginInfo& b) { return a.kind < b.kind; });
   PluginKind last = PluginKind::kLogWriter;
   bool first = true;
-  for (const auto& i : reg.all()) {
+  for (const auto& i : infos) {
     if (first || i.kind != last) {
-      std::cout << (first ? "" : "\n") << to_string(i.kind) << "s:\n";
+      std::string heading = to_string(i.kind);
+      if (heading.back() != 's') heading += 's';
+      std::cout << (first ? "" : "\n") << heading << ":\n";
       last = i.kind;
       first = false;
     }
-    std::cout << "  " << i.name << " — " << i.description << "\n";
+    std::cout << "  " << i.name << " — " << i.description
+              << (i.origin == "built-in" ? "" : "  [" + i.origin + "]") << "\n";
     for (const auto& p : i.params)
       std::cout << "      " << p.name << " (" << p.type << ", default "
                 << (p.default_value.empty() ? "required" : p.default_value) << "): " << p.doc
@@ -268,11 +280,13 @@ void add_engine_commands(CLI::App& app, int& status) {
   check->callback([check_args, &status] { status = check_command(*check_args); });
 
   auto json = std::make_shared<bool>(false);
+  auto libs = std::make_shared<std::vector<std::string>>();
   auto* list = app.add_subcommand(
-      "list", "List every built-in plug-in (sensors, actuators, controllers, physics engines, "
-              "loop functions, log writers) with its parameters.");
+      "list", "List every plug-in (sensors, actuators, controllers, physics engines, loop "
+              "functions, log writers) with its documented parameters.");
   list->add_flag("--json", *json, "as JSON");
-  list->callback([json, &status] { status = list_command(*json); });
+  list->add_option("--plugins", *libs, "also load these plug-in libraries and list their entries");
+  list->callback([json, libs, &status] { status = list_command(*json, *libs); });
 }
 
 }  // namespace fleetsim::cli

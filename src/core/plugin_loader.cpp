@@ -11,8 +11,8 @@ bool load_plugin_library(const std::string& path, PluginRegistry& registry, Diag
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     diags.error(where, "plug-in library '" + path +
-                           "' not found (expected a shared library path, relative to the "
-                           "experiment file)");
+                           "' not found (expected a shared library path relative to the "
+                           "experiment file, or a file name found in FLEETSIM_PLUGIN_PATH)");
     return false;
   }
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

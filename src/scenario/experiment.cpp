@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "core/plugin_loader.hpp"
@@ -221,8 +223,31 @@ class ExperimentParser {
     for (auto& lib : e.children("library")) {
       std::string path = lib.text("path", "", true);
       lib.finish();
-      if (!path.empty()) load_plugin_library(file_.resolve(path), reg_, d_, lib.where());
+      if (!path.empty()) load_plugin_library(find_library(path), reg_, d_, lib.where());
     }
+  }
+
+  /// A library path relative to the experiment file; a bare name not found there is also
+  /// looked up in the directories of FLEETSIM_PLUGIN_PATH (colon-separated).
+  std::string find_library(const std::string& path) const {
+    std::string here = file_.resolve(path);
+    std::error_code ec;
+    if (std::filesystem::exists(here, ec) || path.find('/') != std::string::npos) return here;
+    if (const char* env = std::getenv("FLEETSIM_PLUGIN_PATH")) {
+      std::string dirs = env;
+      std::size_t start = 0;
+      while (start <= dirs.size()) {
+        std::size_t colon = dirs.find(':', start);
+        std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        if (!dir.empty()) {
+          std::string candidate = (std::filesystem::path(dir) / path).string();
+          if (std::filesystem::exists(candidate, ec)) return candidate;
+        }
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+      }
+    }
+    return here;
   }
 
   void read_kinds(XmlElement& e) {
@@ -263,8 +288,10 @@ class ExperimentParser {
                 join(reg_.names(PluginKind::kController)) + "; `fleetsim list` shows them)" +
                 did_you_mean(decl.type, reg_.names(PluginKind::kController)));
       }
-      if (info) decl.params = read_params(c, *info, {"id", "type"});
-      c.finish();
+      if (info) {
+        decl.params = read_params(c, *info, {"id", "type"});
+        c.finish();  // parameters of an unknown type are not reported: one error is enough
+      }
       c.check_children({});
       for (const auto& other : model_->controllers)
         if (other.id == decl.id && !decl.id.empty())
@@ -412,9 +439,11 @@ class ExperimentParser {
               join(reg_.names(PluginKind::kLoopFunctions)) +
               "; plug-in libraries are named in <plugins>)" +
               did_you_mean(type, reg_.names(PluginKind::kLoopFunctions)));
-    if (info) ex_.loop_params = read_params(e, *info, {"type"});
     ex_.loop_functions = type;
-    e.finish();
+    if (info) {
+      ex_.loop_params = read_params(e, *info, {"type"});
+      e.finish();
+    }
     e.check_children({});
   }
 

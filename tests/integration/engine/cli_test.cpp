@@ -1,0 +1,201 @@
+// The command line as a user meets it: examples run, bad input is reported as file:line with
+// status 2, failures keep the log, and runs repeat bit for bit across thread counts.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "log/log_reader.hpp"
+#include "sim/simulation.hpp"
+
+namespace fleetsim {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = FLEETSIM_SOURCE_DIR;
+const std::string kBin = FLEETSIM_BINARY_DIR;
+const std::string kFleetsim = kBin + "/fleetsim";
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(kBin) / "test-output" /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  Result run(const std::string& args, const std::string& env = "") {
+    std::string out = path("stdout.txt"), err = path("stderr.txt");
+    std::string cmd = env + " " + kFleetsim + " " + args + " >" + out + " 2>" + err;
+    int raw = std::system(cmd.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(path(name)) << text;
+    return path(name);
+  }
+  fs::path dir_;
+};
+
+const std::string kDiffusion = kSrc + "/examples/diffusion/diffusion.xml";
+
+TEST_F(Cli, DiffusionExampleRunsAndItsLogReadsBack) {
+  Result r = run("run " + kDiffusion + " --log " + path("d.flog") + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto last_line = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  auto j = nlohmann::json::parse(last_line);
+  EXPECT_EQ(j["ticks"], 600);
+  EXPECT_EQ(j["robots"], 1000);
+  EXPECT_DOUBLE_EQ(j["sim_seconds"].get<double>(), 60.0);
+  auto reader = log::LogReader::open(path("d.flog"));
+  ASSERT_EQ(reader->frame_count(), 601u);
+  auto f = reader->read_frame(600);
+  EXPECT_EQ(f.tick, 600);
+  EXPECT_EQ(f.robot_id.size(), 1000u);
+  // Robots diffused: most moved away from where they started.
+  auto f0 = reader->read_frame(0);
+  int moved = 0;
+  for (std::size_t i = 0; i < 1000; ++i)
+    moved += std::hypot(f.robot_x[i] - f0.robot_x[i], f.robot_y[i] - f0.robot_y[i]) > 1.0;
+  EXPECT_GT(moved, 500);
+}
+
+TEST_F(Cli, OneAndTwoThreadsGiveIdenticalLogsInBothFormats) {
+  for (std::string fmt : {"frames", "deeco"}) {
+    ASSERT_EQ(run("run " + kDiffusion + " --quiet --threads 1 --log-format " + fmt + " --log " + path("a." + fmt)).status, 0);
+    ASSERT_EQ(run("run " + kDiffusion + " --quiet --threads 2 --log-format " + fmt + " --log " + path("b." + fmt)).status, 0);
+    std::string a = slurp(path("a." + fmt)), b = slurp(path("b." + fmt));
+    EXPECT_GT(a.size(), 100000u);
+    EXPECT_TRUE(a == b) << fmt << " logs differ between 1 and 2 threads";
+  }
+}
+
+TEST_F(Cli, SameSeedSameBytesOtherSeedOtherBytes) {
+  ASSERT_EQ(run("run " + kDiffusion + " --quiet --length 10 --seed 9 --log " + path("a.flog")).status, 0);
+  ASSERT_EQ(run("run " + kDiffusion + " --quiet --length 10 --seed 9 --log " + path("b.flog")).status, 0);
+  ASSERT_EQ(run("run " + kDiffusion + " --quiet --length 10 --seed 10 --log " + path("c.flog")).status, 0);
+  EXPECT_TRUE(slurp(path("a.flog")) == slurp(path("b.flog")));
+  EXPECT_FALSE(slurp(path("a.flog")) == slurp(path("c.flog")));
+}
+
+TEST_F(Cli, DeecoExampleWritesTheTextLog) {
+  fs::copy(kSrc + "/examples/deeco", dir_ / "deeco");
+  Result r = run("run " + path("deeco/deeco.xml") + " --quiet");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string text = slurp(path("deeco/deeco.log"));
+  // Header: field size in pixels, then the encoding; one line per robot and per object.
+  EXPECT_EQ(text.rfind("80\n60\n", 0), 0u);
+  EXPECT_NE(text.find("\nepuck,1.4"), std::string::npos);
+  EXPECT_NE(text.find("\nBase\nBeacon\nBeacon\n"), std::string::npos);
+  // Tags with metacharacters are escaped.
+  EXPECT_NE(text.find("worker\\,\\&\\;special"), std::string::npos);
+  EXPECT_NE(text.find("tick 300: "), std::string::npos);
+}
+
+TEST_F(Cli, PluginLibraryExampleRuns) {
+  Result r = run("run " + kSrc + "/examples/plugins/plugins.xml --quiet --json --log " + path("p.flog"),
+                 "FLEETSIM_PLUGIN_PATH=" + kBin + "/examples/plugins");
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto reader = log::LogReader::open(path("p.flog"));
+  auto f = reader->read_frame(reader->frame_count() - 1);
+  EXPECT_EQ(f.status.rfind("centroid ", 0), 0u) << f.status;
+  // The blinker flipped tags and LEDs.
+  bool on = false;
+  for (auto t : f.robot_tag) on = on || f.tags[t] == "on";
+  EXPECT_TRUE(on);
+}
+
+TEST_F(Cli, BadInputIsReportedAsFileLineWithStatus2AndNothingRuns) {
+  std::string bad1 = write("bad1.xml",
+                           "<fleetsim>\n"
+                           "  <framework ticks_per_second=\"3\" length=\"-1\"/>\n"
+                           "  <arena size=\"4,4\"><robot id=\"a\" controler=\"x\" position=\"0,0\"/></arena>\n"
+                           "  <log path=\"" + path("never.flog") + "\"/>\n"
+                           "</fleetsim>\n");
+  std::string bad2 = write("bad2.xml", "<fleetsim>\n  <arena size=\"4,4\">\n");
+  Result r = run("run " + bad1 + " " + bad2);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(bad1 + ":2: error: ticks_per_second=3 does not divide"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(bad1 + ":2: error: attribute 'length' of <framework> is -1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(bad1 + ":3: error: unknown attribute 'controler' on <robot>"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'controller'?"), std::string::npos);
+  EXPECT_NE(r.err.find(bad2 + ":2: error: malformed XML"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("never.flog")));
+  EXPECT_EQ(run("check " + bad1).status, 2);
+  EXPECT_EQ(run("check " + kDiffusion).status, 0);
+  EXPECT_EQ(run("run /no/such/file.xml").status, 2);
+}
+
+TEST_F(Cli, AControllerThatThrowsStopsTheRunAndKeepsTheLog) {
+  std::string xml = slurp(kSrc + "/examples/plugins/plugins.xml");
+  xml.replace(xml.find("period=\"5\""), 10, "period=\"5\" fail_at_tick=\"15\"");
+  xml.replace(xml.find("libexample_plugins.so"), 21, kBin + "/examples/plugins/libexample_plugins.so");
+  std::string exp = write("fail.xml", xml);
+  Result r = run("run " + exp + " --log " + path("f.flog"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("tick 15, robot '"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("controller 'blinker': blinker asked to fail"), std::string::npos) << r.err;
+  auto reader = log::LogReader::open(path("f.flog"));
+  ASSERT_EQ(reader->frame_count(), 16u);  // ticks 0..15 completed
+  EXPECT_EQ(reader->read_frame(15).tick, 15);
+}
+
+TEST_F(Cli, APluginBuiltForAnotherAbiIsRefused) {
+  std::string exp = write("abi.xml",
+                          "<fleetsim>\n  <framework/>\n  <plugins>\n    <library path=\"" +
+                              std::string(FLEETSIM_BAD_ABI_PLUGIN) +
+                              "\"/>\n  </plugins>\n  <arena size=\"2,2\"/>\n</fleetsim>\n");
+  Result r = run("check " + exp);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(exp + ":4: error: plug-in library"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("was built for plug-in ABI version"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, SeveralExperimentsRunOneAfterAnother) {
+  fs::copy(kSrc + "/examples/deeco", dir_ / "deeco");
+  Result r = run("run " + path("deeco/deeco.xml") + " " + kDiffusion + " --length 1 --json --quiet --log " + path("x.flog"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_EQ(j["runs"][1]["robots"], 1000);
+}
+
+TEST(Registry, EveryBuiltinIsDocumented) {
+  PluginRegistry reg;
+  register_builtins(reg);
+  EXPECT_GE(reg.all().size(), 8u);
+  for (const auto& i : reg.all()) {
+    EXPECT_FALSE(i.description.empty()) << i.name;
+    for (const auto& p : i.params) {
+      EXPECT_FALSE(p.doc.empty()) << i.name << "." << p.name;
+      EXPECT_FALSE(p.type.empty()) << i.name << "." << p.name;
+    }
+  }
+  for (auto kind : {PluginKind::kSensor, PluginKind::kActuator, PluginKind::kController,
+                    PluginKind::kPhysicsEngine, PluginKind::kLoopFunctions, PluginKind::kLogWriter})
+    EXPECT_FALSE(reg.names(kind).empty()) << to_string(kind);
+}
+
+}  // namespace
+}  // namespace fleetsim
