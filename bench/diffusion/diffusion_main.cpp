@@ -1,0 +1,160 @@
+// bench/diffusion: the ARGoS report's diffusion experiment at any size (issue 3).
+//
+//   diffusion --robots N --threads P --engines E --seconds S --log off|frames --seed S
+//
+// Prints one JSON line on stdout (fields below) and the wall seconds of each phase of the
+// step on stderr. Times and CPU usage are those of the main loop only, as the report measured
+// them; `setup_seconds` covers building the arena, placing the robots and the first log frame.
+// `bytes_per_robot` is the growth of the peak resident set over the process's size before
+// setup, divided by N (everything a robot costs: state, index, engine scratch, placement).
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "diffusion_scene.hpp"
+#include "sim/simulation.hpp"
+
+namespace {
+
+using fleetsim::bench::DiffusionSceneOptions;
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+double peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024.0;
+}
+
+[[noreturn]] void usage(const std::string& why) {
+  std::cerr << "diffusion: " << why
+            << "\nusage: diffusion [--robots N] [--threads P] [--engines 1|2|4|8|16] "
+               "[--seconds S] [--log off|frames] [--seed S]\n";
+  std::exit(fleetsim::kExitUserError);
+}
+
+DiffusionSceneOptions parse_args(int argc, char** argv) {
+  DiffusionSceneOptions o;
+  o.seconds = 60;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i + 1 >= argc) usage("option " + a + " needs a value");
+    std::string v = argv[++i];
+    char* end = nullptr;
+    auto integer = [&](long long lo, long long hi) {
+      long long x = std::strtoll(v.c_str(), &end, 10);
+      if (*end || v.empty() || x < lo || x > hi)
+        usage(a + " " + v + " (expected an integer in [" + std::to_string(lo) + ", " +
+              std::to_string(hi) + "])");
+      return x;
+    };
+    if (a == "--robots") {
+      o.robots = integer(1, 100'000'000);
+    } else if (a == "--threads") {
+      o.threads = static_cast<int>(integer(1, 1024));
+    } else if (a == "--engines") {
+      o.engines = static_cast<int>(integer(1, 16));
+      int c = 0, r = 0;
+      if (!fleetsim::bench::engine_grid(o.engines, c, r))
+        usage("--engines " + v + " (expected 1, 2, 4, 8 or 16)");
+    } else if (a == "--seconds") {
+      o.seconds = std::strtod(v.c_str(), &end);
+      if (*end || v.empty() || !(o.seconds > 0 && o.seconds <= 1e6))
+        usage("--seconds " + v + " (expected a positive number of simulated seconds)");
+    } else if (a == "--log") {
+      if (v != "off" && v != "frames") usage("--log " + v + " (expected off or frames)");
+      o.log_frames = v == "frames";
+    } else if (a == "--seed") {
+      o.seed = static_cast<std::uint64_t>(integer(0, 0x7fffffffffffffffLL));
+    } else {
+      usage("unknown option " + a);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fleetsim;
+  using Clock = std::chrono::steady_clock;
+  DiffusionSceneOptions o = parse_args(argc, argv);
+  const double rss0 = peak_rss_bytes();
+  auto t0 = Clock::now();
+
+  char tmpl[] = "/tmp/fleetsim-diffusion-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    std::cerr << "diffusion: cannot create a temporary directory\n";
+    return kExitRuntimeError;
+  }
+  const std::string dir = tmpl;
+  int status = kExitOk;
+  try {
+    PluginRegistry registry;
+    register_builtins(registry);
+    Diagnostics diags;
+    auto ex = bench::make_diffusion_experiment(o, dir, registry, diags);
+    if (!ex) {
+      diags.print(std::cerr);
+      std::filesystem::remove_all(dir);
+      return kExitUserError;
+    }
+    Simulation sim(std::move(*ex), registry);
+    sim.start();
+    const double setup = std::chrono::duration<double>(Clock::now() - t0).count();
+
+    const double c0 = cpu_seconds();
+    auto loop0 = Clock::now();
+    while (!sim.done()) sim.step();
+    const double loop_wall = std::chrono::duration<double>(Clock::now() - loop0).count();
+    const double cpu = cpu_seconds() - c0;
+    sim.finish();
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+
+    const double sim_seconds =
+        static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
+    const double peak = peak_rss_bytes();
+    const auto n = static_cast<double>(sim.state().robot_count());
+    char hash[32];
+    std::snprintf(hash, sizeof hash, "%016llx",
+                  static_cast<unsigned long long>(sim.state().hash()));
+    nlohmann::ordered_json j = {
+        {"bench", "diffusion"},
+        {"robots", sim.state().robot_count()},
+        {"threads", sim.threads()},
+        {"engines", sim.model().engines.size()},
+        {"sim_seconds", sim_seconds},
+        {"setup_seconds", setup},
+        {"loop_wall_seconds", loop_wall},
+        {"wall_seconds", wall},
+        {"cpu_seconds", cpu},
+        {"cpu_usage", loop_wall > 0 ? cpu / loop_wall : 0.0},
+        {"rtf", loop_wall > 0 ? sim_seconds / loop_wall : 0.0},
+        {"robot_steps_per_second",
+         loop_wall > 0 ? static_cast<double>(sim.robot_steps()) / loop_wall : 0.0},
+        {"peak_rss_mb", peak / (1024.0 * 1024.0)},
+        {"bytes_per_robot", n > 0 ? (peak - rss0) / n : 0.0},
+        {"state_hash", hash}};
+    std::cout << j.dump() << std::endl;
+    std::cerr << "phases (wall s):";
+    for (int p = 0; p < kPhaseCount; ++p)
+      std::cerr << " " << phase_name(static_cast<Phase>(p)) << "=" << sim.phase_seconds()[p];
+    std::cerr << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "diffusion: " << e.what() << "\n";
+    status = kExitRuntimeError;
+  }
+  std::filesystem::remove_all(dir);
+  return status;
+}
