@@ -133,7 +133,15 @@ std::string encode_chunk(log::LogReader& reader, std::size_t first, std::size_t 
   std::size_t end = std::min(first + count, reader.frame_count());
   for (std::size_t i = first; i < end; ++i) {
     if (written > 0 && frames.size() >= max_bytes) break;
-    log::LogFrame f = reader.read_frame(i);
+    log::LogFrame f;
+    try {
+      f = reader.read_frame(i);
+    } catch (const log::LogError&) {
+      // Send the good frames before a damaged one; the next request (starting at the damaged
+      // frame) reports the error. The page then shows all it can.
+      if (written > 0) break;
+      throw;
+    }
     std::size_t start = w.size();
     w.put<std::uint32_t>(0);  // frame_bytes, patched below
     w.put<double>(static_cast<double>(f.tick));

@@ -28,7 +28,8 @@ std::string bitmap_bytes(const log::LogHeader& header);
 
 /// Encodes frames [first, first + count) read from `reader` into one binary chunk. Stops early
 /// (fewer frames) once the chunk exceeds `max_bytes`, but always holds at least one frame.
-/// Throws log::LogError when the reader does. Not thread-safe (the reader seeks).
+/// When frame k > first cannot be read, returns frames [first, k); throws log::LogError when
+/// frame `first` itself cannot be read. Not thread-safe (the reader seeks).
 std::string encode_chunk(log::LogReader& reader, std::size_t first, std::size_t count,
                          std::size_t max_bytes);
 

@@ -79,7 +79,8 @@ int run_view(const ViewOptions& o) {
   try {
     reader = log::LogReader::open(o.log_path);
   } catch (const std::exception& e) {
-    std::cerr << "fleetsim view: error: " << o.log_path << ": " << e.what() << "\n";
+    // The reader's messages name the file ("log 'run.fslog' is truncated ...").
+    std::cerr << "fleetsim view: error: " << e.what() << "\n";
     return kExitUserError;
   }
   const log::LogHeader& h = reader->header();

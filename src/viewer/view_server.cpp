@@ -83,6 +83,9 @@ void ViewServer::add_routes() {
   s.Get("/api/header", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(header_json_, kJson);
   });
+  s.Get("/api/ping", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{}", kJson);
+  });
   s.Get("/api/config", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(config_json_, kJson);
   });
@@ -108,7 +111,7 @@ void ViewServer::add_routes() {
       body = encode_chunk(*reader_, *start, std::min<std::size_t>(*count, 100000),
                           kMaxChunkBytes);
     } catch (const std::exception& e) {
-      std::string message = log_name_ + ": " + e.what();
+      std::string message = e.what();  // names the log and the frame
       report_once(message);
       send_error(res, 500, message);
       return;
@@ -133,7 +136,7 @@ void ViewServer::add_routes() {
       }
       res.set_content(j.dump(), kJson);
     } catch (const std::exception& e) {
-      std::string message = log_name_ + ": " + e.what();
+      std::string message = e.what();  // names the log and the frame
       report_once(message);
       send_error(res, 500, message);
     }

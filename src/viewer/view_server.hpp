@@ -8,6 +8,7 @@
 //   GET /api/config           view configuration as JSON
 //   GET /api/frames?start=S&count=N   binary chunk of frames [S, S+N)
 //   GET /api/robot?frame=F&index=I    exact pose, tag, id of one robot (JSON)
+//   GET /api/ping             liveness, polled by the page
 //   GET /asset/<i>            i-th file named by the configuration (texture, script)
 // Errors are JSON {"error": "..."} with status 4xx/5xx; a log that turns out to be corrupted
 // at some frame is reported once on the terminal and to the page.

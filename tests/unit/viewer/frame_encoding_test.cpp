@@ -108,7 +108,12 @@ TEST(FrameEncoding, ChunkStopsAtTheByteBudgetButHoldsOneFrame) {
 
 TEST(FrameEncoding, CorruptedFrameThrowsTheReadersError) {
   testing::SyntheticLogReader reader(3, 10, 4);
-  EXPECT_THROW(encode_chunk(reader, 2, 5, 1 << 20), log::LogError);
+  // Frames before the damaged one are sent; a chunk starting at it is an error.
+  std::string partial = encode_chunk(reader, 2, 5, 1 << 20);
+  std::uint32_t frames = 0;
+  std::memcpy(&frames, partial.data() + 8, 4);
+  EXPECT_EQ(frames, 2u);
+  EXPECT_THROW(encode_chunk(reader, 4, 5, 1 << 20), log::LogError);
 }
 
 TEST(FrameEncoding, HeaderJsonIsRelativeToTheCentre) {

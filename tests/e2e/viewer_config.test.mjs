@@ -1,0 +1,101 @@
+// View configurations: colouring by tag, transparent layers, a bad file refused with
+// FILE:LINE and status 2.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  startView, runView, openBrowser, load, pixel, toCanvas, show, near, insideRobot, screenshot,
+  expected, log,
+} from './lib.mjs';
+
+const BLUE = [0, 0, 255];
+const GREEN = [0, 153, 0];
+const WHITE = [255, 255, 255];
+const exp = expected();
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetsim-view-config-'));
+const write = (name, text) => {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, text);
+  return p;
+};
+let browser, page;
+
+before(async () => {
+  browser = await openBrowser();
+  page = browser.page;
+});
+after(async () => {
+  await browser?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('robots coloured by tag: leaders blue, the others the default green', async () => {
+  const config = write('by-tag.xml', `<view speed="5" status_color="0,0,0.5">
+  <map transparent="true"/>
+  <robots by="tag" label="id">
+    <default color="0,0.6,0"/>
+    <coloring value="leader" color="blue"/>
+  </robots>
+  <objects shape="circle" color="orange"/>
+</view>
+`);
+  const server = await startView([log('example.fslog'), '--config', config]);
+  try {
+    await load(page, server.url);
+    await show(page, 0);
+    const robots = exp.frame0.robots;
+    const leader = await toCanvas(page, ...insideRobot(robots[0]));
+    assert.ok(near(await pixel(page, leader), BLUE), `leader: ${await pixel(page, leader)}`);
+    const follower = await toCanvas(page, ...insideRobot(robots[1]));
+    assert.ok(near(await pixel(page, follower), GREEN), `follower: ${await pixel(page, follower)}`);
+    // Robot 5 becomes a leader at frame 60: its colour follows its tag.
+    await show(page, 60);
+    const r5 = await toCanvas(page, ...insideRobot(exp.frame60.robots[5]));
+    assert.ok(near(await pixel(page, r5), BLUE), `robot 5 at frame 60: ${await pixel(page, r5)}`);
+    // The map layer is transparent: the obstacle block shows the floor.
+    const block = await toCanvas(page, -1 + 3.55, 1 - 0.45);
+    assert.ok(near(await pixel(page, block), WHITE), `hidden map: ${await pixel(page, block)}`);
+    assert.equal(await page.evaluate(() => window.fleetsimViewer.state().speed), 5);
+    await screenshot(page, 'config-by-tag.png');
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
+test('layer order: objects listed after robots are drawn over them', async () => {
+  // A huge object colour over everything would hide robots; instead check the implicit order:
+  // a config listing only <robots> gets map and objects appended after it.
+  const config = write('order.xml', '<view>\n  <robots color="blue"/>\n</view>\n');
+  const server = await startView([log('example.fslog'), '--config', config]);
+  try {
+    await load(page, server.url);
+    const kinds = await page.evaluate(() => window.fleetsimViewer.config.layers.map((l) => l.kind));
+    assert.deepEqual(kinds, ['robots', 'map', 'objects']);
+    await show(page, 0);
+    const at = await toCanvas(page, ...insideRobot(exp.frame0.robots[0]));
+    assert.ok(near(await pixel(page, at), BLUE));
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a bad view configuration gives FILE:LINE: error and status 2', async () => {
+  const bad = write('bad.xml', `<view zoom="2">
+  <robots by="tag">
+    <coloring value="leader" colour="blue"/>
+  </robots>
+  <map color="1,0"/>
+</view>
+`);
+  const r = await runView([log('example.fslog'), '--config', bad]);
+  assert.equal(r.code, 2, r.err);
+  assert.match(r.err, new RegExp(`${bad}:3: error: unknown attribute 'colour' .*did you mean 'color'\\?`));
+  assert.match(r.err, new RegExp(`${bad}:5: error: attribute 'color' of <map> is '1,0'`));
+  assert.doesNotMatch(r.out, /http:/, 'no server for a bad configuration');
+
+  const missing = await runView([log('example.fslog'), '--config', path.join(dir, 'nope.xml')]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /nope\.xml: error: file not found/);
+});

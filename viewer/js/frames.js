@@ -1,0 +1,174 @@
+// Frames streamed from the server in binary chunks (docs/view-format.md, "Wire format"), kept
+// in a bounded cache and prefetched in the direction of playback: a 1 GB log is never loaded
+// whole. A frame's columns are typed-array views on the received bytes (no copy).
+
+const MAGIC = 0x43565346; // "FSVC"
+const VERSION = 1;
+const TARGET_CHUNK_BYTES = 4 << 20;
+const CACHE_BYTES = 384 << 20;
+const MAX_IN_FLIGHT = 2;
+
+/** Parses one chunk; returns { first, frames } or throws an Error with a readable message. */
+export function parseChunk(buffer) {
+  const dv = new DataView(buffer);
+  if (buffer.byteLength < 20 || dv.getUint32(0, true) !== MAGIC) {
+    throw new Error('the server sent something that is not a frame chunk');
+  }
+  const version = dv.getUint32(4, true);
+  if (version !== VERSION) {
+    throw new Error(`frame chunk version ${version} (this page reads version ${VERSION}; reload)`);
+  }
+  const count = dv.getUint32(8, true);
+  const first = dv.getUint32(12, true);
+  const decoder = new TextDecoder();
+  let at = 16;
+  const str = () => {
+    const n = dv.getUint32(at, true);
+    const s = decoder.decode(new Uint8Array(buffer, at + 4, n));
+    at = (at + 4 + n + 3) & ~3;
+    return s;
+  };
+  const column = (Type, n) => {
+    const a = new Type(buffer, at, n);
+    at = (at + n * Type.BYTES_PER_ELEMENT + 3) & ~3;
+    return a;
+  };
+  const tagCount = dv.getUint32(at, true);
+  at += 4;
+  const tags = [];
+  for (let i = 0; i < tagCount; i++) tags.push(str());
+  const frames = [];
+  for (let f = 0; f < count; f++) {
+    const start = at;
+    const bytes = dv.getUint32(at, true);
+    const tick = dv.getFloat64(at + 4, true);
+    const timeNs = dv.getFloat64(at + 12, true);
+    const n = dv.getUint32(at + 20, true);
+    const m = dv.getUint32(at + 24, true);
+    at += 28;
+    const status = str();
+    const robots = {
+      count: n, x: column(Float32Array, n), y: column(Float32Array, n),
+      theta: column(Float32Array, n), id: column(Uint32Array, n), tag: column(Uint32Array, n),
+      led: column(Uint32Array, n), cls: column(Uint16Array, n),
+    };
+    const objects = {
+      count: m, x: column(Float32Array, m), y: column(Float32Array, m),
+      size: column(Float32Array, m), id: column(Uint32Array, m), tag: column(Uint32Array, m),
+      cls: column(Uint16Array, m),
+    };
+    if (at - start !== bytes) throw new Error(`frame ${first + f} of the chunk is malformed`);
+    frames.push({ index: first + f, tick, timeNs, status, tags, robots, objects });
+  }
+  return { first, frames };
+}
+
+/** Fetches, caches and prefetches frames. `onError(message)` reports failures once each. */
+export class FrameStore {
+  constructor(header, onError) {
+    this.count = header.frameCount;
+    const perFrame = 64 + header.robots.ids.length * 26 + header.objects.ids.length * 22;
+    this.chunkFrames = Math.max(1, Math.min(512, Math.floor(TARGET_CHUNK_BYTES / perFrame)));
+    this.frames = new Map(); // frame index -> frame
+    this.chunks = new Map(); // chunk index -> { state, bytes, used }
+    this.inFlight = 0;
+    this.queue = [];
+    this.onError = onError;
+    this.failed = null; // first error message, stops further loading of that chunk
+    this.onLoad = () => {};
+  }
+
+  chunkOf(i) { return Math.floor(i / this.chunkFrames); }
+
+  /** The frame if loaded (and marks it used), else null and starts loading it. */
+  get(i) {
+    const f = this.frames.get(i);
+    const k = this.chunkOf(i);
+    const c = this.chunks.get(k);
+    if (c) c.used = performance.now();
+    if (f) return f;
+    this.request(k, true);
+    return null;
+  }
+
+  has(i) { return this.frames.has(i); }
+
+  /** Starts loading the chunks ahead of frame `i` in direction `dir` (+1 / -1). */
+  prefetch(i, dir, ahead = 2) {
+    const k = this.chunkOf(i);
+    for (let d = 1; d <= ahead; d++) {
+      const kk = k + d * (dir < 0 ? -1 : 1);
+      if (kk >= 0 && kk * this.chunkFrames < this.count) this.request(kk, false);
+    }
+  }
+
+  request(k, urgent) {
+    if (this.chunks.has(k)) return;
+    this.chunks.set(k, { state: 'queued', bytes: 0, used: performance.now() });
+    if (urgent) this.queue.unshift(k); else this.queue.push(k);
+    this.pump();
+  }
+
+  pump() {
+    while (this.inFlight < MAX_IN_FLIGHT && this.queue.length) {
+      const k = this.queue.shift();
+      const c = this.chunks.get(k);
+      if (!c || c.state !== 'queued') continue;
+      c.state = 'loading';
+      this.inFlight++;
+      this.load(k, c).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  async load(k, c) {
+    const first = k * this.chunkFrames;
+    const end = Math.min(this.count, first + this.chunkFrames);
+    let next = first;
+    try {
+      while (next < end) {
+        const res = await fetch(`/api/frames?start=${next}&count=${end - next}`);
+        if (!res.ok) {
+          let message = `HTTP ${res.status}`;
+          try { message = (await res.json()).error || message; } catch { /* not JSON */ }
+          throw new Error(message);
+        }
+        const buf = await res.arrayBuffer();
+        const { frames } = parseChunk(buf);
+        if (frames.length === 0) throw new Error(`no frames returned from frame ${next}`);
+        for (const f of frames) this.frames.set(f.index, f);
+        c.bytes += buf.byteLength;
+        next += frames.length;
+      }
+      c.state = 'loaded';
+      this.evict();
+      this.onLoad(k);
+    } catch (e) {
+      c.state = 'failed';
+      const message = e instanceof TypeError
+        ? 'lost contact with the fleetsim view server (was it stopped?)'
+        : e.message;
+      this.failed = message;
+      this.onError(message, first + (next - first));
+      // A dropped connection may come back: allow a retry later.
+      setTimeout(() => { if (this.chunks.get(k) === c) this.chunks.delete(k); }, 3000);
+    }
+  }
+
+  evict() {
+    let total = 0;
+    for (const c of this.chunks.values()) total += c.bytes;
+    if (total <= CACHE_BYTES) return;
+    const loaded = [...this.chunks.entries()].filter(([, c]) => c.state === 'loaded')
+      .sort((a, b) => a[1].used - b[1].used);
+    for (const [k, c] of loaded) {
+      if (total <= CACHE_BYTES || loaded.length - 0 <= 3) break;
+      const first = k * this.chunkFrames;
+      for (let i = first; i < first + this.chunkFrames; i++) this.frames.delete(i);
+      this.chunks.delete(k);
+      total -= c.bytes;
+    }
+  }
+}

@@ -1,0 +1,596 @@
+// The fleetsim viewer page: loads the header and view configuration, streams frames, draws
+// them in the configured layer order, and handles the keyboard (DEECo playground keys) and
+// the mouse (wheel zoom, drag pan, click a robot).
+//
+// window.fleetsimViewer is the page's test and benchmark hook (tests/e2e).
+
+import { FrameStore } from './frames.js';
+import { Player } from './player.js';
+import { LayerColoring, cssColor } from './colorings.js';
+import { GlRenderer } from './gl_renderer.js';
+import { CanvasRenderer } from './canvas_renderer.js';
+
+const $ = (id) => document.getElementById(id);
+const OUTSIDE = [0.85, 0.855, 0.865, 1];
+const FLOOR = [1, 1, 1, 1];
+const MAX_LABELS = 3000;
+
+const ui = {
+  canvas: $('scene'), status: $('status'), title: $('title'), message: $('message'),
+  info: $('info'), play: $('play'), state: $('state'), timeline: $('timeline'),
+  clock: $('clock'), speed: $('speed'), fps: $('fps'),
+};
+
+function showMessage(text, kind = 'error') {
+  ui.message.textContent = text;
+  ui.message.className = kind === 'error' ? '' : 'note';
+  ui.message.hidden = false;
+  if (kind === 'error') document.body.dataset.error = text;
+}
+
+async function fetchJson(url) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch {
+    throw new Error('cannot reach the fleetsim view server (was it stopped?)');
+  }
+  if (!res.ok) {
+    let m = `HTTP ${res.status} for ${url}`;
+    try { m = (await res.json()).error || m; } catch { /* not JSON */ }
+    throw new Error(m);
+  }
+  return res.json();
+}
+
+function loadImage(url) {
+  return new Promise((resolve, reject) => {
+    const img = new Image();
+    img.onload = () => resolve(img);
+    img.onerror = () => reject(new Error(`cannot load image ${url}`));
+    img.src = url;
+  });
+}
+
+function makeRenderer(canvas) {
+  const force = new URLSearchParams(location.search).get('renderer');
+  if (force !== 'canvas2d') {
+    try {
+      return new GlRenderer(canvas);
+    } catch (e) {
+      console.warn('WebGL2 unavailable, using Canvas2D:', e.message);
+    }
+  }
+  // A canvas that had a failed WebGL context cannot give a 2D one: use a fresh canvas.
+  const fresh = document.createElement('canvas');
+  fresh.id = canvas.id;
+  fresh.tabIndex = 0;
+  fresh.setAttribute('aria-label', canvas.getAttribute('aria-label'));
+  canvas.replaceWith(fresh);
+  ui.canvas = fresh;
+  return new CanvasRenderer(fresh);
+}
+
+class Viewer {
+  constructor(header, config, renderer) {
+    this.header = header;
+    this.config = config;
+    this.renderer = renderer;
+    this.store = new FrameStore(header, (message) => this.onLoadError(message));
+    this.player = new Player({
+      frameCount: header.frameCount, every: header.every, tickPeriodNs: header.tickPeriodNs,
+      speed: config.speed, seekSpeed: config.seekSpeed,
+    });
+    this.camera = { scale: 1, cx: 0, cy: 0 };
+    this.frame = null;
+    this.dirty = true;
+    this.fpsSamples = [];
+    this.sizes = new WeakMap();
+    this.overlays = new Map();
+    this.textureLayers = new Map();
+    this.images = new Map();
+    this.customs = new Map();
+    this.selected = null;
+    this.bench = null;
+  }
+
+  async init() {
+    const h = this.header;
+    // Textures and images the configuration names.
+    const urls = new Set();
+    for (const l of this.config.layers) {
+      if (l.coloring.texture) urls.add(l.coloring.texture);
+      for (const r of l.rules || []) if (r.coloring.texture) urls.add(r.coloring.texture);
+    }
+    for (const url of urls) {
+      try {
+        this.images.set(url, await loadImage(url));
+      } catch (e) {
+        showMessage(e.message + ' (drawn in its colour instead)', 'note');
+      }
+    }
+    const textureLayer = (url) => {
+      if (!this.images.has(url)) return -1;
+      if (!this.textureLayers.has(url)) {
+        this.textureLayers.set(url, this.renderer.addEntityTexture(this.images.get(url)));
+      }
+      return this.textureLayers.get(url);
+    };
+    this.colorings = new Map();
+    for (const l of this.config.layers) {
+      if (l.kind === 'robots') this.colorings.set(l, new LayerColoring(l, h.robotClasses, textureLayer));
+      if (l.kind === 'objects') this.colorings.set(l, new LayerColoring(l, h.objectClasses, textureLayer));
+      if (l.kind === 'custom' && l.script) {
+        try {
+          const mod = await import(l.script);
+          this.customs.set(l, mod.create(l.arg, { header: h }));
+        } catch (e) {
+          showMessage(`custom layer (line ${l.line}): ${e.message}`, 'note');
+        }
+      }
+    }
+    // Obstacle map.
+    let bitmapBytes = null;
+    if (h.bitmap) {
+      const res = await fetch('/api/bitmap');
+      bitmapBytes = new Uint8Array(await res.arrayBuffer());
+      if (bitmapBytes.length !== h.bitmap.width * h.bitmap.height) bitmapBytes = null;
+    }
+    this.renderer.setMap(h.bitmap, bitmapBytes, h.segments);
+
+    ui.title.textContent = `${h.log} · ${h.format} log · ${h.frameCount} frames · ` +
+      `${h.robots.ids.length} robots · ${this.renderer.name}`;
+    ui.status.style.color = cssColor(this.config.statusColor);
+    ui.timeline.max = Math.max(0, h.frameCount - 1);
+    this.fit();
+    this.player.listeners.push(() => { this.dirty = true; });
+    this.store.onLoad = () => { this.dirty = true; };
+    if (h.frameCount === 0) showMessage('this log has no complete frame yet: only the arena is shown', 'note');
+  }
+
+  /** Fits the arena (and bitmap) in the window, times the configured zoom. */
+  fit() {
+    const { width, height } = this.size();
+    const h = this.header;
+    let w = h.arena.width || 1, hh = h.arena.height || 1;
+    if (h.bitmap) {
+      w = Math.max(w, h.bitmap.width * h.bitmap.resolution);
+      hh = Math.max(hh, h.bitmap.height * h.bitmap.resolution);
+    }
+    this.camera.scale = Math.min(width / (w * 1.06), height / (hh * 1.06)) * (this.config.zoom || 1);
+    this.camera.cx = 0;
+    this.camera.cy = 0;
+    this.dirty = true;
+  }
+
+  size() {
+    const r = ui.canvas.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    return { width: Math.max(1, Math.round(r.width * dpr)), height: Math.max(1, Math.round(r.height * dpr)), dpr };
+  }
+
+  onLoadError(message) {
+    this.player.setPlaying(false);
+    this.player.seek = 0;
+    showMessage(`cannot read the log: ${message}`);
+  }
+
+  robotSizes(frame) {
+    let s = this.sizes.get(frame.robots);
+    if (!s) {
+      const radius = this.header.robotClasses.map((c) => c.radius > 0 ? c.radius : 0.05);
+      const r = frame.robots;
+      s = new Float32Array(r.count);
+      for (let i = 0; i < r.count; i++) s[i] = radius[r.cls[i]] ?? 0.05;
+      this.sizes.set(frame.robots, s);
+    }
+    return s;
+  }
+
+  objectSizes(frame) {
+    let s = this.sizes.get(frame.objects);
+    if (!s) {
+      const o = frame.objects;
+      s = new Float32Array(o.count);
+      for (let i = 0; i < o.count; i++) s[i] = o.size[i] > 0 ? o.size[i] / 2 : 0.05;
+      this.sizes.set(frame.objects, s);
+    }
+    return s;
+  }
+
+  overlay(key, view) {
+    let c = this.overlays.get(key);
+    if (!c) {
+      c = document.createElement('canvas');
+      this.overlays.set(key, c);
+    }
+    if (c.width !== view.width || c.height !== view.height) {
+      c.width = view.width;
+      c.height = view.height;
+    }
+    const g = c.getContext('2d');
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, c.width, c.height);
+    return { canvas: c, g };
+  }
+
+  toScreen(view, x, y) {
+    return [view.width / 2 + (x - view.cx) * view.scale, view.height / 2 - (y - view.cy) * view.scale];
+  }
+
+  labels(view, layer, frame, e, sizes) {
+    const { canvas, g } = this.overlay(layer, view);
+    const names = this.header[layer.kind].names;
+    const idIndex = this.idIndex(layer.kind);
+    g.font = `${Math.round(12 * (view.dpr || 1))}px ui-monospace, monospace`;
+    g.fillStyle = cssColor(layer.labelColor);
+    g.textBaseline = 'middle';
+    let drawn = 0;
+    for (let i = 0; i < e.count && drawn < MAX_LABELS; i++) {
+      const [sx, sy] = this.toScreen(view, e.x[i], e.y[i]);
+      if (sx < -50 || sy < -20 || sx > view.width + 50 || sy > view.height + 20) continue;
+      let text;
+      if (layer.label === 'tag') text = frame.tags[e.tag[i]] ?? '';
+      else if (layer.label === 'number') text = String(e.id[i]);
+      else {
+        const k = idIndex.get(e.id[i]);
+        text = (k !== undefined && names[k]) || String(e.id[i]);
+      }
+      if (text) g.fillText(text, sx + sizes[i] * view.scale + 3, sy);
+      drawn++;
+    }
+    return { type: 'screen', canvas };
+  }
+
+  idIndex(kind) {
+    this.idIndexes = this.idIndexes || {};
+    if (!this.idIndexes[kind]) {
+      const m = new Map();
+      this.header[kind].ids.forEach((id, k) => m.set(id, k));
+      this.idIndexes[kind] = m;
+    }
+    return this.idIndexes[kind];
+  }
+
+  /** The draw list for the current frame, in the configured layer order. */
+  drawList(view) {
+    const h = this.header;
+    const f = this.frame;
+    const list = [
+      { type: 'clear', color: OUTSIDE },
+      { type: 'rect', rect: [-h.arena.width / 2, -h.arena.height / 2, h.arena.width, h.arena.height], color: FLOOR },
+    ];
+    for (const l of this.config.layers) {
+      if (l.transparent) continue;
+      const img = l.coloring.texture ? this.images.get(l.coloring.texture) : null;
+      switch (l.kind) {
+        case 'background':
+          list.push({ type: 'screen', color: l.coloring.color, image: img });
+          break;
+        case 'map':
+          list.push({ type: 'map', color: l.coloring.color, image: img });
+          break;
+        case 'robots':
+        case 'objects': {
+          if (!f) break;
+          const robots = l.kind === 'robots';
+          const e = robots ? f.robots : f.objects;
+          const sizes = robots ? this.robotSizes(f) : this.objectSizes(f);
+          const { rgba, tex } = this.colorings.get(l).compute(f, e);
+          list.push({ type: 'entities', key: l, entities: e, size: sizes, rgba, tex,
+            circle: robots || l.circles, heading: robots && l.rotation, rotation: robots && l.rotation });
+          if (l.label !== 'none') list.push(this.labels(view, l, f, e, sizes));
+          break;
+        }
+        case 'custom': {
+          const layer = this.customs.get(l);
+          if (!layer || !f) break;
+          const { canvas, g } = this.overlay(l, view);
+          try {
+            layer.render(g, f, { ...view, toScreen: (x, y) => this.toScreen(view, x, y) });
+          } catch (e) {
+            if (!this.customFailed) showMessage(`custom layer (line ${l.line}): ${e.message}`, 'note');
+            this.customFailed = true;
+          }
+          list.push({ type: 'screen', canvas });
+          break;
+        }
+      }
+    }
+    return list;
+  }
+
+  view() {
+    const { width, height, dpr } = this.size();
+    return { width, height, dpr, scale: this.camera.scale, cx: this.camera.cx, cy: this.camera.cy };
+  }
+
+  render() {
+    const view = this.view();
+    this.renderer.draw(view, this.drawList(view));
+    this.lastView = view;
+  }
+
+  /** One animation frame: advance playback, fetch ahead, draw if anything changed. */
+  tick(now) {
+    const dt = this.last ? (now - this.last) / 1000 : 0;
+    this.last = now;
+    const p = this.player;
+    if (this.bench) {
+      const next = (p.frame + 1) % Math.max(1, p.frameCount);
+      if (this.store.has(next)) { p.position = next; this.bench.shown++; }
+    } else {
+      p.advance(dt, (i) => this.store.has(i));
+    }
+    const want = p.frame;
+    const f = p.frameCount ? this.store.get(want) : null;
+    if (f && f !== this.frame) {
+      this.frame = f;
+      this.dirty = true;
+    }
+    if (p.frameCount) this.store.prefetch(want, p.rate() < 0 ? -1 : 1);
+    if (this.dirty || this.bench) {
+      this.render();
+      this.dirty = false;
+      this.fpsSamples.push(now);
+    }
+    while (this.fpsSamples.length && now - this.fpsSamples[0] > 1000) this.fpsSamples.shift();
+    this.updateUi();
+    if (this.bench) this.bench.rendered++;
+    if (!this.readyResolved && (this.frame || p.frameCount === 0)) {
+      this.readyResolved = true;
+      this.resolveReady();
+    }
+    requestAnimationFrame((t) => this.tick(t));
+  }
+
+  updateUi() {
+    const p = this.player;
+    const f = this.frame;
+    ui.status.textContent = f ? f.status : '';
+    let state = p.mode;
+    if (p.buffering && p.rate() !== 0) state += ' (loading)';
+    ui.state.textContent = state;
+    ui.play.textContent = p.playing ? 'pause' : 'play';
+    if (document.activeElement !== ui.timeline) ui.timeline.value = String(p.frame);
+    ui.clock.textContent = f
+      ? `tick ${f.tick} · t = ${(f.timeNs / 1e9).toFixed(3)} s · frame ${f.index + 1}/${p.frameCount}`
+      : `frame – / ${p.frameCount}`;
+    ui.speed.textContent = `${+p.speed.toPrecision(4)} ticks/s`;
+    ui.fps.textContent = `${this.fpsSamples.length} fps`;
+    document.body.dataset.mode = p.mode;
+  }
+
+  /** The robot under device pixel (x, y), or -1. */
+  pick(x, y) {
+    const f = this.frame;
+    if (!f) return -1;
+    const v = this.view();
+    const wx = v.cx + (x - v.width / 2) / v.scale, wy = v.cy - (y - v.height / 2) / v.scale;
+    const sizes = this.robotSizes(f);
+    const r = f.robots;
+    let best = -1, bestD = Infinity;
+    const slack = 6 * (v.dpr || 1) / v.scale;
+    for (let i = 0; i < r.count; i++) {
+      const dx = r.x[i] - wx, dy = r.y[i] - wy;
+      const d = dx * dx + dy * dy;
+      const lim = Math.max(sizes[i], slack);
+      if (d < lim * lim && d < bestD) { best = i; bestD = d; }
+    }
+    return best;
+  }
+
+  async select(i) {
+    const f = this.frame;
+    if (i < 0 || !f) {
+      ui.info.hidden = true;
+      this.selected = null;
+      return;
+    }
+    const r = f.robots;
+    const c = this.header.arena.center;
+    const k = this.idIndex('robots').get(r.id[i]);
+    const name = (k !== undefined && this.header.robots.names[k]) || '';
+    const cls = this.header.robotClasses[r.cls[i]]?.name ?? '';
+    const show = (d) => {
+      ui.info.textContent =
+        `robot  ${d.name ? d.name + ' ' : ''}(id ${d.id})\nclass  ${d.cls}\ntag    ${d.tag || '(none)'}\n` +
+        `x      ${d.x.toFixed(4)} m\ny      ${d.y.toFixed(4)} m\n` +
+        `θ      ${d.theta.toFixed(4)} rad (${(d.theta * 180 / Math.PI).toFixed(1)}°)\ntick   ${d.tick}`;
+      ui.info.hidden = false;
+      this.selected = d;
+    };
+    show({ id: r.id[i], name, cls, tag: f.tags[r.tag[i]], x: r.x[i] + c[0], y: r.y[i] + c[1],
+      theta: r.theta[i], tick: f.tick, index: i });
+    try {
+      const exact = await fetchJson(`/api/robot?frame=${f.index}&index=${i}`);
+      if (this.frame === f) {
+        show({ id: exact.id, name: exact.name, cls: exact.class, tag: exact.tag, x: exact.x,
+          y: exact.y, theta: exact.theta, tick: exact.tick, index: i });
+      }
+    } catch { /* keep the page's values */ }
+  }
+}
+
+function bindInput(v) {
+  const p = v.player;
+  const held = new Set();
+  window.addEventListener('keydown', (ev) => {
+    if (ev.target === ui.timeline && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) ev.target.blur();
+    switch (ev.key) {
+      case ' ': p.togglePlay(); break;
+      case 'ArrowRight': if (!held.has(ev.key)) p.startSeek(+1); break;
+      case 'ArrowLeft': if (!held.has(ev.key)) p.startSeek(-1); break;
+      case 'ArrowUp': p.faster(); break;
+      case 'ArrowDown': p.slower(); break;
+      case 'Enter': p.restart(); break;
+      default: return;
+    }
+    held.add(ev.key);
+    ev.preventDefault();
+  });
+  window.addEventListener('keyup', (ev) => {
+    held.delete(ev.key);
+    if ((ev.key === 'ArrowRight' && p.seek > 0) || (ev.key === 'ArrowLeft' && p.seek < 0)) p.stopSeek();
+  });
+  window.addEventListener('blur', () => { held.clear(); if (p.seek) p.stopSeek(); });
+  ui.play.addEventListener('click', () => { p.togglePlay(); ui.play.blur(); });
+  ui.timeline.addEventListener('input', () => p.goTo(Number(ui.timeline.value)));
+  ui.timeline.addEventListener('change', () => ui.timeline.blur());
+
+  const dpr = () => window.devicePixelRatio || 1;
+  ui.canvas.addEventListener('wheel', (ev) => {
+    ev.preventDefault();
+    const view = v.view();
+    const rect = ui.canvas.getBoundingClientRect();
+    const x = (ev.clientX - rect.left) * dpr(), y = (ev.clientY - rect.top) * dpr();
+    const wx = view.cx + (x - view.width / 2) / view.scale;
+    const wy = view.cy - (y - view.height / 2) / view.scale;
+    const k = Math.pow(1.0015, -ev.deltaY);
+    v.camera.scale = Math.min(1e7, Math.max(1e-4, v.camera.scale * k));
+    v.camera.cx = wx - (x - view.width / 2) / v.camera.scale;
+    v.camera.cy = wy + (y - view.height / 2) / v.camera.scale;
+    v.dirty = true;
+  }, { passive: false });
+  let drag = null;
+  ui.canvas.addEventListener('pointerdown', (ev) => {
+    drag = { x: ev.clientX, y: ev.clientY, cx: v.camera.cx, cy: v.camera.cy, moved: false };
+    ui.canvas.setPointerCapture(ev.pointerId);
+  });
+  ui.canvas.addEventListener('pointermove', (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; ui.canvas.classList.add('dragging'); }
+    if (!drag.moved) return;
+    v.camera.cx = drag.cx - dx * dpr() / v.camera.scale;
+    v.camera.cy = drag.cy + dy * dpr() / v.camera.scale;
+    v.dirty = true;
+  });
+  ui.canvas.addEventListener('pointerup', (ev) => {
+    ui.canvas.classList.remove('dragging');
+    if (drag && !drag.moved) {
+      const rect = ui.canvas.getBoundingClientRect();
+      v.select(v.pick((ev.clientX - rect.left) * dpr(), (ev.clientY - rect.top) * dpr()));
+    }
+    drag = null;
+  });
+  ui.canvas.addEventListener('dblclick', () => v.fit());
+  new ResizeObserver(() => { v.dirty = true; }).observe(ui.canvas);
+}
+
+/** The hook tests and benchmarks drive (tests/e2e). Coordinates are CSS pixels of the canvas. */
+function exposeApi(v) {
+  const dpr = () => window.devicePixelRatio || 1;
+  window.fleetsimViewer = {
+    ready: v.ready,
+    header: v.header,
+    config: v.config,
+    renderer: () => ({ name: v.renderer.name, device: v.renderer.device }),
+    state() {
+      const f = v.frame;
+      return {
+        frame: v.player.frame, frameCount: v.player.frameCount, tick: f ? f.tick : null,
+        timeNs: f ? f.timeNs : null, shownFrame: f ? f.index : null, playing: v.player.playing,
+        mode: v.player.mode, speed: v.player.speed, status: f ? f.status : null,
+        fps: v.fpsSamples.length, error: document.body.dataset.error || null,
+        selected: v.selected,
+      };
+    },
+    pause() { v.player.setPlaying(false); },
+    play() { v.player.setPlaying(true); },
+    /** Shows frame i and resolves when it is drawn. */
+    async show(i) {
+      v.player.setPlaying(false);
+      v.player.goTo(i);
+      while (!v.frame || v.frame.index !== v.player.frame) {
+        if (document.body.dataset.error) throw new Error(document.body.dataset.error);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    /** CSS pixel position on the canvas of world point (x, y) in metres (absolute). */
+    worldToCanvas(x, y) {
+      const c = v.header.arena.center;
+      const [sx, sy] = v.toScreen(v.view(), x - c[0], y - c[1]);
+      return [sx / dpr(), sy / dpr()];
+    },
+    /** Robot i of the frame shown, absolute world coordinates. */
+    robot(i) {
+      const f = v.frame, c = v.header.arena.center;
+      if (!f || i >= f.robots.count) return null;
+      return { x: f.robots.x[i] + c[0], y: f.robots.y[i] + c[1], theta: f.robots.theta[i],
+        tag: f.tags[f.robots.tag[i]], id: f.robots.id[i] };
+    },
+    /** RGBA of the canvas at CSS pixel (x, y), drawn now. */
+    pixel(x, y) {
+      v.render();
+      return v.renderer.readPixel(x * dpr(), y * dpr());
+    },
+    /** Loads every frame (small logs / benchmarks only). */
+    async preload() {
+      for (let i = 0; i < v.player.frameCount; i += v.store.chunkFrames) v.store.get(i);
+      for (;;) {
+        let all = true;
+        for (let i = 0; i < v.player.frameCount; i++) if (!v.store.has(i)) { all = false; break; }
+        if (all) return;
+        if (document.body.dataset.error) throw new Error(document.body.dataset.error);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    /** Draws a new frame at every animation frame for `seconds`; returns the rates. */
+    async benchmark(seconds) {
+      v.player.setPlaying(false);
+      v.bench = { shown: 0, rendered: 0 };
+      await new Promise((r) => setTimeout(r, 500)); // warm-up
+      const b0 = { ...v.bench }, t0 = performance.now();
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      const t1 = performance.now();
+      const out = { seconds: (t1 - t0) / 1000, fps: (v.bench.rendered - b0.rendered) * 1000 / (t1 - t0),
+        newFramesPerSecond: (v.bench.shown - b0.shown) * 1000 / (t1 - t0),
+        robots: v.frame ? v.frame.robots.count : 0, renderer: v.renderer.name, device: v.renderer.device };
+      v.bench = null;
+      return out;
+    },
+  };
+}
+
+async function main() {
+  let header, config;
+  try {
+    [header, config] = await Promise.all([fetchJson('/api/header'), fetchJson('/api/config')]);
+  } catch (e) {
+    showMessage(`cannot load the log: ${e.message}`);
+    ui.state.textContent = 'error';
+    return;
+  }
+  document.title = `fleetsim view · ${header.log}`;
+  const renderer = makeRenderer(ui.canvas);
+  const v = new Viewer(header, config, renderer);
+  v.ready = new Promise((resolve) => { v.resolveReady = resolve; });
+  await v.init();
+  bindInput(v);
+  exposeApi(v);
+  requestAnimationFrame((t) => v.tick(t));
+  watchServer();
+}
+
+// Polls the server so that a stopped `fleetsim view` is said in the page, not discovered on
+// the next click. Frames already loaded keep playing.
+function watchServer() {
+  let lost = false;
+  setInterval(async () => {
+    try {
+      const res = await fetch('/api/ping', { cache: 'no-store' });
+      if (!res.ok) throw new Error();
+      if (lost) { ui.message.hidden = true; delete document.body.dataset.error; lost = false; }
+    } catch {
+      if (!lost) showMessage('lost contact with the fleetsim view server (was it stopped?); ' +
+        'frames already loaded still play');
+      lost = true;
+    }
+  }, 2000);
+}
+
+main().catch((e) => {
+  showMessage(`viewer failed: ${e.message}`);
+  console.error(e);
+});
