@@ -28,9 +28,12 @@ std::optional<Bitmap> load_png_bitmap(const std::string& path, std::string& erro
     error = "cannot read bitmap '" + path + "': " + image.message;
     return std::nullopt;
   }
-  if (image.width == 0 || image.height == 0 || image.width > 65536 || image.height > 65536) {
+  if (image.width == 0 || image.height == 0 || image.width > 65536 || image.height > 65536 ||
+      static_cast<double>(image.width) * image.height > 256e6) {
     png_image_free(&image);
-    error = "bitmap '" + path + "' has an unsupported size (expected 1..65536 pixels a side)";
+    error = "bitmap '" + path + "' is " + std::to_string(image.width) + " x " +
+            std::to_string(image.height) +
+            " pixels (expected at most 65536 a side and 256 million in all)";
     return std::nullopt;
   }
   image.format = PNG_FORMAT_RGBA;

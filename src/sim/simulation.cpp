@@ -185,10 +185,14 @@ void Simulation::sense_and_control() {
   index_.rebuild(*model_, state_, pool_);
   const std::size_t n = state_.robot_count();
   const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
+  const std::uint32_t* order = index_.robots.order().data();
+  // Robots are visited in the grid's slot order (neighbours adjacent in memory); each robot
+  // writes only its own readings and commands, so the order changes nothing in the results.
   pool_.parallel_for(n, 256, [&](std::size_t b, std::size_t e, int worker) {
-    for (std::size_t i = b; i < e; ++i) {
-      float* prox = &state_.proximity[i * kProximityCount];
-      read_proximity(*model_, state_, index_, i, prox);
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t i = order[s];
+      float* prox = &state_.proximity[static_cast<std::size_t>(i) * kProximityCount];
+      read_proximity_slot(*model_, state_, index_, static_cast<std::uint32_t>(s), prox);
       const CompiledController& c = *controllers_[state_.robot_controller[i]];
       switch (c.kind) {
         case CompiledController::Kind::kDiffusion:
@@ -205,16 +209,15 @@ void Simulation::sense_and_control() {
           io.tick = state_.tick;
           io.dt_s = dt;
           io.proximity = {prox, static_cast<std::size_t>(kProximityCount)};
-          io.contact_angles = {&state_.contact_angle[i * kMaxContacts], state_.contact_count[i]};
+          io.contact_angles = {&state_.contact_angle[static_cast<std::size_t>(i) * kMaxContacts],
+                               state_.contact_count[i]};
           io.degree_of_realization = state_.realization[i];
           io.left_wheel_m_per_s = &state_.cmd_left[i];
           io.right_wheel_m_per_s = &state_.cmd_right[i];
           io.led = &state_.led[i];
           io.tag = &state_.tags.str(state_.robot_tag[i]);
           auto& staged = staged_tags_[static_cast<std::size_t>(worker)];
-          io.set_tag = [&staged, i](const std::string& t) {
-            staged.emplace_back(static_cast<std::uint32_t>(i), t);
-          };
+          io.set_tag = [&staged, i](const std::string& t) { staged.emplace_back(i, t); };
           io.rng = CounterRng(model_->seed, id, state_.tick, RandomStream::kController);
           try {
             instances_[id]->step(io);
@@ -313,13 +316,22 @@ void Simulation::set_robot_tag(EntityId id, const std::string& tag) {
   state_.robot_tag[checked_robot(id, "set_robot_tag")] = state_.tags.intern(tag);
 }
 Color Simulation::robot_led(EntityId id) const { return state_.led[checked_robot(id, "robot_led")]; }
+void Simulation::check_robot_position(Vec2 p, double heading, const char* what) const {
+  // Robots have bodies and live in the arena (objects may go anywhere).
+  Vec2 lo = model_->arena_min(), hi = model_->arena_max();
+  if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(heading))
+    throw RunError(std::string("loop functions: ") + what + ": non-finite position or heading");
+  if (p.x < lo.x || p.x > hi.x || p.y < lo.y || p.y > hi.y)
+    throw RunError(std::string("loop functions: ") + what + ": position (" + std::to_string(p.x) +
+                   ", " + std::to_string(p.y) + ") is outside the arena (robots stay inside it)");
+}
+
 int Simulation::robot_contact_count(EntityId id) const {
   return state_.contact_count[checked_robot(id, "robot_contact_count")];
 }
 void Simulation::move_robot(EntityId id, Vec2 p, double heading) {
   auto i = checked_robot(id, "move_robot");
-  if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(heading))
-    throw RunError("loop functions: move_robot: non-finite position or heading");
+  check_robot_position(p, heading, "move_robot");
   state_.x[i] = p.x;
   state_.y[i] = p.y;
   state_.theta[i] = wrap_angle(heading);
@@ -332,6 +344,7 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
     if (model_->kinds[i].name == kind) k = static_cast<int>(i);
   for (std::size_t i = 0; i < model_->controllers.size(); ++i)
     if (model_->controllers[i].id == controller) c = static_cast<int>(i);
+  check_robot_position(p, heading, "add_robot");
   if (k < 0) throw RunError("loop functions: add_robot: unknown kind '" + kind + "'");
   if (c < 0) throw RunError("loop functions: add_robot: unknown controller '" + controller + "'");
   EntityId id = state_.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p,

@@ -88,6 +88,7 @@ class Simulation final : private WorldAccess {
   void set_status(const std::string& status) override { state_.status = status; }
   void end_run() override { state_.end_requested = true; }
   std::uint32_t checked_robot(EntityId id, const char* what) const;
+  void check_robot_position(Vec2 p, double heading, const char* what) const;
 
   Experiment experiment_;
   std::shared_ptr<const WorldModel> model_;
