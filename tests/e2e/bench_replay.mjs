@@ -19,7 +19,7 @@ try {
   await screenshot(browser.page, 'bench-100k.png');
   console.log(JSON.stringify({
     bench: 'viewer_replay', robots: r.robots, viewport: `${width}x${height}`,
-    renderer: r.renderer, device: r.device, seconds: +r.seconds.toFixed(2),
+    renderer: r.renderer, mode: r.mode, device: r.device, seconds: +r.seconds.toFixed(2),
     fps: +r.fps.toFixed(1), new_frames_per_s: +r.newFramesPerSecond.toFixed(1),
     load_s: +loadSeconds.toFixed(2),
   }));

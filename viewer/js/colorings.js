@@ -29,6 +29,7 @@ export class LayerColoring {
       return r ? r.c : this.def;
     });
     this.byValue = new Map(this.rules.map((r) => [r.value, r.c]));
+    this.textured = this.def.tex >= 0 || this.rules.some((r) => r.c.tex >= 0);
     this.cache = new WeakMap(); // frame -> { rgba, tex }
   }
 

@@ -60,6 +60,59 @@ void main() {
   o_color = c;
 }`;
 
+// The same entities as points (one vertex each): software GL (SwiftShader, what headless
+// Chromium without a GPU uses) pays a large fixed cost per instance, and none per point. Used
+// whenever the largest entity fits the maximum point size.
+const POINT_VS = `#version 300 es
+layout(location=1) in float a_x;
+layout(location=2) in float a_y;
+layout(location=3) in float a_theta;
+layout(location=4) in float a_size;
+layout(location=5) in vec4 a_color;
+layout(location=6) in float a_tex;
+uniform vec4 u_view;
+uniform float u_minRadius;
+uniform float u_pixelsPerMetre;
+out vec4 v_color;
+flat out float v_tex;
+flat out float v_pixels;
+flat out vec2 v_axis;
+void main() {
+  float r = max(a_size, u_minRadius);
+  gl_Position = vec4(vec2(a_x, a_y) * u_view.xy + u_view.zw, 0.0, 1.0);
+  gl_PointSize = 2.0 * r * u_pixelsPerMetre;
+  v_color = a_color;
+  v_tex = a_tex;
+  v_pixels = r * u_pixelsPerMetre;
+  v_axis = vec2(cos(a_theta), sin(a_theta));
+}`;
+
+const POINT_FS = `#version 300 es
+precision highp float;
+precision highp sampler2DArray;
+in vec4 v_color;
+flat in float v_tex;
+flat in float v_pixels;
+flat in vec2 v_axis;
+uniform bool u_circle;
+uniform bool u_heading;
+uniform bool u_rotate;
+uniform sampler2DArray u_textures;
+out vec4 o_color;
+void main() {
+  vec2 local = vec2(gl_PointCoord.x * 2.0 - 1.0, 1.0 - gl_PointCoord.y * 2.0);
+  float d = u_circle ? length(local) : max(abs(local.x), abs(local.y));
+  if (d > 1.0) discard;
+  vec2 body = u_rotate ? vec2(dot(local, v_axis), v_axis.x * local.y - v_axis.y * local.x) : local;
+  vec4 c = v_color;
+  if (v_tex >= 0.0) c = texture(u_textures, vec3(body.x * 0.5 + 0.5, 0.5 - body.y * 0.5, v_tex));
+  if (v_pixels >= 4.0) {
+    if (u_heading && body.x > 0.0 && abs(body.y) < 0.16) c.rgb *= 0.3;
+    if (d > 1.0 - 1.5 / v_pixels) c.rgb *= 0.55;
+  }
+  o_color = c;
+}`;
+
 const MAP_VS = `#version 300 es
 layout(location=0) in vec2 a_corner;
 uniform vec4 u_view;
@@ -134,6 +187,8 @@ out vec4 o_color;
 void main() { o_color = u_useTexture ? texture(u_texture, v_uv) : u_color; }`;
 
 const TEXTURE_SIZE = 128;
+const SPLAT_MIN_COUNT = 20000;
+const SPLAT_MAX_RADIUS_PX = 2.5;
 const MAX_TEXTURES = 64;
 
 function compile(gl, vs, fs) {
@@ -173,6 +228,11 @@ export class GlRenderer {
     const dbg = gl.getExtension('WEBGL_debug_renderer_info');
     this.device = dbg ? gl.getParameter(dbg.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER);
     this.entity = compile(gl, ENTITY_VS, ENTITY_FS);
+    this.points = compile(gl, POINT_VS, POINT_FS);
+    this.maxPointSize = gl.getParameter(gl.ALIASED_POINT_SIZE_RANGE)[1];
+    const params = new URLSearchParams(location.search);
+    this.usePoints = params.get('points') !== 'off';
+    this.useSplat = params.get('splat') !== 'off';
     this.map = compile(gl, MAP_VS, MAP_FS);
     this.segment = compile(gl, SEGMENT_VS, FLAT_FS);
     this.rect = compile(gl, RECT_VS, FLAT_FS);
@@ -265,12 +325,12 @@ export class GlRenderer {
     gl.vertexAttribDivisor(0, 0);
   }
 
-  instanceAttrib(loc, buffer, size, type, normalized) {
+  instanceAttrib(loc, buffer, size, type, normalized, divisor = 1) {
     const gl = this.gl;
     gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
     gl.enableVertexAttribArray(loc);
     gl.vertexAttribPointer(loc, size, type, normalized, 0, 0);
-    gl.vertexAttribDivisor(loc, 1);
+    gl.vertexAttribDivisor(loc, divisor);
   }
 
   resetAttribs() {
@@ -385,6 +445,23 @@ export class GlRenderer {
     const e = item.entities;
     if (!e || e.count === 0) return;
     const b = this.buffersFor(item.key);
+    if (b.maxSizeSource !== item.size) {
+      let m = 0;
+      for (let i = 0; i < item.size.length; i++) if (item.size[i] > m) m = item.size[i];
+      b.maxSize = m;
+      b.maxSizeSource = item.size;
+    }
+    // A large swarm seen whole: every entity is a dot of a few pixels. Software GL spends
+    // ~1 microsecond per point whatever the shader, so the dots are stamped into an image in
+    // JavaScript and the image is drawn as one texture (same picture: no heading is drawn at
+    // that size anyway).
+    const radiusPx = Math.max(b.maxSize * view.scale, 1.5);
+    if (this.useSplat && e.count >= SPLAT_MIN_COUNT && radiusPx <= SPLAT_MAX_RADIUS_PX &&
+        !item.textured) {
+      this.splat(view, item);
+      this.lastMode = 'splat';
+      return;
+    }
     if (b.source !== e || b.colorSource !== item.rgba) {
       const up = (buf, data) => {
         gl.bindBuffer(gl.ARRAY_BUFFER, buf);
@@ -399,25 +476,83 @@ export class GlRenderer {
       b.source = e;
       b.colorSource = item.rgba;
     }
-    const p = this.entity;
+    // Points when the largest entity fits the point size limit, else instanced quads.
+    const points = this.usePoints && 2 * b.maxSize * view.scale <= this.maxPointSize;
+    const p = points ? this.points : this.entity;
     gl.useProgram(p.prog);
-    this.quadAttrib();
-    this.instanceAttrib(1, b.x, 1, gl.FLOAT, false);
-    this.instanceAttrib(2, b.y, 1, gl.FLOAT, false);
-    this.instanceAttrib(3, b.theta, 1, gl.FLOAT, false);
-    this.instanceAttrib(4, b.size, 1, gl.FLOAT, false);
-    this.instanceAttrib(5, b.color, 4, gl.UNSIGNED_BYTE, true);
-    this.instanceAttrib(6, b.tex, 1, gl.FLOAT, false);
+    const divisor = points ? 0 : 1;
+    if (!points) this.quadAttrib();
+    else gl.disableVertexAttribArray(0);
+    this.instanceAttrib(1, b.x, 1, gl.FLOAT, false, divisor);
+    this.instanceAttrib(2, b.y, 1, gl.FLOAT, false, divisor);
+    this.instanceAttrib(3, b.theta, 1, gl.FLOAT, false, divisor);
+    this.instanceAttrib(4, b.size, 1, gl.FLOAT, false, divisor);
+    this.instanceAttrib(5, b.color, 4, gl.UNSIGNED_BYTE, true, divisor);
+    this.instanceAttrib(6, b.tex, 1, gl.FLOAT, false, divisor);
     gl.uniform4fv(p.u.u_view, uView);
     gl.uniform1f(p.u.u_minRadius, 1.5 / view.scale);
+    if (points) gl.uniform1f(p.u.u_pixelsPerMetre, view.scale);
     gl.uniform1i(p.u.u_rotate, item.rotation ? 1 : 0);
     gl.uniform1i(p.u.u_heading, item.heading ? 1 : 0);
     gl.uniform1i(p.u.u_circle, item.circle ? 1 : 0);
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, this.textures);
     gl.uniform1i(p.u.u_textures, 0);
-    gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, e.count);
+    if (points) gl.drawArrays(gl.POINTS, 0, e.count);
+    else gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, e.count);
     this.resetAttribs();
+    this.lastMode = points ? 'points' : 'instanced';
+  }
+
+  /** Stamps every entity as a disc into an RGBA image of the window and draws that image. */
+  splat(view, item) {
+    const { width, height, scale, cx, cy } = view;
+    if (!this.splatPixels || this.splatPixels.length !== width * height) {
+      this.splatPixels = new Uint32Array(width * height);
+      this.splatCanvas = { width, height };
+    }
+    const px = this.splatPixels;
+    px.fill(0);
+    const e = item.entities, size = item.size, rgba = item.rgba;
+    const ox = width / 2 - cx * scale, oy = height / 2 + cy * scale;
+    for (let i = 0; i < e.count; i++) {
+      const sx = ox + e.x[i] * scale, sy = oy - e.y[i] * scale;
+      const r = Math.max(size[i] * scale, 1.5);
+      if (sx < -r || sy < -r || sx >= width + r || sy >= height + r) continue;
+      const r2 = r * r, c = rgba[i];
+      const x0 = Math.max(0, Math.ceil(sx - r - 0.5)), x1 = Math.min(width - 1, Math.floor(sx + r - 0.5));
+      const y0 = Math.max(0, Math.ceil(sy - r - 0.5)), y1 = Math.min(height - 1, Math.floor(sy + r - 0.5));
+      for (let y = y0; y <= y1; y++) {
+        const dy = y + 0.5 - sy, row = y * width;
+        for (let x = x0; x <= x1; x++) {
+          const dx = x + 0.5 - sx;
+          if (dx * dx + dy * dy <= r2) px[row + x] = c;
+        }
+      }
+    }
+    const gl = this.gl;
+    if (!this.splatTexture || this.splatSize !== width * 65536 + height) {
+      if (this.splatTexture) gl.deleteTexture(this.splatTexture);
+      this.splatTexture = gl.createTexture();
+      this.splatSize = width * 65536 + height;
+      gl.bindTexture(gl.TEXTURE_2D, this.splatTexture);
+      gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA8, width, height);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+    }
+    gl.bindTexture(gl.TEXTURE_2D, this.splatTexture);
+    gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
+    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, width, height, gl.RGBA, gl.UNSIGNED_BYTE,
+      new Uint8Array(px.buffer));
+    const p = this.screen;
+    gl.useProgram(p.prog);
+    this.quadAttrib();
+    gl.uniform1i(p.u.u_useTexture, 1);
+    gl.activeTexture(gl.TEXTURE0);
+    gl.uniform1i(p.u.u_texture, 0);
+    gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
   }
 
   /** RGBA bytes at device pixel (x, y from the top left); call right after draw(). */

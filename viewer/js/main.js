@@ -276,8 +276,10 @@ class Viewer {
           const robots = l.kind === 'robots';
           const e = robots ? f.robots : f.objects;
           const sizes = robots ? this.robotSizes(f) : this.objectSizes(f);
-          const { rgba, tex } = this.colorings.get(l).compute(f, e);
+          const coloring = this.colorings.get(l);
+          const { rgba, tex } = coloring.compute(f, e);
           list.push({ type: 'entities', key: l, entities: e, size: sizes, rgba, tex,
+            textured: coloring.textured,
             circle: robots || l.circles, heading: robots && l.rotation, rotation: robots && l.rotation });
           if (l.label !== 'none') list.push(this.labels(view, l, f, e, sizes));
           break;
@@ -485,7 +487,7 @@ function exposeApi(v) {
     ready: v.ready,
     header: v.header,
     config: v.config,
-    renderer: () => ({ name: v.renderer.name, device: v.renderer.device }),
+    renderer: () => ({ name: v.renderer.name, device: v.renderer.device, mode: v.renderer.lastMode }),
     state() {
       const f = v.frame;
       return {
@@ -546,7 +548,8 @@ function exposeApi(v) {
       const t1 = performance.now();
       const out = { seconds: (t1 - t0) / 1000, fps: (v.bench.rendered - b0.rendered) * 1000 / (t1 - t0),
         newFramesPerSecond: (v.bench.shown - b0.shown) * 1000 / (t1 - t0),
-        robots: v.frame ? v.frame.robots.count : 0, renderer: v.renderer.name, device: v.renderer.device };
+        robots: v.frame ? v.frame.robots.count : 0, renderer: v.renderer.name, device: v.renderer.device,
+        mode: v.renderer.lastMode || 'canvas2d' };
       v.bench = null;
       return out;
     },
