@@ -12,7 +12,7 @@ const browser = await openBrowser({ width, height });
 let code = 0;
 try {
   const t0 = Date.now();
-  await load(browser.page, server.url + (renderer ? `?renderer=${renderer}` : ''));
+  await load(browser.page, server.url + (process.env.BENCH_QUERY || (renderer ? `?renderer=${renderer}` : '')));
   await browser.page.evaluate(() => window.fleetsimViewer.preload());
   const loadSeconds = (Date.now() - t0) / 1000;
   const r = await browser.page.evaluate((s) => window.fleetsimViewer.benchmark(s), seconds);
