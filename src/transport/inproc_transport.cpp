@@ -26,8 +26,12 @@ class InprocPort final : public Port {
       auto since = std::chrono::steady_clock::now();
       while (q.items.size() >= q.capacity && !net_.stopped()) {
         if (q.changed.wait_for(lock, options_.wait_report_after) == std::cv_status::timeout &&
-            q.items.size() >= q.capacity)
+            q.items.size() >= q.capacity) {
+          // Report without the lock: the report may stop the network, which takes every lock.
+          lock.unlock();
           report_wait(true, output, layout_.outputs[output].sinks[i], since);
+          lock.lock();
+        }
       }
       if (net_.stopped()) net_.throw_stopped();
       q.items.push_back(m);
@@ -44,11 +48,14 @@ class InprocPort final : public Port {
     auto since = std::chrono::steady_clock::now();
     while (q.items.empty() && !net_.stopped()) {
       if (q.changed.wait_for(lock, options_.wait_report_after) == std::cv_status::timeout &&
-          q.items.empty())
+          q.items.empty()) {
+        // Report without the lock: the report may stop the network, which takes every lock.
+        lock.unlock();
         report_wait(false, input, layout_.inputs[input].source, since);
+        lock.lock();
+      }
     }
-    // Messages already delivered are still consumed in order after a stop is requested only
-    // if the caller asks again; a stopped federation refuses everything.
+    // A stopped federation refuses everything, even messages already delivered.
     if (net_.stopped()) net_.throw_stopped();
     Message m = std::move(q.items.front());
     q.items.pop_front();

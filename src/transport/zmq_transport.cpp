@@ -149,7 +149,7 @@ class ZmqPort final : public Port {
     }
   }
 
-  ~ZmqPort() override { shut(closed_ ? static_cast<int>(zopt_.linger.count()) : 0); }
+  ~ZmqPort() override { shut(0); }
 
   void send(std::size_t output, const Message& m) override {
     encode(m, wire_);
@@ -172,6 +172,7 @@ class ZmqPort final : public Port {
         }
       }
       link.next[m.flow] = m.timestamp + m.period;
+      link.sent_any = true;
       stats_.messages_sent++;
       stats_.bytes_sent += m.payload.size();
     }
@@ -204,9 +205,32 @@ class ZmqPort final : public Port {
     return m;
   }
 
+  // ZeroMQ's linger does not deliver what is still queued behind a full pipe when a socket
+  // closes, so a node leaves in two phases: it closes its inputs (it has received every
+  // message it needs, and this tells its sources so), then waits until every node it feeds
+  // has closed its inputs in turn (so has received everything), and only then closes its
+  // outputs. Nodes wait on their sinks only after releasing their sources: no cycle.
   void close() override {
+    if (shut_) return;
     closed_ = true;
-    shut(static_cast<int>(zopt_.linger.count()));
+    for (auto& r : recv_) {
+      zmq_socket_monitor(r.socket.handle(), nullptr, 0);
+      r.monitor.close();
+      r.socket.close();
+    }
+    recv_.clear();
+    auto deadline = Clock::now() + zopt_.linger;
+    while (Clock::now() < deadline) {
+      bool waiting = false;
+      for (auto& s : send_) waiting |= s.sent_any && !s.gone;
+      if (!waiting) break;
+      items_.clear();
+      for (auto& s : send_) items_.push_back({s.monitor.handle(), 0, ZMQ_POLLIN, 0});
+      zmq::poll(items_.data(), items_.size(), std::chrono::milliseconds(50));
+      for (std::size_t i = 0; i < send_.size(); ++i)
+        if (items_[i].revents & ZMQ_POLLIN) read_events(send_[i]);
+    }
+    shut(0);
   }
 
  private:
@@ -227,6 +251,7 @@ class ZmqPort final : public Port {
     zmq::socket_t socket;
     zmq::socket_t monitor;
     bool gone = false;
+    bool sent_any = false;
     std::map<FlowId, SimTime> next;  ///< per flow: timestamp of the next message owed
   };
   struct InputState {

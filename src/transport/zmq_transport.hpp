@@ -28,7 +28,7 @@ struct ZmqOptions {
   /// After a peer's connection closed, how long its last messages may still be drained from
   /// the socket before the peer is declared lost.
   std::chrono::milliseconds drain_grace{200};
-  /// How long close() lets unsent messages reach their peers.
+  /// How long close() waits for the nodes this node feeds to receive everything and leave.
   std::chrono::milliseconds linger{10000};
 };
 
