@@ -102,24 +102,30 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state,
                             const SpatialIndex& index, ThreadPool& pool) {
   const std::size_t n = state.robot_count();
   const double dt = static_cast<double>(model.tick_period_ns) / kNanosPerSecond;
+  const RobotGrid& grid = index.robots;
+  const double* gx = grid.sorted_x().data();
+  const double* gy = grid.sorted_y().data();
+  const double* gr = grid.sorted_r().data();
+  const std::uint32_t* order = grid.order().data();
+  const auto& segs = index.segments.segments();
   dx_.resize(n);
   dy_.resize(n);
-  new_theta_.resize(n);
   f_.resize(n);
   f_next_.resize(n);
-  active_.resize(n);
+  engine_.resize(n);
   changed_.resize(n);
-  const RobotGrid& grid = index.robots;
-  const auto& gx = grid.sorted_x();
-  const auto& gy = grid.sorted_y();
-  const auto& gr = grid.sorted_r();
-  const auto& order = grid.order();
-  const auto& segs = index.segments.segments();
+  cand_count_.resize(n);
+  cand_.resize(n * kCandidates);
   const std::size_t kGrain = 1024;
 
-  // 1. Commanded motion (clamped) and the static obstacles' limit on it.
+  // Everything below runs in slot order (the grid's cell order): a robot's neighbours sit next
+  // to it in the slot arrays, so the pair loops stream through memory instead of jumping
+  // through robot indices. Per-robot results are scattered back to the columns once.
+
+  // 1. Commanded motion (clamped), the static obstacles' limit on it, and the new heading.
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t i = b; i < e; ++i) {
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t i = order[s];
       const RobotKind& k = model.kinds[state.robot_kind[i]];
       double l = std::clamp(state.cmd_left[i], -k.max_wheel_speed_m_per_s,
                             k.max_wheel_speed_m_per_s);
@@ -129,100 +135,131 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state,
       double w = (r - l) / k.wheel_distance_m;
       double th = state.theta[i];
       double mid = th + w * dt / 2;
-      new_theta_[i] = wrap_angle(th + w * dt);
+      state.theta[i] = wrap_angle(th + w * dt);
       Vec2 d{v * dt * std::cos(mid), v * dt * std::sin(mid)};
-      dx_[i] = d.x;
-      dy_[i] = d.y;
+      dx_[s] = d.x;
+      dy_[s] = d.y;
+      engine_[s] = state.robot_engine[i];
       double f = 1.0;
       if (d.x != 0 || d.y != 0) {
-        Vec2 p{state.x[i], state.y[i]};
+        Vec2 p{gx[s], gy[s]};
         for (std::uint32_t si : index.segments.near(p))
           f = segment_contact_time(p, d, k.radius_m, segs[si], f);
       }
-      f_[i] = f;
+      f_[s] = f;
     }
   });
 
-  // 2. Robot-robot contacts: Jacobi rounds until no f changes. Round 0 visits every robot and
-  // marks those with a neighbour whose path comes near theirs (`active_`); later rounds visit
-  // only active robots whose neighbourhood changed.
-  std::fill(changed_.begin(), changed_.end(), 1);
+  // 2. Robot-robot contacts: Jacobi rounds until no f changes. Round 0 scans the 3x3 cells of
+  // every robot and keeps, in slot order, its candidates: same-engine robots whose path may
+  // come within touching distance of its own during the tick (up to kCandidates of them; a
+  // robot with more scans its cells again when needed). Later rounds visit only robots with
+  // candidates, and recompute a pair only when one of its two robots changed.
   int round = 0;
   while (true) {
     std::atomic<bool> any{false};
     pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
       bool local_any = false;
-      for (std::size_t i = b; i < e; ++i) {
-        f_next_[i] = f_[i];
-        if (round > 0 && !active_[i]) continue;
-        Vec2 pi{state.x[i], state.y[i]};
-        Vec2 di{dx_[i], dy_[i]};
-        double fi = f_[i];
-        double ri = index.radius[i];
-        std::uint8_t eng = state.robot_engine[i];
-        bool near_change = round == 0 || changed_[i];
-        bool has_neighbour = false;
+      for (std::size_t s = b; s < e; ++s) {
+        const double fi = f_[s];
+        f_next_[s] = fi;
+        const std::uint8_t count = round == 0 ? 0 : cand_count_[s];
+        if (round > 0 && count == 0) continue;
+        const Vec2 pi{gx[s], gy[s]};
+        const Vec2 di{dx_[s], dy_[s]};
+        const double ri = gr[s];
+        const double mi = std::abs(di.x) + std::abs(di.y);
+        const std::uint8_t eng = engine_[s];
+        const bool near_change = round == 0 || changed_[s];
         double best = fi;
-        grid.for_each_near(pi, [&](std::uint32_t s) {
-          std::uint32_t j = order[s];
-          if (j == i || state.robot_engine[j] != eng) return;
-          Vec2 pj{gx[s], gy[s]};
-          double rsum = ri + gr[s];
-          Vec2 rel = pj - pi;
-          double reach = rsum + kSkin + std::abs(di.x) + std::abs(di.y) + std::abs(dx_[j]) +
-                         std::abs(dy_[j]);
-          if (dot(rel, rel) > reach * reach) return;
-          has_neighbour = true;
-          if (round > 0 && !near_change && !changed_[j]) return;
-          double t = pair_contact_time(pi, di, fi, pj, Vec2{dx_[j], dy_[j]}, f_[j], rsum);
-          if (t < best) best = t;
-        });
-        if (round == 0) active_[i] = has_neighbour;
+        auto pair = [&](std::uint32_t t) {
+          if (!near_change && !changed_[t]) return;
+          double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
+                                        f_[t], ri + gr[t]);
+          if (tc < best) best = tc;
+        };
+        auto scan = [&](auto&& on_candidate) {
+          grid.for_each_near(pi, [&](std::uint32_t t) {
+            if (t == s || engine_[t] != eng) return;
+            Vec2 rel = Vec2{gx[t], gy[t]} - pi;
+            // Touching at the end (contacts, step 4) or on the way (rounds) needs this reach;
+            // the margin covers rounding (a spare candidate changes nothing).
+            double reach =
+                (ri + gr[t] + 4 * kSkin + mi + std::abs(dx_[t]) + std::abs(dy_[t])) * 1.000001;
+            if (dot(rel, rel) > reach * reach) return;
+            on_candidate(t);
+          });
+        };
+        if (round == 0) {
+          std::uint32_t* list = &cand_[s * kCandidates];
+          unsigned k = 0;
+          scan([&](std::uint32_t t) {
+            if (k < kCandidates) list[k] = t;
+            ++k;
+            pair(t);
+          });
+          cand_count_[s] = static_cast<std::uint8_t>(k <= kCandidates ? k : kOverflow);
+        } else if (count != kOverflow) {
+          const std::uint32_t* list = &cand_[s * kCandidates];
+          for (unsigned k = 0; k < count; ++k) pair(list[k]);
+        } else {
+          scan(pair);
+        }
         if (best < fi) {
-          f_next_[i] = best;
+          f_next_[s] = best;
           local_any = true;
         }
       }
       if (local_any) any.store(true, std::memory_order_relaxed);
     });
     ++round;
-    // A robot needs another look when it or a neighbour changed; mark the changes.
+    // A robot needs another look when it or a neighbour changed: mark the changes.
     pool.parallel_for(n, kGrain * 4, [&](std::size_t b, std::size_t e, int) {
-      for (std::size_t i = b; i < e; ++i) {
-        changed_[i] = f_next_[i] != f_[i];
-      }
+      for (std::size_t s = b; s < e; ++s) changed_[s] = f_next_[s] != f_[s];
     });
     std::swap(f_, f_next_);
     if (!any.load()) break;
-    // A neighbour's change makes robot i stale too: propagate to neighbours via near_change
-    // (checked through changed_[j] in the loop above), nothing more to do here.
     if (round > 200) {
       // Pathological chains: stop everyone still changing (still order independent).
       pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
-        for (std::size_t i = b; i < e; ++i)
-          if (changed_[i]) f_[i] = 0;
+        for (std::size_t s = b; s < e; ++s)
+          if (changed_[s]) f_[s] = 0;
       });
     }
   }
   last_rounds_ = round;
 
-  // 3. Move, and fill the collision sensor with contacts at the final positions.
+  // 3. Move, keeping the new positions in slot order too (f_next_ is free scratch now), and
+  // migrate: a robot belongs to the engine owning its new position, decided here at this one
+  // fixed point of the step. Identity, controller and every column stay with it. The contacts
+  // below still use the engines of this step (engine_).
+  double* nx = f_next_.data();
+  newy_.resize(n);
+  double* ny = newy_.data();
+  const bool migrate = model.engines.size() > 1;
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t i = b; i < e; ++i) {
-      double f = f_[i];
-      state.x[i] += f * dx_[i];
-      state.y[i] += f * dy_[i];
-      state.theta[i] = new_theta_[i];
-      state.realization[i] = (dx_[i] == 0 && dy_[i] == 0) ? 1.0f : static_cast<float>(f);
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t i = order[s];
+      const double f = f_[s];
+      nx[s] = gx[s] + f * dx_[s];
+      ny[s] = gy[s] + f * dy_[s];
+      state.x[i] = nx[s];
+      state.y[i] = ny[s];
+      state.realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
+      if (migrate) state.robot_engine[i] = static_cast<std::uint8_t>(model.engine_at({nx[s], ny[s]}));
     }
   });
+
+  // 4. The collision sensor: contacts at the final positions. Robots moved less than a cell
+  // since the grid was built, so its 3x3 blocks still hold every touching pair.
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t i = b; i < e; ++i) {
-      Vec2 p{state.x[i], state.y[i]};
-      double ri = index.radius[i];
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t i = order[s];
+      Vec2 p{nx[s], ny[s]};
+      double ri = gr[s];
       double th = state.theta[i];
       int count = 0;
-      float* angles = &state.contact_angle[i * kMaxContacts];
+      float* angles = &state.contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
       auto add = [&](Vec2 at) {
         if (count < kMaxContacts)
           angles[count++] = static_cast<float>(wrap_angle(std::atan2(at.y - p.y, at.x - p.x) - th));
@@ -232,29 +269,26 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state,
         Vec2 c;
         if (distance_to_segment(p, segs[si], &c) <= ri + touch) add(c);
       }
-      std::uint8_t eng = state.robot_engine[i];
-      grid.for_each_near(p, [&](std::uint32_t s) {
-        std::uint32_t j = order[s];
-        if (j == i || state.robot_engine[j] != eng) return;
-        Vec2 pj{state.x[j], state.y[j]};
-        double rs = ri + index.radius[j] + touch;
+      // Robots touching at the end are among the candidates of round 0 (same slot order).
+      auto touching = [&](std::uint32_t t) {
+        Vec2 pj{nx[t], ny[t]};
+        double rs = ri + gr[t] + touch;
         Vec2 rel = pj - p;
-        if (dot(rel, rel) <= rs * rs) add(p + rel * (ri / (ri + index.radius[j])));
-      });
+        if (dot(rel, rel) <= rs * rs) add(p + rel * (ri / (ri + gr[t])));
+      };
+      const std::uint8_t cc = cand_count_[s];
+      if (cc != kOverflow) {
+        for (unsigned k = 0; k < cc; ++k) touching(cand_[s * kCandidates + k]);
+      } else {
+        std::uint8_t eng = engine_[s];
+        grid.for_each_near(Vec2{gx[s], gy[s]}, [&](std::uint32_t t) {
+          if (t != s && engine_[t] == eng) touching(t);
+        });
+      }
       state.contact_count[i] = static_cast<std::uint8_t>(count);
       for (int k = count; k < kMaxContacts; ++k) angles[k] = 0;
     }
   });
-
-  // 4. Migration, at this one fixed point of the step: a robot belongs to the engine owning
-  // its new position. Identity, controller and every column stay with it.
-  if (model.engines.size() > 1) {
-    pool.parallel_for(n, kGrain * 4, [&](std::size_t b, std::size_t e, int) {
-      for (std::size_t i = b; i < e; ++i)
-        state.robot_engine[i] =
-            static_cast<std::uint8_t>(model.engine_at({state.x[i], state.y[i]}));
-    });
-  }
 }
 
 }  // namespace fleetsim

@@ -46,9 +46,19 @@ class KinematicsEngine {
   int last_rounds() const { return last_rounds_; }
 
  private:
-  std::vector<double> dx_, dy_, new_theta_;
-  std::vector<double> f_, f_next_;
-  std::vector<std::uint8_t> active_, changed_;
+  // Scratch in slot order (see RobotGrid), reused every tick: written and read only inside
+  // step(), each worker writing its own slot range.
+  std::vector<double> dx_, dy_;     ///< commanded motion this tick, metres
+  std::vector<double> f_, f_next_;  ///< fraction of the motion allowed (Jacobi iterates)
+  std::vector<double> newy_;        ///< new y (new x reuses f_next_ after the rounds)
+  std::vector<std::uint8_t> engine_, changed_;
+  /// Round 0's candidates per slot (slot numbers, in slot order): at most kCandidates, or
+  /// kOverflow when there were more (then the rounds scan the cells again). 4 + 1 bytes x 8 per
+  /// robot: the later rounds and the contacts touch ~4 robots instead of a 3x3 block of ~16.
+  static constexpr unsigned kCandidates = 8;
+  static constexpr std::uint8_t kOverflow = 0xff;
+  std::vector<std::uint32_t> cand_;
+  std::vector<std::uint8_t> cand_count_;
   int last_rounds_ = 0;
 };
 

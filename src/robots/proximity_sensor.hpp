@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "physics/kinematics2d.hpp"
 
@@ -14,5 +15,11 @@ namespace fleetsim {
 /// spatial index and robot i's pose: safe to call concurrently for different robots.
 void read_proximity(const WorldModel& model, const WorldState& state, const SpatialIndex& index,
                     std::size_t i, float* out);
+
+/// The same for the robot in grid slot `slot` (index.robots.order()[slot]); the hot path, which
+/// visits robots in slot order so that neighbours are read from contiguous memory. Gives
+/// exactly the readings of read_proximity.
+void read_proximity_slot(const WorldModel& model, const WorldState& state,
+                         const SpatialIndex& index, std::uint32_t slot, float* out);
 
 }  // namespace fleetsim
