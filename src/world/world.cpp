@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/hash.hpp"
 
@@ -140,22 +141,7 @@ void WorldState::reindex_objects(std::size_t from) {
 void WorldState::remove_robot(EntityId id) {
   std::uint32_t r = robot_index(id);
   if (r == kNoIndex) return;
-  erase_rows(robot_id, r, 1);
-  erase_rows(robot_kind, r, 1);
-  erase_rows(robot_controller, r, 1);
-  erase_rows(robot_engine, r, 1);
-  erase_rows(x, r, 1);
-  erase_rows(y, r, 1);
-  erase_rows(theta, r, 1);
-  erase_rows(cmd_left, r, 1);
-  erase_rows(cmd_right, r, 1);
-  erase_rows(proximity, r, kProximityCount);
-  erase_rows(contact_angle, r, kMaxContacts);
-  erase_rows(contact_count, r, 1);
-  erase_rows(realization, r, 1);
-  erase_rows(robot_tag, r, 1);
-  erase_rows(led, r, 1);
-  erase_rows(robot_name, r, 1);
+  for_each_robot_column(*this, [&](auto& col, std::size_t width) { erase_rows(col, r, width); });
   index_of[id] = kNoIndex;
   reindex_robots(r);
 }
@@ -163,13 +149,7 @@ void WorldState::remove_robot(EntityId id) {
 void WorldState::remove_object(EntityId id) {
   std::uint32_t o = object_index(id);
   if (o == kNoIndex) return;
-  erase_rows(object_id, o, 1);
-  erase_rows(object_class, o, 1);
-  erase_rows(object_x, o, 1);
-  erase_rows(object_y, o, 1);
-  erase_rows(object_size, o, 1);
-  erase_rows(object_tag, o, 1);
-  erase_rows(object_name, o, 1);
+  for_each_object_column(*this, [&](auto& col, std::size_t width) { erase_rows(col, o, width); });
   index_of[id] = kNoIndex;
   reindex_objects(o);
 }
@@ -178,29 +158,18 @@ std::uint64_t WorldState::hash() const {
   Hasher h;
   h.word(static_cast<std::uint64_t>(tick));
   h.text(status);
-  auto col = [&](const auto& v) {
+  auto col = [&](const auto& v, std::size_t) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
     h.word(v.size());
-    if (!v.empty()) h.bytes(v.data(), v.size() * sizeof(v[0]));
+    if constexpr (std::is_trivially_copyable_v<T>) {
+      if (!v.empty()) h.bytes(v.data(), v.size() * sizeof(T));
+    } else {
+      for (const auto& x : v) h.text(x);
+    }
   };
-  col(robot_id);
-  col(robot_kind);
-  col(robot_engine);
-  col(x);
-  col(y);
-  col(theta);
-  col(cmd_left);
-  col(cmd_right);
-  col(proximity);
-  col(contact_count);
-  col(realization);
-  col(robot_tag);
-  col(led);
-  col(object_id);
-  col(object_x);
-  col(object_y);
-  col(object_size);
-  col(object_tag);
-  for (const auto& s : tags.strings()) h.text(s);
+  for_each_robot_column(*this, col);
+  for_each_object_column(*this, col);
+  for (const auto& t : tags.strings()) h.text(t);
   return h.value();
 }
 

@@ -142,6 +142,39 @@ struct WorldState {
   /// A hash of every column (the determinism tests compare it across thread counts).
   std::uint64_t hash() const;
 
+  /// Calls f(column, values_per_robot) for every robot column: the one list that removal,
+  /// hashing and any other whole-state pass share, so a new column cannot be forgotten.
+  template <class Self, class F>
+  static void for_each_robot_column(Self& s, F&& f) {
+    f(s.robot_id, 1);
+    f(s.robot_kind, 1);
+    f(s.robot_controller, 1);
+    f(s.robot_engine, 1);
+    f(s.x, 1);
+    f(s.y, 1);
+    f(s.theta, 1);
+    f(s.cmd_left, 1);
+    f(s.cmd_right, 1);
+    f(s.proximity, kProximityCount);
+    f(s.contact_angle, kMaxContacts);
+    f(s.contact_count, 1);
+    f(s.realization, 1);
+    f(s.robot_tag, 1);
+    f(s.led, 1);
+    f(s.robot_name, 1);
+  }
+  /// Same for the object columns.
+  template <class Self, class F>
+  static void for_each_object_column(Self& s, F&& f) {
+    f(s.object_id, 1);
+    f(s.object_class, 1);
+    f(s.object_x, 1);
+    f(s.object_y, 1);
+    f(s.object_size, 1);
+    f(s.object_tag, 1);
+    f(s.object_name, 1);
+  }
+
  private:
   void reindex_robots(std::size_t from);
   void reindex_objects(std::size_t from);
