@@ -342,6 +342,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     }
     // Periods: one duration, or several used in turn.
     if (!fe.has("period")) {
+      fe.accept("period");
       fe.error("<flow> needs attribute 'period' (a duration such as 10ms, or several used in "
                "turn: '33ms 33ms 34ms')");
     } else {

@@ -1,0 +1,164 @@
+#include "federation/federation_file.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fleetsim::federation {
+namespace {
+
+// A well-formed ring of three nodes; tests replace pieces of it.
+const char* kRing = R"(<federation until="1s" buffer="3">
+  <node name="a"><input name="in"/><output name="out"/></node>
+  <node name="b"><input name="in"/><output name="out"/></node>
+  <node name="c" kind="camera"><input name="in" buffer="1"/><output name="out"/></node>
+  <flow name="ab" from="a.out" to="b.in" period="10ms"/>
+  <flow name="bc" from="b.out" to="c.in" period="1ms 2ms" initial="500us"/>
+  <flow name="ca" from="c.out" to="a.in" period="33ms"/>
+</federation>
+)";
+
+std::string errors_of(const std::string& text) {
+  Diagnostics d;
+  auto fed = parse_federation(text, "fed.xml", d);
+  EXPECT_FALSE(fed.has_value()) << "expected errors in:\n" << text;
+  return d.str();
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(FederationFile, ReadsAWellFormedFile) {
+  Diagnostics d;
+  auto fed = parse_federation(kRing, "fed.xml", d);
+  ASSERT_TRUE(fed) << d.str();
+  EXPECT_EQ(d.str(), "");
+  EXPECT_EQ(fed->until, kNanosPerSecond);
+  ASSERT_EQ(fed->flows.size(), 3u);
+  EXPECT_EQ(fed->flows[1].periods, (std::vector<SimTime>{1'000'000, 2'000'000}));
+  EXPECT_EQ(fed->flows[1].initial, 500'000);
+  EXPECT_EQ(fed->nodes[2].kind, NodeKind::kCamera);
+  auto layout = fed->layout();
+  ASSERT_EQ(layout.nodes.size(), 3u);
+  EXPECT_EQ(layout.nodes[1].inputs[0].flow_name, "ab");
+  EXPECT_EQ(layout.nodes[1].inputs[0].source, "a");
+  EXPECT_EQ(layout.nodes[1].inputs[0].capacity, 3u);
+  EXPECT_EQ(layout.nodes[2].inputs[0].capacity, 1u);
+  EXPECT_EQ(layout.nodes[2].inputs[0].initial, 500'000);
+  EXPECT_EQ(layout.nodes[0].outputs[0].sinks, (std::vector<std::string>{"b"}));
+}
+
+TEST(FederationFile, InputFedTwiceOrNotAtAll) {
+  auto twice = replace(kRing, R"(to="c.in")", R"(to="c.in a.in")");
+  EXPECT_NE(errors_of(twice).find("fed.xml:7: error: input 'a.in' is already fed by flow 'bc'"),
+            std::string::npos)
+      << errors_of(twice);
+  auto unfed = replace(kRing, R"(<flow name="ab" from="a.out" to="b.in" period="10ms"/>)",
+                       R"(<flow name="ab" from="a.out" to="c.in" period="10ms"/>)");
+  auto e = errors_of(unfed);
+  EXPECT_NE(e.find("fed.xml:3: error: input 'b.in' is fed by no flow"), std::string::npos) << e;
+}
+
+TEST(FederationFile, NodeFeedingItself) {
+  auto e = errors_of(replace(kRing, R"(to="b.in")", R"(to="a.in")"));
+  EXPECT_NE(e.find("fed.xml:5: error: node 'a' feeds itself through flow 'ab'"),
+            std::string::npos)
+      << e;
+}
+
+TEST(FederationFile, UnknownNamesWithSuggestions) {
+  auto e = errors_of(replace(kRing, R"(to="b.in")", R"(to="bb.in")"));
+  EXPECT_NE(e.find("fed.xml:5: error: unknown node 'bb' in 'bb.in' (did you mean 'b'?)"),
+            std::string::npos)
+      << e;
+  e = errors_of(replace(kRing, R"(from="a.out")", R"(from="a.outt")"));
+  EXPECT_NE(e.find("fed.xml:5: error: node 'a' has no output 'outt' (did you mean 'out'?)"),
+            std::string::npos)
+      << e;
+  e = errors_of(replace(kRing, R"(period="33ms")", R"(perod="33ms")"));
+  EXPECT_NE(e.find("fed.xml:7: error:"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'period'"), std::string::npos) << e;
+  e = errors_of(replace(kRing, R"(kind="camera")", R"(kind="camra")"));
+  EXPECT_NE(e.find("fed.xml:4: error:"), std::string::npos) << e;
+  EXPECT_NE(e.find("camera"), std::string::npos) << e;
+}
+
+TEST(FederationFile, BadNumbers) {
+  auto e = errors_of(replace(kRing, R"(period="10ms")", R"(period="10")"));
+  EXPECT_NE(e.find("fed.xml:5: error: period '10' of flow 'ab' is not a positive duration"),
+            std::string::npos)
+      << e;
+  e = errors_of(replace(kRing, R"(period="10ms")", R"(period="0ms")"));
+  EXPECT_NE(e.find("period '0ms' of flow 'ab' is not a positive duration"), std::string::npos);
+  e = errors_of(replace(kRing, R"(period="10ms")", R"(period="-5ms")"));
+  EXPECT_NE(e.find("period '-5ms'"), std::string::npos) << e;
+  e = errors_of(replace(kRing, R"(initial="500us")", R"(initial="soon")"));
+  EXPECT_NE(e.find("fed.xml:6: error: attribute 'initial' of <flow> is 'soon'"),
+            std::string::npos)
+      << e;
+  e = errors_of(replace(kRing, R"(buffer="1")", R"(buffer="0")"));
+  EXPECT_NE(e.find("fed.xml:4: error:"), std::string::npos) << e;
+  e = errors_of(replace(kRing, R"(until="1s")", R"(until="1.5")"));
+  EXPECT_NE(e.find("fed.xml:1: error: attribute 'until' of <federation> is '1.5'"),
+            std::string::npos)
+      << e;
+  e = errors_of(replace(kRing, R"(<node name="a">)",
+                        R"(<node name="a" endpoint="tcp://127.0.0.1:99999">)"));
+  EXPECT_NE(e.find("fed.xml:2: error: endpoint 'tcp://127.0.0.1:99999' of node 'a'"),
+            std::string::npos)
+      << e;
+}
+
+TEST(FederationFile, DuplicatesAndUnconnectedOutputs) {
+  auto e = errors_of(replace(kRing, R"(<node name="b">)", R"(<node name="a">)"));
+  EXPECT_NE(e.find("fed.xml:3: error: a node called 'a' already exists"), std::string::npos)
+      << e;
+  e = errors_of(replace(kRing, R"(<output name="out"/></node>
+  <node name="b">)",
+                        R"(<output name="out"/><output name="spare"/></node>
+  <node name="b">)"));
+  EXPECT_NE(e.find("output 'a.spare' is the source of no flow"), std::string::npos) << e;
+}
+
+TEST(FederationFile, WarnsWhenNotStronglyConnected) {
+  // c no longer feeds a: a only emits, nothing returns to it.
+  std::string text = replace(kRing, R"(<node name="a"><input name="in"/>)", R"(<node name="a">)");
+  text = replace(text, R"(<flow name="ca" from="c.out" to="a.in" period="33ms"/>)",
+                 R"(<flow name="ca" from="c.out" to="b.in2" period="33ms"/>)");
+  text = replace(text, R"(<node name="b"><input name="in"/>)",
+                 R"(<node name="b"><input name="in"/><input name="in2"/>)");
+  Diagnostics d;
+  auto fed = parse_federation(text, "fed.xml", d);
+  ASSERT_TRUE(fed) << d.str();
+  EXPECT_NE(d.str().find("fed.xml:1: warning: the flow graph is not strongly connected"),
+            std::string::npos)
+      << d.str();
+}
+
+TEST(FederationFile, Durations) {
+  EXPECT_EQ(parse_duration("10ms"), 10'000'000);
+  EXPECT_EQ(parse_duration("1.5s"), 1'500'000'000);
+  EXPECT_EQ(parse_duration("250us"), 250'000);
+  EXPECT_EQ(parse_duration("40ns"), 40);
+  EXPECT_EQ(parse_duration("0"), 0);
+  EXPECT_EQ(parse_duration("33.3333ms"), 33'333'300);
+  EXPECT_FALSE(parse_duration("1.5ns"));  // not a whole number of ns
+  EXPECT_FALSE(parse_duration("10"));
+  EXPECT_FALSE(parse_duration("ms"));
+  EXPECT_FALSE(parse_duration("1e3ms"));
+  EXPECT_FALSE(parse_duration("99999999999999s"));
+}
+
+TEST(FederationFile, MissingAndMalformedFiles) {
+  Diagnostics d;
+  EXPECT_FALSE(load_federation("/nonexistent/fed.xml", d));
+  EXPECT_NE(d.str().find("/nonexistent/fed.xml"), std::string::npos);
+  EXPECT_NE(errors_of("<federation until=\"1s\"><node name=\"a\">").find("fed.xml"),
+            std::string::npos);
+  EXPECT_NE(errors_of("<experiment/>").find("expected <federation>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fleetsim::federation
