@@ -1,0 +1,336 @@
+// Distributed runs through the real `fleetsim` binary: the examples and random federations
+// repeat bit for bit on both transports under jitter and conform to the DSAAM rules; a node
+// killed with SIGKILL stops the others within a second, naming it; nothing is left behind.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "federation/launcher.hpp"
+#include "fleetsim/random.hpp"
+#include "time/trace.hpp"
+
+extern char** environ;
+
+namespace fleetsim::federation {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const std::string kFleetsim = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim";
+const fs::path kExamples = fs::path(FLEETSIM_SOURCE_DIR) / "examples" / "federations";
+
+/// A scratch directory, removed at the end of the test.
+struct Scratch {
+  Scratch() {
+    std::string t = (fs::temp_directory_path() / "fleetsim-dist-XXXXXX").string();
+    path = mkdtemp(t.data());
+  }
+  ~Scratch() { fs::remove_all(path); }
+  fs::path operator/(const std::string& s) const { return path / s; }
+  fs::path path;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Starts `args` with stdout and stderr sent to files.
+pid_t spawn(std::vector<std::string> args, const fs::path& out, const fs::path& err) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  EXPECT_EQ(rc, 0) << args[0];
+  return pid;
+}
+
+/// Waits up to `limit` for `pid`; its wait status, or nothing (then it is still running).
+std::optional<int> wait_for(pid_t pid, std::chrono::milliseconds limit) {
+  auto end = Clock::now() + limit;
+  while (true) {
+    int st = 0;
+    if (waitpid(pid, &st, WNOHANG) == pid) return st;
+    if (Clock::now() > end) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+/// Runs a command to completion (at most two minutes); its exit status (-1: killed).
+int run(std::vector<std::string> args, const fs::path& out, const fs::path& err) {
+  pid_t pid = spawn(std::move(args), out, err);
+  auto st = wait_for(pid, std::chrono::minutes(2));
+  if (!st) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    return -1;
+  }
+  return WIFEXITED(*st) ? WEXITSTATUS(*st) : -1;
+}
+
+std::map<std::string, std::string> traces_in(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  if (!fs::exists(dir)) return files;
+  for (const auto& e : fs::directory_iterator(dir)) files[e.path().filename()] = slurp(e.path());
+  return files;
+}
+
+std::string violations(const Federation& fed, const fs::path& dir) {
+  std::map<std::string, std::vector<time::TraceEvent>> traces;
+  for (const auto& n : fed.nodes) {
+    std::string error;
+    if (!time::read_trace((dir / (n.name + ".trace")).string(), traces[n.name], error))
+      return error;
+  }
+  std::string all;
+  for (const auto& v : time::check_traces(fed.layout(), traces)) all += v + "\n";
+  return all;
+}
+
+Federation load(const fs::path& path) {
+  Diagnostics d;
+  auto fed = load_federation(path.string(), d);
+  EXPECT_TRUE(fed) << d.str();
+  return fed ? *fed : Federation{};
+}
+
+// A random well-formed federation: a ring through every node (so the graph is strongly
+// connected) plus random extra flows with one or two sinks; random periods, some varying,
+// random initial timestamps and buffer sizes.
+std::string random_federation(std::uint64_t seed, const std::string& tcp_base = "") {
+  CounterRng rng(seed, 0, 0, RandomStream::kUser);
+  std::size_t n = 3 + rng.below(6);
+  struct Flow {
+    std::size_t from;
+    std::vector<std::size_t> to;
+  };
+  std::vector<Flow> flows;
+  for (std::size_t i = 0; i < n; ++i) flows.push_back({i, {(i + 1) % n}});
+  std::size_t extra = rng.below(n + 1);
+  for (std::size_t k = 0; k < extra; ++k) {
+    Flow f{rng.below(n), {}};
+    for (std::size_t s = 0, sinks = 1 + rng.below(2); s < sinks; ++s) {
+      std::size_t to = rng.below(n);
+      if (to != f.from && std::find(f.to.begin(), f.to.end(), to) == f.to.end())
+        f.to.push_back(to);
+    }
+    if (!f.to.empty()) flows.push_back(f);
+  }
+  std::string xml = fmt::format("<federation until=\"60ms\" seed=\"{}\">\n", seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string endpoint;
+    if (!tcp_base.empty())
+      endpoint = fmt::format(" endpoint=\"tcp://127.0.0.1:{}\"", std::stoi(tcp_base) + 16 * i);
+    xml += fmt::format("  <node name=\"n{}\"{}>\n", i, endpoint);
+    for (std::size_t f = 0; f < flows.size(); ++f) {
+      if (flows[f].from == i) xml += fmt::format("    <output name=\"o{}\"/>\n", f);
+      for (auto t : flows[f].to)
+        if (t == i)
+          xml += fmt::format("    <input name=\"i{}\" buffer=\"{}\"/>\n", f, 1 + rng.below(4));
+    }
+    xml += "  </node>\n";
+  }
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    std::string to;
+    for (auto t : flows[f].to) to += fmt::format("n{}.i{} ", t, f);
+    std::string period = fmt::format("{}ms", 1 + rng.below(6));
+    if (rng.below(3) == 0)  // varying period
+      period += fmt::format(" {}us {}ms", 300 + rng.below(2000), 1 + rng.below(4));
+    xml += fmt::format("  <flow name=\"f{}\" from=\"n{}.o{}\" to=\"{}\" period=\"{}\" "
+                       "initial=\"{}us\"/>\n",
+                       f, flows[f].from, f, to, period, rng.below(3000));
+  }
+  return xml + "</federation>\n";
+}
+
+TEST(Distributed, ExamplesGiveIdenticalConformantTracesOnBothTransportsWithJitter) {
+  for (const auto& e : fs::directory_iterator(kExamples)) {
+    if (e.path().extension() != ".xml") continue;
+    SCOPED_TRACE(e.path().filename().string());
+    Scratch dir;
+    Federation fed = load(e.path());
+    ASSERT_EQ(run({kFleetsim, "launch", e.path(), "--trace", dir / "inproc", "--quiet"},
+                  dir / "out", dir / "err"),
+              0)
+        << slurp(dir / "err");
+    ASSERT_EQ(run({kFleetsim, "launch", e.path(), "--transport", "zmq", "--jitter-us", "40",
+                   "--trace", dir / "zmq"},
+                  dir / "out", dir / "err"),
+              0)
+        << slurp(dir / "err");
+    EXPECT_EQ(violations(fed, dir / "inproc"), "");
+    auto reference = traces_in(dir / "inproc");
+    EXPECT_EQ(reference.size(), fed.nodes.size());
+    EXPECT_TRUE(traces_in(dir / "zmq") == reference);
+    // Every node printed its summary (one line each, in any order).
+    std::string out = slurp(dir / "out");
+    for (const auto& n : fed.nodes) EXPECT_NE(out.find("node " + n.name + ":"), std::string::npos);
+  }
+}
+
+TEST(Distributed, RandomFederationsRepeatAcrossRunsAndTransports) {
+  std::random_device rd;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(fmt::format("federation seed {}", seed));
+    Scratch dir;
+    std::string base = std::to_string(20000 + rd() % 30000);
+    {
+      std::ofstream(dir / "fed.xml") << random_federation(seed);
+      std::ofstream(dir / "fed_tcp.xml") << random_federation(seed, base);
+    }
+    Federation fed = load(dir / "fed.xml");
+    ASSERT_FALSE(fed.nodes.empty());
+    std::map<std::string, std::string> reference;
+    // In-process, ten times, with random jitter.
+    for (int r = 0; r < 10; ++r) {
+      fs::path out = dir / fmt::format("inproc{}", r);
+      RunOptions o;
+      o.trace_dir = out.string();
+      o.jitter_us = 1 + static_cast<std::uint32_t>(rd() % 60);
+      o.quiet = true;
+      ASSERT_EQ(launch_threads(fed, o), 0);
+      if (r == 0) {
+        reference = traces_in(out);
+        EXPECT_EQ(violations(fed, out), "");
+      } else {
+        EXPECT_TRUE(traces_in(out) == reference) << "in-process run " << r;
+      }
+    }
+    // ZeroMQ processes: ipc:// three times, tcp:// once, with random jitter.
+    for (int r = 0; r < 4; ++r) {
+      fs::path out = dir / fmt::format("zmq{}", r);
+      auto file = r < 3 ? dir / "fed.xml" : dir / "fed_tcp.xml";
+      ASSERT_EQ(run({kFleetsim, "launch", file, "--transport", "zmq", "--quiet", "--jitter-us",
+                     std::to_string(1 + rd() % 60), "--trace", out},
+                    dir / "out", dir / "err"),
+                0)
+          << slurp(dir / "err") << slurp(file);
+      EXPECT_TRUE(traces_in(out) == reference) << "zmq run " << r;
+    }
+  }
+}
+
+// Node processes started one by one, as on several machines; one is killed with SIGKILL.
+TEST(Distributed, KilledPeerStopsTheOthersWithinASecondNamingIt) {
+  Scratch dir;
+  auto fed = kExamples / "heterogeneous_rates.xml";
+  std::map<std::string, pid_t> pids;
+  for (std::string name : {"dynamics", "controller", "camera"})
+    pids[name] = spawn({kFleetsim, "node", fed, "--name", name, "--ipc-dir", dir.path,
+                        "--until", "100000", "--quiet"},
+                       dir / (name + ".out"), dir / (name + ".err"));
+  // Let them run a little (they run for 10^5 simulated seconds otherwise).
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ASSERT_FALSE(wait_for(pids["dynamics"], std::chrono::milliseconds(0)))
+      << slurp(dir / "dynamics.err");
+  kill(pids["controller"], SIGKILL);
+  auto killed_at = Clock::now();
+  waitpid(pids["controller"], nullptr, 0);
+  for (std::string name : {"dynamics", "camera"}) {
+    // The bound is 1 s; the margin is for a loaded machine.
+    auto st = wait_for(pids[name], std::chrono::milliseconds(3000));
+    if (!st) {
+      kill(pids[name], SIGKILL);
+      waitpid(pids[name], nullptr, 0);
+      ADD_FAILURE() << name << " did not stop";
+      continue;
+    }
+    EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(2500)) << name;
+    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
+    std::string err = slurp(dir / (name + ".err"));
+    EXPECT_NE(err.find("lost peer 'controller'"), std::string::npos) << err;
+    EXPECT_NE(err.find("last timestamp received from it"), std::string::npos) << err;
+    EXPECT_NE(err.find("flows"), std::string::npos) << err;
+  }
+}
+
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  std::ifstream in(fmt::format("/proc/{}/task/{}/children", pid, pid));
+  pid_t c;
+  while (in >> c) out.push_back(c);
+  return out;
+}
+
+TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilled) {
+  Scratch dir;
+  pid_t launcher = spawn({kFleetsim, "launch", kExamples / "paper_three_nodes.xml", "--transport",
+                          "zmq", "--until", "100000"},
+                         dir / "out", dir / "err");
+  std::vector<pid_t> nodes;
+  for (int i = 0; i < 200 && nodes.size() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    nodes = children_of(launcher);
+  }
+  ASSERT_EQ(nodes.size(), 3u) << slurp(dir / "err");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(nodes[1], SIGKILL);
+  auto st = wait_for(launcher, std::chrono::seconds(10));
+  if (!st) {
+    kill(launcher, SIGKILL);
+    waitpid(launcher, nullptr, 0);
+  }
+  ASSERT_TRUE(st) << "launch did not return";
+  EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1);
+  std::string err = slurp(dir / "err");
+  EXPECT_NE(err.find("was killed by signal 9"), std::string::npos) << err;
+  EXPECT_NE(err.find("lost peer"), std::string::npos) << err;
+  EXPECT_EQ(err.find("did not stop"), std::string::npos) << err;  // they stopped by themselves
+  for (pid_t p : nodes) EXPECT_NE(kill(p, 0), 0) << "node process " << p << " left behind";
+}
+
+TEST(Distributed, ABlockedNodeSaysWhomItWaitsFor) {
+  Scratch dir;
+  // Only the camera runs: it waits for the dynamics node, which never starts.
+  pid_t pid = spawn({kFleetsim, "node", kExamples / "heterogeneous_rates.xml", "--name", "camera",
+                     "--ipc-dir", dir.path, "--wait-report", "0.2"},
+                    dir / "out", dir / "err");
+  std::string err;
+  for (int i = 0; i < 300 && err.find("has waited") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    err = slurp(dir / "err");
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  EXPECT_NE(err.find("node 'camera' has waited"), std::string::npos) << err;
+  EXPECT_NE(err.find("for flow 'state' at 0 ns from node 'dynamics'"), std::string::npos) << err;
+  EXPECT_NE(err.find("last timestamp received from 'dynamics': none yet"), std::string::npos);
+}
+
+TEST(Distributed, BadFederationFileExitsWithStatus2AndFileLine) {
+  Scratch dir;
+  std::ofstream(dir / "bad.xml") << "<federation until=\"1s\">\n"
+                                    "  <node name=\"a\"><output name=\"o\"/></node>\n"
+                                    "  <flow name=\"f\" from=\"a.o\" to=\"a.x\" period=\"1ms\"/>\n"
+                                    "</federation>\n";
+  EXPECT_EQ(run({kFleetsim, "launch", dir / "bad.xml"}, dir / "out", dir / "err"), 2);
+  std::string err = slurp(dir / "err");
+  EXPECT_NE(err.find("bad.xml:3: error: node 'a' has no input 'x'"), std::string::npos) << err;
+  EXPECT_EQ(run({kFleetsim, "node", dir / "bad.xml", "--name", "a"}, dir / "out", dir / "err"), 2);
+}
+
+}  // namespace
+}  // namespace fleetsim::federation
