@@ -183,6 +183,9 @@ class ZmqPort final : public Port {
     auto since = Clock::now();
     auto next_report = since + options_.wait_report_after;
     while (st.buffer.empty()) {
+      // Fast path: the message is often already in the socket; no poll, no monitor check.
+      if (!recv_[st.link].held) read_link(recv_[st.link]);
+      if (!st.buffer.empty()) break;
       pump(wait_budget(next_report), -1);
       if (!st.buffer.empty()) break;
       check_peers();

@@ -1,0 +1,273 @@
+// bench/timesync: K nodes with trivial work per step, synchronised either by DSAAM flows or
+// by the lockstep baseline, on the in-process or the ZeroMQ transport. Prints one JSON line.
+//
+//   timesync --nodes K --mode dsaam|lockstep --transport inproc|zmq
+//            --topology ring|all-to-all --steps M --payload BYTES
+//
+// A step is one period of simulated time. DSAAM: every node emits one message per step on
+// its flow (ring: to its successor; all-to-all: one flow to every other node), and consumes
+// its inputs' messages of the previous step. Lockstep: node 0 is the primary; it sends each
+// secondary the step order carrying the state it needs (ring: its predecessor's, all-to-all:
+// everyone else's), each secondary steps and acks with its own state. With ZeroMQ every node
+// is a process (this program re-executed with --node I). Timing starts after a warm-up of a
+// tenth of the steps; the slowest node's time counts.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "time/flow_node.hpp"
+#include "time/lockstep.hpp"
+#include "transport/inproc_transport.hpp"
+#include "transport/zmq_transport.hpp"
+
+extern char** environ;
+
+namespace fleetsim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr SimTime kPeriod = 1'000'000;  // 1 ms of simulated time per step
+
+struct Config {
+  int nodes = 4;
+  std::string mode = "dsaam";
+  std::string transport = "zmq";
+  std::string topology = "all-to-all";
+  std::int64_t steps = 20000;
+  std::size_t payload = 0;
+  std::string endpoint = "tcp";
+  int port_base = 0;
+  int node = -1;  // internal: run only this node (zmq child)
+};
+
+/// What one node measured.
+struct NodeTiming {
+  double elapsed_s = 0;        ///< from the end of the warm-up to the end
+  std::uint64_t messages = 0;  ///< messages it sent over the whole run
+};
+
+std::int64_t warmup(const Config& c) { return c.steps / 10; }
+
+transport::FederationLayout make_layout(const Config& c) {
+  transport::FederationLayout l;
+  if (c.mode == "lockstep") {
+    std::vector<std::string> names;
+    for (int i = 0; i < c.nodes; ++i) names.push_back(fmt::format("n{}", i));
+    l = time::make_lockstep_layout(names, kPeriod, c.steps * kPeriod);
+  } else {
+    l.until = c.steps * kPeriod;
+    for (int i = 0; i < c.nodes; ++i) l.nodes.push_back({fmt::format("n{}", i), "", {}, {}});
+    for (int i = 0; i < c.nodes; ++i) {
+      auto flow = static_cast<transport::FlowId>(i);
+      transport::OutputLink out{flow, fmt::format("f{}", i), {}, 0};
+      for (int j = 0; j < c.nodes; ++j) {
+        bool linked = c.topology == "ring" ? j == (i + 1) % c.nodes : j != i;
+        if (!linked) continue;
+        out.sinks.push_back(l.nodes[static_cast<std::size_t>(j)].name);
+        l.nodes[static_cast<std::size_t>(j)].inputs.push_back(
+            {flow, out.flow_name, l.nodes[static_cast<std::size_t>(i)].name, 4, 0});
+      }
+      l.nodes[static_cast<std::size_t>(i)].outputs.push_back(out);
+    }
+  }
+  for (int i = 0; i < c.nodes; ++i) {
+    auto& n = l.nodes[static_cast<std::size_t>(i)];
+    n.endpoint = c.endpoint == "ipc"
+                     ? fmt::format("ipc:///tmp/fleetsim-timesync-{}-n{}", c.port_base, i)
+                     : fmt::format("tcp://127.0.0.1:{}", c.port_base + 32 * i);
+  }
+  return l;
+}
+
+/// DSAAM node: emits `payload` bytes per step, folds what it consumes into a checksum.
+class TrivialNode final : public time::NodeBehaviour {
+ public:
+  TrivialNode(std::size_t payload, SimTime warm_until) : payload_(payload), warm_(warm_until) {}
+  void consume(std::size_t, const time::Message& m) override { sum_ += m.payload.size(); }
+  time::Emission emit(std::size_t, SimTime t) override {
+    if (t == warm_) start_ = Clock::now();
+    return {t, kPeriod, std::vector<std::uint8_t>(payload_, static_cast<std::uint8_t>(t))};
+  }
+  Clock::time_point start() const { return start_; }
+
+ private:
+  std::size_t payload_;
+  SimTime warm_;
+  Clock::time_point start_ = Clock::now();
+  std::uint64_t sum_ = 0;
+};
+
+NodeTiming run_node(const Config& c, const transport::FederationLayout& layout, int index,
+                    transport::Port& port) {
+  NodeTiming timing;
+  Clock::time_point start;
+  if (c.mode == "dsaam") {
+    TrivialNode behaviour(c.payload, warmup(c) * kPeriod);
+    time::FlowNode node(layout.nodes[static_cast<std::size_t>(index)], port,
+                        {.until = layout.until});
+    node.run(behaviour);
+    start = behaviour.start();
+  } else if (index == 0) {
+    time::LockstepPrimary primary(port, kPeriod);
+    std::size_t per = c.topology == "ring" ? c.payload : c.payload * (c.nodes - 1);
+    std::vector<std::vector<std::uint8_t>> orders(primary.secondaries(),
+                                                  std::vector<std::uint8_t>(per));
+    for (std::int64_t k = 0; k < c.steps; ++k) {
+      if (k == warmup(c)) start = Clock::now();
+      primary.step(orders);
+    }
+  } else {
+    time::LockstepSecondary secondary(port);
+    start = Clock::now();
+    for (std::int64_t k = 0; k < c.steps; ++k) {
+      auto order = secondary.next_step();
+      secondary.ack(std::vector<std::uint8_t>(c.payload, static_cast<std::uint8_t>(k)));
+    }
+  }
+  timing.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+  timing.messages = port.stats().messages_sent;
+  port.close();
+  return timing;
+}
+
+std::vector<NodeTiming> run_inproc(const Config& c) {
+  auto layout = make_layout(c);
+  transport::InprocNetwork net(layout);
+  std::vector<NodeTiming> timings(static_cast<std::size_t>(c.nodes));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < c.nodes; ++i)
+    threads.emplace_back([&, i] {
+      auto port = net.port(layout.nodes[static_cast<std::size_t>(i)].name, {});
+      timings[static_cast<std::size_t>(i)] = run_node(c, layout, i, *port);
+    });
+  for (auto& t : threads) t.join();
+  return timings;
+}
+
+// One child process per node; each prints "elapsed messages" on its stdout (a pipe).
+std::vector<NodeTiming> run_processes(const Config& c, const std::vector<std::string>& args) {
+  std::vector<pid_t> pids;
+  std::vector<int> pipes;
+  for (int i = 0; i < c.nodes; ++i) {
+    int fd[2];
+    if (pipe(fd) != 0) throw std::runtime_error("pipe failed");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    std::vector<std::string> child = args;
+    child.insert(child.end(), {"--node", std::to_string(i), "--port-base",
+                               std::to_string(c.port_base)});
+    std::vector<char*> argv;
+    for (auto& a : child) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid;
+    if (posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ) != 0)
+      throw std::runtime_error("cannot start a node process");
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    pids.push_back(pid);
+    pipes.push_back(fd[0]);
+  }
+  std::vector<NodeTiming> timings;
+  bool failed = false;
+  for (int i = 0; i < c.nodes; ++i) {
+    std::string out;
+    char buf[256];
+    ssize_t n;
+    while ((n = read(pipes[static_cast<std::size_t>(i)], buf, sizeof buf)) > 0)
+      out.append(buf, static_cast<std::size_t>(n));
+    close(pipes[static_cast<std::size_t>(i)]);
+    int st = 0;
+    waitpid(pids[static_cast<std::size_t>(i)], &st, 0);
+    NodeTiming t;
+    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0) ||
+        std::sscanf(out.c_str(), "%lf %lu", &t.elapsed_s, &t.messages) != 2)
+      failed = true;
+    timings.push_back(t);
+  }
+  if (failed) throw std::runtime_error("a node process failed");
+  return timings;
+}
+
+}  // namespace
+}  // namespace fleetsim
+
+int main(int argc, char** argv) {
+  using namespace fleetsim;
+  Config c;
+  CLI::App app{"Time-synchronisation benchmark: DSAAM flows versus lockstep; one JSON line."};
+  app.add_option("--nodes", c.nodes, "Number of nodes K (>= 2)")->check(CLI::Range(2, 64));
+  app.add_option("--mode", c.mode, "dsaam or lockstep")
+      ->check(CLI::IsMember({"dsaam", "lockstep"}));
+  app.add_option("--transport", c.transport, "inproc or zmq")
+      ->check(CLI::IsMember({"inproc", "zmq"}));
+  app.add_option("--topology", c.topology, "ring or all-to-all")
+      ->check(CLI::IsMember({"ring", "all-to-all"}));
+  app.add_option("--steps", c.steps, "Steps M")->check(CLI::Range(10, 1'000'000'000));
+  app.add_option("--payload", c.payload, "Payload bytes per message")
+      ->check(CLI::Range(0, 1 << 24));
+  app.add_option("--endpoint", c.endpoint, "zmq: tcp (loopback) or ipc")
+      ->check(CLI::IsMember({"tcp", "ipc"}));
+  app.add_option("--port-base", c.port_base, "zmq: first tcp port (default: random)");
+  app.add_option("--node", c.node, "internal: run only this node")->group("");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (c.node >= 0) {
+      auto layout = make_layout(c);
+      auto port = transport::make_zmq_port(layout, layout.nodes[static_cast<std::size_t>(c.node)].name,
+                                           {});
+      auto t = run_node(c, layout, c.node, *port);
+      std::printf("%.9f %lu\n", t.elapsed_s, static_cast<unsigned long>(t.messages));
+      return 0;
+    }
+    if (c.port_base == 0) c.port_base = 20000 + static_cast<int>(std::random_device{}() % 30000);
+    std::vector<NodeTiming> timings;
+    if (c.transport == "inproc") {
+      timings = run_inproc(c);
+    } else {
+      std::vector<std::string> args(argv, argv + argc);
+      timings = run_processes(c, args);
+    }
+    double elapsed = 0;
+    std::uint64_t messages = 0;
+    for (const auto& t : timings) {
+      elapsed = std::max(elapsed, t.elapsed_s);
+      messages += t.messages;
+    }
+    double measured = static_cast<double>(c.steps - warmup(c));
+    double steps_per_second = measured / elapsed;
+    double per_step = static_cast<double>(messages) / static_cast<double>(c.steps);
+    nlohmann::json j;
+    j["nodes"] = c.nodes;
+    j["mode"] = c.mode;
+    j["transport"] = c.transport;
+    j["topology"] = c.topology;
+    j["payload"] = c.payload;
+    j["steps"] = c.steps;
+    j["steps_per_second"] = std::round(steps_per_second * 10) / 10;
+    j["messages_per_second"] = std::round(steps_per_second * per_step);
+    j["microseconds_per_step"] = std::round(1e7 / steps_per_second) / 10;
+    j["messages_per_step"] = per_step;
+    // DSAAM sends nothing but data; every lockstep message is a step order or an ack.
+    j["control_messages_per_step"] = c.mode == "dsaam" ? 0.0 : per_step;
+    std::cout << j.dump() << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "timesync: " << e.what() << std::endl;
+    return 1;
+  }
+  return 0;
+}
