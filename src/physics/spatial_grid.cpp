@@ -57,24 +57,43 @@ void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
   // the number of workers.
   const std::size_t parts = static_cast<std::size_t>(pool.size());
   const std::size_t chunk = (n + parts - 1) / std::max<std::size_t>(parts, 1);
-  counts_.assign(parts * cells, 0);
+  counts_.resize(parts * cells);
   pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
     for (std::size_t p = pb; p < pe; ++p) {
       std::uint32_t* c = counts_.data() + p * cells;
+      std::fill(c, c + cells, 0u);
       std::size_t b = p * chunk, e = std::min(n, b + chunk);
       for (std::size_t i = b; i < e; ++i) c[cell_of_[i]]++;
     }
   });
-  std::uint32_t running = 0;
-  for (std::size_t c = 0; c < cells; ++c) {
-    start_[c] = running;
-    for (std::size_t p = 0; p < parts; ++p) {
-      std::uint32_t k = counts_[p * cells + c];
-      counts_[p * cells + c] = running;
-      running += k;
+  // Prefix sums over (cell, part) in that order, in parallel: each part of the cell range is
+  // summed, the few part totals are scanned in order, then each cell range is filled from its
+  // offset. The same numbers as a serial scan.
+  const std::size_t cell_chunk = (cells + parts - 1) / std::max<std::size_t>(parts, 1);
+  block_total_.assign(parts + 1, 0);
+  pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
+    for (std::size_t q = pb; q < pe; ++q) {
+      std::uint32_t sum = 0;
+      for (std::size_t c = q * cell_chunk, ce = std::min(cells, c + cell_chunk); c < ce; ++c)
+        for (std::size_t p = 0; p < parts; ++p) sum += counts_[p * cells + c];
+      block_total_[q + 1] = sum;
     }
-  }
-  start_[cells] = running;
+  });
+  for (std::size_t q = 0; q < parts; ++q) block_total_[q + 1] += block_total_[q];
+  pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
+    for (std::size_t q = pb; q < pe; ++q) {
+      std::uint32_t running = block_total_[q];
+      for (std::size_t c = q * cell_chunk, ce = std::min(cells, c + cell_chunk); c < ce; ++c) {
+        start_[c] = running;
+        for (std::size_t p = 0; p < parts; ++p) {
+          std::uint32_t k = counts_[p * cells + c];
+          counts_[p * cells + c] = running;
+          running += k;
+        }
+      }
+    }
+  });
+  start_[cells] = block_total_[parts];
   pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
     for (std::size_t p = pb; p < pe; ++p) {
       std::uint32_t* c = counts_.data() + p * cells;

@@ -67,6 +67,7 @@ class RobotGrid {
   std::vector<std::uint32_t> order_;    ///< slot -> robot index
   std::vector<double> sx_, sy_, sr_;
   std::vector<std::uint32_t> counts_;   ///< per worker x per cell block (scratch)
+  std::vector<std::uint32_t> block_total_;  ///< prefix of the cell ranges' totals (scratch)
 };
 
 class SegmentGrid {

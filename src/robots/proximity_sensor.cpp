@@ -15,6 +15,7 @@ struct Direction {
   }
 };
 const Direction kDir;
+constexpr double kNever = 1e300;
 
 // The kernel: robot at slot `self` of the grid, with pose (p, theta), radius r and range.
 void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, double r,
@@ -47,6 +48,7 @@ void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double the
     // The 8 rays against the circle without branches (the compiler vectorises it); the same
     // arithmetic as ray_circle, so the same bits.
     const double rj2 = rj * rj;
+#pragma omp simd
     for (int k = 0; k < kProximityCount; ++k) {
       const double mx = ox[k] - c.x, my = oy[k] - c.y;
       const double bk = mx * ux[k] + my * uy[k];
@@ -54,10 +56,13 @@ void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double the
       const double disc = bk * bk - cc;
       double t = -bk - std::sqrt(disc >= 0 ? disc : 0.0);
       t = t < 0 ? 0.0 : t;
-      t = cc <= 0 ? 0.0 : t;
-      // Behind the origin plane by more than the radius, moving away, or missing: no hit.
-      const bool hit = !(-bk < -rj) && (cc <= 0 || (bk <= 0 && disc >= 0));
-      best[k] = hit && t < best[k] ? t : best[k];
+      // No hit (infinity) when moving away or missing; 0 when the origin is inside; none when
+      // behind the origin plane by more than the radius. Selects only: no branches.
+      double v = disc >= 0 ? t : kNever;
+      v = bk <= 0 ? v : kNever;
+      v = cc <= 0 ? 0.0 : v;
+      v = -bk < -rj ? kNever : v;
+      best[k] = v < best[k] ? v : best[k];
     }
   });
   const auto& segs = index.segments.segments();
