@@ -65,7 +65,7 @@ transport::FederationLayout make_layout(const Config& c) {
   if (c.mode == "lockstep") {
     std::vector<std::string> names;
     for (int i = 0; i < c.nodes; ++i) names.push_back(fmt::format("n{}", i));
-    l = time::make_lockstep_layout(names, kPeriod, c.steps * kPeriod);
+    l = time::make_lockstep_layout(names, c.steps * kPeriod);
   } else {
     l.until = c.steps * kPeriod;
     for (int i = 0; i < c.nodes; ++i) l.nodes.push_back({fmt::format("n{}", i), "", {}, {}});

@@ -57,17 +57,6 @@ std::optional<SimTime> duration_attr(XmlElement& e, const char* attr, std::optio
   return v;
 }
 
-std::string kind_text(NodeKind k) {
-  switch (k) {
-    case NodeKind::kMixer: return "mixer";
-    case NodeKind::kDynamics: return "dynamics";
-    case NodeKind::kController: return "controller";
-    case NodeKind::kCamera: return "camera";
-    case NodeKind::kProgram: return "program";
-  }
-  return "?";
-}
-
 // Checks an endpoint's syntax; returns an error message or "".
 std::string endpoint_problem(const std::string& e, std::size_t links) {
   if (e.rfind("ipc://", 0) == 0) {
@@ -435,7 +424,6 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
                               "until its buffers fill)",
                               list, fed.nodes[0].name));
   }
-  (void)kind_text;
   return fed;
 }
 

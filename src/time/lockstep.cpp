@@ -11,7 +11,7 @@ constexpr std::size_t kStepHeader = 9;  // u64 iteration (little-endian), u8 pau
 }
 
 transport::FederationLayout make_lockstep_layout(const std::vector<std::string>& nodes,
-                                                 SimTime step_size, SimTime until) {
+                                                 SimTime until) {
   transport::FederationLayout layout;
   layout.until = until;
   transport::NodeLayout primary;
@@ -29,7 +29,6 @@ transport::FederationLayout make_lockstep_layout(const std::vector<std::string>&
     layout.nodes.push_back(std::move(secondary));
   }
   layout.nodes.insert(layout.nodes.begin(), std::move(primary));
-  (void)step_size;
   return layout;
 }
 

@@ -15,7 +15,7 @@ namespace fleetsim::time {
 /// channel to secondary j+1 and its input j the ack channel from it; a secondary has one input
 /// (steps) and one output (acks). Endpoints are left empty for the caller.
 transport::FederationLayout make_lockstep_layout(const std::vector<std::string>& nodes,
-                                                 SimTime step_size, SimTime until);
+                                                 SimTime until);
 
 /// One step order, as a secondary receives it.
 struct StepOrder {

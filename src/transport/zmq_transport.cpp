@@ -186,7 +186,7 @@ class ZmqPort final : public Port {
       // Fast path: the message is often already in the socket; no poll, no monitor check.
       if (!recv_[st.link].held) read_link(recv_[st.link]);
       if (!st.buffer.empty()) break;
-      pump(wait_budget(next_report), -1);
+      pump(wait_budget(next_report), -1, static_cast<int>(st.link));
       if (!st.buffer.empty()) break;
       check_peers();
       if (Clock::now() >= next_report) {
@@ -266,28 +266,38 @@ class ZmqPort final : public Port {
 
   std::chrono::milliseconds wait_budget(Clock::time_point next_report) const {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next_report - Clock::now());
-    return std::clamp(left, std::chrono::milliseconds(1), std::chrono::milliseconds(50));
+    return std::clamp(left, std::chrono::milliseconds(1), std::chrono::milliseconds(20));
   }
 
-  // Waits up to `timeout` for anything: data on a link with room, a monitor event, or (when
-  // `send_link` >= 0) room on that outgoing link. Handles what arrived.
-  void pump(std::chrono::milliseconds timeout, int send_link) {
+  // Waits up to `timeout` for data on link `recv_link` (receiving: only the link the node
+  // needs wakes it, the others are read when their turn comes), or for room on `send_link`
+  // while reading every link (sending: a node receives in every state, or two nodes sending
+  // to each other could block each other). The monitors are read at most every 20 ms: peer
+  // loss is rare, waking up for it on every message is not worth it.
+  void pump(std::chrono::milliseconds timeout, int send_link, int recv_link = -1) {
     items_.clear();
-    for (auto& r : recv_)
-      items_.push_back({r.socket.handle(), 0, static_cast<short>(r.held ? 0 : ZMQ_POLLIN), 0});
-    for (auto& r : recv_) items_.push_back({r.monitor.handle(), 0, ZMQ_POLLIN, 0});
-    for (auto& s : send_) items_.push_back({s.monitor.handle(), 0, ZMQ_POLLIN, 0});
-    if (send_link >= 0)
+    if (send_link >= 0) {
       items_.push_back({send_[static_cast<std::size_t>(send_link)].socket.handle(), 0,
                         ZMQ_POLLOUT, 0});
+      for (auto& r : recv_)
+        items_.push_back({r.socket.handle(), 0, static_cast<short>(r.held ? 0 : ZMQ_POLLIN), 0});
+    } else {
+      auto& r = recv_[static_cast<std::size_t>(recv_link)];
+      items_.push_back({r.socket.handle(), 0, static_cast<short>(r.held ? 0 : ZMQ_POLLIN), 0});
+    }
     zmq::poll(items_.data(), items_.size(), timeout);
-    std::size_t i = 0;
-    for (auto& r : recv_)
-      if (items_[i++].revents & ZMQ_POLLIN) read_link(r);
-    for (auto& r : recv_)
-      if (items_[i++].revents & ZMQ_POLLIN) read_events(r);
-    for (auto& s : send_)
-      if (items_[i++].revents & ZMQ_POLLIN) read_events(s);
+    if (send_link >= 0) {
+      for (std::size_t i = 0; i < recv_.size(); ++i)
+        if (items_[i + 1].revents & ZMQ_POLLIN) read_link(recv_[i]);
+    } else if (items_[0].revents & ZMQ_POLLIN) {
+      read_link(recv_[static_cast<std::size_t>(recv_link)]);
+    }
+    auto now = Clock::now();
+    if (now >= next_monitor_check_) {
+      next_monitor_check_ = now + std::chrono::milliseconds(20);
+      for (auto& r : recv_) read_events(r);
+      for (auto& l : send_) read_events(l);
+    }
   }
 
   // Moves every available message of link `r` into its input buffers, until one has no room.
@@ -436,6 +446,7 @@ class ZmqPort final : public Port {
   std::vector<InputState> in_;
   std::vector<std::vector<std::size_t>> out_links_;
   std::vector<zmq::pollitem_t> items_;
+  Clock::time_point next_monitor_check_ = Clock::now();
   std::vector<std::uint8_t> wire_;
   bool closed_ = false;
   bool shut_ = false;

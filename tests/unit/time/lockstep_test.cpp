@@ -12,7 +12,7 @@ namespace {
 TEST(Lockstep, PrimaryWaitsForEveryAckBeforeTheNextStep) {
   const SimTime step = 1'000'000;
   const int steps = 50;
-  auto layout = make_lockstep_layout({"primary", "s1", "s2", "s3"}, step, steps * step);
+  auto layout = make_lockstep_layout({"primary", "s1", "s2", "s3"}, steps * step);
   transport::InprocNetwork net(layout);
   std::vector<std::thread> secondaries;
   for (int j = 1; j <= 3; ++j)
