@@ -230,11 +230,10 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state,
   last_rounds_ = round;
 
   // 3. Move, keeping the new positions in slot order too (f_next_ is free scratch now), and
-  // migrate: a robot belongs to the engine owning its new position, decided here at this one
-  // fixed point of the step. Identity, controller and every column stay with it. The contacts
-  // below still use the engines of this step (engine_).
+  // note which engine owns each new position.
   double* nx = f_next_.data();
   newy_.resize(n);
+  target_.resize(n);
   double* ny = newy_.data();
   const bool migrate = model.engines.size() > 1;
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
@@ -246,9 +245,36 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state,
       state.x[i] = nx[s];
       state.y[i] = ny[s];
       state.realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
-      if (migrate) state.robot_engine[i] = static_cast<std::uint8_t>(model.engine_at({nx[s], ny[s]}));
+      target_[s] = migrate ? static_cast<std::uint8_t>(model.engine_at({nx[s], ny[s]}))
+                           : engine_[s];
     }
   });
+
+  // Migration, at this one fixed point of the step: a robot belongs to the engine owning its
+  // new position, keeping its identity, controller and every column. Robots of different
+  // engines may overlap (they never collide), so a move into engine E waits while the robot
+  // overlaps a robot that is in E or is entering E: no engine ever holds two overlapping
+  // robots. The rule reads only this step's engines and targets, so it is order independent.
+  // (Contacts below still use the engines of this step, engine_.)
+  if (migrate) {
+    pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
+      for (std::size_t s = b; s < e; ++s) {
+        const std::uint8_t to = target_[s];
+        std::uint8_t owner = to;
+        if (to != engine_[s]) {
+          const double ri = gr[s];
+          const Vec2 p{nx[s], ny[s]};
+          grid.for_each_near(Vec2{gx[s], gy[s]}, [&](std::uint32_t t) {
+            if (t == s || (engine_[t] != to && target_[t] != to)) return;
+            const Vec2 rel = Vec2{nx[t], ny[t]} - p;
+            const double rs = ri + gr[t];
+            if (dot(rel, rel) < rs * rs) owner = engine_[s];
+          });
+        }
+        state.robot_engine[order[s]] = owner;
+      }
+    });
+  }
 
   // 4. The collision sensor: contacts at the final positions. Robots moved less than a cell
   // since the grid was built, so its 3x3 blocks still hold every touching pair.

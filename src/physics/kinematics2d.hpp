@@ -10,7 +10,9 @@
 // each neighbour given both robots' f of the previous round; pair times are computed
 // symmetrically (bit for bit the same for i-j and j-i), f only decreases, and rounds repeat
 // until nothing changes. The result is a function of the state alone, not of thread count or
-// processing order. Robots in different engines (regions) never collide.
+// processing order. Robots in different engines (regions) never collide; they may overlap,
+// and a robot moving into an engine where it would overlap one of that engine's robots waits
+// in its engine until it no longer does (so within one engine robots never overlap).
 #pragma once
 
 #include <cstdint>
@@ -39,7 +41,8 @@ struct SpatialIndex {
 class KinematicsEngine {
  public:
   /// The physics phase: moves every robot, fills the collision sensor (contacts, degree of
-  /// realization), and assigns robots to the engine owning their new position (migration).
+  /// realization), and assigns robots to the engine owning their new position (migration;
+  /// deferred while the robot overlaps a robot of that engine, see step 3 in the source).
   void step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
             ThreadPool& pool);
   /// Rounds of the fixed point in the last step (diagnostics).
@@ -52,6 +55,7 @@ class KinematicsEngine {
   std::vector<double> f_, f_next_;  ///< fraction of the motion allowed (Jacobi iterates)
   std::vector<double> newy_;        ///< new y (new x reuses f_next_ after the rounds)
   std::vector<std::uint8_t> engine_, changed_;
+  std::vector<std::uint8_t> target_;  ///< engine owning the new position
   /// Round 0's candidates per slot (slot numbers, in slot order): at most kCandidates, or
   /// kOverflow when there were more (then the rounds scan the cells again). 4 + 1 bytes x 8 per
   /// robot: the later rounds and the contacts touch ~4 robots instead of a 3x3 block of ~16.

@@ -1,0 +1,150 @@
+// The spatial index against brute force on random scenes: every neighbour query and every ray
+// must give exactly what a scan over all robots and all segments gives.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "fleetsim/random.hpp"
+#include "robots/proximity_sensor.hpp"
+#include "scene.hpp"
+
+namespace fleetsim::testing {
+namespace {
+
+// A random scene: robots anywhere (overlaps allowed: the index must not care), a few random
+// walls, several kinds of radius, random headings.
+void fill_random(Scene& s, std::uint64_t seed, int robots, double size) {
+  RobotKind big = epuck_kind();
+  big.name = "big";
+  big.radius_m = 0.09;
+  big.proximity_range_m = 0.25;
+  s.model->kinds.push_back(big);
+  CounterRng rng(seed, 0, 0, RandomStream::kPlacement);
+  const double h = size / 2;
+  for (int w = 0; w < 12; ++w) {
+    Vec2 a{rng.uniform(-h, h), rng.uniform(-h, h)};
+    Vec2 b = a + Vec2{rng.uniform(-1, 1), rng.uniform(-1, 1)};
+    s.model->segments.push_back({a, b});
+  }
+  for (int i = 0; i < robots; ++i) {
+    auto kind = static_cast<std::uint16_t>(rng.below(5) == 0 ? 1 : 0);
+    s.state.add_robot(kind, 0, {rng.uniform(-h, h), rng.uniform(-h, h)}, rng.uniform(-kPi, kPi),
+                      0, "r");
+  }
+  s.ready();
+  s.index.rebuild(*s.model, s.state, s.pool);
+}
+
+// Brute force: every robot and every segment against each of robot i's rays.
+std::vector<float> brute_force_proximity(const Scene& s, std::size_t i) {
+  const RobotKind& kind = s.model->kinds[s.state.robot_kind[i]];
+  const double range = kind.proximity_range_m, r = kind.radius_m;
+  std::vector<float> out(kProximityCount, 0.0f);
+  const Vec2 p{s.state.x[i], s.state.y[i]};
+  const double ct = std::cos(s.state.theta[i]), st = std::sin(s.state.theta[i]);
+  for (int k = 0; k < kProximityCount; ++k) {
+    const double c = std::cos(kProximityAngles[k]), sn = std::sin(kProximityAngles[k]);
+    const Vec2 u{ct * c - st * sn, st * c + ct * sn};
+    const Vec2 o = p + u * r;
+    double best = range;
+    for (std::size_t j = 0; j < s.state.robot_count(); ++j) {
+      if (j == i) continue;
+      double t = ray_circle(o, u, best, {s.state.x[j], s.state.y[j]},
+                            s.model->kinds[s.state.robot_kind[j]].radius_m);
+      if (t >= 0 && t < best) best = t;
+    }
+    for (const Segment& sg : s.model->segments) {
+      double t = ray_segment(o, u, best, sg);
+      if (t >= 0 && t < best) best = t;
+    }
+    out[static_cast<std::size_t>(k)] = best < range ? static_cast<float>(1.0 - best / range) : 0.0f;
+  }
+  return out;
+}
+
+TEST(SpatialGrid, RaysMatchBruteForceOnRandomScenes) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    // Dense enough that most rays hit something (~25 % of the floor covered).
+    Scene s(4.0, seed % 2 ? 1 : 2);
+    fill_random(s, seed, 1500, 4.0);
+    int hits = 0;
+    for (std::size_t i = 0; i < s.state.robot_count(); ++i) {
+      std::vector<float> grid(kProximityCount), slot(kProximityCount);
+      read_proximity(*s.model, s.state, s.index, i, grid.data());
+      auto expected = brute_force_proximity(s, i);
+      // Bit for bit: the grid only removes candidates that cannot be hit.
+      ASSERT_EQ(grid, expected) << "seed " << seed << ", robot " << i;
+      for (float v : grid) hits += v > 0;
+    }
+    // The hot path (slot order) reads the same values.
+    const auto& order = s.index.robots.order();
+    for (std::uint32_t slot = 0; slot < order.size(); ++slot) {
+      std::vector<float> a(kProximityCount), b(kProximityCount);
+      read_proximity_slot(*s.model, s.state, s.index, slot, a.data());
+      read_proximity(*s.model, s.state, s.index, order[slot], b.data());
+      ASSERT_EQ(a, b) << "seed " << seed << ", slot " << slot;
+    }
+    EXPECT_GT(hits, 1000) << "the scene should make rays hit";
+  }
+}
+
+TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    Scene s(5.0, 2);
+    fill_random(s, seed, 2000, 5.0);
+    const RobotGrid& g = s.index.robots;
+    const auto& order = g.order();
+    // The index is a permutation, and its sorted copies match the robots they stand for.
+    std::vector<std::uint32_t> sorted(order.begin(), order.end());
+    std::sort(sorted.begin(), sorted.end());
+    for (std::uint32_t k = 0; k < sorted.size(); ++k) ASSERT_EQ(sorted[k], k);
+    for (std::size_t slot = 0; slot < order.size(); ++slot) {
+      ASSERT_EQ(g.sorted_x()[slot], s.state.x[order[slot]]);
+      ASSERT_EQ(g.sorted_y()[slot], s.state.y[order[slot]]);
+    }
+    CounterRng rng(seed, 1, 0, RandomStream::kPlacement);
+    const double reach = s.index.interaction_m;
+    for (int q = 0; q < 500; ++q) {
+      // Query points inside and a little outside the arena (clamped to the border cells).
+      Vec2 p{rng.uniform(-2.7, 2.7), rng.uniform(-2.7, 2.7)};
+      std::vector<std::uint32_t> visited;
+      g.for_each_near(p, [&](std::uint32_t slot) { visited.push_back(slot); });
+      // Each slot at most once, in increasing order (the fixed order results rely on).
+      ASSERT_TRUE(std::is_sorted(visited.begin(), visited.end()));
+      ASSERT_EQ(std::adjacent_find(visited.begin(), visited.end()), visited.end());
+      std::set<std::uint32_t> near;
+      for (auto slot : visited) near.insert(order[slot]);
+      for (std::size_t j = 0; j < s.state.robot_count(); ++j) {
+        Vec2 d = Vec2{s.state.x[j], s.state.y[j]} - p;
+        if (dot(d, d) <= reach * reach) {
+          ASSERT_TRUE(near.count(static_cast<std::uint32_t>(j)))
+              << "robot " << j << " within " << reach << " m of the query is missing";
+        }
+      }
+    }
+    // Static segments: every segment within the index's reach of a point is listed there.
+    const auto& segs = s.index.segments.segments();
+    for (int q = 0; q < 2000; ++q) {
+      Vec2 p{rng.uniform(-2.5, 2.5), rng.uniform(-2.5, 2.5)};
+      auto listed = s.index.segments.near(p);
+      std::set<std::uint32_t> set(listed.begin(), listed.end());
+      const double seg_reach = 0.09 + 0.25;  // the largest radius + range in the scene
+      for (std::uint32_t k = 0; k < segs.size(); ++k)
+        if (distance_to_segment(p, segs[k]) <= seg_reach)
+          ASSERT_TRUE(set.count(k)) << "segment " << k << " near " << p.x << "," << p.y;
+    }
+  }
+}
+
+TEST(SpatialGrid, RebuildIsTheSameForAnyThreadCount) {
+  Scene a(6.0, 1), b(6.0, 2);
+  fill_random(a, 9, 3000, 6.0);
+  fill_random(b, 9, 3000, 6.0);
+  EXPECT_EQ(a.index.robots.order(), b.index.robots.order());
+  EXPECT_EQ(a.index.robots.sorted_x(), b.index.robots.sorted_x());
+}
+
+}  // namespace
+}  // namespace fleetsim::testing
