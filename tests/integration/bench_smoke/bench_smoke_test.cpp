@@ -1,0 +1,109 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "diffusion_scene.hpp"
+#include "sim/simulation.hpp"
+
+namespace fleetsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  EXPECT_EQ(pclose(p), 0) << command;
+  return out;
+}
+
+nlohmann::json bench(const std::string& args) {
+  const std::string bin = std::string(FLEETSIM_BINARY_DIR) + "/bench/diffusion";
+  std::string out = run(bin + " " + args + " 2>/dev/null");
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << "one JSON line: " << out;
+  return nlohmann::json::parse(out, nullptr, false);
+}
+
+TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
+  auto j = bench("--robots 1000 --threads 2 --engines 4 --seconds 5 --log frames --seed 3");
+  ASSERT_TRUE(j.is_object());
+  for (const char* field :
+       {"bench", "robots", "threads", "engines", "sim_seconds", "setup_seconds",
+        "loop_wall_seconds", "wall_seconds", "cpu_seconds", "cpu_usage", "rtf",
+        "robot_steps_per_second", "peak_rss_mb", "bytes_per_robot", "state_hash"})
+    EXPECT_TRUE(j.contains(field)) << field;
+  EXPECT_EQ(j.size(), 15u) << "exactly the fields of issue 3";
+  EXPECT_EQ(j["bench"], "diffusion");
+  EXPECT_EQ(j["robots"], 1000);
+  EXPECT_EQ(j["threads"], 2);
+  EXPECT_EQ(j["engines"], 4);
+  EXPECT_DOUBLE_EQ(j["sim_seconds"].get<double>(), 5.0);
+  EXPECT_GT(j["rtf"].get<double>(), 0);
+  EXPECT_EQ(j["state_hash"].get<std::string>().size(), 16u);
+  // The same run on one thread ends in the same state.
+  auto one = bench("--robots 1000 --threads 1 --engines 4 --seconds 5 --log off --seed 3");
+  EXPECT_EQ(one["state_hash"], j["state_hash"]);
+}
+
+TEST(BenchSmoke, BadOptionsAreUserErrors) {
+  const std::string bin = std::string(FLEETSIM_BINARY_DIR) + "/bench/diffusion";
+  for (const char* args : {"--engines 3", "--robots 0", "--log maybe", "--frobnicate 1"}) {
+    int status = std::system((bin + " " + args + " >/dev/null 2>&1").c_str());
+    EXPECT_EQ(WEXITSTATUS(status), kExitUserError) << args;
+  }
+}
+
+// Runs the benchmark's scene in-process and returns its frame log's bytes.
+std::string run_scene_log(int threads, const std::string& dir, std::uint64_t* hash) {
+  fs::create_directories(dir);
+  bench::DiffusionSceneOptions o;
+  o.robots = 1000;
+  o.engines = 4;
+  o.threads = threads;
+  o.seconds = 5;
+  o.log_frames = true;
+  PluginRegistry registry;
+  register_builtins(registry);
+  Diagnostics diags;
+  auto ex = bench::make_diffusion_experiment(o, dir, registry, diags);
+  EXPECT_TRUE(ex) << diags.str();
+  if (!ex) return {};
+  {
+    Simulation sim(std::move(*ex), registry);
+    EXPECT_EQ(sim.threads(), threads);
+    sim.start();
+    while (!sim.done()) sim.step();
+    sim.finish();
+    *hash = sim.state().hash();
+  }
+  std::ifstream in(dir + "/diffusion.flog", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(BenchSmoke, FourEnginesGiveIdenticalLogsOnOneAndTwoThreads) {
+  const fs::path base = fs::temp_directory_path() / ("fleetsim-bench-smoke-" +
+                                                     std::to_string(::getpid()));
+  std::uint64_t h1 = 0, h2 = 0;
+  // The same directory for both runs: the log's header names the experiment file.
+  std::string one = run_scene_log(1, base.string(), &h1);
+  fs::remove_all(base);
+  std::string two = run_scene_log(2, base.string(), &h2);
+  fs::remove_all(base);
+  ASSERT_GT(one.size(), 1000u) << "the log should hold 51 frames of 1,000 robots";
+  EXPECT_EQ(h1, h2);
+  EXPECT_TRUE(one == two) << "frame logs differ between 1 and 2 threads (" << one.size()
+                          << " vs " << two.size() << " bytes)";
+}
+
+}  // namespace
+}  // namespace fleetsim
