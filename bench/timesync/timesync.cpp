@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "time/flow_node.hpp"
@@ -58,7 +58,9 @@ struct NodeTiming {
   std::uint64_t messages = 0;  ///< messages it sent over the whole run
 };
 
-std::int64_t warmup(const Config& c) { return c.steps / 10; }
+std::int64_t warmup(const Config& c) {
+  return c.steps / 10;
+}
 
 transport::FederationLayout make_layout(const Config& c) {
   transport::FederationLayout l;
@@ -168,8 +170,8 @@ std::vector<NodeTiming> run_processes(const Config& c, const std::vector<std::st
     posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
     posix_spawn_file_actions_addclose(&fa, fd[0]);
     std::vector<std::string> child = args;
-    child.insert(child.end(), {"--node", std::to_string(i), "--port-base",
-                               std::to_string(c.port_base)});
+    child.insert(child.end(),
+                 {"--node", std::to_string(i), "--port-base", std::to_string(c.port_base)});
     std::vector<char*> argv;
     for (auto& a : child) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -228,8 +230,8 @@ int main(int argc, char** argv) {
   try {
     if (c.node >= 0) {
       auto layout = make_layout(c);
-      auto port = transport::make_zmq_port(layout, layout.nodes[static_cast<std::size_t>(c.node)].name,
-                                           {});
+      auto port =
+          transport::make_zmq_port(layout, layout.nodes[static_cast<std::size_t>(c.node)].name, {});
       auto t = run_node(c, layout, c.node, *port);
       std::printf("%.9f %lu\n", t.elapsed_s, static_cast<unsigned long>(t.messages));
       return 0;

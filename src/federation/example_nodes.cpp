@@ -161,11 +161,16 @@ class CameraNode final : public ExampleNode {
 
 std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node) {
   switch (fed.nodes.at(node).kind) {
-    case NodeKind::kMixer: return std::make_unique<MixerNode>(fed, node);
-    case NodeKind::kDynamics: return std::make_unique<DynamicsNode>(fed, node);
-    case NodeKind::kController: return std::make_unique<ControllerNode>(fed, node);
-    case NodeKind::kCamera: return std::make_unique<CameraNode>(fed, node);
-    case NodeKind::kProgram: break;
+    case NodeKind::kMixer:
+      return std::make_unique<MixerNode>(fed, node);
+    case NodeKind::kDynamics:
+      return std::make_unique<DynamicsNode>(fed, node);
+    case NodeKind::kController:
+      return std::make_unique<ControllerNode>(fed, node);
+    case NodeKind::kCamera:
+      return std::make_unique<CameraNode>(fed, node);
+    case NodeKind::kProgram:
+      break;
   }
   throw std::logic_error("node '" + fed.nodes[node].name + "' runs an external program");
 }

@@ -89,10 +89,11 @@ void add_commands(CLI::App& app, int& status) {
       "bit, whatever the transport, the load or --jitter-us.\n"
       "Exit status: 0 when every node finished, 1 when one failed, 2 for a bad file or option.");
   add_common(*launch, *launch_cl);
-  launch->add_option("--transport", launch_cl->transport,
-                     "inproc: nodes as threads of this process; zmq: nodes as child processes "
-                     "linked by ZeroMQ (endpoints from the file, else ipc:// in a private "
-                     "directory)")
+  launch
+      ->add_option("--transport", launch_cl->transport,
+                   "inproc: nodes as threads of this process; zmq: nodes as child processes "
+                   "linked by ZeroMQ (endpoints from the file, else ipc:// in a private "
+                   "directory)")
       ->check(CLI::IsMember({"inproc", "zmq"}));
   launch->callback([launch_cl, &status] {
     Federation fed;
@@ -116,8 +117,7 @@ void add_commands(CLI::App& app, int& status) {
   node->add_option("--name", node_cl->name, "Which node of the federation to run")->required();
   node->add_option("--ipc-dir", node_cl->ipc_dir,
                    "Give nodes without an endpoint the endpoint ipc://DIR/NODE");
-  node->add_option("--until-ns", node_cl->until_ns, "End time in ns (used by launch)")
-      ->group("");
+  node->add_option("--until-ns", node_cl->until_ns, "End time in ns (used by launch)")->group("");
   node->add_option("--parent-pid", node_cl->parent_pid,
                    "Exit when this process (the launcher) dies")
       ->group("");
@@ -142,9 +142,10 @@ void add_commands(CLI::App& app, int& status) {
     if (!node_cl->ipc_dir.empty()) assign_ipc_endpoints(fed, node_cl->ipc_dir);
     for (const auto& n : fed.nodes)
       if (n.endpoint.empty()) {
-        std::cerr << fmt::format("{}:{}: error: node '{}' has no endpoint (expected "
-                                 "endpoint=\"tcp://host:port\" or \"ipc://path\", or --ipc-dir)\n",
-                                 n.where.file, n.where.line, n.name);
+        std::cerr << fmt::format(
+            "{}:{}: error: node '{}' has no endpoint (expected "
+            "endpoint=\"tcp://host:port\" or \"ipc://path\", or --ipc-dir)\n",
+            n.where.file, n.where.line, n.name);
         status = kExitUserError;
         return;
       }

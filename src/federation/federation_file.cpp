@@ -40,8 +40,8 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 // Reads a duration attribute; reports a bad value and returns nullopt.
-std::optional<SimTime> duration_attr(XmlElement& e, const char* attr, std::optional<SimTime> fallback,
-                                     bool required) {
+std::optional<SimTime> duration_attr(XmlElement& e, const char* attr,
+                                     std::optional<SimTime> fallback, bool required) {
   if (!e.has(attr)) {
     if (required)
       e.error(fmt::format("<{}> needs attribute '{}' (a duration such as 10ms)", e.name(), attr));
@@ -51,9 +51,10 @@ std::optional<SimTime> duration_attr(XmlElement& e, const char* attr, std::optio
   std::string raw = e.text(attr);
   auto v = parse_duration(raw);
   if (!v)
-    e.error(fmt::format("attribute '{}' of <{}> is '{}' (expected a duration: an integer or "
-                        "decimal number with a unit ns, us, ms or s, e.g. 10ms)",
-                        attr, e.name(), raw));
+    e.error(
+        fmt::format("attribute '{}' of <{}> is '{}' (expected a duration: an integer or "
+                    "decimal number with a unit ns, us, ms or s, e.g. 10ms)",
+                    attr, e.name(), raw));
   return v;
 }
 
@@ -73,9 +74,10 @@ std::string endpoint_problem(const std::string& e, std::size_t links) {
       return "port '" + port + "' is not a number";
     int p = std::stoi(port);
     if (p < 1 || p + static_cast<int>(links) > 65536)
-      return fmt::format("port {} out of range (the node uses ports {}..{}, one per feeding "
-                         "node; expected 1..65535)",
-                         p, p, p + static_cast<int>(links) - 1);
+      return fmt::format(
+          "port {} out of range (the node uses ports {}..{}, one per feeding "
+          "node; expected 1..65535)",
+          p, p, p + static_cast<int>(links) - 1);
     return "";
   }
   return "unknown scheme (expected tcp://host:port or ipc://path)";
@@ -152,8 +154,8 @@ transport::FederationLayout Federation::layout() const {
     for (std::size_t i = 0; i < nodes[n].inputs.size(); ++i) {
       const FlowDecl& f = flow_into(n, i);
       auto id = static_cast<transport::FlowId>(&f - flows.data());
-      nl.inputs.push_back({id, f.name, nodes[f.source_node].name, nodes[n].inputs[i].buffer,
-                           f.initial});
+      nl.inputs.push_back(
+          {id, f.name, nodes[f.source_node].name, nodes[n].inputs[i].buffer, f.initial});
     }
     for (std::size_t o = 0; o < nodes[n].outputs.size(); ++o) {
       const FlowDecl& f = flow_from(n, o);
@@ -209,8 +211,9 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       ne.error(fmt::format("node name '{}' is not valid (expected letters, digits, '_' or '-')",
                            n.name));
     if (ne.has("program") && ne.has("kind"))
-      ne.error("<node> has both 'kind' and 'program' (expected one: a built-in simulator or an "
-               "external program)");
+      ne.error(
+          "<node> has both 'kind' and 'program' (expected one: a built-in simulator or an "
+          "external program)");
     if (ne.has("program")) {
       n.kind = NodeKind::kProgram;
       n.program = file.resolve(ne.text("program"));
@@ -236,25 +239,27 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
         pe.error(fmt::format("port name '{}' is not valid (expected letters, digits, '_' or '-')",
                              p.name));
       if (!p.name.empty() && !port_names.insert(p.name).second)
-        pe.error(fmt::format("node '{}' already has a port called '{}' (expected unique input "
-                             "and output names)",
-                             n.name, p.name));
+        pe.error(
+            fmt::format("node '{}' already has a port called '{}' (expected unique input "
+                        "and output names)",
+                        n.name, p.name));
       bool input = std::string(pe.name()) == "input";
-      if (input) p.buffer = static_cast<std::size_t>(pe.integer("buffer", default_buffer, 1, 1 << 20));
+      if (input)
+        p.buffer = static_cast<std::size_t>(pe.integer("buffer", default_buffer, 1, 1 << 20));
       pe.finish();
       (input ? n.inputs : n.outputs).push_back(std::move(p));
     }
     if (!n.name.empty() && !node_index.emplace(n.name, fed.nodes.size()).second)
-      ne.error(fmt::format("a node called '{}' already exists (expected unique node names)",
-                           n.name));
+      ne.error(
+          fmt::format("a node called '{}' already exists (expected unique node names)", n.name));
     fed.nodes.push_back(std::move(n));
   }
   std::vector<std::string> node_names;
   for (const auto& n : fed.nodes) node_names.push_back(n.name);
 
   // Resolves "node.port"; reports and returns nullopt when it names nothing.
-  auto resolve = [&](XmlElement& fe, const std::string& ref, bool output)
-      -> std::optional<std::pair<std::size_t, std::size_t>> {
+  auto resolve = [&](XmlElement& fe, const std::string& ref,
+                     bool output) -> std::optional<std::pair<std::size_t, std::size_t>> {
     const char* what = output ? "output" : "input";
     auto dot = ref.find('.');
     if (dot == std::string::npos) {
@@ -264,7 +269,8 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     std::string node = ref.substr(0, dot), port = ref.substr(dot + 1);
     auto it = node_index.find(node);
     if (it == node_index.end()) {
-      fe.error(fmt::format("unknown node '{}' in '{}'{}", node, ref, did_you_mean(node, node_names)));
+      fe.error(
+          fmt::format("unknown node '{}' in '{}'{}", node, ref, did_you_mean(node, node_names)));
       return std::nullopt;
     }
     const auto& ports = output ? fed.nodes[it->second].outputs : fed.nodes[it->second].inputs;
@@ -273,7 +279,8 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       if (ports[i].name == port) return std::make_pair(it->second, i);
       names.push_back(ports[i].name);
     }
-    fe.error(fmt::format("node '{}' has no {} '{}'{}", node, what, port, did_you_mean(port, names)));
+    fe.error(
+        fmt::format("node '{}' has no {} '{}'{}", node, what, port, did_you_mean(port, names)));
     return std::nullopt;
   };
 
@@ -288,8 +295,8 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       fe.error(fmt::format("flow name '{}' is not valid (expected letters, digits, '_' or '-')",
                            f.name));
     if (!f.name.empty() && !flow_names.insert(f.name).second)
-      fe.error(fmt::format("a flow called '{}' already exists (expected unique flow names)",
-                           f.name));
+      fe.error(
+          fmt::format("a flow called '{}' already exists (expected unique flow names)", f.name));
     std::string from = fe.text("from", "", true);
     std::string to = fe.text("to", "", true);
     bool ok = true;
@@ -299,9 +306,10 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
         f.source_output = src->second;
         auto [it, fresh] = used_outputs.emplace(*src, f.name);
         if (!fresh)
-          fe.error(fmt::format("output '{}' is already the source of flow '{}' (expected one flow "
-                               "per output)",
-                               from, it->second));
+          fe.error(
+              fmt::format("output '{}' is already the source of flow '{}' (expected one flow "
+                          "per output)",
+                          from, it->second));
       } else {
         ok = false;
       }
@@ -315,16 +323,18 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       auto dst = resolve(fe, s, false);
       if (!dst) continue;
       if (ok && dst->first == f.source_node) {
-        fe.error(fmt::format("node '{}' feeds itself through flow '{}' ('{}' to '{}'; expected the "
-                             "sinks of a flow to be other nodes)",
-                             fed.nodes[f.source_node].name, f.name, from, s));
+        fe.error(
+            fmt::format("node '{}' feeds itself through flow '{}' ('{}' to '{}'; expected the "
+                        "sinks of a flow to be other nodes)",
+                        fed.nodes[f.source_node].name, f.name, from, s));
         continue;
       }
       auto [it, fresh] = fed_inputs.emplace(*dst, f.name);
       if (!fresh) {
-        fe.error(fmt::format("input '{}' is already fed by flow '{}' (expected each input to be "
-                             "fed by exactly one output)",
-                             s, it->second));
+        fe.error(
+            fmt::format("input '{}' is already fed by flow '{}' (expected each input to be "
+                        "fed by exactly one output)",
+                        s, it->second));
         continue;
       }
       f.sinks.push_back(*dst);
@@ -332,8 +342,9 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     // Periods: one duration, or several used in turn.
     if (!fe.has("period")) {
       fe.accept("period");
-      fe.error("<flow> needs attribute 'period' (a duration such as 10ms, or several used in "
-               "turn: '33ms 33ms 34ms')");
+      fe.error(
+          "<flow> needs attribute 'period' (a duration such as 10ms, or several used in "
+          "turn: '33ms 33ms 34ms')");
     } else {
       std::string raw = fe.text("period");
       auto parts = split_list(raw);
@@ -341,9 +352,10 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       for (const auto& p : parts) {
         auto v = parse_duration(p);
         if (!v || *v <= 0) {
-          fe.error(fmt::format("period '{}' of flow '{}' is not a positive duration (expected "
-                               "e.g. 10ms; a period of 0 would never advance time)",
-                               p, f.name));
+          fe.error(
+              fmt::format("period '{}' of flow '{}' is not a positive duration (expected "
+                          "e.g. 10ms; a period of 0 would never advance time)",
+                          p, f.name));
           continue;
         }
         f.periods.push_back(*v);
@@ -367,8 +379,8 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
         diags.error(fed.nodes[n].outputs[o].where,
                     fmt::format("output '{}.{}' is the source of no flow (expected a <flow "
                                 "from=\"{}.{}\" ...>)",
-                                fed.nodes[n].name, fed.nodes[n].outputs[o].name,
-                                fed.nodes[n].name, fed.nodes[n].outputs[o].name));
+                                fed.nodes[n].name, fed.nodes[n].outputs[o].name, fed.nodes[n].name,
+                                fed.nodes[n].outputs[o].name));
   }
   if (fed.nodes.empty()) root.error("the federation has no <node> (expected at least two)");
 
@@ -378,7 +390,8 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     if (n.endpoint.empty()) continue;
     std::string problem = endpoint_problem(n.endpoint, std::max<std::size_t>(1, n.inputs.size()));
     if (!problem.empty())
-      diags.error(n.where, fmt::format("endpoint '{}' of node '{}': {}", n.endpoint, n.name, problem));
+      diags.error(n.where,
+                  fmt::format("endpoint '{}' of node '{}': {}", n.endpoint, n.name, problem));
     auto [it, fresh] = endpoints.emplace(n.endpoint, n.name);
     if (!fresh)
       diags.error(n.where, fmt::format("endpoint '{}' is already used by node '{}' (expected one "

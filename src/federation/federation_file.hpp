@@ -38,8 +38,8 @@ struct NodeDecl {
 /// One <flow>: a source output, its sink inputs, its periods.
 struct FlowDecl {
   std::string name;
-  std::size_t source_node = 0;    ///< index into Federation::nodes
-  std::size_t source_output = 0;  ///< index into that node's outputs
+  std::size_t source_node = 0;                             ///< index into Federation::nodes
+  std::size_t source_output = 0;                           ///< index into that node's outputs
   std::vector<std::pair<std::size_t, std::size_t>> sinks;  ///< (node, input) indices
   std::vector<SimTime> periods;  ///< ns, > 0, used in turn (one value: a constant period)
   SimTime initial = 0;           ///< ns, timestamp of the first message

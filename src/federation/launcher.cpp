@@ -28,7 +28,9 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-void on_interrupt(int) { g_interrupted.store(true); }
+void on_interrupt(int) {
+  g_interrupted.store(true);
+}
 
 std::string self_executable() {
   std::error_code ec;
@@ -53,9 +55,10 @@ void assign_ipc_endpoints(Federation& fed, const std::string& dir) {
 int launch_threads(const Federation& fed, const RunOptions& options) {
   for (const auto& n : fed.nodes)
     if (n.kind == NodeKind::kProgram) {
-      log_line(fmt::format("{}:{}: error: node '{}' runs an external program (expected "
-                           "--transport zmq to run it)",
-                           n.where.file, n.where.line, n.name));
+      log_line(
+          fmt::format("{}:{}: error: node '{}' runs an external program (expected "
+                      "--transport zmq to run it)",
+                      n.where.file, n.where.line, n.name));
       return kExitUserError;
     }
   transport::InprocNetwork net(fed.layout());
@@ -105,7 +108,8 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
   std::string program = options.node_program.empty() ? self_executable() : options.node_program;
   std::string fed_path = std::filesystem::absolute(federation_path).string();
 
-  struct sigaction sa {}, old_int {}, old_term {};
+  struct sigaction sa {
+  }, old_int{}, old_term{};
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
   g_interrupted.store(false);
@@ -124,7 +128,8 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
     args.insert(args.end(), {"--name", n.name, "--parent-pid", std::to_string(getpid())});
     if (!dir.empty()) args.insert(args.end(), {"--ipc-dir", dir});
     if (!options.trace_dir.empty()) args.insert(args.end(), {"--trace", options.trace_dir});
-    if (options.jitter_us) args.insert(args.end(), {"--jitter-us", std::to_string(options.jitter_us)});
+    if (options.jitter_us)
+      args.insert(args.end(), {"--jitter-us", std::to_string(options.jitter_us)});
     args.insert(args.end(), {"--time-mode", time::to_string(options.mode), "--speedup",
                              fmt::format("{}", options.speedup), "--until-ns",
                              std::to_string(options.until.value_or(fed.until)), "--wait-report",

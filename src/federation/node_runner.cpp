@@ -17,8 +17,8 @@ void log_line(const std::string& line) {
 }
 
 std::string summary_line(const NodeResult& r) {
-  std::string s = fmt::format("node {}: consumed {}, emitted {}, state {:016x}", r.name,
-                              r.consumed, r.emitted, r.state_hash);
+  std::string s = fmt::format("node {}: consumed {}, emitted {}, state {:016x}", r.name, r.consumed,
+                              r.emitted, r.state_hash);
   if (r.max_lag_ns > 0)
     s += fmt::format(" (fell behind the wall clock by up to {:.1f} ms)",
                      static_cast<double>(r.max_lag_ns) / 1e6);

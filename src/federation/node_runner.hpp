@@ -16,15 +16,15 @@ namespace fleetsim::federation {
 
 /// Options shared by `fleetsim launch` and `fleetsim node`.
 struct RunOptions {
-  std::string trace_dir;      ///< "" = no traces; else DIR/NODE.trace
+  std::string trace_dir;  ///< "" = no traces; else DIR/NODE.trace
   std::uint32_t jitter_us = 0;
   time::TimeMode mode = time::TimeMode::kAsFastAsPossible;
   double speedup = 1.0;
   std::optional<SimTime> until;  ///< overrides the file's end time
   std::chrono::milliseconds wait_report_after{1000};
-  std::string ipc_dir;        ///< zmq: endpoints ipc://DIR/NODE for nodes without one
-  std::string node_program;   ///< zmq launch: executable with a `node` subcommand
-  bool quiet = false;         ///< no per-node summary lines
+  std::string ipc_dir;       ///< zmq: endpoints ipc://DIR/NODE for nodes without one
+  std::string node_program;  ///< zmq launch: executable with a `node` subcommand
+  bool quiet = false;        ///< no per-node summary lines
 };
 
 /// How a node ended.

@@ -59,8 +59,8 @@ Message FlowNode::consume() {
                 fmt::format("consume called while the message at {} ns on this output must be "
                             "emitted first (rule 2)",
                             step.timestamp));
-    throw std::logic_error(fmt::format("node '{}': consume called after the end time",
-                                       layout_.name));
+    throw std::logic_error(
+        fmt::format("node '{}': consume called after the end time", layout_.name));
   }
   const auto& in = layout_.inputs[step.index];
   Message m = port_.receive(step.index);
@@ -71,8 +71,7 @@ Message FlowNode::consume() {
         layout_.name, in.flow_name, t_[step.index], m.timestamp,
         fmt::format("node '{}', flow '{}' from node '{}': received timestamp {} ns with period {} "
                     "ns, expected timestamp {} ns and a positive period",
-                    layout_.name, in.flow_name, in.source, m.timestamp, m.period,
-                    t_[step.index]));
+                    layout_.name, in.flow_name, in.source, m.timestamp, m.period, t_[step.index]));
   }
   t_[step.index] = m.timestamp + m.period;
   last_consumed_ = m.timestamp;
@@ -151,19 +150,20 @@ void FlowNode::run(NodeBehaviour& behaviour) {
 }
 
 std::string FlowNode::describe_wait(const transport::WaitReport& r) const {
-  std::string last = r.peer_last < 0 ? std::string("none yet")
-                                     : fmt::format("{} ns", r.peer_last);
+  std::string last = r.peer_last < 0 ? std::string("none yet") : fmt::format("{} ns", r.peer_last);
   double waited = static_cast<double>(r.waited.count()) / 1000.0;
   if (r.sending) {
     const auto& out = layout_.outputs.at(r.index);
-    return fmt::format("node '{}' has waited {:.1f} s to deliver flow '{}' at {} ns to node '{}' "
-                       "(its input buffer is full); last timestamp received from '{}': {}",
-                       layout_.name, waited, out.flow_name, s_.at(r.index), r.peer, r.peer, last);
+    return fmt::format(
+        "node '{}' has waited {:.1f} s to deliver flow '{}' at {} ns to node '{}' "
+        "(its input buffer is full); last timestamp received from '{}': {}",
+        layout_.name, waited, out.flow_name, s_.at(r.index), r.peer, r.peer, last);
   }
   const auto& in = layout_.inputs.at(r.index);
-  return fmt::format("node '{}' has waited {:.1f} s for flow '{}' at {} ns from node '{}'; last "
-                     "timestamp received from '{}': {}",
-                     layout_.name, waited, in.flow_name, t_.at(r.index), r.peer, r.peer, last);
+  return fmt::format(
+      "node '{}' has waited {:.1f} s for flow '{}' at {} ns from node '{}'; last "
+      "timestamp received from '{}': {}",
+      layout_.name, waited, in.flow_name, t_.at(r.index), r.peer, r.peer, last);
 }
 
 }  // namespace fleetsim::time

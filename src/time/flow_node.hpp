@@ -72,8 +72,8 @@ class NodeBehaviour {
 struct FlowNodeOptions {
   SimTime until = 0;  ///< ns: the node stops when every next timestamp is >= until
   TimeMode mode = TimeMode::kAsFastAsPossible;
-  double speedup = 1.0;           ///< kLinear only
-  TraceWriter* trace = nullptr;   ///< optional, not owned
+  double speedup = 1.0;                         ///< kLinear only
+  TraceWriter* trace = nullptr;                 ///< optional, not owned
   std::function<void(const std::string&)> log;  ///< diagnostics (default stderr)
 };
 

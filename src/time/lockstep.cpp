@@ -58,10 +58,10 @@ const std::vector<std::vector<std::uint8_t>>& LockstepPrimary::step(
   for (std::size_t j = 0; j < outs.size(); ++j) {
     transport::Message ack = port_.receive(j);
     if (ack.kind != transport::MessageKind::kAck || ack.timestamp != time_)
-      throw std::runtime_error(fmt::format("lockstep primary '{}': secondary '{}' acknowledged "
-                                           "time {} ns, expected {} ns",
-                                           port_.layout().name, outs[j].sinks.at(0),
-                                           ack.timestamp, time_));
+      throw std::runtime_error(
+          fmt::format("lockstep primary '{}': secondary '{}' acknowledged "
+                      "time {} ns, expected {} ns",
+                      port_.layout().name, outs[j].sinks.at(0), ack.timestamp, time_));
     acks_[j] = std::move(ack.payload);
   }
   // 5. The next iteration.
@@ -75,8 +75,8 @@ LockstepSecondary::LockstepSecondary(transport::Port& port) : port_(port) {}
 StepOrder LockstepSecondary::next_step() {
   transport::Message m = port_.receive(0);
   if (m.kind != transport::MessageKind::kStep || m.payload.size() < kStepHeader)
-    throw std::runtime_error(fmt::format("lockstep secondary '{}': malformed step order",
-                                         port_.layout().name));
+    throw std::runtime_error(
+        fmt::format("lockstep secondary '{}': malformed step order", port_.layout().name));
   StepOrder s;
   for (int b = 0; b < 8; ++b) s.iteration |= static_cast<std::uint64_t>(m.payload[b]) << (8 * b);
   s.paused = m.payload[8] != 0;

@@ -9,18 +9,25 @@
 namespace fleetsim::time {
 
 bool parse_time_mode(const std::string& text, TimeMode& mode) {
-  if (text == "afap") mode = TimeMode::kAsFastAsPossible;
-  else if (text == "realtime") mode = TimeMode::kRealTime;
-  else if (text == "linear") mode = TimeMode::kLinear;
-  else return false;
+  if (text == "afap")
+    mode = TimeMode::kAsFastAsPossible;
+  else if (text == "realtime")
+    mode = TimeMode::kRealTime;
+  else if (text == "linear")
+    mode = TimeMode::kLinear;
+  else
+    return false;
   return true;
 }
 
 const char* to_string(TimeMode mode) {
   switch (mode) {
-    case TimeMode::kAsFastAsPossible: return "afap";
-    case TimeMode::kRealTime: return "realtime";
-    case TimeMode::kLinear: return "linear";
+    case TimeMode::kAsFastAsPossible:
+      return "afap";
+    case TimeMode::kRealTime:
+      return "realtime";
+    case TimeMode::kLinear:
+      return "linear";
   }
   return "?";
 }
@@ -40,8 +47,8 @@ void Pacer::start() {
 void Pacer::wait_until(SimTime t, const std::string& who) {
   if (mode_ == TimeMode::kAsFastAsPossible) return;
   start();
-  auto offset = std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(
-      static_cast<double>(t) / speedup_)));
+  auto offset = std::chrono::nanoseconds(
+      static_cast<std::int64_t>(std::llround(static_cast<double>(t) / speedup_)));
   auto target = start_ + offset;
   auto now = std::chrono::steady_clock::now();
   if (now < target) {
@@ -53,8 +60,8 @@ void Pacer::wait_until(SimTime t, const std::string& who) {
   // A lag under a millisecond is scheduling noise, not a node that cannot keep up.
   if (lag > 1'000'000 && now - last_warning_ >= std::chrono::seconds(1)) {
     last_warning_ = now;
-    std::string line = fmt::format("{}: behind {} time by {:.1f} ms at simulated time {} ns",
-                                   who, to_string(mode_), static_cast<double>(lag) / 1e6, t);
+    std::string line = fmt::format("{}: behind {} time by {:.1f} ms at simulated time {} ns", who,
+                                   to_string(mode_), static_cast<double>(lag) / 1e6, t);
     if (log_)
       log_(line);
     else

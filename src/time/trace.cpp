@@ -16,12 +16,14 @@ TraceWriter::TraceWriter(const std::string& path, const std::string& node) : pat
   fmt::print(file_, "# fleetsim trace 1 node {}\n", node);
 }
 
-TraceWriter::~TraceWriter() { close(); }
+TraceWriter::~TraceWriter() {
+  close();
+}
 
 void TraceWriter::record(bool emit, const std::string& flow, const transport::Message& m) {
   if (!file_) return;
-  fmt::print(file_, "{} {} {} {} {:016x}\n", emit ? "emit" : "consume", flow, m.timestamp,
-             m.period, hash_bytes(m.payload.data(), m.payload.size()));
+  fmt::print(file_, "{} {} {} {} {:016x}\n", emit ? "emit" : "consume", flow, m.timestamp, m.period,
+             hash_bytes(m.payload.data(), m.payload.size()));
 }
 
 void TraceWriter::close() {
@@ -91,9 +93,8 @@ std::vector<std::string> check_traces(
         if (e.timestamp <= max_consumed)
           bad.push_back(fmt::format("{}: rule 3: emitted {} at {} after consuming {}", where,
                                     e.flow, e.timestamp, max_consumed));
-        if (last_emitted &&
-            std::pair(e.timestamp, id->second) <
-                std::pair(last_emitted->timestamp, flow_ids[last_emitted->flow]))
+        if (last_emitted && std::pair(e.timestamp, id->second) <
+                                std::pair(last_emitted->timestamp, flow_ids[last_emitted->flow]))
           bad.push_back(fmt::format("{}: emitted {} at {} after {} at {} (emission order)", where,
                                     e.flow, e.timestamp, last_emitted->flow,
                                     last_emitted->timestamp));
@@ -104,9 +105,8 @@ std::vector<std::string> check_traces(
         if (e.timestamp < max_emitted)
           bad.push_back(fmt::format("{}: rule 2: consumed {} at {} after emitting {}", where,
                                     e.flow, e.timestamp, max_emitted));
-        if (last_consumed &&
-            std::pair(e.timestamp, id->second) <=
-                std::pair(last_consumed->timestamp, flow_ids[last_consumed->flow]))
+        if (last_consumed && std::pair(e.timestamp, id->second) <=
+                                 std::pair(last_consumed->timestamp, flow_ids[last_consumed->flow]))
           bad.push_back(fmt::format("{}: rule 1: consumed {} at {} after {} at {}", where, e.flow,
                                     e.timestamp, last_consumed->flow, last_consumed->timestamp));
         max_consumed = std::max(max_consumed, e.timestamp);
@@ -137,16 +137,17 @@ std::vector<std::string> check_traces(
         for (std::size_t i = 0; i < n; ++i)
           if (got[i]->timestamp != sent[i]->timestamp || got[i]->period != sent[i]->period ||
               got[i]->payload_hash != sent[i]->payload_hash) {
-            bad.push_back(fmt::format("node '{}', trace line {}: rule 4: flow {} message {} "
-                                      "differs from what '{}' emitted (line {})",
-                                      sink, got[i]->line, o.flow_name, i, node.name,
-                                      sent[i]->line));
+            bad.push_back(
+                fmt::format("node '{}', trace line {}: rule 4: flow {} message {} "
+                            "differs from what '{}' emitted (line {})",
+                            sink, got[i]->line, o.flow_name, i, node.name, sent[i]->line));
             break;
           }
         if (got.size() != sent.size())
-          bad.push_back(fmt::format("node '{}': rule 4: consumed {} messages of flow {}, '{}' "
-                                    "emitted {}",
-                                    sink, got.size(), o.flow_name, node.name, sent.size()));
+          bad.push_back(
+              fmt::format("node '{}': rule 4: consumed {} messages of flow {}, '{}' "
+                          "emitted {}",
+                          sink, got.size(), o.flow_name, node.name, sent.size()));
       }
     }
   return bad;

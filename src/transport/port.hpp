@@ -69,9 +69,9 @@ class FederationStopped : public std::runtime_error {
 
 /// What a port has been blocked on for a while ("who am I waiting for").
 struct WaitReport {
-  bool sending = false;   ///< true: a sink's buffer is full; false: an input is empty
-  std::size_t index = 0;  ///< output index (sending) or input index (receiving)
-  std::string peer;       ///< the node waited for
+  bool sending = false;    ///< true: a sink's buffer is full; false: an input is empty
+  std::size_t index = 0;   ///< output index (sending) or input index (receiving)
+  std::string peer;        ///< the node waited for
   SimTime peer_last = -1;  ///< ns: last timestamp received from that peer (-1: none yet)
   std::chrono::milliseconds waited{0};
 };
@@ -93,10 +93,10 @@ struct PortOptions {
 /// Counters of one port. Only data-plane messages travel: there is no other traffic to count
 /// besides the transport's own heartbeats.
 struct PortStats {
-  std::uint64_t messages_sent = 0;      ///< per sink: a flow with 3 sinks counts 3
+  std::uint64_t messages_sent = 0;  ///< per sink: a flow with 3 sinks counts 3
   std::uint64_t messages_received = 0;
   std::uint64_t bytes_sent = 0;
-  std::uint64_t refused = 0;            ///< malformed or unexpected messages dropped on arrival
+  std::uint64_t refused = 0;  ///< malformed or unexpected messages dropped on arrival
 };
 
 /// A node's attachment to the transport. One thread uses a port (the node's thread).

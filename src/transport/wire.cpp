@@ -19,8 +19,8 @@ template <typename T>
 T get(const std::uint8_t* p) {
   std::make_unsigned_t<T> u = 0;
   for (std::size_t i = 0; i < sizeof(T); ++i)
-    u |= static_cast<std::make_unsigned_t<T>>(static_cast<std::make_unsigned_t<T>>(p[i])
-                                              << (8 * i));
+    u |=
+        static_cast<std::make_unsigned_t<T>>(static_cast<std::make_unsigned_t<T>>(p[i]) << (8 * i));
   return static_cast<T>(u);
 }
 
@@ -49,25 +49,26 @@ std::vector<std::uint8_t> encode(const Message& m) {
 std::variant<Message, WireError> decode(const void* data, std::size_t n) {
   const auto* p = static_cast<const std::uint8_t*>(data);
   if (n < kWireHeaderBytes)
-    return WireError{fmt::format("truncated header ({} bytes, expected at least {})", n,
-                                 kWireHeaderBytes)};
+    return WireError{
+        fmt::format("truncated header ({} bytes, expected at least {})", n, kWireHeaderBytes)};
   auto magic = get<std::uint32_t>(p);
   if (magic != kWireMagic) return WireError{fmt::format("bad magic 0x{:08x}", magic)};
   auto version = get<std::uint16_t>(p + 4);
   if (version != kWireVersion)
-    return WireError{fmt::format("wire version {} (this node speaks version {})", version,
-                                 kWireVersion)};
+    return WireError{
+        fmt::format("wire version {} (this node speaks version {})", version, kWireVersion)};
   std::uint8_t kind = p[6];
   if (kind < 1 || kind > 3) return WireError{fmt::format("unknown message kind {}", kind)};
   if (p[7] != 0) return WireError{fmt::format("unknown flags 0x{:02x}", p[7])};
   auto length = get<std::uint32_t>(p + 12);
   if (length > kWireMaxPayload)
-    return WireError{fmt::format("payload of {} bytes exceeds the limit of {}", length,
-                                 kWireMaxPayload)};
+    return WireError{
+        fmt::format("payload of {} bytes exceeds the limit of {}", length, kWireMaxPayload)};
   if (n != kWireHeaderBytes + length)
-    return WireError{fmt::format("length mismatch: header announces {} payload bytes, message "
-                                 "carries {}",
-                                 length, n - kWireHeaderBytes)};
+    return WireError{
+        fmt::format("length mismatch: header announces {} payload bytes, message "
+                    "carries {}",
+                    length, n - kWireHeaderBytes)};
   Message m;
   m.kind = static_cast<MessageKind>(kind);
   m.flow = get<std::uint32_t>(p + 8);

@@ -41,7 +41,9 @@ std::optional<std::pair<std::uint16_t, std::int32_t>> read_event(zmq::socket_t& 
   return std::make_pair(event, value);
 }
 
-std::string ns(SimTime t) { return fmt::format("{} ns", t); }
+std::string ns(SimTime t) {
+  return fmt::format("{} ns", t);
+}
 
 }  // namespace
 
@@ -81,9 +83,9 @@ class ZmqPort final : public Port {
       s.set(zmq::sockopt::sndhwm, static_cast<int>(std::max<std::size_t>(hwm, 1)));
       s.set(zmq::sockopt::rcvhwm, static_cast<int>(std::max<std::size_t>(hwm, 1)));
       std::string address = "inproc://fleetsim-monitor-" + std::to_string(monitor_id++);
-      int rc = zmq_socket_monitor(s.handle(), address.c_str(),
-                                  ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED |
-                                      ZMQ_EVENT_DISCONNECTED);
+      int rc =
+          zmq_socket_monitor(s.handle(), address.c_str(),
+                             ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED);
       if (rc != 0) throw zmq::error_t();
       zmq::socket_t m(ctx_, zmq::socket_type::pair);
       m.set(zmq::sockopt::linger, 0);
@@ -277,8 +279,8 @@ class ZmqPort final : public Port {
   void pump(std::chrono::milliseconds timeout, int send_link, int recv_link = -1) {
     items_.clear();
     if (send_link >= 0) {
-      items_.push_back({send_[static_cast<std::size_t>(send_link)].socket.handle(), 0,
-                        ZMQ_POLLOUT, 0});
+      items_.push_back(
+          {send_[static_cast<std::size_t>(send_link)].socket.handle(), 0, ZMQ_POLLOUT, 0});
       for (auto& r : recv_)
         items_.push_back({r.socket.handle(), 0, static_cast<short>(r.held ? 0 : ZMQ_POLLIN), 0});
     } else {

@@ -134,8 +134,7 @@ std::string random_federation(std::uint64_t seed, const std::string& tcp_base = 
     Flow f{rng.below(n), {}};
     for (std::size_t s = 0, sinks = 1 + rng.below(2); s < sinks; ++s) {
       std::size_t to = rng.below(n);
-      if (to != f.from && std::find(f.to.begin(), f.to.end(), to) == f.to.end())
-        f.to.push_back(to);
+      if (to != f.from && std::find(f.to.begin(), f.to.end(), to) == f.to.end()) f.to.push_back(to);
     }
     if (!f.to.empty()) flows.push_back(f);
   }
@@ -159,9 +158,10 @@ std::string random_federation(std::uint64_t seed, const std::string& tcp_base = 
     std::string period = fmt::format("{}ms", 1 + rng.below(6));
     if (rng.below(3) == 0)  // varying period
       period += fmt::format(" {}us {}ms", 300 + rng.below(2000), 1 + rng.below(4));
-    xml += fmt::format("  <flow name=\"f{}\" from=\"n{}.o{}\" to=\"{}\" period=\"{}\" "
-                       "initial=\"{}us\"/>\n",
-                       f, flows[f].from, f, to, period, rng.below(3000));
+    xml += fmt::format(
+        "  <flow name=\"f{}\" from=\"n{}.o{}\" to=\"{}\" period=\"{}\" "
+        "initial=\"{}us\"/>\n",
+        f, flows[f].from, f, to, period, rng.below(3000));
   }
   return xml + "</federation>\n";
 }
@@ -239,8 +239,8 @@ TEST(Distributed, KilledPeerStopsTheOthersWithinASecondNamingIt) {
   auto fed = kExamples / "heterogeneous_rates.xml";
   std::map<std::string, pid_t> pids;
   for (std::string name : {"dynamics", "controller", "camera"})
-    pids[name] = spawn({kFleetsim, "node", fed, "--name", name, "--ipc-dir", dir.path,
-                        "--until", "100000", "--quiet"},
+    pids[name] = spawn({kFleetsim, "node", fed, "--name", name, "--ipc-dir", dir.path, "--until",
+                        "100000", "--quiet"},
                        dir / (name + ".out"), dir / (name + ".err"));
   // Let them run a little (they run for 10^5 simulated seconds otherwise).
   std::this_thread::sleep_for(std::chrono::milliseconds(700));

@@ -63,8 +63,7 @@ TEST(FederationFile, InputFedTwiceOrNotAtAll) {
 
 TEST(FederationFile, NodeFeedingItself) {
   auto e = errors_of(replace(kRing, R"(to="b.in")", R"(to="a.in")"));
-  EXPECT_NE(e.find("fed.xml:5: error: node 'a' feeds itself through flow 'ab'"),
-            std::string::npos)
+  EXPECT_NE(e.find("fed.xml:5: error: node 'a' feeds itself through flow 'ab'"), std::string::npos)
       << e;
 }
 
@@ -95,8 +94,7 @@ TEST(FederationFile, BadNumbers) {
   e = errors_of(replace(kRing, R"(period="10ms")", R"(period="-5ms")"));
   EXPECT_NE(e.find("period '-5ms'"), std::string::npos) << e;
   e = errors_of(replace(kRing, R"(initial="500us")", R"(initial="soon")"));
-  EXPECT_NE(e.find("fed.xml:6: error: attribute 'initial' of <flow> is 'soon'"),
-            std::string::npos)
+  EXPECT_NE(e.find("fed.xml:6: error: attribute 'initial' of <flow> is 'soon'"), std::string::npos)
       << e;
   e = errors_of(replace(kRing, R"(buffer="1")", R"(buffer="0")"));
   EXPECT_NE(e.find("fed.xml:4: error:"), std::string::npos) << e;
@@ -104,8 +102,8 @@ TEST(FederationFile, BadNumbers) {
   EXPECT_NE(e.find("fed.xml:1: error: attribute 'until' of <federation> is '1.5'"),
             std::string::npos)
       << e;
-  e = errors_of(replace(kRing, R"(<node name="a">)",
-                        R"(<node name="a" endpoint="tcp://127.0.0.1:99999">)"));
+  e = errors_of(
+      replace(kRing, R"(<node name="a">)", R"(<node name="a" endpoint="tcp://127.0.0.1:99999">)"));
   EXPECT_NE(e.find("fed.xml:2: error: endpoint 'tcp://127.0.0.1:99999' of node 'a'"),
             std::string::npos)
       << e;
@@ -113,8 +111,7 @@ TEST(FederationFile, BadNumbers) {
 
 TEST(FederationFile, DuplicatesAndUnconnectedOutputs) {
   auto e = errors_of(replace(kRing, R"(<node name="b">)", R"(<node name="a">)"));
-  EXPECT_NE(e.find("fed.xml:3: error: a node called 'a' already exists"), std::string::npos)
-      << e;
+  EXPECT_NE(e.find("fed.xml:3: error: a node called 'a' already exists"), std::string::npos) << e;
   e = errors_of(replace(kRing, R"(<output name="out"/></node>
   <node name="b">)",
                         R"(<output name="out"/><output name="spare"/></node>

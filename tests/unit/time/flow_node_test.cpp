@@ -133,8 +133,7 @@ TEST(FlowNode, DescribesWhomItWaitsFor) {
   EXPECT_THROW(x.consume(), transport::FederationStopped);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("node 'x' has waited"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[0].find("for flow 'b_out' at 0 ns from node 'b'"), std::string::npos)
-      << lines[0];
+  EXPECT_NE(lines[0].find("for flow 'b_out' at 0 ns from node 'b'"), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("last timestamp received from 'b': none yet"), std::string::npos);
 }
 

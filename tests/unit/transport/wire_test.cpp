@@ -43,7 +43,7 @@ TEST(Wire, LayoutIsLittleEndianAndVersioned) {
   EXPECT_EQ(bytes[3], 'M');
   EXPECT_EQ(bytes[4], kWireVersion);
   EXPECT_EQ(bytes[5], 0);
-  EXPECT_EQ(bytes[8], 7);  // flow
+  EXPECT_EQ(bytes[8], 7);   // flow
   EXPECT_EQ(bytes[12], 5);  // payload length
 }
 

@@ -88,7 +88,7 @@ TEST(ZmqTransport, GarbageAndTruncatedMessagesAreRefusedAndLogged) {
     m.period = 1;
     auto bytes = encode(m);
     intruder.send(zmq::buffer(bytes.data(), 20), zmq::send_flags::none);  // truncated
-    bytes[4] = 2;  // a future wire version
+    bytes[4] = 2;                                                         // a future wire version
     intruder.send(zmq::buffer(bytes), zmq::send_flags::none);
     m.flow = 99;  // well-formed, but not a flow of this link
     intruder.send(zmq::buffer(encode(m)), zmq::send_flags::none);
