@@ -236,7 +236,8 @@ int main(int argc, char** argv) {
       std::printf("%.9f %lu\n", t.elapsed_s, static_cast<unsigned long>(t.messages));
       return 0;
     }
-    if (c.port_base == 0) c.port_base = 20000 + static_cast<int>(std::random_device{}() % 30000);
+    // Below the kernel's ephemeral port range (32768+), where outgoing connections take ports.
+    if (c.port_base == 0) c.port_base = 20000 + static_cast<int>(std::random_device{}() % 10000);
     std::vector<NodeTiming> timings;
     if (c.transport == "inproc") {
       timings = run_inproc(c);
