@@ -23,8 +23,8 @@ namespace fleetsim::transport {
 
 /// ZeroMQ-specific settings.
 struct ZmqOptions {
-  int heartbeat_interval_ms = 100;  ///< ZMQ_HEARTBEAT_IVL
-  int heartbeat_timeout_ms = 400;   ///< ZMQ_HEARTBEAT_TIMEOUT: a silent peer is dead after this
+  int heartbeat_interval_ms = 200;  ///< ZMQ_HEARTBEAT_IVL
+  int heartbeat_timeout_ms = 600;   ///< ZMQ_HEARTBEAT_TIMEOUT: a silent peer is dead after this
   /// After a peer's connection closed, how long its last messages may still be drained from
   /// the socket before the peer is declared lost.
   std::chrono::milliseconds drain_grace{200};

@@ -268,6 +268,34 @@ TEST(Distributed, KilledPeerStopsTheOthersWithinASecondNamingIt) {
   }
 }
 
+// A peer that hangs (SIGSTOP) closes nothing: ZeroMQ's heartbeats must notice it.
+TEST(Distributed, HungPeerIsDetectedByHeartbeats) {
+  Scratch dir;
+  auto fed = kExamples / "heterogeneous_rates.xml";
+  std::map<std::string, pid_t> pids;
+  for (std::string name : {"dynamics", "controller", "camera"})
+    pids[name] = spawn({kFleetsim, "node", fed, "--name", name, "--ipc-dir", dir.path, "--until",
+                        "100000", "--quiet"},
+                       dir / (name + ".out"), dir / (name + ".err"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  kill(pids["controller"], SIGSTOP);
+  auto stopped_at = Clock::now();
+  for (std::string name : {"dynamics", "camera"}) {
+    auto st = wait_for(pids[name], std::chrono::milliseconds(4000));
+    if (!st) {
+      kill(pids[name], SIGKILL);
+      waitpid(pids[name], nullptr, 0);
+      ADD_FAILURE() << name << " did not stop";
+      continue;
+    }
+    EXPECT_LT(Clock::now() - stopped_at, std::chrono::milliseconds(3000)) << name;
+    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
+    EXPECT_NE(slurp(dir / (name + ".err")).find("lost peer"), std::string::npos);
+  }
+  kill(pids["controller"], SIGKILL);
+  waitpid(pids["controller"], nullptr, 0);
+}
+
 std::vector<pid_t> children_of(pid_t pid) {
   std::vector<pid_t> out;
   std::ifstream in(fmt::format("/proc/{}/task/{}/children", pid, pid));
