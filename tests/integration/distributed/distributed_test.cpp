@@ -310,12 +310,13 @@ TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilled) {
                           "zmq", "--until", "100000"},
                          dir / "out", dir / "err");
   std::vector<pid_t> nodes;
-  for (int i = 0; i < 200 && nodes.size() < 3; ++i) {
+  for (int i = 0; i < 1000 && nodes.size() < 3; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     nodes = children_of(launcher);
   }
   ASSERT_EQ(nodes.size(), 3u) << slurp(dir / "err");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Let them connect and run (for 10^5 simulated seconds otherwise).
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
   kill(nodes[1], SIGKILL);
   auto st = wait_for(launcher, std::chrono::seconds(10));
   if (!st) {
