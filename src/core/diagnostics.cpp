@@ -18,7 +18,10 @@ std::string format_diagnostic(const Diagnostic& d) {
   std::string out;
   if (!d.where.file.empty()) {
     out += d.where.file;
-    if (d.where.line > 0) out += ":" + std::to_string(d.where.line);
+    if (d.where.line > 0) {
+      out += ':';
+      out += std::to_string(d.where.line);
+    }
     out += ": ";
   }
   out += d.severity == Diagnostic::Severity::kError ? "error: " : "warning: ";

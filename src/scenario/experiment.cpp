@@ -88,7 +88,7 @@ std::optional<Box4> read_region(XmlElement& e, const char* attr, bool required) 
 /// the static segment grid for obstacles.
 class Placement {
  public:
-  Placement(const WorldModel& m, double rmax) : model_(m), rmax_(rmax) {
+  Placement(const WorldModel& m, double rmax) : model_(m) {
     Vec2 lo = m.arena_min(), hi = m.arena_max();
     cell_ = std::max(2 * rmax + 1e-6, 1e-3);
     lo_ = lo;
@@ -136,7 +136,6 @@ class Placement {
   int cell_x(double x) const { return std::clamp(static_cast<int>((x - lo_.x) / cell_), 0, nx_ - 1); }
   int cell_y(double y) const { return std::clamp(static_cast<int>((y - lo_.y) / cell_), 0, ny_ - 1); }
   const WorldModel& model_;
-  double rmax_;
   double cell_;
   Vec2 lo_;
   int nx_, ny_;

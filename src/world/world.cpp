@@ -164,7 +164,7 @@ std::uint64_t WorldState::hash() const {
     if constexpr (std::is_trivially_copyable_v<T>) {
       if (!v.empty()) h.bytes(v.data(), v.size() * sizeof(T));
     } else {
-      for (const auto& x : v) h.text(x);
+      for (const auto& item : v) h.text(item);
     }
   };
   for_each_robot_column(*this, col);
