@@ -19,12 +19,23 @@ double arena_side_m(std::int64_t robots) {
 
 bool engine_grid(int engines, int& columns, int& rows) {
   switch (engines) {
-    case 1: columns = 1, rows = 1; return true;
-    case 2: columns = 2, rows = 1; return true;
-    case 4: columns = 2, rows = 2; return true;
-    case 8: columns = 4, rows = 2; return true;
-    case 16: columns = 4, rows = 4; return true;
-    default: return false;
+    case 1:
+      columns = 1, rows = 1;
+      return true;
+    case 2:
+      columns = 2, rows = 1;
+      return true;
+    case 4:
+      columns = 2, rows = 2;
+      return true;
+    case 8:
+      columns = 4, rows = 2;
+      return true;
+    case 16:
+      columns = 4, rows = 4;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -128,7 +139,8 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
     std::vector<std::int64_t> free_rows(static_cast<std::size_t>(pixels), 0);
     for (int j = 0; j < pixels; ++j)
       for (int i = 0; i < pixels; ++i)
-        free_rows[static_cast<std::size_t>(j)] += black[static_cast<std::size_t>(j) * pixels + i] ? 0 : 1;
+        free_rows[static_cast<std::size_t>(j)] +=
+            black[static_cast<std::size_t>(j) * pixels + i] ? 0 : 1;
     std::int64_t total = 0;
     for (auto f : free_rows) total += f;
     // Strip k covers pixel rows [k R, (k+1) R) from the top; robot centres lie in its rows:
@@ -148,8 +160,7 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
       const double y0 = j1 == pixels ? lo : std::max(lo, top - j1 * 0.1 - r);
       x += "    <distribute count=\"" + std::to_string(count) +
            "\" kind=\"epuck\" controller=\"c\" id_prefix=\"ep" + std::to_string(k) +
-           "_\" region=\"" + real(lo) + "," + real(y0) + "," + real(hi) + "," + real(y1) +
-           "\"/>\n";
+           "_\" region=\"" + real(lo) + "," + real(y0) + "," + real(hi) + "," + real(y1) + "\"/>\n";
     }
   }
   x += "  </arena>\n";
@@ -164,8 +175,8 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < columns; ++c)
         x += "    <kinematics2d id=\"e" + std::to_string(r * columns + c) + "\" region=\"" +
-             real(edge(c, columns)) + "," + real(edge(r, rows)) + "," +
-             real(edge(c + 1, columns)) + "," + real(edge(r + 1, rows)) + "\"/>\n";
+             real(edge(c, columns)) + "," + real(edge(r, rows)) + "," + real(edge(c + 1, columns)) +
+             "," + real(edge(r + 1, rows)) + "\"/>\n";
     x += "  </physics>\n";
   }
   if (o.log_frames) x += "  <log path=\"diffusion.flog\" format=\"frames\"/>\n";
@@ -175,8 +186,7 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
 
 std::optional<Experiment> make_diffusion_experiment(const DiffusionSceneOptions& o,
                                                     const std::string& directory,
-                                                    PluginRegistry& registry,
-                                                    Diagnostics& diags) {
+                                                    PluginRegistry& registry, Diagnostics& diags) {
   const int pixels = rooms_pixels(o.robots);
   const std::string png = directory + "/rooms.png";
   if (!write_rooms_png(png, pixels)) {

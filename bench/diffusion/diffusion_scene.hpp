@@ -17,9 +17,9 @@ namespace fleetsim::bench {
 struct DiffusionSceneOptions {
   std::int64_t robots = 1000;
   int threads = 1;
-  int engines = 1;           ///< 1, 2, 4, 8 or 16 (the report's F_E partitions)
-  double seconds = 60;       ///< simulated seconds
-  bool log_frames = false;   ///< write a frame log every tick into the scene directory
+  int engines = 1;          ///< 1, 2, 4, 8 or 16 (the report's F_E partitions)
+  double seconds = 60;      ///< simulated seconds
+  bool log_frames = false;  ///< write a frame log every tick into the scene directory
   std::uint64_t seed = 1;
   std::string controller = "diffusion";  ///< controller type (e.g. random_walk, a plug-in)
 };
@@ -44,7 +44,6 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& options);
 /// with the built-in plug-ins. Problems go to `diags`.
 std::optional<Experiment> make_diffusion_experiment(const DiffusionSceneOptions& options,
                                                     const std::string& directory,
-                                                    PluginRegistry& registry,
-                                                    Diagnostics& diags);
+                                                    PluginRegistry& registry, Diagnostics& diags);
 
 }  // namespace fleetsim::bench

@@ -51,8 +51,7 @@ inline double first_contact_linear(Vec2 r0, Vec2 v, double rs, double len) {
 
 }  // namespace
 
-double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double fj,
-                         double r_sum) {
+double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double fj, double r_sum) {
   double rs = r_sum + kSkin;
   Vec2 r0 = pj - pi;
   double m = std::min(fi, fj);
@@ -81,8 +80,8 @@ double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double l
   double len = length(e);
   if (len > 0) {
     Vec2 n{-e.y / len, e.x / len};
-    double s0 = dot(p - s.a, n);   // signed distance at t = 0
-    double sv = dot(d, n);         // its rate
+    double s0 = dot(p - s.a, n);  // signed distance at t = 0
+    double sv = dot(d, n);        // its rate
     auto along_ok = [&](double t) {
       double u = dot(p + d * t - s.a, e) / (len * len);
       return u >= 0 && u <= 1;
@@ -98,8 +97,8 @@ double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double l
   return best;
 }
 
-void KinematicsEngine::step(const WorldModel& model, WorldState& state,
-                            const SpatialIndex& index, ThreadPool& pool) {
+void KinematicsEngine::step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
+                            ThreadPool& pool) {
   const std::size_t n = state.robot_count();
   const double dt = static_cast<double>(model.tick_period_ns) / kNanosPerSecond;
   const RobotGrid& grid = index.robots;
@@ -127,10 +126,10 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state,
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
       const RobotKind& k = model.kinds[state.robot_kind[i]];
-      double l = std::clamp(state.cmd_left[i], -k.max_wheel_speed_m_per_s,
-                            k.max_wheel_speed_m_per_s);
-      double r = std::clamp(state.cmd_right[i], -k.max_wheel_speed_m_per_s,
-                            k.max_wheel_speed_m_per_s);
+      double l =
+          std::clamp(state.cmd_left[i], -k.max_wheel_speed_m_per_s, k.max_wheel_speed_m_per_s);
+      double r =
+          std::clamp(state.cmd_right[i], -k.max_wheel_speed_m_per_s, k.max_wheel_speed_m_per_s);
       double v = std::clamp((l + r) / 2, -k.max_speed_m_per_s, k.max_speed_m_per_s);
       double w = (r - l) / k.wheel_distance_m;
       double th = state.theta[i];
@@ -174,8 +173,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state,
         double best = fi;
         auto pair = [&](std::uint32_t t) {
           if (!near_change && !changed_[t]) return;
-          double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
-                                        f_[t], ri + gr[t]);
+          double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]}, f_[t],
+                                        ri + gr[t]);
           if (tc < best) best = tc;
         };
         auto scan = [&](auto&& on_candidate) {
@@ -245,8 +244,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state,
       state.x[i] = nx[s];
       state.y[i] = ny[s];
       state.realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
-      target_[s] = migrate ? static_cast<std::uint8_t>(model.engine_at({nx[s], ny[s]}))
-                           : engine_[s];
+      target_[s] =
+          migrate ? static_cast<std::uint8_t>(model.engine_at({nx[s], ny[s]})) : engine_[s];
     }
   });
 

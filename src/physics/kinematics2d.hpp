@@ -73,7 +73,6 @@ double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double l
 /// First time of contact of two circles moving p_i + min(t, f_i) d_i, p_j + min(t, f_j) d_j,
 /// t in [0, max(f_i, f_j)]; returns 2 when they never come within r_sum + kSkin approaching.
 /// Symmetric: pair_contact_time(i, j) == pair_contact_time(j, i) bit for bit.
-double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double fj,
-                         double r_sum);
+double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double fj, double r_sum);
 
 }  // namespace fleetsim

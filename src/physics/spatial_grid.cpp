@@ -124,8 +124,8 @@ double distance_to_segment(Vec2 p, const Segment& s, Vec2* closest) {
   return length(p - c);
 }
 
-void SegmentGrid::build(const std::vector<Segment>& segments, Vec2 min, Vec2 max,
-                        double cell_m, double reach) {
+void SegmentGrid::build(const std::vector<Segment>& segments, Vec2 min, Vec2 max, double cell_m,
+                        double reach) {
   segments_ = segments;
   min_ = min;
   double w = std::max(max.x - min.x, cell_m), h = std::max(max.y - min.y, cell_m);
@@ -171,8 +171,8 @@ std::span<const std::uint32_t> SegmentGrid::near(Vec2 p) const {
   double fx = (p.x - min_.x) * inv_cell_, fy = (p.y - min_.y) * inv_cell_;
   int cx = fx >= 0 ? std::min(static_cast<int>(fx), nx_ - 1) : 0;
   int cy = fy >= 0 ? std::min(static_cast<int>(fy), ny_ - 1) : 0;
-  std::size_t c = static_cast<std::size_t>(cy) * static_cast<std::size_t>(nx_) +
-                  static_cast<std::size_t>(cx);
+  std::size_t c =
+      static_cast<std::size_t>(cy) * static_cast<std::size_t>(nx_) + static_cast<std::size_t>(cx);
   return {items_.data() + start_[c], items_.data() + start_[c + 1]};
 }
 

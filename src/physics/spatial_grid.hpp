@@ -26,8 +26,8 @@ class RobotGrid {
   /// Covers [min, max] with square cells of side >= `cell_m`.
   void configure(Vec2 min, Vec2 max, double cell_m);
   /// Sorts robots into cells. `radius` per robot.
-  void rebuild(std::span<const double> x, std::span<const double> y,
-               std::span<const double> radius, ThreadPool& pool);
+  void rebuild(std::span<const double> x, std::span<const double> y, std::span<const double> radius,
+               ThreadPool& pool);
 
   int cell_x(double x) const;
   int cell_y(double y) const;
@@ -66,15 +66,14 @@ class RobotGrid {
   std::vector<std::uint32_t> start_;    ///< per cell + 1: first slot
   std::vector<std::uint32_t> order_;    ///< slot -> robot index
   std::vector<double> sx_, sy_, sr_;
-  std::vector<std::uint32_t> counts_;   ///< per worker x per cell block (scratch)
+  std::vector<std::uint32_t> counts_;       ///< per worker x per cell block (scratch)
   std::vector<std::uint32_t> block_total_;  ///< prefix of the cell ranges' totals (scratch)
 };
 
 class SegmentGrid {
  public:
   /// Indexes `segments`, listing in each cell every segment within `reach` of the cell.
-  void build(const std::vector<Segment>& segments, Vec2 min, Vec2 max, double cell_m,
-             double reach);
+  void build(const std::vector<Segment>& segments, Vec2 min, Vec2 max, double cell_m, double reach);
   /// Segment indices relevant to point p.
   std::span<const std::uint32_t> near(Vec2 p) const;
   const std::vector<Segment>& segments() const { return segments_; }

@@ -91,8 +91,8 @@ std::string run_scene_log(int threads, const std::string& dir, std::uint64_t* ha
 }
 
 TEST(BenchSmoke, FourEnginesGiveIdenticalLogsOnOneAndTwoThreads) {
-  const fs::path base = fs::temp_directory_path() / ("fleetsim-bench-smoke-" +
-                                                     std::to_string(::getpid()));
+  const fs::path base =
+      fs::temp_directory_path() / ("fleetsim-bench-smoke-" + std::to_string(::getpid()));
   std::uint64_t h1 = 0, h2 = 0;
   // The same directory for both runs: the log's header names the experiment file.
   std::string one = run_scene_log(1, base.string(), &h1);
@@ -101,8 +101,8 @@ TEST(BenchSmoke, FourEnginesGiveIdenticalLogsOnOneAndTwoThreads) {
   fs::remove_all(base);
   ASSERT_GT(one.size(), 1000u) << "the log should hold 51 frames of 1,000 robots";
   EXPECT_EQ(h1, h2);
-  EXPECT_TRUE(one == two) << "frame logs differ between 1 and 2 threads (" << one.size()
-                          << " vs " << two.size() << " bytes)";
+  EXPECT_TRUE(one == two) << "frame logs differ between 1 and 2 threads (" << one.size() << " vs "
+                          << two.size() << " bytes)";
 }
 
 }  // namespace

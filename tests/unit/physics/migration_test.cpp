@@ -20,14 +20,17 @@ class MigrationProbe : public Controller {
  public:
   void init(const Params&, EntityId robot) override { id_ = robot; }
   void step(RobotIO& io) override {
-    if (io.id != id_) throw std::runtime_error("controller of robot " + std::to_string(id_) +
-                                               " was given robot " + std::to_string(io.id));
+    if (io.id != id_)
+      throw std::runtime_error("controller of robot " + std::to_string(id_) + " was given robot " +
+                               std::to_string(io.id));
     if (steps_ != io.tick)
       throw std::runtime_error("controller state lost: " + std::to_string(steps_) +
                                " steps at tick " + std::to_string(io.tick));
     const std::string mine = "probe" + std::to_string(id_);
-    if (io.tick == 0) io.set_tag(mine);
-    else if (*io.tag != mine) throw std::runtime_error("tag lost: '" + *io.tag + "'");
+    if (io.tick == 0)
+      io.set_tag(mine);
+    else if (*io.tag != mine)
+      throw std::runtime_error("tag lost: '" + *io.tag + "'");
     ++steps_;
     // Mostly forward, sometimes turning: robots cross region borders often.
     if (turning_ > 0 || io.rng.uniform() < 0.05) {
@@ -65,14 +68,16 @@ std::string scene_xml(std::uint64_t seed, int columns, int rows, int robots, dou
   };
   std::string x = "<fleetsim><framework ticks_per_second=\"10\" seed=\"" + std::to_string(seed) +
                   "\"/><controllers><controller id=\"p\" type=\"migration_probe\"/></controllers>"
-                  "<arena size=\"" + num(size) + "," + num(size) + "\">"
+                  "<arena size=\"" +
+                  num(size) + "," + num(size) +
+                  "\">"
                   "<wall from=\"-0.5,-0.3\" to=\"0.4,0.6\"/>"
-                  "<distribute count=\"" + std::to_string(robots) +
-                  "\" controller=\"p\"/></arena><physics>";
+                  "<distribute count=\"" +
+                  std::to_string(robots) + "\" controller=\"p\"/></arena><physics>";
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < columns; ++c)
-      x += "<kinematics2d id=\"e" + std::to_string(r * columns + c) + "\" region=\"" +
-           num(xs[c]) + "," + num(ys[r]) + "," + num(xs[c + 1]) + "," + num(ys[r + 1]) + "\"/>";
+      x += "<kinematics2d id=\"e" + std::to_string(r * columns + c) + "\" region=\"" + num(xs[c]) +
+           "," + num(ys[r]) + "," + num(xs[c + 1]) + "," + num(ys[r + 1]) + "\"/>";
   return x + "</physics></fleetsim>";
 }
 
@@ -120,18 +125,19 @@ Outcome run_scene(std::uint64_t seed, int threads, Tick ticks) {
       return dx * dx + dy * dy < 4 * r * r;
     };
     for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = i + 1; j < n; ++j)
-        if (s.robot_engine[i] == s.robot_engine[j])
-          ASSERT_FALSE(overlap(i, j)) << "robots " << i << " and " << j << " overlap in engine "
-                                      << int(s.robot_engine[i]) << " at tick " << s.tick;
+      for (std::size_t j = i + 1; j < n; ++j) {
+        if (s.robot_engine[i] != s.robot_engine[j]) continue;
+        ASSERT_FALSE(overlap(i, j)) << "robots " << i << " and " << j << " overlap in engine "
+                                    << int(s.robot_engine[i]) << " at tick " << s.tick;
+      }
       if (s.robot_engine[i] == region[i]) continue;
       // Outside its region: only while it overlaps a robot that was in, or is entering, the
       // engine of its new position.
       ++out.deferred;
       bool blocked = false;
       for (std::size_t j = 0; j < n && !blocked; ++j)
-        blocked = j != i && (engine_before[j] == region[i] || region[j] == region[i]) &&
-                  overlap(i, j);
+        blocked =
+            j != i && (engine_before[j] == region[i] || region[j] == region[i]) && overlap(i, j);
       ASSERT_TRUE(blocked) << "robot " << i << " left its region without reason";
     }
   };

@@ -30,8 +30,8 @@ void fill_random(Scene& s, std::uint64_t seed, int robots, double size) {
   }
   for (int i = 0; i < robots; ++i) {
     auto kind = static_cast<std::uint16_t>(rng.below(5) == 0 ? 1 : 0);
-    s.state.add_robot(kind, 0, {rng.uniform(-h, h), rng.uniform(-h, h)}, rng.uniform(-kPi, kPi),
-                      0, "r");
+    s.state.add_robot(kind, 0, {rng.uniform(-h, h), rng.uniform(-h, h)}, rng.uniform(-kPi, kPi), 0,
+                      "r");
   }
   s.ready();
   s.index.rebuild(*s.model, s.state, s.pool);
@@ -131,9 +131,10 @@ TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
       auto listed = s.index.segments.near(p);
       std::set<std::uint32_t> set(listed.begin(), listed.end());
       const double seg_reach = 0.09 + 0.25;  // the largest radius + range in the scene
-      for (std::uint32_t k = 0; k < segs.size(); ++k)
-        if (distance_to_segment(p, segs[k]) <= seg_reach)
-          ASSERT_TRUE(set.count(k)) << "segment " << k << " near " << p.x << "," << p.y;
+      for (std::uint32_t k = 0; k < segs.size(); ++k) {
+        if (distance_to_segment(p, segs[k]) > seg_reach) continue;
+        ASSERT_TRUE(set.count(k)) << "segment " << k << " near " << p.x << "," << p.y;
+      }
     }
   }
 }
