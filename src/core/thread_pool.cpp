@@ -13,7 +13,7 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   start_cv_.notify_all();
   for (auto& t : workers_) t.join();
@@ -36,19 +36,33 @@ void ThreadPool::execute(int worker) {
   }
 }
 
+namespace {
+/// How long to spin before sleeping: about 20-100 microseconds, depending on the CPU.
+constexpr int kSpinIterations = 2000;
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+}  // namespace
+
 void ThreadPool::worker_main(int index) {
   std::uint64_t seen = 0;
   while (true) {
-    {
-      std::unique_lock lock(mutex_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+    for (int spin = 0; spin < kSpinIterations; ++spin) {
+      if (generation_.load(std::memory_order_acquire) != seen || stop_.load()) break;
+      cpu_relax();
     }
+    if (generation_.load(std::memory_order_acquire) == seen && !stop_.load()) {
+      std::unique_lock lock(mutex_);
+      start_cv_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+    }
+    if (stop_.load()) return;
+    seen = generation_.load(std::memory_order_acquire);
     execute(index);
-    {
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       std::lock_guard lock(mutex_);
-      if (--pending_ == 0) done_cv_.notify_one();
+      done_cv_.notify_one();
     }
   }
 }
@@ -69,16 +83,20 @@ void ThreadPool::parallel_for(std::size_t count, std::size_t grain,
   count_ = count;
   block_ = block;
   next_.store(0, std::memory_order_relaxed);
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
     std::lock_guard lock(mutex_);
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
+    generation_.fetch_add(1, std::memory_order_release);
   }
   start_cv_.notify_all();
   execute(0);
-  {
+  for (int spin = 0; spin < kSpinIterations; ++spin) {
+    if (pending_.load(std::memory_order_acquire) == 0) break;
+    cpu_relax();
+  }
+  if (pending_.load(std::memory_order_acquire) != 0) {
     std::unique_lock lock(mutex_);
-    done_cv_.wait(lock, [&] { return pending_ == 0; });
+    done_cv_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
   }
   body_ = nullptr;
   if (error_) {

@@ -42,12 +42,15 @@ class ThreadPool {
   void execute(int worker);
 
   std::vector<std::thread> workers_;
+  // Phases follow each other within microseconds, so workers and the caller first spin a
+  // little on these atomics, and only then sleep on the condition variables (a futex wake-up
+  // costs tens of microseconds, a few times per tick).
   std::mutex mutex_;
   std::condition_variable start_cv_;
   std::condition_variable done_cv_;
-  std::uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  std::atomic<std::uint64_t> generation_{0};  ///< incremented (under mutex_) per job
+  std::atomic<int> pending_{0};               ///< workers still running the job
+  std::atomic<bool> stop_{false};
 
   // Current job.
   const std::function<void(std::size_t, std::size_t, int)>* body_ = nullptr;

@@ -55,7 +55,9 @@ void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
   // 2. Counting sort, stable by robot index: histogram per contiguous robot range (one range
   // per worker), prefix sums in a fixed order, then scatter. The result does not depend on
   // the number of workers.
-  const std::size_t parts = static_cast<std::size_t>(pool.size());
+  // Few robots in many cells: the per-cell passes dominate and splitting them only adds work
+  // (each part has its own histogram over every cell), so small swarms sort in one part.
+  const std::size_t parts = n >= 16384 ? static_cast<std::size_t>(pool.size()) : 1;
   const std::size_t chunk = (n + parts - 1) / std::max<std::size_t>(parts, 1);
   counts_.resize(parts * cells);
   pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
