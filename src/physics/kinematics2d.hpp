@@ -33,7 +33,8 @@ struct SpatialIndex {
   SegmentGrid segments;
   std::vector<double> radius;  ///< per robot, gathered from kinds
   /// Sets the grids up for `model` (cell size from the longest interaction distance).
-  void init(const WorldModel& model);
+  /// `robots_hint`: robots expected (sizes the grid cells for sparse swarms; 0 = unknown).
+  void init(const WorldModel& model, std::size_t robots_hint = 0);
   void rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool);
   double interaction_m = 0;  ///< the longest distance any query reaches
 };

@@ -69,7 +69,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry)
     }
   }
   staged_tags_.resize(static_cast<std::size_t>(pool_.size()));
-  index_.init(*model_);
+  index_.init(*model_, state_.robot_count());
 }
 
 Simulation::~Simulation() {

@@ -213,3 +213,42 @@ TEST(Kinematics, PropertyNoOverlapNoTunnellingNoSpeeding) {
 
 }  // namespace
 }  // namespace fleetsim::testing
+
+namespace fleetsim::testing {
+namespace {
+
+// The grid's cell size is a performance choice (sparse swarms get larger cells): positions,
+// readings and the collision sensor must not change with it.
+TEST(Kinematics, ResultsDoNotDependOnTheGridCellSize) {
+  auto run = [](std::size_t hint) {
+    Scene s(3.0);
+    CounterRng rng(5, 0, 0, RandomStream::kUser);
+    std::vector<EntityId> ids;
+    for (int gx = 0; gx < 12; ++gx)
+      for (int gy = 0; gy < 12; ++gy)
+        ids.push_back(s.add(-0.44 + gx * 0.08, -0.44 + gy * 0.08, rng.uniform(-kPi, kPi)));
+    s.ready(hint);
+    // A jammed crowd: every robot pushes toward the centre, so many touch several others.
+    for (int t = 0; t < 300; ++t) {
+      for (EntityId id : ids) {
+        auto i = s.state.robot_index(id);
+        CounterRng r(9, id, t, RandomStream::kUser);
+        double to_centre = std::atan2(-s.state.y[i], -s.state.x[i]);
+        double turn = wrap_angle(to_centre - s.state.theta[i]);
+        double v = 0.13, w = std::clamp(turn, -1.0, 1.0) * 0.05 + r.uniform(-0.01, 0.01);
+        s.drive(id, v - w, v + w);
+      }
+      s.step();
+    }
+    int several = 0;  // the scene must exercise lists of several contacts
+    for (auto c : s.state.contact_count) several += c >= 2;
+    EXPECT_GT(several, 10);
+    return s.state.hash();
+  };
+  std::uint64_t fine = run(0);
+  EXPECT_EQ(fine, run(10));  // cells of ~0.5 m instead of ~0.2 m
+  EXPECT_EQ(fine, run(1));   // one cell for the whole arena
+}
+
+}  // namespace
+}  // namespace fleetsim::testing

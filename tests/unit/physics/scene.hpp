@@ -33,7 +33,7 @@ struct Scene {
     state.cmd_left[i] = left;
     state.cmd_right[i] = right;
   }
-  void ready() { index.init(*model); }
+  void ready(std::size_t robots_hint = 0) { index.init(*model, robots_hint); }
   void step() {
     index.rebuild(*model, state, pool);
     engine.step(*model, state, index, pool);
