@@ -35,7 +35,6 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry)
     : experiment_(std::move(experiment)),
       model_(experiment_.model),
       state_(experiment_.state),
-      registry_(registry),
       pool_(experiment_.threads) {
   for (const auto& decl : model_->controllers) {
     auto c = std::make_unique<CompiledController>();

@@ -93,7 +93,6 @@ class Simulation final : private WorldAccess {
   Experiment experiment_;
   std::shared_ptr<const WorldModel> model_;
   WorldState& state_;
-  const PluginRegistry& registry_;
   ThreadPool pool_;
   SpatialIndex index_;
   KinematicsEngine physics_;
