@@ -10,57 +10,45 @@ namespace fleetsim::log::frame_format {
 
 namespace {
 
-// Byte-plane transpose of `n` elements of `width` bytes. The width is a compile-time constant
-// in the common cases so the inner loop unrolls (the writer's thread spends its time here and
-// in zstd).
-template <std::size_t W>
-void shuffle_fixed(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint8_t* e = in + i * W;
-    for (std::size_t k = 0; k < W; ++k) out[k * n + i] = e[k];
-  }
+// Byte-plane transpose of `n` elements of `width` bytes (to planes when shuffling for zstd,
+// back when reading). The width is a compile-time constant so the inner loop unrolls: the
+// writer's thread spends its time here and in zstd.
+template <bool kToPlanes, std::size_t W>
+void transpose_fixed(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < W; ++k) {
+      if constexpr (kToPlanes)
+        out[k * n + i] = in[i * W + k];
+      else
+        out[i * W + k] = in[k * n + i];
+    }
 }
 
-template <std::size_t W>
-void unshuffle_fixed(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint8_t* e = out + i * W;
-    for (std::size_t k = 0; k < W; ++k) e[k] = in[k * n + i];
+constexpr bool widths_supported() {
+  for (std::size_t w : kRobotColumnWidths)
+    if (w != 2 && w != 4 && w != 8) return false;
+  for (std::size_t w : kObjectColumnWidths)
+    if (w != 2 && w != 4 && w != 8) return false;
+  return true;
+}
+static_assert(widths_supported(), "every column is 2, 4 or 8 bytes wide");
+
+template <bool kToPlanes>
+void transpose(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width) {
+  switch (width) {
+    case 2: return transpose_fixed<kToPlanes, 2>(in, out, n);
+    case 4: return transpose_fixed<kToPlanes, 4>(in, out, n);
+    case 8: return transpose_fixed<kToPlanes, 8>(in, out, n);
+    default: throw LogError("internal: unsupported column width " + std::to_string(width));
   }
 }
 
 void shuffle(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width) {
-  switch (width) {
-    case 2: return shuffle_fixed<2>(in, out, n);
-    case 4: return shuffle_fixed<4>(in, out, n);
-    case 8: return shuffle_fixed<8>(in, out, n);
-    default: break;
-  }
-  if (width == 1 || n == 0) {
-    std::memcpy(out, in, n * width);
-    return;
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint8_t* e = in + i * width;
-    for (std::size_t k = 0; k < width; ++k) out[k * n + i] = e[k];
-  }
+  transpose<true>(in, out, n, width);
 }
 
 void unshuffle(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width) {
-  switch (width) {
-    case 2: return unshuffle_fixed<2>(in, out, n);
-    case 4: return unshuffle_fixed<4>(in, out, n);
-    case 8: return unshuffle_fixed<8>(in, out, n);
-    default: break;
-  }
-  if (width == 1 || n == 0) {
-    std::memcpy(out, in, n * width);
-    return;
-  }
-  for (std::size_t k = 0; k < width; ++k) {
-    const std::uint8_t* plane = in + k * n;
-    for (std::size_t i = 0; i < n; ++i) out[i * width + k] = plane[i];
-  }
+  transpose<false>(in, out, n, width);
 }
 
 template <class T>
