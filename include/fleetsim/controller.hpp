@@ -36,6 +36,14 @@ inline constexpr int kProximityCount = 8;
 inline constexpr double kProximityAngles[kProximityCount] = {
     0.3054326, 0.8552113, 1.5707963, 2.6179939, -2.6179939, -1.5707963, -0.8552113, -0.3054326};
 
+/// The proximity sensors' unit vectors in the robot's frame: cos and sin of kProximityAngles,
+/// computed once. Sensors and controllers share this table so they cannot drift apart.
+struct ProximityDirections {
+  double cos[kProximityCount];
+  double sin[kProximityCount];
+};
+const ProximityDirections& proximity_directions();
+
 /// Maximum number of contacts the collision sensor reports per tick.
 inline constexpr int kMaxContacts = 4;
 

@@ -22,6 +22,8 @@ struct DiffusionParams {
   double cos_alpha = 0.99144486137381;  ///< cos(7.5 deg)
   double delta = 0.1;
   double speed_m_per_s = 0.1;
+  /// The sensors' directions, copied here so the kernel reads them with the parameters.
+  ProximityDirections directions = proximity_directions();
   static DiffusionParams from(const Params& p);
 };
 
@@ -30,12 +32,8 @@ inline void diffusion_step(const DiffusionParams& prm, const float* proximity, f
                            double& left, double& right) {
   double vx = 0, vy = 0;
   for (int k = 0; k < kProximityCount; ++k) {
-    static const double c[kProximityCount] = {0.95371695, 0.65605903, 0.0, -0.8660254,
-                                              -0.8660254, 0.0,        0.65605903, 0.95371695};
-    static const double s[kProximityCount] = {0.30070580, 0.75470958, 1.0,  0.5,
-                                              -0.5,       -1.0,       -0.75470958, -0.30070580};
-    vx += proximity[k] * c[k];
-    vy += proximity[k] * s[k];
+    vx += proximity[k] * prm.directions.cos[k];
+    vy += proximity[k] * prm.directions.sin[k];
   }
   double len2 = vx * vx + vy * vy;
   // Inside the cone: the angle of (vx, vy) to the heading is below alpha.

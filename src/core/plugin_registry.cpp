@@ -1,10 +1,23 @@
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "core/xml_reader.hpp"
 #include "fleetsim/plugin.hpp"
 
 namespace fleetsim {
+
+const ProximityDirections& proximity_directions() {
+  static const ProximityDirections table = [] {
+    ProximityDirections d{};
+    for (int k = 0; k < kProximityCount; ++k) {
+      d.cos[k] = std::cos(kProximityAngles[k]);
+      d.sin[k] = std::sin(kProximityAngles[k]);
+    }
+    return d;
+  }();
+  return table;
+}
 
 const char* to_string(PluginKind kind) {
   switch (kind) {

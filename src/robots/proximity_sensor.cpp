@@ -5,16 +5,7 @@
 namespace fleetsim {
 
 namespace {
-struct Direction {
-  double c[kProximityCount], s[kProximityCount];
-  Direction() {
-    for (int k = 0; k < kProximityCount; ++k) {
-      c[k] = std::cos(kProximityAngles[k]);
-      s[k] = std::sin(kProximityAngles[k]);
-    }
-  }
-};
-const Direction kDir;
+const ProximityDirections& dir = proximity_directions();  // read once, not per robot
 constexpr double kNever = 1e300;
 
 // The kernel: robot at slot `self` of the grid, with pose (p, theta), radius r and range.
@@ -28,7 +19,7 @@ void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double the
   alignas(64) double best[kProximityCount];
   Vec2 u[kProximityCount], o[kProximityCount];
   for (int k = 0; k < kProximityCount; ++k) {
-    u[k] = {ct * kDir.c[k] - st * kDir.s[k], st * kDir.c[k] + ct * kDir.s[k]};
+    u[k] = {ct * dir.cos[k] - st * dir.sin[k], st * dir.cos[k] + ct * dir.sin[k]};
     o[k] = p + u[k] * r;
     ux[k] = u[k].x, uy[k] = u[k].y, ox[k] = o[k].x, oy[k] = o[k].y;
     best[k] = range;
