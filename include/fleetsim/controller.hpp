@@ -2,19 +2,22 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
+#include "fleetsim/parts.hpp"
 #include "fleetsim/random.hpp"
 #include "fleetsim/types.hpp"
 
 namespace fleetsim {
 
-/// Parameters of a controller or loop functions: the XML attributes of the element that names
-/// it, already checked against the plug-in's documented ParamDoc list. Values are strings;
-/// the getters convert (the registry checked the types before the run).
+/// Parameters of a plug-in (controller, part, loop functions): the XML attributes of the
+/// element that names it, already checked against the plug-in's documented ParamDoc list and
+/// completed with the defaults. Values are strings; the getters convert.
 class Params {
  public:
   Params() = default;
@@ -30,61 +33,87 @@ class Params {
   std::map<std::string, std::string> values_;
 };
 
-/// Number of proximity sensors of the e-puck-like robot, and their angles (radians,
-/// counter-clockwise from the heading).
-inline constexpr int kProximityCount = 8;
-inline constexpr double kProximityAngles[kProximityCount] = {
-    0.3054326, 0.8552113, 1.5707963, 2.6179939, -2.6179939, -1.5707963, -0.8552113, -0.3054326};
-
-/// The proximity sensors' unit vectors in the robot's frame: cos and sin of kProximityAngles,
-/// computed once. Sensors and controllers share this table so they cannot drift apart.
-struct ProximityDirections {
-  double cos[kProximityCount];
-  double sin[kProximityCount];
+/// Thrown by ControllerSetup when a controller asks for a part its robot's kind lacks, and by
+/// controllers whose init finds their input wrong (a script that does not parse). The engine
+/// reports it before the run starts as a user error: at `file:line` when given (a script's
+/// line), else at the element that declared the controller.
+class SetupError : public std::runtime_error {
+ public:
+  explicit SetupError(const std::string& message, std::string file = {}, int line = 0)
+      : std::runtime_error(message), file(std::move(file)), line(line) {}
+  std::string file;
+  int line = 0;
 };
-const ProximityDirections& proximity_directions();
 
-/// Maximum number of contacts the collision sensor reports per tick.
-inline constexpr int kMaxContacts = 4;
+/// Receives tags a controller sets (the engine interns them in robot order after the phase).
+class TagSink {
+ public:
+  virtual ~TagSink() = default;
+  virtual void stage(std::uint32_t row, const std::string& tag) = 0;
+};
 
 /// What a controller reads and writes for one robot in one tick. Valid only during step().
-/// Reading: sensor values of this tick. Writing: actuator commands applied in this tick.
+/// Sensors are those of the robot's kind, in the kind's order, with this tick's readings;
+/// actuators likewise, pointing at this tick's commands.
 struct RobotIO {
   EntityId id = kNoEntity;
+  std::uint32_t row = 0;  ///< engine-internal; pass it back only through set_tag
   Tick tick = 0;
   double dt_s = 0;  ///< seconds per tick
-
-  /// Proximity readings in [0, 1]: 0 = nothing in range, 1 = touching (see docs).
-  std::span<const float> proximity;
-  /// Collision sensor: contact angles (radians, relative to the heading, CCW) at the end of the
-  /// previous tick, and the fraction of last tick's commanded motion actually done.
-  std::span<const float> contact_angles;
-  float degree_of_realization = 1.0f;
-
-  /// Wheel speed commands, metres per second (clamped to the kind's maximum).
-  double* left_wheel_m_per_s = nullptr;
-  double* right_wheel_m_per_s = nullptr;
-  /// LED colour.
-  Color* led = nullptr;
-  /// The robot's tag. Reading is free; set_tag interns the string.
-  const std::string* tag = nullptr;
-  std::function<void(const std::string&)> set_tag;
+  const KindInfo* kind = nullptr;
+  std::span<const SensorView> sensors;
+  std::span<ActuatorView> actuators;
 
   /// Randomness for this robot in this tick (stream kController): the same every run.
   CounterRng rng{0, 0, 0, RandomStream::kController};
+
+  /// The robot's tag (reading is free); set_tag interns a new one after the phase.
+  const std::string* tag = nullptr;
+  TagSink* tag_sink = nullptr;
+  void set_tag(const std::string& t) const {
+    if (tag_sink) tag_sink->stage(row, t);
+  }
+
+  /// The sensor or actuator at a handle from ControllerSetup.
+  const SensorView& sensor(std::size_t handle) const { return sensors[handle]; }
+  ActuatorView& actuator(std::size_t handle) const { return actuators[handle]; }
 };
 
-/// A controller plug-in: one instance per robot, created before the run. step() is called once
-/// per tick, concurrently for different robots: it must only touch its own members and io.
+/// Given to Controller::init: the robot (or, for a shared controller, the kind) it will
+/// drive. Look the parts up here, once: a missing part is an error before the run starts.
+class ControllerSetup {
+ public:
+  virtual ~ControllerSetup() = default;
+  /// The robot this instance drives; kNoEntity for a shared controller (one per kind).
+  virtual EntityId robot() const = 0;
+  virtual const KindInfo& kind() const = 0;
+  /// Handle of the sensor called `name` in the kind (when `type` is not empty, it must also
+  /// be of that registry type). Throws SetupError naming the kind and the sensor if absent.
+  virtual std::size_t sensor(std::string_view name, std::string_view type = {}) const = 0;
+  virtual std::size_t actuator(std::string_view name, std::string_view type = {}) const = 0;
+  /// The first sensor / actuator of a registry type, if any (optional parts).
+  virtual std::optional<std::size_t> find_sensor_type(std::string_view type) const = 0;
+  virtual std::optional<std::size_t> find_actuator_type(std::string_view type) const = 0;
+  /// The kind's parts, in order (names and types), as RobotIO::sensors/actuators will have them.
+  virtual std::span<const SensorView> sensors() const = 0;
+  virtual std::span<const ActuatorView> actuators() const = 0;
+};
+
+/// A controller plug-in. Per-robot controllers (the default) get one instance per robot;
+/// shared controllers (registered as such) one instance per controller declaration and kind,
+/// whose step() must then keep no per-robot state. step() is called once per tick,
+/// concurrently for different robots: it must only touch its own members and io.
 class Controller {
  public:
   virtual ~Controller() = default;
-  /// Called once with the controller's XML parameters and the robot's id.
-  virtual void init(const Params& params, EntityId robot) {}
+  /// Called once, before the run, with the controller's XML parameters.
+  virtual void init(const Params& params, const ControllerSetup& setup) {}
   /// Sense + control: read io's sensors, write io's actuators.
   virtual void step(RobotIO& io) = 0;
   /// Back to the state right after init.
   virtual void reset() {}
+  /// Called once when the robot leaves the run or the run ends.
+  virtual void destroy() {}
 };
 
 }  // namespace fleetsim

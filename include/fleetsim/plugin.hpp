@@ -1,6 +1,6 @@
 // fleetsim public SDK: plug-ins (controllers, loop functions, ...) and their registry.
 //
-// Built-in plug-ins are listed explicitly in one place (src/sim/builtins.cpp); out-of-tree
+// Built-in plug-ins are listed explicitly in one place (src/plugins/builtins.cpp); out-of-tree
 // plug-ins live in a shared library that exports two C functions:
 //
 //   extern "C" int fleetsim_plugin_abi_version() { return FLEETSIM_PLUGIN_ABI_VERSION; }
@@ -18,9 +18,10 @@
 
 #include "fleetsim/controller.hpp"
 #include "fleetsim/loop_functions.hpp"
+#include "fleetsim/parts.hpp"
 
 /// Bumped whenever a public SDK type changes layout or meaning.
-#define FLEETSIM_PLUGIN_ABI_VERSION 1
+#define FLEETSIM_PLUGIN_ABI_VERSION 2
 
 namespace fleetsim {
 
@@ -31,7 +32,7 @@ const char* to_string(PluginKind kind);
 /// One documented parameter (an XML attribute of the element that instantiates the plug-in).
 struct ParamDoc {
   std::string name;
-  std::string type;           ///< "real", "integer", "string", "bool", "vec2", "colour"
+  std::string type;           ///< "real", "integer", "string", "bool"
   std::string default_value;  ///< "" = required
   std::string doc;            ///< meaning and unit
 };
@@ -43,10 +44,22 @@ struct PluginInfo {
   std::string description;  ///< one line
   std::vector<ParamDoc> params;
   std::string origin = "built-in";  ///< "built-in" or the shared library's path
+  /// Sensors and actuators: the interface this implementation provides (e.g. "proximity" for
+  /// both the exact and the noisy proximity sensor); "" = the same as `name`. A part's default
+  /// name in a kind is its interface, and controllers (and the Lua API) find parts by it.
+  std::string interface;
 };
 
 using ControllerFactory = std::function<std::unique_ptr<Controller>()>;
 using LoopFunctionsFactory = std::function<std::unique_ptr<LoopFunctions>()>;
+using SensorFactory = std::function<std::unique_ptr<Sensor>()>;
+using ActuatorFactory = std::function<std::unique_ptr<Actuator>()>;
+
+/// How many instances of a controller a run makes.
+enum class ControllerScope {
+  kPerRobot,  ///< one per robot: the controller may keep per-robot state (the default)
+  kShared,    ///< one per declaration and kind, stepped for all its robots concurrently
+};
 
 /// The registry of every plug-in known to a run. Built-ins are added first, then each library
 /// of the experiment in file order; a duplicate name is an error.
@@ -54,8 +67,13 @@ class PluginRegistry {
  public:
   /// Documents a plug-in implemented inside the engine (sensors, actuators, engines, writers).
   void add_builtin(PluginInfo info);
-  /// Registers a controller; `factory` makes one instance per robot.
-  void add_controller(PluginInfo info, ControllerFactory factory);
+  /// Registers a controller; `factory` makes one instance per robot (or per kind, shared).
+  void add_controller(PluginInfo info, ControllerFactory factory,
+                      ControllerScope scope = ControllerScope::kPerRobot);
+  /// Registers a sensor type; `factory` makes one instance per kind that lists it.
+  void add_sensor(PluginInfo info, SensorFactory factory);
+  /// Registers an actuator type; `factory` makes one instance per kind that lists it.
+  void add_actuator(PluginInfo info, ActuatorFactory factory);
   /// Registers loop functions; `factory` makes one instance per run.
   void add_loop_functions(PluginInfo info, LoopFunctionsFactory factory);
 
@@ -64,6 +82,9 @@ class PluginRegistry {
   const std::vector<PluginInfo>& all() const { return infos_; }
   const ControllerFactory* controller_factory(const std::string& name) const;
   const LoopFunctionsFactory* loop_functions_factory(const std::string& name) const;
+  const SensorFactory* sensor_factory(const std::string& name) const;
+  const ActuatorFactory* actuator_factory(const std::string& name) const;
+  ControllerScope controller_scope(const std::string& name) const;
 
   /// Set by the loader while a library registers, so entries record their origin.
   std::string current_origin = "built-in";
@@ -75,6 +96,9 @@ class PluginRegistry {
   std::vector<PluginInfo> infos_;
   std::map<std::string, ControllerFactory> controllers_;
   std::map<std::string, LoopFunctionsFactory> loop_functions_;
+  std::map<std::string, SensorFactory> sensors_;
+  std::map<std::string, ActuatorFactory> actuators_;
+  std::map<std::string, ControllerScope> scopes_;
 };
 
 }  // namespace fleetsim

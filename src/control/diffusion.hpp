@@ -1,18 +1,24 @@
-// The built-in `diffusion` controller (the ARGoS report's algorithm 2, obstacle avoidance).
+// The built-in controllers: `diffusion` (the ARGoS report's algorithm 2, obstacle avoidance),
+// `idle` and `random_walk`. They go through the registry like any plug-in; `diffusion` and
+// `idle` are shared (one instance per kind, no per-robot state), `random_walk` is per robot.
 //
-// Sum the proximity readings as 2D vectors (reading x sensor direction). If nothing is seen
-// (sum shorter than `delta`) or the obstacle direction is outside the frontal cone of
-// half-angle `alpha`, go straight; otherwise turn on the spot away from it.
-// One addition to the report's algorithm: a robot whose last move was blocked (the collision
-// sensor's degree of realization below 1) and that sees something also turns away. With
-// kinematic stop-at-contact (no sliding), a robot brushing a wall at a shallow angle sees the
-// wall outside the cone and would otherwise push against it forever.
+// diffusion: sum the proximity readings as 2D vectors (reading x sensor direction). If nothing
+// is seen (sum shorter than `delta`) or the obstacle direction is outside the frontal cone of
+// half-angle `alpha`, go straight; otherwise turn on the spot away from it. One addition to
+// the report's algorithm: a robot whose last move was blocked (the collision sensor's degree
+// of realization below 1) and that sees something also turns away. With kinematic
+// stop-at-contact (no sliding), a robot brushing a wall at a shallow angle sees the wall
+// outside the cone and would otherwise push against it forever.
 //
 // XML parameters (attributes of <controller type="diffusion">):
 //   alpha_degrees  real  7.5   half-angle of the frontal cone, degrees
 //   delta          real  0.1   minimum length of the summed readings to react
 //   speed          real  0.1   wheel speed, m/s
+// Parts: a `proximity` sensor and a `differential_drive` actuator (required), a `collision`
+// sensor (optional).
 #pragma once
+
+#include <memory>
 
 #include "fleetsim/controller.hpp"
 
@@ -22,18 +28,17 @@ struct DiffusionParams {
   double cos_alpha = 0.99144486137381;  ///< cos(7.5 deg)
   double delta = 0.1;
   double speed_m_per_s = 0.1;
-  /// The sensors' directions, copied here so the kernel reads them with the parameters.
-  ProximityDirections directions = proximity_directions();
   static DiffusionParams from(const Params& p);
 };
 
 /// One robot's control step: readings in, wheel commands out. Pure and allocation-free.
-inline void diffusion_step(const DiffusionParams& prm, const float* proximity, float realization,
-                           double& left, double& right) {
+inline void diffusion_step(const DiffusionParams& prm, std::span<const float> proximity,
+                           std::span<const Vec2> directions, float realization, double& left,
+                           double& right) {
   double vx = 0, vy = 0;
-  for (int k = 0; k < kProximityCount; ++k) {
-    vx += proximity[k] * prm.directions.cos[k];
-    vy += proximity[k] * prm.directions.sin[k];
+  for (std::size_t k = 0; k < proximity.size(); ++k) {
+    vx += proximity[k] * directions[k].x;
+    vy += proximity[k] * directions[k].y;
   }
   double len2 = vx * vx + vy * vy;
   // Inside the cone: the angle of (vx, vy) to the heading is below alpha.
@@ -49,5 +54,9 @@ inline void diffusion_step(const DiffusionParams& prm, const float* proximity, f
     right = prm.speed_m_per_s;
   }
 }
+
+std::unique_ptr<Controller> make_diffusion_controller();
+std::unique_ptr<Controller> make_idle_controller();
+std::unique_ptr<Controller> make_random_walk_controller();
 
 }  // namespace fleetsim

@@ -7,18 +7,6 @@
 
 namespace fleetsim {
 
-const ProximityDirections& proximity_directions() {
-  static const ProximityDirections table = [] {
-    ProximityDirections d{};
-    for (int k = 0; k < kProximityCount; ++k) {
-      d.cos[k] = std::cos(kProximityAngles[k]);
-      d.sin[k] = std::sin(kProximityAngles[k]);
-    }
-    return d;
-  }();
-  return table;
-}
-
 const char* to_string(PluginKind kind) {
   switch (kind) {
     case PluginKind::kSensor: return "sensor";
@@ -70,10 +58,41 @@ void PluginRegistry::add_info(PluginInfo info) {
 
 void PluginRegistry::add_builtin(PluginInfo info) { add_info(std::move(info)); }
 
-void PluginRegistry::add_controller(PluginInfo info, ControllerFactory factory) {
+void PluginRegistry::add_controller(PluginInfo info, ControllerFactory factory,
+                                    ControllerScope scope) {
   info.kind = PluginKind::kController;
-  if (!find(info.kind, info.name)) controllers_[info.name] = std::move(factory);
+  if (!find(info.kind, info.name)) {
+    controllers_[info.name] = std::move(factory);
+    scopes_[info.name] = scope;
+  }
   add_info(std::move(info));
+}
+
+void PluginRegistry::add_sensor(PluginInfo info, SensorFactory factory) {
+  info.kind = PluginKind::kSensor;
+  if (!find(info.kind, info.name)) sensors_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+void PluginRegistry::add_actuator(PluginInfo info, ActuatorFactory factory) {
+  info.kind = PluginKind::kActuator;
+  if (!find(info.kind, info.name)) actuators_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+const SensorFactory* PluginRegistry::sensor_factory(const std::string& name) const {
+  auto it = sensors_.find(name);
+  return it == sensors_.end() ? nullptr : &it->second;
+}
+
+const ActuatorFactory* PluginRegistry::actuator_factory(const std::string& name) const {
+  auto it = actuators_.find(name);
+  return it == actuators_.end() ? nullptr : &it->second;
+}
+
+ControllerScope PluginRegistry::controller_scope(const std::string& name) const {
+  auto it = scopes_.find(name);
+  return it == scopes_.end() ? ControllerScope::kPerRobot : it->second;
 }
 
 void PluginRegistry::add_loop_functions(PluginInfo info, LoopFunctionsFactory factory) {

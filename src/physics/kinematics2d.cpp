@@ -6,14 +6,11 @@
 
 namespace fleetsim {
 
-void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint) {
+void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double sensing_m) {
   double rmax = model.max_radius_m();
   double dt = static_cast<double>(model.tick_period_ns) / kNanosPerSecond;
-  double move = 0, range = 0;
-  for (const auto& k : model.kinds) {
-    move = std::max(move, std::min(k.max_speed_m_per_s, k.max_wheel_speed_m_per_s) * dt);
-    range = std::max(range, k.proximity_range_m);
-  }
+  double move = 0, range = sensing_m;
+  for (const auto& k : model.kinds) move = std::max(move, k.max_speed_m_per_s * dt);
   // Longest interaction: two robots closing on each other within one tick, or a ray from one
   // robot's surface reaching another robot's far side.
   interaction_m = std::max(2 * rmax + 2 * move + 4 * kSkin, 2 * rmax + range) * 1.001;
@@ -34,9 +31,10 @@ void SpatialIndex::rebuild(const WorldModel& model, const WorldState& state, Thr
   std::size_t n = state.robot_count();
   radius.resize(n);
   pool.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t i = b; i < e; ++i) radius[i] = model.kinds[state.robot_kind[i]].radius_m;
+    const std::uint16_t* kind = state.robot_kind().data();
+    for (std::size_t i = b; i < e; ++i) radius[i] = model.kinds[kind[i]].radius_m;
   });
-  robots.rebuild(state.x, state.y, radius, pool);
+  robots.rebuild(state.x(), state.y(), radius, pool);
 }
 
 namespace {
@@ -113,6 +111,16 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   const double* gr = grid.sorted_r().data();
   const std::uint32_t* order = grid.order().data();
   const auto& segs = index.segments.segments();
+  const std::uint16_t* kind = state.robot_kind().data();
+  const double* speed_cmd = state.speed_cmd().data();
+  const double* turn_cmd = state.turn_cmd().data();
+  double* theta = state.theta().data();
+  double* x = state.x().data();
+  double* y = state.y().data();
+  float* realization = state.realization().data();
+  std::uint8_t* robot_engine = state.robot_engine().data();
+  float* contact_angle = state.contact_angle().data();
+  std::uint8_t* contact_count = state.contact_count().data();
   dx_.resize(n);
   dy_.resize(n);
   f_.resize(n);
@@ -131,20 +139,17 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      const RobotKind& k = model.kinds[state.robot_kind[i]];
-      double l =
-          std::clamp(state.cmd_left[i], -k.max_wheel_speed_m_per_s, k.max_wheel_speed_m_per_s);
-      double r =
-          std::clamp(state.cmd_right[i], -k.max_wheel_speed_m_per_s, k.max_wheel_speed_m_per_s);
-      double v = std::clamp((l + r) / 2, -k.max_speed_m_per_s, k.max_speed_m_per_s);
-      double w = (r - l) / k.wheel_distance_m;
-      double th = state.theta[i];
+      const RobotKind& k = model.kinds[kind[i]];
+      // The locomotion actuator turned its commands into a body velocity in the act phase.
+      double v = std::clamp(speed_cmd[i], -k.max_speed_m_per_s, k.max_speed_m_per_s);
+      double w = turn_cmd[i];
+      double th = theta[i];
       double mid = th + w * dt / 2;
-      state.theta[i] = wrap_angle(th + w * dt);
+      theta[i] = wrap_angle(th + w * dt);
       Vec2 d{v * dt * std::cos(mid), v * dt * std::sin(mid)};
       dx_[s] = d.x;
       dy_[s] = d.y;
-      engine_[s] = state.robot_engine[i];
+      engine_[s] = robot_engine[i];
       double f = 1.0;
       if (d.x != 0 || d.y != 0) {
         Vec2 p{gx[s], gy[s]};
@@ -247,9 +252,9 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       const double f = f_[s];
       nx[s] = gx[s] + f * dx_[s];
       ny[s] = gy[s] + f * dy_[s];
-      state.x[i] = nx[s];
-      state.y[i] = ny[s];
-      state.realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
+      x[i] = nx[s];
+      y[i] = ny[s];
+      realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
       target_[s] =
           migrate ? static_cast<std::uint8_t>(model.engine_at({nx[s], ny[s]})) : engine_[s];
     }
@@ -276,7 +281,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             if (dot(rel, rel) < rs * rs) owner = engine_[s];
           });
         }
-        state.robot_engine[order[s]] = owner;
+        robot_engine[order[s]] = owner;
       }
     });
   }
@@ -288,13 +293,13 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       const std::uint32_t i = order[s];
       Vec2 p{nx[s], ny[s]};
       double ri = gr[s];
-      double th = state.theta[i];
+      double th = theta[i];
       // Every contact is collected, then sorted by angle and the first kMaxContacts kept: the
       // sensor's output is a function of the geometry, not of the order neighbours are visited.
       constexpr int kCollect = 32;
       float found[kCollect];
       int count = 0;
-      float* angles = &state.contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
+      float* angles = &contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
       auto add = [&](Vec2 at) {
         if (count < kCollect)
           found[count++] = static_cast<float>(wrap_angle(std::atan2(at.y - p.y, at.x - p.x) - th));
@@ -323,7 +328,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       std::sort(found, found + count);
       count = std::min(count, kMaxContacts);
       for (int k = 0; k < count; ++k) angles[k] = found[k];
-      state.contact_count[i] = static_cast<std::uint8_t>(count);
+      contact_count[i] = static_cast<std::uint8_t>(count);
       for (int k = count; k < kMaxContacts; ++k) angles[k] = 0;
     }
   });

@@ -34,11 +34,16 @@ struct SpatialIndex {
   std::vector<double> radius;  ///< per robot, gathered from kinds
   /// Sets the grids up for `model` (cell size from the longest interaction distance).
   /// `robots_hint`: robots expected (sizes the grid cells for sparse swarms; 0 = unknown).
-  void init(const WorldModel& model, std::size_t robots_hint = 0);
+  /// `sensing_m`: the longest sensor reach beyond a body's surface that uses the 3x3 block
+  /// (proximity rays); longer-range parts query with RobotGrid::for_each_within.
+  void init(const WorldModel& model, std::size_t robots_hint = 0, double sensing_m = 0);
   void rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool);
   double interaction_m = 0;  ///< the longest distance any query reaches
 };
 
+/// Motion: the wheel-speed model is a differential drive (v = (l + r) / 2, w = (r - l) / axle),
+/// computed by the differential_drive actuator in the act phase; the engine clamps v to the
+/// kind's max_speed and integrates at the mid-tick heading.
 class KinematicsEngine {
  public:
   /// The physics phase: moves every robot, fills the collision sensor (contacts, degree of

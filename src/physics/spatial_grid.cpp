@@ -178,6 +178,47 @@ std::span<const std::uint32_t> SegmentGrid::near(Vec2 p) const {
   return {items_.data() + start_[c], items_.data() + start_[c + 1]};
 }
 
+namespace {
+// True when segments p-q and s strictly cross or touch (orientation tests).
+bool segments_cross(Vec2 p, Vec2 q, const Segment& s) {
+  auto orient = [](Vec2 a, Vec2 b, Vec2 c) { return cross(b - a, c - a); };
+  double d1 = orient(s.a, s.b, p), d2 = orient(s.a, s.b, q);
+  double d3 = orient(p, q, s.a), d4 = orient(p, q, s.b);
+  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
+    return true;
+  auto on = [](Vec2 a, Vec2 b, Vec2 c) {  // c on segment a-b, given collinear
+    return std::min(a.x, b.x) <= c.x && c.x <= std::max(a.x, b.x) && std::min(a.y, b.y) <= c.y &&
+           c.y <= std::max(a.y, b.y);
+  };
+  return (d1 == 0 && on(s.a, s.b, p)) || (d2 == 0 && on(s.a, s.b, q)) ||
+         (d3 == 0 && on(p, q, s.a)) || (d4 == 0 && on(p, q, s.b));
+}
+}  // namespace
+
+bool SegmentGrid::blocks(Vec2 a, Vec2 b) const {
+  // The cells the line passes through (those whose centre is within half a diagonal of it);
+  // each lists every segment that enters it.
+  const double cell = 1.0 / inv_cell_;
+  auto cx = [&](double v) {
+    return std::clamp(static_cast<int>(std::floor((v - min_.x) * inv_cell_)), 0, nx_ - 1);
+  };
+  auto cy = [&](double v) {
+    return std::clamp(static_cast<int>(std::floor((v - min_.y) * inv_cell_)), 0, ny_ - 1);
+  };
+  const Segment line{a, b};
+  const double half_diag = cell * 0.70710678118654757 * 1.000001;
+  for (int gy = cy(std::min(a.y, b.y)); gy <= cy(std::max(a.y, b.y)); ++gy)
+    for (int gx = cx(std::min(a.x, b.x)); gx <= cx(std::max(a.x, b.x)); ++gx) {
+      Vec2 center{min_.x + (gx + 0.5) * cell, min_.y + (gy + 0.5) * cell};
+      if (distance_to_segment(center, line) > half_diag) continue;
+      std::size_t c = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_) +
+                      static_cast<std::size_t>(gx);
+      for (std::uint32_t k = start_[c]; k < start_[c + 1]; ++k)
+        if (segments_cross(a, b, segments_[items_[k]])) return true;
+    }
+  return false;
+}
+
 std::size_t SegmentGrid::memory_bytes() const {
   return segments_.capacity() * sizeof(Segment) + start_.capacity() * 4 + items_.capacity() * 4;
 }

@@ -50,12 +50,27 @@ class RobotGrid {
     }
   }
 
+  /// Calls f(slot) for every slot of the cells within `reach` of p (a square block of cells,
+  /// row by row): for queries longer than a cell, such as range-and-bearing. A superset.
+  template <class F>
+  void for_each_within(Vec2 p, double reach, F&& f) const {
+    const int k = 1 + static_cast<int>(reach * inv_cell_);
+    int cx = cell_x(p.x), cy = cell_y(p.y);
+    int y0 = cy > k ? cy - k : 0, y1 = cy + k < ny_ ? cy + k : ny_ - 1;
+    int x0 = cx > k ? cx - k : 0, x1 = cx + k < nx_ ? cx + k : nx_ - 1;
+    for (int gy = y0; gy <= y1; ++gy) {
+      std::size_t row = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_);
+      std::uint32_t b = start_[row + static_cast<std::size_t>(x0)];
+      std::uint32_t e = start_[row + static_cast<std::size_t>(x1) + 1];
+      for (std::uint32_t s = b; s < e; ++s) f(s);
+    }
+  }
+
   /// Robot index of a slot, and the robot's position/radius copied in slot order.
   const std::vector<std::uint32_t>& order() const { return order_; }
   const std::vector<double>& sorted_x() const { return sx_; }
   const std::vector<double>& sorted_y() const { return sy_; }
   const std::vector<double>& sorted_r() const { return sr_; }
-  /// Brute-force reference (tests): every robot within `reach` of p, as robot indices.
   std::size_t memory_bytes() const;
 
  private:
@@ -76,6 +91,8 @@ class SegmentGrid {
   void build(const std::vector<Segment>& segments, Vec2 min, Vec2 max, double cell_m, double reach);
   /// Segment indices relevant to point p.
   std::span<const std::uint32_t> near(Vec2 p) const;
+  /// True when the segment a-b crosses an indexed segment (walks the cells along a-b).
+  bool blocks(Vec2 a, Vec2 b) const;
   const std::vector<Segment>& segments() const { return segments_; }
   std::size_t memory_bytes() const;
 

@@ -1,24 +1,33 @@
 #include "robots/proximity_sensor.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
+
+#include "fleetsim/controller.hpp"
+#include "robots/engine_world.hpp"
 
 namespace fleetsim {
 
 namespace {
-const ProximityDirections& dir = proximity_directions();  // read once, not per robot
 constexpr double kNever = 1e300;
+constexpr int kMaxRays = 64;
 
 // The kernel: robot at slot `self` of the grid, with pose (p, theta), radius r and range.
+// N > 0: a compile-time ray count (the loops unroll and vectorise); N = 0: `n` rays.
+template <int N>
 void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, double r,
-               double range, float* out) {
+               double range, const RayLayout& dir, int n_runtime, float* out) {
+  const int n = N > 0 ? N : n_runtime;
   const double ct = std::cos(theta), st = std::sin(theta);
   // Sensor directions in the world frame, and the nearest hit per ray.
   // (Separate x and y arrays so the ray loop below vectorises.)
-  alignas(64) double ux[kProximityCount], uy[kProximityCount];
-  alignas(64) double ox[kProximityCount], oy[kProximityCount];
-  alignas(64) double best[kProximityCount];
-  Vec2 u[kProximityCount], o[kProximityCount];
-  for (int k = 0; k < kProximityCount; ++k) {
+  constexpr int kCap = N > 0 ? N : kMaxRays;
+  alignas(64) double ux[kCap], uy[kCap];
+  alignas(64) double ox[kCap], oy[kCap];
+  alignas(64) double best[kCap];
+  Vec2 u[kCap], o[kCap];
+  for (int k = 0; k < n; ++k) {
     u[k] = {ct * dir.cos[k] - st * dir.sin[k], st * dir.cos[k] + ct * dir.sin[k]};
     o[k] = p + u[k] * r;
     ux[k] = u[k].x, uy[k] = u[k].y, ox[k] = o[k].x, oy[k] = o[k].y;
@@ -36,11 +45,11 @@ void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double the
     double reach = r + range + rj;
     double d2 = dot(rel, rel);
     if (d2 > reach * reach) return;
-    // The 8 rays against the circle without branches (the compiler vectorises it); the same
+    // The rays against the circle without branches (the compiler vectorises it); the same
     // arithmetic as ray_circle, so the same bits.
     const double rj2 = rj * rj;
 #pragma omp simd
-    for (int k = 0; k < kProximityCount; ++k) {
+    for (int k = 0; k < n; ++k) {
       const double mx = ox[k] - c.x, my = oy[k] - c.y;
       const double bk = mx * ux[k] + my * uy[k];
       const double cc = (mx * mx + my * my) - rj2;
@@ -60,42 +69,138 @@ void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double the
   for (std::uint32_t si : index.segments.near(p)) {
     const Segment& sg = segs[si];
     if (distance_to_segment(p, sg) > r + range) continue;
-    for (int k = 0; k < kProximityCount; ++k) {
+    for (int k = 0; k < n; ++k) {
       double t = ray_segment(o[k], u[k], best[k], sg);
       if (t >= 0 && t < best[k]) best[k] = t;
     }
   }
-  for (int k = 0; k < kProximityCount; ++k)
+  for (int k = 0; k < n; ++k)
     out[k] = best[k] < range ? static_cast<float>(1.0 - best[k] / range) : 0.0f;
+}
+
+void cast(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, double r,
+          double range, const RayLayout& dir, float* out) {
+  const int n = static_cast<int>(dir.count());
+  if (n == 8) return cast_rays<8>(index, self, p, theta, r, range, dir, n, out);
+  if (n == 24) return cast_rays<24>(index, self, p, theta, r, range, dir, n, out);
+  cast_rays<0>(index, self, p, theta, r, range, dir, n, out);
 }
 
 }  // namespace
 
-void read_proximity_slot(const WorldModel& model, const WorldState& state,
-                         const SpatialIndex& index, std::uint32_t slot, float* out) {
+void read_proximity_slot(const WorldState& state, const SpatialIndex& index, std::uint32_t slot,
+                         double r, double range, const RayLayout& layout, float* out) {
   const std::uint32_t i = index.robots.order()[slot];
-  const RobotKind& kind = model.kinds[state.robot_kind[i]];
-  if (kind.proximity_range_m <= 0) {
-    for (int k = 0; k < kProximityCount; ++k) out[k] = 0;
+  if (range <= 0) {
+    std::fill(out, out + layout.count(), 0.0f);
     return;
   }
   const Vec2 p{index.robots.sorted_x()[slot], index.robots.sorted_y()[slot]};
-  cast_rays(index, slot, p, state.theta[i], kind.radius_m, kind.proximity_range_m, out);
+  cast(index, slot, p, state.theta()[i], r, range, layout, out);
 }
 
-void read_proximity(const WorldModel& model, const WorldState& state, const SpatialIndex& index,
-                    std::size_t i, float* out) {
-  const RobotKind& kind = model.kinds[state.robot_kind[i]];
-  for (int k = 0; k < kProximityCount; ++k) out[k] = 0;
-  if (kind.proximity_range_m <= 0) return;
+void read_proximity(const WorldState& state, const SpatialIndex& index, std::size_t i, double r,
+                    double range, const RayLayout& layout, float* out) {
+  std::fill(out, out + layout.count(), 0.0f);
+  if (range <= 0) return;
   // Robot i's own slot (to skip itself): in the cells around it, linear in their population.
-  const Vec2 p{state.x[i], state.y[i]};
+  const Vec2 p{state.x()[i], state.y()[i]};
   const auto& order = index.robots.order();
   std::uint32_t self = kNoIndex;
   index.robots.for_each_near(p, [&](std::uint32_t s) {
     if (order[s] == i) self = s;
   });
-  cast_rays(index, self, p, state.theta[i], kind.radius_m, kind.proximity_range_m, out);
+  cast(index, self, p, state.theta()[i], r, range, layout, out);
+}
+
+namespace {
+
+class ProximitySensor final : public Sensor {
+ public:
+  explicit ProximitySensor(bool noisy) : noisy_(noisy) {}
+
+  void setup(PartSetup& setup) override {
+    const Params& p = setup.params();
+    const auto rays = p.integer("rays", kEpuckRays);
+    range_ = p.real("range", 0.1);
+    noise_ = noisy_ ? p.real("noise", 0.05) : 0.0;
+    if (rays < 1 || rays > kMaxRays) {
+      setup.error("sensor '" + setup.name() + "': rays=" + std::to_string(rays) +
+                  " is out of range (expected 1 to " + std::to_string(kMaxRays) + ")");
+      return;
+    }
+    if (range_ < 0) setup.error("sensor '" + setup.name() + "': range must be >= 0 (metres)");
+    std::vector<double> angles;
+    std::string list = p.text("angles");
+    if (!list.empty()) {
+      std::stringstream ss(list);
+      std::string item;
+      while (std::getline(ss, item, ',')) {
+        try {
+          std::size_t used = 0;
+          double deg = std::stod(item, &used);
+          if (item.find_first_not_of(" \t", used) != std::string::npos) throw std::exception();
+          angles.push_back(deg * kPi / 180.0);
+        } catch (...) {
+          setup.error("sensor '" + setup.name() + "': angles=\"" + list +
+                      "\" is not a list of numbers (expected degrees, e.g. \"0,90,180,-90\")");
+          return;
+        }
+      }
+      if (static_cast<std::int64_t>(angles.size()) != rays && p.has("rays")) {
+        setup.error("sensor '" + setup.name() + "': " + std::to_string(angles.size()) +
+                    " angles for rays=" + std::to_string(rays) + " (expected as many)");
+        return;
+      }
+    } else if (rays == kEpuckRays) {
+      angles.assign(kEpuckProximityAngles, kEpuckProximityAngles + kEpuckRays);
+    } else {
+      for (std::int64_t k = 0; k < rays; ++k)
+        angles.push_back(wrap_angle((static_cast<double>(k) + 0.5) * 2 * kPi /
+                                    static_cast<double>(rays)));
+    }
+    for (double a : angles) {
+      layout_.cos.push_back(std::cos(a));
+      layout_.sin.push_back(std::sin(a));
+      angles_.push_back(static_cast<float>(a));
+      directions_.push_back({std::cos(a), std::sin(a)});
+    }
+    radius_ = setup.kind().radius_m;
+    column_ = setup.column({setup.name(), ColumnType::kF32,
+                            static_cast<std::uint32_t>(angles.size()), true, false,
+                            "proximity readings in [0, 1], one per ray",
+                            noisy_ ? "proximity_noisy" : "proximity"});
+    setup.set_near_reach(range_);
+  }
+
+  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
+    const EngineWorld& w = engine_world(ctx);
+    const std::size_t width = w.state().robots.desc(column_).width;
+    float* values = w.column<float>(column_) + static_cast<std::size_t>(robot.row) * width;
+    read_proximity_slot(w.state(), w.index(), robot.slot, radius_, range_, layout_, values);
+    if (noise_ > 0) {
+      CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kSensorNoise);
+      for (std::size_t k = 0; k < layout_.count(); ++k)
+        values[k] = static_cast<float>(std::clamp(values[k] + noise_ * rng.normal(), 0.0, 1.0));
+    }
+    out.values = {values, layout_.count()};
+    out.angles = angles_;
+    out.directions = directions_;
+  }
+
+ private:
+  bool noisy_;
+  double range_ = 0.1, noise_ = 0, radius_ = 0;
+  RayLayout layout_;
+  std::vector<float> angles_;
+  std::vector<Vec2> directions_;
+  ColumnHandle column_ = kNoColumn;
+};
+
+}  // namespace
+
+std::unique_ptr<Sensor> make_proximity_sensor(bool noisy) {
+  return std::make_unique<ProximitySensor>(noisy);
 }
 
 }  // namespace fleetsim

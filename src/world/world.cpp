@@ -68,44 +68,80 @@ std::uint32_t TagTable::intern(const std::string& s) {
   return i;
 }
 
+const std::vector<ColumnDesc>& body_columns() {
+  // In the order of the body:: handles. Logged: what the viewer and the DEECo log need.
+  static const std::vector<ColumnDesc> columns = {
+      {"id", ColumnType::kU32, 1, true, true, "entity id", "body"},
+      {"kind", ColumnType::kU16, 1, true, true, "index of the robot's kind in the header", "body"},
+      {"controller", ColumnType::kU16, 1, true, false, "index of the controller declaration", "body"},
+      {"engine", ColumnType::kU8, 1, true, false, "physics engine (region) owning the body", "body"},
+      {"x", ColumnType::kF64, 1, true, true, "position, metres", "body"},
+      {"y", ColumnType::kF64, 1, true, true, "position, metres", "body"},
+      {"theta", ColumnType::kF64, 1, true, true, "heading, radians CCW from +x", "body"},
+      {"speed_cmd", ColumnType::kF64, 1, true, false, "commanded linear speed, m/s", "body"},
+      {"turn_cmd", ColumnType::kF64, 1, true, false, "commanded turn rate, rad/s", "body"},
+      {"realization", ColumnType::kF32, 1, true, false,
+       "fraction of the last commanded motion done (collision sensor)", "body"},
+      {"contact_angle", ColumnType::kF32, kMaxContacts, true, false,
+       "contact angles at the end of the last tick, radians from the heading", "body"},
+      {"contact_count", ColumnType::kU8, 1, true, false, "number of contacts", "body"},
+      {"tag", ColumnType::kTag, 1, true, true, "the robot's tag", "body"},
+      {"name", ColumnType::kString, 1, true, false, "the user's id string", "body"},
+  };
+  return columns;
+}
+
+const std::vector<ColumnDesc>& object_columns() {
+  static const std::vector<ColumnDesc> columns = {
+      {"id", ColumnType::kU32, 1, true, true, "entity id", "object"},
+      {"class", ColumnType::kU16, 1, true, true, "index of the object's class", "object"},
+      {"x", ColumnType::kF64, 1, true, true, "position, metres", "object"},
+      {"y", ColumnType::kF64, 1, true, true, "position, metres", "object"},
+      {"size", ColumnType::kF64, 1, true, true, "size, metres", "object"},
+      {"tag", ColumnType::kTag, 1, true, true, "the object's tag", "object"},
+      {"name", ColumnType::kString, 1, true, false, "the user's id string", "object"},
+  };
+  return columns;
+}
+
+WorldState::WorldState() {
+  for (const auto& c : body_columns()) robots.add(c);
+  for (const auto& c : object_columns()) objects.add(c);
+}
+
 EntityId WorldState::add_robot(std::uint16_t kind, std::uint16_t controller, Vec2 p,
                                double heading, std::uint32_t tag, const std::string& name) {
   EntityId id = next_id++;
-  robot_id.push_back(id);
-  robot_kind.push_back(kind);
-  robot_controller.push_back(controller);
-  robot_engine.push_back(0);
-  x.push_back(p.x);
-  y.push_back(p.y);
-  theta.push_back(wrap_angle(heading));
-  cmd_left.push_back(0);
-  cmd_right.push_back(0);
-  proximity.insert(proximity.end(), kProximityCount, 0.0f);
-  contact_angle.insert(contact_angle.end(), kMaxContacts, 0.0f);
-  contact_count.push_back(0);
-  realization.push_back(1.0f);
-  robot_tag.push_back(tag);
-  led.push_back(Color{0, 0, 0, 255});
-  robot_name.push_back(name);
+  const std::size_t r = robots.append_row();
+  robot_id()[r] = id;
+  robot_kind()[r] = kind;
+  robot_controller()[r] = controller;
+  x()[r] = p.x;
+  y()[r] = p.y;
+  theta()[r] = wrap_angle(heading);
+  realization()[r] = 1.0f;
+  robot_tag()[r] = tag;
+  robot_name()[r] = name;
   index_of.resize(next_id, kNoIndex);
   is_object.resize(next_id, 0);
-  index_of[id] = static_cast<std::uint32_t>(robot_id.size() - 1);
+  index_of[id] = static_cast<std::uint32_t>(r);
   return id;
 }
 
 EntityId WorldState::add_object(std::uint16_t cls, Vec2 p, double size, std::uint32_t tag,
                                 const std::string& name) {
   EntityId id = next_id++;
-  object_id.push_back(id);
-  object_class.push_back(cls);
-  object_x.push_back(p.x);
-  object_y.push_back(p.y);
-  object_size.push_back(size);
-  object_tag.push_back(tag);
-  object_name.push_back(name);
+  const std::size_t o = objects.append_row();
+  object_id()[o] = id;
+  object_class()[o] = cls;
+  object_x()[o] = p.x;
+  object_y()[o] = p.y;
+  object_size()[o] = size;
+  object_tag()[o] = tag;
+  object_name()[o] = name;
   index_of.resize(next_id, kNoIndex);
   is_object.resize(next_id, 0);
-  index_of[id] = static_cast<std::uint32_t>(object_id.size() - 1);
+  index_of[id] = static_cast<std::uint32_t>(o);
   is_object[id] = 1;
   return id;
 }
@@ -120,28 +156,20 @@ std::uint32_t WorldState::object_index(EntityId id) const {
   return index_of[id];
 }
 
-namespace {
-template <class V>
-void erase_rows(V& v, std::size_t at, std::size_t width) {
-  v.erase(v.begin() + static_cast<std::ptrdiff_t>(at * width),
-          v.begin() + static_cast<std::ptrdiff_t>((at + 1) * width));
-}
-}  // namespace
-
 void WorldState::reindex_robots(std::size_t from) {
-  for (std::size_t r = from; r < robot_id.size(); ++r)
-    index_of[robot_id[r]] = static_cast<std::uint32_t>(r);
+  auto ids = robot_id();
+  for (std::size_t r = from; r < ids.size(); ++r) index_of[ids[r]] = static_cast<std::uint32_t>(r);
 }
 
 void WorldState::reindex_objects(std::size_t from) {
-  for (std::size_t o = from; o < object_id.size(); ++o)
-    index_of[object_id[o]] = static_cast<std::uint32_t>(o);
+  auto ids = object_id();
+  for (std::size_t o = from; o < ids.size(); ++o) index_of[ids[o]] = static_cast<std::uint32_t>(o);
 }
 
 void WorldState::remove_robot(EntityId id) {
   std::uint32_t r = robot_index(id);
   if (r == kNoIndex) return;
-  for_each_robot_column(*this, [&](auto& col, std::size_t width) { erase_rows(col, r, width); });
+  robots.erase_row(r);
   index_of[id] = kNoIndex;
   reindex_robots(r);
 }
@@ -149,7 +177,7 @@ void WorldState::remove_robot(EntityId id) {
 void WorldState::remove_object(EntityId id) {
   std::uint32_t o = object_index(id);
   if (o == kNoIndex) return;
-  for_each_object_column(*this, [&](auto& col, std::size_t width) { erase_rows(col, o, width); });
+  objects.erase_row(o);
   index_of[id] = kNoIndex;
   reindex_objects(o);
 }
@@ -158,17 +186,8 @@ std::uint64_t WorldState::hash() const {
   Hasher h;
   h.word(static_cast<std::uint64_t>(tick));
   h.text(status);
-  auto col = [&](const auto& v, std::size_t) {
-    using T = typename std::decay_t<decltype(v)>::value_type;
-    h.word(v.size());
-    if constexpr (std::is_trivially_copyable_v<T>) {
-      if (!v.empty()) h.bytes(v.data(), v.size() * sizeof(T));
-    } else {
-      for (const auto& item : v) h.text(item);
-    }
-  };
-  for_each_robot_column(*this, col);
-  for_each_object_column(*this, col);
+  robots.hash_into(h);
+  objects.hash_into(h);
   for (const auto& t : tags.strings()) h.text(t);
   return h.value();
 }

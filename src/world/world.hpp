@@ -10,18 +10,31 @@
 #include <vector>
 
 #include "fleetsim/controller.hpp"
+#include "fleetsim/diagnostics.hpp"
 #include "fleetsim/types.hpp"
+#include "world/column_store.hpp"
 
 namespace fleetsim {
 
-/// A robot kind: data, not a class. Heterogeneous swarms mix kinds.
-struct RobotKind {
-  std::string name;
-  double radius_m = 0.035;
-  double max_speed_m_per_s = 0.15;       ///< limit on the body's linear speed
-  double max_wheel_speed_m_per_s = 0.15; ///< limit on each wheel command
-  double wheel_distance_m = 0.053;       ///< axle length (differential drive)
-  double proximity_range_m = 0.1;        ///< from the body surface; 0 = no proximity sensors
+/// Maximum number of contacts the collision sensor reports per tick.
+inline constexpr int kMaxContacts = 4;
+
+/// A part (sensor or actuator) listed in a robot kind: a registry type and its parameters.
+struct PartDecl {
+  std::string name;  ///< unique within the kind; defaults to the type
+  std::string type;  ///< registry name, e.g. "proximity_noisy"
+  std::string interface;  ///< what it provides, e.g. "proximity" (from the registry)
+  Params params;     ///< checked against the type's ParamDocs, defaults filled in
+  SourceLocation where;
+};
+
+/// A robot kind is a composition: a body (KindInfo: radius, speed limit, height, the physics
+/// engine type that accepts it) plus sensors and actuators from the registry. Data, not a
+/// class; heterogeneous swarms mix kinds. Built-in kinds live in src/robots/.
+struct RobotKind : KindInfo {
+  std::vector<PartDecl> sensors;
+  std::vector<PartDecl> actuators;
+  SourceLocation where;
 };
 
 /// A declared controller: a built-in or plug-in type and its parameters.
@@ -89,46 +102,60 @@ class TagTable {
 
 inline constexpr std::uint32_t kNoIndex = 0xffffffffu;
 
+/// The body's columns, declared by the engine for every robot (world.cpp, body_columns()),
+/// first in the robot column list and so at these fixed handles. Parts' columns follow.
+namespace body {
+enum : ColumnHandle {
+  kId,            ///< u32 entity id
+  kKind,          ///< u16 index into WorldModel::kinds
+  kController,    ///< u16 index into WorldModel::controllers
+  kEngine,        ///< u8 owning physics engine (region)
+  kX,             ///< f64 metres
+  kY,             ///< f64 metres
+  kTheta,         ///< f64 radians
+  kSpeedCmd,      ///< f64 commanded linear speed, m/s (locomotion actuators, act phase)
+  kTurnCmd,       ///< f64 commanded turn rate, rad/s (same)
+  kRealization,   ///< f32 degree of realization of the last motion (physics)
+  kContactAngle,  ///< f32 x kMaxContacts, contact angles at the end of the last tick (physics)
+  kContactCount,  ///< u8 (physics)
+  kTag,           ///< tag
+  kName,          ///< string, the user's id
+  kCount
+};
+}  // namespace body
+/// The object columns, at fixed handles.
+namespace object {
+enum : ColumnHandle { kId, kClass, kX, kY, kSize, kTag, kName, kCount };
+}  // namespace object
+
+/// The body's and the objects' column declarations (the one list; see fleetsim/columns.hpp).
+const std::vector<ColumnDesc>& body_columns();
+const std::vector<ColumnDesc>& object_columns();
+
 /// Everything that changes, in columns indexed by a dense robot index (robots kept sorted by
 /// id, so iteration order is a function of the experiment only). Why columns: the hot phases
 /// stream through x/y/theta and the readings of every robot each tick; each phase writes only
-/// its own robot's row, from whichever worker owns that index range.
+/// its own robot's rows, from whichever worker owns that index range. The robot columns are
+/// the body's (fixed handles in `body`) followed by those the kinds' parts declare.
 struct WorldState {
+  WorldState();
+
   Tick tick = 0;
   std::string status;
   bool end_requested = false;
   TagTable tags;
   EntityId next_id = 0;
 
-  // Robots (dense index r).
-  std::vector<EntityId> robot_id;
-  std::vector<std::uint16_t> robot_kind;
-  std::vector<std::uint16_t> robot_controller;  ///< index into WorldModel::controllers
-  std::vector<std::uint8_t> robot_engine;       ///< owning physics engine
-  std::vector<double> x, y, theta;              ///< metres, radians
-  std::vector<double> cmd_left, cmd_right;      ///< wheel commands, m/s
-  std::vector<float> proximity;                 ///< kProximityCount per robot
-  std::vector<float> contact_angle;             ///< kMaxContacts per robot
-  std::vector<std::uint8_t> contact_count;
-  std::vector<float> realization;               ///< degree of realization of last motion
-  std::vector<std::uint32_t> robot_tag;
-  std::vector<Color> led;
-  std::vector<std::string> robot_name;          ///< the user's id string
-
-  // Objects (dense index o), sorted by id.
-  std::vector<EntityId> object_id;
-  std::vector<std::uint16_t> object_class;
-  std::vector<double> object_x, object_y, object_size;
-  std::vector<std::uint32_t> object_tag;
-  std::vector<std::string> object_name;
+  ColumnStore robots;   ///< one row per robot
+  ColumnStore objects;  ///< one row per object
 
   // Entity id -> dense index (robots and objects share the id space).
   std::vector<std::uint32_t> index_of;
   std::vector<std::uint8_t> is_object;
 
-  std::size_t robot_count() const { return robot_id.size(); }
-  std::size_t object_count() const { return object_id.size(); }
-  /// Appends a robot (ids are increasing, so order stays sorted). Returns its id.
+  std::size_t robot_count() const { return robots.rows(); }
+  std::size_t object_count() const { return objects.rows(); }
+  /// Appends a robot (ids are increasing, so order stays sorted); its part columns are zero.
   EntityId add_robot(std::uint16_t kind, std::uint16_t controller, Vec2 p, double heading,
                      std::uint32_t tag, const std::string& name);
   EntityId add_object(std::uint16_t cls, Vec2 p, double size, std::uint32_t tag,
@@ -139,41 +166,53 @@ struct WorldState {
   std::uint32_t robot_index(EntityId id) const;   ///< kNoIndex if not a live robot
   std::uint32_t object_index(EntityId id) const;  ///< kNoIndex if not a live object
 
-  /// A hash of every column (the determinism tests compare it across thread counts).
+  /// A hash of every hashed column (the determinism tests compare it across thread counts).
   std::uint64_t hash() const;
 
-  /// Calls f(column, values_per_robot) for every robot column: the one list that removal,
-  /// hashing and any other whole-state pass share, so a new column cannot be forgotten.
-  template <class Self, class F>
-  static void for_each_robot_column(Self& s, F&& f) {
-    f(s.robot_id, 1);
-    f(s.robot_kind, 1);
-    f(s.robot_controller, 1);
-    f(s.robot_engine, 1);
-    f(s.x, 1);
-    f(s.y, 1);
-    f(s.theta, 1);
-    f(s.cmd_left, 1);
-    f(s.cmd_right, 1);
-    f(s.proximity, kProximityCount);
-    f(s.contact_angle, kMaxContacts);
-    f(s.contact_count, 1);
-    f(s.realization, 1);
-    f(s.robot_tag, 1);
-    f(s.led, 1);
-    f(s.robot_name, 1);
-  }
-  /// Same for the object columns.
-  template <class Self, class F>
-  static void for_each_object_column(Self& s, F&& f) {
-    f(s.object_id, 1);
-    f(s.object_class, 1);
-    f(s.object_x, 1);
-    f(s.object_y, 1);
-    f(s.object_size, 1);
-    f(s.object_tag, 1);
-    f(s.object_name, 1);
-  }
+  // The body's columns, typed (spans over all rows; re-fetch after adding robots).
+  std::span<EntityId> robot_id() { return robots.span<EntityId>(body::kId); }
+  std::span<const EntityId> robot_id() const { return robots.span<EntityId>(body::kId); }
+  std::span<std::uint16_t> robot_kind() { return robots.span<std::uint16_t>(body::kKind); }
+  std::span<const std::uint16_t> robot_kind() const { return robots.span<std::uint16_t>(body::kKind); }
+  std::span<std::uint16_t> robot_controller() { return robots.span<std::uint16_t>(body::kController); }
+  std::span<const std::uint16_t> robot_controller() const { return robots.span<std::uint16_t>(body::kController); }
+  std::span<std::uint8_t> robot_engine() { return robots.span<std::uint8_t>(body::kEngine); }
+  std::span<const std::uint8_t> robot_engine() const { return robots.span<std::uint8_t>(body::kEngine); }
+  std::span<double> x() { return robots.span<double>(body::kX); }
+  std::span<const double> x() const { return robots.span<double>(body::kX); }
+  std::span<double> y() { return robots.span<double>(body::kY); }
+  std::span<const double> y() const { return robots.span<double>(body::kY); }
+  std::span<double> theta() { return robots.span<double>(body::kTheta); }
+  std::span<const double> theta() const { return robots.span<double>(body::kTheta); }
+  std::span<double> speed_cmd() { return robots.span<double>(body::kSpeedCmd); }
+  std::span<const double> speed_cmd() const { return robots.span<double>(body::kSpeedCmd); }
+  std::span<double> turn_cmd() { return robots.span<double>(body::kTurnCmd); }
+  std::span<const double> turn_cmd() const { return robots.span<double>(body::kTurnCmd); }
+  std::span<float> realization() { return robots.span<float>(body::kRealization); }
+  std::span<const float> realization() const { return robots.span<float>(body::kRealization); }
+  std::span<float> contact_angle() { return robots.span<float>(body::kContactAngle); }
+  std::span<const float> contact_angle() const { return robots.span<float>(body::kContactAngle); }
+  std::span<std::uint8_t> contact_count() { return robots.span<std::uint8_t>(body::kContactCount); }
+  std::span<const std::uint8_t> contact_count() const { return robots.span<std::uint8_t>(body::kContactCount); }
+  std::span<std::uint32_t> robot_tag() { return robots.span<std::uint32_t>(body::kTag); }
+  std::span<const std::uint32_t> robot_tag() const { return robots.span<std::uint32_t>(body::kTag); }
+  std::vector<std::string>& robot_name() { return robots.strings(body::kName); }
+  const std::vector<std::string>& robot_name() const { return robots.strings(body::kName); }
+
+  std::span<EntityId> object_id() { return objects.span<EntityId>(object::kId); }
+  std::span<const EntityId> object_id() const { return objects.span<EntityId>(object::kId); }
+  std::span<std::uint16_t> object_class() { return objects.span<std::uint16_t>(object::kClass); }
+  std::span<const std::uint16_t> object_class() const { return objects.span<std::uint16_t>(object::kClass); }
+  std::span<double> object_x() { return objects.span<double>(object::kX); }
+  std::span<const double> object_x() const { return objects.span<double>(object::kX); }
+  std::span<double> object_y() { return objects.span<double>(object::kY); }
+  std::span<const double> object_y() const { return objects.span<double>(object::kY); }
+  std::span<double> object_size() { return objects.span<double>(object::kSize); }
+  std::span<const double> object_size() const { return objects.span<double>(object::kSize); }
+  std::span<std::uint32_t> object_tag() { return objects.span<std::uint32_t>(object::kTag); }
+  std::span<const std::uint32_t> object_tag() const { return objects.span<std::uint32_t>(object::kTag); }
+  std::vector<std::string>& object_name() { return objects.strings(object::kName); }
+  const std::vector<std::string>& object_name() const { return objects.strings(object::kName); }
 
  private:
   void reindex_robots(std::size_t from);

@@ -1,42 +1,14 @@
-// The one explicit list of built-in plug-ins. `fleetsim list` prints it; a test checks that
-// every entry is documented.
-#include <algorithm>
-#include <cmath>
+#include "plugins/builtins.hpp"
 
-#include "sim/simulation.hpp"
+#include <string>
+
+#include "control/diffusion.hpp"
+#include "robots/body_parts.hpp"
+#include "robots/proximity_sensor.hpp"
 
 namespace fleetsim {
 
 namespace {
-
-/// `random_walk`: a controller written against the public plug-in API (one virtual object per
-/// robot), kept built-in as a reference and to measure the cost of plug-in controllers.
-class RandomWalkController : public Controller {
- public:
-  void init(const Params& p, EntityId) override {
-    speed_ = p.real("speed", 0.1);
-    turn_probability_ = p.real("turn_probability", 0.1);
-  }
-  void step(RobotIO& io) override {
-    if (turning_ > 0) {
-      --turning_;
-    } else if (io.degree_of_realization < 1.0f || io.rng.uniform() < turn_probability_) {
-      turning_ = 1 + static_cast<int>(io.rng.below(10));
-      direction_ = io.rng.uniform() < 0.5 ? -1 : 1;
-    }
-    if (turning_ > 0) {
-      *io.left_wheel_m_per_s = -direction_ * speed_;
-      *io.right_wheel_m_per_s = direction_ * speed_;
-    } else {
-      *io.left_wheel_m_per_s = *io.right_wheel_m_per_s = speed_;
-    }
-  }
-  void reset() override { turning_ = 0; }
-
- private:
-  double speed_ = 0.1, turn_probability_ = 0.1;
-  int turning_ = 0, direction_ = 1;
-};
 
 /// `tag_on_contact`: tags every robot that touches something, shows the count in the status,
 /// and ends the run when every robot is tagged (if asked to).
@@ -68,36 +40,70 @@ class TagOnContact : public LoopFunctions {
   bool end_when_all_ = false, all_ = false;
 };
 
-}  // namespace
+void register_sensors(PluginRegistry& r) {
+  const std::vector<ParamDoc> proximity_params = {
+      {"rays", "integer", "8", "number of rays"},
+      {"angles", "string", "", "ray angles, degrees CCW from the heading, comma-separated "
+                               "(default: the e-puck's for 8 rays, else evenly spaced)"},
+      {"range", "real", "0.1", "ray length from the body surface, metres"}};
+  r.add_sensor({PluginKind::kSensor, "proximity",
+                "infrared rays from the body surface, noise-free: 0 = nothing in range, 1 = "
+                "touching, linear in between (values, angles, directions)",
+                proximity_params},
+               [] { return make_proximity_sensor(false); });
+  auto noisy_params = proximity_params;
+  noisy_params.push_back({"noise", "real", "0.05", "standard deviation of the Gaussian noise"});
+  r.add_sensor({PluginKind::kSensor, "proximity_noisy",
+                "the proximity rays with Gaussian noise from the counter-based RNG (repeats), "
+                "clamped to [0, 1]",
+                noisy_params, "built-in", "proximity"},
+               [] { return make_proximity_sensor(true); });
+  r.add_sensor({PluginKind::kSensor, "collision",
+                "contact angles at the end of the last tick (angles) and the degree of "
+                "realization of the last move (scalar), DEECo playground",
+                {}},
+               [] { return make_collision_sensor(); });
+  r.add_sensor({PluginKind::kSensor, "positioning",
+                "the robot's pose: reals = x, y (metres), theta (radians)", {}},
+               [] { return make_positioning_sensor(); });
+}
 
-void register_builtins(PluginRegistry& r) {
-  r.add_builtin({PluginKind::kSensor, "proximity",
-                 "8 infrared rays from the body surface at the e-puck's angles; 0 = nothing in "
-                 "range, 1 = touching, linear in between",
-                 {{"proximity_range", "real", "0.1", "range from the body surface, metres "
-                                                     "(attribute of <kind>)"}}});
-  r.add_builtin({PluginKind::kSensor, "collision",
-                 "contact angles relative to the heading and the degree of realization of the "
-                 "last move (DEECo playground)",
-                 {}});
-  r.add_builtin({PluginKind::kActuator, "differential_drive",
-                 "two wheel speeds; the body's speed is clamped to the kind's max_speed",
-                 {{"max_wheel_speed", "real", "0.13", "m/s (attribute of <kind>)"},
-                  {"wheel_distance", "real", "0.053", "axle length, metres (attribute of <kind>)"}}});
-  r.add_builtin({PluginKind::kActuator, "led", "one RGB LED colour, logged each frame", {}});
+void register_actuators(PluginRegistry& r) {
+  r.add_actuator({PluginKind::kActuator, "differential_drive",
+                  "two wheel speeds, m/s (values = left, right; constants = axle_length, "
+                  "max_wheel_speed); the body's speed is clamped to the kind's max_speed",
+                  {{"axle_length", "real", "0.053", "distance between the wheels, metres"},
+                   {"max_wheel_speed", "real", "0.13", "limit on each wheel, m/s"}}},
+                 [] { return make_differential_drive(); });
+  r.add_actuator({PluginKind::kActuator, "leds",
+                  "RGB LEDs (colors), visible to cameras and the log from the act phase on",
+                  {{"count", "integer", "1", "number of LEDs (the foot-bot: 12 ring + 1 beacon)"}}},
+                 [] { return make_leds(); });
+}
+
+void register_controllers(PluginRegistry& r) {
   r.add_controller({PluginKind::kController, "diffusion",
                     "obstacle avoidance (ARGoS report, algorithm 2): straight unless an obstacle "
                     "is in the frontal cone, then turn away",
                     {{"alpha_degrees", "real", "7.5", "half-angle of the frontal cone, degrees"},
                      {"delta", "real", "0.1", "minimum length of the summed readings to react"},
                      {"speed", "real", "0.1", "wheel speed, m/s"}}},
-                   nullptr);
-  r.add_controller({PluginKind::kController, "idle", "stands still (wheels at 0)", {}}, nullptr);
+                   [] { return make_diffusion_controller(); }, ControllerScope::kShared);
+  r.add_controller({PluginKind::kController, "idle", "stands still (wheels at 0)", {}},
+                   [] { return make_idle_controller(); }, ControllerScope::kShared);
   r.add_controller({PluginKind::kController, "random_walk",
-                    "straight, with random on-the-spot turns (a plug-in-API controller)",
+                    "straight, with random on-the-spot turns (a per-robot controller)",
                     {{"speed", "real", "0.1", "wheel speed, m/s"},
                      {"turn_probability", "real", "0.1", "chance per tick of starting a turn"}}},
-                   [] { return std::make_unique<RandomWalkController>(); });
+                   [] { return make_random_walk_controller(); });
+}
+
+}  // namespace
+
+void register_builtins(PluginRegistry& r) {
+  register_sensors(r);
+  register_actuators(r);
+  register_controllers(r);
   r.add_builtin({PluginKind::kPhysicsEngine, "kinematics2d",
                  "2D kinematics (DEECo playground): circular bodies stop at first contact, never "
                  "overlap; one engine per region",

@@ -1,0 +1,186 @@
+// fleetsim public SDK: robot parts (sensors and actuators) and what controllers see of them.
+//
+// A robot kind is a body plus a list of parts, each created by the registry from its type
+// name (built-in or from a plug-in library), one instance per kind that lists it:
+//
+//   <kind name="scout" radius="0.05" max_speed="0.2">
+//     <sensor type="proximity" rays="8" range="0.1"/>
+//     <actuator type="differential_drive" axle_length="0.053"/>
+//   </kind>
+//
+// At build time each part reads its parameters and declares the per-robot columns it owns
+// (PartSetup::column). During a run, a sensor computes one robot's readings in the sense phase
+// (Sensor::sense) and an actuator exposes one robot's command storage to the controller
+// (Actuator::bind), then applies the commands in the act phase (Actuator::act). Both are
+// called concurrently for different robots: a call writes only its robot's rows of the
+// part's own columns, or per-worker scratch of its own.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetsim/columns.hpp"
+#include "fleetsim/random.hpp"
+#include "fleetsim/types.hpp"
+
+namespace fleetsim {
+
+class Params;
+
+/// A handle on a declared column (index into the run's robot column list).
+using ColumnHandle = std::uint32_t;
+inline constexpr ColumnHandle kNoColumn = 0xffffffffu;
+
+/// A received range-and-bearing message (ARGoS's range_and_bearing sensor).
+struct RabMessage {
+  EntityId sender = kNoEntity;
+  std::span<const std::uint8_t> data;  ///< the sender's payload of the previous tick
+  float range_m = 0;                   ///< centre to centre, metres
+  float horizontal_bearing = 0;        ///< radians, CCW from the receiver's heading
+  float vertical_bearing = 0;          ///< radians, up from the receiver's horizontal plane
+};
+
+/// A coloured blob seen by a camera: one lit LED of another robot.
+struct Blob {
+  Color color;
+  float distance_m = 0;  ///< from the camera (robot centre) to the LED
+  float angle = 0;       ///< radians, CCW from the robot's heading
+};
+
+/// What a sensor gives a controller for one robot in one tick. Which fields a sensor fills is
+/// part of its documentation (`fleetsim list`); the others stay empty. Valid until the
+/// controller's step returns.
+struct SensorView {
+  std::string_view name;  ///< the name in the kind (defaults to the type)
+  std::string_view type;  ///< the registry type, e.g. "proximity"
+  std::span<const float> values;      ///< readings (proximity, ground, light, ...)
+  std::span<const float> angles;      ///< one per reading, radians CCW from the heading
+  std::span<const Vec2> directions;   ///< unit vectors of `angles` in the robot frame
+  std::span<const double> reals;      ///< double-precision readings (e.g. a pose: x, y, theta)
+  std::span<const RabMessage> messages;
+  std::span<const Blob> blobs;
+  float scalar = 0;                   ///< one number (e.g. the degree of realization)
+  bool* enabled = nullptr;            ///< sensors that can be switched on and off
+};
+
+/// What a controller writes to drive one actuator of its robot in one tick.
+struct ActuatorView {
+  std::string_view name;
+  std::string_view type;
+  std::span<double> values;          ///< e.g. differential_drive: left, right wheel m/s
+  std::span<Color> colors;           ///< e.g. leds: one per LED
+  std::span<std::uint8_t> data;      ///< e.g. range_and_bearing: the payload to broadcast
+  std::span<const double> constants; ///< documented per type, e.g. axle length, max speed
+};
+
+/// A robot kind as parts and controllers see it.
+struct KindInfo {
+  std::string name;
+  double radius_m = 0;
+  double height_m = 0;
+  double max_speed_m_per_s = 0;
+  std::string engine;  ///< physics engine type that accepts this body
+  std::uint16_t index = 0;
+};
+
+/// One robot during a phase: its dense row (columns) and its slot in the spatial grid.
+struct RobotRef {
+  std::uint32_t row = 0;
+  std::uint32_t slot = 0;
+  EntityId id = kNoEntity;
+};
+
+/// The world as sensors see it during the sense phase (read-only, but for the calling part's
+/// own columns of the robot being sensed). Implemented by the engine.
+class WorldView {
+ public:
+  virtual ~WorldView() = default;
+  virtual std::size_t robot_count() const = 0;
+  virtual EntityId robot_id(std::uint32_t row) const = 0;
+  virtual Vec2 robot_position(std::uint32_t row) const = 0;
+  virtual double robot_heading(std::uint32_t row) const = 0;
+  virtual const KindInfo& robot_kind(std::uint32_t row) const = 0;
+  /// Start of a column's storage (row r's elements at r * width); cast to the column's type.
+  virtual void* column_data(ColumnHandle column) const = 0;
+  /// Calls f(row) for every robot whose centre may lie within `reach` of p (a superset; test
+  /// the distance yourself), in an order that depends on the grid: sort what you keep.
+  virtual void robots_near(Vec2 p, double reach,
+                           const std::function<void(std::uint32_t)>& f) const = 0;
+  /// Distance along the ray o + t u (|u| = 1) to the first static obstacle, or max_t.
+  virtual double cast_ray_obstacles(Vec2 o, Vec2 u, double max_t) const = 0;
+  /// True when the segment a-b crosses a static obstacle (wall, box side, bitmap edge).
+  virtual bool line_blocked(Vec2 a, Vec2 b) const = 0;
+  Vec2 arena_min, arena_max;
+
+  template <class T>
+  T* column(ColumnHandle c) const {
+    return static_cast<T*>(column_data(c));
+  }
+};
+
+/// The context of one sense or act call.
+struct PartContext {
+  const WorldView* world = nullptr;
+  Tick tick = 0;
+  double dt_s = 0;
+  std::uint64_t seed = 0;
+  int worker = 0;  ///< the calling worker, in [0, workers): index per-worker scratch with it
+};
+
+/// Given to a part once per kind at build time.
+class PartSetup {
+ public:
+  virtual ~PartSetup() = default;
+  virtual const KindInfo& kind() const = 0;
+  /// The part's XML parameters (checked against its ParamDocs, defaults filled in).
+  virtual const Params& params() const = 0;
+  /// The part's name in the kind (its `name` attribute, or its type).
+  virtual const std::string& name() const = 0;
+  /// Declares a column this part owns. A column of the same name declared by the same part
+  /// type in another kind is shared (widths merge to the largest); any other clash is an
+  /// error at load. Returns its handle.
+  virtual ColumnHandle column(const ColumnDesc& desc) = 0;
+  /// A column declared by the body or another part (e.g. "x"), kNoColumn if none.
+  virtual ColumnHandle find_column(const std::string& name) const = 0;
+  /// How far this part looks beyond the body's surface, metres, when it reads neighbours
+  /// through the spatial index's 3x3 block of cells (short-range sensors such as proximity
+  /// rays; the cells are made at least this large). Long-range parts (range-and-bearing,
+  /// cameras) query WorldView::robots_near instead and need not call this.
+  virtual void set_near_reach(double metres) = 0;
+  /// Number of workers (for per-worker scratch).
+  virtual int workers() const = 0;
+  /// Reports a parameter problem (shown as `file:line: error: ...` at load).
+  virtual void error(const std::string& message) = 0;
+};
+
+/// A sensor plug-in.
+class Sensor {
+ public:
+  virtual ~Sensor() = default;
+  /// Reads parameters, declares columns. Once per kind, before the run.
+  virtual void setup(PartSetup& setup) = 0;
+  /// Sense phase: computes `robot`'s readings and points `out`'s spans at them (own columns
+  /// or per-worker scratch). Called concurrently for different robots.
+  virtual void sense(const PartContext& ctx, RobotRef robot, SensorView& out) = 0;
+};
+
+/// An actuator plug-in.
+class Actuator {
+ public:
+  virtual ~Actuator() = default;
+  virtual void setup(PartSetup& setup) = 0;
+  /// Sense+control phase, before the controller runs: points `out` at `robot`'s commands.
+  virtual void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) = 0;
+  /// Act phase: applies `robot`'s commands to its state (e.g. a LED command becomes the
+  /// colour others see). Called concurrently for different robots.
+  virtual void act(const PartContext& ctx, RobotRef robot) {}
+  /// False when act() does nothing (the engine then skips this part in the act phase).
+  virtual bool acts() const { return true; }
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,115 @@
+#include "robots/body_parts.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "fleetsim/controller.hpp"
+#include "robots/engine_world.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+class CollisionSensor final : public Sensor {
+ public:
+  void setup(PartSetup&) override {}
+  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
+    WorldState& s = engine_world(ctx).state();
+    const std::size_t r = robot.row;
+    out.angles = {s.contact_angle().data() + r * kMaxContacts, s.contact_count()[r]};
+    out.scalar = s.realization()[r];
+  }
+};
+
+class PositioningSensor final : public Sensor {
+ public:
+  void setup(PartSetup& setup) override {
+    pose_.resize(static_cast<std::size_t>(setup.workers()));
+  }
+  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
+    const WorldState& s = engine_world(ctx).state();
+    auto& pose = pose_[static_cast<std::size_t>(ctx.worker)];
+    pose = {s.x()[robot.row], s.y()[robot.row], s.theta()[robot.row]};
+    out.reals = pose;
+  }
+  // One pose per worker: valid until that worker senses its next robot.
+  std::vector<std::array<double, 3>> pose_;
+};
+
+class DifferentialDrive final : public Actuator {
+ public:
+  void setup(PartSetup& setup) override {
+    const Params& p = setup.params();
+    constants_[0] = p.real("axle_length", 0.053);
+    constants_[1] = p.real("max_wheel_speed", 0.13);
+    if (constants_[0] <= 0)
+      setup.error("actuator '" + setup.name() + "': axle_length must be > 0 (metres)");
+    if (constants_[1] < 0)
+      setup.error("actuator '" + setup.name() + "': max_wheel_speed must be >= 0 (m/s)");
+    column_ = setup.column({setup.name(), ColumnType::kF64, 2, true, false,
+                            "wheel speed commands: left, right, m/s", "differential_drive"});
+  }
+  void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
+    out.values = {engine_world(ctx).column<double>(column_) + 2 * std::size_t{robot.row}, 2};
+    out.constants = constants_;
+  }
+  void act(const PartContext& ctx, RobotRef robot) override {
+    WorldState& s = engine_world(ctx).state();
+    const double* w = engine_world(ctx).column<double>(column_) + 2 * std::size_t{robot.row};
+    const double max = constants_[1];
+    const double l = std::clamp(w[0], -max, max);
+    const double r = std::clamp(w[1], -max, max);
+    s.speed_cmd()[robot.row] = (l + r) / 2;
+    s.turn_cmd()[robot.row] = (r - l) / constants_[0];
+  }
+
+ private:
+  double constants_[2] = {0.053, 0.13};
+  ColumnHandle column_ = kNoColumn;
+};
+
+/// LEDs: the controller writes `<name>_cmd`; the act phase makes it the visible `<name>`
+/// column (logged), which cameras read in the next sense phase (so no robot ever reads a LED
+/// another worker is writing).
+class Leds final : public Actuator {
+ public:
+  void setup(PartSetup& setup) override {
+    const auto count = setup.params().integer("count", 1);
+    if (count < 1 || count > 64) {
+      setup.error("actuator '" + setup.name() + "': count=" + std::to_string(count) +
+                  " is out of range (expected 1 to 64 LEDs)");
+      return;
+    }
+    count_ = static_cast<std::uint32_t>(count);
+    visible_ = setup.column({setup.name(), ColumnType::kColor, count_, true, true,
+                             "LED colours as others see them (ring, then beacon)", "leds"});
+    command_ = setup.column({setup.name() + "_cmd", ColumnType::kColor, count_, true, false,
+                             "LED colours set by the controller this tick", "leds"});
+  }
+  void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
+    const EngineWorld& w = engine_world(ctx);
+    const std::size_t width = w.state().robots.desc(command_).width;
+    out.colors = {w.column<Color>(command_) + robot.row * width, count_};
+  }
+  void act(const PartContext& ctx, RobotRef robot) override {
+    const EngineWorld& w = engine_world(ctx);
+    const std::size_t width = w.state().robots.desc(command_).width;
+    const Color* from = w.column<Color>(command_) + robot.row * width;
+    std::copy(from, from + count_, w.column<Color>(visible_) + robot.row * width);
+  }
+
+ private:
+  std::uint32_t count_ = 1;
+  ColumnHandle visible_ = kNoColumn, command_ = kNoColumn;
+};
+
+}  // namespace
+
+std::unique_ptr<Actuator> make_leds() { return std::make_unique<Leds>(); }
+
+std::unique_ptr<Sensor> make_collision_sensor() { return std::make_unique<CollisionSensor>(); }
+std::unique_ptr<Sensor> make_positioning_sensor() { return std::make_unique<PositioningSensor>(); }
+std::unique_ptr<Actuator> make_differential_drive() { return std::make_unique<DifferentialDrive>(); }
+
+}  // namespace fleetsim

@@ -1,0 +1,61 @@
+// Robot kinds assembled from the registry's parts: one sensor and actuator instance per kind
+// and part, set up once (parameters read, columns declared into the WorldState), and the
+// ControllerSetup that controllers use to find their parts. Built by the experiment parser,
+// so part and controller problems are reported at load with file:line; owned by the run.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fleetsim/diagnostics.hpp"
+#include "fleetsim/plugin.hpp"
+#include "world/world.hpp"
+
+namespace fleetsim {
+
+/// One kind's parts, in the kind's order.
+struct AssembledKind {
+  std::vector<std::unique_ptr<Sensor>> sensors;
+  std::vector<std::unique_ptr<Actuator>> actuators;
+  /// Views with name and type (interface) filled in, pointing into the WorldModel's PartDecls
+  /// (which never change during a run); the engine copies them per robot.
+  std::vector<SensorView> sensor_views;
+  std::vector<ActuatorView> actuator_views;
+  bool any_act = false;  ///< some actuator acts (the act phase visits this kind's robots)
+  double near_reach_m = 0;
+};
+
+/// Fills every PartDecl's `interface` from the registry (the part's type when unknown).
+void resolve_interfaces(WorldModel& model, const PluginRegistry& registry);
+
+/// Creates and sets up the parts of every kind of `model`, declaring their columns into
+/// `state` (before any robot is added, or with zeros for existing ones). Problems (unknown
+/// types, bad parameters, column clashes) go to `diags` at the part's location.
+std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& state,
+                                          const PluginRegistry& registry, int workers,
+                                          Diagnostics& diags);
+
+/// The ControllerSetup of one robot (or, for a shared controller, of its kind).
+class KindControllerSetup final : public ControllerSetup {
+ public:
+  KindControllerSetup(const RobotKind& kind, const AssembledKind& parts, EntityId robot)
+      : kind_(kind), parts_(parts), robot_(robot) {}
+  EntityId robot() const override { return robot_; }
+  const KindInfo& kind() const override { return kind_; }
+  std::size_t sensor(std::string_view name, std::string_view type) const override;
+  std::size_t actuator(std::string_view name, std::string_view type) const override;
+  std::optional<std::size_t> find_sensor_type(std::string_view type) const override;
+  std::optional<std::size_t> find_actuator_type(std::string_view type) const override;
+  std::span<const SensorView> sensors() const override { return parts_.sensor_views; }
+  std::span<const ActuatorView> actuators() const override { return parts_.actuator_views; }
+
+ private:
+  const RobotKind& kind_;
+  const AssembledKind& parts_;
+  EntityId robot_;
+};
+
+}  // namespace fleetsim

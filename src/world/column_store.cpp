@@ -1,0 +1,176 @@
+#include "world/column_store.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+#include "core/hash.hpp"
+
+namespace fleetsim {
+
+namespace {
+constexpr std::size_t kAlign = 64;
+
+std::byte* allocate(std::size_t bytes) {
+  std::size_t n = std::max<std::size_t>((bytes + kAlign - 1) / kAlign * kAlign, kAlign);
+  void* p = std::aligned_alloc(kAlign, n);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, n);
+  return static_cast<std::byte*>(p);
+}
+}  // namespace
+
+void ColumnStore::Free::operator()(std::byte* p) const { std::free(p); }
+
+ColumnStore::ColumnStore(const ColumnStore& other) { *this = other; }
+
+ColumnStore& ColumnStore::operator=(const ColumnStore& other) {
+  if (this == &other) return *this;
+  schema_ = other.schema_;
+  rows_ = other.rows_;
+  capacity_ = other.rows_;
+  columns_.clear();
+  columns_.resize(schema_.size());
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    const std::size_t row = schema_[c].row_bytes();
+    columns_[c].bytes.reset(allocate(capacity_ * row));
+    if (rows_ * row > 0) std::memcpy(columns_[c].bytes.get(), other.columns_[c].bytes.get(), rows_ * row);
+    columns_[c].strings = other.columns_[c].strings;
+  }
+  return *this;
+}
+
+ColumnHandle ColumnStore::add(const ColumnDesc& desc) {
+  ColumnHandle existing = find(desc.name);
+  if (existing != kNoColumn) {
+    if (schema_[existing].type != desc.type)
+      throw std::invalid_argument("column '" + desc.name + "' is declared as " +
+                                  to_string(schema_[existing].type) + " by '" +
+                                  schema_[existing].owner + "' and as " + to_string(desc.type) +
+                                  " by '" + desc.owner + "'");
+    if (desc.width > schema_[existing].width) widen(existing, desc.width);
+    return existing;
+  }
+  if (desc.width == 0) throw std::invalid_argument("column '" + desc.name + "' has width 0");
+  schema_.push_back(desc);
+  Column col;
+  if (desc.type == ColumnType::kString) {
+    col.strings.resize(rows_ * desc.width);
+  } else {
+    col.bytes.reset(allocate(capacity_ * desc.row_bytes()));
+  }
+  columns_.push_back(std::move(col));
+  return static_cast<ColumnHandle>(schema_.size() - 1);
+}
+
+ColumnHandle ColumnStore::find(const std::string& name) const {
+  for (std::size_t c = 0; c < schema_.size(); ++c)
+    if (schema_[c].name == name) return static_cast<ColumnHandle>(c);
+  return kNoColumn;
+}
+
+void ColumnStore::widen(ColumnHandle c, std::uint32_t width) {
+  ColumnDesc& d = schema_[c];
+  const std::uint32_t old = d.width;
+  if (d.type == ColumnType::kString) {
+    std::vector<std::string> s(capacity_ * width);
+    for (std::size_t r = 0; r < rows_; ++r)
+      for (std::uint32_t k = 0; k < old; ++k) s[r * width + k] = std::move(columns_[c].strings[r * old + k]);
+    s.resize(rows_ * width);
+    columns_[c].strings = std::move(s);
+  } else {
+    const std::size_t e = d.element_bytes();
+    std::byte* fresh = allocate(capacity_ * e * width);
+    for (std::size_t r = 0; r < rows_; ++r)
+      std::memcpy(fresh + r * e * width, columns_[c].bytes.get() + r * e * old, e * old);
+    columns_[c].bytes.reset(fresh);
+  }
+  d.width = width;
+}
+
+void ColumnStore::grow(std::size_t min_rows) {
+  if (min_rows <= capacity_) return;
+  std::size_t cap = std::max<std::size_t>({min_rows, capacity_ * 2, 16});
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    if (schema_[c].type == ColumnType::kString) continue;
+    const std::size_t row = schema_[c].row_bytes();
+    std::byte* fresh = allocate(cap * row);
+    if (rows_ * row > 0) std::memcpy(fresh, columns_[c].bytes.get(), rows_ * row);
+    columns_[c].bytes.reset(fresh);
+  }
+  capacity_ = cap;
+}
+
+void ColumnStore::reserve(std::size_t rows) { grow(rows); }
+
+std::size_t ColumnStore::append_row() {
+  grow(rows_ + 1);
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    const ColumnDesc& d = schema_[c];
+    if (d.type == ColumnType::kString)
+      columns_[c].strings.resize((rows_ + 1) * d.width);
+    else
+      std::memset(columns_[c].bytes.get() + rows_ * d.row_bytes(), 0, d.row_bytes());
+  }
+  return rows_++;
+}
+
+void ColumnStore::erase_row(std::size_t r) {
+  if (r >= rows_) return;
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    const ColumnDesc& d = schema_[c];
+    if (d.type == ColumnType::kString) {
+      auto& s = columns_[c].strings;
+      s.erase(s.begin() + static_cast<std::ptrdiff_t>(r * d.width),
+              s.begin() + static_cast<std::ptrdiff_t>((r + 1) * d.width));
+    } else {
+      const std::size_t row = d.row_bytes();
+      std::byte* p = columns_[c].bytes.get();
+      std::memmove(p + r * row, p + (r + 1) * row, (rows_ - r - 1) * row);
+    }
+  }
+  --rows_;
+}
+
+void ColumnStore::copy_row(const ColumnStore& src, std::size_t from, std::size_t to) {
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    const ColumnDesc& d = schema_[c];
+    if (d.type == ColumnType::kString) {
+      for (std::uint32_t k = 0; k < d.width; ++k)
+        columns_[c].strings[to * d.width + k] = src.columns_[c].strings[from * d.width + k];
+    } else {
+      std::memcpy(columns_[c].bytes.get() + to * d.row_bytes(),
+                  src.columns_[c].bytes.get() + from * d.row_bytes(), d.row_bytes());
+    }
+  }
+}
+
+void ColumnStore::hash_into(Hasher& h) const {
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    const ColumnDesc& d = schema_[c];
+    if (!d.hashed) continue;
+    h.word(rows_ * d.width);
+    if (d.type == ColumnType::kString) {
+      for (const auto& s : columns_[c].strings) h.text(s);
+    } else if (rows_ > 0) {
+      h.bytes(columns_[c].bytes.get(), rows_ * d.row_bytes());
+    }
+  }
+}
+
+std::size_t ColumnStore::memory_bytes() const {
+  std::size_t n = 0;
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    if (schema_[c].type == ColumnType::kString) {
+      n += columns_[c].strings.capacity() * sizeof(std::string);
+      for (const auto& s : columns_[c].strings) n += s.capacity() > 15 ? s.capacity() : 0;
+    } else {
+      n += capacity_ * schema_[c].row_bytes();
+    }
+  }
+  return n;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,89 @@
+// A table of per-entity columns declared at run time (fleetsim/columns.hpp): the storage
+// behind WorldState's robots and objects.
+//
+// Why this layout: every column is one contiguous array (structure of arrays), so the hot
+// phases stream through x, y, theta and a sensor's readings; row r of a column of width w is
+// elements [r*w, (r+1)*w). Columns are added before or between runs' rows (new columns start
+// at zero for existing rows); rows are appended and erased in order (entities stay sorted by
+// id). Which thread writes what is the phases' business: a phase writes only its own rows.
+// Storage is 64-byte aligned raw memory holding implicit-lifetime element types; strings
+// (names) live in std::string vectors beside it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fleetsim/columns.hpp"
+#include "fleetsim/parts.hpp"
+
+namespace fleetsim {
+
+class Hasher;
+
+class ColumnStore {
+ public:
+  ColumnStore() = default;
+  ColumnStore(const ColumnStore& other);
+  ColumnStore& operator=(const ColumnStore& other);
+  ColumnStore(ColumnStore&&) noexcept = default;
+  ColumnStore& operator=(ColumnStore&&) noexcept = default;
+
+  /// Declares a column; existing rows get zeros (empty strings). Returns its handle. A column
+  /// of the same name and type is widened to the larger width instead (same handle).
+  /// Throws std::invalid_argument on a name clash with another type.
+  ColumnHandle add(const ColumnDesc& desc);
+  ColumnHandle find(const std::string& name) const;
+  const std::vector<ColumnDesc>& schema() const { return schema_; }
+  const ColumnDesc& desc(ColumnHandle c) const { return schema_[c]; }
+
+  std::size_t rows() const { return rows_; }
+  /// Appends a row of zeros; returns its index.
+  std::size_t append_row();
+  /// Removes row r, keeping the others in order. O(rows).
+  void erase_row(std::size_t r);
+  /// Copies row `from` of `src` (same schema) into row `to` of this store.
+  void copy_row(const ColumnStore& src, std::size_t from, std::size_t to);
+  void reserve(std::size_t rows);
+
+  void* data(ColumnHandle c) { return columns_[c].bytes.get(); }
+  const void* data(ColumnHandle c) const { return columns_[c].bytes.get(); }
+  template <class T>
+  std::span<T> span(ColumnHandle c) {
+    return {static_cast<T*>(data(c)), rows_ * schema_[c].width};
+  }
+  template <class T>
+  std::span<const T> span(ColumnHandle c) const {
+    return {static_cast<const T*>(data(c)), rows_ * schema_[c].width};
+  }
+  std::span<const std::uint8_t> bytes(ColumnHandle c) const {
+    return {static_cast<const std::uint8_t*>(data(c)), rows_ * schema_[c].row_bytes()};
+  }
+  std::vector<std::string>& strings(ColumnHandle c) { return columns_[c].strings; }
+  const std::vector<std::string>& strings(ColumnHandle c) const { return columns_[c].strings; }
+
+  /// Feeds every hashed column (schema order: sizes, then bytes or strings) to `h`.
+  void hash_into(Hasher& h) const;
+  /// Bytes held by the columns (capacity).
+  std::size_t memory_bytes() const;
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  struct Column {
+    std::unique_ptr<std::byte[], Free> bytes;
+    std::vector<std::string> strings;
+  };
+  void grow(std::size_t min_rows);
+  void widen(ColumnHandle c, std::uint32_t width);
+
+  std::vector<ColumnDesc> schema_;
+  std::vector<Column> columns_;
+  std::size_t rows_ = 0, capacity_ = 0;
+};
+
+}  // namespace fleetsim
