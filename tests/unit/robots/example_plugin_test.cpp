@@ -75,7 +75,7 @@ TEST(ExamplePlugins, ABadLightPositionIsAUserErrorAtItsLine) {
   auto ex = parse_experiment(example("light=\"1.2,-1.2\"", "light=\"north\""), "plugins.xml", reg,
                              ExperimentOverrides{}, d);
   EXPECT_FALSE(ex);
-  EXPECT_NE(d.str().find("plugins.xml:16: error: kind 'seeker': sensor 'light': light=\"north\" "
+  EXPECT_NE(d.str().find("plugins.xml:17: error: kind 'seeker': sensor 'light': light=\"north\" "
                          "is not a position (expected \"x,y\" in metres"),
             std::string::npos)
       << d.str();
