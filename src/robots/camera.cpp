@@ -89,7 +89,8 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
           if (d2 > range2_) continue;
           if (blocked_ && w.line_blocked(p, {p.x + rx, p.y + ry})) continue;
           const double lx = c * rx + sn * ry, ly = c * ry - sn * rx;
-          sc.blobs.push_back({col, static_cast<float>(std::sqrt(d2)), frame_bearing(lx, ly)});
+          sc.blobs.push_back(
+              {col, static_cast<float>(std::sqrt(d2)), static_cast<float>(frame_bearing(lx, ly))});
         }
       }
     }
