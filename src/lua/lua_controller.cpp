@@ -1,0 +1,111 @@
+#include "lua/lua_controller.hpp"
+
+#include <lua.hpp>
+
+#include <stdexcept>
+
+namespace fleetsim {
+
+namespace lua {
+
+namespace {
+constexpr int kMessageHandler = 1;  // stack slot of the message handler
+
+/// Runs `f` when the scope ends (the step's cleanup on every path).
+template <class F>
+struct AtExit {
+  F f;
+  ~AtExit() { f(); }
+};
+template <class F>
+AtExit(F) -> AtExit<F>;
+}  // namespace
+
+LuaController::~LuaController() = default;
+
+void LuaController::init(const Params& params, const ControllerSetup& setup) {
+  script_ = params.text("script");
+  if (script_.empty())
+    throw SetupError("the lua controller needs a script (expected script=\"file.lua\")");
+  id_ = setup.robot();
+  state_ = new_state(script_);
+  lua_State* L = state_.get();
+  push_message_handler(L, &error_);
+  // ARGoS gives the robot's name; a ControllerSetup knows only its id.
+  robot_ = std::make_unique<RobotTable>(L, setup, std::to_string(id_), log_);
+  // Draws in init and reset: a fixed stream per robot (tick -1). The experiment's seed is not
+  // known here; see docs/lua-api.md.
+  robot_->set_rng_outside_step(CounterRng(0, id_, -1, RandomStream::kController));
+
+  ScriptError e;
+  if (!load_script(L, script_, e)) throw SetupError(e.text, e.file, e.line);
+  if (lua_pcall(L, 0, 0, kMessageHandler) != LUA_OK) {
+    lua_pop(L, 1);
+    if (error_.file.empty())
+      throw SetupError("the script '" + script_ + "' failed while loading: " + error_.text);
+    throw SetupError(error_.text, error_.file, error_.line);
+  }
+  lua_getglobal(L, "step");
+  const bool has_step = lua_isfunction(L, -1);
+  lua_pop(L, 1);
+  if (!has_step)
+    throw SetupError("the script '" + script_ +
+                     "' defines no global function step() (expected `function step() ... end`)");
+  call("init", false);
+}
+
+bool LuaController::call(const char* name, bool required) {
+  lua_State* L = state_.get();
+  if (lua_getglobal(L, name) != LUA_TFUNCTION && !required) {
+    lua_pop(L, 1);
+    return false;
+  }
+  if (lua_pcall(L, 0, 0, kMessageHandler) == LUA_OK) return true;
+  lua_pop(L, 1);
+  const std::string where = error_.file.empty() ? script_ + ": " : "";
+  if (std::string(name) == "init") {
+    if (error_.file.empty())
+      throw SetupError("the script '" + script_ + "' failed in init(): " + error_.text);
+    throw SetupError(error_.text, error_.file, error_.line);
+  }
+  throw std::runtime_error(where + error_.str());
+}
+
+void LuaController::step(RobotIO& io) {
+  AtExit unbind{[this] { robot_->end_step(); }};
+  robot_->begin_step(io);
+  call("step", true);
+}
+
+void LuaController::reset() {
+  if (state_) call("reset", false);
+}
+
+void LuaController::destroy() {
+  if (!state_ || destroyed_) return;
+  destroyed_ = true;
+  try {
+    call("destroy", false);
+  } catch (const std::exception& e) {
+    // The run is over: report, but do not turn a finished run into a failed one.
+    (log_ ? log_ : LogSink(write_log_line))(true, std::to_string(id_),
+                                            std::string("error in destroy(): ") + e.what());
+  }
+  robot_.reset();
+  state_.reset();
+}
+
+std::size_t LuaController::memory_bytes() const {
+  if (!state_) return 0;
+  lua_State* L = state_.get();
+  return static_cast<std::size_t>(lua_gc(L, LUA_GCCOUNT)) * 1024 +
+         static_cast<std::size_t>(lua_gc(L, LUA_GCCOUNTB));
+}
+
+}  // namespace lua
+
+std::unique_ptr<Controller> make_lua_controller() {
+  return std::make_unique<lua::LuaController>();
+}
+
+}  // namespace fleetsim
