@@ -52,6 +52,9 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
     throw SetupError("the script '" + script_ +
                      "' defines no global function step() (expected `function step() ... end`)");
   call("init", false);
+  // What loading left behind (the source text, the parser's tables) would otherwise stay until
+  // the collector's next cycle, in every robot's state.
+  lua_gc(L, LUA_GCCOLLECT);
 }
 
 bool LuaController::call(const char* name, bool required) {

@@ -180,6 +180,15 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
   add_function(-1, "exponential", random_exponential);
   add_function(-1, "poisson", random_poisson);
   lua_setfield(L, robot, "random");
+  // math.random draws from the same stream (Lua's own generator is seeded from the clock);
+  // math.randomseed does nothing: a run's randomness comes from the experiment's seed.
+  lua_getglobal(L, "math");
+  add_function(-1, "random", math_random);
+  add_function(-1, "randomseed", math_randomseed);
+  lua_pop(L, 1);
+  // pairs() in a fixed order (Lua hashes strings with a per-state random seed).
+  lua_pushcfunction(L, ordered_pairs);
+  lua_setglobal(L, "pairs");
 
   const auto sensors = setup.sensors();
   for (std::size_t i = 0; i < sensors.size(); ++i) build_sensor(sensors[i].type, i);
@@ -474,13 +483,17 @@ RobotTable& RobotTable::self(lua_State* L) {
   return *static_cast<RobotTable*>(lua_touserdata(L, lua_upvalueindex(1)));
 }
 
-void RobotTable::stage(lua_State* L, std::function<void(RobotTable&, RobotIO&)> apply) {
+template <class Apply>
+void RobotTable::stage(lua_State* L, Apply apply) {
   if (io_) {
+    // In a step (the hot path): applied at once, nothing allocated.
+    std::string failure;
     try {
       apply(*this, *io_);
     } catch (const std::runtime_error& e) {
-      luaL_error(L, "%s", e.what());
+      failure = e.what();
     }
+    if (!failure.empty()) luaL_error(L, "%s", failure.c_str());
     return;
   }
   // Outside a step (init, reset): remember the command; its errors name the call's line.
@@ -704,6 +717,126 @@ int RobotTable::random_poisson(lua_State* L) {
   }
   lua_pushinteger(L, k);
   return 1;
+}
+
+int RobotTable::math_random(lua_State* L) {
+  CounterRng& rng = self(L).rng();
+  lua_Integer low = 1, up = 0;
+  switch (lua_gettop(L)) {
+    case 0:
+      lua_pushnumber(L, rng.uniform());
+      return 1;
+    case 1:
+      up = luaL_checkinteger(L, 1);
+      if (up == 0) {  // all bits
+        lua_pushinteger(L, static_cast<lua_Integer>(rng.next()));
+        return 1;
+      }
+      break;
+    case 2:
+      low = luaL_checkinteger(L, 1);
+      up = luaL_checkinteger(L, 2);
+      break;
+    default:
+      return luaL_error(L, "wrong number of arguments");
+  }
+  luaL_argcheck(L, low <= up, lua_gettop(L), "interval is empty");
+  const std::uint64_t span = static_cast<std::uint64_t>(up) - static_cast<std::uint64_t>(low);
+  const std::uint64_t draw = span == ~std::uint64_t{0} ? rng.next() : rng.below(span + 1);
+  lua_pushinteger(L, static_cast<lua_Integer>(static_cast<std::uint64_t>(low) + draw));
+  return 1;
+}
+
+int RobotTable::math_randomseed(lua_State*) { return 0; }
+
+namespace {
+
+/// A key of a table being traversed by ordered_pairs, with what orders it.
+struct OrderedKey {
+  int rank;  ///< 0 number, 1 string, 2 boolean, 3 anything else (kept in Lua's order)
+  lua_Number number;
+  std::string_view text;
+  int position;  ///< in Lua's order (index in the keys table)
+};
+
+/// The iterator of ordered_pairs; upvalues: the table, the sorted keys, the next position.
+int ordered_next(lua_State* L) {
+  lua_Integer i = lua_tointeger(L, lua_upvalueindex(3));
+  while (true) {
+    ++i;
+    if (lua_rawgeti(L, lua_upvalueindex(2), i) == LUA_TNIL) return 1;  // the end: nil
+    lua_pushvalue(L, -1);
+    if (lua_gettable(L, lua_upvalueindex(1)) != LUA_TNIL) break;  // skip keys removed since
+    lua_pop(L, 2);
+  }
+  lua_pushinteger(L, i);
+  lua_replace(L, lua_upvalueindex(3));
+  return 2;
+}
+
+}  // namespace
+
+int RobotTable::ordered_pairs(lua_State* L) {
+  luaL_checkany(L, 1);
+  if (luaL_getmetafield(L, 1, "__pairs") != LUA_TNIL) {  // as Lua's pairs
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 3);
+    return 3;
+  }
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  lua_newtable(L);  // 2: the keys, in Lua's order
+  int n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    lua_pop(L, 1);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, 2, ++n);
+  }
+  std::vector<OrderedKey> keys(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    OrderedKey& k = keys[static_cast<std::size_t>(i)];
+    k.position = i + 1;
+    k.number = 0;
+    switch (lua_rawgeti(L, 2, i + 1)) {
+      case LUA_TNUMBER:
+        k.rank = 0;
+        k.number = lua_tonumber(L, -1);
+        break;
+      case LUA_TSTRING: {
+        std::size_t len = 0;
+        const char* s = lua_tolstring(L, -1, &len);  // kept alive by the keys table
+        k.rank = 1;
+        k.text = {s, len};
+        break;
+      }
+      case LUA_TBOOLEAN:
+        k.rank = 2;
+        k.number = lua_toboolean(L, -1);
+        break;
+      default:
+        k.rank = 3;
+        break;
+    }
+    lua_pop(L, 1);
+  }
+  std::stable_sort(keys.begin(), keys.end(), [](const OrderedKey& a, const OrderedKey& b) {
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.rank == 1) return a.text < b.text;
+    return a.number < b.number;  // equal for rank 3: their order stays Lua's
+  });
+  lua_createtable(L, n, 0);  // 3: the keys, sorted
+  for (int i = 0; i < n; ++i) {
+    lua_rawgeti(L, 2, keys[static_cast<std::size_t>(i)].position);
+    lua_rawseti(L, 3, i + 1);
+  }
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 3);
+  lua_pushinteger(L, 0);
+  lua_pushcclosure(L, ordered_next, 3);
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
 }
 
 int RobotTable::write_log(lua_State* L, bool error) {

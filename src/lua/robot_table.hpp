@@ -97,6 +97,9 @@ class RobotTable {
   static int random_gaussian(lua_State* state);
   static int random_exponential(lua_State* state);
   static int random_poisson(lua_State* state);
+  static int math_random(lua_State* state);
+  static int math_randomseed(lua_State* state);
+  static int ordered_pairs(lua_State* state);
   static int log_info(lua_State* state);
   static int log_error(lua_State* state);
   static int write_log(lua_State* state, bool error);
@@ -104,7 +107,8 @@ class RobotTable {
   CounterRng& rng() { return io_ ? io_->rng : outside_rng_; }
   /// Runs an actuator command now during a step; outside one (init, reset) keeps it for the
   /// start of the next step, when the parts' sizes (LED count, payload bytes) are known.
-  void stage(lua_State* state, std::function<void(RobotTable&, RobotIO&)> apply);
+  template <class Apply>
+  void stage(lua_State* state, Apply apply);
 
   lua_State* state_;
   std::string name_;

@@ -3,6 +3,7 @@
 #include <lua.hpp>
 
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -97,24 +98,76 @@ int message_handler(lua_State* state) {
 
 }  // namespace
 
+namespace {
+
+/// Libraries opened when the script first names them: most controllers never touch io, os,
+/// debug, coroutine, utf8 or require, and each costs 1-2 KiB in every robot's state.
+struct LazyLibrary {
+  const char* global;  ///< the global whose first read opens it
+  const char* name;
+  lua_CFunction open;
+};
+constexpr LazyLibrary kLazyLibraries[] = {
+    {"io", LUA_IOLIBNAME, luaopen_io},           {"os", LUA_OSLIBNAME, luaopen_os},
+    {"debug", LUA_DBLIBNAME, luaopen_debug},     {"coroutine", LUA_COLIBNAME, luaopen_coroutine},
+    {"utf8", LUA_UTF8LIBNAME, luaopen_utf8},     {"package", LUA_LOADLIBNAME, luaopen_package},
+    {"require", LUA_LOADLIBNAME, luaopen_package}};
+
+/// Adjusts a library as fleetsim wants it, right after it is opened (on top of the stack).
+void adjust_library(lua_State* L, std::string_view name) {
+  if (name == LUA_OSLIBNAME) {
+    lua_pushcfunction(L, forbidden_exit);
+    lua_setfield(L, -2, "exit");
+  } else if (name == LUA_LOADLIBNAME) {
+    // package.path: the script's folder first, as ARGoS does (upvalue 1 of the loader).
+    const std::string dir = lua_tostring(L, lua_upvalueindex(1));
+    lua_getfield(L, -1, "path");
+    const std::string path = dir + "/?.lua;" + dir + "/?/init.lua;" + lua_tostring(L, -1);
+    lua_pop(L, 1);
+    lua_pushstring(L, path.c_str());
+    lua_setfield(L, -2, "path");
+  }
+}
+
+/// __index of _G: opens a lazy library on its first use, then it is an ordinary global.
+int open_lazy_library(lua_State* L) {
+  const char* key = lua_tostring(L, 2);
+  if (!key || lua_type(L, 2) != LUA_TSTRING) return 0;
+  for (const LazyLibrary& lib : kLazyLibraries) {
+    if (std::strcmp(key, lib.global) != 0) continue;
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    const bool opened = lua_getfield(L, -1, lib.name) != LUA_TNIL;
+    lua_pop(L, 2);
+    if (!opened) {
+      luaL_requiref(L, lib.name, lib.open, 1);
+      adjust_library(L, lib.name);
+      lua_pop(L, 1);
+    }
+    lua_rawget(L, 1);  // the library's global (or `require`), now set
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 StatePtr new_state(const std::string& script_path) {
   StatePtr state(luaL_newstate());
   if (!state) throw std::bad_alloc();
   lua_State* L = state.get();
-  luaL_openlibs(L);
-  lua_getglobal(L, "os");
-  lua_pushcfunction(L, forbidden_exit);
-  lua_setfield(L, -2, "exit");
-  lua_pop(L, 1);
-  // package.path: the script's folder first, as ARGoS does.
+  for (const luaL_Reg& lib : {luaL_Reg{LUA_GNAME, luaopen_base}, {LUA_TABLIBNAME, luaopen_table},
+                              {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math}}) {
+    luaL_requiref(L, lib.name, lib.func, 1);
+    lua_pop(L, 1);
+  }
   const std::size_t slash = script_path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : script_path.substr(0, slash);
-  lua_getglobal(L, "package");
-  lua_getfield(L, -1, "path");
-  const std::string path = dir + "/?.lua;" + dir + "/?/init.lua;" + lua_tostring(L, -1);
-  lua_pop(L, 1);
-  lua_pushstring(L, path.c_str());
-  lua_setfield(L, -2, "path");
+  lua_pushglobaltable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushstring(L, dir.c_str());
+  lua_pushcclosure(L, open_lazy_library, 1);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
   lua_pop(L, 1);
   return state;
 }
