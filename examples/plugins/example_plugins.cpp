@@ -14,23 +14,28 @@ using namespace fleetsim;
 /// "on" and "off" every `period` ticks. `fail_at_tick` (a test aid) makes it throw at that tick.
 class Blinker : public Controller {
  public:
-  void init(const Params& p, EntityId robot) override {
+  void init(const Params& p, const ControllerSetup& setup) override {
     period_ = std::max<std::int64_t>(1, p.integer("period", 10));
     speed_ = p.real("speed", 0.08);
     fail_at_ = p.integer("fail_at_tick", -1);
-    phase_ = static_cast<std::int64_t>(robot) % period_;
+    phase_ = static_cast<std::int64_t>(setup.robot()) % period_;
+    wheels_ = setup.actuator("differential_drive");
+    leds_ = setup.actuator("leds");
+    collision_ = setup.sensor("collision");
   }
   void step(RobotIO& io) override {
     if (io.tick == fail_at_) throw std::runtime_error("blinker asked to fail at this tick");
     bool on = ((io.tick + phase_) / period_) % 2 == 0;
-    *io.led = on ? Color{0, 160, 255, 255} : Color{0, 0, 0, 255};
+    for (Color& c : io.actuator(leds_).colors) c = on ? Color{0, 160, 255, 255} : Color{0, 0, 0, 255};
     if ((io.tick + phase_) % period_ == 0) io.set_tag(on ? "on" : "off");
-    bool blocked = io.degree_of_realization < 1.0f;
-    *io.left_wheel_m_per_s = blocked ? -speed_ : speed_;
-    *io.right_wheel_m_per_s = speed_;
+    bool blocked = io.sensor(collision_).scalar < 1.0f;
+    std::span<double> w = io.actuator(wheels_).values;
+    w[0] = blocked ? -speed_ : speed_;
+    w[1] = speed_;
   }
 
  private:
+  std::size_t wheels_ = 0, leds_ = 0, collision_ = 0;
   std::int64_t period_ = 10, fail_at_ = -1, phase_ = 0;
   double speed_ = 0.08;
 };

@@ -39,8 +39,8 @@ class Params {
 /// line), else at the element that declared the controller.
 class SetupError : public std::runtime_error {
  public:
-  explicit SetupError(const std::string& message, std::string file = {}, int line = 0)
-      : std::runtime_error(message), file(std::move(file)), line(line) {}
+  explicit SetupError(const std::string& message, std::string at_file = {}, int at_line = 0)
+      : std::runtime_error(message), file(std::move(at_file)), line(at_line) {}
   std::string file;
   int line = 0;
 };

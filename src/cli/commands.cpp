@@ -14,6 +14,7 @@
 
 #include "core/plugin_loader.hpp"
 #include "fleetsim/diagnostics.hpp"
+#include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim::cli {

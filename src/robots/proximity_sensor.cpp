@@ -88,6 +88,18 @@ void cast(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, d
 
 }  // namespace
 
+const RayLayout& epuck_rays() {
+  static const RayLayout layout = [] {
+    RayLayout l;
+    for (double a : kEpuckProximityAngles) {
+      l.cos.push_back(std::cos(a));
+      l.sin.push_back(std::sin(a));
+    }
+    return l;
+  }();
+  return layout;
+}
+
 void read_proximity_slot(const WorldState& state, const SpatialIndex& index, std::uint32_t slot,
                          double r, double range, const RayLayout& layout, float* out) {
   const std::uint32_t i = index.robots.order()[slot];

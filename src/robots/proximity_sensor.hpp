@@ -35,6 +35,9 @@ struct RayLayout {
   std::size_t count() const { return cos.size(); }
 };
 
+/// The e-puck's 8 rays.
+const RayLayout& epuck_rays();
+
 /// Fills `out` (layout.count() floats) with the readings of the robot in grid slot `slot`
 /// (index.robots.order()[slot]) for a body of radius `r` and rays of length `range`: the hot
 /// path, reading neighbours from contiguous memory.

@@ -5,23 +5,27 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "core/plugin_loader.hpp"
 #include "core/xml_reader.hpp"
 #include "physics/kinematics2d.hpp"
+#include "robots/kinds.hpp"
 #include "scenario/bitmap.hpp"
 
 namespace fleetsim {
 
-RobotKind epuck_kind() {
-  RobotKind k;
-  k.name = "epuck";
-  k.radius_m = 0.035;
-  k.max_speed_m_per_s = 0.13;
-  k.max_wheel_speed_m_per_s = 0.13;
-  k.wheel_distance_m = 0.053;
-  k.proximity_range_m = 0.1;
-  return k;
+std::unique_ptr<Controller> make_controller(const WorldModel& model,
+                                            const std::vector<AssembledKind>& parts,
+                                            const PluginRegistry& registry, std::uint16_t c,
+                                            std::uint16_t k, EntityId robot) {
+  const ControllerDecl& decl = model.controllers[c];
+  const ControllerFactory* f = registry.controller_factory(decl.type);
+  if (!f) throw SetupError("controller type '" + decl.type + "' has no factory");
+  std::unique_ptr<Controller> ctrl = (*f)();
+  KindControllerSetup setup(model.kinds[k], parts[k], robot);
+  ctrl->init(decl.params, setup);
+  return ctrl;
 }
 
 namespace {
@@ -41,17 +45,25 @@ std::optional<Color> parse_color(const std::string& s) {
   return std::nullopt;
 }
 
-/// Reads a plug-in element's attributes against the plug-in's documented parameters.
-Params read_params(XmlElement& e, const PluginInfo& info, const std::vector<std::string>& own) {
+/// Reads a plug-in element's attributes against the plug-in's documented parameters; missing
+/// ones get their documented defaults. A "path" is resolved against the experiment file.
+Params read_params(XmlElement& e, const PluginInfo& info, const std::vector<std::string>& own,
+                   const XmlFile& file) {
   std::map<std::string, std::string> values;
   for (const auto& p : info.params) {
     if (std::find(own.begin(), own.end(), p.name) != own.end()) continue;
     const char* n = p.name.c_str();
     if (!e.has(n)) {
       e.accept(n);
-      if (p.default_value.empty())
+      if (p.default_value.empty() && p.type != "string")
         e.error("<" + std::string(e.name()) + " type=\"" + info.name +
                 "\"> is missing parameter '" + p.name + "' (" + p.doc + ")");
+      else if (!p.default_value.empty() && p.type != "path")
+        values[p.name] = p.default_value;
+      continue;
+    }
+    if (p.type == "path") {
+      values[p.name] = file.resolve(e.text(n));
       continue;
     }
     if (p.type == "real") {
@@ -181,8 +193,11 @@ class ExperimentParser {
     if (auto e = first("framework")) read_framework(*e);
     else root.error("missing <framework> (expected <framework ticks_per_second=\"10\" length=\"60\"/>)");
     if (auto e = first("plugins")) read_plugins(*e);
-    model_->kinds.push_back(epuck_kind());
+    model_->kinds = builtin_kinds();
+    resolve_interfaces(*model_, reg_);
     if (auto e = first("kinds")) read_kinds(*e);
+    resolve_interfaces(*model_, reg_);
+    if (model_->kinds.size() > 65535) root.error("more than 65535 robot kinds");
     if (auto e = first("controllers")) read_controllers(*e);
     if (auto e = first("arena")) read_arena_geometry(*e);
     else root.error("missing <arena> (expected <arena size=\"W,H\">)");
@@ -192,10 +207,24 @@ class ExperimentParser {
     if (auto e = first("loop_functions")) read_loop_functions(*e);
     for (auto& e : root.children("log")) read_log(e);
     apply_log_overrides();
+    // The kinds' parts declare their columns before any robot is added.
+    {
+      std::vector<bool> used(model_->kinds.size(), false);
+      for (std::size_t k = 0; k < model_->kinds.size(); ++k)
+        used[k] = declared_kinds_.count(model_->kinds[k].name) > 0;
+      if (auto a = first("arena"))
+        for (auto& b : a->children())
+          if (std::string(b.name()) == "robot" || std::string(b.name()) == "distribute") {
+            std::string kind = b.node().attribute("kind").as_string("epuck");
+            for (std::size_t k = 0; k < model_->kinds.size(); ++k)
+              if (model_->kinds[k].name == kind) used[k] = true;
+          }
+      ex_.parts = assemble_kinds(*model_, ex_.state, reg_, ex_.threads, used, d_);
+    }
     // Bodies last: placement needs the whole geometry.
     if (auto e = first("arena"); e && arena_ok_) read_arena_bodies(*e);
+    if (!d_.has_errors()) check_controllers();
     if (d_.has_errors()) return std::nullopt;
-    ex_.controllers = model_->controllers;
     ex_.model = model_;
     return std::move(ex_);
   }
@@ -252,28 +281,109 @@ class ExperimentParser {
     return here;
   }
 
+  /// <kinds>: each <kind> is a body plus parts. A kind without <sensor>/<actuator> children
+  /// takes the parts of its `base` (default epuck); the attributes max_wheel_speed,
+  /// wheel_distance and proximity_range are shorthands for its drive's and proximity
+  /// sensor's parameters. Redefining a built-in kind replaces it.
   void read_kinds(XmlElement& e) {
     e.finish();
     e.check_children({"kind"});
+    std::map<std::string, SourceLocation> seen;
     for (auto& k : e.children("kind")) {
-      RobotKind kind = epuck_kind();
-      kind.name = k.text("name", "", true);
+      std::string name = k.text("name", "", true);
+      std::string base_name = k.text("base", "epuck");
+      const RobotKind* base = nullptr;
+      for (const auto& b : model_->kinds)
+        if (b.name == base_name) base = &b;
+      std::vector<std::string> kind_names;
+      for (const auto& b : model_->kinds) kind_names.push_back(b.name);
+      if (!base) {
+        k.error("unknown base kind '" + base_name + "' (expected one of: " + join(kind_names) +
+                ")" + did_you_mean(base_name, kind_names));
+        base = &model_->kinds[0];
+      }
+      RobotKind kind = *base;
+      kind.name = name;
+      kind.where = k.where();
       kind.radius_m = k.real("radius", kind.radius_m, 1e-4, 100);
+      kind.height_m = k.real("height", kind.height_m, 0, 100);
       kind.max_speed_m_per_s = k.real("max_speed", kind.max_speed_m_per_s, 0, 1e3);
-      kind.max_wheel_speed_m_per_s = k.real("max_wheel_speed", kind.max_wheel_speed_m_per_s, 0, 1e3);
-      kind.wheel_distance_m = k.real("wheel_distance", kind.wheel_distance_m, 1e-4, 100);
-      kind.proximity_range_m = k.real("proximity_range", kind.proximity_range_m, 0, 100);
+      kind.engine = k.choice("engine", {"kinematics2d"}, kind.engine);
+      auto shorthand = [&](const char* attr, std::vector<PartDecl>& parts, const char* iface,
+                           const char* param) {
+        if (!k.has(attr)) {
+          k.accept(attr);
+          return;
+        }
+        double v = k.real(attr, 0, 0, 1e3);
+        for (auto& p : parts)
+          if (p.type == iface || p.interface == iface) {
+            auto values = p.params.values();
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.17g", v);
+            values[param] = buf;
+            p.params = Params(std::move(values));
+            return;
+          }
+        k.error(std::string("attribute '") + attr + "' needs a " + iface + " part in kind '" + name +
+                "' (expected it on a kind with one)");
+      };
+      auto sensors = k.children("sensor");
+      auto actuators = k.children("actuator");
+      if (!sensors.empty() || !actuators.empty()) {
+        kind.sensors.clear();
+        kind.actuators.clear();
+        read_parts(kind, sensors, PluginKind::kSensor, kind.sensors);
+        read_parts(kind, actuators, PluginKind::kActuator, kind.actuators);
+      }
+      shorthand("max_wheel_speed", kind.actuators, "differential_drive", "max_wheel_speed");
+      shorthand("wheel_distance", kind.actuators, "differential_drive", "axle_length");
+      shorthand("proximity_range", kind.sensors, "proximity", "range");
       k.finish();
-      k.check_children({});
-      if (kind.name.empty()) continue;
+      k.check_children({"sensor", "actuator"});
+      if (name.empty()) continue;
+      declared_kinds_.insert(name);
+      auto [at, fresh] = seen.emplace(name, k.where());
+      if (!fresh) {
+        k.error("kind '" + name + "' is declared twice (first at line " +
+                std::to_string(at->second.line) + "; expected unique kind names)");
+        continue;
+      }
       auto it = std::find_if(model_->kinds.begin(), model_->kinds.end(),
-                             [&](const RobotKind& x) { return x.name == kind.name; });
-      if (it != model_->kinds.begin() && it != model_->kinds.end())
-        k.error("kind '" + kind.name + "' is declared twice (expected unique kind names)");
-      else if (it == model_->kinds.begin())
-        *it = kind;  // redefining the built-in e-puck
+                             [&](const RobotKind& x) { return x.name == name; });
+      if (it != model_->kinds.end())
+        *it = kind;  // redefining a built-in kind
       else
         model_->kinds.push_back(kind);
+    }
+  }
+
+  void read_parts(const RobotKind& kind, std::vector<XmlElement>& elements, PluginKind what,
+                  std::vector<PartDecl>& out) {
+    const char* noun = what == PluginKind::kSensor ? "sensor" : "actuator";
+    for (auto& pe : elements) {
+      PartDecl part;
+      part.where = pe.where();
+      part.type = pe.text("type", "", true);
+      const PluginInfo* info = reg_.find(what, part.type);
+      part.name = pe.text("name", "");
+      if (!part.type.empty() && !info) {
+        pe.error(std::string("unknown ") + noun + " type '" + part.type + "' in kind '" +
+                 kind.name + "' (expected one of: " + join(reg_.names(what)) +
+                 "; `fleetsim list` shows them)" + did_you_mean(part.type, reg_.names(what)));
+      }
+      if (info) {
+        part.interface = info->interface.empty() ? info->name : info->interface;
+        if (part.name.empty()) part.name = part.interface;
+        part.params = read_params(pe, *info, {"type", "name"}, file_);
+        pe.finish();
+      }
+      pe.check_children({});
+      for (const auto& other : out)
+        if (!part.name.empty() && other.name == part.name)
+          pe.error(std::string(noun) + " name '" + part.name + "' is used twice in kind '" +
+                   kind.name + "' (expected unique names; set name=\"...\")");
+      if (info) out.push_back(std::move(part));
     }
   }
 
@@ -290,8 +400,9 @@ class ExperimentParser {
                 join(reg_.names(PluginKind::kController)) + "; `fleetsim list` shows them)" +
                 did_you_mean(decl.type, reg_.names(PluginKind::kController)));
       }
+      decl.where = c.where();
       if (info) {
-        decl.params = read_params(c, *info, {"id", "type"});
+        decl.params = read_params(c, *info, {"id", "type"}, file_);
         c.finish();  // parameters of an unknown type are not reported: one error is enough
       }
       c.check_children({});
@@ -443,7 +554,7 @@ class ExperimentParser {
               did_you_mean(type, reg_.names(PluginKind::kLoopFunctions)));
     ex_.loop_functions = type;
     if (info) {
-      ex_.loop_params = read_params(e, *info, {"type"});
+      ex_.loop_params = read_params(e, *info, {"type"}, file_);
       e.finish();
     }
     e.check_children({});
@@ -533,7 +644,8 @@ class ExperimentParser {
         place.add(p, r, id);
         EntityId eid = st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c),
                                     p, heading, st.tags.intern(tag), id);
-        st.led[st.robot_index(eid)] = colour ? *colour : Color{};
+        note_controller(c, k, e.where());
+        if (colour && e.has("led")) set_leds(e, k, st.robot_index(eid), *colour);
       } else if (n == "distribute") {
         std::int64_t count = e.integer("count", 0, 1, 100'000'000, true);
         std::string kind = e.text("kind", "epuck");
@@ -550,6 +662,7 @@ class ExperimentParser {
         int c = ctrl.empty() ? -1 : controller_index(e, ctrl);
         int dindex = distribute_index++;
         if (k < 0 || c < 0 || count <= 0) continue;
+        note_controller(c, k, e.where());
         double r = model_->kinds[k].radius_m;
         Box4 box = region ? *region : Box4{model_->arena_min(), model_->arena_max()};
         std::uint32_t t = st.tags.intern(tag);
@@ -616,8 +729,61 @@ class ExperimentParser {
       }
     }
     // The engines own the robots in their regions from the start.
+    auto engine = st.robot_engine();
+    auto x = st.x(), y = st.y();
     for (std::size_t i = 0; i < st.robot_count(); ++i)
-      st.robot_engine[i] = static_cast<std::uint8_t>(model_->engine_at({st.x[i], st.y[i]}));
+      engine[i] = static_cast<std::uint8_t>(model_->engine_at({x[i], y[i]}));
+  }
+
+  /// A robot's `led` attribute: every LED of its kind's first `leds` part, as shown and as
+  /// commanded.
+  void set_leds(XmlElement& e, int k, std::uint32_t row, Color colour) {
+    for (const auto& a : model_->kinds[static_cast<std::size_t>(k)].actuators) {
+      if (a.interface != "leds") continue;
+      for (const std::string& col : {a.name, a.name + "_cmd"}) {
+        ColumnHandle h = ex_.state.robots.find(col);
+        if (h == kNoColumn) continue;
+        const std::size_t width = ex_.state.robots.desc(h).width;
+        auto leds = ex_.state.robots.span<Color>(h);
+        const auto count = static_cast<std::size_t>(a.params.integer("count", 1));
+        for (std::size_t i = 0; i < count && i < width; ++i) leds[row * width + i] = colour;
+      }
+      return;
+    }
+    e.error("robot kind '" + model_->kinds[static_cast<std::size_t>(k)].name +
+            "' has no LEDs (expected no led attribute, or a kind with a leds actuator)");
+  }
+
+  /// Remembers the first place each (controller, kind) pair is used.
+  void note_controller(int c, int k, const SourceLocation& where) {
+    used_.emplace(std::make_pair(static_cast<std::uint16_t>(c), static_cast<std::uint16_t>(k)),
+                  where);
+  }
+
+  /// Every controller is initialised once per kind it drives before the run: a controller
+  /// asking for a part the kind lacks, or a script that does not load, is a user error here.
+  /// Shared controllers keep that instance.
+  void check_controllers() {
+    for (const auto& [ck, where] : used_) {
+      const auto [c, k] = ck;
+      const ControllerDecl& decl = model_->controllers[c];
+      try {
+        auto ctrl = make_controller(*model_, ex_.parts, reg_, c, k, kNoEntity);
+        if (reg_.controller_scope(decl.type) == ControllerScope::kShared)
+          ex_.shared_controllers[ck] = std::move(ctrl);
+        else
+          ctrl->destroy();
+      } catch (const SetupError& err) {
+        if (!err.file.empty())
+          d_.error({err.file, err.line}, err.what());
+        else
+          d_.error(where, "controller '" + decl.id + "' (type '" + decl.type + "'): " + err.what());
+      } catch (const std::exception& err) {
+        d_.error(decl.where.file.empty() ? where : decl.where,
+                 "controller '" + decl.id + "' (type '" + decl.type + "'): init failed: " +
+                     err.what());
+      }
+    }
   }
 
   bool unique_name(XmlElement& e, const std::string& id,
@@ -650,6 +816,8 @@ class ExperimentParser {
   std::shared_ptr<WorldModel> model_;
   Experiment ex_;
   bool arena_ok_ = false;
+  std::map<std::pair<std::uint16_t, std::uint16_t>, SourceLocation> used_;
+  std::set<std::string> declared_kinds_;
 };
 
 }  // namespace

@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include <map>
+#include <utility>
+
 #include "fleetsim/diagnostics.hpp"
 #include "fleetsim/plugin.hpp"
 #include "log/log_writer.hpp"
+#include "scenario/robot_assembly.hpp"
 #include "world/world.hpp"
 
 namespace fleetsim {
@@ -40,7 +44,10 @@ struct Experiment {
   std::vector<LogSpec> logs;
   std::string loop_functions;  ///< registry name, "" = none
   Params loop_params;
-  std::vector<ControllerDecl> controllers;  ///< same as model->controllers
+  /// Every kind's parts, set up (their columns are in `state`), by kind index.
+  std::vector<AssembledKind> parts;
+  /// Shared controllers' instances, initialised, by (controller index, kind index).
+  std::map<std::pair<std::uint16_t, std::uint16_t>, std::unique_ptr<Controller>> shared_controllers;
 };
 
 /// Reads and checks `path`. Loads the plug-in libraries it names into `registry`. Every
@@ -54,7 +61,12 @@ std::optional<Experiment> parse_experiment(const std::string& text, const std::s
                                            const ExperimentOverrides& overrides,
                                            Diagnostics& diags);
 
-/// The built-in robot kind, the e-puck-like robot (radius 3.5 cm).
-RobotKind epuck_kind();
+/// Creates controller `c` for a robot of kind `k` (or, for a shared controller, for the kind:
+/// robot = kNoEntity) and initialises it. Throws SetupError when the controller asks for a
+/// part the kind lacks or rejects its input, or what the controller's init throws.
+std::unique_ptr<Controller> make_controller(const WorldModel& model,
+                                            const std::vector<AssembledKind>& parts,
+                                            const PluginRegistry& registry, std::uint16_t c,
+                                            std::uint16_t k, EntityId robot);
 
 }  // namespace fleetsim

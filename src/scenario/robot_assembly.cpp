@@ -85,11 +85,13 @@ void resolve_interfaces(WorldModel& model, const PluginRegistry& registry) {
 
 std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& state,
                                           const PluginRegistry& registry, int workers,
-                                          Diagnostics& diags) {
+                                          const std::vector<bool>& used, Diagnostics& diags) {
   std::vector<AssembledKind> out(model.kinds.size());
   for (std::size_t k = 0; k < model.kinds.size(); ++k) {
+    if (k >= used.size() || !used[k]) continue;
     const RobotKind& kind = model.kinds[k];
     AssembledKind& a = out[k];
+    a.assembled = true;
     for (const PartDecl& p : kind.sensors) {
       const SensorFactory* f = registry.sensor_factory(p.type);
       if (!f) {

@@ -25,6 +25,7 @@ struct AssembledKind {
   std::vector<SensorView> sensor_views;
   std::vector<ActuatorView> actuator_views;
   bool any_act = false;  ///< some actuator acts (the act phase visits this kind's robots)
+  bool assembled = false;  ///< false for kinds the experiment never uses (no parts, no columns)
   double near_reach_m = 0;
 };
 
@@ -34,9 +35,10 @@ void resolve_interfaces(WorldModel& model, const PluginRegistry& registry);
 /// Creates and sets up the parts of every kind of `model`, declaring their columns into
 /// `state` (before any robot is added, or with zeros for existing ones). Problems (unknown
 /// types, bad parameters, column clashes) go to `diags` at the part's location.
+/// Only the kinds with `used[k]` are assembled (an unused built-in kind adds no columns).
 std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& state,
                                           const PluginRegistry& registry, int workers,
-                                          Diagnostics& diags);
+                                          const std::vector<bool>& used, Diagnostics& diags);
 
 /// The ControllerSetup of one robot (or, for a shared controller, of its kind).
 class KindControllerSetup final : public ControllerSetup {

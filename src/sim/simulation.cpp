@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "control/diffusion.hpp"
-#include "robots/proximity_sensor.hpp"
 
 namespace fleetsim {
 
@@ -20,38 +18,26 @@ const char* phase_name(Phase p) {
   return "?";
 }
 
-/// A controller declaration resolved to its implementation. Built-in controllers run as
-/// inline kernels over the columns (no virtual call, no allocation); plug-in controllers are
-/// one object per robot.
-struct Simulation::CompiledController {
-  enum class Kind { kDiffusion, kIdle, kPlugin } kind = Kind::kPlugin;
-  std::string id, type;
-  DiffusionParams diffusion;
-  const ControllerFactory* factory = nullptr;
-  Params params;
+/// One worker's scratch for the sense+control phase: the views of the robot it is visiting,
+/// and the tags its controllers set (interned in robot order after the phase).
+struct Simulation::Worker final : TagSink {
+  std::vector<SensorView> sensors;
+  std::vector<ActuatorView> actuators;
+  std::vector<std::pair<std::uint32_t, std::string>> tags;
+  void stage(std::uint32_t row, const std::string& tag) override { tags.emplace_back(row, tag); }
 };
 
 Simulation::Simulation(Experiment experiment, const PluginRegistry& registry)
     : experiment_(std::move(experiment)),
+      registry_(registry),
       model_(experiment_.model),
       state_(experiment_.state),
-      pool_(experiment_.threads) {
-  for (const auto& decl : model_->controllers) {
-    auto c = std::make_unique<CompiledController>();
-    c->id = decl.id;
-    c->type = decl.type;
-    c->params = decl.params;
-    if (decl.type == "diffusion") {
-      c->kind = CompiledController::Kind::kDiffusion;
-      c->diffusion = DiffusionParams::from(decl.params);
-    } else if (decl.type == "idle") {
-      c->kind = CompiledController::Kind::kIdle;
-    } else {
-      c->factory = registry.controller_factory(decl.type);
-      if (!c->factory) throw RunError("controller type '" + decl.type + "' has no factory");
-    }
-    controllers_.push_back(std::move(c));
-  }
+      pool_(experiment_.threads),
+      world_(*model_, state_, index_) {
+  const std::size_t kinds = model_->kinds.size();
+  shared_.assign(model_->controllers.size() * kinds, nullptr);
+  for (auto& [ck, ctrl] : experiment_.shared_controllers)
+    shared_[ck.first * kinds + ck.second] = ctrl.get();
   for (std::size_t i = 0; i < state_.robot_count(); ++i) make_controller_instance(i);
   if (!experiment_.loop_functions.empty()) {
     const auto* f = registry.loop_functions_factory(experiment_.loop_functions);
@@ -67,8 +53,20 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry)
       throw RunError("cannot create log '" + spec.path + "': " + e.what());
     }
   }
-  staged_tags_.resize(static_cast<std::size_t>(pool_.size()));
-  index_.init(*model_, state_.robot_count());
+  std::size_t max_sensors = 0, max_actuators = 0;
+  double near_reach = 0;
+  for (const auto& k : experiment_.parts) {
+    max_sensors = std::max(max_sensors, k.sensors.size());
+    max_actuators = std::max(max_actuators, k.actuators.size());
+    near_reach = std::max(near_reach, k.near_reach_m);
+  }
+  for (int w = 0; w < pool_.size(); ++w) {
+    workers_.push_back(std::make_unique<Worker>());
+    workers_.back()->sensors.resize(max_sensors);
+    workers_.back()->actuators.resize(max_actuators);
+  }
+  leds_ = state_.robots.find("leds");
+  index_.init(*model_, state_.robot_count(), near_reach);
 }
 
 Simulation::~Simulation() {
@@ -79,17 +77,37 @@ Simulation::~Simulation() {
 }
 
 void Simulation::make_controller_instance(std::size_t i) {
-  EntityId id = state_.robot_id[i];
+  EntityId id = state_.robot_id()[i];
   if (instances_.size() <= id) instances_.resize(id + 1);
-  const auto& c = *controllers_[state_.robot_controller[i]];
-  if (c.kind != CompiledController::Kind::kPlugin) return;
-  instances_[id] = (*c.factory)();
+  const std::uint16_t c = state_.robot_controller()[i];
+  const std::uint16_t k = state_.robot_kind()[i];
+  if (shared_[c * model_->kinds.size() + k]) return;
+  const ControllerDecl& decl = model_->controllers[c];
+  if (registry_.controller_scope(decl.type) == ControllerScope::kShared) {
+    // A pair first met at run time (a robot added by loop functions).
+    try {
+      auto ctrl = make_controller(*model_, experiment_.parts, registry_, c, k, kNoEntity);
+      shared_[c * model_->kinds.size() + k] = ctrl.get();
+      experiment_.shared_controllers[{c, k}] = std::move(ctrl);
+    } catch (const std::exception& e) {
+      throw RunError("robot '" + state_.robot_name()[i] + "', controller '" + decl.id + "': " +
+                     e.what());
+    }
+    return;
+  }
   try {
-    instances_[id]->init(c.params, id);
+    instances_[id] = make_controller(*model_, experiment_.parts, registry_, c, k, id);
   } catch (const std::exception& e) {
-    throw RunError("robot '" + state_.robot_name[i] + "', controller '" + c.type +
+    throw RunError("robot '" + state_.robot_name()[i] + "', controller '" + decl.id +
                    "': init failed: " + e.what());
   }
+}
+
+Controller* Simulation::controller_of(std::uint32_t row) {
+  const std::size_t c = state_.robot_controller()[row];
+  const std::size_t k = state_.robot_kind()[row];
+  Controller* shared = shared_[c * model_->kinds.size() + k];
+  return shared ? shared : instances_[state_.robot_id()[row]].get();
 }
 
 void Simulation::run_phase(Phase p, const std::function<void()>& body) {
@@ -126,9 +144,9 @@ void Simulation::write_headers() {
   for (const auto& k : model_->kinds) h.robot_classes.push_back({k.name, k.radius_m});
   for (const auto& c : model_->object_classes) h.object_classes.push_back({c, 0});
   for (std::size_t i = 0; i < state_.robot_count(); ++i)
-    h.robots.push_back({state_.robot_id[i], state_.robot_kind[i], state_.robot_name[i]});
+    h.robots.push_back({state_.robot_id()[i], state_.robot_kind()[i], state_.robot_name()[i]});
   for (std::size_t o = 0; o < state_.object_count(); ++o)
-    h.objects.push_back({state_.object_id[o], state_.object_class[o], state_.object_name[o]});
+    h.objects.push_back({state_.object_id()[o], state_.object_class()[o], state_.object_name()[o]});
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     h.every = experiment_.logs[w].every;
     writers_[w]->begin(h);
@@ -142,19 +160,26 @@ void Simulation::write_logs() {
   v.time_ns = state_.tick * model_->tick_period_ns;
   v.status = state_.status;
   v.tags = state_.tags.strings();
-  v.robot_id = state_.robot_id;
-  v.robot_class = state_.robot_kind;
-  v.robot_x = state_.x;
-  v.robot_y = state_.y;
-  v.robot_theta = state_.theta;
-  v.robot_tag = state_.robot_tag;
-  v.robot_led = state_.led;
-  v.object_id = state_.object_id;
-  v.object_class = state_.object_class;
-  v.object_x = state_.object_x;
-  v.object_y = state_.object_y;
-  v.object_size = state_.object_size;
-  v.object_tag = state_.object_tag;
+  const WorldState& st = state_;
+  v.robot_id = st.robot_id();
+  v.robot_class = st.robot_kind();
+  v.robot_x = st.x();
+  v.robot_y = st.y();
+  v.robot_theta = st.theta();
+  v.robot_tag = st.robot_tag();
+  std::vector<Color> led(st.robot_count());
+  if (leds_ != kNoColumn) {
+    const std::size_t width = st.robots.desc(leds_).width;
+    auto all = st.robots.span<Color>(leds_);
+    for (std::size_t i = 0; i < led.size(); ++i) led[i] = all[i * width];
+  }
+  v.robot_led = led;
+  v.object_id = st.object_id();
+  v.object_class = st.object_class();
+  v.object_x = st.object_x();
+  v.object_y = st.object_y();
+  v.object_size = st.object_size();
+  v.object_tag = st.object_tag();
   for (std::size_t w = 0; w < writers_.size(); ++w)
     if (state_.tick % experiment_.logs[w].every == 0) {
       try {
@@ -185,48 +210,48 @@ void Simulation::sense_and_control() {
   const std::size_t n = state_.robot_count();
   const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
   const std::uint32_t* order = index_.robots.order().data();
-  // Robots are visited in the grid's slot order (neighbours adjacent in memory); each robot
-  // writes only its own readings and commands, so the order changes nothing in the results.
+  const std::uint16_t* kind = state_.robot_kind().data();
+  const EntityId* ids = state_.robot_id().data();
+  const std::uint32_t* tags = state_.robot_tag().data();
+  // Robots are visited in the grid's slot order (neighbours adjacent in memory). For each
+  // robot its sensors read the world, its actuators expose their commands, and its controller
+  // steps; each writes only its own robot's rows, so the order changes nothing in the results.
   pool_.parallel_for(n, 256, [&](std::size_t b, std::size_t e, int worker) {
+    Worker& w = *workers_[static_cast<std::size_t>(worker)];
+    const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      float* prox = &state_.proximity[static_cast<std::size_t>(i) * kProximityCount];
-      read_proximity_slot(*model_, state_, index_, static_cast<std::uint32_t>(s), prox);
-      const CompiledController& c = *controllers_[state_.robot_controller[i]];
-      switch (c.kind) {
-        case CompiledController::Kind::kDiffusion:
-          diffusion_step(c.diffusion, prox, state_.realization[i], state_.cmd_left[i],
-                         state_.cmd_right[i]);
-          break;
-        case CompiledController::Kind::kIdle:
-          state_.cmd_left[i] = state_.cmd_right[i] = 0;
-          break;
-        case CompiledController::Kind::kPlugin: {
-          EntityId id = state_.robot_id[i];
-          RobotIO io;
-          io.id = id;
-          io.tick = state_.tick;
-          io.dt_s = dt;
-          io.proximity = {prox, static_cast<std::size_t>(kProximityCount)};
-          io.contact_angles = {&state_.contact_angle[static_cast<std::size_t>(i) * kMaxContacts],
-                               state_.contact_count[i]};
-          io.degree_of_realization = state_.realization[i];
-          io.left_wheel_m_per_s = &state_.cmd_left[i];
-          io.right_wheel_m_per_s = &state_.cmd_right[i];
-          io.led = &state_.led[i];
-          io.tag = &state_.tags.str(state_.robot_tag[i]);
-          auto& staged = staged_tags_[static_cast<std::size_t>(worker)];
-          io.set_tag = [&staged, i](const std::string& t) { staged.emplace_back(i, t); };
-          io.rng = CounterRng(model_->seed, id, state_.tick, RandomStream::kController);
-          try {
-            instances_[id]->step(io);
-          } catch (const std::exception& ex) {
-            throw RunError("tick " + std::to_string(state_.tick) + ", robot '" +
-                           state_.robot_name[i] + "' (id " + std::to_string(id) +
-                           "), controller '" + c.type + "': " + ex.what());
-          }
-          break;
-        }
+      const RobotRef robot{i, static_cast<std::uint32_t>(s), ids[i]};
+      const AssembledKind& parts = experiment_.parts[kind[i]];
+      const std::size_t ns = parts.sensors.size(), na = parts.actuators.size();
+      for (std::size_t j = 0; j < ns; ++j) {
+        w.sensors[j] = parts.sensor_views[j];
+        parts.sensors[j]->sense(ctx, robot, w.sensors[j]);
+      }
+      for (std::size_t j = 0; j < na; ++j) {
+        w.actuators[j] = parts.actuator_views[j];
+        parts.actuators[j]->bind(ctx, robot, w.actuators[j]);
+      }
+      RobotIO io;
+      io.id = robot.id;
+      io.row = i;
+      io.tick = state_.tick;
+      io.dt_s = dt;
+      io.kind = &model_->kinds[kind[i]];
+      io.sensors = {w.sensors.data(), ns};
+      io.actuators = {w.actuators.data(), na};
+      io.rng = CounterRng(model_->seed, robot.id, state_.tick, RandomStream::kController);
+      io.tag = &state_.tags.str(tags[i]);
+      io.tag_sink = &w;
+      Controller* c = controller_of(i);
+      try {
+        c->step(io);
+      } catch (const std::exception& ex) {
+        throw RunError("tick " + std::to_string(state_.tick) + ", robot '" +
+                       state_.robot_name()[i] + "' (id " + std::to_string(robot.id) +
+                       "), controller '" + model_->controllers[state_.robot_controller()[i]].id +
+                       "' (type '" + model_->controllers[state_.robot_controller()[i]].type +
+                       "'): " + ex.what());
       }
     }
   });
@@ -234,17 +259,35 @@ void Simulation::sense_and_control() {
 }
 
 void Simulation::act() {
+  // Actuators apply this tick's commands (LEDs become visible, messages are sent, wheel speeds
+  // become the body's velocity), each robot's own rows only.
+  const std::size_t n = state_.robot_count();
+  const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
+  const std::uint16_t* kind = state_.robot_kind().data();
+  const EntityId* ids = state_.robot_id().data();
+  pool_.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int worker) {
+    const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
+    for (std::size_t i = b; i < e; ++i) {
+      const AssembledKind& parts = experiment_.parts[kind[i]];
+      if (!parts.any_act) continue;
+      const RobotRef robot{static_cast<std::uint32_t>(i), 0, ids[i]};
+      for (const auto& a : parts.actuators)
+        if (a->acts()) a->act(ctx, robot);
+    }
+  });
   // Tags set by controllers are interned here, in robot order, so tag indices (and the log)
   // do not depend on which worker ran which robot.
   std::vector<std::pair<std::uint32_t, std::string>> all;
-  for (auto& s : staged_tags_) {
-    all.insert(all.end(), std::make_move_iterator(s.begin()), std::make_move_iterator(s.end()));
-    s.clear();
+  for (auto& w : workers_) {
+    all.insert(all.end(), std::make_move_iterator(w->tags.begin()),
+               std::make_move_iterator(w->tags.end()));
+    w->tags.clear();
   }
   if (all.empty()) return;
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [i, t] : all) state_.robot_tag[i] = state_.tags.intern(t);
+  auto robot_tag = state_.robot_tag();
+  for (auto& [i, t] : all) robot_tag[i] = state_.tags.intern(t);
 }
 
 void Simulation::step() {
@@ -281,6 +324,9 @@ void Simulation::finish() {
       error = std::string("loop functions: destroy: ") + e.what();
     }
   }
+  for (auto& c : instances_)
+    if (c) c->destroy();
+  for (auto& [ck, c] : experiment_.shared_controllers) c->destroy();
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     try {
       writers_[w]->finish();
@@ -303,18 +349,22 @@ std::uint32_t Simulation::checked_robot(EntityId id, const char* what) const {
 
 Vec2 Simulation::robot_position(EntityId id) const {
   auto i = checked_robot(id, "robot_position");
-  return {state_.x[i], state_.y[i]};
+  return {state_.x()[i], state_.y()[i]};
 }
 double Simulation::robot_heading(EntityId id) const {
-  return state_.theta[checked_robot(id, "robot_heading")];
+  return state_.theta()[checked_robot(id, "robot_heading")];
 }
 std::string Simulation::robot_tag(EntityId id) const {
-  return state_.tags.str(state_.robot_tag[checked_robot(id, "robot_tag")]);
+  return state_.tags.str(state_.robot_tag()[checked_robot(id, "robot_tag")]);
 }
 void Simulation::set_robot_tag(EntityId id, const std::string& tag) {
-  state_.robot_tag[checked_robot(id, "set_robot_tag")] = state_.tags.intern(tag);
+  state_.robot_tag()[checked_robot(id, "set_robot_tag")] = state_.tags.intern(tag);
 }
-Color Simulation::robot_led(EntityId id) const { return state_.led[checked_robot(id, "robot_led")]; }
+Color Simulation::robot_led(EntityId id) const {
+  auto i = checked_robot(id, "robot_led");
+  if (leds_ == kNoColumn) return Color{};
+  return state_.robots.span<Color>(leds_)[i * state_.robots.desc(leds_).width];
+}
 void Simulation::check_robot_position(Vec2 p, double heading, const char* what) const {
   // Robots have bodies and live in the arena (objects may go anywhere).
   Vec2 lo = model_->arena_min(), hi = model_->arena_max();
@@ -326,15 +376,15 @@ void Simulation::check_robot_position(Vec2 p, double heading, const char* what) 
 }
 
 int Simulation::robot_contact_count(EntityId id) const {
-  return state_.contact_count[checked_robot(id, "robot_contact_count")];
+  return state_.contact_count()[checked_robot(id, "robot_contact_count")];
 }
 void Simulation::move_robot(EntityId id, Vec2 p, double heading) {
   auto i = checked_robot(id, "move_robot");
   check_robot_position(p, heading, "move_robot");
-  state_.x[i] = p.x;
-  state_.y[i] = p.y;
-  state_.theta[i] = wrap_angle(heading);
-  state_.robot_engine[i] = static_cast<std::uint8_t>(model_->engine_at(p));
+  state_.x()[i] = p.x;
+  state_.y()[i] = p.y;
+  state_.theta()[i] = wrap_angle(heading);
+  state_.robot_engine()[i] = static_cast<std::uint8_t>(model_->engine_at(p));
 }
 EntityId Simulation::add_robot(const std::string& kind, const std::string& controller, Vec2 p,
                                double heading, const std::string& tag) {
@@ -345,32 +395,39 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
     if (model_->controllers[i].id == controller) c = static_cast<int>(i);
   check_robot_position(p, heading, "add_robot");
   if (k < 0) throw RunError("loop functions: add_robot: unknown kind '" + kind + "'");
+  if (!experiment_.parts[static_cast<std::size_t>(k)].assembled)
+    throw RunError("loop functions: add_robot: kind '" + kind +
+                   "' is not used in the experiment file (declare it in <kinds> so its parts "
+                   "are built before the run)");
   if (c < 0) throw RunError("loop functions: add_robot: unknown controller '" + controller + "'");
   EntityId id = state_.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p,
                                  heading, state_.tags.intern(tag),
                                  "robot" + std::to_string(state_.next_id));
   std::uint32_t i = state_.robot_index(id);
-  state_.robot_engine[i] = static_cast<std::uint8_t>(model_->engine_at(p));
+  state_.robot_engine()[i] = static_cast<std::uint8_t>(model_->engine_at(p));
   make_controller_instance(i);
   return id;
 }
 void Simulation::remove_robot(EntityId id) {
   checked_robot(id, "remove_robot");
   state_.remove_robot(id);
-  if (id < instances_.size()) instances_[id].reset();
+  if (id < instances_.size() && instances_[id]) {
+    instances_[id]->destroy();
+    instances_[id].reset();
+  }
 }
 Vec2 Simulation::object_position(EntityId id) const {
   auto o = state_.object_index(id);
   if (o == kNoIndex) throw RunError("loop functions: no object with id " + std::to_string(id));
-  return {state_.object_x[o], state_.object_y[o]};
+  return {state_.object_x()[o], state_.object_y()[o]};
 }
 void Simulation::set_object(EntityId id, Vec2 p, double size, const std::string& tag) {
   auto o = state_.object_index(id);
   if (o == kNoIndex) throw RunError("loop functions: no object with id " + std::to_string(id));
-  state_.object_x[o] = p.x;
-  state_.object_y[o] = p.y;
-  state_.object_size[o] = size;
-  state_.object_tag[o] = state_.tags.intern(tag);
+  state_.object_x()[o] = p.x;
+  state_.object_y()[o] = p.y;
+  state_.object_size()[o] = size;
+  state_.object_tag()[o] = state_.tags.intern(tag);
 }
 EntityId Simulation::add_object(const std::string& object_class, Vec2 p, double size,
                                 const std::string& tag) {

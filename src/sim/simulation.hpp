@@ -13,6 +13,7 @@
 #include "fleetsim/plugin.hpp"
 #include "log/log_writer.hpp"
 #include "physics/kinematics2d.hpp"
+#include "robots/engine_world.hpp"
 #include "scenario/experiment.hpp"
 #include "world/world.hpp"
 
@@ -31,8 +32,9 @@ class RunError : public std::runtime_error {
 
 class Simulation final : private WorldAccess {
  public:
-  /// Takes the loaded experiment; creates the thread pool, controllers, loop functions and log
-  /// writers. Throws RunError (e.g. a log file cannot be created).
+  /// Takes the loaded experiment (its kinds' parts set up, shared controllers initialised);
+  /// creates the thread pool, per-robot controllers, loop functions and log writers. Throws
+  /// RunError (e.g. a log file cannot be created). `registry` must outlive the run.
   Simulation(Experiment experiment, const PluginRegistry& registry);
   ~Simulation() override;
 
@@ -47,7 +49,6 @@ class Simulation final : private WorldAccess {
 
   const WorldModel& model() const { return *model_; }
   const WorldState& state() const { return state_; }
-  const Experiment& experiment() const { return experiment_; }
   int threads() const { return pool_.size(); }
   /// Wall seconds spent in each phase so far.
   const std::array<double, kPhaseCount>& phase_seconds() const { return phase_seconds_; }
@@ -56,19 +57,23 @@ class Simulation final : private WorldAccess {
   std::function<void(Phase, const WorldState&)> on_phase;
 
  private:
-  struct CompiledController;
+  struct Worker;
   void run_phase(Phase p, const std::function<void()>& body);
   void sense_and_control();
   void act();
   void write_logs();
   void write_headers();
   void make_controller_instance(std::size_t robot_index);
+  Controller* controller_of(std::uint32_t row);
 
   // WorldAccess (for loop functions).
   Tick tick() const override { return state_.tick; }
   SimTime time_ns() const override { return state_.tick * model_->tick_period_ns; }
   std::uint64_t seed() const override { return model_->seed; }
-  std::vector<EntityId> robots() const override { return state_.robot_id; }
+  std::vector<EntityId> robots() const override {
+    auto ids = state_.robot_id();
+    return {ids.begin(), ids.end()};
+  }
   Vec2 robot_position(EntityId id) const override;
   double robot_heading(EntityId id) const override;
   std::string robot_tag(EntityId id) const override;
@@ -79,7 +84,10 @@ class Simulation final : private WorldAccess {
   EntityId add_robot(const std::string& kind, const std::string& controller, Vec2 position,
                      double heading, const std::string& tag) override;
   void remove_robot(EntityId id) override;
-  std::vector<EntityId> objects() const override { return state_.object_id; }
+  std::vector<EntityId> objects() const override {
+    auto ids = state_.object_id();
+    return {ids.begin(), ids.end()};
+  }
   Vec2 object_position(EntityId id) const override;
   void set_object(EntityId id, Vec2 position, double size, const std::string& tag) override;
   EntityId add_object(const std::string& object_class, Vec2 position, double size,
@@ -91,22 +99,23 @@ class Simulation final : private WorldAccess {
   void check_robot_position(Vec2 p, double heading, const char* what) const;
 
   Experiment experiment_;
+  const PluginRegistry& registry_;
   std::shared_ptr<const WorldModel> model_;
   WorldState& state_;
   ThreadPool pool_;
   SpatialIndex index_;
   KinematicsEngine physics_;
-  std::vector<std::unique_ptr<CompiledController>> controllers_;
-  std::vector<std::unique_ptr<Controller>> instances_;  ///< by entity id (plug-in controllers)
+  EngineWorld world_;
+  /// Shared controllers by controller * kinds + kind (owned by experiment_), or null.
+  std::vector<Controller*> shared_;
+  std::vector<std::unique_ptr<Controller>> instances_;  ///< by entity id (per-robot controllers)
+  std::vector<std::unique_ptr<Worker>> workers_;        ///< per-worker scratch
+  ColumnHandle leds_ = kNoColumn;                       ///< for WorldAccess::robot_led
   std::unique_ptr<LoopFunctions> loop_;
   std::vector<std::unique_ptr<log::LogWriter>> writers_;
-  std::vector<std::vector<std::pair<std::uint32_t, std::string>>> staged_tags_;  ///< per worker
   std::array<double, kPhaseCount> phase_seconds_{};
   std::uint64_t robot_steps_ = 0;
   bool started_ = false, finished_ = false;
 };
-
-/// Adds every built-in plug-in to `registry` (the one explicit list).
-void register_builtins(PluginRegistry& registry);
 
 }  // namespace fleetsim

@@ -42,6 +42,7 @@ struct ControllerDecl {
   std::string id;    ///< the name robots refer to
   std::string type;  ///< registry name, e.g. "diffusion"
   Params params;
+  SourceLocation where;
 };
 
 /// A physics engine's region (axis-aligned box, metres).

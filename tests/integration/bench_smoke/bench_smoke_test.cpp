@@ -8,6 +8,7 @@
 #include <string>
 
 #include "diffusion_scene.hpp"
+#include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "log/log_reader.hpp"
+#include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim {
@@ -155,7 +156,7 @@ TEST_F(Cli, AControllerThatThrowsStopsTheRunAndKeepsTheLog) {
   Result r = run("run " + exp + " --log " + path("f.flog"));
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("tick 15, robot '"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("controller 'blinker': blinker asked to fail"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("controller 'blink' (type 'blinker'): blinker asked to fail"), std::string::npos) << r.err;
   auto reader = log::LogReader::open(path("f.flog"));
   ASSERT_EQ(reader->frame_count(), 16u);  // ticks 0..15 completed
   EXPECT_EQ(reader->read_frame(15).tick, 15);

@@ -20,8 +20,8 @@ TEST(Kinematics, FreeRobotMovesExactlyItsCommand) {
   s.step();
   EXPECT_NEAR(s.pos(a).x, 0, 1e-12);
   EXPECT_NEAR(s.pos(a).y, kV * kDt, 1e-12);
-  EXPECT_EQ(s.state.realization[0], 1.0f);
-  EXPECT_EQ(s.state.contact_count[0], 0);
+  EXPECT_EQ(s.state.realization()[0], 1.0f);
+  EXPECT_EQ(s.state.contact_count()[0], 0);
 }
 
 TEST(Kinematics, SpeedIsClampedToTheKindsLimit) {
@@ -43,9 +43,9 @@ TEST(Kinematics, RobotStopsAtAWallAtFirstContact) {
   }
   // It stops touching the wall (kSkin apart), never through it.
   EXPECT_NEAR(s.pos(a).x, 5 - kR - kSkin, 1e-9);
-  EXPECT_EQ(s.state.contact_count[0], 1);
-  EXPECT_NEAR(s.state.contact_angle[0], 0.0, 1e-6);  // the wall is straight ahead
-  EXPECT_LT(s.state.realization[0], 1e-6f);          // pushing, not moving
+  EXPECT_EQ(s.state.contact_count()[0], 1);
+  EXPECT_NEAR(s.state.contact_angle()[0], 0.0, 1e-6);  // the wall is straight ahead
+  EXPECT_LT(s.state.realization()[0], 1e-6f);          // pushing, not moving
 }
 
 TEST(Kinematics, RealizationIsTheFractionDoneOnTheContactTick) {
@@ -55,9 +55,9 @@ TEST(Kinematics, RealizationIsTheFractionDoneOnTheContactTick) {
   s.ready();
   s.drive(a, kV, kV);
   s.step();
-  EXPECT_FLOAT_EQ(s.state.realization[0], 1.0f);
+  EXPECT_FLOAT_EQ(s.state.realization()[0], 1.0f);
   s.step();
-  EXPECT_NEAR(s.state.realization[0], (0.005 - kSkin) / 0.01, 1e-6);
+  EXPECT_NEAR(s.state.realization()[0], (0.005 - kSkin) / 0.01, 1e-6);
 }
 
 TEST(Kinematics, HeadOnRobotsStopTouchingInTheMiddle) {
@@ -74,8 +74,8 @@ TEST(Kinematics, HeadOnRobotsStopTouchingInTheMiddle) {
   EXPECT_NEAR(s.pos(a).x, -(kR + kSkin / 2), 1e-9);
   EXPECT_NEAR(s.pos(b).x, kR + kSkin / 2, 1e-9);
   EXPECT_NEAR(s.pos(a).y, 0, 1e-12);
-  EXPECT_EQ(s.state.contact_count[0], 1);
-  EXPECT_NEAR(s.state.contact_angle[0], 0.0, 1e-6);  // a sees b ahead
+  EXPECT_EQ(s.state.contact_count()[0], 1);
+  EXPECT_NEAR(s.state.contact_angle()[0], 0.0, 1e-6);  // a sees b ahead
 }
 
 TEST(Kinematics, GlancingContactStopsWhereTheCirclesTouch) {
@@ -91,7 +91,7 @@ TEST(Kinematics, GlancingContactStopsWhereTheCirclesTouch) {
   double expected_x = 0.2 - std::sqrt(rs * rs - 0.05 * 0.05);
   EXPECT_NEAR(s.pos(a).x, expected_x, 1e-9);
   // The contact is ahead and to the left.
-  EXPECT_NEAR(s.state.contact_angle[0], std::atan2(0.05, 0.2 - expected_x), 1e-5);
+  EXPECT_NEAR(s.state.contact_angle()[0], std::atan2(0.05, 0.2 - expected_x), 1e-5);
 }
 
 TEST(Kinematics, RobotSqueezedBetweenTwoOthers) {
@@ -109,9 +109,9 @@ TEST(Kinematics, RobotSqueezedBetweenTwoOthers) {
   EXPECT_NEAR(s.pos(left).x, -(2 * kR + kSkin), 1e-9);
   EXPECT_NEAR(s.pos(right).x, 2 * kR + kSkin, 1e-9);
   auto i = s.state.robot_index(mid);
-  ASSERT_EQ(s.state.contact_count[i], 2);
-  std::vector<float> angles(s.state.contact_angle.begin() + i * kMaxContacts,
-                            s.state.contact_angle.begin() + i * kMaxContacts + 2);
+  ASSERT_EQ(s.state.contact_count()[i], 2);
+  std::vector<float> angles(s.state.contact_angle().begin() + i * kMaxContacts,
+                            s.state.contact_angle().begin() + i * kMaxContacts + 2);
   std::sort(angles.begin(), angles.end());
   // Heading +y: the right-hand robot is at -90 degrees, the left-hand one at +90.
   EXPECT_NEAR(angles[0], -kPi / 2, 1e-5);
@@ -233,15 +233,15 @@ TEST(Kinematics, ResultsDoNotDependOnTheGridCellSize) {
       for (EntityId id : ids) {
         auto i = s.state.robot_index(id);
         CounterRng r(9, id, t, RandomStream::kUser);
-        double to_centre = std::atan2(-s.state.y[i], -s.state.x[i]);
-        double turn = wrap_angle(to_centre - s.state.theta[i]);
+        double to_centre = std::atan2(-s.state.y()[i], -s.state.x()[i]);
+        double turn = wrap_angle(to_centre - s.state.theta()[i]);
         double v = 0.13, w = std::clamp(turn, -1.0, 1.0) * 0.05 + r.uniform(-0.01, 0.01);
         s.drive(id, v - w, v + w);
       }
       s.step();
     }
     int several = 0;  // the scene must exercise lists of several contacts
-    for (auto c : s.state.contact_count) several += c >= 2;
+    for (auto c : s.state.contact_count()) several += c >= 2;
     EXPECT_GT(several, 10);
     return s.state.hash();
   };

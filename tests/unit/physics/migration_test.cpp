@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "fleetsim/random.hpp"
+#include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim::testing {
@@ -18,7 +19,10 @@ namespace {
 /// steps it ran equals the tick, its id is the robot's, and the tag it set is still there.
 class MigrationProbe : public Controller {
  public:
-  void init(const Params&, EntityId robot) override { id_ = robot; }
+  void init(const Params&, const ControllerSetup& setup) override {
+    id_ = setup.robot();
+    wheels_ = setup.actuator("differential_drive");
+  }
   void step(RobotIO& io) override {
     if (io.id != id_)
       throw std::runtime_error("controller of robot " + std::to_string(id_) + " was given robot " +
@@ -36,15 +40,16 @@ class MigrationProbe : public Controller {
     if (turning_ > 0 || io.rng.uniform() < 0.05) {
       if (turning_ == 0) turning_ = 1 + static_cast<int>(io.rng.below(8));
       --turning_;
-      *io.left_wheel_m_per_s = -0.13;
-      *io.right_wheel_m_per_s = 0.13;
+      io.actuator(wheels_).values[0] = -0.13;
+      io.actuator(wheels_).values[1] = 0.13;
     } else {
-      *io.left_wheel_m_per_s = *io.right_wheel_m_per_s = 0.13;
+      io.actuator(wheels_).values[0] = io.actuator(wheels_).values[1] = 0.13;
     }
   }
 
  private:
   EntityId id_ = kNoEntity;
+  std::size_t wheels_ = 0;
   Tick steps_ = 0;
   int turning_ = 0;
 };
@@ -102,35 +107,36 @@ Outcome run_scene(std::uint64_t seed, int threads, Tick ticks) {
   if (!ex) return {};
   Simulation sim(std::move(*ex), registry);
   const WorldModel& model = sim.model();
-  const std::vector<EntityId> ids = sim.state().robot_id;
+  const auto id_span = sim.state().robot_id();
+  const std::vector<EntityId> ids(id_span.begin(), id_span.end());
   const double r = model.kinds[0].radius_m;
   Outcome out;
   std::vector<std::uint8_t> engine_before;
   sim.on_phase = [&](Phase p, const WorldState& s) {
     if (p == Phase::kAct) {  // just before physics
-      engine_before = s.robot_engine;
+      engine_before.assign(s.robot_engine().begin(), s.robot_engine().end());
       return;
     }
     if (p != Phase::kPhysics) return;
     // Nobody lost or duplicated; ids unchanged and in order.
-    ASSERT_EQ(s.robot_id, ids);
+    ASSERT_EQ(std::vector<EntityId>(s.robot_id().begin(), s.robot_id().end()), ids);
     const std::size_t n = s.robot_count();
     std::vector<int> region(n);
     for (std::size_t i = 0; i < n; ++i) {
-      region[i] = model.engine_at({s.x[i], s.y[i]});
-      if (s.robot_engine[i] != engine_before[i]) ++out.migrations;
+      region[i] = model.engine_at({s.x()[i], s.y()[i]});
+      if (s.robot_engine()[i] != engine_before[i]) ++out.migrations;
     }
     auto overlap = [&](std::size_t i, std::size_t j) {
-      double dx = s.x[i] - s.x[j], dy = s.y[i] - s.y[j];
+      double dx = s.x()[i] - s.x()[j], dy = s.y()[i] - s.y()[j];
       return dx * dx + dy * dy < 4 * r * r;
     };
     for (std::size_t i = 0; i < n; ++i) {
       for (std::size_t j = i + 1; j < n; ++j) {
-        if (s.robot_engine[i] != s.robot_engine[j]) continue;
+        if (s.robot_engine()[i] != s.robot_engine()[j]) continue;
         ASSERT_FALSE(overlap(i, j)) << "robots " << i << " and " << j << " overlap in engine "
-                                    << int(s.robot_engine[i]) << " at tick " << s.tick;
+                                    << int(s.robot_engine()[i]) << " at tick " << s.tick;
       }
-      if (s.robot_engine[i] == region[i]) continue;
+      if (s.robot_engine()[i] == region[i]) continue;
       // Outside its region: only while it overlaps a robot that was in, or is entering, the
       // engine of its new position.
       ++out.deferred;

@@ -13,8 +13,8 @@ constexpr double kRange = 0.1;
 
 std::vector<float> read(Scene& s, EntityId id) {
   s.index.rebuild(*s.model, s.state, s.pool);
-  std::vector<float> out(kProximityCount);
-  read_proximity(*s.model, s.state, s.index, s.state.robot_index(id), out.data());
+  std::vector<float> out(kEpuckRays);
+  read_proximity(s.state, s.index, s.state.robot_index(id), kR, kRange, epuck_rays(), out.data());
   return out;
 }
 
@@ -34,8 +34,8 @@ TEST(Proximity, WallReadingsMatchHandComputedGeometry) {
   EntityId a = s.add(0, 0, 0);
   s.ready();
   auto r = read(s, a);
-  for (int k = 0; k < kProximityCount; ++k) {
-    double ang = kProximityAngles[k];
+  for (int k = 0; k < kEpuckRays; ++k) {
+    double ang = kEpuckProximityAngles[k];
     double expected = 0;
     if (std::cos(ang) > 0) {
       double t = (d - kR * std::cos(ang)) / std::cos(ang);
@@ -52,7 +52,7 @@ TEST(Proximity, RobotOnASensorAxisReadsOneMinusGapOverRange) {
   Scene s(10);
   EntityId a = s.add(0, 0, 0.4);
   double gap = 0.03;
-  double ang = 0.4 + kProximityAngles[2];  // sensor 2, at 90 degrees left of the heading
+  double ang = 0.4 + kEpuckProximityAngles[2];  // sensor 2, at 90 degrees left of the heading
   double dist = kR + gap + kR;
   s.add(dist * std::cos(ang), dist * std::sin(ang), 0);
   s.ready();
@@ -63,7 +63,7 @@ TEST(Proximity, RobotOnASensorAxisReadsOneMinusGapOverRange) {
 
 TEST(Proximity, TouchingReadsOne) {
   Scene s(10);
-  EntityId a = s.add(0, 0, -kProximityAngles[0]);  // sensor 0 points along +x
+  EntityId a = s.add(0, 0, -kEpuckProximityAngles[0]);  // sensor 0 points along +x
   s.add(2 * kR, 0, 0);
   s.ready();
   EXPECT_NEAR(read(s, a)[0], 1.0f, 1e-6);
@@ -72,10 +72,10 @@ TEST(Proximity, TouchingReadsOne) {
 TEST(Proximity, SensingCrossesEngineBoundaries) {
   Scene s(10);
   s.model->engines = {{"w", {-5, -5}, {0, 5}}, {"e", {0, -5}, {5, 5}}};
-  EntityId a = s.add(-0.05, 0, -kProximityAngles[0]);
+  EntityId a = s.add(-0.05, 0, -kEpuckProximityAngles[0]);
   EntityId b = s.add(0.05, 0, 0);
-  s.state.robot_engine[s.state.robot_index(a)] = 0;
-  s.state.robot_engine[s.state.robot_index(b)] = 1;
+  s.state.robot_engine()[s.state.robot_index(a)] = 0;
+  s.state.robot_engine()[s.state.robot_index(b)] = 1;
   s.ready();
   EXPECT_GT(read(s, a)[0], 0.5f);
 }

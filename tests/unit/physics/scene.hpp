@@ -1,10 +1,12 @@
 // A small hand-built world for physics and sensor tests (no experiment file needed).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 #include "core/thread_pool.hpp"
 #include "physics/kinematics2d.hpp"
+#include "robots/kinds.hpp"
 #include "scenario/experiment.hpp"
 
 namespace fleetsim::testing {
@@ -28,12 +30,14 @@ struct Scene {
   EntityId add(double x, double y, double heading = 0) {
     return state.add_robot(0, 0, {x, y}, heading, 0, "r");
   }
+  /// Wheel speeds, turned into a body velocity as the e-puck's differential_drive does.
   void drive(EntityId id, double left, double right) {
     auto i = state.robot_index(id);
-    state.cmd_left[i] = left;
-    state.cmd_right[i] = right;
+    const double l = std::clamp(left, -0.13, 0.13), r = std::clamp(right, -0.13, 0.13);
+    state.speed_cmd()[i] = (l + r) / 2;
+    state.turn_cmd()[i] = (r - l) / 0.053;
   }
-  void ready(std::size_t robots_hint = 0) { index.init(*model, robots_hint); }
+  void ready(std::size_t robots_hint = 0) { index.init(*model, robots_hint, 0.1); }
   void step() {
     index.rebuild(*model, state, pool);
     engine.step(*model, state, index, pool);
@@ -41,7 +45,7 @@ struct Scene {
   }
   Vec2 pos(EntityId id) const {
     auto i = state.robot_index(id);
-    return {state.x[i], state.y[i]};
+    return {state.x()[i], state.y()[i]};
   }
 };
 

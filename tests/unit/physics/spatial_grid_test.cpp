@@ -13,13 +13,15 @@
 namespace fleetsim::testing {
 namespace {
 
+// Proximity range per kind (the big kind's sensor reaches further).
+double range_of(const RobotKind& k) { return k.name == "big" ? 0.25 : 0.1; }
+
 // A random scene: robots anywhere (overlaps allowed: the index must not care), a few random
 // walls, several kinds of radius, random headings.
 void fill_random(Scene& s, std::uint64_t seed, int robots, double size) {
   RobotKind big = epuck_kind();
   big.name = "big";
   big.radius_m = 0.09;
-  big.proximity_range_m = 0.25;
   s.model->kinds.push_back(big);
   CounterRng rng(seed, 0, 0, RandomStream::kPlacement);
   const double h = size / 2;
@@ -33,26 +35,26 @@ void fill_random(Scene& s, std::uint64_t seed, int robots, double size) {
     s.state.add_robot(kind, 0, {rng.uniform(-h, h), rng.uniform(-h, h)}, rng.uniform(-kPi, kPi), 0,
                       "r");
   }
-  s.ready();
+  s.index.init(*s.model, 0, 0.25);
   s.index.rebuild(*s.model, s.state, s.pool);
 }
 
 // Brute force: every robot and every segment against each of robot i's rays.
 std::vector<float> brute_force_proximity(const Scene& s, std::size_t i) {
-  const RobotKind& kind = s.model->kinds[s.state.robot_kind[i]];
-  const double range = kind.proximity_range_m, r = kind.radius_m;
-  std::vector<float> out(kProximityCount, 0.0f);
-  const Vec2 p{s.state.x[i], s.state.y[i]};
-  const double ct = std::cos(s.state.theta[i]), st = std::sin(s.state.theta[i]);
-  for (int k = 0; k < kProximityCount; ++k) {
-    const double c = std::cos(kProximityAngles[k]), sn = std::sin(kProximityAngles[k]);
+  const RobotKind& kind = s.model->kinds[s.state.robot_kind()[i]];
+  const double range = range_of(kind), r = kind.radius_m;
+  std::vector<float> out(kEpuckRays, 0.0f);
+  const Vec2 p{s.state.x()[i], s.state.y()[i]};
+  const double ct = std::cos(s.state.theta()[i]), st = std::sin(s.state.theta()[i]);
+  for (int k = 0; k < kEpuckRays; ++k) {
+    const double c = std::cos(kEpuckProximityAngles[k]), sn = std::sin(kEpuckProximityAngles[k]);
     const Vec2 u{ct * c - st * sn, st * c + ct * sn};
     const Vec2 o = p + u * r;
     double best = range;
     for (std::size_t j = 0; j < s.state.robot_count(); ++j) {
       if (j == i) continue;
-      double t = ray_circle(o, u, best, {s.state.x[j], s.state.y[j]},
-                            s.model->kinds[s.state.robot_kind[j]].radius_m);
+      double t = ray_circle(o, u, best, {s.state.x()[j], s.state.y()[j]},
+                            s.model->kinds[s.state.robot_kind()[j]].radius_m);
       if (t >= 0 && t < best) best = t;
     }
     for (const Segment& sg : s.model->segments) {
@@ -71,8 +73,9 @@ TEST(SpatialGrid, RaysMatchBruteForceOnRandomScenes) {
     fill_random(s, seed, 1500, 4.0);
     int hits = 0;
     for (std::size_t i = 0; i < s.state.robot_count(); ++i) {
-      std::vector<float> grid(kProximityCount), slot(kProximityCount);
-      read_proximity(*s.model, s.state, s.index, i, grid.data());
+      std::vector<float> grid(kEpuckRays), slot(kEpuckRays);
+      const RobotKind& k = s.model->kinds[s.state.robot_kind()[i]];
+      read_proximity(s.state, s.index, i, k.radius_m, range_of(k), epuck_rays(), grid.data());
       auto expected = brute_force_proximity(s, i);
       // Bit for bit: the grid only removes candidates that cannot be hit.
       ASSERT_EQ(grid, expected) << "seed " << seed << ", robot " << i;
@@ -81,9 +84,11 @@ TEST(SpatialGrid, RaysMatchBruteForceOnRandomScenes) {
     // The hot path (slot order) reads the same values.
     const auto& order = s.index.robots.order();
     for (std::uint32_t slot = 0; slot < order.size(); ++slot) {
-      std::vector<float> a(kProximityCount), b(kProximityCount);
-      read_proximity_slot(*s.model, s.state, s.index, slot, a.data());
-      read_proximity(*s.model, s.state, s.index, order[slot], b.data());
+      std::vector<float> a(kEpuckRays), b(kEpuckRays);
+      const RobotKind& k = s.model->kinds[s.state.robot_kind()[order[slot]]];
+      read_proximity_slot(s.state, s.index, slot, k.radius_m, range_of(k), epuck_rays(), a.data());
+      read_proximity(s.state, s.index, order[slot], k.radius_m, range_of(k), epuck_rays(),
+                     b.data());
       ASSERT_EQ(a, b) << "seed " << seed << ", slot " << slot;
     }
     EXPECT_GT(hits, 1000) << "the scene should make rays hit";
@@ -101,8 +106,8 @@ TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
     std::sort(sorted.begin(), sorted.end());
     for (std::uint32_t k = 0; k < sorted.size(); ++k) ASSERT_EQ(sorted[k], k);
     for (std::size_t slot = 0; slot < order.size(); ++slot) {
-      ASSERT_EQ(g.sorted_x()[slot], s.state.x[order[slot]]);
-      ASSERT_EQ(g.sorted_y()[slot], s.state.y[order[slot]]);
+      ASSERT_EQ(g.sorted_x()[slot], s.state.x()[order[slot]]);
+      ASSERT_EQ(g.sorted_y()[slot], s.state.y()[order[slot]]);
     }
     CounterRng rng(seed, 1, 0, RandomStream::kPlacement);
     const double reach = s.index.interaction_m;
@@ -117,7 +122,7 @@ TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
       std::set<std::uint32_t> near;
       for (auto slot : visited) near.insert(order[slot]);
       for (std::size_t j = 0; j < s.state.robot_count(); ++j) {
-        Vec2 d = Vec2{s.state.x[j], s.state.y[j]} - p;
+        Vec2 d = Vec2{s.state.x()[j], s.state.y()[j]} - p;
         if (dot(d, d) <= reach * reach) {
           ASSERT_TRUE(near.count(static_cast<std::uint32_t>(j)))
               << "robot " << j << " within " << reach << " m of the query is missing";

@@ -2,6 +2,7 @@
 // end the run, and the run still repeats bit for bit across thread counts.
 #include <gtest/gtest.h>
 
+#include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim {

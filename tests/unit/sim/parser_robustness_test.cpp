@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim {
