@@ -31,8 +31,10 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
   state_ = new_state(script_);
   lua_State* L = state_.get();
   push_message_handler(L, &error_);
-  // ARGoS gives the robot's name; a ControllerSetup knows only its id.
-  robot_ = std::make_unique<RobotTable>(L, setup, std::to_string(id_), log_);
+  // ARGoS gives the robot's name; a ControllerSetup knows only its id. The parser's check of
+  // the script (before any robot exists) has no robot: robot.id is "" there.
+  robot_ = std::make_unique<RobotTable>(L, setup, id_ == kNoEntity ? "" : std::to_string(id_),
+                                        log_);
   // Draws in init and reset: a fixed stream per robot (tick -1). The experiment's seed is not
   // known here; see docs/lua-api.md.
   robot_->set_rng_outside_step(CounterRng(0, id_, -1, RandomStream::kController));
@@ -88,7 +90,8 @@ void LuaController::destroy() {
   if (!state_ || destroyed_) return;
   destroyed_ = true;
   try {
-    call("destroy", false);
+    // The parser's check instance (no robot) never ran: its script is not told it ends.
+    if (id_ != kNoEntity) call("destroy", false);
   } catch (const std::exception& e) {
     // The run is over: report, but do not turn a finished run into a failed one.
     (log_ ? log_ : LogSink(write_log_line))(true, std::to_string(id_),
