@@ -9,7 +9,11 @@ namespace fleetsim {
 namespace lua {
 
 namespace {
-constexpr int kMessageHandler = 1;  // stack slot of the message handler
+// Stack slots: the message handler, the globals table and the string "step" (so the call of
+// every tick finds the function without hashing its name).
+constexpr int kMessageHandler = 1;
+constexpr int kGlobals = 2;
+constexpr int kStepName = 3;
 
 /// Runs `f` when the scope ends (the step's cleanup on every path).
 template <class F>
@@ -31,6 +35,8 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
   state_ = new_state(script_);
   lua_State* L = state_.get();
   push_message_handler(L, &error_);
+  lua_pushglobaltable(L);
+  lua_pushliteral(L, "step");
   // ARGoS gives the robot's name; a ControllerSetup knows only its id. The parser's check of
   // the script (before any robot exists) has no robot: robot.id is "" there.
   robot_ = std::make_unique<RobotTable>(L, setup, id_ == kNoEntity ? "" : std::to_string(id_),
@@ -61,7 +67,16 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
 
 bool LuaController::call(const char* name, bool required) {
   lua_State* L = state_.get();
-  if (lua_getglobal(L, name) != LUA_TFUNCTION && !required) {
+  int type = LUA_TNIL;
+  if (required) {  // step
+    lua_pushvalue(L, kStepName);
+    type = lua_rawget(L, kGlobals);
+  }
+  if (type == LUA_TNIL) {
+    lua_pop(L, required ? 1 : 0);
+    type = lua_getglobal(L, name);
+  }
+  if (type != LUA_TFUNCTION && !required) {
     lua_pop(L, 1);
     return false;
   }
