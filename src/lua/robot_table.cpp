@@ -358,9 +358,20 @@ void RobotTable::refresh_proximity(const SensorView& v) {
   const int t = slot_.proximity;
   const std::size_t n = v.values.size();
   if (n != proximity_shown_) {
-    for (std::size_t i = proximity_shown_ + 1; i <= n; ++i) {
-      lua_createtable(L, 0, 2);
-      lua_rawseti(L, t, static_cast<lua_Integer>(i));
+    // The rays' tables: in robot.proximity, and at slots on top of the stack (the topmost
+    // persistent slots: made at the first step, when the ray count is known), so a refresh
+    // reaches each without a table lookup.
+    if (ray_slot0_ > 0) lua_settop(L, ray_slot0_ - 1);
+    luaL_checkstack(L, static_cast<int>(n) + 16, "proximity rays");
+    ray_slot0_ = lua_gettop(L) + 1;
+    for (std::size_t i = 1; i <= n; ++i) {
+      if (i > proximity_shown_) {
+        lua_createtable(L, 0, 2);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, t, static_cast<lua_Integer>(i));
+      } else {
+        lua_rawgeti(L, t, static_cast<lua_Integer>(i));
+      }
     }
     for (std::size_t i = n + 1; i <= proximity_shown_; ++i) {
       lua_pushnil(L);
@@ -369,17 +380,20 @@ void RobotTable::refresh_proximity(const SensorView& v) {
     proximity_shown_ = n;
     proximity_angles_.assign(n, NAN);  // every angle written below
   }
-  const bool angles = v.angles.size() == n;
+  const int value = slot_.keys + kValue;
   for (std::size_t i = 0; i < n; ++i) {
-    lua_rawgeti(L, t, static_cast<lua_Integer>(i + 1));
-    const int e = lua_gettop(L);
-    set_number(e, kValue, v.values[i]);
-    // Angles are constant for a fixed sensor: written again only when they change.
-    if (angles && !(v.angles[i] == proximity_angles_[i])) {
+    const int e = ray_slot0_ + static_cast<int>(i);
+    lua_pushvalue(L, value);
+    lua_pushnumber(L, v.values[i]);
+    lua_rawset(L, e);
+  }
+  // Angles are constant for a fixed sensor: written again only when they change.
+  if (v.angles.size() == n && !std::equal(v.angles.begin(), v.angles.end(),
+                                          proximity_angles_.begin())) {
+    for (std::size_t i = 0; i < n; ++i) {
       proximity_angles_[i] = v.angles[i];
-      set_number(e, kAngle, v.angles[i]);
+      set_number(ray_slot0_ + static_cast<int>(i), kAngle, v.angles[i]);
     }
-    lua_pop(L, 1);
   }
 }
 

@@ -126,6 +126,7 @@ class RobotTable {
   std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;
   std::size_t rab_pool_size_ = 0, camera_pool_size_ = 0;
   std::vector<float> proximity_angles_;
+  int ray_slot0_ = 0;  ///< stack slot of ray 1's table (0 until the first step)
   double axis_length_shown_ = -1;
 };
 
