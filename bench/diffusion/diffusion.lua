@@ -16,23 +16,25 @@ end
 
 function step()
   local proximity = robot.proximity
+  local n = #proximity
   if ray_x == nil then
     ray_x, ray_y = {}, {}
-    for i = 1, #proximity do
+    for i = 1, n do
       ray_x[i] = math.cos(proximity[i].angle)
       ray_y[i] = math.sin(proximity[i].angle)
     end
   end
   -- The readings summed as vectors: where the obstacles are.
   local x, y = 0, 0
-  for i = 1, #proximity do
+  for i = 1, n do
     local value = proximity[i].value
     x = x + value * ray_x[i]
     y = y + value * ray_y[i]
   end
   local length2 = x * x + y * y
   local in_cone = x > 0 and x * x >= cos_alpha2 * length2
-  local blocked = robot.collision ~= nil and robot.collision.realization < 1 and length2 > 0
+  local collision = robot.collision
+  local blocked = collision ~= nil and collision.realization < 1 and length2 > 0
   if length2 < delta2 or (not in_cone and not blocked) then
     robot.wheels.set_velocity(speed, speed)
   elseif y > 0 then
