@@ -1,8 +1,21 @@
-// An out-of-tree plug-in library: what a user writes to add controllers and loop functions.
-// Built by CMake as build/examples/plugins/libexample_plugins.so and loaded by
+// An out-of-tree plug-in library: what a user writes to add sensors, controllers and loop
+// functions. Built by CMake as build/examples/plugins/libexample_plugins.so and loaded by
 // examples/plugins/plugins.xml through <plugins><library path="libexample_plugins.so"/>.
+// It includes only the public SDK (include/fleetsim); docs/robot-parts.md walks through it.
+//
+//   light        a sensor: light readings toward one light source (a parameter), with walls
+//                casting shadows
+//   phototaxis   a controller that drives toward the light with that sensor
+//   blinker      a controller that blinks its LED and flips its tag
+//   follow_centroid  loop functions that keep an object at the robots' centroid
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "fleetsim/plugin.hpp"
 
@@ -10,39 +23,162 @@ namespace {
 
 using namespace fleetsim;
 
+/// `light`: `count` light receptors around the body, receptor k facing k * 360 / count degrees
+/// counter-clockwise from the heading. With the light at distance d and bearing b (robot
+/// frame), receptor k reads
+///     max(0, cos(angle_k - b)) * intensity,   intensity = 1 / (1 + (d / half_distance)^2),
+/// and every receptor reads 0 when `shadows` is on and a wall, box or bitmap edge lies between
+/// the robot's centre and the light.
+///   XML: light (string "x,y", metres, required), count (integer, 8), half_distance (real, 1,
+///   metres: where the intensity is 1/2), shadows (bool, true).
+///   SensorView: values (one per receptor, in [0, 1]), angles, directions, scalar = intensity.
+///   Column: `<name>_intensity` (f32, hashed): the intensity at the robot in the last tick.
+class LightSensor final : public Sensor {
+ public:
+  void setup(PartSetup& setup) override {
+    const Params& p = setup.params();
+    const std::string where = "sensor '" + setup.name() + "': ";
+    std::istringstream at(p.text("light"));
+    char comma = 0;
+    if (!(at >> light_.x >> comma >> light_.y) || comma != ',' || !(at >> std::ws).eof())
+      setup.error(where + "light=\"" + p.text("light") +
+                  "\" is not a position (expected \"x,y\" in metres, e.g. light=\"1,-1\")");
+    const auto count = p.integer("count", 8);
+    if (count < 1 || count > 64) {
+      setup.error(where + "count=" + std::to_string(count) + " is out of range (expected 1 to 64)");
+      return;
+    }
+    half_distance_ = p.real("half_distance", 1.0);
+    if (!(half_distance_ > 0)) setup.error(where + "half_distance must be > 0 (metres)");
+    shadows_ = p.boolean("shadows", true);
+    for (std::int64_t k = 0; k < count; ++k) {
+      const double a = 2 * kPi * static_cast<double>(k) / static_cast<double>(count);
+      angles_.push_back(static_cast<float>(a <= kPi ? a : a - 2 * kPi));
+      directions_.push_back({std::cos(a), std::sin(a)});
+    }
+    // Width 1, so kinds with different receptor counts can share it.
+    intensity_ = setup.column({setup.name() + "_intensity", ColumnType::kF32, 1, true, false,
+                               "light intensity at the robot in the last tick, 0 to 1", "light"});
+    readings_.resize(static_cast<std::size_t>(std::max(1, setup.workers())));
+  }
+
+  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
+    const WorldView& w = *ctx.world;
+    const Vec2 p = w.robot_position(robot.row);
+    const Vec2 to = light_ - p;
+    const double d = length(to);
+    double intensity = 1.0 / (1.0 + (d / half_distance_) * (d / half_distance_));
+    if (shadows_ && w.line_blocked(p, light_)) intensity = 0;
+    const double b = std::atan2(to.y, to.x) - w.robot_heading(robot.row);
+    std::vector<float>& values = readings_[static_cast<std::size_t>(ctx.worker)];
+    values.resize(angles_.size());
+    for (std::size_t k = 0; k < angles_.size(); ++k)
+      values[k] = static_cast<float>(std::max(0.0, std::cos(angles_[k] - b)) * intensity);
+    w.column<float>(intensity_)[robot.row] = static_cast<float>(intensity);
+    out.values = values;
+    out.angles = angles_;
+    out.directions = directions_;
+    out.scalar = static_cast<float>(intensity);
+  }
+
+ private:
+  Vec2 light_;
+  double half_distance_ = 1;
+  bool shadows_ = true;
+  std::vector<float> angles_;
+  std::vector<Vec2> directions_;
+  ColumnHandle intensity_ = kNoColumn;
+  /// One worker's readings: valid until that worker senses its next robot.
+  std::vector<std::vector<float>> readings_;
+};
+
+/// `phototaxis`: turns toward the side whose light receptors read more and drives on; in the
+/// dark (or when an obstacle is ahead) it wanders like `diffusion`. Its LED shows the light
+/// intensity (yellow, brighter when nearer). Parts: a `light` sensor, `differential_drive`;
+/// optional `proximity` and `leds`.
+class Phototaxis final : public Controller {
+ public:
+  void init(const Params& p, const ControllerSetup& setup) override {
+    speed_ = p.real("speed", 0.08);
+    light_ = setup.sensor("light");
+    wheels_ = setup.actuator("differential_drive");
+    proximity_ = setup.find_sensor_type("proximity");
+    leds_ = setup.find_actuator_type("leds");
+  }
+  void step(RobotIO& io) override {
+    const SensorView& light = io.sensor(light_);
+    double lx = 0, ly = 0;
+    for (std::size_t k = 0; k < light.values.size(); ++k) {
+      lx += light.values[k] * light.directions[k].x;
+      ly += light.values[k] * light.directions[k].y;
+    }
+    double ox = 0, oy = 0;
+    if (proximity_) {
+      const SensorView& prox = io.sensor(*proximity_);
+      for (std::size_t k = 0; k < prox.values.size(); ++k) {
+        ox += prox.values[k] * prox.directions[k].x;
+        oy += prox.values[k] * prox.directions[k].y;
+      }
+    }
+    std::span<double> w = io.actuator(wheels_).values;
+    if (ox > 0.1) {  // something ahead: turn away from it on the spot
+      w[0] = oy > 0 ? speed_ : -speed_;
+      w[1] = -w[0];
+    } else if (lx * lx + ly * ly > 1e-6) {  // the light: turn toward it while driving
+      const double turn = std::clamp(std::atan2(ly, lx) / (kPi / 2), -1.0, 1.0);
+      w[0] = speed_ * (1 - turn);
+      w[1] = speed_ * (1 + turn);
+    } else {  // dark: straight on
+      w[0] = w[1] = speed_;
+    }
+    if (leds_) {
+      const auto v = static_cast<std::uint8_t>(std::lround(255 * light.scalar));
+      for (Color& c : io.actuator(*leds_).colors) c = Color{v, v, 0, 255};
+    }
+  }
+
+ private:
+  double speed_ = 0.08;
+  std::size_t light_ = 0, wheels_ = 0;
+  std::optional<std::size_t> proximity_, leds_;
+};
+
 /// `blinker`: drives forward, turns when blocked, blinks its LED and flips its tag between
 /// "on" and "off" every `period` ticks. `fail_at_tick` (a test aid) makes it throw at that tick.
-class Blinker : public Controller {
+/// Parts: `differential_drive` and `leds`; optional `collision`.
+class Blinker final : public Controller {
  public:
   void init(const Params& p, const ControllerSetup& setup) override {
     period_ = std::max<std::int64_t>(1, p.integer("period", 10));
     speed_ = p.real("speed", 0.08);
     fail_at_ = p.integer("fail_at_tick", -1);
-    phase_ = static_cast<std::int64_t>(setup.robot()) % period_;
+    phase_ = setup.robot() == kNoEntity ? 0 : static_cast<std::int64_t>(setup.robot()) % period_;
     wheels_ = setup.actuator("differential_drive");
     leds_ = setup.actuator("leds");
-    collision_ = setup.sensor("collision");
+    collision_ = setup.find_sensor_type("collision");
   }
   void step(RobotIO& io) override {
     if (io.tick == fail_at_) throw std::runtime_error("blinker asked to fail at this tick");
-    bool on = ((io.tick + phase_) / period_) % 2 == 0;
-    for (Color& c : io.actuator(leds_).colors) c = on ? Color{0, 160, 255, 255} : Color{0, 0, 0, 255};
+    const bool on = ((io.tick + phase_) / period_) % 2 == 0;
+    for (Color& c : io.actuator(leds_).colors)
+      c = on ? Color{0, 160, 255, 255} : Color{0, 0, 0, 255};
     if ((io.tick + phase_) % period_ == 0) io.set_tag(on ? "on" : "off");
-    bool blocked = io.sensor(collision_).scalar < 1.0f;
+    const bool blocked = collision_ && io.sensor(*collision_).scalar < 1.0f;
     std::span<double> w = io.actuator(wheels_).values;
     w[0] = blocked ? -speed_ : speed_;
     w[1] = speed_;
   }
 
  private:
-  std::size_t wheels_ = 0, leds_ = 0, collision_ = 0;
   std::int64_t period_ = 10, fail_at_ = -1, phase_ = 0;
   double speed_ = 0.08;
+  std::size_t wheels_ = 0, leds_ = 0;
+  std::optional<std::size_t> collision_;
 };
 
 /// `follow_centroid`: keeps one object at the centroid of all robots and reports it in the
 /// status string; ends the run when the robots' spread falls below `end_spread` metres.
-class FollowCentroid : public LoopFunctions {
+class FollowCentroid final : public LoopFunctions {
  public:
   void init(const Params& p, WorldAccess& w) override {
     end_spread_ = p.real("end_spread", 0.0);
@@ -75,6 +211,20 @@ class FollowCentroid : public LoopFunctions {
 extern "C" int fleetsim_plugin_abi_version() { return FLEETSIM_PLUGIN_ABI_VERSION; }
 
 extern "C" void fleetsim_register_plugins(fleetsim::PluginRegistry& registry) {
+  registry.add_sensor(
+      {PluginKind::kSensor, "light",
+       "light receptors around the body toward one light source (values in [0, 1], angles, "
+       "directions; scalar = intensity); walls cast shadows",
+       {{"light", "string", "", "position of the light, \"x,y\" in metres"},
+        {"count", "integer", "8", "number of receptors, evenly spaced from the heading"},
+        {"half_distance", "real", "1", "distance at which the intensity is 1/2, metres"},
+        {"shadows", "bool", "true", "walls, boxes and bitmap edges block the light"}}},
+      [] { return std::make_unique<LightSensor>(); });
+  registry.add_controller(
+      {PluginKind::kController, "phototaxis",
+       "drives toward the light of a `light` sensor, avoiding what its proximity rays see",
+       {{"speed", "real", "0.08", "wheel speed, m/s"}}},
+      [] { return std::make_unique<Phototaxis>(); }, ControllerScope::kShared);
   registry.add_controller(
       {PluginKind::kController, "blinker", "forward, blinking its LED and flipping its tag",
        {{"period", "integer", "10", "ticks between LED changes"},

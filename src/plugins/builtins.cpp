@@ -5,7 +5,9 @@
 #include "control/diffusion.hpp"
 #include "lua/lua_controller.hpp"
 #include "robots/body_parts.hpp"
+#include "robots/camera.hpp"
 #include "robots/proximity_sensor.hpp"
+#include "robots/range_and_bearing.hpp"
 
 namespace fleetsim {
 
@@ -67,6 +69,26 @@ void register_sensors(PluginRegistry& r) {
   r.add_sensor({PluginKind::kSensor, "positioning",
                 "the robot's pose: reals = x, y (metres), theta (radians)", {}},
                [] { return make_positioning_sensor(); });
+  r.add_sensor({PluginKind::kSensor, kRangeAndBearing,
+                "situated communication, receiver: one message per emitting robot within range "
+                "(messages: sender id, the payload it sent last tick, range_m, horizontal and "
+                "vertical bearing), sorted by sender id; scalar = range",
+                {{"range", "real", "3", "reception range, metres, device to device (each device "
+                                        "on the robot's axis at its kind's height)"},
+                 {"data_size", "integer", "10",
+                  "bytes per message, 1 to 4096 (other sizes are cut or padded with zeros)"},
+                 {"blocked_by_obstacles", "bool", "false",
+                  "lose messages whose line between the two robots' centres crosses a wall, box "
+                  "or bitmap edge (robots never block)"}}},
+               [] { return make_range_and_bearing_sensor(); });
+  r.add_sensor({PluginKind::kSensor, kColoredBlobOmnidirectionalCamera,
+                "the lit LEDs of other robots within range as blobs (colour, distance_m, angle), "
+                "by owner id then LED index; disabled until the controller sets *enabled",
+                {{"range", "real", "3", "metres, horizontal distance from the robot's centre "
+                                        "to an LED"},
+                 {"blocked_by_obstacles", "bool", "false",
+                  "hide LEDs behind a wall, box or bitmap edge (robots never hide LEDs)"}}},
+               [] { return make_colored_blob_omnidirectional_camera(); });
 }
 
 void register_actuators(PluginRegistry& r) {
@@ -80,6 +102,11 @@ void register_actuators(PluginRegistry& r) {
                   "RGB LEDs (colors), visible to cameras and the log from the act phase on",
                   {{"count", "integer", "1", "number of LEDs (the foot-bot: 12 ring + 1 beacon)"}}},
                  [] { return make_leds(); });
+  r.add_actuator({PluginKind::kActuator, kRangeAndBearing,
+                  "situated communication, emitter: the payload to broadcast (data, kept until "
+                  "overwritten; constants = data_size), heard by others in the next tick",
+                  {{"data_size", "integer", "10", "payload bytes, 1 to 4096"}}},
+                 [] { return make_range_and_bearing_actuator(); });
 }
 
 void register_controllers(PluginRegistry& r) {

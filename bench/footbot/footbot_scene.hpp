@@ -1,0 +1,59 @@
+// The foot-bot communication benchmark, built in memory: N foot-bots placed uniformly at random
+// in an open square arena of a given density, every one broadcasting on range-and-bearing
+// every tick and steering by what it hears (`rab_flock`, below). Shared by bench/footbot and
+// the bench_smoke integration test.
+//
+// rab_flock (a shared controller, no per-robot state): every tick it broadcasts its id (bytes
+// 0-3, little-endian) and the tick (bytes 4-7), checks that every message it hears carries the
+// previous tick (a message sent in tick t is heard in tick t + 1; counted in
+// payload_errors()), and steers: away from obstacles its proximity rays see in front (as
+// `diffusion`), else toward the neighbours heard farther than `spacing` and away from those
+// nearer (each weighted by its distance to `spacing`). With camera="true" it also enables its
+// camera, lights its beacon (red on even ids, blue on odd ones) and turns its ring LEDs green
+// when it sees more red than blue blobs.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fleetsim/diagnostics.hpp"
+#include "fleetsim/plugin.hpp"
+#include "scenario/experiment.hpp"
+
+namespace fleetsim::bench {
+
+struct FootbotSceneOptions {
+  std::int64_t robots = 10'000;
+  int threads = 2;
+  int engines = 1;                 ///< 1, 2, 4, 8 or 16 (see engine_grid)
+  double seconds = 60;             ///< simulated seconds (10 ticks per second)
+  double density_per_m2 = 1.0;     ///< robots per square metre of arena
+  bool camera = false;             ///< the controller enables the camera and lights LEDs
+  std::uint64_t seed = 1;
+};
+
+/// Side of the square arena, metres: sqrt(robots / density).
+double footbot_arena_side_m(const FootbotSceneOptions& options);
+
+/// The experiment file's text.
+std::string footbot_experiment_xml(const FootbotSceneOptions& options);
+
+/// Messages whose payload did not carry the previous tick, over every rab_flock controller of
+/// the process (0 unless delivery is broken).
+std::uint64_t rab_flock_payload_errors();
+
+/// Adds the `rab_flock` controller to `registry`.
+void register_rab_flock(PluginRegistry& registry);
+
+/// Parses the experiment (as a file in `directory`) with the built-ins and rab_flock.
+std::optional<Experiment> make_footbot_experiment(const FootbotSceneOptions& options,
+                                                  const std::string& directory,
+                                                  PluginRegistry& registry, Diagnostics& diags);
+
+/// Mean number of other robots within `range_m` of a robot (centre to centre), by a sweep over
+/// the robots sorted by x: what each robot hears per tick in the scene's final state.
+double mean_neighbours_within(const WorldState& state, double range_m);
+
+}  // namespace fleetsim::bench
