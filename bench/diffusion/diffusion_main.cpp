@@ -25,6 +25,7 @@
 #include <string>
 
 #include "diffusion_scene.hpp"
+#include "process_usage.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
@@ -32,18 +33,8 @@ namespace {
 
 using fleetsim::bench::DiffusionSceneOptions;
 
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
-
-double peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) * 1024.0;
-}
+using fleetsim::bench::cpu_seconds;
+using fleetsim::bench::peak_rss_bytes;
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "diffusion: " << why

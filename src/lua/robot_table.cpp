@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "lua/named_colors.hpp"
+#include "core/named_colors.hpp"
 
 namespace fleetsim::lua {
 
@@ -621,23 +621,17 @@ int RobotTable::clear_data(lua_State* L) {
   return 0;
 }
 
-int RobotTable::camera_enable(lua_State* L) {
+int RobotTable::camera_switch(lua_State* L, bool on) {
   RobotTable& t = self(L);
   const std::size_t s = *t.camera_;
-  t.stage(L, [s](RobotTable&, RobotIO& io) {
-    if (bool* on = io.sensors[s].enabled) *on = true;
+  t.stage(L, [s, on](RobotTable&, RobotIO& io) {
+    if (bool* enabled = io.sensors[s].enabled) *enabled = on;
   });
   return 0;
 }
 
-int RobotTable::camera_disable(lua_State* L) {
-  RobotTable& t = self(L);
-  const std::size_t s = *t.camera_;
-  t.stage(L, [s](RobotTable&, RobotIO& io) {
-    if (bool* on = io.sensors[s].enabled) *on = false;
-  });
-  return 0;
-}
+int RobotTable::camera_enable(lua_State* L) { return camera_switch(L, true); }
+int RobotTable::camera_disable(lua_State* L) { return camera_switch(L, false); }
 
 // robot.random: ARGoS's signatures, drawing from the robot's counter-based stream.
 

@@ -91,6 +91,7 @@ class RobotTable {
   static int clear_data(lua_State* state);
   static int camera_enable(lua_State* state);
   static int camera_disable(lua_State* state);
+  static int camera_switch(lua_State* state, bool on);
   static int random_uniform(lua_State* state);
   static int random_uniform_int(lua_State* state);
   static int random_bernoulli(lua_State* state);

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/named_colors.hpp"
 #include "core/plugin_loader.hpp"
 #include "core/xml_reader.hpp"
 #include "physics/kinematics2d.hpp"
@@ -31,19 +32,6 @@ std::unique_ptr<Controller> make_controller(const WorldModel& model,
 namespace {
 
 constexpr double kDeg = kPi / 180.0;
-
-std::optional<Color> parse_color(const std::string& s) {
-  static const std::map<std::string, Color> names = {
-      {"black", {0, 0, 0, 255}},      {"white", {255, 255, 255, 255}},
-      {"red", {255, 0, 0, 255}},      {"green", {0, 255, 0, 255}},
-      {"blue", {0, 0, 255, 255}},     {"yellow", {255, 255, 0, 255}},
-      {"cyan", {0, 255, 255, 255}},   {"magenta", {255, 0, 255, 255}},
-      {"orange", {255, 140, 0, 255}}, {"gray", {128, 128, 128, 255}},
-      {"off", {0, 0, 0, 255}}};
-  auto it = names.find(s);
-  if (it != names.end()) return it->second;
-  return std::nullopt;
-}
 
 /// Reads a plug-in element's attributes against the plug-in's documented parameters; missing
 /// ones get their documented defaults. A "path" is resolved against the experiment file.
@@ -633,7 +621,9 @@ class ExperimentParser {
         int k = kind_index(e, kind);
         int c = ctrl.empty() ? -1 : controller_index(e, ctrl);
         auto colour = parse_color(led);
-        if (!colour) e.error("led '" + led + "' is not a colour (expected black, white, red, green, blue, yellow, cyan, magenta, orange, gray or off)");
+        if (!colour)
+          e.error("led '" + led + "' is not a colour (expected a name such as red, green, "
+                  "gray50 or off, or \"r,g,b\"; docs/lua-api.md lists the names)");
         if (!id.empty() && !unique_name(e, id, names)) continue;
         if (k < 0 || c < 0 || !e.has("position")) continue;
         double r = model_->kinds[k].radius_m;

@@ -115,7 +115,7 @@ std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& s
                a.actuator_views, a.near_reach_m);
     }
     for (const auto& act : a.actuators)
-      if (act->acts()) a.any_act = true;
+      if (act->acts()) a.acting.push_back(act.get());
   }
   return out;
 }

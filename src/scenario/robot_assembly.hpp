@@ -24,7 +24,9 @@ struct AssembledKind {
   /// (which never change during a run); the engine copies them per robot.
   std::vector<SensorView> sensor_views;
   std::vector<ActuatorView> actuator_views;
-  bool any_act = false;  ///< some actuator acts (the act phase visits this kind's robots)
+  /// The actuators whose act() does something (asked once here, not per robot and tick); the
+  /// act phase skips robots of kinds where this is empty.
+  std::vector<Actuator*> acting;
   bool assembled = false;  ///< false for kinds the experiment never uses (no parts, no columns)
   double near_reach_m = 0;
 };

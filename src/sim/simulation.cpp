@@ -167,13 +167,20 @@ void Simulation::write_logs() {
   v.robot_y = st.y();
   v.robot_theta = st.theta();
   v.robot_tag = st.robot_tag();
-  std::vector<Color> led(st.robot_count());
-  if (leds_ != kNoColumn) {
-    const std::size_t width = st.robots.desc(leds_).width;
-    auto all = st.robots.span<Color>(leds_);
-    for (std::size_t i = 0; i < led.size(); ++i) led[i] = all[i * width];
+  // The frame log (version 1) carries one LED per robot: the column itself when it is one
+  // wide, else the first LED of each robot (copied; foot-bot rings need the next log format).
+  std::vector<Color> first_led;
+  if (leds_ != kNoColumn && st.robots.desc(leds_).width == 1) {
+    v.robot_led = st.robots.span<Color>(leds_);
+  } else {
+    first_led.resize(st.robot_count());
+    if (leds_ != kNoColumn) {
+      const std::size_t width = st.robots.desc(leds_).width;
+      auto all = st.robots.span<Color>(leds_);
+      for (std::size_t i = 0; i < first_led.size(); ++i) first_led[i] = all[i * width];
+    }
+    v.robot_led = first_led;
   }
-  v.robot_led = led;
   v.object_id = st.object_id();
   v.object_class = st.object_class();
   v.object_x = st.object_x();
@@ -271,10 +278,9 @@ void Simulation::act() {
     const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
     for (std::size_t i = b; i < e; ++i) {
       const AssembledKind& parts = experiment_.parts[kind[i]];
-      if (!parts.any_act) continue;
+      if (parts.acting.empty()) continue;
       const RobotRef robot{static_cast<std::uint32_t>(i), 0, ids[i]};
-      for (const auto& a : parts.actuators)
-        if (a->acts()) a->act(ctx, robot);
+      for (Actuator* a : parts.acting) a->act(ctx, robot);
     }
   });
   // Tags set by controllers are interned here, in robot order, so tag indices (and the log)

@@ -1,4 +1,4 @@
-#include "lua/named_colors.hpp"
+#include "core/named_colors.hpp"
 
 #include <gtest/gtest.h>
 

@@ -63,7 +63,9 @@ TEST(ExamplePlugins, SeekersWithThePluginLightSensorDriveToTheLight) {
   int lit = 0;
   for (std::size_t i = 0; i < s.robot_count(); ++i) {
     const float v = s.robots.span<float>(c)[i];
-    if (s.tags.str(s.robot_tag()[i]) != "seeker") EXPECT_EQ(v, 0.0f);
+    if (s.tags.str(s.robot_tag()[i]) != "seeker") {
+      EXPECT_EQ(v, 0.0f);
+    }
     lit += v > 0.5f;
   }
   EXPECT_GE(lit, 5);

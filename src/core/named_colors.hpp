@@ -1,6 +1,6 @@
 // The colour names a controller may use (ARGoS's CColor names, plus `gray` and `off`), and the
-// "r,g,b" / "r,g,b,a" text form. One table: the Lua API's set_all_colors/set_single_color
-// read it, and any other place that takes a colour by name should too.
+// "r,g,b" / "r,g,b,a" text form. One table: experiment files (`led=`) and the Lua API read it,
+// and any other place that takes a colour by name should too.
 #pragma once
 
 #include <optional>
