@@ -103,13 +103,6 @@ void Simulation::make_controller_instance(std::size_t i) {
   }
 }
 
-Controller* Simulation::controller_of(std::uint32_t row) {
-  const std::size_t c = state_.robot_controller()[row];
-  const std::size_t k = state_.robot_kind()[row];
-  Controller* shared = shared_[c * model_->kinds.size() + k];
-  return shared ? shared : instances_[state_.robot_id()[row]].get();
-}
-
 void Simulation::run_phase(Phase p, const std::function<void()>& body) {
   auto t0 = std::chrono::steady_clock::now();
   try {
@@ -220,6 +213,8 @@ void Simulation::sense_and_control() {
   const std::uint16_t* kind = state_.robot_kind().data();
   const EntityId* ids = state_.robot_id().data();
   const std::uint32_t* tags = state_.robot_tag().data();
+  const std::uint16_t* controller = state_.robot_controller().data();
+  const std::size_t kinds = model_->kinds.size();
   // Robots are visited in the grid's slot order (neighbours adjacent in memory). For each
   // robot its sensors read the world, its actuators expose their commands, and its controller
   // steps; each writes only its own robot's rows, so the order changes nothing in the results.
@@ -252,7 +247,8 @@ void Simulation::sense_and_control() {
       io.rng = CounterRng(model_->seed, robot.id, state_.tick, RandomStream::kController);
       io.tag = &state_.tags.str(tags[i]);
       io.tag_sink = &w;
-      Controller* c = controller_of(i);
+      Controller* c = shared_[controller[i] * kinds + kind[i]];
+      if (!c) c = instances_[robot.id].get();
       try {
         c->step(io);
       } catch (const std::exception& ex) {

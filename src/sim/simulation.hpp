@@ -64,7 +64,6 @@ class Simulation final : private WorldAccess {
   void write_logs();
   void write_headers();
   void make_controller_instance(std::size_t robot_index);
-  Controller* controller_of(std::uint32_t row);
 
   // WorldAccess (for loop functions).
   Tick tick() const override { return state_.tick; }
