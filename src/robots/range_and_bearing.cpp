@@ -107,22 +107,28 @@ class RangeAndBearingSensor final : public Sensor {
       sc.slots[n] = s;
       n += static_cast<std::size_t>((dx * dx + dy * dy <= range2_) & (s != robot.slot));
     });
-    // 2. The emitters among them, within range in 3D.
+    // 2. The emitters among them, within range in 3D (both tests are skipped in the common
+    //    case of one kind, or kinds that all emit at this robot's height).
     sc.rows.clear();
     sc.senders.clear();
     for (std::size_t k = 0; k < n; ++k) {
       const std::uint32_t s = sc.slots[k], row = order[s];
-      const Emitter& e = emitters_[kind[row]];
-      if (!e.emits) continue;
-      const double dx = gx[s] - p.x, dy = gy[s] - p.y, dz = e.height_m - height_;
-      if (dz != 0 && dx * dx + dy * dy + dz * dz > range2_) continue;
+      if (!all_emit_level_) {
+        const Emitter& e = emitters_[kind[row]];
+        if (!e.emits) continue;
+        const double dx = gx[s] - p.x, dy = gy[s] - p.y, dz = e.height_m - height_;
+        if (dx * dx + dy * dy + dz * dz > range2_) continue;
+      }
       sc.rows.push_back(row);
-      sc.senders.push_back(s);
+      sc.senders.push_back(std::uint64_t{row} << 32 | s);
     }
     // The documented order: by sender id (rows are kept sorted by id).
     sort_by_row(sc);
     if (blocked_)
-      std::erase_if(sc.senders, [&](std::uint32_t s) { return w.line_blocked(p, {gx[s], gy[s]}); });
+      std::erase_if(sc.senders, [&](std::uint64_t rs) {
+        const auto s = static_cast<std::uint32_t>(rs);
+        return w.line_blocked(p, {gx[s], gy[s]});
+      });
 
     // 3. Range and bearings in the receiver's frame; the payload is read in place (only the
     //    act phase writes it, so it is stable for the whole sense+control phase).
@@ -131,19 +137,32 @@ class RangeAndBearingSensor final : public Sensor {
     const std::size_t width = w.state().robots.desc(data_).width;
     const std::uint8_t* payload = static_cast<std::uint8_t*>(w.state().robots.data(data_));
     const EntityId* ids = w.state().robot_id().data();
-    sc.messages.resize(sc.senders.size());
-    for (std::size_t k = 0; k < sc.senders.size(); ++k) {
-      const std::uint32_t s = sc.senders[k], row = order[s];
-      const double dx = gx[s] - p.x, dy = gy[s] - p.y;
-      const double dz = emitters_[kind[row]].height_m - height_;
-      const double lx = c * dx + sn * dy, ly = c * dy - sn * dx;
-      RabMessage& m = sc.messages[k];
-      m.sender = ids[row];
-      m.data = {payload + row * width, data_size_};
-      m.range_m = static_cast<float>(std::sqrt(dx * dx + dy * dy + dz * dz));
-      m.horizontal_bearing = static_cast<float>(frame_bearing(lx, ly));
-      m.vertical_bearing =
-          dz == 0 ? 0.0f : static_cast<float>(bearing_atan2(dz, std::sqrt(dx * dx + dy * dy)));
+    // Offsets gathered into arrays, so that the bearings are computed on vectors.
+    const std::size_t m = sc.senders.size();
+    sc.geometry.resize(4 * m);
+    double* dx = sc.geometry.data();
+    double* dy = dx + m;
+    double* dz = dy + m;
+    double* bearing = dz + m;
+    for (std::size_t k = 0; k < m; ++k) {
+      const auto row = static_cast<std::uint32_t>(sc.senders[k] >> 32);
+      const auto s = static_cast<std::uint32_t>(sc.senders[k]);
+      dx[k] = gx[s] - p.x;
+      dy[k] = gy[s] - p.y;
+      dz[k] = all_emit_level_ ? 0.0 : emitters_[kind[row]].height_m - height_;
+    }
+    frame_bearings(m, dx, dy, c, sn, bearing);
+    sc.messages.resize(m);
+    for (std::size_t k = 0; k < m; ++k) {
+      const auto row = static_cast<std::uint32_t>(sc.senders[k] >> 32);
+      const double dh2 = dx[k] * dx[k] + dy[k] * dy[k];
+      RabMessage& msg = sc.messages[k];
+      msg.sender = ids[row];
+      msg.data = {payload + row * width, data_size_};
+      msg.range_m = static_cast<float>(std::sqrt(dh2 + dz[k] * dz[k]));
+      msg.horizontal_bearing = static_cast<float>(bearing[k]);
+      msg.vertical_bearing =
+          dz[k] == 0 ? 0.0f : static_cast<float>(bearing_atan2(dz[k], std::sqrt(dh2)));
     }
     out.messages = sc.messages;
     out.scalar = static_cast<float>(range_);
@@ -158,6 +177,7 @@ class RangeAndBearingSensor final : public Sensor {
       emitters_[k].height_m = model.kinds[k].height_m;
       for (const PartDecl& a : model.kinds[k].actuators)
         if (provides(a, kRangeAndBearing)) emitters_[k].emits = true;
+      all_emit_level_ = all_emit_level_ && emitters_[k].emits && emitters_[k].height_m == height_;
     }
   }
 
@@ -168,10 +188,10 @@ class RangeAndBearingSensor final : public Sensor {
   /// One worker's lists: valid until that worker senses its next robot.
   struct Scratch {
     std::vector<std::uint32_t> slots;    ///< grid slots within range (first n used)
-    std::vector<std::uint32_t> rows;     ///< the senders' rows, then their order
-    std::vector<std::uint32_t> senders;  ///< the senders' grid slots, sorted by row
-    std::vector<std::uint32_t> sorted;
-    std::vector<std::uint64_t> keys;
+    std::vector<std::uint32_t> rows;     ///< the senders' rows (the sort key)
+    std::vector<std::uint64_t> senders;  ///< the senders: row << 32 | grid slot, sorted
+    std::vector<std::uint64_t> sorted;
+    std::vector<double> geometry;  ///< per sender: dx, dy, dz, bearing (4 arrays)
     std::vector<RabMessage> messages;
   };
 
@@ -180,22 +200,18 @@ class RangeAndBearingSensor final : public Sensor {
   /// times faster than a comparison sort at the tens of messages a robot usually hears).
   static void sort_by_row(Scratch& sc) {
     const std::size_t m = sc.rows.size();
-    if (m <= 64) {
-      sc.sorted.resize(m);
-      const std::uint32_t* rows = sc.rows.data();
-      for (std::size_t i = 0; i < m; ++i) {
-        std::uint32_t rank = 0;
-        for (std::size_t j = 0; j < m; ++j) rank += rows[j] < rows[i];
-        sc.sorted[rank] = sc.senders[i];
-      }
-      sc.senders.swap(sc.sorted);
+    if (m > 64) {
+      std::sort(sc.senders.begin(), sc.senders.end());  // the row is in the high bits
       return;
     }
-    std::vector<std::uint64_t>& keys = sc.keys;
-    keys.resize(m);
-    for (std::size_t i = 0; i < m; ++i) keys[i] = std::uint64_t{sc.rows[i]} << 32 | sc.senders[i];
-    std::sort(keys.begin(), keys.end());
-    for (std::size_t i = 0; i < m; ++i) sc.senders[i] = static_cast<std::uint32_t>(keys[i]);
+    sc.sorted.resize(m);
+    const std::uint32_t* rows = sc.rows.data();
+    for (std::size_t i = 0; i < m; ++i) {
+      std::uint32_t rank = 0;
+      for (std::size_t j = 0; j < m; ++j) rank += rows[j] < rows[i];
+      sc.sorted[rank] = sc.senders[i];
+    }
+    sc.senders.swap(sc.sorted);
   }
 
   double range_ = 3, range2_ = 9, height_ = 0;
@@ -205,6 +221,7 @@ class RangeAndBearingSensor final : public Sensor {
   std::vector<Scratch> scratch_;
   std::once_flag kinds_once_;
   std::vector<Emitter> emitters_;
+  bool all_emit_level_ = true;  ///< every kind emits, with its device at this robot's height
 };
 
 }  // namespace
