@@ -24,7 +24,9 @@ class CollisionSensor final : public Sensor {
 
 class PositioningSensor final : public Sensor {
  public:
-  void setup(PartSetup& setup) override { pose_.resize(static_cast<std::size_t>(setup.workers())); }
+  void setup(PartSetup& setup) override {
+    pose_.resize(static_cast<std::size_t>(setup.workers()));
+  }
   void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
     const WorldState& s = engine_world(ctx).state();
     auto& pose = pose_[static_cast<std::size_t>(ctx.worker)];
@@ -104,18 +106,10 @@ class Leds final : public Actuator {
 
 }  // namespace
 
-std::unique_ptr<Actuator> make_leds() {
-  return std::make_unique<Leds>();
-}
+std::unique_ptr<Actuator> make_leds() { return std::make_unique<Leds>(); }
 
-std::unique_ptr<Sensor> make_collision_sensor() {
-  return std::make_unique<CollisionSensor>();
-}
-std::unique_ptr<Sensor> make_positioning_sensor() {
-  return std::make_unique<PositioningSensor>();
-}
-std::unique_ptr<Actuator> make_differential_drive() {
-  return std::make_unique<DifferentialDrive>();
-}
+std::unique_ptr<Sensor> make_collision_sensor() { return std::make_unique<CollisionSensor>(); }
+std::unique_ptr<Sensor> make_positioning_sensor() { return std::make_unique<PositioningSensor>(); }
+std::unique_ptr<Actuator> make_differential_drive() { return std::make_unique<DifferentialDrive>(); }
 
 }  // namespace fleetsim

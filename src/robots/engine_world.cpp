@@ -2,17 +2,13 @@
 
 namespace fleetsim {
 
-EntityId EngineWorld::robot_id(std::uint32_t row) const {
-  return state_->robot_id()[row];
-}
+EntityId EngineWorld::robot_id(std::uint32_t row) const { return state_->robot_id()[row]; }
 
 Vec2 EngineWorld::robot_position(std::uint32_t row) const {
   return {state_->x()[row], state_->y()[row]};
 }
 
-double EngineWorld::robot_heading(std::uint32_t row) const {
-  return state_->theta()[row];
-}
+double EngineWorld::robot_heading(std::uint32_t row) const { return state_->theta()[row]; }
 
 const KindInfo& EngineWorld::robot_kind(std::uint32_t row) const {
   return model_->kinds[state_->robot_kind()[row]];
@@ -44,8 +40,6 @@ double EngineWorld::cast_ray_obstacles(Vec2 o, Vec2 u, double max_t) const {
   return best;
 }
 
-bool EngineWorld::line_blocked(Vec2 a, Vec2 b) const {
-  return index_->segments.blocks(a, b);
-}
+bool EngineWorld::line_blocked(Vec2 a, Vec2 b) const { return index_->segments.blocks(a, b); }
 
 }  // namespace fleetsim
