@@ -23,6 +23,7 @@ packages=(
   libfmt-dev            # formatting
   nlohmann-json3-dev    # JSON summaries and benchmark output
   libcpp-httplib-dev    # viewer HTTP server
+  liblua5.4-dev         # Lua controllers (src/lua links liblua5.4-c++, the build compiled as C++)
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [[ $want_browser == 1 ]]; then

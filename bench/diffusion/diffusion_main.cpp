@@ -1,12 +1,19 @@
 // bench/diffusion: the ARGoS report's diffusion experiment at any size (issue 3).
 //
 //   diffusion --robots N --threads P --engines E --seconds S --log off|frames --seed S
+//             --controller diffusion|lua|random_walk|idle --script FILE.lua
 //
 // Prints one JSON line on stdout (fields below) and the wall seconds of each phase of the
 // step on stderr. Times and CPU usage are those of the main loop only, as the report measured
 // them; `setup_seconds` covers building the arena, placing the robots and the first log frame.
 // `bytes_per_robot` is the growth of the peak resident set over the process's size before
 // setup, divided by N (everything a robot costs: state, index, engine scratch, placement).
+// `cpu_ns_per_robot_step` is the main loop's CPU time over the robot-steps it made.
+//
+// `--controller lua` runs bench/diffusion/diffusion.lua (or --script), the same rule written as
+// an ARGoS Lua script, after a run of the built-in diffusion controller on the same scene; the
+// line then also has `builtin_cpu_ns_per_robot_step` and `lua_extra_cpu_ns_per_robot_step`,
+// what Lua adds to each robot-step.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -41,7 +48,8 @@ double peak_rss_bytes() {
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "diffusion: " << why
             << "\nusage: diffusion [--robots N] [--threads P] [--engines 1|2|4|8|16] "
-               "[--seconds S] [--log off|frames] [--seed S]\n";
+               "[--seconds S] [--log off|frames] [--seed S] [--controller NAME] "
+               "[--script FILE.lua]\n";
   std::exit(fleetsim::kExitUserError);
 }
 
@@ -76,13 +84,39 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
     } else if (a == "--log") {
       if (v != "off" && v != "frames") usage("--log " + v + " (expected off or frames)");
       o.log_frames = v == "frames";
+    } else if (a == "--controller") {
+      o.controller = v;
+    } else if (a == "--script") {
+      o.script = std::filesystem::absolute(v).string();
     } else if (a == "--seed") {
       o.seed = static_cast<std::uint64_t>(integer(0, 0x7fffffffffffffffLL));
     } else {
       usage("unknown option " + a);
     }
   }
+  if (o.controller == "lua" && o.script.empty())
+    o.script = std::string(FLEETSIM_SOURCE_DIR) + "/bench/diffusion/diffusion.lua";
   return o;
+}
+
+/// CPU nanoseconds per robot-step of the main loop of one run of `o` (built-in plug-ins).
+double builtin_run_ns(fleetsim::bench::DiffusionSceneOptions o, const std::string& dir) {
+  using namespace fleetsim;
+  PluginRegistry registry;
+  register_builtins(registry);
+  Diagnostics diags;
+  auto ex = bench::make_diffusion_experiment(o, dir, registry, diags);
+  if (!ex) {
+    diags.print(std::cerr);
+    std::exit(kExitUserError);
+  }
+  Simulation sim(std::move(*ex), registry);
+  sim.start();
+  const double c0 = cpu_seconds();
+  while (!sim.done()) sim.step();
+  const double cpu = cpu_seconds() - c0;
+  sim.finish();
+  return sim.robot_steps() > 0 ? cpu * 1e9 / static_cast<double>(sim.robot_steps()) : 0.0;
 }
 
 }  // namespace
@@ -102,6 +136,15 @@ int main(int argc, char** argv) {
   const std::string dir = tmpl;
   int status = kExitOk;
   try {
+    // The baseline for a Lua run: the built-in controller on the same scene, first.
+    double builtin_ns = 0;
+    if (o.controller == "lua") {
+      DiffusionSceneOptions b = o;
+      b.controller = "diffusion";
+      b.log_frames = false;
+      builtin_ns = builtin_run_ns(b, dir);
+      t0 = Clock::now();
+    }
     PluginRegistry registry;
     register_builtins(registry);
     Diagnostics diags;
@@ -144,9 +187,16 @@ int main(int argc, char** argv) {
         {"rtf", loop_wall > 0 ? sim_seconds / loop_wall : 0.0},
         {"robot_steps_per_second",
          loop_wall > 0 ? static_cast<double>(sim.robot_steps()) / loop_wall : 0.0},
+        {"controller", o.controller},
+        {"cpu_ns_per_robot_step",
+         sim.robot_steps() > 0 ? cpu * 1e9 / static_cast<double>(sim.robot_steps()) : 0.0},
         {"peak_rss_mb", peak / (1024.0 * 1024.0)},
         {"bytes_per_robot", n > 0 ? (peak - rss0) / n : 0.0},
         {"state_hash", hash}};
+    if (o.controller == "lua") {
+      j["builtin_cpu_ns_per_robot_step"] = builtin_ns;
+      j["lua_extra_cpu_ns_per_robot_step"] = j["cpu_ns_per_robot_step"].get<double>() - builtin_ns;
+    }
     std::cout << j.dump() << std::endl;
     std::cerr << "phases (wall s):";
     for (int p = 0; p < kPhaseCount; ++p)

@@ -118,6 +118,8 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
   if (o.controller == "diffusion")
     x += "    <controller id=\"c\" type=\"diffusion\" alpha_degrees=\"7.5\" delta=\"0.1\" "
          "speed=\"0.1\"/>\n";
+  else if (o.controller == "lua")
+    x += "    <controller id=\"c\" type=\"lua\" script=\"" + o.script + "\"/>\n";
   else
     x += "    <controller id=\"c\" type=\"" + o.controller + "\"/>\n";
   x += "  </controllers>\n";

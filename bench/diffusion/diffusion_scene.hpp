@@ -21,7 +21,8 @@ struct DiffusionSceneOptions {
   double seconds = 60;      ///< simulated seconds
   bool log_frames = false;  ///< write a frame log every tick into the scene directory
   std::uint64_t seed = 1;
-  std::string controller = "diffusion";  ///< controller type (e.g. random_walk, a plug-in)
+  std::string controller = "diffusion";  ///< controller type (e.g. random_walk, lua, a plug-in)
+  std::string script;  ///< for controller "lua": the script's absolute path
 };
 
 /// Side of the square arena, metres: 40 m up to 100,000 robots, then growing so the density

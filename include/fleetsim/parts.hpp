@@ -165,7 +165,8 @@ class Sensor {
   /// Reads parameters, declares columns. Once per kind, before the run.
   virtual void setup(PartSetup& setup) = 0;
   /// Sense phase: computes `robot`'s readings and points `out`'s spans at them (own columns
-  /// or per-worker scratch). Called concurrently for different robots.
+  /// or per-worker scratch). Called concurrently for different robots. `out` may still hold
+  /// the previous robot's view of this part: set every field you use, every time.
   virtual void sense(const PartContext& ctx, RobotRef robot, SensorView& out) = 0;
 };
 

@@ -219,8 +219,14 @@ int list_command(bool json, const std::vector<std::string>& libraries) {
       for (const auto& p : i.params)
         params.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value},
                           {"doc", p.doc}});
+      nlohmann::json columns = nlohmann::json::array();
+      if (i.kind == PluginKind::kSensor || i.kind == PluginKind::kActuator)
+        for (const auto& c : part_columns(reg, i.kind, i.name))
+          columns.push_back({{"name", c.name}, {"type", to_string(c.type)}, {"width", c.width},
+                             {"hashed", c.hashed}, {"logged", c.logged}, {"doc", c.doc}});
       out.push_back({{"kind", to_string(i.kind)}, {"name", i.name},
-                     {"description", i.description}, {"params", params}});
+                     {"interface", i.interface.empty() ? i.name : i.interface},
+                     {"description", i.description}, {"params", params}, {"columns", columns}});
     }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
@@ -242,8 +248,16 @@ int list_command(bool json, const std::vector<std::string>& libraries) {
               << (i.origin == "built-in" ? "" : "  [" + i.origin + "]") << "\n";
     for (const auto& p : i.params)
       std::cout << "      " << p.name << " (" << p.type << ", default "
-                << (p.default_value.empty() ? "required" : p.default_value) << "): " << p.doc
+                << (p.default_value.empty() ? (p.type == "string" ? "none" : "required") : p.default_value) << "): " << p.doc
                 << "\n";
+    if (i.kind == PluginKind::kSensor || i.kind == PluginKind::kActuator) {
+      if (!i.interface.empty() && i.interface != i.name)
+        std::cout << "      provides: " << i.interface << "\n";
+      for (const auto& c : part_columns(reg, i.kind, i.name))
+        std::cout << "      column " << c.name << ": " << to_string(c.type) << " x " << c.width
+                  << (c.logged ? ", logged" : "") << (c.hashed ? "" : ", not hashed") << " — "
+                  << c.doc << "\n";
+    }
   }
   std::cout << "\nPlug-in libraries named in an experiment's <plugins> add their own entries.\n";
   return kExitOk;

@@ -27,7 +27,10 @@ class DiffusionController final : public Controller {
     const SensorView& prox = io.sensor(proximity_);
     const float realization = collision_ ? io.sensor(*collision_).scalar : 1.0f;
     std::span<double> wheels = io.actuator(wheels_).values;
-    diffusion_step(params_, prox.values, prox.directions, realization, wheels[0], wheels[1]);
+    if (prox.values.size() == 8)
+      diffusion_step<8>(params_, prox.values, prox.directions, realization, wheels[0], wheels[1]);
+    else
+      diffusion_step(params_, prox.values, prox.directions, realization, wheels[0], wheels[1]);
   }
 
  private:

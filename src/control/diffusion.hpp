@@ -32,13 +32,19 @@ struct DiffusionParams {
 };
 
 /// One robot's control step: readings in, wheel commands out. Pure and allocation-free.
+/// N > 0: a compile-time ray count (the sum unrolls); N = 0: proximity.size() rays. The sum is
+/// in ray order either way, so both give the same bits.
+template <std::size_t N = 0>
 inline void diffusion_step(const DiffusionParams& prm, std::span<const float> proximity,
                            std::span<const Vec2> directions, float realization, double& left,
                            double& right) {
+  const std::size_t n = N > 0 ? N : proximity.size();
+  const float* p = proximity.data();
+  const Vec2* d = directions.data();
   double vx = 0, vy = 0;
-  for (std::size_t k = 0; k < proximity.size(); ++k) {
-    vx += proximity[k] * directions[k].x;
-    vy += proximity[k] * directions[k].y;
+  for (std::size_t k = 0; k < n; ++k) {
+    vx += p[k] * d[k].x;
+    vy += p[k] * d[k].y;
   }
   double len2 = vx * vx + vy * vy;
   // Inside the cone: the angle of (vx, vy) to the heading is below alpha.

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "control/diffusion.hpp"
+#include "lua/lua_controller.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
 #include "robots/proximity_sensor.hpp"
@@ -123,6 +124,12 @@ void register_controllers(PluginRegistry& r) {
                     {{"speed", "real", "0.1", "wheel speed, m/s"},
                      {"turn_probability", "real", "0.1", "chance per tick of starting a turn"}}},
                    [] { return make_random_walk_controller(); });
+  r.add_controller({PluginKind::kController, "lua",
+                    "a Lua 5.4 script with ARGoS's Lua robot API (robot.proximity, robot.wheels, "
+                    "robot.leds, robot.range_and_bearing, ...; docs/lua-api.md), one Lua state "
+                    "per robot",
+                    {{"script", "path", "", "the Lua file, relative to the experiment file"}}},
+                   [] { return make_lua_controller(); });
 }
 
 }  // namespace

@@ -51,12 +51,14 @@ class DifferentialDrive final : public Actuator {
                             "wheel speed commands: left, right, m/s", "differential_drive"});
   }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
-    out.values = {engine_world(ctx).column<double>(column_) + 2 * std::size_t{robot.row}, 2};
+    auto* w = static_cast<double*>(engine_world(ctx).state().robots.data(column_));
+    out.values = {w + 2 * std::size_t{robot.row}, 2};
     out.constants = constants_;
   }
   void act(const PartContext& ctx, RobotRef robot) override {
     WorldState& s = engine_world(ctx).state();
-    const double* w = engine_world(ctx).column<double>(column_) + 2 * std::size_t{robot.row};
+    const auto* w =
+        static_cast<const double*>(s.robots.data(column_)) + 2 * std::size_t{robot.row};
     const double max = constants_[1];
     const double l = std::clamp(w[0], -max, max);
     const double r = std::clamp(w[1], -max, max);
@@ -88,15 +90,15 @@ class Leds final : public Actuator {
                              "LED colours set by the controller this tick", "leds"});
   }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
-    const EngineWorld& w = engine_world(ctx);
-    const std::size_t width = w.state().robots.desc(command_).width;
-    out.colors = {w.column<Color>(command_) + robot.row * width, count_};
+    ColumnStore& store = engine_world(ctx).state().robots;
+    const std::size_t width = store.desc(command_).width;
+    out.colors = {static_cast<Color*>(store.data(command_)) + robot.row * width, count_};
   }
   void act(const PartContext& ctx, RobotRef robot) override {
-    const EngineWorld& w = engine_world(ctx);
-    const std::size_t width = w.state().robots.desc(command_).width;
-    const Color* from = w.column<Color>(command_) + robot.row * width;
-    std::copy(from, from + count_, w.column<Color>(visible_) + robot.row * width);
+    ColumnStore& store = engine_world(ctx).state().robots;
+    const std::size_t width = store.desc(command_).width;
+    const Color* from = static_cast<const Color*>(store.data(command_)) + robot.row * width;
+    std::copy(from, from + count_, static_cast<Color*>(store.data(visible_)) + robot.row * width);
   }
 
  private:

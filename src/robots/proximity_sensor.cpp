@@ -20,6 +20,8 @@ void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double the
                double range, const RayLayout& dir, int n_runtime, float* out) {
   const int n = N > 0 ? N : n_runtime;
   const double ct = std::cos(theta), st = std::sin(theta);
+  const double* dcos = dir.cos.data();
+  const double* dsin = dir.sin.data();
   // Sensor directions in the world frame, and the nearest hit per ray.
   // (Separate x and y arrays so the ray loop below vectorises.)
   constexpr int kCap = N > 0 ? N : kMaxRays;
@@ -28,7 +30,7 @@ void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double the
   alignas(64) double best[kCap];
   Vec2 u[kCap], o[kCap];
   for (int k = 0; k < n; ++k) {
-    u[k] = {ct * dir.cos[k] - st * dir.sin[k], st * dir.cos[k] + ct * dir.sin[k]};
+    u[k] = {ct * dcos[k] - st * dsin[k], st * dcos[k] + ct * dsin[k]};
     o[k] = p + u[k] * r;
     ux[k] = u[k].x, uy[k] = u[k].y, ox[k] = o[k].x, oy[k] = o[k].y;
     best[k] = range;
@@ -187,8 +189,9 @@ class ProximitySensor final : public Sensor {
 
   void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
     const EngineWorld& w = engine_world(ctx);
-    const std::size_t width = w.state().robots.desc(column_).width;
-    float* values = w.column<float>(column_) + static_cast<std::size_t>(robot.row) * width;
+    ColumnStore& store = w.state().robots;
+    const std::size_t width = store.desc(column_).width;
+    float* values = static_cast<float*>(store.data(column_)) + std::size_t{robot.row} * width;
     read_proximity_slot(w.state(), w.index(), robot.slot, radius_, range_, layout_, values);
     if (noise_ > 0) {
       CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kSensorNoise);

@@ -120,6 +120,29 @@ std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& s
   return out;
 }
 
+std::vector<ColumnDesc> part_columns(const PluginRegistry& registry, PluginKind what,
+                                     const std::string& type) {
+  const PluginInfo* info = registry.find(what, type);
+  if (!info) return {};
+  std::map<std::string, std::string> defaults;
+  for (const auto& p : info->params)
+    if (!p.default_value.empty()) defaults[p.name] = p.default_value;
+  WorldModel model;
+  RobotKind kind;
+  kind.name = "probe";
+  kind.radius_m = 0.035;
+  kind.max_speed_m_per_s = 0.13;
+  PartDecl part{info->interface.empty() ? type : info->interface, type, "", Params(defaults), {}};
+  part.interface = part.name;
+  (what == PluginKind::kSensor ? kind.sensors : kind.actuators).push_back(part);
+  model.kinds.push_back(kind);
+  WorldState state;
+  Diagnostics diags;
+  assemble_kinds(model, state, registry, 1, {true}, diags);
+  const auto& schema = state.robots.schema();
+  return {schema.begin() + body::kCount, schema.end()};
+}
+
 namespace {
 template <class Views>
 std::optional<std::size_t> find_part(const Views& views, std::string_view name,

@@ -40,6 +40,11 @@ std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& s
                                           const PluginRegistry& registry, int workers,
                                           const std::vector<bool>& used, Diagnostics& diags);
 
+/// The columns a sensor or actuator type declares with its default parameters (on a kind
+/// with the e-puck's body): what `fleetsim list` prints, from the part's own declaration.
+std::vector<ColumnDesc> part_columns(const PluginRegistry& registry, PluginKind kind,
+                                     const std::string& type);
+
 /// The ControllerSetup of one robot (or, for a shared controller, of its kind).
 class KindControllerSetup final : public ControllerSetup {
  public:

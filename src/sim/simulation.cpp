@@ -219,19 +219,21 @@ void Simulation::sense_and_control() {
   pool_.parallel_for(n, 256, [&](std::size_t b, std::size_t e, int worker) {
     Worker& w = *workers_[static_cast<std::size_t>(worker)];
     const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
+    std::uint32_t last_kind = 0xffffffffu;
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
       const RobotRef robot{i, static_cast<std::uint32_t>(s), ids[i]};
       const AssembledKind& parts = experiment_.parts[kind[i]];
       const std::size_t ns = parts.sensors.size(), na = parts.actuators.size();
-      for (std::size_t j = 0; j < ns; ++j) {
-        w.sensors[j] = parts.sensor_views[j];
-        parts.sensors[j]->sense(ctx, robot, w.sensors[j]);
+      // Fresh views when the kind changes; a part refills the same fields for every robot of
+      // its kind, so within a run of one kind the views need no reset.
+      if (kind[i] != last_kind) {
+        std::copy(parts.sensor_views.begin(), parts.sensor_views.end(), w.sensors.begin());
+        std::copy(parts.actuator_views.begin(), parts.actuator_views.end(), w.actuators.begin());
+        last_kind = kind[i];
       }
-      for (std::size_t j = 0; j < na; ++j) {
-        w.actuators[j] = parts.actuator_views[j];
-        parts.actuators[j]->bind(ctx, robot, w.actuators[j]);
-      }
+      for (std::size_t j = 0; j < ns; ++j) parts.sensors[j]->sense(ctx, robot, w.sensors[j]);
+      for (std::size_t j = 0; j < na; ++j) parts.actuators[j]->bind(ctx, robot, w.actuators[j]);
       RobotIO io;
       io.id = robot.id;
       io.row = i;

@@ -1,0 +1,132 @@
+#include "lua/lua_controller.hpp"
+
+#include <lua.hpp>
+
+#include <stdexcept>
+
+namespace fleetsim {
+
+namespace lua {
+
+namespace {
+// Stack slots: the message handler, the globals table and the string "step" (so the call of
+// every tick finds the function without hashing its name).
+constexpr int kMessageHandler = 1;
+constexpr int kGlobals = 2;
+constexpr int kStepName = 3;
+
+/// Runs `f` when the scope ends (the step's cleanup on every path).
+template <class F>
+struct AtExit {
+  F f;
+  ~AtExit() { f(); }
+};
+template <class F>
+AtExit(F) -> AtExit<F>;
+}  // namespace
+
+LuaController::~LuaController() = default;
+
+void LuaController::init(const Params& params, const ControllerSetup& setup) {
+  script_ = params.text("script");
+  if (script_.empty())
+    throw SetupError("the lua controller needs a script (expected script=\"file.lua\")");
+  id_ = setup.robot();
+  state_ = new_state(script_);
+  lua_State* L = state_.get();
+  push_message_handler(L, &error_);
+  lua_pushglobaltable(L);
+  lua_pushliteral(L, "step");
+  // ARGoS gives the robot's name; a ControllerSetup knows only its id. The parser's check of
+  // the script (before any robot exists) has no robot: robot.id is "" there.
+  robot_ = std::make_unique<RobotTable>(L, setup, id_ == kNoEntity ? "" : std::to_string(id_),
+                                        log_);
+  // Draws in init and reset: a fixed stream per robot (tick -1). The experiment's seed is not
+  // known here; see docs/lua-api.md.
+  robot_->set_rng_outside_step(CounterRng(0, id_, -1, RandomStream::kController));
+
+  ScriptError e;
+  if (!load_script(L, script_, e)) throw SetupError(e.text, e.file, e.line);
+  if (lua_pcall(L, 0, 0, kMessageHandler) != LUA_OK) {
+    lua_pop(L, 1);
+    if (error_.file.empty())
+      throw SetupError("the script '" + script_ + "' failed while loading: " + error_.text);
+    throw SetupError(error_.text, error_.file, error_.line);
+  }
+  lua_getglobal(L, "step");
+  const bool has_step = lua_isfunction(L, -1);
+  lua_pop(L, 1);
+  if (!has_step)
+    throw SetupError("the script '" + script_ +
+                     "' defines no global function step() (expected `function step() ... end`)");
+  call("init", false);
+  // What loading left behind (the source text, the parser's tables) would otherwise stay until
+  // the collector's next cycle, in every robot's state.
+  lua_gc(L, LUA_GCCOLLECT);
+}
+
+bool LuaController::call(const char* name, bool required) {
+  lua_State* L = state_.get();
+  int type = LUA_TNIL;
+  if (required) {  // step
+    lua_pushvalue(L, kStepName);
+    type = lua_rawget(L, kGlobals);
+  }
+  if (type == LUA_TNIL) {
+    lua_pop(L, required ? 1 : 0);
+    type = lua_getglobal(L, name);
+  }
+  if (type != LUA_TFUNCTION && !required) {
+    lua_pop(L, 1);
+    return false;
+  }
+  if (lua_pcall(L, 0, 0, kMessageHandler) == LUA_OK) return true;
+  lua_pop(L, 1);
+  const std::string where = error_.file.empty() ? script_ + ": " : "";
+  if (std::string(name) == "init") {
+    if (error_.file.empty())
+      throw SetupError("the script '" + script_ + "' failed in init(): " + error_.text);
+    throw SetupError(error_.text, error_.file, error_.line);
+  }
+  throw std::runtime_error(where + error_.str());
+}
+
+void LuaController::step(RobotIO& io) {
+  AtExit unbind{[this] { robot_->end_step(); }};
+  robot_->begin_step(io);
+  call("step", true);
+}
+
+void LuaController::reset() {
+  if (state_) call("reset", false);
+}
+
+void LuaController::destroy() {
+  if (!state_ || destroyed_) return;
+  destroyed_ = true;
+  try {
+    // The parser's check instance (no robot) never ran: its script is not told it ends.
+    if (id_ != kNoEntity) call("destroy", false);
+  } catch (const std::exception& e) {
+    // The run is over: report, but do not turn a finished run into a failed one.
+    (log_ ? log_ : LogSink(write_log_line))(true, std::to_string(id_),
+                                            std::string("error in destroy(): ") + e.what());
+  }
+  robot_.reset();
+  state_.reset();
+}
+
+std::size_t LuaController::memory_bytes() const {
+  if (!state_) return 0;
+  lua_State* L = state_.get();
+  return static_cast<std::size_t>(lua_gc(L, LUA_GCCOUNT)) * 1024 +
+         static_cast<std::size_t>(lua_gc(L, LUA_GCCOUNTB));
+}
+
+}  // namespace lua
+
+std::unique_ptr<Controller> make_lua_controller() {
+  return std::make_unique<lua::LuaController>();
+}
+
+}  // namespace fleetsim

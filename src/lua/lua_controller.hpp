@@ -1,0 +1,57 @@
+// `lua`: a controller written in Lua 5.4 against ARGoS's Lua robot API (docs/lua-api.md).
+//
+// XML parameters (attributes of <controller type="lua">):
+//   script  path  (required)  the Lua file, relative to the experiment file
+//
+// One Lua state per robot (the controller is per robot): a script keeps its robot's state in
+// globals, as ARGoS scripts do, and robots step concurrently on different workers without
+// sharing anything. Loading: the script is compiled and run once per robot, then its init()
+// is called; a syntax error, a missing file, a script without step() or an error in init()
+// is a SetupError (at the script's file and line when there is one). During the run an error
+// in step() is a std::runtime_error whose message starts with "file:line:".
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "fleetsim/controller.hpp"
+#include "lua/robot_table.hpp"
+#include "lua/script.hpp"
+
+namespace fleetsim {
+
+namespace lua {
+
+class LuaController final : public Controller {
+ public:
+  /// `log` receives log()/logerr() lines (default: stdout/stderr).
+  explicit LuaController(LogSink log = {}) : log_(std::move(log)) {}
+  ~LuaController() override;
+  void init(const Params& params, const ControllerSetup& setup) override;
+  void step(RobotIO& io) override;
+  void reset() override;
+  void destroy() override;
+
+  /// Bytes the Lua state uses now (for measurements and tests).
+  std::size_t memory_bytes() const;
+
+ private:
+  /// Calls the global function `name` if the script defines it (returns false if not); on a
+  /// Lua error fills error_ and throws what `make` returns.
+  bool call(const char* name, bool required);
+
+  LogSink log_;
+  std::string script_;
+  lua::ScriptError error_;   // written by the message handler (slot 1 of the stack)
+  lua::StatePtr state_;
+  std::unique_ptr<lua::RobotTable> robot_;
+  EntityId id_ = kNoEntity;
+  bool destroyed_ = false;
+};
+
+}  // namespace lua
+
+/// A new `lua` controller (the registry's factory).
+std::unique_ptr<Controller> make_lua_controller();
+
+}  // namespace fleetsim

@@ -1,0 +1,133 @@
+// The `robot` table a Lua controller sees: ARGoS's Lua foot-bot API over fleetsim's parts.
+//
+// Which sub-tables exist depends on the robot's kind: a part is found by its interface
+// (SensorView::type / ActuatorView::type), the first one of each interface is used.
+//
+//   interface                              table                                   units
+//   sensor proximity                       robot.proximity[i].value / .angle        [0,1], rad
+//   sensor collision                       robot.collision.realization, [i].angle   [0,1], rad
+//   sensor positioning                     robot.positioning.position / .orientation  m
+//   sensor range_and_bearing               robot.range_and_bearing[i]...            cm, rad
+//   sensor colored_blob_omnidirectional_camera  robot.colored_blob_omnidirectional_camera[i]  cm
+//   actuator differential_drive            robot.wheels.set_velocity, .axis_length  cm/s, cm
+//   actuator leds                          robot.leds.set_all_colors / set_single_color
+//   actuator range_and_bearing             robot.range_and_bearing.set_data / clear_data
+//   always                                 robot.id, robot.random, log(), logerr()
+//
+// Layout: the tables the engine refreshes every tick sit at fixed slots of the state's stack
+// (below anything a call pushes), and their keys are interned strings kept in slots too, so a
+// refresh is raw sets of numbers into existing tables: no table, string or closure is made per
+// tick once the largest message and blob counts have been seen. Owned by one controller (one
+// robot); used only from the thread that steps that robot.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetsim/controller.hpp"
+
+struct lua_State;
+
+namespace fleetsim::lua {
+
+/// Where log() and logerr() lines go: (is_error, robot id, the line without newline).
+using LogSink = std::function<void(bool, std::string_view, std::string_view)>;
+
+/// Writes log() lines to stdout and logerr() lines to stderr, each as "[id] text\n" in one
+/// write (lines of robots on different threads never mix; their order may).
+void write_log_line(bool error, std::string_view robot, std::string_view text);
+
+class RobotTable {
+ public:
+  /// Builds the global `robot` table (and `log`, `logerr`) for the robot of `setup` in `state`,
+  /// pushing its slots onto the state's stack. `robot_name` becomes robot.id.
+  RobotTable(lua_State* state, const ControllerSetup& setup, std::string robot_name,
+             LogSink log);
+  RobotTable(const RobotTable&) = delete;
+  RobotTable& operator=(const RobotTable&) = delete;
+
+  /// Before the script's step: binds `io` (actuator calls write its views, robot.random draws
+  /// from io.rng), applies commands given outside a step, and copies the readings in.
+  void begin_step(RobotIO& io);
+  /// After the script's step (also after an error): unbinds io.
+  void end_step();
+  /// Draws of robot.random outside a step (in init and reset) come from this generator.
+  void set_rng_outside_step(CounterRng rng) { outside_rng_ = rng; }
+
+ private:
+  // Stack slots of the tables and keys (absolute indices).
+  struct Slots {
+    int keys = 0;  ///< first key string; key k is at keys + k
+    int proximity = 0, collision = 0, positioning = 0, position = 0, orientation = 0;
+    int rab = 0, rab_pool = 0, camera = 0, camera_pool = 0, wheels = 0;
+  };
+
+  void add_key_slots();
+  void build_sensor(std::string_view type, std::size_t index);
+  void build_actuator(std::string_view type, std::size_t index);
+  void add_function(int table, const char* name, int (*f)(lua_State*));
+  int new_slot_table(const char* field_in_robot, int robot);
+
+  void refresh_proximity(const SensorView& v);
+  void refresh_collision(const SensorView& v);
+  void refresh_positioning(const SensorView& v);
+  void refresh_rab(const SensorView& v);
+  void refresh_camera(const SensorView& v);
+  void refresh_constants(RobotIO& io);
+  /// Points robot.<array>[1..n] at pooled tables (made on first need) and clears the rest.
+  void resize_array(int array, int pool, std::size_t n, std::size_t& shown, void (*make)(lua_State*));
+  void set_number(int table, int key, double value);
+
+  // The C functions of the API; upvalue 1 is the RobotTable.
+  static RobotTable& self(lua_State* state);
+  static int set_velocity(lua_State* state);
+  static int set_all_colors(lua_State* state);
+  static int set_single_color(lua_State* state);
+  static int set_data(lua_State* state);
+  static int clear_data(lua_State* state);
+  static int camera_enable(lua_State* state);
+  static int camera_disable(lua_State* state);
+  static int random_uniform(lua_State* state);
+  static int random_uniform_int(lua_State* state);
+  static int random_bernoulli(lua_State* state);
+  static int random_gaussian(lua_State* state);
+  static int random_exponential(lua_State* state);
+  static int random_poisson(lua_State* state);
+  static int math_random(lua_State* state);
+  static int math_randomseed(lua_State* state);
+  static int ordered_pairs(lua_State* state);
+  static int log_info(lua_State* state);
+  static int log_error(lua_State* state);
+  static int write_log(lua_State* state, bool error);
+
+  CounterRng& rng() { return io_ ? io_->rng : outside_rng_; }
+  /// Runs an actuator command now during a step; outside one (init, reset) keeps it for the
+  /// start of the next step, when the parts' sizes (LED count, payload bytes) are known.
+  template <class Apply>
+  void stage(lua_State* state, Apply apply);
+
+  lua_State* state_;
+  std::string name_;
+  LogSink log_;
+  Slots slot_;
+  RobotIO* io_ = nullptr;
+  CounterRng outside_rng_{0, 0, -1, RandomStream::kController};
+  std::vector<std::function<void(RobotTable&, RobotIO&)>> staged_;  ///< see stage()
+
+  // Parts by interface (indices into RobotIO::sensors / actuators).
+  std::optional<std::size_t> proximity_, collision_, positioning_, rab_in_, camera_;
+  std::optional<std::size_t> wheels_, leds_, rab_out_;
+
+  // What the tables show now, to write only what changed.
+  std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;
+  std::size_t rab_pool_size_ = 0, camera_pool_size_ = 0;
+  std::vector<float> proximity_angles_;
+  int ray_slot0_ = 0;  ///< stack slot of ray 1's table (0 until the first step)
+  double axis_length_shown_ = -1;
+};
+
+}  // namespace fleetsim::lua

@@ -1,0 +1,216 @@
+#include "lua/script.hpp"
+
+#include <lua.hpp>
+
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace fleetsim::lua {
+
+void StateCloser::operator()(lua_State* state) const { lua_close(state); }
+
+std::string ScriptError::str() const {
+  if (file.empty()) return text;
+  return file + ":" + std::to_string(line) + ": " + text;
+}
+
+namespace {
+
+int forbidden_exit(lua_State* state) {
+  return luaL_error(state,
+                    "os.exit() is not available to a controller (the run would stop without "
+                    "its log; raise an error with error() instead)");
+}
+
+/// Length of "<digits>: " at the start of `s`, or 0.
+std::size_t line_tag_length(std::string_view s, int& line) {
+  std::size_t i = 0;
+  line = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i < 9)
+    line = line * 10 + (s[i++] - '0');
+  if (i == 0 || i + 1 >= s.size() || s[i] != ':' || s[i + 1] != ' ') return 0;
+  return i + 2;
+}
+
+/// True when `shown` is how Lua shows `path` in messages: whole, or "..." and its tail.
+bool shows_path(std::string_view shown, std::string_view path) {
+  if (shown == path) return true;
+  if (shown.size() > 3 && shown.substr(0, 3) == "...") {
+    std::string_view tail = shown.substr(3);
+    return path.size() >= tail.size() && path.substr(path.size() - tail.size()) == tail;
+  }
+  return false;
+}
+
+/// A Lua frame with a current line.
+struct Frame {
+  std::string file;       ///< full path for file chunks, else Lua's short name
+  std::string short_src;  ///< as Lua writes it in messages
+  int line = 0;
+};
+
+/// The message handler: finds which frame the message's "src:line:" prefix names (or the
+/// innermost frame with a line), and rewrites the prefix with the full path.
+int message_handler(lua_State* state) {
+  auto* error = static_cast<ScriptError*>(lua_touserdata(state, lua_upvalueindex(1)));
+  std::string text;
+  if (const char* m = lua_tostring(state, 1)) {
+    text = m;
+  } else if (luaL_callmeta(state, 1, "__tostring") && lua_type(state, -1) == LUA_TSTRING) {
+    text = lua_tostring(state, -1);
+  } else {
+    text = std::string("(error object is a ") + luaL_typename(state, 1) + " value)";
+  }
+  std::vector<Frame> frames;
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(state, level, &ar); ++level) {
+    lua_getinfo(state, "Sl", &ar);
+    if (ar.currentline <= 0) continue;
+    Frame f;
+    f.short_src = ar.short_src;
+    f.file = ar.source && ar.source[0] == '@' ? std::string(ar.source + 1) : f.short_src;
+    f.line = ar.currentline;
+    frames.push_back(std::move(f));
+  }
+  ScriptError e;
+  e.text = text;
+  for (const Frame& f : frames) {
+    const std::string prefix = f.short_src + ":" + std::to_string(f.line) + ": ";
+    if (text.compare(0, prefix.size(), prefix) == 0) {
+      e = {f.file, f.line, text.substr(prefix.size())};
+      break;
+    }
+  }
+  if (e.file.empty() && !frames.empty()) {
+    // An error raised with a level that points nowhere, or by a C function without luaL_where:
+    // the innermost line of the script is the best place to send the user.
+    e.file = frames.front().file;
+    e.line = frames.front().line;
+  }
+  if (error) *error = e;
+  lua_pushstring(state, e.str().c_str());
+  return 1;
+}
+
+}  // namespace
+
+namespace {
+
+/// Libraries opened when the script first names them: most controllers never touch io, os,
+/// debug, coroutine, utf8 or require, and each costs 1-2 KiB in every robot's state.
+struct LazyLibrary {
+  const char* global;  ///< the global whose first read opens it
+  const char* name;
+  lua_CFunction open;
+};
+constexpr LazyLibrary kLazyLibraries[] = {
+    {"io", LUA_IOLIBNAME, luaopen_io},           {"os", LUA_OSLIBNAME, luaopen_os},
+    {"debug", LUA_DBLIBNAME, luaopen_debug},     {"coroutine", LUA_COLIBNAME, luaopen_coroutine},
+    {"utf8", LUA_UTF8LIBNAME, luaopen_utf8},     {"package", LUA_LOADLIBNAME, luaopen_package},
+    {"require", LUA_LOADLIBNAME, luaopen_package}};
+
+/// Adjusts a library as fleetsim wants it, right after it is opened (on top of the stack).
+void adjust_library(lua_State* L, std::string_view name) {
+  if (name == LUA_OSLIBNAME) {
+    lua_pushcfunction(L, forbidden_exit);
+    lua_setfield(L, -2, "exit");
+  } else if (name == LUA_LOADLIBNAME) {
+    // package.path: the script's folder first, as ARGoS does (upvalue 1 of the loader).
+    const std::string dir = lua_tostring(L, lua_upvalueindex(1));
+    lua_getfield(L, -1, "path");
+    const std::string path = dir + "/?.lua;" + dir + "/?/init.lua;" + lua_tostring(L, -1);
+    lua_pop(L, 1);
+    lua_pushstring(L, path.c_str());
+    lua_setfield(L, -2, "path");
+  }
+}
+
+/// __index of _G: opens a lazy library on its first use, then it is an ordinary global.
+int open_lazy_library(lua_State* L) {
+  const char* key = lua_tostring(L, 2);
+  if (!key || lua_type(L, 2) != LUA_TSTRING) return 0;
+  for (const LazyLibrary& lib : kLazyLibraries) {
+    if (std::strcmp(key, lib.global) != 0) continue;
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    const bool opened = lua_getfield(L, -1, lib.name) != LUA_TNIL;
+    lua_pop(L, 2);
+    if (!opened) {
+      luaL_requiref(L, lib.name, lib.open, 1);
+      adjust_library(L, lib.name);
+      lua_pop(L, 1);
+    }
+    lua_rawget(L, 1);  // the library's global (or `require`), now set
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+StatePtr new_state(const std::string& script_path) {
+  StatePtr state(luaL_newstate());
+  if (!state) throw std::bad_alloc();
+  lua_State* L = state.get();
+  for (const luaL_Reg& lib : {luaL_Reg{LUA_GNAME, luaopen_base}, {LUA_TABLIBNAME, luaopen_table},
+                              {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math}}) {
+    luaL_requiref(L, lib.name, lib.func, 1);
+    lua_pop(L, 1);
+  }
+  const std::size_t slash = script_path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : script_path.substr(0, slash);
+  lua_pushglobaltable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushstring(L, dir.c_str());
+  lua_pushcclosure(L, open_lazy_library, 1);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
+  return state;
+}
+
+void push_message_handler(lua_State* state, ScriptError* error) {
+  lua_pushlightuserdata(state, error);
+  lua_pushcclosure(state, message_handler, 1);
+}
+
+ScriptError split_compile_error(std::string_view message, const std::string& path) {
+  for (std::size_t colon = message.find(':'); colon != std::string_view::npos;
+       colon = message.find(':', colon + 1)) {
+    int line = 0;
+    const std::size_t tag = line_tag_length(message.substr(colon + 1), line);
+    if (tag > 0 && shows_path(message.substr(0, colon), path))
+      return {path, line, std::string(message.substr(colon + 1 + tag))};
+  }
+  return {path, 0, std::string(message)};
+}
+
+bool load_script(lua_State* state, const std::string& path, ScriptError& error) {
+  std::error_code ec;
+  std::ifstream in;
+  if (std::filesystem::is_regular_file(path, ec)) in.open(path, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  if (!in.is_open() || in.bad()) {
+    error = {"", 0, "cannot read the script '" + path + "' (expected a readable Lua file)"};
+    return false;
+  }
+  std::string code = text.str();
+  // As luaL_loadfile does: skip a UTF-8 byte-order mark and a first line starting with '#'
+  // (keeping the newline, so line numbers stay right).
+  if (code.compare(0, 3, "\xEF\xBB\xBF") == 0) code.erase(0, 3);
+  if (!code.empty() && code[0] == '#') code.erase(0, code.find('\n'));
+  const std::string chunk_name = "@" + path;
+  if (luaL_loadbufferx(state, code.data(), code.size(), chunk_name.c_str(), "t") != LUA_OK) {
+    const char* m = lua_tostring(state, -1);
+    error = split_compile_error(m ? m : "unknown error", path);
+    lua_pop(state, 1);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace fleetsim::lua

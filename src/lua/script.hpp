@@ -1,0 +1,51 @@
+// A controller script in a Lua state: reading and compiling it, running its functions, and
+// turning Lua's errors into fleetsim's (`file:line: message`, with the script's full path, not
+// Lua's shortened one).
+//
+// Lua here is the Debian build compiled as C++ (liblua5.4-c++): a Lua error unwinds C++
+// frames with their destructors, so the C functions of the robot API may hold std::string
+// and vectors while they check arguments.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+struct lua_State;
+
+namespace fleetsim::lua {
+
+/// Closes the state when the owner goes.
+struct StateCloser {
+  void operator()(lua_State* state) const;
+};
+using StatePtr = std::unique_ptr<lua_State, StateCloser>;
+
+/// Where and why a script failed, filled by the message handler.
+struct ScriptError {
+  std::string file;  ///< full path of the script (or module) where the error was raised
+  int line = 0;      ///< 1-based, 0 when unknown
+  std::string text;  ///< the message without its position
+  /// "file:line: text" (or just the text when there is no position).
+  std::string str() const;
+};
+
+/// A new state with Lua's standard libraries, `os.exit` replaced by an error (a script must
+/// not end the run without its log), and the script's folder first in package.path (as in
+/// ARGoS: `require "x"` finds x.lua beside the script).
+StatePtr new_state(const std::string& script_path);
+
+/// Pushes the message handler used with every lua_pcall of a script function; it records the
+/// error's position into `error` (which must outlive the state) and leaves "file:line: text"
+/// as the error value.
+void push_message_handler(lua_State* state, ScriptError* error);
+
+/// Reads the script at `path` and compiles it (text only: binary chunks are refused, since a
+/// crafted one can crash Lua). On success pushes the chunk and returns true; otherwise fills
+/// `error` (line set for a syntax error, 0 when the file cannot be read) and pushes nothing.
+bool load_script(lua_State* state, const std::string& path, ScriptError& error);
+
+/// Splits a compile error message ("<chunk>:<line>: text") given the chunk's file path.
+ScriptError split_compile_error(std::string_view message, const std::string& path);
+
+}  // namespace fleetsim::lua

@@ -1,0 +1,211 @@
+// Lua controllers in whole runs: a run repeats bit for bit on 1 and 2 threads, a broken script
+// is a user error at its file and line (status 2) and a failing one stops the run (status 1),
+// and the foot-bot example aggregates, the same on any number of threads.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "plugins/builtins.hpp"
+#include "sim/simulation.hpp"
+
+namespace fleetsim {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = FLEETSIM_SOURCE_DIR;
+const std::string kBin = FLEETSIM_BINARY_DIR;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+/// What a run leaves that a user could look at.
+struct Outcome {
+  std::uint64_t hash = 0;
+  std::vector<Vec2> start, end;     ///< robot positions, metres
+  std::vector<Color> first_leds;    ///< every robot's first LED at the end
+};
+
+class LuaRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(kBin) / "test-output" / "lua" /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(path(name)) << text;
+    return path(name);
+  }
+  Result fleetsim(const std::string& args) {
+    const std::string out = path("stdout.txt"), err = path("stderr.txt");
+    const std::string cmd = kBin + "/fleetsim " + args + " >" + out + " 2>" + err;
+    const int raw = std::system(cmd.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+  }
+  /// Runs the experiment file in this process.
+  Outcome simulate(const std::string& experiment, int threads, const std::string& log = "") {
+    PluginRegistry registry;
+    register_builtins(registry);
+    Diagnostics diags;
+    ExperimentOverrides o;
+    o.threads = threads;
+    if (!log.empty()) o.log_path = log;
+    auto ex = load_experiment(experiment, registry, o, diags);
+    EXPECT_TRUE(ex) << diags.str();
+    Outcome r;
+    if (!ex) return r;
+    Simulation sim(std::move(*ex), registry);
+    sim.start();
+    const WorldState& s = sim.state();
+    for (std::size_t i = 0; i < s.robot_count(); ++i) r.start.push_back({s.x()[i], s.y()[i]});
+    while (!sim.done()) sim.step();
+    sim.finish();
+    for (std::size_t i = 0; i < s.robot_count(); ++i) r.end.push_back({s.x()[i], s.y()[i]});
+    const ColumnHandle leds = s.robots.find("leds");
+    if (leds != kNoColumn) {
+      const std::size_t width = s.robots.desc(leds).width;
+      const auto colors = s.robots.span<Color>(leds);
+      for (std::size_t i = 0; i < s.robot_count(); ++i) r.first_leds.push_back(colors[i * width]);
+    }
+    r.hash = s.hash();
+    return r;
+  }
+  fs::path dir_;
+};
+
+/// An experiment around `script` (a file name beside it): e-pucks in a walled arena.
+std::string epuck_experiment(const std::string& script, int robots = 600, double seconds = 10) {
+  return R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length=")" +
+         std::to_string(seconds) + R"(" seed="5"/>
+  <controllers>
+    <controller id="walk" type="lua" script=")" +
+         script + R"("/>
+  </controllers>
+  <arena size="8,8">
+    <box center="0,0" size="0.5,0.5"/>
+    <distribute count=")" +
+         std::to_string(robots) + R"(" kind="epuck" controller="walk" id_prefix="ep"/>
+  </arena>
+</fleetsim>
+)";
+}
+
+// The bench's Lua diffusion plus random draws and pairs() over string keys: everything whose
+// order or randomness could leak thread scheduling into the result.
+const char* kWanderer = R"(
+local diffusion_step = dofile(DIR .. "/diffusion.lua") or step
+local weights = {front = 1, left = 0.5, right = 0.5, back = 0.25}
+function step()
+  diffusion_step()
+  local s = 0
+  for k, w in pairs(weights) do s = s + w * robot.random.uniform() end
+  if s > 1.6 then robot.wheels.set_velocity(-5, 5) end
+  if math.random(10) == 1 then robot.leds.set_all_colors("green") end
+end
+)";
+
+TEST_F(LuaRun, RepeatsBitForBitOnOneAndTwoThreads) {
+  fs::copy_file(kSrc + "/bench/diffusion/diffusion.lua", path("diffusion.lua"));
+  write("wander.lua", "DIR = \"" + dir_.string() + "\"\n" + kWanderer);
+  const std::string xml = write("wander.xml", epuck_experiment("wander.lua"));
+  const Outcome one = simulate(xml, 1, path("one.flog"));
+  const Outcome two = simulate(xml, 2, path("two.flog"));
+  EXPECT_EQ(one.hash, two.hash);
+  EXPECT_TRUE(slurp(path("one.flog")) == slurp(path("two.flog"))) << "frame logs differ";
+  // The scripts did drive the robots: most moved, some LEDs turned green.
+  ASSERT_EQ(one.start.size(), 600u);
+  int moved = 0, green = 0;
+  for (std::size_t i = 0; i < one.start.size(); ++i) {
+    if (length(one.end[i] - one.start[i]) > 0.2) ++moved;
+    if (one.first_leds[i] == Color{0, 255, 0, 255}) ++green;
+  }
+  EXPECT_GT(moved, 450);
+  EXPECT_GT(green, 0);
+}
+
+TEST_F(LuaRun, SyntaxErrorIsReportedAtTheScriptsLine) {
+  write("broken.lua", "function step()\n  robot.wheels.set_velocity(10, = 10)\nend\n");
+  const std::string xml = write("broken.xml", epuck_experiment("broken.lua"));
+  for (const char* command : {"check", "run"}) {
+    const Result r = fleetsim(std::string(command) + " " + xml);
+    EXPECT_EQ(r.status, 2) << command;
+    EXPECT_NE(r.err.find(path("broken.lua") + ":2: error: unexpected symbol near '='"),
+              std::string::npos)
+        << command << ": " << r.err;
+  }
+}
+
+TEST_F(LuaRun, MissingScriptIsReportedAtTheControllerElement) {
+  const std::string xml = write("missing.xml", epuck_experiment("nowhere.lua"));
+  const Result r = fleetsim("check " + xml);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("missing.xml:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nowhere.lua"), std::string::npos) << r.err;
+}
+
+TEST_F(LuaRun, ErrorInStepStopsTheRunWithTheScriptsLine) {
+  write("fails.lua",
+        "function step()\n"
+        "  if robot.id == \"3\" then\n"
+        "    robot.leds.set_all_colors(\"mauve\")\n"
+        "  end\n"
+        "end\n");
+  const std::string xml = write("fails.xml", epuck_experiment("fails.lua"));
+  const Result r = fleetsim("run " + xml + " --log " + path("fails.flog"));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("robot 'ep3'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(path("fails.lua") + ":3: robot.leds.set_all_colors(): unknown colour "
+                                           "'mauve'"),
+            std::string::npos)
+      << r.err;
+}
+
+// examples/footbot: the example runs, repeats byte for byte on 1 and 2 threads, and does what
+// it says: the robots end closer together than they started, and LEDs show groups.
+TEST_F(LuaRun, FootbotAggregationExample) {
+  PluginRegistry registry;
+  register_builtins(registry);
+  if (!registry.find(PluginKind::kSensor, "range_and_bearing"))
+    GTEST_SKIP() << "the range_and_bearing parts are not built in yet";
+  const std::string xml = kSrc + "/examples/footbot/aggregation.xml";
+  const Outcome one = simulate(xml, 1, path("one.flog"));
+  const Outcome two = simulate(xml, 2, path("two.flog"));
+  EXPECT_EQ(one.hash, two.hash);
+  EXPECT_TRUE(slurp(path("one.flog")) == slurp(path("two.flog"))) << "frame logs differ";
+  auto spread = [](const std::vector<Vec2>& p) {  // mean distance to the nearest other robot
+    double sum = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      double nearest = 1e9;
+      for (std::size_t j = 0; j < p.size(); ++j)
+        if (j != i) nearest = std::min(nearest, length(p[i] - p[j]));
+      sum += nearest;
+    }
+    return sum / static_cast<double>(p.size());
+  };
+  ASSERT_EQ(one.start.size(), 20u);
+  EXPECT_LT(spread(one.end), 0.6 * spread(one.start))
+      << "start " << spread(one.start) << " m, end " << spread(one.end) << " m";
+  int green = 0;
+  for (const Color& c : one.first_leds) green += c == Color{0, 255, 0, 255};
+  EXPECT_GE(green, 10) << "robots in a group show green";
+}
+
+}  // namespace
+}  // namespace fleetsim

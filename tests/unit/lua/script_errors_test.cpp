@@ -1,0 +1,184 @@
+// What a user sees when a Lua script is wrong: at load, a SetupError at the script's file and
+// line; during the run, an error whose message starts with "file:line:".
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "lua/script.hpp"
+#include "lua_test_robot.hpp"
+
+namespace fleetsim::lua::test {
+namespace {
+
+/// Runs `f`, expecting a SetupError; returns it.
+template <class F>
+SetupError setup_error(F f) {
+  try {
+    f();
+  } catch (const SetupError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no SetupError";
+  return SetupError("");
+}
+
+template <class F>
+std::string runtime_error(F f) {
+  try {
+    f();
+  } catch (const SetupError& e) {
+    ADD_FAILURE() << "a SetupError, not a run-time error: " << e.what();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+TEST(LuaScriptErrors, SyntaxErrorIsAtItsLine) {
+  LuaRobot r;
+  SetupError e = setup_error([&] { r.load("function step()\n  x = = 1\nend\n"); });
+  EXPECT_EQ(e.file, r.path);
+  EXPECT_EQ(e.line, 2);
+  EXPECT_NE(std::string(e.what()).find("unexpected symbol near '='"), std::string::npos)
+      << e.what();
+}
+
+TEST(LuaScriptErrors, LongPathsAreNotShortened) {
+  // Lua shortens chunk names past 60 characters in its messages; the user gets the full path.
+  LuaRobot r;
+  const std::string name = std::string(80, 'a') + ".lua";
+  SetupError e = setup_error([&] { r.load("\n\nlocal 1 = 2\n", name); });
+  EXPECT_EQ(e.file, r.path);
+  EXPECT_EQ(e.line, 3);
+  const std::string runtime = runtime_error([&] {
+    LuaRobot q;
+    q.load("function step()\n  local t = nil\n  t.x = 1\nend\n", name);
+    q.step();
+  });
+  EXPECT_EQ(runtime.rfind(std::filesystem::path(r.path).parent_path().string() + "/" + name +
+                              ":3: attempt to index a nil value",
+                          0),
+            0u)
+      << runtime;
+}
+
+TEST(LuaScriptErrors, MissingScriptIsReportedAtTheControllerElement) {
+  LuaRobot r;
+  SetupError e = setup_error([&] { r.init_path("/nonexistent/dir/robot.lua"); });
+  EXPECT_EQ(e.file, "");  // the parser then points at the <controller> element
+  EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/robot.lua"), std::string::npos);
+}
+
+TEST(LuaScriptErrors, ScriptWithoutStepIsRefused) {
+  LuaRobot r;
+  SetupError e = setup_error([&] { r.load("function init() end\n"); });
+  EXPECT_NE(std::string(e.what()).find("step()"), std::string::npos) << e.what();
+}
+
+TEST(LuaScriptErrors, ErrorInInitIsASetupErrorAtItsLine) {
+  LuaRobot r;
+  SetupError e = setup_error([&] {
+    r.load("function init()\n  local n = nil\n  return n + 1\nend\nfunction step() end\n");
+  });
+  EXPECT_EQ(e.file, r.path);
+  EXPECT_EQ(e.line, 3);
+  EXPECT_NE(std::string(e.what()).find("attempt to perform arithmetic on a nil value"),
+            std::string::npos)
+      << e.what();
+}
+
+TEST(LuaScriptErrors, ErrorWhileLoadingIsASetupErrorAtItsLine) {
+  LuaRobot r;
+  SetupError e = setup_error([&] { r.load("x = 1\nerror('bad config')\nfunction step() end\n"); });
+  EXPECT_EQ(e.file, r.path);
+  EXPECT_EQ(e.line, 2);
+  EXPECT_STREQ(e.what(), "bad config");
+}
+
+TEST(LuaScriptErrors, RuntimeErrorNamesScriptAndLine) {
+  LuaRobot r;
+  r.load("function step()\n  helper()\nend\nfunction helper()\n  undefined_function()\nend\n");
+  const std::string m = runtime_error([&] { r.step(); });
+  EXPECT_EQ(m.rfind(r.path + ":5: attempt to call a nil value (global 'undefined_function')", 0),
+            0u)
+      << m;
+}
+
+TEST(LuaScriptErrors, BadArgumentsToTheApiNameTheCallersLine) {
+  LuaRobot r;
+  r.load("function step()\n\n  robot.wheels.set_velocity('fast', 1)\nend\n");
+  const std::string m = runtime_error([&] { r.step(); });
+  EXPECT_EQ(m.rfind(r.path + ":3: bad argument #1 to 'set_velocity' (number expected", 0), 0u)
+      << m;
+}
+
+TEST(LuaScriptErrors, ApiErrorsExplainWhatWasExpected) {
+  LuaRobot r;
+  r.load(
+      "function step()\n"
+      "  if n == nil then n = 1 robot.leds.set_single_color(14, 'red')\n"
+      "  elseif n == 1 then n = 2 robot.leds.set_all_colors('mauve')\n"
+      "  else robot.range_and_bearing.set_data({1, 2}) end\n"
+      "end\n");
+  std::string m = runtime_error([&] { r.step(); });
+  EXPECT_EQ(m, r.path + ":2: robot.leds.set_single_color(): LED 14 does not exist (expected 1 "
+                        "to 13)");
+  m = runtime_error([&] { r.step(); });
+  EXPECT_EQ(m.rfind(r.path + ":3: robot.leds.set_all_colors(): unknown colour 'mauve'", 0), 0u)
+      << m;
+  m = runtime_error([&] { r.step(); });
+  EXPECT_EQ(m, r.path + ":4: robot.range_and_bearing.set_data(array) expects an array of 10 "
+                        "numbers (got 2)");
+}
+
+TEST(LuaScriptErrors, StagedCommandErrorsNameTheLineInInit) {
+  LuaRobot r;
+  r.load("function init()\n  robot.leds.set_single_color(99, 'red')\nend\nfunction step() end\n");
+  const std::string m = runtime_error([&] { r.step(); });
+  EXPECT_EQ(m.rfind(r.path + ":2: robot.leds.set_single_color(): LED 99 does not exist", 0), 0u)
+      << m;
+}
+
+TEST(LuaScriptErrors, ErrorWithATableValueStillHasAPlace) {
+  LuaRobot r;
+  r.load("function step()\n  error({code = 3})\nend\n");
+  const std::string m = runtime_error([&] { r.step(); });
+  EXPECT_EQ(m, r.path + ":2: (error object is a table value)");
+}
+
+TEST(LuaScriptErrors, OsExitIsAnErrorNotAnExit) {
+  LuaRobot r;
+  r.load("function step()\n  os.exit(3)\nend\n");
+  const std::string m = runtime_error([&] { r.step(); });
+  EXPECT_NE(m.find(":2: os.exit() is not available"), std::string::npos) << m;
+}
+
+TEST(LuaScriptErrors, BinaryChunksAreRefused) {
+  LuaRobot r;
+  SetupError e = setup_error([&] { r.load("\x1bLua garbage"); });
+  EXPECT_NE(std::string(e.what()).find("binary chunk"), std::string::npos) << e.what();
+}
+
+TEST(LuaScriptErrors, ASecondStepAfterAnErrorStillRuns) {
+  // The engine stops the run on the first error, but the state must stay usable (reset, a
+  // later run) rather than keep garbage on its stack.
+  LuaRobot r({}, {"differential_drive"});
+  r.load("function step()\n  n = (n or 0) + 1\n  if n == 1 then error('once') end\n"
+         "  robot.wheels.set_velocity(1, 1)\nend\n");
+  (void)runtime_error([&] { r.step(); });
+  r.step();
+  EXPECT_DOUBLE_EQ(r.parts.wheels[0], 0.01);
+}
+
+TEST(LuaCompileErrors, SplitsLuaMessages) {
+  ScriptError e = split_compile_error("/a/b.lua:12: '=' expected near 'x'", "/a/b.lua");
+  EXPECT_EQ(e.line, 12);
+  EXPECT_EQ(e.text, "'=' expected near 'x'");
+  e = split_compile_error("...long/b.lua:3: unfinished string", "/very/long/b.lua");
+  EXPECT_EQ(e.line, 3);
+  EXPECT_EQ(e.str(), "/very/long/b.lua:3: unfinished string");
+}
+
+}  // namespace
+}  // namespace fleetsim::lua::test
