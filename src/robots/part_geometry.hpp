@@ -52,16 +52,6 @@ inline double frame_bearing(double lx, double ly) {
   return a <= -kPi ? kPi : a;
 }
 
-/// Bearings of n points given relative to a robot in the world frame (dx, dy), seen from the
-/// robot whose heading has cosine c and sine s: out[k] = frame_bearing of the rotated point.
-/// A loop over arrays so that it runs on vectors; the same bits as one frame_bearing per point.
-inline void frame_bearings(std::size_t n, const double* __restrict dx, const double* __restrict dy,
-                           double c, double s, double* __restrict out) {
-#pragma omp simd
-  for (std::size_t k = 0; k < n; ++k)
-    out[k] = frame_bearing(c * dx[k] + s * dy[k], c * dy[k] - s * dx[k]);
-}
-
 /// True when `part` provides `interface` (its resolved interface, or its type when the
 /// interface was not resolved, e.g. a kind built by hand in a test).
 inline bool provides(const PartDecl& part, std::string_view interface) {
