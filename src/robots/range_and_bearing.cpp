@@ -20,16 +20,6 @@ double rab_range_m(const RobotKind& kind) {
 
 namespace {
 
-/// Bearings of n points given relative to a robot in the world frame (dx, dy), seen from the
-/// robot whose heading has cosine c and sine s: out[k] = frame_bearing of the rotated point.
-/// A loop over arrays so that it runs on vectors; the same bits as one frame_bearing per point.
-void frame_bearings(std::size_t n, const double* __restrict dx, const double* __restrict dy,
-                    double c, double s, double* __restrict out) {
-#pragma omp simd
-  for (std::size_t k = 0; k < n; ++k)
-    out[k] = frame_bearing(c * dx[k] + s * dy[k], c * dy[k] - s * dx[k]);
-}
-
 /// Reads and checks `data_size` (both parts).
 std::uint32_t read_data_size(PartSetup& setup, const char* what) {
   const auto n = setup.params().integer("data_size", kRangeAndBearingDefaultDataSize);
@@ -119,7 +109,6 @@ class RangeAndBearingSensor final : public Sensor {
     });
     // 2. The emitters among them, within range in 3D (both tests are skipped in the common
     //    case of one kind, or kinds that all emit at this robot's height).
-    sc.rows.clear();
     sc.senders.clear();
     for (std::size_t k = 0; k < n; ++k) {
       const std::uint32_t s = sc.slots[k], row = order[s];
@@ -129,11 +118,10 @@ class RangeAndBearingSensor final : public Sensor {
         const double dx = gx[s] - p.x, dy = gy[s] - p.y, dz = e.height_m - height_;
         if (dx * dx + dy * dy + dz * dz > range2_) continue;
       }
-      sc.rows.push_back(row);
       sc.senders.push_back(std::uint64_t{row} << 32 | s);
     }
     // The documented order: by sender id (rows are kept sorted by id).
-    sort_by_row(sc);
+    sort_by_row(sc.senders, sc.rows, sc.sorted);
     if (blocked_)
       std::erase_if(sc.senders, [&](std::uint64_t rs) {
         const auto s = static_cast<std::uint32_t>(rs);
@@ -198,31 +186,12 @@ class RangeAndBearingSensor final : public Sensor {
   /// One worker's lists: valid until that worker senses its next robot.
   struct Scratch {
     std::vector<std::uint32_t> slots;    ///< grid slots within range (first n used)
-    std::vector<std::uint32_t> rows;     ///< the senders' rows (the sort key)
     std::vector<std::uint64_t> senders;  ///< the senders: row << 32 | grid slot, sorted
-    std::vector<std::uint64_t> sorted;
-    std::vector<double> geometry;  ///< per sender: dx, dy, dz, bearing (4 arrays)
+    std::vector<std::uint32_t> rows;     ///< sorting scratch
+    std::vector<std::uint64_t> sorted;   ///< sorting scratch
+    std::vector<double> geometry;        ///< per sender: dx, dy, dz, bearing (4 arrays)
     std::vector<RabMessage> messages;
   };
-
-  /// Sorts sc.senders by sc.rows (rows are distinct). Up to 64 senders by rank (each one's
-  /// place is the number of smaller rows: a branch-free loop the compiler vectorises, several
-  /// times faster than a comparison sort at the tens of messages a robot usually hears).
-  static void sort_by_row(Scratch& sc) {
-    const std::size_t m = sc.rows.size();
-    if (m > 64) {
-      std::sort(sc.senders.begin(), sc.senders.end());  // the row is in the high bits
-      return;
-    }
-    sc.sorted.resize(m);
-    const std::uint32_t* rows = sc.rows.data();
-    for (std::size_t i = 0; i < m; ++i) {
-      std::uint32_t rank = 0;
-      for (std::size_t j = 0; j < m; ++j) rank += rows[j] < rows[i];
-      sc.sorted[rank] = sc.senders[i];
-    }
-    sc.senders.swap(sc.sorted);
-  }
 
   double range_ = 3, range2_ = 9, height_ = 0;
   bool blocked_ = false;
