@@ -107,15 +107,15 @@ class RangeAndBearingSensor final : public Sensor {
       sc.slots[n] = s;
       n += static_cast<std::size_t>((dx * dx + dy * dy <= range2_) & (s != robot.slot));
     });
-    // 2. The emitters among them, within range in 3D (both tests are skipped in the common
-    //    case of one kind, or kinds that all emit at this robot's height).
+    // 2. The emitters among them, within range in 3D (the same test when heights are equal).
     sc.senders.clear();
     for (std::size_t k = 0; k < n; ++k) {
       const std::uint32_t s = sc.slots[k], row = order[s];
-      if (!all_emit_level_) {
-        const Emitter& e = emitters_[kind[row]];
-        if (!e.emits) continue;
-        const double dx = gx[s] - p.x, dy = gy[s] - p.y, dz = e.height_m - height_;
+      const Emitter& e = emitters_[kind[row]];
+      if (!e.emits) continue;
+      const double dz = e.height_m - height_;
+      if (dz != 0) {
+        const double dx = gx[s] - p.x, dy = gy[s] - p.y;
         if (dx * dx + dy * dy + dz * dz > range2_) continue;
       }
       sc.senders.push_back(std::uint64_t{row} << 32 | s);
@@ -147,7 +147,7 @@ class RangeAndBearingSensor final : public Sensor {
       const auto s = static_cast<std::uint32_t>(sc.senders[k]);
       dx[k] = gx[s] - p.x;
       dy[k] = gy[s] - p.y;
-      dz[k] = all_emit_level_ ? 0.0 : emitters_[kind[row]].height_m - height_;
+      dz[k] = emitters_[kind[row]].height_m - height_;
     }
     frame_bearings(m, dx, dy, c, sn, bearing);
     sc.messages.resize(m);
@@ -175,7 +175,6 @@ class RangeAndBearingSensor final : public Sensor {
       emitters_[k].height_m = model.kinds[k].height_m;
       for (const PartDecl& a : model.kinds[k].actuators)
         if (provides(a, kRangeAndBearing)) emitters_[k].emits = true;
-      all_emit_level_ = all_emit_level_ && emitters_[k].emits && emitters_[k].height_m == height_;
     }
   }
 
@@ -200,7 +199,6 @@ class RangeAndBearingSensor final : public Sensor {
   std::vector<Scratch> scratch_;
   std::once_flag kinds_once_;
   std::vector<Emitter> emitters_;
-  bool all_emit_level_ = true;  ///< every kind emits, with its device at this robot's height
 };
 
 }  // namespace
