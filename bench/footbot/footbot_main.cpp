@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   try {
     PluginRegistry registry;
     register_builtins(registry);
-    bench::register_rab_flock(registry);
+    bench::register_rab_disperse(registry);
     Diagnostics diags;
     auto ex = bench::make_footbot_experiment(o, dir, registry, diags);
     if (!ex) {
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
         {"robot_steps_per_second",
          loop_wall > 0 ? static_cast<double>(sim.robot_steps()) / loop_wall : 0.0},
         {"neighbours_in_range", bench::mean_neighbours_within(sim.state(), 3.0)},
-        {"payload_errors", bench::rab_flock_payload_errors()},
+        {"payload_errors", bench::rab_disperse_payload_errors()},
         {"peak_rss_mb", peak_rss_bytes() / (1024.0 * 1024.0)},
         {"state_hash", hash}};
     std::cout << j.dump() << std::endl;

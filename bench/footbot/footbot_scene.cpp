@@ -33,7 +33,7 @@ std::uint32_t get_u32(std::span<const std::uint8_t> data, std::size_t at) {
   return v;
 }
 
-class RabFlock final : public Controller {
+class RabDisperse final : public Controller {
  public:
   void init(const Params& p, const ControllerSetup& setup) override {
     spacing_ = p.real("spacing", 1.0);
@@ -60,6 +60,11 @@ class RabFlock final : public Controller {
             get_u32(m.data, 4) != static_cast<std::uint32_t>(io.tick - 1))
           g_payload_errors.fetch_add(1, std::memory_order_relaxed);
 
+    // The nearest robot heard (the first by id on a tie).
+    const RabMessage* nearest = nullptr;
+    for (const RabMessage& m : rab.messages)
+      if (!nearest || m.range_m < nearest->range_m) nearest = &m;
+
     std::span<double> wheels = io.actuator(wheels_).values;
     // Obstacle in the frontal cone (as diffusion): spin away from it.
     const SensorView& prox = io.sensor(proximity_);
@@ -71,18 +76,14 @@ class RabFlock final : public Controller {
     if (ox > 0 && ox * ox + oy * oy > 0.01 && std::abs(oy) < ox) {
       wheels[0] = oy > 0 ? speed_ : -speed_;
       wheels[1] = -wheels[0];
-    } else {
-      // Toward neighbours beyond `spacing`, away from nearer ones.
-      double vx = 0, vy = 0;
-      for (const RabMessage& m : rab.messages) {
-        const double w = (m.range_m - spacing_) / m.range_m;
-        vx += w * std::cos(m.horizontal_bearing);
-        vy += w * std::sin(m.horizontal_bearing);
-      }
-      const double turn =
-          vx == 0 && vy == 0 ? 0.0 : std::clamp(std::atan2(vy, vx) / (kPi / 2), -1.0, 1.0);
+    } else if (nearest && nearest->range_m < spacing_) {
+      // Away from the nearest neighbour: turn the other way, harder when it is ahead.
+      const double ahead = std::cos(nearest->horizontal_bearing);
+      const double turn = (nearest->horizontal_bearing > 0 ? -0.5 : 0.5) * (1 + ahead);
       wheels[0] = speed_ * (1 - turn);
       wheels[1] = speed_ * (1 + turn);
+    } else {
+      wheels[0] = wheels[1] = speed_;
     }
 
     if (camera_) {
@@ -109,20 +110,20 @@ double footbot_arena_side_m(const FootbotSceneOptions& o) {
   return std::sqrt(static_cast<double>(o.robots) / o.density_per_m2);
 }
 
-std::uint64_t rab_flock_payload_errors() {
+std::uint64_t rab_disperse_payload_errors() {
   return g_payload_errors.load();
 }
 
-void register_rab_flock(PluginRegistry& registry) {
+void register_rab_disperse(PluginRegistry& registry) {
   registry.add_controller(
       {PluginKind::kController,
-       "rab_flock",
-       "benchmark: broadcasts id and tick on range-and-bearing, keeps `spacing` to the robots "
-       "it hears, avoids obstacles",
-       {{"spacing", "real", "1", "preferred distance to neighbours, metres"},
+       "rab_disperse",
+       "benchmark: broadcasts id and tick on range-and-bearing, turns away from the nearest "
+       "robot it hears within `spacing`, avoids obstacles",
+       {{"spacing", "real", "1", "distance below which it turns away from a neighbour, metres"},
         {"speed", "real", "0.2", "wheel speed, m/s"},
         {"camera", "bool", "false", "enable the camera, light the beacon, react to blobs"}}},
-      [] { return std::make_unique<RabFlock>(); }, ControllerScope::kShared);
+      [] { return std::make_unique<RabDisperse>(); }, ControllerScope::kShared);
 }
 
 std::string footbot_experiment_xml(const FootbotSceneOptions& o) {
@@ -130,7 +131,7 @@ std::string footbot_experiment_xml(const FootbotSceneOptions& o) {
   std::string x = "<?xml version=\"1.0\"?>\n<fleetsim>\n";
   x += "  <framework ticks_per_second=\"10\" length=\"" + real(o.seconds) + "\" seed=\"" +
        std::to_string(o.seed) + "\" threads=\"" + std::to_string(o.threads) + "\"/>\n";
-  x += "  <controllers>\n    <controller id=\"c\" type=\"rab_flock\" camera=\"" +
+  x += "  <controllers>\n    <controller id=\"c\" type=\"rab_disperse\" camera=\"" +
        std::string(o.camera ? "true" : "false") + "\"/>\n  </controllers>\n";
   x += "  <arena size=\"" + real(side) + "," + real(side) + "\">\n";
   // Uniform placement, stratified in horizontal strips of ~2,500 robots (as bench/diffusion):

@@ -1,16 +1,16 @@
 // The foot-bot communication benchmark, built in memory: N foot-bots placed uniformly at random
 // in an open square arena of a given density, every one broadcasting on range-and-bearing
-// every tick and steering by what it hears (`rab_flock`, below). Shared by bench/footbot and
+// every tick and steering by what it hears (`rab_disperse`, below). Shared by bench/footbot and
 // the bench_smoke integration test.
 //
-// rab_flock (a shared controller, no per-robot state): every tick it broadcasts its id (bytes
-// 0-3, little-endian) and the tick (bytes 4-7), checks that every message it hears carries the
-// previous tick (a message sent in tick t is heard in tick t + 1; counted in
-// payload_errors()), and steers: away from obstacles its proximity rays see in front (as
-// `diffusion`), else toward the neighbours heard farther than `spacing` and away from those
-// nearer (each weighted by its distance to `spacing`). With camera="true" it also enables its
-// camera, lights its beacon (red on even ids, blue on odd ones) and turns its ring LEDs green
-// when it sees more red than blue blobs.
+// rab_disperse (a shared controller, no per-robot state): every tick it broadcasts its id
+// (bytes 0-3, little-endian) and the tick (bytes 4-7), checks that every message it hears
+// carries the previous tick (a message sent in tick t is heard in tick t + 1; counted in
+// rab_disperse_payload_errors()), and steers: away from obstacles its proximity rays see in
+// front (as `diffusion`), else away from the nearest robot it hears if nearer than `spacing`,
+// else straight. Dispersion keeps the density, hence the messages per robot, about uniform
+// over the run. With camera="true" it also enables its camera, lights its beacon (red on even
+// ids, blue on odd ones) and turns its ring LEDs green when it sees more red than blue blobs.
 #pragma once
 
 #include <atomic>
@@ -40,14 +40,14 @@ double footbot_arena_side_m(const FootbotSceneOptions& options);
 /// The experiment file's text.
 std::string footbot_experiment_xml(const FootbotSceneOptions& options);
 
-/// Messages whose payload did not carry the previous tick, over every rab_flock controller of
+/// Messages whose payload did not carry the previous tick, over every rab_disperse controller of
 /// the process (0 unless delivery is broken).
-std::uint64_t rab_flock_payload_errors();
+std::uint64_t rab_disperse_payload_errors();
 
-/// Adds the `rab_flock` controller to `registry`.
-void register_rab_flock(PluginRegistry& registry);
+/// Adds the `rab_disperse` controller to `registry`.
+void register_rab_disperse(PluginRegistry& registry);
 
-/// Parses the experiment (as a file in `directory`) with the built-ins and rab_flock.
+/// Parses the experiment (as a file in `directory`) with the built-ins and rab_disperse.
 std::optional<Experiment> make_footbot_experiment(const FootbotSceneOptions& options,
                                                   const std::string& directory,
                                                   PluginRegistry& registry, Diagnostics& diags);

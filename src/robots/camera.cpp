@@ -44,15 +44,17 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     out.blobs = {};
     if (*enabled == 0) return;
     std::call_once(kinds_once_, [&] { find_leds(w); });
-    sc.near.clear();
 
-    // Robots with LEDs whose body comes within range (any of its LEDs may then be).
+    // 1. Robots with LEDs whose body comes within range (any of its LEDs may then be), as
+    //    row << 32 | grid slot, sorted by row: the documented order is by owner id (rows are
+    //    sorted by id), then LED index.
     const RobotGrid& grid = w.index().robots;
     const double* gx = grid.sorted_x().data();
     const double* gy = grid.sorted_y().data();
     const std::uint32_t* order = grid.order().data();
     const std::uint16_t* kind = w.state().robot_kind().data();
     const Vec2 p{gx[robot.slot], gy[robot.slot]};
+    sc.near.clear();
     grid.for_each_within(p, range_ + max_radius_, [&](std::uint32_t s) {
       const double dx = gx[s] - p.x, dy = gy[s] - p.y;
       const std::uint32_t row = order[s];
@@ -60,40 +62,58 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
       if (k.parts.empty() || s == robot.slot) return;
       const double reach = range_ + k.radius_m;
       if (dx * dx + dy * dy > reach * reach) return;
-      sc.near.push_back({row, dx, dy});
+      sc.near.push_back(std::uint64_t{row} << 32 | s);
     });
-    // The documented order: by owner id (rows are sorted by id), then LED index.
-    std::sort(sc.near.begin(), sc.near.end(),
-              [](const Near& a, const Near& b) { return a.row < b.row; });
+    sort_by_row(sc.near, sc.rows, sc.sorted);
 
-    const auto& state = w.state();
-    const double theta = state.theta()[robot.row];
-    const double c = std::cos(theta), sn = std::sin(theta);
-    for (const Near& n : sc.near) {
-      const KindLeds& k = kinds_[kind[n.row]];
-      const double tj = state.theta()[n.row];
-      const double cj = std::cos(tj), sj = std::sin(tj);
+    // 2. Their lit LEDs within range, relative to this robot's centre (world frame).
+    const WorldState& state = w.state();
+    const double* theta = state.theta().data();
+    sc.rx.clear();
+    sc.ry.clear();
+    sc.colors.clear();
+    for (const std::uint64_t item : sc.near) {
+      const auto row = static_cast<std::uint32_t>(item >> 32);
+      const auto s = static_cast<std::uint32_t>(item);
+      const double dx = gx[s] - p.x, dy = gy[s] - p.y;
+      const KindLeds& k = kinds_[kind[row]];
+      double cj = 0, sj = 0;
+      bool turned = false;  // the owner's heading is needed for ring LEDs only
       for (const LedPart& part : k.parts) {
-        const std::size_t width = state.robots.desc(part.column).width;
-        const Color* colors = w.column<Color>(part.column) + n.row * width;
+        const Color* colors = static_cast<const Color*>(state.robots.data(part.column)) +
+                              std::size_t{row} * part.width;
         for (std::uint32_t i = 0; i < part.count; ++i) {
           const Color col = colors[i];
-          if (col.r == 0 && col.g == 0 && col.b == 0) continue;
-          // The LED relative to this robot's centre, world frame.
-          double rx = n.dx, ry = n.dy;
+          if ((col.r | col.g | col.b) == 0) continue;
+          double rx = dx, ry = dy;
           if (i < part.ring_cos.size()) {
+            if (!turned) {
+              cj = std::cos(theta[row]);
+              sj = std::sin(theta[row]);
+              turned = true;
+            }
             rx += k.radius_m * (cj * part.ring_cos[i] - sj * part.ring_sin[i]);
             ry += k.radius_m * (sj * part.ring_cos[i] + cj * part.ring_sin[i]);
           }
-          const double d2 = rx * rx + ry * ry;
-          if (d2 > range2_) continue;
+          if (rx * rx + ry * ry > range2_) continue;
           if (blocked_ && w.line_blocked(p, {p.x + rx, p.y + ry})) continue;
-          const double lx = c * rx + sn * ry, ly = c * ry - sn * rx;
-          sc.blobs.push_back(
-              {col, static_cast<float>(std::sqrt(d2)), static_cast<float>(frame_bearing(lx, ly))});
+          sc.rx.push_back(rx);
+          sc.ry.push_back(ry);
+          sc.colors.push_back(col);
         }
       }
     }
+
+    // 3. Distances and bearings in this robot's frame (bearings on vectors).
+    const std::size_t m = sc.colors.size();
+    const double c = std::cos(theta[robot.row]), sn = std::sin(theta[robot.row]);
+    sc.bearing.resize(m);
+    frame_bearings(m, sc.rx.data(), sc.ry.data(), c, sn, sc.bearing.data());
+    sc.blobs.resize(m);
+    for (std::size_t k = 0; k < m; ++k)
+      sc.blobs[k] = {sc.colors[k],
+                     static_cast<float>(std::sqrt(sc.rx[k] * sc.rx[k] + sc.ry[k] * sc.ry[k])),
+                     static_cast<float>(sc.bearing[k])};
     out.blobs = sc.blobs;
   }
 
@@ -101,6 +121,7 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
   /// One `leds` part of a kind: its visible column and LED layout.
   struct LedPart {
     ColumnHandle column = kNoColumn;
+    std::size_t width = 0;  ///< the column's (final once the run is assembled)
     std::uint32_t count = 0;
     std::vector<double> ring_cos, ring_sin;  ///< the ring LEDs' directions (count - 1, or none)
   };
@@ -120,6 +141,7 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
         LedPart part;
         part.column = w.state().robots.find(a.name);
         if (part.column == kNoColumn) continue;
+        part.width = w.state().robots.desc(part.column).width;
         const auto count = a.params.integer("count", 1);
         part.count = static_cast<std::uint32_t>(
             std::clamp<std::int64_t>(count, 0, w.state().robots.desc(part.column).width));
@@ -135,14 +157,13 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     }
   }
 
-  /// A robot with LEDs near enough: its row and position relative to the camera (world frame).
-  struct Near {
-    std::uint32_t row;
-    double dx, dy;
-  };
   /// One worker's lists: valid until that worker senses its next robot.
   struct Scratch {
-    std::vector<Near> near;
+    std::vector<std::uint64_t> near;  ///< robots with LEDs in reach: row << 32 | grid slot
+    std::vector<std::uint32_t> rows;  ///< sorting scratch
+    std::vector<std::uint64_t> sorted;
+    std::vector<double> rx, ry, bearing;  ///< per blob: offset (world frame), bearing
+    std::vector<Color> colors;
     std::vector<Blob> blobs;
   };
 

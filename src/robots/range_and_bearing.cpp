@@ -107,22 +107,26 @@ class RangeAndBearingSensor final : public Sensor {
       sc.slots[n] = s;
       n += static_cast<std::size_t>((dx * dx + dy * dy <= range2_) & (s != robot.slot));
     });
-    // 2. The emitters among them, within range in 3D.
-    sc.rows.clear();
+    // 2. The emitters among them, within range in 3D (the same test when heights are equal).
     sc.senders.clear();
     for (std::size_t k = 0; k < n; ++k) {
       const std::uint32_t s = sc.slots[k], row = order[s];
       const Emitter& e = emitters_[kind[row]];
       if (!e.emits) continue;
-      const double dx = gx[s] - p.x, dy = gy[s] - p.y, dz = e.height_m - height_;
-      if (dz != 0 && dx * dx + dy * dy + dz * dz > range2_) continue;
-      sc.rows.push_back(row);
-      sc.senders.push_back(s);
+      const double dz = e.height_m - height_;
+      if (dz != 0) {
+        const double dx = gx[s] - p.x, dy = gy[s] - p.y;
+        if (dx * dx + dy * dy + dz * dz > range2_) continue;
+      }
+      sc.senders.push_back(std::uint64_t{row} << 32 | s);
     }
     // The documented order: by sender id (rows are kept sorted by id).
-    sort_by_row(sc);
+    sort_by_row(sc.senders, sc.rows, sc.sorted);
     if (blocked_)
-      std::erase_if(sc.senders, [&](std::uint32_t s) { return w.line_blocked(p, {gx[s], gy[s]}); });
+      std::erase_if(sc.senders, [&](std::uint64_t rs) {
+        const auto s = static_cast<std::uint32_t>(rs);
+        return w.line_blocked(p, {gx[s], gy[s]});
+      });
 
     // 3. Range and bearings in the receiver's frame; the payload is read in place (only the
     //    act phase writes it, so it is stable for the whole sense+control phase).
@@ -131,19 +135,32 @@ class RangeAndBearingSensor final : public Sensor {
     const std::size_t width = w.state().robots.desc(data_).width;
     const std::uint8_t* payload = static_cast<std::uint8_t*>(w.state().robots.data(data_));
     const EntityId* ids = w.state().robot_id().data();
-    sc.messages.resize(sc.senders.size());
-    for (std::size_t k = 0; k < sc.senders.size(); ++k) {
-      const std::uint32_t s = sc.senders[k], row = order[s];
-      const double dx = gx[s] - p.x, dy = gy[s] - p.y;
-      const double dz = emitters_[kind[row]].height_m - height_;
-      const double lx = c * dx + sn * dy, ly = c * dy - sn * dx;
-      RabMessage& m = sc.messages[k];
-      m.sender = ids[row];
-      m.data = {payload + row * width, data_size_};
-      m.range_m = static_cast<float>(std::sqrt(dx * dx + dy * dy + dz * dz));
-      m.horizontal_bearing = static_cast<float>(frame_bearing(lx, ly));
-      m.vertical_bearing =
-          dz == 0 ? 0.0f : static_cast<float>(bearing_atan2(dz, std::sqrt(dx * dx + dy * dy)));
+    // Offsets gathered into arrays, so that the bearings are computed on vectors.
+    const std::size_t m = sc.senders.size();
+    sc.geometry.resize(4 * m);
+    double* dx = sc.geometry.data();
+    double* dy = dx + m;
+    double* dz = dy + m;
+    double* bearing = dz + m;
+    for (std::size_t k = 0; k < m; ++k) {
+      const auto row = static_cast<std::uint32_t>(sc.senders[k] >> 32);
+      const auto s = static_cast<std::uint32_t>(sc.senders[k]);
+      dx[k] = gx[s] - p.x;
+      dy[k] = gy[s] - p.y;
+      dz[k] = emitters_[kind[row]].height_m - height_;
+    }
+    frame_bearings(m, dx, dy, c, sn, bearing);
+    sc.messages.resize(m);
+    for (std::size_t k = 0; k < m; ++k) {
+      const auto row = static_cast<std::uint32_t>(sc.senders[k] >> 32);
+      const double dh2 = dx[k] * dx[k] + dy[k] * dy[k];
+      RabMessage& msg = sc.messages[k];
+      msg.sender = ids[row];
+      msg.data = {payload + row * width, data_size_};
+      msg.range_m = static_cast<float>(std::sqrt(dh2 + dz[k] * dz[k]));
+      msg.horizontal_bearing = static_cast<float>(bearing[k]);
+      msg.vertical_bearing =
+          dz[k] == 0 ? 0.0f : static_cast<float>(bearing_atan2(dz[k], std::sqrt(dh2)));
     }
     out.messages = sc.messages;
     out.scalar = static_cast<float>(range_);
@@ -168,35 +185,12 @@ class RangeAndBearingSensor final : public Sensor {
   /// One worker's lists: valid until that worker senses its next robot.
   struct Scratch {
     std::vector<std::uint32_t> slots;    ///< grid slots within range (first n used)
-    std::vector<std::uint32_t> rows;     ///< the senders' rows, then their order
-    std::vector<std::uint32_t> senders;  ///< the senders' grid slots, sorted by row
-    std::vector<std::uint32_t> sorted;
-    std::vector<std::uint64_t> keys;
+    std::vector<std::uint64_t> senders;  ///< the senders: row << 32 | grid slot, sorted
+    std::vector<std::uint32_t> rows;     ///< sorting scratch
+    std::vector<std::uint64_t> sorted;   ///< sorting scratch
+    std::vector<double> geometry;        ///< per sender: dx, dy, dz, bearing (4 arrays)
     std::vector<RabMessage> messages;
   };
-
-  /// Sorts sc.senders by sc.rows (rows are distinct). Up to 64 senders by rank (each one's
-  /// place is the number of smaller rows: a branch-free loop the compiler vectorises, several
-  /// times faster than a comparison sort at the tens of messages a robot usually hears).
-  static void sort_by_row(Scratch& sc) {
-    const std::size_t m = sc.rows.size();
-    if (m <= 64) {
-      sc.sorted.resize(m);
-      const std::uint32_t* rows = sc.rows.data();
-      for (std::size_t i = 0; i < m; ++i) {
-        std::uint32_t rank = 0;
-        for (std::size_t j = 0; j < m; ++j) rank += rows[j] < rows[i];
-        sc.sorted[rank] = sc.senders[i];
-      }
-      sc.senders.swap(sc.sorted);
-      return;
-    }
-    std::vector<std::uint64_t>& keys = sc.keys;
-    keys.resize(m);
-    for (std::size_t i = 0; i < m; ++i) keys[i] = std::uint64_t{sc.rows[i]} << 32 | sc.senders[i];
-    std::sort(keys.begin(), keys.end());
-    for (std::size_t i = 0; i < m; ++i) sc.senders[i] = static_cast<std::uint32_t>(keys[i]);
-  }
 
   double range_ = 3, range2_ = 9, height_ = 0;
   bool blocked_ = false;
