@@ -107,6 +107,23 @@ void Simulation::run_phase(Phase p, const std::function<void()>& body) {
   if (on_phase) on_phase(p, state_);
 }
 
+namespace {
+
+// The logged column lists, until the engine declares its columns (ColumnDesc): the required
+// columns and one LED per robot, filled from WorldState's vectors by write_logs().
+const log::LogHeader& logged_columns() {
+  static const log::LogHeader columns = [] {
+    log::LogHeader h;
+    h.robot_columns = log::required_robot_columns();
+    h.robot_columns.push_back(log::led_column(1));
+    h.object_columns = log::required_object_columns();
+    return h;
+  }();
+  return columns;
+}
+
+}  // namespace
+
 void Simulation::write_headers() {
   log::LogHeader h;
   h.experiment = model_->name;
@@ -123,8 +140,10 @@ void Simulation::write_headers() {
   h.segments.assign(model_->segments.begin() +
                         static_cast<std::ptrdiff_t>(model_->bitmap_segment_count),
                     model_->segments.end());
-  for (const auto& k : model_->kinds) h.robot_classes.push_back({k.name, k.radius_m});
-  for (const auto& c : model_->object_classes) h.object_classes.push_back({c, 0});
+  for (const auto& k : model_->kinds) h.kinds.push_back({k.name, k.radius_m, 1, 0});
+  for (const auto& c : model_->object_classes) h.object_classes.push_back({c});
+  h.robot_columns = logged_columns().robot_columns;
+  h.object_columns = logged_columns().object_columns;
   for (std::size_t i = 0; i < state_.robot_count(); ++i)
     h.robots.push_back({state_.robot_id[i], state_.robot_kind[i], state_.robot_name[i]});
   for (std::size_t o = 0; o < state_.object_count(); ++o)
@@ -137,24 +156,24 @@ void Simulation::write_headers() {
 
 void Simulation::write_logs() {
   if (writers_.empty()) return;
-  log::LogFrameView v;
-  v.tick = state_.tick;
-  v.time_ns = state_.tick * model_->tick_period_ns;
-  v.status = state_.status;
-  v.tags = state_.tags.strings();
-  v.robot_id = state_.robot_id;
-  v.robot_class = state_.robot_kind;
-  v.robot_x = state_.x;
-  v.robot_y = state_.y;
-  v.robot_theta = state_.theta;
-  v.robot_tag = state_.robot_tag;
-  v.robot_led = state_.led;
-  v.object_id = state_.object_id;
-  v.object_class = state_.object_class;
-  v.object_x = state_.object_x;
-  v.object_y = state_.object_y;
-  v.object_size = state_.object_size;
-  v.object_tag = state_.object_tag;
+  log::LogFrameView v{.tick = state_.tick,
+                      .time_ns = state_.tick * model_->tick_period_ns,
+                      .status = state_.status,
+                      .tags = state_.tags.strings()};
+  log::fill_columns(v, logged_columns(),
+                    {{"id", state_.robot_id},
+                     {"kind", state_.robot_kind},
+                     {"x", state_.x},
+                     {"y", state_.y},
+                     {"theta", state_.theta},
+                     {"tag", state_.robot_tag},
+                     {"led", state_.led}},
+                    {{"id", state_.object_id},
+                     {"class", state_.object_class},
+                     {"x", state_.object_x},
+                     {"y", state_.object_y},
+                     {"size", state_.object_size},
+                     {"tag", state_.object_tag}});
   for (std::size_t w = 0; w < writers_.size(); ++w)
     if (state_.tick % experiment_.logs[w].every == 0) {
       try {
