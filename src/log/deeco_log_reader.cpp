@@ -174,8 +174,8 @@ void DeecoLogReader::parse_header_line(const std::string& line, std::size_t line
           field_sizes_.push_back(size);
         }
         const auto id = static_cast<EntityId>(header_.robots.size());
-        header_.robots.push_back({id, static_cast<std::uint16_t>(k),
-                                  "robot " + std::to_string(id)});
+        header_.robots.push_back(
+            {id, static_cast<std::uint16_t>(k), "robot " + std::to_string(id)});
         robot_kind_.push_back(static_cast<std::uint16_t>(k));
       } else if (fields.size() == 1) {
         // Object: class.

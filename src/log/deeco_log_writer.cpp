@@ -45,7 +45,7 @@ class DeecoLogWriter final : public LogWriter {
   FileHandle file_;
   bool begun_ = false;
   bool finished_ = false;
-  LogHeader header_columns_;  ///< only the column lists, for check_frame()
+  LogHeader header_columns_;            ///< only the column lists, for check_frame()
   std::vector<std::size_t> robot_at_;   ///< positions of id, x, y, theta, tag
   std::vector<std::size_t> object_at_;  ///< positions of id, x, y, size, tag
   deeco::FieldTransform field_;
@@ -161,8 +161,8 @@ void DeecoLogWriter::write(const LogFrameView& f) {
   const auto object_size = column_as<double>(f.object_columns[object_at_[3]]);
   const auto object_tag = column_as<std::uint32_t>(f.object_columns[object_at_[4]]);
   const auto* robots = order_of(robot_id, robot_ids_, robot_pos_, robot_order_, "robot", f.tick);
-  const auto* objects = order_of(object_id, object_ids_, object_pos_, object_order_, "object",
-                                 f.tick);
+  const auto* objects =
+      order_of(object_id, object_ids_, object_pos_, object_order_, "object", f.tick);
   auto tag = [&](std::uint32_t t) -> std::string_view {
     return t < f.tags.size() ? std::string_view(f.tags[t]) : std::string_view();
   };

@@ -28,7 +28,9 @@ template <bool kToPlanes>
 void transpose(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width) {
   if (n == 0) return;
   switch (width) {
-    case 1: std::memcpy(out, in, n); return;
+    case 1:
+      std::memcpy(out, in, n);
+      return;
     case 2: return transpose_fixed<kToPlanes, 2>(in, out, n);
     case 4: return transpose_fixed<kToPlanes, 4>(in, out, n);
     case 8: return transpose_fixed<kToPlanes, 8>(in, out, n);
@@ -163,8 +165,8 @@ std::vector<ColumnDesc> version1_robot_columns() {
 }
 
 std::vector<ColumnDesc> version1_object_columns() {
-  return {v1_column("id", ColumnType::kU32), v1_column("class", ColumnType::kU16),
-          v1_column("x", ColumnType::kF64),  v1_column("y", ColumnType::kF64),
+  return {v1_column("id", ColumnType::kU32),   v1_column("class", ColumnType::kU16),
+          v1_column("x", ColumnType::kF64),    v1_column("y", ColumnType::kF64),
           v1_column("size", ColumnType::kF64), v1_column("tag", ColumnType::kTag)};
 }
 
@@ -215,8 +217,7 @@ std::vector<std::uint8_t> encode_header_body(const LogHeader& h) {
   return out;
 }
 
-LogHeader decode_header_body(const std::uint8_t* data, std::size_t size,
-                             std::uint32_t version) {
+LogHeader decode_header_body(const std::uint8_t* data, std::size_t size, std::uint32_t version) {
   ByteReader r(data, size, "the log header");
   LogHeader h;
   h.experiment = r.str();
@@ -365,10 +366,9 @@ void decode_payload(const std::uint8_t* data, std::size_t size, const PayloadLay
   f.status.assign(reinterpret_cast<const char*>(s), status);
   // Sizes are checked by division first: n * row bytes of a hostile header could overflow.
   const std::size_t left = r.remaining();
-  const bool fits =
-      (layout.robot_row_bytes == 0 || n <= left / layout.robot_row_bytes) &&
-      (layout.object_row_bytes == 0 || m <= left / layout.object_row_bytes) &&
-      n * layout.robot_row_bytes + m * layout.object_row_bytes == left;
+  const bool fits = (layout.robot_row_bytes == 0 || n <= left / layout.robot_row_bytes) &&
+                    (layout.object_row_bytes == 0 || m <= left / layout.object_row_bytes) &&
+                    n * layout.robot_row_bytes + m * layout.object_row_bytes == left;
   if (!fits) throw LogError(what + " is corrupt (its columns do not match its entity counts)");
   f.robot_count = n;
   f.object_count = m;

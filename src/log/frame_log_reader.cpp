@@ -49,9 +49,8 @@ FrameLogReader::FrameLogReader(std::string path)
   std::uint64_t sum = r.u64();
   if (version < ff::kOldestReadableVersion || version > ff::kVersion) {
     throw LogError(where + " has format version " + std::to_string(version) +
-                   "; this fleetsim reads versions " +
-                   std::to_string(ff::kOldestReadableVersion) + " to " +
-                   std::to_string(ff::kVersion) +
+                   "; this fleetsim reads versions " + std::to_string(ff::kOldestReadableVersion) +
+                   " to " + std::to_string(ff::kVersion) +
                    (version > ff::kVersion ? " (a newer fleetsim wrote it)" : ""));
   }
   version_ = version;

@@ -24,8 +24,8 @@ void check_required(const std::vector<ColumnDesc>& actual, const std::vector<Col
   for (const ColumnDesc& r : list) {
     const int c = column_index(actual, r.name);
     if (c < 0) {
-      throw LogError(std::string("the ") + entity + " columns lack the required column '" +
-                     r.name + "' (" + to_string(r.type) + ")");
+      throw LogError(std::string("the ") + entity + " columns lack the required column '" + r.name +
+                     "' (" + to_string(r.type) + ")");
     }
     const ColumnDesc& got = actual[static_cast<std::size_t>(c)];
     if (got.type != r.type || got.width != 1) {
@@ -99,8 +99,8 @@ std::size_t LogFrame::set(const std::vector<ColumnDesc>& schema,
                           const char* entity) {
   const int c = column_index(schema, name);
   if (c < 0) {
-    throw LogError(std::string("the header has no ") + entity + " column '" +
-                   std::string(name) + "'");
+    throw LogError(std::string("the header has no ") + entity + " column '" + std::string(name) +
+                   "'");
   }
   const ColumnDesc& d = schema[static_cast<std::size_t>(c)];
   if (d.element_bytes() != element_bytes || bytes.size() % d.row_bytes() != 0) {
@@ -113,8 +113,7 @@ std::size_t LogFrame::set(const std::vector<ColumnDesc>& schema,
 }
 
 void fill_columns(LogFrameView& frame, const LogHeader& header,
-                  const std::vector<NamedColumn>& robots,
-                  const std::vector<NamedColumn>& objects) {
+                  const std::vector<NamedColumn>& robots, const std::vector<NamedColumn>& objects) {
   auto fill = [](const std::vector<ColumnDesc>& schema, const std::vector<NamedColumn>& given,
                  std::vector<std::span<const std::uint8_t>>& out, std::size_t& count,
                  const char* entity) {
@@ -131,15 +130,13 @@ void fill_columns(LogFrameView& frame, const LogHeader& header,
       const ColumnDesc& d = schema[k];
       if (seen[k]) throw LogError(std::string(entity) + " column '" + d.name + "' given twice");
       if (d.element_bytes() != g.element_bytes || g.bytes.size() % d.row_bytes() != 0) {
-        throw LogError(std::string(entity) + " column '" + d.name + "' is " +
-                       to_string(d.type) + " x " + std::to_string(d.width) +
-                       "; the values given do not fit it");
+        throw LogError(std::string(entity) + " column '" + d.name + "' is " + to_string(d.type) +
+                       " x " + std::to_string(d.width) + "; the values given do not fit it");
       }
       const std::size_t rows = g.bytes.size() / d.row_bytes();
       if (counted && rows != count) {
         throw LogError(std::string(entity) + " column '" + d.name + "' has " +
-                       std::to_string(rows) + " rows where others have " +
-                       std::to_string(count));
+                       std::to_string(rows) + " rows where others have " + std::to_string(count));
       }
       count = rows;
       counted = true;

@@ -36,10 +36,10 @@ class LogError : public std::runtime_error {
 
 /// A robot kind as it appears in the log (what a viewer needs to draw its robots).
 struct LogKind {
-  std::string name;              ///< e.g. "epuck", "footbot"
-  double radius_m = 0;           ///< body radius, metres
-  std::uint32_t led_count = 0;   ///< LEDs of this kind: the first led_count of the `led` column
-  double rab_range_m = 0;        ///< range-and-bearing range, metres; 0 = no such device
+  std::string name;             ///< e.g. "epuck", "footbot"
+  double radius_m = 0;          ///< body radius, metres
+  std::uint32_t led_count = 0;  ///< LEDs of this kind: the first led_count of the `led` column
+  double rab_range_m = 0;       ///< range-and-bearing range, metres; 0 = no such device
 };
 
 /// An object class as it appears in the log.
@@ -146,8 +146,8 @@ struct LogFrame {
   /// values are not whole rows. For readers, tools and tests that build frames.
   template <class T>
   void set_robot(std::string_view name, const LogHeader& header, std::span<const T> values) {
-    robot_count = set(header.robot_columns, robot_columns, name, as_bytes(values), sizeof(T),
-                      "robot");
+    robot_count =
+        set(header.robot_columns, robot_columns, name, as_bytes(values), sizeof(T), "robot");
   }
   template <class T>
   void set_robot(std::string_view name, const LogHeader& header, const std::vector<T>& values) {
@@ -156,8 +156,8 @@ struct LogFrame {
   /// Sets object column `name` (see set_robot()).
   template <class T>
   void set_object(std::string_view name, const LogHeader& header, std::span<const T> values) {
-    object_count = set(header.object_columns, object_columns, name, as_bytes(values), sizeof(T),
-                       "object");
+    object_count =
+        set(header.object_columns, object_columns, name, as_bytes(values), sizeof(T), "object");
   }
   template <class T>
   void set_object(std::string_view name, const LogHeader& header, const std::vector<T>& values) {

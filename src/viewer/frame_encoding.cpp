@@ -84,8 +84,8 @@ nlohmann::json entities_json(const std::vector<log::LogEntity>& entities, const 
 nlohmann::json columns_json(const std::vector<ColumnDesc>& columns) {
   nlohmann::json a = nlohmann::json::array();
   for (const ColumnDesc& c : columns)
-    a.push_back({{"name", c.name}, {"type", to_string(c.type)}, {"width", c.width},
-                 {"doc", c.doc}});
+    a.push_back(
+        {{"name", c.name}, {"type", to_string(c.type)}, {"width", c.width}, {"doc", c.doc}});
   return a;
 }
 
@@ -139,9 +139,8 @@ void put_columns(ChunkWriter& w, ChunkTags& tags, const std::vector<ColumnDesc>&
       }
       case ColumnType::kTag: {
         const auto v = log::column_as<std::uint32_t>(bytes);
-        w.put_column<std::uint32_t>(n, [&](std::size_t k) {
-          return tags.local(k < v.size() ? v[k] : 0);
-        });
+        w.put_column<std::uint32_t>(
+            n, [&](std::size_t k) { return tags.local(k < v.size() ? v[k] : 0); });
         break;
       }
       default:
@@ -166,24 +165,24 @@ nlohmann::json header_json(const log::LogHeader& h, log::LogFormat format,
               {"resolution", h.bitmap_resolution_m},
               {"topLeft", {h.bitmap_top_left.x - c.x, h.bitmap_top_left.y - c.y}}};
   }
-  return {{"log", log_name},
-          {"format", format == log::LogFormat::kDeeco ? "deeco" : "frames"},
-          {"experiment", h.experiment},
-          {"seed", h.seed},
-          {"tickPeriodNs", h.tick_period_ns},
-          {"every", h.every},
-          {"frameCount", frame_count},
-          {"arena", {{"width", h.arena_width_m}, {"height", h.arena_height_m},
-                     {"center", {c.x, c.y}}}},
-          {"bitmap", bitmap},
-          {"segments", segments},
-          {"kinds", kinds_json(h.kinds)},
-          {"objectClasses", classes_json(h.object_classes)},
-          {"robots", entities_json(h.robots, "kinds")},
-          {"objects", entities_json(h.objects, "classes")},
-          {"robotColumns", columns_json(h.robot_columns)},
-          {"objectColumns", columns_json(h.object_columns)},
-          {"chunkVersion", kChunkVersion}};
+  return {
+      {"log", log_name},
+      {"format", format == log::LogFormat::kDeeco ? "deeco" : "frames"},
+      {"experiment", h.experiment},
+      {"seed", h.seed},
+      {"tickPeriodNs", h.tick_period_ns},
+      {"every", h.every},
+      {"frameCount", frame_count},
+      {"arena", {{"width", h.arena_width_m}, {"height", h.arena_height_m}, {"center", {c.x, c.y}}}},
+      {"bitmap", bitmap},
+      {"segments", segments},
+      {"kinds", kinds_json(h.kinds)},
+      {"objectClasses", classes_json(h.object_classes)},
+      {"robots", entities_json(h.robots, "kinds")},
+      {"objects", entities_json(h.objects, "classes")},
+      {"robotColumns", columns_json(h.robot_columns)},
+      {"objectColumns", columns_json(h.object_columns)},
+      {"chunkVersion", kChunkVersion}};
 }
 
 std::string bitmap_bytes(const log::LogHeader& h) {
@@ -254,18 +253,26 @@ nlohmann::json element_json(const ColumnDesc& d, const std::uint8_t* p,
     return v;
   };
   switch (d.type) {
-    case ColumnType::kU8: return get(std::uint8_t{});
-    case ColumnType::kU16: return get(std::uint16_t{});
-    case ColumnType::kU32: return get(std::uint32_t{});
-    case ColumnType::kI32: return get(std::int32_t{});
-    case ColumnType::kF32: return get(float{});
-    case ColumnType::kF64: return get(double{});
-    case ColumnType::kColor: return {p[0], p[1], p[2], p[3]};
+    case ColumnType::kU8:
+      return get(std::uint8_t{});
+    case ColumnType::kU16:
+      return get(std::uint16_t{});
+    case ColumnType::kU32:
+      return get(std::uint32_t{});
+    case ColumnType::kI32:
+      return get(std::int32_t{});
+    case ColumnType::kF32:
+      return get(float{});
+    case ColumnType::kF64:
+      return get(double{});
+    case ColumnType::kColor:
+      return {p[0], p[1], p[2], p[3]};
     case ColumnType::kTag: {
       const auto t = get(std::uint32_t{});
       return t < tags.size() ? tags[t] : "";
     }
-    case ColumnType::kString: break;
+    case ColumnType::kString:
+      break;
   }
   return nullptr;
 }

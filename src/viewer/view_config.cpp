@@ -54,12 +54,18 @@ std::string lower(std::string s) {
 
 const char* type_name(LayerType t) {
   switch (t) {
-    case LayerType::kBackground: return "background";
-    case LayerType::kMap: return "map";
-    case LayerType::kRobots: return "robots";
-    case LayerType::kObjects: return "objects";
-    case LayerType::kRangeAndBearing: return "range_and_bearing";
-    case LayerType::kCustom: return "custom";
+    case LayerType::kBackground:
+      return "background";
+    case LayerType::kMap:
+      return "map";
+    case LayerType::kRobots:
+      return "robots";
+    case LayerType::kObjects:
+      return "objects";
+    case LayerType::kRangeAndBearing:
+      return "range_and_bearing";
+    case LayerType::kCustom:
+      return "custom";
   }
   return "?";
 }
@@ -68,12 +74,23 @@ ViewLayer default_layer(LayerType type) {
   ViewLayer l;
   l.type = type;
   switch (type) {
-    case LayerType::kBackground: l.coloring.color = kWhite; break;
-    case LayerType::kMap: l.coloring.color = kBlack; break;
-    case LayerType::kRobots: l.coloring.color = kRed; break;
-    case LayerType::kObjects: l.coloring.color = kYellow; break;
-    case LayerType::kRangeAndBearing: l.coloring.color = kRabBlue; break;
-    case LayerType::kCustom: break;
+    case LayerType::kBackground:
+      l.coloring.color = kWhite;
+      break;
+    case LayerType::kMap:
+      l.coloring.color = kBlack;
+      break;
+    case LayerType::kRobots:
+      l.coloring.color = kRed;
+      break;
+    case LayerType::kObjects:
+      l.coloring.color = kYellow;
+      break;
+    case LayerType::kRangeAndBearing:
+      l.coloring.color = kRabBlue;
+      break;
+    case LayerType::kCustom:
+      break;
   }
   l.label_color = kBlack;
   return l;
@@ -118,19 +135,24 @@ class ConfigReader {
     config.seek_speed_ticks_per_s = root.real("seek_speed", 0, 0, 1e9);
     config.status_color = color_attr(root, "status_color", config.status_color);
     root.finish();
-    root.check_children({"background", "map", "objects", "robots", "range_and_bearing",
-                         "custom"});
+    root.check_children({"background", "map", "objects", "robots", "range_and_bearing", "custom"});
 
     std::map<LayerType, int> seen;  // single layer type -> line of its first element
     for (XmlElement e : root.children()) {
       std::string n = e.name();
       LayerType type;
-      if (n == "background") type = LayerType::kBackground;
-      else if (n == "map") type = LayerType::kMap;
-      else if (n == "robots") type = LayerType::kRobots;
-      else if (n == "objects") type = LayerType::kObjects;
-      else if (n == "range_and_bearing") type = LayerType::kRangeAndBearing;
-      else if (n == "custom") type = LayerType::kCustom;
+      if (n == "background")
+        type = LayerType::kBackground;
+      else if (n == "map")
+        type = LayerType::kMap;
+      else if (n == "robots")
+        type = LayerType::kRobots;
+      else if (n == "objects")
+        type = LayerType::kObjects;
+      else if (n == "range_and_bearing")
+        type = LayerType::kRangeAndBearing;
+      else if (n == "custom")
+        type = LayerType::kCustom;
       else continue;  // reported by check_children
       int line = file_.line_of(e.node());
       if (type != LayerType::kBackground && type != LayerType::kCustom) {
@@ -277,16 +299,16 @@ class ConfigReader {
     bool robots = l.type == LayerType::kRobots;
     // Robots are coloured by their kind, objects by their class ("class" on robots is the
     // name older view files used for the kind, still accepted).
-    std::string by = e.choice("by",
-                              robots ? std::vector<std::string>{"none", "number", "kind", "tag",
-                                                                "led", "class"}
-                                     : std::vector<std::string>{"none", "number", "class", "tag"},
-                              "none");
-    l.by = by == "number"                    ? ColoringKey::kNumber
-           : by == "kind" || by == "class"   ? ColoringKey::kKindOrClass
-           : by == "tag"                     ? ColoringKey::kTag
-           : by == "led"                     ? ColoringKey::kLed
-                                             : ColoringKey::kNone;
+    std::string by =
+        e.choice("by",
+                 robots ? std::vector<std::string>{"none", "number", "kind", "tag", "led", "class"}
+                        : std::vector<std::string>{"none", "number", "class", "tag"},
+                 "none");
+    l.by = by == "number"                  ? ColoringKey::kNumber
+           : by == "kind" || by == "class" ? ColoringKey::kKindOrClass
+           : by == "tag"                   ? ColoringKey::kTag
+           : by == "led"                   ? ColoringKey::kLed
+                                           : ColoringKey::kNone;
     if (robots) {
       l.rotation = e.boolean("rotation", true);
       l.leds = e.boolean("leds", true);
@@ -441,8 +463,7 @@ std::optional<ViewConfig> parse_view_config(const std::string& text, const std::
   return c;
 }
 
-void warn_unknown_kinds_and_classes(const ViewConfig& config,
-                                    const std::vector<std::string>& kinds,
+void warn_unknown_kinds_and_classes(const ViewConfig& config, const std::vector<std::string>& kinds,
                                     const std::vector<std::string>& object_classes,
                                     Diagnostics& diags) {
   for (const ViewLayer& l : config.layers) {
@@ -455,10 +476,9 @@ void warn_unknown_kinds_and_classes(const ViewConfig& config,
     for (const ColoringRule& r : l.rules) {
       if (std::find(known.begin(), known.end(), r.value) != known.end()) continue;
       diags.warning({config.source, r.line},
-                    what + " '" + r.value + "' does not appear in the log's " +
-                        type_name(l.type) + " (" + (robots ? "kinds" : "classes") +
-                        " in the log: " + (list.empty() ? "none" : list) + ")" +
-                        did_you_mean(r.value, known));
+                    what + " '" + r.value + "' does not appear in the log's " + type_name(l.type) +
+                        " (" + (robots ? "kinds" : "classes") + " in the log: " +
+                        (list.empty() ? "none" : list) + ")" + did_you_mean(r.value, known));
     }
   }
 }

@@ -115,8 +115,7 @@ std::optional<ViewConfig> parse_view_config(const std::string& text, const std::
 /// Checks the by="kind" / by="class" rules against the robot kinds and object classes a log
 /// actually has and reports a warning (with the config's file:line) for every name the log
 /// does not contain.
-void warn_unknown_kinds_and_classes(const ViewConfig& config,
-                                    const std::vector<std::string>& kinds,
+void warn_unknown_kinds_and_classes(const ViewConfig& config, const std::vector<std::string>& kinds,
                                     const std::vector<std::string>& object_classes,
                                     Diagnostics& diags);
 

@@ -19,7 +19,7 @@ constexpr const char* kJson = "application/json";
 void send_error(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
   res.set_content(nlohmann::json{{"error", message}}.dump(-1, ' ', false,
-                                                         nlohmann::json::error_handler_t::replace),
+                                                          nlohmann::json::error_handler_t::replace),
                   kJson);
 }
 
@@ -44,9 +44,9 @@ ViewServer::ViewServer(std::unique_ptr<log::LogReader> reader, ViewConfig config
       http_(std::make_unique<httplib::Server>()) {
   // Names, tags and column docs come from the log: bytes that are not UTF-8 are replaced, not
   // a reason to fail.
-  header_json_ = header_json(reader_->header(), reader_->format(), reader_->frame_count(),
-                             log_name_)
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  header_json_ =
+      header_json(reader_->header(), reader_->format(), reader_->frame_count(), log_name_)
+          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   config_json_ = to_json(config_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   add_routes();
 }

@@ -58,8 +58,8 @@ LogHeader example_header(std::size_t robots) {
     h.robots.push_back({static_cast<EntityId>(i), static_cast<std::uint16_t>(i == 0 ? 1 : i % 2),
                         std::string("r").append(std::to_string(i))});
   for (std::size_t i = 0; i < 3; ++i)
-    h.objects.push_back({static_cast<EntityId>(robots + i), 0,
-                         std::string("food").append(std::to_string(i))});
+    h.objects.push_back(
+        {static_cast<EntityId>(robots + i), 0, std::string("food").append(std::to_string(i))});
   h.robot_columns = required_robot_columns();
   h.robot_columns.push_back(led_column(kFootbotLeds));
   ColumnDesc value;
@@ -203,10 +203,19 @@ void write_bench(const fs::path& path, std::size_t robots, Tick frames) {
     }
     LogFrameView f{.tick = k, .time_ns = k * h.tick_period_ns, .status = status, .tags = tags};
     fill_columns(f, h,
-                 {{"id", id}, {"kind", kind}, {"x", x}, {"y", y}, {"theta", theta}, {"tag", tag},
+                 {{"id", id},
+                  {"kind", kind},
+                  {"x", x},
+                  {"y", y},
+                  {"theta", theta},
+                  {"tag", tag},
                   {"led", led}},
-                 {{"id", no_ids}, {"class", no_classes}, {"x", none}, {"y", none},
-                  {"size", none}, {"tag", no_tags}});
+                 {{"id", no_ids},
+                  {"class", no_classes},
+                  {"x", none},
+                  {"y", none},
+                  {"size", none},
+                  {"tag", no_tags}});
     w->write(f);
   }
   w->finish();

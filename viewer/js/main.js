@@ -255,48 +255,64 @@ class Viewer {
 
   /**
    * Range-and-bearing links: a segment between two robots whose kinds both have a range
-   * (rabRange > 0) and which are within the smaller of the two ranges. Robots are put in a
-   * grid of cells as large as the largest range, so each one is compared with the robots of
-   * its own and the 8 neighbouring cells only.
+   * (rabRange > 0) and which are within the smaller of the two ranges. The robots with a
+   * range are counting-sorted into a grid of cells at least as large as the largest range, so
+   * each one is compared only with the robots of its own and the 8 neighbouring cells.
    */
   rabLinks(frame) {
     let links = this.rabCache.get(frame.robots);
     if (links) return links;
-    const r = frame.robots, n = r.count, kind = r.kind;
+    const r = frame.robots, n = r.count, kind = r.kind, x = r.x, y = r.y;
     const range = this.header.kinds.map((k) => (k.rabRange > 0 ? k.rabRange : 0));
-    const cell = Math.max(0, ...range);
-    const out = [];
-    if (kind && cell > 0) {
-      const OFFSET = 1 << 20, SPAN = 1 << 21; // cell coordinates as one exact integer key
-      const cellOf = (v) => Math.min(SPAN - 1, Math.max(0, Math.floor(v / cell) + OFFSET));
+    let out = new Float32Array(1024), used = 0;
+    const members = [];
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (let i = 0; kind && i < n; i++) {
+      if (!(range[kind[i]] > 0) || !Number.isFinite(x[i]) || !Number.isFinite(y[i])) continue;
+      members.push(i);
+      minX = Math.min(minX, x[i]); maxX = Math.max(maxX, x[i]);
+      minY = Math.min(minY, y[i]); maxY = Math.max(maxY, y[i]);
+    }
+    if (members.length > 1) {
+      // Cells no smaller than the largest range; larger when the robots are sparse, so that
+      // there are at most about two cells per robot.
+      let cell = Math.max(...range);
+      while ((Math.floor((maxX - minX) / cell) + 1) * (Math.floor((maxY - minY) / cell) + 1) >
+             2 * members.length + 16) cell *= 2;
+      const gw = Math.floor((maxX - minX) / cell) + 1, gh = Math.floor((maxY - minY) / cell) + 1;
       const cx = new Int32Array(n), cy = new Int32Array(n);
-      const grid = new Map();
-      for (let i = 0; i < n; i++) {
-        if (!(range[kind[i]] > 0)) continue;
-        cx[i] = cellOf(r.x[i]);
-        cy[i] = cellOf(r.y[i]);
-        const key = cx[i] * SPAN + cy[i];
-        const list = grid.get(key);
-        if (list) list.push(i); else grid.set(key, [i]);
+      const start = new Int32Array(gw * gh + 1);
+      for (const i of members) {
+        cx[i] = Math.min(gw - 1, Math.floor((x[i] - minX) / cell));
+        cy[i] = Math.min(gh - 1, Math.floor((y[i] - minY) / cell));
+        start[cy[i] * gw + cx[i] + 1]++;
       }
-      for (let i = 0; i < n; i++) {
+      for (let c = 0; c < gw * gh; c++) start[c + 1] += start[c];
+      const fill = start.slice(0, gw * gh), order = new Int32Array(members.length);
+      for (const i of members) order[fill[cy[i] * gw + cx[i]]++] = i;
+      for (const i of members) {
         const ri = range[kind[i]];
-        if (!(ri > 0)) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          for (let dy = -1; dy <= 1; dy++) {
-            const list = grid.get((cx[i] + dx) * SPAN + cy[i] + dy);
-            if (!list) continue;
-            for (const j of list) {
+        for (let gy = Math.max(0, cy[i] - 1); gy <= Math.min(gh - 1, cy[i] + 1); gy++) {
+          for (let gx = Math.max(0, cx[i] - 1); gx <= Math.min(gw - 1, cx[i] + 1); gx++) {
+            const c = gy * gw + gx;
+            for (let k = start[c]; k < start[c + 1]; k++) {
+              const j = order[k];
               if (j <= i) continue;
               const reach = Math.min(ri, range[kind[j]]);
-              const ex = r.x[j] - r.x[i], ey = r.y[j] - r.y[i];
-              if (ex * ex + ey * ey <= reach * reach) out.push(r.x[i], r.y[i], r.x[j], r.y[j]);
+              const ex = x[j] - x[i], ey = y[j] - y[i];
+              if (ex * ex + ey * ey > reach * reach) continue;
+              if (used + 4 > out.length) {
+                const bigger = new Float32Array(out.length * 2);
+                bigger.set(out);
+                out = bigger;
+              }
+              out[used++] = x[i]; out[used++] = y[i]; out[used++] = x[j]; out[used++] = y[j];
             }
           }
         }
       }
     }
-    links = { segments: Float32Array.from(out), count: out.length / 4 };
+    links = { segments: out.subarray(0, used), count: used / 4 };
     this.rabCache.set(frame.robots, links);
     return links;
   }

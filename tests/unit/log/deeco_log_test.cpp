@@ -329,11 +329,17 @@ TEST(DeecoLog, NonIntegralArenaIsWrittenInIntegerUnits) {
   cycles[0].objects.size = {0.25};
   write_deeco(dir.file("d.log"), h, frames_of(h, cycles));
 
-  const std::string text = read_file(dir.file("d.log"));
-  EXPECT_EQ(text.substr(0, text.find("epuck")), "null\n125\n30\n");
-  EXPECT_TRUE(contains(text, "\nepuck,1\n"));  // diameter 0.1 m = 1 dm
-  EXPECT_TRUE(contains(
-      text, "\nstatus\\&1&&0,0,-0.5,a\\,b;;75,27.5,1.5,;;&&62.5,,15,,2.5,,x\\;y\\&z\\\\;;\n"));
+  // The field is 125 x 30 decimetres; the robots' diameter 0.1 m is 1 dm (docs/log-format.md,
+  // 2.4, shows this file).
+  EXPECT_EQ(read_file(dir.file("d.log")),
+            "null\n"
+            "125\n"
+            "30\n"
+            "epuck,1\n"
+            "epuck,1\n"
+            "box\n"
+            "status\\&1&&0,0,-0.5,a\\,b;;75,27.5,1.5,;;&&62.5,,15,,2.5,,x\\;y\\&z\\\\;;\n"
+            "&&12.5,-25,0,a\\,b;;112.5,55,-3,;;&&2.5,,-35,,5,,;;\n");
 
   DeecoLogReader reader(dir.file("d.log"), 0.1);
   const LogHeader& r = reader.header();
@@ -384,8 +390,9 @@ TEST(DeecoLog, ChangingTheRobotSetIsRefusedWithAClearMessage) {
     writer->write(added.frame(h).view());
     ADD_FAILURE() << "a frame with another robot was accepted";
   } catch (const LogError& e) {
-    EXPECT_TRUE(contains(e.what(), "the DEECo log needs a fixed set of robots; use the frame "
-                                   "log for runs that add or remove entities"));
+    EXPECT_TRUE(contains(e.what(),
+                         "the DEECo log needs a fixed set of robots; use the frame "
+                         "log for runs that add or remove entities"));
   }
   Cycle fewer = cycles[1];
   fewer.objects = {};

@@ -75,7 +75,8 @@ std::vector<LogFrame> make_frames(const LogHeader& h, std::size_t count, std::ui
   std::vector<EntityId> objects{100};
   EntityId next = 3;
   const int led = column_index(h.robot_columns, "led");
-  const std::uint32_t led_width = led < 0 ? 0 : h.robot_columns[static_cast<std::size_t>(led)].width;
+  const std::uint32_t led_width =
+      led < 0 ? 0 : h.robot_columns[static_cast<std::size_t>(led)].width;
   auto fill_others = [&](const std::vector<ColumnDesc>& schema, std::size_t rows,
                          std::vector<std::vector<std::uint8_t>>& data) {
     for (std::size_t c = 0; c < schema.size(); ++c) {
@@ -438,10 +439,20 @@ TEST(FrameLog, FramesBuiltFromTheCallersVectorsRoundTrip) {
   const std::vector<std::string> tags{"", "lead"};
   LogFrameView v{.tick = 7, .time_ns = 700, .status = "ok", .tags = tags};
   fill_columns(v, h,
-               {{"id", id}, {"kind", kind}, {"x", x}, {"y", y}, {"theta", theta}, {"tag", tag},
-                {"led", led}, {"test_value", value}},
-               {{"id", no_ids}, {"class", no_classes}, {"x", none}, {"y", none},
-                {"size", none}, {"tag", no_tags}});
+               {{"id", id},
+                {"kind", kind},
+                {"x", x},
+                {"y", y},
+                {"theta", theta},
+                {"tag", tag},
+                {"led", led},
+                {"test_value", value}},
+               {{"id", no_ids},
+                {"class", no_classes},
+                {"x", none},
+                {"y", none},
+                {"size", none},
+                {"tag", no_tags}});
   EXPECT_EQ(v.robot_count, 2u);
   EXPECT_EQ(v.object_count, 0u);
   auto writer = make_frame_log_writer(dir.file("a"));
@@ -472,8 +483,8 @@ TEST(FrameLog, FillColumnsSaysWhichColumnIsWrong) {
   std::vector<std::uint16_t> no_classes;
   std::vector<double> none;
   std::vector<std::uint32_t> no_tags;
-  const std::vector<NamedColumn> objects{{"id", no_ids},  {"class", no_classes}, {"x", none},
-                                         {"y", none},     {"size", none},        {"tag", no_tags}};
+  const std::vector<NamedColumn> objects{{"id", no_ids}, {"class", no_classes}, {"x", none},
+                                         {"y", none},    {"size", none},        {"tag", no_tags}};
   auto message = [&](const std::vector<NamedColumn>& robots) -> std::string {
     LogFrameView v;
     try {
@@ -483,20 +494,41 @@ TEST(FrameLog, FillColumnsSaysWhichColumnIsWrong) {
     }
     return "accepted";
   };
-  EXPECT_EQ(message({{"id", id}, {"kind", kind}, {"x", two}, {"y", two}, {"theta", two},
-                     {"tag", tag}, {"led", led}}),
+  EXPECT_EQ(message({{"id", id},
+                     {"kind", kind},
+                     {"x", two},
+                     {"y", two},
+                     {"theta", two},
+                     {"tag", tag},
+                     {"led", led}}),
             "accepted");
-  EXPECT_TRUE(contains(message({{"id", id}, {"kind", kind}, {"x", two}, {"y", two},
-                                {"tag", tag}, {"led", led}}),
-                       "robot column 'theta' not given"));
-  EXPECT_TRUE(contains(message({{"id", id}, {"kind", kind}, {"x", two}, {"y", one},
-                                {"theta", two}, {"tag", tag}, {"led", led}}),
+  EXPECT_TRUE(contains(
+      message({{"id", id}, {"kind", kind}, {"x", two}, {"y", two}, {"tag", tag}, {"led", led}}),
+      "robot column 'theta' not given"));
+  EXPECT_TRUE(contains(message({{"id", id},
+                                {"kind", kind},
+                                {"x", two},
+                                {"y", one},
+                                {"theta", two},
+                                {"tag", tag},
+                                {"led", led}}),
                        "robot column 'y' has 1 rows where others have 2"));
-  EXPECT_TRUE(contains(message({{"id", id}, {"kind", kind}, {"x", floats}, {"y", two},
-                                {"theta", two}, {"tag", tag}, {"led", led}}),
+  EXPECT_TRUE(contains(message({{"id", id},
+                                {"kind", kind},
+                                {"x", floats},
+                                {"y", two},
+                                {"theta", two},
+                                {"tag", tag},
+                                {"led", led}}),
                        "robot column 'x' is f64 x 1"));
-  EXPECT_TRUE(contains(message({{"id", id}, {"kind", kind}, {"x", two}, {"y", two},
-                                {"theta", two}, {"tag", tag}, {"led", led}, {"speed", two}}),
+  EXPECT_TRUE(contains(message({{"id", id},
+                                {"kind", kind},
+                                {"x", two},
+                                {"y", two},
+                                {"theta", two},
+                                {"tag", tag},
+                                {"led", led},
+                                {"speed", two}}),
                        "the header has no robot column 'speed'"));
 }
 
@@ -529,8 +561,9 @@ TEST(FrameLog, HeadersWithoutTheRequiredColumnsAreRefused) {
   EXPECT_TRUE(contains(message(h), "has width 0"));
   h = make_header();
   set_standard_columns(h, 1);  // foot-bots have 13 LEDs
-  EXPECT_TRUE(contains(message(h), "'foot-bot' has 13 LEDs but the 'led' column holds 1 per "
-                                   "robot"));
+  EXPECT_TRUE(contains(message(h),
+                       "'foot-bot' has 13 LEDs but the 'led' column holds 1 per "
+                       "robot"));
 }
 
 // A log written by fleetsim's version-1 writer (commit aa62308, before the column lists):
@@ -591,7 +624,8 @@ void forge_header(const std::string& path, const std::function<void(std::string&
   ASSERT_EQ(ZSTD_decompress(body.data(), raw, bytes.data() + 40, stored), raw);
   edit(body);
   std::string compressed(ZSTD_compressBound(body.size()), '\0');
-  compressed.resize(ZSTD_compress(compressed.data(), compressed.size(), body.data(), body.size(), 1));
+  compressed.resize(
+      ZSTD_compress(compressed.data(), compressed.size(), body.data(), body.size(), 1));
   std::string fixed = bytes.substr(0, 40);
   std::uint64_t raw2 = body.size(), stored2 = compressed.size();
   std::memcpy(fixed.data() + 8, &version, 4);
@@ -628,42 +662,47 @@ TEST(FrameLog, HostileHeadersGiveLogErrorsNotCrashes) {
     EXPECT_NE(at, std::string::npos);
     return at + key.size();
   };
-  expect_refused("unknown type code", [&](std::string& b) { b[at_energy(b)] = 42; },
-                 "unknown type code 42");
-  expect_refused("string column", [&](std::string& b) { b[at_energy(b)] = 8; },
-                 "strings are never in frames");
-  expect_refused("width 0", [&](std::string& b) { std::memset(&b[at_energy(b) + 1], 0, 4); },
-                 "has width 0");
-  expect_refused("huge width", [&](std::string& b) { std::memset(&b[at_energy(b) + 1], 0xff, 4); },
-                 "has width 4294967295");
-  expect_refused("x becomes a u8",
-                 [&](std::string& b) {
-                   const auto at = b.find(std::string("\x01\0\0\0x\x05", 6));
-                   ASSERT_NE(at, std::string::npos);
-                   b[at + 5] = 0;
-                 },
-                 "robot column 'x' is u8 x 1");
-  expect_refused("a column count larger than the header",
-                 [&](std::string& b) {
-                   // The object column count is the u32 before the object column "id".
-                   const auto at = b.rfind(std::string("\x02\0\0\0id", 6));
-                   ASSERT_NE(at, std::string::npos);
-                   std::memset(&b[at - 4], 0x7f, 4);
-                 },
-                 "corrupt");
+  expect_refused(
+      "unknown type code", [&](std::string& b) { b[at_energy(b)] = 42; }, "unknown type code 42");
+  expect_refused(
+      "string column", [&](std::string& b) { b[at_energy(b)] = 8; }, "strings are never in frames");
+  expect_refused(
+      "width 0", [&](std::string& b) { std::memset(&b[at_energy(b) + 1], 0, 4); }, "has width 0");
+  expect_refused(
+      "huge width", [&](std::string& b) { std::memset(&b[at_energy(b) + 1], 0xff, 4); },
+      "has width 4294967295");
+  expect_refused(
+      "x becomes a u8",
+      [&](std::string& b) {
+        const auto at = b.find(std::string("\x01\0\0\0x\x05", 6));
+        ASSERT_NE(at, std::string::npos);
+        b[at + 5] = 0;
+      },
+      "robot column 'x' is u8 x 1");
+  expect_refused(
+      "a column count larger than the header",
+      [&](std::string& b) {
+        // The object column count is the u32 before the object column "id".
+        const auto at = b.rfind(std::string("\x02\0\0\0id", 6));
+        ASSERT_NE(at, std::string::npos);
+        std::memset(&b[at - 4], 0x7f, 4);
+      },
+      "corrupt");
 }
 
 TEST(FrameLog, NewerVersionsAreRefusedWithAClearMessage) {
   TempDir dir;
   const std::string path = dir.file("v3");
   write_log(path, make_header(), make_frames(2));
-  forge_header(path, [](std::string&) {}, 3);
+  forge_header(
+      path, [](std::string&) {}, 3);
   try {
     LogReader::open(path);
     ADD_FAILURE() << "opened a version-3 log";
   } catch (const LogError& e) {
-    EXPECT_TRUE(contains(e.what(), "has format version 3; this fleetsim reads "
-                                               "versions 1 to 2 (a newer fleetsim wrote it)"));
+    EXPECT_TRUE(contains(e.what(),
+                         "has format version 3; this fleetsim reads "
+                         "versions 1 to 2 (a newer fleetsim wrote it)"));
   }
 }
 

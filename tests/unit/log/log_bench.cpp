@@ -77,10 +77,19 @@ int main(int argc, char** argv) {
                      .status = "running",
                      .tags = tags};
       fill_columns(f, header,
-                   {{"id", id}, {"kind", cls}, {"x", x}, {"y", y}, {"theta", theta},
-                    {"tag", tag}, {"led", led}},
-                   {{"id", no_ids}, {"class", no_classes}, {"x", none}, {"y", none},
-                    {"size", none}, {"tag", no_tags}});
+                   {{"id", id},
+                    {"kind", cls},
+                    {"x", x},
+                    {"y", y},
+                    {"theta", theta},
+                    {"tag", tag},
+                    {"led", led}},
+                   {{"id", no_ids},
+                    {"class", no_classes},
+                    {"x", none},
+                    {"y", none},
+                    {"size", none},
+                    {"tag", no_tags}});
       const auto t0 = Clock::now();
       writer->write(f);
       write_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -100,13 +109,13 @@ int main(int argc, char** argv) {
   const double read_ms = std::chrono::duration<double, std::milli>(Clock::now() - r1).count();
   std::printf(
       "{\"bench\":\"frame_log\",\"robots\":%zu,\"frames\":%zu,\"zstd_level\":%d,"
-      "\"write_call_ms_per_frame\":%.3f,\"copy_ms_per_frame\":%.3f,\"queue_wait_ms_per_frame\":%.3f,"
+      "\"write_call_ms_per_frame\":%.3f,\"copy_ms_per_frame\":%.3f,\"queue_wait_ms_per_frame\":%."
+      "3f,"
       "\"background_encode_ms_per_frame\":%.3f,\"wall_ms_per_frame_incl_step\":%.3f,"
       "\"bytes_per_frame\":%.0f,\"bytes_per_robot\":%.2f,\"raw_bytes_per_robot\":38,"
       "\"open_ms\":%.3f,\"read_frame_ms\":%.3f,\"last_x_ok\":%s}\n",
       robots, frames, level, write_ms / frames, stats.copy_ms / frames, stats.wait_ms / frames,
-      stats.encode_ms / frames, total_ms / frames,
-      static_cast<double>(bytes) / frames,
+      stats.encode_ms / frames, total_ms / frames, static_cast<double>(bytes) / frames,
       static_cast<double>(bytes) / frames / static_cast<double>(robots), open_ms, read_ms,
       std::ranges::equal(last.robot<double>("x", reader->header()), x) ? "true" : "false");
   std::filesystem::remove(path);

@@ -139,9 +139,10 @@ TEST(FrameEncoding, HeaderJsonCarriesKindsAndColumnLists) {
   EXPECT_EQ(j["objectClasses"][0]["name"], "food");
   EXPECT_TRUE(j["bitmap"].is_null());
   ASSERT_EQ(j["robotColumns"].size(), 8u);
-  EXPECT_EQ(j["robotColumns"][6], (nlohmann::json{{"name", "led"}, {"type", "color"},
-                                                  {"width", 13},
-                                                  {"doc", log::led_column(13).doc}}));
+  EXPECT_EQ(
+      j["robotColumns"][6],
+      (nlohmann::json{
+          {"name", "led"}, {"type", "color"}, {"width", 13}, {"doc", log::led_column(13).doc}}));
   EXPECT_EQ(j["robotColumns"][7]["name"], "test_value");
   EXPECT_EQ(j["objectColumns"][1]["name"], "class");
   EXPECT_EQ(j["chunkVersion"], kChunkVersion);

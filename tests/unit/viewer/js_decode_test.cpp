@@ -95,24 +95,26 @@ TEST(PageDecoder, DecodesAColumnItHasNeverHeardOf) {
 
   // What the server would send: the header JSON and one chunk of both frames.
   auto reader = log::LogReader::open((dir / "run.flog").string());
-  write_file(dir / "header.json",
-             header_json(reader->header(), reader->format(), reader->frame_count(), "run.flog")
-                 .dump());
+  write_file(
+      dir / "header.json",
+      header_json(reader->header(), reader->format(), reader->frame_count(), "run.flog").dump());
   write_file(dir / "chunk.bin", encode_chunk(*reader, 0, 2, 1 << 20));
 
   // The page's decoder, byte for byte (as .mjs so that any node takes it as an ES module).
   fs::copy_file(FLEETSIM_SOURCE_DIR "/viewer/js/frames.js", dir / "frames.mjs");
   const std::string script =
       "import { readFileSync } from 'node:fs';"
-      "import { parseChunk } from '" + (dir / "frames.mjs").string() + "';"
+      "import { parseChunk } from '" +
+      (dir / "frames.mjs").string() +
+      "';"
       "const header = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
       "const bytes = readFileSync(process.argv[2]);"
       "const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);"
       "const { frames } = parseChunk(buffer, header);"
       "console.log(JSON.stringify(frames.map((f) => Array.from(f.robots.test_value))));";
-  const std::string out = run(std::string(FLEETSIM_NODE) + " --input-type=module -e \"" +
-                              script + "\" " + (dir / "header.json").string() + " " +
-                              (dir / "chunk.bin").string() + " 2>&1");
+  const std::string out =
+      run(std::string(FLEETSIM_NODE) + " --input-type=module -e \"" + script + "\" " +
+          (dir / "header.json").string() + " " + (dir / "chunk.bin").string() + " 2>&1");
   std::cout << "node printed: " << out;
 
   nlohmann::json decoded = nlohmann::json::parse(out, nullptr, false);

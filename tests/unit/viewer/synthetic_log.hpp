@@ -28,7 +28,7 @@ class SyntheticLogReader : public log::LogReader {
     h_.object_classes = {{"food"}};
     for (std::size_t i = 0; i < robots; ++i)
       h_.robots.push_back({static_cast<EntityId>(i), static_cast<std::uint16_t>(i % 2),
-                           "r" + std::to_string(i)});
+                           std::string("r").append(std::to_string(i))});
     h_.objects.push_back({static_cast<EntityId>(robots), 0, "food0"});
     h_.robot_columns = log::required_robot_columns();
     h_.robot_columns.push_back(log::led_column(kLedWidth));

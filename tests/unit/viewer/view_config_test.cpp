@@ -196,8 +196,7 @@ TEST(ViewConfig, RobotsAreColouredByKindAndClassIsItsOldName) {
 TEST(ViewConfig, RangeAndBearingIsAnOptionalLayerWithAColour) {
   Diagnostics d;
   auto c = parse_view_config(
-      "<view><robots leds=\"false\"/><range_and_bearing color=\"0,1,0,0.25\"/></view>", "v.xml",
-      d);
+      "<view><robots leds=\"false\"/><range_and_bearing color=\"0,1,0,0.25\"/></view>", "v.xml", d);
   ASSERT_TRUE(c) << d.str();
   EXPECT_EQ(types(*c), (std::vector{LayerType::kRobots, LayerType::kRangeAndBearing,
                                     LayerType::kMap, LayerType::kObjects}));
