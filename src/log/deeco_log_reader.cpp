@@ -1,6 +1,7 @@
 #include "log/deeco_log_reader.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <unordered_map>
@@ -26,8 +27,13 @@ bool parse_int(std::string_view s, std::int64_t& v) {
 
 }  // namespace
 
-DeecoLogReader::DeecoLogReader(std::string path)
-    : path_(std::move(path)), file_(open_for_reading(path_)) {
+DeecoLogReader::DeecoLogReader(std::string path, double metres_per_unit)
+    : path_(std::move(path)), file_(open_for_reading(path_)), metres_per_unit_(metres_per_unit) {
+  if (!(metres_per_unit_ > 0) || !std::isfinite(metres_per_unit_)) {
+    throw LogError("log '" + path_ + "': the field unit must be a positive number of metres");
+  }
+  header_.robot_columns = required_robot_columns();
+  header_.object_columns = required_object_columns();
   const std::uint64_t size = file_size(file_.get(), path_);
   if (size == 0) throw LogError("log '" + path_ + "' is empty");
 
@@ -131,10 +137,11 @@ void DeecoLogReader::parse_header_line(const std::string& line, std::size_t line
                          " characters 0 or 1)");
         }
         for (char c : line) header_.bitmap.push_back(c == '1' ? 1 : 0);
-        const double w = header_.bitmap_width, h = header_.bitmap_height;
+        const double w = header_.bitmap_width * metres_per_unit_;
+        const double h = header_.bitmap_height * metres_per_unit_;
         header_.arena_width_m = w;
         header_.arena_height_m = h;
-        header_.bitmap_resolution_m = 1;
+        header_.bitmap_resolution_m = metres_per_unit_;
         header_.bitmap_top_left = {-w / 2, h / 2};
       } else {
         double v = 0;
@@ -142,43 +149,49 @@ void DeecoLogReader::parse_header_line(const std::string& line, std::size_t line
           throw LogError(where + ": expected the field " +
                          (section_line_ == 1 ? "width" : "height") + " (a number)");
         }
-        (section_line_ == 1 ? header_.arena_width_m : header_.arena_height_m) = v;
+        (section_line_ == 1 ? header_.arena_width_m : header_.arena_height_m) =
+            v * metres_per_unit_;
       }
       break;
     default: {
       auto fields = deeco::split_unescaped(line, ",");
       if (fields.size() == 2) {
-        // Robot: class,size (size = diameter in field units = metres here).
+        // Robot: kind,size (size = diameter in field units).
         if (in_objects_) throw LogError(where + ": a robot line after the objects section");
         double size = 0;
         if (!deeco::parse_number(fields[1], size)) {
-          throw LogError(where + ": expected 'class,size' with a number size");
+          throw LogError(where + ": expected 'kind,size' with a number size");
         }
         std::string name = deeco::unescape(fields[0]);
-        const double radius = size / 2;
-        std::size_t c = 0;
-        while (c < header_.robot_classes.size() &&
-               !(header_.robot_classes[c].name == name &&
-                 header_.robot_classes[c].radius_m == radius)) {
-          ++c;
+        std::size_t k = 0;
+        while (k < header_.kinds.size() &&
+               !(header_.kinds[k].name == name && field_sizes_[k] == size)) {
+          ++k;
         }
-        if (c == header_.robot_classes.size()) header_.robot_classes.push_back({name, radius});
+        if (k == header_.kinds.size()) {
+          if (k > 0xffff) throw LogError(where + ": more than 65536 robot kinds");
+          header_.kinds.push_back({name, size / 2 * metres_per_unit_, 0, 0});
+          field_sizes_.push_back(size);
+        }
         const auto id = static_cast<EntityId>(header_.robots.size());
-        header_.robots.push_back({id, static_cast<std::uint16_t>(c),
-                                  "robot " + std::to_string(id)});
-        robot_class_.push_back(static_cast<std::uint16_t>(c));
+        header_.robots.push_back(
+            {id, static_cast<std::uint16_t>(k), "robot " + std::to_string(id)});
+        robot_kind_.push_back(static_cast<std::uint16_t>(k));
       } else if (fields.size() == 1) {
         // Object: class.
         in_objects_ = true;
         std::string name = deeco::unescape(fields[0]);
         std::size_t c = 0;
         while (c < header_.object_classes.size() && header_.object_classes[c].name != name) ++c;
-        if (c == header_.object_classes.size()) header_.object_classes.push_back({name, 0});
+        if (c == header_.object_classes.size()) {
+          if (c > 0xffff) throw LogError(where + ": more than 65536 object classes");
+          header_.object_classes.push_back({name});
+        }
         header_.objects.push_back({kNoEntity, static_cast<std::uint16_t>(c),
                                    "object " + std::to_string(header_.objects.size())});
         object_class_.push_back(static_cast<std::uint16_t>(c));
       } else {
-        throw LogError(where + ": expected a robot 'class,size', an object 'class' or a cycle");
+        throw LogError(where + ": expected a robot 'kind,size', an object 'class' or a cycle");
       }
     }
   }
@@ -231,6 +244,7 @@ LogFrame DeecoLogReader::read_frame(std::size_t index) {
     return it->second;
   };
   const double half_w = header_.arena_width_m / 2, half_h = header_.arena_height_m / 2;
+  const double unit = metres_per_unit_;
   auto number = [&](std::string_view token, const char* name) {
     double v = 0;
     if (!deeco::parse_number(token, v)) {
@@ -239,41 +253,49 @@ LogFrame DeecoLogReader::read_frame(std::size_t index) {
     return v;
   };
 
-  f.robot_id.resize(n);
-  f.robot_class = robot_class_;
-  f.robot_x.resize(n);
-  f.robot_y.resize(n);
-  f.robot_theta.resize(n);
-  f.robot_tag.resize(n);
-  f.robot_led.assign(n, Color{});
+  std::vector<EntityId> id(n);
+  std::vector<double> x(n), y(n), theta(n);
+  std::vector<std::uint32_t> tags(n);
   for (std::size_t i = 0; i < n; ++i) {
     auto fields = deeco::split_unescaped(robots[i], ",");
     if (fields.size() != 4) {
       throw LogError(where + ": robot " + std::to_string(i) + " is not 'x,y,angle,tag'");
     }
-    f.robot_id[i] = static_cast<EntityId>(i);
-    f.robot_x[i] = number(fields[0], "x") - half_w;
-    f.robot_y[i] = half_h - number(fields[1], "y");
-    f.robot_theta[i] = 0.0 - number(fields[2], "angle");
-    f.robot_tag[i] = tag(fields[3]);
+    id[i] = static_cast<EntityId>(i);
+    x[i] = number(fields[0], "x") * unit - half_w;
+    y[i] = half_h - number(fields[1], "y") * unit;
+    theta[i] = 0.0 - number(fields[2], "angle");
+    tags[i] = tag(fields[3]);
   }
-  f.object_id.resize(m);
-  f.object_class = object_class_;
-  f.object_x.resize(m);
-  f.object_y.resize(m);
-  f.object_size.resize(m);
-  f.object_tag.resize(m);
+  f.set_robot("id", header_, id);
+  f.set_robot("kind", header_, robot_kind_);
+  f.set_robot("x", header_, x);
+  f.set_robot("y", header_, y);
+  f.set_robot("theta", header_, theta);
+  f.set_robot("tag", header_, tags);
+
+  id.resize(m);
+  x.resize(m);
+  y.resize(m);
+  std::vector<double> size(m);
+  tags.resize(m);
   for (std::size_t j = 0; j < m; ++j) {
     auto fields = deeco::split_unescaped(objects[j], ",,");
     if (fields.size() != 4) {
       throw LogError(where + ": object " + std::to_string(j) + " is not 'x,,y,,size,,tag'");
     }
-    f.object_id[j] = static_cast<EntityId>(n + j);
-    f.object_x[j] = number(fields[0], "x") - half_w;
-    f.object_y[j] = half_h - number(fields[1], "y");
-    f.object_size[j] = number(fields[2], "size");
-    f.object_tag[j] = tag(fields[3]);
+    id[j] = static_cast<EntityId>(n + j);
+    x[j] = number(fields[0], "x") * unit - half_w;
+    y[j] = half_h - number(fields[1], "y") * unit;
+    size[j] = number(fields[2], "size") * unit;
+    tags[j] = tag(fields[3]);
   }
+  f.set_object("id", header_, id);
+  f.set_object("class", header_, object_class_);
+  f.set_object("x", header_, x);
+  f.set_object("y", header_, y);
+  f.set_object("size", header_, size);
+  f.set_object("tag", header_, tags);
   return f;
 }
 

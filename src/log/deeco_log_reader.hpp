@@ -13,12 +13,16 @@ namespace fleetsim::log {
 /// Reads a DEECo text log. open() streams the file once, parsing the header sections and
 /// recording where each cycle line starts (the file is never held in memory); read_frame()
 /// then reads one line. Coordinates come back in world metres with the field centred on the
-/// origin (one field unit = one metre); what the format cannot carry (ids, names, LEDs, time)
-/// is made up as docs/log-format.md describes. One thread at a time.
+/// origin; the file does not say how long a field unit is, so the caller does
+/// (`metres_per_unit`: 1 by default, the bitmap's resolution, or the 10^-k of an arena written
+/// with decimals, docs/log-format.md 2.1). What the format cannot carry (ids, names, LEDs,
+/// time) is made up as docs/log-format.md describes. Frames have the required columns only.
+/// One thread at a time.
 class DeecoLogReader final : public LogReader {
  public:
-  /// Opens `path`; throws LogError naming the first line that does not fit the grammar.
-  explicit DeecoLogReader(std::string path);
+  /// Opens `path`; throws LogError naming the first line that does not fit the grammar, or if
+  /// `metres_per_unit` is not a positive number.
+  explicit DeecoLogReader(std::string path, double metres_per_unit = 1);
 
   LogFormat format() const override { return LogFormat::kDeeco; }
   const LogHeader& header() const override { return header_; }
@@ -40,8 +44,10 @@ class DeecoLogReader final : public LogReader {
   std::size_t header_lines_ = 0;  ///< lines before the first cycle
   /// Offset of each cycle line, plus one past the newline of the last complete one.
   std::vector<std::uint64_t> line_starts_;
-  std::vector<std::uint16_t> robot_class_;   ///< class index of each robot
+  double metres_per_unit_ = 1;
+  std::vector<std::uint16_t> robot_kind_;    ///< kind index of each robot
   std::vector<std::uint16_t> object_class_;  ///< class index of each object
+  std::vector<double> field_sizes_;          ///< robot sizes (field units) of each kind
   std::string line_;                         ///< reused buffer
 
   // Header parsing state.

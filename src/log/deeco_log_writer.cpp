@@ -45,6 +45,9 @@ class DeecoLogWriter final : public LogWriter {
   FileHandle file_;
   bool begun_ = false;
   bool finished_ = false;
+  LogHeader header_columns_;            ///< only the column lists, for check_frame()
+  std::vector<std::size_t> robot_at_;   ///< positions of id, x, y, theta, tag
+  std::vector<std::size_t> object_at_;  ///< positions of id, x, y, size, tag
   deeco::FieldTransform field_;
   std::vector<EntityId> robot_ids_, object_ids_;
   std::unordered_map<EntityId, std::size_t> robot_pos_, object_pos_;
@@ -55,7 +58,21 @@ class DeecoLogWriter final : public LogWriter {
 void DeecoLogWriter::begin(const LogHeader& h) {
   if (begun_) throw LogError("log '" + path_ + "': begin() called twice");
   if (!file_.is_open()) throw LogError("log '" + path_ + "': begin() after finish()");
+  try {
+    check_columns(h);
+  } catch (const LogError& e) {
+    throw LogError("log '" + path_ + "': " + e.what());
+  }
   begun_ = true;
+  header_columns_.robot_columns = h.robot_columns;
+  header_columns_.object_columns = h.object_columns;
+  auto at = [](const std::vector<ColumnDesc>& columns, const char* name) {
+    return static_cast<std::size_t>(column_index(columns, name));  // present: checked above
+  };
+  for (const char* name : {"id", "x", "y", "theta", "tag"})
+    robot_at_.push_back(at(h.robot_columns, name));
+  for (const char* name : {"id", "x", "y", "size", "tag"})
+    object_at_.push_back(at(h.object_columns, name));
   field_ = deeco::FieldTransform::of(h);
 
   std::string text;
@@ -71,18 +88,16 @@ void DeecoLogWriter::begin(const LogHeader& h) {
     for (std::uint8_t p : h.bitmap) text.push_back(p != 0 ? '1' : '0');
     text.push_back('\n');
   } else {
-    text += "null\n";
-    deeco::append_number(text, h.arena_width_m);
-    text.push_back('\n');
-    deeco::append_number(text, h.arena_height_m);
-    text.push_back('\n');
+    // The grammar's field size is integral: the arena in units of 10^-k metres.
+    text += "null\n" + std::to_string(field_.width_units) + "\n" +
+            std::to_string(field_.height_units) + "\n";
   }
-  // Robots section: class,size (diameter in field units).
+  // Robots section: kind,size (diameter in field units).
   for (const LogEntity& r : h.robots) {
-    if (r.class_index >= h.robot_classes.size()) {
-      throw LogError("log '" + path_ + "': robot '" + r.name + "' has no class");
+    if (r.type_index >= h.kinds.size()) {
+      throw LogError("log '" + path_ + "': robot '" + r.name + "' has no kind");
     }
-    const LogClass& c = h.robot_classes[r.class_index];
+    const LogKind& c = h.kinds[r.type_index];
     deeco::append_escaped(text, c.name);
     text.push_back(',');
     deeco::append_number(text, field_.field_length(2 * c.radius_m));
@@ -92,10 +107,10 @@ void DeecoLogWriter::begin(const LogHeader& h) {
   }
   // Objects section: class.
   for (const LogEntity& o : h.objects) {
-    if (o.class_index >= h.object_classes.size()) {
+    if (o.type_index >= h.object_classes.size()) {
       throw LogError("log '" + path_ + "': object '" + o.name + "' has no class");
     }
-    deeco::append_escaped(text, h.object_classes[o.class_index].name);
+    deeco::append_escaped(text, h.object_classes[o.type_index].name);
     text.push_back('\n');
     object_pos_[o.id] = object_ids_.size();
     object_ids_.push_back(o.id);
@@ -127,23 +142,29 @@ const std::vector<std::size_t>* DeecoLogWriter::order_of(
 void DeecoLogWriter::write(const LogFrameView& f) {
   if (!begun_) throw LogError("log '" + path_ + "': write() before begin()");
   if (finished_) throw LogError("log '" + path_ + "': write() after finish()");
-  const std::size_t n = f.robot_id.size();
-  const std::size_t m = f.object_id.size();
-  if (f.robot_x.size() != n || f.robot_y.size() != n || f.robot_theta.size() != n ||
-      f.robot_tag.size() != n || f.object_x.size() != m || f.object_y.size() != m ||
-      f.object_size.size() != m || f.object_tag.size() != m) {
-    throw LogError("log '" + path_ + "': columns of tick " + std::to_string(f.tick) +
-                   " have different lengths");
+  try {
+    // Tag 0 is "" even when the frame's table is empty.
+    check_frame(header_columns_, f, std::max<std::size_t>(f.tags.size(), 1));
+  } catch (const LogError& e) {
+    throw LogError("log '" + path_ + "': " + e.what());
   }
-  const auto* robots = order_of(f.robot_id, robot_ids_, robot_pos_, robot_order_, "robot",
-                                f.tick);
-  const auto* objects = order_of(f.object_id, object_ids_, object_pos_, object_order_,
-                                 "object", f.tick);
+  const std::size_t n = f.robot_count;
+  const std::size_t m = f.object_count;
+  const auto robot_id = column_as<EntityId>(f.robot_columns[robot_at_[0]]);
+  const auto robot_x = column_as<double>(f.robot_columns[robot_at_[1]]);
+  const auto robot_y = column_as<double>(f.robot_columns[robot_at_[2]]);
+  const auto robot_theta = column_as<double>(f.robot_columns[robot_at_[3]]);
+  const auto robot_tag = column_as<std::uint32_t>(f.robot_columns[robot_at_[4]]);
+  const auto object_id = column_as<EntityId>(f.object_columns[object_at_[0]]);
+  const auto object_x = column_as<double>(f.object_columns[object_at_[1]]);
+  const auto object_y = column_as<double>(f.object_columns[object_at_[2]]);
+  const auto object_size = column_as<double>(f.object_columns[object_at_[3]]);
+  const auto object_tag = column_as<std::uint32_t>(f.object_columns[object_at_[4]]);
+  const auto* robots = order_of(robot_id, robot_ids_, robot_pos_, robot_order_, "robot", f.tick);
+  const auto* objects =
+      order_of(object_id, object_ids_, object_pos_, object_order_, "object", f.tick);
   auto tag = [&](std::uint32_t t) -> std::string_view {
-    if (t < f.tags.size()) return f.tags[t];
-    if (t == 0) return {};
-    throw LogError("log '" + path_ + "': tag index " + std::to_string(t) + " at tick " +
-                   std::to_string(f.tick) + " is outside the tag table");
+    return t < f.tags.size() ? std::string_view(f.tags[t]) : std::string_view();
   };
 
   // status&&x,y,angle,tag;;...&&x,,y,,size,,tag;;...
@@ -152,25 +173,25 @@ void DeecoLogWriter::write(const LogFrameView& f) {
   line_ += "&&";
   for (std::size_t k = 0; k < n; ++k) {
     std::size_t i = robots ? (*robots)[k] : k;
-    deeco::append_number(line_, field_.field_x(f.robot_x[i]));
+    deeco::append_number(line_, field_.field_x(robot_x[i]));
     line_.push_back(',');
-    deeco::append_number(line_, field_.field_y(f.robot_y[i]));
+    deeco::append_number(line_, field_.field_y(robot_y[i]));
     line_.push_back(',');
-    deeco::append_number(line_, deeco::FieldTransform::field_angle(f.robot_theta[i]));
+    deeco::append_number(line_, deeco::FieldTransform::field_angle(robot_theta[i]));
     line_.push_back(',');
-    deeco::append_escaped(line_, tag(f.robot_tag[i]));
+    deeco::append_escaped(line_, tag(robot_tag[i]));
     line_ += ";;";
   }
   line_ += "&&";
   for (std::size_t k = 0; k < m; ++k) {
     std::size_t i = objects ? (*objects)[k] : k;
-    deeco::append_number(line_, field_.field_x(f.object_x[i]));
+    deeco::append_number(line_, field_.field_x(object_x[i]));
     line_ += ",,";
-    deeco::append_number(line_, field_.field_y(f.object_y[i]));
+    deeco::append_number(line_, field_.field_y(object_y[i]));
     line_ += ",,";
-    deeco::append_number(line_, field_.field_length(f.object_size[i]));
+    deeco::append_number(line_, field_.field_length(object_size[i]));
     line_ += ",,";
-    deeco::append_escaped(line_, tag(f.object_tag[i]));
+    deeco::append_escaped(line_, tag(object_tag[i]));
     line_ += ";;";
   }
   line_.push_back('\n');

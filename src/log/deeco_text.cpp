@@ -1,6 +1,8 @@
 #include "log/deeco_text.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace fleetsim::log::deeco {
 
@@ -77,17 +79,50 @@ bool contains_unescaped(std::string_view s, std::string_view separator) {
   return split_unescaped(s, separator).size() > 1;
 }
 
+int decimal_places(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string_view text(buf, static_cast<std::size_t>(end - buf));
+  int exponent = 0;
+  if (auto e = text.find('e'); e != std::string_view::npos) {
+    std::string_view digits = text.substr(e + 1);
+    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+    std::from_chars(digits.data(), digits.data() + digits.size(), exponent);
+    text = text.substr(0, e);
+  }
+  const auto dot = text.find('.');
+  const int fraction = dot == std::string_view::npos ? 0 : static_cast<int>(text.size() - dot - 1);
+  return std::max(0, fraction - exponent);
+}
+
 FieldTransform FieldTransform::of(const LogHeader& h) {
   FieldTransform t;
   if (h.bitmap_width > 0) {
     t.left_m = h.bitmap_top_left.x;
     t.top_m = h.bitmap_top_left.y;
     t.metres_per_unit = h.bitmap_resolution_m;
-  } else {
-    t.left_m = h.arena_center.x - h.arena_width_m / 2;
-    t.top_m = h.arena_center.y + h.arena_height_m / 2;
-    t.metres_per_unit = 1;
+    t.units_per_metre = 0;
+    t.width_units = h.bitmap_width;
+    t.height_units = h.bitmap_height;
+    return t;
   }
+  t.left_m = h.arena_center.x - h.arena_width_m / 2;
+  t.top_m = h.arena_center.y + h.arena_height_m / 2;
+  const double w = std::isfinite(h.arena_width_m) ? std::max(0.0, h.arena_width_m) : 0;
+  const double ht = std::isfinite(h.arena_height_m) ? std::max(0.0, h.arena_height_m) : 0;
+  int k = std::min(kMaxArenaDecimals, std::max(decimal_places(w), decimal_places(ht)));
+  // Keep the sizes exact integers in a double (and in an int64).
+  constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+  double scale = 1;
+  for (int i = 0; i < k; ++i) scale *= 10;
+  while (k > 0 && std::max(w, ht) * scale >= kExactIntegers) {
+    --k;
+    scale /= 10;
+  }
+  t.units_per_metre = scale;
+  t.metres_per_unit = 1 / scale;
+  t.width_units = static_cast<std::int64_t>(std::min(std::round(w * scale), kExactIntegers));
+  t.height_units = static_cast<std::int64_t>(std::min(std::round(ht * scale), kExactIntegers));
   return t;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 // Byte-plane transpose of `n` elements of `width` bytes (to planes when shuffling for zstd,
 // back when reading). The width is a compile-time constant so the inner loop unrolls: the
-// writer's thread spends its time here and in zstd.
+// writer's thread spends its time here and in zstd. (Width 1 is a plain copy.)
 template <bool kToPlanes, std::size_t W>
 void transpose_fixed(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i)
@@ -24,18 +24,13 @@ void transpose_fixed(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
     }
 }
 
-constexpr bool widths_supported() {
-  for (std::size_t w : kRobotColumnWidths)
-    if (w != 2 && w != 4 && w != 8) return false;
-  for (std::size_t w : kObjectColumnWidths)
-    if (w != 2 && w != 4 && w != 8) return false;
-  return true;
-}
-static_assert(widths_supported(), "every column is 2, 4 or 8 bytes wide");
-
 template <bool kToPlanes>
 void transpose(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width) {
+  if (n == 0) return;
   switch (width) {
+    case 1:
+      std::memcpy(out, in, n);
+      return;
     case 2: return transpose_fixed<kToPlanes, 2>(in, out, n);
     case 4: return transpose_fixed<kToPlanes, 4>(in, out, n);
     case 8: return transpose_fixed<kToPlanes, 8>(in, out, n);
@@ -49,35 +44,6 @@ void shuffle(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size
 
 void unshuffle(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width) {
   transpose<false>(in, out, n, width);
-}
-
-template <class T>
-void copy_column(std::span<const T> column, std::uint8_t*& at) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  if (column.empty()) return;
-  std::memcpy(at, column.data(), column.size_bytes());
-  at += column.size_bytes();
-}
-
-// Colours are copied channel by channel: Color has no padding today, but the file must not
-// depend on that.
-void copy_colors(std::span<const Color> column, std::uint8_t*& at) {
-  if constexpr (sizeof(Color) == 4) {
-    copy_column(column, at);
-  } else {
-    for (const Color& c : column) {
-      *at++ = c.r;
-      *at++ = c.g;
-      *at++ = c.b;
-      *at++ = c.a;
-    }
-  }
-}
-
-template <class T>
-void read_column(const std::uint8_t* plain, std::size_t n, std::vector<T>& out) {
-  out.resize(n);
-  if (n > 0) std::memcpy(out.data(), plain, n * sizeof(T));
 }
 
 }  // namespace
@@ -150,6 +116,60 @@ bool decode_record_header(const std::uint8_t* in, RecordHeader& h) {
          h.raw_size <= kMaxRecordBytes;
 }
 
+namespace {
+
+void write_columns(ByteWriter& w, const std::vector<ColumnDesc>& columns) {
+  w.u32(static_cast<std::uint32_t>(columns.size()));
+  for (const ColumnDesc& c : columns) {
+    w.str(c.name);
+    w.u8(static_cast<std::uint8_t>(c.type));
+    w.u32(c.width);
+    w.str(c.doc);
+  }
+}
+
+std::vector<ColumnDesc> read_columns(ByteReader& r) {
+  // A column takes at least 13 bytes (two empty strings, type, width).
+  std::vector<ColumnDesc> columns(r.count(r.u32(), 13));
+  for (ColumnDesc& c : columns) {
+    c.name = r.str();
+    const std::uint8_t code = r.u8();
+    const auto type = column_type_from_code(code);
+    if (!type) {
+      throw LogError("the log header is corrupt (column '" + c.name + "' has the unknown type " +
+                     "code " + std::to_string(code) + ")");
+    }
+    c.type = *type;
+    c.width = r.u32();
+    c.doc = r.str();
+    c.logged = true;
+  }
+  return columns;
+}
+
+ColumnDesc v1_column(const char* name, ColumnType type) {
+  ColumnDesc c;
+  c.name = name;
+  c.type = type;
+  c.logged = true;
+  return c;
+}
+
+}  // namespace
+
+std::vector<ColumnDesc> version1_robot_columns() {
+  return {v1_column("id", ColumnType::kU32),    v1_column("kind", ColumnType::kU16),
+          v1_column("x", ColumnType::kF64),     v1_column("y", ColumnType::kF64),
+          v1_column("theta", ColumnType::kF64), v1_column("tag", ColumnType::kTag),
+          v1_column("leds", ColumnType::kColor)};
+}
+
+std::vector<ColumnDesc> version1_object_columns() {
+  return {v1_column("id", ColumnType::kU32),   v1_column("class", ColumnType::kU16),
+          v1_column("x", ColumnType::kF64),    v1_column("y", ColumnType::kF64),
+          v1_column("size", ColumnType::kF64), v1_column("tag", ColumnType::kTag)};
+}
+
 std::vector<std::uint8_t> encode_header_body(const LogHeader& h) {
   std::vector<std::uint8_t> out;
   ByteWriter w(out);
@@ -175,25 +195,29 @@ std::vector<std::uint8_t> encode_header_body(const LogHeader& h) {
     w.f64(s.b.x);
     w.f64(s.b.y);
   }
-  for (const auto* classes : {&h.robot_classes, &h.object_classes}) {
-    w.u32(static_cast<std::uint32_t>(classes->size()));
-    for (const LogClass& c : *classes) {
-      w.str(c.name);
-      w.f64(c.radius_m);
-    }
+  w.u32(static_cast<std::uint32_t>(h.kinds.size()));
+  for (const LogKind& k : h.kinds) {
+    w.str(k.name);
+    w.f64(k.radius_m);
+    w.u32(k.led_count);
+    w.f64(k.rab_range_m);
   }
+  w.u32(static_cast<std::uint32_t>(h.object_classes.size()));
+  for (const LogClass& c : h.object_classes) w.str(c.name);
   for (const auto* entities : {&h.robots, &h.objects}) {
     w.u64(entities->size());
     for (const LogEntity& e : *entities) {
       w.u32(e.id);
-      w.u16(e.class_index);
+      w.u16(e.type_index);
       w.str(e.name);
     }
   }
+  write_columns(w, h.robot_columns);
+  write_columns(w, h.object_columns);
   return out;
 }
 
-LogHeader decode_header_body(const std::uint8_t* data, std::size_t size) {
+LogHeader decode_header_body(const std::uint8_t* data, std::size_t size, std::uint32_t version) {
   ByteReader r(data, size, "the log header");
   LogHeader h;
   h.experiment = r.str();
@@ -224,31 +248,77 @@ LogHeader decode_header_body(const std::uint8_t* data, std::size_t size) {
     s.b.x = r.f64();
     s.b.y = r.f64();
   }
-  for (auto* classes : {&h.robot_classes, &h.object_classes}) {
-    classes->resize(r.count(r.u32(), 12));
-    for (LogClass& c : *classes) {
-      c.name = r.str();
-      c.radius_m = r.f64();
+  if (version == 1) {
+    // Version 1: robot classes (name, radius) with one LED each; object classes with an
+    // unused radius; the fixed column lists.
+    h.kinds.resize(r.count(r.u32(), 12));
+    for (LogKind& k : h.kinds) {
+      k.name = r.str();
+      k.radius_m = r.f64();
+      k.led_count = 1;
     }
+    h.object_classes.resize(r.count(r.u32(), 12));
+    for (LogClass& c : h.object_classes) {
+      c.name = r.str();
+      r.f64();
+    }
+  } else {
+    h.kinds.resize(r.count(r.u32(), 24));
+    for (LogKind& k : h.kinds) {
+      k.name = r.str();
+      k.radius_m = r.f64();
+      k.led_count = r.u32();
+      k.rab_range_m = r.f64();
+    }
+    h.object_classes.resize(r.count(r.u32(), 4));
+    for (LogClass& c : h.object_classes) c.name = r.str();
   }
   for (auto* entities : {&h.robots, &h.objects}) {
     entities->resize(r.count(r.u64(), 10));
     for (LogEntity& e : *entities) {
       e.id = r.u32();
-      e.class_index = r.u16();
+      e.type_index = r.u16();
       e.name = r.str();
     }
   }
+  if (version == 1) {
+    h.robot_columns = version1_robot_columns();
+    h.object_columns = version1_object_columns();
+  } else {
+    h.robot_columns = read_columns(r);
+    h.object_columns = read_columns(r);
+  }
   if (r.remaining() != 0) throw LogError("the log header is corrupt (trailing bytes)");
+  try {
+    check_columns(h);
+  } catch (const LogError& e) {
+    throw LogError(std::string("the log header is corrupt (") + e.what() + ")");
+  }
   return h;
 }
 
-void copy_payload(const LogFrameView& f, std::vector<std::uint8_t>& out) {
-  const std::size_t n = f.robot_id.size();
-  const std::size_t m = f.object_id.size();
-  out.resize(payload_size(n, m, f.status.size()));
+PayloadLayout PayloadLayout::of(const LogHeader& h) {
+  PayloadLayout p;
+  for (const ColumnDesc& c : h.robot_columns) {
+    p.robots.push_back({c.element_bytes(), c.width});
+    p.robot_row_bytes += c.row_bytes();
+  }
+  for (const ColumnDesc& c : h.object_columns) {
+    p.objects.push_back({c.element_bytes(), c.width});
+    p.object_row_bytes += c.row_bytes();
+  }
+  return p;
+}
+
+void copy_payload(const LogFrameView& f, const PayloadLayout& layout,
+                  std::vector<std::uint8_t>& out) {
+  const std::size_t n = f.robot_count;
+  const std::size_t m = f.object_count;
+  out.resize(kPayloadFixedBytes + f.status.size() + n * layout.robot_row_bytes +
+             m * layout.object_row_bytes);
   std::uint8_t* at = out.data();
   auto put = [&at](const void* v, std::size_t k) {
+    if (k == 0) return;
     std::memcpy(at, v, k);
     at += k;
   };
@@ -260,23 +330,13 @@ void copy_payload(const LogFrameView& f, std::vector<std::uint8_t>& out) {
   put(&robots32, 4);
   put(&objects32, 4);
   put(&status32, 4);
-  if (!f.status.empty()) put(f.status.data(), f.status.size());
-  copy_column(f.robot_id, at);
-  copy_column(f.robot_class, at);
-  copy_column(f.robot_x, at);
-  copy_column(f.robot_y, at);
-  copy_column(f.robot_theta, at);
-  copy_column(f.robot_tag, at);
-  copy_colors(f.robot_led, at);
-  copy_column(f.object_id, at);
-  copy_column(f.object_class, at);
-  copy_column(f.object_x, at);
-  copy_column(f.object_y, at);
-  copy_column(f.object_size, at);
-  copy_column(f.object_tag, at);
+  put(f.status.data(), f.status.size());
+  for (auto column : f.robot_columns) put(column.data(), column.size());
+  for (auto column : f.object_columns) put(column.data(), column.size());
 }
 
-void shuffle_payload(const std::vector<std::uint8_t>& plain, std::vector<std::uint8_t>& out) {
+void shuffle_payload(const std::vector<std::uint8_t>& plain, const PayloadLayout& layout,
+                     std::vector<std::uint8_t>& out) {
   out.resize(plain.size());
   std::uint32_t n = 0, m = 0, status = 0;
   std::memcpy(&n, plain.data() + 16, 4);
@@ -284,55 +344,45 @@ void shuffle_payload(const std::vector<std::uint8_t>& plain, std::vector<std::ui
   std::memcpy(&status, plain.data() + 24, 4);
   std::size_t at = kPayloadFixedBytes + status;
   std::memcpy(out.data(), plain.data(), at);
-  for (std::size_t w : kRobotColumnWidths) {
-    shuffle(plain.data() + at, out.data() + at, n, w);
-    at += n * w;
+  for (const auto& c : layout.robots) {
+    shuffle(plain.data() + at, out.data() + at, n * c.width, c.element_bytes);
+    at += n * c.width * c.element_bytes;
   }
-  for (std::size_t w : kObjectColumnWidths) {
-    shuffle(plain.data() + at, out.data() + at, m, w);
-    at += m * w;
+  for (const auto& c : layout.objects) {
+    shuffle(plain.data() + at, out.data() + at, m * c.width, c.element_bytes);
+    at += m * c.width * c.element_bytes;
   }
 }
 
-void decode_payload(const std::uint8_t* data, std::size_t size, LogFrame& f,
-                    const std::string& what) {
+void decode_payload(const std::uint8_t* data, std::size_t size, const PayloadLayout& layout,
+                    LogFrame& f, const std::string& what) {
   ByteReader r(data, size, what);
   f.tick = r.i64();
   f.time_ns = r.i64();
-  std::uint64_t n = r.u32();
-  std::uint64_t m = r.u32();
-  std::uint32_t status = r.u32();
+  const std::size_t n = r.u32();
+  const std::size_t m = r.u32();
+  const std::uint32_t status = r.u32();
   const std::uint8_t* s = r.take(status);
   f.status.assign(reinterpret_cast<const char*>(s), status);
-  if (r.remaining() != n * kRobotBytes + m * kObjectBytes) {
-    throw LogError(what + " is corrupt (its columns do not match its entity counts)");
-  }
-  std::vector<std::uint8_t> plain(r.remaining());
-  const std::uint8_t* in = r.take(r.remaining());
-  std::size_t at = 0;
-  for (std::size_t w : kRobotColumnWidths) {
-    unshuffle(in + at, plain.data() + at, n, w);
-    at += n * w;
-  }
-  for (std::size_t w : kObjectColumnWidths) {
-    unshuffle(in + at, plain.data() + at, m, w);
-    at += m * w;
-  }
-  const std::uint8_t* p = plain.data();
-  read_column(p, n, f.robot_id), p += n * 4;
-  read_column(p, n, f.robot_class), p += n * 2;
-  read_column(p, n, f.robot_x), p += n * 8;
-  read_column(p, n, f.robot_y), p += n * 8;
-  read_column(p, n, f.robot_theta), p += n * 8;
-  read_column(p, n, f.robot_tag), p += n * 4;
-  f.robot_led.resize(n);
-  for (std::size_t i = 0; i < n; ++i, p += 4) f.robot_led[i] = Color{p[0], p[1], p[2], p[3]};
-  read_column(p, m, f.object_id), p += m * 4;
-  read_column(p, m, f.object_class), p += m * 2;
-  read_column(p, m, f.object_x), p += m * 8;
-  read_column(p, m, f.object_y), p += m * 8;
-  read_column(p, m, f.object_size), p += m * 8;
-  read_column(p, m, f.object_tag), p += m * 4;
+  // Sizes are checked by division first: n * row bytes of a hostile header could overflow.
+  const std::size_t left = r.remaining();
+  const bool fits = (layout.robot_row_bytes == 0 || n <= left / layout.robot_row_bytes) &&
+                    (layout.object_row_bytes == 0 || m <= left / layout.object_row_bytes) &&
+                    n * layout.robot_row_bytes + m * layout.object_row_bytes == left;
+  if (!fits) throw LogError(what + " is corrupt (its columns do not match its entity counts)");
+  f.robot_count = n;
+  f.object_count = m;
+  auto unshuffle_all = [&](const std::vector<PayloadLayout::Column>& columns, std::size_t rows,
+                           std::vector<std::vector<std::uint8_t>>& out) {
+    out.resize(columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const std::size_t elements = rows * columns[c].width;
+      out[c].resize(elements * columns[c].element_bytes);
+      unshuffle(r.take(out[c].size()), out[c].data(), elements, columns[c].element_bytes);
+    }
+  };
+  unshuffle_all(layout.robots, n, f.robot_columns);
+  unshuffle_all(layout.objects, m, f.object_columns);
 }
 
 }  // namespace fleetsim::log::frame_format

@@ -3,8 +3,9 @@
 //
 //   file    = file_header  frame_record*  [index_record  footer]
 //   file_header  (40 bytes + body): "FLEETLOG", u32 version, u32 flags, u64 body_raw_size,
-//                u64 body_stored_size, u64 checksum, zstd(LogHeader body)
-//   frame_record (56 bytes + tag block + payload), see RecordHeader
+//                u64 body_stored_size, u64 checksum, zstd(LogHeader body, with both column lists)
+//   frame_record (56 bytes + tag block + payload), see RecordHeader; the payload holds every
+//                column of the header's lists, in order, each byte-shuffled
 //   index_record: "FIDX", u32 0, u64 frames, u64 tags, u64 offset[frames], str tag[tags]
 //   footer (32 bytes, last in the file): u64 index_offset, u64 index_size, u64 checksum,
 //                "FLEETEND"
@@ -24,8 +25,11 @@ inline constexpr char kRecordMagic[4] = {'F', 'R', 'M', '1'};
 inline constexpr char kIndexMagic[4] = {'F', 'I', 'D', 'X'};
 inline constexpr char kFooterMagic[8] = {'F', 'L', 'E', 'E', 'T', 'E', 'N', 'D'};
 
-/// Version written by this build; readers refuse other versions with a clear message.
-inline constexpr std::uint32_t kVersion = 1;
+/// Version written by this build. Version 2 carries the column lists in the header.
+inline constexpr std::uint32_t kVersion = 2;
+/// Oldest version this build reads. Version 1 had a fixed column list (see
+/// version1_robot_columns()); its records are laid out like version 2's with that list.
+inline constexpr std::uint32_t kOldestReadableVersion = 1;
 
 inline constexpr std::size_t kFileHeaderSize = 40;
 inline constexpr std::size_t kRecordHeaderSize = 56;
@@ -55,42 +59,52 @@ void encode_record_header(const RecordHeader& h, std::uint8_t* out);
 /// Decodes a record header; returns false if the magic or its checksum is wrong.
 bool decode_record_header(const std::uint8_t* in, RecordHeader& h);
 
-/// The checksum used everywhere in the file (fleetsim::Hasher over the bytes).
+/// The checksum used everywhere in the file (four-lane hash, docs/log-format.md 1.4).
 std::uint64_t checksum(const std::uint8_t* data, std::size_t n,
                        const std::uint8_t* data2 = nullptr, std::size_t n2 = 0);
 
-/// Serialises a LogHeader into its (uncompressed) body.
+/// Serialises a LogHeader into its (uncompressed) body, format kVersion.
 std::vector<std::uint8_t> encode_header_body(const LogHeader& header);
-/// Parses a header body; throws LogError on malformed data.
-LogHeader decode_header_body(const std::uint8_t* data, std::size_t size);
+/// Parses a header body written in format `version` (kOldestReadableVersion..kVersion). The
+/// result passed check_columns(). Throws LogError on malformed data.
+LogHeader decode_header_body(const std::uint8_t* data, std::size_t size, std::uint32_t version);
 
-/// Byte widths of the per-entity columns, in payload order.
-inline constexpr std::size_t kRobotColumnWidths[] = {4, 2, 8, 8, 8, 4, 4};
-inline constexpr std::size_t kObjectColumnWidths[] = {4, 2, 8, 8, 8, 4};
-inline constexpr std::size_t kRobotBytes = 38;   ///< sum of kRobotColumnWidths
-inline constexpr std::size_t kObjectBytes = 34;  ///< sum of kObjectColumnWidths
+/// The fixed robot columns of a version-1 log: id u32, kind u16, x, y, theta f64, tag,
+/// led color x 1.
+std::vector<ColumnDesc> version1_robot_columns();
+/// The fixed object columns of a version-1 log: id u32, class u16, x, y, size f64, tag.
+std::vector<ColumnDesc> version1_object_columns();
+
+/// What the payload encoding needs of a header's column lists: each column's element size
+/// (the byte-plane width) and elements per entity. Built once per log.
+struct PayloadLayout {
+  struct Column {
+    std::size_t element_bytes = 0;  ///< 1, 2, 4 or 8
+    std::size_t width = 0;          ///< elements per entity
+  };
+  std::vector<Column> robots, objects;
+  std::size_t robot_row_bytes = 0, object_row_bytes = 0;
+
+  static PayloadLayout of(const LogHeader& header);
+};
+
 /// Bytes before the columns: tick, time, robot count, object count, status length.
 inline constexpr std::size_t kPayloadFixedBytes = 28;
 
-/// Size of the raw payload of a frame with `robots`, `objects` and a status of
-/// `status_bytes`.
-inline std::size_t payload_size(std::size_t robots, std::size_t objects,
-                                std::size_t status_bytes) {
-  return kPayloadFixedBytes + status_bytes + robots * kRobotBytes + objects * kObjectBytes;
-}
-
-/// Copies a frame's fields into `out` (resized to payload_size) in plain column order: the
-/// only work done on the caller's thread. Spans must have consistent lengths.
-void copy_payload(const LogFrameView& frame, std::vector<std::uint8_t>& out);
+/// Copies a frame's fields into `out` (resized to fit) in plain column order: the only work
+/// done on the caller's thread. The frame must have passed check_frame().
+void copy_payload(const LogFrameView& frame, const PayloadLayout& layout,
+                  std::vector<std::uint8_t>& out);
 
 /// Transposes every column of a plain payload into byte planes (byte k of every element,
 /// then byte k+1, ...): doubles of neighbouring robots share their high bytes, which zstd
 /// then finds. `out` gets the same size as `plain`.
-void shuffle_payload(const std::vector<std::uint8_t>& plain, std::vector<std::uint8_t>& out);
+void shuffle_payload(const std::vector<std::uint8_t>& plain, const PayloadLayout& layout,
+                     std::vector<std::uint8_t>& out);
 
 /// Inverse of copy_payload + shuffle_payload: decodes a decompressed payload into `frame`
 /// (tags excepted). Throws LogError naming `what` on malformed data.
-void decode_payload(const std::uint8_t* data, std::size_t size, LogFrame& frame,
-                    const std::string& what);
+void decode_payload(const std::uint8_t* data, std::size_t size, const PayloadLayout& layout,
+                    LogFrame& frame, const std::string& what);
 
 }  // namespace fleetsim::log::frame_format

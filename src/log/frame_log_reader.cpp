@@ -43,14 +43,17 @@ FrameLogReader::FrameLogReader(std::string path)
   if (!complete) throw LogError(where + " is truncated (its header is incomplete)");
   ByteReader r(fixed + 8, sizeof fixed - 8, where + " header");
   std::uint32_t version = r.u32();
-  r.u32();  // flags, none defined in version 1
+  r.u32();  // flags, none defined in versions 1 and 2
   std::uint64_t raw_size = r.u64();
   std::uint64_t stored = r.u64();
   std::uint64_t sum = r.u64();
-  if (version != ff::kVersion) {
+  if (version < ff::kOldestReadableVersion || version > ff::kVersion) {
     throw LogError(where + " has format version " + std::to_string(version) +
-                   "; this fleetsim reads version " + std::to_string(ff::kVersion));
+                   "; this fleetsim reads versions " + std::to_string(ff::kOldestReadableVersion) +
+                   " to " + std::to_string(ff::kVersion) +
+                   (version > ff::kVersion ? " (a newer fleetsim wrote it)" : ""));
   }
+  version_ = version;
   if (stored > size - ff::kFileHeaderSize || raw_size > ff::kMaxRecordBytes) {
     throw LogError(where + " is truncated or corrupt (its header is incomplete)");
   }
@@ -62,11 +65,12 @@ FrameLogReader::FrameLogReader(std::string path)
   std::vector<std::uint8_t> body;
   decompress(compressed.data(), stored, raw_size, body, where + " header");
   try {
-    header_ = ff::decode_header_body(body.data(), body.size());
+    header_ = ff::decode_header_body(body.data(), body.size(), version);
   } catch (const LogError& e) {
     throw LogError(where + ": " + e.what());
   }
   frames_begin_ = ff::kFileHeaderSize + stored;
+  layout_ = ff::PayloadLayout::of(header_);
 
   // Index, else scan.
   has_index_ = read_index(size);
@@ -192,15 +196,14 @@ LogFrame FrameLogReader::read_frame(std::size_t index) {
   }
   decompress(body_.data() + h.tag_block_size, h.payload_size, h.raw_size, raw_, what);
   LogFrame frame;
-  ff::decode_payload(raw_.data(), raw_.size(), frame, what);
+  ff::decode_payload(raw_.data(), raw_.size(), layout_, frame, what);
   if (frame.tick != h.tick) throw LogError(what + " is corrupt (tick mismatch)");
   std::size_t table = h.tag_base + h.new_tag_count;
   frame.tags.assign(tags_.begin(), tags_.begin() + static_cast<std::ptrdiff_t>(table));
-  for (std::uint32_t t : frame.robot_tag) {
-    if (t >= table) throw LogError(what + " is corrupt (a robot tag is out of range)");
-  }
-  for (std::uint32_t t : frame.object_tag) {
-    if (t >= table) throw LogError(what + " is corrupt (an object tag is out of range)");
+  try {
+    check_frame(header_, frame.view(), table);
+  } catch (const LogError& e) {
+    throw LogError(what + " is corrupt (" + e.what() + ")");
   }
   return frame;
 }

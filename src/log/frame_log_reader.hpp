@@ -6,13 +6,15 @@
 #include <vector>
 
 #include "log/byte_io.hpp"
+#include "log/frame_log_format.hpp"
 #include "log/log_reader.hpp"
 
 namespace fleetsim::log {
 
 /// Reads a binary frame log without loading it: open() reads the header and the index at
 /// the end (or, for a log whose writer died, scans the fixed-size record headers and skips
-/// the payloads); read_frame() then reads and decompresses one record. One thread at a time.
+/// the payloads); read_frame() then reads and decompresses one record. Reads format versions
+/// 1 (fixed columns) and 2 (columns listed in the header). One thread at a time.
 class FrameLogReader final : public LogReader {
  public:
   /// Opens `path`, which must start with the frame log magic. Throws LogError.
@@ -28,6 +30,8 @@ class FrameLogReader final : public LogReader {
   bool has_index() const { return has_index_; }
   /// Byte offset of frame `index`'s record in the file (for tools and tests).
   std::uint64_t frame_offset(std::size_t index) const { return offsets_.at(index); }
+  /// The file's format version (1 or 2; see frame_log_format.hpp).
+  std::uint32_t version() const { return version_; }
 
  private:
   bool read_index(std::uint64_t size);
@@ -36,6 +40,8 @@ class FrameLogReader final : public LogReader {
   std::string path_;
   FileHandle file_;
   LogHeader header_;
+  std::uint32_t version_ = 0;
+  frame_format::PayloadLayout layout_;  ///< from header_'s column lists
   std::uint64_t frames_begin_ = 0;      ///< offset of the first record
   std::vector<std::uint64_t> offsets_;  ///< record offsets, one per complete frame
   std::vector<std::string> tags_;       ///< the whole tag table

@@ -61,7 +61,15 @@ FrameLogWriter::~FrameLogWriter() {
 void FrameLogWriter::begin(const LogHeader& header) {
   if (begun_) throw LogError("log '" + path_ + "': begin() called twice");
   if (finished_) throw LogError("log '" + path_ + "': begin() after finish()");
+  try {
+    check_columns(header);
+  } catch (const LogError& e) {
+    throw LogError("log '" + path_ + "': " + e.what());
+  }
   begun_ = true;
+  header_columns_.robot_columns = header.robot_columns;
+  header_columns_.object_columns = header.object_columns;
+  layout_ = ff::PayloadLayout::of(header);
 
   // File header: magic, version, flags, sizes, checksum, then the compressed body.
   std::vector<std::uint8_t> body = ff::encode_header_body(header);
@@ -90,34 +98,21 @@ void FrameLogWriter::write(const LogFrameView& f) {
   if (finished_) throw LogError("log '" + path_ + "': write() after finish()");
   raise_pending_error();
 
-  // The contract's invariants, checked before anything reaches the file.
-  const std::size_t n = f.robot_id.size();
-  const std::size_t m = f.object_id.size();
-  if (f.robot_class.size() != n || f.robot_x.size() != n || f.robot_y.size() != n ||
-      f.robot_theta.size() != n || f.robot_tag.size() != n || f.robot_led.size() != n) {
-    throw LogError("log '" + path_ + "': robot columns of tick " + std::to_string(f.tick) +
-                   " have different lengths");
-  }
-  if (f.object_class.size() != m || f.object_x.size() != m || f.object_y.size() != m ||
-      f.object_size.size() != m || f.object_tag.size() != m) {
-    throw LogError("log '" + path_ + "': object columns of tick " + std::to_string(f.tick) +
-                   " have different lengths");
-  }
-  if (n > 0xffffffffu || m > 0xffffffffu || f.status.size() > 0xffffffffu) {
+  // The contract's invariants, checked before anything reaches the file. An empty tag table
+  // means the table {""}.
+  if (f.robot_count > 0xffffffffu || f.object_count > 0xffffffffu ||
+      f.status.size() > 0xffffffffu) {
     throw LogError("log '" + path_ + "': frame too large");
   }
-  // An empty tag table means the table {""}.
   const std::size_t table = std::max<std::size_t>(f.tags.size(), 1);
   if (table < tags_.size()) {
     throw LogError("log '" + path_ + "': the tag table shrank at tick " +
                    std::to_string(f.tick) + " (it may only grow)");
   }
-  std::uint32_t max_tag = 0;
-  for (std::uint32_t t : f.robot_tag) max_tag = std::max(max_tag, t);
-  for (std::uint32_t t : f.object_tag) max_tag = std::max(max_tag, t);
-  if (max_tag >= table) {
-    throw LogError("log '" + path_ + "': tag index " + std::to_string(max_tag) +
-                   " at tick " + std::to_string(f.tick) + " is outside the tag table");
+  try {
+    check_frame(header_columns_, f, table);
+  } catch (const LogError& e) {
+    throw LogError("log '" + path_ + "': " + e.what());
   }
 
   // Take a recycled job once there is room in the queue.
@@ -136,7 +131,7 @@ void FrameLogWriter::write(const LogFrameView& f) {
   const auto copy_start = Clock::now();
 
   // Copy everything the caller will overwrite (the only per-robot work on this thread).
-  ff::copy_payload(f, job.plain);
+  ff::copy_payload(f, layout_, job.plain);
   job.tick = f.tick;
   job.tag_base = static_cast<std::uint32_t>(tags_.size());
   job.tag_block.clear();
@@ -179,7 +174,7 @@ void FrameLogWriter::run_writer_thread() {
     if (!failed) {
       const auto encode_start = Clock::now();
       try {
-        ff::shuffle_payload(job.plain, shuffled_);
+        ff::shuffle_payload(job.plain, layout_, shuffled_);
         // Record = header, tag block, compressed payload; written with one write().
         std::size_t at = ff::kRecordHeaderSize + job.tag_block.size();
         record_.resize(at);

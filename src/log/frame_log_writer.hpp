@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "log/byte_io.hpp"
+#include "log/frame_log_format.hpp"
 #include "log/log_writer.hpp"
 
 namespace fleetsim::log {
@@ -69,6 +70,10 @@ class FrameLogWriter final : public LogWriter {
   std::string path_;
   FrameLogOptions options_;
   FileHandle file_;
+
+  // Set by begin(), then read-only (the writer thread reads layout_).
+  LogHeader header_columns_;  ///< only the column lists, for check_frame()
+  frame_format::PayloadLayout layout_;
 
   // Caller thread only.
   bool begun_ = false;

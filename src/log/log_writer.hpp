@@ -2,18 +2,11 @@
 #pragma once
 
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include "log/log_types.hpp"
 
 namespace fleetsim::log {
-
-/// Thrown by writers and readers on I/O failures and malformed logs.
-class LogError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// A log writer. Called from the simulation's main thread only, between steps.
 /// Guarantee: after any call returns (or throws), and after the process dies between calls,
@@ -21,9 +14,11 @@ class LogError : public std::runtime_error {
 class LogWriter {
  public:
   virtual ~LogWriter() = default;
-  /// Writes the header. Called once, first.
+  /// Writes the header. Called once, first. Throws LogError if its column lists break
+  /// check_columns() (a required column missing, a string column, ...).
   virtual void begin(const LogHeader& header) = 0;
-  /// Appends one frame.
+  /// Appends one frame, whose columns follow the header's lists. Throws LogError (and writes
+  /// nothing) if a column has the wrong size or a tag is outside the tag table.
   virtual void write(const LogFrameView& frame) = 0;
   /// Flushes and completes the file (e.g. the seek index). Idempotent; also called after an
   /// error stopped the run.

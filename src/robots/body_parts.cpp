@@ -6,8 +6,16 @@
 
 #include "fleetsim/controller.hpp"
 #include "robots/engine_world.hpp"
+#include "robots/part_geometry.hpp"
 
 namespace fleetsim {
+
+std::uint32_t led_count(const RobotKind& kind) {
+  for (const PartDecl& a : kind.actuators)
+    if (a.name == kViewerLedColumn && provides(a, "leds"))
+      return static_cast<std::uint32_t>(a.params.integer("count", 1));
+  return 0;
+}
 
 namespace {
 

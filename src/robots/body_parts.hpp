@@ -19,8 +19,18 @@
 #include <memory>
 
 #include "fleetsim/parts.hpp"
+#include "world/world.hpp"
 
 namespace fleetsim {
+
+/// The column the viewer shows as a robot's LEDs: the one of the `leds` actuator named "leds"
+/// (its default name). A kind may have other LED actuators under other names; they are logged
+/// as ordinary columns.
+inline constexpr const char* kViewerLedColumn = "leds";
+
+/// Number of LEDs in `kind`'s kViewerLedColumn actuator; 0 when it has none. (For the log
+/// header's per-kind `led_count`.)
+std::uint32_t led_count(const RobotKind& kind);
 
 std::unique_ptr<Sensor> make_collision_sensor();
 std::unique_ptr<Sensor> make_positioning_sensor();

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "robots/body_parts.hpp"
+#include "robots/range_and_bearing.hpp"
 
 namespace fleetsim {
 
@@ -65,7 +67,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry)
     workers_.back()->sensors.resize(max_sensors);
     workers_.back()->actuators.resize(max_actuators);
   }
-  leds_ = state_.robots.find("leds");
+  leds_ = state_.robots.find(kViewerLedColumn);
   index_.init(*model_, state_.robot_count(), near_reach);
 }
 
@@ -134,8 +136,29 @@ void Simulation::write_headers() {
   h.segments.assign(model_->segments.begin() +
                         static_cast<std::ptrdiff_t>(model_->bitmap_segment_count),
                     model_->segments.end());
-  for (const auto& k : model_->kinds) h.robot_classes.push_back({k.name, k.radius_m});
-  for (const auto& c : model_->object_classes) h.object_classes.push_back({c, 0});
+  // Kinds the experiment never uses have no parts (and no columns) in this run.
+  for (std::size_t k = 0; k < model_->kinds.size(); ++k) {
+    const RobotKind& kind = model_->kinds[k];
+    const bool used = experiment_.parts[k].assembled;
+    h.kinds.push_back({kind.name, kind.radius_m, used ? led_count(kind) : 0,
+                       used ? rab_range_m(kind) : 0});
+  }
+  for (const auto& c : model_->object_classes) h.object_classes.push_back({c});
+  // The logged columns are those the body and the parts declared `logged`, in declaration
+  // order (strings never: names are in the entity table).
+  auto logged = [](const ColumnStore& store, std::vector<ColumnDesc>& descs,
+                   std::vector<ColumnHandle>& handles) {
+    descs.clear();
+    handles.clear();
+    for (ColumnHandle c = 0; c < store.schema().size(); ++c) {
+      const ColumnDesc& d = store.desc(c);
+      if (!d.logged || d.type == ColumnType::kString) continue;
+      descs.push_back(d);
+      handles.push_back(c);
+    }
+  };
+  logged(state_.robots, h.robot_columns, logged_robot_columns_);
+  logged(state_.objects, h.object_columns, logged_object_columns_);
   for (std::size_t i = 0; i < state_.robot_count(); ++i)
     h.robots.push_back({state_.robot_id()[i], state_.robot_kind()[i], state_.robot_name()[i]});
   for (std::size_t o = 0; o < state_.object_count(); ++o)
@@ -148,38 +171,16 @@ void Simulation::write_headers() {
 
 void Simulation::write_logs() {
   if (writers_.empty()) return;
-  log::LogFrameView v;
-  v.tick = state_.tick;
-  v.time_ns = state_.tick * model_->tick_period_ns;
-  v.status = state_.status;
-  v.tags = state_.tags.strings();
-  const WorldState& st = state_;
-  v.robot_id = st.robot_id();
-  v.robot_class = st.robot_kind();
-  v.robot_x = st.x();
-  v.robot_y = st.y();
-  v.robot_theta = st.theta();
-  v.robot_tag = st.robot_tag();
-  // The frame log (version 1) carries one LED per robot: the column itself when it is one
-  // wide, else the first LED of each robot (copied; foot-bot rings need the next log format).
-  std::vector<Color> first_led;
-  if (leds_ != kNoColumn && st.robots.desc(leds_).width == 1) {
-    v.robot_led = st.robots.span<Color>(leds_);
-  } else {
-    first_led.resize(st.robot_count());
-    if (leds_ != kNoColumn) {
-      const std::size_t width = st.robots.desc(leds_).width;
-      auto all = st.robots.span<Color>(leds_);
-      for (std::size_t i = 0; i < first_led.size(); ++i) first_led[i] = all[i * width];
-    }
-    v.robot_led = first_led;
-  }
-  v.object_id = st.object_id();
-  v.object_class = st.object_class();
-  v.object_x = st.object_x();
-  v.object_y = st.object_y();
-  v.object_size = st.object_size();
-  v.object_tag = st.object_tag();
+  log::LogFrameView v{.tick = state_.tick,
+                      .time_ns = state_.tick * model_->tick_period_ns,
+                      .status = state_.status,
+                      .tags = state_.tags.strings(),
+                      .robot_count = state_.robot_count(),
+                      .object_count = state_.object_count()};
+  // The logged columns' bytes as they are in the store: no copy, no column named here.
+  for (ColumnHandle c : logged_robot_columns_) v.robot_columns.push_back(state_.robots.bytes(c));
+  for (ColumnHandle c : logged_object_columns_)
+    v.object_columns.push_back(state_.objects.bytes(c));
   for (std::size_t w = 0; w < writers_.size(); ++w)
     if (state_.tick % experiment_.logs[w].every == 0) {
       try {

@@ -110,6 +110,8 @@ class Simulation final : private WorldAccess {
   std::vector<std::unique_ptr<Controller>> instances_;  ///< by entity id (per-robot controllers)
   std::vector<std::unique_ptr<Worker>> workers_;        ///< per-worker scratch
   ColumnHandle leds_ = kNoColumn;                       ///< for WorldAccess::robot_led
+  /// The columns the frame logs carry, in header order (write_headers()).
+  std::vector<ColumnHandle> logged_robot_columns_, logged_object_columns_;
   std::unique_ptr<LoopFunctions> loop_;
   std::vector<std::unique_ptr<log::LogWriter>> writers_;
   std::array<double, kPhaseCount> phase_seconds_{};

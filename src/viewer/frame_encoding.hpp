@@ -1,7 +1,10 @@
 // What the server sends the page: the log header as JSON, the obstacle bitmap as raw bytes,
 // and frames in binary chunks the page reads with typed arrays, without parsing
-// (docs/view-format.md, "Wire format"). All coordinates sent are relative to the arena centre
-// so that 32-bit floats keep millimetre precision in any arena.
+// (docs/view-format.md, "Wire format"). A chunk carries every column of the log's column lists,
+// in their order, whatever they are: the page builds its typed arrays from the lists in the
+// header JSON, so a column added by the engine or a plug-in reaches the page with no change
+// here or there. The columns named x and y are sent relative to the arena centre so that
+// 32-bit floats keep millimetre precision in any arena.
 #pragma once
 
 #include <cstddef>
@@ -15,10 +18,12 @@ namespace fleetsim::viewer {
 
 /// "FSVC": the first four bytes of a frame chunk (little-endian u32).
 inline constexpr std::uint32_t kChunkMagic = 0x43565346;
-/// Version of the chunk layout; the page refuses other versions.
-inline constexpr std::uint32_t kChunkVersion = 1;
+/// Version of the chunk layout; the page refuses other versions. Version 2: the columns of the
+/// header's robotColumns / objectColumns lists, in order.
+inline constexpr std::uint32_t kChunkVersion = 2;
 
-/// The header as the page reads it (arena, bitmap size, segments, classes, entity table).
+/// The header as the page reads it (arena, bitmap size, segments, robot kinds, object classes,
+/// entity table, column lists).
 /// `log_name` is shown in the page title; `frame_count` is the reader's.
 nlohmann::json header_json(const log::LogHeader& header, log::LogFormat format,
                            std::size_t frame_count, const std::string& log_name);
@@ -33,8 +38,9 @@ std::string bitmap_bytes(const log::LogHeader& header);
 std::string encode_chunk(log::LogReader& reader, std::size_t first, std::size_t count,
                          std::size_t max_bytes);
 
-/// The exact values of one robot in one frame (double precision, absolute world frame), for
-/// the page's "clicked robot" panel. Throws log::LogError; null when out of range.
+/// The exact values of one robot in one frame (double precision, absolute world frame), and
+/// every other logged column of that robot under "columns", for the page's "clicked robot"
+/// panel. Throws log::LogError; null when out of range.
 nlohmann::json robot_json(log::LogReader& reader, std::size_t frame, std::size_t index);
 
 }  // namespace fleetsim::viewer

@@ -79,7 +79,7 @@ int run_view(const ViewOptions& o) {
   try {
     reader = log::LogReader::open(o.log_path);
   } catch (const std::exception& e) {
-    // The reader's messages name the file ("log 'run.fslog' is truncated ...").
+    // The reader's messages name the file ("log 'run.flog' is truncated ...").
     std::cerr << "fleetsim view: error: " << e.what() << "\n";
     return kExitUserError;
   }
@@ -89,11 +89,11 @@ int run_view(const ViewOptions& o) {
     std::cerr << "fleetsim view: warning: " << o.log_path
               << ": the log has no complete frame (only the arena is shown)\n";
   {
-    std::vector<std::string> robot_classes, object_classes;
-    for (const auto& c : h.robot_classes) robot_classes.push_back(c.name);
+    std::vector<std::string> kinds, object_classes;
+    for (const auto& k : h.kinds) kinds.push_back(k.name);
     for (const auto& c : h.object_classes) object_classes.push_back(c.name);
     Diagnostics diags;
-    warn_unknown_classes(config, robot_classes, object_classes, diags);
+    warn_unknown_kinds_and_classes(config, kinds, object_classes, diags);
     diags.print(std::cerr);
   }
   std::size_t robots = h.robots.size();

@@ -39,6 +39,7 @@ constexpr Rgba kBlack{0, 0, 0, 1};
 constexpr Rgba kRed{1, 0, 0, 1};
 constexpr Rgba kYellow{1, 0.85f, 0, 1};
 constexpr Rgba kWhite{1, 1, 1, 1};
+constexpr Rgba kRabBlue{0, 0.3f, 1, 0.5f};
 
 std::string trim(const std::string& s) {
   std::size_t b = s.find_first_not_of(" \t\r\n");
@@ -51,26 +52,45 @@ std::string lower(std::string s) {
   return s;
 }
 
-const char* kind_name(LayerKind k) {
-  switch (k) {
-    case LayerKind::kBackground: return "background";
-    case LayerKind::kMap: return "map";
-    case LayerKind::kRobots: return "robots";
-    case LayerKind::kObjects: return "objects";
-    case LayerKind::kCustom: return "custom";
+const char* type_name(LayerType t) {
+  switch (t) {
+    case LayerType::kBackground:
+      return "background";
+    case LayerType::kMap:
+      return "map";
+    case LayerType::kRobots:
+      return "robots";
+    case LayerType::kObjects:
+      return "objects";
+    case LayerType::kRangeAndBearing:
+      return "range_and_bearing";
+    case LayerType::kCustom:
+      return "custom";
   }
   return "?";
 }
 
-ViewLayer default_layer(LayerKind kind) {
+ViewLayer default_layer(LayerType type) {
   ViewLayer l;
-  l.kind = kind;
-  switch (kind) {
-    case LayerKind::kBackground: l.coloring.color = kWhite; break;
-    case LayerKind::kMap: l.coloring.color = kBlack; break;
-    case LayerKind::kRobots: l.coloring.color = kRed; break;
-    case LayerKind::kObjects: l.coloring.color = kYellow; break;
-    case LayerKind::kCustom: break;
+  l.type = type;
+  switch (type) {
+    case LayerType::kBackground:
+      l.coloring.color = kWhite;
+      break;
+    case LayerType::kMap:
+      l.coloring.color = kBlack;
+      break;
+    case LayerType::kRobots:
+      l.coloring.color = kRed;
+      break;
+    case LayerType::kObjects:
+      l.coloring.color = kYellow;
+      break;
+    case LayerType::kRangeAndBearing:
+      l.coloring.color = kRabBlue;
+      break;
+    case LayerType::kCustom:
+      break;
   }
   l.label_color = kBlack;
   return l;
@@ -115,31 +135,39 @@ class ConfigReader {
     config.seek_speed_ticks_per_s = root.real("seek_speed", 0, 0, 1e9);
     config.status_color = color_attr(root, "status_color", config.status_color);
     root.finish();
-    root.check_children({"background", "map", "objects", "robots", "custom"});
+    root.check_children({"background", "map", "objects", "robots", "range_and_bearing", "custom"});
 
-    std::map<LayerKind, int> seen;  // default layer kind -> line of its first element
+    std::map<LayerType, int> seen;  // single layer type -> line of its first element
     for (XmlElement e : root.children()) {
       std::string n = e.name();
-      LayerKind kind;
-      if (n == "background") kind = LayerKind::kBackground;
-      else if (n == "map") kind = LayerKind::kMap;
-      else if (n == "robots") kind = LayerKind::kRobots;
-      else if (n == "objects") kind = LayerKind::kObjects;
-      else if (n == "custom") kind = LayerKind::kCustom;
+      LayerType type;
+      if (n == "background")
+        type = LayerType::kBackground;
+      else if (n == "map")
+        type = LayerType::kMap;
+      else if (n == "robots")
+        type = LayerType::kRobots;
+      else if (n == "objects")
+        type = LayerType::kObjects;
+      else if (n == "range_and_bearing")
+        type = LayerType::kRangeAndBearing;
+      else if (n == "custom")
+        type = LayerType::kCustom;
       else continue;  // reported by check_children
       int line = file_.line_of(e.node());
-      if (kind == LayerKind::kMap || kind == LayerKind::kRobots || kind == LayerKind::kObjects) {
-        auto [it, fresh] = seen.emplace(kind, line);
+      if (type != LayerType::kBackground && type != LayerType::kCustom) {
+        auto [it, fresh] = seen.emplace(type, line);
         if (!fresh) {
-          e.error("second <" + n + "> layer (each of map, objects and robots appears at most " +
-                  "once; the first one is at line " + std::to_string(it->second) + ")");
+          e.error("second <" + n + "> layer (each of map, objects, robots and " +
+                  "range_and_bearing appears at most once; the first one is at line " +
+                  std::to_string(it->second) + ")");
           continue;
         }
       }
-      config.layers.push_back(read_layer(e, kind, line));
+      config.layers.push_back(read_layer(e, type, line));
     }
     // Default layers the file did not list come last, in the default order (DEECo).
-    for (LayerKind k : {LayerKind::kMap, LayerKind::kObjects, LayerKind::kRobots}) {
+    for (LayerType k : {LayerType::kMap, LayerType::kObjects, LayerType::kRobots}) {
       if (seen.count(k)) continue;
       ViewLayer l = default_layer(k);
       l.implicit = true;
@@ -233,24 +261,28 @@ class ConfigReader {
     return c;
   }
 
-  ViewLayer read_layer(XmlElement& e, LayerKind kind, int line) {
-    ViewLayer l = default_layer(kind);
+  ViewLayer read_layer(XmlElement& e, LayerType type, int line) {
+    ViewLayer l = default_layer(type);
     l.line = line;
     l.transparent = e.boolean("transparent", false);
-    switch (kind) {
-      case LayerKind::kBackground:
+    switch (type) {
+      case LayerType::kBackground:
         l.coloring = coloring(e, "image", l.coloring, false);
         e.check_children({});
         break;
-      case LayerKind::kMap:
+      case LayerType::kMap:
         l.coloring = coloring(e, "texture", l.coloring, false);
         e.check_children({});
         break;
-      case LayerKind::kRobots:
-      case LayerKind::kObjects:
+      case LayerType::kRobots:
+      case LayerType::kObjects:
         read_component_layer(e, l);
         break;
-      case LayerKind::kCustom:
+      case LayerType::kRangeAndBearing:
+        l.coloring.color = color_attr(e, "color", l.coloring.color);
+        e.check_children({});
+        break;
+      case LayerType::kCustom:
         l.script = e.has("script") ? asset(e, "script", true) : -1;
         if (!e.has("script"))
           e.error("<custom> is missing attribute 'script' (expected the path of a JavaScript "
@@ -264,19 +296,22 @@ class ConfigReader {
   }
 
   void read_component_layer(XmlElement& e, ViewLayer& l) {
-    bool robots = l.kind == LayerKind::kRobots;
-    std::string by = e.choice("by",
-                              robots ? std::vector<std::string>{"none", "number", "class", "tag",
-                                                                "led"}
-                                     : std::vector<std::string>{"none", "number", "class", "tag"},
-                              "none");
-    l.by = by == "number" ? ColoringKey::kNumber
-           : by == "class" ? ColoringKey::kClass
-           : by == "tag"   ? ColoringKey::kTag
-           : by == "led"   ? ColoringKey::kLed
-                           : ColoringKey::kNone;
+    bool robots = l.type == LayerType::kRobots;
+    // Robots are coloured by their kind, objects by their class ("class" on robots is the
+    // name older view files used for the kind, still accepted).
+    std::string by =
+        e.choice("by",
+                 robots ? std::vector<std::string>{"none", "number", "kind", "tag", "led", "class"}
+                        : std::vector<std::string>{"none", "number", "class", "tag"},
+                 "none");
+    l.by = by == "number"                  ? ColoringKey::kNumber
+           : by == "kind" || by == "class" ? ColoringKey::kKindOrClass
+           : by == "tag"                   ? ColoringKey::kTag
+           : by == "led"                   ? ColoringKey::kLed
+                                           : ColoringKey::kNone;
     if (robots) {
       l.rotation = e.boolean("rotation", true);
+      l.leds = e.boolean("leds", true);
     } else {
       l.circles = e.choice("shape", {"square", "circle"}, "square") == "circle";
     }
@@ -313,7 +348,8 @@ class ConfigReader {
       r.finish();
       if (l.by == ColoringKey::kNone || l.by == ColoringKey::kLed) {
         r.error(std::string("<coloring> rule in a <") + e.name() + "> layer coloured by " + by +
-                " (expected by=\"number\", \"class\" or \"tag\" on <" + e.name() + ">)");
+                " (expected by=\"number\", \"" + (robots ? "kind" : "class") +
+                "\" or \"tag\" on <" + e.name() + ">)");
         continue;
       }
       if (!r.has("value")) continue;
@@ -400,7 +436,7 @@ std::optional<Rgba> parse_color(const std::string& text) {
 
 ViewConfig default_view_config() {
   ViewConfig c;
-  for (LayerKind k : {LayerKind::kMap, LayerKind::kObjects, LayerKind::kRobots}) {
+  for (LayerType k : {LayerType::kMap, LayerType::kObjects, LayerType::kRobots}) {
     ViewLayer l = default_layer(k);
     l.implicit = true;
     c.layers.push_back(l);
@@ -427,19 +463,22 @@ std::optional<ViewConfig> parse_view_config(const std::string& text, const std::
   return c;
 }
 
-void warn_unknown_classes(const ViewConfig& config, const std::vector<std::string>& robot_classes,
-                          const std::vector<std::string>& object_classes, Diagnostics& diags) {
+void warn_unknown_kinds_and_classes(const ViewConfig& config, const std::vector<std::string>& kinds,
+                                    const std::vector<std::string>& object_classes,
+                                    Diagnostics& diags) {
   for (const ViewLayer& l : config.layers) {
-    if (l.by != ColoringKey::kClass) continue;
-    const auto& known = l.kind == LayerKind::kRobots ? robot_classes : object_classes;
+    if (l.by != ColoringKey::kKindOrClass) continue;
+    const bool robots = l.type == LayerType::kRobots;
+    const auto& known = robots ? kinds : object_classes;
+    const std::string what = robots ? "kind" : "class";
     std::string list;
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
     for (const ColoringRule& r : l.rules) {
       if (std::find(known.begin(), known.end(), r.value) != known.end()) continue;
       diags.warning({config.source, r.line},
-                    "class '" + r.value + "' does not appear in the log's " + kind_name(l.kind) +
-                        " (classes in the log: " + (list.empty() ? "none" : list) + ")" +
-                        did_you_mean(r.value, known));
+                    what + " '" + r.value + "' does not appear in the log's " + type_name(l.type) +
+                        " (" + (robots ? "kinds" : "classes") + " in the log: " +
+                        (list.empty() ? "none" : list) + ")" + did_you_mean(r.value, known));
     }
   }
 }
@@ -447,13 +486,14 @@ void warn_unknown_classes(const ViewConfig& config, const std::vector<std::strin
 nlohmann::json to_json(const ViewConfig& config) {
   nlohmann::json layers = nlohmann::json::array();
   for (const ViewLayer& l : config.layers) {
-    nlohmann::json j{{"kind", kind_name(l.kind)},
+    nlohmann::json j{{"type", type_name(l.type)},
                      {"transparent", l.transparent},
                      {"implicit", l.implicit},
                      {"line", l.line},
                      {"coloring", coloring_json(l.coloring)}};
-    if (l.kind == LayerKind::kRobots || l.kind == LayerKind::kObjects) {
-      static const char* by_names[] = {"none", "number", "class", "tag", "led"};
+    if (l.type == LayerType::kRobots || l.type == LayerType::kObjects) {
+      const bool robots = l.type == LayerType::kRobots;
+      const char* by_names[] = {"none", "number", robots ? "kind" : "class", "tag", "led"};
       static const char* label_names[] = {"none", "id", "tag", "number"};
       nlohmann::json rules = nlohmann::json::array();
       for (const ColoringRule& r : l.rules)
@@ -464,11 +504,12 @@ nlohmann::json to_json(const ViewConfig& config) {
       j["by"] = by_names[static_cast<int>(l.by)];
       j["rules"] = rules;
       j["rotation"] = l.rotation;
-      j["circles"] = l.circles || l.kind == LayerKind::kRobots;
+      j["circles"] = l.circles || robots;
+      if (robots) j["leds"] = l.leds;
       j["label"] = label_names[static_cast<int>(l.label)];
       j["labelColor"] = color_json(l.label_color);
     }
-    if (l.kind == LayerKind::kCustom) {
+    if (l.type == LayerType::kCustom) {
       j["script"] = l.script < 0 ? nlohmann::json(nullptr)
                                  : nlohmann::json("/asset/" + std::to_string(l.script));
       j["arg"] = l.arg;

@@ -38,39 +38,44 @@ struct Coloring {
 
 /// What a component layer's colouring rules are matched against.
 enum class ColoringKey {
-  kNone,    ///< every entity gets the default colouring
-  kNumber,  ///< the entity's numeric id (its position in the list for DEECo logs)
-  kClass,   ///< the robot kind / object class name
-  kTag,     ///< the entity's current tag string
-  kLed,     ///< the robot's LED colour from the log (rules not allowed)
+  kNone,         ///< every entity gets the default colouring
+  kNumber,       ///< the entity's numeric id (its position in the list for DEECo logs)
+  kKindOrClass,  ///< the robot's kind (by="kind") or the object's class (by="class")
+  kTag,          ///< the entity's current tag string
+  kLed,          ///< the robot's LED colour from the log (rules not allowed)
 };
 
 /// One "value -> colouring" rule of a component layer.
 struct ColoringRule {
-  std::string value;       ///< class name or tag (for kClass, kTag)
+  std::string value;       ///< kind, class or tag name (for kKindOrClass, kTag)
   std::int64_t lo = 0;     ///< first number of the range (for kNumber)
   std::int64_t hi = -1;    ///< last number of the range, inclusive (for kNumber)
   Coloring coloring;
   int line = 0;            ///< where the rule was written
 };
 
-enum class LayerKind { kBackground, kMap, kRobots, kObjects, kCustom };
+/// The type of a layer: the XML element that declares it ("layer type", so that "kind" only
+/// ever means a robot kind).
+enum class LayerType { kBackground, kMap, kRobots, kObjects, kRangeAndBearing, kCustom };
 /// Text drawn next to each entity of a component layer.
 enum class LabelKind { kNone, kId, kTag, kNumber };
 
-/// One layer of the ordered list. Fields that do not apply to a kind keep their defaults.
+/// One layer of the ordered list. Fields that do not apply to a type keep their defaults.
 struct ViewLayer {
-  LayerKind kind = LayerKind::kMap;
+  LayerType type = LayerType::kMap;
   bool transparent = false;  ///< true hides the layer
   bool implicit = false;     ///< appended because the file did not list it
   int line = 0;              ///< line in the configuration file (0 when implicit)
 
-  Coloring coloring;  ///< background, map: the colouring; robots/objects: the default one
+  /// background, map: the colouring; robots/objects: the default one; range_and_bearing: the
+  /// colour of its lines
+  Coloring coloring;
 
   // Component layers (robots, objects).
   ColoringKey by = ColoringKey::kNone;
   std::vector<ColoringRule> rules;
   bool rotation = true;      ///< robots: draw the heading
+  bool leds = true;          ///< robots: draw the LEDs of kinds with more than one as dots
   bool circles = false;      ///< objects: circles instead of squares (robots are always round)
   LabelKind label = LabelKind::kNone;
   Rgba label_color;
@@ -107,10 +112,12 @@ std::optional<ViewConfig> load_view_config(const std::string& path, Diagnostics&
 std::optional<ViewConfig> parse_view_config(const std::string& text, const std::string& name,
                                             Diagnostics& diags);
 
-/// Checks the colouring rules against the classes a log actually has and reports a warning
-/// (with the config's file:line) for every class name the log does not contain.
-void warn_unknown_classes(const ViewConfig& config, const std::vector<std::string>& robot_classes,
-                          const std::vector<std::string>& object_classes, Diagnostics& diags);
+/// Checks the by="kind" / by="class" rules against the robot kinds and object classes a log
+/// actually has and reports a warning (with the config's file:line) for every name the log
+/// does not contain.
+void warn_unknown_kinds_and_classes(const ViewConfig& config, const std::vector<std::string>& kinds,
+                                    const std::vector<std::string>& object_classes,
+                                    Diagnostics& diags);
 
 /// The configuration as the page reads it (assets as URLs, enums as strings).
 nlohmann::json to_json(const ViewConfig& config);

@@ -18,7 +18,9 @@ constexpr const char* kJson = "application/json";
 
 void send_error(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
-  res.set_content(nlohmann::json{{"error", message}}.dump(), kJson);
+  res.set_content(nlohmann::json{{"error", message}}.dump(-1, ' ', false,
+                                                          nlohmann::json::error_handler_t::replace),
+                  kJson);
 }
 
 // A non-negative integer query parameter; nullopt when absent or malformed.
@@ -40,9 +42,12 @@ ViewServer::ViewServer(std::unique_ptr<log::LogReader> reader, ViewConfig config
       log_name_(std::move(log_name)),
       report_(std::move(report)),
       http_(std::make_unique<httplib::Server>()) {
+  // Names, tags and column docs come from the log: bytes that are not UTF-8 are replaced, not
+  // a reason to fail.
   header_json_ =
-      header_json(reader_->header(), reader_->format(), reader_->frame_count(), log_name_).dump();
-  config_json_ = to_json(config_).dump();
+      header_json(reader_->header(), reader_->format(), reader_->frame_count(), log_name_)
+          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  config_json_ = to_json(config_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   add_routes();
 }
 
@@ -134,7 +139,7 @@ void ViewServer::add_routes() {
                                  std::to_string(*frame));
         return;
       }
-      res.set_content(j.dump(), kJson);
+      res.set_content(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
     } catch (const std::exception& e) {
       std::string message = e.what();  // names the log and the frame
       report_once(message);

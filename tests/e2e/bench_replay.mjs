@@ -1,4 +1,4 @@
-// Replay benchmark: 100,000 robots (bench.fslog from make_test_log --bench) in headless
+// Replay benchmark: 100,000 robots (bench.flog from make_test_log --bench) in headless
 // Chromium; the page draws a new frame at every animation frame and reports frames per second.
 // Prints one JSON line. Run: ctest --test-dir build -R e2e_viewer_bench -V
 //   (or: node tests/e2e/bench_replay.mjs with FLEETSIM, E2E_LOGS set)
@@ -7,7 +7,7 @@ import { startView, openBrowser, load, screenshot, log } from './lib.mjs';
 const seconds = Number(process.env.BENCH_SECONDS || 10);
 const width = Number(process.env.BENCH_WIDTH || 1280), height = Number(process.env.BENCH_HEIGHT || 720);
 const renderer = process.env.BENCH_RENDERER || '';
-const server = await startView([log('bench.fslog')]);
+const server = await startView([log('bench.flog')]);
 const browser = await openBrowser({ width, height });
 let code = 0;
 try {

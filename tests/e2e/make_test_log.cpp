@@ -1,8 +1,8 @@
 // Writes the logs the viewer's browser tests load, deterministically, with the log module's
 // writers (no engine needed):
-//   make_test_log OUT_DIR            example.fslog, example.deeco.log, expect.json and the
+//   make_test_log OUT_DIR            example.flog, example.deeco.log, expect.json and the
 //                                    broken logs (truncated, corrupted, not a log)
-//   make_test_log OUT_DIR --bench N F  bench.fslog: N robots, F frames (replay benchmark)
+//   make_test_log OUT_DIR --bench N F  bench.flog: N robots, F frames (replay benchmark)
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -22,9 +22,18 @@ using namespace fleetsim::log;
 
 namespace {
 
+constexpr std::uint32_t kFootbotLeds = 13;  // 12 ring LEDs + the beacon
+constexpr double kFootbotRabRange = 0.6;
+
+float test_value(std::size_t robot, Tick frame, int c) {
+  return static_cast<float>(robot) + 0.25f * static_cast<float>(c) +
+         1000.0f * static_cast<float>(frame);
+}
+
 // The example world: a 4 m x 3 m arena centred at (1, -0.5) (off the origin, to check that
 // the viewer places things in world coordinates), a bitmap with one obstacle block and a wall
-// segment, two robot classes, three objects.
+// segment, two robot kinds (e-pucks with one LED; foot-bots with a ring of 12 LEDs, a beacon
+// and range-and-bearing), three objects, and a column only this log has ("test_value").
 LogHeader example_header(std::size_t robots) {
   LogHeader h;
   h.experiment = "viewer-e2e";
@@ -42,14 +51,34 @@ LogHeader example_header(std::size_t robots) {
   for (int j = 3; j < 7; ++j)
     for (int i = 33; i < 38; ++i) h.bitmap[j * 40 + i] = 1;  // top-right block
   h.segments.push_back({{-0.8, -1.8}, {0.2, -1.8}});
-  h.robot_classes = {{"epuck", 0.05}, {"footbot", 0.1}};
-  h.object_classes = {{"food", 0}};
+  h.kinds = {{"epuck", 0.05, 1, 0}, {"footbot", 0.1, kFootbotLeds, kFootbotRabRange}};
+  h.object_classes = {{"food"}};
+  // (Names built with append: GCC 12 warns falsely about "r" + std::to_string(i) here.)
   for (std::size_t i = 0; i < robots; ++i)
     h.robots.push_back({static_cast<EntityId>(i), static_cast<std::uint16_t>(i == 0 ? 1 : i % 2),
-                        "r" + std::to_string(i)});
+                        std::string("r").append(std::to_string(i))});
   for (std::size_t i = 0; i < 3; ++i)
-    h.objects.push_back({static_cast<EntityId>(robots + i), 0, "food" + std::to_string(i)});
+    h.objects.push_back(
+        {static_cast<EntityId>(robots + i), 0, std::string("food").append(std::to_string(i))});
+  h.robot_columns = required_robot_columns();
+  h.robot_columns.push_back(led_column(kFootbotLeds));
+  ColumnDesc value;
+  value.name = "test_value";
+  value.type = ColumnType::kF32;
+  value.width = 3;
+  value.logged = true;
+  value.doc = "three numbers per robot that no part of the viewer knows";
+  h.robot_columns.push_back(value);
+  h.object_columns = required_object_columns();
   return h;
+}
+
+/// LED j of robot i at frame k. E-pucks (one LED): blue for leaders, green for the others.
+/// Foot-bots: ring LEDs alternate magenta (even j) and cyan (odd j), the beacon is yellow.
+Color example_led(std::uint16_t kind, std::size_t j, bool leader) {
+  if (kind == 0) return j == 0 ? (leader ? Color{0, 0, 255, 255} : Color{0, 200, 0, 255}) : Color{};
+  if (j + 1 == kFootbotLeds) return Color{255, 255, 0, 255};
+  return j % 2 == 0 ? Color{255, 0, 255, 255} : Color{0, 255, 255, 255};
 }
 
 // Robot i at frame k: robot 0 (a footbot, the one the tests look at) crawls right along
@@ -62,6 +91,12 @@ LogFrame example_frame(const LogHeader& h, Tick k) {
   f.tags = {"", "leader", "follower"};
   std::size_t n = h.robots.size();
   std::size_t leaders = 0;
+  std::vector<EntityId> id;
+  std::vector<std::uint16_t> kind;
+  std::vector<double> xs, ys, thetas;
+  std::vector<std::uint32_t> tag;
+  std::vector<Color> led;
+  std::vector<float> value;
   for (std::size_t i = 0; i < n; ++i) {
     double x, y, theta;
     if (i == 0) {
@@ -77,22 +112,42 @@ LogFrame example_frame(const LogHeader& h, Tick k) {
     }
     bool leader = i == 0 || (i % 5 == 0 && k >= 60);
     leaders += leader;
-    f.robot_id.push_back(h.robots[i].id);
-    f.robot_class.push_back(h.robots[i].class_index);
-    f.robot_x.push_back(x);
-    f.robot_y.push_back(y);
-    f.robot_theta.push_back(theta);
-    f.robot_tag.push_back(leader ? 1 : 2);
-    f.robot_led.push_back(leader ? Color{0, 0, 255, 255} : Color{0, 200, 0, 255});
+    id.push_back(h.robots[i].id);
+    kind.push_back(h.robots[i].type_index);
+    xs.push_back(x);
+    ys.push_back(y);
+    thetas.push_back(theta);
+    tag.push_back(leader ? 1 : 2);
+    for (std::size_t j = 0; j < kFootbotLeds; ++j)
+      led.push_back(example_led(h.robots[i].type_index, j, leader));
+    for (int c = 0; c < 3; ++c) value.push_back(test_value(i, k, c));
   }
+  f.set_robot("id", h, id);
+  f.set_robot("kind", h, kind);
+  f.set_robot("x", h, xs);
+  f.set_robot("y", h, ys);
+  f.set_robot("theta", h, thetas);
+  f.set_robot("tag", h, tag);
+  f.set_robot("leds", h, led);
+  f.set_robot("test_value", h, value);
+  std::vector<EntityId> oid;
+  std::vector<std::uint16_t> cls;
+  std::vector<double> ox, oy, size;
+  std::vector<std::uint32_t> otag;
   for (std::size_t i = 0; i < h.objects.size(); ++i) {
-    f.object_id.push_back(h.objects[i].id);
-    f.object_class.push_back(0);
-    f.object_x.push_back(-0.6 + 0.5 * static_cast<double>(i));
-    f.object_y.push_back(-1.4);
-    f.object_size.push_back(0.15);
-    f.object_tag.push_back(0);
+    oid.push_back(h.objects[i].id);
+    cls.push_back(0);
+    ox.push_back(-0.6 + 0.5 * static_cast<double>(i));
+    oy.push_back(-1.4);
+    size.push_back(0.15);
+    otag.push_back(0);
   }
+  f.set_object("id", h, oid);
+  f.set_object("class", h, cls);
+  f.set_object("x", h, ox);
+  f.set_object("y", h, oy);
+  f.set_object("size", h, size);
+  f.set_object("tag", h, otag);
   f.status = "step " + std::to_string(k) + ": " + std::to_string(leaders) + " leaders";
   return f;
 }
@@ -113,38 +168,55 @@ void write_bench(const fs::path& path, std::size_t robots, Tick frames) {
   h.tick_period_ns = 100'000'000;
   h.arena_width_m = 100;
   h.arena_height_m = 100;
-  h.robot_classes = {{"epuck", 0.035}, {"footbot", 0.085}};
+  h.kinds = {{"epuck", 0.035, 1, 0}, {"footbot", 0.085, 1, 0}};
   for (std::size_t i = 0; i < robots; ++i)
     h.robots.push_back({static_cast<EntityId>(i), static_cast<std::uint16_t>(i % 2), ""});
+  h.robot_columns = required_robot_columns();
+  h.robot_columns.push_back(led_column(1));
+  h.object_columns = required_object_columns();
   auto w = make_frame_log_writer(path.string());
   w->begin(h);
   std::size_t side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(robots))));
   double pitch = 100.0 / static_cast<double>(side);
-  LogFrame f;
-  f.tags = {"", "a", "b"};
-  f.robot_id.resize(robots);
-  f.robot_class.resize(robots);
-  f.robot_x.resize(robots);
-  f.robot_y.resize(robots);
-  f.robot_theta.resize(robots);
-  f.robot_tag.resize(robots);
-  f.robot_led.assign(robots, Color{255, 0, 0, 255});
+  const std::vector<std::string> tags{"", "a", "b"};
+  std::vector<EntityId> id(robots);
+  std::vector<std::uint16_t> kind(robots);
+  std::vector<double> x(robots), y(robots), theta(robots);
+  std::vector<std::uint32_t> tag(robots);
+  std::vector<Color> led(robots, Color{255, 0, 0, 255});
+  const std::vector<EntityId> no_ids;
+  const std::vector<std::uint16_t> no_classes;
+  const std::vector<double> none;
+  const std::vector<std::uint32_t> no_tags;
   for (Tick k = 0; k < frames; ++k) {
-    f.tick = k;
-    f.time_ns = k * h.tick_period_ns;
-    f.status = "bench frame " + std::to_string(k);
+    const std::string status = "bench frame " + std::to_string(k);
     for (std::size_t i = 0; i < robots; ++i) {
       double a = 0.2 * static_cast<double>(k) + static_cast<double>(i % 97);
       double cx = -50 + pitch * (static_cast<double>(i % side) + 0.5);
       double cy = -50 + pitch * (static_cast<double>(i / side) + 0.5);
-      f.robot_id[i] = static_cast<EntityId>(i);
-      f.robot_class[i] = static_cast<std::uint16_t>(i % 2);
-      f.robot_x[i] = cx + 0.25 * pitch * std::cos(a);
-      f.robot_y[i] = cy + 0.25 * pitch * std::sin(a);
-      f.robot_theta[i] = wrap_angle(a + kPi / 2);
-      f.robot_tag[i] = static_cast<std::uint32_t>(1 + (i + static_cast<std::size_t>(k)) % 2);
+      id[i] = static_cast<EntityId>(i);
+      kind[i] = static_cast<std::uint16_t>(i % 2);
+      x[i] = cx + 0.25 * pitch * std::cos(a);
+      y[i] = cy + 0.25 * pitch * std::sin(a);
+      theta[i] = wrap_angle(a + kPi / 2);
+      tag[i] = static_cast<std::uint32_t>(1 + (i + static_cast<std::size_t>(k)) % 2);
     }
-    w->write(f.view());
+    LogFrameView f{.tick = k, .time_ns = k * h.tick_period_ns, .status = status, .tags = tags};
+    fill_columns(f, h,
+                 {{"id", id},
+                  {"kind", kind},
+                  {"x", x},
+                  {"y", y},
+                  {"theta", theta},
+                  {"tag", tag},
+                  {"leds", led}},
+                 {{"id", no_ids},
+                  {"class", no_classes},
+                  {"x", none},
+                  {"y", none},
+                  {"size", none},
+                  {"tag", no_tags}});
+    w->write(f);
   }
   w->finish();
 }
@@ -169,12 +241,12 @@ int main(int argc, char** argv) {
   fs::create_directories(out);
   try {
     if (argc >= 5 && std::string(argv[2]) == "--bench") {
-      write_bench(out / "bench.fslog", std::stoul(argv[3]), std::stol(argv[4]));
+      write_bench(out / "bench.flog", std::stoul(argv[3]), std::stol(argv[4]));
       return 0;
     }
     const Tick frames = 120;
     LogHeader h = example_header(24);
-    auto frame_log = make_frame_log_writer((out / "example.fslog").string());
+    auto frame_log = make_frame_log_writer((out / "example.flog").string());
     write_log(*frame_log, h, frames);
     auto deeco_log = make_deeco_log_writer((out / "example.deeco.log").string());
     write_log(*deeco_log, h, frames);
@@ -186,18 +258,26 @@ int main(int argc, char** argv) {
     expect["tickPeriodNs"] = h.tick_period_ns;
     for (Tick k : {Tick{0}, Tick{10}, Tick{60}}) {
       LogFrame f = example_frame(h, k);
+      const auto x = f.robot<double>("x", h), y = f.robot<double>("y", h);
+      const auto theta = f.robot<double>("theta", h);
+      const auto kind = f.robot<std::uint16_t>("kind", h);
+      const auto tag = f.robot<std::uint32_t>("tag", h);
+      const auto value = f.robot<float>("test_value", h);
       nlohmann::json robots = nlohmann::json::array();
-      for (std::size_t i = 0; i < f.robot_x.size(); ++i)
-        robots.push_back({{"x", f.robot_x[i]},
-                          {"y", f.robot_y[i]},
-                          {"theta", f.robot_theta[i]},
-                          {"radius", h.robot_classes[f.robot_class[i]].radius_m},
-                          {"tag", f.tags[f.robot_tag[i]]}});
+      for (std::size_t i = 0; i < f.robot_count; ++i)
+        robots.push_back({{"x", x[i]},
+                          {"y", y[i]},
+                          {"theta", theta[i]},
+                          {"kind", h.kinds[kind[i]].name},
+                          {"radius", h.kinds[kind[i]].radius_m},
+                          {"tag", f.tags[tag[i]]},
+                          {"testValue", {value[3 * i], value[3 * i + 1], value[3 * i + 2]}}});
       expect["frame" + std::to_string(k)] = {{"status", f.status}, {"robots", robots}};
     }
+    expect["footbotRabRange"] = kFootbotRabRange;
     // Broken logs: cut inside the header; one frame's bytes damaged; not a log at all.
-    std::string bytes = read_all(out / "example.fslog");
-    write_all(out / "cut-header.fslog", bytes.substr(0, 24));
+    std::string bytes = read_all(out / "example.flog");
+    write_all(out / "cut-header.flog", bytes.substr(0, 24));
     // Damage 16 bytes somewhere past the middle, moving on until the damage is one the reader
     // finds only when it reads that frame (the log opens, one frame is corrupted): that is the
     // case the page must report while it is already open.
@@ -205,8 +285,8 @@ int main(int argc, char** argv) {
     for (std::size_t at = bytes.size() / 2; at + 16 < bytes.size(); at += 97) {
       std::string corrupt = bytes;
       for (std::size_t i = at; i < at + 16; ++i) corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
-      write_all(out / "corrupt.fslog", corrupt);
-      auto reader = LogReader::open((out / "corrupt.fslog").string());
+      write_all(out / "corrupt.flog", corrupt);
+      auto reader = LogReader::open((out / "corrupt.flog").string());
       if (reader->frame_count() != static_cast<std::size_t>(frames)) continue;
       int bad = -1;
       for (std::size_t k = 0; k < reader->frame_count() && bad < 0; ++k) {
@@ -221,9 +301,9 @@ int main(int argc, char** argv) {
         break;
       }
     }
-    write_all(out / "truncated.fslog", bytes.substr(0, bytes.size() * 2 / 3));
-    write_all(out / "not-a-log.fslog", "hello, this is not a log\n");
-    expect["truncatedFrames"] = LogReader::open((out / "truncated.fslog").string())->frame_count();
+    write_all(out / "truncated.flog", bytes.substr(0, bytes.size() * 2 / 3));
+    write_all(out / "not-a-log.flog", "hello, this is not a log\n");
+    expect["truncatedFrames"] = LogReader::open((out / "truncated.flog").string())->frame_count();
     std::ofstream(out / "expect.json") << expect.dump(1);
   } catch (const std::exception& e) {
     std::cerr << "make_test_log: " << e.what() << "\n";

@@ -12,9 +12,9 @@ before(async () => { browser = await openBrowser(); page = browser.page; });
 after(async () => { await browser?.close(); });
 
 for (const [name, pattern] of [
-  ['missing.fslog', /fleetsim view: error: .*missing\.fslog/],
-  ['not-a-log.fslog', /fleetsim view: error: .*is not a fleetsim log/],
-  ['cut-header.fslog', /fleetsim view: error: .*cut-header\.fslog.*(truncated|incomplete)/],
+  ['missing.flog', /fleetsim view: error: .*missing\.flog/],
+  ['not-a-log.flog', /fleetsim view: error: .*is not a fleetsim log/],
+  ['cut-header.flog', /fleetsim view: error: .*cut-header\.flog.*(truncated|incomplete)/],
 ]) {
   test(`${name} is refused with a message and status 2`, async () => {
     const r = await runView([log(name)]);
@@ -26,7 +26,7 @@ for (const [name, pattern] of [
 }
 
 test('a log cut mid-run opens and shows its complete frames', async () => {
-  const server = await startView([log('truncated.fslog')]);
+  const server = await startView([log('truncated.flog')]);
   try {
     assert.ok(exp.truncatedFrames > 0 && exp.truncatedFrames < exp.frames);
     assert.match(server.out, new RegExp(`${exp.truncatedFrames} frames`));
@@ -41,7 +41,7 @@ test('a log cut mid-run opens and shows its complete frames', async () => {
 
 test('a corrupted frame is reported in the terminal and in the open page', async () => {
   assert.ok(exp.corruptFrame >= 0, 'make_test_log found a corruption the reader detects late');
-  const server = await startView([log('corrupt.fslog')]);
+  const server = await startView([log('corrupt.flog')]);
   try {
     await load(page, server.url); // the frames before the damaged one show
     await page.evaluate((k) => window.fleetsimViewer.show(k).catch(() => {}), exp.corruptFrame);
@@ -60,7 +60,7 @@ test('a corrupted frame is reported in the terminal and in the open page', async
 });
 
 test('the open page says so when the server is stopped', async () => {
-  const server = await startView([log('example.fslog')]);
+  const server = await startView([log('example.flog')]);
   await load(page, server.url);
   assert.equal(await server.stop(), 0);
   await page.waitForSelector('#message:not([hidden])', { timeout: 6000 });

@@ -8,13 +8,16 @@ import {
 } from './lib.mjs';
 
 const RED = [255, 0, 0];
+const YELLOW = [255, 255, 0];
+const MAGENTA = [255, 0, 255];
+const CYAN = [0, 255, 255];
 const WHITE = [255, 255, 255];
 const BLACK = [0, 0, 0];
 const exp = expected();
 let server, browser, page;
 
 before(async () => {
-  server = await startView([log('example.fslog')]);
+  server = await startView([log('example.flog')]);
   browser = await openBrowser();
   page = browser.page;
   await load(page, server.url);
@@ -50,6 +53,37 @@ test('robot 0 is drawn in red where the log puts it, and moves with the frames',
   // Where it was at frame 0 is now empty floor.
   assert.ok(near(await pixel(page, at0), WHITE), `old place: ${await pixel(page, at0)}`);
   await screenshot(page, 'replay-frame60.png');
+});
+
+test('a foot-bot shows its ring LEDs around the body and its beacon at the centre', async () => {
+  await show(page, 0);
+  const r0 = exp.frame0.robots[0]; // a foot-bot: 12 ring LEDs (magenta, cyan, ...) + beacon
+  assert.equal(r0.kind, 'footbot');
+  const beacon = await toCanvas(page, r0.x, r0.y);
+  assert.ok(near(await pixel(page, beacon), YELLOW), `beacon: ${await pixel(page, beacon)}`);
+  // Ring LED j at 0.75 radius, at the heading + j x 30 degrees.
+  const ring = (j) => {
+    const a = r0.theta + (2 * Math.PI * j) / 12;
+    return [r0.x + 0.75 * r0.radius * Math.cos(a), r0.y + 0.75 * r0.radius * Math.sin(a)];
+  };
+  const led0 = await toCanvas(page, ...ring(0));
+  assert.ok(near(await pixel(page, led0), MAGENTA), `ring LED 0: ${await pixel(page, led0)}`);
+  const led3 = await toCanvas(page, ...ring(3));
+  assert.ok(near(await pixel(page, led3), CYAN), `ring LED 3: ${await pixel(page, led3)}`);
+  // An e-puck has one LED: no dots, its body keeps the layer's colour.
+  const epuck = exp.frame0.robots[2];
+  assert.equal(epuck.kind, 'epuck');
+  const body = await toCanvas(page, epuck.x, epuck.y - 0.3 * epuck.radius);
+  assert.ok(near(await pixel(page, body), RED), `e-puck: ${await pixel(page, body)}`);
+});
+
+test('a column the page has never heard of arrives decoded', async () => {
+  await show(page, 10);
+  for (const i of [0, 3, 23]) {
+    const got = await page.evaluate((k) => window.fleetsimViewer.robot(k), i);
+    assert.deepEqual(got.columns.test_value, exp.frame10.robots[i].testValue, `robot ${i}`);
+    assert.equal(got.kind, exp.frame10.robots[i].kind);
+  }
 });
 
 test('the obstacle map is drawn in black', async () => {
@@ -127,9 +161,12 @@ test('clicking a robot shows its id, tag and pose', async () => {
   const box = await page.locator('#scene').boundingBox();
   await page.mouse.click(box.x + x, box.y + y);
   await page.waitForFunction(() => window.fleetsimViewer.state().selected?.name === 'r0');
+  // The page shows its own values at once, then the log's exact ones with every other column.
+  await page.waitForFunction(() => window.fleetsimViewer.state().selected?.columns !== undefined);
   const info = await page.textContent('#info');
   assert.match(info, /r0 \(id 0\)/);
-  assert.match(info, /footbot/);
+  assert.match(info, /kind +footbot/);
+  assert.match(info, /test_value \[0,0\.25,0\.5\]/); // the log's own column, exact
   assert.match(info, /leader/);
   assert.match(info, new RegExp(`x +${r0.x.toFixed(4)} m`));
   assert.match(info, /θ +0\.3000 rad/);

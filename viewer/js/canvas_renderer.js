@@ -110,6 +110,20 @@ export class CanvasRenderer {
           world();
           this.drawEntities(g, scale, item);
           break;
+        case 'lines': {
+          if (!item.count) break;
+          world();
+          const p = item.segments;
+          g.strokeStyle = cssColor(item.color);
+          g.lineWidth = item.widthPx / scale;
+          g.beginPath();
+          for (let k = 0; k < item.count; k++) {
+            g.moveTo(p[4 * k], p[4 * k + 1]);
+            g.lineTo(p[4 * k + 2], p[4 * k + 3]);
+          }
+          g.stroke();
+          break;
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
-// Colourings of the component layers (robots, objects): by individual number, by class, by
-// tag or by LED colour, with a default (docs/view-format.md). For each frame, one RGBA byte
-// per channel and one texture layer (-1 = plain colour) per entity, computed in one pass.
+// Colourings of the component layers (robots, objects): by individual number, by robot kind
+// or object class, by tag or by LED colour, with a default (docs/view-format.md). For each
+// frame, one RGBA byte per channel and one texture layer (-1 = plain colour) per entity,
+// computed in one pass.
 
 /** [r,g,b,a] floats in 0..1 -> packed little-endian RGBA u32 (as the GPU reads bytes). */
 export function packColor(c) {
@@ -14,7 +15,11 @@ export function cssColor(c) {
 
 /** Computes colours for one component layer. `textureLayer(url)` maps a texture to its index. */
 export class LayerColoring {
-  constructor(layer, classes, textureLayer) {
+  /**
+   * `types` is the header's `kinds` for a robots layer ({name, ledCount, ...}), its
+   * `objectClasses` for an objects layer.
+   */
+  constructor(layer, types, textureLayer) {
     this.layer = layer;
     this.by = layer.by;
     const resolve = (coloring) => ({
@@ -23,9 +28,10 @@ export class LayerColoring {
     });
     this.def = resolve(layer.coloring);
     this.rules = layer.rules.map((r) => ({ ...r, c: resolve(r.coloring) }));
-    // by class: a table indexed by class index
-    this.classTable = classes.map((cls) => {
-      const r = this.rules.find((x) => x.value === cls.name);
+    // by kind / class: a table indexed by the kind or class index
+    this.types = types;
+    this.typeTable = types.map((t) => {
+      const r = this.rules.find((x) => x.value === t.name);
       return r ? r.c : this.def;
     });
     this.byValue = new Map(this.rules.map((r) => [r.value, r.c]));
@@ -42,9 +48,12 @@ export class LayerColoring {
     const tex = new Float32Array(n);
     const put = (i, c) => { rgba[i] = c.rgba; tex[i] = c.tex; };
     switch (this.by) {
-      case 'class':
-        for (let i = 0; i < n; i++) put(i, this.classTable[e.cls[i]] || this.def);
+      case 'kind':
+      case 'class': {
+        const type = this.by === 'kind' ? e.kind : e.class;
+        for (let i = 0; i < n; i++) put(i, (type && this.typeTable[type[i]]) || this.def);
         break;
+      }
       case 'tag': {
         const perTag = frame.tags.map((t) => this.byValue.get(t) || this.def);
         for (let i = 0; i < n; i++) put(i, perTag[e.tag[i]] || this.def);
@@ -62,12 +71,17 @@ export class LayerColoring {
         }
         break;
       }
-      case 'led':
+      case 'led': {
+        // The body takes the LED of a one-LED kind; kinds with several LEDs show them as dots
+        // (main.js) and keep the default body colouring, as do robots whose LED is off.
+        const led = e.leds, width = e.widths.leds || 1, kind = e.kind;
         for (let i = 0; i < n; i++) {
-          const led = e.led[i];
-          if (led >>> 24) { rgba[i] = led; tex[i] = -1; } else put(i, this.def);
+          const count = this.types[kind ? kind[i] : 0]?.ledCount ?? 1;
+          const c = led && count === 1 ? led[i * width] : 0;
+          if (c >>> 24) { rgba[i] = c; tex[i] = -1; } else put(i, this.def);
         }
         break;
+      }
       default:
         rgba.fill(this.def.rgba);
         tex.fill(this.def.tex);

@@ -1,15 +1,38 @@
 // Frames streamed from the server in binary chunks (docs/view-format.md, "Wire format"), kept
 // in a bounded cache and prefetched in the direction of playback: a 1 GB log is never loaded
-// whole. A frame's columns are typed-array views on the received bytes (no copy).
+// whole. A frame's columns are typed-array views on the received bytes (no copy), built from
+// the column lists of the header (robotColumns, objectColumns): this file names no column.
 
 const MAGIC = 0x43565346; // "FSVC"
-const VERSION = 1;
+const VERSION = 2;
 const TARGET_CHUNK_BYTES = 4 << 20;
 const CACHE_BYTES = 384 << 20;
 const MAX_IN_FLIGHT = 2;
 
-/** Parses one chunk; returns { first, frames } or throws an Error with a readable message. */
-export function parseChunk(buffer) {
+/** The typed array a column of each log type arrives as (f64 is sent as f32, tags as u32). */
+const ARRAY_OF_TYPE = {
+  u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, i32: Int32Array, f32: Float32Array,
+  f64: Float32Array, color: Uint32Array, tag: Uint32Array,
+};
+/** Property names an entity set uses itself; a column of that name is only in `columns`. */
+const RESERVED = new Set(['count', 'columns', 'widths']);
+
+/** Bytes per entity of a column list as sent (before padding). */
+export function bytesPerEntity(columns) {
+  let n = 0;
+  for (const c of columns) n += (ARRAY_OF_TYPE[c.type]?.BYTES_PER_ELEMENT ?? 4) * c.width;
+  return n;
+}
+
+/**
+ * Parses one chunk with the column lists of `header` (robotColumns, objectColumns); returns
+ * { first, frames } or throws an Error with a readable message. A frame is
+ * { index, tick, timeNs, status, tags, robots, objects }; robots and objects are
+ * { count, columns: {name: TypedArray}, widths: {name: width} } with each column also a
+ * property of its own name (robots.x, robots.leds, objects.size, ...): `width` elements per
+ * entity, entity i's at [i * width, (i + 1) * width).
+ */
+export function parseChunk(buffer, header) {
   const dv = new DataView(buffer);
   if (buffer.byteLength < 20 || dv.getUint32(0, true) !== MAGIC) {
     throw new Error('the server sent something that is not a frame chunk');
@@ -22,17 +45,36 @@ export function parseChunk(buffer) {
   const first = dv.getUint32(12, true);
   const decoder = new TextDecoder();
   let at = 16;
+  const need = (n) => {
+    if (at + n > buffer.byteLength) throw new Error(`frame chunk from frame ${first} is truncated`);
+  };
   const str = () => {
+    need(4);
     const n = dv.getUint32(at, true);
+    need(4 + n);
     const s = decoder.decode(new Uint8Array(buffer, at + 4, n));
     at = (at + 4 + n + 3) & ~3;
     return s;
   };
   const column = (Type, n) => {
+    need(n * Type.BYTES_PER_ELEMENT);
     const a = new Type(buffer, at, n);
     at = (at + n * Type.BYTES_PER_ELEMENT + 3) & ~3;
     return a;
   };
+  const entities = (n, list) => {
+    const e = { count: n, columns: {}, widths: {} };
+    for (const c of list) {
+      const Type = ARRAY_OF_TYPE[c.type];
+      if (!Type) throw new Error(`column '${c.name}' has type ${c.type}, which this page cannot read`);
+      const a = column(Type, n * c.width);
+      e.columns[c.name] = a;
+      e.widths[c.name] = c.width;
+      if (!RESERVED.has(c.name)) e[c.name] = a;
+    }
+    return e;
+  };
+  need(4);
   const tagCount = dv.getUint32(at, true);
   at += 4;
   const tags = [];
@@ -40,6 +82,7 @@ export function parseChunk(buffer) {
   const frames = [];
   for (let f = 0; f < count; f++) {
     const start = at;
+    need(28);
     const bytes = dv.getUint32(at, true);
     const tick = dv.getFloat64(at + 4, true);
     const timeNs = dv.getFloat64(at + 12, true);
@@ -47,16 +90,8 @@ export function parseChunk(buffer) {
     const m = dv.getUint32(at + 24, true);
     at += 28;
     const status = str();
-    const robots = {
-      count: n, x: column(Float32Array, n), y: column(Float32Array, n),
-      theta: column(Float32Array, n), id: column(Uint32Array, n), tag: column(Uint32Array, n),
-      led: column(Uint32Array, n), cls: column(Uint16Array, n),
-    };
-    const objects = {
-      count: m, x: column(Float32Array, m), y: column(Float32Array, m),
-      size: column(Float32Array, m), id: column(Uint32Array, m), tag: column(Uint32Array, m),
-      cls: column(Uint16Array, m),
-    };
+    const robots = entities(n, header.robotColumns);
+    const objects = entities(m, header.objectColumns);
     if (at - start !== bytes) throw new Error(`frame ${first + f} of the chunk is malformed`);
     frames.push({ index: first + f, tick, timeNs, status, tags, robots, objects });
   }
@@ -66,8 +101,10 @@ export function parseChunk(buffer) {
 /** Fetches, caches and prefetches frames. `onError(message)` reports failures once each. */
 export class FrameStore {
   constructor(header, onError) {
+    this.header = header;
     this.count = header.frameCount;
-    const perFrame = 64 + header.robots.ids.length * 26 + header.objects.ids.length * 22;
+    const perFrame = 64 + header.robots.ids.length * bytesPerEntity(header.robotColumns) +
+      header.objects.ids.length * bytesPerEntity(header.objectColumns);
     this.chunkFrames = Math.max(1, Math.min(512, Math.floor(TARGET_CHUNK_BYTES / perFrame)));
     this.frames = new Map(); // frame index -> frame
     this.chunks = new Map(); // chunk index -> { state, bytes, used }
@@ -136,7 +173,7 @@ export class FrameStore {
           throw new Error(message);
         }
         const buf = await res.arrayBuffer();
-        const { frames } = parseChunk(buf);
+        const { frames } = parseChunk(buf, this.header);
         if (frames.length === 0) throw new Error(`no frames returned from frame ${next}`);
         for (const f of frames) this.frames.set(f.index, f);
         c.bytes += buf.byteLength;

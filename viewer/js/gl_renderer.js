@@ -2,7 +2,7 @@
 // the frame's typed arrays (x, y, theta are uploaded as received). Textures of entities live in
 // one texture array so a layer mixing colours and textures is still one draw call.
 //
-// A draw list (built by scene.js) is drawn in order; 2D drawings (labels, custom layers) come
+// A draw list (built by main.js) is drawn in order; 2D drawings (labels, custom layers) come
 // as canvases composited at their place in the list, so the configured layer order holds.
 
 const ENTITY_VS = `#version 300 es
@@ -244,6 +244,7 @@ export class GlRenderer {
 
     // Per-layer instance buffers, reused; re-uploaded only when the frame changes.
     this.instances = new Map();
+    this.lineBuffers = new Map();
     this.segmentBuffer = null;
     this.segmentCount = 0;
 
@@ -389,8 +390,36 @@ export class GlRenderer {
         case 'entities':
           this.drawEntities(uView, view, item);
           break;
+        case 'lines':
+          this.drawLines(uView, view, item);
+          break;
       }
     }
+  }
+
+  /** Segments [ax, ay, bx, by, ...] (relative to the centre) `widthPx` device pixels wide. */
+  drawLines(uView, view, item) {
+    if (!item.count) return;
+    const gl = this.gl;
+    let b = this.lineBuffers.get(item.key);
+    if (!b) {
+      b = { buffer: gl.createBuffer(), source: null };
+      this.lineBuffers.set(item.key, b);
+    }
+    if (b.source !== item.segments) {
+      gl.bindBuffer(gl.ARRAY_BUFFER, b.buffer);
+      gl.bufferData(gl.ARRAY_BUFFER, item.segments, gl.STREAM_DRAW);
+      b.source = item.segments;
+    }
+    const p = this.segment;
+    gl.useProgram(p.prog);
+    this.quadAttrib();
+    this.instanceAttrib(1, b.buffer, 4, gl.FLOAT, false);
+    gl.uniform4fv(p.u.u_view, uView);
+    gl.uniform1f(p.u.u_halfWidth, item.widthPx / 2 / view.scale);
+    gl.uniform4fv(p.u.u_color, item.color);
+    gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, item.count);
+    this.resetAttribs();
   }
 
   drawMap(uView, view, item) {

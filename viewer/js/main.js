@@ -14,6 +14,15 @@ const $ = (id) => document.getElementById(id);
 const OUTSIDE = [0.85, 0.855, 0.865, 1];
 const FLOOR = [1, 1, 1, 1];
 const MAX_LABELS = 3000;
+// LED dots of kinds with several LEDs (docs/view-format.md): the ring LEDs at RING x the body
+// radius from the centre, dots of RING_DOT x the radius; the beacon at the centre, BEACON x
+// the radius. Drawn once a robot is LED_MIN_PIXELS (device pixels) in radius on screen.
+const RING = 0.75;
+const RING_DOT = 0.15;
+const BEACON = 0.3;
+const LED_MIN_PIXELS = 6;
+// Range-and-bearing links, device pixels wide.
+const RAB_LINE_PIXELS = 1.5;
 
 const ui = {
   canvas: $('scene'), status: $('status'), title: $('title'), message: $('message'),
@@ -86,6 +95,9 @@ class Viewer {
     this.dirty = true;
     this.fpsSamples = [];
     this.sizes = new WeakMap();
+    this.ledDotCache = new WeakMap();
+    this.rabCache = new WeakMap();
+    this.ledKeys = new Map();
     this.overlays = new Map();
     this.textureLayers = new Map();
     this.images = new Map();
@@ -118,9 +130,9 @@ class Viewer {
     };
     this.colorings = new Map();
     for (const l of this.config.layers) {
-      if (l.kind === 'robots') this.colorings.set(l, new LayerColoring(l, h.robotClasses, textureLayer));
-      if (l.kind === 'objects') this.colorings.set(l, new LayerColoring(l, h.objectClasses, textureLayer));
-      if (l.kind === 'custom' && l.script) {
+      if (l.type === 'robots') this.colorings.set(l, new LayerColoring(l, h.kinds, textureLayer));
+      if (l.type === 'objects') this.colorings.set(l, new LayerColoring(l, h.objectClasses, textureLayer));
+      if (l.type === 'custom' && l.script) {
         try {
           const mod = await import(l.script);
           this.customs.set(l, mod.create(l.arg, { header: h }));
@@ -175,16 +187,134 @@ class Viewer {
     showMessage(`cannot read the log: ${message}`);
   }
 
+  /** Each robot's body radius, from its kind. */
   robotSizes(frame) {
     let s = this.sizes.get(frame.robots);
     if (!s) {
-      const radius = this.header.robotClasses.map((c) => c.radius > 0 ? c.radius : 0.05);
+      const radius = this.header.kinds.map((k) => k.radius > 0 ? k.radius : 0.05);
       const r = frame.robots;
       s = new Float32Array(r.count);
-      for (let i = 0; i < r.count; i++) s[i] = radius[r.cls[i]] ?? 0.05;
+      for (let i = 0; i < r.count; i++) s[i] = (r.kind && radius[r.kind[i]]) ?? 0.05;
       this.sizes.set(frame.robots, s);
     }
     return s;
+  }
+
+  /**
+   * The lit LEDs of robots whose kind has more than one, as dots (an entity set the renderers
+   * draw like robots): LEDs 0 .. L-2 on a ring, LED 0 straight ahead and the others
+   * counter-clockwise, evenly spaced; LED L-1, the beacon, at the centre.
+   */
+  ledDots(frame) {
+    let d = this.ledDotCache.get(frame.robots);
+    if (d) return d;
+    const r = frame.robots, kinds = this.header.kinds;
+    const led = r.leds, width = r.widths.leds || 0, kind = r.kind;
+    const xs = [], ys = [], sizes = [], colors = [];
+    for (let i = 0; led && kind && i < r.count; i++) {
+      const k = kinds[kind[i]];
+      const count = Math.min(k?.ledCount ?? 0, width);
+      if (count < 2) continue;
+      const radius = k.radius > 0 ? k.radius : 0.05;
+      const ring = count - 1;
+      for (let j = 0; j < count; j++) {
+        const c = led[i * width + j];
+        if (!(c >>> 24)) continue; // off (alpha 0)
+        if (j === ring) {
+          xs.push(r.x[i]);
+          ys.push(r.y[i]);
+          sizes.push(BEACON * radius);
+        } else {
+          const a = r.theta[i] + 2 * Math.PI * j / ring;
+          xs.push(r.x[i] + RING * radius * Math.cos(a));
+          ys.push(r.y[i] + RING * radius * Math.sin(a));
+          sizes.push(RING_DOT * radius);
+        }
+        colors.push(c);
+      }
+    }
+    const n = xs.length;
+    d = {
+      entities: { count: n, x: Float32Array.from(xs), y: Float32Array.from(ys), theta: null },
+      size: Float32Array.from(sizes), rgba: Uint32Array.from(colors),
+      tex: new Float32Array(n).fill(-1),
+    };
+    this.ledDotCache.set(frame.robots, d);
+    return d;
+  }
+
+  /** Radius of the smallest body that has LED dots, metres (Infinity when none has). */
+  smallestLedBody() {
+    if (this.ledBody === undefined) {
+      const radii = this.header.kinds.filter((k) => k.ledCount > 1)
+        .map((k) => (k.radius > 0 ? k.radius : 0.05));
+      this.ledBody = radii.length ? Math.min(...radii) : Infinity;
+    }
+    return this.ledBody;
+  }
+
+  /**
+   * Range-and-bearing links: a segment between two robots whose kinds both have a range
+   * (rabRange > 0) and which are within the smaller of the two ranges. The robots with a
+   * range are counting-sorted into a grid of cells at least as large as the largest range, so
+   * each one is compared only with the robots of its own and the 8 neighbouring cells.
+   */
+  rabLinks(frame) {
+    let links = this.rabCache.get(frame.robots);
+    if (links) return links;
+    const r = frame.robots, n = r.count, kind = r.kind, x = r.x, y = r.y;
+    const range = this.header.kinds.map((k) => (k.rabRange > 0 ? k.rabRange : 0));
+    let out = new Float32Array(1024), used = 0;
+    const members = [];
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (let i = 0; kind && i < n; i++) {
+      if (!(range[kind[i]] > 0) || !Number.isFinite(x[i]) || !Number.isFinite(y[i])) continue;
+      members.push(i);
+      minX = Math.min(minX, x[i]); maxX = Math.max(maxX, x[i]);
+      minY = Math.min(minY, y[i]); maxY = Math.max(maxY, y[i]);
+    }
+    if (members.length > 1) {
+      // Cells no smaller than the largest range; larger when the robots are sparse, so that
+      // there are at most about two cells per robot.
+      let cell = Math.max(...range);
+      while ((Math.floor((maxX - minX) / cell) + 1) * (Math.floor((maxY - minY) / cell) + 1) >
+             2 * members.length + 16) cell *= 2;
+      const gw = Math.floor((maxX - minX) / cell) + 1, gh = Math.floor((maxY - minY) / cell) + 1;
+      const cx = new Int32Array(n), cy = new Int32Array(n);
+      const start = new Int32Array(gw * gh + 1);
+      for (const i of members) {
+        cx[i] = Math.min(gw - 1, Math.floor((x[i] - minX) / cell));
+        cy[i] = Math.min(gh - 1, Math.floor((y[i] - minY) / cell));
+        start[cy[i] * gw + cx[i] + 1]++;
+      }
+      for (let c = 0; c < gw * gh; c++) start[c + 1] += start[c];
+      const fill = start.slice(0, gw * gh), order = new Int32Array(members.length);
+      for (const i of members) order[fill[cy[i] * gw + cx[i]]++] = i;
+      for (const i of members) {
+        const ri = range[kind[i]];
+        for (let gy = Math.max(0, cy[i] - 1); gy <= Math.min(gh - 1, cy[i] + 1); gy++) {
+          for (let gx = Math.max(0, cx[i] - 1); gx <= Math.min(gw - 1, cx[i] + 1); gx++) {
+            const c = gy * gw + gx;
+            for (let k = start[c]; k < start[c + 1]; k++) {
+              const j = order[k];
+              if (j <= i) continue;
+              const reach = Math.min(ri, range[kind[j]]);
+              const ex = x[j] - x[i], ey = y[j] - y[i];
+              if (ex * ex + ey * ey > reach * reach) continue;
+              if (used + 4 > out.length) {
+                const bigger = new Float32Array(out.length * 2);
+                bigger.set(out);
+                out = bigger;
+              }
+              out[used++] = x[i]; out[used++] = y[i]; out[used++] = x[j]; out[used++] = y[j];
+            }
+          }
+        }
+      }
+    }
+    links = { segments: out.subarray(0, used), count: used / 4 };
+    this.rabCache.set(frame.robots, links);
+    return links;
   }
 
   objectSizes(frame) {
@@ -220,8 +350,8 @@ class Viewer {
 
   labels(view, layer, frame, e, sizes) {
     const { canvas, g } = this.overlay(layer, view);
-    const names = this.header[layer.kind].names;
-    const idIndex = this.idIndex(layer.kind);
+    const names = this.header[layer.type].names;
+    const idIndex = this.idIndex(layer.type);
     g.font = `${Math.round(12 * (view.dpr || 1))}px ui-monospace, monospace`;
     g.fillStyle = cssColor(layer.labelColor);
     g.textBaseline = 'middle';
@@ -242,14 +372,15 @@ class Viewer {
     return { type: 'screen', canvas };
   }
 
-  idIndex(kind) {
+  /** Entity id -> position in the header's table, for 'robots' or 'objects'. */
+  idIndex(set) {
     this.idIndexes = this.idIndexes || {};
-    if (!this.idIndexes[kind]) {
+    if (!this.idIndexes[set]) {
       const m = new Map();
-      this.header[kind].ids.forEach((id, k) => m.set(id, k));
-      this.idIndexes[kind] = m;
+      this.header[set].ids.forEach((id, k) => m.set(id, k));
+      this.idIndexes[set] = m;
     }
-    return this.idIndexes[kind];
+    return this.idIndexes[set];
   }
 
   /** The draw list for the current frame, in the configured layer order. */
@@ -263,7 +394,7 @@ class Viewer {
     for (const l of this.config.layers) {
       if (l.transparent) continue;
       const img = l.coloring.texture ? this.images.get(l.coloring.texture) : null;
-      switch (l.kind) {
+      switch (l.type) {
         case 'background':
           list.push({ type: 'screen', color: l.coloring.color, image: img });
           break;
@@ -273,7 +404,7 @@ class Viewer {
         case 'robots':
         case 'objects': {
           if (!f) break;
-          const robots = l.kind === 'robots';
+          const robots = l.type === 'robots';
           const e = robots ? f.robots : f.objects;
           const sizes = robots ? this.robotSizes(f) : this.objectSizes(f);
           const coloring = this.colorings.get(l);
@@ -281,7 +412,20 @@ class Viewer {
           list.push({ type: 'entities', key: l, entities: e, size: sizes, rgba, tex,
             textured: coloring.textured,
             circle: robots || l.circles, heading: robots && l.rotation, rotation: robots && l.rotation });
+          if (robots && l.leds && this.smallestLedBody() * view.scale >= LED_MIN_PIXELS) {
+            const dots = this.ledDots(f);
+            if (!this.ledKeys.has(l)) this.ledKeys.set(l, {});
+            list.push({ type: 'entities', key: this.ledKeys.get(l), ...dots, textured: false,
+              circle: true, heading: false, rotation: false });
+          }
           if (l.label !== 'none') list.push(this.labels(view, l, f, e, sizes));
+          break;
+        }
+        case 'range_and_bearing': {
+          if (!f) break;
+          const { segments, count } = this.rabLinks(f);
+          list.push({ type: 'lines', key: l, segments, count, color: l.coloring.color,
+            widthPx: RAB_LINE_PIXELS * (view.dpr || 1) });
           break;
         }
         case 'custom': {
@@ -393,22 +537,28 @@ class Viewer {
     const c = this.header.arena.center;
     const k = this.idIndex('robots').get(r.id[i]);
     const name = (k !== undefined && this.header.robots.names[k]) || '';
-    const cls = this.header.robotClasses[r.cls[i]]?.name ?? '';
+    const kind = (r.kind && this.header.kinds[r.kind[i]]?.name) ?? '';
     const show = (d) => {
+      // Every other logged column, one line each (the exact values, once the server sent them).
+      const more = Object.entries(d.columns || {}).map(([column, v]) => {
+        const text = JSON.stringify(v);
+        return `\n${column.padEnd(6)} ${text.length > 60 ? text.slice(0, 57) + '...' : text}`;
+      }).join('');
       ui.info.textContent =
-        `robot  ${d.name ? d.name + ' ' : ''}(id ${d.id})\nclass  ${d.cls}\ntag    ${d.tag || '(none)'}\n` +
+        `robot  ${d.name ? d.name + ' ' : ''}(id ${d.id})\nkind   ${d.kind}\ntag    ${d.tag || '(none)'}\n` +
         `x      ${d.x.toFixed(4)} m\ny      ${d.y.toFixed(4)} m\n` +
-        `θ      ${d.theta.toFixed(4)} rad (${(d.theta * 180 / Math.PI).toFixed(1)}°)\ntick   ${d.tick}`;
+        `θ      ${d.theta.toFixed(4)} rad (${(d.theta * 180 / Math.PI).toFixed(1)}°)\ntick   ${d.tick}` +
+        more;
       ui.info.hidden = false;
       this.selected = d;
     };
-    show({ id: r.id[i], name, cls, tag: f.tags[r.tag[i]], x: r.x[i] + c[0], y: r.y[i] + c[1],
+    show({ id: r.id[i], name, kind, tag: f.tags[r.tag[i]], x: r.x[i] + c[0], y: r.y[i] + c[1],
       theta: r.theta[i], tick: f.tick, index: i });
     try {
       const exact = await fetchJson(`/api/robot?frame=${f.index}&index=${i}`);
       if (this.frame === f) {
-        show({ id: exact.id, name: exact.name, cls: exact.class, tag: exact.tag, x: exact.x,
-          y: exact.y, theta: exact.theta, tick: exact.tick, index: i });
+        show({ id: exact.id, name: exact.name, kind: exact.kind, tag: exact.tag, x: exact.x,
+          y: exact.y, theta: exact.theta, tick: exact.tick, index: i, columns: exact.columns });
       }
     } catch { /* keep the page's values */ }
   }
@@ -515,12 +665,21 @@ function exposeApi(v) {
       const [sx, sy] = v.toScreen(v.view(), x - c[0], y - c[1]);
       return [sx / dpr(), sy / dpr()];
     },
-    /** Robot i of the frame shown, absolute world coordinates. */
+    /**
+     * Robot i of the frame shown, absolute world coordinates, and each of its columns as the
+     * page decoded them (`columns`: name -> array of `width` values).
+     */
     robot(i) {
       const f = v.frame, c = v.header.arena.center;
       if (!f || i >= f.robots.count) return null;
-      return { x: f.robots.x[i] + c[0], y: f.robots.y[i] + c[1], theta: f.robots.theta[i],
-        tag: f.tags[f.robots.tag[i]], id: f.robots.id[i] };
+      const r = f.robots;
+      const columns = {};
+      for (const [name, a] of Object.entries(r.columns)) {
+        const w = r.widths[name];
+        columns[name] = Array.from(a.subarray(i * w, (i + 1) * w));
+      }
+      return { x: r.x[i] + c[0], y: r.y[i] + c[1], theta: r.theta[i], tag: f.tags[r.tag[i]],
+        id: r.id[i], kind: v.header.kinds[r.kind[i]]?.name, columns };
     },
     /** RGBA of the canvas at CSS pixel (x, y), drawn now. */
     pixel(x, y) {

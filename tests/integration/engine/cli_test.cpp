@@ -71,14 +71,16 @@ TEST_F(Cli, DiffusionExampleRunsAndItsLogReadsBack) {
   EXPECT_DOUBLE_EQ(j["sim_seconds"].get<double>(), 60.0);
   auto reader = log::LogReader::open(path("d.flog"));
   ASSERT_EQ(reader->frame_count(), 601u);
+  const log::LogHeader& h = reader->header();
   auto f = reader->read_frame(600);
   EXPECT_EQ(f.tick, 600);
-  EXPECT_EQ(f.robot_id.size(), 1000u);
+  EXPECT_EQ(f.robot<EntityId>("id", h).size(), 1000u);
   // Robots diffused: most moved away from where they started.
   auto f0 = reader->read_frame(0);
+  auto x = f.robot<double>("x", h), y = f.robot<double>("y", h);
+  auto x0 = f0.robot<double>("x", h), y0 = f0.robot<double>("y", h);
   int moved = 0;
-  for (std::size_t i = 0; i < 1000; ++i)
-    moved += std::hypot(f.robot_x[i] - f0.robot_x[i], f.robot_y[i] - f0.robot_y[i]) > 1.0;
+  for (std::size_t i = 0; i < 1000; ++i) moved += std::hypot(x[i] - x0[i], y[i] - y0[i]) > 1.0;
   EXPECT_GT(moved, 500);
 }
 
@@ -123,7 +125,7 @@ TEST_F(Cli, PluginLibraryExampleRuns) {
   EXPECT_EQ(f.status.rfind("centroid ", 0), 0u) << f.status;
   // The blinker flipped tags and LEDs.
   bool on = false;
-  for (auto t : f.robot_tag) on = on || f.tags[t] == "on";
+  for (auto t : f.robot<std::uint32_t>("tag", reader->header())) on = on || f.tags[t] == "on";
   EXPECT_TRUE(on);
 }
 

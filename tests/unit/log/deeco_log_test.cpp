@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <span>
 
+#include "log/deeco_log_reader.hpp"
+#include "log/deeco_text.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
 #include "log_test_support.hpp"
@@ -9,9 +12,39 @@
 namespace fleetsim::log {
 namespace {
 
+using test::contains;
+using test::ObjectRows;
 using test::read_file;
+using test::RobotRows;
+using test::set_objects;
+using test::set_robots;
+using test::set_standard_columns;
 using test::TempDir;
 using test::write_file;
+
+template <class T>
+std::vector<T> vec(std::span<const T> s) {
+  return {s.begin(), s.end()};
+}
+
+// The fields a DEECo log carries, as typed rows, and the frame made of them.
+struct Cycle {
+  Tick tick = 0;
+  std::string status;
+  std::vector<std::string> tags;
+  RobotRows robots;
+  ObjectRows objects;
+
+  LogFrame frame(const LogHeader& h) const {
+    LogFrame f;
+    f.tick = tick;
+    f.status = status;
+    f.tags = tags;
+    set_robots(f, h, robots);
+    set_objects(f, h, objects);
+    return f;
+  }
+};
 
 // --- Without a bitmap: a 10 m x 8 m arena centred on the origin, so field (0, 0) is the
 // world point (-5, 4) and field y grows downwards.
@@ -20,43 +53,50 @@ LogHeader arena_header() {
   LogHeader h;
   h.arena_width_m = 10;
   h.arena_height_m = 8;
-  h.robot_classes = {{"epuck", 0.035}};
-  h.object_classes = {{"box", 0}};
+  h.kinds = {{"epuck", 0.035, 1, 0}};
+  h.object_classes = {{"box"}};
   h.robots = {{10, 0, "ep0"}, {11, 0, "ep1"}};
   h.objects = {{20, 0, "o0"}};
+  set_standard_columns(h, 1);
   return h;
 }
 
-std::vector<LogFrame> arena_frames() {
-  LogFrame a;
+std::vector<Cycle> arena_cycles() {
+  Cycle a;
   a.tick = 0;
   a.status = "status&1";
   a.tags = {"", "a,b", "x;y&z\\"};
-  a.robot_id = {10, 11};
-  a.robot_class = {0, 0};
-  a.robot_x = {-4, 1.25};
-  a.robot_y = {3, -2.5};
-  a.robot_theta = {0.5, -1.5};
-  a.robot_tag = {1, 0};
-  a.robot_led = {Color{}, Color{}};
-  a.object_id = {20};
-  a.object_class = {0};
-  a.object_x = {0};
-  a.object_y = {0};
-  a.object_size = {2};
-  a.object_tag = {2};
+  a.robots.id = {10, 11};
+  a.robots.kind = {0, 0};
+  a.robots.x = {-4, 1.25};
+  a.robots.y = {3, -2.5};
+  a.robots.theta = {0.5, -1.5};
+  a.robots.tag = {1, 0};
+  a.robots.led = {Color{}, Color{}};
+  a.objects.id = {20};
+  a.objects.cls = {0};
+  a.objects.x = {0};
+  a.objects.y = {0};
+  a.objects.size = {2};
+  a.objects.tag = {2};
 
-  LogFrame b = a;
+  Cycle b = a;
   b.tick = 1;
   b.status = "";
-  b.robot_x = {-5, 5};
-  b.robot_y = {4, -4};
-  b.robot_theta = {0, 3};
-  b.object_x = {-6};  // objects may leave the field
-  b.object_y = {5};
-  b.object_size = {0.5};
-  b.object_tag = {0};
+  b.robots.x = {-5, 5};
+  b.robots.y = {4, -4};
+  b.robots.theta = {0, 3};
+  b.objects.x = {-6};  // objects may leave the field
+  b.objects.y = {5};
+  b.objects.size = {0.5};
+  b.objects.tag = {0};
   return {a, b};
+}
+
+std::vector<LogFrame> frames_of(const LogHeader& h, const std::vector<Cycle>& cycles) {
+  std::vector<LogFrame> out;
+  for (const Cycle& c : cycles) out.push_back(c.frame(h));
+  return out;
 }
 
 // Written by hand from the grammar (report section 3): robot size = diameter = 2 x 0.035.
@@ -83,31 +123,32 @@ LogHeader bitmap_header() {
   h.bitmap = {1, 1, 1, 1,  //
               1, 0, 0, 0,  //
               0, 0, 1, 1};
-  h.robot_classes = {{"epuck", 0.125}, {"kilobot", 0.25}};
-  h.object_classes = {{"goal", 0}};
+  h.kinds = {{"epuck", 0.125, 1, 0}, {"kilobot", 0.25, 1, 0}};
+  h.object_classes = {{"goal"}};
   h.robots = {{0, 0, "a"}, {1, 1, "b"}};
   h.objects = {{2, 0, "g"}};
+  set_standard_columns(h, 1);
   return h;
 }
 
 LogFrame bitmap_frame() {
-  LogFrame f;
-  f.status = "ok";
-  f.tags = {"", "t"};
-  f.robot_id = {0, 1};
-  f.robot_class = {0, 1};
-  f.robot_x = {-0.25, 0.5};
-  f.robot_y = {0.5, -0.5};
-  f.robot_theta = {0.25, -2};
-  f.robot_tag = {1, 0};
-  f.robot_led = {Color{}, Color{}};
-  f.object_id = {2};
-  f.object_class = {0};
-  f.object_x = {0};
-  f.object_y = {0};
-  f.object_size = {0.25};
-  f.object_tag = {1};
-  return f;
+  Cycle c;
+  c.status = "ok";
+  c.tags = {"", "t"};
+  c.robots.id = {0, 1};
+  c.robots.kind = {0, 1};
+  c.robots.x = {-0.25, 0.5};
+  c.robots.y = {0.5, -0.5};
+  c.robots.theta = {0.25, -2};
+  c.robots.tag = {1, 0};
+  c.robots.led = {Color{}, Color{}};
+  c.objects.id = {2};
+  c.objects.cls = {0};
+  c.objects.x = {0};
+  c.objects.y = {0};
+  c.objects.size = {0.25};
+  c.objects.tag = {1};
+  return c.frame(bitmap_header());
 }
 
 // Pixel units: robot a at ((-0.25 + 1) / 0.5, (0.75 - 0.5) / 0.5) = (1.5, 0.5); sizes are
@@ -130,7 +171,7 @@ void write_deeco(const std::string& path, const LogHeader& h, const std::vector<
 
 TEST(DeecoLog, WritesTheGrammarWithoutBitmap) {
   TempDir dir;
-  write_deeco(dir.file("a.log"), arena_header(), arena_frames());
+  write_deeco(dir.file("a.log"), arena_header(), frames_of(arena_header(), arena_cycles()));
   EXPECT_EQ(read_file(dir.file("a.log")), kArenaLog);
 }
 
@@ -149,34 +190,39 @@ TEST(DeecoLog, ReadsAHandWrittenLogIntoWorldMetres) {
   EXPECT_EQ(h.arena_width_m, 10);
   EXPECT_EQ(h.arena_height_m, 8);
   EXPECT_EQ(h.bitmap_width, 0);
-  ASSERT_EQ(h.robot_classes.size(), 1u);
-  EXPECT_EQ(h.robot_classes[0].name, "epuck");
-  EXPECT_EQ(h.robot_classes[0].radius_m, 0.035);
+  ASSERT_EQ(h.kinds.size(), 1u);
+  EXPECT_EQ(h.kinds[0].name, "epuck");
+  EXPECT_EQ(h.kinds[0].radius_m, 0.035);
+  EXPECT_EQ(h.kinds[0].led_count, 0u);  // the format has no LEDs
   ASSERT_EQ(h.robots.size(), 2u);
   EXPECT_EQ(h.robots[1].name, "robot 1");
   ASSERT_EQ(h.objects.size(), 1u);
   EXPECT_EQ(h.objects[0].id, 2u);
   EXPECT_EQ(h.objects[0].name, "object 0");
+  EXPECT_EQ(column_index(h.robot_columns, "leds"), -1);
+  EXPECT_EQ(h.robot_columns.size(), required_robot_columns().size());
   ASSERT_EQ(reader->frame_count(), 2u);
 
   // The arena is centred on the origin, as it was written: world values come back exactly.
-  const auto expected = arena_frames();
+  const auto expected = arena_cycles();
   for (std::size_t i : {1, 0}) {
     SCOPED_TRACE("frame " + std::to_string(i));
     LogFrame f = reader->read_frame(i);
+    const Cycle& e = expected[i];
     EXPECT_EQ(f.tick, static_cast<Tick>(i));
-    EXPECT_EQ(f.status, expected[i].status);
-    EXPECT_EQ(f.robot_id, (std::vector<EntityId>{0, 1}));
-    EXPECT_EQ(f.robot_x, expected[i].robot_x);
-    EXPECT_EQ(f.robot_y, expected[i].robot_y);
-    EXPECT_EQ(f.robot_theta, expected[i].robot_theta);
-    EXPECT_EQ(f.object_x, expected[i].object_x);
-    EXPECT_EQ(f.object_y, expected[i].object_y);
-    EXPECT_EQ(f.object_size, expected[i].object_size);
+    EXPECT_EQ(f.status, e.status);
+    EXPECT_EQ(vec(f.robot<EntityId>("id", h)), (std::vector<EntityId>{0, 1}));
+    EXPECT_EQ(vec(f.robot<double>("x", h)), e.robots.x);
+    EXPECT_EQ(vec(f.robot<double>("y", h)), e.robots.y);
+    EXPECT_EQ(vec(f.robot<double>("theta", h)), e.robots.theta);
+    EXPECT_EQ(vec(f.object<double>("x", h)), e.objects.x);
+    EXPECT_EQ(vec(f.object<double>("y", h)), e.objects.y);
+    EXPECT_EQ(vec(f.object<double>("size", h)), e.objects.size);
+    const auto tags = f.robot<std::uint32_t>("tag", h);
     for (std::size_t k = 0; k < 2; ++k) {
-      EXPECT_EQ(f.tags.at(f.robot_tag[k]), expected[i].tags[expected[i].robot_tag[k]]);
+      EXPECT_EQ(f.tags.at(tags[k]), e.tags[e.robots.tag[k]]);
     }
-    EXPECT_EQ(f.tags.at(f.object_tag[0]), expected[i].tags[expected[i].object_tag[0]]);
+    EXPECT_EQ(f.tags.at(f.object<std::uint32_t>("tag", h)[0]), e.tags[e.objects.tag[0]]);
     EXPECT_EQ(f.tags.at(0), "");
   }
 }
@@ -192,44 +238,62 @@ TEST(DeecoLog, ReadsABitmapLogWithOnePixelPerMetre) {
   EXPECT_EQ(h.bitmap, bitmap_header().bitmap);
   EXPECT_EQ(h.arena_width_m, 4);
   EXPECT_EQ(h.bitmap_top_left, (Vec2{-2, 1.5}));
-  ASSERT_EQ(h.robot_classes.size(), 2u);
-  EXPECT_EQ(h.robot_classes[1].name, "kilobot");
-  EXPECT_EQ(h.robot_classes[1].radius_m, 0.5);  // diameter 1 pixel
+  ASSERT_EQ(h.kinds.size(), 2u);
+  EXPECT_EQ(h.kinds[1].name, "kilobot");
+  EXPECT_EQ(h.kinds[1].radius_m, 0.5);  // diameter 1 pixel
   LogFrame f = reader->read_frame(0);
-  EXPECT_EQ(f.robot_class, (std::vector<std::uint16_t>{0, 1}));
-  EXPECT_EQ(f.robot_x, (std::vector<double>{1.5 - 2, 3 - 2}));
-  EXPECT_EQ(f.robot_y, (std::vector<double>{1.5 - 0.5, 1.5 - 2.5}));
-  EXPECT_EQ(f.robot_theta, (std::vector<double>{0.25, -2}));
-  EXPECT_EQ(f.object_size, (std::vector<double>{0.5}));
+  EXPECT_EQ(vec(f.robot<std::uint16_t>("kind", h)), (std::vector<std::uint16_t>{0, 1}));
+  EXPECT_EQ(vec(f.robot<double>("x", h)), (std::vector<double>{1.5 - 2, 3 - 2}));
+  EXPECT_EQ(vec(f.robot<double>("y", h)), (std::vector<double>{1.5 - 0.5, 1.5 - 2.5}));
+  EXPECT_EQ(vec(f.robot<double>("theta", h)), (std::vector<double>{0.25, -2}));
+  EXPECT_EQ(vec(f.object<double>("size", h)), (std::vector<double>{0.5}));
+}
+
+TEST(DeecoLog, ABitmapLogReadWithItsResolutionGivesMetres) {
+  TempDir dir;
+  write_file(dir.file("b.log"), kBitmapLog);
+  DeecoLogReader reader(dir.file("b.log"), 0.5);
+  const LogHeader& h = reader.header();
+  EXPECT_EQ(h.bitmap_resolution_m, 0.5);
+  EXPECT_EQ(h.arena_width_m, 2);
+  EXPECT_EQ(h.kinds[1].radius_m, 0.25);
+  LogFrame f = reader.read_frame(0);
+  // Centred on the origin: the written world frame shifted by the bitmap's centre (0, 0).
+  EXPECT_EQ(vec(f.robot<double>("x", h)), (std::vector<double>{-0.25, 0.5}));
+  EXPECT_EQ(vec(f.robot<double>("y", h)), (std::vector<double>{0.5, -0.5}));
+  EXPECT_EQ(vec(f.object<double>("size", h)), (std::vector<double>{0.25}));
 }
 
 TEST(DeecoLog, EscapesRoundTrip) {
   TempDir dir;
   LogHeader h = arena_header();
-  h.robot_classes[0].name = "org.example,Robot\\x";
+  h.kinds[0].name = "org.example,Robot\\x";
   h.object_classes[0].name = "a;b&c";
-  auto frames = arena_frames();
+  auto cycles = arena_cycles();
   const std::string nasty = "&&;;,,\\&;,\\\\ end\\";
-  frames[0].status = nasty + "\nsecond line";
-  frames[0].tags = {"", nasty, ",", ";", "&", "\\", ",,"};
-  frames[0].robot_tag = {1, 6};
-  frames[0].object_tag = {5};
-  frames[1].tags = frames[0].tags;
-  frames[1].robot_tag = {2, 3};
-  frames[1].object_tag = {4};
-  write_deeco(dir.file("e.log"), h, frames);
+  cycles[0].status = nasty + "\nsecond line";
+  cycles[0].tags = {"", nasty, ",", ";", "&", "\\", ",,"};
+  cycles[0].robots.tag = {1, 6};
+  cycles[0].objects.tag = {5};
+  cycles[1].tags = cycles[0].tags;
+  cycles[1].robots.tag = {2, 3};
+  cycles[1].objects.tag = {4};
+  write_deeco(dir.file("e.log"), h, frames_of(h, cycles));
 
   auto reader = LogReader::open(dir.file("e.log"));
-  EXPECT_EQ(reader->header().robot_classes[0].name, h.robot_classes[0].name);
-  EXPECT_EQ(reader->header().object_classes[0].name, h.object_classes[0].name);
+  const LogHeader& r = reader->header();
+  EXPECT_EQ(r.kinds[0].name, h.kinds[0].name);
+  EXPECT_EQ(r.object_classes[0].name, h.object_classes[0].name);
   ASSERT_EQ(reader->frame_count(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     LogFrame f = reader->read_frame(i);
-    EXPECT_EQ(f.status, frames[i].status);
+    const Cycle& c = cycles[i];
+    EXPECT_EQ(f.status, c.status);
+    const auto tags = f.robot<std::uint32_t>("tag", r);
     for (std::size_t k = 0; k < 2; ++k) {
-      EXPECT_EQ(f.tags.at(f.robot_tag[k]), frames[i].tags[frames[i].robot_tag[k]]);
+      EXPECT_EQ(f.tags.at(tags[k]), c.tags[c.robots.tag[k]]);
     }
-    EXPECT_EQ(f.tags.at(f.object_tag[0]), frames[i].tags[frames[i].object_tag[0]]);
+    EXPECT_EQ(f.tags.at(f.object<std::uint32_t>("tag", r)[0]), c.tags[c.objects.tag[0]]);
   }
 }
 
@@ -238,57 +302,126 @@ TEST(DeecoLog, NumbersRoundTripExactlyInFieldUnits) {
   // world metres differ from the input only by the rounding of the corner offset.
   TempDir dir;
   LogHeader h = arena_header();
-  auto frames = arena_frames();
-  frames[0].robot_x = {0.1 + 0.2, -1.0 / 3};
-  frames[0].robot_theta = {1e-300, -2.718281828459045};
-  write_deeco(dir.file("n.log"), h, frames);
+  auto cycles = arena_cycles();
+  cycles[0].robots.x = {0.1 + 0.2, -1.0 / 3};
+  cycles[0].robots.theta = {1e-300, -2.718281828459045};
+  write_deeco(dir.file("n.log"), h, frames_of(h, cycles));
   auto reader = LogReader::open(dir.file("n.log"));
   LogFrame f = reader->read_frame(0);
-  EXPECT_EQ(f.robot_theta, frames[0].robot_theta);  // negation is exact
+  const LogHeader& r = reader->header();
+  EXPECT_EQ(vec(f.robot<double>("theta", r)), cycles[0].robots.theta);  // negation is exact
   for (std::size_t k = 0; k < 2; ++k) {
-    EXPECT_NEAR(f.robot_x[k], frames[0].robot_x[k], 1e-15);
+    EXPECT_NEAR(f.robot<double>("x", r)[k], cycles[0].robots.x[k], 1e-15);
   }
+}
+
+// The grammar's field width and height are integers: an arena of 12.5 m x 3 m is written in
+// decimetres (a 125 x 30 field), and a reader told the unit gets metres back.
+TEST(DeecoLog, NonIntegralArenaIsWrittenInIntegerUnits) {
+  TempDir dir;
+  LogHeader h = arena_header();
+  h.arena_width_m = 12.5;
+  h.arena_height_m = 3;
+  h.kinds[0].radius_m = 0.05;
+  auto cycles = arena_cycles();
+  cycles[0].robots.x = {-6.25, 1.25};  // the left edge, and a point 7.5 m from it
+  cycles[0].robots.y = {1.5, -1.25};   // the top edge, and a point 2.75 m below it
+  cycles[0].objects.size = {0.25};
+  write_deeco(dir.file("d.log"), h, frames_of(h, cycles));
+
+  // The field is 125 x 30 decimetres; the robots' diameter 0.1 m is 1 dm (docs/log-format.md,
+  // 2.4, shows this file).
+  EXPECT_EQ(read_file(dir.file("d.log")),
+            "null\n"
+            "125\n"
+            "30\n"
+            "epuck,1\n"
+            "epuck,1\n"
+            "box\n"
+            "status\\&1&&0,0,-0.5,a\\,b;;75,27.5,1.5,;;&&62.5,,15,,2.5,,x\\;y\\&z\\\\;;\n"
+            "&&12.5,-25,0,a\\,b;;112.5,55,-3,;;&&2.5,,-35,,5,,;;\n");
+
+  DeecoLogReader reader(dir.file("d.log"), 0.1);
+  const LogHeader& r = reader.header();
+  EXPECT_DOUBLE_EQ(r.arena_width_m, 12.5);
+  EXPECT_DOUBLE_EQ(r.arena_height_m, 3);
+  EXPECT_DOUBLE_EQ(r.kinds[0].radius_m, 0.05);
+  for (std::size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    LogFrame f = reader.read_frame(i);
+    for (std::size_t k = 0; k < 2; ++k) {
+      EXPECT_NEAR(f.robot<double>("x", r)[k], cycles[i].robots.x[k], 1e-12);
+      EXPECT_NEAR(f.robot<double>("y", r)[k], cycles[i].robots.y[k], 1e-12);
+    }
+    EXPECT_NEAR(f.object<double>("size", r)[0], cycles[i].objects.size[0], 1e-12);
+  }
+  // Read without the unit, it is a 125 x 30 field of metre units: the proportions hold.
+  auto plain = LogReader::open(dir.file("d.log"));
+  EXPECT_EQ(plain->header().arena_width_m, 125);
+  EXPECT_EQ(plain->header().arena_height_m, 30);
+}
+
+TEST(DeecoLog, FieldUnitsFollowTheArenasDecimals) {
+  auto units = [](double w, double h) {
+    LogHeader header;
+    header.arena_width_m = w;
+    header.arena_height_m = h;
+    auto t = deeco::FieldTransform::of(header);
+    return std::to_string(t.width_units) + "x" + std::to_string(t.height_units);
+  };
+  EXPECT_EQ(units(40, 30), "40x30");  // whole metres: one unit per metre, as before
+  EXPECT_EQ(units(12.5, 3), "125x30");
+  EXPECT_EQ(units(0.25, 3.125), "250x3125");
+  EXPECT_EQ(units(1e-5, 2), "1x200000");
+  EXPECT_EQ(units(1.0 / 3, 1), "333333x1000000");  // rounded to the micrometre
+  EXPECT_EQ(deeco::decimal_places(1.5e-7), 8);
 }
 
 TEST(DeecoLog, ChangingTheRobotSetIsRefusedWithAClearMessage) {
   TempDir dir;
+  const LogHeader h = arena_header();
   auto writer = make_deeco_log_writer(dir.file("x.log"));
-  writer->begin(arena_header());
-  auto frames = arena_frames();
-  writer->write(frames[0].view());
-  LogFrame added = frames[1];
-  added.robot_id = {10, 12};
+  writer->begin(h);
+  auto cycles = arena_cycles();
+  writer->write(cycles[0].frame(h).view());
+  Cycle added = cycles[1];
+  added.robots.id = {10, 12};
   try {
-    writer->write(added.view());
+    writer->write(added.frame(h).view());
     ADD_FAILURE() << "a frame with another robot was accepted";
   } catch (const LogError& e) {
-    EXPECT_NE(std::string(e.what()).find("the DEECo log needs a fixed set of robots; use the "
-                                         "frame log for runs that add or remove entities"),
-              std::string::npos)
-        << e.what();
+    EXPECT_TRUE(contains(e.what(),
+                         "the DEECo log needs a fixed set of robots; use the frame "
+                         "log for runs that add or remove entities"));
   }
-  LogFrame fewer = frames[1];
-  fewer.object_id.clear();
-  fewer.object_class.clear();
-  fewer.object_x.clear();
-  fewer.object_y.clear();
-  fewer.object_size.clear();
-  fewer.object_tag.clear();
-  EXPECT_THROW(writer->write(fewer.view()), LogError);
+  Cycle fewer = cycles[1];
+  fewer.objects = {};
+  EXPECT_THROW(writer->write(fewer.frame(h).view()), LogError);
   writer->finish();
 }
 
 TEST(DeecoLog, ReorderedEntitiesAreWrittenInHeaderOrder) {
   TempDir dir;
-  auto frames = arena_frames();
-  LogFrame swapped = frames[0];
-  std::swap(swapped.robot_id[0], swapped.robot_id[1]);
-  std::swap(swapped.robot_x[0], swapped.robot_x[1]);
-  std::swap(swapped.robot_y[0], swapped.robot_y[1]);
-  std::swap(swapped.robot_theta[0], swapped.robot_theta[1]);
-  std::swap(swapped.robot_tag[0], swapped.robot_tag[1]);
-  write_deeco(dir.file("s.log"), arena_header(), {swapped, frames[1]});
+  auto cycles = arena_cycles();
+  Cycle swapped = cycles[0];
+  RobotRows& r = swapped.robots;
+  std::swap(r.id[0], r.id[1]);
+  std::swap(r.x[0], r.x[1]);
+  std::swap(r.y[0], r.y[1]);
+  std::swap(r.theta[0], r.theta[1]);
+  std::swap(r.tag[0], r.tag[1]);
+  write_deeco(dir.file("s.log"), arena_header(), frames_of(arena_header(), {swapped, cycles[1]}));
   EXPECT_EQ(read_file(dir.file("s.log")), kArenaLog);
+}
+
+TEST(DeecoLog, ExtraColumnsAreIgnored) {
+  TempDir dir;
+  LogHeader h = arena_header();
+  h.robot_columns.push_back(test::column("proximity", ColumnType::kF32, 8));
+  std::vector<LogFrame> frames = frames_of(h, arena_cycles());
+  for (LogFrame& f : frames) f.set_robot("proximity", h, std::vector<float>(16, 0.5f));
+  write_deeco(dir.file("x.log"), h, frames);
+  EXPECT_EQ(read_file(dir.file("x.log")), kArenaLog);
 }
 
 TEST(DeecoLog, KilledRunShowsItsCompleteLines) {

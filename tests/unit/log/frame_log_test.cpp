@@ -5,6 +5,12 @@
 #include <limits>
 #include <random>
 
+#include <zstd.h>
+
+#include <cstring>
+#include <functional>
+
+#include "log/frame_log_format.hpp"
 #include "log/frame_log_reader.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
@@ -18,6 +24,16 @@ using test::read_file;
 using test::TempDir;
 using test::write_file;
 
+using test::column;
+using test::contains;
+using test::ObjectRows;
+using test::RobotRows;
+using test::set_objects;
+using test::set_robots;
+using test::set_standard_columns;
+
+/// A mixed swarm: e-pucks (one LED) and foot-bots (12 ring LEDs + beacon, range and bearing),
+/// with the columns their parts declare besides the required ones.
 LogHeader make_header() {
   LogHeader h;
   h.experiment = "rooms.xml";
@@ -33,15 +49,24 @@ LogHeader make_header() {
   h.bitmap_top_left = {-0.25, 0.15};
   h.bitmap = {1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1};
   h.segments = {{{-20, -15}, {20, -15}}, {{20, -15}, {20, 15.25}}};
-  h.robot_classes = {{"epuck", 0.035}, {"foot-bot", 0.085}};
-  h.object_classes = {{"goal", 0}};
+  h.kinds = {{"epuck", 0.035, 1, 0}, {"foot-bot", 0.085, 13, 3.0}};
+  h.object_classes = {{"goal"}};
   h.robots = {{0, 0, "ep0"}, {1, 1, "fb1"}, {2, 0, "ep2"}};
   h.objects = {{100, 0, "g0"}};
+  set_standard_columns(h, 13);
+  h.robot_columns.push_back(column("proximity", ColumnType::kF32, 8));
+  h.robot_columns.push_back(column("rab_data", ColumnType::kU8, 10));
+  h.robot_columns.push_back(column("wheels", ColumnType::kI32, 2));
+  h.robot_columns.push_back(column("bumps", ColumnType::kU16, 3));
+  h.robot_columns.push_back(column("energy", ColumnType::kF64));
+  h.robot_columns.push_back(column("role", ColumnType::kTag));
+  h.object_columns.insert(h.object_columns.begin() + 2, column("mass", ColumnType::kF32));
   return h;
 }
 
 /// A run whose robots and objects come and go, whose tag table grows, with awkward doubles.
-std::vector<LogFrame> make_frames(std::size_t count, std::uint64_t seed = 7) {
+/// Columns beyond the required ones get random bytes (tags: random valid indices).
+std::vector<LogFrame> make_frames(const LogHeader& h, std::size_t count, std::uint64_t seed = 7) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> pos(-20, 20);
   std::vector<LogFrame> frames;
@@ -49,6 +74,28 @@ std::vector<LogFrame> make_frames(std::size_t count, std::uint64_t seed = 7) {
   std::vector<EntityId> robots{0, 1, 2};
   std::vector<EntityId> objects{100};
   EntityId next = 3;
+  const int led = column_index(h.robot_columns, "leds");
+  const std::uint32_t led_width =
+      led < 0 ? 0 : h.robot_columns[static_cast<std::size_t>(led)].width;
+  auto fill_others = [&](const std::vector<ColumnDesc>& schema, std::size_t rows,
+                         std::vector<std::vector<std::uint8_t>>& data) {
+    for (std::size_t c = 0; c < schema.size(); ++c) {
+      const ColumnDesc& d = schema[c];
+      if (column_index(required_robot_columns(), d.name) >= 0 ||
+          column_index(required_object_columns(), d.name) >= 0 || d.name == "leds") {
+        continue;
+      }
+      data[c].resize(rows * d.row_bytes());
+      if (d.type == ColumnType::kTag) {
+        for (std::size_t i = 0; i < rows * d.width; ++i) {
+          auto t = static_cast<std::uint32_t>(rng() % tags.size());
+          std::memcpy(data[c].data() + 4 * i, &t, 4);
+        }
+      } else {
+        for (auto& b : data[c]) b = static_cast<std::uint8_t>(rng());
+      }
+    }
+  };
   for (std::size_t k = 0; k < count; ++k) {
     LogFrame f;
     f.tick = static_cast<Tick>(3 * k);
@@ -61,34 +108,45 @@ std::vector<LogFrame> make_frames(std::size_t count, std::uint64_t seed = 7) {
     if (k % 6 == 5 && robots.size() > 1) robots.erase(robots.begin() + 1);  // disappears
     if (k % 7 == 6) objects.push_back(200 + static_cast<EntityId>(k));
     if (k == 9) objects.clear();
+    RobotRows r;
     for (EntityId id : robots) {
-      f.robot_id.push_back(id);
-      f.robot_class.push_back(static_cast<std::uint16_t>(id % 2));
-      f.robot_x.push_back(pos(rng));
-      f.robot_y.push_back(pos(rng));
-      f.robot_theta.push_back(pos(rng) / 7);
-      f.robot_tag.push_back(static_cast<std::uint32_t>(rng() % tags.size()));
-      f.robot_led.push_back(Color{static_cast<std::uint8_t>(rng()), 7, 200,
-                                  static_cast<std::uint8_t>(k)});
+      r.id.push_back(id);
+      r.kind.push_back(static_cast<std::uint16_t>(id % 2));
+      r.x.push_back(pos(rng));
+      r.y.push_back(pos(rng));
+      r.theta.push_back(pos(rng) / 7);
+      r.tag.push_back(static_cast<std::uint32_t>(rng() % tags.size()));
+      for (std::uint32_t j = 0; j < led_width; ++j)
+        r.led.push_back(Color{static_cast<std::uint8_t>(rng()), static_cast<std::uint8_t>(j), 200,
+                              static_cast<std::uint8_t>(k)});
     }
+    ObjectRows o;
     for (EntityId id : objects) {
-      f.object_id.push_back(id);
-      f.object_class.push_back(0);
-      f.object_x.push_back(pos(rng));
-      f.object_y.push_back(pos(rng));
-      f.object_size.push_back(0.5);
-      f.object_tag.push_back(static_cast<std::uint32_t>(rng() % tags.size()));
+      o.id.push_back(id);
+      o.cls.push_back(0);
+      o.x.push_back(pos(rng));
+      o.y.push_back(pos(rng));
+      o.size.push_back(0.5);
+      o.tag.push_back(static_cast<std::uint32_t>(rng() % tags.size()));
     }
+    // Values a careless encoder would not keep.
+    if (k == 1) {
+      r.x[0] = -0.0;
+      r.y[0] = std::numeric_limits<double>::quiet_NaN();
+      r.theta[0] = std::numeric_limits<double>::infinity();
+    }
+    if (k == 2) r.x[1] = std::numeric_limits<double>::denorm_min();
+    set_robots(f, h, r);
+    set_objects(f, h, o);
+    fill_others(h.robot_columns, f.robot_count, f.robot_columns);
+    fill_others(h.object_columns, f.object_count, f.object_columns);
     frames.push_back(std::move(f));
   }
-  // Values a careless encoder would not keep.
-  if (count > 2) {
-    frames[1].robot_x[0] = -0.0;
-    frames[1].robot_y[0] = std::numeric_limits<double>::quiet_NaN();
-    frames[1].robot_theta[0] = std::numeric_limits<double>::infinity();
-    frames[2].robot_x[1] = std::numeric_limits<double>::denorm_min();
-  }
   return frames;
+}
+
+std::vector<LogFrame> make_frames(std::size_t count, std::uint64_t seed = 7) {
+  return make_frames(make_header(), count, seed);
 }
 
 void write_log(const std::string& path, const LogHeader& header,
@@ -97,6 +155,16 @@ void write_log(const std::string& path, const LogHeader& header,
   writer->begin(header);
   for (const LogFrame& f : frames) writer->write(f.view());
   if (finish) writer->finish();
+}
+
+void expect_same_columns(const std::vector<ColumnDesc>& a, const std::vector<ColumnDesc>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].type, b[i].type);
+    EXPECT_EQ(a[i].width, b[i].width);
+    EXPECT_EQ(a[i].doc, b[i].doc);
+  }
 }
 
 void expect_same_header(const LogHeader& a, const LogHeader& b) {
@@ -117,25 +185,30 @@ void expect_same_header(const LogHeader& a, const LogHeader& b) {
     EXPECT_EQ(a.segments[i].a, b.segments[i].a);
     EXPECT_EQ(a.segments[i].b, b.segments[i].b);
   }
-  ASSERT_EQ(a.robot_classes.size(), b.robot_classes.size());
-  for (std::size_t i = 0; i < a.robot_classes.size(); ++i) {
-    EXPECT_EQ(a.robot_classes[i].name, b.robot_classes[i].name);
-    EXPECT_EQ(a.robot_classes[i].radius_m, b.robot_classes[i].radius_m);
+  ASSERT_EQ(a.kinds.size(), b.kinds.size());
+  for (std::size_t i = 0; i < a.kinds.size(); ++i) {
+    EXPECT_EQ(a.kinds[i].name, b.kinds[i].name);
+    EXPECT_EQ(a.kinds[i].radius_m, b.kinds[i].radius_m);
+    EXPECT_EQ(a.kinds[i].led_count, b.kinds[i].led_count);
+    EXPECT_EQ(a.kinds[i].rab_range_m, b.kinds[i].rab_range_m);
   }
   ASSERT_EQ(a.object_classes.size(), b.object_classes.size());
+  EXPECT_EQ(a.object_classes[0].name, b.object_classes[0].name);
   ASSERT_EQ(a.robots.size(), b.robots.size());
   for (std::size_t i = 0; i < a.robots.size(); ++i) {
     EXPECT_EQ(a.robots[i].id, b.robots[i].id);
-    EXPECT_EQ(a.robots[i].class_index, b.robots[i].class_index);
+    EXPECT_EQ(a.robots[i].type_index, b.robots[i].type_index);
     EXPECT_EQ(a.robots[i].name, b.robots[i].name);
   }
   ASSERT_EQ(a.objects.size(), b.objects.size());
   EXPECT_EQ(a.objects[0].name, b.objects[0].name);
+  expect_same_columns(a.robot_columns, b.robot_columns);
+  expect_same_columns(a.object_columns, b.object_columns);
 }
 
 TEST(FrameLog, WriteThenReadGivesIdenticalColumnsOverManyFrames) {
   TempDir dir;
-  const std::string path = dir.file("run.fslog");
+  const std::string path = dir.file("run.flog");
   const LogHeader header = make_header();
   const auto frames = make_frames(40);
   write_log(path, header, frames);
@@ -153,7 +226,7 @@ TEST(FrameLog, WriteThenReadGivesIdenticalColumnsOverManyFrames) {
 
 TEST(FrameLog, SeeksToAnyFrameInAnyOrder) {
   TempDir dir;
-  const std::string path = dir.file("run.fslog");
+  const std::string path = dir.file("run.flog");
   const auto frames = make_frames(12);
   write_log(path, make_header(), frames);
   auto reader = LogReader::open(path);
@@ -210,16 +283,27 @@ TEST(FrameLog, InconsistentColumnsAreRefused) {
   auto writer = make_frame_log_writer(dir.file("a"));
   writer->begin(make_header());
   LogFrame f = make_frames(1)[0];
-  f.robot_theta.pop_back();
+  f.robot_columns[4].resize(f.robot_columns[4].size() - 8);  // theta: one robot short
   EXPECT_THROW(writer->write(f.view()), LogError);
   f = make_frames(1)[0];
-  f.robot_tag[0] = 99;  // outside the tag table
+  f.robot_columns[5][0] = 99;  // tag outside the tag table
   EXPECT_THROW(writer->write(f.view()), LogError);
+  f = make_frames(1)[0];
+  const int role = column_index(make_header().robot_columns, "role");
+  f.robot_columns[static_cast<std::size_t>(role)][4] = 7;  // so is a tag in a plug-in's column
+  EXPECT_THROW(writer->write(f.view()), LogError);
+  f = make_frames(1)[0];
+  f.robot_columns.pop_back();  // a column short
+  EXPECT_THROW(writer->write(f.view()), LogError);
+  // Nothing bad reached the file.
+  writer->write(make_frames(1)[0].view());
+  writer->finish();
+  EXPECT_EQ(LogReader::open(dir.file("a"))->frame_count(), 1u);
 }
 
 TEST(FrameLog, CannotCreateInAMissingDirectory) {
   TempDir dir;
-  EXPECT_THROW(make_frame_log_writer(dir.file("missing/run.fslog")), LogError);
+  EXPECT_THROW(make_frame_log_writer(dir.file("missing/run.flog")), LogError);
 }
 
 TEST(FrameLog, TruncatedFileShowsExactlyTheCompleteFrames) {
@@ -299,6 +383,326 @@ TEST(FrameLog, CorruptedBytesAnywhereNeverCrashOrLie) {
       }
     } catch (const LogError&) {
     }
+  }
+}
+
+TEST(FrameLog, ColumnsAreReadBackByNameWithTheirTypes) {
+  TempDir dir;
+  const LogHeader header = make_header();
+  const auto frames = make_frames(header, 6);
+  write_log(dir.file("a"), header, frames);
+  auto reader = LogReader::open(dir.file("a"));
+  const LogHeader& h = reader->header();
+  const LogFrame f = reader->read_frame(5);
+  const std::size_t n = f.robot_count;
+  ASSERT_GT(n, 0u);
+  // The required columns, typed.
+  auto x = f.robot<double>("x", h);
+  ASSERT_EQ(x.size(), n);
+  EXPECT_EQ(std::vector<double>(x.begin(), x.end()),
+            std::vector<double>(frames[5].robot<double>("x", header).begin(),
+                                frames[5].robot<double>("x", header).end()));
+  EXPECT_EQ(f.robot<EntityId>("id", h)[0], 0u);
+  EXPECT_EQ(f.object<double>("size", h).size(), f.object_count);
+  // A plug-in's column: width elements per robot, row-major.
+  auto proximity = f.robot<float>("proximity", h);
+  EXPECT_EQ(proximity.size(), n * 8);
+  EXPECT_EQ(std::memcmp(proximity.data(), frames[5].robot<float>("proximity", header).data(),
+                        proximity.size_bytes()),
+            0);
+  EXPECT_EQ(f.robot<Color>("leds", h).size(), n * 13);
+  EXPECT_EQ(f.robot<std::uint8_t>("rab_data", h).size(), n * 10);
+  // Absent, or asked with the wrong element size: empty.
+  EXPECT_TRUE(f.robot<double>("no_such_column", h).empty());
+  EXPECT_TRUE(f.robot<double>("proximity", h).empty());
+  EXPECT_TRUE(f.object<float>("proximity", h).empty());
+}
+
+TEST(FrameLog, FramesBuiltFromTheCallersVectorsRoundTrip) {
+  // The engine's way: its own vectors, named as in the header, no copy until write().
+  TempDir dir;
+  LogHeader h;
+  h.kinds = {{"footbot", 0.085, 13, 3}};
+  set_standard_columns(h, 13);
+  h.robot_columns.push_back(column("test_value", ColumnType::kF32, 3));
+  std::vector<EntityId> id{4, 9};
+  std::vector<std::uint16_t> kind{0, 0};
+  std::vector<double> x{1.5, -2}, y{0.25, 3}, theta{0, 1};
+  std::vector<std::uint32_t> tag{0, 1};
+  std::vector<Color> led(26, Color{1, 2, 3, 255});
+  led[13] = Color{255, 0, 0, 255};  // robot 1's first ring LED
+  std::vector<float> value{1, 2, 3, 4.5f, -5, 6e-3f};
+  std::vector<EntityId> no_ids;
+  std::vector<std::uint16_t> no_classes;
+  std::vector<double> none;
+  std::vector<std::uint32_t> no_tags;
+  const std::vector<std::string> tags{"", "lead"};
+  LogFrameView v{.tick = 7, .time_ns = 700, .status = "ok", .tags = tags};
+  fill_columns(v, h,
+               {{"id", id},
+                {"kind", kind},
+                {"x", x},
+                {"y", y},
+                {"theta", theta},
+                {"tag", tag},
+                {"leds", led},
+                {"test_value", value}},
+               {{"id", no_ids},
+                {"class", no_classes},
+                {"x", none},
+                {"y", none},
+                {"size", none},
+                {"tag", no_tags}});
+  EXPECT_EQ(v.robot_count, 2u);
+  EXPECT_EQ(v.object_count, 0u);
+  auto writer = make_frame_log_writer(dir.file("a"));
+  writer->begin(h);
+  writer->write(v);
+  writer->finish();
+
+  auto reader = LogReader::open(dir.file("a"));
+  LogFrame f = reader->read_frame(0);
+  EXPECT_EQ(f.tick, 7);
+  auto got = f.robot<float>("test_value", reader->header());
+  EXPECT_EQ(std::vector<float>(got.begin(), got.end()), value);
+  EXPECT_EQ(f.robot<Color>("leds", reader->header())[13], (Color{255, 0, 0, 255}));
+  EXPECT_EQ(f.robot<EntityId>("id", reader->header())[1], 9u);
+  expect_same_frame(LogFrame::copy_of(v), f);
+}
+
+TEST(FrameLog, FillColumnsSaysWhichColumnIsWrong) {
+  LogHeader h;
+  set_standard_columns(h, 1);
+  std::vector<EntityId> id{1, 2};
+  std::vector<std::uint16_t> kind{0, 0};
+  std::vector<double> two{0, 0}, one{0};
+  std::vector<float> floats{0, 0};
+  std::vector<std::uint32_t> tag{0, 0};
+  std::vector<Color> led(2);
+  std::vector<EntityId> no_ids;
+  std::vector<std::uint16_t> no_classes;
+  std::vector<double> none;
+  std::vector<std::uint32_t> no_tags;
+  const std::vector<NamedColumn> objects{{"id", no_ids}, {"class", no_classes}, {"x", none},
+                                         {"y", none},    {"size", none},        {"tag", no_tags}};
+  auto message = [&](const std::vector<NamedColumn>& robots) -> std::string {
+    LogFrameView v;
+    try {
+      fill_columns(v, h, robots, objects);
+    } catch (const LogError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message({{"id", id},
+                     {"kind", kind},
+                     {"x", two},
+                     {"y", two},
+                     {"theta", two},
+                     {"tag", tag},
+                     {"leds", led}}),
+            "accepted");
+  EXPECT_TRUE(contains(
+      message({{"id", id}, {"kind", kind}, {"x", two}, {"y", two}, {"tag", tag}, {"leds", led}}),
+      "robot column 'theta' not given"));
+  EXPECT_TRUE(contains(message({{"id", id},
+                                {"kind", kind},
+                                {"x", two},
+                                {"y", one},
+                                {"theta", two},
+                                {"tag", tag},
+                                {"leds", led}}),
+                       "robot column 'y' has 1 rows where others have 2"));
+  EXPECT_TRUE(contains(message({{"id", id},
+                                {"kind", kind},
+                                {"x", floats},
+                                {"y", two},
+                                {"theta", two},
+                                {"tag", tag},
+                                {"leds", led}}),
+                       "robot column 'x' is f64 x 1"));
+  EXPECT_TRUE(contains(message({{"id", id},
+                                {"kind", kind},
+                                {"x", two},
+                                {"y", two},
+                                {"theta", two},
+                                {"tag", tag},
+                                {"leds", led},
+                                {"speed", two}}),
+                       "the header has no robot column 'speed'"));
+}
+
+TEST(FrameLog, HeadersWithoutTheRequiredColumnsAreRefused) {
+  TempDir dir;
+  auto message = [&](const LogHeader& h) -> std::string {
+    auto writer = make_frame_log_writer(dir.file("h"));
+    try {
+      writer->begin(h);
+    } catch (const LogError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  LogHeader h = make_header();
+  EXPECT_EQ(message(h), "accepted");
+  h.robot_columns.erase(h.robot_columns.begin() + 4);  // theta
+  EXPECT_TRUE(contains(message(h), "lack the required column 'theta' (f64)"));
+  h = make_header();
+  h.robot_columns[2].type = ColumnType::kF32;  // x
+  EXPECT_TRUE(contains(message(h), "robot column 'x' is f32 x 1 (expected f64 x 1)"));
+  h = make_header();
+  h.object_columns.push_back(column("label", ColumnType::kString));
+  EXPECT_TRUE(contains(message(h), "strings are never in frames"));
+  h = make_header();
+  h.robot_columns.push_back(column("x", ColumnType::kF64));
+  EXPECT_TRUE(contains(message(h), "robot column 'x' is declared twice"));
+  h = make_header();
+  h.robot_columns.push_back(column("nothing", ColumnType::kU8, 0));
+  EXPECT_TRUE(contains(message(h), "has width 0"));
+  h = make_header();
+  set_standard_columns(h, 1);  // foot-bots have 13 LEDs
+  EXPECT_TRUE(contains(message(h),
+                       "'foot-bot' has 13 LEDs but the 'leds' column holds 1 per "
+                       "robot"));
+}
+
+// A log written by fleetsim's version-1 writer (commit aa62308, before the column lists):
+// three robots (e-puck, foot-bot, e-puck) and one object, two frames.
+TEST(FrameLog, Version1LogsAreStillRead) {
+  FrameLogReader reader(FLEETSIM_SOURCE_DIR "/tests/data/frame-log-v1.flog");
+  EXPECT_EQ(reader.version(), 1u);
+  const LogHeader& h = reader.header();
+  EXPECT_EQ(h.experiment, "v1.xml");
+  EXPECT_EQ(h.every, 2);
+  ASSERT_EQ(h.kinds.size(), 2u);
+  EXPECT_EQ(h.kinds[1].name, "footbot");
+  EXPECT_EQ(h.kinds[1].radius_m, 0.085);
+  EXPECT_EQ(h.kinds[1].led_count, 1u);
+  ASSERT_EQ(h.object_classes.size(), 1u);
+  EXPECT_EQ(h.object_classes[0].name, "goal");
+  EXPECT_EQ(h.robots[1].name, "fb1");
+  EXPECT_EQ(h.robots[1].type_index, 1);
+  // Version 1's fixed lists, in its frame order.
+  std::vector<std::string> names;
+  for (const ColumnDesc& c : h.robot_columns) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"id", "kind", "x", "y", "theta", "tag", "leds"}));
+  names.clear();
+  for (const ColumnDesc& c : h.object_columns) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"id", "class", "x", "y", "size", "tag"}));
+
+  ASSERT_EQ(reader.frame_count(), 2u);
+  const LogFrame f = reader.read_frame(1);
+  EXPECT_EQ(f.tick, 2);
+  EXPECT_EQ(f.time_ns, 200'000'000);
+  EXPECT_EQ(f.status, "going");
+  EXPECT_EQ(f.tags, (std::vector<std::string>{"", "red", "blue"}));
+  auto vec = [](auto span) { return std::vector(span.begin(), span.end()); };
+  EXPECT_EQ(vec(f.robot<EntityId>("id", h)), (std::vector<EntityId>{0, 1, 2}));
+  EXPECT_EQ(vec(f.robot<std::uint16_t>("kind", h)), (std::vector<std::uint16_t>{0, 1, 0}));
+  EXPECT_EQ(vec(f.robot<double>("x", h)), (std::vector<double>{0.5 + 0.01, -1.25, 1.75}));
+  EXPECT_EQ(vec(f.robot<double>("y", h)), (std::vector<double>{-0.25, 0.5, 0.5}));
+  EXPECT_EQ(vec(f.robot<double>("theta", h)), (std::vector<double>{0.1, -2.5, 3.0}));
+  EXPECT_EQ(vec(f.robot<std::uint32_t>("tag", h)), (std::vector<std::uint32_t>{1, 0, 2}));
+  EXPECT_EQ(vec(f.robot<Color>("leds", h)),
+            (std::vector<Color>{{255, 0, 0, 255}, {0, 0, 255, 255}, {1, 2, 3, 4}}));
+  EXPECT_EQ(vec(f.object<EntityId>("id", h)), (std::vector<EntityId>{3}));
+  EXPECT_EQ(vec(f.object<double>("x", h)), (std::vector<double>{-1.5}));
+  EXPECT_EQ(vec(f.object<double>("size", h)), (std::vector<double>{0.25}));
+  EXPECT_EQ(vec(f.object<std::uint32_t>("tag", h)), (std::vector<std::uint32_t>{1}));
+  EXPECT_EQ(reader.read_frame(0).status, "go");
+}
+
+/// Rewrites the header body of the frame log at `path` through `edit`, with valid checksums:
+/// what a hostile or buggy producer could hand the reader.
+void forge_header(const std::string& path, const std::function<void(std::string&)>& edit,
+                  std::uint32_t version = frame_format::kVersion) {
+  std::string bytes = read_file(path);
+  std::uint64_t raw = 0, stored = 0;
+  std::memcpy(&raw, bytes.data() + 16, 8);
+  std::memcpy(&stored, bytes.data() + 24, 8);
+  std::string body(raw, '\0');
+  ASSERT_EQ(ZSTD_decompress(body.data(), raw, bytes.data() + 40, stored), raw);
+  edit(body);
+  std::string compressed(ZSTD_compressBound(body.size()), '\0');
+  compressed.resize(
+      ZSTD_compress(compressed.data(), compressed.size(), body.data(), body.size(), 1));
+  std::string fixed = bytes.substr(0, 40);
+  std::uint64_t raw2 = body.size(), stored2 = compressed.size();
+  std::memcpy(fixed.data() + 8, &version, 4);
+  std::memcpy(fixed.data() + 16, &raw2, 8);
+  std::memcpy(fixed.data() + 24, &stored2, 8);
+  const auto* f = reinterpret_cast<const std::uint8_t*>(fixed.data());
+  const auto* c = reinterpret_cast<const std::uint8_t*>(compressed.data());
+  std::uint64_t sum = frame_format::checksum(f, 32, c, compressed.size());
+  std::memcpy(fixed.data() + 32, &sum, 8);
+  write_file(path, fixed + compressed + bytes.substr(40 + stored));
+}
+
+TEST(FrameLog, HostileHeadersGiveLogErrorsNotCrashes) {
+  TempDir dir;
+  const std::string good = dir.file("good");
+  write_log(good, make_header(), make_frames(3));
+  auto expect_refused = [&](const std::string& what, const std::function<void(std::string&)>& edit,
+                            const std::string& expected) {
+    SCOPED_TRACE(what);
+    const std::string path = dir.file("bad");
+    write_file(path, read_file(good));
+    forge_header(path, edit);
+    try {
+      auto reader = LogReader::open(path);
+      ADD_FAILURE() << "opened";
+    } catch (const LogError& e) {
+      EXPECT_TRUE(contains(e.what(), expected));
+    }
+  };
+  // The bytes after the column name "energy" (u32 length 6, then the name): type, width.
+  auto at_energy = [](std::string& body) {
+    const std::string key = std::string("\x06\0\0\0energy", 10);
+    const auto at = body.find(key);
+    EXPECT_NE(at, std::string::npos);
+    return at + key.size();
+  };
+  expect_refused(
+      "unknown type code", [&](std::string& b) { b[at_energy(b)] = 42; }, "unknown type code 42");
+  expect_refused(
+      "string column", [&](std::string& b) { b[at_energy(b)] = 8; }, "strings are never in frames");
+  expect_refused(
+      "width 0", [&](std::string& b) { std::memset(&b[at_energy(b) + 1], 0, 4); }, "has width 0");
+  expect_refused(
+      "huge width", [&](std::string& b) { std::memset(&b[at_energy(b) + 1], 0xff, 4); },
+      "has width 4294967295");
+  expect_refused(
+      "x becomes a u8",
+      [&](std::string& b) {
+        const auto at = b.find(std::string("\x01\0\0\0x\x05", 6));
+        ASSERT_NE(at, std::string::npos);
+        b[at + 5] = 0;
+      },
+      "robot column 'x' is u8 x 1");
+  expect_refused(
+      "a column count larger than the header",
+      [&](std::string& b) {
+        // The object column count is the u32 before the object column "id".
+        const auto at = b.rfind(std::string("\x02\0\0\0id", 6));
+        ASSERT_NE(at, std::string::npos);
+        std::memset(&b[at - 4], 0x7f, 4);
+      },
+      "corrupt");
+}
+
+TEST(FrameLog, NewerVersionsAreRefusedWithAClearMessage) {
+  TempDir dir;
+  const std::string path = dir.file("v3");
+  write_log(path, make_header(), make_frames(2));
+  forge_header(
+      path, [](std::string&) {}, 3);
+  try {
+    LogReader::open(path);
+    ADD_FAILURE() << "opened a version-3 log";
+  } catch (const LogError& e) {
+    EXPECT_TRUE(contains(e.what(),
+                         "has format version 3; this fleetsim reads "
+                         "versions 1 to 2 (a newer fleetsim wrote it)"));
   }
 }
 

@@ -2,9 +2,10 @@
 // caller's thread (copying the columns), the time per frame including the background
 // compression (total wall time / frames, with the queue full), and the bytes per frame.
 //
-//   log_bench [robots=100000] [frames=50] [path=/tmp/fleetsim_log_bench.fslog] [level=1]
+//   log_bench [robots=100000] [frames=50] [path=/tmp/fleetsim_log_bench.flog] [level=1]
 //
 // Prints one JSON line. Robots move a little each frame, like a diffusion run.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -24,18 +25,25 @@ using Clock = std::chrono::steady_clock;
 int main(int argc, char** argv) {
   const std::size_t robots = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 100'000;
   const std::size_t frames = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 50;
-  const std::string path = argc > 3 ? argv[3] : "/tmp/fleetsim_log_bench.fslog";
+  const std::string path = argc > 3 ? argv[3] : "/tmp/fleetsim_log_bench.flog";
   const int level = argc > 4 ? std::atoi(argv[4]) : 1;
 
   LogHeader header;
   header.arena_width_m = header.arena_height_m = 1000;
-  header.robot_classes = {{"epuck", 0.035}};
+  header.kinds = {{"epuck", 0.035, 1, 0}};
+  header.robot_columns = required_robot_columns();
+  header.robot_columns.push_back(led_column(1));
+  header.object_columns = required_object_columns();
   std::vector<std::string> tags{"", "searching", "found"};
   std::vector<EntityId> id(robots);
   std::vector<std::uint16_t> cls(robots, 0);
   std::vector<double> x(robots), y(robots), theta(robots);
   std::vector<std::uint32_t> tag(robots, 1);
   std::vector<Color> led(robots, Color{255, 0, 0, 255});
+  const std::vector<EntityId> no_ids;
+  const std::vector<std::uint16_t> no_classes;
+  const std::vector<double> none;
+  const std::vector<std::uint32_t> no_tags;
   std::uint64_t s = 12345;
   auto uniform = [&s] {  // splitmix64 -> [0, 1)
     std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
@@ -64,18 +72,24 @@ int main(int argc, char** argv) {
         y[i] += 0.01 * std::sin(theta[i]);
         if (i % 97 == k % 97) tag[i] = 3 - tag[i];
       }
-      LogFrameView f;
-      f.tick = static_cast<Tick>(k);
-      f.time_ns = static_cast<SimTime>(k) * 100'000'000;
-      f.status = "running";
-      f.tags = tags;
-      f.robot_id = id;
-      f.robot_class = cls;
-      f.robot_x = x;
-      f.robot_y = y;
-      f.robot_theta = theta;
-      f.robot_tag = tag;
-      f.robot_led = led;
+      LogFrameView f{.tick = static_cast<Tick>(k),
+                     .time_ns = static_cast<SimTime>(k) * 100'000'000,
+                     .status = "running",
+                     .tags = tags};
+      fill_columns(f, header,
+                   {{"id", id},
+                    {"kind", cls},
+                    {"x", x},
+                    {"y", y},
+                    {"theta", theta},
+                    {"tag", tag},
+                    {"leds", led}},
+                   {{"id", no_ids},
+                    {"class", no_classes},
+                    {"x", none},
+                    {"y", none},
+                    {"size", none},
+                    {"tag", no_tags}});
       const auto t0 = Clock::now();
       writer->write(f);
       write_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -95,15 +109,15 @@ int main(int argc, char** argv) {
   const double read_ms = std::chrono::duration<double, std::milli>(Clock::now() - r1).count();
   std::printf(
       "{\"bench\":\"frame_log\",\"robots\":%zu,\"frames\":%zu,\"zstd_level\":%d,"
-      "\"write_call_ms_per_frame\":%.3f,\"copy_ms_per_frame\":%.3f,\"queue_wait_ms_per_frame\":%.3f,"
+      "\"write_call_ms_per_frame\":%.3f,\"copy_ms_per_frame\":%.3f,\"queue_wait_ms_per_frame\":%."
+      "3f,"
       "\"background_encode_ms_per_frame\":%.3f,\"wall_ms_per_frame_incl_step\":%.3f,"
       "\"bytes_per_frame\":%.0f,\"bytes_per_robot\":%.2f,\"raw_bytes_per_robot\":38,"
       "\"open_ms\":%.3f,\"read_frame_ms\":%.3f,\"last_x_ok\":%s}\n",
       robots, frames, level, write_ms / frames, stats.copy_ms / frames, stats.wait_ms / frames,
-      stats.encode_ms / frames, total_ms / frames,
-      static_cast<double>(bytes) / frames,
+      stats.encode_ms / frames, total_ms / frames, static_cast<double>(bytes) / frames,
       static_cast<double>(bytes) / frames / static_cast<double>(robots), open_ms, read_ms,
-      last.robot_x == x ? "true" : "false");
+      std::ranges::equal(last.robot<double>("x", reader->header()), x) ? "true" : "false");
   std::filesystem::remove(path);
   return 0;
 }

@@ -8,10 +8,10 @@
 namespace fleetsim::viewer {
 namespace {
 
-std::vector<LayerKind> kinds(const ViewConfig& c) {
-  std::vector<LayerKind> k;
-  for (const auto& l : c.layers) k.push_back(l.kind);
-  return k;
+std::vector<LayerType> types(const ViewConfig& c) {
+  std::vector<LayerType> t;
+  for (const auto& l : c.layers) t.push_back(l.type);
+  return t;
 }
 
 // Parses `xml` and expects failure; returns the diagnostics text.
@@ -26,7 +26,7 @@ TEST(ViewConfig, EmptyListGetsTheDefaultLayersInTheDeecoOrder) {
   Diagnostics d;
   auto c = parse_view_config("<view speed=\"20\" zoom=\"2\"/>", "v.xml", d);
   ASSERT_TRUE(c) << d.str();
-  EXPECT_EQ(kinds(*c), (std::vector{LayerKind::kMap, LayerKind::kObjects, LayerKind::kRobots}));
+  EXPECT_EQ(types(*c), (std::vector{LayerType::kMap, LayerType::kObjects, LayerType::kRobots}));
   EXPECT_EQ(c->speed_ticks_per_s, 20);
   EXPECT_EQ(c->zoom, 2);
   EXPECT_TRUE(c->layers[2].implicit);
@@ -43,8 +43,8 @@ TEST(ViewConfig, MissingDefaultLayersAreAppendedAfterTheListedOnes) {
       "</view>\n",
       "v.xml", d);
   ASSERT_TRUE(c) << d.str();
-  EXPECT_EQ(kinds(*c), (std::vector{LayerKind::kRobots, LayerKind::kBackground, LayerKind::kMap,
-                                    LayerKind::kObjects}));
+  EXPECT_EQ(types(*c), (std::vector{LayerType::kRobots, LayerType::kBackground, LayerType::kMap,
+                                    LayerType::kObjects}));
   EXPECT_FALSE(c->layers[0].implicit);
   EXPECT_EQ(c->layers[0].line, 2);
   ASSERT_EQ(c->layers[0].rules.size(), 1u);
@@ -76,7 +76,12 @@ TEST(ViewConfig, EveryErrorClassGivesFileAndLine) {
       {"<view>\n<map color=\"1,0\"/>\n</view>", "expected 3 or 4 numbers between 0 and 1"},
       {"<view zoom=\"-1\"/>", "v.xml:1: error: attribute 'zoom' of <view> is -1"},
       {"<view speed=\"fast\"/>", "v.xml:1: error: attribute 'speed' of <view> is 'fast'"},
-      {"<view>\n<robots by=\"kind\"/>\n</view>", "v.xml:2: error: attribute 'by' of <robots>"},
+      {"<view>\n<robots by=\"kinds\"/>\n</view>", "v.xml:2: error: attribute 'by' of <robots>"},
+      {"<view>\n<objects by=\"kind\"/>\n</view>", "v.xml:2: error: attribute 'by' of <objects>"},
+      {"<view>\n<range_and_bearing/>\n<range_and_bearing/>\n</view>",
+       "v.xml:3: error: second <range_and_bearing> layer"},
+      {"<view>\n<range_and_bearing width=\"2\"/>\n</view>",
+       "v.xml:2: error: unknown attribute 'width'"},
       {"<view>\n<robots/>\n<robots/>\n</view>", "v.xml:3: error: second <robots> layer"},
       {"<view>\n<robots>\n<coloring value=\"a\" color=\"red\"/>\n</robots>\n</view>",
        "v.xml:3: error: <coloring> rule in a <robots> layer coloured by none"},
@@ -156,17 +161,55 @@ TEST(ViewConfig, TexturesAndScriptsAreCheckedAndBecomeAssets) {
   fs::remove_all(dir);
 }
 
-TEST(ViewConfig, UnknownClassNamesAreWarnedWithTheirLine) {
+TEST(ViewConfig, UnknownKindNamesAreWarnedWithTheirLine) {
   Diagnostics d;
   auto c = parse_view_config(
-      "<view>\n<robots by=\"class\">\n<coloring value=\"epuk\" color=\"red\"/>\n</robots>\n"
-      "</view>",
+      "<view>\n<robots by=\"kind\">\n<coloring value=\"epuk\" color=\"red\"/>\n</robots>\n"
+      "<objects by=\"class\">\n<coloring value=\"fod\" color=\"red\"/>\n</objects>\n</view>",
       "v.xml", d);
-  ASSERT_TRUE(c);
-  warn_unknown_classes(*c, {"epuck", "footbot"}, {}, d);
+  ASSERT_TRUE(c) << d.str();
+  warn_unknown_kinds_and_classes(*c, {"epuck", "footbot"}, {"food"}, d);
   EXPECT_FALSE(d.has_errors());
-  EXPECT_NE(d.str().find("v.xml:3: warning: class 'epuk'"), std::string::npos) << d.str();
-  EXPECT_NE(d.str().find("did you mean 'epuck'?"), std::string::npos) << d.str();
+  EXPECT_NE(d.str().find("v.xml:3: warning: kind 'epuk' does not appear in the log's robots "
+                         "(kinds in the log: epuck, footbot) (did you mean 'epuck'?)"),
+            std::string::npos)
+      << d.str();
+  EXPECT_NE(d.str().find("v.xml:6: warning: class 'fod'"), std::string::npos) << d.str();
+}
+
+TEST(ViewConfig, RobotsAreColouredByKindAndClassIsItsOldName) {
+  for (const char* by : {"kind", "class"}) {
+    Diagnostics d;
+    auto c = parse_view_config(std::string("<view><robots by=\"") + by +
+                                   "\"><coloring value=\"epuck\" color=\"blue\"/></robots>"
+                                   "<objects by=\"class\"/></view>",
+                               "v.xml", d);
+    ASSERT_TRUE(c) << d.str();
+    EXPECT_EQ(c->layers[0].by, ColoringKey::kKindOrClass);
+    auto j = to_json(*c);
+    EXPECT_EQ(j["layers"][0]["type"], "robots");
+    EXPECT_EQ(j["layers"][0]["by"], "kind");
+    EXPECT_EQ(j["layers"][1]["by"], "class");
+  }
+}
+
+TEST(ViewConfig, RangeAndBearingIsAnOptionalLayerWithAColour) {
+  Diagnostics d;
+  auto c = parse_view_config(
+      "<view><robots leds=\"false\"/><range_and_bearing color=\"0,1,0,0.25\"/></view>", "v.xml", d);
+  ASSERT_TRUE(c) << d.str();
+  EXPECT_EQ(types(*c), (std::vector{LayerType::kRobots, LayerType::kRangeAndBearing,
+                                    LayerType::kMap, LayerType::kObjects}));
+  EXPECT_FALSE(c->layers[0].leds);
+  EXPECT_EQ(c->layers[1].coloring.color, (Rgba{0, 1, 0, 0.25f}));
+  auto j = to_json(*c);
+  EXPECT_EQ(j["layers"][1]["type"], "range_and_bearing");
+  EXPECT_EQ(j["layers"][0]["leds"], false);
+  // Not drawn unless asked for.
+  Diagnostics d2;
+  auto plain = parse_view_config("<view/>", "v.xml", d2);
+  ASSERT_TRUE(plain);
+  for (const auto& l : plain->layers) EXPECT_NE(l.type, LayerType::kRangeAndBearing);
 }
 
 TEST(ViewConfig, NumberRulesAcceptRanges) {
