@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -188,6 +190,25 @@ ScriptError split_compile_error(std::string_view message, const std::string& pat
   return {path, 0, std::string(message)};
 }
 
+namespace {
+
+/// Scripts compiled by this process, by path: every robot of a run loads the same file, which
+/// is parsed once and then loaded as Lua bytecode (about ten times cheaper). The text is kept
+/// to notice a file that changed between two loads.
+struct CompiledScript {
+  std::string text;
+  std::string bytecode;
+};
+std::mutex compiled_mutex;
+std::map<std::string, CompiledScript> compiled;
+
+int append_bytes(lua_State*, const void* bytes, std::size_t size, void* out) {
+  static_cast<std::string*>(out)->append(static_cast<const char*>(bytes), size);
+  return 0;
+}
+
+}  // namespace
+
 bool load_script(lua_State* state, const std::string& path, ScriptError& error) {
   std::error_code ec;
   std::ifstream in;
@@ -199,16 +220,34 @@ bool load_script(lua_State* state, const std::string& path, ScriptError& error) 
     return false;
   }
   std::string code = text.str();
+  const std::string chunk_name = "@" + path;
+  {
+    std::string bytecode;
+    {
+      std::lock_guard<std::mutex> lock(compiled_mutex);
+      auto it = compiled.find(path);
+      if (it != compiled.end() && it->second.text == code) bytecode = it->second.bytecode;
+    }
+    // Bytecode this process made from the same text (binary chunks from files are refused).
+    if (!bytecode.empty() && luaL_loadbufferx(state, bytecode.data(), bytecode.size(),
+                                              chunk_name.c_str(), "b") == LUA_OK)
+      return true;
+  }
+  const std::string source = code;
   // As luaL_loadfile does: skip a UTF-8 byte-order mark and a first line starting with '#'
   // (keeping the newline, so line numbers stay right).
   if (code.compare(0, 3, "\xEF\xBB\xBF") == 0) code.erase(0, 3);
   if (!code.empty() && code[0] == '#') code.erase(0, code.find('\n'));
-  const std::string chunk_name = "@" + path;
   if (luaL_loadbufferx(state, code.data(), code.size(), chunk_name.c_str(), "t") != LUA_OK) {
     const char* m = lua_tostring(state, -1);
     error = split_compile_error(m ? m : "unknown error", path);
     lua_pop(state, 1);
     return false;
+  }
+  std::string bytecode;
+  if (lua_dump(state, append_bytes, &bytecode, 0) == 0) {  // 0: keep line numbers
+    std::lock_guard<std::mutex> lock(compiled_mutex);
+    compiled[path] = {source, std::move(bytecode)};
   }
   return true;
 }

@@ -171,6 +171,21 @@ TEST(LuaScriptErrors, ASecondStepAfterAnErrorStillRuns) {
   EXPECT_DOUBLE_EQ(r.parts.wheels[0], 0.01);
 }
 
+// Robots of a run load the same file: compiled once, then loaded as bytecode, which must keep
+// line numbers, and follow the file when it changes.
+TEST(LuaScriptErrors, SecondLoadOfAScriptKeepsLinesAndSeesChanges) {
+  const char* failing = "function step()\n\n  error('on line 3')\nend\n";
+  LuaRobot first, second;
+  first.load(failing);
+  second.load(failing);
+  const std::string m = runtime_error([&] { second.step(); });
+  EXPECT_EQ(m, second.path + ":3: on line 3");
+  LuaRobot changed({}, {"differential_drive"});
+  changed.load("function step() robot.wheels.set_velocity(7, 7) end\n");
+  changed.step();
+  EXPECT_DOUBLE_EQ(changed.parts.wheels[0], 0.07);
+}
+
 TEST(LuaCompileErrors, SplitsLuaMessages) {
   ScriptError e = split_compile_error("/a/b.lua:12: '=' expected near 'x'", "/a/b.lua");
   EXPECT_EQ(e.line, 12);
