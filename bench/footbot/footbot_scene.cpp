@@ -109,11 +109,14 @@ double footbot_arena_side_m(const FootbotSceneOptions& o) {
   return std::sqrt(static_cast<double>(o.robots) / o.density_per_m2);
 }
 
-std::uint64_t rab_flock_payload_errors() { return g_payload_errors.load(); }
+std::uint64_t rab_flock_payload_errors() {
+  return g_payload_errors.load();
+}
 
 void register_rab_flock(PluginRegistry& registry) {
   registry.add_controller(
-      {PluginKind::kController, "rab_flock",
+      {PluginKind::kController,
+       "rab_flock",
        "benchmark: broadcasts id and tick on range-and-bearing, keeps `spacing` to the robots "
        "it hears, avoids obstacles",
        {{"spacing", "real", "1", "preferred distance to neighbours, metres"},

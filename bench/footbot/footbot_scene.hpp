@@ -27,10 +27,10 @@ namespace fleetsim::bench {
 struct FootbotSceneOptions {
   std::int64_t robots = 10'000;
   int threads = 2;
-  int engines = 1;                 ///< 1, 2, 4, 8 or 16 (see engine_grid)
-  double seconds = 60;             ///< simulated seconds (10 ticks per second)
-  double density_per_m2 = 1.0;     ///< robots per square metre of arena
-  bool camera = false;             ///< the controller enables the camera and lights LEDs
+  int engines = 1;              ///< 1, 2, 4, 8 or 16 (see engine_grid)
+  double seconds = 60;          ///< simulated seconds (10 ticks per second)
+  double density_per_m2 = 1.0;  ///< robots per square metre of arena
+  bool camera = false;          ///< the controller enables the camera and lights LEDs
   std::uint64_t seed = 1;
 };
 

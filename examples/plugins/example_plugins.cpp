@@ -92,10 +92,11 @@ class LightSensor final : public Sensor {
   std::vector<std::vector<float>> readings_;
 };
 
-/// `phototaxis`: turns toward the side whose light receptors read more and drives on; in the
-/// dark (or when an obstacle is ahead) it wanders like `diffusion`. Its LED shows the light
-/// intensity (yellow, brighter when nearer). Parts: a `light` sensor, `differential_drive`;
-/// optional `proximity` and `leds`.
+/// `phototaxis`: turns toward the light (the receptors' readings summed as vectors) while
+/// driving on; goes straight in the dark. When its proximity rays see something ahead, or its
+/// last move was blocked (collision sensor), it turns on the spot away from what it sees. Its
+/// LEDs show the light intensity (yellow, brighter when nearer). Parts: a `light` sensor and
+/// `differential_drive`; optional `proximity`, `collision` and `leds`.
 class Phototaxis final : public Controller {
  public:
   void init(const Params& p, const ControllerSetup& setup) override {
@@ -103,6 +104,7 @@ class Phototaxis final : public Controller {
     light_ = setup.sensor("light");
     wheels_ = setup.actuator("differential_drive");
     proximity_ = setup.find_sensor_type("proximity");
+    collision_ = setup.find_sensor_type("collision");
     leds_ = setup.find_actuator_type("leds");
   }
   void step(RobotIO& io) override {
@@ -120,8 +122,9 @@ class Phototaxis final : public Controller {
         oy += prox.values[k] * prox.directions[k].y;
       }
     }
+    const bool blocked = collision_ && io.sensor(*collision_).scalar < 1.0f;
     std::span<double> w = io.actuator(wheels_).values;
-    if (ox > 0.1) {  // something ahead: turn away from it on the spot
+    if (ox > 0.1 || (blocked && ox * ox + oy * oy > 0)) {  // turn away on the spot
       w[0] = oy > 0 ? speed_ : -speed_;
       w[1] = -w[0];
     } else if (lx * lx + ly * ly > 1e-6) {  // the light: turn toward it while driving
@@ -140,7 +143,7 @@ class Phototaxis final : public Controller {
  private:
   double speed_ = 0.08;
   std::size_t light_ = 0, wheels_ = 0;
-  std::optional<std::size_t> proximity_, leds_;
+  std::optional<std::size_t> proximity_, collision_, leds_;
 };
 
 /// `blinker`: drives forward, turns when blocked, blinks its LED and flips its tag between
@@ -208,11 +211,14 @@ class FollowCentroid final : public LoopFunctions {
 
 }  // namespace
 
-extern "C" int fleetsim_plugin_abi_version() { return FLEETSIM_PLUGIN_ABI_VERSION; }
+extern "C" int fleetsim_plugin_abi_version() {
+  return FLEETSIM_PLUGIN_ABI_VERSION;
+}
 
 extern "C" void fleetsim_register_plugins(fleetsim::PluginRegistry& registry) {
   registry.add_sensor(
-      {PluginKind::kSensor, "light",
+      {PluginKind::kSensor,
+       "light",
        "light receptors around the body toward one light source (values in [0, 1], angles, "
        "directions; scalar = intensity); walls cast shadows",
        {{"light", "string", "", "position of the light, \"x,y\" in metres"},
@@ -221,20 +227,24 @@ extern "C" void fleetsim_register_plugins(fleetsim::PluginRegistry& registry) {
         {"shadows", "bool", "true", "walls, boxes and bitmap edges block the light"}}},
       [] { return std::make_unique<LightSensor>(); });
   registry.add_controller(
-      {PluginKind::kController, "phototaxis",
+      {PluginKind::kController,
+       "phototaxis",
        "drives toward the light of a `light` sensor, avoiding what its proximity rays see",
        {{"speed", "real", "0.08", "wheel speed, m/s"}}},
       [] { return std::make_unique<Phototaxis>(); }, ControllerScope::kShared);
   registry.add_controller(
-      {PluginKind::kController, "blinker", "forward, blinking its LED and flipping its tag",
+      {PluginKind::kController,
+       "blinker",
+       "forward, blinking its LED and flipping its tag",
        {{"period", "integer", "10", "ticks between LED changes"},
         {"speed", "real", "0.08", "wheel speed, m/s"},
         {"fail_at_tick", "integer", "-1", "throw at this tick (a test aid); -1 = never"}}},
       [] { return std::make_unique<Blinker>(); });
-  registry.add_loop_functions(
-      {PluginKind::kLoopFunctions, "follow_centroid",
-       "keeps the first object at the robots' centroid; status shows it",
-       {{"end_spread", "real", "0", "end the run when all robots are within this of the "
-                                    "centroid, metres"}}},
-      [] { return std::make_unique<FollowCentroid>(); });
+  registry.add_loop_functions({PluginKind::kLoopFunctions,
+                               "follow_centroid",
+                               "keeps the first object at the robots' centroid; status shows it",
+                               {{"end_spread", "real", "0",
+                                 "end the run when all robots are within this of the "
+                                 "centroid, metres"}}},
+                              [] { return std::make_unique<FollowCentroid>(); });
 }

@@ -35,7 +35,7 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
 
   void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
     const EngineWorld& w = engine_world(ctx);
-    std::uint8_t* enabled = w.column<std::uint8_t>(enabled_) + robot.row;
+    std::uint8_t* enabled = static_cast<std::uint8_t*>(w.state().robots.data(enabled_)) + robot.row;
     // The column's bytes hold bools (0 or 1) that the controller writes through this pointer.
     out.enabled = reinterpret_cast<bool*>(enabled);
     out.scalar = static_cast<float>(range_);

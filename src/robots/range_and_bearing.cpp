@@ -14,8 +14,7 @@ namespace fleetsim {
 
 double rab_range_m(const RobotKind& kind) {
   for (const PartDecl& s : kind.sensors)
-    if (provides(s, kRangeAndBearing))
-      return s.params.real("range", kRangeAndBearingDefaultRangeM);
+    if (provides(s, kRangeAndBearing)) return s.params.real("range", kRangeAndBearingDefaultRangeM);
   return 0;
 }
 
@@ -26,8 +25,8 @@ std::uint32_t read_data_size(PartSetup& setup, const char* what) {
   const auto n = setup.params().integer("data_size", kRangeAndBearingDefaultDataSize);
   if (n < 1 || n > kRangeAndBearingMaxDataSize) {
     setup.error(std::string(what) + " '" + setup.name() + "': data_size=" + std::to_string(n) +
-                " is out of range (expected 1 to " +
-                std::to_string(kRangeAndBearingMaxDataSize) + " bytes)");
+                " is out of range (expected 1 to " + std::to_string(kRangeAndBearingMaxDataSize) +
+                " bytes)");
     return 1;
   }
   return static_cast<std::uint32_t>(n);
@@ -46,21 +45,24 @@ class RangeAndBearingActuator final : public Actuator {
     data_size_ = read_data_size(setup, "actuator");
     constants_[0] = data_size_;
     data_ = declare_data_column(setup, data_size_);
-    command_ = setup.column({kRangeAndBearingCommandColumn, ColumnType::kU8, data_size_, true,
-                             false, "range-and-bearing payload set by the controller, bytes",
-                             kRangeAndBearing});
+    command_ =
+        setup.column({kRangeAndBearingCommandColumn, ColumnType::kU8, data_size_, true, false,
+                      "range-and-bearing payload set by the controller, bytes", kRangeAndBearing});
   }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
     const EngineWorld& w = engine_world(ctx);
     const std::size_t width = w.state().robots.desc(command_).width;
-    out.data = {w.column<std::uint8_t>(command_) + robot.row * width, data_size_};
+    out.data = {static_cast<std::uint8_t*>(w.state().robots.data(command_)) + robot.row * width,
+                data_size_};
     out.constants = constants_;
   }
   void act(const PartContext& ctx, RobotRef robot) override {
     const EngineWorld& w = engine_world(ctx);
     const std::size_t width = w.state().robots.desc(command_).width;
-    const std::uint8_t* from = w.column<std::uint8_t>(command_) + robot.row * width;
-    std::copy(from, from + data_size_, w.column<std::uint8_t>(data_) + robot.row * width);
+    const std::uint8_t* from =
+        static_cast<std::uint8_t*>(w.state().robots.data(command_)) + robot.row * width;
+    std::copy(from, from + data_size_,
+              static_cast<std::uint8_t*>(w.state().robots.data(data_)) + robot.row * width);
   }
 
  private:
@@ -127,7 +129,7 @@ class RangeAndBearingSensor final : public Sensor {
     const double theta = w.state().theta()[robot.row];
     const double c = std::cos(theta), sn = std::sin(theta);
     const std::size_t width = w.state().robots.desc(data_).width;
-    const std::uint8_t* payload = w.column<std::uint8_t>(data_);
+    const std::uint8_t* payload = static_cast<std::uint8_t*>(w.state().robots.data(data_));
     const EntityId* ids = w.state().robot_id().data();
     sc.messages.resize(sc.senders.size());
     for (std::size_t k = 0; k < sc.senders.size(); ++k) {
@@ -141,8 +143,7 @@ class RangeAndBearingSensor final : public Sensor {
       m.range_m = static_cast<float>(std::sqrt(dx * dx + dy * dy + dz * dz));
       m.horizontal_bearing = static_cast<float>(frame_bearing(lx, ly));
       m.vertical_bearing =
-          dz == 0 ? 0.0f
-                  : static_cast<float>(bearing_atan2(dz, std::sqrt(dx * dx + dy * dy)));
+          dz == 0 ? 0.0f : static_cast<float>(bearing_atan2(dz, std::sqrt(dx * dx + dy * dy)));
     }
     out.messages = sc.messages;
     out.scalar = static_cast<float>(range_);

@@ -197,6 +197,8 @@ class ExperimentParser {
     resolve_interfaces(*model_, reg_);
     if (auto e = first("kinds")) read_kinds(*e);
     resolve_interfaces(*model_, reg_);
+    for (std::size_t k = 0; k < model_->kinds.size(); ++k)
+      model_->kinds[k].index = static_cast<std::uint16_t>(k);
     if (model_->kinds.size() > 65535) root.error("more than 65535 robot kinds");
     if (auto e = first("controllers")) read_controllers(*e);
     if (auto e = first("arena")) read_arena_geometry(*e);

@@ -39,9 +39,11 @@ TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
   for (const char* field :
        {"bench", "robots", "threads", "engines", "sim_seconds", "setup_seconds",
         "loop_wall_seconds", "wall_seconds", "cpu_seconds", "cpu_usage", "rtf",
-        "robot_steps_per_second", "peak_rss_mb", "bytes_per_robot", "state_hash"})
+        "robot_steps_per_second", "controller", "cpu_ns_per_robot_step", "peak_rss_mb",
+        "bytes_per_robot", "state_hash"})
     EXPECT_TRUE(j.contains(field)) << field;
-  EXPECT_EQ(j.size(), 15u) << "exactly the fields of issue 3";
+  EXPECT_EQ(j.size(), 17u) << "exactly the documented fields";
+  EXPECT_EQ(j["controller"], "diffusion");
   EXPECT_EQ(j["bench"], "diffusion");
   EXPECT_EQ(j["robots"], 1000);
   EXPECT_EQ(j["threads"], 2);

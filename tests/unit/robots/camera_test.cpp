@@ -135,8 +135,9 @@ TEST(Camera, BlobsComeByOwnerIdThenLedIndexAndNeverFromItself) {
   }
   EntityId cam = s.add(kFootbot, 0, 0);
   for (EntityId id : ids)
-    light(s, id, {{3, Color{static_cast<std::uint8_t>(id + 1), 0, 0, 255}},
-                  {12, Color{static_cast<std::uint8_t>(id + 1), 1, 0, 255}}});
+    light(s, id,
+          {{3, Color{static_cast<std::uint8_t>(id + 1), 0, 0, 255}},
+           {12, Color{static_cast<std::uint8_t>(id + 1), 1, 0, 255}}});
   light(s, cam, {{12, kRed}});
   s.act();
   SensorView v = look(s, cam);

@@ -14,7 +14,8 @@ namespace fleetsim {
 namespace {
 
 const std::string kSrc = FLEETSIM_SOURCE_DIR;
-const std::string kLibrary = std::string(FLEETSIM_BINARY_DIR) + "/examples/plugins/libexample_plugins.so";
+const std::string kLibrary =
+    std::string(FLEETSIM_BINARY_DIR) + "/examples/plugins/libexample_plugins.so";
 
 std::string example(const std::string& from = "", const std::string& to = "") {
   std::ifstream in(kSrc + "/examples/plugins/plugins.xml");

@@ -43,14 +43,16 @@ struct PartScene {
     register_builtins(registry);
     model->arena_width_m = model->arena_height_m = size;
     const double h = size / 2;
-    model->segments = {{{-h, -h}, {h, -h}}, {{h, -h}, {h, h}}, {{h, h}, {-h, h}}, {{-h, h}, {-h, -h}}};
+    model->segments = {
+        {{-h, -h}, {h, -h}}, {{h, -h}, {h, h}}, {{h, h}, {-h, h}}, {{-h, h}, {-h, -h}}};
     model->kinds = std::move(kinds);
     for (std::size_t k = 0; k < model->kinds.size(); ++k)
       model->kinds[k].index = static_cast<std::uint16_t>(k);
     model->controllers = {{"idle", "idle", {}}};
     model->engines = {{"k", model->arena_min(), model->arena_max()}};
     resolve_interfaces(*model, registry);
-    parts = assemble_kinds(*model, state, registry, 1, diags);
+    parts = assemble_kinds(*model, state, registry, 1, std::vector<bool>(model->kinds.size(), true),
+                           diags);
     EXPECT_FALSE(diags.has_errors()) << diags.str();
   }
 

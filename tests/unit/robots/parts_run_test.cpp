@@ -7,8 +7,8 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "plugins/builtins.hpp"
@@ -62,7 +62,8 @@ class Swarm final : public Controller {
     // The payload depends on the order of the messages heard (a running hash).
     std::uint32_t h = io.id;
     for (const RabMessage& m : rab.messages) h = h * 31 + m.data[0] + m.sender;
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::uint8_t>(h >> (i % 4 * 8));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = static_cast<std::uint8_t>(h >> (i % 4 * 8));
     double turn = 0;
     if (!rab.messages.empty()) turn += rab.messages.front().horizontal_bearing * 0.3;
     if (!cam.blobs.empty()) turn -= cam.blobs.back().angle * 0.2 + cam.blobs.size() * 0.001;
@@ -71,7 +72,8 @@ class Swarm final : public Controller {
     w[1] = 0.2 + turn * 0.1;
     std::span<Color> leds = io.actuator(leds_).colors;
     for (std::size_t i = 0; i < leds.size(); ++i)
-      leds[i] = (h >> i) & 1 ? Color{static_cast<std::uint8_t>(h), 0, 200, 255} : Color{0, 0, 0, 255};
+      leds[i] =
+          (h >> i) & 1 ? Color{static_cast<std::uint8_t>(h), 0, 200, 255} : Color{0, 0, 0, 255};
   }
   std::size_t rab_in_ = 0, rab_out_ = 0, camera_ = 0, wheels_ = 0, leds_ = 0;
 };
@@ -81,8 +83,9 @@ PluginRegistry registry() {
   register_builtins(r);
   r.add_controller({PluginKind::kController, "stamper", "test", {}},
                    [] { return std::make_unique<Stamper>(); });
-  r.add_controller({PluginKind::kController, "swarm", "test", {}},
-                   [] { return std::make_unique<Swarm>(); }, ControllerScope::kShared);
+  r.add_controller(
+      {PluginKind::kController, "swarm", "test", {}}, [] { return std::make_unique<Swarm>(); },
+      ControllerScope::kShared);
   return r;
 }
 
@@ -127,7 +130,8 @@ TEST(PartsRun, AMessageSentInOneTickIsHeardInTheNext) {
 std::string swarm_xml(int threads) {
   std::ostringstream x;
   x << R"(<fleetsim>
-  <framework ticks_per_second="10" length="10" seed="11" threads=")" << threads << R"("/>
+  <framework ticks_per_second="10" length="10" seed="11" threads=")"
+    << threads << R"("/>
   <controllers>
     <controller id="c" type="swarm"/>
     <controller id="idle" type="idle"/>

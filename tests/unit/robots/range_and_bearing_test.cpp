@@ -22,12 +22,13 @@ RobotKind rab_kind(const std::string& name, double height, std::int64_t rx_bytes
   k.max_speed_m_per_s = 0.3;
   k.engine = "kinematics2d";
   if (rx_bytes > 0)
-    k.sensors.push_back(make_part("range_and_bearing",
-                                  {{"range", std::to_string(range)},
-                                   {"data_size", std::to_string(rx_bytes)},
-                                   {"blocked_by_obstacles", blocked ? "true" : "false"}}));
+    k.sensors.push_back(
+        make_part("range_and_bearing", {{"range", std::to_string(range)},
+                                        {"data_size", std::to_string(rx_bytes)},
+                                        {"blocked_by_obstacles", blocked ? "true" : "false"}}));
   if (tx_bytes > 0)
-    k.actuators.push_back(make_part("range_and_bearing", {{"data_size", std::to_string(tx_bytes)}}));
+    k.actuators.push_back(
+        make_part("range_and_bearing", {{"data_size", std::to_string(tx_bytes)}}));
   return k;
 }
 
@@ -168,7 +169,8 @@ TEST(RangeAndBearing, PayloadsOfAnotherSizeArePaddedWithZerosOrCut) {
   ASSERT_EQ(v.messages.size(), 1u);
   std::vector<std::uint8_t> padded(12, 0);
   std::fill(padded.begin(), padded.begin() + 4, 0xAA);
-  EXPECT_EQ(std::vector<std::uint8_t>(v.messages[0].data.begin(), v.messages[0].data.end()), padded);
+  EXPECT_EQ(std::vector<std::uint8_t>(v.messages[0].data.begin(), v.messages[0].data.end()),
+            padded);
   v = s.sense(small, "range_and_bearing");
   ASSERT_EQ(v.messages.size(), 1u);
   EXPECT_EQ(std::vector<std::uint8_t>(v.messages[0].data.begin(), v.messages[0].data.end()),
@@ -182,16 +184,17 @@ TEST(RangeAndBearing, WallsBlockMessagesOnlyWhenAsked) {
     EntityId a = s.add(0, 0, 0);
     EntityId b = s.add(0, 1, 0);
     EntityId c = s.add(0, 1, 1.5);  // past the wall's end
-    std::vector<EntityId> expected = blocked ? std::vector<EntityId>{c}
-                                             : std::vector<EntityId>{b, c};
+    std::vector<EntityId> expected =
+        blocked ? std::vector<EntityId>{c} : std::vector<EntityId>{b, c};
     EXPECT_EQ(senders(s.sense(a, "range_and_bearing")), expected) << "blocked=" << blocked;
   }
 }
 
 TEST(RangeAndBearing, BadParametersAreReportedAtLoad) {
   RobotKind k = rab_kind("bot", 0.1, 10, 10);
-  k.sensors[0] = make_part("range_and_bearing",
-                           {{"range", "-1"}, {"data_size", "10"}, {"blocked_by_obstacles", "false"}});
+  k.sensors[0] =
+      make_part("range_and_bearing",
+                {{"range", "-1"}, {"data_size", "10"}, {"blocked_by_obstacles", "false"}});
   k.actuators[0] = make_part("range_and_bearing", {{"data_size", "0"}});
   WorldModel model;
   model.kinds = {k};
@@ -200,7 +203,7 @@ TEST(RangeAndBearing, BadParametersAreReportedAtLoad) {
   resolve_interfaces(model, reg);
   WorldState state;
   Diagnostics d;
-  assemble_kinds(model, state, reg, 1, d);
+  assemble_kinds(model, state, reg, 1, {true}, d);
   EXPECT_NE(d.str().find("range must be > 0"), std::string::npos) << d.str();
   EXPECT_NE(d.str().find("data_size=0 is out of range (expected 1 to 4096 bytes)"),
             std::string::npos)
