@@ -14,6 +14,10 @@
 //   actuator range_and_bearing             robot.range_and_bearing.set_data / clear_data
 //   always                                 robot.id, robot.random, log(), logerr()
 //
+// For repeatable runs it also replaces two standard functions: math.random draws from the
+// robot's counter-based stream (as robot.random), and pairs() visits keys in a fixed order
+// (Lua seeds its string hash per state, so its own order changes from run to run).
+//
 // Layout: the tables the engine refreshes every tick sit at fixed slots of the state's stack
 // (below anything a call pushes), and their keys are interned strings kept in slots too, so a
 // refresh is raw sets of numbers into existing tables: no table, string or closure is made per
@@ -124,7 +128,6 @@ class RobotTable {
 
   // What the tables show now, to write only what changed.
   std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;
-  std::size_t rab_pool_size_ = 0, camera_pool_size_ = 0;
   std::vector<float> proximity_angles_;
   int ray_slot0_ = 0;  ///< stack slot of ray 1's table (0 until the first step)
   double axis_length_shown_ = -1;
