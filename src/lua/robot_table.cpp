@@ -217,8 +217,9 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
   lua_pushlightuserdata(L, this);
   lua_pushcclosure(L, log_error, 1);
   lua_setglobal(L, "logerr");
-  // The robot table stays on the stack below the slots' users (its slot is not needed: the
-  // sub-tables have theirs).
+  // Room for what a refresh and a call push above the slots (Lua keeps it: the base level's
+  // limit only grows).
+  luaL_checkstack(L, 24, "robot table");
 }
 
 void RobotTable::add_key_slots() {
@@ -238,7 +239,7 @@ void RobotTable::add_function(int table, const char* name, int (*f)(lua_State*))
 
 int RobotTable::new_slot_table(const char* field_in_robot, int robot) {
   lua_State* L = state_;
-  luaL_checkstack(L, 4, "robot table");
+  luaL_checkstack(L, 8, "robot table");  // the table, and what its builder pushes above it
   lua_newtable(L);
   const int slot = lua_gettop(L);
   lua_pushvalue(L, slot);
