@@ -39,8 +39,11 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
   lua_pushliteral(L, "step");
   // ARGoS gives the robot's name; a ControllerSetup knows only its id. The parser's check of
   // the script (before any robot exists) has no robot: robot.id is "" there.
-  robot_ = std::make_unique<RobotTable>(L, setup, id_ == kNoEntity ? "" : std::to_string(id_),
-                                        log_);
+  // Its log lines are dropped: a user would see them once more than there are robots.
+  const bool check = id_ == kNoEntity;
+  robot_ = std::make_unique<RobotTable>(
+      L, setup, check ? "" : std::to_string(id_),
+      check ? LogSink([](bool, std::string_view, std::string_view) {}) : log_);
   // Draws in init and reset: a fixed stream per robot (tick -1). The experiment's seed is not
   // known here; see docs/lua-api.md.
   robot_->set_rng_outside_step(CounterRng(0, id_, -1, RandomStream::kController));

@@ -1,5 +1,7 @@
 #include "lua/script.hpp"
 
+#include "lua/geometry_types.hpp"
+
 #include <lua.hpp>
 
 #include <cctype>
@@ -103,7 +105,8 @@ int message_handler(lua_State* state) {
 namespace {
 
 /// Libraries opened when the script first names them: most controllers never touch io, os,
-/// debug, coroutine, utf8 or require, and each costs 1-2 KiB in every robot's state.
+/// debug, coroutine, utf8 or require, and each costs 1-2 KiB in every robot's state. ARGoS's
+/// vector2, vector3 and quaternion are made the same way (geometry_types.hpp).
 struct LazyLibrary {
   const char* global;  ///< the global whose first read opens it
   const char* name;
@@ -135,6 +138,12 @@ void adjust_library(lua_State* L, std::string_view name) {
 int open_lazy_library(lua_State* L) {
   const char* key = lua_tostring(L, 2);
   if (!key || lua_type(L, 2) != LUA_TSTRING) return 0;
+  if (std::strcmp(key, "vector2") == 0 || std::strcmp(key, "vector3") == 0 ||
+      std::strcmp(key, "quaternion") == 0) {
+    open_geometry_types(L);
+    lua_rawget(L, 1);
+    return 1;
+  }
   for (const LazyLibrary& lib : kLazyLibraries) {
     if (std::strcmp(key, lib.global) != 0) continue;
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
