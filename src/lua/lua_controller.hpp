@@ -42,7 +42,7 @@ class LuaController final : public Controller {
 
   LogSink log_;
   std::string script_;
-  lua::ScriptError error_;   // written by the message handler (slot 1 of the stack)
+  lua::ScriptError error_;  // written by the message handler (slot 1 of the stack)
   lua::StatePtr state_;
   std::unique_ptr<lua::RobotTable> robot_;
   EntityId id_ = kNoEntity;

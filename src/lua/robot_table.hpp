@@ -49,8 +49,7 @@ class RobotTable {
  public:
   /// Builds the global `robot` table (and `log`, `logerr`) for the robot of `setup` in `state`,
   /// pushing its slots onto the state's stack. `robot_name` becomes robot.id.
-  RobotTable(lua_State* state, const ControllerSetup& setup, std::string robot_name,
-             LogSink log);
+  RobotTable(lua_State* state, const ControllerSetup& setup, std::string robot_name, LogSink log);
   RobotTable(const RobotTable&) = delete;
   RobotTable& operator=(const RobotTable&) = delete;
 
@@ -83,7 +82,8 @@ class RobotTable {
   void refresh_camera(const SensorView& v);
   void refresh_constants(RobotIO& io);
   /// Points robot.<array>[1..n] at pooled tables (made on first need) and clears the rest.
-  void resize_array(int array, int pool, std::size_t n, std::size_t& shown, void (*make)(lua_State*));
+  void resize_array(int array, int pool, std::size_t n, std::size_t& shown,
+                    void (*make)(lua_State*));
   void set_number(int table, int key, double value);
 
   // The C functions of the API; upvalue 1 is the RobotTable.

@@ -15,7 +15,9 @@
 
 namespace fleetsim::lua {
 
-void StateCloser::operator()(lua_State* state) const { lua_close(state); }
+void StateCloser::operator()(lua_State* state) const {
+  lua_close(state);
+}
 
 std::string ScriptError::str() const {
   if (file.empty()) return text;
@@ -112,11 +114,13 @@ struct LazyLibrary {
   const char* name;
   lua_CFunction open;
 };
-constexpr LazyLibrary kLazyLibraries[] = {
-    {"io", LUA_IOLIBNAME, luaopen_io},           {"os", LUA_OSLIBNAME, luaopen_os},
-    {"debug", LUA_DBLIBNAME, luaopen_debug},     {"coroutine", LUA_COLIBNAME, luaopen_coroutine},
-    {"utf8", LUA_UTF8LIBNAME, luaopen_utf8},     {"package", LUA_LOADLIBNAME, luaopen_package},
-    {"require", LUA_LOADLIBNAME, luaopen_package}};
+constexpr LazyLibrary kLazyLibraries[] = {{"io", LUA_IOLIBNAME, luaopen_io},
+                                          {"os", LUA_OSLIBNAME, luaopen_os},
+                                          {"debug", LUA_DBLIBNAME, luaopen_debug},
+                                          {"coroutine", LUA_COLIBNAME, luaopen_coroutine},
+                                          {"utf8", LUA_UTF8LIBNAME, luaopen_utf8},
+                                          {"package", LUA_LOADLIBNAME, luaopen_package},
+                                          {"require", LUA_LOADLIBNAME, luaopen_package}};
 
 /// Adjusts a library as fleetsim wants it, right after it is opened (on top of the stack).
 void adjust_library(lua_State* L, std::string_view name) {
@@ -166,8 +170,10 @@ StatePtr new_state(const std::string& script_path) {
   StatePtr state(luaL_newstate());
   if (!state) throw std::bad_alloc();
   lua_State* L = state.get();
-  for (const luaL_Reg& lib : {luaL_Reg{LUA_GNAME, luaopen_base}, {LUA_TABLIBNAME, luaopen_table},
-                              {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math}}) {
+  for (const luaL_Reg& lib : {luaL_Reg{LUA_GNAME, luaopen_base},
+                              {LUA_TABLIBNAME, luaopen_table},
+                              {LUA_STRLIBNAME, luaopen_string},
+                              {LUA_MATHLIBNAME, luaopen_math}}) {
     luaL_requiref(L, lib.name, lib.func, 1);
     lua_pop(L, 1);
   }

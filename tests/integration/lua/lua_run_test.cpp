@@ -34,8 +34,8 @@ struct Result {
 /// What a run leaves that a user could look at.
 struct Outcome {
   std::uint64_t hash = 0;
-  std::vector<Vec2> start, end;     ///< robot positions, metres
-  std::vector<Color> first_leds;    ///< every robot's first LED at the end
+  std::vector<Vec2> start, end;   ///< robot positions, metres
+  std::vector<Color> first_leds;  ///< every robot's first LED at the end
 };
 
 class LuaRun : public ::testing::Test {

@@ -97,7 +97,9 @@ class LuaRobot {
                     std::vector<std::string> actuators = {"differential_drive", "leds",
                                                           "range_and_bearing"},
                     EntityId id = 7)
-      : sensor_types_(std::move(sensors)), actuator_types_(std::move(actuators)), id_(id),
+      : sensor_types_(std::move(sensors)),
+        actuator_types_(std::move(actuators)),
+        id_(id),
         controller_([this](bool error, std::string_view, std::string_view text) {
           (error ? errors : lines).emplace_back(text);
         }) {}

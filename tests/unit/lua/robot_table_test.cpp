@@ -380,8 +380,7 @@ TEST(LuaGeometryTypes, VectorsAndQuaternionsAsInArgos) {
   r.parts.pose[2] = 0.75;
   r.step();
   ASSERT_EQ(r.lines.size(), 1u);
-  EXPECT_EQ(r.lines[0],
-            "5 4 8 -3,-4 3 0.000 1.000 0.000 1.000 0.000 0.750 1.500 0.000 true");
+  EXPECT_EQ(r.lines[0], "5 4 8 -3,-4 3 0.000 1.000 0.000 1.000 0.000 0.750 1.500 0.000 true");
 }
 
 TEST(LuaGeometryTypes, BadArgumentsNameTheCallersLine) {

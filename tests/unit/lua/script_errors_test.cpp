@@ -109,8 +109,7 @@ TEST(LuaScriptErrors, BadArgumentsToTheApiNameTheCallersLine) {
   LuaRobot r;
   r.load("function step()\n\n  robot.wheels.set_velocity('fast', 1)\nend\n");
   const std::string m = runtime_error([&] { r.step(); });
-  EXPECT_EQ(m.rfind(r.path + ":3: bad argument #1 to 'set_velocity' (number expected", 0), 0u)
-      << m;
+  EXPECT_EQ(m.rfind(r.path + ":3: bad argument #1 to 'set_velocity' (number expected", 0), 0u) << m;
 }
 
 TEST(LuaScriptErrors, ApiErrorsExplainWhatWasExpected) {
@@ -122,14 +121,16 @@ TEST(LuaScriptErrors, ApiErrorsExplainWhatWasExpected) {
       "  else robot.range_and_bearing.set_data({1, 2}) end\n"
       "end\n");
   std::string m = runtime_error([&] { r.step(); });
-  EXPECT_EQ(m, r.path + ":2: robot.leds.set_single_color(): LED 14 does not exist (expected 1 "
-                        "to 13)");
+  EXPECT_EQ(m, r.path +
+                   ":2: robot.leds.set_single_color(): LED 14 does not exist (expected 1 "
+                   "to 13)");
   m = runtime_error([&] { r.step(); });
   EXPECT_EQ(m.rfind(r.path + ":3: robot.leds.set_all_colors(): unknown colour 'mauve'", 0), 0u)
       << m;
   m = runtime_error([&] { r.step(); });
-  EXPECT_EQ(m, r.path + ":4: robot.range_and_bearing.set_data(array) expects an array of 10 "
-                        "numbers (got 2)");
+  EXPECT_EQ(m, r.path +
+                   ":4: robot.range_and_bearing.set_data(array) expects an array of 10 "
+                   "numbers (got 2)");
 }
 
 TEST(LuaScriptErrors, StagedCommandErrorsNameTheLineInInit) {
@@ -164,8 +165,9 @@ TEST(LuaScriptErrors, ASecondStepAfterAnErrorStillRuns) {
   // The engine stops the run on the first error, but the state must stay usable (reset, a
   // later run) rather than keep garbage on its stack.
   LuaRobot r({}, {"differential_drive"});
-  r.load("function step()\n  n = (n or 0) + 1\n  if n == 1 then error('once') end\n"
-         "  robot.wheels.set_velocity(1, 1)\nend\n");
+  r.load(
+      "function step()\n  n = (n or 0) + 1\n  if n == 1 then error('once') end\n"
+      "  robot.wheels.set_velocity(1, 1)\nend\n");
   (void)runtime_error([&] { r.step(); });
   r.step();
   EXPECT_DOUBLE_EQ(r.parts.wheels[0], 0.01);
