@@ -32,7 +32,7 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
   if (script_.empty())
     throw SetupError("the lua controller needs a script (expected script=\"file.lua\")");
   id_ = setup.robot();
-  state_ = new_state(script_);
+  state_ = new_state(script_, budget_);
   lua_State* L = state_.get();
   push_message_handler(L, &error_);
   lua_pushglobaltable(L);
@@ -50,7 +50,8 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
 
   ScriptError e;
   if (!load_script(L, script_, e)) throw SetupError(e.text, e.file, e.line);
-  if (lua_pcall(L, 0, 0, kMessageHandler) != LUA_OK) {
+  if (const int status = lua_pcall(L, 0, 0, kMessageHandler); status != LUA_OK) {
+    if (status != LUA_ERRRUN) error_ = {"", 0, lua_tostring(L, -1) ? lua_tostring(L, -1) : "?"};
     lua_pop(L, 1);
     if (error_.file.empty())
       throw SetupError("the script '" + script_ + "' failed while loading: " + error_.text);
@@ -83,7 +84,17 @@ bool LuaController::call(const char* name, bool required) {
     lua_pop(L, 1);
     return false;
   }
-  if (lua_pcall(L, 0, 0, kMessageHandler) == LUA_OK) return true;
+  const int status = lua_pcall(L, 0, 0, kMessageHandler);
+  if (status == LUA_OK) return true;
+  if (status == LUA_ERRMEM) {
+    // Lua does not call the message handler for a memory error: no line to give.
+    error_ = {"", 0,
+              "not enough memory (a robot's script may use " + std::to_string(budget_.limit >> 20) +
+                  " MiB; it holds " + std::to_string(budget_.used >> 20) + " MiB)"};
+  } else if (status != LUA_ERRRUN) {
+    const char* m = lua_tostring(L, -1);
+    error_ = {"", 0, m ? m : "error in the error handler"};
+  }
   lua_pop(L, 1);
   const std::string where = error_.file.empty() ? script_ + ": " : "";
   if (std::string(name) == "init") {
@@ -120,10 +131,7 @@ void LuaController::destroy() {
 }
 
 std::size_t LuaController::memory_bytes() const {
-  if (!state_) return 0;
-  lua_State* L = state_.get();
-  return static_cast<std::size_t>(lua_gc(L, LUA_GCCOUNT)) * 1024 +
-         static_cast<std::size_t>(lua_gc(L, LUA_GCCOUNTB));
+  return state_ ? budget_.used : 0;
 }
 
 }  // namespace lua

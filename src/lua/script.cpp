@@ -5,6 +5,8 @@
 #include <lua.hpp>
 
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +27,30 @@ std::string ScriptError::str() const {
 }
 
 namespace {
+
+/// lua_Alloc counting a state's bytes against its MemoryBudget. Lua passes a block's size as
+/// old_size whenever the block is not null, and never expects a shrink to fail.
+void* budgeted_alloc(void* ud, void* block, std::size_t old_size, std::size_t new_size) {
+  auto& budget = *static_cast<MemoryBudget*>(ud);
+  const std::size_t old_bytes = block ? old_size : 0;
+  if (new_size == 0) {
+    std::free(block);
+    budget.used -= old_bytes;
+    return nullptr;
+  }
+  if (new_size > old_bytes && budget.used - old_bytes + new_size > budget.limit) return nullptr;
+  void* grown = std::realloc(block, new_size);
+  if (grown) budget.used = budget.used - old_bytes + new_size;
+  return grown;
+}
+
+/// An error outside any protected call (only a failed allocation in the API can do that):
+/// Lua aborts after this returns.
+int panic(lua_State* state) {
+  const char* m = lua_tostring(state, -1);
+  std::fprintf(stderr, "fleetsim: unrecoverable Lua error: %s\n", m ? m : "(not a string)");
+  return 0;
+}
 
 int forbidden_exit(lua_State* state) {
   return luaL_error(state,
@@ -166,10 +192,11 @@ int open_lazy_library(lua_State* L) {
 
 }  // namespace
 
-StatePtr new_state(const std::string& script_path) {
-  StatePtr state(luaL_newstate());
+StatePtr new_state(const std::string& script_path, MemoryBudget& budget) {
+  StatePtr state(lua_newstate(budgeted_alloc, &budget));
   if (!state) throw std::bad_alloc();
   lua_State* L = state.get();
+  lua_atpanic(L, panic);
   for (const luaL_Reg& lib : {luaL_Reg{LUA_GNAME, luaopen_base},
                               {LUA_TABLIBNAME, luaopen_table},
                               {LUA_STRLIBNAME, luaopen_string},

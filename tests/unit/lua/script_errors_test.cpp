@@ -155,6 +155,14 @@ TEST(LuaScriptErrors, OsExitIsAnErrorNotAnExit) {
   EXPECT_NE(m.find(":2: os.exit() is not available"), std::string::npos) << m;
 }
 
+TEST(LuaScriptErrors, RunawayMemoryStopsTheRunNotTheMachine) {
+  LuaRobot r({}, {}, 7, std::size_t{4} << 20);
+  r.load("function step()\n  local t = {}\n  for i = 1, 1e9 do t[i] = {i} end\nend\n");
+  const std::string m = runtime_error([&] { r.step(); });
+  EXPECT_EQ(m.rfind(r.path + ": not enough memory (a robot's script may use 4 MiB", 0), 0u) << m;
+  EXPECT_LE(r.controller().memory_bytes(), std::size_t{4} << 20);
+}
+
 TEST(LuaScriptErrors, BinaryChunksAreRefused) {
   LuaRobot r;
   SetupError e = setup_error([&] { r.load("\x1bLua garbage"); });
