@@ -25,7 +25,11 @@ template <class F>
 AtExit(F) -> AtExit<F>;
 }  // namespace
 
-LuaController::~LuaController() = default;
+// The state goes first: closing it runs the script's finalizers (__gc), which may still call
+// the robot table's functions.
+LuaController::~LuaController() {
+  state_.reset();
+}
 
 void LuaController::init(const Params& params, const ControllerSetup& setup) {
   script_ = params.text("script");
@@ -126,8 +130,8 @@ void LuaController::destroy() {
     (log_ ? log_ : LogSink(write_log_line))(true, std::to_string(id_),
                                             std::string("error in destroy(): ") + e.what());
   }
+  state_.reset();  // first: its finalizers may call the robot table
   robot_.reset();
-  state_.reset();
 }
 
 std::size_t LuaController::memory_bytes() const {

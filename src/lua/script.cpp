@@ -44,6 +44,43 @@ void* budgeted_alloc(void* ud, void* block, std::size_t old_size, std::size_t ne
   return grown;
 }
 
+// load, loadfile and dofile with text chunks only: Lua does not check bytecode, and a crafted
+// binary chunk can crash the interpreter (the script's own file is loaded as text too).
+
+/// load(chunk [, chunkname [, mode [, env]]]) with mode "t"; upvalue 1 is Lua's load.
+int load_text(lua_State* L) {
+  const int given = lua_gettop(L);
+  lua_settop(L, given < 4 ? 2 : 4);  // chunk, chunkname (nil if absent), [mode, env]
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_pushliteral(L, "t");
+  if (given >= 4) lua_pushvalue(L, 4);  // an env given as nil is still given
+  lua_call(L, given >= 4 ? 4 : 3, 2);
+  return 2;
+}
+
+/// loadfile([filename [, mode [, env]]]) with mode "t"; upvalue 1 is Lua's loadfile.
+int loadfile_text(lua_State* L) {
+  const int given = lua_gettop(L);
+  lua_settop(L, given < 3 ? 1 : 3);  // filename (nil if absent), [mode, env]
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_pushliteral(L, "t");
+  if (given >= 3) lua_pushvalue(L, 3);
+  lua_call(L, given >= 3 ? 3 : 2, 2);
+  return 2;
+}
+
+/// dofile([filename]) of a text chunk.
+int dofile_text(lua_State* L) {
+  const char* name = luaL_optstring(L, 1, nullptr);
+  lua_settop(L, 1);
+  if (luaL_loadfilex(L, name, "t") != LUA_OK) return lua_error(L);
+  lua_call(L, 0, LUA_MULTRET);
+  return lua_gettop(L) - 1;
+}
+
 /// An error outside any protected call (only a failed allocation in the API can do that):
 /// Lua aborts after this returns.
 int panic(lua_State* state) {
@@ -204,6 +241,12 @@ StatePtr new_state(const std::string& script_path, MemoryBudget& budget) {
     luaL_requiref(L, lib.name, lib.func, 1);
     lua_pop(L, 1);
   }
+  for (const luaL_Reg& text_only : {luaL_Reg{"load", load_text}, {"loadfile", loadfile_text}}) {
+    lua_getglobal(L, text_only.name);
+    lua_pushcclosure(L, text_only.func, 1);
+    lua_setglobal(L, text_only.name);
+  }
+  lua_register(L, "dofile", dofile_text);
   const std::size_t slash = script_path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : script_path.substr(0, slash);
   lua_pushglobaltable(L);

@@ -163,6 +163,31 @@ TEST(LuaScriptErrors, RunawayMemoryStopsTheRunNotTheMachine) {
   EXPECT_LE(r.controller().memory_bytes(), std::size_t{4} << 20);
 }
 
+TEST(LuaScriptErrors, ScriptsCannotLoadBytecode) {
+  // A crafted binary chunk can crash Lua: load, loadfile and dofile take text only.
+  LuaRobot r({}, {});
+  r.load(R"(
+    function step()
+      local f, e = load(string.dump(function() return 1 end))
+      local g = load("return 2 + 2")
+      local h = load("return x", "chunk", "bt", {x = 5})
+      log(tostring(f), " ", e:find("binary chunk") ~= nil, " ", g(), " ", h())
+    end)");
+  r.step();
+  ASSERT_EQ(r.lines.size(), 1u);
+  EXPECT_EQ(r.lines[0], "nil true 4 5");
+}
+
+TEST(LuaScriptErrors, FinalizersRunWhileTheRobotTableStillExists) {
+  LuaRobot r({}, {"leds"});
+  r.load(R"(
+    keep = setmetatable({}, {__gc = function() robot.leds.set_all_colors("red") log("bye") end})
+    function step() end)");
+  r.step();
+  r.controller().destroy();  // closes the state: the finalizer calls the API
+  EXPECT_EQ(r.lines, std::vector<std::string>{"bye"});
+}
+
 TEST(LuaScriptErrors, BinaryChunksAreRefused) {
   LuaRobot r;
   SetupError e = setup_error([&] { r.load("\x1bLua garbage"); });
