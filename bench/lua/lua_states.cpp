@@ -9,9 +9,9 @@
 // each script loaded with its own environment (_ENV) as a per-worker state would hold them.
 // Prints one JSON line: init seconds, bytes per robot (Lua's own count and the resident set's
 // growth), CPU ns per robot-step for Lua and C++, and the shared state's bytes and ns.
-#include <lua.hpp>
 #include <sys/resource.h>
 #include <time.h>
+#include <lua.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -64,8 +64,8 @@ class EpuckSetup final : public ControllerSetup {
 
 /// Robot r's reading of ray k at tick t: most rays see nothing, a few see something.
 float reading(std::size_t r, int k, std::int64_t t) {
-  const std::uint64_t h = mix64(r * 131 + static_cast<std::uint64_t>(k) * 7 +
-                                static_cast<std::uint64_t>(t) * 1009);
+  const std::uint64_t h =
+      mix64(r * 131 + static_cast<std::uint64_t>(k) * 7 + static_cast<std::uint64_t>(t) * 1009);
   return (h & 7) == 0 ? static_cast<float>(h >> 40) / 16777216.0f : 0.0f;
 }
 
@@ -110,9 +110,12 @@ int main(int argc, char** argv) {
   std::string script = std::string(FLEETSIM_SOURCE_DIR) + "/bench/diffusion/diffusion.lua";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--robots") robots = std::strtoull(v.c_str(), nullptr, 10);
-    else if (a == "--ticks") ticks = std::atoi(v.c_str());
-    else if (a == "--script") script = v;
+    if (a == "--robots")
+      robots = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--ticks")
+      ticks = std::atoi(v.c_str());
+    else if (a == "--script")
+      script = v;
     else {
       std::cerr << "usage: lua_states [--robots N] [--ticks T] [--script file.lua]\n";
       return 2;

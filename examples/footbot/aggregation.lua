@@ -1,9 +1,11 @@
 -- Aggregation by range-and-bearing, an ARGoS Lua foot-bot script.
 --
--- Every robot broadcasts one byte (1 = "I am here"; the rest of the payload is 0). A robot that
--- hears others steers toward the nearest of them, adding the vectors 1/range of every
--- neighbour; one that hears nobody wanders (straight, with random turns). Near neighbours it
--- stops, so groups form and stay. The proximity rays keep it off walls and other robots.
+-- Every robot broadcasts two bytes: 1 ("I am here") and the size of its group (how many robots
+-- it hears within `close_cm`). A robot that hears others steers toward them, each pulling with
+-- its group's size squared over its range, so bigger groups pull harder; one that hears nobody
+-- wanders (straight, with random turns). Beside a neighbour it stops; a robot in a group of
+-- two or fewer that hears a bigger group leaves, now and then, to join it, so groups merge.
+-- The proximity rays keep it off walls and other robots.
 -- The LEDs show the state: red = alone (wandering), yellow = moving toward others, green =
 -- in a group (stopped beside a neighbour).
 
@@ -11,6 +13,7 @@ local speed = 15            -- cm/s
 local close_cm = 35         -- a neighbour this close (centre to centre) counts as "together"
 local turn_ticks = 0        -- remaining ticks of a random turn
 local turn_sign = 1
+local leaving = 0           -- remaining ticks of leaving a small group
 
 function init()
   robot.range_and_bearing.set_data(1, 1)
@@ -41,21 +44,41 @@ local function obstacle()
 end
 
 function step()
-  -- Neighbours: the attraction vector, and the distance of the nearest.
-  local ax, ay, nearest = 0, 0, math.huge
+  -- Neighbours: the pull toward them, the nearest, my group and the biggest group heard.
+  local ax, ay, nearest, group, biggest = 0, 0, math.huge, 0, 0
+  local fx, fy = 0, 0   -- the pull of the robots beyond my group only
   for i = 1, #robot.range_and_bearing do
     local m = robot.range_and_bearing[i]
     if m.data[1] == 1 then
-      ax = ax + math.cos(m.horizontal_bearing) / m.range
-      ay = ay + math.sin(m.horizontal_bearing) / m.range
+      local weight = (1 + m.data[2]) ^ 2 / m.range
+      ax = ax + weight * math.cos(m.horizontal_bearing)
+      ay = ay + weight * math.sin(m.horizontal_bearing)
       if m.range < nearest then nearest = m.range end
+      if m.range < close_cm then
+        group = group + 1
+      else
+        fx = fx + weight * math.cos(m.horizontal_bearing)
+        fy = fy + weight * math.sin(m.horizontal_bearing)
+      end
+      if m.data[2] > biggest then biggest = m.data[2] end
     end
+  end
+  robot.range_and_bearing.set_data(2, math.min(group, 255))
+
+  if leaving > 0 then
+    leaving = leaving - 1
+  elseif nearest < close_cm and group <= 1 and biggest > group + 1 and
+         robot.random.bernoulli(0.02) then
+    leaving = 40
   end
 
   local left, right
-  if nearest < close_cm then
+  if nearest < close_cm and leaving == 0 then
     state = "together"
     left, right = 0, 0
+  elseif leaving > 0 then
+    state = "approaching"
+    left, right = steer(math.atan(fy, fx))
   elseif nearest < math.huge then
     state = "approaching"
     left, right = steer(math.atan(ay, ax))

@@ -25,29 +25,37 @@ template <class F>
 AtExit(F) -> AtExit<F>;
 }  // namespace
 
-LuaController::~LuaController() = default;
+// The state goes first: closing it runs the script's finalizers (__gc), which may still call
+// the robot table's functions.
+LuaController::~LuaController() {
+  state_.reset();
+}
 
 void LuaController::init(const Params& params, const ControllerSetup& setup) {
   script_ = params.text("script");
   if (script_.empty())
     throw SetupError("the lua controller needs a script (expected script=\"file.lua\")");
   id_ = setup.robot();
-  state_ = new_state(script_);
+  state_ = new_state(script_, budget_);
   lua_State* L = state_.get();
   push_message_handler(L, &error_);
   lua_pushglobaltable(L);
   lua_pushliteral(L, "step");
   // ARGoS gives the robot's name; a ControllerSetup knows only its id. The parser's check of
   // the script (before any robot exists) has no robot: robot.id is "" there.
-  robot_ = std::make_unique<RobotTable>(L, setup, id_ == kNoEntity ? "" : std::to_string(id_),
-                                        log_);
+  // Its log lines are dropped: a user would see them once more than there are robots.
+  const bool check = id_ == kNoEntity;
+  robot_ = std::make_unique<RobotTable>(
+      L, setup, check ? "" : std::to_string(id_),
+      check ? LogSink([](bool, std::string_view, std::string_view) {}) : log_);
   // Draws in init and reset: a fixed stream per robot (tick -1). The experiment's seed is not
   // known here; see docs/lua-api.md.
   robot_->set_rng_outside_step(CounterRng(0, id_, -1, RandomStream::kController));
 
   ScriptError e;
   if (!load_script(L, script_, e)) throw SetupError(e.text, e.file, e.line);
-  if (lua_pcall(L, 0, 0, kMessageHandler) != LUA_OK) {
+  if (const int status = lua_pcall(L, 0, 0, kMessageHandler); status != LUA_OK) {
+    if (status != LUA_ERRRUN) error_ = {"", 0, lua_tostring(L, -1) ? lua_tostring(L, -1) : "?"};
     lua_pop(L, 1);
     if (error_.file.empty())
       throw SetupError("the script '" + script_ + "' failed while loading: " + error_.text);
@@ -80,7 +88,17 @@ bool LuaController::call(const char* name, bool required) {
     lua_pop(L, 1);
     return false;
   }
-  if (lua_pcall(L, 0, 0, kMessageHandler) == LUA_OK) return true;
+  const int status = lua_pcall(L, 0, 0, kMessageHandler);
+  if (status == LUA_OK) return true;
+  if (status == LUA_ERRMEM) {
+    // Lua does not call the message handler for a memory error: no line to give.
+    error_ = {"", 0,
+              "not enough memory (a robot's script may use " + std::to_string(budget_.limit >> 20) +
+                  " MiB; it holds " + std::to_string(budget_.used >> 20) + " MiB)"};
+  } else if (status != LUA_ERRRUN) {
+    const char* m = lua_tostring(L, -1);
+    error_ = {"", 0, m ? m : "error in the error handler"};
+  }
   lua_pop(L, 1);
   const std::string where = error_.file.empty() ? script_ + ": " : "";
   if (std::string(name) == "init") {
@@ -112,15 +130,12 @@ void LuaController::destroy() {
     (log_ ? log_ : LogSink(write_log_line))(true, std::to_string(id_),
                                             std::string("error in destroy(): ") + e.what());
   }
+  state_.reset();  // first: its finalizers may call the robot table
   robot_.reset();
-  state_.reset();
 }
 
 std::size_t LuaController::memory_bytes() const {
-  if (!state_) return 0;
-  lua_State* L = state_.get();
-  return static_cast<std::size_t>(lua_gc(L, LUA_GCCOUNT)) * 1024 +
-         static_cast<std::size_t>(lua_gc(L, LUA_GCCOUNTB));
+  return state_ ? budget_.used : 0;
 }
 
 }  // namespace lua

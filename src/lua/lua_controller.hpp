@@ -24,8 +24,14 @@ namespace lua {
 
 class LuaController final : public Controller {
  public:
+  /// What one robot's script may allocate, bytes.
+  static constexpr std::size_t kDefaultMemoryLimit = std::size_t{256} << 20;
+
   /// `log` receives log()/logerr() lines (default: stdout/stderr).
-  explicit LuaController(LogSink log = {}) : log_(std::move(log)) {}
+  explicit LuaController(LogSink log = {}, std::size_t memory_limit = kDefaultMemoryLimit)
+      : log_(std::move(log)) {
+    budget_.limit = memory_limit;
+  }
   ~LuaController() override;
   void init(const Params& params, const ControllerSetup& setup) override;
   void step(RobotIO& io) override;
@@ -42,7 +48,8 @@ class LuaController final : public Controller {
 
   LogSink log_;
   std::string script_;
-  lua::ScriptError error_;   // written by the message handler (slot 1 of the stack)
+  lua::ScriptError error_;    // written by the message handler (slot 1 of the stack)
+  lua::MemoryBudget budget_;  // before state_: it must outlive the state
   lua::StatePtr state_;
   std::unique_ptr<lua::RobotTable> robot_;
   EntityId id_ = kNoEntity;

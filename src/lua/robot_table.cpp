@@ -37,10 +37,23 @@ enum Key : int {
   kAxisLength,
   kKeyCount
 };
-constexpr const char* kKeyNames[kKeyCount] = {
-    "value", "angle", "range", "horizontal_bearing", "vertical_bearing", "data",
-    "distance", "color", "red", "green", "blue", "x", "y", "z", "w", "realization",
-    "axis_length"};
+constexpr const char* kKeyNames[kKeyCount] = {"value",
+                                              "angle",
+                                              "range",
+                                              "horizontal_bearing",
+                                              "vertical_bearing",
+                                              "data",
+                                              "distance",
+                                              "color",
+                                              "red",
+                                              "green",
+                                              "blue",
+                                              "x",
+                                              "y",
+                                              "z",
+                                              "w",
+                                              "realization",
+                                              "axis_length"};
 
 /// "file:line:" of the Lua code calling the running C function (full path), for errors found
 /// later than the call.
@@ -61,8 +74,10 @@ Color check_color(lua_State* L, int first, const char* function) {
     if (!text || lua_type(L, first) != LUA_TSTRING)
       luaL_error(L, "%s: expected a colour name or three numbers (red, green, blue)", function);
     if (auto c = parse_color(text)) return *c;
-    luaL_error(L, "%s: unknown colour '%s' (expected a name such as red, green, blue, yellow, "
-               "orange, white, black, gray50, or \"r,g,b\")", function, text);
+    luaL_error(L,
+               "%s: unknown colour '%s' (expected a name such as red, green, blue, yellow, "
+               "orange, white, black, gray50, or \"r,g,b\")",
+               function, text);
   }
   int rgb[3];
   for (int k = 0; k < 3; ++k) {
@@ -84,8 +99,7 @@ lua_Integer check_index(lua_State* L, int arg) {
 /// A byte argument: a number in [0, 255], truncated.
 std::uint8_t check_byte(lua_State* L, int arg, const char* function) {
   const lua_Number v = luaL_checknumber(L, arg);
-  if (!(v >= 0 && v < 256))
-    luaL_error(L, "%s: %f is not a byte (expected 0 to 255)", function, v);
+  if (!(v >= 0 && v < 256)) luaL_error(L, "%s: %f is not a byte (expected 0 to 255)", function, v);
   return static_cast<std::uint8_t>(v);
 }
 
@@ -217,8 +231,9 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
   lua_pushlightuserdata(L, this);
   lua_pushcclosure(L, log_error, 1);
   lua_setglobal(L, "logerr");
-  // The robot table stays on the stack below the slots' users (its slot is not needed: the
-  // sub-tables have theirs).
+  // Room for what a refresh and a call push above the slots (Lua keeps it: the base level's
+  // limit only grows).
+  luaL_checkstack(L, 24, "robot table");
 }
 
 void RobotTable::add_key_slots() {
@@ -238,7 +253,7 @@ void RobotTable::add_function(int table, const char* name, int (*f)(lua_State*))
 
 int RobotTable::new_slot_table(const char* field_in_robot, int robot) {
   lua_State* L = state_;
-  luaL_checkstack(L, 4, "robot table");
+  luaL_checkstack(L, 8, "robot table");  // the table, and what its builder pushes above it
   lua_newtable(L);
   const int slot = lua_gettop(L);
   lua_pushvalue(L, slot);
@@ -331,7 +346,9 @@ void RobotTable::begin_step(RobotIO& io) {
   if (wheels_) refresh_constants(io);
 }
 
-void RobotTable::end_step() { io_ = nullptr; }
+void RobotTable::end_step() {
+  io_ = nullptr;
+}
 
 void RobotTable::resize_array(int array, int pool, std::size_t n, std::size_t& shown,
                               void (*make)(lua_State*)) {
@@ -388,8 +405,8 @@ void RobotTable::refresh_proximity(const SensorView& v) {
     lua_rawset(L, e);
   }
   // Angles are constant for a fixed sensor: written again only when they change.
-  if (v.angles.size() == n && !std::equal(v.angles.begin(), v.angles.end(),
-                                          proximity_angles_.begin())) {
+  if (v.angles.size() == n &&
+      !std::equal(v.angles.begin(), v.angles.end(), proximity_angles_.begin())) {
     for (std::size_t i = 0; i < n; ++i) {
       proximity_angles_[i] = v.angles[i];
       set_number(ray_slot0_ + static_cast<int>(i), kAngle, v.angles[i]);
@@ -523,8 +540,9 @@ void RobotTable::stage(lua_State* L, Apply apply) {
 int RobotTable::set_velocity(lua_State* L) {
   RobotTable& t = self(L);
   if (lua_gettop(L) != 2)
-    return luaL_error(L, "robot.wheels.set_velocity() expects 2 arguments (left and right "
-                         "wheel speeds, cm/s)");
+    return luaL_error(L,
+                      "robot.wheels.set_velocity() expects 2 arguments (left and right "
+                      "wheel speeds, cm/s)");
   const double left = luaL_checknumber(L, 1) / kCmPerM, right = luaL_checknumber(L, 2) / kCmPerM;
   const std::size_t a = *t.wheels_;
   t.stage(L, [a, left, right](RobotTable&, RobotIO& io) {
@@ -539,8 +557,9 @@ int RobotTable::set_velocity(lua_State* L) {
 int RobotTable::set_all_colors(lua_State* L) {
   RobotTable& t = self(L);
   if (lua_gettop(L) != 1 && lua_gettop(L) != 3)
-    return luaL_error(L, "robot.leds.set_all_colors() expects 1 or 3 arguments (a colour name, "
-                         "or red, green, blue)");
+    return luaL_error(L,
+                      "robot.leds.set_all_colors() expects 1 or 3 arguments (a colour name, "
+                      "or red, green, blue)");
   const Color c = check_color(L, 1, "robot.leds.set_all_colors()");
   const std::size_t a = *t.leds_;
   t.stage(L, [a, c](RobotTable&, RobotIO& io) {
@@ -552,8 +571,9 @@ int RobotTable::set_all_colors(lua_State* L) {
 int RobotTable::set_single_color(lua_State* L) {
   RobotTable& t = self(L);
   if (lua_gettop(L) != 2 && lua_gettop(L) != 4)
-    return luaL_error(L, "robot.leds.set_single_color() expects 2 or 4 arguments (the LED's "
-                         "index from 1, then a colour name, or red, green, blue)");
+    return luaL_error(L,
+                      "robot.leds.set_single_color() expects 2 or 4 arguments (the LED's "
+                      "index from 1, then a colour name, or red, green, blue)");
   const lua_Integer i = check_index(L, 1);
   const Color c = check_color(L, 2, "robot.leds.set_single_color()");
   const std::size_t a = *t.leds_;
@@ -578,8 +598,10 @@ int RobotTable::set_data(lua_State* L) {
     for (std::size_t j = 0; j < n; ++j) {
       lua_rawgeti(L, 1, static_cast<lua_Integer>(j + 1));
       if (lua_type(L, -1) != LUA_TNUMBER)
-        return luaL_error(L, "robot.range_and_bearing.set_data(): element %d of the array is "
-                             "not a number", static_cast<int>(j + 1));
+        return luaL_error(L,
+                          "robot.range_and_bearing.set_data(): element %d of the array is "
+                          "not a number",
+                          static_cast<int>(j + 1));
       bytes[j] = check_byte(L, -1, "robot.range_and_bearing.set_data()");
       lua_pop(L, 1);
     }
@@ -606,8 +628,9 @@ int RobotTable::set_data(lua_State* L) {
     });
     return 0;
   }
-  return luaL_error(L, "robot.range_and_bearing.set_data() expects either one argument (an "
-                       "array of bytes) or two (an index from 1 and a byte)");
+  return luaL_error(L,
+                    "robot.range_and_bearing.set_data() expects either one argument (an "
+                    "array of bytes) or two (an index from 1 and a byte)");
 }
 
 int RobotTable::clear_data(lua_State* L) {
@@ -668,8 +691,10 @@ int RobotTable::random_uniform_int(lua_State* L) {
     return luaL_error(L, "robot.random.uniform_int() expects 1 or 2 arguments");
   }
   if (max <= min)
-    return luaL_error(L, "robot.random.uniform_int(): the range [%I, %I) is empty (expected "
-                         "max > min)", static_cast<LUAI_UACINT>(min), static_cast<LUAI_UACINT>(max));
+    return luaL_error(L,
+                      "robot.random.uniform_int(): the range [%I, %I) is empty (expected "
+                      "max > min)",
+                      static_cast<LUAI_UACINT>(min), static_cast<LUAI_UACINT>(max));
   const auto span = static_cast<std::uint64_t>(max) - static_cast<std::uint64_t>(min);
   lua_pushinteger(L, min + static_cast<lua_Integer>(rng.below(span)));
   return 1;
@@ -686,8 +711,9 @@ int RobotTable::random_bernoulli(lua_State* L) {
 int RobotTable::random_gaussian(lua_State* L) {
   CounterRng& rng = self(L).rng();
   if (lua_gettop(L) != 1 && lua_gettop(L) != 2)
-    return luaL_error(L, "robot.random.gaussian() expects 1 or 2 arguments (standard "
-                         "deviation, then mean)");
+    return luaL_error(L,
+                      "robot.random.gaussian() expects 1 or 2 arguments (standard "
+                      "deviation, then mean)");
   const double sigma = luaL_checknumber(L, 1);
   const double mean = lua_gettop(L) == 2 ? luaL_checknumber(L, 2) : 0.0;
   lua_pushnumber(L, mean + sigma * rng.normal());
@@ -755,7 +781,9 @@ int RobotTable::math_random(lua_State* L) {
   return 1;
 }
 
-int RobotTable::math_randomseed(lua_State*) { return 0; }
+int RobotTable::math_randomseed(lua_State*) {
+  return 0;
+}
 
 namespace {
 
@@ -874,7 +902,11 @@ int RobotTable::write_log(lua_State* L, bool error) {
   return 0;
 }
 
-int RobotTable::log_info(lua_State* L) { return write_log(L, false); }
-int RobotTable::log_error(lua_State* L) { return write_log(L, true); }
+int RobotTable::log_info(lua_State* L) {
+  return write_log(L, false);
+}
+int RobotTable::log_error(lua_State* L) {
+  return write_log(L, true);
+}
 
 }  // namespace fleetsim::lua

@@ -14,6 +14,10 @@
 //   actuator range_and_bearing             robot.range_and_bearing.set_data / clear_data
 //   always                                 robot.id, robot.random, log(), logerr()
 //
+// For repeatable runs it also replaces two standard functions: math.random draws from the
+// robot's counter-based stream (as robot.random), and pairs() visits keys in a fixed order
+// (Lua seeds its string hash per state, so its own order changes from run to run).
+//
 // Layout: the tables the engine refreshes every tick sit at fixed slots of the state's stack
 // (below anything a call pushes), and their keys are interned strings kept in slots too, so a
 // refresh is raw sets of numbers into existing tables: no table, string or closure is made per
@@ -45,8 +49,7 @@ class RobotTable {
  public:
   /// Builds the global `robot` table (and `log`, `logerr`) for the robot of `setup` in `state`,
   /// pushing its slots onto the state's stack. `robot_name` becomes robot.id.
-  RobotTable(lua_State* state, const ControllerSetup& setup, std::string robot_name,
-             LogSink log);
+  RobotTable(lua_State* state, const ControllerSetup& setup, std::string robot_name, LogSink log);
   RobotTable(const RobotTable&) = delete;
   RobotTable& operator=(const RobotTable&) = delete;
 
@@ -79,7 +82,8 @@ class RobotTable {
   void refresh_camera(const SensorView& v);
   void refresh_constants(RobotIO& io);
   /// Points robot.<array>[1..n] at pooled tables (made on first need) and clears the rest.
-  void resize_array(int array, int pool, std::size_t n, std::size_t& shown, void (*make)(lua_State*));
+  void resize_array(int array, int pool, std::size_t n, std::size_t& shown,
+                    void (*make)(lua_State*));
   void set_number(int table, int key, double value);
 
   // The C functions of the API; upvalue 1 is the RobotTable.
@@ -125,7 +129,6 @@ class RobotTable {
 
   // What the tables show now, to write only what changed.
   std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;
-  std::size_t rab_pool_size_ = 0, camera_pool_size_ = 0;
   std::vector<float> proximity_angles_;
   int ray_slot0_ = 0;  ///< stack slot of ray 1's table (0 until the first step)
   double axis_length_shown_ = -1;

@@ -1,17 +1,25 @@
 #include "lua/script.hpp"
 
+#include "lua/geometry_types.hpp"
+
 #include <lua.hpp>
 
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
 namespace fleetsim::lua {
 
-void StateCloser::operator()(lua_State* state) const { lua_close(state); }
+void StateCloser::operator()(lua_State* state) const {
+  lua_close(state);
+}
 
 std::string ScriptError::str() const {
   if (file.empty()) return text;
@@ -19,6 +27,67 @@ std::string ScriptError::str() const {
 }
 
 namespace {
+
+/// lua_Alloc counting a state's bytes against its MemoryBudget. Lua passes a block's size as
+/// old_size whenever the block is not null, and never expects a shrink to fail.
+void* budgeted_alloc(void* ud, void* block, std::size_t old_size, std::size_t new_size) {
+  auto& budget = *static_cast<MemoryBudget*>(ud);
+  const std::size_t old_bytes = block ? old_size : 0;
+  if (new_size == 0) {
+    std::free(block);
+    budget.used -= old_bytes;
+    return nullptr;
+  }
+  if (new_size > old_bytes && budget.used - old_bytes + new_size > budget.limit) return nullptr;
+  void* grown = std::realloc(block, new_size);
+  if (grown) budget.used = budget.used - old_bytes + new_size;
+  return grown;
+}
+
+// load, loadfile and dofile with text chunks only: Lua does not check bytecode, and a crafted
+// binary chunk can crash the interpreter (the script's own file is loaded as text too).
+
+/// load(chunk [, chunkname [, mode [, env]]]) with mode "t"; upvalue 1 is Lua's load.
+int load_text(lua_State* L) {
+  const int given = lua_gettop(L);
+  lua_settop(L, given < 4 ? 2 : 4);  // chunk, chunkname (nil if absent), [mode, env]
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_pushliteral(L, "t");
+  if (given >= 4) lua_pushvalue(L, 4);  // an env given as nil is still given
+  lua_call(L, given >= 4 ? 4 : 3, 2);
+  return 2;
+}
+
+/// loadfile([filename [, mode [, env]]]) with mode "t"; upvalue 1 is Lua's loadfile.
+int loadfile_text(lua_State* L) {
+  const int given = lua_gettop(L);
+  lua_settop(L, given < 3 ? 1 : 3);  // filename (nil if absent), [mode, env]
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_pushliteral(L, "t");
+  if (given >= 3) lua_pushvalue(L, 3);
+  lua_call(L, given >= 3 ? 3 : 2, 2);
+  return 2;
+}
+
+/// dofile([filename]) of a text chunk.
+int dofile_text(lua_State* L) {
+  const char* name = luaL_optstring(L, 1, nullptr);
+  lua_settop(L, 1);
+  if (luaL_loadfilex(L, name, "t") != LUA_OK) return lua_error(L);
+  lua_call(L, 0, LUA_MULTRET);
+  return lua_gettop(L) - 1;
+}
+
+/// An error outside any protected call (only a failed allocation in the API can do that):
+/// Lua aborts after this returns.
+int panic(lua_State* state) {
+  const char* m = lua_tostring(state, -1);
+  std::fprintf(stderr, "fleetsim: unrecoverable Lua error: %s\n", m ? m : "(not a string)");
+  return 0;
+}
 
 int forbidden_exit(lua_State* state) {
   return luaL_error(state,
@@ -101,17 +170,20 @@ int message_handler(lua_State* state) {
 namespace {
 
 /// Libraries opened when the script first names them: most controllers never touch io, os,
-/// debug, coroutine, utf8 or require, and each costs 1-2 KiB in every robot's state.
+/// debug, coroutine, utf8 or require, and each costs 1-2 KiB in every robot's state. ARGoS's
+/// vector2, vector3 and quaternion are made the same way (geometry_types.hpp).
 struct LazyLibrary {
   const char* global;  ///< the global whose first read opens it
   const char* name;
   lua_CFunction open;
 };
-constexpr LazyLibrary kLazyLibraries[] = {
-    {"io", LUA_IOLIBNAME, luaopen_io},           {"os", LUA_OSLIBNAME, luaopen_os},
-    {"debug", LUA_DBLIBNAME, luaopen_debug},     {"coroutine", LUA_COLIBNAME, luaopen_coroutine},
-    {"utf8", LUA_UTF8LIBNAME, luaopen_utf8},     {"package", LUA_LOADLIBNAME, luaopen_package},
-    {"require", LUA_LOADLIBNAME, luaopen_package}};
+constexpr LazyLibrary kLazyLibraries[] = {{"io", LUA_IOLIBNAME, luaopen_io},
+                                          {"os", LUA_OSLIBNAME, luaopen_os},
+                                          {"debug", LUA_DBLIBNAME, luaopen_debug},
+                                          {"coroutine", LUA_COLIBNAME, luaopen_coroutine},
+                                          {"utf8", LUA_UTF8LIBNAME, luaopen_utf8},
+                                          {"package", LUA_LOADLIBNAME, luaopen_package},
+                                          {"require", LUA_LOADLIBNAME, luaopen_package}};
 
 /// Adjusts a library as fleetsim wants it, right after it is opened (on top of the stack).
 void adjust_library(lua_State* L, std::string_view name) {
@@ -133,6 +205,12 @@ void adjust_library(lua_State* L, std::string_view name) {
 int open_lazy_library(lua_State* L) {
   const char* key = lua_tostring(L, 2);
   if (!key || lua_type(L, 2) != LUA_TSTRING) return 0;
+  if (std::strcmp(key, "vector2") == 0 || std::strcmp(key, "vector3") == 0 ||
+      std::strcmp(key, "quaternion") == 0) {
+    open_geometry_types(L);
+    lua_rawget(L, 1);
+    return 1;
+  }
   for (const LazyLibrary& lib : kLazyLibraries) {
     if (std::strcmp(key, lib.global) != 0) continue;
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
@@ -151,15 +229,24 @@ int open_lazy_library(lua_State* L) {
 
 }  // namespace
 
-StatePtr new_state(const std::string& script_path) {
-  StatePtr state(luaL_newstate());
+StatePtr new_state(const std::string& script_path, MemoryBudget& budget) {
+  StatePtr state(lua_newstate(budgeted_alloc, &budget));
   if (!state) throw std::bad_alloc();
   lua_State* L = state.get();
-  for (const luaL_Reg& lib : {luaL_Reg{LUA_GNAME, luaopen_base}, {LUA_TABLIBNAME, luaopen_table},
-                              {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math}}) {
+  lua_atpanic(L, panic);
+  for (const luaL_Reg& lib : {luaL_Reg{LUA_GNAME, luaopen_base},
+                              {LUA_TABLIBNAME, luaopen_table},
+                              {LUA_STRLIBNAME, luaopen_string},
+                              {LUA_MATHLIBNAME, luaopen_math}}) {
     luaL_requiref(L, lib.name, lib.func, 1);
     lua_pop(L, 1);
   }
+  for (const luaL_Reg& text_only : {luaL_Reg{"load", load_text}, {"loadfile", loadfile_text}}) {
+    lua_getglobal(L, text_only.name);
+    lua_pushcclosure(L, text_only.func, 1);
+    lua_setglobal(L, text_only.name);
+  }
+  lua_register(L, "dofile", dofile_text);
   const std::size_t slash = script_path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : script_path.substr(0, slash);
   lua_pushglobaltable(L);
@@ -188,6 +275,25 @@ ScriptError split_compile_error(std::string_view message, const std::string& pat
   return {path, 0, std::string(message)};
 }
 
+namespace {
+
+/// Scripts compiled by this process, by path: every robot of a run loads the same file, which
+/// is parsed once and then loaded as Lua bytecode (about ten times cheaper). The text is kept
+/// to notice a file that changed between two loads.
+struct CompiledScript {
+  std::string text;
+  std::string bytecode;
+};
+std::mutex compiled_mutex;
+std::map<std::string, CompiledScript> compiled;
+
+int append_bytes(lua_State*, const void* bytes, std::size_t size, void* out) {
+  static_cast<std::string*>(out)->append(static_cast<const char*>(bytes), size);
+  return 0;
+}
+
+}  // namespace
+
 bool load_script(lua_State* state, const std::string& path, ScriptError& error) {
   std::error_code ec;
   std::ifstream in;
@@ -199,16 +305,34 @@ bool load_script(lua_State* state, const std::string& path, ScriptError& error) 
     return false;
   }
   std::string code = text.str();
+  const std::string chunk_name = "@" + path;
+  {
+    std::string bytecode;
+    {
+      std::lock_guard<std::mutex> lock(compiled_mutex);
+      auto it = compiled.find(path);
+      if (it != compiled.end() && it->second.text == code) bytecode = it->second.bytecode;
+    }
+    // Bytecode this process made from the same text (binary chunks from files are refused).
+    if (!bytecode.empty() && luaL_loadbufferx(state, bytecode.data(), bytecode.size(),
+                                              chunk_name.c_str(), "b") == LUA_OK)
+      return true;
+  }
+  const std::string source = code;
   // As luaL_loadfile does: skip a UTF-8 byte-order mark and a first line starting with '#'
   // (keeping the newline, so line numbers stay right).
   if (code.compare(0, 3, "\xEF\xBB\xBF") == 0) code.erase(0, 3);
   if (!code.empty() && code[0] == '#') code.erase(0, code.find('\n'));
-  const std::string chunk_name = "@" + path;
   if (luaL_loadbufferx(state, code.data(), code.size(), chunk_name.c_str(), "t") != LUA_OK) {
     const char* m = lua_tostring(state, -1);
     error = split_compile_error(m ? m : "unknown error", path);
     lua_pop(state, 1);
     return false;
+  }
+  std::string bytecode;
+  if (lua_dump(state, append_bytes, &bytecode, 0) == 0) {  // 0: keep line numbers
+    std::lock_guard<std::mutex> lock(compiled_mutex);
+    compiled[path] = {source, std::move(bytecode)};
   }
   return true;
 }

@@ -7,6 +7,7 @@
 // and vectors while they check arguments.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,10 +31,18 @@ struct ScriptError {
   std::string str() const;
 };
 
-/// A new state with Lua's standard libraries, `os.exit` replaced by an error (a script must
-/// not end the run without its log), and the script's folder first in package.path (as in
-/// ARGoS: `require "x"` finds x.lua beside the script).
-StatePtr new_state(const std::string& script_path);
+/// The memory a state may use: an allocation past `limit` fails, which Lua raises as a "not
+/// enough memory" error in the script (a runaway script stops its run instead of the machine).
+/// Owned by the state's owner; must outlive the state.
+struct MemoryBudget {
+  std::size_t limit = 0;  ///< bytes
+  std::size_t used = 0;   ///< bytes now held by the state
+};
+
+/// A new state, its memory counted in `budget`, with Lua's standard libraries, `os.exit` replaced
+/// by an error (a script must not end the run without its log), and the script's folder first in
+/// package.path (as in ARGoS: `require "x"` finds x.lua beside the script).
+StatePtr new_state(const std::string& script_path, MemoryBudget& budget);
 
 /// Pushes the message handler used with every lua_pcall of a script function; it records the
 /// error's position into `error` (which must outlive the state) and leaves "file:line: text"

@@ -65,6 +65,24 @@ test('robots coloured by tag: leaders blue, the others the default green', async
   }
 });
 
+test('robots coloured by LED: a foot-bot body takes its first lit ring LED', async () => {
+  const config = write('by-led.xml', `<view>
+  <robots by="led" leds="false"><default color="0,0.6,0"/></robots>
+</view>
+`);
+  const server = await startView([log('example.flog'), '--config', config]);
+  try {
+    await load(page, server.url);
+    await show(page, 0);
+    const r0 = exp.frame0.robots[0]; // a foot-bot whose ring LED 0 is magenta
+    assert.equal(r0.kind, 'footbot');
+    const body = await toCanvas(page, ...insideRobot(r0));
+    assert.ok(near(await pixel(page, body), [255, 0, 255]), `foot-bot: ${await pixel(page, body)}`);
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
 test('layer order: objects listed after robots are drawn over them', async () => {
   // A huge object colour over everything would hide robots; instead check the implicit order:
   // a config listing only <robots> gets map and objects appended after it.

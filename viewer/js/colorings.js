@@ -72,12 +72,14 @@ export class LayerColoring {
         break;
       }
       case 'led': {
-        // The body takes the LED of a one-LED kind; kinds with several LEDs show them as dots
-        // (main.js) and keep the default body colouring, as do robots whose LED is off.
+        // The body takes the robot's first lit LED (a one-LED kind's only LED; for a ring, the
+        // ring in order, then the beacon), so the colours still show on a zoomed-out swarm,
+        // where no LED dots are drawn (main.js). A robot with every LED off keeps the default.
         const led = e.leds, width = e.widths.leds || 1, kind = e.kind;
         for (let i = 0; i < n; i++) {
-          const count = this.types[kind ? kind[i] : 0]?.ledCount ?? 1;
-          const c = led && count === 1 ? led[i * width] : 0;
+          const count = led ? (this.types[kind ? kind[i] : 0]?.ledCount ?? 1) : 0;
+          let c = 0;
+          for (let j = 0; j < count && !(c >>> 24); j++) c = led[i * width + j];
           if (c >>> 24) { rgba[i] = c; tex[i] = -1; } else put(i, this.def);
         }
         break;

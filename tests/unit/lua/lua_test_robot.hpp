@@ -96,11 +96,13 @@ class LuaRobot {
                                                         "colored_blob_omnidirectional_camera"},
                     std::vector<std::string> actuators = {"differential_drive", "leds",
                                                           "range_and_bearing"},
-                    EntityId id = 7)
-      : sensor_types_(std::move(sensors)), actuator_types_(std::move(actuators)), id_(id),
-        controller_([this](bool error, std::string_view, std::string_view text) {
-          (error ? errors : lines).emplace_back(text);
-        }) {}
+                    EntityId id = 7, std::size_t memory_limit = LuaController::kDefaultMemoryLimit)
+      : sensor_types_(std::move(sensors)),
+        actuator_types_(std::move(actuators)),
+        id_(id),
+        controller_([this](bool error, std::string_view,
+                           std::string_view text) { (error ? errors : lines).emplace_back(text); },
+                    memory_limit) {}
 
   /// Writes the script and runs the controller's init (throws what init throws).
   void load(const std::string& text, const std::string& name = "robot.lua") {

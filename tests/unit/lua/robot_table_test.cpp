@@ -349,3 +349,50 @@ TEST(LuaLibraries, LazyLibrariesOpenOnFirstUse) {
 
 }  // namespace
 }  // namespace fleetsim::lua::test
+
+namespace fleetsim::lua::test {
+namespace {
+
+// ARGoS's vector2, vector3 and quaternion, made on first use.
+TEST(LuaGeometryTypes, VectorsAndQuaternionsAsInArgos) {
+  LuaRobot r({"positioning"}, {});
+  r.load(R"(
+    function step()
+      local a = vector2(3, 4)
+      local b = vector2(a)
+      b.x = 1
+      local s = string.format("%g %g %g %s %g", a:length(), (a + b).x, (a * 2).y, tostring(-a),
+                              a:dot(vector2(1, 0)))
+      local r = vector2(1, 0):rotate(math.pi / 2)
+      s = s .. string.format(" %.3f %.3f", r.x, r.y)
+      -- a quarter turn about z takes x to y
+      local v = vector3(1, 0, 0):rotate(quaternion(math.pi / 2, vector3(0, 0, 1)))
+      s = s .. string.format(" %.3f %.3f %.3f", v.x, v.y, v.z)
+      -- the robot's orientation works with them
+      local heading = quaternion(robot.positioning.orientation)
+      local yaw = heading:toeulerangles()
+      local p = vector3(robot.positioning.position) - vector3(1, 1, 0)
+      s = s .. string.format(" %.3f %.3f %.3f %s", yaw, p.x, p.y, tostring(vector2() == vector2(0, 0)))
+      log(s)
+    end)");
+  r.parts.pose[0] = 2.5;
+  r.parts.pose[1] = 1.0;
+  r.parts.pose[2] = 0.75;
+  r.step();
+  ASSERT_EQ(r.lines.size(), 1u);
+  EXPECT_EQ(r.lines[0], "5 4 8 -3,-4 3 0.000 1.000 0.000 1.000 0.000 0.750 1.500 0.000 true");
+}
+
+TEST(LuaGeometryTypes, BadArgumentsNameTheCallersLine) {
+  LuaRobot r({}, {});
+  r.load("function step()\n  local v = vector2('a')\nend\n");
+  try {
+    r.step();
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), r.path + ":2: invalid arguments to vector2");
+  }
+}
+
+}  // namespace
+}  // namespace fleetsim::lua::test

@@ -109,8 +109,7 @@ TEST(LuaScriptErrors, BadArgumentsToTheApiNameTheCallersLine) {
   LuaRobot r;
   r.load("function step()\n\n  robot.wheels.set_velocity('fast', 1)\nend\n");
   const std::string m = runtime_error([&] { r.step(); });
-  EXPECT_EQ(m.rfind(r.path + ":3: bad argument #1 to 'set_velocity' (number expected", 0), 0u)
-      << m;
+  EXPECT_EQ(m.rfind(r.path + ":3: bad argument #1 to 'set_velocity' (number expected", 0), 0u) << m;
 }
 
 TEST(LuaScriptErrors, ApiErrorsExplainWhatWasExpected) {
@@ -122,14 +121,16 @@ TEST(LuaScriptErrors, ApiErrorsExplainWhatWasExpected) {
       "  else robot.range_and_bearing.set_data({1, 2}) end\n"
       "end\n");
   std::string m = runtime_error([&] { r.step(); });
-  EXPECT_EQ(m, r.path + ":2: robot.leds.set_single_color(): LED 14 does not exist (expected 1 "
-                        "to 13)");
+  EXPECT_EQ(m, r.path +
+                   ":2: robot.leds.set_single_color(): LED 14 does not exist (expected 1 "
+                   "to 13)");
   m = runtime_error([&] { r.step(); });
   EXPECT_EQ(m.rfind(r.path + ":3: robot.leds.set_all_colors(): unknown colour 'mauve'", 0), 0u)
       << m;
   m = runtime_error([&] { r.step(); });
-  EXPECT_EQ(m, r.path + ":4: robot.range_and_bearing.set_data(array) expects an array of 10 "
-                        "numbers (got 2)");
+  EXPECT_EQ(m, r.path +
+                   ":4: robot.range_and_bearing.set_data(array) expects an array of 10 "
+                   "numbers (got 2)");
 }
 
 TEST(LuaScriptErrors, StagedCommandErrorsNameTheLineInInit) {
@@ -154,6 +155,39 @@ TEST(LuaScriptErrors, OsExitIsAnErrorNotAnExit) {
   EXPECT_NE(m.find(":2: os.exit() is not available"), std::string::npos) << m;
 }
 
+TEST(LuaScriptErrors, RunawayMemoryStopsTheRunNotTheMachine) {
+  LuaRobot r({}, {}, 7, std::size_t{4} << 20);
+  r.load("function step()\n  local t = {}\n  for i = 1, 1e9 do t[i] = {i} end\nend\n");
+  const std::string m = runtime_error([&] { r.step(); });
+  EXPECT_EQ(m.rfind(r.path + ": not enough memory (a robot's script may use 4 MiB", 0), 0u) << m;
+  EXPECT_LE(r.controller().memory_bytes(), std::size_t{4} << 20);
+}
+
+TEST(LuaScriptErrors, ScriptsCannotLoadBytecode) {
+  // A crafted binary chunk can crash Lua: load, loadfile and dofile take text only.
+  LuaRobot r({}, {});
+  r.load(R"(
+    function step()
+      local f, e = load(string.dump(function() return 1 end))
+      local g = load("return 2 + 2")
+      local h = load("return x", "chunk", "bt", {x = 5})
+      log(tostring(f), " ", e:find("binary chunk") ~= nil, " ", g(), " ", h())
+    end)");
+  r.step();
+  ASSERT_EQ(r.lines.size(), 1u);
+  EXPECT_EQ(r.lines[0], "nil true 4 5");
+}
+
+TEST(LuaScriptErrors, FinalizersRunWhileTheRobotTableStillExists) {
+  LuaRobot r({}, {"leds"});
+  r.load(R"(
+    keep = setmetatable({}, {__gc = function() robot.leds.set_all_colors("red") log("bye") end})
+    function step() end)");
+  r.step();
+  r.controller().destroy();  // closes the state: the finalizer calls the API
+  EXPECT_EQ(r.lines, std::vector<std::string>{"bye"});
+}
+
 TEST(LuaScriptErrors, BinaryChunksAreRefused) {
   LuaRobot r;
   SetupError e = setup_error([&] { r.load("\x1bLua garbage"); });
@@ -164,11 +198,27 @@ TEST(LuaScriptErrors, ASecondStepAfterAnErrorStillRuns) {
   // The engine stops the run on the first error, but the state must stay usable (reset, a
   // later run) rather than keep garbage on its stack.
   LuaRobot r({}, {"differential_drive"});
-  r.load("function step()\n  n = (n or 0) + 1\n  if n == 1 then error('once') end\n"
-         "  robot.wheels.set_velocity(1, 1)\nend\n");
+  r.load(
+      "function step()\n  n = (n or 0) + 1\n  if n == 1 then error('once') end\n"
+      "  robot.wheels.set_velocity(1, 1)\nend\n");
   (void)runtime_error([&] { r.step(); });
   r.step();
   EXPECT_DOUBLE_EQ(r.parts.wheels[0], 0.01);
+}
+
+// Robots of a run load the same file: compiled once, then loaded as bytecode, which must keep
+// line numbers, and follow the file when it changes.
+TEST(LuaScriptErrors, SecondLoadOfAScriptKeepsLinesAndSeesChanges) {
+  const char* failing = "function step()\n\n  error('on line 3')\nend\n";
+  LuaRobot first, second;
+  first.load(failing);
+  second.load(failing);
+  const std::string m = runtime_error([&] { second.step(); });
+  EXPECT_EQ(m, second.path + ":3: on line 3");
+  LuaRobot changed({}, {"differential_drive"});
+  changed.load("function step() robot.wheels.set_velocity(7, 7) end\n");
+  changed.step();
+  EXPECT_DOUBLE_EQ(changed.parts.wheels[0], 0.07);
 }
 
 TEST(LuaCompileErrors, SplitsLuaMessages) {
