@@ -10,7 +10,8 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
   double rmax = model.max_radius_m();
   double dt = static_cast<double>(model.tick_period_ns) / kNanosPerSecond;
   double move = 0, range = sensing_m;
-  for (const auto& k : model.kinds) move = std::max(move, k.max_speed_m_per_s * dt);
+  for (const auto& k : model.kinds)
+    if (k.in_run) move = std::max(move, k.max_speed_m_per_s * dt);
   // Longest interaction: two robots closing on each other within one tick, or a ray from one
   // robot's surface reaching another robot's far side.
   interaction_m = std::max(2 * rmax + 2 * move + 4 * kSkin, 2 * rmax + range) * 1.001;

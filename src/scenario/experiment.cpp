@@ -209,6 +209,7 @@ class ExperimentParser {
             for (std::size_t k = 0; k < model_->kinds.size(); ++k)
               if (model_->kinds[k].name == kind) used[k] = true;
           }
+      for (std::size_t k = 0; k < model_->kinds.size(); ++k) model_->kinds[k].in_run = used[k];
       ex_.parts = assemble_kinds(*model_, ex_.state, reg_, ex_.threads, used, d_);
     }
     // Bodies last: placement needs the whole geometry.

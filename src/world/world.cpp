@@ -10,7 +10,8 @@ namespace fleetsim {
 
 double WorldModel::max_radius_m() const {
   double r = 0;
-  for (const auto& k : kinds) r = std::max(r, k.radius_m);
+  for (const auto& k : kinds)
+    if (k.in_run) r = std::max(r, k.radius_m);
   return r;
 }
 

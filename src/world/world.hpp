@@ -35,6 +35,9 @@ struct RobotKind : KindInfo {
   std::vector<PartDecl> sensors;
   std::vector<PartDecl> actuators;
   SourceLocation where;
+  /// False for a built-in kind the experiment file never names: it has no parts and no robots
+  /// in the run, and does not size the spatial grid (a larger unused kind would slow it down).
+  bool in_run = true;
 };
 
 /// A declared controller: a built-in or plug-in type and its parameters.
