@@ -56,26 +56,26 @@ struct Blob {
 /// part of its documentation (`fleetsim list`); the others stay empty. Valid until the
 /// controller's step returns.
 struct SensorView {
-  std::string_view name;  ///< the name in the kind (defaults to the type)
-  std::string_view type;  ///< the registry type, e.g. "proximity"
-  std::span<const float> values;      ///< readings (proximity, ground, light, ...)
-  std::span<const float> angles;      ///< one per reading, radians CCW from the heading
-  std::span<const Vec2> directions;   ///< unit vectors of `angles` in the robot frame
-  std::span<const double> reals;      ///< double-precision readings (e.g. a pose: x, y, theta)
+  std::string_view name;             ///< the name in the kind (defaults to the type)
+  std::string_view type;             ///< the registry type, e.g. "proximity"
+  std::span<const float> values;     ///< readings (proximity, ground, light, ...)
+  std::span<const float> angles;     ///< one per reading, radians CCW from the heading
+  std::span<const Vec2> directions;  ///< unit vectors of `angles` in the robot frame
+  std::span<const double> reals;     ///< double-precision readings (e.g. a pose: x, y, theta)
   std::span<const RabMessage> messages;
   std::span<const Blob> blobs;
-  float scalar = 0;                   ///< one number (e.g. the degree of realization)
-  bool* enabled = nullptr;            ///< sensors that can be switched on and off
+  float scalar = 0;         ///< one number (e.g. the degree of realization)
+  bool* enabled = nullptr;  ///< sensors that can be switched on and off
 };
 
 /// What a controller writes to drive one actuator of its robot in one tick.
 struct ActuatorView {
   std::string_view name;
   std::string_view type;
-  std::span<double> values;          ///< e.g. differential_drive: left, right wheel m/s
-  std::span<Color> colors;           ///< e.g. leds: one per LED
-  std::span<std::uint8_t> data;      ///< e.g. range_and_bearing: the payload to broadcast
-  std::span<const double> constants; ///< documented per type, e.g. axle length, max speed
+  std::span<double> values;           ///< e.g. differential_drive: left, right wheel m/s
+  std::span<Color> colors;            ///< e.g. leds: one per LED
+  std::span<std::uint8_t> data;       ///< e.g. range_and_bearing: the payload to broadcast
+  std::span<const double> constants;  ///< documented per type, e.g. axle length, max speed
 };
 
 /// A robot kind as parts and controllers see it.
@@ -94,6 +94,9 @@ struct RobotRef {
   std::uint32_t slot = 0;
   EntityId id = kNoEntity;
 };
+
+/// Most robots the engine hands to a part's batch methods at once.
+inline constexpr std::size_t kPartBatch = 64;
 
 /// The world as sensors see it during the sense phase (read-only, but for the calling part's
 /// own columns of the robot being sensed). Implemented by the engine.
@@ -168,6 +171,18 @@ class Sensor {
   /// or per-worker scratch). Called concurrently for different robots. `out` may still hold
   /// the previous robot's view of this part: set every field you use, every time.
   virtual void sense(const PartContext& ctx, RobotRef robot, SensorView& out) = 0;
+
+  /// True when this sensor's views stay valid while it senses other robots (they point into
+  /// columns or the part's own constant data, not per-worker scratch): the engine may then
+  /// call sense_batch() on up to kPartBatch robots of one kind before their controllers step.
+  /// Otherwise sense() runs just before each robot's controller.
+  virtual bool batches() const { return false; }
+  /// sense() for each of `robots` (all of this part's kind), robot k's view at
+  /// out[k * stride]. Override it to save a virtual call per robot (the built-in parts do).
+  virtual void sense_batch(const PartContext& ctx, std::span<const RobotRef> robots,
+                           SensorView* out, std::size_t stride) {
+    for (std::size_t k = 0; k < robots.size(); ++k) sense(ctx, robots[k], out[k * stride]);
+  }
 };
 
 /// An actuator plug-in.
@@ -182,6 +197,52 @@ class Actuator {
   virtual void act(const PartContext& ctx, RobotRef robot) {}
   /// False when act() does nothing (the engine then skips this part in the act phase).
   virtual bool acts() const { return true; }
+
+  /// As Sensor::batches(), for bind(): true when the views stay valid while other robots are
+  /// bound (they point into the part's command columns).
+  virtual bool batches() const { return false; }
+  /// bind() for each of `robots` (all of this part's kind), robot k's view at out[k * stride].
+  virtual void bind_batch(const PartContext& ctx, std::span<const RobotRef> robots,
+                          ActuatorView* out, std::size_t stride) {
+    for (std::size_t k = 0; k < robots.size(); ++k) bind(ctx, robots[k], out[k * stride]);
+  }
+  /// act() for each of `robots` (all of this part's kind; the engine always calls this one).
+  virtual void act_batch(const PartContext& ctx, std::span<const RobotRef> robots) {
+    for (const RobotRef& r : robots) act(ctx, r);
+  }
+};
+
+/// Base for a sensor class `Part` (final, CRTP) whose views point into columns or its own
+/// constant data: batches() is true and sense_batch() calls Part::sense directly (no virtual
+/// call per robot). `class MySensor final : public BatchedSensor<MySensor> { ... };`
+template <class Part>
+class BatchedSensor : public Sensor {
+ public:
+  bool batches() const override { return true; }
+  void sense_batch(const PartContext& ctx, std::span<const RobotRef> robots, SensorView* out,
+                   std::size_t stride) override {
+    Part& self = static_cast<Part&>(*this);
+    for (std::size_t k = 0; k < robots.size(); ++k)
+      self.Part::sense(ctx, robots[k], out[k * stride]);
+  }
+};
+
+/// The same for an actuator class whose views point into its command columns: bind_batch()
+/// and act_batch() call Part::bind and Part::act directly.
+template <class Part>
+class BatchedActuator : public Actuator {
+ public:
+  bool batches() const override { return true; }
+  void bind_batch(const PartContext& ctx, std::span<const RobotRef> robots, ActuatorView* out,
+                  std::size_t stride) override {
+    Part& self = static_cast<Part&>(*this);
+    for (std::size_t k = 0; k < robots.size(); ++k)
+      self.Part::bind(ctx, robots[k], out[k * stride]);
+  }
+  void act_batch(const PartContext& ctx, std::span<const RobotRef> robots) override {
+    Part& self = static_cast<Part&>(*this);
+    for (const RobotRef& r : robots) self.Part::act(ctx, r);
+  }
 };
 
 }  // namespace fleetsim

@@ -19,7 +19,7 @@ std::uint32_t led_count(const RobotKind& kind) {
 
 namespace {
 
-class CollisionSensor final : public Sensor {
+class CollisionSensor final : public BatchedSensor<CollisionSensor> {
  public:
   void setup(PartSetup&) override {}
   void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
@@ -45,7 +45,7 @@ class PositioningSensor final : public Sensor {
   std::vector<std::array<double, 3>> pose_;
 };
 
-class DifferentialDrive final : public Actuator {
+class DifferentialDrive final : public BatchedActuator<DifferentialDrive> {
  public:
   void setup(PartSetup& setup) override {
     const Params& p = setup.params();
@@ -82,7 +82,7 @@ class DifferentialDrive final : public Actuator {
 /// LEDs: the controller writes `<name>_cmd`; the act phase makes it the visible `<name>`
 /// column (logged), which cameras read in the next sense phase (so no robot ever reads a LED
 /// another worker is writing).
-class Leds final : public Actuator {
+class Leds final : public BatchedActuator<Leds> {
  public:
   void setup(PartSetup& setup) override {
     const auto count = setup.params().integer("count", 1);

@@ -129,7 +129,7 @@ void read_proximity(const WorldState& state, const SpatialIndex& index, std::siz
 
 namespace {
 
-class ProximitySensor final : public Sensor {
+class ProximitySensor final : public BatchedSensor<ProximitySensor> {
  public:
   explicit ProximitySensor(bool noisy) : noisy_(noisy) {}
 

@@ -39,7 +39,7 @@ ColumnHandle declare_data_column(PartSetup& setup, std::uint32_t data_size) {
                        kRangeAndBearing});
 }
 
-class RangeAndBearingActuator final : public Actuator {
+class RangeAndBearingActuator final : public BatchedActuator<RangeAndBearingActuator> {
  public:
   void setup(PartSetup& setup) override {
     data_size_ = read_data_size(setup, "actuator");

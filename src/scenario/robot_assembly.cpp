@@ -116,6 +116,10 @@ std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& s
     }
     for (const auto& act : a.actuators)
       if (act->acts()) a.acting.push_back(act.get());
+    for (std::uint32_t j = 0; j < a.sensors.size(); ++j)
+      (a.sensors[j]->batches() ? a.batch_sensors : a.single_sensors).push_back(j);
+    for (std::uint32_t j = 0; j < a.actuators.size(); ++j)
+      (a.actuators[j]->batches() ? a.batch_actuators : a.single_actuators).push_back(j);
   }
   return out;
 }

@@ -27,6 +27,9 @@ struct AssembledKind {
   /// The actuators whose act() does something (asked once here, not per robot and tick); the
   /// act phase skips robots of kinds where this is empty.
   std::vector<Actuator*> acting;
+  /// Indices of the sensors (actuators) the engine calls by batch (their batches() is true)
+  /// and of those it calls robot by robot, just before each controller.
+  std::vector<std::uint32_t> batch_sensors, single_sensors, batch_actuators, single_actuators;
   bool assembled = false;  ///< false for kinds the experiment never uses (no parts, no columns)
   double near_reach_m = 0;
 };

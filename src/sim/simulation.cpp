@@ -10,12 +10,18 @@ namespace fleetsim {
 
 const char* phase_name(Phase p) {
   switch (p) {
-    case Phase::kPreStep: return "pre_step";
-    case Phase::kSenseControl: return "sense_control";
-    case Phase::kAct: return "act";
-    case Phase::kPhysics: return "physics";
-    case Phase::kPostStep: return "post_step";
-    case Phase::kLog: return "log";
+    case Phase::kPreStep:
+      return "pre_step";
+    case Phase::kSenseControl:
+      return "sense_control";
+    case Phase::kAct:
+      return "act";
+    case Phase::kPhysics:
+      return "physics";
+    case Phase::kPostStep:
+      return "post_step";
+    case Phase::kLog:
+      return "log";
   }
   return "?";
 }
@@ -23,8 +29,12 @@ const char* phase_name(Phase p) {
 /// One worker's scratch for the sense+control phase: the views of the robot it is visiting,
 /// and the tags its controllers set (interned in robot order after the phase).
 struct Simulation::Worker final : TagSink {
+  /// Views of up to kPartBatch robots: robot q's part j at [q * parts + j].
   std::vector<SensorView> sensors;
   std::vector<ActuatorView> actuators;
+  std::array<RobotRef, kPartBatch> batch;
+  std::uint32_t view_kind = 0xffffffffu;  ///< the kind whose views the first `fresh` rows hold
+  std::size_t fresh = 0;
   std::vector<std::pair<std::uint32_t, std::string>> tags;
   void stage(std::uint32_t row, const std::string& tag) override { tags.emplace_back(row, tag); }
 };
@@ -64,8 +74,8 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry)
   }
   for (int w = 0; w < pool_.size(); ++w) {
     workers_.push_back(std::make_unique<Worker>());
-    workers_.back()->sensors.resize(max_sensors);
-    workers_.back()->actuators.resize(max_actuators);
+    workers_.back()->sensors.resize(max_sensors * kPartBatch);
+    workers_.back()->actuators.resize(max_actuators * kPartBatch);
   }
   leds_ = state_.robots.find(kViewerLedColumn);
   index_.init(*model_, state_.robot_count(), near_reach);
@@ -92,8 +102,8 @@ void Simulation::make_controller_instance(std::size_t i) {
       shared_[c * model_->kinds.size() + k] = ctrl.get();
       experiment_.shared_controllers[{c, k}] = std::move(ctrl);
     } catch (const std::exception& e) {
-      throw RunError("robot '" + state_.robot_name()[i] + "', controller '" + decl.id + "': " +
-                     e.what());
+      throw RunError("robot '" + state_.robot_name()[i] + "', controller '" + decl.id +
+                     "': " + e.what());
     }
     return;
   }
@@ -133,15 +143,15 @@ void Simulation::write_headers() {
   h.bitmap_resolution_m = model_->bitmap_resolution_m;
   h.bitmap_top_left = model_->bitmap_top_left;
   h.bitmap = model_->bitmap;
-  h.segments.assign(model_->segments.begin() +
-                        static_cast<std::ptrdiff_t>(model_->bitmap_segment_count),
-                    model_->segments.end());
+  h.segments.assign(
+      model_->segments.begin() + static_cast<std::ptrdiff_t>(model_->bitmap_segment_count),
+      model_->segments.end());
   // Kinds the experiment never uses have no parts (and no columns) in this run.
   for (std::size_t k = 0; k < model_->kinds.size(); ++k) {
     const RobotKind& kind = model_->kinds[k];
     const bool used = experiment_.parts[k].assembled;
-    h.kinds.push_back({kind.name, kind.radius_m, used ? led_count(kind) : 0,
-                       used ? rab_range_m(kind) : 0});
+    h.kinds.push_back(
+        {kind.name, kind.radius_m, used ? led_count(kind) : 0, used ? rab_range_m(kind) : 0});
   }
   for (const auto& c : model_->object_classes) h.object_classes.push_back({c});
   // The logged columns are those the body and the parts declared `logged`, in declaration
@@ -179,8 +189,7 @@ void Simulation::write_logs() {
                       .object_count = state_.object_count()};
   // The logged columns' bytes as they are in the store: no copy, no column named here.
   for (ColumnHandle c : logged_robot_columns_) v.robot_columns.push_back(state_.robots.bytes(c));
-  for (ColumnHandle c : logged_object_columns_)
-    v.object_columns.push_back(state_.objects.bytes(c));
+  for (ColumnHandle c : logged_object_columns_) v.object_columns.push_back(state_.objects.bytes(c));
   for (std::size_t w = 0; w < writers_.size(); ++w)
     if (state_.tick % experiment_.logs[w].every == 0) {
       try {
@@ -216,49 +225,70 @@ void Simulation::sense_and_control() {
   const std::uint32_t* tags = state_.robot_tag().data();
   const std::uint16_t* controller = state_.robot_controller().data();
   const std::size_t kinds = model_->kinds.size();
-  // Robots are visited in the grid's slot order (neighbours adjacent in memory). For each
-  // robot its sensors read the world, its actuators expose their commands, and its controller
-  // steps; each writes only its own robot's rows, so the order changes nothing in the results.
+  // Robots are visited in the grid's slot order (neighbours adjacent in memory), in batches of
+  // up to kPartBatch robots of one kind: the batching sensors read the world for the whole
+  // batch and the batching actuators expose its commands (one virtual call per part and
+  // batch); then, robot by robot, the other parts do the same and the controller steps. Each
+  // writes only its own robot's rows, so neither order changes anything in the results.
   pool_.parallel_for(n, 256, [&](std::size_t b, std::size_t e, int worker) {
     Worker& w = *workers_[static_cast<std::size_t>(worker)];
     const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
-    std::uint32_t last_kind = 0xffffffffu;
-    for (std::size_t s = b; s < e; ++s) {
-      const std::uint32_t i = order[s];
-      const RobotRef robot{i, static_cast<std::uint32_t>(s), ids[i]};
-      const AssembledKind& parts = experiment_.parts[kind[i]];
+    for (std::size_t s = b; s < e;) {
+      const std::uint16_t k = kind[order[s]];
+      std::size_t m = 0;
+      for (; m < kPartBatch && s + m < e && kind[order[s + m]] == k; ++m) {
+        const std::uint32_t i = order[s + m];
+        w.batch[m] = RobotRef{i, static_cast<std::uint32_t>(s + m), ids[i]};
+      }
+      const std::span<const RobotRef> batch(w.batch.data(), m);
+      const AssembledKind& parts = experiment_.parts[k];
       const std::size_t ns = parts.sensors.size(), na = parts.actuators.size();
-      // Fresh views when the kind changes; a part refills the same fields for every robot of
-      // its kind, so within a run of one kind the views need no reset.
-      if (kind[i] != last_kind) {
-        std::copy(parts.sensor_views.begin(), parts.sensor_views.end(), w.sensors.begin());
-        std::copy(parts.actuator_views.begin(), parts.actuator_views.end(), w.actuators.begin());
-        last_kind = kind[i];
+      // Fresh views for rows that last held another kind's; a part refills the same fields for
+      // every robot of its kind, so rows of the same kind need no reset.
+      if (k != w.view_kind) {
+        w.view_kind = k;
+        w.fresh = 0;
       }
-      for (std::size_t j = 0; j < ns; ++j) parts.sensors[j]->sense(ctx, robot, w.sensors[j]);
-      for (std::size_t j = 0; j < na; ++j) parts.actuators[j]->bind(ctx, robot, w.actuators[j]);
-      RobotIO io;
-      io.id = robot.id;
-      io.row = i;
-      io.tick = state_.tick;
-      io.dt_s = dt;
-      io.kind = &model_->kinds[kind[i]];
-      io.sensors = {w.sensors.data(), ns};
-      io.actuators = {w.actuators.data(), na};
-      io.rng = CounterRng(model_->seed, robot.id, state_.tick, RandomStream::kController);
-      io.tag = &state_.tags.str(tags[i]);
-      io.tag_sink = &w;
-      Controller* c = shared_[controller[i] * kinds + kind[i]];
-      if (!c) c = instances_[robot.id].get();
-      try {
-        c->step(io);
-      } catch (const std::exception& ex) {
-        throw RunError("tick " + std::to_string(state_.tick) + ", robot '" +
-                       state_.robot_name()[i] + "' (id " + std::to_string(robot.id) +
-                       "), controller '" + model_->controllers[state_.robot_controller()[i]].id +
-                       "' (type '" + model_->controllers[state_.robot_controller()[i]].type +
-                       "'): " + ex.what());
+      for (; w.fresh < m; ++w.fresh) {
+        std::copy(parts.sensor_views.begin(), parts.sensor_views.end(),
+                  w.sensors.begin() + static_cast<std::ptrdiff_t>(w.fresh * ns));
+        std::copy(parts.actuator_views.begin(), parts.actuator_views.end(),
+                  w.actuators.begin() + static_cast<std::ptrdiff_t>(w.fresh * na));
       }
+      for (std::uint32_t j : parts.batch_sensors)
+        parts.sensors[j]->sense_batch(ctx, batch, &w.sensors[j], ns);
+      for (std::uint32_t j : parts.batch_actuators)
+        parts.actuators[j]->bind_batch(ctx, batch, &w.actuators[j], na);
+      for (std::size_t q = 0; q < m; ++q) {
+        const RobotRef& robot = w.batch[q];
+        SensorView* sv = &w.sensors[q * ns];
+        ActuatorView* av = &w.actuators[q * na];
+        for (std::uint32_t j : parts.single_sensors) parts.sensors[j]->sense(ctx, robot, sv[j]);
+        for (std::uint32_t j : parts.single_actuators) parts.actuators[j]->bind(ctx, robot, av[j]);
+        RobotIO io;
+        io.tick = state_.tick;
+        io.dt_s = dt;
+        io.kind = &model_->kinds[k];
+        io.tag_sink = &w;
+        io.id = robot.id;
+        io.row = robot.row;
+        io.sensors = {sv, ns};
+        io.actuators = {av, na};
+        io.rng = CounterRng(model_->seed, robot.id, state_.tick, RandomStream::kController);
+        io.tag = &state_.tags.str(tags[robot.row]);
+        Controller* c = shared_[controller[robot.row] * kinds + k];
+        if (!c) c = instances_[robot.id].get();
+        try {
+          c->step(io);
+        } catch (const std::exception& ex) {
+          const auto& decl = model_->controllers[controller[robot.row]];
+          throw RunError("tick " + std::to_string(state_.tick) + ", robot '" +
+                         state_.robot_name()[robot.row] + "' (id " + std::to_string(robot.id) +
+                         "), controller '" + decl.id + "' (type '" + decl.type +
+                         "'): " + ex.what());
+        }
+      }
+      s += m;
     }
   });
   robot_steps_ += n;
@@ -273,11 +303,14 @@ void Simulation::act() {
   const EntityId* ids = state_.robot_id().data();
   pool_.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int worker) {
     const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
-    for (std::size_t i = b; i < e; ++i) {
-      const AssembledKind& parts = experiment_.parts[kind[i]];
-      if (parts.acting.empty()) continue;
-      const RobotRef robot{static_cast<std::uint32_t>(i), 0, ids[i]};
-      for (Actuator* a : parts.acting) a->act(ctx, robot);
+    std::array<RobotRef, kPartBatch> batch;
+    for (std::size_t i = b; i < e;) {
+      const std::uint16_t k = kind[i];
+      std::size_t m = 0;
+      for (; m < kPartBatch && i + m < e && kind[i + m] == k; ++m)
+        batch[m] = RobotRef{static_cast<std::uint32_t>(i + m), 0, ids[i + m]};
+      for (Actuator* a : experiment_.parts[k].acting) a->act_batch(ctx, {batch.data(), m});
+      i += m;
     }
   });
   // Tags set by controllers are interned here, in robot order, so tag indices (and the log)
@@ -405,9 +438,9 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
                    "' is not used in the experiment file (declare it in <kinds> so its parts "
                    "are built before the run)");
   if (c < 0) throw RunError("loop functions: add_robot: unknown controller '" + controller + "'");
-  EntityId id = state_.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p,
-                                 heading, state_.tags.intern(tag),
-                                 "robot" + std::to_string(state_.next_id));
+  EntityId id =
+      state_.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p, heading,
+                       state_.tags.intern(tag), "robot" + std::to_string(state_.next_id));
   std::uint32_t i = state_.robot_index(id);
   state_.robot_engine()[i] = static_cast<std::uint8_t>(model_->engine_at(p));
   make_controller_instance(i);
