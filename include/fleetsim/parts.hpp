@@ -110,6 +110,8 @@ class WorldView {
   virtual const KindInfo& robot_kind(std::uint32_t row) const = 0;
   /// Start of a column's storage (row r's elements at r * width); cast to the column's type.
   virtual void* column_data(ColumnHandle column) const = 0;
+  /// Elements per robot of a column: the widest any kind declared (row r starts at r * width).
+  virtual std::uint32_t column_width(ColumnHandle column) const = 0;
   /// Calls f(row) for every robot whose centre may lie within `reach` of p (a superset; test
   /// the distance yourself), in an order that depends on the grid: sort what you keep.
   virtual void robots_near(Vec2 p, double reach,

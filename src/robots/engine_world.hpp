@@ -22,6 +22,9 @@ class EngineWorld final : public WorldView {
   double robot_heading(std::uint32_t row) const override;
   const KindInfo& robot_kind(std::uint32_t row) const override;
   void* column_data(ColumnHandle column) const override { return state_->robots.data(column); }
+  std::uint32_t column_width(ColumnHandle column) const override {
+    return state_->robots.desc(column).width;
+  }
   void robots_near(Vec2 p, double reach,
                    const std::function<void(std::uint32_t)>& f) const override;
   double cast_ray_obstacles(Vec2 o, Vec2 u, double max_t) const override;

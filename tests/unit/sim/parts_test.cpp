@@ -28,6 +28,23 @@ class TickCounter final : public Sensor {
   ColumnHandle column_ = kNoColumn;
 };
 
+/// The same counter, called by batch (its views point into its column), under another name.
+class BatchedTickCounter final : public BatchedSensor<BatchedTickCounter> {
+ public:
+  void setup(PartSetup& setup) override {
+    column_ = setup.column({"test_count_b", ColumnType::kU32, 1, true, false, "ticks seen", ""});
+  }
+  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
+    std::uint32_t* c = ctx.world->column<std::uint32_t>(column_) + robot.row;
+    *c += 1;
+    out.scalar = static_cast<float>(*c);
+    out.values = {};
+  }
+
+ private:
+  ColumnHandle column_ = kNoColumn;
+};
+
 /// A controller that needs the counter and drives straight.
 class NeedsCounter final : public Controller {
  public:
@@ -38,6 +55,10 @@ class NeedsCounter final : public Controller {
   void step(RobotIO& io) override {
     if (io.sensor(counter_).scalar != static_cast<float>(io.tick + 1))
       throw std::runtime_error("counter out of step");
+    if (io.sensor(counter_).name != "counter" || io.actuator(wheels_).values.size() != 2 ||
+        (io.kind->name == "batch" && io.sensors.size() != 2) ||
+        (io.kind->name == "single" && io.sensors.size() != 1))
+      throw std::runtime_error("views of another robot or kind");
     io.actuator(wheels_).values[0] = io.actuator(wheels_).values[1] = 0.05;
   }
 
@@ -56,6 +77,8 @@ std::unique_ptr<Loaded> load(const std::string& xml, int threads = 1) {
   register_builtins(l->reg);
   l->reg.add_sensor({PluginKind::kSensor, "tick_counter", "test", {}},
                     [] { return std::make_unique<TickCounter>(); });
+  l->reg.add_sensor({PluginKind::kSensor, "batched_tick_counter", "test", {}},
+                    [] { return std::make_unique<BatchedTickCounter>(); });
   l->reg.add_controller({PluginKind::kController, "needs_counter", "test", {}},
                         [] { return std::make_unique<NeedsCounter>(); });
   ExperimentOverrides ov;
@@ -116,6 +139,33 @@ TEST(Parts, APlugInColumnIsStoredHashedAndReadByItsController) {
   const std::uint64_t before = copy.hash();
   copy.robots.span<std::uint32_t>(copy.robots.find("test_count"))[5] += 1;
   EXPECT_NE(copy.hash(), before);
+}
+
+TEST(Parts, MixedKindsGetTheirOwnViewsWhetherPartsRunByBatchOrOneByOne) {
+  // Two kinds scattered together (so slot order interleaves them): one whose counter runs
+  // robot by robot, one whose counter and proximity run by batch. Each robot's controller
+  // checks that its views are its own kind's and its counter its own robot's.
+  const std::string xml =
+      "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"3\" seed=\"2\"/>\n"
+      "  <kinds>\n"
+      "    <kind name=\"single\"><sensor type=\"tick_counter\" name=\"counter\"/>\n"
+      "      <actuator type=\"differential_drive\"/></kind>\n"
+      "    <kind name=\"batch\"><sensor type=\"proximity\"/>\n"
+      "      <sensor type=\"batched_tick_counter\" name=\"counter\"/>\n"
+      "      <actuator type=\"leds\"/><actuator type=\"differential_drive\"/></kind>\n"
+      "  </kinds>\n"
+      "  <controllers><controller id=\"c\" type=\"needs_counter\"/></controllers>\n"
+      "  <arena size=\"6,6\">\n"
+      "    <distribute count=\"300\" kind=\"single\" controller=\"c\"/>\n"
+      "    <distribute count=\"300\" kind=\"batch\" controller=\"c\"/>\n"
+      "  </arena>\n"
+      "</fleetsim>\n";
+  auto one = load(xml, 1);
+  auto two = load(xml, 2);
+  ASSERT_TRUE(one->ex && two->ex) << one->diags.str();
+  const std::uint64_t h1 = run(std::move(one)), h2 = run(std::move(two));
+  EXPECT_EQ(h1, h2);
 }
 
 TEST(Parts, UnknownPartTypeIsFileLineWithDidYouMean) {
