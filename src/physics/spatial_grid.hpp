@@ -54,6 +54,15 @@ class RobotGrid {
   /// row by row): for queries longer than a cell, such as range-and-bearing. A superset.
   template <class F>
   void for_each_within(Vec2 p, double reach, F&& f) const {
+    for_each_run_within(p, reach, [&](std::uint32_t b, std::uint32_t e) {
+      for (std::uint32_t s = b; s < e; ++s) f(s);
+    });
+  }
+
+  /// The same slots as for_each_within, as runs: f(b, e) for each row of cells, whose slots
+  /// are the contiguous [b, e) (a caller can then size its buffers once per run).
+  template <class F>
+  void for_each_run_within(Vec2 p, double reach, F&& f) const {
     const int k = 1 + static_cast<int>(reach * inv_cell_);
     int cx = cell_x(p.x), cy = cell_y(p.y);
     int y0 = cy > k ? cy - k : 0, y1 = cy + k < ny_ ? cy + k : ny_ - 1;
@@ -62,7 +71,7 @@ class RobotGrid {
       std::size_t row = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_);
       std::uint32_t b = start_[row + static_cast<std::size_t>(x0)];
       std::uint32_t e = start_[row + static_cast<std::size_t>(x1) + 1];
-      for (std::uint32_t s = b; s < e; ++s) f(s);
+      if (b < e) f(b, e);
     }
   }
 

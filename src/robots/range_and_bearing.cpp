@@ -99,13 +99,18 @@ class RangeAndBearingSensor final : public Sensor {
 
     // 1. The grid slots within range horizontally, appended without a branch (whether a
     //    neighbour is in range is a coin toss for the branch predictor). Positions are read in
-    //    slot order, contiguous.
+    //    slot order, contiguous; the buffer is sized once per row of cells.
     std::size_t n = 0;
-    grid.for_each_within(p, range_, [&](std::uint32_t s) {
-      if (n == sc.slots.size()) sc.slots.resize(2 * n + 64);
-      const double dx = gx[s] - p.x, dy = gy[s] - p.y;
-      sc.slots[n] = s;
-      n += static_cast<std::size_t>((dx * dx + dy * dy <= range2_) & (s != robot.slot));
+    grid.for_each_run_within(p, range_, [&](std::uint32_t b, std::uint32_t e) {
+      if (n + (e - b) > sc.slots.size()) sc.slots.resize(2 * (n + (e - b)) + 64);
+      std::uint32_t* out = sc.slots.data();
+      const double px = p.x, py = p.y, r2 = range2_;
+      const std::uint32_t self = robot.slot;
+      for (std::uint32_t s = b; s < e; ++s) {
+        const double dx = gx[s] - px, dy = gy[s] - py;
+        out[n] = s;
+        n += static_cast<std::size_t>((dx * dx + dy * dy <= r2) & (s != self));
+      }
     });
     // 2. The emitters among them, within range in 3D (the same test when heights are equal).
     sc.senders.clear();
