@@ -9,7 +9,7 @@
 #include "federation/federation_commands.hpp"
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
-#include "viewer/view_command.hpp"
+#include "view/view_command.hpp"
 #endif
 
 int main(int argc, char** argv) {
@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   fleetsim::federation::add_commands(app, status);
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
-  fleetsim::viewer::add_command(app, status);
+  fleetsim::view::add_command(app, status);
 #endif
   try {
     app.parse(argc, argv);

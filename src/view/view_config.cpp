@@ -1,4 +1,4 @@
-#include "viewer/view_config.hpp"
+#include "view/view_config.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 
 #include "core/xml_reader.hpp"
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 
 namespace {
 
@@ -524,4 +524,4 @@ nlohmann::json to_json(const ViewConfig& config) {
           {"layers", layers}};
 }
 
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

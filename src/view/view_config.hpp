@@ -16,7 +16,7 @@
 
 #include "fleetsim/diagnostics.hpp"
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 
 /// A colour with channels in [0, 1].
 struct Rgba {
@@ -122,4 +122,4 @@ void warn_unknown_kinds_and_classes(const ViewConfig& config, const std::vector<
 /// The configuration as the page reads it (assets as URLs, enums as strings).
 nlohmann::json to_json(const ViewConfig& config);
 
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

@@ -1,4 +1,4 @@
-#include "viewer/view_command.hpp"
+#include "view/view_command.hpp"
 
 #include <pthread.h>
 #include <signal.h>
@@ -12,10 +12,10 @@
 
 #include "fleetsim/diagnostics.hpp"
 #include "log/log_reader.hpp"
-#include "viewer/view_config.hpp"
-#include "viewer/view_server.hpp"
+#include "view/view_config.hpp"
+#include "view/view_server.hpp"
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 
 namespace {
 
@@ -140,4 +140,4 @@ void add_command(CLI::App& app, int& status) {
   view->callback([options, &status] { status = run_view(*options); });
 }
 
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

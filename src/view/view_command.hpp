@@ -4,11 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 
 /// Adds the `view` subcommand to the fleetsim command line. When it runs, `status` receives
 /// the exit status: 0 after Ctrl+C, 1 when the server cannot start, 2 for a bad log, view
 /// configuration or option.
 void add_command(CLI::App& app, int& status);
 
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

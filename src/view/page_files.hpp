@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 
 /// One embedded file: its URL path below "/" ("index.html", "js/player.js"), MIME type, bytes.
 struct PageFile {
@@ -19,4 +19,4 @@ struct PageFile {
 /// Every embedded page file. Static storage; safe from any thread.
 std::span<const PageFile> embedded_page_files();
 
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

@@ -10,7 +10,7 @@
 
 #include "log/log_reader.hpp"
 
-namespace fleetsim::viewer::testing {
+namespace fleetsim::view::testing {
 
 class SyntheticLogReader : public log::LogReader {
  public:
@@ -94,4 +94,4 @@ class SyntheticLogReader : public log::LogReader {
   std::size_t corrupt_from_;
 };
 
-}  // namespace fleetsim::viewer::testing
+}  // namespace fleetsim::view::testing

@@ -21,13 +21,13 @@
 #include <string>
 
 #include "log/log_reader.hpp"
-#include "viewer/view_config.hpp"
+#include "view/view_config.hpp"
 
 namespace httplib {
 class Server;
 }
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 
 /// Serves one log. Construct, bind(), then run() (blocks) until stop() from another thread.
 class ViewServer {
@@ -66,4 +66,4 @@ class ViewServer {
   std::unique_ptr<httplib::Server> http_;
 };
 
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

@@ -14,7 +14,7 @@
 
 #include "log/log_reader.hpp"
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 
 /// "FSVC": the first four bytes of a frame chunk (little-endian u32).
 inline constexpr std::uint32_t kChunkMagic = 0x43565346;
@@ -43,4 +43,4 @@ std::string encode_chunk(log::LogReader& reader, std::size_t first, std::size_t 
 /// panel. Throws log::LogError; null when out of range.
 nlohmann::json robot_json(log::LogReader& reader, std::size_t frame, std::size_t index);
 
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

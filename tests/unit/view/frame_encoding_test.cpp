@@ -1,4 +1,4 @@
-#include "viewer/frame_encoding.hpp"
+#include "view/frame_encoding.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,10 +7,10 @@
 
 #include "synthetic_log.hpp"
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 namespace {
 
-// Reads the chunk the way the page does (viewer/js/frames.js), to pin the layout.
+// Reads the chunk the way the page does (web/js/frames.js), to pin the layout.
 class ChunkParser {
  public:
   explicit ChunkParser(const std::string& b) : b_(b) {}
@@ -162,4 +162,4 @@ TEST(FrameEncoding, ClickedRobotJsonHasExactValuesAndEveryOtherColumn) {
 }
 
 }  // namespace
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

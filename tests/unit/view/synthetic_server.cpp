@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "synthetic_log.hpp"
-#include "viewer/view_server.hpp"
+#include "view/view_server.hpp"
 
 int main(int argc, char** argv) {
-  using namespace fleetsim::viewer;
+  using namespace fleetsim::view;
   std::size_t robots = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 200;
   std::size_t frames = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 500;
   int port = argc > 3 ? std::atoi(argv[3]) : 0;

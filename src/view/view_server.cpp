@@ -1,4 +1,4 @@
-#include "viewer/view_server.hpp"
+#include "view/view_server.hpp"
 
 #include <httplib.h>
 
@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "viewer/frame_encoding.hpp"
-#include "viewer/page_files.hpp"
+#include "view/frame_encoding.hpp"
+#include "view/page_files.hpp"
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 
 namespace {
 
@@ -183,4 +183,4 @@ void ViewServer::add_routes() {
   });
 }
 
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

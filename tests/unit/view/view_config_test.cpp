@@ -1,11 +1,11 @@
-#include "viewer/view_config.hpp"
+#include "view/view_config.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 namespace {
 
 std::vector<LayerType> types(const ViewConfig& c) {
@@ -230,4 +230,4 @@ TEST(ViewConfig, NumberRulesAcceptRanges) {
 }
 
 }  // namespace
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

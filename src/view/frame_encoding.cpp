@@ -1,9 +1,9 @@
-#include "viewer/frame_encoding.hpp"
+#include "view/frame_encoding.hpp"
 
 #include <cstring>
 #include <unordered_map>
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 
 namespace {
 
@@ -324,4 +324,4 @@ nlohmann::json robot_json(log::LogReader& reader, std::size_t frame, std::size_t
           {"columns", columns}};
 }
 
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view

@@ -1,6 +1,6 @@
 // The page decodes a column it has never heard of: a frame log whose robots carry an extra
 // column ("test_value", f32 x 3) goes through the log writer, the log reader and
-// encode_chunk(), and the page's own decoder (viewer/js/frames.js, parseChunk) reads it under
+// encode_chunk(), and the page's own decoder (web/js/frames.js, parseChunk) reads it under
 // node. Nothing in between names the column.
 //
 // And the whole path from a part's declaration: a test plug-in sensor declares a column; a run
@@ -22,9 +22,9 @@
 #include "log/log_writer.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
-#include "viewer/frame_encoding.hpp"
+#include "view/frame_encoding.hpp"
 
-namespace fleetsim::viewer {
+namespace fleetsim::view {
 namespace {
 
 namespace fs = std::filesystem;
@@ -44,11 +44,11 @@ void write_file(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-/// Runs the page's decoder (viewer/js/frames.js, byte for byte, as .mjs so that any node
+/// Runs the page's decoder (web/js/frames.js, byte for byte, as .mjs so that any node
 /// takes it as an ES module) under node on dir/header.json and dir/chunk.bin, and returns
 /// what it prints: a JSON array with robot column `column` of every frame.
 std::string decode_with_page(const fs::path& dir, const std::string& column) {
-  fs::copy_file(FLEETSIM_SOURCE_DIR "/viewer/js/frames.js", dir / "frames.mjs",
+  fs::copy_file(FLEETSIM_SOURCE_DIR "/web/js/frames.js", dir / "frames.mjs",
                 fs::copy_options::overwrite_existing);
   const std::string script =
       "import { readFileSync } from 'node:fs';"
@@ -237,4 +237,4 @@ TEST(PageDecoder, APlugInColumnReachesTheHashTheLogAndThePage) {
 }
 
 }  // namespace
-}  // namespace fleetsim::viewer
+}  // namespace fleetsim::view
