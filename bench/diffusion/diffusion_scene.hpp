@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "scenario/experiment.hpp"
 
 namespace fleetsim::bench {

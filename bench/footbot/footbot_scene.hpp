@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "fleetsim/plugin.hpp"
 #include "scenario/experiment.hpp"
 

@@ -65,8 +65,6 @@ enum class ControllerScope {
 /// of the experiment in file order; a duplicate name is an error.
 class PluginRegistry {
  public:
-  /// Documents a plug-in implemented inside the engine (sensors, actuators, engines, writers).
-  void add_builtin(PluginInfo info);
   /// Registers a controller; `factory` makes one instance per robot (or per kind, shared).
   void add_controller(PluginInfo info, ControllerFactory factory,
                       ControllerScope scope = ControllerScope::kPerRobot);
@@ -86,13 +84,16 @@ class PluginRegistry {
   const ActuatorFactory* actuator_factory(const std::string& name) const;
   ControllerScope controller_scope(const std::string& name) const;
 
-  /// Set by the loader while a library registers, so entries record their origin.
-  std::string current_origin = "built-in";
-  /// Names registered twice (reported by the loader as user errors).
-  std::vector<std::string> duplicates;
-
  private:
+  // The engine's side, not the plug-ins': register_builtins() documents entries implemented
+  // inside the engine (physics engines, log writers); the library loader sets the origin of
+  // what a library registers and reports the names it registers twice.
+  friend void register_builtins(PluginRegistry& registry);
+  friend class PluginLibraryScope;
+  void add_builtin(PluginInfo info);
   void add_info(PluginInfo info);
+  std::string origin_ = "built-in";
+  std::vector<std::string> duplicates_;
   std::vector<PluginInfo> infos_;
   std::map<std::string, ControllerFactory> controllers_;
   std::map<std::string, LoopFunctionsFactory> loop_functions_;

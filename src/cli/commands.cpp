@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 
 #include "core/plugin_loader.hpp"
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #ifdef FLEETSIM_HAVE_FEDERATION
 #include "federation/federation_commands.hpp"
 #endif

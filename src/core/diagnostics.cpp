@@ -1,4 +1,4 @@
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 
 #include <algorithm>
 #include <sstream>

@@ -3,8 +3,33 @@
 #include <dlfcn.h>
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace fleetsim {
+
+/// While a library registers: its entries get the library's path as origin, and the names
+/// it registers twice are collected. Restores the registry's origin when it ends.
+class PluginLibraryScope {
+ public:
+  PluginLibraryScope(PluginRegistry& registry, const std::string& origin)
+      : registry_(registry),
+        saved_(std::exchange(registry.origin_, origin)),
+        first_(registry.duplicates_.size()) {}
+  ~PluginLibraryScope() { registry_.origin_ = saved_; }
+  PluginLibraryScope(const PluginLibraryScope&) = delete;
+  PluginLibraryScope& operator=(const PluginLibraryScope&) = delete;
+  std::vector<std::string> duplicates() const {
+    return {registry_.duplicates_.begin() + static_cast<std::ptrdiff_t>(first_),
+            registry_.duplicates_.end()};
+  }
+
+ private:
+  PluginRegistry& registry_;
+  std::string saved_;
+  std::size_t first_;
+};
 
 bool load_plugin_library(const std::string& path, PluginRegistry& registry, Diagnostics& diags,
                          const SourceLocation& where) {
@@ -41,15 +66,16 @@ bool load_plugin_library(const std::string& path, PluginRegistry& registry, Diag
                            " (rebuild the plug-in against this fleetsim's headers)");
     return false;
   }
-  std::string saved = registry.current_origin;
-  registry.current_origin = path;
-  std::size_t dup_before = registry.duplicates.size();
-  reg(registry);
-  registry.current_origin = saved;
-  for (std::size_t i = dup_before; i < registry.duplicates.size(); ++i)
-    diags.error(where, "plug-in library '" + path + "' registers '" + registry.duplicates[i] +
+  std::vector<std::string> duplicates;
+  {
+    PluginLibraryScope scope(registry, path);
+    reg(registry);
+    duplicates = scope.duplicates();
+  }
+  for (const std::string& name : duplicates)
+    diags.error(where, "plug-in library '" + path + "' registers '" + name +
                            "', a name that already exists (expected unique plug-in names)");
-  return registry.duplicates.size() == dup_before;
+  return duplicates.empty();
 }
 
 }  // namespace fleetsim

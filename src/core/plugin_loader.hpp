@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "fleetsim/plugin.hpp"
 
 namespace fleetsim {

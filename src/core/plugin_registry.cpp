@@ -51,8 +51,8 @@ bool Params::boolean(const std::string& name, bool fallback) const {
 }
 
 void PluginRegistry::add_info(PluginInfo info) {
-  info.origin = current_origin;
-  if (find(info.kind, info.name)) duplicates.push_back(info.name);
+  info.origin = origin_;
+  if (find(info.kind, info.name)) duplicates_.push_back(info.name);
   infos_.push_back(std::move(info));
 }
 

@@ -13,7 +13,7 @@
 
 #include <pugixml.hpp>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "fleetsim/types.hpp"
 
 namespace fleetsim {

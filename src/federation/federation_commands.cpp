@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "federation/launcher.hpp"
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 
 namespace fleetsim::federation {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "transport/port.hpp"
 
 namespace fleetsim::federation {

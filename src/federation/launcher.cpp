@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "transport/inproc_transport.hpp"
 #include "transport/zmq_transport.hpp"
 

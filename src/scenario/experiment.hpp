@@ -11,7 +11,7 @@
 #include <map>
 #include <utility>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "fleetsim/plugin.hpp"
 #include "log/log_writer.hpp"
 #include "scenario/robot_assembly.hpp"

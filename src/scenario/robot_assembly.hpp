@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "fleetsim/plugin.hpp"
 #include "world/world.hpp"
 

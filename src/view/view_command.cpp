@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "log/log_reader.hpp"
 #include "view/view_config.hpp"
 #include "view/view_server.hpp"

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 
 namespace fleetsim::view {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fleetsim/controller.hpp"
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "fleetsim/types.hpp"
 #include "world/column_store.hpp"
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 
 namespace fleetsim {
 namespace {

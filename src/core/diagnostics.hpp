@@ -1,4 +1,4 @@
-// fleetsim public SDK: user-facing error reports ("file:line: error: ...").
+// User-facing error reports ("file:line: error: ...") and exit statuses (core, not the SDK).
 #pragma once
 
 #include <ostream>
