@@ -22,6 +22,13 @@ rm -rf "$work/generated"
   exit 1
 }
 
+# Sets cpu_now to the CPU seconds of the finished child processes so far (bash's `times`).
+children_cpu() {
+  times >"$work/logs/times.txt"
+  cpu_now=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; ++i) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+                           printf "%d", t }' "$work/logs/times.txt")
+}
+
 failed=()
 for h in "${harnesses[@]}"; do
   corpus="$work/corpus/$h"
@@ -36,13 +43,17 @@ for h in "${harnesses[@]}"; do
            -artifact_prefix="$artifacts/")
   if [[ -f $root/tests/fuzz/dicts/$h.dict ]]; then options+=(-dict="$root/tests/fuzz/dicts/$h.dict"); fi
   before=$(date +%s)
+  children_cpu
+  cpu_before=$cpu_now
   status=0
   "$build/fuzz_$h" "${options[@]}" "$corpus" >"$log" 2>&1 || status=$?
   elapsed=$(( $(date +%s) - before ))
+  children_cpu
+  cpu=$(( cpu_now - cpu_before ))
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   if (( status == 0 )); then
-    printf 'fuzz: %-17s ok      %4d s, %s runs, corpus %d files\n' "$h" "$elapsed" "${runs:-?}" \
-      "$(find "$corpus" -type f | wc -l)"
+    printf 'fuzz: %-17s ok      %4d s (%d s CPU), %s runs, corpus %d files\n' "$h" "$elapsed" \
+      "$cpu" "${runs:-?}" "$(find "$corpus" -type f | wc -l)"
   else
     reproducer=$(ls -t "$artifacts" 2>/dev/null | head -1)
     printf 'fuzz: %-17s FAILED  after %d s (status %d)\n' "$h" "$elapsed" "$status"
