@@ -4,11 +4,13 @@
 #   make build  build only (dependencies must be installed)
 #   make e2e    build and run only the browser tests of the viewer
 #   make asan / make tsan   sanitizer builds + tests (build-asan/, build-tsan/)
+#   make fuzz   build the fuzzers (clang, build-fuzz/) and run each for FUZZ_SECONDS
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 30
 
-.PHONY: deps configure build test demo e2e asan tsan bench clean format
+.PHONY: deps configure build test demo e2e asan tsan fuzz bench clean format
 
 deps:
 	@scripts/install-deps.sh
@@ -47,8 +49,17 @@ tsan: deps
 	cmake --build build-tsan -j $(JOBS)
 	$(TSAN_ENV) ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'e2e|slow'
 
+# libFuzzer harnesses (tests/fuzz/, docs/testing.md): each runs FUZZ_SECONDS on a copy of its
+# corpus in build-fuzz/fuzz/; fails naming the harness and the reproducer if one crashes.
+fuzz: deps
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DFLEETSIM_FUZZ=ON -DFLEETSIM_BUILD_TESTS=OFF \
+	  -DFLEETSIM_BUILD_BENCH=OFF
+	cmake --build build-fuzz -j $(JOBS) --target fuzzers
+	tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
 format:
 	find include src tests bench -name '*.[ch]pp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

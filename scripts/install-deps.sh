@@ -25,6 +25,7 @@ packages=(
   libcpp-httplib-dev    # viewer HTTP server
   liblua5.4-dev         # Lua controllers (src/lua links liblua5.4-c++, the build compiled as C++)
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev # fuzzers (make fuzz): libclang-rt-14-dev has libFuzzer, ASan, UBSan
 )
 if [[ $want_browser == 1 ]]; then
   packages+=(chromium nodejs)

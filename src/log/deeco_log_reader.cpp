@@ -128,14 +128,15 @@ void DeecoLogReader::parse_header_line(const std::string& line, std::size_t line
           throw LogError(where + ": expected the bitmap height (a positive integer)");
         }
         header_.bitmap_height = static_cast<int>(h);
-        header_.bitmap.reserve(static_cast<std::size_t>(h) *
-                               static_cast<std::size_t>(header_.bitmap_width));
       } else if (has_bitmap_) {
         const std::size_t pixels = bitmap_pixels();
         if (line.size() != pixels || line.find_first_not_of("01") != std::string::npos) {
           throw LogError(where + ": expected the bitmap encoding (" + std::to_string(pixels) +
                          " characters 0 or 1)");
         }
+        // Sized only now that the encoding is read: the width and height alone are a claim, and
+        // a few bytes claiming 2^30 x 2 pixels must not allocate 2 GB.
+        header_.bitmap.reserve(pixels);
         for (char c : line) header_.bitmap.push_back(c == '1' ? 1 : 0);
         const double w = header_.bitmap_width * metres_per_unit_;
         const double h = header_.bitmap_height * metres_per_unit_;

@@ -90,7 +90,9 @@ class Placement {
  public:
   Placement(const WorldModel& m, double rmax) : model_(m) {
     Vec2 lo = m.arena_min(), hi = m.arena_max();
-    cell_ = std::max(2 * rmax + 1e-6, 1e-3);
+    // No robot kind in the run (rmax 0): no robot is placed, and robot-sized cells would be
+    // 1 mm ones, hundreds of MB and seconds up to the cap below; one cell does.
+    cell_ = rmax > 0 ? std::max(2 * rmax + 1e-6, 1e-3) : std::max({hi.x - lo.x, hi.y - lo.y, 1e-3});
     lo_ = lo;
     nx_ = std::max(1, static_cast<int>(std::ceil((hi.x - lo.x) / cell_)));
     ny_ = std::max(1, static_cast<int>(std::ceil((hi.y - lo.y) / cell_)));

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <span>
 
 #include "log/deeco_log_reader.hpp"
@@ -470,6 +473,34 @@ TEST(DeecoLog, SameFramesGiveIdenticalBytes) {
   write_deeco(dir.file("a"), bitmap_header(), {bitmap_frame(), bitmap_frame()});
   write_deeco(dir.file("b"), bitmap_header(), {bitmap_frame(), bitmap_frame()});
   EXPECT_EQ(read_file(dir.file("a")), read_file(dir.file("b")));
+}
+
+// Opens `path` with 1 GB of address space; exits 0 printing the LogError, else 1.
+[[noreturn]] void open_with_one_gb(const std::string& path) {
+  const rlim_t one_gb = rlim_t{1} << 30;
+  rlimit limit{one_gb, one_gb};
+  setrlimit(RLIMIT_AS, &limit);
+  try {
+    DeecoLogReader reader(path);
+  } catch (const LogError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(0);
+  }
+  std::exit(1);
+}
+
+// Found by the deeco_log fuzzer (tests/fuzz/regressions/deeco_log/oom-bitmap-size-claim.log):
+// a header claiming a 2^30 x 2 bitmap made the reader reserve 2 GB before it read the encoding.
+// The claim must give the encoding's error, not an allocation failure.
+TEST(DeecoLog, BitmapSizeIsNotTrustedBeforeItsEncodingIsRead) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "an address-space limit does not mix with the sanitizers' shadow memory";
+#endif
+  TempDir dir;
+  const std::string path = dir.file("claim.log");
+  write_file(path, "3000000000000\n2\n10101\nepuck,1\n");
+  EXPECT_EXIT(open_with_one_gb(path), ::testing::ExitedWithCode(0),
+              "line 3: expected the bitmap encoding \\(2147483648 characters 0 or 1\\)");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "scenario/experiment.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include "plugins/builtins.hpp"
 #include "scenario/experiment.hpp"
@@ -44,6 +45,27 @@ TEST(Experiment, ValidFileLoads) {
   EXPECT_EQ(p.ex->model->length_ticks, 20);
   EXPECT_EQ(p.ex->model->seed, 3u);
   EXPECT_EQ(p.ex->model->segments.size(), 4u);  // the closed arena's border
+}
+
+// Found by the experiment fuzzer (tests/fuzz/regressions/experiment/slow-no-robots.xml): with
+// no robot in the run, placement used 1 mm cells, 600 MB and seconds for a 40 m arena.
+TEST(Experiment, ArenaWithoutRobotsIsCheap) {
+  auto peak_kb = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+  };
+  const long before = peak_kb();
+  auto p = parse(
+      "<fleetsim>\n"
+      "  <framework/>\n"
+      "  <arena size=\"40,40\">\n"
+      "    <object id=\"o\" class=\"Box\" position=\"1,1\" size=\"0.3\"/>\n"
+      "  </arena>\n"
+      "</fleetsim>\n");
+  ASSERT_TRUE(p.ex) << p.text();
+  EXPECT_EQ(p.ex->state.robot_count(), 0u);
+  EXPECT_LT(peak_kb() - before, 64 * 1024) << "KB of peak memory for an empty arena";
 }
 
 TEST(Experiment, MalformedTruncatedEmptyAndBinaryFiles) {
