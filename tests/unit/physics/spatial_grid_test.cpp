@@ -152,5 +152,15 @@ TEST(SpatialGrid, RebuildIsTheSameForAnyThreadCount) {
   EXPECT_EQ(a.index.robots.sorted_x(), b.index.robots.sorted_x());
 }
 
+TEST(SpatialIndex, AnArenaWithNoRobotKindInTheRunTakesOneCell) {
+  // A 40 m arena whose experiment uses no robot kind (objects and walls only): the grids must
+  // not fall to 1 mm cells (0.6 GB before).
+  Scene s(40);
+  s.model->kinds[0].in_run = false;
+  s.index.init(*s.model, 0, 0.0);  // as a run with no parts (no sensing reach) sets it up
+  EXPECT_LT(s.index.robots.memory_bytes() + s.index.segments.memory_bytes(), 64u * 1024);
+  s.step();  // and a step with no robot still works
+}
+
 }  // namespace
 }  // namespace fleetsim::testing
