@@ -256,13 +256,13 @@ void Simulation::sense_and_control() {
                   w.actuators.begin() + static_cast<std::ptrdiff_t>(w.fresh * na));
       }
       for (std::uint32_t j : parts.batch_sensors)
-        parts.sensors[j]->sense_batch(ctx, batch, &w.sensors[j], ns);
+        parts.sensors[j]->sense_batch(ctx, batch, w.sensors.data() + j, ns);
       for (std::uint32_t j : parts.batch_actuators)
-        parts.actuators[j]->bind_batch(ctx, batch, &w.actuators[j], na);
+        parts.actuators[j]->bind_batch(ctx, batch, w.actuators.data() + j, na);
       for (std::size_t q = 0; q < m; ++q) {
         const RobotRef& robot = w.batch[q];
-        SensorView* sv = &w.sensors[q * ns];
-        ActuatorView* av = &w.actuators[q * na];
+        SensorView* sv = w.sensors.data() + q * ns;  // (data(): a kind may have no parts)
+        ActuatorView* av = w.actuators.data() + q * na;
         for (std::uint32_t j : parts.single_sensors) parts.sensors[j]->sense(ctx, robot, sv[j]);
         for (std::uint32_t j : parts.single_actuators) parts.actuators[j]->bind(ctx, robot, av[j]);
         RobotIO io;

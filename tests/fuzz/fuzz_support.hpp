@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "fleetsim/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 
 namespace fleetsim::fuzz {
 
