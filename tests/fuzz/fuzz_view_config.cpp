@@ -14,11 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       text, FLEETSIM_SOURCE_DIR "/examples/views/fuzz-input.xml", diags);
   fleetsim::fuzz::check_refusal(config.has_value(), diags);
   if (config) {
-    fleetsim::view::warn_unknown_kinds_and_classes(*config, {"epuck", "footbot"}, {"Base"},
-                                                     diags);
+    fleetsim::view::warn_unknown_kinds_and_classes(*config, {"epuck", "footbot"}, {"Base"}, diags);
     // As the server serialises it (bytes that are not UTF-8 are replaced).
     (void)fleetsim::view::to_json(*config).dump(-1, ' ', false,
-                                                  nlohmann::json::error_handler_t::replace);
+                                                nlohmann::json::error_handler_t::replace);
   }
   return 0;
 }
