@@ -199,21 +199,17 @@ class ExperimentParser {
     if (auto e = first("loop_functions")) read_loop_functions(*e);
     for (auto& e : root.children("log")) read_log(e);
     apply_log_overrides();
-    // The kinds' parts declare their columns before any robot is added.
-    {
-      std::vector<bool> used(model_->kinds.size(), false);
-      for (std::size_t k = 0; k < model_->kinds.size(); ++k)
-        used[k] = declared_kinds_.count(model_->kinds[k].name) > 0;
-      if (auto a = first("arena"))
-        for (auto& b : a->children())
-          if (std::string(b.name()) == "robot" || std::string(b.name()) == "distribute") {
-            std::string kind = b.node().attribute("kind").as_string("epuck");
-            for (std::size_t k = 0; k < model_->kinds.size(); ++k)
-              if (model_->kinds[k].name == kind) used[k] = true;
-          }
-      for (std::size_t k = 0; k < model_->kinds.size(); ++k) model_->kinds[k].in_run = used[k];
-      ex_.parts = assemble_kinds(*model_, ex_.state, reg_, ex_.threads, used, d_);
-    }
+    // The kinds in the run (declared in the file, or placed in the arena) assemble their
+    // parts, which declare their columns before any robot is added.
+    for (RobotKind& k : model_->kinds) k.in_run = declared_kinds_.count(k.name) > 0;
+    if (auto a = first("arena"))
+      for (auto& b : a->children())
+        if (std::string(b.name()) == "robot" || std::string(b.name()) == "distribute") {
+          const std::string kind = b.node().attribute("kind").as_string("epuck");
+          for (RobotKind& k : model_->kinds)
+            if (k.name == kind) k.in_run = true;
+        }
+    ex_.parts = assemble_kinds(*model_, ex_.state, reg_, ex_.threads, d_);
     // Bodies last: placement needs the whole geometry.
     if (auto e = first("arena"); e && arena_ok_) read_arena_bodies(*e);
     if (!d_.has_errors()) check_controllers();

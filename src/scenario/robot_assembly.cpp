@@ -11,7 +11,12 @@ class KindPartSetup final : public PartSetup {
  public:
   KindPartSetup(const RobotKind& kind, const PartDecl& part, const std::string& type_name,
                 WorldState& state, int workers, Diagnostics& diags)
-      : kind_(kind), part_(part), type_(type_name), state_(state), workers_(workers), diags_(diags) {}
+      : kind_(kind),
+        part_(part),
+        type_(type_name),
+        state_(state),
+        workers_(workers),
+        diags_(diags) {}
   const KindInfo& kind() const override { return kind_; }
   const Params& params() const override { return part_.params; }
   const std::string& name() const override { return part_.name; }
@@ -19,10 +24,11 @@ class KindPartSetup final : public PartSetup {
     ColumnDesc d = desc;
     if (d.owner.empty()) d.owner = type_;
     ColumnHandle existing = state_.robots.find(d.name);
-    if (existing != kNoColumn && (state_.robots.desc(existing).owner == "body" ||
-                                  existing < body::kCount)) {
-      error("column '" + d.name + "' is already declared by '" + state_.robots.desc(existing).owner +
-            "' (expected another part name, e.g. name=\"" + part_.name + "2\")");
+    if (existing != kNoColumn &&
+        (state_.robots.desc(existing).owner == "body" || existing < body::kCount)) {
+      error("column '" + d.name + "' is already declared by '" +
+            state_.robots.desc(existing).owner + "' (expected another part name, e.g. name=\"" +
+            part_.name + "2\")");
       return existing;
     }
     try {
@@ -57,9 +63,8 @@ std::string interface_of(const PluginRegistry& registry, PluginKind kind, const 
 
 template <class Part, class Views>
 void add_part(const RobotKind& kind, const PartDecl& decl, PluginKind plugin_kind,
-              WorldState& state, int workers, Diagnostics& diags,
-              std::unique_ptr<Part> instance, std::vector<std::unique_ptr<Part>>& parts,
-              Views& views, double& reach) {
+              WorldState& state, int workers, Diagnostics& diags, std::unique_ptr<Part> instance,
+              std::vector<std::unique_ptr<Part>>& parts, Views& views, double& reach) {
   KindPartSetup setup(kind, decl, decl.type, state, workers, diags);
   try {
     instance->setup(setup);
@@ -85,13 +90,12 @@ void resolve_interfaces(WorldModel& model, const PluginRegistry& registry) {
 
 std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& state,
                                           const PluginRegistry& registry, int workers,
-                                          const std::vector<bool>& used, Diagnostics& diags) {
+                                          Diagnostics& diags) {
   std::vector<AssembledKind> out(model.kinds.size());
   for (std::size_t k = 0; k < model.kinds.size(); ++k) {
-    if (k >= used.size() || !used[k]) continue;
     const RobotKind& kind = model.kinds[k];
+    if (!kind.in_run) continue;
     AssembledKind& a = out[k];
-    a.assembled = true;
     for (const PartDecl& p : kind.sensors) {
       const SensorFactory* f = registry.sensor_factory(p.type);
       if (!f) {
@@ -142,7 +146,7 @@ std::vector<ColumnDesc> part_columns(const PluginRegistry& registry, PluginKind 
   model.kinds.push_back(kind);
   WorldState state;
   Diagnostics diags;
-  assemble_kinds(model, state, registry, 1, {true}, diags);
+  assemble_kinds(model, state, registry, 1, diags);
   const auto& schema = state.robots.schema();
   return {schema.begin() + body::kCount, schema.end()};
 }

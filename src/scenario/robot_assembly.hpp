@@ -30,7 +30,6 @@ struct AssembledKind {
   /// Indices of the sensors (actuators) the engine calls by batch (their batches() is true)
   /// and of those it calls robot by robot, just before each controller.
   std::vector<std::uint32_t> batch_sensors, single_sensors, batch_actuators, single_actuators;
-  bool assembled = false;  ///< false for kinds the experiment never uses (no parts, no columns)
   double near_reach_m = 0;
 };
 
@@ -40,10 +39,10 @@ void resolve_interfaces(WorldModel& model, const PluginRegistry& registry);
 /// Creates and sets up the parts of every kind of `model`, declaring their columns into
 /// `state` (before any robot is added, or with zeros for existing ones). Problems (unknown
 /// types, bad parameters, column clashes) go to `diags` at the part's location.
-/// Only the kinds with `used[k]` are assembled (an unused built-in kind adds no columns).
+/// Only the kinds `in_run` are assembled (an unused built-in kind adds no parts, no columns).
 std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& state,
                                           const PluginRegistry& registry, int workers,
-                                          const std::vector<bool>& used, Diagnostics& diags);
+                                          Diagnostics& diags);
 
 /// The columns a sensor or actuator type declares with its default parameters (on a kind
 /// with the e-puck's body): what `fleetsim list` prints, from the part's own declaration.

@@ -149,7 +149,7 @@ void Simulation::write_headers() {
   // Kinds the experiment never uses have no parts (and no columns) in this run.
   for (std::size_t k = 0; k < model_->kinds.size(); ++k) {
     const RobotKind& kind = model_->kinds[k];
-    const bool used = experiment_.parts[k].assembled;
+    const bool used = kind.in_run;
     h.kinds.push_back(
         {kind.name, kind.radius_m, used ? led_count(kind) : 0, used ? rab_range_m(kind) : 0});
   }
@@ -433,7 +433,7 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
     if (model_->controllers[i].id == controller) c = static_cast<int>(i);
   check_robot_position(p, heading, "add_robot");
   if (k < 0) throw RunError("loop functions: add_robot: unknown kind '" + kind + "'");
-  if (!experiment_.parts[static_cast<std::size_t>(k)].assembled)
+  if (!model_->kinds[static_cast<std::size_t>(k)].in_run)
     throw RunError("loop functions: add_robot: kind '" + kind +
                    "' is not used in the experiment file (declare it in <kinds> so its parts "
                    "are built before the run)");

@@ -51,7 +51,7 @@ struct PartScene {
     model->controllers = {{"idle", "idle", {}}};
     model->engines = {{"k", model->arena_min(), model->arena_max()}};
     resolve_interfaces(*model, registry);
-    parts = assemble_kinds(*model, state, registry, 1, std::vector<bool>(model->kinds.size(), true),
+    parts = assemble_kinds(*model, state, registry, 1,
                            diags);
     EXPECT_FALSE(diags.has_errors()) << diags.str();
   }

@@ -203,7 +203,7 @@ TEST(RangeAndBearing, BadParametersAreReportedAtLoad) {
   resolve_interfaces(model, reg);
   WorldState state;
   Diagnostics d;
-  assemble_kinds(model, state, reg, 1, {true}, d);
+  assemble_kinds(model, state, reg, 1, d);
   EXPECT_NE(d.str().find("range must be > 0"), std::string::npos) << d.str();
   EXPECT_NE(d.str().find("data_size=0 is out of range (expected 1 to 4096 bytes)"),
             std::string::npos)
