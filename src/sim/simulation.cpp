@@ -306,10 +306,15 @@ void Simulation::act() {
     std::array<RobotRef, kPartBatch> batch;
     for (std::size_t i = b; i < e;) {
       const std::uint16_t k = kind[i];
+      const std::vector<Actuator*>& acting = experiment_.parts[k].acting;
       std::size_t m = 0;
-      for (; m < kPartBatch && i + m < e && kind[i + m] == k; ++m)
-        batch[m] = RobotRef{static_cast<std::uint32_t>(i + m), 0, ids[i + m]};
-      for (Actuator* a : experiment_.parts[k].acting) a->act_batch(ctx, {batch.data(), m});
+      if (acting.empty()) {  // a kind whose parts do nothing here: skip its run of robots
+        while (i + m < e && kind[i + m] == k) ++m;
+      } else {
+        for (; m < kPartBatch && i + m < e && kind[i + m] == k; ++m)
+          batch[m] = RobotRef{static_cast<std::uint32_t>(i + m), 0, ids[i + m]};
+        for (Actuator* a : acting) a->act_batch(ctx, {batch.data(), m});
+      }
       i += m;
     }
   });
