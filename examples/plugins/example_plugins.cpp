@@ -107,6 +107,8 @@ class Phototaxis final : public Controller {
     collision_ = setup.find_sensor_type("collision");
     leds_ = setup.find_actuator_type("leds");
   }
+  /// No state beyond init(): a robot may move to another process as it is.
+  bool save(std::vector<std::uint8_t>&) const override { return true; }
   void step(RobotIO& io) override {
     const SensorView& light = io.sensor(light_);
     double lx = 0, ly = 0;
@@ -160,6 +162,8 @@ class Blinker final : public Controller {
     leds_ = setup.actuator("leds");
     collision_ = setup.find_sensor_type("collision");
   }
+  /// No state beyond init() (the phase comes from the robot's id).
+  bool save(std::vector<std::uint8_t>&) const override { return true; }
   void step(RobotIO& io) override {
     if (io.tick == fail_at_) throw std::runtime_error("blinker asked to fail at this tick");
     const bool on = ((io.tick + phase_) / period_) % 2 == 0;

@@ -63,6 +63,11 @@ struct ColumnDesc {
   bool logged = false;     ///< written in every frame of the frame log
   std::string doc;         ///< meaning and unit, one line (`fleetsim list` prints it)
   std::string owner;       ///< the part that declared it ("body", "proximity", ...)
+  /// Read by other robots' parts (positions, lit LEDs, messages sent): a run on several
+  /// processes sends it every tick to every process. False for what only the robot's own parts
+  /// and controller read (its readings, its commands): that travels only with a robot that
+  /// changes process, and at the run's end. When in doubt leave it true (correct, slower).
+  bool halo = true;
 
   std::size_t element_bytes() const { return column_type_size(type); }
   std::size_t row_bytes() const { return element_bytes() * width; }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fleetsim/parts.hpp"
 #include "fleetsim/random.hpp"
@@ -114,6 +115,17 @@ class Controller {
   virtual void reset() {}
   /// Called once when the robot leaves the run or the run ends.
   virtual void destroy() {}
+
+  /// Distributed runs move a robot to the process that simulates its new region, controller
+  /// and all (docs/distributed.md). save() appends what step() depends on beyond init() to
+  /// `out` and returns true; restore() receives exactly those bytes, on a new instance of the
+  /// same controller right after its init() for the same robot. A controller without state
+  /// returns true and writes nothing. The default returns false: "cannot", and a run on
+  /// several processes with per-robot controllers of this type is refused before it starts,
+  /// naming the controller. Shared controllers are never saved (they keep no robot's state).
+  virtual bool save(std::vector<std::uint8_t>& out) const { return false; }
+  /// Throws std::runtime_error when `state` is not something save() wrote.
+  virtual void restore(std::span<const std::uint8_t> state) {}
 };
 
 }  // namespace fleetsim

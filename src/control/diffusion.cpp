@@ -1,6 +1,9 @@
 #include "control/diffusion.hpp"
 
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
 #include <optional>
 
 namespace fleetsim {
@@ -23,6 +26,7 @@ class DiffusionController final : public Controller {
     wheels_ = setup.actuator("differential_drive");
     collision_ = setup.find_sensor_type("collision");
   }
+  bool save(std::vector<std::uint8_t>&) const override { return true; }  // no state
   void step(RobotIO& io) override {
     const SensorView& prox = io.sensor(proximity_);
     const float realization = collision_ ? io.sensor(*collision_).scalar : 1.0f;
@@ -44,6 +48,7 @@ class IdleController final : public Controller {
   void init(const Params&, const ControllerSetup& setup) override {
     wheels_ = setup.find_actuator_type("differential_drive");
   }
+  bool save(std::vector<std::uint8_t>&) const override { return true; }  // no state
   void step(RobotIO& io) override {
     if (wheels_)
       for (double& v : io.actuator(*wheels_).values) v = 0;
@@ -80,6 +85,21 @@ class RandomWalkController final : public Controller {
     }
   }
   void reset() override { turning_ = 0; }
+  bool save(std::vector<std::uint8_t>& out) const override {
+    const std::int32_t state[2] = {turning_, direction_};
+    const auto* b = reinterpret_cast<const std::uint8_t*>(state);
+    out.insert(out.end(), b, b + sizeof state);
+    return true;
+  }
+  void restore(std::span<const std::uint8_t> in) override {
+    std::int32_t state[2];
+    if (in.size() != sizeof state)
+      throw std::runtime_error("random_walk: a saved state of " + std::to_string(in.size()) +
+                               " bytes (expected " + std::to_string(sizeof state) + ")");
+    std::memcpy(state, in.data(), sizeof state);
+    turning_ = state[0];
+    direction_ = state[1];
+  }
 
  private:
   double speed_ = 0.1, turn_probability_ = 0.1;

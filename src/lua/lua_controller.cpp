@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "lua/script_data.hpp"
+
 namespace fleetsim {
 
 namespace lua {
@@ -52,6 +54,7 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
   // known here; see docs/lua-api.md.
   robot_->set_rng_outside_step(CounterRng(0, id_, -1, RandomStream::kController));
 
+  base_globals_ = global_names(L);
   ScriptError e;
   if (!load_script(L, script_, e)) throw SetupError(e.text, e.file, e.line);
   if (const int status = lua_pcall(L, 0, 0, kMessageHandler); status != LUA_OK) {
@@ -132,6 +135,29 @@ void LuaController::destroy() {
   }
   state_.reset();  // first: its finalizers may call the robot table
   robot_.reset();
+}
+
+bool LuaController::save(std::vector<std::uint8_t>& out) const {
+  if (!state_) return true;
+  out.push_back(robot_->has_staged() ? 1 : 0);
+  try {
+    save_script_data(state_.get(), base_globals_, out);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("the script '" + script_ + "': " + e.what());
+  }
+  return true;
+}
+
+void LuaController::restore(std::span<const std::uint8_t> in) {
+  if (in.empty() || in[0] > 1)
+    throw std::runtime_error("the script '" + script_ + "': a saved Lua state is corrupt");
+  // init() ran here too; what it staged was applied long ago where the robot came from.
+  if (in[0] == 0) robot_->clear_staged();
+  try {
+    restore_script_data(state_.get(), base_globals_, in.subspan(1));
+  } catch (const std::exception& e) {
+    throw std::runtime_error("the script '" + script_ + "': " + e.what());
+  }
 }
 
 std::size_t LuaController::memory_bytes() const {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "fleetsim/controller.hpp"
@@ -37,6 +38,10 @@ class LuaController final : public Controller {
   void step(RobotIO& io) override;
   void reset() override;
   void destroy() override;
+  /// The script's globals and locals (src/lua/script_data.hpp), and whether commands given in
+  /// init() still wait for the first step.
+  bool save(std::vector<std::uint8_t>& out) const override;
+  void restore(std::span<const std::uint8_t> state) override;
 
   /// Bytes the Lua state uses now (for measurements and tests).
   std::size_t memory_bytes() const;
@@ -52,6 +57,7 @@ class LuaController final : public Controller {
   lua::MemoryBudget budget_;  // before state_: it must outlive the state
   lua::StatePtr state_;
   std::unique_ptr<lua::RobotTable> robot_;
+  std::set<std::string> base_globals_;  ///< present before the script ran
   EntityId id_ = kNoEntity;
   bool destroyed_ = false;
 };

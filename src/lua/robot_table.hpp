@@ -60,6 +60,10 @@ class RobotTable {
   void end_step();
   /// Draws of robot.random outside a step (in init and reset) come from this generator.
   void set_rng_outside_step(CounterRng rng) { outside_rng_ = rng; }
+  /// Whether commands given outside a step wait for the next one; dropping them (a robot
+  /// whose init() ran again on another process, after its first step).
+  bool has_staged() const { return !staged_.empty(); }
+  void clear_staged() { staged_.clear(); }
 
  private:
   // Stack slots of the tables and keys (absolute indices).

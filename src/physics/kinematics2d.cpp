@@ -107,7 +107,7 @@ double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double l
 }
 
 void KinematicsEngine::step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
-                            ThreadPool& pool) {
+                            ThreadPool& pool, const std::vector<std::uint8_t>* owned) {
   const std::size_t n = state.robot_count();
   const double dt = static_cast<double>(model.tick_period_ns) / kNanosPerSecond;
   const RobotGrid& grid = index.robots;
@@ -135,6 +135,10 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   cand_count_.resize(n);
   cand_.resize(n * kCandidates);
   const std::size_t kGrain = 1024;
+  // Robots of engines another process moves: skipped everywhere below (they never meet ours:
+  // robots of different engines do not collide).
+  const std::uint8_t* own = owned ? owned->data() : nullptr;
+  auto mine = [&](std::uint8_t engine) { return !own || own[engine]; };
 
   // Everything below runs in slot order (the grid's cell order): a robot's neighbours sit next
   // to it in the slot arrays, so the pair loops stream through memory instead of jumping
@@ -144,6 +148,12 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
+      engine_[s] = robot_engine[i];
+      if (!mine(engine_[s])) {
+        dx_[s] = dy_[s] = 0;
+        f_[s] = 1;
+        continue;
+      }
       const RobotKind& k = model.kinds[kind[i]];
       // The locomotion actuator turned its commands into a body velocity in the act phase.
       double v = std::clamp(speed_cmd[i], -k.max_speed_m_per_s, k.max_speed_m_per_s);
@@ -154,7 +164,6 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       Vec2 d{v * dt * std::cos(mid), v * dt * std::sin(mid)};
       dx_[s] = d.x;
       dy_[s] = d.y;
-      engine_[s] = robot_engine[i];
       double f = 1.0;
       if (d.x != 0 || d.y != 0) {
         Vec2 p{gx[s], gy[s]};
@@ -180,6 +189,10 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         f_next_[s] = fi;
         const std::uint8_t count = round == 0 ? 0 : cand_count_[s];
         if (round > 0 && count == 0) continue;
+        if (round == 0 && !mine(engine_[s])) {
+          cand_count_[s] = 0;
+          continue;
+        }
         const Vec2 pi{gx[s], gy[s]};
         const Vec2 di{dx_[s], dy_[s]};
         const double ri = gr[s];
@@ -244,58 +257,29 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   }
   last_rounds_ = round;
 
-  // 3. Move, keeping the new positions in slot order too (f_next_ is free scratch now), and
-  // note which engine owns each new position.
+  // 3. Move, keeping the new positions in slot order too (f_next_ is free scratch now).
   double* nx = f_next_.data();
   newy_.resize(n);
-  target_.resize(n);
   double* ny = newy_.data();
-  const bool migrate = model.engines.size() > 1;
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
+      if (!mine(engine_[s])) continue;
       const double f = f_[s];
       nx[s] = gx[s] + f * dx_[s];
       ny[s] = gy[s] + f * dy_[s];
       x[i] = nx[s];
       y[i] = ny[s];
       realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
-      target_[s] =
-          migrate ? static_cast<std::uint8_t>(model.engine_at({nx[s], ny[s]})) : engine_[s];
     }
   });
-
-  // Migration, at this one fixed point of the step: a robot belongs to the engine owning its
-  // new position, keeping its identity, controller and every column. Robots of different
-  // engines may overlap (they never collide), so a move into engine E waits while the robot
-  // overlaps a robot that is in E or is entering E: no engine ever holds two overlapping
-  // robots. The rule reads only this step's engines and targets, so it is order independent.
-  // (Contacts below still use the engines of this step, engine_.)
-  if (migrate) {
-    pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
-      for (std::size_t s = b; s < e; ++s) {
-        const std::uint8_t to = target_[s];
-        std::uint8_t owner = to;
-        if (to != engine_[s]) {
-          const double ri = gr[s];
-          const Vec2 p{nx[s], ny[s]};
-          grid.for_each_near(Vec2{gx[s], gy[s]}, [&](std::uint32_t t) {
-            if (t == s || (engine_[t] != to && target_[t] != to)) return;
-            const Vec2 rel = Vec2{nx[t], ny[t]} - p;
-            const double rs = ri + gr[t];
-            if (dot(rel, rel) < rs * rs) owner = engine_[s];
-          });
-        }
-        robot_engine[order[s]] = owner;
-      }
-    });
-  }
 
   // 4. The collision sensor: contacts at the final positions. Robots moved less than a cell
   // since the grid was built, so its 3x3 blocks still hold every touching pair.
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
+      if (!mine(engine_[s])) continue;
       Vec2 p{nx[s], ny[s]};
       double ri = gr[s];
       double th = theta[i];
@@ -335,6 +319,55 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       for (int k = 0; k < count; ++k) angles[k] = found[k];
       contact_count[i] = static_cast<std::uint8_t>(count);
       for (int k = count; k < kMaxContacts; ++k) angles[k] = 0;
+    }
+  });
+}
+
+void KinematicsEngine::migrate(const WorldModel& model, WorldState& state,
+                               const SpatialIndex& index, ThreadPool& pool) {
+  if (model.engines.size() <= 1) return;
+  const std::size_t n = state.robot_count();
+  const RobotGrid& grid = index.robots;
+  const double* gx = grid.sorted_x().data();
+  const double* gy = grid.sorted_y().data();
+  const double* gr = grid.sorted_r().data();
+  const std::uint32_t* order = grid.order().data();
+  const double* x = state.x().data();
+  const double* y = state.y().data();
+  std::uint8_t* robot_engine = state.robot_engine().data();
+  const std::size_t kGrain = 1024;
+  // The engines before the move and those owning the new positions, in slot order.
+  engine_.resize(n);
+  target_.resize(n);
+  pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t i = order[s];
+      engine_[s] = robot_engine[i];
+      target_[s] = static_cast<std::uint8_t>(model.engine_at({x[i], y[i]}));
+    }
+  });
+  // A robot belongs to the engine owning its new position, keeping its identity, controller
+  // and every column. Robots of different engines may overlap (they never collide), so a move
+  // into engine E waits while the robot overlaps a robot that is in E or is entering E: no
+  // engine ever holds two overlapping robots. The rule reads only this step's engines, targets
+  // and new positions, so it is order independent.
+  pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint8_t to = target_[s];
+      std::uint8_t owner = to;
+      if (to != engine_[s]) {
+        const double ri = gr[s];
+        const Vec2 p{x[order[s]], y[order[s]]};
+        // Robots moved less than a cell since the grid was built: its 3x3 block around the
+        // old position holds every robot the new position can overlap.
+        grid.for_each_near(Vec2{gx[s], gy[s]}, [&](std::uint32_t t) {
+          if (t == s || (engine_[t] != to && target_[t] != to)) return;
+          const Vec2 rel = Vec2{x[order[t]], y[order[t]]} - p;
+          const double rs = ri + gr[t];
+          if (dot(rel, rel) < rs * rs) owner = engine_[s];
+        });
+      }
+      robot_engine[order[s]] = owner;
     }
   });
 }

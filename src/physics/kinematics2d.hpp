@@ -46,11 +46,17 @@ struct SpatialIndex {
 /// kind's max_speed and integrates at the mid-tick heading.
 class KinematicsEngine {
  public:
-  /// The physics phase: moves every robot, fills the collision sensor (contacts, degree of
-  /// realization), and assigns robots to the engine owning their new position (migration;
-  /// deferred while the robot overlaps a robot of that engine, see step 3 in the source).
+  /// The physics phase: moves every robot and fills the collision sensor (contacts, degree of
+  /// realization). `owned` (one flag per engine; null = all): only robots of those engines
+  /// move, the others keep every column (a process of a distributed run moves its regions').
   void step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
-            ThreadPool& pool);
+            ThreadPool& pool, const std::vector<std::uint8_t>* owned = nullptr);
+  /// The end of the physics phase: assigns every robot to the engine owning its new position
+  /// (migration; deferred while the robot overlaps a robot of that engine, see the source).
+  /// Reads the positions step() left in the columns and the engines and grid from before it:
+  /// a distributed run calls it on every process once the moves are exchanged.
+  void migrate(const WorldModel& model, WorldState& state, const SpatialIndex& index,
+               ThreadPool& pool);
   /// Rounds of the fixed point in the last step (diagnostics).
   int last_rounds() const { return last_rounds_; }
 

@@ -56,7 +56,7 @@ class DifferentialDrive final : public BatchedActuator<DifferentialDrive> {
     if (constants_[1] < 0)
       setup.error("actuator '" + setup.name() + "': max_wheel_speed must be >= 0 (m/s)");
     column_ = setup.column({setup.name(), ColumnType::kF64, 2, true, false,
-                            "wheel speed commands: left, right, m/s", "differential_drive"});
+                            "wheel speed commands: left, right, m/s", "differential_drive", false});
   }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
     auto* w = static_cast<double*>(engine_world(ctx).state().robots.data(column_));
@@ -95,7 +95,7 @@ class Leds final : public BatchedActuator<Leds> {
     visible_ = setup.column({setup.name(), ColumnType::kColor, count_, true, true,
                              "LED colours as others see them (ring, then beacon)", "leds"});
     command_ = setup.column({setup.name() + "_cmd", ColumnType::kColor, count_, true, false,
-                             "LED colours set by the controller this tick", "leds"});
+                             "LED colours set by the controller this tick", "leds", false});
   }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
     ColumnStore& store = engine_world(ctx).state().robots;

@@ -29,7 +29,7 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     blocked_ = p.boolean("blocked_by_obstacles", false);
     enabled_ = setup.column({setup.name() + "_enabled", ColumnType::kU8, 1, true, false,
                              "1 when the camera is enabled (0 at first, as in ARGoS)",
-                             kColoredBlobOmnidirectionalCamera});
+                             kColoredBlobOmnidirectionalCamera, false});
     scratch_.resize(static_cast<std::size_t>(std::max(1, setup.workers())));
   }
 

@@ -183,7 +183,7 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
     column_ = setup.column({setup.name(), ColumnType::kF32,
                             static_cast<std::uint32_t>(angles.size()), true, false,
                             "proximity readings in [0, 1], one per ray",
-                            noisy_ ? "proximity_noisy" : "proximity"});
+                            noisy_ ? "proximity_noisy" : "proximity", false});
     setup.set_near_reach(range_);
   }
 

@@ -47,7 +47,8 @@ class RangeAndBearingActuator final : public BatchedActuator<RangeAndBearingActu
     data_ = declare_data_column(setup, data_size_);
     command_ =
         setup.column({kRangeAndBearingCommandColumn, ColumnType::kU8, data_size_, true, false,
-                      "range-and-bearing payload set by the controller, bytes", kRangeAndBearing});
+                      "range-and-bearing payload set by the controller, bytes", kRangeAndBearing,
+                      false});
   }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
     const EngineWorld& w = engine_world(ctx);

@@ -1,6 +1,7 @@
 #include "sim/simulation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "robots/body_parts.hpp"
@@ -39,13 +40,16 @@ struct Simulation::Worker final : TagSink {
   void stage(std::uint32_t row, const std::string& tag) override { tags.emplace_back(row, tag); }
 };
 
-Simulation::Simulation(Experiment experiment, const PluginRegistry& registry)
+Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
+                       Distribution distribution)
     : experiment_(std::move(experiment)),
       registry_(registry),
       model_(experiment_.model),
       state_(experiment_.state),
       pool_(experiment_.threads),
-      world_(*model_, state_, index_) {
+      world_(*model_, state_, index_),
+      dist_(std::move(distribution)) {
+  setup_distribution();
   const std::size_t kinds = model_->kinds.size();
   shared_.assign(model_->controllers.size() * kinds, nullptr);
   for (auto& [ck, ctrl] : experiment_.shared_controllers)
@@ -95,6 +99,10 @@ void Simulation::make_controller_instance(std::size_t i) {
   const std::uint16_t k = state_.robot_kind()[i];
   if (shared_[c * model_->kinds.size() + k]) return;
   const ControllerDecl& decl = model_->controllers[c];
+  // Another process simulates the robot (the handoff brings it here if that changes).
+  if (distributed() && registry_.controller_scope(decl.type) != ControllerScope::kShared &&
+      process_of(static_cast<std::uint32_t>(i)) != dist_.process)
+    return;
   if (registry_.controller_scope(decl.type) == ControllerScope::kShared) {
     // A pair first met at run time (a robot added by loop functions).
     try {
@@ -224,7 +232,10 @@ void Simulation::sense_and_control() {
   const EntityId* ids = state_.robot_id().data();
   const std::uint32_t* tags = state_.robot_tag().data();
   const std::uint16_t* controller = state_.robot_controller().data();
+  const std::uint8_t* engine = state_.robot_engine().data();
+  const std::uint8_t* own = distributed() ? owned_engine_.data() : nullptr;
   const std::size_t kinds = model_->kinds.size();
+  std::atomic<std::uint64_t> stepped{0};
   // Robots are visited in the grid's slot order (neighbours adjacent in memory), in batches of
   // up to kPartBatch robots of one kind: the batching sensors read the world for the whole
   // batch and the batching actuators expose its commands (one virtual call per part and
@@ -233,10 +244,17 @@ void Simulation::sense_and_control() {
   pool_.parallel_for(n, 256, [&](std::size_t b, std::size_t e, int worker) {
     Worker& w = *workers_[static_cast<std::size_t>(worker)];
     const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
+    std::uint64_t count = 0;
     for (std::size_t s = b; s < e;) {
+      if (own && !own[engine[order[s]]]) {  // another process's robot
+        ++s;
+        continue;
+      }
       const std::uint16_t k = kind[order[s]];
       std::size_t m = 0;
-      for (; m < kPartBatch && s + m < e && kind[order[s + m]] == k; ++m) {
+      for (; m < kPartBatch && s + m < e && kind[order[s + m]] == k &&
+             (!own || own[engine[order[s + m]]]);
+           ++m) {
         const std::uint32_t i = order[s + m];
         w.batch[m] = RobotRef{i, static_cast<std::uint32_t>(s + m), ids[i]};
       }
@@ -289,9 +307,11 @@ void Simulation::sense_and_control() {
         }
       }
       s += m;
+      count += m;
     }
+    stepped.fetch_add(count, std::memory_order_relaxed);
   });
-  robot_steps_ += n;
+  robot_steps_ += stepped.load();
 }
 
 void Simulation::act() {
@@ -301,17 +321,24 @@ void Simulation::act() {
   const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
   const std::uint16_t* kind = state_.robot_kind().data();
   const EntityId* ids = state_.robot_id().data();
+  const std::uint8_t* engine = state_.robot_engine().data();
+  const std::uint8_t* own = distributed() ? owned_engine_.data() : nullptr;
   pool_.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int worker) {
     const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
     std::array<RobotRef, kPartBatch> batch;
     for (std::size_t i = b; i < e;) {
+      if (own && !own[engine[i]]) {  // another process's robot
+        ++i;
+        continue;
+      }
       const std::uint16_t k = kind[i];
       const std::vector<Actuator*>& acting = experiment_.parts[k].acting;
       std::size_t m = 0;
       if (acting.empty()) {  // a kind whose parts do nothing here: skip its run of robots
-        while (i + m < e && kind[i + m] == k) ++m;
+        while (i + m < e && kind[i + m] == k && (!own || own[engine[i + m]])) ++m;
       } else {
-        for (; m < kPartBatch && i + m < e && kind[i + m] == k; ++m)
+        for (; m < kPartBatch && i + m < e && kind[i + m] == k && (!own || own[engine[i + m]]);
+             ++m)
           batch[m] = RobotRef{static_cast<std::uint32_t>(i + m), 0, ids[i + m]};
         for (Actuator* a : acting) a->act_batch(ctx, {batch.data(), m});
       }
@@ -329,6 +356,10 @@ void Simulation::act() {
   if (all.empty()) return;
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (distributed()) {  // with every process's, after the exchange (exchange_moves)
+    staged_tags_ = std::move(all);
+    return;
+  }
   auto robot_tag = state_.robot_tag();
   for (auto& [i, t] : all) robot_tag[i] = state_.tags.intern(t);
 }
@@ -338,9 +369,14 @@ void Simulation::step() {
   run_phase(Phase::kPreStep, [&] {
     if (loop_) loop_->pre_step(*this);
   });
+  if (distributed()) handoff();
   run_phase(Phase::kSenseControl, [&] { sense_and_control(); });
   run_phase(Phase::kAct, [&] { act(); });
-  run_phase(Phase::kPhysics, [&] { physics_.step(*model_, state_, index_, pool_); });
+  run_phase(Phase::kPhysics, [&] {
+    physics_.step(*model_, state_, index_, pool_, distributed() ? &owned_engine_ : nullptr);
+    if (distributed()) exchange_moves();
+    physics_.migrate(*model_, state_, index_, pool_);
+  });
   state_.tick++;
   run_phase(Phase::kPostStep, [&] {
     if (loop_) {
@@ -449,6 +485,10 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
   std::uint32_t i = state_.robot_index(id);
   state_.robot_engine()[i] = static_cast<std::uint8_t>(model_->engine_at(p));
   make_controller_instance(i);
+  if (distributed()) {
+    host_.resize(state_.next_id, -1);
+    host_[id] = static_cast<std::int16_t>(process_of(i));
+  }
   return id;
 }
 void Simulation::remove_robot(EntityId id) {

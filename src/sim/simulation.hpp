@@ -15,6 +15,7 @@
 #include "physics/kinematics2d.hpp"
 #include "robots/engine_world.hpp"
 #include "scenario/experiment.hpp"
+#include "sim/distribution.hpp"
 #include "world/world.hpp"
 
 namespace fleetsim {
@@ -35,7 +36,10 @@ class Simulation final : private WorldAccess {
   /// Takes the loaded experiment (its kinds' parts set up, shared controllers initialised);
   /// creates the thread pool, per-robot controllers, loop functions and log writers. Throws
   /// RunError (e.g. a log file cannot be created). `registry` must outlive the run.
-  Simulation(Experiment experiment, const PluginRegistry& registry);
+  /// `distribution`: this process's share of a run on several processes (default: the whole
+  /// run here). Per-robot controllers are made only for the robots of its regions.
+  Simulation(Experiment experiment, const PluginRegistry& registry,
+             Distribution distribution = {});
   ~Simulation() override;
 
   /// Initialises loop functions and writes the header and frame 0 of every log.
@@ -52,7 +56,14 @@ class Simulation final : private WorldAccess {
   int threads() const { return pool_.size(); }
   /// Wall seconds spent in each phase so far.
   const std::array<double, kPhaseCount>& phase_seconds() const { return phase_seconds_; }
+  /// Robot-steps made by this process (its regions' robots only, in a distributed run).
   std::uint64_t robot_steps() const { return robot_steps_; }
+  /// A distributed run, after its last step and on every process: brings every robot's
+  /// columns from the process that simulated it, so state() and its hash are the whole
+  /// world's (as one process would have it). Nothing to do on one process.
+  void gather_state();
+  const Distribution& distribution() const { return dist_; }
+  const ExchangeStats& exchange_stats() const { return xstats_; }
   /// Test hook: called after every phase with read-only access.
   std::function<void(Phase, const WorldState&)> on_phase;
 
@@ -64,6 +75,16 @@ class Simulation final : private WorldAccess {
   void write_logs();
   void write_headers();
   void make_controller_instance(std::size_t robot_index);
+  // Distributed runs (simulation_exchange.cpp).
+  bool distributed() const { return dist_.processes > 1; }
+  int process_of(std::uint32_t row) const {
+    return dist_.engine_process[state_.robot_engine()[row]];
+  }
+  void setup_distribution();
+  void handoff();
+  void exchange_moves();
+  std::vector<std::vector<std::uint8_t>> gather(std::vector<std::uint8_t> mine);
+  [[noreturn]] void desync(int from, const std::string& what) const;
 
   // WorldAccess (for loop functions).
   Tick tick() const override { return state_.tick; }
@@ -112,6 +133,16 @@ class Simulation final : private WorldAccess {
   ColumnHandle leds_ = kNoColumn;                       ///< for WorldAccess::robot_led
   /// The columns the frame logs carry, in header order (write_headers()).
   std::vector<ColumnHandle> logged_robot_columns_, logged_object_columns_;
+  Distribution dist_;
+  std::vector<std::uint8_t> owned_engine_;  ///< per engine: 1 when this process simulates it
+  std::vector<std::int16_t> host_;  ///< per entity id: the process holding its controller
+  /// Distributed: tags this process's robots set this tick, interned after the exchange.
+  std::vector<std::pair<std::uint32_t, std::string>> staged_tags_;
+  /// Columns a robot's process sends: every tick (halo) and with the robot (whole row). The
+  /// body's identity, engine and tag columns are the same on every process and never sent.
+  std::vector<ColumnHandle> halo_columns_, row_columns_;
+  ExchangeStats xstats_;
+  std::vector<std::int64_t> log_every_;  ///< every log's `every` (all processes; process 0 logs)
   std::unique_ptr<LoopFunctions> loop_;
   std::vector<std::unique_ptr<log::LogWriter>> writers_;
   std::array<double, kPhaseCount> phase_seconds_{};

@@ -147,6 +147,29 @@ void ColumnStore::copy_row(const ColumnStore& src, std::size_t from, std::size_t
   }
 }
 
+void ColumnStore::gather_rows(ColumnHandle c, std::span<const std::uint32_t> rows,
+                              std::vector<std::uint8_t>& out) const {
+  const std::size_t w = schema_[c].row_bytes();
+  const std::size_t at = out.size();
+  out.resize(at + rows.size() * w);
+  std::uint8_t* dst = out.data() + at;
+  const auto* src = reinterpret_cast<const std::uint8_t*>(columns_[c].bytes.get());
+  for (std::uint32_t r : rows) {
+    std::memcpy(dst, src + r * w, w);
+    dst += w;
+  }
+}
+
+void ColumnStore::scatter_rows(ColumnHandle c, std::span<const std::uint32_t> rows,
+                               const std::uint8_t* in) {
+  const std::size_t w = schema_[c].row_bytes();
+  auto* dst = reinterpret_cast<std::uint8_t*>(columns_[c].bytes.get());
+  for (std::uint32_t r : rows) {
+    std::memcpy(dst + r * w, in, w);
+    in += w;
+  }
+}
+
 void ColumnStore::hash_into(Hasher& h) const {
   for (std::size_t c = 0; c < schema_.size(); ++c) {
     const ColumnDesc& d = schema_[c];

@@ -47,6 +47,12 @@ class ColumnStore {
   void erase_row(std::size_t r);
   /// Copies row `from` of `src` (same schema) into row `to` of this store.
   void copy_row(const ColumnStore& src, std::size_t from, std::size_t to);
+  /// Appends column c's bytes of each of `rows`, in that order (not for string columns).
+  void gather_rows(ColumnHandle c, std::span<const std::uint32_t> rows,
+                   std::vector<std::uint8_t>& out) const;
+  /// The inverse: writes `rows.size() * row_bytes` bytes from `in` into those rows. The
+  /// caller checks the rows exist and that `in` holds that many bytes.
+  void scatter_rows(ColumnHandle c, std::span<const std::uint32_t> rows, const std::uint8_t* in);
   void reserve(std::size_t rows);
 
   void* data(ColumnHandle c) { return columns_[c].bytes.get(); }

@@ -1,0 +1,48 @@
+// One process's share of a distributed run (docs/distributed.md): the engine regions it
+// simulates and the exchange that joins it to the other processes.
+//
+// Every process holds the whole world state. Each tick it senses, controls, acts and moves
+// only the robots of its regions; then the processes exchange those robots' halo columns
+// (the columns other robots' parts read: positions, LEDs, messages sent) and, on frames the
+// log keeps, the logged columns, so every process starts the next phase with the world a
+// single process would have. What every process computes from the same inputs (engine
+// migration, tags, loop functions) is computed on every process, identically. A robot whose
+// region passes to another process goes there with its whole row and its controller's saved
+// state at the start of the next tick (the handoff).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fleetsim {
+
+/// Joins the processes of a run. Each call is one round in which every process takes part,
+/// in the same order on every process.
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  /// Sends `mine` to every other process; returns every process's bytes by process index
+  /// (`mine` at this process's own index). Throws std::runtime_error when a process is lost.
+  virtual std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine) = 0;
+};
+
+/// Which engines (regions) each process simulates, and this process's place.
+struct Distribution {
+  int process = 0;                 ///< this process's index
+  int processes = 1;
+  std::vector<int> engine_process;  ///< per engine of the model: the process simulating it
+  Exchange* exchange = nullptr;    ///< not owned; required when processes > 1
+};
+
+/// Per-process counters of a distributed run.
+struct ExchangeStats {
+  std::uint64_t rounds = 0;
+  std::uint64_t bytes_sent = 0;         ///< this process's payloads (once per round)
+  std::uint64_t halo_rows_sent = 0;     ///< robots whose halo columns this process sent
+  std::uint64_t migrations_in = 0;      ///< robots (with controllers) received in handoffs
+  std::uint64_t migrations_out = 0;
+  double seconds = 0;                   ///< packing, the rounds themselves and unpacking
+  double wait_seconds = 0;              ///< inside all_gather (includes waiting for peers)
+};
+
+}  // namespace fleetsim
