@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <optional>
 #include <sys/resource.h>
 
@@ -16,6 +17,7 @@
 #include "core/diagnostics.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
+#include "distributed/swarm_run.hpp"
 
 namespace fleetsim::cli {
 
@@ -33,6 +35,11 @@ struct RunArgs {
   std::string log_format;
   bool quiet = false;
   bool json = false;
+  // Several processes (docs/distributed.md).
+  int processes = 1;
+  std::string transport = "ipc";
+  std::string sync = "dsaam";
+  std::uint32_t jitter_us = 0;
 };
 
 ExperimentOverrides overrides_of(const RunArgs& a) {
@@ -110,7 +117,151 @@ double cpu_seconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
+/// `run --processes N`: each file on N processes; process 0 shows progress and writes the log.
+int run_distributed(const RunArgs& a) {
+  using namespace distributed;
+  {  // Every file is checked before the first one starts.
+    auto all = load_all(a);
+    if (!all) {
+      std::cerr << "fleetsim: nothing was run; fix the errors above (`fleetsim check` validates "
+                   "without running)\n";
+      return kExitUserError;
+    }
+    for (auto& [ex, reg] : *all) {
+      try {
+        assign_regions(ex, a.processes);
+      } catch (const std::invalid_argument& e) {
+        std::cerr << e.what() << "\nfleetsim: nothing was run\n";
+        return kExitUserError;
+      }
+    }
+  }
+  std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_sigint);
+  nlohmann::json runs = nlohmann::json::array();
+  int status = kExitOk;
+  for (const auto& file : a.files) {
+    SwarmRunOptions o;
+    o.processes = a.processes;
+    o.transport = a.transport == "inproc" ? TransportKind::kInproc
+                  : a.transport == "tcp"  ? TransportKind::kTcp
+                                          : TransportKind::kIpc;
+    o.sync = a.sync == "lockstep" ? SyncMode::kLockstep : SyncMode::kDsaam;
+    o.jitter_us = a.jitter_us;
+    auto bar = std::make_shared<ProgressBar>(!a.quiet);
+    auto loop0 = std::make_shared<std::chrono::steady_clock::time_point>();
+    std::int64_t tick_ns = 0;
+    std::vector<std::string> logs;
+    o.on_tick = [bar, loop0, &tick_ns](Tick tick, Tick total) {
+      if (*loop0 == std::chrono::steady_clock::time_point{}) *loop0 = std::chrono::steady_clock::now();
+      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - *loop0).count();
+      bar->update(tick, total, wall > 0 ? static_cast<double>(tick * tick_ns) / 1e9 / wall : 0);
+      return !g_interrupted.load();
+    };
+    RunArgs one = a;
+    one.files = {file};
+    std::mutex loading;  // in-process threads load at once
+    Loader load = [&]() -> std::optional<LoadedExperiment> {
+      std::lock_guard lock(loading);
+      auto loaded = load_all(one);
+      if (!loaded) return std::nullopt;
+      auto& [ex, reg] = loaded->front();
+      tick_ns = ex.model->tick_period_ns;
+      logs.clear();
+      for (const auto& l : ex.logs) logs.push_back(l.path);
+      return LoadedExperiment{std::move(ex), std::move(reg)};
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<ProcessReport> reports;
+    nlohmann::json summary;
+    try {
+      reports = run_swarm(load, o);
+    } catch (const std::exception& e) {
+      summary = {{"experiment", file}, {"error", e.what()}};
+      std::cerr << file << ": error: " << e.what() << "\n";
+      runs.push_back(summary);
+      status = kExitRuntimeError;
+      continue;
+    }
+    bar->done();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // The first failure is the cause; the others' are its consequences (their peer left).
+    std::string failure;
+    for (const auto& r : reports)
+      if (!r.ok && failure.empty()) failure = "process " + std::to_string(r.process) + ": " + r.error;
+    const ProcessReport& p0 = reports.front();
+    std::uint64_t steps = 0;
+    nlohmann::json per = nlohmann::json::array();
+    for (const auto& r : reports) {
+      steps += r.robot_steps;
+      per.push_back({{"process", r.process},
+                     {"regions", r.regions},
+                     {"ok", r.ok},
+                     {"robot_steps", r.robot_steps},
+                     {"loop_wall_seconds", r.loop_wall_seconds},
+                     {"exchange_seconds", r.exchange.seconds},
+                     {"wait_seconds", r.exchange.wait_seconds},
+                     {"bytes_sent", r.exchange.bytes_sent},
+                     {"halo_robots_sent", r.exchange.halo_rows_sent},
+                     {"migrations_in", r.exchange.migrations_in},
+                     {"migrations_out", r.exchange.migrations_out}});
+      if (!r.ok) per.back()["error"] = r.error;
+    }
+    char hash[32];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p0.state_hash));
+    const double simsec = static_cast<double>(p0.ticks * tick_ns) / 1e9;
+    const double loop_wall = p0.loop_wall_seconds;
+    summary = {{"experiment", file},
+               {"processes", a.processes},
+               {"transport", a.transport},
+               {"sync", a.sync},
+               {"ticks", p0.ticks},
+               {"sim_seconds", simsec},
+               {"wall_seconds", wall},
+               {"loop_wall_seconds", loop_wall},
+               {"rtf", loop_wall > 0 ? simsec / loop_wall : 0.0},
+               {"robots", p0.robots},
+               {"robot_steps_per_second", loop_wall > 0 ? static_cast<double>(steps) / loop_wall : 0.0},
+               {"logs", logs},
+               {"status", p0.status},
+               {"state_hash", hash},
+               {"per_process", per}};
+    if (!failure.empty()) {
+      std::cerr << file << ": error: " << failure << "\n";
+      for (const auto& r : reports)
+        if (!r.ok && "process " + std::to_string(r.process) + ": " + r.error != failure)
+          std::cerr << "  then process " << r.process << ": " << r.error << "\n";
+      for (const auto& l : logs)
+        std::cerr << "  the log " << l << " is complete up to the last frame written\n";
+      summary["error"] = failure;
+      status = kExitRuntimeError;
+    } else if (!a.quiet) {
+      std::cout << file << ": " << p0.ticks << " ticks, " << simsec << " simulated s in "
+                << loop_wall << " wall s (" << summary["rtf"].get<double>() << "x real time, "
+                << summary["robot_steps_per_second"].get<double>() << " robot-steps/s, "
+                << a.processes << " processes)\n";
+      for (const auto& r : reports) {
+        std::string regions;
+        for (const auto& n : r.regions) regions += (regions.empty() ? "" : ", ") + n;
+        std::cout << "  process " << r.process << " (" << regions << "): " << r.robot_steps
+                  << " robot-steps, exchange " << r.exchange.seconds << " s (waiting "
+                  << r.exchange.wait_seconds << " s), " << r.exchange.bytes_sent
+                  << " bytes sent, " << r.exchange.migrations_in << " robots in, "
+                  << r.exchange.migrations_out << " out\n";
+      }
+      std::cout << "  state " << hash << "\n";
+      for (const auto& l : logs)
+        std::cout << "  log: " << l << "  (look at it: fleetsim view " << l << ")\n";
+    }
+    runs.push_back(summary);
+    if (g_interrupted.load()) break;
+  }
+  if (a.json) std::cout << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
+  return status;
+}
+
 int run_command(const RunArgs& a) {
+  if (a.processes > 1) return run_distributed(a);
   auto loaded = load_all(a);
   if (!loaded) {
     std::cerr << "fleetsim: nothing was run; fix the errors above (`fleetsim check` validates "
@@ -283,6 +434,23 @@ void add_engine_commands(CLI::App& app, int& status) {
   run->add_option("--log-format", args->log_format, "frames (binary, default) or deeco (text)")
       ->check(CLI::IsMember({"frames", "deeco"}));
   run->add_flag("--quiet", args->quiet, "no progress bar and no summary text");
+  run->add_option("--processes", args->processes,
+                  "run on N processes, each simulating whole physics-engine regions (the "
+                  "experiment's <distribution>, else balanced by robot count); the log and the "
+                  "state are the same as on one process (docs/distributed.md)")
+      ->check(CLI::Range(1, 255));
+  run->add_option("--transport", args->transport,
+                  "with --processes: inproc (threads of this process), ipc (processes on this "
+                  "machine, default) or tcp (processes on 127.0.0.1)")
+      ->check(CLI::IsMember({"inproc", "ipc", "tcp"}));
+  run->add_option("--sync", args->sync,
+                  "with --processes: dsaam (decentralised flows, default) or lockstep (every "
+                  "exchange through process 0)")
+      ->check(CLI::IsMember({"dsaam", "lockstep"}));
+  run->add_option("--jitter-us", args->jitter_us,
+                  "with --processes: delay every message by a random 0..U microseconds (results "
+                  "do not change; a test of that)")
+      ->check(CLI::Range(0, 1000000));
   run->add_flag("--json", args->json,
                 "print a JSON summary on the last line of stdout (one object; {\"runs\": [...]} "
                 "for several files)");

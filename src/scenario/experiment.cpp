@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/named_colors.hpp"
 #include "core/plugin_loader.hpp"
@@ -166,12 +167,12 @@ class ExperimentParser {
     }
     root.finish();
     root.check_children({"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                         "loop_functions", "log"});
+                         "distribution", "loop_functions", "log"});
     model_ = std::make_shared<WorldModel>();
     model_->name = file_.path();
     ex_.path = file_.path();
     for (const char* once : {"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                             "loop_functions"}) {
+                             "distribution", "loop_functions"}) {
       auto v = root.children(once);
       if (v.size() > 1) v[1].error(std::string("<") + once + "> appears more than once (expected at most one)");
     }
@@ -196,6 +197,7 @@ class ExperimentParser {
     if (auto e = first("physics")) read_physics(*e);
     if (model_->engines.empty() && arena_ok_)
       model_->engines.push_back({"kinematics2d", model_->arena_min(), model_->arena_max()});
+    if (auto e = first("distribution")) read_distribution(*e);
     if (auto e = first("loop_functions")) read_loop_functions(*e);
     for (auto& e : root.children("log")) read_log(e);
     apply_log_overrides();
@@ -531,6 +533,53 @@ class ExperimentParser {
     if (!model_->engines.empty() && arena_ok_ && std::abs(area - arena) > 1e-9 * arena && !d_.has_errors())
       e.error("engine regions cover " + std::to_string(area) + " m2 of the " + std::to_string(arena) +
               " m2 arena (expected regions that tile the whole arena)");
+  }
+
+  // <distribution><process regions="west north"/>...</distribution>: which process simulates
+  // which engine regions in a run on several processes (one <process> per process).
+  void read_distribution(XmlElement& e) {
+    e.finish();
+    e.check_children({"process"});
+    ex_.distribution_where = e.where();
+    std::vector<int> owner(model_->engines.size(), -1);
+    auto processes = e.children("process");
+    if (processes.empty())
+      e.error("<distribution> lists no <process> (expected one <process regions=\"...\"/> per "
+              "process, or no <distribution> for the automatic assignment)");
+    for (std::size_t p = 0; p < processes.size(); ++p) {
+      XmlElement& pe = processes[p];
+      std::string list = pe.text("regions", "", true);
+      pe.finish();
+      pe.check_children({});
+      std::replace(list.begin(), list.end(), ',', ' ');
+      std::istringstream words(list);
+      std::vector<int> mine;
+      for (std::string id; words >> id;) {
+        int found = -1;
+        for (std::size_t r = 0; r < model_->engines.size(); ++r)
+          if (model_->engines[r].id == id) found = static_cast<int>(r);
+        if (found < 0) {
+          std::string known;
+          for (const auto& r : model_->engines) known += (known.empty() ? "" : ", ") + r.id;
+          pe.error("unknown region '" + id + "' (expected ids of <physics> engines: " + known + ")");
+          continue;
+        }
+        if (owner[found] >= 0) {
+          pe.error("region '" + id + "' is already given to process " + std::to_string(owner[found]) +
+                   " (expected each region in exactly one <process>)");
+          continue;
+        }
+        owner[found] = static_cast<int>(p);
+        mine.push_back(found);
+      }
+      if (mine.empty() && !d_.has_errors())
+        pe.error("process " + std::to_string(p) + " simulates no region (expected regions=\"ID ...\")");
+      ex_.distribution.push_back(std::move(mine));
+    }
+    for (std::size_t r = 0; r < owner.size(); ++r)
+      if (owner[r] < 0 && !processes.empty())
+        e.error("region '" + model_->engines[r].id +
+                "' is in no <process> (expected every <physics> region in one)");
   }
 
   void read_loop_functions(XmlElement& e) {

@@ -48,6 +48,10 @@ struct Experiment {
   std::vector<AssembledKind> parts;
   /// Shared controllers' instances, initialised, by (controller index, kind index).
   std::map<std::pair<std::uint16_t, std::uint16_t>, std::unique_ptr<Controller>> shared_controllers;
+  /// <distribution>: per process, the engine regions (indices into model->engines) it
+  /// simulates in a run on several processes; empty = automatic (docs/distributed.md).
+  std::vector<std::vector<int>> distribution;
+  SourceLocation distribution_where;
 };
 
 /// Reads and checks `path`. Loads the plug-in libraries it names into `registry`. Every

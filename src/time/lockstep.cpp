@@ -39,6 +39,12 @@ LockstepPrimary::LockstepPrimary(transport::Port& port, SimTime step_size)
 
 const std::vector<std::vector<std::uint8_t>>& LockstepPrimary::step(
     const std::vector<std::vector<std::uint8_t>>& payloads, bool paused) {
+  publish(payloads, paused);
+  return collect();
+}
+
+void LockstepPrimary::publish(const std::vector<std::vector<std::uint8_t>>& payloads,
+                              bool paused) {
   const auto& outs = port_.layout().outputs;
   transport::Message m;
   m.kind = transport::MessageKind::kStep;
@@ -54,6 +60,10 @@ const std::vector<std::vector<std::uint8_t>>& LockstepPrimary::step(
       m.payload.insert(m.payload.end(), payloads[j].begin(), payloads[j].end());
     port_.send(j, m);
   }
+}
+
+const std::vector<std::vector<std::uint8_t>>& LockstepPrimary::collect() {
+  const auto& outs = port_.layout().outputs;
   // 3. Wait for every ack.
   for (std::size_t j = 0; j < outs.size(); ++j) {
     transport::Message ack = port_.receive(j);

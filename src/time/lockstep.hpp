@@ -34,6 +34,10 @@ class LockstepPrimary {
   /// vector sends empty payloads), waits for every ack, advances. Returns the acks' payloads.
   const std::vector<std::vector<std::uint8_t>>& step(
       const std::vector<std::vector<std::uint8_t>>& payloads, bool paused = false);
+  /// step() in two halves, so the primary can work between them: publish the current step...
+  void publish(const std::vector<std::vector<std::uint8_t>>& payloads, bool paused = false);
+  /// ...then wait for every ack of it and advance. Returns the acks' payloads.
+  const std::vector<std::vector<std::uint8_t>>& collect();
   std::uint64_t iteration() const { return iteration_; }
   SimTime time() const { return time_; }
   std::size_t secondaries() const { return port_.layout().outputs.size(); }

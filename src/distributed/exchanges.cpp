@@ -1,0 +1,177 @@
+#include "distributed/exchanges.hpp"
+
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "time/flow_node.hpp"
+#include "time/lockstep.hpp"
+
+namespace fleetsim::distributed {
+
+std::string process_name(int p) { return "process-" + std::to_string(p); }
+
+SimTime round_time(std::uint64_t g, SimTime tick_ns) {
+  const SimTime half = std::max<SimTime>(1, tick_ns / 2);
+  const auto tick = static_cast<SimTime>(g / 2);
+  return tick * tick_ns + (g % 2 == 0 ? half : tick_ns);
+}
+
+transport::FederationLayout make_swarm_layout(SyncMode mode, int processes, SimTime tick_ns) {
+  std::vector<std::string> names;
+  for (int p = 0; p < processes; ++p) names.push_back(process_name(p));
+  if (mode == SyncMode::kLockstep) {
+    auto layout = time::make_lockstep_layout(names, std::numeric_limits<SimTime>::max());
+    return layout;
+  }
+  transport::FederationLayout layout;
+  layout.until = std::numeric_limits<SimTime>::max();
+  for (int p = 0; p < processes; ++p) {
+    transport::NodeLayout node;
+    node.name = names[p];
+    transport::OutputLink out{static_cast<transport::FlowId>(p), "swarm." + names[p], {},
+                              round_time(0, tick_ns)};
+    for (int q = 0; q < processes; ++q) {
+      if (q == p) continue;
+      out.sinks.push_back(names[q]);
+      node.inputs.push_back({static_cast<transport::FlowId>(q), "swarm." + names[q], names[q], 4,
+                             round_time(0, tick_ns)});
+    }
+    node.outputs.push_back(std::move(out));
+    layout.nodes.push_back(std::move(node));
+  }
+  return layout;
+}
+
+namespace {
+
+/// DSAAM: every process emits its round-g message on its flow, then consumes every other
+/// process's round-g message. The FlowNode enforces the four rules; delays change nothing.
+class FlowExchange final : public Exchange {
+ public:
+  FlowExchange(transport::Port& port, int process, int processes, SimTime tick_ns)
+      : node_(port.layout(), port, options()), process_(process), processes_(processes),
+        tick_ns_(tick_ns) {}
+
+  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine) override {
+    std::vector<std::vector<std::uint8_t>> all(static_cast<std::size_t>(processes_));
+    const SimTime t = round_time(round_, tick_ns_);
+    time::Emission e;
+    e.timestamp = t;
+    e.period = round_time(round_ + 1, tick_ns_) - t;
+    e.payload = std::move(mine);
+    const auto step = node_.next();
+    if (step.kind != time::FlowNode::Step::Kind::kEmit || step.timestamp != t)
+      throw std::logic_error("swarm exchange out of step with its flow node");
+    node_.emit(0, e);
+    all[static_cast<std::size_t>(process_)] = std::move(e.payload);
+    for (int k = 1; k < processes_; ++k) {
+      const auto s = node_.next();
+      if (s.kind != time::FlowNode::Step::Kind::kConsume || s.timestamp != t)
+        throw std::logic_error("swarm exchange out of step with its flow node");
+      transport::Message m = node_.consume();
+      const auto from = static_cast<std::size_t>(m.flow);
+      if (from >= all.size() || from == static_cast<std::size_t>(process_))
+        throw std::runtime_error("a message on an unknown flow");
+      all[from] = std::move(m.payload);
+    }
+    ++round_;
+    return all;
+  }
+
+ private:
+  static time::FlowNodeOptions options() {
+    time::FlowNodeOptions o;
+    o.until = std::numeric_limits<SimTime>::max();
+    return o;
+  }
+  time::FlowNode node_;
+  int process_, processes_;
+  SimTime tick_ns_;
+  std::uint64_t round_ = 0;
+};
+
+/// Lockstep: the secondaries acknowledge step g with their bytes; the primary collects them
+/// and publishes step g+1 carrying everyone's bytes.
+class LockstepExchange final : public Exchange {
+ public:
+  LockstepExchange(transport::Port& port, int process, int processes, SimTime tick_ns)
+      : port_(port), process_(process), processes_(processes) {
+    if (process_ == 0) {
+      primary_ = std::make_unique<time::LockstepPrimary>(port_, tick_ns);
+      primary_->publish({});
+    } else {
+      secondary_ = std::make_unique<time::LockstepSecondary>(port_);
+      secondary_->next_step();
+    }
+  }
+
+  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine) override {
+    if (primary_) {
+      const auto& acks = primary_->collect();
+      std::vector<std::vector<std::uint8_t>> all;
+      all.push_back(std::move(mine));
+      for (const auto& a : acks) all.push_back(a);
+      const auto merged = encode(all);
+      primary_->publish(std::vector<std::vector<std::uint8_t>>(acks.size(), merged));
+      return all;
+    }
+    secondary_->ack(std::move(mine));
+    return decode(secondary_->next_step().payload);
+  }
+
+ private:
+  static std::vector<std::uint8_t> encode(const std::vector<std::vector<std::uint8_t>>& all) {
+    std::vector<std::uint8_t> out;
+    auto u32 = [&](std::uint32_t v) {
+      const auto* b = reinterpret_cast<const std::uint8_t*>(&v);
+      out.insert(out.end(), b, b + 4);
+    };
+    u32(static_cast<std::uint32_t>(all.size()));
+    for (const auto& a : all) {
+      u32(static_cast<std::uint32_t>(a.size()));
+      out.insert(out.end(), a.begin(), a.end());
+    }
+    return out;
+  }
+  std::vector<std::vector<std::uint8_t>> decode(const std::vector<std::uint8_t>& in) const {
+    std::size_t at = 0;
+    auto u32 = [&]() {
+      if (in.size() - at < 4) throw std::runtime_error("a truncated lockstep step order");
+      std::uint32_t v;
+      std::memcpy(&v, in.data() + at, 4);
+      at += 4;
+      return v;
+    };
+    const std::uint32_t n = u32();
+    if (n != static_cast<std::uint32_t>(processes_))
+      throw std::runtime_error("a lockstep step order for " + std::to_string(n) +
+                               " processes (expected " + std::to_string(processes_) + ")");
+    std::vector<std::vector<std::uint8_t>> all(n);
+    for (auto& a : all) {
+      const std::uint32_t len = u32();
+      if (in.size() - at < len) throw std::runtime_error("a truncated lockstep step order");
+      a.assign(in.begin() + static_cast<std::ptrdiff_t>(at),
+               in.begin() + static_cast<std::ptrdiff_t>(at + len));
+      at += len;
+    }
+    if (at != in.size()) throw std::runtime_error("a lockstep step order with trailing bytes");
+    return all;
+  }
+
+  transport::Port& port_;
+  int process_, processes_;
+  std::unique_ptr<time::LockstepPrimary> primary_;
+  std::unique_ptr<time::LockstepSecondary> secondary_;
+};
+
+}  // namespace
+
+std::unique_ptr<Exchange> make_exchange(SyncMode mode, transport::Port& port, int process,
+                                        int processes, SimTime tick_ns) {
+  if (mode == SyncMode::kLockstep)
+    return std::make_unique<LockstepExchange>(port, process, processes, tick_ns);
+  return std::make_unique<FlowExchange>(port, process, processes, tick_ns);
+}
+
+}  // namespace fleetsim::distributed

@@ -1,0 +1,385 @@
+#include "distributed/swarm_run.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "sim/simulation.hpp"
+#include "transport/inproc_transport.hpp"
+#include "transport/zmq_transport.hpp"
+
+namespace fleetsim::distributed {
+
+std::vector<int> assign_regions(const Experiment& ex, int processes) {
+  const WorldModel& model = *ex.model;
+  const std::size_t regions = model.engines.size();
+  if (processes < 1) throw std::invalid_argument("--processes must be at least 1");
+  if (!ex.distribution.empty()) {
+    if (static_cast<int>(ex.distribution.size()) != processes)
+      throw std::invalid_argument(
+          ex.path + ":" + std::to_string(ex.distribution_where.line) + ": error: <distribution> lists " +
+          std::to_string(ex.distribution.size()) + " processes but the run has " +
+          std::to_string(processes) + " (give --processes " +
+          std::to_string(ex.distribution.size()) + ", or remove <distribution> for the automatic one)");
+    std::vector<int> owner(regions, -1);
+    for (std::size_t p = 0; p < ex.distribution.size(); ++p)
+      for (int e : ex.distribution[p]) owner[static_cast<std::size_t>(e)] = static_cast<int>(p);
+    return owner;
+  }
+  if (static_cast<std::size_t>(processes) > regions)
+    throw std::invalid_argument(
+        ex.path + ": error: " + std::to_string(processes) + " processes but only " +
+        std::to_string(regions) + (regions == 1 ? " physics engine region" : " physics engine regions") +
+        " (a process simulates whole regions: give --processes " + std::to_string(regions) +
+        " or fewer, or divide the arena into more regions in <physics>)");
+  std::vector<std::size_t> count(regions, 0);
+  for (std::uint8_t e : ex.state.robot_engine()) ++count[e];
+  std::vector<std::size_t> order(regions);
+  for (std::size_t e = 0; e < regions; ++e) order[e] = e;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return count[a] > count[b]; });
+  std::vector<int> owner(regions, 0);
+  std::vector<std::size_t> load(static_cast<std::size_t>(processes), 0);
+  std::vector<std::size_t> held(static_cast<std::size_t>(processes), 0);
+  for (std::size_t k = 0; k < regions; ++k) {
+    const std::size_t e = order[k];
+    // The first `processes` regions go one to each process, so none is left without one.
+    std::size_t best = 0;
+    if (k < static_cast<std::size_t>(processes)) {
+      best = k;
+    } else {
+      for (std::size_t p = 1; p < load.size(); ++p)
+        if (load[p] < load[best]) best = p;
+    }
+    owner[e] = static_cast<int>(best);
+    load[best] += count[e];
+    ++held[best];
+  }
+  return owner;
+}
+
+namespace {
+
+std::vector<std::string> region_names(const WorldModel& model, const std::vector<int>& owner,
+                                      int p) {
+  std::vector<std::string> names;
+  for (std::size_t e = 0; e < owner.size(); ++e)
+    if (owner[e] == p) names.push_back(model.engines[e].id);
+  return names;
+}
+
+ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
+                          const SwarmRunOptions& o, transport::Port& port) {
+  ProcessReport r;
+  r.process = p;
+  r.regions = region_names(*loaded.experiment.model, owner, p);
+  try {
+    const SimTime tick = loaded.experiment.model->tick_period_ns;
+    auto exchange = make_exchange(o.sync, port, p, o.processes, tick);
+    Distribution d;
+    d.process = p;
+    d.processes = o.processes;
+    d.engine_process = owner;
+    d.exchange = exchange.get();
+    Simulation sim(std::move(loaded.experiment), *loaded.registry, d);
+    sim.start();
+    const Tick total = sim.model().length_ticks;
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!sim.done()) {
+      sim.step();
+      if (p == 0 && o.on_tick && !o.on_tick(sim.state().tick, total))
+        throw std::runtime_error("interrupted at tick " + std::to_string(sim.state().tick));
+    }
+    sim.gather_state();
+    r.loop_wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sim.finish();
+    r.ticks = sim.state().tick;
+    r.robot_steps = sim.robot_steps();
+    r.state_hash = sim.state().hash();
+    r.robots = sim.state().robot_count();
+    r.status = sim.state().status;
+    r.phase_seconds.assign(sim.phase_seconds().begin(), sim.phase_seconds().end());
+    r.exchange = sim.exchange_stats();
+    port.close();
+    r.ok = true;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+nlohmann::json to_json(const ProcessReport& r) {
+  return {{"process", r.process},
+          {"regions", r.regions},
+          {"ok", r.ok},
+          {"error", r.error},
+          {"ticks", r.ticks},
+          {"robot_steps", r.robot_steps},
+          {"state_hash", r.state_hash},
+          {"robots", r.robots},
+          {"status", r.status},
+          {"loop_wall_seconds", r.loop_wall_seconds},
+          {"phase_seconds", r.phase_seconds},
+          {"rounds", r.exchange.rounds},
+          {"bytes_sent", r.exchange.bytes_sent},
+          {"halo_rows_sent", r.exchange.halo_rows_sent},
+          {"migrations_in", r.exchange.migrations_in},
+          {"migrations_out", r.exchange.migrations_out},
+          {"exchange_seconds", r.exchange.seconds},
+          {"wait_seconds", r.exchange.wait_seconds}};
+}
+
+ProcessReport from_json(const nlohmann::json& j) {
+  ProcessReport r;
+  r.process = j.at("process");
+  r.regions = j.at("regions").get<std::vector<std::string>>();
+  r.ok = j.at("ok");
+  r.error = j.at("error");
+  r.ticks = j.at("ticks");
+  r.robot_steps = j.at("robot_steps");
+  r.state_hash = j.at("state_hash");
+  r.robots = j.at("robots");
+  r.status = j.at("status");
+  r.loop_wall_seconds = j.at("loop_wall_seconds");
+  r.phase_seconds = j.at("phase_seconds").get<std::vector<double>>();
+  r.exchange.rounds = j.at("rounds");
+  r.exchange.bytes_sent = j.at("bytes_sent");
+  r.exchange.halo_rows_sent = j.at("halo_rows_sent");
+  r.exchange.migrations_in = j.at("migrations_in");
+  r.exchange.migrations_out = j.at("migrations_out");
+  r.exchange.seconds = j.at("exchange_seconds");
+  r.exchange.wait_seconds = j.at("wait_seconds");
+  return r;
+}
+
+std::vector<ProcessReport> run_threads(const Loader& load, const SwarmRunOptions& o) {
+  auto first = load();
+  if (!first) throw std::invalid_argument("the experiment has errors");
+  const auto owner = assign_regions(first->experiment, o.processes);
+  const SimTime tick = first->experiment.model->tick_period_ns;
+  transport::InprocNetwork net(make_swarm_layout(o.sync, o.processes, tick));
+  std::vector<ProcessReport> reports(static_cast<std::size_t>(o.processes));
+  std::vector<std::thread> threads;
+  for (int p = 0; p < o.processes; ++p) {
+    threads.emplace_back([&, p] {
+      transport::PortOptions po;
+      po.jitter_us = o.jitter_us;
+      po.log = [](const std::string&) {};
+      auto port = net.port(process_name(p), po);
+      std::optional<LoadedExperiment> mine;
+      if (p == 0) {
+        mine = std::move(first);
+      } else {
+        mine = load();
+      }
+      ProcessReport r;
+      r.process = p;
+      if (!mine) {
+        r.error = "the experiment did not load";
+      } else {
+        r = run_process(*mine, p, owner, o, *port);
+      }
+      if (!r.ok) net.stop(process_name(p) + " failed: " + r.error);
+      reports[static_cast<std::size_t>(p)] = std::move(r);
+    });
+  }
+  for (auto& t : threads) t.join();
+  return reports;
+}
+
+/// A free block of `n` TCP ports on 127.0.0.1 (checked by binding each; another program may
+/// still take one before the run binds it, which the run then reports).
+int free_port_block(int n) {
+  std::mt19937 rng(static_cast<unsigned>(getpid()) ^
+                   static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    const int base = 20000 + static_cast<int>(rng() % 30000);
+    bool ok = true;
+    for (int k = 0; k < n && ok; ++k) {
+      const int fd = socket(AF_INET, SOCK_STREAM, 0);
+      if (fd < 0) return base;
+      int one = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<std::uint16_t>(base + k));
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+      close(fd);
+    }
+    if (ok) return base;
+  }
+  throw std::runtime_error("found no free block of " + std::to_string(n) +
+                           " TCP ports on 127.0.0.1");
+}
+
+std::string describe_status(int st) {
+  if (WIFEXITED(st)) return "exited with status " + std::to_string(WEXITSTATUS(st));
+  if (WIFSIGNALED(st))
+    return std::string("was killed by signal ") + std::to_string(WTERMSIG(st)) + " (" +
+           strsignal(WTERMSIG(st)) + ")";
+  return "stopped";
+}
+
+std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOptions& o) {
+  auto loaded = load();
+  if (!loaded) throw std::invalid_argument("the experiment has errors");
+  const auto owner = assign_regions(loaded->experiment, o.processes);
+  const SimTime tick = loaded->experiment.model->tick_period_ns;
+  auto layout = make_swarm_layout(o.sync, o.processes, tick);
+  std::string dir;
+  if (o.transport == TransportKind::kIpc) {
+    char tmpl[] = "/tmp/fleetsim-swarm-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a directory for ipc:// endpoints");
+    dir = tmpl;
+    for (auto& n : layout.nodes) n.endpoint = "ipc://" + dir + "/" + n.name;
+  } else {
+    const int base = free_port_block(o.processes * o.processes);
+    for (std::size_t p = 0; p < layout.nodes.size(); ++p)
+      layout.nodes[p].endpoint =
+          "tcp://127.0.0.1:" + std::to_string(base + static_cast<int>(p) * o.processes);
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t parent = getpid();
+  struct Child {
+    pid_t pid = -1;
+    int fd = -1;
+    std::string out;
+    bool exited = false;
+    int status = 0;
+  };
+  std::vector<Child> children(static_cast<std::size_t>(o.processes));
+  for (int p = 0; p < o.processes; ++p) {
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("cannot create a pipe for a process");
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("cannot start a process (fork failed)");
+    if (pid == 0) {
+      // The child: no process outlives the run's supervisor.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(1);
+      close(fds[0]);
+      for (int q = 0; q < p; ++q) close(children[static_cast<std::size_t>(q)].fd);
+      ProcessReport r;
+      r.process = p;
+      try {
+        transport::PortOptions po;
+        po.jitter_us = o.jitter_us;
+        po.log = [](const std::string&) {};
+        auto port = transport::make_zmq_port(layout, process_name(p), po);
+        SwarmRunOptions mine = o;
+        if (p != 0) mine.on_tick = nullptr;
+        r = run_process(*loaded, p, owner, mine, *port);
+      } catch (const std::exception& e) {
+        r.error = e.what();
+      }
+      const std::string text = to_json(r).dump() + "\n";
+      for (std::size_t at = 0; at < text.size();) {
+        const ssize_t w = write(fds[1], text.data() + at, text.size() - at);
+        if (w <= 0) break;
+        at += static_cast<std::size_t>(w);
+      }
+      std::cout.flush();
+      std::fflush(nullptr);
+      _exit(r.ok ? 0 : 1);
+    }
+    close(fds[1]);
+    children[static_cast<std::size_t>(p)].pid = pid;
+    children[static_cast<std::size_t>(p)].fd = fds[0];
+  }
+  // The supervisor: reads every report; once one process failed, the others get a grace
+  // period to notice (their ports see the peer leave within a second) before being killed.
+  const std::shared_ptr<const WorldModel> model = loaded->experiment.model;
+  loaded.reset();
+  std::optional<std::chrono::steady_clock::time_point> failed_at;
+  const auto grace = std::chrono::seconds(3);
+  while (true) {
+    bool running = false;
+    for (auto& c : children) {
+      if (c.exited) continue;
+      pid_t w = waitpid(c.pid, &c.status, WNOHANG);
+      if (w == c.pid) {
+        c.exited = true;
+        if (!(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0) && !failed_at)
+          failed_at = std::chrono::steady_clock::now();
+      } else {
+        running = true;
+      }
+    }
+    std::vector<pollfd> fds;
+    for (auto& c : children)
+      if (c.fd >= 0) fds.push_back({c.fd, POLLIN, 0});
+    if (!fds.empty()) poll(fds.data(), fds.size(), 50);
+    for (auto& c : children) {
+      if (c.fd < 0) continue;
+      pollfd one{c.fd, POLLIN, 0};
+      if (poll(&one, 1, 0) <= 0) continue;
+      char buf[65536];
+      const ssize_t n = read(c.fd, buf, sizeof buf);
+      if (n > 0) {
+        c.out.append(buf, static_cast<std::size_t>(n));
+      } else {
+        close(c.fd);
+        c.fd = -1;
+      }
+    }
+    if (!running && std::all_of(children.begin(), children.end(), [](const Child& c) { return c.fd < 0; }))
+      break;
+    if (!running) continue;
+    if (failed_at && std::chrono::steady_clock::now() - *failed_at > grace)
+      for (auto& c : children)
+        if (!c.exited) kill(c.pid, SIGKILL);
+    if (fds.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::vector<ProcessReport> reports;
+  for (int p = 0; p < o.processes; ++p) {
+    const Child& c = children[static_cast<std::size_t>(p)];
+    ProcessReport r;
+    try {
+      r = from_json(nlohmann::json::parse(c.out));
+    } catch (const std::exception&) {
+      r = ProcessReport{};
+      r.process = p;
+      r.regions = region_names(*model, owner, p);
+      r.error = process_name(p) + " (regions " + [&] {
+        std::string s;
+        for (const auto& n : r.regions) s += (s.empty() ? "" : ", ") + n;
+        return s;
+      }() + ") " + describe_status(c.status) + " before reporting";
+    }
+    reports.push_back(std::move(r));
+  }
+  return reports;
+}
+
+}  // namespace
+
+std::vector<ProcessReport> run_swarm(const Loader& load, const SwarmRunOptions& options) {
+  if (options.transport == TransportKind::kInproc) return run_threads(load, options);
+  return run_children(load, options);
+}
+
+}  // namespace fleetsim::distributed

@@ -1,0 +1,71 @@
+// Running one experiment on several processes (docs/distributed.md): which process simulates
+// which engine regions, starting the processes (threads with the in-process transport, child
+// processes with ZeroMQ over ipc:// or tcp://), running each one's share and bringing their
+// figures together.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "distributed/exchanges.hpp"
+#include "fleetsim/plugin.hpp"
+#include "scenario/experiment.hpp"
+#include "sim/distribution.hpp"
+
+namespace fleetsim::distributed {
+
+enum class TransportKind { kInproc, kIpc, kTcp };
+
+struct SwarmRunOptions {
+  int processes = 1;
+  TransportKind transport = TransportKind::kIpc;
+  SyncMode sync = SyncMode::kDsaam;
+  std::uint32_t jitter_us = 0;
+  bool progress = false;  ///< a progress bar on stderr (process 0)
+  /// Called on process 0 after every tick (progress, interruption); return false to stop.
+  std::function<bool(Tick tick, Tick total)> on_tick;
+};
+
+/// Which process simulates each engine region: the experiment's <distribution> when it has
+/// one, else automatic: regions in decreasing order of their robots at the start (ties by
+/// order in the file) each go to the process with the fewest robots so far (ties: the lowest
+/// index). A pure function of the experiment. Throws std::invalid_argument (a user error)
+/// when there are fewer regions than processes or the <distribution> does not fit.
+std::vector<int> assign_regions(const Experiment& ex, int processes);
+
+/// What one process did.
+struct ProcessReport {
+  int process = 0;
+  std::vector<std::string> regions;
+  bool ok = false;
+  std::string error;
+  Tick ticks = 0;
+  std::uint64_t robot_steps = 0;
+  std::uint64_t state_hash = 0;
+  std::size_t robots = 0;
+  std::string status;
+  double loop_wall_seconds = 0;
+  std::vector<double> phase_seconds;
+  ExchangeStats exchange;
+};
+
+/// A loaded experiment and the registry it was loaded with (which must outlive its run).
+struct LoadedExperiment {
+  Experiment experiment;
+  std::unique_ptr<PluginRegistry> registry;
+};
+/// Loads the experiment; nullopt after printing its errors.
+using Loader = std::function<std::optional<LoadedExperiment>()>;
+
+/// The whole run: every process's report (index = process). `load` is called once per
+/// in-process thread; ZeroMQ children are forked after one load and share it. A failure
+/// inside a process is in its report; std::invalid_argument for a user error found before any
+/// process starts (the assignment), std::runtime_error when a process cannot be started.
+std::vector<ProcessReport> run_swarm(const Loader& load, const SwarmRunOptions& options);
+
+}  // namespace fleetsim::distributed
