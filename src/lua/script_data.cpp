@@ -64,16 +64,15 @@ void walk_upvalues(lua_State* L, const std::set<std::string>& base, Slot&& slot)
 
 class Writer {
  public:
-  Writer(lua_State* L, std::vector<std::uint8_t>& out) : L_(L), out_(out) {
-    // Tables that belong to the receiving state: the standard libraries, the robot table and
-    // its parts' tables. A variable holding one keeps the receiver's.
-    lua_pushglobaltable(L);
-    lua_pushnil(L);
-    while (lua_next(L, -2)) {
-      if (lua_type(L, -1) == LUA_TTABLE) foreign_.insert(lua_topointer(L, -1));
+  Writer(lua_State* L, const std::set<std::string>& base, std::vector<std::uint8_t>& out)
+      : L_(L), out_(out) {
+    // Tables that belong to the receiving state: the standard libraries (globals present
+    // before the script ran), the robot table and its parts' tables. A variable holding one
+    // keeps the receiver's.
+    for (const auto& name : base) {
+      if (lua_getglobal(L, name.c_str()) == LUA_TTABLE) foreign_.insert(lua_topointer(L, -1));
       lua_pop(L, 1);
     }
-    lua_pop(L, 1);
     if (lua_getglobal(L, "robot") == LUA_TTABLE) {
       lua_pushnil(L);
       while (lua_next(L, -2)) {
@@ -303,7 +302,7 @@ std::set<std::string> global_names(lua_State* L) {
 
 void save_script_data(lua_State* L, const std::set<std::string>& base,
                       std::vector<std::uint8_t>& out) {
-  Writer w(L, out);
+  Writer w(L, base, out);
   // The data globals, by name.
   std::vector<std::string> data;
   for (const auto& g : script_globals(L, base)) {
