@@ -187,8 +187,14 @@ int run_distributed(const RunArgs& a) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // The first failure is the cause; the others' are its consequences (their peer left).
     std::string failure;
-    for (const auto& r : reports)
-      if (!r.ok && failure.empty()) failure = "process " + std::to_string(r.process) + ": " + r.error;
+    auto describe = [](const ProcessReport& r) {
+      std::string regions;
+      for (const auto& n : r.regions) regions += (regions.empty() ? "" : ", ") + n;
+      return "process " + std::to_string(r.process) + " (" + regions + "): " + r.error;
+    };
+    for (bool consequence : {false, true})
+      for (const auto& r : reports)
+        if (!r.ok && r.stopped_by_peer == consequence && failure.empty()) failure = describe(r);
     const ProcessReport& p0 = reports.front();
     std::uint64_t steps = 0;
     nlohmann::json per = nlohmann::json::array();
@@ -229,8 +235,7 @@ int run_distributed(const RunArgs& a) {
     if (!failure.empty()) {
       std::cerr << file << ": error: " << failure << "\n";
       for (const auto& r : reports)
-        if (!r.ok && "process " + std::to_string(r.process) + ": " + r.error != failure)
-          std::cerr << "  then process " << r.process << ": " << r.error << "\n";
+        if (!r.ok && describe(r) != failure) std::cerr << "  then " << describe(r) << "\n";
       for (const auto& l : logs)
         std::cerr << "  the log " << l << " is complete up to the last frame written\n";
       summary["error"] = failure;

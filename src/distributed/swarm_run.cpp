@@ -119,6 +119,12 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     r.exchange = sim.exchange_stats();
     port.close();
     r.ok = true;
+  } catch (const transport::PeerLost& e) {
+    r.error = e.what();
+    r.stopped_by_peer = true;
+  } catch (const transport::FederationStopped& e) {
+    r.error = e.what();
+    r.stopped_by_peer = true;
   } catch (const std::exception& e) {
     r.error = e.what();
   }
@@ -130,6 +136,7 @@ nlohmann::json to_json(const ProcessReport& r) {
           {"regions", r.regions},
           {"ok", r.ok},
           {"error", r.error},
+          {"stopped_by_peer", r.stopped_by_peer},
           {"ticks", r.ticks},
           {"robot_steps", r.robot_steps},
           {"state_hash", r.state_hash},
@@ -152,6 +159,7 @@ ProcessReport from_json(const nlohmann::json& j) {
   r.regions = j.at("regions").get<std::vector<std::string>>();
   r.ok = j.at("ok");
   r.error = j.at("error");
+  r.stopped_by_peer = j.at("stopped_by_peer");
   r.ticks = j.at("ticks");
   r.robot_steps = j.at("robot_steps");
   r.state_hash = j.at("state_hash");

@@ -44,6 +44,8 @@ struct ProcessReport {
   std::vector<std::string> regions;
   bool ok = false;
   std::string error;
+  /// The process stopped because another one failed or left (its error says which).
+  bool stopped_by_peer = false;
   Tick ticks = 0;
   std::uint64_t robot_steps = 0;
   std::uint64_t state_hash = 0;

@@ -1,0 +1,171 @@
+// `fleetsim run --processes N` as a user meets it: the examples give the single-process log over
+// ipc and tcp, in DSAAM and lockstep mode; too many processes is a user error; a process that
+// fails, is killed or hangs stops the run with a message naming it, and nothing is left behind.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "log/log_reader.hpp"
+
+extern char** environ;
+
+namespace fleetsim {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = FLEETSIM_SOURCE_DIR;
+const std::string kFleetsim = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim";
+const std::string kDiffusion = kSrc + "/examples/diffusion/diffusion.xml";
+const std::string kFootbot = kSrc + "/examples/footbot/aggregation.xml";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+class SwarmCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(FLEETSIM_BINARY_DIR) / "test-output" /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  std::string path(const std::string& n) const { return (dir_ / n).string(); }
+  Result run(const std::string& args) {
+    const std::string out = path("stdout.txt"), err = path("stderr.txt");
+    const int raw = std::system((kFleetsim + " run " + args + " >" + out + " 2>" + err).c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+  }
+  /// Starts fleetsim in the background; returns its pid.
+  pid_t spawn(const std::vector<std::string>& args) {
+    std::vector<char*> argv;
+    std::vector<std::string> all = {kFleetsim, "run"};
+    all.insert(all.end(), args.begin(), args.end());
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, path("stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, path("stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, kFleetsim.c_str(), &fa, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+  }
+  static std::vector<pid_t> children_of(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+    std::vector<pid_t> out;
+    for (pid_t c; in >> c;) out.push_back(c);
+    return out;
+  }
+  /// Waits for `pid` (up to `limit`: a hang fails the test rather than the suite).
+  static int wait_for(pid_t pid, std::chrono::seconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    int st = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      if (waitpid(pid, &st, WNOHANG) == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    ADD_FAILURE() << "fleetsim did not stop within " << limit.count() << " s";
+    return -2;
+  }
+  fs::path dir_;
+};
+
+TEST_F(SwarmCli, ExamplesOnSeveralProcessesWriteTheSingleProcessLog) {
+  struct Case {
+    std::string xml, flags;
+  };
+  const std::string d = kDiffusion + " --length 5 --threads 1";
+  ASSERT_EQ(run(d + " --quiet --log " + path("d1.flog")).status, 0);
+  ASSERT_EQ(run(kFootbot + " --quiet --threads 1 --log " + path("f1.flog")).status, 0);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {d + " --processes 2 --transport ipc", "d1.flog"},
+      {d + " --processes 4 --transport tcp --sync lockstep --jitter-us 100", "d1.flog"},
+      {d + " --processes 3 --transport ipc --jitter-us 100", "d1.flog"},
+      {kFootbot + " --threads 1 --processes 2 --transport ipc", "f1.flog"},
+      {kFootbot + " --threads 1 --processes 2 --transport tcp --sync lockstep", "f1.flog"},
+  };
+  int k = 0;
+  for (const auto& [args, ref] : cases) {
+    SCOPED_TRACE(args);
+    const std::string log = path("run" + std::to_string(k++) + ".flog");
+    Result r = run(args + " --quiet --json --log " + log);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+    EXPECT_EQ(j["per_process"].size(), j["processes"].get<std::size_t>());
+    EXPECT_TRUE(slurp(log) == slurp(path(ref))) << "the log differs from one process's";
+  }
+}
+
+TEST_F(SwarmCli, MoreProcessesThanRegionsIsAUserError) {
+  Result r = run(kDiffusion + " --processes 5");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("5 processes but only 4 physics engine regions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was run"), std::string::npos) << r.err;
+}
+
+TEST_F(SwarmCli, AProcessWhoseControllerFailsStopsTheRunAndTheLogStaysReadable) {
+  fs::copy(kSrc + "/examples/footbot", dir_ / "fb");
+  std::ofstream(path("fb/aggregation.lua"), std::ios::app)
+      << "\nlocal base_step = step\nticks = 0\nfunction step()\n  ticks = ticks + 1\n"
+         "  if ticks == 30 and robot.positioning.position.x > 0 then error(\"east gives up\") end\n"
+         "  base_step()\nend\n";
+  Result r = run(path("fb/aggregation.xml") + " --threads 1 --processes 2 --log " + path("f.flog"));
+  EXPECT_EQ(r.status, 1) << r.err;
+  // The cause comes first, naming the process and its region; the other process follows.
+  const std::string first = r.err.substr(0, r.err.find('\n'));
+  EXPECT_NE(first.find("error: process "), std::string::npos) << r.err;
+  EXPECT_NE(first.find(" (east): tick 29"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("east gives up"), std::string::npos) << r.err;
+  auto reader = log::LogReader::open(path("f.flog"));
+  EXPECT_GE(reader->frame_count(), 25u);
+  EXPECT_LE(reader->frame_count(), 31u);
+}
+
+// kill -9 and SIGSTOP of one process: the others notice within about a second (heartbeats),
+// the run ends with status 1 naming the process, and no process is left behind.
+TEST_F(SwarmCli, AKilledOrStoppedProcessStopsTheRunNamingIt) {
+  for (int sig : {SIGKILL, SIGSTOP}) {
+    SCOPED_TRACE(strsignal(sig));
+    const pid_t pid = spawn({kDiffusion, "--threads", "1", "--length", "100000", "--processes", "2",
+                             "--log", path("k.flog")});
+    std::vector<pid_t> kids;
+    for (int t = 0; t < 200 && kids.size() < 2; ++t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      kids = children_of(pid);
+    }
+    ASSERT_EQ(kids.size(), 2u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));  // the run is under way
+    kill(kids[1], sig);
+    EXPECT_EQ(wait_for(pid, std::chrono::seconds(20)), 1);
+    const std::string err = slurp(path("stderr.txt"));
+    EXPECT_NE(err.find("process-1"), std::string::npos) << err;
+    for (pid_t k : kids) EXPECT_NE(kill(k, 0), 0) << "process " << k << " is still there";
+    auto reader = log::LogReader::open(path("k.flog"));
+    EXPECT_GE(reader->frame_count(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace fleetsim
