@@ -2,6 +2,7 @@
 //
 //   diffusion --robots N --threads P --engines E --seconds S --log off|frames --seed S
 //             --controller diffusion|lua|random_walk|idle --script FILE.lua
+//             --processes K --transport ipc|tcp|inproc --sync dsaam|lockstep
 //
 // Prints one JSON line on stdout (fields below) and the wall seconds of each phase of the
 // step on stderr. Times and CPU usage are those of the main loop only, as the report measured
@@ -14,6 +15,14 @@
 // an ARGoS Lua script, after a run of the built-in diffusion controller on the same scene; the
 // line then also has `builtin_cpu_ns_per_robot_step` and `lua_extra_cpu_ns_per_robot_step`,
 // what Lua adds to each robot-step.
+//
+// `--processes K` (K > 1, at most E) first runs the scene on one process with P threads, then on
+// K processes with P threads each (docs/distributed.md), and prints one line for the K-process
+// run with `processes`, `speedup_vs_one_process`, `one_process_rtf`, `same_hash_as_one_process`,
+// and the exchange's figures per tick over all processes: `halo_robots_per_tick` (robots whose
+// halo columns were sent), `migrations_per_tick`, `bytes_per_tick` (payloads sent),
+// `exchange_us_per_tick` (the slowest process's packing, rounds and unpacking, including
+// waiting for the others) and `exchange_work_us_per_tick` (the same without the waiting).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -27,6 +36,7 @@
 #include "diffusion_scene.hpp"
 #include "process_usage.hpp"
 #include "plugins/builtins.hpp"
+#include "distributed/swarm_run.hpp"
 #include "sim/simulation.hpp"
 
 namespace {
@@ -43,6 +53,12 @@ using fleetsim::bench::peak_rss_bytes;
                "[--script FILE.lua]\n";
   std::exit(fleetsim::kExitUserError);
 }
+
+struct SwarmArgs {
+  int processes = 1;
+  std::string transport = "ipc", sync = "dsaam";
+};
+SwarmArgs g_swarm;
 
 DiffusionSceneOptions parse_args(int argc, char** argv) {
   DiffusionSceneOptions o;
@@ -79,15 +95,126 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
       o.controller = v;
     } else if (a == "--script") {
       o.script = std::filesystem::absolute(v).string();
+    } else if (a == "--processes") {
+      g_swarm.processes = static_cast<int>(integer(1, 16));
+    } else if (a == "--transport") {
+      if (v != "ipc" && v != "tcp" && v != "inproc") usage("--transport " + v + " (expected ipc, tcp or inproc)");
+      g_swarm.transport = v;
+    } else if (a == "--sync") {
+      if (v != "dsaam" && v != "lockstep") usage("--sync " + v + " (expected dsaam or lockstep)");
+      g_swarm.sync = v;
     } else if (a == "--seed") {
       o.seed = static_cast<std::uint64_t>(integer(0, 0x7fffffffffffffffLL));
     } else {
       usage("unknown option " + a);
     }
   }
+  if (g_swarm.processes > o.engines)
+    usage("--processes " + std::to_string(g_swarm.processes) + " needs at least as many engines (--engines)");
+  if (g_swarm.processes > 1 && o.controller == "lua")
+    usage("--processes with --controller lua is not measured here");
   if (o.controller == "lua" && o.script.empty())
     o.script = std::string(FLEETSIM_SOURCE_DIR) + "/bench/diffusion/diffusion.lua";
   return o;
+}
+
+/// The scene on g_swarm.processes processes, after a one-process run of it; one JSON line.
+int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::string& dir) {
+  using namespace fleetsim;
+  // One process, the same threads per process: the reference for speed and bits.
+  double one_rtf = 0;
+  std::uint64_t one_hash = 0;
+  {
+    PluginRegistry registry;
+    register_builtins(registry);
+    Diagnostics diags;
+    auto ex = bench::make_diffusion_experiment(o, dir, registry, diags);
+    if (!ex) {
+      diags.print(std::cerr);
+      return kExitUserError;
+    }
+    Simulation sim(std::move(*ex), registry);
+    sim.start();
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!sim.done()) sim.step();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sim.finish();
+    one_rtf = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9 / wall;
+    one_hash = sim.state().hash();
+  }
+  distributed::SwarmRunOptions so;
+  so.processes = g_swarm.processes;
+  so.transport = g_swarm.transport == "inproc" ? distributed::TransportKind::kInproc
+                 : g_swarm.transport == "tcp"  ? distributed::TransportKind::kTcp
+                                               : distributed::TransportKind::kIpc;
+  so.sync = g_swarm.sync == "lockstep" ? distributed::SyncMode::kLockstep : distributed::SyncMode::kDsaam;
+  SimTime tick_ns = 0;
+  auto reports = distributed::run_swarm(
+      [&]() -> std::optional<distributed::LoadedExperiment> {
+        auto reg = std::make_unique<PluginRegistry>();
+        register_builtins(*reg);
+        Diagnostics diags;
+        auto ex = bench::make_diffusion_experiment(o, dir, *reg, diags);
+        if (!ex) {
+          diags.print(std::cerr);
+          return std::nullopt;
+        }
+        tick_ns = ex->model->tick_period_ns;
+        return distributed::LoadedExperiment{std::move(*ex), std::move(reg)};
+      },
+      so);
+  for (const auto& r : reports)
+    if (!r.ok) {
+      std::cerr << "diffusion: process " << r.process << ": " << r.error << "\n";
+      return kExitRuntimeError;
+    }
+  const auto& p0 = reports.front();
+  const double ticks = static_cast<double>(std::max<Tick>(1, p0.ticks));
+  const double sim_seconds = static_cast<double>(p0.ticks * tick_ns) / 1e9;
+  double steps = 0, halo = 0, migrations = 0, bytes = 0, exchange = 0, work = 0, loop = 0;
+  for (const auto& r : reports) {
+    steps += static_cast<double>(r.robot_steps);
+    halo += static_cast<double>(r.exchange.halo_rows_sent);
+    migrations += static_cast<double>(r.exchange.migrations_in);
+    bytes += static_cast<double>(r.exchange.bytes_sent);
+    exchange = std::max(exchange, r.exchange.seconds);
+    work = std::max(work, r.exchange.seconds - r.exchange.wait_seconds);
+    loop = std::max(loop, r.loop_wall_seconds);
+  }
+  const double rtf = loop > 0 ? sim_seconds / loop : 0;
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p0.state_hash));
+  nlohmann::ordered_json j = {
+      {"bench", "diffusion"},
+      {"robots", p0.robots},
+      {"threads", o.threads},
+      {"engines", o.engines},
+      {"processes", g_swarm.processes},
+      {"transport", g_swarm.transport},
+      {"sync", g_swarm.sync},
+      {"sim_seconds", sim_seconds},
+      {"loop_wall_seconds", loop},
+      {"rtf", rtf},
+      {"robot_steps_per_second", loop > 0 ? steps / loop : 0.0},
+      {"one_process_rtf", one_rtf},
+      {"speedup_vs_one_process", one_rtf > 0 ? rtf / one_rtf : 0.0},
+      {"halo_robots_per_tick", halo / ticks},
+      {"migrations_per_tick", migrations / ticks},
+      {"bytes_per_tick", bytes / ticks},
+      {"exchange_us_per_tick", exchange * 1e6 / ticks},
+      {"exchange_work_us_per_tick", work * 1e6 / ticks},
+      {"tick_us", loop * 1e6 / ticks},
+      {"state_hash", hash},
+      {"same_hash_as_one_process", p0.state_hash == one_hash}};
+  std::cout << j.dump() << std::endl;
+  for (const auto& r : reports) {
+    std::cerr << "process " << r.process << " phases (wall s):";
+    for (int p = 0; p < kPhaseCount && p < static_cast<int>(r.phase_seconds.size()); ++p)
+      std::cerr << " " << phase_name(static_cast<Phase>(p)) << "=" << r.phase_seconds[p];
+    std::cerr << " exchange=" << r.exchange.seconds << " (waiting " << r.exchange.wait_seconds
+              << ")\n";
+  }
+  return p0.state_hash == one_hash ? kExitOk : kExitRuntimeError;
 }
 
 /// CPU nanoseconds per robot-step of the main loop of one run of `o` (built-in plug-ins).
@@ -126,6 +253,16 @@ int main(int argc, char** argv) {
   }
   const std::string dir = tmpl;
   int status = kExitOk;
+  if (g_swarm.processes > 1) {
+    try {
+      status = run_processes(o, dir);
+    } catch (const std::exception& e) {
+      std::cerr << "diffusion: " << e.what() << "\n";
+      status = kExitRuntimeError;
+    }
+    std::filesystem::remove_all(dir);
+    return status;
+  }
   try {
     // The baseline for a Lua run: the built-in controller on the same scene, first.
     double builtin_ns = 0;

@@ -12,9 +12,10 @@ namespace fleetsim::distributed {
 std::string process_name(int p) { return "process-" + std::to_string(p); }
 
 SimTime round_time(std::uint64_t g, SimTime tick_ns) {
+  if (g == 0) return 0;  // the start: every process is there, with the same world
   const SimTime half = std::max<SimTime>(1, tick_ns / 2);
-  const auto tick = static_cast<SimTime>(g / 2);
-  return tick * tick_ns + (g % 2 == 0 ? half : tick_ns);
+  const auto tick = static_cast<SimTime>((g - 1) / 2);
+  return tick * tick_ns + ((g - 1) % 2 == 0 ? half : tick_ns);
 }
 
 transport::FederationLayout make_swarm_layout(SyncMode mode, int processes, SimTime tick_ns) {

@@ -19,9 +19,10 @@ std::string process_name(int p);
 
 /// The wiring of an N-process run. DSAAM: process p has one output flow (flow id p) feeding
 /// every other process, and one input per other process. Round g of the exchange is the
-/// message at timestamp round_time(g, tick): each tick has two rounds, the handoff in the
-/// middle of the tick before it is simulated and the moves at its end, so the timestamps
-/// are the simulated times at which the data holds. Lockstep: make_lockstep_layout's wiring
+/// message at timestamp round_time(g, tick): round 0 at time 0 is the start (every process
+/// is there and has the same world); then each tick has two rounds, the handoff in the middle
+/// of the tick before it is simulated and the moves at its end, so the timestamps are the
+/// simulated times at which the data holds. Lockstep: make_lockstep_layout's wiring
 /// with process 0 as the primary.
 transport::FederationLayout make_swarm_layout(SyncMode mode, int processes, SimTime tick_ns);
 

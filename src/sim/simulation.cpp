@@ -221,6 +221,8 @@ void Simulation::start() {
   }
   write_headers();
   write_logs();
+  // Every process is there and starts from the same world (after the loop functions' init).
+  if (distributed()) hello();
 }
 
 void Simulation::sense_and_control() {

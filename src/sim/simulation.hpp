@@ -81,6 +81,7 @@ class Simulation final : private WorldAccess {
     return dist_.engine_process[state_.robot_engine()[row]];
   }
   void setup_distribution();
+  void hello();
   void handoff();
   void exchange_moves();
   std::vector<std::vector<std::uint8_t>> gather(std::vector<std::uint8_t> mine);

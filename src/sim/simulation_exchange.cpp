@@ -8,12 +8,15 @@
 //   handoff  'H' u64 tick, u32 n, n x (u32 row, the row's bytes column by column,
 //            u32 length, the controller's saved state)
 //   state    'S' like moves without the tags: every column of the robots this process held
+//   hello    'E' u64 hash of the world state, u64 seed, u32 robots, u32 processes, string
+//            experiment name: the first round, before tick 0; every process must agree
 // Rows are the dense robot indices, the same on every process (every process holds the same
 // robots in the same order). A message that does not fit (a row out of range, a robot the
 // sender does not simulate, a size that does not add up) stops the run: the processes no
 // longer agree, and going on would give a different world than one process.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include "log/byte_io.hpp"
 #include "sim/simulation.hpp"
@@ -21,7 +24,7 @@
 namespace fleetsim {
 
 namespace {
-constexpr std::uint8_t kMoves = 'M', kHandoff = 'H', kState = 'S';
+constexpr std::uint8_t kMoves = 'M', kHandoff = 'H', kState = 'S', kHello = 'E';
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -82,6 +85,26 @@ std::vector<std::vector<std::uint8_t>> Simulation::gather(std::vector<std::uint8
     throw RunError("the exchange returned " + std::to_string(all.size()) + " messages for " +
                    std::to_string(dist_.processes) + " processes");
   return all;
+}
+
+void Simulation::hello() {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::uint8_t> out;
+  log::ByteWriter w(out);
+  w.u8(kHello);
+  w.u64(state_.hash());
+  w.u64(model_->seed);
+  w.u32(static_cast<std::uint32_t>(state_.robot_count()));
+  w.u32(static_cast<std::uint32_t>(dist_.processes));
+  w.str(std::filesystem::path(model_->name).filename().string());
+  auto all = gather(out);
+  for (int p = 0; p < dist_.processes; ++p) {
+    if (p == dist_.process || all[p] == out) continue;
+    throw RunError("process " + std::to_string(p) +
+                   " starts from another world (a different experiment file, seed, option or "
+                   "plug-in library); every process must run the same experiment");
+  }
+  xstats_.seconds += seconds_since(t0);
 }
 
 void Simulation::handoff() {
