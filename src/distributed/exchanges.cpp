@@ -54,12 +54,18 @@ class FlowExchange final : public Exchange {
       : node_(port.layout(), port, options()), process_(process), processes_(processes),
         tick_ns_(tick_ns) {}
 
-  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine) override {
+  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
+                                                    bool more) override {
     std::vector<std::vector<std::uint8_t>> all(static_cast<std::size_t>(processes_));
-    const SimTime t = round_time(round_, tick_ns_);
+    // The parts of a round one nanosecond apart, from the round's time on.
+    const SimTime t = round_time(round_, tick_ns_) + part_;
+    const SimTime next = more ? t + 1 : round_time(round_ + 1, tick_ns_);
+    if (next <= t)
+      throw std::runtime_error("a round of the exchange has more parts than its ticks have "
+                               "nanoseconds (a world too large for its tick length)");
     time::Emission e;
     e.timestamp = t;
-    e.period = round_time(round_ + 1, tick_ns_) - t;
+    e.period = next - t;
     e.payload = std::move(mine);
     const auto step = node_.next();
     if (step.kind != time::FlowNode::Step::Kind::kEmit || step.timestamp != t)
@@ -76,7 +82,12 @@ class FlowExchange final : public Exchange {
         throw std::runtime_error("a message on an unknown flow");
       all[from] = std::move(m.payload);
     }
-    ++round_;
+    if (more) {
+      ++part_;
+    } else {
+      ++round_;
+      part_ = 0;
+    }
     return all;
   }
 
@@ -90,6 +101,7 @@ class FlowExchange final : public Exchange {
   int process_, processes_;
   SimTime tick_ns_;
   std::uint64_t round_ = 0;
+  SimTime part_ = 0;
 };
 
 /// Lockstep: the secondaries acknowledge step g with their bytes; the primary collects them
@@ -107,7 +119,8 @@ class LockstepExchange final : public Exchange {
     }
   }
 
-  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine) override {
+  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
+                                                    bool) override {
     if (primary_) {
       const auto& acks = primary_->collect();
       std::vector<std::vector<std::uint8_t>> all;

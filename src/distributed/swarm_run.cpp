@@ -97,6 +97,7 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     d.processes = o.processes;
     d.engine_process = owner;
     d.exchange = exchange.get();
+    d.part_bytes = o.part_bytes;
     Simulation sim(std::move(loaded.experiment), *loaded.registry, d);
     sim.start();
     const Tick total = sim.model().length_ticks;

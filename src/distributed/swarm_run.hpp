@@ -26,6 +26,7 @@ struct SwarmRunOptions {
   TransportKind transport = TransportKind::kIpc;
   SyncMode sync = SyncMode::kDsaam;
   std::uint32_t jitter_us = 0;
+  std::size_t part_bytes = std::size_t{32} << 20;  ///< see Distribution::part_bytes
   bool progress = false;  ///< a progress bar on stderr (process 0)
   /// Called on process 0 after every tick (progress, interruption); return false to stop.
   std::function<bool(Tick tick, Tick total)> on_tick;

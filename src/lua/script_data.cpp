@@ -319,6 +319,7 @@ void save_script_data(lua_State* L, const std::set<std::string>& base,
   }
   // The script's local variables, as upvalues of its functions, in walk order.
   walk_upvalues(L, base, [&](int, int, const std::string& name) {
+    w.text(name);  // checked on restore: the receiver's script must have the same locals
     w.value(-1, "the local '" + name + "'");
     lua_pop(L, 1);
   });
@@ -344,8 +345,8 @@ void restore_script_data(lua_State* L, const std::set<std::string>& base,
       lua_setglobal(L, g.c_str());
     }
   }
-  walk_upvalues(L, base, [&](int fn, int n, const std::string&) {
-    if (r.at_end()) r.bad();
+  walk_upvalues(L, base, [&](int fn, int n, const std::string& name) {
+    if (r.at_end() || r.text() != name) r.bad();
     r.value();
     lua_setupvalue(L, fn, n);
   });

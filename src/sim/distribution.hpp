@@ -11,6 +11,7 @@
 // state at the start of the next tick (the handoff).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,7 +24,10 @@ class Exchange {
   virtual ~Exchange() = default;
   /// Sends `mine` to every other process; returns every process's bytes by process index
   /// (`mine` at this process's own index). Throws std::runtime_error when a process is lost.
-  virtual std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine) = 0;
+  /// `more`: another part of the same round follows (a round too large for one message is
+  /// sent in parts; every process calls with the same flags).
+  virtual std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
+                                                            bool more = false) = 0;
 };
 
 /// Which engines (regions) each process simulates, and this process's place.
@@ -32,6 +36,9 @@ struct Distribution {
   int processes = 1;
   std::vector<int> engine_process;  ///< per engine of the model: the process simulating it
   Exchange* exchange = nullptr;    ///< not owned; required when processes > 1
+  /// Largest message of a moves or state round; larger rounds go in parts. Under the
+  /// transport's 64 MiB limit (docs/wire-format.md); tests make it small.
+  std::size_t part_bytes = std::size_t{32} << 20;
 };
 
 /// Per-process counters of a distributed run.

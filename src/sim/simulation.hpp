@@ -84,7 +84,12 @@ class Simulation final : private WorldAccess {
   void hello();
   void handoff();
   void exchange_moves();
-  std::vector<std::vector<std::uint8_t>> gather(std::vector<std::uint8_t> mine);
+  std::vector<std::vector<std::uint8_t>> gather(std::vector<std::uint8_t> mine, bool more = false);
+  std::size_t rows_per_part(const std::vector<ColumnHandle>& columns) const;
+  /// One moves ('M') or state ('S') round: `columns` of every robot, each sent by the process
+  /// that simulates it (by_host false) or holds it (holder, by_host true).
+  void exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
+                     const std::vector<std::int16_t>& holder, bool by_host);
   [[noreturn]] void desync(int from, const std::string& what) const;
 
   // WorldAccess (for loop functions).
@@ -138,7 +143,7 @@ class Simulation final : private WorldAccess {
   std::vector<std::uint8_t> owned_engine_;  ///< per engine: 1 when this process simulates it
   std::vector<std::int16_t> host_;  ///< per entity id: the process holding its controller
   /// Distributed: tags this process's robots set this tick, interned after the exchange.
-  std::vector<std::pair<std::uint32_t, std::string>> staged_tags_;
+  std::vector<std::pair<std::uint32_t, std::string>> staged_tags_, incoming_tags_;
   /// Columns a robot's process sends: every tick (halo) and with the robot (whole row). The
   /// body's identity, engine and tag columns are the same on every process and never sent.
   std::vector<ColumnHandle> halo_columns_, row_columns_;

@@ -3,11 +3,16 @@
 // region passed to another process.
 //
 // Messages (every process sends one per round, the same to all; little-endian):
-//   moves    'M' u64 tick, u32 n, u32 row x n, then for each column of the round's list the
-//            column's bytes of those n rows, then u32 t, t x (u32 row, string tag)
-//   handoff  'H' u64 tick, u32 n, n x (u32 row, the row's bytes column by column,
+//   moves    'M' i64 tick, u32 first row of the part, u32 n, then for each column of the
+//            round's list the column's bytes of the sender's n rows of the part, in row order;
+//            the last part then has u32 t, t x (u32 row, string tag)
+//   handoff  'H' i64 tick, u32 n, n x (u32 row, the row's bytes column by column,
 //            u32 length, the controller's saved state)
 //   state    'S' like moves without the tags: every column of the robots this process held
+// A moves or state round is sent in parts of at most Distribution::part_bytes (rows [first, first + k) of
+// the world, k from the row size), so a message stays under the transport's 64 MiB. Which rows
+// a process sends is not in the message: every process knows it (the robots of its regions,
+// or those it held).
 //   hello    'E' u64 hash of the world state, u64 seed, u32 robots, u32 processes, string
 //            experiment name: the first round, before tick 0; every process must agree
 // Rows are the dense robot indices, the same on every process (every process holds the same
@@ -24,23 +29,12 @@
 namespace fleetsim {
 
 namespace {
-constexpr std::uint8_t kMoves = 'M', kHandoff = 'H', kState = 'S', kHello = 'E';
+constexpr char kMoves = 'M', kHandoff = 'H', kState = 'S', kHello = 'E';
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Reads a row list; checks each row is a robot the sender simulated (`sender_of(row)`).
-std::vector<std::uint32_t> read_rows(log::ByteReader& r, std::size_t robots) {
-  const std::uint32_t n = r.u32();
-  if (n > robots) throw log::LogError("its row count is larger than the world's");
-  std::vector<std::uint32_t> rows(n);
-  for (auto& row : rows) {
-    row = r.u32();
-    if (row >= robots) throw log::LogError("a row is out of range");
-  }
-  return rows;
-}
 }  // namespace
 
 void Simulation::setup_distribution() {
@@ -75,11 +69,17 @@ void Simulation::desync(int from, const std::string& what) const {
                  "built from different experiments or plug-ins)");
 }
 
-std::vector<std::vector<std::uint8_t>> Simulation::gather(std::vector<std::uint8_t> mine) {
+std::vector<std::vector<std::uint8_t>> Simulation::gather(std::vector<std::uint8_t> mine,
+                                                          bool more) {
   const auto t0 = std::chrono::steady_clock::now();
+  if (mine.size() > (std::size_t{60} << 20))
+    throw RunError("tick " + std::to_string(state_.tick) + ": a message of " +
+                   std::to_string(mine.size()) +
+                   " bytes for the other processes, more than a message may carry (robots "
+                   "changing process at once, with large rows); run on fewer processes");
   xstats_.bytes_sent += mine.size();
   ++xstats_.rounds;
-  auto all = dist_.exchange->all_gather(std::move(mine));
+  auto all = dist_.exchange->all_gather(std::move(mine), more);
   xstats_.wait_seconds += seconds_since(t0);
   if (all.size() != static_cast<std::size_t>(dist_.processes))
     throw RunError("the exchange returned " + std::to_string(all.size()) + " messages for " +
@@ -89,6 +89,31 @@ std::vector<std::vector<std::uint8_t>> Simulation::gather(std::vector<std::uint8
 
 void Simulation::hello() {
   const auto t0 = std::chrono::steady_clock::now();
+  // A robot may have to move to another process with its controller's state: a per-robot
+  // controller that cannot save it is refused now rather than when a robot first crosses.
+  std::vector<bool> checked(model_->controllers.size(), false);
+  for (std::uint32_t i = 0; i < state_.robot_count(); ++i) {
+    const std::uint16_t c = state_.robot_controller()[i];
+    Controller* ctrl = instances_[state_.robot_id()[i]].get();
+    if (!ctrl || checked[c]) continue;
+    checked[c] = true;
+    std::vector<std::uint8_t> probe;
+    bool can = false;
+    std::string why = "its type cannot save its state (Controller::save returns false)";
+    try {
+      can = ctrl->save(probe);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (!can) {
+      const auto& decl = model_->controllers[c];
+      throw RunError("controller '" + decl.id + "' (type '" + decl.type + "') cannot run on " +
+                     "several processes: a robot moving to another process takes its " +
+                     "controller's state, and " + why +
+                     ". Run it on one process, or give the type save() and restore() "
+                     "(docs/distributed.md)");
+    }
+  }
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u8(kHello);
@@ -193,13 +218,75 @@ void Simulation::handoff() {
   xstats_.seconds += seconds_since(t0);
 }
 
+/// Rows per part of a round, so that a part's message stays well under the transport's limit
+/// (64 MiB, docs/wire-format.md): the same on every process (it depends on the schema only).
+std::size_t Simulation::rows_per_part(const std::vector<ColumnHandle>& columns) const {
+  std::size_t bytes = 1;
+  for (ColumnHandle c : columns) bytes += state_.robots.desc(c).row_bytes();
+  return std::max<std::size_t>(1, dist_.part_bytes / bytes);
+}
+
+void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
+                               const std::vector<std::int16_t>& holder, bool by_host) {
+  const std::size_t n = state_.robot_count();
+  const EntityId* ids = state_.robot_id().data();
+  const std::size_t part = rows_per_part(columns);
+  std::vector<std::vector<std::uint32_t>> rows(static_cast<std::size_t>(dist_.processes));
+  for (std::size_t lo = 0;; lo += part) {
+    const std::size_t hi = std::min(n, lo + part);
+    // Who sends which rows of this part: every process knows (the same world everywhere).
+    for (auto& r : rows) r.clear();
+    for (std::size_t i = lo; i < hi; ++i) {
+      const int p = by_host ? holder[ids[i]] : process_of(static_cast<std::uint32_t>(i));
+      rows[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
+    }
+    const auto& mine = rows[static_cast<std::size_t>(dist_.process)];
+    const bool last = hi >= n;
+    std::vector<std::uint8_t> out;
+    log::ByteWriter w(out);
+    w.u8(static_cast<std::uint8_t>(kind));
+    w.i64(state_.tick);
+    w.u32(static_cast<std::uint32_t>(lo));
+    w.u32(static_cast<std::uint32_t>(mine.size()));
+    for (ColumnHandle c : columns) state_.robots.gather_rows(c, mine, out);
+    if (kind == kMoves && last) {
+      w.u32(static_cast<std::uint32_t>(staged_tags_.size()));
+      for (const auto& [row, tag] : staged_tags_) {
+        w.u32(row);
+        w.str(tag);
+      }
+    }
+    xstats_.halo_rows_sent += kind == kMoves ? mine.size() : 0;
+    auto all = gather(std::move(out), !last);
+    for (int p = 0; p < dist_.processes; ++p) {
+      if (p == dist_.process) continue;
+      const auto& theirs = rows[static_cast<std::size_t>(p)];
+      try {
+        log::ByteReader r(all[p].data(), all[p].size(), "a message");
+        if (r.u8() != static_cast<std::uint8_t>(kind) || r.i64() != state_.tick || r.u32() != lo)
+          throw log::LogError("a message of another kind, tick or part");
+        if (r.u32() != theirs.size()) throw log::LogError("another number of robots");
+        for (ColumnHandle c : columns)
+          state_.robots.scatter_rows(
+              c, theirs, r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
+        if (kind == kMoves && last)
+          for (std::uint32_t t = r.u32(); t > 0; --t) {
+            const std::uint32_t row = r.u32();
+            if (row >= n || process_of(row) != p)
+              throw log::LogError("a tag for a robot it does not simulate");
+            incoming_tags_.emplace_back(row, r.str());
+          }
+        if (r.remaining() != 0) throw log::LogError("trailing bytes");
+      } catch (const log::LogError& e) {
+        desync(p, std::string("a malformed '") + kind + "' message (" + e.what() + ")");
+      }
+    }
+    if (last) break;
+  }
+}
+
 void Simulation::exchange_moves() {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::size_t n = state_.robot_count();
-  // The robots this process moved this tick, in row order.
-  std::vector<std::uint32_t> rows;
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (owned_engine_[state_.robot_engine()[i]]) rows.push_back(i);
   // The halo columns, and the logged ones when the first process writes a frame after this
   // tick (the next tick's number).
   std::vector<ColumnHandle> columns = halo_columns_;
@@ -210,50 +297,20 @@ void Simulation::exchange_moves() {
     for (ColumnHandle c : row_columns_)
       if (state_.robots.desc(c).logged && !state_.robots.desc(c).halo) columns.push_back(c);
   std::sort(columns.begin(), columns.end());
-  std::vector<std::uint8_t> out;
-  log::ByteWriter w(out);
-  w.u8(kMoves);
-  w.i64(state_.tick);
-  w.u32(static_cast<std::uint32_t>(rows.size()));
-  for (std::uint32_t i : rows) w.u32(i);
-  for (ColumnHandle c : columns) state_.robots.gather_rows(c, rows, out);
-  w.u32(static_cast<std::uint32_t>(staged_tags_.size()));
-  for (const auto& [row, tag] : staged_tags_) {
-    w.u32(row);
-    w.str(tag);
-  }
-  xstats_.halo_rows_sent += rows.size();
-  auto all = gather(std::move(out));
+  // The robots each process moved this tick are those of its regions (engines as the tick
+  // began: migration comes after the exchange).
+  // This process's tags are sent (staged_tags_) and merged with the others' (incoming_tags_).
+  incoming_tags_ = staged_tags_;
+  exchange_rows(kMoves, columns, host_, false);
+  staged_tags_.clear();
   // Everyone's tags, interned in robot order as one process would (each robot's come from the
   // one process that stepped it, in the order it set them).
-  std::vector<std::pair<std::uint32_t, std::string>> tags = std::move(staged_tags_);
-  staged_tags_.clear();
-  for (int p = 0; p < dist_.processes; ++p) {
-    if (p == dist_.process) continue;
-    try {
-      log::ByteReader r(all[p].data(), all[p].size(), "a move message");
-      if (r.u8() != kMoves || r.i64() != state_.tick)
-        throw log::LogError("a message of another kind or tick");
-      const auto theirs = read_rows(r, n);
-      for (std::uint32_t i : theirs)
-        if (process_of(i) != p) throw log::LogError("a robot it does not simulate");
-      for (ColumnHandle c : columns)
-        state_.robots.scatter_rows(c, theirs, r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
-      for (std::uint32_t t = r.u32(); t > 0; --t) {
-        const std::uint32_t row = r.u32();
-        if (row >= n || process_of(row) != p) throw log::LogError("a tag for a robot it does not simulate");
-        tags.emplace_back(row, r.str());
-      }
-      if (r.remaining() != 0) throw log::LogError("trailing bytes");
-    } catch (const log::LogError& e) {
-      desync(p, std::string("a malformed move message (") + e.what() + ")");
-    }
-  }
-  if (!tags.empty()) {
-    std::stable_sort(tags.begin(), tags.end(),
+  if (!incoming_tags_.empty()) {
+    std::stable_sort(incoming_tags_.begin(), incoming_tags_.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     auto robot_tag = state_.robot_tag();
-    for (auto& [i, t] : tags) robot_tag[i] = state_.tags.intern(t);
+    for (auto& [i, t] : incoming_tags_) robot_tag[i] = state_.tags.intern(t);
+    incoming_tags_.clear();
   }
   xstats_.seconds += seconds_since(t0);
 }
@@ -261,35 +318,8 @@ void Simulation::exchange_moves() {
 void Simulation::gather_state() {
   if (!distributed()) return;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::size_t n = state_.robot_count();
-  const EntityId* ids = state_.robot_id().data();
-  std::vector<std::uint32_t> rows;
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (host_[ids[i]] == dist_.process) rows.push_back(i);
-  std::vector<std::uint8_t> out;
-  log::ByteWriter w(out);
-  w.u8(kState);
-  w.i64(state_.tick);
-  w.u32(static_cast<std::uint32_t>(rows.size()));
-  for (std::uint32_t i : rows) w.u32(i);
-  for (ColumnHandle c : row_columns_) state_.robots.gather_rows(c, rows, out);
-  auto all = gather(std::move(out));
-  for (int p = 0; p < dist_.processes; ++p) {
-    if (p == dist_.process) continue;
-    try {
-      log::ByteReader r(all[p].data(), all[p].size(), "a state message");
-      if (r.u8() != kState || r.i64() != state_.tick)
-        throw log::LogError("a message of another kind or tick");
-      const auto theirs = read_rows(r, n);
-      for (std::uint32_t i : theirs)
-        if (host_[ids[i]] != p) throw log::LogError("a robot it did not hold");
-      for (ColumnHandle c : row_columns_)
-        state_.robots.scatter_rows(c, theirs, r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
-      if (r.remaining() != 0) throw log::LogError("trailing bytes");
-    } catch (const log::LogError& e) {
-      desync(p, std::string("a malformed state message (") + e.what() + ")");
-    }
-  }
+  // Every column of every robot, from the process that held it last.
+  exchange_rows(kState, row_columns_, host_, true);
   xstats_.seconds += seconds_since(t0);
 }
 

@@ -147,6 +147,25 @@ void ColumnStore::copy_row(const ColumnStore& src, std::size_t from, std::size_t
   }
 }
 
+namespace {
+// Row copies with the row size known at compile time for the common sizes (a memcpy of a
+// constant size is a move instruction, of a variable size a call).
+template <std::size_t W>
+void gather_fixed(const std::uint8_t* src, std::span<const std::uint32_t> rows, std::uint8_t* dst) {
+  for (std::uint32_t r : rows) {
+    std::memcpy(dst, src + std::size_t{r} * W, W);
+    dst += W;
+  }
+}
+template <std::size_t W>
+void scatter_fixed(std::uint8_t* dst, std::span<const std::uint32_t> rows, const std::uint8_t* in) {
+  for (std::uint32_t r : rows) {
+    std::memcpy(dst + std::size_t{r} * W, in, W);
+    in += W;
+  }
+}
+}  // namespace
+
 void ColumnStore::gather_rows(ColumnHandle c, std::span<const std::uint32_t> rows,
                               std::vector<std::uint8_t>& out) const {
   const std::size_t w = schema_[c].row_bytes();
@@ -154,9 +173,17 @@ void ColumnStore::gather_rows(ColumnHandle c, std::span<const std::uint32_t> row
   out.resize(at + rows.size() * w);
   std::uint8_t* dst = out.data() + at;
   const auto* src = reinterpret_cast<const std::uint8_t*>(columns_[c].bytes.get());
-  for (std::uint32_t r : rows) {
-    std::memcpy(dst, src + r * w, w);
-    dst += w;
+  switch (w) {
+    case 1: return gather_fixed<1>(src, rows, dst);
+    case 2: return gather_fixed<2>(src, rows, dst);
+    case 4: return gather_fixed<4>(src, rows, dst);
+    case 8: return gather_fixed<8>(src, rows, dst);
+    case 16: return gather_fixed<16>(src, rows, dst);
+    default:
+      for (std::uint32_t r : rows) {
+        std::memcpy(dst, src + std::size_t{r} * w, w);
+        dst += w;
+      }
   }
 }
 
@@ -164,9 +191,17 @@ void ColumnStore::scatter_rows(ColumnHandle c, std::span<const std::uint32_t> ro
                                const std::uint8_t* in) {
   const std::size_t w = schema_[c].row_bytes();
   auto* dst = reinterpret_cast<std::uint8_t*>(columns_[c].bytes.get());
-  for (std::uint32_t r : rows) {
-    std::memcpy(dst + r * w, in, w);
-    in += w;
+  switch (w) {
+    case 1: return scatter_fixed<1>(dst, rows, in);
+    case 2: return scatter_fixed<2>(dst, rows, in);
+    case 4: return scatter_fixed<4>(dst, rows, in);
+    case 8: return scatter_fixed<8>(dst, rows, in);
+    case 16: return scatter_fixed<16>(dst, rows, in);
+    default:
+      for (std::uint32_t r : rows) {
+        std::memcpy(dst + std::size_t{r} * w, in, w);
+        in += w;
+      }
   }
 }
 

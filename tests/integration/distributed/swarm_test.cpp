@@ -208,8 +208,10 @@ class Swarm : public ::testing::Test {
   }
 
   std::vector<distributed::ProcessReport> many(const std::string& xml, const std::string& log,
-                                               int n, SyncMode sync, std::uint32_t jitter) {
+                                               int n, SyncMode sync, std::uint32_t jitter,
+                                               std::size_t part_bytes = std::size_t{32} << 20) {
     distributed::SwarmRunOptions o;
+    o.part_bytes = part_bytes;
     o.processes = n;
     o.transport = distributed::TransportKind::kInproc;
     o.sync = sync;
@@ -234,9 +236,11 @@ TEST_F(Swarm, RandomExperimentsGiveOneProcessesBitsOnTwoThreeAndFour) {
       int n;
       SyncMode sync;
       std::uint32_t jitter;
+      std::size_t part_bytes = std::size_t{32} << 20;
     };
-    std::vector<Case> cases = {{2, SyncMode::kDsaam, 300}, {2, SyncMode::kLockstep, 0}};
-    if (s.regions >= 3) cases.push_back({3, SyncMode::kDsaam, 200});
+    // Small parts: every round in several messages, as a large world's would be.
+    std::vector<Case> cases = {{2, SyncMode::kDsaam, 300}, {2, SyncMode::kLockstep, 0, 700}};
+    if (s.regions >= 3) cases.push_back({3, SyncMode::kDsaam, 200, 500});
     if (s.regions >= 4) cases.push_back({4, SyncMode::kLockstep, 200});
     for (const Case& c : cases) {
       SCOPED_TRACE(std::to_string(c.n) + " processes, " +
@@ -244,7 +248,7 @@ TEST_F(Swarm, RandomExperimentsGiveOneProcessesBitsOnTwoThreeAndFour) {
                    std::to_string(c.jitter));
       const std::string log = path("many-" + std::to_string(seed) + "-" + std::to_string(c.n) +
                                    (c.sync == SyncMode::kDsaam ? "d" : "l") + ".flog");
-      auto reports = many(s.xml, log, c.n, c.sync, c.jitter);
+      auto reports = many(s.xml, log, c.n, c.sync, c.jitter, c.part_bytes);
       ASSERT_EQ(reports.size(), static_cast<std::size_t>(c.n));
       for (const auto& r : reports) {
         ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
@@ -299,7 +303,7 @@ TEST_F(Swarm, ADistributionElementPinsRegionsAndIsChecked) {
   EXPECT_NE(text.find("region 'r1' is in no <process>"), std::string::npos) << text;
 }
 
-TEST_F(Swarm, AControllerThatCannotSaveStopsTheRunNamingIt) {
+TEST_F(Swarm, AControllerThatCannotSaveIsRefusedAtTheStartNamingIt) {
   class Forgetful final : public Controller {
    public:
     void init(const Params&, const ControllerSetup& s) override {
@@ -335,12 +339,14 @@ TEST_F(Swarm, AControllerThatCannotSaveStopsTheRunNamingIt) {
         return LoadedExperiment{std::move(*ex), std::move(reg)};
       },
       o);
+  // Refused at the start, by the process holding the robot, before any tick.
   ASSERT_FALSE(reports[0].ok);
-  EXPECT_NE(reports[0].error.find("robot 'crosser' cannot move to process 1"), std::string::npos)
-      << reports[0].error;
-  EXPECT_NE(reports[0].error.find("controller 'f' (type 'forgetful')"), std::string::npos)
+  EXPECT_NE(reports[0].error.find("controller 'f' (type 'forgetful') cannot run on several "
+                                  "processes"),
+            std::string::npos)
       << reports[0].error;
   EXPECT_FALSE(reports[1].ok) << "the other process stops too";
+  EXPECT_TRUE(reports[1].stopped_by_peer) << reports[1].error;
 }
 
 }  // namespace
