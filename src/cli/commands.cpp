@@ -17,6 +17,7 @@
 #include "core/diagnostics.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
+#include "distributed/network_run.hpp"
 #include "distributed/swarm_run.hpp"
 
 namespace fleetsim::cli {
@@ -40,6 +41,11 @@ struct RunArgs {
   std::string transport = "ipc";
   std::string sync = "dsaam";
   std::uint32_t jitter_us = 0;
+  // Several machines (Gazebo's flags).
+  std::string network_role;
+  int network_secondaries = 0;
+  std::string listen, primary;
+  double connect_timeout = 10;
 };
 
 ExperimentOverrides overrides_of(const RunArgs& a) {
@@ -127,9 +133,11 @@ int run_distributed(const RunArgs& a) {
                    "without running)\n";
       return kExitUserError;
     }
+    const int processes = a.network_role == "primary" ? a.network_secondaries + 1 : a.processes;
     for (auto& [ex, reg] : *all) {
+      if (a.network_role == "secondary") break;  // the primary says how many
       try {
-        assign_regions(ex, a.processes);
+        assign_regions(ex, processes);
       } catch (const std::invalid_argument& e) {
         std::cerr << e.what() << "\nfleetsim: nothing was run\n";
         return kExitUserError;
@@ -175,7 +183,22 @@ int run_distributed(const RunArgs& a) {
     std::vector<ProcessReport> reports;
     nlohmann::json summary;
     try {
-      reports = run_swarm(load, o);
+      if (a.network_role.empty()) {
+        reports = run_swarm(load, o);
+      } else {
+        NetworkOptions net;
+        net.primary = a.network_role == "primary";
+        net.secondaries = a.network_secondaries;
+        net.listen = a.listen.empty() && net.primary ? "tcp://127.0.0.1:7770" : a.listen;
+        net.primary_address = a.primary;
+        net.connect_timeout_s = a.connect_timeout;
+        reports = run_network(load, o, net);
+      }
+    } catch (const std::invalid_argument& e) {
+      std::cerr << file << ": error: " << e.what() << "\n";
+      runs.push_back({{"experiment", file}, {"error", e.what()}});
+      status = kExitUserError;
+      continue;
     } catch (const std::exception& e) {
       summary = {{"experiment", file}, {"error", e.what()}};
       std::cerr << file << ": error: " << e.what() << "\n";
@@ -218,8 +241,11 @@ int run_distributed(const RunArgs& a) {
     const double simsec = static_cast<double>(p0.ticks * tick_ns) / 1e9;
     const double loop_wall = p0.loop_wall_seconds;
     summary = {{"experiment", file},
-               {"processes", a.processes},
-               {"transport", a.transport},
+               {"processes", reports.size() == 1 && a.network_role == "secondary"
+                                 ? nlohmann::json(nullptr)
+                                 : nlohmann::json(reports.size())},
+               {"network_role", a.network_role.empty() ? "" : a.network_role},
+               {"transport", a.network_role.empty() ? a.transport : std::string("tcp")},
                {"sync", a.sync},
                {"ticks", p0.ticks},
                {"sim_seconds", simsec},
@@ -244,7 +270,9 @@ int run_distributed(const RunArgs& a) {
       std::cout << file << ": " << p0.ticks << " ticks, " << simsec << " simulated s in "
                 << loop_wall << " wall s (" << summary["rtf"].get<double>() << "x real time, "
                 << summary["robot_steps_per_second"].get<double>() << " robot-steps/s, "
-                << a.processes << " processes)\n";
+                << (a.network_role == "secondary" ? "process " + std::to_string(p0.process)
+                                                  : std::to_string(reports.size()) + " processes")
+                << ")\n";
       for (const auto& r : reports) {
         std::string regions;
         for (const auto& n : r.regions) regions += (regions.empty() ? "" : ", ") + n;
@@ -266,6 +294,26 @@ int run_distributed(const RunArgs& a) {
 }
 
 int run_command(const RunArgs& a) {
+  if (!a.network_role.empty()) {
+    if (a.processes > 1) {
+      std::cerr << "fleetsim: --processes and --network-role do not go together (a network run "
+                   "has --network-secondaries + 1 processes, one per machine)\n";
+      return kExitUserError;
+    }
+    if (a.network_role == "primary" && a.network_secondaries < 1) {
+      std::cerr << "fleetsim: --network-role primary needs --network-secondaries N (N >= 1)\n";
+      return kExitUserError;
+    }
+    if (a.network_role == "secondary" && a.primary.empty()) {
+      std::cerr << "fleetsim: --network-role secondary needs --primary tcp://HOST:PORT\n";
+      return kExitUserError;
+    }
+    if (a.files.size() != 1) {
+      std::cerr << "fleetsim: a network run takes one experiment file\n";
+      return kExitUserError;
+    }
+    return run_distributed(a);
+  }
   if (a.processes > 1) return run_distributed(a);
   auto loaded = load_all(a);
   if (!loaded) {
@@ -456,6 +504,21 @@ void add_engine_commands(CLI::App& app, int& status) {
                   "with --processes: delay every message by a random 0..U microseconds (results "
                   "do not change; a test of that)")
       ->check(CLI::Range(0, 1000000));
+  run->add_option("--network-role", args->network_role,
+                  "run one process of a run over several machines: primary (listens, waits for "
+                  "its secondaries, writes the log) or secondary (joins a primary)")
+      ->check(CLI::IsMember({"primary", "secondary"}));
+  run->add_option("--network-secondaries", args->network_secondaries,
+                  "primary: how many secondaries to wait for (the run has N + 1 processes)")
+      ->check(CLI::Range(1, 254));
+  run->add_option("--listen", args->listen,
+                  "primary: tcp://ADDR:PORT to listen on (default tcp://127.0.0.1:7770; its links "
+                  "use the next ports); secondary: tcp://ADDR:PORT for its links (default: free "
+                  "ports on 127.0.0.1; give this machine's address when the others are elsewhere)");
+  run->add_option("--primary", args->primary, "secondary: the primary's tcp://HOST:PORT");
+  run->add_option("--connect-timeout", args->connect_timeout,
+                  "secondary: seconds to wait for the primary's answer (default 10)")
+      ->check(CLI::Range(0.1, 3600.0));
   run->add_flag("--json", args->json,
                 "print a JSON summary on the last line of stdout (one object; {\"runs\": [...]} "
                 "for several files)");

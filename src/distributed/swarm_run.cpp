@@ -76,6 +76,8 @@ std::vector<int> assign_regions(const Experiment& ex, int processes) {
 
 namespace {
 
+}  // namespace
+
 std::vector<std::string> region_names(const WorldModel& model, const std::vector<int>& owner,
                                       int p) {
   std::vector<std::string> names;
@@ -132,8 +134,8 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
   return r;
 }
 
-nlohmann::json to_json(const ProcessReport& r) {
-  return {{"process", r.process},
+std::string report_to_json(const ProcessReport& r) {
+  return nlohmann::json{{"process", r.process},
           {"regions", r.regions},
           {"ok", r.ok},
           {"error", r.error},
@@ -151,10 +153,11 @@ nlohmann::json to_json(const ProcessReport& r) {
           {"migrations_in", r.exchange.migrations_in},
           {"migrations_out", r.exchange.migrations_out},
           {"exchange_seconds", r.exchange.seconds},
-          {"wait_seconds", r.exchange.wait_seconds}};
+          {"wait_seconds", r.exchange.wait_seconds}}.dump();
 }
 
-ProcessReport from_json(const nlohmann::json& j) {
+ProcessReport report_from_json(const std::string& text) {
+  const auto j = nlohmann::json::parse(text);
   ProcessReport r;
   r.process = j.at("process");
   r.regions = j.at("regions").get<std::vector<std::string>>();
@@ -177,6 +180,8 @@ ProcessReport from_json(const nlohmann::json& j) {
   r.exchange.wait_seconds = j.at("wait_seconds");
   return r;
 }
+
+namespace {
 
 std::vector<ProcessReport> run_threads(const Loader& load, const SwarmRunOptions& o) {
   auto first = load();
@@ -213,9 +218,9 @@ std::vector<ProcessReport> run_threads(const Loader& load, const SwarmRunOptions
   return reports;
 }
 
-/// A free block of `n` TCP ports on 127.0.0.1 (checked by binding each; another program may
-/// still take one before the run binds it, which the run then reports).
-int free_port_block(int n) {
+}  // namespace
+
+int free_port_block(int n, const std::string& host) {
   std::mt19937 rng(static_cast<unsigned>(getpid()) ^
                    static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()));
   for (int attempt = 0; attempt < 50; ++attempt) {
@@ -229,15 +234,18 @@ int free_port_block(int n) {
       sockaddr_in a{};
       a.sin_family = AF_INET;
       a.sin_port = htons(static_cast<std::uint16_t>(base + k));
-      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      if (inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host.c_str(), &a.sin_addr) != 1)
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
       ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
       close(fd);
     }
     if (ok) return base;
   }
-  throw std::runtime_error("found no free block of " + std::to_string(n) +
-                           " TCP ports on 127.0.0.1");
+  throw std::runtime_error("found no free block of " + std::to_string(n) + " TCP ports on " +
+                           host);
 }
+
+namespace {
 
 std::string describe_status(int st) {
   if (WIFEXITED(st)) return "exited with status " + std::to_string(WEXITSTATUS(st));
@@ -260,7 +268,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
     dir = tmpl;
     for (auto& n : layout.nodes) n.endpoint = "ipc://" + dir + "/" + n.name;
   } else {
-    const int base = free_port_block(o.processes * o.processes);
+    const int base = free_port_block(o.processes * o.processes, "127.0.0.1");
     for (std::size_t p = 0; p < layout.nodes.size(); ++p)
       layout.nodes[p].endpoint =
           "tcp://127.0.0.1:" + std::to_string(base + static_cast<int>(p) * o.processes);
@@ -301,7 +309,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
       } catch (const std::exception& e) {
         r.error = e.what();
       }
-      const std::string text = to_json(r).dump() + "\n";
+      const std::string text = report_to_json(r) + "\n";
       for (std::size_t at = 0; at < text.size();) {
         const ssize_t w = write(fds[1], text.data() + at, text.size() - at);
         if (w <= 0) break;
@@ -368,7 +376,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
     const Child& c = children[static_cast<std::size_t>(p)];
     ProcessReport r;
     try {
-      r = from_json(nlohmann::json::parse(c.out));
+      r = report_from_json(c.out);
     } catch (const std::exception&) {
       r = ProcessReport{};
       r.process = p;

@@ -16,6 +16,7 @@
 #include "fleetsim/plugin.hpp"
 #include "scenario/experiment.hpp"
 #include "sim/distribution.hpp"
+#include "transport/port.hpp"
 
 namespace fleetsim::distributed {
 
@@ -70,5 +71,20 @@ using Loader = std::function<std::optional<LoadedExperiment>()>;
 /// inside a process is in its report; std::invalid_argument for a user error found before any
 /// process starts (the assignment), std::runtime_error when a process cannot be started.
 std::vector<ProcessReport> run_swarm(const Loader& load, const SwarmRunOptions& options);
+
+// Building blocks (also of network_run.cpp).
+
+/// Runs process `p` of the run on `port`: its share of the experiment, to the end. Never
+/// throws: a failure is in the report.
+ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
+                          const SwarmRunOptions& options, transport::Port& port);
+/// The names of the regions `owner` gives process p.
+std::vector<std::string> region_names(const WorldModel& model, const std::vector<int>& owner, int p);
+/// A free block of `n` TCP ports on `host` (an IPv4 address), checked by binding each (another
+/// program may still take one before the run binds it, which the run then reports).
+int free_port_block(int n, const std::string& host);
+/// A report as one line of JSON, and back (throws on malformed text).
+std::string report_to_json(const ProcessReport& r);
+ProcessReport report_from_json(const std::string& text);
 
 }  // namespace fleetsim::distributed

@@ -2,7 +2,10 @@
 // ipc and tcp, in DSAAM and lockstep mode; too many processes is a user error; a process that
 // fails, is killed or hangs stops the run with a message naming it, and nothing is left behind.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -165,6 +168,71 @@ TEST_F(SwarmCli, AKilledOrStoppedProcessStopsTheRunNamingIt) {
     auto reader = log::LogReader::open(path("k.flog"));
     EXPECT_GE(reader->frame_count(), 1u);
   }
+}
+
+/// A port for a primary to listen on, and the next few for its links (free when checked).
+int free_port() {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const int port = 20000 + static_cast<int>((getpid() * 131 + attempt * 977) % 30000);
+    bool ok = true;
+    for (int k = 0; k < 4 && ok; ++k) {
+      const int fd = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<std::uint16_t>(port + k));
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+      close(fd);
+    }
+    if (ok) return port;
+  }
+  return 27770;
+}
+
+// Gazebo's flags: a primary and a secondary (two machines, here one) give the one-process log;
+// a secondary with another experiment file is refused naming it; no primary is an error within
+// the timeout; a primary's port in use is an error.
+TEST_F(SwarmCli, APrimaryAndASecondaryOverTcpWriteTheSingleProcessLog) {
+  const std::string d = kDiffusion + " --length 3 --threads 1 --quiet";
+  ASSERT_EQ(run(d + " --log " + path("one.flog")).status, 0);
+  const std::string address = "tcp://127.0.0.1:" + std::to_string(free_port());
+  const pid_t primary = spawn({kDiffusion, "--length", "3", "--threads", "1", "--quiet",
+                               "--network-role", "primary", "--network-secondaries", "1",
+                               "--listen", address, "--log", path("two.flog")});
+  // A secondary running another file is refused, and the primary waits on.
+  fs::copy(kDiffusion, path("other.xml"));
+  fs::copy(kSrc + "/examples/diffusion/rooms.png", path("rooms.png"));
+  std::ofstream(path("other.xml"), std::ios::app) << "<!-- changed -->\n";
+  Result refused = run(path("other.xml") + " --threads 1 --quiet --network-role secondary "
+                       "--primary " + address);
+  EXPECT_EQ(refused.status, 2) << refused.err;
+  EXPECT_NE(refused.err.find("the experiment file diffusion.xml differs"), std::string::npos)
+      << refused.err;
+  Result joined = run(d + " --network-role secondary --primary " + address);
+  EXPECT_EQ(joined.status, 0) << joined.err;
+  EXPECT_EQ(wait_for(primary, std::chrono::seconds(30)), 0);
+  EXPECT_TRUE(slurp(path("two.flog")) == slurp(path("one.flog")));
+  // The address is free again; nobody listens there now.
+  Result alone = run(d + " --network-role secondary --connect-timeout 0.5 --primary " + address);
+  EXPECT_EQ(alone.status, 1);
+  EXPECT_NE(alone.err.find("no answer from a primary at " + address), std::string::npos) << alone.err;
+}
+
+TEST_F(SwarmCli, APrimaryWhosePortIsTakenSaysSo) {
+  const int port = free_port();
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  Result r = run(kDiffusion + " --quiet --network-role primary --network-secondaries 1 --listen "
+                 "tcp://127.0.0.1:" + std::to_string(port));
+  close(fd);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("cannot listen on tcp://127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -1,0 +1,314 @@
+#include "distributed/network_run.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <zmq.hpp>
+
+#include "core/hash.hpp"
+#include "transport/zmq_transport.hpp"
+
+namespace fleetsim::distributed {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "unreadable";
+  std::ostringstream s;
+  s << in.rdbuf();
+  Hasher h;
+  h.text(s.str());
+  char out[32];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h.value()));
+  return out;
+}
+
+/// "tcp://HOST:PORT" -> (HOST, PORT); throws std::invalid_argument.
+std::pair<std::string, int> split_tcp(const std::string& endpoint, const char* option) {
+  const std::string prefix = "tcp://";
+  const auto colon = endpoint.rfind(':');
+  if (endpoint.rfind(prefix, 0) != 0 || colon == std::string::npos || colon < prefix.size()) {
+    throw std::invalid_argument(std::string(option) + " " + endpoint +
+                                ": expected tcp://HOST:PORT (e.g. tcp://192.168.1.10:7770)");
+  }
+  int port = -1;
+  try {
+    port = std::stoi(endpoint.substr(colon + 1));
+  } catch (const std::exception&) {
+  }
+  if (port < 0 || port > 65535)
+    throw std::invalid_argument(std::string(option) + " " + endpoint +
+                                ": the port must be a number from 0 to 65535");
+  return {endpoint.substr(prefix.size(), colon - prefix.size()), port};
+}
+
+std::string tcp(const std::string& host, int port) {
+  return "tcp://" + host + ":" + std::to_string(port);
+}
+
+nlohmann::json files_json(const Experiment& ex, const PluginRegistry& reg) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& [what, path] : run_files(ex, reg))
+    files.push_back({{"what", what},
+                     {"name", std::filesystem::path(path).filename().string()},
+                     {"hash", file_hash(path)}});
+  return files;
+}
+
+/// Why `theirs` differs from `ours` (empty when it does not), naming the file.
+std::string compare_files(const nlohmann::json& ours, const nlohmann::json& theirs) {
+  if (!theirs.is_array()) return "it sent no file list";
+  std::map<std::string, std::pair<std::string, std::string>> mine, other;
+  for (const auto& f : ours) mine[f.at("what")] = {f.at("name"), f.at("hash")};
+  for (const auto& f : theirs) {
+    if (!f.is_object() || !f.contains("what") || !f.contains("name") || !f.contains("hash"))
+      return "its file list is malformed";
+    other[f.at("what").get<std::string>()] = {f.at("name").get<std::string>(),
+                                              f.at("hash").get<std::string>()};
+  }
+  for (const auto& [what, nf] : mine) {
+    auto it = other.find(what);
+    if (it == other.end()) return "it does not load " + what + " (" + nf.first + ")";
+    if (it->second.second != nf.second)
+      return what + " " + nf.first + " differs (content hash " + it->second.second +
+             " there, " + nf.second + " here)";
+  }
+  for (const auto& [what, nf] : other)
+    if (!mine.count(what)) return "it also loads " + what + " (" + nf.first + "), this one does not";
+  return "";
+}
+
+void send_json(zmq::socket_t& s, const nlohmann::json& j) {
+  const std::string text = j.dump();
+  s.send(zmq::buffer(text), zmq::send_flags::none);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> run_files(const Experiment& ex,
+                                                           const PluginRegistry& registry) {
+  std::vector<std::pair<std::string, std::string>> files;
+  files.emplace_back("the experiment file", ex.path);
+  std::set<std::string> libraries;
+  for (const auto& info : registry.all())
+    if (info.origin != "built-in") libraries.insert(info.origin);
+  for (const auto& lib : libraries) files.emplace_back("the plug-in library " + lib, lib);
+  // Files the parameters name (scripts): values that are paths of existing files.
+  std::set<std::string> named;
+  auto add = [&](const Params& p) {
+    for (const auto& [k, v] : p.values()) {
+      std::error_code ec;
+      if (!v.empty() && v.find('/') != std::string::npos && std::filesystem::is_regular_file(v, ec))
+        named.insert(v);
+    }
+  };
+  for (const auto& c : ex.model->controllers) add(c.params);
+  for (const auto& k : ex.model->kinds) {
+    for (const auto& p : k.sensors) add(p.params);
+    for (const auto& p : k.actuators) add(p.params);
+  }
+  add(ex.loop_params);
+  for (const auto& f : named) files.emplace_back("the file " + f, f);
+  return files;
+}
+
+std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions& options,
+                                       const NetworkOptions& net) {
+  auto loaded = load();
+  if (!loaded) throw std::invalid_argument("the experiment has errors");
+  const nlohmann::json files = files_json(loaded->experiment, *loaded->registry);
+  const SimTime tick = loaded->experiment.model->tick_period_ns;
+  zmq::context_t ctx(1);
+  SwarmRunOptions o = options;
+
+  if (net.primary) {
+    const int n = net.secondaries + 1;
+    o.processes = n;
+    const auto owner = assign_regions(loaded->experiment, n);  // before anyone waits
+    const auto [host, port] = split_tcp(net.listen, "--listen");
+    if (port == 0) throw std::invalid_argument("--listen " + net.listen + ": give a port (e.g. 7770)");
+    if (host != "127.0.0.1" && host != "localhost")
+      std::cerr << "fleetsim: warning: listening on " << net.listen
+                << ": any machine that reaches it may join this run (it is not authenticated)\n";
+    zmq::socket_t control(ctx, zmq::socket_type::router);
+    control.set(zmq::sockopt::linger, 0);
+    try {
+      control.bind(net.listen);
+    } catch (const zmq::error_t& e) {
+      throw std::runtime_error("cannot listen on " + net.listen + ": " + e.what() +
+                               " (is another program using the port? give --listen another)");
+    }
+    // The primary's own links: the ports after the control port.
+    // (Secondaries reach them at the host they reached the primary at.)
+    std::vector<std::string> endpoints = {tcp(host, port + 1)};
+    std::vector<zmq::message_t> ids;
+    std::cerr << "fleetsim: primary: waiting for " << net.secondaries << " secondar"
+              << (net.secondaries == 1 ? "y" : "ies") << " on " << net.listen << "\n";
+    while (static_cast<int>(ids.size()) < net.secondaries) {
+      std::vector<zmq::message_t> parts;
+      zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, std::chrono::milliseconds(200));
+      if (!(item.revents & ZMQ_POLLIN)) {
+        if (o.on_tick && !o.on_tick(0, 0)) throw std::runtime_error("interrupted while waiting");
+        continue;
+      }
+      zmq::message_t id, body;
+      if (!control.recv(id) || !id.more() || !control.recv(body)) continue;
+      while (body.more()) control.recv(body);  // extra frames: ignored
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(body.to_string());
+      } catch (const std::exception&) {
+        std::cerr << "fleetsim: primary: refused a malformed message on " << net.listen << "\n";
+        continue;
+      }
+      if (!j.is_object() || j.value("type", "") != "join" || !j.contains("endpoint") ||
+          !j["endpoint"].is_string()) {
+        std::cerr << "fleetsim: primary: refused a message that is not a secondary's join\n";
+        continue;
+      }
+      std::string endpoint = j["endpoint"].get<std::string>();
+      // A secondary bound on every interface is reached at the address it came from.
+      if (endpoint.rfind("tcp://0.0.0.0:", 0) == 0) {
+        const char* peer = body.gets("Peer-Address");
+        if (peer) endpoint = tcp(peer, split_tcp(endpoint, "endpoint").second);
+      }
+      const std::string who = j.value("host", "?") + " (" + endpoint + ")";
+      std::string why = compare_files(files, j.value("files", nlohmann::json()));
+      if (why.empty() && j.value("processes", 0) != 0 && j.value("processes", 0) != n)
+        why = "it expects another number of processes";
+      if (!why.empty()) {
+        std::cerr << "fleetsim: primary: refused the secondary on " << who << ": " << why << "\n";
+        control.send(id, zmq::send_flags::sndmore);
+        send_json(control, {{"type", "refused"}, {"reason", "the primary refused this secondary: " + why}});
+        continue;
+      }
+      std::cerr << "fleetsim: primary: secondary " << ids.size() + 1 << " joined from " << who << "\n";
+      endpoints.push_back(endpoint);
+      ids.push_back(std::move(id));
+    }
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      control.send(ids[k], zmq::send_flags::sndmore);
+      send_json(control, {{"type", "welcome"},
+                          {"index", k + 1},
+                          {"processes", n},
+                          {"endpoints", endpoints},
+                          {"primary_port", port + 1},
+                          {"sync", o.sync == SyncMode::kLockstep ? "lockstep" : "dsaam"}});
+    }
+    auto layout = make_swarm_layout(o.sync, n, tick);
+    for (int p = 0; p < n; ++p) layout.nodes[static_cast<std::size_t>(p)].endpoint = endpoints[static_cast<std::size_t>(p)];
+    transport::PortOptions po;
+    po.jitter_us = o.jitter_us;
+    po.log = [](const std::string&) {};
+    std::vector<ProcessReport> reports(static_cast<std::size_t>(n));
+    const std::shared_ptr<const WorldModel> model = loaded->experiment.model;  // the run takes it
+    try {
+      auto p0 = transport::make_zmq_port(layout, process_name(0), po);
+      reports[0] = run_process(*loaded, 0, owner, o, *p0);
+    } catch (const std::exception& e) {
+      reports[0].error = e.what();
+    }
+    for (int p = 1; p < n; ++p) {
+      reports[static_cast<std::size_t>(p)].process = p;
+      reports[static_cast<std::size_t>(p)].regions = region_names(*model, owner, p);
+      reports[static_cast<std::size_t>(p)].error = "sent no report at the end";
+      reports[static_cast<std::size_t>(p)].stopped_by_peer = true;
+    }
+    // The secondaries' figures, as they finish (they send them at once).
+    const auto until = Clock::now() + std::chrono::seconds(3);
+    int got = 0;
+    while (got < net.secondaries && Clock::now() < until) {
+      zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, std::chrono::milliseconds(100));
+      if (!(item.revents & ZMQ_POLLIN)) continue;
+      zmq::message_t id, body;
+      if (!control.recv(id) || !id.more() || !control.recv(body)) continue;
+      try {
+        ProcessReport r = report_from_json(body.to_string());
+        if (r.process >= 1 && r.process < n) {
+          reports[static_cast<std::size_t>(r.process)] = std::move(r);
+          ++got;
+        }
+      } catch (const std::exception&) {
+      }
+    }
+    return reports;
+  }
+
+  // A secondary.
+  split_tcp(net.primary_address, "--primary");
+  std::string listen = net.listen.empty() ? "tcp://127.0.0.1:0" : net.listen;
+  auto [host, port] = split_tcp(listen, "--listen");
+  zmq::socket_t control(ctx, zmq::socket_type::dealer);
+  control.set(zmq::sockopt::linger, 2000);
+  control.connect(net.primary_address);
+  char hostname[256] = "?";
+  gethostname(hostname, sizeof hostname - 1);
+  // Ports: the links of this process's node use PORT.. (one per other process); with port 0
+  // the run picks a free block of 64 (up to 64 processes).
+  const std::string endpoint = tcp(host, port == 0 ? free_port_block(64, host == "0.0.0.0" ? "127.0.0.1" : host) : port);
+  send_json(control, {{"type", "join"},
+                      {"host", hostname},
+                      {"endpoint", endpoint},
+                      {"files", files}});
+  std::cerr << "fleetsim: secondary: joining the primary at " << net.primary_address << "\n";
+  zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
+  zmq::poll(&item, 1, std::chrono::milliseconds(static_cast<long>(net.connect_timeout_s * 1000)));
+  if (!(item.revents & ZMQ_POLLIN)) {
+    control.set(zmq::sockopt::linger, 0);
+    throw std::runtime_error("no answer from a primary at " + net.primary_address + " within " +
+                             std::to_string(static_cast<int>(net.connect_timeout_s)) +
+                             " s (is `fleetsim run ... --network-role primary --listen " +
+                             net.primary_address + "` running there, and the port reachable?)");
+  }
+  zmq::message_t body;
+  if (!control.recv(body)) throw std::runtime_error("the primary's answer was lost");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(body.to_string());
+  } catch (const std::exception&) {
+    throw std::runtime_error("a malformed answer from " + net.primary_address);
+  }
+  if (j.value("type", "") == "refused") throw std::invalid_argument(j.value("reason", "refused"));
+  if (j.value("type", "") != "welcome" || !j.contains("endpoints") || !j["endpoints"].is_array())
+    throw std::runtime_error("an answer from " + net.primary_address + " that is not a welcome");
+  const int n = j.value("processes", 0);
+  const int index = j.value("index", 0);
+  if (n < 2 || index < 1 || index >= n || static_cast<int>(j["endpoints"].size()) != n)
+    throw std::runtime_error("a welcome from " + net.primary_address + " that does not add up");
+  o.processes = n;
+  o.sync = j.value("sync", "dsaam") == "lockstep" ? SyncMode::kLockstep : SyncMode::kDsaam;
+  const auto owner = assign_regions(loaded->experiment, n);
+  auto layout = make_swarm_layout(o.sync, n, tick);
+  for (int p = 0; p < n; ++p)
+    layout.nodes[static_cast<std::size_t>(p)].endpoint = j["endpoints"][static_cast<std::size_t>(p)].get<std::string>();
+  // The primary's links, at the host this secondary reached it at.
+  layout.nodes[0].endpoint = tcp(split_tcp(net.primary_address, "--primary").first, j.value("primary_port", 0));
+  transport::PortOptions po;
+  po.jitter_us = o.jitter_us;
+  po.log = [](const std::string&) {};
+  o.on_tick = nullptr;
+  ProcessReport r;
+  r.process = index;
+  try {
+    auto port_ = transport::make_zmq_port(layout, process_name(index), po);
+    r = run_process(*loaded, index, owner, o, *port_);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  send_json(control, nlohmann::json::parse(report_to_json(r)));
+  return {r};
+}
+
+}  // namespace fleetsim::distributed

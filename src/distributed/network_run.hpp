@@ -1,0 +1,37 @@
+// One experiment over several machines (docs/distributed.md, "Several machines"): Gazebo's
+// primary and secondaries. The primary listens; secondaries announce themselves with the
+// content hashes of the files they run (the experiment, the plug-in libraries, the files its
+// parameters name); the primary checks them against its own, refusing a secondary that runs
+// other files (naming the file), gives every process its index and every process's address,
+// and the run goes on as on one machine (each process its regions, DSAAM or lockstep rounds,
+// heartbeats); at the end the secondaries send their figures to the primary.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "distributed/swarm_run.hpp"
+
+namespace fleetsim::distributed {
+
+struct NetworkOptions {
+  bool primary = false;
+  int secondaries = 0;         ///< primary: how many to wait for
+  std::string listen;          ///< tcp://ADDR:PORT this machine binds (its links use PORT..)
+  std::string primary_address; ///< secondary: tcp://HOST:PORT of the primary's listen
+  double connect_timeout_s = 10;  ///< secondary: how long to wait for the primary's answer
+};
+
+/// The files a run's processes must share, as (what, path): the experiment file, the plug-in
+/// libraries it loaded, and the files named by its parameters (scripts).
+std::vector<std::pair<std::string, std::string>> run_files(const Experiment& ex,
+                                                           const PluginRegistry& registry);
+
+/// This machine's process. The primary's result lists every process's report (the
+/// secondaries' as they sent them at the end); a secondary's, its own. std::invalid_argument
+/// for a user error found before the run (refused by the primary: status 2), std::runtime_error
+/// when the run cannot start (no primary within the timeout, an address in use: status 1).
+std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions& options,
+                                       const NetworkOptions& network);
+
+}  // namespace fleetsim::distributed
