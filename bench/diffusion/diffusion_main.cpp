@@ -34,9 +34,9 @@
 #include <string>
 
 #include "diffusion_scene.hpp"
-#include "process_usage.hpp"
-#include "plugins/builtins.hpp"
 #include "distributed/swarm_run.hpp"
+#include "plugins/builtins.hpp"
+#include "process_usage.hpp"
 #include "sim/simulation.hpp"
 
 namespace {
@@ -98,7 +98,8 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
     } else if (a == "--processes") {
       g_swarm.processes = static_cast<int>(integer(1, 16));
     } else if (a == "--transport") {
-      if (v != "ipc" && v != "tcp" && v != "inproc") usage("--transport " + v + " (expected ipc, tcp or inproc)");
+      if (v != "ipc" && v != "tcp" && v != "inproc")
+        usage("--transport " + v + " (expected ipc, tcp or inproc)");
       g_swarm.transport = v;
     } else if (a == "--sync") {
       if (v != "dsaam" && v != "lockstep") usage("--sync " + v + " (expected dsaam or lockstep)");
@@ -110,7 +111,8 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
     }
   }
   if (g_swarm.processes > o.engines)
-    usage("--processes " + std::to_string(g_swarm.processes) + " needs at least as many engines (--engines)");
+    usage("--processes " + std::to_string(g_swarm.processes) +
+          " needs at least as many engines (--engines)");
   if (g_swarm.processes > 1 && o.controller == "lua")
     usage("--processes with --controller lua is not measured here");
   if (o.controller == "lua" && o.script.empty())
@@ -137,7 +139,8 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
     sim.start();
     const auto t0 = std::chrono::steady_clock::now();
     while (!sim.done()) sim.step();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     sim.finish();
     one_rtf = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9 / wall;
     one_hash = sim.state().hash();
@@ -147,7 +150,8 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   so.transport = g_swarm.transport == "inproc" ? distributed::TransportKind::kInproc
                  : g_swarm.transport == "tcp"  ? distributed::TransportKind::kTcp
                                                : distributed::TransportKind::kIpc;
-  so.sync = g_swarm.sync == "lockstep" ? distributed::SyncMode::kLockstep : distributed::SyncMode::kDsaam;
+  so.sync =
+      g_swarm.sync == "lockstep" ? distributed::SyncMode::kLockstep : distributed::SyncMode::kDsaam;
   SimTime tick_ns = 0;
   auto reports = distributed::run_swarm(
       [&]() -> std::optional<distributed::LoadedExperiment> {
@@ -184,28 +188,27 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   const double rtf = loop > 0 ? sim_seconds / loop : 0;
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p0.state_hash));
-  nlohmann::ordered_json j = {
-      {"bench", "diffusion"},
-      {"robots", p0.robots},
-      {"threads", o.threads},
-      {"engines", o.engines},
-      {"processes", g_swarm.processes},
-      {"transport", g_swarm.transport},
-      {"sync", g_swarm.sync},
-      {"sim_seconds", sim_seconds},
-      {"loop_wall_seconds", loop},
-      {"rtf", rtf},
-      {"robot_steps_per_second", loop > 0 ? steps / loop : 0.0},
-      {"one_process_rtf", one_rtf},
-      {"speedup_vs_one_process", one_rtf > 0 ? rtf / one_rtf : 0.0},
-      {"halo_robots_per_tick", halo / ticks},
-      {"migrations_per_tick", migrations / ticks},
-      {"bytes_per_tick", bytes / ticks},
-      {"exchange_us_per_tick", exchange * 1e6 / ticks},
-      {"exchange_work_us_per_tick", work * 1e6 / ticks},
-      {"tick_us", loop * 1e6 / ticks},
-      {"state_hash", hash},
-      {"same_hash_as_one_process", p0.state_hash == one_hash}};
+  nlohmann::ordered_json j = {{"bench", "diffusion"},
+                              {"robots", p0.robots},
+                              {"threads", o.threads},
+                              {"engines", o.engines},
+                              {"processes", g_swarm.processes},
+                              {"transport", g_swarm.transport},
+                              {"sync", g_swarm.sync},
+                              {"sim_seconds", sim_seconds},
+                              {"loop_wall_seconds", loop},
+                              {"rtf", rtf},
+                              {"robot_steps_per_second", loop > 0 ? steps / loop : 0.0},
+                              {"one_process_rtf", one_rtf},
+                              {"speedup_vs_one_process", one_rtf > 0 ? rtf / one_rtf : 0.0},
+                              {"halo_robots_per_tick", halo / ticks},
+                              {"migrations_per_tick", migrations / ticks},
+                              {"bytes_per_tick", bytes / ticks},
+                              {"exchange_us_per_tick", exchange * 1e6 / ticks},
+                              {"exchange_work_us_per_tick", work * 1e6 / ticks},
+                              {"tick_us", loop * 1e6 / ticks},
+                              {"state_hash", hash},
+                              {"same_hash_as_one_process", p0.state_hash == one_hash}};
   std::cout << j.dump() << std::endl;
   for (const auto& r : reports) {
     std::cerr << "process " << r.process << " phases (wall s):";

@@ -26,7 +26,14 @@
 namespace fleetsim {
 
 /// The kinds of plug-in.
-enum class PluginKind { kSensor, kActuator, kController, kPhysicsEngine, kLoopFunctions, kLogWriter };
+enum class PluginKind {
+  kSensor,
+  kActuator,
+  kController,
+  kPhysicsEngine,
+  kLoopFunctions,
+  kLogWriter
+};
 const char* to_string(PluginKind kind);
 
 /// One documented parameter (an XML attribute of the element that instantiates the plug-in).

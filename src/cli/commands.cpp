@@ -2,30 +2,32 @@
 
 #include <unistd.h>
 
+#include <sys/resource.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
-#include <sys/resource.h>
 
-#include "core/plugin_loader.hpp"
 #include "core/diagnostics.hpp"
-#include "plugins/builtins.hpp"
-#include "sim/simulation.hpp"
+#include "core/plugin_loader.hpp"
 #include "distributed/network_run.hpp"
 #include "distributed/swarm_run.hpp"
+#include "plugins/builtins.hpp"
+#include "sim/simulation.hpp"
 
 namespace fleetsim::cli {
 
 namespace {
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+}
 
 struct RunArgs {
   std::vector<std::string> files;
@@ -97,8 +99,8 @@ class ProgressBar {
     bar.resize(width, ' ');
     if (total > 0) {
       double eta = frac > 0 ? since_start * (1 - frac) / frac : 0;
-      std::fprintf(stderr, "\r[%s] %3d%%  tick %lld/%lld  %.1fx real time  eta %.0fs ",
-                   bar.c_str(), static_cast<int>(frac * 100), static_cast<long long>(tick),
+      std::fprintf(stderr, "\r[%s] %3d%%  tick %lld/%lld  %.1fx real time  eta %.0fs ", bar.c_str(),
+                   static_cast<int>(frac * 100), static_cast<long long>(tick),
                    static_cast<long long>(total), rtf, eta);
     } else {
       std::fprintf(stderr, "\rtick %lld  %.1fx real time ", static_cast<long long>(tick), rtf);
@@ -161,8 +163,10 @@ int run_distributed(const RunArgs& a) {
     std::int64_t tick_ns = 0;
     std::vector<std::string> logs;
     o.on_tick = [bar, loop0, &tick_ns](Tick tick, Tick total) {
-      if (*loop0 == std::chrono::steady_clock::time_point{}) *loop0 = std::chrono::steady_clock::now();
-      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - *loop0).count();
+      if (*loop0 == std::chrono::steady_clock::time_point{})
+        *loop0 = std::chrono::steady_clock::now();
+      double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - *loop0).count();
       bar->update(tick, total, wall > 0 ? static_cast<double>(tick * tick_ns) / 1e9 / wall : 0);
       return !g_interrupted.load();
     };
@@ -207,7 +211,8 @@ int run_distributed(const RunArgs& a) {
       continue;
     }
     bar->done();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // The first failure is the cause; the others' are its consequences (their peer left).
     std::string failure;
     auto describe = [](const ProcessReport& r) {
@@ -240,24 +245,25 @@ int run_distributed(const RunArgs& a) {
     std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p0.state_hash));
     const double simsec = static_cast<double>(p0.ticks * tick_ns) / 1e9;
     const double loop_wall = p0.loop_wall_seconds;
-    summary = {{"experiment", file},
-               {"processes", reports.size() == 1 && a.network_role == "secondary"
-                                 ? nlohmann::json(nullptr)
-                                 : nlohmann::json(reports.size())},
-               {"network_role", a.network_role.empty() ? "" : a.network_role},
-               {"transport", a.network_role.empty() ? a.transport : std::string("tcp")},
-               {"sync", a.sync},
-               {"ticks", p0.ticks},
-               {"sim_seconds", simsec},
-               {"wall_seconds", wall},
-               {"loop_wall_seconds", loop_wall},
-               {"rtf", loop_wall > 0 ? simsec / loop_wall : 0.0},
-               {"robots", p0.robots},
-               {"robot_steps_per_second", loop_wall > 0 ? static_cast<double>(steps) / loop_wall : 0.0},
-               {"logs", logs},
-               {"status", p0.status},
-               {"state_hash", hash},
-               {"per_process", per}};
+    summary = {
+        {"experiment", file},
+        {"processes", reports.size() == 1 && a.network_role == "secondary"
+                          ? nlohmann::json(nullptr)
+                          : nlohmann::json(reports.size())},
+        {"network_role", a.network_role.empty() ? "" : a.network_role},
+        {"transport", a.network_role.empty() ? a.transport : std::string("tcp")},
+        {"sync", a.sync},
+        {"ticks", p0.ticks},
+        {"sim_seconds", simsec},
+        {"wall_seconds", wall},
+        {"loop_wall_seconds", loop_wall},
+        {"rtf", loop_wall > 0 ? simsec / loop_wall : 0.0},
+        {"robots", p0.robots},
+        {"robot_steps_per_second", loop_wall > 0 ? static_cast<double>(steps) / loop_wall : 0.0},
+        {"logs", logs},
+        {"status", p0.status},
+        {"state_hash", hash},
+        {"per_process", per}};
     if (!failure.empty()) {
       std::cerr << file << ": error: " << failure << "\n";
       for (const auto& r : reports)
@@ -278,9 +284,9 @@ int run_distributed(const RunArgs& a) {
         for (const auto& n : r.regions) regions += (regions.empty() ? "" : ", ") + n;
         std::cout << "  process " << r.process << " (" << regions << "): " << r.robot_steps
                   << " robot-steps, exchange " << r.exchange.seconds << " s (waiting "
-                  << r.exchange.wait_seconds << " s), " << r.exchange.bytes_sent
-                  << " bytes sent, " << r.exchange.migrations_in << " robots in, "
-                  << r.exchange.migrations_out << " out\n";
+                  << r.exchange.wait_seconds << " s), " << r.exchange.bytes_sent << " bytes sent, "
+                  << r.exchange.migrations_in << " robots in, " << r.exchange.migrations_out
+                  << " out\n";
       }
       std::cout << "  state " << hash << "\n";
       for (const auto& l : logs)
@@ -289,7 +295,8 @@ int run_distributed(const RunArgs& a) {
     runs.push_back(summary);
     if (g_interrupted.load()) break;
   }
-  if (a.json) std::cout << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
+  if (a.json)
+    std::cout << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
   return status;
 }
 
@@ -341,7 +348,8 @@ int run_command(const RunArgs& a) {
       auto loop0 = std::chrono::steady_clock::now();
       while (!sim.done() && !g_interrupted.load()) {
         sim.step();
-        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop0).count();
+        double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - loop0).count();
         double simsec = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
         bar.update(sim.state().tick, total, wall > 0 ? simsec / wall : 0);
       }
@@ -374,10 +382,10 @@ int run_command(const RunArgs& a) {
         phases[phase_name(static_cast<Phase>(p))] = sim.phase_seconds()[p];
       summary["phase_seconds"] = phases;
       if (!a.quiet) {
-        std::cout << path << ": " << sim.state().tick << " ticks, " << simsec
-                  << " simulated s in " << loop_wall << " wall s (" << summary["rtf"].get<double>()
-                  << "x real time, " << summary["robot_steps_per_second"].get<double>()
-                  << " robot-steps/s, " << sim.threads() << " threads)\n";
+        std::cout << path << ": " << sim.state().tick << " ticks, " << simsec << " simulated s in "
+                  << loop_wall << " wall s (" << summary["rtf"].get<double>() << "x real time, "
+                  << summary["robot_steps_per_second"].get<double>() << " robot-steps/s, "
+                  << sim.threads() << " threads)\n";
         for (const auto& l : logs)
           std::cout << "  log: " << l << "  (look at it: fleetsim view " << l << ")\n";
       }
@@ -395,7 +403,8 @@ int run_command(const RunArgs& a) {
     runs.push_back(summary);
     if (g_interrupted.load()) break;
   }
-  if (a.json) std::cout << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
+  if (a.json)
+    std::cout << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
   return status;
 }
 
@@ -421,16 +430,23 @@ int list_command(bool json, const std::vector<std::string>& libraries) {
     for (const auto& i : reg.all()) {
       nlohmann::json params = nlohmann::json::array();
       for (const auto& p : i.params)
-        params.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value},
-                          {"doc", p.doc}});
+        params.push_back(
+            {{"name", p.name}, {"type", p.type}, {"default", p.default_value}, {"doc", p.doc}});
       nlohmann::json columns = nlohmann::json::array();
       if (i.kind == PluginKind::kSensor || i.kind == PluginKind::kActuator)
         for (const auto& c : part_columns(reg, i.kind, i.name))
-          columns.push_back({{"name", c.name}, {"type", to_string(c.type)}, {"width", c.width},
-                             {"hashed", c.hashed}, {"logged", c.logged}, {"doc", c.doc}});
-      out.push_back({{"kind", to_string(i.kind)}, {"name", i.name},
+          columns.push_back({{"name", c.name},
+                             {"type", to_string(c.type)},
+                             {"width", c.width},
+                             {"hashed", c.hashed},
+                             {"logged", c.logged},
+                             {"doc", c.doc}});
+      out.push_back({{"kind", to_string(i.kind)},
+                     {"name", i.name},
                      {"interface", i.interface.empty() ? i.name : i.interface},
-                     {"description", i.description}, {"params", params}, {"columns", columns}});
+                     {"description", i.description},
+                     {"params", params},
+                     {"columns", columns}});
     }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
@@ -452,8 +468,9 @@ int list_command(bool json, const std::vector<std::string>& libraries) {
               << (i.origin == "built-in" ? "" : "  [" + i.origin + "]") << "\n";
     for (const auto& p : i.params)
       std::cout << "      " << p.name << " (" << p.type << ", default "
-                << (p.default_value.empty() ? (p.type == "string" ? "none" : "required") : p.default_value) << "): " << p.doc
-                << "\n";
+                << (p.default_value.empty() ? (p.type == "string" ? "none" : "required")
+                                            : p.default_value)
+                << "): " << p.doc << "\n";
     if (i.kind == PluginKind::kSensor || i.kind == PluginKind::kActuator) {
       if (!i.interface.empty() && i.interface != i.name)
         std::cout << "      provides: " << i.interface << "\n";
@@ -483,7 +500,8 @@ void add_engine_commands(CLI::App& app, int& status) {
   run->add_option("--seed", args->seed, "random seed (overrides <framework seed>)");
   run->add_option("--length", args->length, "simulated seconds (overrides <framework length>)")
       ->check(CLI::Range(0.0, 1e9));
-  run->add_option("--log", args->log_path, "write one log here, replacing the file's <log> elements");
+  run->add_option("--log", args->log_path,
+                  "write one log here, replacing the file's <log> elements");
   run->add_option("--log-format", args->log_format, "frames (binary, default) or deeco (text)")
       ->check(CLI::IsMember({"frames", "deeco"}));
   run->add_flag("--quiet", args->quiet, "no progress bar and no summary text");
@@ -533,8 +551,9 @@ void add_engine_commands(CLI::App& app, int& status) {
   auto json = std::make_shared<bool>(false);
   auto libs = std::make_shared<std::vector<std::string>>();
   auto* list = app.add_subcommand(
-      "list", "List every plug-in (sensors, actuators, controllers, physics engines, loop "
-              "functions, log writers) with its documented parameters.");
+      "list",
+      "List every plug-in (sensors, actuators, controllers, physics engines, loop "
+      "functions, log writers) with its documented parameters.");
   list->add_flag("--json", *json, "as JSON");
   list->add_option("--plugins", *libs, "also load these plug-in libraries and list their entries");
   list->callback([json, libs, &status] { status = list_command(*json, *libs); });

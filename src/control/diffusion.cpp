@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
-#include <optional>
 
 namespace fleetsim {
 
@@ -113,7 +113,9 @@ class RandomWalkController final : public Controller {
 std::unique_ptr<Controller> make_diffusion_controller() {
   return std::make_unique<DiffusionController>();
 }
-std::unique_ptr<Controller> make_idle_controller() { return std::make_unique<IdleController>(); }
+std::unique_ptr<Controller> make_idle_controller() {
+  return std::make_unique<IdleController>();
+}
 std::unique_ptr<Controller> make_random_walk_controller() {
   return std::make_unique<RandomWalkController>();
 }

@@ -9,7 +9,9 @@
 
 namespace fleetsim::distributed {
 
-std::string process_name(int p) { return "process-" + std::to_string(p); }
+std::string process_name(int p) {
+  return "process-" + std::to_string(p);
+}
 
 SimTime round_time(std::uint64_t g, SimTime tick_ns) {
   if (g == 0) return 0;  // the start: every process is there, with the same world
@@ -30,8 +32,8 @@ transport::FederationLayout make_swarm_layout(SyncMode mode, int processes, SimT
   for (int p = 0; p < processes; ++p) {
     transport::NodeLayout node;
     node.name = names[p];
-    transport::OutputLink out{static_cast<transport::FlowId>(p), "swarm." + names[p], {},
-                              round_time(0, tick_ns)};
+    transport::OutputLink out{
+        static_cast<transport::FlowId>(p), "swarm." + names[p], {}, round_time(0, tick_ns)};
     for (int q = 0; q < processes; ++q) {
       if (q == p) continue;
       out.sinks.push_back(names[q]);
@@ -51,7 +53,9 @@ namespace {
 class FlowExchange final : public Exchange {
  public:
   FlowExchange(transport::Port& port, int process, int processes, SimTime tick_ns)
-      : node_(port.layout(), port, options()), process_(process), processes_(processes),
+      : node_(port.layout(), port, options()),
+        process_(process),
+        processes_(processes),
         tick_ns_(tick_ns) {}
 
   std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
@@ -61,8 +65,9 @@ class FlowExchange final : public Exchange {
     const SimTime t = round_time(round_, tick_ns_) + part_;
     const SimTime next = more ? t + 1 : round_time(round_ + 1, tick_ns_);
     if (next <= t)
-      throw std::runtime_error("a round of the exchange has more parts than its ticks have "
-                               "nanoseconds (a world too large for its tick length)");
+      throw std::runtime_error(
+          "a round of the exchange has more parts than its ticks have "
+          "nanoseconds (a world too large for its tick length)");
     time::Emission e;
     e.timestamp = t;
     e.period = next - t;
@@ -119,8 +124,7 @@ class LockstepExchange final : public Exchange {
     }
   }
 
-  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
-                                                    bool) override {
+  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine, bool) override {
     if (primary_) {
       const auto& acks = primary_->collect();
       std::vector<std::vector<std::uint8_t>> all;

@@ -80,11 +80,12 @@ std::string compare_files(const nlohmann::json& ours, const nlohmann::json& thei
     auto it = other.find(what);
     if (it == other.end()) return "it does not load " + what + " (" + nf.first + ")";
     if (it->second.second != nf.second)
-      return what + " " + nf.first + " differs (content hash " + it->second.second +
-             " there, " + nf.second + " here)";
+      return what + " " + nf.first + " differs (content hash " + it->second.second + " there, " +
+             nf.second + " here)";
   }
   for (const auto& [what, nf] : other)
-    if (!mine.count(what)) return "it also loads " + what + " (" + nf.first + "), this one does not";
+    if (!mine.count(what))
+      return "it also loads " + what + " (" + nf.first + "), this one does not";
   return "";
 }
 
@@ -136,7 +137,8 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     o.processes = n;
     const auto owner = assign_regions(loaded->experiment, n);  // before anyone waits
     const auto [host, port] = split_tcp(net.listen, "--listen");
-    if (port == 0) throw std::invalid_argument("--listen " + net.listen + ": give a port (e.g. 7770)");
+    if (port == 0)
+      throw std::invalid_argument("--listen " + net.listen + ": give a port (e.g. 7770)");
     if (host != "127.0.0.1" && host != "localhost")
       std::cerr << "fleetsim: warning: listening on " << net.listen
                 << ": any machine that reaches it may join this run (it is not authenticated)\n";
@@ -190,10 +192,12 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
       if (!why.empty()) {
         std::cerr << "fleetsim: primary: refused the secondary on " << who << ": " << why << "\n";
         control.send(id, zmq::send_flags::sndmore);
-        send_json(control, {{"type", "refused"}, {"reason", "the primary refused this secondary: " + why}});
+        send_json(control,
+                  {{"type", "refused"}, {"reason", "the primary refused this secondary: " + why}});
         continue;
       }
-      std::cerr << "fleetsim: primary: secondary " << ids.size() + 1 << " joined from " << who << "\n";
+      std::cerr << "fleetsim: primary: secondary " << ids.size() + 1 << " joined from " << who
+                << "\n";
       endpoints.push_back(endpoint);
       ids.push_back(std::move(id));
     }
@@ -207,7 +211,8 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
                           {"sync", o.sync == SyncMode::kLockstep ? "lockstep" : "dsaam"}});
     }
     auto layout = make_swarm_layout(o.sync, n, tick);
-    for (int p = 0; p < n; ++p) layout.nodes[static_cast<std::size_t>(p)].endpoint = endpoints[static_cast<std::size_t>(p)];
+    for (int p = 0; p < n; ++p)
+      layout.nodes[static_cast<std::size_t>(p)].endpoint = endpoints[static_cast<std::size_t>(p)];
     transport::PortOptions po;
     po.jitter_us = o.jitter_us;
     po.log = [](const std::string&) {};
@@ -257,11 +262,10 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   gethostname(hostname, sizeof hostname - 1);
   // Ports: the links of this process's node use PORT.. (one per other process); with port 0
   // the run picks a free block of 64 (up to 64 processes).
-  const std::string endpoint = tcp(host, port == 0 ? free_port_block(64, host == "0.0.0.0" ? "127.0.0.1" : host) : port);
-  send_json(control, {{"type", "join"},
-                      {"host", hostname},
-                      {"endpoint", endpoint},
-                      {"files", files}});
+  const std::string endpoint =
+      tcp(host, port == 0 ? free_port_block(64, host == "0.0.0.0" ? "127.0.0.1" : host) : port);
+  send_json(control,
+            {{"type", "join"}, {"host", hostname}, {"endpoint", endpoint}, {"files", files}});
   std::cerr << "fleetsim: secondary: joining the primary at " << net.primary_address << "\n";
   zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
   zmq::poll(&item, 1, std::chrono::milliseconds(static_cast<long>(net.connect_timeout_s * 1000)));
@@ -292,9 +296,11 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   const auto owner = assign_regions(loaded->experiment, n);
   auto layout = make_swarm_layout(o.sync, n, tick);
   for (int p = 0; p < n; ++p)
-    layout.nodes[static_cast<std::size_t>(p)].endpoint = j["endpoints"][static_cast<std::size_t>(p)].get<std::string>();
+    layout.nodes[static_cast<std::size_t>(p)].endpoint =
+        j["endpoints"][static_cast<std::size_t>(p)].get<std::string>();
   // The primary's links, at the host this secondary reached it at.
-  layout.nodes[0].endpoint = tcp(split_tcp(net.primary_address, "--primary").first, j.value("primary_port", 0));
+  layout.nodes[0].endpoint =
+      tcp(split_tcp(net.primary_address, "--primary").first, j.value("primary_port", 0));
   transport::PortOptions po;
   po.jitter_us = o.jitter_us;
   po.log = [](const std::string&) {};

@@ -16,9 +16,9 @@ namespace fleetsim::distributed {
 
 struct NetworkOptions {
   bool primary = false;
-  int secondaries = 0;         ///< primary: how many to wait for
-  std::string listen;          ///< tcp://ADDR:PORT this machine binds (its links use PORT..)
-  std::string primary_address; ///< secondary: tcp://HOST:PORT of the primary's listen
+  int secondaries = 0;            ///< primary: how many to wait for
+  std::string listen;             ///< tcp://ADDR:PORT this machine binds (its links use PORT..)
+  std::string primary_address;    ///< secondary: tcp://HOST:PORT of the primary's listen
   double connect_timeout_s = 10;  ///< secondary: how long to wait for the primary's answer
 };
 

@@ -32,11 +32,12 @@ std::vector<int> assign_regions(const Experiment& ex, int processes) {
   if (processes < 1) throw std::invalid_argument("--processes must be at least 1");
   if (!ex.distribution.empty()) {
     if (static_cast<int>(ex.distribution.size()) != processes)
-      throw std::invalid_argument(
-          ex.path + ":" + std::to_string(ex.distribution_where.line) + ": error: <distribution> lists " +
-          std::to_string(ex.distribution.size()) + " processes but the run has " +
-          std::to_string(processes) + " (give --processes " +
-          std::to_string(ex.distribution.size()) + ", or remove <distribution> for the automatic one)");
+      throw std::invalid_argument(ex.path + ":" + std::to_string(ex.distribution_where.line) +
+                                  ": error: <distribution> lists " +
+                                  std::to_string(ex.distribution.size()) +
+                                  " processes but the run has " + std::to_string(processes) +
+                                  " (give --processes " + std::to_string(ex.distribution.size()) +
+                                  ", or remove <distribution> for the automatic one)");
     std::vector<int> owner(regions, -1);
     for (std::size_t p = 0; p < ex.distribution.size(); ++p)
       for (int e : ex.distribution[p]) owner[static_cast<std::size_t>(e)] = static_cast<int>(p);
@@ -45,7 +46,8 @@ std::vector<int> assign_regions(const Experiment& ex, int processes) {
   if (static_cast<std::size_t>(processes) > regions)
     throw std::invalid_argument(
         ex.path + ": error: " + std::to_string(processes) + " processes but only " +
-        std::to_string(regions) + (regions == 1 ? " physics engine region" : " physics engine regions") +
+        std::to_string(regions) +
+        (regions == 1 ? " physics engine region" : " physics engine regions") +
         " (a process simulates whole regions: give --processes " + std::to_string(regions) +
         " or fewer, or divide the arena into more regions in <physics>)");
   std::vector<std::size_t> count(regions, 0);
@@ -74,9 +76,7 @@ std::vector<int> assign_regions(const Experiment& ex, int processes) {
   return owner;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<std::string> region_names(const WorldModel& model, const std::vector<int>& owner,
                                       int p) {
@@ -136,24 +136,25 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
 
 std::string report_to_json(const ProcessReport& r) {
   return nlohmann::json{{"process", r.process},
-          {"regions", r.regions},
-          {"ok", r.ok},
-          {"error", r.error},
-          {"stopped_by_peer", r.stopped_by_peer},
-          {"ticks", r.ticks},
-          {"robot_steps", r.robot_steps},
-          {"state_hash", r.state_hash},
-          {"robots", r.robots},
-          {"status", r.status},
-          {"loop_wall_seconds", r.loop_wall_seconds},
-          {"phase_seconds", r.phase_seconds},
-          {"rounds", r.exchange.rounds},
-          {"bytes_sent", r.exchange.bytes_sent},
-          {"halo_rows_sent", r.exchange.halo_rows_sent},
-          {"migrations_in", r.exchange.migrations_in},
-          {"migrations_out", r.exchange.migrations_out},
-          {"exchange_seconds", r.exchange.seconds},
-          {"wait_seconds", r.exchange.wait_seconds}}.dump();
+                        {"regions", r.regions},
+                        {"ok", r.ok},
+                        {"error", r.error},
+                        {"stopped_by_peer", r.stopped_by_peer},
+                        {"ticks", r.ticks},
+                        {"robot_steps", r.robot_steps},
+                        {"state_hash", r.state_hash},
+                        {"robots", r.robots},
+                        {"status", r.status},
+                        {"loop_wall_seconds", r.loop_wall_seconds},
+                        {"phase_seconds", r.phase_seconds},
+                        {"rounds", r.exchange.rounds},
+                        {"bytes_sent", r.exchange.bytes_sent},
+                        {"halo_rows_sent", r.exchange.halo_rows_sent},
+                        {"migrations_in", r.exchange.migrations_in},
+                        {"migrations_out", r.exchange.migrations_out},
+                        {"exchange_seconds", r.exchange.seconds},
+                        {"wait_seconds", r.exchange.wait_seconds}}
+      .dump();
 }
 
 ProcessReport report_from_json(const std::string& text) {
@@ -221,8 +222,9 @@ std::vector<ProcessReport> run_threads(const Loader& load, const SwarmRunOptions
 }  // namespace
 
 int free_port_block(int n, const std::string& host) {
-  std::mt19937 rng(static_cast<unsigned>(getpid()) ^
-                   static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  std::mt19937 rng(
+      static_cast<unsigned>(getpid()) ^
+      static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()));
   for (int attempt = 0; attempt < 50; ++attempt) {
     const int base = 20000 + static_cast<int>(rng() % 30000);
     bool ok = true;
@@ -241,8 +243,7 @@ int free_port_block(int n, const std::string& host) {
     }
     if (ok) return base;
   }
-  throw std::runtime_error("found no free block of " + std::to_string(n) + " TCP ports on " +
-                           host);
+  throw std::runtime_error("found no free block of " + std::to_string(n) + " TCP ports on " + host);
 }
 
 namespace {
@@ -359,7 +360,8 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
         c.fd = -1;
       }
     }
-    if (!running && std::all_of(children.begin(), children.end(), [](const Child& c) { return c.fd < 0; }))
+    if (!running &&
+        std::all_of(children.begin(), children.end(), [](const Child& c) { return c.fd < 0; }))
       break;
     if (!running) continue;
     if (failed_at && std::chrono::steady_clock::now() - *failed_at > grace)
@@ -381,11 +383,13 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
       r = ProcessReport{};
       r.process = p;
       r.regions = region_names(*model, owner, p);
-      r.error = process_name(p) + " (regions " + [&] {
-        std::string s;
-        for (const auto& n : r.regions) s += (s.empty() ? "" : ", ") + n;
-        return s;
-      }() + ") " + describe_status(c.status) + " before reporting";
+      r.error = process_name(p) + " (regions " +
+                [&] {
+                  std::string s;
+                  for (const auto& n : r.regions) s += (s.empty() ? "" : ", ") + n;
+                  return s;
+                }() +
+                ") " + describe_status(c.status) + " before reporting";
     }
     reports.push_back(std::move(r));
   }

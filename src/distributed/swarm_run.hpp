@@ -28,7 +28,7 @@ struct SwarmRunOptions {
   SyncMode sync = SyncMode::kDsaam;
   std::uint32_t jitter_us = 0;
   std::size_t part_bytes = std::size_t{32} << 20;  ///< see Distribution::part_bytes
-  bool progress = false;  ///< a progress bar on stderr (process 0)
+  bool progress = false;                           ///< a progress bar on stderr (process 0)
   /// Called on process 0 after every tick (progress, interruption); return false to stop.
   std::function<bool(Tick tick, Tick total)> on_tick;
 };
@@ -79,7 +79,8 @@ std::vector<ProcessReport> run_swarm(const Loader& load, const SwarmRunOptions& 
 ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
                           const SwarmRunOptions& options, transport::Port& port);
 /// The names of the regions `owner` gives process p.
-std::vector<std::string> region_names(const WorldModel& model, const std::vector<int>& owner, int p);
+std::vector<std::string> region_names(const WorldModel& model, const std::vector<int>& owner,
+                                      int p);
 /// A free block of `n` TCP ports on `host` (an IPv4 address), checked by binding each (another
 /// program may still take one before the run binds it, which the run then reports).
 int free_port_block(int n, const std::string& host);

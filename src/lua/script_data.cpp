@@ -142,7 +142,8 @@ class Writer {
       return;
     }
     if (depth > kMaxDepth || open_.count(id))
-      throw std::runtime_error(where + " holds a table that contains itself, which cannot move "
+      throw std::runtime_error(where +
+                               " holds a table that contains itself, which cannot move "
                                "to another process");
     open_.insert(id);
     luaL_checkstack(L_, 4, "script data");

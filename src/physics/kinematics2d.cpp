@@ -19,7 +19,8 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
   Vec2 lo = model.arena_min(), hi = model.arena_max();
   // No kind in the run: no robot can ever exist (loop functions add robots of the run's kinds
   // only), so nothing queries the grids; one cell instead of millions of 1 mm ones.
-  if (std::none_of(model.kinds.begin(), model.kinds.end(), [](const RobotKind& k) { return k.in_run; }))
+  if (std::none_of(model.kinds.begin(), model.kinds.end(),
+                   [](const RobotKind& k) { return k.in_run; }))
     cell = std::max({cell, model.arena_width_m, model.arena_height_m});
   // A sparse swarm gets larger cells (about a quarter of a robot's share of the arena): every
   // tick passes over all cells, and 1,000 robots in 40,000 interaction-sized cells spend their

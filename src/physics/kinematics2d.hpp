@@ -49,8 +49,8 @@ class KinematicsEngine {
   /// The physics phase: moves every robot and fills the collision sensor (contacts, degree of
   /// realization). `owned` (one flag per engine; null = all): only robots of those engines
   /// move, the others keep every column (a process of a distributed run moves its regions').
-  void step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
-            ThreadPool& pool, const std::vector<std::uint8_t>* owned = nullptr);
+  void step(const WorldModel& model, WorldState& state, const SpatialIndex& index, ThreadPool& pool,
+            const std::vector<std::uint8_t>* owned = nullptr);
   /// The end of the physics phase: assigns every robot to the engine owning its new position
   /// (migration; deferred while the robot overlaps a robot of that engine, see the source).
   /// Reads the positions step() left in the columns and the engines and grid from before it:

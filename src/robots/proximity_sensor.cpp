@@ -170,8 +170,8 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
       angles.assign(kEpuckProximityAngles, kEpuckProximityAngles + kEpuckRays);
     } else {
       for (std::int64_t k = 0; k < rays; ++k)
-        angles.push_back(wrap_angle((static_cast<double>(k) + 0.5) * 2 * kPi /
-                                    static_cast<double>(rays)));
+        angles.push_back(
+            wrap_angle((static_cast<double>(k) + 0.5) * 2 * kPi / static_cast<double>(rays)));
     }
     for (double a : angles) {
       layout_.cos.push_back(std::cos(a));
@@ -180,10 +180,10 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
       directions_.push_back({std::cos(a), std::sin(a)});
     }
     radius_ = setup.kind().radius_m;
-    column_ = setup.column({setup.name(), ColumnType::kF32,
-                            static_cast<std::uint32_t>(angles.size()), true, false,
-                            "proximity readings in [0, 1], one per ray",
-                            noisy_ ? "proximity_noisy" : "proximity", false});
+    column_ =
+        setup.column({setup.name(), ColumnType::kF32, static_cast<std::uint32_t>(angles.size()),
+                      true, false, "proximity readings in [0, 1], one per ray",
+                      noisy_ ? "proximity_noisy" : "proximity", false});
     setup.set_near_reach(range_);
   }
 

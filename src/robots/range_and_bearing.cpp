@@ -45,10 +45,9 @@ class RangeAndBearingActuator final : public BatchedActuator<RangeAndBearingActu
     data_size_ = read_data_size(setup, "actuator");
     constants_[0] = data_size_;
     data_ = declare_data_column(setup, data_size_);
-    command_ =
-        setup.column({kRangeAndBearingCommandColumn, ColumnType::kU8, data_size_, true, false,
-                      "range-and-bearing payload set by the controller, bytes", kRangeAndBearing,
-                      false});
+    command_ = setup.column({kRangeAndBearingCommandColumn, ColumnType::kU8, data_size_, true,
+                             false, "range-and-bearing payload set by the controller, bytes",
+                             kRangeAndBearing, false});
   }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
     const EngineWorld& w = engine_world(ctx);

@@ -57,8 +57,7 @@ struct Experiment {
 /// Reads and checks `path`. Loads the plug-in libraries it names into `registry`. Every
 /// problem goes to `diags`; returns nullopt when there is any error.
 std::optional<Experiment> load_experiment(const std::string& path, PluginRegistry& registry,
-                                          const ExperimentOverrides& overrides,
-                                          Diagnostics& diags);
+                                          const ExperimentOverrides& overrides, Diagnostics& diags);
 /// Same, from text (tests); relative paths resolve against the current directory.
 std::optional<Experiment> parse_experiment(const std::string& text, const std::string& name,
                                            PluginRegistry& registry,

@@ -32,10 +32,10 @@ class Exchange {
 
 /// Which engines (regions) each process simulates, and this process's place.
 struct Distribution {
-  int process = 0;                 ///< this process's index
+  int process = 0;  ///< this process's index
   int processes = 1;
   std::vector<int> engine_process;  ///< per engine of the model: the process simulating it
-  Exchange* exchange = nullptr;    ///< not owned; required when processes > 1
+  Exchange* exchange = nullptr;     ///< not owned; required when processes > 1
   /// Largest message of a moves or state round; larger rounds go in parts. Under the
   /// transport's 64 MiB limit (docs/wire-format.md); tests make it small.
   std::size_t part_bytes = std::size_t{32} << 20;
@@ -44,12 +44,12 @@ struct Distribution {
 /// Per-process counters of a distributed run.
 struct ExchangeStats {
   std::uint64_t rounds = 0;
-  std::uint64_t bytes_sent = 0;         ///< this process's payloads (once per round)
-  std::uint64_t halo_rows_sent = 0;     ///< robots whose halo columns this process sent
-  std::uint64_t migrations_in = 0;      ///< robots (with controllers) received in handoffs
+  std::uint64_t bytes_sent = 0;      ///< this process's payloads (once per round)
+  std::uint64_t halo_rows_sent = 0;  ///< robots whose halo columns this process sent
+  std::uint64_t migrations_in = 0;   ///< robots (with controllers) received in handoffs
   std::uint64_t migrations_out = 0;
-  double seconds = 0;                   ///< packing, the rounds themselves and unpacking
-  double wait_seconds = 0;              ///< inside all_gather (includes waiting for peers)
+  double seconds = 0;       ///< packing, the rounds themselves and unpacking
+  double wait_seconds = 0;  ///< inside all_gather (includes waiting for peers)
 };
 
 }  // namespace fleetsim

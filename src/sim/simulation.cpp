@@ -339,8 +339,7 @@ void Simulation::act() {
       if (acting.empty()) {  // a kind whose parts do nothing here: skip its run of robots
         while (i + m < e && kind[i + m] == k && (!own || own[engine[i + m]])) ++m;
       } else {
-        for (; m < kPartBatch && i + m < e && kind[i + m] == k && (!own || own[engine[i + m]]);
-             ++m)
+        for (; m < kPartBatch && i + m < e && kind[i + m] == k && (!own || own[engine[i + m]]); ++m)
           batch[m] = RobotRef{static_cast<std::uint32_t>(i + m), 0, ids[i + m]};
         for (Actuator* a : acting) a->act_batch(ctx, {batch.data(), m});
       }

@@ -38,8 +38,7 @@ class Simulation final : private WorldAccess {
   /// RunError (e.g. a log file cannot be created). `registry` must outlive the run.
   /// `distribution`: this process's share of a run on several processes (default: the whole
   /// run here). Per-robot controllers are made only for the robots of its regions.
-  Simulation(Experiment experiment, const PluginRegistry& registry,
-             Distribution distribution = {});
+  Simulation(Experiment experiment, const PluginRegistry& registry, Distribution distribution = {});
   ~Simulation() override;
 
   /// Initialises loop functions and writes the header and frame 0 of every log.
@@ -141,7 +140,7 @@ class Simulation final : private WorldAccess {
   std::vector<ColumnHandle> logged_robot_columns_, logged_object_columns_;
   Distribution dist_;
   std::vector<std::uint8_t> owned_engine_;  ///< per engine: 1 when this process simulates it
-  std::vector<std::int16_t> host_;  ///< per entity id: the process holding its controller
+  std::vector<std::int16_t> host_;          ///< per entity id: the process holding its controller
   /// Distributed: tags this process's robots set this tick, interned after the exchange.
   std::vector<std::pair<std::uint32_t, std::string>> staged_tags_, incoming_tags_;
   /// Columns a robot's process sends: every tick (halo) and with the robot (whole row). The

@@ -9,10 +9,10 @@
 //   handoff  'H' i64 tick, u32 n, n x (u32 row, the row's bytes column by column,
 //            u32 length, the controller's saved state)
 //   state    'S' like moves without the tags: every column of the robots this process held
-// A moves or state round is sent in parts of at most Distribution::part_bytes (rows [first, first + k) of
-// the world, k from the row size), so a message stays under the transport's 64 MiB. Which rows
-// a process sends is not in the message: every process knows it (the robots of its regions,
-// or those it held).
+// A moves or state round is sent in parts of at most Distribution::part_bytes (rows [first, first +
+// k) of the world, k from the row size), so a message stays under the transport's 64 MiB. Which
+// rows a process sends is not in the message: every process knows it (the robots of its regions, or
+// those it held).
 //   hello    'E' u64 hash of the world state, u64 seed, u32 robots, u32 processes, string
 //            experiment name: the first round, before tick 0; every process must agree
 // Rows are the dense robot indices, the same on every process (every process holds the same
@@ -200,8 +200,8 @@ void Simulation::handoff() {
           } catch (const std::exception& e) {
             const auto& decl = model_->controllers[state_.robot_controller()[i]];
             throw RunError("tick " + std::to_string(state_.tick) + ", robot '" +
-                           state_.robot_name()[i] + "' arriving from process " +
-                           std::to_string(p) + ": controller '" + decl.id + "': " + e.what());
+                           state_.robot_name()[i] + "' arriving from process " + std::to_string(p) +
+                           ": controller '" + decl.id + "': " + e.what());
           }
         } else if (!shared_[state_.robot_controller()[i] * kinds + state_.robot_kind()[i]]) {
           desync(p, "a robot whose controller could not be made here");
@@ -267,8 +267,8 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
           throw log::LogError("a message of another kind, tick or part");
         if (r.u32() != theirs.size()) throw log::LogError("another number of robots");
         for (ColumnHandle c : columns)
-          state_.robots.scatter_rows(
-              c, theirs, r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
+          state_.robots.scatter_rows(c, theirs,
+                                     r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
         if (kind == kMoves && last)
           for (std::uint32_t t = r.u32(); t > 0; --t) {
             const std::uint32_t row = r.u32();

@@ -43,8 +43,7 @@ const std::vector<std::vector<std::uint8_t>>& LockstepPrimary::step(
   return collect();
 }
 
-void LockstepPrimary::publish(const std::vector<std::vector<std::uint8_t>>& payloads,
-                              bool paused) {
+void LockstepPrimary::publish(const std::vector<std::vector<std::uint8_t>>& payloads, bool paused) {
   const auto& outs = port_.layout().outputs;
   transport::Message m;
   m.kind = transport::MessageKind::kStep;

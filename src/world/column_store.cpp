@@ -22,9 +22,13 @@ std::byte* allocate(std::size_t bytes) {
 }
 }  // namespace
 
-void ColumnStore::Free::operator()(std::byte* p) const { std::free(p); }
+void ColumnStore::Free::operator()(std::byte* p) const {
+  std::free(p);
+}
 
-ColumnStore::ColumnStore(const ColumnStore& other) { *this = other; }
+ColumnStore::ColumnStore(const ColumnStore& other) {
+  *this = other;
+}
 
 ColumnStore& ColumnStore::operator=(const ColumnStore& other) {
   if (this == &other) return *this;
@@ -36,7 +40,8 @@ ColumnStore& ColumnStore::operator=(const ColumnStore& other) {
   for (std::size_t c = 0; c < schema_.size(); ++c) {
     const std::size_t row = schema_[c].row_bytes();
     columns_[c].bytes.reset(allocate(capacity_ * row));
-    if (rows_ * row > 0) std::memcpy(columns_[c].bytes.get(), other.columns_[c].bytes.get(), rows_ * row);
+    if (rows_ * row > 0)
+      std::memcpy(columns_[c].bytes.get(), other.columns_[c].bytes.get(), rows_ * row);
     columns_[c].strings = other.columns_[c].strings;
   }
   return *this;
@@ -77,7 +82,8 @@ void ColumnStore::widen(ColumnHandle c, std::uint32_t width) {
   if (d.type == ColumnType::kString) {
     std::vector<std::string> s(capacity_ * width);
     for (std::size_t r = 0; r < rows_; ++r)
-      for (std::uint32_t k = 0; k < old; ++k) s[r * width + k] = std::move(columns_[c].strings[r * old + k]);
+      for (std::uint32_t k = 0; k < old; ++k)
+        s[r * width + k] = std::move(columns_[c].strings[r * old + k]);
     s.resize(rows_ * width);
     columns_[c].strings = std::move(s);
   } else {
@@ -103,7 +109,9 @@ void ColumnStore::grow(std::size_t min_rows) {
   capacity_ = cap;
 }
 
-void ColumnStore::reserve(std::size_t rows) { grow(rows); }
+void ColumnStore::reserve(std::size_t rows) {
+  grow(rows);
+}
 
 std::size_t ColumnStore::append_row() {
   grow(rows_ + 1);
@@ -174,11 +182,16 @@ void ColumnStore::gather_rows(ColumnHandle c, std::span<const std::uint32_t> row
   std::uint8_t* dst = out.data() + at;
   const auto* src = reinterpret_cast<const std::uint8_t*>(columns_[c].bytes.get());
   switch (w) {
-    case 1: return gather_fixed<1>(src, rows, dst);
-    case 2: return gather_fixed<2>(src, rows, dst);
-    case 4: return gather_fixed<4>(src, rows, dst);
-    case 8: return gather_fixed<8>(src, rows, dst);
-    case 16: return gather_fixed<16>(src, rows, dst);
+    case 1:
+      return gather_fixed<1>(src, rows, dst);
+    case 2:
+      return gather_fixed<2>(src, rows, dst);
+    case 4:
+      return gather_fixed<4>(src, rows, dst);
+    case 8:
+      return gather_fixed<8>(src, rows, dst);
+    case 16:
+      return gather_fixed<16>(src, rows, dst);
     default:
       for (std::uint32_t r : rows) {
         std::memcpy(dst, src + std::size_t{r} * w, w);
@@ -192,11 +205,16 @@ void ColumnStore::scatter_rows(ColumnHandle c, std::span<const std::uint32_t> ro
   const std::size_t w = schema_[c].row_bytes();
   auto* dst = reinterpret_cast<std::uint8_t*>(columns_[c].bytes.get());
   switch (w) {
-    case 1: return scatter_fixed<1>(dst, rows, in);
-    case 2: return scatter_fixed<2>(dst, rows, in);
-    case 4: return scatter_fixed<4>(dst, rows, in);
-    case 8: return scatter_fixed<8>(dst, rows, in);
-    case 16: return scatter_fixed<16>(dst, rows, in);
+    case 1:
+      return scatter_fixed<1>(dst, rows, in);
+    case 2:
+      return scatter_fixed<2>(dst, rows, in);
+    case 4:
+      return scatter_fixed<4>(dst, rows, in);
+    case 8:
+      return scatter_fixed<8>(dst, rows, in);
+    case 16:
+      return scatter_fixed<16>(dst, rows, in);
     default:
       for (std::uint32_t r : rows) {
         std::memcpy(dst + std::size_t{r} * w, in, w);

@@ -74,8 +74,10 @@ const std::vector<ColumnDesc>& body_columns() {
   static const std::vector<ColumnDesc> columns = {
       {"id", ColumnType::kU32, 1, true, true, "entity id", "body"},
       {"kind", ColumnType::kU16, 1, true, true, "index of the robot's kind in the header", "body"},
-      {"controller", ColumnType::kU16, 1, true, false, "index of the controller declaration", "body"},
-      {"engine", ColumnType::kU8, 1, true, false, "physics engine (region) owning the body", "body"},
+      {"controller", ColumnType::kU16, 1, true, false, "index of the controller declaration",
+       "body"},
+      {"engine", ColumnType::kU8, 1, true, false, "physics engine (region) owning the body",
+       "body"},
       {"x", ColumnType::kF64, 1, true, true, "position, metres", "body"},
       {"y", ColumnType::kF64, 1, true, true, "position, metres", "body"},
       {"theta", ColumnType::kF64, 1, true, true, "heading, radians CCW from +x", "body"},
@@ -110,8 +112,8 @@ WorldState::WorldState() {
   for (const auto& c : object_columns()) objects.add(c);
 }
 
-EntityId WorldState::add_robot(std::uint16_t kind, std::uint16_t controller, Vec2 p,
-                               double heading, std::uint32_t tag, const std::string& name) {
+EntityId WorldState::add_robot(std::uint16_t kind, std::uint16_t controller, Vec2 p, double heading,
+                               std::uint32_t tag, const std::string& name) {
   EntityId id = next_id++;
   const std::size_t r = robots.append_row();
   robot_id()[r] = id;

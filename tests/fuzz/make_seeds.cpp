@@ -16,7 +16,10 @@
 #include "log/frame_log_reader.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
+#include "swarm_scene.hpp"
 #include "transport/wire.hpp"
+
+#include <thread>
 
 namespace fs = std::filesystem;
 using namespace fleetsim;
@@ -103,6 +106,38 @@ void write_wire_seeds(const fs::path& dir) {
   }
 }
 
+/// What process 1 of a two-process run of the swarm scene sends (fuzz_swarm's input), with
+/// small and large parts.
+void write_swarm_seeds(const fs::path& dir) {
+  for (std::size_t part_bytes : {std::size_t{256}, std::size_t{32} << 20}) {
+    fuzz::PairExchange::Shared shared;
+    std::vector<std::thread> threads;
+    for (int p = 0; p < 2; ++p)
+      threads.emplace_back([&, p] {
+        PluginRegistry registry;
+        register_builtins(registry);
+        Diagnostics d;
+        auto ex = parse_experiment(fuzz::kSwarmScene, "swarm.xml", registry, {}, d);
+        if (!ex) throw std::runtime_error("the swarm scene does not load");
+        fuzz::PairExchange exchange(shared, p);
+        Distribution dist;
+        dist.process = p;
+        dist.processes = 2;
+        dist.engine_process = {0, 1};
+        dist.exchange = &exchange;
+        dist.part_bytes = part_bytes;
+        Simulation sim(std::move(*ex), registry, dist);
+        sim.start();
+        while (!sim.done()) sim.step();
+        sim.gather_state();
+        sim.finish();
+      });
+    for (auto& t : threads) t.join();
+    write_bytes(dir / ("run-" + std::to_string(part_bytes) + ".bin"), shared.recorded.data(),
+                shared.recorded.size());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -112,7 +147,7 @@ int main(int argc, char** argv) {
   }
   const fs::path src = argv[1], out = argv[2];
   try {
-    for (const char* h : {"frame_log", "frame_log_packed", "deeco_log", "wire"})
+    for (const char* h : {"frame_log", "frame_log_packed", "deeco_log", "wire", "swarm"})
       fs::create_directories(out / h);
 
     // Frame logs: tags, objects and LEDs (deeco), Lua foot-bots (footbot), version 1.
@@ -145,6 +180,7 @@ int main(int argc, char** argv) {
         out / "deeco_log/footbot.log");
 
     write_wire_seeds(out / "wire");
+    write_swarm_seeds(out / "swarm");
   } catch (const std::exception& e) {
     std::cerr << "make_seeds: " << e.what() << "\n";
     return 1;

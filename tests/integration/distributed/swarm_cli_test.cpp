@@ -1,13 +1,13 @@
 // `fleetsim run --processes N` as a user meets it: the examples give the single-process log over
 // ipc and tcp, in DSAAM and lockstep mode; too many processes is a user error; a process that
 // fails, is killed or hangs stops the run with a message naming it, and nothing is left behind.
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,8 +66,10 @@ class SwarmCli : public ::testing::Test {
     argv.push_back(nullptr);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, path("stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, path("stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 1, path("stdout.txt").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, path("stderr.txt").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = -1;
     EXPECT_EQ(posix_spawn(&pid, kFleetsim.c_str(), &fa, nullptr, argv.data(), environ), 0);
     posix_spawn_file_actions_destroy(&fa);
@@ -124,7 +126,8 @@ TEST_F(SwarmCli, ExamplesOnSeveralProcessesWriteTheSingleProcessLog) {
 TEST_F(SwarmCli, MoreProcessesThanRegionsIsAUserError) {
   Result r = run(kDiffusion + " --processes 5");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("5 processes but only 4 physics engine regions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("5 processes but only 4 physics engine regions"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("nothing was run"), std::string::npos) << r.err;
 }
 
@@ -196,15 +199,17 @@ TEST_F(SwarmCli, APrimaryAndASecondaryOverTcpWriteTheSingleProcessLog) {
   const std::string d = kDiffusion + " --length 3 --threads 1 --quiet";
   ASSERT_EQ(run(d + " --log " + path("one.flog")).status, 0);
   const std::string address = "tcp://127.0.0.1:" + std::to_string(free_port());
-  const pid_t primary = spawn({kDiffusion, "--length", "3", "--threads", "1", "--quiet",
-                               "--network-role", "primary", "--network-secondaries", "1",
-                               "--listen", address, "--log", path("two.flog")});
+  const pid_t primary =
+      spawn({kDiffusion, "--length", "3", "--threads", "1", "--quiet", "--network-role", "primary",
+             "--network-secondaries", "1", "--listen", address, "--log", path("two.flog")});
   // A secondary running another file is refused, and the primary waits on.
   fs::copy(kDiffusion, path("other.xml"));
   fs::copy(kSrc + "/examples/diffusion/rooms.png", path("rooms.png"));
   std::ofstream(path("other.xml"), std::ios::app) << "<!-- changed -->\n";
-  Result refused = run(path("other.xml") + " --threads 1 --quiet --network-role secondary "
-                       "--primary " + address);
+  Result refused = run(path("other.xml") +
+                       " --threads 1 --quiet --network-role secondary "
+                       "--primary " +
+                       address);
   EXPECT_EQ(refused.status, 2) << refused.err;
   EXPECT_NE(refused.err.find("the experiment file diffusion.xml differs"), std::string::npos)
       << refused.err;
@@ -215,7 +220,8 @@ TEST_F(SwarmCli, APrimaryAndASecondaryOverTcpWriteTheSingleProcessLog) {
   // The address is free again; nobody listens there now.
   Result alone = run(d + " --network-role secondary --connect-timeout 0.5 --primary " + address);
   EXPECT_EQ(alone.status, 1);
-  EXPECT_NE(alone.err.find("no answer from a primary at " + address), std::string::npos) << alone.err;
+  EXPECT_NE(alone.err.find("no answer from a primary at " + address), std::string::npos)
+      << alone.err;
 }
 
 TEST_F(SwarmCli, APrimaryWhosePortIsTakenSaysSo) {
@@ -227,11 +233,14 @@ TEST_F(SwarmCli, APrimaryWhosePortIsTakenSaysSo) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
   ASSERT_EQ(listen(fd, 1), 0);
-  Result r = run(kDiffusion + " --quiet --network-role primary --network-secondaries 1 --listen "
-                 "tcp://127.0.0.1:" + std::to_string(port));
+  Result r = run(kDiffusion +
+                 " --quiet --network-role primary --network-secondaries 1 --listen "
+                 "tcp://127.0.0.1:" +
+                 std::to_string(port));
   close(fd);
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("cannot listen on tcp://127.0.0.1:" + std::to_string(port)), std::string::npos)
+  EXPECT_NE(r.err.find("cannot listen on tcp://127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
       << r.err;
 }
 

@@ -54,15 +54,16 @@ class BorderChurn final : public LoopFunctions {
       w.remove_robot(ids[rng.below(static_cast<std::uint32_t>(ids.size()))]);
     if (w.tick() % 4 == 0) {
       const Vec2 at{border_x_ + (rng.uniform() - 0.5) * 0.6, (rng.uniform() - 0.5) * 3.0};
-      w.add_robot("epuck", rng.uniform() < 0.5 ? "walk" : "script", at, rng.uniform() * 6,
-                  "added");
+      w.add_robot("epuck", rng.uniform() < 0.5 ? "walk" : "script", at, rng.uniform() * 6, "added");
     }
     if (!ids.empty() && w.tick() % 7 == 0)
       w.set_robot_tag(ids[rng.below(static_cast<std::uint32_t>(ids.size()))],
                       "t" + std::to_string(w.tick()));
     w.set_status("robots " + std::to_string(w.robots().size()));
   }
-  bool is_finished(const WorldAccess& w) const override { return end_at_ >= 0 && w.tick() >= end_at_; }
+  bool is_finished(const WorldAccess& w) const override {
+    return end_at_ >= 0 && w.tick() >= end_at_;
+  }
 
  private:
   std::int64_t end_at_ = -1;
@@ -161,10 +162,12 @@ Scenario random_scenario(std::uint64_t seed, const std::string& script, const st
 std::unique_ptr<PluginRegistry> test_registry() {
   auto reg = std::make_unique<PluginRegistry>();
   register_builtins(*reg);
-  reg->add_loop_functions({PluginKind::kLoopFunctions, "border_churn", "test",
-                           {{"end_at", "integer", "-1", "tick"},
-                            {"border_x", "real", "0", "metres"}}},
-                          [] { return std::make_unique<BorderChurn>(); });
+  reg->add_loop_functions(
+      {PluginKind::kLoopFunctions,
+       "border_churn",
+       "test",
+       {{"end_at", "integer", "-1", "tick"}, {"border_x", "real", "0", "metres"}}},
+      [] { return std::make_unique<BorderChurn>(); });
   return reg;
 }
 
