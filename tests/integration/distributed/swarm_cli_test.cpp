@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "distributed/swarm_run.hpp"
 #include "log/log_reader.hpp"
 
 extern char** environ;
@@ -174,23 +175,7 @@ TEST_F(SwarmCli, AKilledOrStoppedProcessStopsTheRunNamingIt) {
 }
 
 /// A port for a primary to listen on, and the next few for its links (free when checked).
-int free_port() {
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    const int port = 20000 + static_cast<int>((getpid() * 131 + attempt * 977) % 30000);
-    bool ok = true;
-    for (int k = 0; k < 4 && ok; ++k) {
-      const int fd = socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in a{};
-      a.sin_family = AF_INET;
-      a.sin_port = htons(static_cast<std::uint16_t>(port + k));
-      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-      close(fd);
-    }
-    if (ok) return port;
-  }
-  return 27770;
-}
+int free_port() { return distributed::free_port_block(4, "127.0.0.1"); }
 
 // Gazebo's flags: a primary and a secondary (two machines, here one) give the one-process log;
 // a secondary with another experiment file is refused naming it; no primary is an error within
