@@ -23,19 +23,19 @@ void RobotGrid::configure(Vec2 min, Vec2 max, double cell_m) {
   start_.assign(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_) + 1, 0);
 }
 
-int RobotGrid::cell_x(double x) const {
-  double f = (x - min_.x) * inv_cell_;
+namespace {
+/// The cell of fractional cell coordinate f among n, clamped in floating point first (a
+/// position far outside the arena, or NaN, must not overflow the conversion to int).
+int clamp_cell(double f, int n) {
   if (!(f >= 0)) return 0;
-  int c = static_cast<int>(f);
-  return c < nx_ ? c : nx_ - 1;
+  if (f >= static_cast<double>(n)) return n - 1;
+  return static_cast<int>(f);
 }
+}  // namespace
 
-int RobotGrid::cell_y(double y) const {
-  double f = (y - min_.y) * inv_cell_;
-  if (!(f >= 0)) return 0;
-  int c = static_cast<int>(f);
-  return c < ny_ ? c : ny_ - 1;
-}
+int RobotGrid::cell_x(double x) const { return clamp_cell((x - min_.x) * inv_cell_, nx_); }
+
+int RobotGrid::cell_y(double y) const { return clamp_cell((y - min_.y) * inv_cell_, ny_); }
 
 void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
                         std::span<const double> radius, ThreadPool& pool) {
@@ -143,10 +143,10 @@ void SegmentGrid::build(const std::vector<Segment>& segments, Vec2 min, Vec2 max
     double lo_x = std::min(s.a.x, s.b.x) - reach, hi_x = std::max(s.a.x, s.b.x) + reach;
     double lo_y = std::min(s.a.y, s.b.y) - reach, hi_y = std::max(s.a.y, s.b.y) + reach;
     auto cx = [&](double v) {
-      return std::clamp(static_cast<int>(std::floor((v - min_.x) * inv_cell_)), 0, nx_ - 1);
+      return clamp_cell(std::floor((v - min_.x) * inv_cell_), nx_);
     };
     auto cy = [&](double v) {
-      return std::clamp(static_cast<int>(std::floor((v - min_.y) * inv_cell_)), 0, ny_ - 1);
+      return clamp_cell(std::floor((v - min_.y) * inv_cell_), ny_);
     };
     for (int gy = cy(lo_y); gy <= cy(hi_y); ++gy)
       for (int gx = cx(lo_x); gx <= cx(hi_x); ++gx) {
@@ -200,10 +200,10 @@ bool SegmentGrid::blocks(Vec2 a, Vec2 b) const {
   // each lists every segment that enters it.
   const double cell = 1.0 / inv_cell_;
   auto cx = [&](double v) {
-    return std::clamp(static_cast<int>(std::floor((v - min_.x) * inv_cell_)), 0, nx_ - 1);
+    return clamp_cell(std::floor((v - min_.x) * inv_cell_), nx_);
   };
   auto cy = [&](double v) {
-    return std::clamp(static_cast<int>(std::floor((v - min_.y) * inv_cell_)), 0, ny_ - 1);
+    return clamp_cell(std::floor((v - min_.y) * inv_cell_), ny_);
   };
   const Segment line{a, b};
   const double half_diag = cell * 0.70710678118654757 * 1.000001;

@@ -90,6 +90,10 @@ class Simulation final : private WorldAccess {
   void exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
                      const std::vector<std::int16_t>& holder, bool by_host);
   [[noreturn]] void desync(int from, const std::string& what) const;
+  /// Refuses received rows whose real numbers are not finite or whose position is far outside
+  /// the arena (the columns were just written from process `from`).
+  void check_received(int from, std::span<const std::uint32_t> rows,
+                      const std::vector<ColumnHandle>& columns) const;
 
   // WorldAccess (for loop functions).
   Tick tick() const override { return state_.tick; }

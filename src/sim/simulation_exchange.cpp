@@ -37,6 +37,38 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+void Simulation::check_received(int from, std::span<const std::uint32_t> rows,
+                                const std::vector<ColumnHandle>& columns) const {
+  // Real numbers are finite and positions near the arena: a robot never gets far from it, and
+  // a position beyond any grid (1e253, NaN) would make the next tick's index meaningless.
+  const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
+  const double margin = 1e6;
+  for (ColumnHandle c : columns) {
+    const ColumnDesc& d = state_.robots.desc(c);
+    const std::size_t w = d.width;
+    if (d.type == ColumnType::kF64) {
+      const double* v = static_cast<const double*>(state_.robots.data(c));
+      for (std::uint32_t r : rows)
+        for (std::size_t k = 0; k < w; ++k)
+          if (!std::isfinite(v[r * w + k]))
+            desync(from, "a non-finite '" + d.name + "' for robot row " + std::to_string(r));
+      if (c == body::kX || c == body::kY) {
+        const double a = (c == body::kX ? lo.x : lo.y) - margin;
+        const double b = (c == body::kX ? hi.x : hi.y) + margin;
+        for (std::uint32_t r : rows)
+          if (!(v[r] >= a && v[r] <= b))
+            desync(from, "a position " + std::to_string(v[r]) + " m far outside the arena");
+      }
+    } else if (d.type == ColumnType::kF32) {
+      const float* v = static_cast<const float*>(state_.robots.data(c));
+      for (std::uint32_t r : rows)
+        for (std::size_t k = 0; k < w; ++k)
+          if (!std::isfinite(v[r * w + k]))
+            desync(from, "a non-finite '" + d.name + "' for robot row " + std::to_string(r));
+    }
+  }
+}
+
 void Simulation::setup_distribution() {
   for (const auto& spec : experiment_.logs) log_every_.push_back(spec.every);
   if (!distributed()) return;
@@ -139,14 +171,16 @@ void Simulation::handoff() {
   const std::size_t kinds = model_->kinds.size();
   // Robots this process holds whose region another process simulates now (loop functions
   // moved them, or the physics migrated them last tick).
-  std::vector<std::uint32_t> leaving;
+  std::vector<std::uint32_t> leaving, arriving;
   bool any = false;
   for (std::uint32_t i = 0; i < n; ++i) {
     const int to = process_of(i);
     if (host_[ids[i]] == to) continue;
     any = true;
     if (host_[ids[i]] == dist_.process) leaving.push_back(i);
+    if (to == dist_.process) arriving.push_back(i);
   }
+  std::vector<std::uint8_t> arrived(arriving.empty() ? 0 : n, 0);
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u8(kHandoff);
@@ -193,6 +227,9 @@ void Simulation::handoff() {
         const std::uint32_t len = r.u32();
         const auto* saved = r.take(len);
         if (!here) continue;
+        if (arrived[i]) throw log::LogError("the same robot twice");
+        arrived[i] = 1;
+        check_received(p, row, row_columns_);
         make_controller_instance(i);
         if (Controller* c = instances_[ids[i]].get()) {
           try {
@@ -213,6 +250,9 @@ void Simulation::handoff() {
       desync(p, std::string("a malformed handoff (") + e.what() + ")");
     }
   }
+  for (std::uint32_t i : arriving)
+    if (!arrived[i])
+      desync(host_[ids[i]], "no handoff of robot '" + state_.robot_name()[i] + "', which it held");
   if (any)
     for (std::uint32_t i = 0; i < n; ++i) host_[ids[i]] = static_cast<std::int16_t>(process_of(i));
   xstats_.seconds += seconds_since(t0);
@@ -269,6 +309,7 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
         for (ColumnHandle c : columns)
           state_.robots.scatter_rows(c, theirs,
                                      r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
+        check_received(p, theirs, columns);
         if (kind == kMoves && last)
           for (std::uint32_t t = r.u32(); t > 0; --t) {
             const std::uint32_t row = r.u32();
