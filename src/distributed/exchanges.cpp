@@ -50,7 +50,7 @@ namespace {
 
 /// DSAAM: every process emits its round-g message on its flow, then consumes every other
 /// process's round-g message. The FlowNode enforces the four rules; delays change nothing.
-class FlowExchange final : public Exchange {
+class FlowExchange final : public PortExchange {
  public:
   FlowExchange(transport::Port& port, int process, int processes, SimTime tick_ns)
       : node_(port.layout(), port, options()),
@@ -58,8 +58,8 @@ class FlowExchange final : public Exchange {
         processes_(processes),
         tick_ns_(tick_ns) {}
 
-  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
-                                                    bool more) override {
+  std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine,
+                                               bool more) override {
     std::vector<std::vector<std::uint8_t>> all(static_cast<std::size_t>(processes_));
     // The parts of a round one nanosecond apart, from the round's time on.
     const SimTime t = round_time(round_, tick_ns_) + part_;
@@ -111,7 +111,7 @@ class FlowExchange final : public Exchange {
 
 /// Lockstep: the secondaries acknowledge step g with their bytes; the primary collects them
 /// and publishes step g+1 carrying everyone's bytes.
-class LockstepExchange final : public Exchange {
+class LockstepExchange final : public PortExchange {
  public:
   LockstepExchange(transport::Port& port, int process, int processes, SimTime tick_ns)
       : port_(port), process_(process), processes_(processes) {
@@ -124,7 +124,7 @@ class LockstepExchange final : public Exchange {
     }
   }
 
-  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine, bool) override {
+  std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine, bool) override {
     if (primary_) {
       const auto& acks = primary_->collect();
       std::vector<std::vector<std::uint8_t>> all;
@@ -185,8 +185,21 @@ class LockstepExchange final : public Exchange {
 
 }  // namespace
 
-std::unique_ptr<Exchange> make_exchange(SyncMode mode, transport::Port& port, int process,
-                                        int processes, SimTime tick_ns) {
+std::vector<std::vector<std::uint8_t>> PortExchange::all_gather(std::vector<std::uint8_t> mine,
+                                                                bool more) {
+  try {
+    return round(std::move(mine), more);
+  } catch (const transport::PeerLost&) {
+    peer_failed_ = true;
+    throw;
+  } catch (const transport::FederationStopped&) {
+    peer_failed_ = true;
+    throw;
+  }
+}
+
+std::unique_ptr<PortExchange> make_exchange(SyncMode mode, transport::Port& port, int process,
+                                            int processes, SimTime tick_ns) {
   if (mode == SyncMode::kLockstep)
     return std::make_unique<LockstepExchange>(port, process, processes, tick_ns);
   return std::make_unique<FlowExchange>(port, process, processes, tick_ns);

@@ -29,8 +29,24 @@ transport::FederationLayout make_swarm_layout(SyncMode mode, int processes, SimT
 /// The timestamp of round g (0-based) for ticks of `tick_ns`.
 SimTime round_time(std::uint64_t g, SimTime tick_ns);
 
+/// An exchange on a transport port, which remembers whether a round failed because another
+/// process left or failed (the run then reports that process's error as the cause).
+class PortExchange : public Exchange {
+ public:
+  std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
+                                                    bool more) final;
+  bool peer_failed() const { return peer_failed_; }
+
+ protected:
+  virtual std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine,
+                                                       bool more) = 0;
+
+ private:
+  bool peer_failed_ = false;
+};
+
 /// Makes the exchange of process `process` on `port` (which must outlive it).
-std::unique_ptr<Exchange> make_exchange(SyncMode mode, transport::Port& port, int process,
-                                        int processes, SimTime tick_ns);
+std::unique_ptr<PortExchange> make_exchange(SyncMode mode, transport::Port& port, int process,
+                                            int processes, SimTime tick_ns);
 
 }  // namespace fleetsim::distributed

@@ -91,9 +91,10 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
   ProcessReport r;
   r.process = p;
   r.regions = region_names(*loaded.experiment.model, owner, p);
+  std::unique_ptr<PortExchange> exchange;
   try {
     const SimTime tick = loaded.experiment.model->tick_period_ns;
-    auto exchange = make_exchange(o.sync, port, p, o.processes, tick);
+    exchange = make_exchange(o.sync, port, p, o.processes, tick);
     Distribution d;
     d.process = p;
     d.processes = o.processes;
@@ -129,7 +130,9 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     r.error = e.what();
     r.stopped_by_peer = true;
   } catch (const std::exception& e) {
+    // (A peer's loss may arrive wrapped in the phase's error: the exchange remembers it.)
     r.error = e.what();
+    r.stopped_by_peer = exchange && exchange->peer_failed();
   }
   return r;
 }
@@ -383,13 +386,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
       r = ProcessReport{};
       r.process = p;
       r.regions = region_names(*model, owner, p);
-      r.error = process_name(p) + " (regions " +
-                [&] {
-                  std::string s;
-                  for (const auto& n : r.regions) s += (s.empty() ? "" : ", ") + n;
-                  return s;
-                }() +
-                ") " + describe_status(c.status) + " before reporting";
+      r.error = "the process " + describe_status(c.status) + " before reporting";
     }
     reports.push_back(std::move(r));
   }
