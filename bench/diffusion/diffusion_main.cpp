@@ -120,31 +120,46 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
   return o;
 }
 
+/// One run of `o` on one process with the built-in plug-ins: the reference of the Lua and the
+/// several-process runs.
+struct OneRun {
+  double rtf = 0;
+  double cpu_ns_per_robot_step = 0;
+  std::uint64_t state_hash = 0;
+};
+OneRun run_one_process(const fleetsim::bench::DiffusionSceneOptions& o, const std::string& dir) {
+  using namespace fleetsim;
+  PluginRegistry registry;
+  register_builtins(registry);
+  Diagnostics diags;
+  auto ex = bench::make_diffusion_experiment(o, dir, registry, diags);
+  if (!ex) {
+    diags.print(std::cerr);
+    std::exit(kExitUserError);
+  }
+  Simulation sim(std::move(*ex), registry);
+  sim.start();
+  const double c0 = cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!sim.done()) sim.step();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double cpu = cpu_seconds() - c0;
+  sim.finish();
+  OneRun r;
+  r.rtf = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9 / wall;
+  r.cpu_ns_per_robot_step =
+      sim.robot_steps() > 0 ? cpu * 1e9 / static_cast<double>(sim.robot_steps()) : 0.0;
+  r.state_hash = sim.state().hash();
+  return r;
+}
+
 /// The scene on g_swarm.processes processes, after a one-process run of it; one JSON line.
 int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::string& dir) {
   using namespace fleetsim;
   // One process, the same threads per process: the reference for speed and bits.
-  double one_rtf = 0;
-  std::uint64_t one_hash = 0;
-  {
-    PluginRegistry registry;
-    register_builtins(registry);
-    Diagnostics diags;
-    auto ex = bench::make_diffusion_experiment(o, dir, registry, diags);
-    if (!ex) {
-      diags.print(std::cerr);
-      return kExitUserError;
-    }
-    Simulation sim(std::move(*ex), registry);
-    sim.start();
-    const auto t0 = std::chrono::steady_clock::now();
-    while (!sim.done()) sim.step();
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    sim.finish();
-    one_rtf = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9 / wall;
-    one_hash = sim.state().hash();
-  }
+  const OneRun one = run_one_process(o, dir);
+  const double one_rtf = one.rtf;
+  const std::uint64_t one_hash = one.state_hash;
   distributed::SwarmRunOptions so;
   so.processes = g_swarm.processes;
   so.transport = g_swarm.transport == "inproc" ? distributed::TransportKind::kInproc
@@ -220,26 +235,6 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   return p0.state_hash == one_hash ? kExitOk : kExitRuntimeError;
 }
 
-/// CPU nanoseconds per robot-step of the main loop of one run of `o` (built-in plug-ins).
-double builtin_run_ns(fleetsim::bench::DiffusionSceneOptions o, const std::string& dir) {
-  using namespace fleetsim;
-  PluginRegistry registry;
-  register_builtins(registry);
-  Diagnostics diags;
-  auto ex = bench::make_diffusion_experiment(o, dir, registry, diags);
-  if (!ex) {
-    diags.print(std::cerr);
-    std::exit(kExitUserError);
-  }
-  Simulation sim(std::move(*ex), registry);
-  sim.start();
-  const double c0 = cpu_seconds();
-  while (!sim.done()) sim.step();
-  const double cpu = cpu_seconds() - c0;
-  sim.finish();
-  return sim.robot_steps() > 0 ? cpu * 1e9 / static_cast<double>(sim.robot_steps()) : 0.0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -273,7 +268,7 @@ int main(int argc, char** argv) {
       DiffusionSceneOptions b = o;
       b.controller = "diffusion";
       b.log_frames = false;
-      builtin_ns = builtin_run_ns(b, dir);
+      builtin_ns = run_one_process(b, dir).cpu_ns_per_robot_step;
       t0 = Clock::now();
     }
     PluginRegistry registry;

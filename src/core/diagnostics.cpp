@@ -1,6 +1,9 @@
 #include "core/diagnostics.hpp"
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace fleetsim {
@@ -71,6 +74,14 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
   std::string m = closest_match(word, candidates);
   return m.empty() ? std::string() : " (did you mean '" + m + "'?)";
+}
+
+std::string describe_exit_status(int st) {
+  if (WIFEXITED(st)) return "exited with status " + std::to_string(WEXITSTATUS(st));
+  if (WIFSIGNALED(st))
+    return "was killed by signal " + std::to_string(WTERMSIG(st)) + " (" + strsignal(WTERMSIG(st)) +
+           ")";
+  return "stopped";
 }
 
 }  // namespace fleetsim

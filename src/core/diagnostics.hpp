@@ -58,4 +58,8 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 /// " (did you mean 'x'?)" or "" — appended to "unknown ..." messages.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
+/// How a child process ended, from waitpid's status: "exited with status 3", "was killed by
+/// signal 9 (Killed)" or "stopped".
+std::string describe_exit_status(int wait_status);
+
 }  // namespace fleetsim

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/diagnostics.hpp"
 #include "sim/simulation.hpp"
 #include "transport/inproc_transport.hpp"
 #include "transport/zmq_transport.hpp"
@@ -251,14 +252,6 @@ int free_port_block(int n, const std::string& host) {
 
 namespace {
 
-std::string describe_status(int st) {
-  if (WIFEXITED(st)) return "exited with status " + std::to_string(WEXITSTATUS(st));
-  if (WIFSIGNALED(st))
-    return std::string("was killed by signal ") + std::to_string(WTERMSIG(st)) + " (" +
-           strsignal(WTERMSIG(st)) + ")";
-  return "stopped";
-}
-
 std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOptions& o) {
   auto loaded = load();
   if (!loaded) throw std::invalid_argument("the experiment has errors");
@@ -386,7 +379,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
       r = ProcessReport{};
       r.process = p;
       r.regions = region_names(*model, owner, p);
-      r.error = "the process " + describe_status(c.status) + " before reporting";
+      r.error = "the process " + describe_exit_status(c.status) + " before reporting";
     }
     reports.push_back(std::move(r));
   }

@@ -38,13 +38,6 @@ std::string self_executable() {
   return ec ? std::string("/proc/self/exe") : p.string();
 }
 
-std::string describe_status(int st) {
-  if (WIFEXITED(st)) return fmt::format("exited with status {}", WEXITSTATUS(st));
-  if (WIFSIGNALED(st))
-    return fmt::format("was killed by signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)));
-  return "stopped";
-}
-
 }  // namespace
 
 void assign_ipc_endpoints(Federation& fed, const std::string& dir) {
@@ -163,7 +156,7 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
       pid_t p = waitpid(it->first, &st, WNOHANG);
       if (p == it->first || (p < 0 && errno == ECHILD)) {
         if (p == it->first && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-          if (!killed) log_line(fmt::format("node '{}' {}", it->second, describe_status(st)));
+          if (!killed) log_line(fmt::format("node '{}' {}", it->second, describe_exit_status(st)));
           status = kExitRuntimeError;
           if (!failing) fail_at = Clock::now();
           failing = true;

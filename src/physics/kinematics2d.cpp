@@ -337,13 +337,12 @@ void KinematicsEngine::migrate(const WorldModel& model, WorldState& state,
   const double* y = state.y().data();
   std::uint8_t* robot_engine = state.robot_engine().data();
   const std::size_t kGrain = 1024;
-  // The engines before the move and those owning the new positions, in slot order.
-  engine_.resize(n);
+  // The engines before the move are step()'s engine_ (every slot, this tick); the engines
+  // owning the new positions, in slot order:
   target_.resize(n);
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      engine_[s] = robot_engine[i];
       target_[s] = static_cast<std::uint8_t>(model.engine_at({x[i], y[i]}));
     }
   });

@@ -53,8 +53,9 @@ class KinematicsEngine {
             const std::vector<std::uint8_t>* owned = nullptr);
   /// The end of the physics phase: assigns every robot to the engine owning its new position
   /// (migration; deferred while the robot overlaps a robot of that engine, see the source).
-  /// Reads the positions step() left in the columns and the engines and grid from before it:
-  /// a distributed run calls it on every process once the moves are exchanged.
+  /// Reads the positions step() left in the columns, and the engines and grid of this tick's
+  /// step() (call it after step(), on the same index): a distributed run calls it on every
+  /// process once the moves are exchanged.
   void migrate(const WorldModel& model, WorldState& state, const SpatialIndex& index,
                ThreadPool& pool);
   /// Rounds of the fixed point in the last step (diagnostics).

@@ -20,8 +20,25 @@
 
 #include "log/byte_io.hpp"
 #include "log/frame_log_format.hpp"
+#include "log/frame_log_reader.hpp"
 
 namespace fleetsim::fuzz {
+
+/// Opens the frame log at `path` and reads every frame, as the viewer does: a corrupt frame is
+/// skipped, a corrupt header or index ends the read (both as LogError, never a crash).
+inline void read_every_frame(const std::string& path) {
+  try {
+    log::FrameLogReader reader(path);
+    for (std::size_t i = 0; i < reader.frame_count(); ++i) {
+      try {
+        reader.read_frame(i);
+      } catch (const log::LogError&) {
+        // One corrupt frame; the viewer goes on with the others.
+      }
+    }
+  } catch (const log::LogError&) {
+  }
+}
 
 inline constexpr std::string_view kFrameSeparator = "\n@FRAME@";
 

@@ -22,11 +22,14 @@
 #include "federation/launcher.hpp"
 #include "fleetsim/random.hpp"
 #include "time/trace.hpp"
+#include "support/test_files.hpp"
 
 extern char** environ;
 
 namespace fleetsim::federation {
 namespace {
+
+using fleetsim::testing::slurp;
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -44,13 +47,6 @@ struct Scratch {
   fs::path operator/(const std::string& s) const { return path / s; }
   fs::path path;
 };
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Starts `args` with stdout and stderr sent to files.
 pid_t spawn(std::vector<std::string> args, const fs::path& out, const fs::path& err) {

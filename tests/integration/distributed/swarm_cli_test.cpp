@@ -20,24 +20,20 @@
 
 #include "distributed/swarm_run.hpp"
 #include "log/log_reader.hpp"
+#include "support/test_files.hpp"
 
 extern char** environ;
 
 namespace fleetsim {
 namespace {
 
+using fleetsim::testing::slurp;
+
 namespace fs = std::filesystem;
 const std::string kSrc = FLEETSIM_SOURCE_DIR;
 const std::string kFleetsim = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim";
 const std::string kDiffusion = kSrc + "/examples/diffusion/diffusion.xml";
 const std::string kFootbot = kSrc + "/examples/footbot/aggregation.xml";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Result {
   int status = -1;
@@ -47,10 +43,7 @@ struct Result {
 class SwarmCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(FLEETSIM_BINARY_DIR) / "test-output" /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = fleetsim::testing::fresh_test_dir();
   }
   std::string path(const std::string& n) const { return (dir_ / n).string(); }
   Result run(const std::string& args) {

@@ -13,20 +13,16 @@
 #include "distributed/swarm_run.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
+#include "support/test_files.hpp"
 
 namespace fleetsim {
 namespace {
 
+using fleetsim::testing::slurp;
+
 namespace fs = std::filesystem;
 using distributed::LoadedExperiment;
 using distributed::SyncMode;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Loop functions that stir the world near region borders: every few ticks they move a robot
 /// across a border, add one beside a border, remove one, and tag robots; they end the run
@@ -174,10 +170,7 @@ std::unique_ptr<PluginRegistry> test_registry() {
 class Swarm : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(FLEETSIM_BINARY_DIR) / "test-output" /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = fleetsim::testing::fresh_test_dir();
     script_ = path("stateful.lua");
     std::ofstream(script_) << kScript;
   }

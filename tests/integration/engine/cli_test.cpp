@@ -12,9 +12,12 @@
 #include "log/log_reader.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
+#include "support/test_files.hpp"
 
 namespace fleetsim {
 namespace {
+
+using fleetsim::testing::slurp;
 
 namespace fs = std::filesystem;
 const std::string kSrc = FLEETSIM_SOURCE_DIR;
@@ -26,20 +29,10 @@ struct Result {
   std::string out, err;
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(kBin) / "test-output" /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = fleetsim::testing::fresh_test_dir();
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   Result run(const std::string& args, const std::string& env = "") {

@@ -11,20 +11,16 @@
 
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
+#include "support/test_files.hpp"
 
 namespace fleetsim {
 namespace {
 
+using fleetsim::testing::slurp;
+
 namespace fs = std::filesystem;
 const std::string kSrc = FLEETSIM_SOURCE_DIR;
 const std::string kBin = FLEETSIM_BINARY_DIR;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Result {
   int status = -1;
@@ -41,10 +37,7 @@ struct Outcome {
 class LuaRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(kBin) / "test-output" / "lua" /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = fleetsim::testing::fresh_test_dir("lua");
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::string write(const std::string& name, const std::string& text) {

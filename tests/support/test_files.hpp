@@ -1,0 +1,31 @@
+// Files in tests: reading one whole, and a fresh output directory per test.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fleetsim::testing {
+
+/// The whole file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// BUILD/test-output/[group/]<the running test's name>/, emptied and created.
+inline std::filesystem::path fresh_test_dir(const std::string& group = "") {
+  auto dir = std::filesystem::path(FLEETSIM_BINARY_DIR) / "test-output";
+  if (!group.empty()) dir /= group;
+  dir /= ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace fleetsim::testing
