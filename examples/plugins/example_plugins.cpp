@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -207,6 +208,21 @@ class FollowCentroid final : public LoopFunctions {
     w.set_status(buf);
   }
   bool is_finished(const WorldAccess&) const override { return spread_ < end_spread_; }
+  // Checkpoints: the last spread and the marker (the parameters come back through restore).
+  bool save(std::vector<std::uint8_t>& out) const override {
+    const std::size_t at = out.size();
+    out.resize(at + sizeof spread_ + sizeof marker_);
+    std::memcpy(out.data() + at, &spread_, sizeof spread_);
+    std::memcpy(out.data() + at + sizeof spread_, &marker_, sizeof marker_);
+    return true;
+  }
+  void restore(const Params& p, WorldAccess&, std::span<const std::uint8_t> state) override {
+    if (state.size() != sizeof spread_ + sizeof marker_)
+      throw std::runtime_error("follow_centroid: not a saved state");
+    end_spread_ = p.real("end_spread", 0.0);
+    std::memcpy(&spread_, state.data(), sizeof spread_);
+    std::memcpy(&marker_, state.data() + sizeof spread_, sizeof marker_);
+  }
 
  private:
   double end_spread_ = 0, spread_ = 1e300;

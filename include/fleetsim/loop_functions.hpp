@@ -2,6 +2,8 @@
 // status string and an end signal (DEECo coordinator lineage).
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,18 @@ class LoopFunctions {
   virtual void destroy(WorldAccess& world) {}
   /// Polled after post_step; true ends the run.
   virtual bool is_finished(const WorldAccess& world) const { return false; }
+
+  /// Checkpoints (docs/checkpoints.md). save() appends to `out` what the hooks keep between
+  /// calls and returns true; a type without state returns true and writes nothing. The
+  /// default returns false, "cannot": a run asked to write checkpoints is refused before it
+  /// starts, naming the loop functions.
+  virtual bool save(std::vector<std::uint8_t>& out) const { return false; }
+  /// A run resumed from a checkpoint calls this instead of init(): the same parameters, the
+  /// world as it was at the checkpoint (init() is not called: it would set the world up
+  /// again) and exactly the bytes save() wrote. Throws std::runtime_error when `state` is not
+  /// something save() wrote.
+  virtual void restore(const Params& params, WorldAccess& world,
+                       std::span<const std::uint8_t> state) {}
 };
 
 }  // namespace fleetsim

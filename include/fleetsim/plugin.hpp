@@ -21,7 +21,7 @@
 #include "fleetsim/parts.hpp"
 
 /// Bumped whenever a public SDK type changes layout or meaning.
-#define FLEETSIM_PLUGIN_ABI_VERSION 4
+#define FLEETSIM_PLUGIN_ABI_VERSION 5
 
 namespace fleetsim {
 

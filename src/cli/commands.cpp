@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include "distributed/network_run.hpp"
 #include "distributed/swarm_run.hpp"
 #include "plugins/builtins.hpp"
+#include "sim/checkpoint.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim::cli {
@@ -48,6 +50,10 @@ struct RunArgs {
   int network_secondaries = 0;
   std::string listen, primary;
   double connect_timeout = 10;
+  // Checkpoints (docs/checkpoints.md).
+  double checkpoint_every = 0;
+  std::string checkpoint_dir = "checkpoints";
+  std::string resume;
 };
 
 ExperimentOverrides overrides_of(const RunArgs& a) {
@@ -126,7 +132,7 @@ double cpu_seconds() {
 }
 
 /// `run --processes N`: each file on N processes; process 0 shows progress and writes the log.
-int run_distributed(const RunArgs& a) {
+int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& resume) {
   using namespace distributed;
   {  // Every file is checked before the first one starts.
     auto all = load_all(a);
@@ -158,6 +164,9 @@ int run_distributed(const RunArgs& a) {
                                           : TransportKind::kIpc;
     o.sync = a.sync == "lockstep" ? SyncMode::kLockstep : SyncMode::kDsaam;
     o.jitter_us = a.jitter_us;
+    o.checkpoint_every_s = a.checkpoint_every;
+    o.checkpoint_dir = a.checkpoint_dir;
+    o.resume = resume;
     auto bar = std::make_shared<ProgressBar>(!a.quiet);
     auto loop0 = std::make_shared<std::chrono::steady_clock::time_point>();
     std::int64_t tick_ns = 0;
@@ -263,13 +272,18 @@ int run_distributed(const RunArgs& a) {
         {"logs", logs},
         {"status", p0.status},
         {"state_hash", hash},
+        {"checkpoints", p0.checkpoints},
         {"per_process", per}};
+    if (resume) summary["resumed_from_tick"] = resume->tick;
     if (!failure.empty()) {
       std::cerr << file << ": error: " << failure << "\n";
       for (const auto& r : reports)
         if (!r.ok && describe(r) != failure) std::cerr << "  then " << describe(r) << "\n";
       for (const auto& l : logs)
         std::cerr << "  the log " << l << " is complete up to the last frame written\n";
+      if (!p0.checkpoints.empty())
+        std::cerr << "  go on from the newest checkpoint: fleetsim run --resume "
+                  << p0.checkpoints.back() << "\n";
       summary["error"] = failure;
       status = kExitRuntimeError;
     } else if (!a.quiet) {
@@ -289,6 +303,8 @@ int run_distributed(const RunArgs& a) {
                   << " out\n";
       }
       std::cout << "  state " << hash << "\n";
+      if (!p0.checkpoints.empty())
+        std::cout << "  newest checkpoint: " << p0.checkpoints.back() << "\n";
       for (const auto& l : logs)
         std::cout << "  log: " << l << "  (look at it: fleetsim view " << l << ")\n";
     }
@@ -300,7 +316,54 @@ int run_distributed(const RunArgs& a) {
   return status;
 }
 
-int run_command(const RunArgs& a) {
+/// --resume: reads the checkpoint, takes the experiment file from it when none is given, and
+/// checks that it fits the experiment as loaded with these options. Null after printing why
+/// not (`status` then says how to exit).
+std::shared_ptr<const Checkpoint> prepare_resume(RunArgs& a, int& status) {
+  status = kExitUserError;
+  if (a.files.size() > 1) {
+    std::cerr << "fleetsim: --resume goes on with one run; give at most one experiment file\n";
+    return nullptr;
+  }
+  std::string chosen;
+  std::shared_ptr<Checkpoint> ck;
+  try {
+    ck = std::make_shared<Checkpoint>(read_checkpoint(a.resume, &chosen));
+  } catch (const CheckpointError& e) {
+    std::cerr << "fleetsim: error: " << e.what() << "\n";
+    return nullptr;
+  }
+  if (a.files.empty()) a.files = {ck->identity.experiment};
+  auto loaded = load_all(a);
+  if (!loaded) {
+    std::cerr << "fleetsim: nothing was run; fix the errors above\n";
+    return nullptr;
+  }
+  const auto& [ex, reg] = loaded->front();
+  const std::string why = identity_mismatch(ck->identity, identity_of(ex, *reg));
+  if (!why.empty()) {
+    std::cerr << "fleetsim: error: checkpoint " << chosen << " cannot resume " << ex.path << ": "
+              << why << "\n";
+    return nullptr;
+  }
+  if (!a.quiet)
+    std::cerr << "resuming " << ex.path << " from " << chosen << " (tick " << ck->tick << ")\n";
+  status = kExitOk;
+  return ck;
+}
+
+int run_command(const RunArgs& given) {
+  RunArgs a = given;
+  std::shared_ptr<const Checkpoint> resume;
+  if (!a.resume.empty()) {
+    int status = kExitOk;
+    resume = prepare_resume(a, status);
+    if (!resume) return status;
+  } else if (a.files.empty()) {
+    std::cerr << "fleetsim run: give an experiment file (or --resume CHECKPOINT); see "
+                 "`fleetsim run --help`\n";
+    return kExitUserError;
+  }
   if (!a.network_role.empty()) {
     if (a.processes > 1) {
       std::cerr << "fleetsim: --processes and --network-role do not go together (a network run "
@@ -319,9 +382,9 @@ int run_command(const RunArgs& a) {
       std::cerr << "fleetsim: a network run takes one experiment file\n";
       return kExitUserError;
     }
-    return run_distributed(a);
+    return run_distributed(a, resume);
   }
-  if (a.processes > 1) return run_distributed(a);
+  if (a.processes > 1) return run_distributed(a, resume);
   auto loaded = load_all(a);
   if (!loaded) {
     std::cerr << "fleetsim: nothing was run; fix the errors above (`fleetsim check` validates "
@@ -340,14 +403,24 @@ int run_command(const RunArgs& a) {
     double c0 = cpu_seconds();
     nlohmann::json summary;
     std::string failure;
+    std::shared_ptr<CheckpointFiles> checkpoints;
     try {
-      Simulation sim(std::move(ex), *reg);
+      CheckpointSink sink;
+      if (a.checkpoint_every > 0) {
+        checkpoints = std::make_shared<CheckpointFiles>(
+            a.checkpoint_dir, std::filesystem::path(path).stem().string());
+        sink = checkpoint_sink(identity_of(ex, *reg), checkpoints);
+      }
+      Simulation sim(std::move(ex), *reg, {}, resume ? &resume->state : nullptr);
+      if (sink) sim.enable_checkpoints(sink);
       const Tick total = sim.model().length_ticks;
       ProgressBar bar(!a.quiet);
       sim.start();
       auto loop0 = std::chrono::steady_clock::now();
+      CheckpointTimer timer(a.checkpoint_every);
       while (!sim.done() && !g_interrupted.load()) {
         sim.step();
+        timer.after_step(sim);
         double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - loop0).count();
         double simsec = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
@@ -376,7 +449,9 @@ int run_command(const RunArgs& a) {
                   loop_wall > 0 ? static_cast<double>(sim.robot_steps()) / loop_wall : 0.0},
                  {"logs", logs},
                  {"status", sim.state().status},
-                 {"state_hash", hash}};
+                 {"state_hash", hash},
+                 {"checkpoints", checkpoints ? checkpoints->written() : std::vector<std::string>{}}};
+      if (resume) summary["resumed_from_tick"] = resume->tick;
       nlohmann::json phases;
       for (int p = 0; p < kPhaseCount; ++p)
         phases[phase_name(static_cast<Phase>(p))] = sim.phase_seconds()[p];
@@ -386,6 +461,8 @@ int run_command(const RunArgs& a) {
                   << loop_wall << " wall s (" << summary["rtf"].get<double>() << "x real time, "
                   << summary["robot_steps_per_second"].get<double>() << " robot-steps/s, "
                   << sim.threads() << " threads)\n";
+        if (checkpoints && !checkpoints->written().empty())
+          std::cout << "  newest checkpoint: " << checkpoints->written().back() << "\n";
         for (const auto& l : logs)
           std::cout << "  log: " << l << "  (look at it: fleetsim view " << l << ")\n";
       }
@@ -396,6 +473,9 @@ int run_command(const RunArgs& a) {
       std::cerr << path << ": error: " << failure << "\n";
       for (const auto& l : logs)
         std::cerr << "  the log " << l << " is complete up to the last frame written\n";
+      if (checkpoints && !checkpoints->written().empty())
+        std::cerr << "  go on from the newest checkpoint: fleetsim run --resume "
+                  << checkpoints->written().back() << "\n";
       summary["experiment"] = path;
       summary["error"] = failure;
       status = kExitRuntimeError;
@@ -493,8 +573,9 @@ void add_engine_commands(CLI::App& app, int& status) {
       "Run experiment files one after another, writing their logs.\n"
       "All files are checked before the first one starts. Exit status: 0 ok, 1 a run failed "
       "(its log is complete up to the last frame), 2 bad input.");
-  run->add_option("EXPERIMENT", args->files, "experiment files (XML, docs/experiment-format.md)")
-      ->required();
+  run->add_option("EXPERIMENT", args->files,
+                  "experiment files (XML, docs/experiment-format.md); with --resume, the "
+                  "checkpointed run's file by default");
   run->add_option("--threads", args->threads, "worker threads (overrides <framework threads>)")
       ->check(CLI::Range(1, 1024));
   run->add_option("--seed", args->seed, "random seed (overrides <framework seed>)");
@@ -537,6 +618,17 @@ void add_engine_commands(CLI::App& app, int& status) {
   run->add_option("--connect-timeout", args->connect_timeout,
                   "secondary: seconds to wait for the primary's answer (default 10)")
       ->check(CLI::Range(0.1, 3600.0));
+  run->add_option("--checkpoint-every", args->checkpoint_every,
+                  "write a checkpoint of the whole run every SECONDS of wall time into "
+                  "--checkpoint-dir, keeping the newest two; works on one process or several "
+                  "(docs/checkpoints.md)")
+      ->check(CLI::Range(0.0, 1e9));
+  run->add_option("--checkpoint-dir", args->checkpoint_dir,
+                  "where --checkpoint-every writes (default: checkpoints)");
+  run->add_option("--resume", args->resume,
+                  "go on from a checkpoint file, or the newest in a directory, on any number "
+                  "of processes: the final state and the log are those of a run never stopped. "
+                  "Give the options the checkpointed run had (--seed, --log, ...)");
   run->add_flag("--json", args->json,
                 "print a JSON summary on the last line of stdout (one object; {\"runs\": [...]} "
                 "for several files)");

@@ -3,6 +3,7 @@
 // (64-bit words mixed with SplitMix64's finaliser), never std::hash.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -37,6 +38,53 @@ class Hasher {
 
  private:
   std::uint64_t h_ = 0x6a09e667f3bcc908ULL;
+};
+
+/// A hash of a stream of bytes given in pieces of any size: the value depends on the bytes
+/// alone, not on where the pieces were cut (a log's bytes hashed as they are written, then
+/// again as they are read back in blocks).
+class StreamHasher {
+ public:
+  void bytes(const void* data, std::size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    total_ += n;
+    while (n > 0) {
+      if (fill_ == 0 && n >= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        h_.word(w);
+        p += 8;
+        n -= 8;
+        continue;
+      }
+      const std::size_t k = std::min<std::size_t>(8 - fill_, n);
+      std::memcpy(carry_ + fill_, p, k);
+      fill_ += k;
+      p += k;
+      n -= k;
+      if (fill_ == 8) {
+        std::uint64_t w;
+        std::memcpy(&w, carry_, 8);
+        h_.word(w);
+        fill_ = 0;
+      }
+    }
+  }
+  std::uint64_t value() const {
+    Hasher h = h_;
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, carry_, fill_);
+    h.word(tail);
+    h.word(total_);
+    return h.value();
+  }
+  std::uint64_t size() const { return total_; }
+
+ private:
+  Hasher h_;
+  unsigned char carry_[8] = {};
+  std::size_t fill_ = 0;
+  std::uint64_t total_ = 0;
 };
 
 inline std::uint64_t hash_bytes(const void* data, std::size_t n) {

@@ -22,11 +22,6 @@ struct NetworkOptions {
   double connect_timeout_s = 10;  ///< secondary: how long to wait for the primary's answer
 };
 
-/// The files a run's processes must share, as (what, path): the experiment file, the plug-in
-/// libraries it loaded, and the files named by its parameters (scripts).
-std::vector<std::pair<std::string, std::string>> run_files(const Experiment& ex,
-                                                           const PluginRegistry& registry);
-
 /// This machine's process. The primary's result lists every process's report (the
 /// secondaries' as they sent them at the end); a secondary's, its own. std::invalid_argument
 /// for a user error found before the run (refused by the primary: status 2), std::runtime_error

@@ -102,12 +102,24 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     d.engine_process = owner;
     d.exchange = exchange.get();
     d.part_bytes = o.part_bytes;
-    Simulation sim(std::move(loaded.experiment), *loaded.registry, d);
+    std::shared_ptr<CheckpointFiles> files;
+    CheckpointSink sink;
+    if (o.checkpoint_every_s > 0 && p == 0) {
+      files = std::make_shared<CheckpointFiles>(
+          o.checkpoint_dir, std::filesystem::path(loaded.experiment.path).stem().string());
+      sink = checkpoint_sink(identity_of(loaded.experiment, *loaded.registry), files);
+    }
+    Simulation sim(std::move(loaded.experiment), *loaded.registry, d,
+                   o.resume ? &o.resume->state : nullptr);
+    if (o.checkpoint_every_s > 0) sim.enable_checkpoints(sink);
     sim.start();
     const Tick total = sim.model().length_ticks;
     const auto t0 = std::chrono::steady_clock::now();
+    CheckpointTimer timer(p == 0 ? o.checkpoint_every_s : 0);
     while (!sim.done()) {
       sim.step();
+      if (files) r.checkpoints = files->written();
+      timer.after_step(sim);
       if (p == 0 && o.on_tick && !o.on_tick(sim.state().tick, total))
         throw std::runtime_error("interrupted at tick " + std::to_string(sim.state().tick));
     }
@@ -157,7 +169,8 @@ std::string report_to_json(const ProcessReport& r) {
                         {"migrations_in", r.exchange.migrations_in},
                         {"migrations_out", r.exchange.migrations_out},
                         {"exchange_seconds", r.exchange.seconds},
-                        {"wait_seconds", r.exchange.wait_seconds}}
+                        {"wait_seconds", r.exchange.wait_seconds},
+                        {"checkpoints", r.checkpoints}}
       .dump();
 }
 
@@ -183,6 +196,7 @@ ProcessReport report_from_json(const std::string& text) {
   r.exchange.migrations_out = j.at("migrations_out");
   r.exchange.seconds = j.at("exchange_seconds");
   r.exchange.wait_seconds = j.at("wait_seconds");
+  r.checkpoints = j.value("checkpoints", std::vector<std::string>{});
   return r;
 }
 

@@ -15,6 +15,7 @@
 #include "distributed/exchanges.hpp"
 #include "fleetsim/plugin.hpp"
 #include "scenario/experiment.hpp"
+#include "sim/checkpoint.hpp"
 #include "sim/distribution.hpp"
 #include "transport/port.hpp"
 
@@ -29,6 +30,12 @@ struct SwarmRunOptions {
   std::uint32_t jitter_us = 0;
   std::size_t part_bytes = std::size_t{32} << 20;  ///< see Distribution::part_bytes
   bool progress = false;                           ///< a progress bar on stderr (process 0)
+  /// Checkpoints every `checkpoint_every_s` wall seconds (0: none) into `checkpoint_dir`,
+  /// written by process 0 (docs/checkpoints.md).
+  double checkpoint_every_s = 0;
+  std::string checkpoint_dir = "checkpoints";
+  /// A checkpoint to resume from, already checked against the experiment; or null.
+  std::shared_ptr<const Checkpoint> resume;
   /// Called on process 0 after every tick (progress, interruption); return false to stop.
   std::function<bool(Tick tick, Tick total)> on_tick;
 };
@@ -56,6 +63,7 @@ struct ProcessReport {
   double loop_wall_seconds = 0;
   std::vector<double> phase_seconds;
   ExchangeStats exchange;
+  std::vector<std::string> checkpoints;  ///< the checkpoint files process 0 wrote and kept
 };
 
 /// A loaded experiment and the registry it was loaded with (which must outlive its run).

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -62,6 +63,42 @@ int open_for_writing(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw LogError("cannot create log '" + path + "': " + reason());
   return fd;
+}
+
+int open_for_continuing(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    throw LogError("cannot open log '" + path + "' to continue it: " + reason() +
+                   " (a resumed run goes on writing the log the checkpointed run wrote)");
+  return fd;
+}
+
+StreamHasher cut_to_mark(int fd, const LogMark& mark, const std::string& path) {
+  const std::uint64_t size = file_size(fd, path);
+  if (size < mark.bytes)
+    throw LogError("log '" + path + "' has " + std::to_string(size) + " bytes, fewer than the " +
+                   std::to_string(mark.bytes) +
+                   " it had at the checkpoint: it was cut or replaced since; resume from an "
+                   "earlier checkpoint, or start the run again");
+  StreamHasher h;
+  std::vector<std::uint8_t> block(std::size_t{1} << 20);
+  for (std::uint64_t at = 0; at < mark.bytes;) {
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), mark.bytes - at));
+    if (!read_exact_at(fd, block.data(), n, at, path))
+      throw LogError("log '" + path + "' ended while it was being read");
+    h.bytes(block.data(), n);
+    at += n;
+  }
+  if (h.value() != mark.hash)
+    throw LogError("log '" + path + "' is not the one this checkpoint continues (its first " +
+                   std::to_string(mark.bytes) +
+                   " bytes differ: it was changed or written by another run since); resume "
+                   "from a checkpoint of the run that wrote it, or start the run again");
+  if (::ftruncate(fd, static_cast<off_t>(mark.bytes)) != 0 ||
+      ::lseek(fd, static_cast<off_t>(mark.bytes), SEEK_SET) < 0)
+    throw LogError("cannot cut log '" + path + "' back to the checkpoint: " + reason());
+  return h;
 }
 
 bool FileHandle::close() {

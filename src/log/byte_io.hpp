@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/hash.hpp"
 #include "log/log_writer.hpp"
 
 namespace fleetsim::log {
@@ -114,6 +115,15 @@ int open_for_reading(const std::string& path);
 
 /// Creates or truncates `path` for writing; throws LogError ("cannot create ...: reason").
 int open_for_writing(const std::string& path);
+
+/// Opens an existing log read-write, without truncating it (a resumed run goes on with it);
+/// throws LogError ("cannot open ... to continue it: reason").
+int open_for_continuing(const std::string& path);
+
+/// Checks that the first `mark.bytes` bytes of the log open on `fd` are those `mark`
+/// describes, cuts the file there and moves the write position to its end. Returns the hash
+/// state of those bytes, to go on hashing what follows. Throws LogError saying what differs.
+StreamHasher cut_to_mark(int fd, const LogMark& mark, const std::string& path);
 
 /// An owned file descriptor, closed on destruction.
 class FileHandle {

@@ -18,8 +18,9 @@ namespace {
 /// into a reused buffer and written with one write() call, so a killed run leaves whole lines.
 class DeecoLogWriter final : public LogWriter {
  public:
-  explicit DeecoLogWriter(std::string path)
-      : path_(std::move(path)), file_(open_for_writing(path_)) {}
+  DeecoLogWriter(std::string path, LogOpen open)
+      : path_(std::move(path)),
+        file_(open == LogOpen::kContinue ? open_for_continuing(path_) : open_for_writing(path_)) {}
   ~DeecoLogWriter() override {
     try {
       finish();
@@ -28,11 +29,23 @@ class DeecoLogWriter final : public LogWriter {
     }
   }
 
-  void begin(const LogHeader& header) override;
+  void begin(const LogHeader& header) override { start(header, nullptr); }
   void write(const LogFrameView& frame) override;
   void finish() override;
+  LogMark mark() override {
+    if (!begun_ || finished_) throw LogError("log '" + path_ + "': mark() outside a run");
+    return {written_.size(), written_.value(), {}};
+  }
+  void resume(const LogHeader& header, const LogMark& mark) override { start(header, &mark); }
 
  private:
+  /// begin() (mark null: writes the sections before the cycles) or resume() (cuts the file back
+  /// to the mark instead; the sections are in it).
+  void start(const LogHeader& header, const LogMark* mark);
+  void put(const void* data, std::size_t n) {
+    write_all(file_.get(), data, n, path_);
+    written_.bytes(data, n);
+  }
   /// Maps the frame's entity order onto the header's (the DEECo log is positional). Returns
   /// the frame index of each header entity; throws if the sets differ.
   const std::vector<std::size_t>* order_of(std::span<const EntityId> ids,
@@ -53,9 +66,10 @@ class DeecoLogWriter final : public LogWriter {
   std::unordered_map<EntityId, std::size_t> robot_pos_, object_pos_;
   std::vector<std::size_t> robot_order_, object_order_;
   std::string line_;
+  StreamHasher written_;  ///< every byte in the file so far (for checkpoints' marks)
 };
 
-void DeecoLogWriter::begin(const LogHeader& h) {
+void DeecoLogWriter::start(const LogHeader& h, const LogMark* mark) {
   if (begun_) throw LogError("log '" + path_ + "': begin() called twice");
   if (!file_.is_open()) throw LogError("log '" + path_ + "': begin() after finish()");
   try {
@@ -115,7 +129,10 @@ void DeecoLogWriter::begin(const LogHeader& h) {
     object_pos_[o.id] = object_ids_.size();
     object_ids_.push_back(o.id);
   }
-  write_all(file_.get(), text.data(), text.size(), path_);
+  if (mark)
+    written_ = cut_to_mark(file_.get(), *mark, path_);
+  else
+    put(text.data(), text.size());
 }
 
 const std::vector<std::size_t>* DeecoLogWriter::order_of(
@@ -195,7 +212,7 @@ void DeecoLogWriter::write(const LogFrameView& f) {
     line_ += ";;";
   }
   line_.push_back('\n');
-  write_all(file_.get(), line_.data(), line_.size(), path_);
+  put(line_.data(), line_.size());
 }
 
 void DeecoLogWriter::finish() {
@@ -206,8 +223,8 @@ void DeecoLogWriter::finish() {
 
 }  // namespace
 
-std::unique_ptr<LogWriter> make_deeco_log_writer(const std::string& path) {
-  return std::make_unique<DeecoLogWriter>(path);
+std::unique_ptr<LogWriter> make_deeco_log_writer(const std::string& path, LogOpen open) {
+  return std::make_unique<DeecoLogWriter>(path, open);
 }
 
 }  // namespace fleetsim::log

@@ -47,8 +47,10 @@ std::unique_ptr<ZSTD_CCtx, CCtxDeleter> make_cctx(int level) {
 
 }  // namespace
 
-FrameLogWriter::FrameLogWriter(std::string path, FrameLogOptions options)
-    : path_(std::move(path)), options_(options), file_(open_for_writing(path_)) {}
+FrameLogWriter::FrameLogWriter(std::string path, FrameLogOptions options, LogOpen open)
+    : path_(std::move(path)),
+      options_(options),
+      file_(open == LogOpen::kContinue ? open_for_continuing(path_) : open_for_writing(path_)) {}
 
 FrameLogWriter::~FrameLogWriter() {
   try {
@@ -58,7 +60,7 @@ FrameLogWriter::~FrameLogWriter() {
   }
 }
 
-void FrameLogWriter::begin(const LogHeader& header) {
+void FrameLogWriter::set_columns(const LogHeader& header) {
   if (begun_) throw LogError("log '" + path_ + "': begin() called twice");
   if (finished_) throw LogError("log '" + path_ + "': begin() after finish()");
   try {
@@ -66,10 +68,14 @@ void FrameLogWriter::begin(const LogHeader& header) {
   } catch (const LogError& e) {
     throw LogError("log '" + path_ + "': " + e.what());
   }
-  begun_ = true;
   header_columns_.robot_columns = header.robot_columns;
   header_columns_.object_columns = header.object_columns;
   layout_ = ff::PayloadLayout::of(header);
+}
+
+void FrameLogWriter::begin(const LogHeader& header) {
+  set_columns(header);
+  begun_ = true;
 
   // File header: magic, version, flags, sizes, checksum, then the compressed body.
   std::vector<std::uint8_t> body = ff::encode_header_body(header);
@@ -89,8 +95,50 @@ void FrameLogWriter::begin(const LogHeader& header) {
   std::memcpy(out.data() + 32, &sum, 8);
   write_all(file_.get(), out.data(), out.size(), path_);
   position_ = out.size();
+  written_.bytes(out.data(), out.size());
 
   thread_ = std::thread([this] { run_writer_thread(); });
+}
+
+void FrameLogWriter::resume(const LogHeader& header, const LogMark& mark) {
+  set_columns(header);
+  // The writer's state: the record offsets and the tags written so far (the index's content).
+  try {
+    ByteReader r(mark.state.data(), mark.state.size(), "the checkpoint's frame log state");
+    offsets_.resize(r.count(r.u64(), 8));
+    for (auto& o : offsets_) {
+      o = r.u64();
+      if (o >= mark.bytes) throw LogError("the checkpoint's frame log state is corrupt");
+    }
+    tags_.resize(r.count(r.u64(), 4));
+    for (auto& t : tags_) t = r.str();
+    if (r.remaining() != 0) throw LogError("the checkpoint's frame log state is corrupt");
+  } catch (const LogError& e) {
+    throw LogError("log '" + path_ + "': " + e.what());
+  }
+  written_ = cut_to_mark(file_.get(), mark, path_);
+  position_ = mark.bytes;
+  begun_ = true;
+  thread_ = std::thread([this] { run_writer_thread(); });
+}
+
+LogMark FrameLogWriter::mark() {
+  if (!begun_ || finished_) throw LogError("log '" + path_ + "': mark() outside a run");
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return in_flight_ == 0 || !error_.empty(); });
+  }
+  raise_pending_error();
+  // The writer thread is idle (the wait above synchronises with its last write).
+  LogMark m;
+  m.bytes = position_;
+  m.hash = written_.value();
+  ByteWriter w(m.state);
+  w.u64(offsets_.size());
+  for (std::uint64_t o : offsets_) w.u64(o);
+  w.u64(tags_.size());
+  for (const std::string& t : tags_) w.str(t);
+  return m;
 }
 
 void FrameLogWriter::write(const LogFrameView& f) {
@@ -152,6 +200,7 @@ void FrameLogWriter::write(const LogFrameView& f) {
   ++stats_.frames;
   std::lock_guard lock(mutex_);
   queue_.push_back(std::move(job));
+  ++in_flight_;
   changed_.notify_all();
 }
 
@@ -195,6 +244,7 @@ void FrameLogWriter::run_writer_thread() {
                                        record_.size() - ff::kRecordHeaderSize);
         ff::encode_record_header(h, record_.data());
         write_all(file_.get(), record_.data(), record_.size(), path_);
+        written_.bytes(record_.data(), record_.size());
         offsets_.push_back(position_);
         position_ += record_.size();
       } catch (const std::exception& e) {
@@ -205,6 +255,7 @@ void FrameLogWriter::run_writer_thread() {
     }
     std::lock_guard lock(mutex_);
     free_jobs_.push_back(std::move(job));
+    --in_flight_;
     changed_.notify_all();
   }
 }
@@ -271,8 +322,8 @@ void FrameLogWriter::finish() {
 }
 
 std::unique_ptr<LogWriter> make_frame_log_writer(const std::string& path,
-                                                 const FrameLogOptions& options) {
-  return std::make_unique<FrameLogWriter>(path, options);
+                                                 const FrameLogOptions& options, LogOpen open) {
+  return std::make_unique<FrameLogWriter>(path, options, open);
 }
 
 }  // namespace fleetsim::log

@@ -30,8 +30,9 @@ class FrameLogWriter final : public LogWriter {
   /// Frames queued but not yet encoded, at most.
   static constexpr std::size_t kQueueCapacity = 2;
 
-  /// Creates (truncates) `path`; throws LogError if it cannot.
-  FrameLogWriter(std::string path, FrameLogOptions options);
+  /// Creates (truncates) `path`, or with LogOpen::kContinue opens it to resume(); throws
+  /// LogError if it cannot.
+  FrameLogWriter(std::string path, FrameLogOptions options, LogOpen open = LogOpen::kCreate);
   ~FrameLogWriter() override;
   FrameLogWriter(const FrameLogWriter&) = delete;
   FrameLogWriter& operator=(const FrameLogWriter&) = delete;
@@ -50,6 +51,8 @@ class FrameLogWriter final : public LogWriter {
   void begin(const LogHeader& header) override;
   void write(const LogFrameView& frame) override;
   void finish() override;
+  LogMark mark() override;
+  void resume(const LogHeader& header, const LogMark& mark) override;
 
  private:
   /// One frame on its way to the disk. Owned by the queue, then by the writer thread, then
@@ -62,6 +65,8 @@ class FrameLogWriter final : public LogWriter {
     std::int64_t tick = 0;
   };
 
+  /// What begin() and resume() share: the checked column lists and the payload layout.
+  void set_columns(const LogHeader& header);
   void run_writer_thread();
   void encode_and_write(const Job& job);
   void raise_pending_error();
@@ -89,9 +94,11 @@ class FrameLogWriter final : public LogWriter {
   bool stopping_ = false;
   std::string error_;
   bool error_reported_ = false;
+  std::size_t in_flight_ = 0;  ///< frames queued or being written
 
   // Writer thread only (read by the caller after join()).
   std::uint64_t position_ = 0;
+  StreamHasher written_;  ///< every byte in the file so far (for checkpoints' marks)
   double encode_ms_ = 0;
   std::vector<std::uint64_t> offsets_;
   std::vector<std::uint8_t> shuffled_, record_;

@@ -1,12 +1,22 @@
 // Log writers: the engine hands each logged frame to every writer of the experiment.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "log/log_types.hpp"
 
 namespace fleetsim::log {
+
+/// Where a log stands after the frames written so far: what a run resumed from a checkpoint
+/// needs to go on writing the same file (docs/checkpoints.md).
+struct LogMark {
+  std::uint64_t bytes = 0;          ///< the file's length
+  std::uint64_t hash = 0;           ///< StreamHasher of those bytes
+  std::vector<std::uint8_t> state;  ///< the writer's own (the frame log: its index so far)
+};
 
 /// A log writer. Called from the simulation's main thread only, between steps.
 /// Guarantee: after any call returns (or throws), and after the process dies between calls,
@@ -23,6 +33,13 @@ class LogWriter {
   /// Flushes and completes the file (e.g. the seek index). Idempotent; also called after an
   /// error stopped the run.
   virtual void finish() = 0;
+  /// Waits until every frame written so far is in the file; returns where the file stands.
+  /// Throws LogError after an earlier write error.
+  virtual LogMark mark() = 0;
+  /// Instead of begin(), for a run resumed from a checkpoint: goes on writing the file, cut
+  /// back to `mark`. Throws LogError when the file's first `mark.bytes` bytes are not those
+  /// the mark describes (the log was changed, replaced or cut since the checkpoint).
+  virtual void resume(const LogHeader& header, const LogMark& mark) = 0;
 };
 
 enum class LogFormat { kFrames, kDeeco };
@@ -32,8 +49,14 @@ struct FrameLogOptions {
   int zstd_level = 1;  ///< 1 (fast) .. 19 (small)
 };
 
+/// How a writer opens its file: created (or truncated), or an existing log a resumed run goes
+/// on with (then resume() is called instead of begin()).
+enum class LogOpen { kCreate, kContinue };
+
 std::unique_ptr<LogWriter> make_frame_log_writer(const std::string& path,
-                                                 const FrameLogOptions& options = {});
-std::unique_ptr<LogWriter> make_deeco_log_writer(const std::string& path);
+                                                 const FrameLogOptions& options = {},
+                                                 LogOpen open = LogOpen::kCreate);
+std::unique_ptr<LogWriter> make_deeco_log_writer(const std::string& path,
+                                                 LogOpen open = LogOpen::kCreate);
 
 }  // namespace fleetsim::log

@@ -28,16 +28,28 @@ class TagOnContact : public LoopFunctions {
     update_status(w);
   }
   bool is_finished(const WorldAccess&) const override { return end_when_all_ && all_; }
+  // Its state is the parameters and the world's tags: nothing to save.
+  bool save(std::vector<std::uint8_t>&) const override { return true; }
+  void restore(const Params& p, WorldAccess& w, std::span<const std::uint8_t>) override {
+    tag_ = p.text("tag", "bumped");
+    end_when_all_ = p.boolean("end_when_all", false);
+    count(w);
+  }
 
  private:
-  void update_status(WorldAccess& w) {
+  std::size_t count(const WorldAccess& w) {
     std::size_t tagged = 0;
     auto ids = w.robots();
     for (EntityId id : ids)
       if (w.robot_tag(id) == tag_) ++tagged;
     all_ = !ids.empty() && tagged == ids.size();
+    return tagged;
+  }
+  void update_status(WorldAccess& w) {
+    const std::size_t tagged = count(w);
+    const std::size_t robots = w.robots().size();
     w.set_status("tick " + std::to_string(w.tick()) + ": " + std::to_string(tagged) + " of " +
-                 std::to_string(ids.size()) + " robots " + tag_);
+                 std::to_string(robots) + " robots " + tag_);
   }
   std::string tag_;
   bool end_when_all_ = false, all_ = false;

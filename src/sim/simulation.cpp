@@ -41,7 +41,7 @@ struct Simulation::Worker final : TagSink {
 };
 
 Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
-                       Distribution distribution)
+                       Distribution distribution, const std::vector<std::uint8_t>* resume)
     : experiment_(std::move(experiment)),
       registry_(registry),
       model_(experiment_.model),
@@ -49,6 +49,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
       pool_(experiment_.threads),
       world_(*model_, state_, index_),
       dist_(std::move(distribution)) {
+  if (resume) restore_world(*resume);
   setup_distribution();
   const std::size_t kinds = model_->kinds.size();
   shared_.assign(model_->controllers.size() * kinds, nullptr);
@@ -60,13 +61,15 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
     if (!f) throw RunError("loop functions '" + experiment_.loop_functions + "' have no factory");
     loop_ = (*f)();
   }
+  const auto open = resumed_ ? log::LogOpen::kContinue : log::LogOpen::kCreate;
   for (const auto& spec : experiment_.logs) {
     try {
       writers_.push_back(spec.format == log::LogFormat::kDeeco
-                             ? log::make_deeco_log_writer(spec.path)
-                             : log::make_frame_log_writer(spec.path));
+                             ? log::make_deeco_log_writer(spec.path, open)
+                             : log::make_frame_log_writer(spec.path, {}, open));
     } catch (const std::exception& e) {
-      throw RunError("cannot create log '" + spec.path + "': " + e.what());
+      throw RunError(std::string(resumed_ ? "cannot continue log '" : "cannot create log '") +
+                     spec.path + "': " + e.what());
     }
   }
   std::size_t max_sensors = 0, max_actuators = 0;
@@ -138,7 +141,7 @@ void Simulation::run_phase(Phase p, const std::function<void()>& body) {
   if (on_phase) on_phase(p, state_);
 }
 
-void Simulation::write_headers() {
+log::LogHeader Simulation::make_header() {
   log::LogHeader h;
   h.experiment = model_->name;
   h.seed = model_->seed;
@@ -181,6 +184,11 @@ void Simulation::write_headers() {
     h.robots.push_back({state_.robot_id()[i], state_.robot_kind()[i], state_.robot_name()[i]});
   for (std::size_t o = 0; o < state_.object_count(); ++o)
     h.objects.push_back({state_.object_id()[o], state_.object_class()[o], state_.object_name()[o]});
+  return h;
+}
+
+void Simulation::write_headers() {
+  log::LogHeader h = make_header();
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     h.every = experiment_.logs[w].every;
     writers_[w]->begin(h);
@@ -212,15 +220,36 @@ void Simulation::write_logs() {
 void Simulation::start() {
   if (started_) return;
   started_ = true;
-  if (loop_) {
-    try {
-      loop_->init(experiment_.loop_params, *this);
-    } catch (const std::exception& e) {
-      throw RunError("loop functions '" + experiment_.loop_functions + "': init: " + e.what());
+  if (resumed_) {
+    resume_controllers_and_logs();  // the loop functions' state and the logs, as they were
+  } else {
+    if (loop_) {
+      try {
+        loop_->init(experiment_.loop_params, *this);
+      } catch (const std::exception& e) {
+        throw RunError("loop functions '" + experiment_.loop_functions + "': init: " + e.what());
+      }
     }
+    write_headers();
+    write_logs();
   }
-  write_headers();
-  write_logs();
+  if (checkpoint_write_) {
+    // Refused now rather than at the first checkpoint, an hour into the run.
+    std::vector<std::uint8_t> probe;
+    bool can = false;
+    std::string why = "their type cannot save its state (LoopFunctions::save returns false)";
+    try {
+      can = !loop_ || loop_->save(probe);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (!can)
+      throw RunError("loop functions '" + experiment_.loop_functions +
+                     "' cannot be checkpointed: " + why +
+                     ". Run without --checkpoint-every, or give the type save() and restore() "
+                     "(docs/checkpoints.md)");
+    refuse_unsavable_controllers("a checkpoint holds every controller's state");
+  }
   // Every process is there and starts from the same world (after the loop functions' init).
   if (distributed()) hello();
 }
@@ -367,6 +396,7 @@ void Simulation::act() {
 
 void Simulation::step() {
   if (!started_) start();
+  if (checkpoint_due_) take_checkpoint();
   run_phase(Phase::kPreStep, [&] {
     if (loop_) loop_->pre_step(*this);
   });

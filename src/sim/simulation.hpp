@@ -31,6 +31,9 @@ class RunError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Receives a checkpoint's saved state: the tick it ends, the world's hash, the bytes.
+using CheckpointSink = std::function<void(Tick, std::uint64_t, std::vector<std::uint8_t>)>;
+
 class Simulation final : private WorldAccess {
  public:
   /// Takes the loaded experiment (its kinds' parts set up, shared controllers initialised);
@@ -38,13 +41,25 @@ class Simulation final : private WorldAccess {
   /// RunError (e.g. a log file cannot be created). `registry` must outlive the run.
   /// `distribution`: this process's share of a run on several processes (default: the whole
   /// run here). Per-robot controllers are made only for the robots of its regions.
-  Simulation(Experiment experiment, const PluginRegistry& registry, Distribution distribution = {});
+  /// `resume`: a checkpoint's saved state (Checkpoint::state, sim/checkpoint.hpp) to go on
+  /// from instead of the experiment's start; its logs are continued, not created. Throws
+  /// RunError when the state does not fit the experiment.
+  Simulation(Experiment experiment, const PluginRegistry& registry, Distribution distribution = {},
+             const std::vector<std::uint8_t>* resume = nullptr);
   ~Simulation() override;
 
   /// Initialises loop functions and writes the header and frame 0 of every log.
   void start();
   /// One tick: pre-step, sense+control, act, physics, post-step, log.
   void step();
+  /// Checkpoints (docs/checkpoints.md). Called on every process before start(); `write` gets
+  /// the saved state of each checkpoint, on the first process only (checkpoint_sink()). start() then throws
+  /// RunError if the loop functions or a per-robot controller cannot save their state.
+  void enable_checkpoints(CheckpointSink write);
+  /// Asks for a checkpoint of the world as it is between two steps (first process; the others
+  /// learn of it from its next moves message, and it is taken one tick later). Taken at the
+  /// start of a later step() on every process, before anything of that step.
+  void request_checkpoint();
   /// True when the experiment's length is reached or the loop functions ended the run.
   bool done() const;
   /// Ends the run: loop functions' destroy, logs completed. Idempotent; called on errors too.
@@ -74,6 +89,28 @@ class Simulation final : private WorldAccess {
   void write_logs();
   void write_headers();
   void make_controller_instance(std::size_t robot_index);
+  /// The log header of the world as it is; sets the logged column lists.
+  log::LogHeader make_header();
+  // Checkpoints (simulation_checkpoint.cpp).
+  /// What a resumed run restores in start(), beyond the world (restore_world()).
+  struct Resumed {
+    /// Per-robot controllers' saved state, by robot id (increasing).
+    std::vector<std::pair<EntityId, std::vector<std::uint8_t>>> controllers;
+    bool has_loop = false;
+    std::vector<std::uint8_t> loop;
+    std::vector<std::pair<std::string, log::LogMark>> logs;
+  };
+  void restore_world(const std::vector<std::uint8_t>& saved);
+  void resume_controllers_and_logs();
+  void take_checkpoint();
+  using SavedControllers = std::vector<std::pair<EntityId, std::vector<std::uint8_t>>>;
+  /// A checkpoint's rounds (before the handoff, in its round): every robot's columns from the
+  /// process holding it, then every process's controllers (`mine`). Returns all of them, by
+  /// robot id.
+  SavedControllers checkpoint_rounds(const SavedControllers& mine);
+  /// Throws RunError naming a per-robot controller that cannot save its state, saying why
+  /// it would have to (`need`).
+  void refuse_unsavable_controllers(const std::string& need) const;
   // Distributed runs (simulation_exchange.cpp).
   bool distributed() const { return dist_.processes > 1; }
   int process_of(std::uint32_t row) const {
@@ -87,8 +124,11 @@ class Simulation final : private WorldAccess {
   std::size_t rows_per_part(const std::vector<ColumnHandle>& columns) const;
   /// One moves ('M') or state ('S') round: `columns` of every robot, each sent by the process
   /// that simulates it (by_host false) or holds it (holder, by_host true).
+  /// `more_after`: the round goes on after this exchange (a checkpoint's rounds come before
+  /// the handoff of the same round).
   void exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
-                     const std::vector<std::int16_t>& holder, bool by_host);
+                     const std::vector<std::int16_t>& holder, bool by_host,
+                     bool more_after = false);
   [[noreturn]] void desync(int from, const std::string& what) const;
   /// Refuses received rows whose real numbers are not finite or whose position is far outside
   /// the arena (the columns were just written from process `from`).
@@ -155,6 +195,10 @@ class Simulation final : private WorldAccess {
   std::unique_ptr<LoopFunctions> loop_;
   std::vector<std::unique_ptr<log::LogWriter>> writers_;
   std::array<double, kPhaseCount> phase_seconds_{};
+  std::unique_ptr<Resumed> resumed_;  ///< what a resumed run restores in start()
+  CheckpointSink checkpoint_write_;
+  bool checkpoint_requested_ = false;  ///< first process: to announce in the moves
+  bool checkpoint_due_ = false;        ///< every process: take one at the next step()
   std::uint64_t robot_steps_ = 0;
   bool started_ = false, finished_ = false;
 };

@@ -5,10 +5,14 @@
 // Messages (every process sends one per round, the same to all; little-endian):
 //   moves    'M' i64 tick, u32 first row of the part, u32 n, then for each column of the
 //            round's list the column's bytes of the sender's n rows of the part, in row order;
-//            the last part then has u32 t, t x (u32 row, string tag)
+//            the last part then has u32 t, t x (u32 row, string tag), and u8 flags: 1 = take a
+//            checkpoint at the start of the next tick (the first process only; 0 from others)
 //   handoff  'H' i64 tick, u32 n, n x (u32 row, the row's bytes column by column,
 //            u32 length, the controller's saved state)
-//   state    'S' like moves without the tags: every column of the robots this process held
+//   state    'S' like moves without the tags and flags: every column of the robots this
+//            process held (at the end of the run, and for a checkpoint)
+//   controllers 'C' i64 tick, u32 n, n x (u32 robot id, u32 length, the controller's saved
+//            state): a checkpoint's, for the robots this process holds, by id
 // A moves or state round is sent in parts of at most Distribution::part_bytes (rows [first, first +
 // k) of the world, k from the row size), so a message stays under the transport's 64 MiB. Which
 // rows a process sends is not in the message: every process knows it (the robots of its regions, or
@@ -29,7 +33,7 @@
 namespace fleetsim {
 
 namespace {
-constexpr char kMoves = 'M', kHandoff = 'H', kState = 'S', kHello = 'E';
+constexpr char kMoves = 'M', kHandoff = 'H', kState = 'S', kHello = 'E', kControllers = 'C';
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -101,6 +105,33 @@ void Simulation::desync(int from, const std::string& what) const {
                  "built from different experiments or plug-ins)");
 }
 
+void Simulation::refuse_unsavable_controllers(const std::string& need) const {
+  // One probe per controller declaration, on the first robot that has its own instance.
+  std::vector<bool> checked(model_->controllers.size(), false);
+  for (std::uint32_t i = 0; i < state_.robot_count(); ++i) {
+    const std::uint16_t c = state_.robot_controller()[i];
+    const EntityId id = state_.robot_id()[i];
+    const Controller* ctrl = id < instances_.size() ? instances_[id].get() : nullptr;
+    if (!ctrl || checked[c]) continue;
+    checked[c] = true;
+    std::vector<std::uint8_t> probe;
+    bool can = false;
+    std::string why = "its type cannot save its state (Controller::save returns false)";
+    try {
+      can = ctrl->save(probe);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (!can) {
+      const auto& decl = model_->controllers[c];
+      throw RunError("controller '" + decl.id + "' (type '" + decl.type + "') cannot " + need +
+                     ", and " + why +
+                     ". Give the type save() and restore() (docs/robot-parts.md), or run "
+                     "without this option");
+    }
+  }
+}
+
 std::vector<std::vector<std::uint8_t>> Simulation::gather(std::vector<std::uint8_t> mine,
                                                           bool more) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -121,31 +152,9 @@ std::vector<std::vector<std::uint8_t>> Simulation::gather(std::vector<std::uint8
 
 void Simulation::hello() {
   const auto t0 = std::chrono::steady_clock::now();
-  // A robot may have to move to another process with its controller's state: a per-robot
-  // controller that cannot save it is refused now rather than when a robot first crosses.
-  std::vector<bool> checked(model_->controllers.size(), false);
-  for (std::uint32_t i = 0; i < state_.robot_count(); ++i) {
-    const std::uint16_t c = state_.robot_controller()[i];
-    Controller* ctrl = instances_[state_.robot_id()[i]].get();
-    if (!ctrl || checked[c]) continue;
-    checked[c] = true;
-    std::vector<std::uint8_t> probe;
-    bool can = false;
-    std::string why = "its type cannot save its state (Controller::save returns false)";
-    try {
-      can = ctrl->save(probe);
-    } catch (const std::exception& e) {
-      why = e.what();
-    }
-    if (!can) {
-      const auto& decl = model_->controllers[c];
-      throw RunError("controller '" + decl.id + "' (type '" + decl.type + "') cannot run on " +
-                     "several processes: a robot moving to another process takes its " +
-                     "controller's state, and " + why +
-                     ". Run it on one process, or give the type save() and restore() "
-                     "(docs/distributed.md)");
-    }
-  }
+  refuse_unsavable_controllers(
+      "run on several processes: a robot moving to another process takes its controller's "
+      "state");
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u8(kHello);
@@ -267,7 +276,8 @@ std::size_t Simulation::rows_per_part(const std::vector<ColumnHandle>& columns) 
 }
 
 void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
-                               const std::vector<std::int16_t>& holder, bool by_host) {
+                               const std::vector<std::int16_t>& holder, bool by_host,
+                               bool more_after) {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   const std::size_t part = rows_per_part(columns);
@@ -295,9 +305,10 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
         w.u32(row);
         w.str(tag);
       }
+      w.u8(dist_.process == 0 && checkpoint_requested_ ? 1 : 0);
     }
     xstats_.halo_rows_sent += kind == kMoves ? mine.size() : 0;
-    auto all = gather(std::move(out), !last);
+    auto all = gather(std::move(out), !last || more_after);
     for (int p = 0; p < dist_.processes; ++p) {
       if (p == dist_.process) continue;
       const auto& theirs = rows[static_cast<std::size_t>(p)];
@@ -317,6 +328,11 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
               throw log::LogError("a tag for a robot it does not simulate");
             incoming_tags_.emplace_back(row, r.str());
           }
+        if (kind == kMoves && last) {
+          const std::uint8_t flags = r.u8();
+          if (flags > 1 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
+          if (flags) checkpoint_due_ = true;
+        }
         if (r.remaining() != 0) throw log::LogError("trailing bytes");
       } catch (const log::LogError& e) {
         desync(p, std::string("a malformed '") + kind + "' message (" + e.what() + ")");
@@ -344,6 +360,10 @@ void Simulation::exchange_moves() {
   incoming_tags_ = staged_tags_;
   exchange_rows(kMoves, columns, host_, false);
   staged_tags_.clear();
+  if (checkpoint_requested_) {  // announced: every process takes it at the next step
+    checkpoint_requested_ = false;
+    checkpoint_due_ = true;
+  }
   // Everyone's tags, interned in robot order as one process would (each robot's come from the
   // one process that stepped it, in the order it set them).
   if (!incoming_tags_.empty()) {
@@ -354,6 +374,51 @@ void Simulation::exchange_moves() {
     incoming_tags_.clear();
   }
   xstats_.seconds += seconds_since(t0);
+}
+
+Simulation::SavedControllers Simulation::checkpoint_rounds(const SavedControllers& mine) {
+  const auto t0 = std::chrono::steady_clock::now();
+  exchange_rows(kState, row_columns_, host_, true, /*more_after=*/true);
+  std::vector<std::uint8_t> out;
+  log::ByteWriter w(out);
+  w.u8(kControllers);
+  w.i64(state_.tick);
+  w.u32(static_cast<std::uint32_t>(mine.size()));
+  for (const auto& [id, bytes] : mine) {
+    w.u32(id);
+    w.u32(static_cast<std::uint32_t>(bytes.size()));
+    w.raw(bytes.data(), bytes.size());
+  }
+  auto all = gather(std::move(out), /*more=*/true);  // the handoff ends the round
+  SavedControllers merged;
+  if (dist_.process == 0) {
+    merged = mine;
+    for (int p = 1; p < dist_.processes; ++p) {
+      try {
+        log::ByteReader r(all[p].data(), all[p].size(), "a message");
+        if (r.u8() != kControllers || r.i64() != state_.tick)
+          throw log::LogError("a message of another kind or tick");
+        for (std::uint32_t k = r.u32(); k > 0; --k) {
+          const EntityId id = r.u32();
+          const std::uint32_t len = r.u32();
+          const std::uint8_t* bytes = r.take(len);
+          if (id >= host_.size() || host_[id] != p || state_.robot_index(id) == kNoIndex)
+            throw log::LogError("a controller of a robot it does not hold");
+          merged.emplace_back(id, std::vector<std::uint8_t>(bytes, bytes + len));
+        }
+        if (r.remaining() != 0) throw log::LogError("trailing bytes");
+      } catch (const log::LogError& e) {
+        desync(p, std::string("a malformed 'C' message (") + e.what() + ")");
+      }
+    }
+    std::sort(merged.begin(), merged.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t k = 1; k < merged.size(); ++k)
+      if (merged[k].first == merged[k - 1].first)
+        desync(host_[merged[k].first], "a controller another process also sent");
+  }
+  xstats_.seconds += seconds_since(t0);
+  return merged;
 }
 
 void Simulation::gather_state() {

@@ -113,6 +113,18 @@ void ColumnStore::reserve(std::size_t rows) {
   grow(rows);
 }
 
+void ColumnStore::resize_rows(std::size_t n) {
+  grow(n);
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    const ColumnDesc& d = schema_[c];
+    if (d.type == ColumnType::kString)
+      columns_[c].strings.resize(n * d.width);
+    else if (n > rows_)
+      std::memset(columns_[c].bytes.get() + rows_ * d.row_bytes(), 0, (n - rows_) * d.row_bytes());
+  }
+  rows_ = n;
+}
+
 std::size_t ColumnStore::append_row() {
   grow(rows_ + 1);
   for (std::size_t c = 0; c < schema_.size(); ++c) {

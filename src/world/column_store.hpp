@@ -54,6 +54,8 @@ class ColumnStore {
   /// caller checks the rows exist and that `in` holds that many bytes.
   void scatter_rows(ColumnHandle c, std::span<const std::uint32_t> rows, const std::uint8_t* in);
   void reserve(std::size_t rows);
+  /// Sets the number of rows; rows added are zero (strings empty).
+  void resize_rows(std::size_t rows);
 
   void* data(ColumnHandle c) { return columns_[c].bytes.get(); }
   const void* data(ColumnHandle c) const { return columns_[c].bytes.get(); }
