@@ -106,7 +106,8 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     CheckpointSink sink;
     if (o.checkpoint_every_s > 0 && p == 0) {
       files = std::make_shared<CheckpointFiles>(
-          o.checkpoint_dir, std::filesystem::path(loaded.experiment.path).stem().string());
+          o.checkpoint_dir, std::filesystem::path(loaded.experiment.path).stem().string(),
+          o.checkpoint_keep);
       sink = checkpoint_sink(identity_of(loaded.experiment, *loaded.registry), files);
     }
     Simulation sim(std::move(loaded.experiment), *loaded.registry, d,

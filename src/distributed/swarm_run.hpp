@@ -34,6 +34,7 @@ struct SwarmRunOptions {
   /// written by process 0 (docs/checkpoints.md).
   double checkpoint_every_s = 0;
   std::string checkpoint_dir = "checkpoints";
+  int checkpoint_keep = 2;  ///< the newest this many are kept
   /// A checkpoint to resume from, already checked against the experiment; or null.
   std::shared_ptr<const Checkpoint> resume;
   /// Called on process 0 after every tick (progress, interruption); return false to stop.

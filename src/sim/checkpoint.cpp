@@ -61,6 +61,9 @@ std::string identity_mismatch(const CheckpointIdentity& saved, const CheckpointI
                            [&](const auto& g) { return g[0] == f[0]; });
     if (it == now.files.end())
       return "the run it comes from loaded " + f[0] + " (" + f[1] + "), this one does not";
+    if ((*it)[1] != f[1])
+      return "the checkpointed run read " + f[1] + " as " + f[0] + ", this one reads " +
+             (*it)[1];
     if ((*it)[2] != f[2])
       return f[0] + " " + f[1] + " differs from the one the checkpointed run read (content hash " +
              f[2] + " then, " + (*it)[2] + " now)";

@@ -206,7 +206,8 @@ void Simulation::resume_controllers_and_logs() {
   std::vector<std::string> ours, theirs;
   for (const auto& l : experiment_.logs) ours.push_back(l.path);
   for (const auto& [path, mark] : resumed_->logs) theirs.push_back(path);
-  if (ours != theirs)
+  // The same number of logs, in the same order; each may have moved (its content is checked).
+  if (ours.size() != theirs.size())
     throw RunError("the checkpointed run wrote the logs " + names(theirs) + " and this run writes " +
                    names(ours) + " (resume with the --log options the checkpointed run had)");
   log::LogHeader h = make_header();

@@ -226,5 +226,71 @@ TEST_F(SwarmCli, APrimaryWhosePortIsTakenSaysSo) {
       << r.err;
 }
 
+// Issue 9 section 6: a distributed run killed with kill -9 goes on from its newest checkpoint
+// (on another number of processes, too) and ends with the uninterrupted run's state and log.
+TEST_F(SwarmCli, ARunKilledWithKill9ResumesFromItsNewestCheckpoint) {
+  const std::string common = kDiffusion + " --threads 1 --length 600";
+  Result ref = run(common + " --quiet --json --log " + path("ref.flog"));
+  ASSERT_EQ(ref.status, 0) << ref.err;
+  const auto ref_json = nlohmann::json::parse(ref.out.substr(ref.out.rfind('\n', ref.out.size() - 2) + 1));
+
+  const std::string ckdir = path("ck");
+  const pid_t pid = spawn({kDiffusion, "--threads", "1", "--length", "600", "--processes", "2",
+                           "--log", path("k.flog"), "--checkpoint-every", "0.3",
+                           "--checkpoint-dir", ckdir});
+  // Killed, with all its processes, once a checkpoint is there and the run went on past it.
+  bool written = false;
+  for (int t = 0; t < 600 && !written; ++t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(ckdir, ec))
+      written = written || e.path().extension() == ".ckpt";
+  }
+  ASSERT_TRUE(written) << "no checkpoint within 12 s";
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const std::vector<pid_t> kids = children_of(pid);
+  kill(pid, SIGKILL);
+  for (pid_t k : kids) kill(k, SIGKILL);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFSIGNALED(st)) << "the run ended before it was killed; make it longer";
+
+  for (const char* processes : {"3", "1"}) {
+    SCOPED_TRACE(std::string(processes) + " processes");
+    fs::copy_file(path("k.flog"), path("r.flog"), fs::copy_options::overwrite_existing);
+    Result r = run("--resume " + ckdir + " --threads 1 --length 600 --quiet --json --log " +
+                   path("r.flog") + " --processes " + processes);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+    EXPECT_EQ(j["state_hash"], ref_json["state_hash"]);
+    EXPECT_GT(j["resumed_from_tick"].get<long long>(), 0);
+    EXPECT_TRUE(slurp(path("r.flog")) == slurp(path("ref.flog")))
+        << "the resumed log differs from the uninterrupted one";
+  }
+}
+
+TEST_F(SwarmCli, ACheckpointOfAnotherRunOrNoCheckpointIsAUserError) {
+  const std::string ckdir = path("ck");
+  Result a = run(kDiffusion + " --length 20 --quiet --checkpoint-every 0.000001 --checkpoint-dir " +
+                 ckdir + " --log " + path("a.flog"));
+  ASSERT_EQ(a.status, 0) << a.err;
+  Result seed = run("--resume " + ckdir + " --seed 99 --length 20 --log " + path("a.flog"));
+  EXPECT_EQ(seed.status, 2);
+  EXPECT_NE(seed.err.find("cannot resume"), std::string::npos) << seed.err;
+  EXPECT_NE(seed.err.find("another seed or option"), std::string::npos) << seed.err;
+  Result other = run("--resume " + ckdir + " " + kFootbot + " --log " + path("a.flog"));
+  EXPECT_EQ(other.status, 2);
+  EXPECT_NE(other.err.find("the checkpointed run read diffusion.xml as the experiment file, "
+                           "this one reads aggregation.xml"),
+            std::string::npos)
+      << other.err;
+  Result none = run("--resume " + path("nothing-here.ckpt"));
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("cannot open checkpoint"), std::string::npos) << none.err;
+  Result empty = run("--resume " + path("a.flog"));
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("is not a fleetsim checkpoint"), std::string::npos) << empty.err;
+}
+
 }  // namespace
 }  // namespace fleetsim

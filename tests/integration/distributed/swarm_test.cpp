@@ -14,158 +14,19 @@
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 #include "support/test_files.hpp"
+#include "swarm_scenario.hpp"
 
 namespace fleetsim {
 namespace {
 
 using fleetsim::testing::slurp;
+using testing::kScript;
+using testing::random_scenario;
+using testing::test_registry;
 
 namespace fs = std::filesystem;
 using distributed::LoadedExperiment;
 using distributed::SyncMode;
-
-/// Loop functions that stir the world near region borders: every few ticks they move a robot
-/// across a border, add one beside a border, remove one, and tag robots; they end the run
-/// early when asked. Deterministic (counter-based draws), as loop functions must be.
-class BorderChurn final : public LoopFunctions {
- public:
-  void init(const Params& p, WorldAccess& w) override {
-    end_at_ = p.integer("end_at", -1);
-    border_x_ = p.real("border_x", 0.0);
-  }
-  void pre_step(WorldAccess& w) override {
-    CounterRng rng(w.seed(), 1, w.tick(), RandomStream::kLoopFunctions);
-    auto ids = w.robots();
-    if (ids.empty() || w.tick() % 3 != 0) return;
-    // Hop a robot to the other side of the border, just across it.
-    const EntityId id = ids[rng.below(static_cast<std::uint32_t>(ids.size()))];
-    const Vec2 p = w.robot_position(id);
-    const double side = p.x < border_x_ ? 1 : -1;
-    w.move_robot(id, {border_x_ + side * (0.05 + 0.3 * rng.uniform()), p.y}, rng.uniform() * 6);
-  }
-  void post_step(WorldAccess& w) override {
-    CounterRng rng(w.seed(), 2, w.tick(), RandomStream::kLoopFunctions);
-    auto ids = w.robots();
-    if (w.tick() % 5 == 0 && ids.size() > 20)
-      w.remove_robot(ids[rng.below(static_cast<std::uint32_t>(ids.size()))]);
-    if (w.tick() % 4 == 0) {
-      const Vec2 at{border_x_ + (rng.uniform() - 0.5) * 0.6, (rng.uniform() - 0.5) * 3.0};
-      w.add_robot("epuck", rng.uniform() < 0.5 ? "walk" : "script", at, rng.uniform() * 6, "added");
-    }
-    if (!ids.empty() && w.tick() % 7 == 0)
-      w.set_robot_tag(ids[rng.below(static_cast<std::uint32_t>(ids.size()))],
-                      "t" + std::to_string(w.tick()));
-    w.set_status("robots " + std::to_string(w.robots().size()));
-  }
-  bool is_finished(const WorldAccess& w) const override {
-    return end_at_ >= 0 && w.tick() >= end_at_;
-  }
-
- private:
-  std::int64_t end_at_ = -1;
-  double border_x_ = 0;
-};
-
-/// A Lua controller whose motion depends on state kept in globals, a table and a local: a
-/// robot that lost any of it on its way to another process would drive differently.
-const char* kScript = R"(
-local turns = 0
-memory = { last = 0, seen = {} }
-function init() robot.leds.set_all_colors("blue") end
-function step()
-  count = (count or 0) + 1
-  local p = robot.proximity
-  local near = 0
-  for i = 1, #p do near = near + p[i].value end
-  memory.seen[#memory.seen % 5 + 1] = near
-  if near > 0.2 or count % 17 == 0 then turns = turns + 1 end
-  local k = (turns % 3) - 1
-  robot.wheels.set_velocity(5 + 2 * k + memory.last, 5 - 2 * k)
-  memory.last = (memory.last + 1) % 3
-  if turns % 2 == 0 then robot.leds.set_all_colors("green") else robot.leds.set_all_colors("red") end
-end
-)";
-
-struct Scenario {
-  std::string xml;
-  int regions = 0;
-};
-
-/// A random experiment: an arena split into 2 to 4 regions (vertical strips, or a 2x2 grid),
-/// robots crowded around the borders, three controllers.
-Scenario random_scenario(std::uint64_t seed, const std::string& script, const std::string& log) {
-  CounterRng rng(seed, 0, 0, RandomStream::kPlacement);
-  // Sizes in whole decimetres (written exactly in the XML).
-  const double w = 6 + static_cast<double>(rng.below(40)) / 10;
-  const double h = 4 + static_cast<double>(rng.below(20)) / 10;
-  const int layout = static_cast<int>(rng.below(3));  // 0: 2 strips, 1: 3 strips, 2: 2x2
-  std::ostringstream physics;
-  int regions = 0;
-  auto box = [&](double x0, double y0, double x1, double y1) {
-    physics << "    <kinematics2d id=\"r" << regions++ << "\" region=\"" << x0 << "," << y0 << ","
-            << x1 << "," << y1 << "\"/>\n";
-  };
-  const double hw = w / 2, hh = h / 2;
-  if (layout == 0) {
-    box(-hw, -hh, 0, hh);
-    box(0, -hh, hw, hh);
-  } else if (layout == 1) {
-    box(-hw, -hh, -hw / 3, hh);
-    box(-hw / 3, -hh, 0, hh);
-    box(0, -hh, hw, hh);
-  } else {
-    box(-hw, -hh, 0, 0);
-    box(0, -hh, hw, 0);
-    box(-hw, 0, 0, hh);
-    box(0, 0, hw, hh);
-  }
-  const int n = 60 + static_cast<int>(rng.below(60));
-  std::ostringstream xml;
-  xml << R"(<?xml version="1.0"?>
-<fleetsim>
-  <framework ticks_per_second="10" length="12" seed=")"
-      << seed << R"("/>
-  <controllers>
-    <controller id="diffuse" type="diffusion" speed="0.12"/>
-    <controller id="walk" type="random_walk" speed="0.12" turn_probability="0.2"/>
-    <controller id="script" type="lua" script=")"
-      << script << R"("/>
-  </controllers>
-  <arena size=")"
-      << w << "," << h << R"(">
-    <wall from="-1,-1" to="1,1"/>
-    <distribute count=")"
-      << n / 3 << R"(" kind="epuck" controller="diffuse" id_prefix="d" region="-1.5,)" << -hh
-      << ",1.5," << hh << R"("/>
-    <distribute count=")"
-      << n / 3 << R"(" kind="epuck" controller="walk" id_prefix="w" region="-1.5,)" << -hh
-      << ",1.5," << hh << R"("/>
-    <distribute count=")"
-      << n / 3 << R"(" kind="epuck" controller="script" id_prefix="s"/>
-  </arena>
-  <physics>
-)" << physics.str()
-      << R"(  </physics>
-  <loop_functions type="border_churn" end_at=")"
-      << 90 + rng.below(30) << R"("/>
-  <log path=")"
-      << log << R"("/>
-</fleetsim>
-)";
-  return {xml.str(), regions};
-}
-
-std::unique_ptr<PluginRegistry> test_registry() {
-  auto reg = std::make_unique<PluginRegistry>();
-  register_builtins(*reg);
-  reg->add_loop_functions(
-      {PluginKind::kLoopFunctions,
-       "border_churn",
-       "test",
-       {{"end_at", "integer", "-1", "tick"}, {"border_x", "real", "0", "metres"}}},
-      [] { return std::make_unique<BorderChurn>(); });
-  return reg;
-}
 
 class Swarm : public ::testing::Test {
  protected:
