@@ -252,7 +252,9 @@ int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& r
     }
     char hash[32];
     std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p0.state_hash));
-    const double simsec = static_cast<double>(p0.ticks * tick_ns) / 1e9;
+    // Simulated in this run (a resumed run began at its checkpoint's tick).
+    const Tick from = resume ? resume->tick : 0;
+    const double simsec = static_cast<double>((p0.ticks - from) * tick_ns) / 1e9;
     const double loop_wall = p0.loop_wall_seconds;
     summary = {
         {"experiment", file},
@@ -287,7 +289,9 @@ int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& r
       summary["error"] = failure;
       status = kExitRuntimeError;
     } else if (!a.quiet) {
-      std::cout << file << ": " << p0.ticks << " ticks, " << simsec << " simulated s in "
+      std::cout << file << ": " << p0.ticks << " ticks"
+                << (from > 0 ? " (from tick " + std::to_string(from) + ")" : "") << ", " << simsec
+                << " simulated s in "
                 << loop_wall << " wall s (" << summary["rtf"].get<double>() << "x real time, "
                 << summary["robot_steps_per_second"].get<double>() << " robot-steps/s, "
                 << (a.network_role == "secondary" ? "process " + std::to_string(p0.process)
@@ -344,6 +348,13 @@ std::shared_ptr<const Checkpoint> prepare_resume(RunArgs& a, int& status) {
   if (!why.empty()) {
     std::cerr << "fleetsim: error: checkpoint " << chosen << " cannot resume " << ex.path << ": "
               << why << "\n";
+    return nullptr;
+  }
+  if (ex.model->length_ticks > 0 && ex.model->length_ticks <= ck->tick) {
+    std::cerr << "fleetsim: error: " << ex.path << " ends at tick " << ex.model->length_ticks
+              << ", and checkpoint " << chosen << " is at tick " << ck->tick
+              << ": nothing to go on with (give a --length beyond "
+              << static_cast<double>(ck->tick * ex.model->tick_period_ns) / 1e9 << " s)\n";
     return nullptr;
   }
   if (!a.quiet)
@@ -416,6 +427,7 @@ int run_command(const RunArgs& given) {
       const Tick total = sim.model().length_ticks;
       ProgressBar bar(!a.quiet);
       sim.start();
+      const Tick from = sim.state().tick;  // a resumed run begins at its checkpoint
       auto loop0 = std::chrono::steady_clock::now();
       CheckpointTimer timer(a.checkpoint_every);
       while (!sim.done() && !g_interrupted.load()) {
@@ -423,7 +435,8 @@ int run_command(const RunArgs& given) {
         timer.after_step(sim);
         double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - loop0).count();
-        double simsec = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
+        double simsec =
+            static_cast<double>((sim.state().tick - from) * sim.model().tick_period_ns) / 1e9;
         bar.update(sim.state().tick, total, wall > 0 ? simsec / wall : 0);
       }
       bar.done();
@@ -432,7 +445,8 @@ int run_command(const RunArgs& given) {
       if (g_interrupted.load()) failure = "interrupted at tick " + std::to_string(sim.state().tick);
       sim.finish();
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      double simsec = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
+      double simsec =
+          static_cast<double>((sim.state().tick - from) * sim.model().tick_period_ns) / 1e9;
       char hash[32];
       std::snprintf(hash, sizeof hash, "%016llx",
                     static_cast<unsigned long long>(sim.state().hash()));
@@ -457,7 +471,9 @@ int run_command(const RunArgs& given) {
         phases[phase_name(static_cast<Phase>(p))] = sim.phase_seconds()[p];
       summary["phase_seconds"] = phases;
       if (!a.quiet) {
-        std::cout << path << ": " << sim.state().tick << " ticks, " << simsec << " simulated s in "
+        std::cout << path << ": " << sim.state().tick << " ticks"
+                  << (from > 0 ? " (from tick " + std::to_string(from) + ")" : "") << ", "
+                  << simsec << " simulated s in "
                   << loop_wall << " wall s (" << summary["rtf"].get<double>() << "x real time, "
                   << summary["robot_steps_per_second"].get<double>() << " robot-steps/s, "
                   << sim.threads() << " threads)\n";
@@ -477,6 +493,7 @@ int run_command(const RunArgs& given) {
         std::cerr << "  go on from the newest checkpoint: fleetsim run --resume "
                   << checkpoints->written().back() << "\n";
       summary["experiment"] = path;
+      if (checkpoints) summary["checkpoints"] = checkpoints->written();
       summary["error"] = failure;
       status = kExitRuntimeError;
     }

@@ -54,16 +54,15 @@ CheckpointIdentity identity_of(const Experiment& ex, const PluginRegistry& regis
 
 std::string identity_mismatch(const CheckpointIdentity& saved, const CheckpointIdentity& now) {
   if (saved.version != now.version)
-    return "it was written by fleetsim " + saved.version + " and this is fleetsim " +
-           now.version + " (a checkpoint resumes with the version that wrote it)";
+    return "it was written by fleetsim " + saved.version + " and this is fleetsim " + now.version +
+           " (a checkpoint resumes with the version that wrote it)";
   for (const auto& f : saved.files) {
     auto it = std::find_if(now.files.begin(), now.files.end(),
                            [&](const auto& g) { return g[0] == f[0]; });
     if (it == now.files.end())
       return "the run it comes from loaded " + f[0] + " (" + f[1] + "), this one does not";
     if ((*it)[1] != f[1])
-      return "the checkpointed run read " + f[1] + " as " + f[0] + ", this one reads " +
-             (*it)[1];
+      return "the checkpointed run read " + f[1] + " as " + f[0] + ", this one reads " + (*it)[1];
     if ((*it)[2] != f[2])
       return f[0] + " " + f[1] + " differs from the one the checkpointed run read (content hash " +
              f[2] + " then, " + (*it)[2] + " now)";
@@ -93,8 +92,8 @@ std::vector<std::uint8_t> encode_checkpoint(const Checkpoint& c) {
   w.raw(c.state.data(), c.state.size());
 
   std::vector<std::uint8_t> out(kHeaderSize + ZSTD_compressBound(body.size()));
-  const std::size_t stored =
-      ZSTD_compress(out.data() + kHeaderSize, out.size() - kHeaderSize, body.data(), body.size(), 1);
+  const std::size_t stored = ZSTD_compress(out.data() + kHeaderSize, out.size() - kHeaderSize,
+                                           body.data(), body.size(), 1);
   if (ZSTD_isError(stored))
     throw CheckpointError(std::string("cannot compress a checkpoint: ") +
                           ZSTD_getErrorName(stored));
@@ -114,8 +113,9 @@ std::vector<std::uint8_t> encode_checkpoint(const Checkpoint& c) {
 
 Checkpoint decode_checkpoint(std::span<const std::uint8_t> bytes, const std::string& what) {
   if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, 8) != 0)
-    throw CheckpointError(what + " is not a fleetsim checkpoint (`fleetsim run --checkpoint-every` "
-                                 "writes them)");
+    throw CheckpointError(what +
+                          " is not a fleetsim checkpoint (`fleetsim run --checkpoint-every` "
+                          "writes them)");
   log::ByteReader r(bytes.data(), kHeaderSize, what);
   r.take(8);
   const std::uint32_t version = r.u32();
@@ -181,8 +181,9 @@ Checkpoint read_checkpoint(const std::string& path, std::string* chosen) {
       }
     }
     if (best < 0)
-      throw CheckpointError(path + " holds no checkpoint (*-tTICK.ckpt files, written by "
-                                   "`fleetsim run --checkpoint-every`)");
+      throw CheckpointError(path +
+                            " holds no checkpoint (*-tTICK.ckpt files, written by "
+                            "`fleetsim run --checkpoint-every`)");
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) throw CheckpointError("cannot open checkpoint " + file + ": " + std::strerror(errno));
@@ -230,15 +231,15 @@ std::string CheckpointFiles::write(Tick tick, const std::vector<std::uint8_t>& b
 }
 
 CheckpointSink checkpoint_sink(CheckpointIdentity id, std::shared_ptr<CheckpointFiles> files) {
-  return [id = std::move(id), files](Tick tick, std::uint64_t hash,
-                                     std::vector<std::uint8_t> state) {
-    Checkpoint c{id, tick, hash, std::move(state)};
-    try {
-      files->write(tick, encode_checkpoint(c));
-    } catch (const CheckpointError& e) {
-      throw RunError(e.what());
-    }
-  };
+  return
+      [id = std::move(id), files](Tick tick, std::uint64_t hash, std::vector<std::uint8_t> state) {
+        Checkpoint c{id, tick, hash, std::move(state)};
+        try {
+          files->write(tick, encode_checkpoint(c));
+        } catch (const CheckpointError& e) {
+          throw RunError(e.what());
+        }
+      };
 }
 
 }  // namespace fleetsim

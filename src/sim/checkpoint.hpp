@@ -57,8 +57,9 @@ CheckpointIdentity identity_of(const Experiment& ex, const PluginRegistry& regis
 std::string identity_mismatch(const CheckpointIdentity& saved, const CheckpointIdentity& now);
 
 std::vector<std::uint8_t> encode_checkpoint(const Checkpoint& c);
-/// Throws CheckpointError ("`what` is not a fleetsim checkpoint", "... is corrupt", "... was
-/// written by a newer format") for anything but a whole, intact checkpoint.
+/// Throws CheckpointError ("`what` is not a fleetsim checkpoint", "... is corrupt", "... has
+/// checkpoint format N; this fleetsim reads format M") for anything but a whole, intact
+/// checkpoint.
 Checkpoint decode_checkpoint(std::span<const std::uint8_t> bytes, const std::string& what);
 
 /// Reads a checkpoint file, or the newest checkpoint (highest tick) in a directory.

@@ -61,6 +61,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
     if (!f) throw RunError("loop functions '" + experiment_.loop_functions + "' have no factory");
     loop_ = (*f)();
   }
+  if (resumed_) check_resumed_logs();
   const auto open = resumed_ ? log::LogOpen::kContinue : log::LogOpen::kCreate;
   for (const auto& spec : experiment_.logs) {
     try {
@@ -248,7 +249,7 @@ void Simulation::start() {
                      "' cannot be checkpointed: " + why +
                      ". Run without --checkpoint-every, or give the type save() and restore() "
                      "(docs/checkpoints.md)");
-    refuse_unsavable_controllers("a checkpoint holds every controller's state");
+    refuse_unsavable_controllers("be checkpointed: a checkpoint holds every controller's state");
   }
   // Every process is there and starts from the same world (after the loop functions' init).
   if (distributed()) hello();

@@ -53,8 +53,10 @@ class Simulation final : private WorldAccess {
   /// One tick: pre-step, sense+control, act, physics, post-step, log.
   void step();
   /// Checkpoints (docs/checkpoints.md). Called on every process before start(); `write` gets
-  /// the saved state of each checkpoint, on the first process only (checkpoint_sink()). start() then throws
-  /// RunError if the loop functions or a per-robot controller cannot save their state.
+  /// the saved state of each checkpoint, on the first process only (checkpoint_sink()).
+  /// start() then throws RunError, on the process given a `write`, if the loop functions or
+  /// one of its per-robot controllers cannot save their state (a distributed run's start
+  /// round checks every process's controllers).
   void enable_checkpoints(CheckpointSink write);
   /// Asks for a checkpoint of the world as it is between two steps (first process; the others
   /// learn of it from its next moves message, and it is taken one tick later). Taken at the
@@ -98,16 +100,25 @@ class Simulation final : private WorldAccess {
     std::vector<std::pair<EntityId, std::vector<std::uint8_t>>> controllers;
     bool has_loop = false;
     std::vector<std::uint8_t> loop;
-    std::vector<std::pair<std::string, log::LogMark>> logs;
+    struct Log {
+      std::string path;
+      log::LogFormat format;
+      log::LogMark mark;
+    };
+    std::vector<Log> logs;
   };
   void restore_world(const std::vector<std::uint8_t>& saved);
   void resume_controllers_and_logs();
+  /// A resumed run writes the logs the checkpointed run wrote: as many, in the same formats.
+  void check_resumed_logs() const;
   void take_checkpoint();
   using SavedControllers = std::vector<std::pair<EntityId, std::vector<std::uint8_t>>>;
   /// A checkpoint's rounds (before the handoff, in its round): every robot's columns from the
   /// process holding it, then every process's controllers (`mine`). Returns all of them, by
   /// robot id.
   SavedControllers checkpoint_rounds(const SavedControllers& mine);
+  /// Saves `c`'s state into `out`; returns why it could not (empty when it did).
+  static std::string save_controller(const Controller& c, std::vector<std::uint8_t>& out);
   /// Throws RunError naming a per-robot controller that cannot save its state, saying why
   /// it would have to (`need`).
   void refuse_unsavable_controllers(const std::string& need) const;

@@ -8,7 +8,8 @@
 //     x str)
 //   u64 c, c x (u32 robot id, u32 length, the per-robot controller's save() bytes), by id
 //   u8 has loop functions, u32 length, their save() bytes
-//   u32 l, l x (str path, u64 bytes, u64 hash, u32 length, the writer's state): the logs
+//   u32 l, l x (str path, u8 format (0 frames, 1 deeco), u64 bytes, u64 hash, u32 length,
+//     the writer's state): the logs
 //   u64 WorldState::hash() of the world above
 #include <algorithm>
 #include <cmath>
@@ -56,8 +57,7 @@ void restore_columns(ColumnStore& s, log::ByteReader& r, const char* what) {
     const std::uint32_t width = r.u32();
     if (name != d.name || type != d.type || width != d.width)
       throw RunError(std::string("the checkpoint's ") + what + " column '" + name +
-                     "' is not this run's '" + d.name +
-                     "' (another set of parts or plug-ins)");
+                     "' is not this run's '" + d.name + "' (another set of parts or plug-ins)");
     row_bytes += d.type == ColumnType::kString ? 4 * d.width : d.row_bytes();
   }
   s.resize_rows(r.count(rows, std::max<std::size_t>(row_bytes, 1)));
@@ -102,6 +102,27 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved) {
     // The id index, and what every row must be for the engine to step it.
     s.index_of.assign(next, kNoIndex);
     s.is_object.assign(next, 0);
+    // Real numbers are finite (a NaN would spread through the next tick's physics).
+    for (ColumnStore* store : {&s.robots, &s.objects})
+      for (ColumnHandle c = 0; c < store->schema().size(); ++c) {
+        const ColumnDesc& d = store->desc(c);
+        const std::size_t n = store->rows() * d.width;
+        if (d.type == ColumnType::kF64) {
+          const auto* v = static_cast<const double*>(store->data(c));
+          if (!std::all_of(v, v + n, [](double x) { return std::isfinite(x); }))
+            corrupt("a non-finite '" + d.name + "'");
+        } else if (d.type == ColumnType::kF32) {
+          const auto* v = static_cast<const float*>(store->data(c));
+          if (!std::all_of(v, v + n, [](float x) { return std::isfinite(x); }))
+            corrupt("a non-finite '" + d.name + "'");
+        }
+      }
+    // Robots stay in the arena; a position far outside it (1e300) would make the spatial
+    // index meaningless.
+    const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
+    auto inside = [&](double x, double y) {
+      return x >= lo.x - 1e6 && x <= hi.x + 1e6 && y >= lo.y - 1e6 && y <= hi.y + 1e6;
+    };
     const auto ids = s.robot_id();
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (ids[i] >= next || (i > 0 && ids[i] <= ids[i - 1])) corrupt("robot ids out of order");
@@ -109,8 +130,9 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved) {
       if (s.robot_kind()[i] >= model_->kinds.size() || !model_->kinds[s.robot_kind()[i]].in_run ||
           s.robot_controller()[i] >= model_->controllers.size() ||
           s.robot_engine()[i] >= model_->engines.size() || s.robot_tag()[i] >= ntags ||
-          !std::isfinite(s.x()[i]) || !std::isfinite(s.y()[i]) || !std::isfinite(s.theta()[i]))
-        corrupt("robot '" + s.robot_name()[i] + "' has a kind, controller, region, tag or pose "
+          !inside(s.x()[i], s.y()[i]) || !std::isfinite(s.theta()[i]))
+        corrupt("robot '" + s.robot_name()[i] +
+                "' has a kind, controller, region, tag or pose "
                 "this run does not have");
     }
     const auto oids = s.object_id();
@@ -137,16 +159,19 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved) {
     const std::uint32_t nloop = r.u32();
     const std::uint8_t* loop = r.take(nloop);
     resumed_->loop.assign(loop, loop + nloop);
-    const std::size_t nlogs = r.count(r.u32(), 28);
-    for (std::size_t l = 0; l < nlogs; ++l) {
-      std::string path = r.str();
-      log::LogMark m;
-      m.bytes = r.u64();
-      m.hash = r.u64();
+    const std::size_t nlogs = r.count(r.u32(), 29);
+    for (std::size_t k = 0; k < nlogs; ++k) {
+      Resumed::Log l;
+      l.path = r.str();
+      const std::uint8_t format = r.u8();
+      if (format > 1) corrupt("a log of an unknown format");
+      l.format = format == 1 ? log::LogFormat::kDeeco : log::LogFormat::kFrames;
+      l.mark.bytes = r.u64();
+      l.mark.hash = r.u64();
       const std::uint32_t len = r.u32();
       const std::uint8_t* st = r.take(len);
-      m.state.assign(st, st + len);
-      resumed_->logs.emplace_back(std::move(path), std::move(m));
+      l.mark.state.assign(st, st + len);
+      resumed_->logs.push_back(std::move(l));
     }
     const std::uint64_t hash = r.u64();
     if (r.remaining() != 0) corrupt("bytes after its end");
@@ -196,29 +221,41 @@ void Simulation::resume_controllers_and_logs() {
     }
   }
 
-  // The logs go on where they were (the first process writes them).
-  if (writers_.empty()) return;
-  auto names = [](const std::vector<std::string>& paths) {
-    std::string s;
-    for (const auto& p : paths) s += (s.empty() ? "" : ", ") + p;
-    return s.empty() ? std::string("none") : s;
-  };
-  std::vector<std::string> ours, theirs;
-  for (const auto& l : experiment_.logs) ours.push_back(l.path);
-  for (const auto& [path, mark] : resumed_->logs) theirs.push_back(path);
-  // The same number of logs, in the same order; each may have moved (its content is checked).
-  if (ours.size() != theirs.size())
-    throw RunError("the checkpointed run wrote the logs " + names(theirs) + " and this run writes " +
-                   names(ours) + " (resume with the --log options the checkpointed run had)");
+  // The logs go on where they were (the first process writes them; check_resumed_logs()).
   log::LogHeader h = make_header();
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     h.every = experiment_.logs[w].every;
     try {
-      writers_[w]->resume(h, resumed_->logs[w].second);
+      writers_[w]->resume(h, resumed_->logs[w].mark);
     } catch (const std::exception& e) {
-      throw RunError("cannot continue log '" + ours[w] + "': " + e.what());
+      throw RunError("cannot continue log '" + experiment_.logs[w].path + "': " + e.what());
     }
   }
+}
+
+void Simulation::check_resumed_logs() const {
+  if (experiment_.logs.empty()) return;  // (another process of a distributed run writes them)
+  auto names = [](const auto& logs) {
+    std::string s;
+    for (const auto& l : logs) s += (s.empty() ? "" : ", ") + l.path;
+    return s.empty() ? std::string("none") : s;
+  };
+  // As many logs, in the same order and formats; each may have moved (its content decides).
+  const auto& theirs = resumed_->logs;
+  if (experiment_.logs.size() != theirs.size())
+    throw RunError("the checkpointed run wrote the logs " + names(theirs) +
+                   " and this run writes " + names(experiment_.logs) +
+                   " (resume with the --log options the checkpointed run had)");
+  for (std::size_t w = 0; w < theirs.size(); ++w)
+    if (experiment_.logs[w].format != theirs[w].format) {
+      auto format = [](log::LogFormat f) {
+        return f == log::LogFormat::kDeeco ? "deeco" : "frames";
+      };
+      throw RunError("the checkpointed run wrote " + theirs[w].path + " as a " +
+                     format(theirs[w].format) + " log and this run writes " +
+                     experiment_.logs[w].path + " as a " + format(experiment_.logs[w].format) +
+                     " log (resume with the --log-format the checkpointed run had)");
+    }
 }
 
 void Simulation::enable_checkpoints(CheckpointSink write) {
@@ -243,14 +280,8 @@ void Simulation::take_checkpoint() {
     Controller* c = id < instances_.size() ? instances_[id].get() : nullptr;
     if (!c) continue;
     std::vector<std::uint8_t> bytes;
-    bool ok = false;
-    std::string why = "its type cannot save its state";
-    try {
-      ok = c->save(bytes);
-    } catch (const std::exception& e) {
-      why = e.what();
-    }
-    if (!ok) {
+    const std::string why = save_controller(*c, bytes);
+    if (!why.empty()) {
       const auto& decl = model_->controllers[state_.robot_controller()[i]];
       throw RunError("tick " + std::to_string(state_.tick) + ": checkpoint: robot '" +
                      state_.robot_name()[i] + "', controller '" + decl.id + "': " + why);
@@ -298,6 +329,7 @@ void Simulation::take_checkpoint() {
                      experiment_.logs[l].path + "': " + e.what());
     }
     w.str(experiment_.logs[l].path);
+    w.u8(experiment_.logs[l].format == log::LogFormat::kDeeco ? 1 : 0);
     w.u64(m.bytes);
     w.u64(m.hash);
     w.u32(static_cast<std::uint32_t>(m.state.size()));

@@ -105,6 +105,15 @@ void Simulation::desync(int from, const std::string& what) const {
                  "built from different experiments or plug-ins)");
 }
 
+std::string Simulation::save_controller(const Controller& c, std::vector<std::uint8_t>& out) {
+  try {
+    if (c.save(out)) return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "its type cannot save its state (Controller::save returns false)";
+}
+
 void Simulation::refuse_unsavable_controllers(const std::string& need) const {
   // One probe per controller declaration, on the first robot that has its own instance.
   std::vector<bool> checked(model_->controllers.size(), false);
@@ -115,14 +124,8 @@ void Simulation::refuse_unsavable_controllers(const std::string& need) const {
     if (!ctrl || checked[c]) continue;
     checked[c] = true;
     std::vector<std::uint8_t> probe;
-    bool can = false;
-    std::string why = "its type cannot save its state (Controller::save returns false)";
-    try {
-      can = ctrl->save(probe);
-    } catch (const std::exception& e) {
-      why = e.what();
-    }
-    if (!can) {
+    const std::string why = save_controller(*ctrl, probe);
+    if (!why.empty()) {
       const auto& decl = model_->controllers[c];
       throw RunError("controller '" + decl.id + "' (type '" + decl.type + "') cannot " + need +
                      ", and " + why +

@@ -15,6 +15,7 @@
 #include "frame_log_packing.hpp"
 #include "log/frame_log_reader.hpp"
 #include "plugins/builtins.hpp"
+#include "sim/checkpoint.hpp"
 #include "sim/simulation.hpp"
 #include "swarm_scene.hpp"
 #include "transport/wire.hpp"
@@ -138,6 +139,38 @@ void write_swarm_seeds(const fs::path& dir) {
   }
 }
 
+/// Checkpoints of the swarm scene (fuzz_checkpoint's input): the file (mode 0) and the saved
+/// state (mode 1), early and late in the run.
+void write_checkpoint_seeds(const fs::path& dir) {
+  PluginRegistry registry;
+  register_builtins(registry);
+  Diagnostics d;
+  auto ex = parse_experiment(fuzz::kSwarmScene, "swarm.xml", registry, {}, d);
+  if (!ex) throw std::runtime_error("the swarm scene does not load");
+  const CheckpointIdentity id = identity_of(*ex, registry);
+  Simulation sim(std::move(*ex), registry);
+  std::vector<Checkpoint> taken;
+  sim.enable_checkpoints([&](Tick t, std::uint64_t hash, std::vector<std::uint8_t> state) {
+    taken.push_back({id, t, hash, std::move(state)});
+  });
+  sim.start();
+  while (!sim.done()) {
+    sim.step();
+    if (sim.state().tick == 2 || sim.state().tick == 7) sim.request_checkpoint();
+  }
+  sim.finish();
+  for (const Checkpoint& c : taken) {
+    const std::string tick = std::to_string(c.tick);
+    std::vector<std::uint8_t> file{0};
+    const auto bytes = encode_checkpoint(c);
+    file.insert(file.end(), bytes.begin(), bytes.end());
+    write_bytes(dir / ("file-" + tick + ".bin"), file.data(), file.size());
+    std::vector<std::uint8_t> state{1};
+    state.insert(state.end(), c.state.begin(), c.state.end());
+    write_bytes(dir / ("state-" + tick + ".bin"), state.data(), state.size());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,7 +180,7 @@ int main(int argc, char** argv) {
   }
   const fs::path src = argv[1], out = argv[2];
   try {
-    for (const char* h : {"frame_log", "frame_log_packed", "deeco_log", "wire", "swarm"})
+    for (const char* h : {"frame_log", "frame_log_packed", "deeco_log", "wire", "swarm", "checkpoint"})
       fs::create_directories(out / h);
 
     // Frame logs: tags, objects and LEDs (deeco), Lua foot-bots (footbot), version 1.
@@ -181,6 +214,7 @@ int main(int argc, char** argv) {
 
     write_wire_seeds(out / "wire");
     write_swarm_seeds(out / "swarm");
+    write_checkpoint_seeds(out / "checkpoint");
   } catch (const std::exception& e) {
     std::cerr << "make_seeds: " << e.what() << "\n";
     return 1;

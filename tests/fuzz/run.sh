@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "$1" && pwd)"
 seconds="$2"
 shift 2
-harnesses=(experiment federation view_config png_bitmap frame_log frame_log_packed deeco_log wire swarm)
+harnesses=(experiment federation view_config png_bitmap frame_log frame_log_packed deeco_log wire swarm checkpoint)
 if (( $# > 0 )); then harnesses=("$@"); fi
 
 work="$build/fuzz"

@@ -167,8 +167,8 @@ TEST_F(Checkpoints, ACheckpointThatDoesNotFitIsRefusedSayingWhy) {
   EXPECT_NE(refused({bytes.begin(), bytes.end() - 100}).find("cut short"), std::string::npos);
   EXPECT_NE(refused({bytes.begin(), bytes.begin() + 20}).find("is not a fleetsim checkpoint"),
             std::string::npos);
-  EXPECT_NE(refused(std::vector<std::uint8_t>(slurp(script_).begin(), slurp(script_).end()))
-                .find("is not a fleetsim checkpoint"),
+  const std::string text = slurp(script_);
+  EXPECT_NE(refused({text.begin(), text.end()}).find("is not a fleetsim checkpoint"),
             std::string::npos);
 
   // Another experiment, another seed, another version: named.

@@ -88,7 +88,8 @@ struct Scenario {
 
 /// A random experiment: an arena split into 2 to 4 regions (vertical strips, or a 2x2 grid),
 /// robots crowded around the borders, three controllers.
-inline Scenario random_scenario(std::uint64_t seed, const std::string& script, const std::string& log) {
+inline Scenario random_scenario(std::uint64_t seed, const std::string& script,
+                                const std::string& log) {
   CounterRng rng(seed, 0, 0, RandomStream::kPlacement);
   // Sizes in whole decimetres (written exactly in the XML).
   const double w = 6 + static_cast<double>(rng.below(40)) / 10;
