@@ -193,5 +193,28 @@ TEST(Registry, EveryBuiltinIsDocumented) {
     EXPECT_FALSE(reg.names(kind).empty()) << to_string(kind);
 }
 
+// Every option `fleetsim run --help` lists is documented: in README.md or a page of docs/.
+TEST_F(Cli, EveryRunOptionIsDocumented) {
+  Result help = run("run --help");
+  ASSERT_EQ(help.status, 0) << help.err;
+  std::string docs = slurp(kSrc + "/README.md");
+  for (const auto& page : fs::directory_iterator(kSrc + "/docs"))
+    if (page.path().extension() == ".md") docs += slurp(page.path().string());
+  int options = 0;
+  for (std::size_t at = help.out.find("--"); at != std::string::npos;
+       at = help.out.find("--", at + 2)) {
+    std::size_t end = at + 2;
+    while (end < help.out.size() && (std::isalnum(static_cast<unsigned char>(help.out[end])) ||
+                                     help.out[end] == '-'))
+      ++end;
+    const std::string option = help.out.substr(at, end - at);
+    if (option.size() < 4 || option == "--help") continue;
+    ++options;
+    EXPECT_NE(docs.find("`" + option), std::string::npos)
+        << option << " is not documented in README.md or docs/";
+  }
+  EXPECT_GE(options, 20) << help.out;
+}
+
 }  // namespace
 }  // namespace fleetsim
