@@ -12,6 +12,7 @@
 
 #include "federation/launcher.hpp"
 #include "core/diagnostics.hpp"
+#include "transport/curve.hpp"
 
 namespace fleetsim::federation {
 
@@ -32,6 +33,7 @@ struct CommandLine {
   std::string ipc_dir;
   long parent_pid = 0;
   bool quiet = false;
+  std::string secret_keys;
 };
 
 void add_common(CLI::App& cmd, CommandLine& cl) {
@@ -55,6 +57,10 @@ void add_common(CLI::App& cmd, CommandLine& cl) {
                  "Seconds a node may block before it reports whom it is waiting for")
       ->check(CLI::PositiveNumber);
   cmd.add_flag("--quiet", cl.quiet, "Do not print the per-node summary lines");
+  cmd.add_option("--secret-keys", cl.secret_keys,
+                 "zmq, authenticated federations: the directory holding NODE.key, the secret "
+                 "keys of the nodes run here (`fleetsim keygen`; never the directory of public "
+                 "keys the federation file names)");
 }
 
 // Loads the federation and applies the options; prints diagnostics. Status 2 on errors.
@@ -75,6 +81,7 @@ int prepare(const CommandLine& cl, Federation& fed, RunOptions& options) {
   options.wait_report_after =
       std::chrono::milliseconds(std::max<std::int64_t>(1, std::llround(cl.wait_report_s * 1000)));
   options.quiet = cl.quiet;
+  options.secret_keys_dir = cl.secret_keys;
   return kExitOk;
 }
 
@@ -104,6 +111,37 @@ void add_commands(CLI::App& app, int& status) {
       status = launch_threads(fed, options);
     else
       status = launch_processes(fed, launch_cl->federation, options);
+  });
+
+  struct KeygenArgs {
+    std::vector<std::string> names;
+    std::string public_dir = "public-keys", secret_dir = "secret-keys";
+  };
+  auto keygen_cl = std::make_shared<KeygenArgs>();
+  auto* keygen = app.add_subcommand(
+      "keygen",
+      "Make CURVE key pairs for the nodes of an authenticated federation "
+      "(docs/federation-format.md, \"Authentication\"): NAME.pub (the public key: the "
+      "federation's <authentication public_keys=\"DIR\"> names its directory) and NAME.key (the "
+      "secret key, mode 0600: give its directory to the node's machine with --secret-keys; never "
+      "share it).");
+  keygen->add_option("NAME", keygen_cl->names, "node names")->required();
+  keygen->add_option("--public-dir", keygen_cl->public_dir,
+                     "where the public keys go (default: public-keys)");
+  keygen->add_option("--secret-dir", keygen_cl->secret_dir,
+                     "where the secret keys go (default: secret-keys)");
+  keygen->callback([keygen_cl, &status] {
+    status = kExitOk;
+    for (const auto& name : keygen_cl->names) {
+      try {
+        auto [pub, sec] = transport::write_curve_key_files(name, keygen_cl->public_dir,
+                                                           keygen_cl->secret_dir);
+        std::cout << name << ": public key " << pub << ", secret key " << sec << "\n";
+      } catch (const std::exception& e) {
+        std::cerr << "fleetsim keygen: error: " << e.what() << "\n";
+        status = kExitUserError;
+      }
+    }
   });
 
   auto node_cl = std::make_shared<CommandLine>();

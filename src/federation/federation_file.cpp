@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <set>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/xml_reader.hpp"
+#include "transport/curve.hpp"
 
 namespace fleetsim::federation {
 
@@ -151,6 +153,7 @@ transport::FederationLayout Federation::layout() const {
     transport::NodeLayout nl;
     nl.name = nodes[n].name;
     nl.endpoint = nodes[n].endpoint;
+    nl.public_key = nodes[n].public_key;
     for (std::size_t i = 0; i < nodes[n].inputs.size(); ++i) {
       const FlowDecl& f = flow_into(n, i);
       auto id = static_cast<transport::FlowId>(&f - flows.data());
@@ -192,7 +195,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     root.error(fmt::format("root element is <{}> (expected <federation>)", root.name()));
     return std::nullopt;
   }
-  root.check_children({"node", "flow"});
+  root.check_children({"node", "flow", "authentication"});
   fed.until = duration_attr(root, "until", 0, true).value_or(0);
   if (root.has("until") && fed.until <= 0 && parse_duration(root.text("until")))
     root.error("attribute 'until' of <federation> must be positive (the end time, e.g. 2s)");
@@ -256,6 +259,27 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
   }
   std::vector<std::string> node_names;
   for (const auto& n : fed.nodes) node_names.push_back(n.name);
+
+  // Authentication: every node's public key, from the directory the file names.
+  auto auth = root.children("authentication");
+  for (std::size_t k = 1; k < auth.size(); ++k)
+    auth[k].error("a second <authentication> (a federation has one key directory)");
+  if (!auth.empty()) {
+    XmlElement& a = auth.front();
+    const std::string dir = file.resolve(a.text("public_keys", "", true));
+    a.finish();
+    if (!dir.empty())
+      for (auto& n : fed.nodes) {
+        const std::string key = (std::filesystem::path(dir) / (n.name + ".pub")).string();
+        try {
+          n.public_key = transport::read_curve_key_file(key);
+        } catch (const std::exception& e) {
+          a.error(fmt::format("node '{}' has no public key: {} (make its key pair with "
+                              "`fleetsim keygen {} --public-dir {}`)",
+                              n.name, e.what(), n.name, dir));
+        }
+      }
+  }
 
   // Resolves "node.port"; reports and returns nullopt when it names nothing.
   auto resolve = [&](XmlElement& fe, const std::string& ref,

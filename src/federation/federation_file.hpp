@@ -30,6 +30,7 @@ struct NodeDecl {
   std::string kind_name;  ///< as written
   std::string program;    ///< kProgram: the executable (resolved against the file's directory)
   std::string endpoint;   ///< zmq: "tcp://host:port" or "ipc://path"; may be empty
+  std::string public_key;  ///< CURVE (Z85), from <authentication public_keys>; may be empty
   std::vector<PortDecl> inputs;
   std::vector<PortDecl> outputs;
   SourceLocation where;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/diagnostics.hpp"
+#include "transport/curve.hpp"
 #include "transport/inproc_transport.hpp"
 #include "transport/zmq_transport.hpp"
 
@@ -128,6 +129,8 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
                              std::to_string(options.until.value_or(fed.until)), "--wait-report",
                              fmt::format("{}", options.wait_report_after.count() / 1000.0)});
     if (options.quiet) args.push_back("--quiet");
+    if (!options.secret_keys_dir.empty())
+      args.insert(args.end(), {"--secret-keys", options.secret_keys_dir});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -204,7 +207,24 @@ int run_zmq_node(const Federation& fed, const std::string& name, const RunOption
   NodeRun run(fed, index, options);
   NodeResult result;
   try {
-    auto port = transport::make_zmq_port(fed.layout(), name, run.port_options());
+    transport::ZmqOptions zo;
+    const std::string& endpoint = fed.nodes[index].endpoint;
+    if (fed.nodes[index].public_key.empty() && endpoint.rfind("tcp://", 0) == 0 &&
+        endpoint.rfind("tcp://127.", 0) != 0 && endpoint.rfind("tcp://localhost:", 0) != 0)
+      log_line(fmt::format(
+          "warning: node '{}' listens on {} without authentication: anyone who can reach it "
+          "can send it messages (add <authentication> to {}: docs/federation-format.md)",
+          name, endpoint, fed.path));
+    if (!fed.nodes[index].public_key.empty()) {
+      if (options.secret_keys_dir.empty())
+        throw std::runtime_error(fmt::format(
+            "node '{}': {} requires authentication: give --secret-keys DIR (DIR/{}.key, from "
+            "`fleetsim keygen {}`)",
+            name, fed.path, name, name));
+      zo.secret_key = transport::read_curve_key_file(
+          (std::filesystem::path(options.secret_keys_dir) / (name + ".key")).string());
+    }
+    auto port = transport::make_zmq_port(fed.layout(), name, run.port_options(), zo);
     result = run.run(*port);
   } catch (const std::exception& e) {
     result.name = name;

@@ -25,6 +25,9 @@ struct RunOptions {
   std::string ipc_dir;       ///< zmq: endpoints ipc://DIR/NODE for nodes without one
   std::string node_program;  ///< zmq launch: executable with a `node` subcommand
   bool quiet = false;        ///< no per-node summary lines
+  /// zmq, authenticated federations: the directory holding NODE.key, this machine's nodes'
+  /// secret keys (never a directory the federation file names).
+  std::string secret_keys_dir;
 };
 
 /// How a node ended.

@@ -38,6 +38,9 @@ struct NodeLayout {
   std::string endpoint;  ///< zmq only: "tcp://host:port" or "ipc://path"
   std::vector<InputLink> inputs;
   std::vector<OutputLink> outputs;
+  /// zmq only: the node's CURVE public key (Z85); empty when the federation is not
+  /// authenticated (then every node's is empty). transport/curve.hpp.
+  std::string public_key;
 };
 
 /// The wiring of every node of a federation (every process holds the whole of it).

@@ -1,7 +1,11 @@
 #include "transport/zmq_transport.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <deque>
 #include <map>
 #include <optional>
@@ -10,6 +14,7 @@
 #include <fmt/format.h>
 #include <zmq.hpp>
 
+#include "transport/curve.hpp"
 #include "transport/wire.hpp"
 
 namespace fleetsim::transport {
@@ -65,6 +70,87 @@ std::string link_endpoint(const FederationLayout& layout, const std::string& sin
   return e + "." + std::to_string(k);
 }
 
+/// The ZeroMQ authentication (ZAP) handler of a node's context: a bound link (domain = the
+/// name of the node feeding it) accepts a CURVE client only if its public key is the one the
+/// federation lists for that node. Runs on its own thread; refusals are queued for the port's
+/// thread to log.
+class ZapHandler {
+ public:
+  ZapHandler(zmq::context_t& ctx, std::map<std::string, std::string> allowed)
+      : socket_(ctx, zmq::socket_type::rep), allowed_(std::move(allowed)) {
+    socket_.set(zmq::sockopt::linger, 0);
+    socket_.bind("inproc://zeromq.zap.01");
+    thread_ = std::thread([this] { run(); });
+  }
+  ~ZapHandler() {
+    stop_ = true;
+    thread_.join();
+  }
+  /// Refusals since the last call, as log lines.
+  std::vector<std::string> take_refusals() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(refusals_, {});
+  }
+
+ private:
+  void run() {
+    while (!stop_) {
+      zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+      if (zmq::poll(&item, 1, std::chrono::milliseconds(50)) <= 0) continue;
+      std::vector<zmq::message_t> request;
+      do {
+        request.emplace_back();
+        if (!socket_.recv(request.back(), zmq::recv_flags::none)) return;
+      } while (request.back().more());
+      // version, request id, domain, address, identity, mechanism, credentials...
+      auto frame = [&](std::size_t k) {
+        return k < request.size() ? request[k].to_string() : std::string();
+      };
+      const std::string domain = frame(2), address = frame(3), mechanism = frame(5);
+      bool ok = false;
+      auto it = allowed_.find(domain);
+      if (mechanism == "CURVE" && it != allowed_.end() && request.size() > 6 &&
+          request[6].size() == 32)
+        ok = std::memcmp(request[6].data(), it->second.data(), 32) == 0;
+      if (!ok) {
+        std::lock_guard lock(mutex_);
+        const std::uint64_t n = ++refused_[domain];
+        if (n <= 3 || n % 1000 == 0)
+          refusals_.push_back(fmt::format(
+              "refused a connection from {} on the link from '{}' ({} so far): {}", address,
+              domain, n,
+              mechanism != "CURVE" ? "it did not authenticate (no CURVE key)"
+                                   : "its key is not the one the federation lists for '" +
+                                         domain + "'"));
+      }
+      const std::string version = "1.0", code = ok ? "200" : "400";
+      const std::string text = ok ? "OK" : "key not listed for this link";
+      socket_.send(zmq::buffer(version), zmq::send_flags::sndmore);
+      socket_.send(request.size() > 1 ? std::move(request[1]) : zmq::message_t(),
+                   zmq::send_flags::sndmore);
+      socket_.send(zmq::buffer(code), zmq::send_flags::sndmore);
+      socket_.send(zmq::buffer(text), zmq::send_flags::sndmore);
+      socket_.send(zmq::buffer(domain), zmq::send_flags::sndmore);
+      socket_.send(zmq::message_t(), zmq::send_flags::none);
+    }
+  }
+
+  zmq::socket_t socket_;
+  std::map<std::string, std::string> allowed_;  ///< domain (feeding node) -> binary key
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::vector<std::string> refusals_;
+  std::map<std::string, std::uint64_t> refused_;
+  std::thread thread_;
+};
+
+std::string binary_key(const std::string& z85) {
+  std::string bin(32, '\0');
+  if (!zmq_z85_decode(reinterpret_cast<std::uint8_t*>(bin.data()), z85.c_str()))
+    throw std::runtime_error("not a Z85 key");
+  return bin;
+}
+
 /// A node's view of the ZeroMQ federation. Single-threaded: only the node's thread calls it;
 /// ZeroMQ's own I/O thread does the network work.
 class ZmqPort final : public Port {
@@ -72,6 +158,30 @@ class ZmqPort final : public Port {
   ZmqPort(const FederationLayout& layout, const NodeLayout& self, PortOptions options,
           ZmqOptions zo)
       : Port(self, std::move(options)), zopt_(zo), until_(layout.until) {
+    // Authentication: every node lists a public key, or none does.
+    const bool curve = !self.public_key.empty();
+    for (const auto& n : layout.nodes)
+      if (n.public_key.empty() == curve)
+        throw std::logic_error("zmq transport: some nodes have keys and some do not");
+    std::string my_secret, my_public;
+    if (curve) {
+      if (zopt_.secret_key.empty())
+        throw std::runtime_error(fmt::format(
+            "node '{}': the federation requires authentication: give this node its secret key "
+            "(--secret-keys DIR, with DIR/{}.key from `fleetsim keygen {}`)",
+            self.name, self.name, self.name));
+      if (curve_public_of(zopt_.secret_key) != self.public_key)
+        throw std::runtime_error(fmt::format(
+            "node '{}': its secret key is not the one whose public key the federation lists "
+            "for it (the key files do not match: make them again with `fleetsim keygen`)",
+            self.name));
+      my_secret = binary_key(zopt_.secret_key);
+      my_public = binary_key(self.public_key);
+      std::map<std::string, std::string> allowed;
+      for (const auto& source : feeding_nodes(self))
+        allowed[source] = binary_key(layout.find(source)->public_key);
+      zap_ = std::make_unique<ZapHandler>(ctx_, std::move(allowed));
+    }
     int monitor_id = 0;
     auto monitored = [&](zmq::socket_type type, std::size_t hwm) {
       zmq::socket_t s(ctx_, type);
@@ -83,9 +193,11 @@ class ZmqPort final : public Port {
       s.set(zmq::sockopt::sndhwm, static_cast<int>(std::max<std::size_t>(hwm, 1)));
       s.set(zmq::sockopt::rcvhwm, static_cast<int>(std::max<std::size_t>(hwm, 1)));
       std::string address = "inproc://fleetsim-monitor-" + std::to_string(monitor_id++);
-      int rc =
-          zmq_socket_monitor(s.handle(), address.c_str(),
-                             ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED);
+      int rc = zmq_socket_monitor(s.handle(), address.c_str(),
+                                  ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED |
+                                      ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                                      ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                      ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
       if (rc != 0) throw zmq::error_t();
       zmq::socket_t m(ctx_, zmq::socket_type::pair);
       m.set(zmq::sockopt::linger, 0);
@@ -99,9 +211,16 @@ class ZmqPort final : public Port {
       for (const auto& in : layout_.inputs)
         if (in.source == source) hwm = std::max(hwm, in.capacity);
       auto [s, m] = monitored(zmq::socket_type::pull, hwm);
+      if (curve) {  // the server of the link: only `source` may connect
+        s.set(zmq::sockopt::curve_server, 1);
+        check_rc(zmq_setsockopt(s.handle(), ZMQ_CURVE_SECRETKEY, my_secret.data(), 32));
+        s.set(zmq::sockopt::zap_domain, source);
+      }
       std::string endpoint = link_endpoint(layout, layout_.name, source);
       std::string bind_to = endpoint;
-      if (bind_to.rfind("tcp://", 0) == 0)
+      // A loopback endpoint binds the loopback interface only; another host binds every
+      // interface (the name others reach this machine by need not be one of its own).
+      if (bind_to.rfind("tcp://", 0) == 0 && bind_to.rfind("tcp://127.", 0) != 0)
         bind_to = "tcp://*" + endpoint.substr(endpoint.rfind(':'));
       try {
         s.bind(bind_to);
@@ -136,6 +255,12 @@ class ZmqPort final : public Port {
             for (const auto& in : n->inputs)
               if (in.source == layout_.name) hwm = std::max(hwm, in.capacity);
           auto [s, m] = monitored(zmq::socket_type::push, hwm);
+          if (curve) {  // the client: proves it is this node, and that it reached `sink`
+            const std::string server = binary_key(layout.find(sink)->public_key);
+            check_rc(zmq_setsockopt(s.handle(), ZMQ_CURVE_SERVERKEY, server.data(), 32));
+            check_rc(zmq_setsockopt(s.handle(), ZMQ_CURVE_PUBLICKEY, my_public.data(), 32));
+            check_rc(zmq_setsockopt(s.handle(), ZMQ_CURVE_SECRETKEY, my_secret.data(), 32));
+          }
           s.connect(link_endpoint(layout, sink, layout_.name));
           SendLink l;
           l.peer = sink;
@@ -218,6 +343,8 @@ class ZmqPort final : public Port {
   void close() override {
     if (shut_) return;
     closed_ = true;
+    for (auto& r : recv_) read_events(r);  // (refused connections not yet logged)
+    log_refusals();
     for (auto& r : recv_) {
       zmq_socket_monitor(r.socket.handle(), nullptr, 0);
       r.monitor.close();
@@ -250,6 +377,7 @@ class ZmqPort final : public Port {
     std::size_t held_input = 0;
     std::vector<std::size_t> inputs;
     std::uint64_t refused = 0;
+    std::uint64_t handshakes_failed = 0;
   };
   struct SendLink {
     std::string peer;
@@ -299,6 +427,7 @@ class ZmqPort final : public Port {
       next_monitor_check_ = now + std::chrono::milliseconds(20);
       for (auto& r : recv_) read_events(r);
       for (auto& l : send_) read_events(l);
+      log_refusals();
     }
   }
 
@@ -355,6 +484,13 @@ class ZmqPort final : public Port {
       if (e->first == ZMQ_EVENT_ACCEPTED) {
         r.connections.insert(e->second);
         r.gone = false;
+      } else if (e->first == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
+                 e->first == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
+        // A peer that did not speak CURVE (no key) never reaches the ZAP handler.
+        if (r.handshakes_failed++ < 3 || r.handshakes_failed % 1000 == 0)
+          log(fmt::format("node '{}': refused a connection on the link from '{}' ({} so far): "
+                          "it did not authenticate (no CURVE key, or another protocol)",
+                          layout_.name, r.peer, r.handshakes_failed));
       } else if (e->first == ZMQ_EVENT_DISCONNECTED) {
         r.connections.erase(e->second);
         if (r.connections.empty() && !r.gone) {
@@ -365,11 +501,28 @@ class ZmqPort final : public Port {
     }
   }
 
+  /// Connections the authentication refused (ZAP handler's thread), logged here.
+  void log_refusals() {
+    if (!zap_) return;
+    for (const auto& line : zap_->take_refusals())
+      log(fmt::format("node '{}': {}", layout_.name, line));
+  }
+
   void read_events(SendLink& s) {
     while (auto e = read_event(s.monitor)) {
       if (e->first == ZMQ_EVENT_CONNECTED) s.gone = false;
       if (e->first == ZMQ_EVENT_DISCONNECTED) s.gone = true;
+      if (e->first == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+        throw std::runtime_error(fmt::format(
+            "node '{}': node '{}' refused this node's key (the secret key given to '{}' is not "
+            "the one whose public key that node's federation file lists: check --secret-keys "
+            "and the public key files)",
+            layout_.name, s.peer, layout_.name));
     }
+  }
+
+  static void check_rc(int rc) {
+    if (rc != 0) throw zmq::error_t();
   }
 
   bool owes(const RecvLink& r) const {
@@ -380,6 +533,7 @@ class ZmqPort final : public Port {
 
   // Throws PeerLost if a peer left while messages were still due on a link with it.
   void check_peers() {
+    log_refusals();
     for (auto& s : send_) {
       if (!s.gone) continue;
       std::string waiting;
@@ -441,6 +595,7 @@ class ZmqPort final : public Port {
   }
 
   zmq::context_t ctx_{1};
+  std::unique_ptr<ZapHandler> zap_;  ///< with CURVE keys; stopped before ctx_ ends
   ZmqOptions zopt_;
   SimTime until_;
   std::vector<RecvLink> recv_;

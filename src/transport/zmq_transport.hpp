@@ -30,6 +30,10 @@ struct ZmqOptions {
   std::chrono::milliseconds drain_grace{200};
   /// How long close() waits for the nodes this node feeds to receive everything and leave.
   std::chrono::milliseconds linger{10000};
+  /// This node's CURVE secret key (Z85), required when the layout lists public keys: the
+  /// node's links then accept only the nodes that feed them, each proving it holds the secret
+  /// key of the public key listed for it, and every message is encrypted (transport/curve.hpp).
+  std::string secret_key;
 };
 
 /// The endpoint that node `sink` binds for the link from node `source`: for
@@ -39,7 +43,8 @@ std::string link_endpoint(const FederationLayout& layout, const std::string& sin
                           const std::string& source);
 
 /// Creates the port of node `name`: binds its links, connects to its sinks. Throws
-/// std::runtime_error naming the endpoint if a bind fails.
+/// std::runtime_error naming the endpoint if a bind fails, or when the layout lists public
+/// keys and `zmq_options.secret_key` is not the secret half of this node's.
 std::unique_ptr<Port> make_zmq_port(const FederationLayout& layout, const std::string& name,
                                     PortOptions options, ZmqOptions zmq_options = {});
 

@@ -19,7 +19,13 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <zmq.hpp>
+
+#include "distributed/swarm_run.hpp"
 #include "federation/launcher.hpp"
+#include "transport/curve.hpp"
+#include "transport/wire.hpp"
 #include "fleetsim/random.hpp"
 #include "time/trace.hpp"
 #include "support/test_files.hpp"
@@ -356,6 +362,103 @@ TEST(Distributed, BadFederationFileExitsWithStatus2AndFileLine) {
   std::string err = slurp(dir / "err");
   EXPECT_NE(err.find("bad.xml:3: error: node 'a' has no input 'x'"), std::string::npos) << err;
   EXPECT_EQ(run({kFleetsim, "node", dir / "bad.xml", "--name", "a"}, dir / "out", dir / "err"), 2);
+}
+
+// Authenticated federations (issue 13 section 2): nodes with CURVE keys run as without them
+// (the same traces); a peer without the right key is refused and logged and cannot inject a
+// message, while the run goes on.
+TEST(Distributed, AnAuthenticatedFederationRefusesPeersWithoutItsKeys) {
+  Scratch dir;
+  ASSERT_EQ(run({kFleetsim, "keygen", "N1", "N2", "N3", "--public-dir", dir / "pub",
+                 "--secret-dir", dir / "sec"},
+                dir / "keygen.out", dir / "keygen.err"),
+            0)
+      << slurp(dir / "keygen.err");
+  struct stat st {};
+  ASSERT_EQ(stat((dir / "sec" / "N2.key").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "a secret key readable by others";
+  EXPECT_NE(run({kFleetsim, "keygen", "N2", "--public-dir", dir / "pub", "--secret-dir",
+                 dir / "sec"},
+                dir / "keygen.out", dir / "keygen.err"),
+            0)
+      << "a key was overwritten";
+
+  // The paper's three nodes on tcp links: N3's link from N2 is at port + 5.
+  const int port = distributed::free_port_block(6, "127.0.0.1");
+  std::string text = slurp(kExamples / "paper_three_nodes.xml");
+  auto endpoint = [&](const std::string& node, int p) {
+    const std::string at = "<node name=\"" + node + "\"";
+    text.replace(text.find(at), at.size(),
+                 at + " endpoint=\"tcp://127.0.0.1:" + std::to_string(p) + "\"");
+  };
+  endpoint("N1", port);
+  endpoint("N2", port + 2);
+  endpoint("N3", port + 4);
+  const std::string plain = text;
+  text.replace(text.find("\n  <node"), 0, "\n  <authentication public_keys=\"pub\"/>");
+  std::ofstream(dir / "plain.xml") << plain;
+  std::ofstream(dir / "auth.xml") << text;
+
+  ASSERT_EQ(run({kFleetsim, "launch", dir / "plain.xml", "--transport", "zmq", "--trace",
+                 dir / "plain", "--quiet"},
+                dir / "plain.out", dir / "plain.err"),
+            0)
+      << slurp(dir / "plain.err");
+  // Without its secret keys the federation does not start.
+  EXPECT_EQ(run({kFleetsim, "launch", dir / "auth.xml", "--transport", "zmq", "--quiet"},
+                dir / "nokeys.out", dir / "nokeys.err"),
+            1);
+  EXPECT_NE(slurp(dir / "nokeys.err").find("requires authentication: give --secret-keys"),
+            std::string::npos)
+      << slurp(dir / "nokeys.err");
+
+  // In real time (2 s), while impostors connect to N3's link from N2 and send it a message N2
+  // could send: one without keys, one with a key pair of its own.
+  const pid_t launch = spawn({kFleetsim, "launch", dir / "auth.xml", "--transport", "zmq",
+                              "--secret-keys", dir / "sec", "--trace", dir / "auth",
+                              "--time-mode", "realtime", "--quiet"},
+                             dir / "auth.out", dir / "auth.err");
+  {
+    zmq::context_t ctx;
+    transport::Message forged;
+    forged.flow = 2;  // n2_o1
+    forged.timestamp = 0;
+    forged.period = 7'000'000;
+    forged.payload = {1, 2, 3, 4};
+    const auto bytes = transport::encode(forged);
+    const std::string target = "tcp://127.0.0.1:" + std::to_string(port + 5);
+    const auto impostor_keys = transport::make_curve_keys();
+    const std::string n3 = transport::read_curve_key_file((dir / "pub" / "N3.pub").string());
+    for (int k = 0; k < 8; ++k) {
+      for (bool keyed : {false, true}) {
+        zmq::socket_t s(ctx, zmq::socket_type::push);
+        s.set(zmq::sockopt::linger, 0);
+        if (keyed) {
+          s.set(zmq::sockopt::curve_serverkey, n3);
+          s.set(zmq::sockopt::curve_publickey, impostor_keys.public_key);
+          s.set(zmq::sockopt::curve_secretkey, impostor_keys.secret_key);
+        }
+        s.connect(target);
+        (void)s.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+        std::this_thread::sleep_for(std::chrono::milliseconds(60));
+      }
+    }
+  }
+  auto status = wait_for(launch, std::chrono::seconds(30));
+  if (!status) {
+    kill(launch, SIGKILL);
+    waitpid(launch, nullptr, 0);
+  }
+  ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+      << slurp(dir / "auth.err");
+  EXPECT_EQ(traces_in(dir / "auth"), traces_in(dir / "plain"))
+      << "authentication (or an impostor) changed what the nodes computed";
+  const std::string err = slurp(dir / "auth.err");
+  EXPECT_NE(err.find("node 'N3': refused a connection from 127.0.0.1"), std::string::npos) << err;
+  EXPECT_NE(err.find("on the link from 'N2'"), std::string::npos) << err;
+  EXPECT_NE(err.find("it did not authenticate (no CURVE key"), std::string::npos) << err;
+  EXPECT_NE(err.find("its key is not the one the federation lists for 'N2'"), std::string::npos)
+      << err;
 }
 
 }  // namespace
