@@ -50,6 +50,7 @@ struct RunArgs {
   int network_secondaries = 0;
   std::string listen, primary;
   double connect_timeout = 10;
+  std::string secret_key, public_keys, primary_key;
   // Checkpoints (docs/checkpoints.md).
   double checkpoint_every = 0;
   std::string checkpoint_dir = "checkpoints";
@@ -205,6 +206,9 @@ int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& r
         net.listen = a.listen.empty() && net.primary ? "tcp://127.0.0.1:7770" : a.listen;
         net.primary_address = a.primary;
         net.connect_timeout_s = a.connect_timeout;
+        net.secret_key_file = a.secret_key;
+        net.public_keys_dir = a.public_keys;
+        net.primary_key_file = a.primary_key;
         reports = run_network(load, o, net);
       }
     } catch (const std::invalid_argument& e) {
@@ -373,6 +377,12 @@ int run_command(const RunArgs& given) {
   } else if (a.files.empty()) {
     std::cerr << "fleetsim run: give an experiment file (or --resume CHECKPOINT); see "
                  "`fleetsim run --help`\n";
+    return kExitUserError;
+  }
+  if (a.network_role.empty() &&
+      (!a.secret_key.empty() || !a.public_keys.empty() || !a.primary_key.empty())) {
+    std::cerr << "fleetsim: --secret-key, --public-keys and --primary-key go with --network-role "
+                 "(the processes of one machine need no keys)\n";
     return kExitUserError;
   }
   if (!a.network_role.empty()) {
@@ -635,6 +645,15 @@ void add_engine_commands(CLI::App& app, int& status) {
   run->add_option("--connect-timeout", args->connect_timeout,
                   "secondary: seconds to wait for the primary's answer (default 10)")
       ->check(CLI::Range(0.1, 3600.0));
+  run->add_option("--secret-key", args->secret_key,
+                  "network roles, authenticated: this machine's secret key file (`fleetsim "
+                  "keygen`); the primary then admits only the secondaries in --public-keys, a "
+                  "secondary checks the primary's --primary-key, and every link is encrypted");
+  run->add_option("--public-keys", args->public_keys,
+                  "primary: the directory of the public keys (NAME.pub) of the machines that "
+                  "may join");
+  run->add_option("--primary-key", args->primary_key,
+                  "secondary: the primary's public key file (NAME.pub)");
   run->add_option("--checkpoint-every", args->checkpoint_every,
                   "write a checkpoint of the whole run every SECONDS of wall time into "
                   "--checkpoint-dir, keeping the newest two; works on one process or several "

@@ -13,6 +13,7 @@
 #include <zmq.hpp>
 
 #include "scenario/run_files.hpp"
+#include "transport/curve.hpp"
 #include "transport/zmq_transport.hpp"
 
 namespace fleetsim::distributed {
@@ -100,11 +101,42 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     const auto [host, port] = split_tcp(net.listen, "--listen");
     if (port == 0)
       throw std::invalid_argument("--listen " + net.listen + ": give a port (e.g. 7770)");
-    if (host != "127.0.0.1" && host != "localhost")
+    const bool curve = !net.secret_key_file.empty();
+    if (curve != !net.public_keys_dir.empty())
+      throw std::invalid_argument(
+          "an authenticated primary needs both --secret-key FILE (its own) and --public-keys DIR "
+          "(the secondaries')");
+    if (!curve && host != "127.0.0.1" && host != "localhost")
       std::cerr << "fleetsim: warning: listening on " << net.listen
-                << ": any machine that reaches it may join this run (it is not authenticated)\n";
+                << ": any machine that reaches it may join this run (it is not authenticated: "
+                   "give --secret-key and --public-keys, docs/distributed.md)\n";
+    std::string secret, own_public;
+    transport::ZapHandler::Allowed allowed;
+    std::map<std::string, std::string> key_of;  // machine name -> Z85 public key
+    std::unique_ptr<transport::ZapHandler> zap;
+    if (curve) {
+      secret = transport::read_curve_key_file(net.secret_key_file);
+      own_public = transport::curve_public_of(secret);
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(net.public_keys_dir, ec)) {
+        if (e.path().extension() != ".pub") continue;
+        const std::string key = transport::read_curve_key_file(e.path().string());
+        key_of[e.path().stem().string()] = key;
+        allowed["the primary's --listen port"][transport::binary_key(key)] =
+            e.path().stem().string();
+      }
+      if (key_of.empty())
+        throw std::invalid_argument("--public-keys " + net.public_keys_dir +
+                                    " holds no public key (NAME.pub, from `fleetsim keygen`)");
+      zap = std::make_unique<transport::ZapHandler>(ctx, std::move(allowed));
+    }
     zmq::socket_t control(ctx, zmq::socket_type::router);
     control.set(zmq::sockopt::linger, 0);
+    if (curve) {
+      control.set(zmq::sockopt::curve_server, 1);
+      control.set(zmq::sockopt::curve_secretkey, secret);
+      control.set(zmq::sockopt::zap_domain, "the primary's --listen port");
+    }
     try {
       control.bind(net.listen);
     } catch (const zmq::error_t& e) {
@@ -114,6 +146,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     // The primary's own links: the ports after the control port.
     // (Secondaries reach them at the host they reached the primary at.)
     std::vector<std::string> endpoints = {tcp(host, port + 1)};
+    std::vector<std::string> keys = {own_public};  // by process, with authentication
     std::vector<zmq::message_t> ids;
     std::cerr << "fleetsim: primary: waiting for " << net.secondaries << " secondar"
               << (net.secondaries == 1 ? "y" : "ies") << " on " << net.listen << "\n";
@@ -121,6 +154,8 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
       std::vector<zmq::message_t> parts;
       zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
       zmq::poll(&item, 1, std::chrono::milliseconds(200));
+      if (zap)
+        for (const auto& line : zap->take_refusals()) std::cerr << "fleetsim: primary: " << line << "\n";
       if (!(item.revents & ZMQ_POLLIN)) {
         if (o.on_tick && !o.on_tick(0, 0)) throw std::runtime_error("interrupted while waiting");
         continue;
@@ -157,8 +192,15 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
                   {{"type", "refused"}, {"reason", "the primary refused this secondary: " + why}});
         continue;
       }
+      std::string machine;
+      if (curve) {
+        const char* user = body.gets("User-Id");
+        machine = user ? user : "";
+        if (!key_of.count(machine)) continue;  // (the handler admitted it: cannot happen)
+        keys.push_back(key_of[machine]);
+      }
       std::cerr << "fleetsim: primary: secondary " << ids.size() + 1 << " joined from " << who
-                << "\n";
+                << (curve ? ", key " + machine : "") << "\n";
       endpoints.push_back(endpoint);
       ids.push_back(std::move(id));
     }
@@ -168,19 +210,24 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
                           {"index", k + 1},
                           {"processes", n},
                           {"endpoints", endpoints},
+                          {"public_keys", curve ? keys : std::vector<std::string>{}},
                           {"primary_port", port + 1},
                           {"sync", o.sync == SyncMode::kLockstep ? "lockstep" : "dsaam"}});
     }
     auto layout = make_swarm_layout(o.sync, n, tick);
-    for (int p = 0; p < n; ++p)
+    for (int p = 0; p < n; ++p) {
       layout.nodes[static_cast<std::size_t>(p)].endpoint = endpoints[static_cast<std::size_t>(p)];
+      if (curve) layout.nodes[static_cast<std::size_t>(p)].public_key = keys[static_cast<std::size_t>(p)];
+    }
+    transport::ZmqOptions zo;
+    zo.secret_key = secret;
     transport::PortOptions po;
     po.jitter_us = o.jitter_us;
     po.log = [](const std::string&) {};
     std::vector<ProcessReport> reports(static_cast<std::size_t>(n));
     const std::shared_ptr<const WorldModel> model = loaded->experiment.model;  // the run takes it
     try {
-      auto p0 = transport::make_zmq_port(layout, process_name(0), po);
+      auto p0 = transport::make_zmq_port(layout, process_name(0), po, zo);
       reports[0] = run_process(*loaded, 0, owner, o, *p0);
     } catch (const std::exception& e) {
       reports[0].error = e.what();
@@ -216,8 +263,22 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   split_tcp(net.primary_address, "--primary");
   std::string listen = net.listen.empty() ? "tcp://127.0.0.1:0" : net.listen;
   auto [host, port] = split_tcp(listen, "--listen");
+  const bool curve = !net.secret_key_file.empty();
+  if (curve != !net.primary_key_file.empty())
+    throw std::invalid_argument(
+        "an authenticated secondary needs both --secret-key FILE (its own) and --primary-key "
+        "FILE (the primary's public key)");
+  std::string secret, own_public;
   zmq::socket_t control(ctx, zmq::socket_type::dealer);
   control.set(zmq::sockopt::linger, 2000);
+  if (curve) {
+    secret = transport::read_curve_key_file(net.secret_key_file);
+    own_public = transport::curve_public_of(secret);
+    control.set(zmq::sockopt::curve_serverkey,
+                transport::read_curve_key_file(net.primary_key_file));
+    control.set(zmq::sockopt::curve_publickey, own_public);
+    control.set(zmq::sockopt::curve_secretkey, secret);
+  }
   control.connect(net.primary_address);
   char hostname[256] = "?";
   gethostname(hostname, sizeof hostname - 1);
@@ -235,7 +296,11 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     throw std::runtime_error("no answer from a primary at " + net.primary_address + " within " +
                              std::to_string(static_cast<int>(net.connect_timeout_s)) +
                              " s (is `fleetsim run ... --network-role primary --listen " +
-                             net.primary_address + "` running there, and the port reachable?)");
+                             net.primary_address + "` running there, and the port reachable? " +
+                             (curve ? "Does its --public-keys hold this machine's key, and "
+                                      "--primary-key the primary's?"
+                                    : "Does it require keys (--secret-key, --primary-key)?") +
+                             ")");
   }
   zmq::message_t body;
   if (!control.recv(body)) throw std::runtime_error("the primary's answer was lost");
@@ -262,6 +327,16 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   // The primary's links, at the host this secondary reached it at.
   layout.nodes[0].endpoint =
       tcp(split_tcp(net.primary_address, "--primary").first, j.value("primary_port", 0));
+  transport::ZmqOptions zo;
+  if (curve) {
+    const auto keys = j.value("public_keys", std::vector<std::string>{});
+    if (static_cast<int>(keys.size()) != n || keys[static_cast<std::size_t>(index)] != own_public)
+      throw std::runtime_error("a welcome from " + net.primary_address +
+                               " without this run's keys");
+    for (int p = 0; p < n; ++p)
+      layout.nodes[static_cast<std::size_t>(p)].public_key = keys[static_cast<std::size_t>(p)];
+    zo.secret_key = secret;
+  }
   transport::PortOptions po;
   po.jitter_us = o.jitter_us;
   po.log = [](const std::string&) {};
@@ -269,7 +344,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   ProcessReport r;
   r.process = index;
   try {
-    auto port_ = transport::make_zmq_port(layout, process_name(index), po);
+    auto port_ = transport::make_zmq_port(layout, process_name(index), po, zo);
     r = run_process(*loaded, index, owner, o, *port_);
   } catch (const std::exception& e) {
     r.error = e.what();

@@ -20,6 +20,13 @@ struct NetworkOptions {
   std::string listen;             ///< tcp://ADDR:PORT this machine binds (its links use PORT..)
   std::string primary_address;    ///< secondary: tcp://HOST:PORT of the primary's listen
   double connect_timeout_s = 10;  ///< secondary: how long to wait for the primary's answer
+  /// Authentication (CURVE; docs/distributed.md): this machine's secret key file; with it the
+  /// primary admits only secondaries whose public key is in `public_keys_dir` (DIR/*.pub,
+  /// each file's name naming the machine), and a secondary checks the primary's key
+  /// (`primary_key_file`). The links between processes are then authenticated as well.
+  std::string secret_key_file;
+  std::string public_keys_dir;   ///< primary
+  std::string primary_key_file;  ///< secondary
 };
 
 /// This machine's process. The primary's result lists every process's report (the

@@ -221,8 +221,14 @@ int run_zmq_node(const Federation& fed, const std::string& name, const RunOption
             "node '{}': {} requires authentication: give --secret-keys DIR (DIR/{}.key, from "
             "`fleetsim keygen {}`)",
             name, fed.path, name, name));
-      zo.secret_key = transport::read_curve_key_file(
-          (std::filesystem::path(options.secret_keys_dir) / (name + ".key")).string());
+      try {
+        zo.secret_key = transport::read_curve_key_file(
+            (std::filesystem::path(options.secret_keys_dir) / (name + ".key")).string());
+      } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("node '{}': {} (its secret key, from `fleetsim "
+                                             "keygen {}`)",
+                                             name, e.what(), name));
+      }
     }
     auto port = transport::make_zmq_port(fed.layout(), name, run.port_options(), zo);
     result = run.run(*port);

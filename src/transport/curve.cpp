@@ -11,6 +11,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace fleetsim::transport {
 
 CurveKeys make_curve_keys() {
@@ -78,6 +80,72 @@ std::pair<std::string, std::string> write_curve_key_files(const std::string& nam
   write(sec, keys.secret_key, 0600);
   write(pub, keys.public_key, 0644);
   return {pub, sec};
+}
+
+std::string binary_key(const std::string& z85) {
+  if (!check_curve_key(z85).empty()) throw std::runtime_error("not a Z85 key");
+  std::string bin(32, '\0');
+  zmq_z85_decode(reinterpret_cast<std::uint8_t*>(bin.data()), z85.c_str());
+  return bin;
+}
+
+ZapHandler::ZapHandler(zmq::context_t& ctx, Allowed allowed)
+    : socket_(ctx, zmq::socket_type::rep), allowed_(std::move(allowed)) {
+  socket_.set(zmq::sockopt::linger, 0);
+  socket_.bind("inproc://zeromq.zap.01");
+  thread_ = std::thread([this] { run(); });
+}
+
+ZapHandler::~ZapHandler() {
+  stop_ = true;
+  thread_.join();
+}
+
+std::vector<std::string> ZapHandler::take_refusals() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(refusals_, {});
+}
+
+void ZapHandler::run() {
+  while (!stop_) {
+    zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, std::chrono::milliseconds(50)) <= 0) continue;
+    std::vector<zmq::message_t> request;
+    do {
+      request.emplace_back();
+      if (!socket_.recv(request.back(), zmq::recv_flags::none)) return;
+    } while (request.back().more());
+    // version, request id, domain, address, identity, mechanism, credentials...
+    auto frame = [&](std::size_t k) {
+      return k < request.size() ? request[k].to_string() : std::string();
+    };
+    const std::string domain = frame(2), address = frame(3), mechanism = frame(5);
+    std::string user;
+    auto it = allowed_.find(domain);
+    if (mechanism == "CURVE" && it != allowed_.end() && request.size() > 6 &&
+        request[6].size() == 32) {
+      auto key = it->second.find(request[6].to_string());
+      if (key != it->second.end()) user = key->second;
+    }
+    if (user.empty()) {
+      std::lock_guard lock(mutex_);
+      const std::uint64_t n = ++refused_[domain];
+      if (n <= 3 || n % 1000 == 0)
+        refusals_.push_back(
+            fmt::format("refused a connection from {} to {} ({} so far): {}", address, domain, n,
+                        mechanism != "CURVE" ? "it did not authenticate (no CURVE key)"
+                                             : "its key is not one listed for " + domain));
+    }
+    const std::string version = "1.0", code = user.empty() ? "400" : "200";
+    const std::string text = user.empty() ? "key not listed" : "OK";
+    socket_.send(zmq::buffer(version), zmq::send_flags::sndmore);
+    socket_.send(request.size() > 1 ? std::move(request[1]) : zmq::message_t(),
+                 zmq::send_flags::sndmore);
+    socket_.send(zmq::buffer(code), zmq::send_flags::sndmore);
+    socket_.send(zmq::buffer(text), zmq::send_flags::sndmore);
+    socket_.send(zmq::buffer(user), zmq::send_flags::sndmore);
+    socket_.send(zmq::message_t(), zmq::send_flags::none);
+  }
 }
 
 }  // namespace fleetsim::transport

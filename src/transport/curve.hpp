@@ -4,7 +4,16 @@
 // connecting end checks that it reached the sink it meant. Messages are encrypted.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <zmq.hpp>
 
 namespace fleetsim::transport {
 
@@ -34,5 +43,34 @@ std::string read_curve_key_file(const std::string& path);
 std::pair<std::string, std::string> write_curve_key_files(const std::string& name,
                                                           const std::string& public_dir,
                                                           const std::string& secret_dir);
+
+/// The 32 bytes of a Z85 key. Throws std::runtime_error.
+std::string binary_key(const std::string& z85);
+
+/// The ZeroMQ authentication (ZAP) handler of a context: a CURVE server socket whose
+/// ZMQ_ZAP_DOMAIN is D accepts a client only if its public key is one of allowed[D]; the
+/// message property "User-Id" of what it then receives is that key's name. Runs on its own
+/// thread; refusals are queued for the owner's thread to log.
+class ZapHandler {
+ public:
+  /// domain -> (binary public key -> name)
+  using Allowed = std::map<std::string, std::map<std::string, std::string>>;
+  ZapHandler(zmq::context_t& ctx, Allowed allowed);
+  ~ZapHandler();
+  ZapHandler(const ZapHandler&) = delete;
+  ZapHandler& operator=(const ZapHandler&) = delete;
+  /// Refusals since the last call, as log lines ("refused a connection from ADDR on ...").
+  std::vector<std::string> take_refusals();
+
+ private:
+  void run();
+  zmq::socket_t socket_;
+  Allowed allowed_;
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::vector<std::string> refusals_;
+  std::map<std::string, std::uint64_t> refused_;
+  std::thread thread_;
+};
 
 }  // namespace fleetsim::transport

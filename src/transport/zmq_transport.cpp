@@ -46,6 +46,11 @@ std::optional<std::pair<std::uint16_t, std::int32_t>> read_event(zmq::socket_t& 
   return std::make_pair(event, value);
 }
 
+/// A link's name in authentication messages (its ZAP domain).
+std::string link_name(const std::string& source) {
+  return "the link from '" + source + "'";
+}
+
 std::string ns(SimTime t) {
   return fmt::format("{} ns", t);
 }
@@ -68,87 +73,6 @@ std::string link_endpoint(const FederationLayout& layout, const std::string& sin
     return e.substr(0, colon + 1) + std::to_string(port + k);
   }
   return e + "." + std::to_string(k);
-}
-
-/// The ZeroMQ authentication (ZAP) handler of a node's context: a bound link (domain = the
-/// name of the node feeding it) accepts a CURVE client only if its public key is the one the
-/// federation lists for that node. Runs on its own thread; refusals are queued for the port's
-/// thread to log.
-class ZapHandler {
- public:
-  ZapHandler(zmq::context_t& ctx, std::map<std::string, std::string> allowed)
-      : socket_(ctx, zmq::socket_type::rep), allowed_(std::move(allowed)) {
-    socket_.set(zmq::sockopt::linger, 0);
-    socket_.bind("inproc://zeromq.zap.01");
-    thread_ = std::thread([this] { run(); });
-  }
-  ~ZapHandler() {
-    stop_ = true;
-    thread_.join();
-  }
-  /// Refusals since the last call, as log lines.
-  std::vector<std::string> take_refusals() {
-    std::lock_guard lock(mutex_);
-    return std::exchange(refusals_, {});
-  }
-
- private:
-  void run() {
-    while (!stop_) {
-      zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
-      if (zmq::poll(&item, 1, std::chrono::milliseconds(50)) <= 0) continue;
-      std::vector<zmq::message_t> request;
-      do {
-        request.emplace_back();
-        if (!socket_.recv(request.back(), zmq::recv_flags::none)) return;
-      } while (request.back().more());
-      // version, request id, domain, address, identity, mechanism, credentials...
-      auto frame = [&](std::size_t k) {
-        return k < request.size() ? request[k].to_string() : std::string();
-      };
-      const std::string domain = frame(2), address = frame(3), mechanism = frame(5);
-      bool ok = false;
-      auto it = allowed_.find(domain);
-      if (mechanism == "CURVE" && it != allowed_.end() && request.size() > 6 &&
-          request[6].size() == 32)
-        ok = std::memcmp(request[6].data(), it->second.data(), 32) == 0;
-      if (!ok) {
-        std::lock_guard lock(mutex_);
-        const std::uint64_t n = ++refused_[domain];
-        if (n <= 3 || n % 1000 == 0)
-          refusals_.push_back(fmt::format(
-              "refused a connection from {} on the link from '{}' ({} so far): {}", address,
-              domain, n,
-              mechanism != "CURVE" ? "it did not authenticate (no CURVE key)"
-                                   : "its key is not the one the federation lists for '" +
-                                         domain + "'"));
-      }
-      const std::string version = "1.0", code = ok ? "200" : "400";
-      const std::string text = ok ? "OK" : "key not listed for this link";
-      socket_.send(zmq::buffer(version), zmq::send_flags::sndmore);
-      socket_.send(request.size() > 1 ? std::move(request[1]) : zmq::message_t(),
-                   zmq::send_flags::sndmore);
-      socket_.send(zmq::buffer(code), zmq::send_flags::sndmore);
-      socket_.send(zmq::buffer(text), zmq::send_flags::sndmore);
-      socket_.send(zmq::buffer(domain), zmq::send_flags::sndmore);
-      socket_.send(zmq::message_t(), zmq::send_flags::none);
-    }
-  }
-
-  zmq::socket_t socket_;
-  std::map<std::string, std::string> allowed_;  ///< domain (feeding node) -> binary key
-  std::atomic<bool> stop_{false};
-  std::mutex mutex_;
-  std::vector<std::string> refusals_;
-  std::map<std::string, std::uint64_t> refused_;
-  std::thread thread_;
-};
-
-std::string binary_key(const std::string& z85) {
-  std::string bin(32, '\0');
-  if (!zmq_z85_decode(reinterpret_cast<std::uint8_t*>(bin.data()), z85.c_str()))
-    throw std::runtime_error("not a Z85 key");
-  return bin;
 }
 
 /// A node's view of the ZeroMQ federation. Single-threaded: only the node's thread calls it;
@@ -177,9 +101,9 @@ class ZmqPort final : public Port {
             self.name));
       my_secret = binary_key(zopt_.secret_key);
       my_public = binary_key(self.public_key);
-      std::map<std::string, std::string> allowed;
+      ZapHandler::Allowed allowed;  // each link: the node feeding it
       for (const auto& source : feeding_nodes(self))
-        allowed[source] = binary_key(layout.find(source)->public_key);
+        allowed[link_name(source)][binary_key(layout.find(source)->public_key)] = source;
       zap_ = std::make_unique<ZapHandler>(ctx_, std::move(allowed));
     }
     int monitor_id = 0;
@@ -214,13 +138,15 @@ class ZmqPort final : public Port {
       if (curve) {  // the server of the link: only `source` may connect
         s.set(zmq::sockopt::curve_server, 1);
         check_rc(zmq_setsockopt(s.handle(), ZMQ_CURVE_SECRETKEY, my_secret.data(), 32));
-        s.set(zmq::sockopt::zap_domain, source);
+        s.set(zmq::sockopt::zap_domain, link_name(source));
       }
       std::string endpoint = link_endpoint(layout, layout_.name, source);
       std::string bind_to = endpoint;
       // A loopback endpoint binds the loopback interface only; another host binds every
       // interface (the name others reach this machine by need not be one of its own).
-      if (bind_to.rfind("tcp://", 0) == 0 && bind_to.rfind("tcp://127.", 0) != 0)
+      if (bind_to.rfind("tcp://localhost:", 0) == 0)
+        bind_to = "tcp://127.0.0.1" + endpoint.substr(endpoint.rfind(':'));
+      else if (bind_to.rfind("tcp://", 0) == 0 && bind_to.rfind("tcp://127.", 0) != 0)
         bind_to = "tcp://*" + endpoint.substr(endpoint.rfind(':'));
       try {
         s.bind(bind_to);
@@ -484,11 +410,11 @@ class ZmqPort final : public Port {
       if (e->first == ZMQ_EVENT_ACCEPTED) {
         r.connections.insert(e->second);
         r.gone = false;
-      } else if (e->first == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
-                 e->first == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
+      } else if (zap_ && (e->first == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
+                          e->first == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)) {
         // A peer that did not speak CURVE (no key) never reaches the ZAP handler.
         if (r.handshakes_failed++ < 3 || r.handshakes_failed % 1000 == 0)
-          log(fmt::format("node '{}': refused a connection on the link from '{}' ({} so far): "
+          log(fmt::format("node '{}': refused a connection to the link from '{}' ({} so far): "
                           "it did not authenticate (no CURVE key, or another protocol)",
                           layout_.name, r.peer, r.handshakes_failed));
       } else if (e->first == ZMQ_EVENT_DISCONNECTED) {

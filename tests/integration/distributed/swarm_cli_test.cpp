@@ -52,7 +52,7 @@ class SwarmCli : public ::testing::Test {
     return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
   }
   /// Starts fleetsim in the background; returns its pid.
-  pid_t spawn(const std::vector<std::string>& args) {
+  pid_t spawn(const std::vector<std::string>& args, const std::string& err = "stderr.txt") {
     std::vector<char*> argv;
     std::vector<std::string> all = {kFleetsim, "run"};
     all.insert(all.end(), args.begin(), args.end());
@@ -62,7 +62,7 @@ class SwarmCli : public ::testing::Test {
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, path("stdout.txt").c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, path("stderr.txt").c_str(),
+    posix_spawn_file_actions_addopen(&fa, 2, path(err).c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = -1;
     EXPECT_EQ(posix_spawn(&pid, kFleetsim.c_str(), &fa, nullptr, argv.data(), environ), 0);
@@ -204,6 +204,52 @@ TEST_F(SwarmCli, APrimaryAndASecondaryOverTcpWriteTheSingleProcessLog) {
   EXPECT_EQ(alone.status, 1);
   EXPECT_NE(alone.err.find("no answer from a primary at " + address), std::string::npos)
       << alone.err;
+}
+
+// Issue 13 section 2: with keys, the primary admits only the secondaries whose public keys it
+// lists; a machine without a listed key (or without keys) cannot join; the run with keys
+// writes the single-process log.
+TEST_F(SwarmCli, AnAuthenticatedPrimaryAdmitsOnlyListedSecondaries) {
+  const std::string d = kDiffusion + " --length 3 --threads 1 --quiet";
+  ASSERT_EQ(run(d + " --log " + path("one.flog")).status, 0);
+  const std::string keygen = kFleetsim + " keygen ";
+  ASSERT_EQ(std::system((keygen + "alpha beta --public-dir " + path("pub") + " --secret-dir " +
+                         path("sec") + " >/dev/null")
+                            .c_str()),
+            0);
+  ASSERT_EQ(std::system((keygen + "gamma --public-dir " + path("other") + " --secret-dir " +
+                         path("sec") + " >/dev/null")
+                            .c_str()),
+            0);
+  const std::string address = "tcp://127.0.0.1:" + std::to_string(free_port());
+  const pid_t primary =
+      spawn({kDiffusion, "--length", "3", "--threads", "1", "--quiet", "--network-role", "primary",
+             "--network-secondaries", "1", "--listen", address, "--log", path("two.flog"),
+             "--secret-key", path("sec/alpha.key"), "--public-keys", path("pub")},
+            "primary.err");
+  const std::string secondary =
+      d + " --network-role secondary --connect-timeout 1 --primary " + address;
+  Result bare = run(secondary);
+  EXPECT_EQ(bare.status, 1) << bare.err;
+  EXPECT_NE(bare.err.find("Does it require keys"), std::string::npos) << bare.err;
+  Result intruder = run(secondary + " --secret-key " + path("sec/gamma.key") + " --primary-key " +
+                        path("pub/alpha.pub"));
+  EXPECT_EQ(intruder.status, 1) << intruder.err;
+  EXPECT_NE(intruder.err.find("Does its --public-keys hold this machine's key"), std::string::npos)
+      << intruder.err;
+  Result joined = run(secondary + " --secret-key " + path("sec/beta.key") + " --primary-key " +
+                      path("pub/alpha.pub"));
+  EXPECT_EQ(joined.status, 0) << joined.err;
+  EXPECT_EQ(wait_for(primary, std::chrono::seconds(30)), 0);
+  EXPECT_TRUE(slurp(path("two.flog")) == slurp(path("one.flog")));
+  const std::string err = slurp(path("primary.err"));
+  EXPECT_NE(err.find("fleetsim: primary: refused a connection from 127.0.0.1 to the primary's "
+                     "--listen port"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("its key is not one listed for"), std::string::npos) << err;
+  EXPECT_NE(err.find("joined from"), std::string::npos) << err;
+  EXPECT_NE(err.find(", key beta"), std::string::npos) << err;
 }
 
 TEST_F(SwarmCli, APrimaryWhosePortIsTakenSaysSo) {
