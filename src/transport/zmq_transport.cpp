@@ -1,11 +1,7 @@
 #include "transport/zmq_transport.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <mutex>
-#include <thread>
-#include <utility>
 #include <deque>
 #include <map>
 #include <optional>
