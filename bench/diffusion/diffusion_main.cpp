@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/hash.hpp"
 #include "diffusion_scene.hpp"
 #include "distributed/swarm_run.hpp"
 #include "plugins/builtins.hpp"
@@ -201,8 +202,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
     loop = std::max(loop, r.loop_wall_seconds);
   }
   const double rtf = loop > 0 ? sim_seconds / loop : 0;
-  char hash[32];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p0.state_hash));
+  const std::string hash = hex64(p0.state_hash);
   nlohmann::ordered_json j = {{"bench", "diffusion"},
                               {"robots", p0.robots},
                               {"threads", o.threads},
@@ -296,9 +296,7 @@ int main(int argc, char** argv) {
         static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
     const double peak = peak_rss_bytes();
     const auto n = static_cast<double>(sim.state().robot_count());
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "%016llx",
-                  static_cast<unsigned long long>(sim.state().hash()));
+    const std::string hash = hex64(sim.state().hash());
     nlohmann::ordered_json j = {
         {"bench", "diffusion"},
         {"robots", sim.state().robot_count()},

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/hash.hpp"
 #include "diffusion_scene.hpp"
 #include "footbot_scene.hpp"
 #include "process_usage.hpp"
@@ -121,9 +122,7 @@ int main(int argc, char** argv) {
 
     const double sim_seconds =
         static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "%016llx",
-                  static_cast<unsigned long long>(sim.state().hash()));
+    const std::string hash = hex64(sim.state().hash());
     nlohmann::ordered_json j = {
         {"bench", "footbot"},
         {"robots", sim.state().robot_count()},

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "core/diagnostics.hpp"
+#include "core/hash.hpp"
 #include "core/plugin_loader.hpp"
 #include "distributed/network_run.hpp"
 #include "distributed/swarm_run.hpp"
@@ -254,8 +255,7 @@ int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& r
                      {"migrations_out", r.exchange.migrations_out}});
       if (!r.ok) per.back()["error"] = r.error;
     }
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p0.state_hash));
+    const std::string hash = hex64(p0.state_hash);
     // Simulated in this run (a resumed run began at its checkpoint's tick).
     const Tick from = resume ? resume->tick : 0;
     const double simsec = static_cast<double>((p0.ticks - from) * tick_ns) / 1e9;
@@ -457,9 +457,7 @@ int run_command(const RunArgs& given) {
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       double simsec =
           static_cast<double>((sim.state().tick - from) * sim.model().tick_period_ns) / 1e9;
-      char hash[32];
-      std::snprintf(hash, sizeof hash, "%016llx",
-                    static_cast<unsigned long long>(sim.state().hash()));
+      const std::string hash = hex64(sim.state().hash());
       summary = {{"experiment", path},
                  {"ticks", sim.state().tick},
                  {"sim_seconds", simsec},

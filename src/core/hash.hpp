@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "fleetsim/random.hpp"
@@ -86,6 +88,13 @@ class StreamHasher {
   std::size_t fill_ = 0;
   std::uint64_t total_ = 0;
 };
+
+/// A hash as the logs, summaries and reports print it: 16 lowercase hex digits.
+inline std::string hex64(std::uint64_t v) {
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(v));
+  return out;
+}
 
 inline std::uint64_t hash_bytes(const void* data, std::size_t n) {
   Hasher h;

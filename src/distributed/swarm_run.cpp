@@ -93,6 +93,7 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
   r.process = p;
   r.regions = region_names(*loaded.experiment.model, owner, p);
   std::unique_ptr<PortExchange> exchange;
+  std::shared_ptr<CheckpointFiles> files;  // process 0's, with checkpoints
   try {
     const SimTime tick = loaded.experiment.model->tick_period_ns;
     exchange = make_exchange(o.sync, port, p, o.processes, tick);
@@ -102,7 +103,6 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     d.engine_process = owner;
     d.exchange = exchange.get();
     d.part_bytes = o.part_bytes;
-    std::shared_ptr<CheckpointFiles> files;
     CheckpointSink sink;
     if (o.checkpoint_every_s > 0 && p == 0) {
       files = std::make_shared<CheckpointFiles>(
@@ -119,7 +119,6 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     CheckpointTimer timer(p == 0 ? o.checkpoint_every_s : 0);
     while (!sim.done()) {
       sim.step();
-      if (files) r.checkpoints = files->written();
       timer.after_step(sim);
       if (p == 0 && o.on_tick && !o.on_tick(sim.state().tick, total))
         throw std::runtime_error("interrupted at tick " + std::to_string(sim.state().tick));
@@ -148,6 +147,7 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     r.error = e.what();
     r.stopped_by_peer = exchange && exchange->peer_failed();
   }
+  if (files) r.checkpoints = files->written();  // (after a failure too: where to resume from)
   return r;
 }
 

@@ -1,6 +1,5 @@
 #include "scenario/run_files.hpp"
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -44,9 +43,7 @@ std::string file_content_hash(const std::string& path) {
   s << in.rdbuf();
   Hasher h;
   h.text(s.str());
-  char out[32];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h.value()));
-  return out;
+  return hex64(h.value());
 }
 
 }  // namespace fleetsim

@@ -223,6 +223,7 @@ void Simulation::start() {
   started_ = true;
   if (resumed_) {
     resume_controllers_and_logs();  // the loop functions' state and the logs, as they were
+    resumed_.reset();               // (the saved controllers' bytes are not needed again)
   } else {
     if (loop_) {
       try {

@@ -141,6 +141,10 @@ class Simulation final : private WorldAccess {
                      const std::vector<std::int16_t>& holder, bool by_host,
                      bool more_after = false);
   [[noreturn]] void desync(int from, const std::string& what) const;
+  /// What is wrong with `rows` of `columns` of `store` (empty when nothing): a real number
+  /// that is not finite, or (`positions`: the robots' store) a position far outside the arena.
+  std::string bad_value(const ColumnStore& store, std::span<const std::uint32_t> rows,
+                        const std::vector<ColumnHandle>& columns, bool positions) const;
   /// Refuses received rows whose real numbers are not finite or whose position is far outside
   /// the arena (the columns were just written from process `from`).
   void check_received(int from, std::span<const std::uint32_t> rows,

@@ -13,6 +13,7 @@
 //   u64 WorldState::hash() of the world above
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "log/byte_io.hpp"
 #include "sim/simulation.hpp"
@@ -102,38 +103,24 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved) {
     // The id index, and what every row must be for the engine to step it.
     s.index_of.assign(next, kNoIndex);
     s.is_object.assign(next, 0);
-    // Real numbers are finite (a NaN would spread through the next tick's physics).
-    for (ColumnStore* store : {&s.robots, &s.objects})
-      for (ColumnHandle c = 0; c < store->schema().size(); ++c) {
-        const ColumnDesc& d = store->desc(c);
-        const std::size_t n = store->rows() * d.width;
-        if (d.type == ColumnType::kF64) {
-          const auto* v = static_cast<const double*>(store->data(c));
-          if (!std::all_of(v, v + n, [](double x) { return std::isfinite(x); }))
-            corrupt("a non-finite '" + d.name + "'");
-        } else if (d.type == ColumnType::kF32) {
-          const auto* v = static_cast<const float*>(store->data(c));
-          if (!std::all_of(v, v + n, [](float x) { return std::isfinite(x); }))
-            corrupt("a non-finite '" + d.name + "'");
-        }
-      }
-    // Robots stay in the arena; a position far outside it (1e300) would make the spatial
-    // index meaningless.
-    const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
-    auto inside = [&](double x, double y) {
-      return x >= lo.x - 1e6 && x <= hi.x + 1e6 && y >= lo.y - 1e6 && y <= hi.y + 1e6;
-    };
+    // Real numbers are finite and robots near the arena (bad_value(), as for received rows).
+    for (ColumnStore* store : {&s.robots, &s.objects}) {
+      std::vector<std::uint32_t> rows(store->rows());
+      std::iota(rows.begin(), rows.end(), 0u);
+      std::vector<ColumnHandle> columns(store->schema().size());
+      std::iota(columns.begin(), columns.end(), ColumnHandle{0});
+      if (auto why = bad_value(*store, rows, columns, store == &s.robots); !why.empty())
+        corrupt(why);
+    }
     const auto ids = s.robot_id();
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (ids[i] >= next || (i > 0 && ids[i] <= ids[i - 1])) corrupt("robot ids out of order");
       s.index_of[ids[i]] = static_cast<std::uint32_t>(i);
       if (s.robot_kind()[i] >= model_->kinds.size() || !model_->kinds[s.robot_kind()[i]].in_run ||
           s.robot_controller()[i] >= model_->controllers.size() ||
-          s.robot_engine()[i] >= model_->engines.size() || s.robot_tag()[i] >= ntags ||
-          !inside(s.x()[i], s.y()[i]) || !std::isfinite(s.theta()[i]))
+          s.robot_engine()[i] >= model_->engines.size() || s.robot_tag()[i] >= ntags)
         corrupt("robot '" + s.robot_name()[i] +
-                "' has a kind, controller, region, tag or pose "
-                "this run does not have");
+                "' has a kind, controller, region or tag this run does not have");
     }
     const auto oids = s.object_id();
     for (std::size_t o = 0; o < oids.size(); ++o) {

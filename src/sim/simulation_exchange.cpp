@@ -41,36 +41,44 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-void Simulation::check_received(int from, std::span<const std::uint32_t> rows,
-                                const std::vector<ColumnHandle>& columns) const {
+std::string Simulation::bad_value(const ColumnStore& store, std::span<const std::uint32_t> rows,
+                                  const std::vector<ColumnHandle>& columns,
+                                  bool positions) const {
   // Real numbers are finite and positions near the arena: a robot never gets far from it, and
   // a position beyond any grid (1e253, NaN) would make the next tick's index meaningless.
   const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
   const double margin = 1e6;
   for (ColumnHandle c : columns) {
-    const ColumnDesc& d = state_.robots.desc(c);
+    const ColumnDesc& d = store.desc(c);
     const std::size_t w = d.width;
     if (d.type == ColumnType::kF64) {
-      const double* v = static_cast<const double*>(state_.robots.data(c));
+      const double* v = static_cast<const double*>(store.data(c));
       for (std::uint32_t r : rows)
         for (std::size_t k = 0; k < w; ++k)
           if (!std::isfinite(v[r * w + k]))
-            desync(from, "a non-finite '" + d.name + "' for robot row " + std::to_string(r));
-      if (c == body::kX || c == body::kY) {
+            return "a non-finite '" + d.name + "' for row " + std::to_string(r);
+      if (positions && (c == body::kX || c == body::kY)) {
         const double a = (c == body::kX ? lo.x : lo.y) - margin;
         const double b = (c == body::kX ? hi.x : hi.y) + margin;
         for (std::uint32_t r : rows)
           if (!(v[r] >= a && v[r] <= b))
-            desync(from, "a position " + std::to_string(v[r]) + " m far outside the arena");
+            return "a position " + std::to_string(v[r]) + " m far outside the arena";
       }
     } else if (d.type == ColumnType::kF32) {
-      const float* v = static_cast<const float*>(state_.robots.data(c));
+      const float* v = static_cast<const float*>(store.data(c));
       for (std::uint32_t r : rows)
         for (std::size_t k = 0; k < w; ++k)
           if (!std::isfinite(v[r * w + k]))
-            desync(from, "a non-finite '" + d.name + "' for robot row " + std::to_string(r));
+            return "a non-finite '" + d.name + "' for row " + std::to_string(r);
     }
   }
+  return "";
+}
+
+void Simulation::check_received(int from, std::span<const std::uint32_t> rows,
+                                const std::vector<ColumnHandle>& columns) const {
+  if (auto why = bad_value(state_.robots, rows, columns, true); !why.empty())
+    desync(from, why);
 }
 
 void Simulation::setup_distribution() {
