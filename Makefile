@@ -9,6 +9,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 30
+FUZZ_SEED ?= 0
 
 .PHONY: deps configure build test demo e2e asan tsan fuzz bench clean format
 
@@ -51,12 +52,13 @@ tsan: deps
 
 # libFuzzer harnesses (tests/fuzz/, docs/testing.md): each runs FUZZ_SECONDS on a copy of its
 # corpus in build-fuzz/fuzz/; fails naming the harness and the reproducer if one crashes.
+# FUZZ_SEED=N fixes libFuzzer's seed (CI's gate), 0 picks a random one.
 fuzz: deps
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DFLEETSIM_FUZZ=ON -DFLEETSIM_BUILD_TESTS=OFF \
 	  -DFLEETSIM_BUILD_BENCH=OFF
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
-	tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+	FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 format:
 	find include src tests bench -name '*.[ch]pp' | xargs clang-format -i

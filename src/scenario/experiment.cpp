@@ -717,11 +717,18 @@ class ExperimentParser {
         for (std::int64_t i = 0; i < count; ++i) {
           bool placed = false;
           for (std::int64_t attempt = 0; attempt < tries; ++attempt) {
+            if (ov_.max_placement_tries && ++placement_tries_ > *ov_.max_placement_tries) break;
             Vec2 p{rng.uniform(box.lo.x + r, box.hi.x - r), rng.uniform(box.lo.y + r, box.hi.y - r)};
             double heading = rng.uniform(-kPi, kPi);
             if (!place.check(p, r).empty()) continue;
             placed_robots.push_back({p, heading, place.add(p, r, prefix + "?")});
             placed = true;
+            break;
+          }
+          if (!placed && ov_.max_placement_tries && placement_tries_ > *ov_.max_placement_tries) {
+            e.error("placing the robots takes more than " +
+                    std::to_string(*ov_.max_placement_tries) +
+                    " random tries in all, this check's limit (expected fewer robots)");
             break;
           }
           if (!placed) {
@@ -857,6 +864,7 @@ class ExperimentParser {
   Experiment ex_;
   bool arena_ok_ = false;
   std::map<std::pair<std::uint16_t, std::uint16_t>, SourceLocation> used_;
+  std::int64_t placement_tries_ = 0;  ///< counted against ov_.max_placement_tries
   std::set<std::string> declared_kinds_;
 };
 

@@ -33,6 +33,11 @@ struct ExperimentOverrides {
   std::optional<double> length_s;
   std::optional<std::string> log_path;
   std::optional<log::LogFormat> log_format;
+  /// A bound on the random placement tries of all <distribute> elements together; the file
+  /// is refused when placing its robots would take more. Unset for users (a file asking for
+  /// millions of robots takes seconds to place, by design); the fuzz harness sets it so that
+  /// every input is checked in bounded time.
+  std::optional<std::int64_t> max_placement_tries;
 };
 
 /// A loaded, checked experiment, ready to run.

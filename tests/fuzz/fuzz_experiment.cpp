@@ -27,8 +27,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // a loaded library would change the registry for every later input.
   if (text.find("library") != std::string::npos) return -1;
   fleetsim::Diagnostics diags;
+  // A valid file may ask for millions of robots, which take seconds to place by design (a
+  // timeout CI once found): the tries are bounded, about a second's work under ASan.
+  fleetsim::ExperimentOverrides bounds;
+  bounds.max_placement_tries = 100'000;
   auto ex = fleetsim::parse_experiment(text, FLEETSIM_SOURCE_DIR "/examples/fuzz-input.xml",
-                                       *registry, {}, diags);
+                                       *registry, bounds, diags);
   fleetsim::fuzz::check_refusal(ex.has_value(), diags);
   return 0;
 }

@@ -3,6 +3,8 @@
 # (the repository is never written). Prints one line per harness; exits 1 if any of them
 # found a crash, a leak, a sanitizer report or a timeout, naming the reproducer.
 # Usage: tests/fuzz/run.sh BUILD SECONDS [HARNESS...]   (`make fuzz` calls it)
+# FUZZ_SEED=N (N > 0) fixes libFuzzer's random seed, so that a run from the same corpus makes
+# the same mutations (CI's gate: a failure there replays here); unset or 0, a random seed.
 set -euo pipefail
 
 if (( $# < 2 )); then sed -n '2,5p' "$0"; exit 2; fi
@@ -41,6 +43,7 @@ for h in "${harnesses[@]}"; do
   done
   options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
            -artifact_prefix="$artifacts/")
+  if [[ ${FUZZ_SEED:-0} != 0 ]]; then options+=(-seed="$FUZZ_SEED"); fi
   if [[ -f $root/tests/fuzz/dicts/$h.dict ]]; then options+=(-dict="$root/tests/fuzz/dicts/$h.dict"); fi
   before=$(date +%s)
   children_cpu

@@ -68,6 +68,33 @@ TEST(Experiment, ArenaWithoutRobotsIsCheap) {
   EXPECT_LT(peak_kb() - before, 64 * 1024) << "KB of peak memory for an empty arena";
 }
 
+// Found by the experiment fuzzer in CI (tests/fuzz/regressions/experiment/slow-million.xml): a
+// valid file asking for a million robots takes seconds to place, beyond the fuzzer's timeout.
+// The harness bounds the placement tries; a file over the bound is refused, naming the
+// element, and one under it places every robot as without the bound.
+TEST(Experiment, PlacementTriesCanBeBounded) {
+  const std::string arena = "    <distribute count=\"200\" controller=\"d\"/>\n";
+  auto run = [&](std::optional<std::int64_t> bound) {
+    Parsed p;
+    PluginRegistry reg;
+    register_builtins(reg);
+    ExperimentOverrides ov;
+    ov.max_placement_tries = bound;
+    p.ex = parse_experiment(valid(arena), "exp.xml", reg, ov, p.diags);
+    return p;
+  };
+  auto free = run(std::nullopt), roomy = run(100'000), tight = run(150);
+  ASSERT_TRUE(free.ex) << free.text();
+  ASSERT_TRUE(roomy.ex) << roomy.text();
+  EXPECT_EQ(roomy.ex->state.robot_count(), 201u);
+  EXPECT_EQ(roomy.ex->state.hash(), free.ex->state.hash());
+  EXPECT_FALSE(tight.ex);
+  EXPECT_NE(tight.text().find("exp.xml:8: error: placing the robots takes more than 150 random "
+                              "tries in all"),
+            std::string::npos)
+      << tight.text();
+}
+
 TEST(Experiment, MalformedTruncatedEmptyAndBinaryFiles) {
   EXPECT_NE(parse("<fleetsim><framework></fleetsim>").text().find("exp.xml:1: error: malformed XML"),
             std::string::npos);
