@@ -24,6 +24,7 @@ packages=(
   nlohmann-json3-dev    # JSON summaries and benchmark output
   libcpp-httplib-dev    # viewer HTTP server
   liblua5.4-dev         # Lua controllers (src/lua links liblua5.4-c++, the build compiled as C++)
+  libbox2d-dev          # the dynamics2d physics engine (rigid bodies)
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev # fuzzers (make fuzz): libclang-rt-14-dev has libFuzzer, ASan, UBSan
 )

@@ -19,9 +19,10 @@
 #include "fleetsim/controller.hpp"
 #include "fleetsim/loop_functions.hpp"
 #include "fleetsim/parts.hpp"
+#include "fleetsim/physics.hpp"
 
 /// Bumped whenever a public SDK type changes layout or meaning.
-#define FLEETSIM_PLUGIN_ABI_VERSION 5
+#define FLEETSIM_PLUGIN_ABI_VERSION 6
 
 namespace fleetsim {
 
@@ -61,6 +62,7 @@ using ControllerFactory = std::function<std::unique_ptr<Controller>()>;
 using LoopFunctionsFactory = std::function<std::unique_ptr<LoopFunctions>()>;
 using SensorFactory = std::function<std::unique_ptr<Sensor>()>;
 using ActuatorFactory = std::function<std::unique_ptr<Actuator>()>;
+using PhysicsEngineFactory = std::function<std::unique_ptr<PhysicsEngine>()>;
 
 /// How many instances of a controller a run makes.
 enum class ControllerScope {
@@ -81,6 +83,10 @@ class PluginRegistry {
   void add_actuator(PluginInfo info, ActuatorFactory factory);
   /// Registers loop functions; `factory` makes one instance per run.
   void add_loop_functions(PluginInfo info, LoopFunctionsFactory factory);
+  /// Registers a physics engine type (fleetsim/physics.hpp); `factory` makes one instance per
+  /// run that declares engines of the type. Its ParamDocs are the attributes of its <physics>
+  /// elements besides `id` and `region`.
+  void add_physics_engine(PluginInfo info, PhysicsEngineFactory factory);
 
   const PluginInfo* find(PluginKind kind, const std::string& name) const;
   std::vector<std::string> names(PluginKind kind) const;
@@ -89,6 +95,7 @@ class PluginRegistry {
   const LoopFunctionsFactory* loop_functions_factory(const std::string& name) const;
   const SensorFactory* sensor_factory(const std::string& name) const;
   const ActuatorFactory* actuator_factory(const std::string& name) const;
+  const PhysicsEngineFactory* physics_engine_factory(const std::string& name) const;
   ControllerScope controller_scope(const std::string& name) const;
 
  private:
@@ -106,6 +113,7 @@ class PluginRegistry {
   std::map<std::string, LoopFunctionsFactory> loop_functions_;
   std::map<std::string, SensorFactory> sensors_;
   std::map<std::string, ActuatorFactory> actuators_;
+  std::map<std::string, PhysicsEngineFactory> engines_;
   std::map<std::string, ControllerScope> scopes_;
 };
 

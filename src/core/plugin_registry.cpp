@@ -80,6 +80,17 @@ void PluginRegistry::add_actuator(PluginInfo info, ActuatorFactory factory) {
   add_info(std::move(info));
 }
 
+void PluginRegistry::add_physics_engine(PluginInfo info, PhysicsEngineFactory factory) {
+  info.kind = PluginKind::kPhysicsEngine;
+  if (!find(info.kind, info.name)) engines_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+const PhysicsEngineFactory* PluginRegistry::physics_engine_factory(const std::string& name) const {
+  auto it = engines_.find(name);
+  return it == engines_.end() ? nullptr : &it->second;
+}
+
 const SensorFactory* PluginRegistry::sensor_factory(const std::string& name) const {
   auto it = sensors_.find(name);
   return it == sensors_.end() ? nullptr : &it->second;

@@ -1,5 +1,7 @@
 #include "physics/kinematics2d.hpp"
 
+#include "physics/physics_world.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -324,8 +326,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   });
 }
 
-void KinematicsEngine::migrate(const WorldModel& model, WorldState& state,
-                               const SpatialIndex& index, ThreadPool& pool) {
+void RegionMigration::migrate(const WorldModel& model, WorldState& state,
+                              const SpatialIndex& index, ThreadPool& pool) {
   if (model.engines.size() <= 1) return;
   const std::size_t n = state.robot_count();
   const RobotGrid& grid = index.robots;
@@ -335,15 +337,17 @@ void KinematicsEngine::migrate(const WorldModel& model, WorldState& state,
   const std::uint32_t* order = grid.order().data();
   const double* x = state.x().data();
   const double* y = state.y().data();
+  const std::uint16_t* kind = state.robot_kind().data();
   std::uint8_t* robot_engine = state.robot_engine().data();
   const std::size_t kGrain = 1024;
-  // The engines before the move are step()'s engine_ (every slot, this tick); the engines
-  // owning the new positions, in slot order:
+  // The engines before the move and the engines owning the new positions, in slot order:
+  engine_.resize(n);
   target_.resize(n);
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      target_[s] = static_cast<std::uint8_t>(model.engine_at({x[i], y[i]}));
+      engine_[s] = robot_engine[i];
+      target_[s] = static_cast<std::uint8_t>(model.engine_at({x[i], y[i]}, kind[i]));
     }
   });
   // A robot belongs to the engine owning its new position, keeping its identity, controller
@@ -371,5 +375,28 @@ void KinematicsEngine::migrate(const WorldModel& model, WorldState& state,
     }
   });
 }
+
+}  // namespace fleetsim
+
+namespace fleetsim {
+namespace {
+
+/// The registry's kinematics2d: one KinematicsEngine steps every region of the type at once
+/// (robots of different regions never meet in it), in the grid's slot order.
+class Kinematics2d final : public PhysicsEngine {
+ public:
+  void setup(PhysicsSetup&) override {}
+  void step(PhysicsWorld& world) override {
+    auto& w = dynamic_cast<CorePhysicsWorld&>(world);
+    engine_.step(w.model, w.state, w.index, w.pool, &w.steps_mask());
+  }
+
+ private:
+  KinematicsEngine engine_;
+};
+
+}  // namespace
+
+std::unique_ptr<PhysicsEngine> make_kinematics2d_engine() { return std::make_unique<Kinematics2d>(); }
 
 }  // namespace fleetsim

@@ -51,13 +51,6 @@ class KinematicsEngine {
   /// move, the others keep every column (a process of a distributed run moves its regions').
   void step(const WorldModel& model, WorldState& state, const SpatialIndex& index, ThreadPool& pool,
             const std::vector<std::uint8_t>* owned = nullptr);
-  /// The end of the physics phase: assigns every robot to the engine owning its new position
-  /// (migration; deferred while the robot overlaps a robot of that engine, see the source).
-  /// Reads the positions step() left in the columns, and the engines and grid of this tick's
-  /// step() (call it after step(), on the same index): a distributed run calls it on every
-  /// process once the moves are exchanged.
-  void migrate(const WorldModel& model, WorldState& state, const SpatialIndex& index,
-               ThreadPool& pool);
   /// Rounds of the fixed point in the last step (diagnostics).
   int last_rounds() const { return last_rounds_; }
 
@@ -68,7 +61,6 @@ class KinematicsEngine {
   std::vector<double> f_, f_next_;  ///< fraction of the motion allowed (Jacobi iterates)
   std::vector<double> newy_;        ///< new y (new x reuses f_next_ after the rounds)
   std::vector<std::uint8_t> engine_, changed_;
-  std::vector<std::uint8_t> target_;  ///< engine owning the new position
   /// Round 0's candidates per slot (slot numbers, in slot order): at most kCandidates, or
   /// kOverflow when there were more (then the rounds scan the cells again). 4 + 1 bytes x 8 per
   /// robot: the later rounds and the contacts touch ~4 robots instead of a 3x3 block of ~16.
@@ -77,6 +69,20 @@ class KinematicsEngine {
   std::vector<std::uint32_t> cand_;
   std::vector<std::uint8_t> cand_count_;
   int last_rounds_ = 0;
+};
+
+/// The end of the physics phase, for every engine type: assigns every robot to the region of
+/// its kind's engine type owning its new position (migration; deferred while the robot
+/// overlaps a robot of that region, see the source). Reads the positions the engines left in
+/// the columns and the grid built before they moved (call it on the index of this tick's
+/// sensing): a distributed run calls it on every process once the moves are exchanged.
+class RegionMigration {
+ public:
+  void migrate(const WorldModel& model, WorldState& state, const SpatialIndex& index,
+               ThreadPool& pool);
+
+ private:
+  std::vector<std::uint8_t> engine_, target_;  ///< scratch in slot order
 };
 
 /// First time t in [0, limit] at which a circle of radius `r` moving from p by t*d comes

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "control/diffusion.hpp"
+#include "physics/physics_world.hpp"
 #include "lua/lua_controller.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
@@ -124,10 +125,15 @@ void register_actuators(PluginRegistry& r) {
 void register_controllers(PluginRegistry& r) {
   r.add_controller({PluginKind::kController, "diffusion",
                     "obstacle avoidance (ARGoS report, algorithm 2): straight unless an obstacle "
-                    "is in the frontal cone, then turn away",
+                    "is in the frontal cone, then turn away; rule=\"argos\" follows ARGoS's own",
                     {{"alpha_degrees", "real", "7.5", "half-angle of the frontal cone, degrees"},
-                     {"delta", "real", "0.1", "minimum length of the summed readings to react"},
-                     {"speed", "real", "0.1", "wheel speed, m/s"}}},
+                     {"delta", "real", "0.1",
+                      "minimum length of the summed readings to react (argos: of their mean)"},
+                     {"speed", "real", "0.1", "wheel speed, m/s"},
+                     {"rule", "string", "fleetsim",
+                      "fleetsim (default: summed readings, turn on the spot, a blocked robot "
+                      "turns too) or argos (ARGoS's diffusion examples: mean reading, straight "
+                      "only if in the cone and below delta, turn by stopping one wheel)"}}},
                    [] { return make_diffusion_controller(); }, ControllerScope::kShared);
   r.add_controller({PluginKind::kController, "idle", "stands still (wheels at 0)", {}},
                    [] { return make_idle_controller(); }, ControllerScope::kShared);
@@ -150,12 +156,32 @@ void register_builtins(PluginRegistry& r) {
   register_sensors(r);
   register_actuators(r);
   register_controllers(r);
-  r.add_builtin({PluginKind::kPhysicsEngine, "kinematics2d",
-                 "2D kinematics (DEECo playground): circular bodies stop at first contact, never "
-                 "overlap; one engine per region",
-                 {{"id", "string", "kinematics2d", "engine name"},
-                  {"region", "string", "whole arena", "\"xmin,ymin,xmax,ymax\", metres; regions "
-                                                      "must tile the arena"}}});
+  // Every engine element has an id and a region (read by the experiment parser).
+  auto engine_params = [](const char* type, std::vector<ParamDoc> own) {
+    std::vector<ParamDoc> all{{"id", "string", type, "engine name, unique in the experiment"},
+                              {"region", "string", "whole arena",
+                               "\"xmin,ymin,xmax,ymax\", metres; each type's regions tile the "
+                               "arena"}};
+    all.insert(all.end(), own.begin(), own.end());
+    return all;
+  };
+  r.add_physics_engine({PluginKind::kPhysicsEngine, "kinematics2d",
+                        "2D kinematics (DEECo playground): circular bodies stop at first contact, "
+                        "never overlap",
+                        engine_params("kinematics2d", {})},
+                       [] { return make_kinematics2d_engine(); });
+  r.add_physics_engine(
+      {PluginKind::kPhysicsEngine, "dynamics2d",
+       "2D rigid-body dynamics on Box2D: wheeled robots driven through friction-limited wheel "
+       "forces, static walls; each region stepped by one thread",
+       engine_params("dynamics2d", {{"sub_steps", "integer", "4", "physics steps per tick, 1 to 100"},
+        {"velocity_iterations", "integer", "8", "Box2D velocity solver iterations per sub-step"},
+        {"position_iterations", "integer", "3", "Box2D position solver iterations per sub-step"},
+        {"robot_mass", "real", "0.4", "mass of a robot body, kg"},
+        {"max_force", "real", "1.5", "largest force the wheels' friction exerts, N"},
+        {"max_torque", "real", "1.5", "largest torque the wheels' friction exerts, N m"},
+        {"robot_friction", "real", "0.3", "friction coefficient of robot bodies' contacts"}})},
+      [] { return make_dynamics2d_engine(); });
   r.add_loop_functions({PluginKind::kLoopFunctions, "tag_on_contact",
                         "tags robots that bump into something; status shows the count",
                         {{"tag", "string", "bumped", "the tag given"},

@@ -211,7 +211,9 @@ class ExperimentParser {
           for (RobotKind& k : model_->kinds)
             if (k.name == kind) k.in_run = true;
         }
+    resolve_engine_types(root);
     ex_.parts = assemble_kinds(*model_, ex_.state, reg_, ex_.threads, d_);
+    setup_engines();
     // Bodies last: placement needs the whole geometry.
     if (auto e = first("arena"); e && arena_ok_) read_arena_bodies(*e);
     if (!d_.has_errors()) check_controllers();
@@ -299,7 +301,12 @@ class ExperimentParser {
       kind.radius_m = k.real("radius", kind.radius_m, 1e-4, 100);
       kind.height_m = k.real("height", kind.height_m, 0, 100);
       kind.max_speed_m_per_s = k.real("max_speed", kind.max_speed_m_per_s, 0, 1e3);
-      kind.engine = k.choice("engine", {"kinematics2d"}, kind.engine);
+      if (k.has("engine")) {
+        kind.engine = k.choice("engine", reg_.names(PluginKind::kPhysicsEngine), kind.engine);
+        explicit_engine_[name] = k.where();
+      } else {
+        k.accept("engine");
+      }
       auto shorthand = [&](const char* attr, std::vector<PartDecl>& parts, const char* iface,
                            const char* param) {
         if (!k.has(attr)) {
@@ -487,13 +494,23 @@ class ExperimentParser {
     model_->bitmap_segment_count = segs.size();
   }
 
+  /// <physics>: one element per engine instance, named by its registered type. Each type's
+  /// regions tile the arena; regions of different types may overlap (they are different
+  /// views of the same space).
   void read_physics(XmlElement& e) {
     e.finish();
-    e.check_children({"kinematics2d"});
-    double area = 0;
-    for (auto& k : e.children("kinematics2d")) {
+    const std::vector<std::string> types = reg_.names(PluginKind::kPhysicsEngine);
+    e.check_children(types);
+    std::map<std::string, double> area;  // by type
+    std::map<std::string, SourceLocation> first_of;
+    for (auto& k : e.children()) {
+      const std::string type = k.name();
+      const PluginInfo* info = reg_.find(PluginKind::kPhysicsEngine, type);
+      if (!info) continue;  // reported by check_children
       EngineRegion r;
-      r.id = k.text("id", "kinematics2d");
+      r.type = type;
+      r.where = k.where();
+      r.id = k.text("id", type);
       if (!arena_ok_) { k.accept("region"); k.finish(); continue; }
       Box4 box{model_->arena_min(), model_->arena_max()};
       if (k.has("region")) {
@@ -503,6 +520,7 @@ class ExperimentParser {
       } else {
         k.accept("region");
       }
+      r.params = read_params(k, *info, {"id", "region"}, file_);
       k.finish();
       k.check_children({});
       Vec2 lo = model_->arena_min(), hi = model_->arena_max();
@@ -515,24 +533,119 @@ class ExperimentParser {
       }
       for (std::size_t o = 0; o < model_->engines.size(); ++o) {
         const auto& q = model_->engines[o];
+        if (q.type != type) continue;
         double ix = std::min(box.hi.x, q.max.x) - std::max(box.lo.x, q.min.x);
         double iy = std::min(box.hi.y, q.max.y) - std::max(box.lo.y, q.min.y);
         if (ix > eps && iy > eps)
-          k.error("engine '" + r.id + "' region overlaps engine '" + q.id +
-                  "' (expected regions that tile the arena without overlap)");
+          k.error("engine '" + r.id + "' region overlaps engine '" + q.id + "' of the same type " +
+                  type + " (expected regions of one type that tile the arena without overlap)");
       }
       for (const auto& q : model_->engines)
         if (q.id == r.id) k.error("engine id '" + r.id + "' is used twice (expected unique ids)");
       r.min = box.lo;
       r.max = box.hi;
-      area += (box.hi.x - box.lo.x) * (box.hi.y - box.lo.y);
+      area[type] += (box.hi.x - box.lo.x) * (box.hi.y - box.lo.y);
+      first_of.emplace(type, r.where);
       model_->engines.push_back(r);
     }
     if (model_->engines.size() > 255) e.error("more than 255 physics engines (expected at most 255)");
     double arena = model_->arena_width_m * model_->arena_height_m;
-    if (!model_->engines.empty() && arena_ok_ && std::abs(area - arena) > 1e-9 * arena && !d_.has_errors())
-      e.error("engine regions cover " + std::to_string(area) + " m2 of the " + std::to_string(arena) +
-              " m2 arena (expected regions that tile the whole arena)");
+    for (const auto& [type, a] : area)
+      if (arena_ok_ && std::abs(a - arena) > 1e-9 * arena && !d_.has_errors())
+        d_.error(first_of[type], "the " + type + " engines' regions cover " + std::to_string(a) +
+                                     " m2 of the " + std::to_string(arena) +
+                                     " m2 arena (expected regions of each engine type that tile "
+                                     "the whole arena)");
+  }
+
+  /// Makes one engine per type in the run; each reads its regions' parameters and declares
+  /// its columns (before any robot exists).
+  void setup_engines() {
+    class Setup final : public PhysicsSetup {
+     public:
+      Setup(ExperimentParser& p, std::uint8_t type) : p_(p) {
+        for (std::size_t e = 0; e < p.model_->engines.size(); ++e) {
+          const EngineRegion& r = p.model_->engines[e];
+          if (r.type_index != type) continue;
+          regions_.push_back({r.id, static_cast<std::uint8_t>(e), r.min, r.max});
+          decls_.push_back(&r);
+        }
+      }
+      std::span<const EngineRegionInfo> regions() const override { return regions_; }
+      const Params& params(std::size_t r) const override { return decls_.at(r)->params; }
+      ColumnHandle column(const ColumnDesc& desc) override {
+        ColumnDesc d = desc;
+        if (d.owner.empty()) d.owner = decls_.front()->type;
+        if (p_.ex_.state.robots.find(d.name) != kNoColumn) {
+          error(0, "column '" + d.name + "' is already declared by '" +
+                       p_.ex_.state.robots.desc(p_.ex_.state.robots.find(d.name)).owner + "'");
+          return kNoColumn;
+        }
+        return p_.ex_.state.robots.add(d);
+      }
+      ColumnHandle find_column(const std::string& name) const override {
+        return p_.ex_.state.robots.find(name);
+      }
+      void error(std::size_t r, const std::string& message) override {
+        p_.d_.error(decls_.at(r)->where, "engine '" + decls_.at(r)->id + "': " + message);
+      }
+
+     private:
+      ExperimentParser& p_;
+      std::vector<EngineRegionInfo> regions_;
+      std::vector<const EngineRegion*> decls_;
+    };
+    for (std::size_t t = 0; t < model_->engine_types.size(); ++t) {
+      const PhysicsEngineFactory* f = reg_.physics_engine_factory(model_->engine_types[t]);
+      if (!f) {
+        d_.error({file_.path(), 0}, "physics engine type '" + model_->engine_types[t] +
+                                        "' has no factory");
+        return;
+      }
+      std::unique_ptr<PhysicsEngine> engine = (*f)();
+      Setup setup(*this, static_cast<std::uint8_t>(t));
+      try {
+        engine->setup(setup);
+      } catch (const std::exception& ex) {
+        setup.error(0, ex.what());
+      }
+      ex_.engines.push_back(std::move(engine));
+    }
+  }
+
+  /// Numbers the engine types, and gives every kind the type that accepts its body: the one it
+  /// names, or else the only type the experiment declares.
+  void resolve_engine_types(XmlElement& root) {
+    for (auto& r : model_->engines) {
+      auto it = std::find(model_->engine_types.begin(), model_->engine_types.end(), r.type);
+      if (it == model_->engine_types.end())
+        it = model_->engine_types.insert(model_->engine_types.end(), r.type);
+      r.type_index = static_cast<std::uint8_t>(it - model_->engine_types.begin());
+    }
+    for (RobotKind& k : model_->kinds) {
+      const bool named = explicit_engine_.count(k.name) > 0;
+      if (!named) {
+        if (model_->engine_types.size() == 1 || !k.in_run) {
+          k.engine = model_->engine_types.empty() ? k.engine : model_->engine_types[0];
+        } else {
+          root.error("robot kind '" + k.name + "' does not say which physics engine type accepts "
+                     "it, and the experiment declares " + join(model_->engine_types) +
+                     " (expected <kind name=\"" + k.name + "\" engine=\"...\">)");
+          continue;
+        }
+      }
+      auto it = std::find(model_->engine_types.begin(), model_->engine_types.end(), k.engine);
+      if (it == model_->engine_types.end()) {
+        if (!k.in_run) continue;
+        d_.error(explicit_engine_.count(k.name) ? explicit_engine_[k.name] : k.where,
+                 "robot kind '" + k.name + "' needs a " + k.engine +
+                     " engine, and the experiment declares none (expected <physics><" + k.engine +
+                     " .../></physics>, or engine=\"" + join(model_->engine_types) +
+                     "\" on the kind)");
+        continue;
+      }
+      k.engine_type = static_cast<std::uint8_t>(it - model_->engine_types.begin());
+    }
   }
 
   // <distribution><process regions="west north"/>...</distribution>: which process simulates
@@ -778,8 +891,9 @@ class ExperimentParser {
     // The engines own the robots in their regions from the start.
     auto engine = st.robot_engine();
     auto x = st.x(), y = st.y();
+    auto kind = st.robot_kind();
     for (std::size_t i = 0; i < st.robot_count(); ++i)
-      engine[i] = static_cast<std::uint8_t>(model_->engine_at({x[i], y[i]}));
+      engine[i] = static_cast<std::uint8_t>(model_->engine_at({x[i], y[i]}, kind[i]));
   }
 
   /// A robot's `led` attribute: every LED of its kind's first `leds` part, as shown and as
@@ -864,7 +978,8 @@ class ExperimentParser {
   Experiment ex_;
   bool arena_ok_ = false;
   std::map<std::pair<std::uint16_t, std::uint16_t>, SourceLocation> used_;
-  std::int64_t placement_tries_ = 0;  ///< counted against ov_.max_placement_tries
+  std::int64_t placement_tries_ = 0;
+  std::map<std::string, SourceLocation> explicit_engine_;  ///< kinds naming their engine type  ///< counted against ov_.max_placement_tries
   std::set<std::string> declared_kinds_;
 };
 

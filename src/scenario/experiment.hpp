@@ -53,6 +53,9 @@ struct Experiment {
   std::vector<AssembledKind> parts;
   /// Shared controllers' instances, initialised, by (controller index, kind index).
   std::map<std::pair<std::uint16_t, std::uint16_t>, std::unique_ptr<Controller>> shared_controllers;
+  /// One physics engine per type in the run, by WorldModel::engine_types index, set up (their
+  /// columns are in `state`).
+  std::vector<std::unique_ptr<PhysicsEngine>> engines;
   /// <distribution>: per process, the engine regions (indices into model->engines) it
   /// simulates in a run on several processes; empty = automatic (docs/distributed.md).
   std::vector<std::vector<int>> distribution;

@@ -48,6 +48,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
       state_(experiment_.state),
       pool_(experiment_.threads),
       world_(*model_, state_, index_),
+      physics_(*model_, state_, index_, pool_),
       dist_(std::move(distribution)) {
   if (resume) restore_world(*resume);
   setup_distribution();
@@ -406,9 +407,13 @@ void Simulation::step() {
   run_phase(Phase::kSenseControl, [&] { sense_and_control(); });
   run_phase(Phase::kAct, [&] { act(); });
   run_phase(Phase::kPhysics, [&] {
-    physics_.step(*model_, state_, index_, pool_, distributed() ? &owned_engine_ : nullptr);
+    for (std::size_t t = 0; t < experiment_.engines.size(); ++t) {
+      physics_.begin_type(static_cast<std::uint8_t>(t),
+                          distributed() ? owned_engine_.data() : nullptr);
+      experiment_.engines[t]->step(physics_);
+    }
     if (distributed()) exchange_moves();
-    physics_.migrate(*model_, state_, index_, pool_);
+    migration_.migrate(*model_, state_, index_, pool_);
   });
   state_.tick++;
   run_phase(Phase::kPostStep, [&] {
@@ -496,7 +501,7 @@ void Simulation::move_robot(EntityId id, Vec2 p, double heading) {
   state_.x()[i] = p.x;
   state_.y()[i] = p.y;
   state_.theta()[i] = wrap_angle(heading);
-  state_.robot_engine()[i] = static_cast<std::uint8_t>(model_->engine_at(p));
+  state_.robot_engine()[i] = static_cast<std::uint8_t>(model_->engine_at(p, state_.robot_kind()[i]));
 }
 EntityId Simulation::add_robot(const std::string& kind, const std::string& controller, Vec2 p,
                                double heading, const std::string& tag) {
@@ -516,7 +521,8 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
       state_.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p, heading,
                        state_.tags.intern(tag), "robot" + std::to_string(state_.next_id));
   std::uint32_t i = state_.robot_index(id);
-  state_.robot_engine()[i] = static_cast<std::uint8_t>(model_->engine_at(p));
+  state_.robot_engine()[i] =
+      static_cast<std::uint8_t>(model_->engine_at(p, static_cast<std::uint16_t>(k)));
   make_controller_instance(i);
   if (distributed()) {
     host_.resize(state_.next_id, -1);

@@ -13,6 +13,7 @@
 #include "fleetsim/plugin.hpp"
 #include "log/log_writer.hpp"
 #include "physics/kinematics2d.hpp"
+#include "physics/physics_world.hpp"
 #include "robots/engine_world.hpp"
 #include "scenario/experiment.hpp"
 #include "sim/distribution.hpp"
@@ -188,8 +189,9 @@ class Simulation final : private WorldAccess {
   WorldState& state_;
   ThreadPool pool_;
   SpatialIndex index_;
-  KinematicsEngine physics_;
   EngineWorld world_;
+  CorePhysicsWorld physics_;   ///< what the engines (experiment_.engines) step in
+  RegionMigration migration_;
   /// Shared controllers by controller * kinds + kind (owned by experiment_), or null.
   std::vector<Controller*> shared_;
   std::vector<std::unique_ptr<Controller>> instances_;  ///< by entity id (per-robot controllers)

@@ -38,26 +38,29 @@ bool WorldModel::inside_obstacle(Vec2 p) const {
   return false;
 }
 
-int WorldModel::engine_at(Vec2 p) const {
+int WorldModel::engine_at(Vec2 p, std::uint16_t k) const {
+  const std::uint8_t type = kinds[k].engine_type;
   for (std::size_t e = 0; e < engines.size(); ++e) {
     const auto& r = engines[e];
-    if (p.x >= r.min.x && p.x < r.max.x && p.y >= r.min.y && p.y < r.max.y)
+    if (r.type_index == type && p.x >= r.min.x && p.x < r.max.x && p.y >= r.min.y &&
+        p.y < r.max.y)
       return static_cast<int>(e);
   }
   // Outside every region (on the arena's outer edge or beyond): the nearest region.
-  int best = 0;
+  int best = -1;
   double best_d = 1e300;
   for (std::size_t e = 0; e < engines.size(); ++e) {
     const auto& r = engines[e];
+    if (r.type_index != type) continue;
     double dx = std::max({r.min.x - p.x, 0.0, p.x - r.max.x});
     double dy = std::max({r.min.y - p.y, 0.0, p.y - r.max.y});
     double d = dx * dx + dy * dy;
-    if (d < best_d) {
+    if (best < 0 || d < best_d) {
       best_d = d;
       best = static_cast<int>(e);
     }
   }
-  return best;
+  return best < 0 ? 0 : best;
 }
 
 std::uint32_t TagTable::intern(const std::string& s) {

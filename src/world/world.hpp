@@ -38,6 +38,7 @@ struct RobotKind : KindInfo {
   /// False for a built-in kind the experiment file never names: it has no parts and no robots
   /// in the run, and does not size the spatial grid (a larger unused kind would slow it down).
   bool in_run = true;
+  std::uint8_t engine_type = 0;  ///< index of `engine` in WorldModel::engine_types
 };
 
 /// A declared controller: a built-in or plug-in type and its parameters.
@@ -48,10 +49,15 @@ struct ControllerDecl {
   SourceLocation where;
 };
 
-/// A physics engine's region (axis-aligned box, metres).
+/// A physics engine instance (an element of <physics>): its region (axis-aligned box,
+/// metres), its type and parameters.
 struct EngineRegion {
   std::string id;
   Vec2 min, max;
+  std::string type = "kinematics2d";  ///< registry name
+  std::uint8_t type_index = 0;        ///< into WorldModel::engine_types
+  Params params;                      ///< the element's attributes but id and region
+  SourceLocation where;
 };
 
 /// Built once, never changed during a run; shared read-only by every thread.
@@ -79,14 +85,16 @@ struct WorldModel {
 
   std::vector<RobotKind> kinds;
   std::vector<ControllerDecl> controllers;
-  std::vector<EngineRegion> engines;  ///< at least one; regions tile the arena
+  std::vector<EngineRegion> engines;  ///< at least one; each type's regions tile the arena
+  std::vector<std::string> engine_types;  ///< the types of `engines`, in order of first use
   std::vector<std::string> object_classes;
 
   double max_radius_m() const;
   /// True when `p` lies in a filled obstacle (black pixel or inside a box).
   bool inside_obstacle(Vec2 p) const;
-  /// Index of the engine owning point p (first region containing it; clamped to the arena).
-  int engine_at(Vec2 p) const;
+  /// Index of the engine of kind k's type owning point p (first region of that type
+  /// containing it; outside them all, the nearest).
+  int engine_at(Vec2 p, std::uint16_t k) const;
 };
 
 /// Interned strings (tags). Index 0 is "". Only grows during a run, so indices stay valid and

@@ -123,7 +123,7 @@ Outcome run_scene(std::uint64_t seed, int threads, Tick ticks) {
     const std::size_t n = s.robot_count();
     std::vector<int> region(n);
     for (std::size_t i = 0; i < n; ++i) {
-      region[i] = model.engine_at({s.x()[i], s.y()[i]});
+      region[i] = model.engine_at({s.x()[i], s.y()[i]}, s.robot_kind()[i]);
       if (s.robot_engine()[i] != engine_before[i]) ++out.migrations;
     }
     auto overlap = [&](std::size_t i, std::size_t j) {

@@ -186,11 +186,52 @@ TEST(Experiment, EngineRegionsMustTileTheArena) {
   EXPECT_NE(overlap.text().find("exp.xml:11: error: engine 'b' region overlaps engine 'a'"),
             std::string::npos) << overlap.text();
   auto gap = parse(valid("", "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0,2\"/>\n  </physics>\n"));
-  EXPECT_NE(gap.text().find("expected regions that tile the whole arena"), std::string::npos)
+  EXPECT_NE(gap.text().find("expected regions of each engine type that tile the whole arena"), std::string::npos)
       << gap.text();
   auto ok = parse(valid("", "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0,2\"/>\n"
                             "    <kinematics2d id=\"b\" region=\"0,-2,2,2\"/>\n  </physics>\n"));
   EXPECT_TRUE(ok.ex) << ok.text();
+}
+
+TEST(Experiment, EngineTypesAndTheKindsTheyAccept) {
+  // Regions of different types are views of the same space: they may overlap.
+  const std::string kinds =
+      "  <kinds>\n    <kind name=\"rigid\" base=\"epuck\" engine=\"dynamics2d\"/>\n  </kinds>\n";
+  auto both = parse(valid("    <robot id=\"r\" kind=\"rigid\" controller=\"d\" position=\"1,1\"/>\n",
+                          kinds + "  <physics>\n    <kinematics2d/>\n    <dynamics2d/>\n  </physics>\n"));
+  // The epuck of valid() does not say which of the two types accepts it.
+  EXPECT_NE(both.text().find("robot kind 'epuck' does not say which physics engine type accepts "
+                             "it, and the experiment declares kinematics2d, dynamics2d"),
+            std::string::npos)
+      << both.text();
+  // A kind whose engine type the experiment does not declare, at the kind's line.
+  auto missing = parse(valid("    <robot id=\"r\" kind=\"rigid\" controller=\"d\" position=\"1,1\"/>\n",
+                             kinds));
+  EXPECT_NE(missing.text().find("robot kind 'rigid' needs a dynamics2d engine, and the experiment "
+                                "declares none"),
+            std::string::npos)
+      << missing.text();
+  // One type declared: every kind goes to it, and the robots' engines are of that type.
+  auto only = parse(valid("", "  <physics><dynamics2d id=\"dyn\"/></physics>\n"));
+  ASSERT_TRUE(only.ex) << only.text();
+  EXPECT_EQ(only.ex->model->engines.at(0).type, "dynamics2d");
+  EXPECT_EQ(only.ex->model->kinds.at(0).engine, "dynamics2d");
+  EXPECT_NE(only.ex->state.robots.find("body_omega"), kNoColumn);
+  // An unknown engine element names the known ones.
+  auto unknown = parse(valid("", "  <physics><bullet3d/></physics>\n"));
+  EXPECT_NE(unknown.text().find("bullet3d"), std::string::npos) << unknown.text();
+  EXPECT_NE(unknown.text().find("dynamics2d"), std::string::npos) << unknown.text();
+}
+
+TEST(Experiment, Dynamics2dParametersAreChecked) {
+  auto bad = parse(valid("", "  <physics>\n    <dynamics2d sub_steps=\"0\" robot_mass=\"-1\"\n"
+                             "      max_force=\"nan\" velocity_iterations=\"1000\"/>\n  </physics>\n"));
+  EXPECT_FALSE(bad.ex);
+  for (const char* want :
+       {"exp.xml:10: error: engine 'dynamics2d': sub_steps=0 is out of range (expected 1 to 100)",
+        "velocity_iterations=1000 is out of range", "robot_mass=-1 is not a positive finite number",
+        "attribute 'max_force' of <dynamics2d> is 'nan' (expected a finite number)"})
+    EXPECT_NE(bad.text().find(want), std::string::npos) << want << "\n" << bad.text();
 }
 
 TEST(Experiment, AllErrorsAreReportedAtOnce) {

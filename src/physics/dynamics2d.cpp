@@ -1,0 +1,282 @@
+// `dynamics2d`: 2D rigid-body dynamics on Box2D 2.4 (Debian's libbox2d).
+//
+// Every robot is a dynamic circle with the robot's mass; the static obstacles (walls, box
+// sides, bitmap edges, the arena's border) are two-sided edges of one static body. Robots are
+// driven as ARGoS's dynamics2d drives its bodies through friction constraints toward the wheel
+// velocities: before each sub-step, every robot gets the impulse that would bring its velocity
+// to the commanded one (speed along its heading, no sideways slip, the commanded turn rate),
+// bounded by the wheels' friction (max_force x h, max_torque x h). Contacts then share the
+// motion between bodies: a robot pushing another slows down, one driving into a wall stops
+// against it. Bodies may overlap by up to Box2D's linear slop (0.5 mm at the scale below)
+// while pushing, as in any rigid-body engine; kinematics2d is the engine whose bodies never
+// overlap.
+//
+// Determinism. Box2D is deterministic for the same sequence of calls in one thread. Each
+// region's world is rebuilt every tick from the columns alone, its bodies created in robot
+// order (increasing ids), and stepped by one worker; regions run in parallel. The state kept
+// between ticks is in columns (pose, and the velocities this engine declares), so the result
+// depends on nothing else: not on the thread count, a checkpoint and resume, or which
+// process held the robot last tick. Rebuilding also means no warm start across ticks (Box2D
+// warm-starts contacts between the sub-steps of a tick).
+//
+// Scale: Box2D is tuned for bodies of 0.1 to 10 units; an e-puck is 7 cm across, so lengths
+// are multiplied by 10 (1 unit = 10 cm) and coordinates are relative to the region's centre
+// (single-precision floats keep about a micrometre there).
+#include <algorithm>
+#include <box2d/box2d.h>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "physics/physics_world.hpp"
+
+namespace fleetsim {
+namespace {
+
+constexpr double kScale = 10.0;  ///< Box2D units per metre
+
+struct RegionSettings {
+  int sub_steps = 4;
+  int velocity_iterations = 8;
+  int position_iterations = 3;
+  double robot_mass = 0.4;
+  double max_force = 1.5;
+  double max_torque = 1.5;
+  double friction = 0.3;
+};
+
+class Dynamics2d final : public PhysicsEngine {
+ public:
+  void setup(PhysicsSetup& setup) override {
+    for (std::size_t r = 0; r < setup.regions().size(); ++r) {
+      const Params& p = setup.params(r);
+      RegionSettings s;
+      auto integer = [&](const char* name, int fallback, int lo, int hi) {
+        const std::int64_t v = p.integer(name, fallback);
+        if (v < lo || v > hi) {
+          setup.error(r, std::string(name) + "=" + std::to_string(v) + " is out of range " +
+                             "(expected " + std::to_string(lo) + " to " + std::to_string(hi) + ")");
+          return fallback;
+        }
+        return static_cast<int>(v);
+      };
+      auto real = [&](const char* name, double fallback, bool positive) {
+        const double v = p.real(name, fallback);
+        if (!std::isfinite(v) || v < 0 || (positive && v == 0)) {
+          setup.error(r, std::string(name) + "=" + p.text(name, "") + " is not a " +
+                             (positive ? "positive" : "non-negative") + " finite number");
+          return fallback;
+        }
+        return v;
+      };
+      s.sub_steps = integer("sub_steps", 4, 1, 100);
+      s.velocity_iterations = integer("velocity_iterations", 8, 1, 100);
+      s.position_iterations = integer("position_iterations", 3, 1, 100);
+      s.robot_mass = real("robot_mass", 0.4, true);
+      s.max_force = real("max_force", 1.5, false);
+      s.max_torque = real("max_torque", 1.5, false);
+      s.friction = real("robot_friction", 0.3, false);
+      settings_.push_back(s);
+      regions_.push_back(setup.regions()[r]);
+    }
+    auto velocity = [&](const char* name, const char* doc) {
+      ColumnDesc d;
+      d.name = name;
+      d.type = ColumnType::kF64;
+      d.doc = doc;
+      d.owner = "dynamics2d";
+      d.halo = false;  // only this robot's engine reads it
+      return setup.column(d);
+    };
+    vx_ = velocity("body_vx", "linear velocity along x at the end of the tick, m/s (dynamics2d)");
+    vy_ = velocity("body_vy", "linear velocity along y at the end of the tick, m/s (dynamics2d)");
+    omega_ = velocity("body_omega", "turn rate at the end of the tick, rad/s (dynamics2d)");
+    x_ = setup.find_column("x");
+    y_ = setup.find_column("y");
+    theta_ = setup.find_column("theta");
+    speed_ = setup.find_column("speed_cmd");
+    turn_ = setup.find_column("turn_cmd");
+    realization_ = setup.find_column("realization");
+    contact_angle_ = setup.find_column("contact_angle");
+    contact_count_ = setup.find_column("contact_count");
+    region_of_.assign(256, -1);
+    for (std::size_t r = 0; r < regions_.size(); ++r) region_of_[regions_[r].index] = static_cast<int>(r);
+    segments_.resize(regions_.size());
+    segment_margin_.assign(regions_.size(), -1);
+  }
+
+  void step(PhysicsWorld& w) override {
+    // The robots of each region stepped here, in row (id) order.
+    rows_.resize(regions_.size());
+    for (auto& r : rows_) r.clear();
+    const std::size_t n = w.robot_count();
+    double reach = 0;  // the farthest a body's surface can reach beyond its region this tick
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint8_t e = w.robot_region(i);
+      if (!w.steps(e) || region_of_[e] < 0) continue;
+      rows_[static_cast<std::size_t>(region_of_[e])].push_back(i);
+      const KindInfo& k = w.robot_kind(i);
+      reach = std::max(reach, 2 * k.radius_m + 2 * k.max_speed_m_per_s * w.dt_s);
+    }
+    w.parallel_for(regions_.size(), 1, [&](std::size_t b, std::size_t e, int) {
+      for (std::size_t r = b; r < e; ++r)
+        if (!rows_[r].empty()) step_region(w, r, reach + 0.1);
+    });
+  }
+
+ private:
+  /// The obstacle segments that can touch region r's bodies (those within `margin` of it).
+  const std::vector<std::uint32_t>& segments_near(const PhysicsWorld& w, std::size_t r,
+                                                  double margin) {
+    if (segment_margin_[r] >= margin) return segments_[r];
+    const auto segs = w.obstacles();
+    const EngineRegionInfo& g = regions_[r];
+    segments_[r].clear();
+    for (std::uint32_t s = 0; s < segs.size(); ++s) {
+      const Segment& q = segs[s];
+      if (std::max(q.a.x, q.b.x) < g.min.x - margin || std::min(q.a.x, q.b.x) > g.max.x + margin ||
+          std::max(q.a.y, q.b.y) < g.min.y - margin || std::min(q.a.y, q.b.y) > g.max.y + margin)
+        continue;
+      segments_[r].push_back(s);
+    }
+    segment_margin_[r] = margin;
+    return segments_[r];
+  }
+
+  void step_region(PhysicsWorld& w, std::size_t r, double margin) {
+    const RegionSettings& s = settings_[r];
+    const EngineRegionInfo& g = regions_[r];
+    const double ox = (g.min.x + g.max.x) / 2, oy = (g.min.y + g.max.y) / 2;
+    auto to_box = [&](double x, double y) {
+      return b2Vec2(static_cast<float>((x - ox) * kScale), static_cast<float>((y - oy) * kScale));
+    };
+    double* x = w.column<double>(x_);
+    double* y = w.column<double>(y_);
+    double* theta = w.column<double>(theta_);
+    double* vx = w.column<double>(vx_);
+    double* vy = w.column<double>(vy_);
+    double* omega = w.column<double>(omega_);
+    const double* speed = w.column<double>(speed_);
+    const double* turn = w.column<double>(turn_);
+    float* realization = w.column<float>(realization_);
+    float* contact_angle = w.column<float>(contact_angle_);
+    std::uint8_t* contact_count = w.column<std::uint8_t>(contact_count_);
+
+    b2World world(b2Vec2(0, 0));
+    world.SetAllowSleeping(false);
+    // The static obstacles near the region.
+    {
+      b2BodyDef def;
+      b2Body* ground = world.CreateBody(&def);
+      const auto segs = w.obstacles();
+      for (std::uint32_t si : segments_near(w, r, margin)) {
+        b2EdgeShape edge;
+        edge.SetTwoSided(to_box(segs[si].a.x, segs[si].a.y), to_box(segs[si].b.x, segs[si].b.y));
+        ground->CreateFixture(&edge, 0.0f);
+      }
+    }
+    // The robots, in id order.
+    const std::vector<std::uint32_t>& rows = rows_[r];
+    std::vector<b2Body*> bodies(rows.size());
+    std::vector<double> commanded(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const std::uint32_t i = rows[k];
+      const KindInfo& kind = w.robot_kind(i);
+      b2BodyDef def;
+      def.type = b2_dynamicBody;
+      def.position = to_box(x[i], y[i]);
+      def.angle = static_cast<float>(theta[i]);
+      def.linearVelocity = b2Vec2(static_cast<float>(vx[i] * kScale), static_cast<float>(vy[i] * kScale));
+      def.angularVelocity = static_cast<float>(omega[i]);
+      b2Body* body = world.CreateBody(&def);
+      b2CircleShape circle;
+      circle.m_radius = static_cast<float>(kind.radius_m * kScale);
+      b2FixtureDef fd;
+      fd.shape = &circle;
+      fd.density = static_cast<float>(s.robot_mass / (kPi * circle.m_radius * circle.m_radius));
+      fd.friction = static_cast<float>(s.friction);
+      fd.restitution = 0;
+      body->CreateFixture(&fd);
+      bodies[k] = body;
+      const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
+      commanded[k] = std::abs(v) * w.dt_s;
+    }
+    // Sub-steps: the wheels' friction impulses, then Box2D's step.
+    const double h = w.dt_s / s.sub_steps;
+    const double max_impulse = s.max_force * kScale * h;
+    const double max_angular = s.max_torque * kScale * kScale * h;
+    for (int sub = 0; sub < s.sub_steps; ++sub) {
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        const std::uint32_t i = rows[k];
+        b2Body* body = bodies[k];
+        const KindInfo& kind = w.robot_kind(i);
+        const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;
+        const double a = body->GetAngle();
+        const b2Vec2 cur = body->GetLinearVelocity();
+        const double m = body->GetMass();
+        double jx = m * (v * std::cos(a) - cur.x), jy = m * (v * std::sin(a) - cur.y);
+        const double j = std::hypot(jx, jy);
+        if (j > max_impulse) {
+          jx *= max_impulse / j;
+          jy *= max_impulse / j;
+        }
+        body->ApplyLinearImpulseToCenter(b2Vec2(static_cast<float>(jx), static_cast<float>(jy)), true);
+        double l = body->GetInertia() * (turn[i] - body->GetAngularVelocity());
+        l = std::clamp(l, -max_angular, max_angular);
+        body->ApplyAngularImpulse(static_cast<float>(l), true);
+      }
+      world.Step(static_cast<float>(h), s.velocity_iterations, s.position_iterations);
+    }
+    // Back to the columns: pose, velocities, the collision sensor.
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const std::uint32_t i = rows[k];
+      const b2Body* body = bodies[k];
+      const b2Vec2 p = body->GetPosition();
+      const double nx = ox + p.x / kScale, ny = oy + p.y / kScale;
+      const double moved = std::hypot(nx - x[i], ny - y[i]);
+      realization[i] = commanded[k] > 0 ? static_cast<float>(std::min(1.0, moved / commanded[k])) : 1.0f;
+      x[i] = nx;
+      y[i] = ny;
+      const double th = wrap_angle(body->GetAngle());
+      theta[i] = th;
+      const b2Vec2 v = body->GetLinearVelocity();
+      vx[i] = v.x / kScale;
+      vy[i] = v.y / kScale;
+      omega[i] = body->GetAngularVelocity();
+      constexpr int kCollect = 32;
+      float found[kCollect];
+      int count = 0;
+      for (const b2ContactEdge* ce = body->GetContactList(); ce; ce = ce->next) {
+        b2Contact* c = ce->contact;
+        if (!c->IsTouching()) continue;
+        b2WorldManifold wm;
+        c->GetWorldManifold(&wm);
+        for (int q = 0; q < c->GetManifold()->pointCount && count < kCollect; ++q)
+          found[count++] = static_cast<float>(
+              wrap_angle(std::atan2(wm.points[q].y - p.y, wm.points[q].x - p.x) - th));
+      }
+      std::sort(found, found + count);
+      count = std::min(count, kMaxContacts);
+      float* angles = &contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
+      for (int q = 0; q < kMaxContacts; ++q) angles[q] = q < count ? found[q] : 0.0f;
+      contact_count[i] = static_cast<std::uint8_t>(count);
+    }
+  }
+
+  std::vector<EngineRegionInfo> regions_;
+  std::vector<RegionSettings> settings_;
+  std::vector<int> region_of_;  ///< engine index -> index in regions_, -1 if not this type's
+  std::vector<std::vector<std::uint32_t>> rows_;
+  std::vector<std::vector<std::uint32_t>> segments_;
+  std::vector<double> segment_margin_;
+  ColumnHandle vx_ = kNoColumn, vy_ = kNoColumn, omega_ = kNoColumn;
+  ColumnHandle x_ = kNoColumn, y_ = kNoColumn, theta_ = kNoColumn, speed_ = kNoColumn,
+               turn_ = kNoColumn, realization_ = kNoColumn, contact_angle_ = kNoColumn,
+               contact_count_ = kNoColumn;
+};
+
+}  // namespace
+
+std::unique_ptr<PhysicsEngine> make_dynamics2d_engine() { return std::make_unique<Dynamics2d>(); }
+
+}  // namespace fleetsim

@@ -1,0 +1,150 @@
+// The dynamics2d engine (Box2D) through whole experiments: robots stop against walls and push
+// each other, the collision sensor reports the contacts, results are the same bits for any
+// thread count, and a mixed run keeps each kind in its engine type.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "plugins/builtins.hpp"
+#include "sim/simulation.hpp"
+
+namespace fleetsim::testing {
+namespace {
+
+struct D2Run {
+  PluginRegistry registry;
+  std::unique_ptr<Simulation> sim;
+  Diagnostics diags;
+  explicit D2Run(const std::string& xml, int threads = 1) {
+    register_builtins(registry);
+    ExperimentOverrides ov;
+    ov.threads = threads;
+    auto ex = parse_experiment(xml, "d2.xml", registry, ov, diags);
+    if (!ex) throw std::runtime_error(diags.str());
+    sim = std::make_unique<Simulation>(std::move(*ex), registry);
+  }
+  void steps(int n) {
+    for (int i = 0; i < n; ++i) sim->step();
+  }
+  std::uint32_t row(const std::string& name) const {
+    const auto& names = sim->state().robot_name();
+    for (std::uint32_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return i;
+    throw std::runtime_error("no robot " + name);
+  }
+  Vec2 pos(const std::string& name) const {
+    auto i = row(name);
+    return {sim->state().x()[i], sim->state().y()[i]};
+  }
+};
+
+// A 4 m arena; `straight` drives ahead at 0.1 m/s whatever it sees (delta is never reached).
+std::string arena(const std::string& bodies, const std::string& physics =
+                                                 "  <physics><dynamics2d/></physics>\n") {
+  return "<fleetsim>\n"
+         "  <framework ticks_per_second=\"10\" length=\"0\" seed=\"5\"/>\n"
+         "  <controllers>\n"
+         "    <controller id=\"straight\" type=\"diffusion\" delta=\"1000\" speed=\"0.1\"/>\n"
+         "    <controller id=\"still\" type=\"idle\"/>\n"
+         "    <controller id=\"diffuse\" type=\"diffusion\"/>\n"
+         "  </controllers>\n"
+         "  <arena size=\"4,4\">\n" +
+         bodies + "  </arena>\n" + physics + "</fleetsim>\n";
+}
+
+TEST(Dynamics2d, ARobotDrivingIntoAWallStopsAgainstItAndFeelsIt) {
+  D2Run run(arena("    <wall from=\"1,-1\" to=\"1,1\"/>\n"
+                "    <robot id=\"a\" controller=\"straight\" position=\"0,0\"/>\n"));
+  run.steps(150);  // 1.5 m of commanded motion, the wall 1 m ahead
+  const double r = 0.035;
+  const Vec2 p = run.pos("a");
+  EXPECT_LT(p.x, 1 - r + 0.001) << "the robot went through the wall";
+  EXPECT_GT(p.x, 1 - r - 0.005) << "the robot stopped short of the wall";
+  EXPECT_NEAR(p.y, 0, 1e-3);
+  const auto i = run.row("a");
+  ASSERT_EQ(run.sim->state().contact_count()[i], 1);
+  EXPECT_NEAR(run.sim->state().contact_angle()[i * kMaxContacts], 0, 0.05) << "contact ahead";
+  EXPECT_LT(run.sim->state().realization()[i], 0.1f);
+}
+
+TEST(Dynamics2d, ARobotPushesAnotherWhereKinematicsStopsAtContact) {
+  const std::string bodies = "    <robot id=\"pusher\" controller=\"straight\" position=\"-1,0\"/>\n"
+                             "    <robot id=\"pushed\" controller=\"still\" position=\"-0.5,0\"/>\n";
+  D2Run dyn(arena(bodies));
+  D2Run kin(arena(bodies, "  <physics><kinematics2d/></physics>\n"));
+  dyn.steps(100);
+  kin.steps(100);
+  // 1 m of commanded motion: kinematics stops at contact, dynamics pushes the idle robot along.
+  EXPECT_NEAR(kin.pos("pushed").x, -0.5, 1e-9);
+  EXPECT_GT(dyn.pos("pushed").x, -0.3);
+  EXPECT_GT(dyn.pos("pusher").x, -0.6);
+  // Pushing costs: the pair is slower than the commanded 0.1 m/s, and both feel the contact.
+  EXPECT_LT(dyn.pos("pusher").x, 0.0);
+  EXPECT_EQ(dyn.sim->state().contact_count()[dyn.row("pushed")], 1);
+  EXPECT_EQ(dyn.sim->state().contact_count()[dyn.row("pusher")], 1);
+}
+
+std::string swarm(const std::string& physics) {
+  return arena("    <wall from=\"0,-1\" to=\"0,1\"/>\n"
+               "    <distribute count=\"150\" controller=\"diffuse\"/>\n",
+               physics);
+}
+
+TEST(Dynamics2d, SameBitsForOneAndTwoThreadsWithRegionsStepedInParallel) {
+  const std::string xml = swarm(
+      "  <physics>\n"
+      "    <dynamics2d id=\"w\" region=\"-2,-2,0,2\" sub_steps=\"3\"/>\n"
+      "    <dynamics2d id=\"e\" region=\"0,-2,2,2\" sub_steps=\"3\"/>\n"
+      "  </physics>\n");
+  D2Run one(xml, 1), two(xml, 2);
+  for (int k = 0; k < 4; ++k) {
+    one.steps(50);
+    two.steps(50);
+    ASSERT_EQ(one.sim->state().hash(), two.sim->state().hash()) << "after " << (k + 1) * 50 << " ticks";
+  }
+  // And the robots moved, and the velocity columns are part of the state.
+  const auto& st = one.sim->state();
+  EXPECT_NE(st.robots.find("body_vx"), kNoColumn);
+  double moved = 0;
+  D2Run start(xml, 1);
+  for (std::size_t i = 0; i < st.robot_count(); ++i)
+    moved += std::abs(st.x()[i] - start.sim->state().x()[i]);
+  EXPECT_GT(moved / static_cast<double>(st.robot_count()), 0.2);
+}
+
+TEST(Dynamics2d, EachKindStaysInItsEngineTypeInAMixedRun) {
+  const std::string xml =
+      "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"0\" seed=\"5\"/>\n"
+      "  <kinds>\n"
+      "    <kind name=\"rigid\" base=\"epuck\" engine=\"dynamics2d\"/>\n"
+      "    <kind name=\"ghostly\" base=\"epuck\" engine=\"kinematics2d\"/>\n"
+      "  </kinds>\n"
+      "  <controllers><controller id=\"d\" type=\"diffusion\"/></controllers>\n"
+      "  <arena size=\"4,4\">\n"
+      "    <distribute count=\"60\" kind=\"rigid\" controller=\"d\" id_prefix=\"r\"/>\n"
+      "    <distribute count=\"60\" kind=\"ghostly\" controller=\"d\" id_prefix=\"g\"/>\n"
+      "  </arena>\n"
+      "  <physics>\n"
+      "    <dynamics2d id=\"dw\" region=\"-2,-2,0,2\"/>\n"
+      "    <dynamics2d id=\"de\" region=\"0,-2,2,2\"/>\n"
+      "    <kinematics2d id=\"k\"/>\n"
+      "  </physics>\n"
+      "</fleetsim>\n";
+  D2Run a(xml, 1), b(xml, 2);
+  const auto& model = a.sim->model();
+  for (int t = 0; t < 100; ++t) {
+    a.steps(1);
+    b.steps(1);
+    const auto& st = a.sim->state();
+    for (std::size_t i = 0; i < st.robot_count(); ++i) {
+      const auto& kind = model.kinds[st.robot_kind()[i]];
+      ASSERT_EQ(model.engines[st.robot_engine()[i]].type, kind.engine)
+          << "robot " << st.robot_name()[i] << " at tick " << t;
+    }
+  }
+  EXPECT_EQ(a.sim->state().hash(), b.sim->state().hash());
+}
+
+}  // namespace
+}  // namespace fleetsim::testing
