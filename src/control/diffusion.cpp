@@ -10,9 +10,17 @@ namespace fleetsim {
 
 DiffusionParams DiffusionParams::from(const Params& p) {
   DiffusionParams d;
-  d.cos_alpha = std::cos(p.real("alpha_degrees", 7.5) * kPi / 180.0);
+  d.alpha_radians = p.real("alpha_degrees", 7.5) * kPi / 180.0;
+  d.cos_alpha = std::cos(d.alpha_radians);
   d.delta = p.real("delta", 0.1);
   d.speed_m_per_s = p.real("speed", 0.1);
+  const std::string rule = p.text("rule", "fleetsim");
+  if (rule == "fleetsim")
+    d.rule = DiffusionRule::kFleetsim;
+  else if (rule == "argos")
+    d.rule = DiffusionRule::kArgos;
+  else
+    throw SetupError("parameter 'rule' is '" + rule + "' (expected fleetsim or argos)");
   return d;
 }
 
