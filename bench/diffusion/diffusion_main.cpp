@@ -3,6 +3,10 @@
 //   diffusion --robots N --threads P --engines E --seconds S --log off|frames --seed S
 //             --controller diffusion|lua|random_walk|idle --script FILE.lua
 //             --processes K --transport ipc|tcp|inproc --sync dsaam|lockstep
+//             --engine kinematics2d|dynamics2d --rule fleetsim|argos
+//
+// `--engine` is the physics engine type of every region (the line's `engine`); `--rule` the
+// diffusion controller's rule (`argos`: ARGoS's own, for like-for-like runs; the line's `rule`).
 //
 // Prints one JSON line on stdout (fields below) and the wall seconds of each phase of the
 // step on stderr. Times and CPU usage are those of the main loop only, as the report measured
@@ -51,7 +55,7 @@ using fleetsim::bench::peak_rss_bytes;
   std::cerr << "diffusion: " << why
             << "\nusage: diffusion [--robots N] [--threads P] [--engines 1|2|4|8|16] "
                "[--seconds S] [--log off|frames] [--seed S] [--controller NAME] "
-               "[--script FILE.lua]\n";
+               "[--script FILE.lua] [--engine kinematics2d|dynamics2d] [--rule fleetsim|argos]\n";
   std::exit(fleetsim::kExitUserError);
 }
 
@@ -96,6 +100,13 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
       o.controller = v;
     } else if (a == "--script") {
       o.script = std::filesystem::absolute(v).string();
+    } else if (a == "--engine") {
+      if (v != "kinematics2d" && v != "dynamics2d")
+        usage("--engine " + v + " (expected kinematics2d or dynamics2d)");
+      o.engine = v;
+    } else if (a == "--rule") {
+      if (v != "fleetsim" && v != "argos") usage("--rule " + v + " (expected fleetsim or argos)");
+      o.rule = v;
     } else if (a == "--processes") {
       g_swarm.processes = static_cast<int>(integer(1, 16));
     } else if (a == "--transport") {
@@ -207,6 +218,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
                               {"robots", p0.robots},
                               {"threads", o.threads},
                               {"engines", o.engines},
+                              {"engine", o.engine},
                               {"processes", g_swarm.processes},
                               {"transport", g_swarm.transport},
                               {"sync", g_swarm.sync},
@@ -302,6 +314,8 @@ int main(int argc, char** argv) {
         {"robots", sim.state().robot_count()},
         {"threads", sim.threads()},
         {"engines", sim.model().engines.size()},
+        {"engine", o.engine},
+        {"rule", o.rule.empty() ? "fleetsim" : o.rule},
         {"sim_seconds", sim_seconds},
         {"setup_seconds", setup},
         {"loop_wall_seconds", loop_wall},

@@ -117,7 +117,7 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
   x += "  <controllers>\n";
   if (o.controller == "diffusion")
     x += "    <controller id=\"c\" type=\"diffusion\" alpha_degrees=\"7.5\" delta=\"0.1\" "
-         "speed=\"0.1\"/>\n";
+         "speed=\"0.1\"" + (o.rule.empty() ? std::string() : " rule=\"" + o.rule + "\"") + "/>\n";
   else if (o.controller == "lua")
     x += "    <controller id=\"c\" type=\"lua\" script=\"" + o.script + "\"/>\n";
   else
@@ -167,7 +167,9 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
   }
   x += "  </arena>\n";
   int columns = 1, rows = 1;
-  if (o.engines > 1 && engine_grid(o.engines, columns, rows)) {
+  if (o.engines == 1 && o.engine != "kinematics2d") {
+    x += "  <physics>\n    <" + o.engine + " id=\"e0\"/>\n  </physics>\n";
+  } else if (o.engines > 1 && engine_grid(o.engines, columns, rows)) {
     // The arena is centred on the origin; region edges are exact at the arena's border.
     const double lo = -side / 2, hi = side / 2;
     auto edge = [&](int k, int parts) {
@@ -176,7 +178,7 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
     x += "  <physics>\n";
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < columns; ++c)
-        x += "    <kinematics2d id=\"e" + std::to_string(r * columns + c) + "\" region=\"" +
+        x += "    <" + o.engine + " id=\"e" + std::to_string(r * columns + c) + "\" region=\"" +
              real(edge(c, columns)) + "," + real(edge(r, rows)) + "," + real(edge(c + 1, columns)) +
              "," + real(edge(r + 1, rows)) + "\"/>\n";
     x += "  </physics>\n";

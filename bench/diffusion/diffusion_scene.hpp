@@ -23,6 +23,8 @@ struct DiffusionSceneOptions {
   std::uint64_t seed = 1;
   std::string controller = "diffusion";  ///< controller type (e.g. random_walk, lua, a plug-in)
   std::string script;  ///< for controller "lua": the script's absolute path
+  std::string engine = "kinematics2d";  ///< physics engine type of every region
+  std::string rule;  ///< the diffusion controller's rule attribute ("" = its default)
 };
 
 /// Side of the square arena, metres: 40 m up to 100,000 robots, then growing so the density

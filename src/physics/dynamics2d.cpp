@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "physics/physics_world.hpp"
+#include "physics/spatial_grid.hpp"
 
 namespace fleetsim {
 namespace {
@@ -105,26 +106,127 @@ class Dynamics2d final : public PhysicsEngine {
     segment_margin_.assign(regions_.size(), -1);
   }
 
-  void step(PhysicsWorld& w) override {
-    // The robots of each region stepped here, in row (id) order.
+  void step(PhysicsWorld& world) override {
+    auto& w = dynamic_cast<CorePhysicsWorld&>(world);
+    const std::size_t n = w.robot_count();
+    const std::uint8_t* engine = w.state.robot_engine().data();
+    double move = 0, rmax = 0;  // the farthest a robot's own drive takes it this tick
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!w.steps(engine[i])) continue;
+      const KindInfo& k = w.robot_kind(i);
+      move = std::max(move, k.max_speed_m_per_s * w.dt_s);
+      rmax = std::max(rmax, k.radius_m);
+    }
+    find_free_robots(w, move, rmax);
+    // The robots of each region that meet something this tick, in row (id) order, go to Box2D.
     rows_.resize(regions_.size());
     for (auto& r : rows_) r.clear();
-    const std::size_t n = w.robot_count();
-    double reach = 0;  // the farthest a body's surface can reach beyond its region this tick
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint8_t e = w.robot_region(i);
-      if (!w.steps(e) || region_of_[e] < 0) continue;
-      rows_[static_cast<std::size_t>(region_of_[e])].push_back(i);
-      const KindInfo& k = w.robot_kind(i);
-      reach = std::max(reach, 2 * k.radius_m + 2 * k.max_speed_m_per_s * w.dt_s);
-    }
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (w.steps(engine[i]) && region_of_[engine[i]] >= 0 && !free_[i])
+        rows_[static_cast<std::size_t>(region_of_[engine[i]])].push_back(i);
     w.parallel_for(regions_.size(), 1, [&](std::size_t b, std::size_t e, int) {
       for (std::size_t r = b; r < e; ++r)
-        if (!rows_[r].empty()) step_region(w, r, reach + 0.1);
+        if (!rows_[r].empty()) step_region(w, r, 2 * rmax + 2 * move + 0.1);
     });
   }
 
  private:
+  /// Marks the robots that cannot touch anything this tick, and moves them. Most robots of a
+  /// swarm are alone most of the time: each would be an island of one body in Box2D, whose
+  /// solver costs far more than the drive's integration. A robot is free when it goes no
+  /// faster than the fastest kind's drive (so it moves at most `move`), no obstacle segment
+  /// lies within its radius + `move`, and no robot of its region lies within the two radii +
+  /// 2 `move` + 1 cm (the other may be pushed, and Box2D's position correction moves
+  /// overlapping bodies apart). A free robot's sub-steps are what Box2D computes for a body
+  /// without contacts: the drive's impulses, then position += h velocity. The test reads only
+  /// this tick's columns, so it is the same for any thread count.
+  void find_free_robots(CorePhysicsWorld& w, double move, double rmax) {
+    const std::size_t n = w.robot_count();
+    free_.assign(n, 0);
+    const RobotGrid& grid = w.index.robots;
+    const std::uint32_t* order = grid.order().data();
+    const double* gx = grid.sorted_x().data();
+    const double* gy = grid.sorted_y().data();
+    const double* gr = grid.sorted_r().data();
+    const std::uint8_t* engine = w.state.robot_engine().data();
+    const auto& segs = w.index.segments.segments();
+    const double* vx = w.column<double>(vx_);
+    const double* vy = w.column<double>(vy_);
+    const double robot_reach = 2 * rmax + 2 * move + 0.01;
+    w.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int) {
+      for (std::size_t s = b; s < e; ++s) {
+        const std::uint32_t i = order[s];
+        if (!w.steps(engine[i]) || region_of_[engine[i]] < 0) continue;
+        if ((vx[i] * vx[i] + vy[i] * vy[i]) * w.dt_s * w.dt_s > move * move) continue;
+        const Vec2 p{gx[s], gy[s]};
+        const double r = gr[s];
+        bool near = false;
+        for (std::uint32_t si : w.index.segments.near(p))
+          if (distance_to_segment(p, segs[si]) < r + move + 4 * kSkin) {
+            near = true;
+            break;
+          }
+        if (near) continue;
+        grid.for_each_within(p, robot_reach, [&](std::uint32_t t) {
+          if (near || t == s || engine[order[t]] != engine[i]) return;
+          const double dx = gx[t] - p.x, dy = gy[t] - p.y;
+          const double reach = r + gr[t] + 2 * move + 0.01;
+          if (dx * dx + dy * dy < reach * reach) near = true;
+        });
+        if (near) continue;
+        free_[i] = 1;
+        move_free(w, i);
+      }
+    });
+  }
+
+  /// A free robot's tick (see find_free_robots), in SI units.
+  void move_free(CorePhysicsWorld& w, std::uint32_t i) {
+    const RegionSettings& s = settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
+    const KindInfo& kind = w.robot_kind(i);
+    double* x = w.column<double>(x_);
+    double* y = w.column<double>(y_);
+    double* theta = w.column<double>(theta_);
+    double* vx = w.column<double>(vx_);
+    double* vy = w.column<double>(vy_);
+    double* omega = w.column<double>(omega_);
+    const double v = std::clamp(w.column<double>(speed_)[i], -kind.max_speed_m_per_s,
+                                kind.max_speed_m_per_s);
+    const double turn = w.column<double>(turn_)[i];
+    const double h = w.dt_s / s.sub_steps;
+    const double m = s.robot_mass;
+    const double inertia = 0.5 * m * kind.radius_m * kind.radius_m;
+    const double max_impulse = s.max_force * h, max_angular = s.max_torque * h;
+    const double x0 = x[i], y0 = y[i];
+    double px = x0, py = y0, a = theta[i], ux = vx[i], uy = vy[i], wz = omega[i];
+    for (int sub = 0; sub < s.sub_steps; ++sub) {
+      double jx = m * (v * std::cos(a) - ux), jy = m * (v * std::sin(a) - uy);
+      const double j = std::sqrt(jx * jx + jy * jy);
+      if (j > max_impulse) {
+        jx *= max_impulse / j;
+        jy *= max_impulse / j;
+      }
+      ux += jx / m;
+      uy += jy / m;
+      wz += std::clamp(inertia * (turn - wz), -max_angular, max_angular) / inertia;
+      px += h * ux;
+      py += h * uy;
+      a += h * wz;
+    }
+    x[i] = px;
+    y[i] = py;
+    theta[i] = wrap_angle(a);
+    vx[i] = ux;
+    vy[i] = uy;
+    omega[i] = wz;
+    const double commanded = std::abs(v) * w.dt_s;
+    const double moved = std::sqrt((px - x0) * (px - x0) + (py - y0) * (py - y0));
+    w.state.realization()[i] = commanded > 0 ? static_cast<float>(std::min(1.0, moved / commanded)) : 1.0f;
+    w.state.contact_count()[i] = 0;
+    float* angles = &w.state.contact_angle()[static_cast<std::size_t>(i) * kMaxContacts];
+    for (int q = 0; q < kMaxContacts; ++q) angles[q] = 0;
+  }
+
   /// The obstacle segments that can touch region r's bodies (those within `margin` of it).
   const std::vector<std::uint32_t>& segments_near(const PhysicsWorld& w, std::size_t r,
                                                   double margin) {
@@ -211,11 +313,11 @@ class Dynamics2d final : public PhysicsEngine {
         b2Body* body = bodies[k];
         const KindInfo& kind = w.robot_kind(i);
         const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;
-        const double a = body->GetAngle();
+        const b2Rot& q = body->GetTransform().q;  // the heading's cosine and sine
         const b2Vec2 cur = body->GetLinearVelocity();
         const double m = body->GetMass();
-        double jx = m * (v * std::cos(a) - cur.x), jy = m * (v * std::sin(a) - cur.y);
-        const double j = std::hypot(jx, jy);
+        double jx = m * (v * q.c - cur.x), jy = m * (v * q.s - cur.y);
+        const double j = std::sqrt(jx * jx + jy * jy);
         if (j > max_impulse) {
           jx *= max_impulse / j;
           jy *= max_impulse / j;
@@ -233,7 +335,7 @@ class Dynamics2d final : public PhysicsEngine {
       const b2Body* body = bodies[k];
       const b2Vec2 p = body->GetPosition();
       const double nx = ox + p.x / kScale, ny = oy + p.y / kScale;
-      const double moved = std::hypot(nx - x[i], ny - y[i]);
+      const double moved = std::sqrt((nx - x[i]) * (nx - x[i]) + (ny - y[i]) * (ny - y[i]));
       realization[i] = commanded[k] > 0 ? static_cast<float>(std::min(1.0, moved / commanded[k])) : 1.0f;
       x[i] = nx;
       y[i] = ny;
@@ -267,6 +369,7 @@ class Dynamics2d final : public PhysicsEngine {
   std::vector<RegionSettings> settings_;
   std::vector<int> region_of_;  ///< engine index -> index in regions_, -1 if not this type's
   std::vector<std::vector<std::uint32_t>> rows_;
+  std::vector<std::uint8_t> free_;  ///< per robot row: moved without Box2D this tick
   std::vector<std::vector<std::uint32_t>> segments_;
   std::vector<double> segment_margin_;
   ColumnHandle vx_ = kNoColumn, vy_ = kNoColumn, omega_ = kNoColumn;

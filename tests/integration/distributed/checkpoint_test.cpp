@@ -79,7 +79,11 @@ class Checkpoints : public ::testing::Test {
 TEST_F(Checkpoints, AResumedRunEndsWithTheStateAndLogOfAnUninterruptedOne) {
   for (std::uint64_t seed : {11u, 12u, 13u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const auto s = random_scenario(seed, script_, "unused.flog");
+    auto s = random_scenario(seed, script_, "unused.flog");
+    // Seed 13 with rigid-body physics, whose velocities are columns like the rest.
+    if (seed == 13)
+      for (std::size_t at; (at = s.xml.find("<kinematics2d ")) != std::string::npos;)
+        s.xml.replace(at, 14, "<dynamics2d ");
     const std::string ref_log = path("ref.flog");
     const std::uint64_t ref = run(s.xml, ref_log);
     const std::string ref_bytes = slurp(ref_log);

@@ -119,6 +119,34 @@ TEST_F(Swarm, RandomExperimentsGiveOneProcessesBitsOnTwoThreeAndFour) {
   EXPECT_GT(migrated, 100);
 }
 
+// The same with rigid-body physics: dynamics2d keeps velocities in its own columns, which
+// travel with a robot that changes process, so its regions split over processes give the
+// same bits too.
+TEST_F(Swarm, Dynamics2dRegionsOnTwoAndThreeProcessesGiveOneProcessesBits) {
+  for (std::uint64_t seed : {2u, 3u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    auto s = random_scenario(seed, script_, "unused.flog");
+    for (std::size_t at; (at = s.xml.find("<kinematics2d ")) != std::string::npos;)
+      s.xml.replace(at, 14, "<dynamics2d sub_steps=\"2\" ");
+    const std::string ref_log = path("d2-one-" + std::to_string(seed) + ".flog");
+    const std::uint64_t ref = single(s.xml, ref_log);
+    const std::string ref_bytes = slurp(ref_log);
+    for (int n = 2; n <= std::min(3, s.regions); ++n) {
+      const std::string log = path("d2-many-" + std::to_string(seed) + "-" + std::to_string(n) + ".flog");
+      auto reports = many(s.xml, log, n, SyncMode::kDsaam, 200);
+      ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
+      int migrated = 0;
+      for (const auto& r : reports) {
+        ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+        EXPECT_EQ(r.state_hash, ref) << "process " << r.process << " of " << n;
+        migrated += static_cast<int>(r.exchange.migrations_in);
+      }
+      EXPECT_GT(migrated, 0);
+      EXPECT_TRUE(slurp(log) == ref_bytes) << "the frame log differs from one process's";
+    }
+  }
+}
+
 TEST_F(Swarm, FewerRegionsThanProcessesIsRefusedBeforeAnythingStarts) {
   const auto s = random_scenario(1, script_, path("x.flog"));
   ASSERT_EQ(s.regions, 2) << "seed 1 gives two strips";
