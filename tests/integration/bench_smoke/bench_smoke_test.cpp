@@ -40,9 +40,11 @@ TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
        {"bench", "robots", "threads", "engines", "sim_seconds", "setup_seconds",
         "loop_wall_seconds", "wall_seconds", "cpu_seconds", "cpu_usage", "rtf",
         "robot_steps_per_second", "controller", "cpu_ns_per_robot_step", "peak_rss_mb",
-        "bytes_per_robot", "state_hash"})
+        "bytes_per_robot", "state_hash", "engine", "rule"})
     EXPECT_TRUE(j.contains(field)) << field;
-  EXPECT_EQ(j.size(), 17u) << "exactly the documented fields";
+  EXPECT_EQ(j.size(), 19u) << "exactly the documented fields";
+  EXPECT_EQ(j["engine"], "kinematics2d");
+  EXPECT_EQ(j["rule"], "fleetsim");
   EXPECT_EQ(j["controller"], "diffusion");
   EXPECT_EQ(j["bench"], "diffusion");
   EXPECT_EQ(j["robots"], 1000);
@@ -54,6 +56,22 @@ TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
   // The same run on one thread ends in the same state.
   auto one = bench("--robots 1000 --threads 1 --engines 4 --seconds 5 --log off --seed 3");
   EXPECT_EQ(one["state_hash"], j["state_hash"]);
+}
+
+// The like-for-like configuration: rigid bodies and ARGoS's rule, regions stepped in parallel.
+TEST(BenchSmoke, RigidBodyRunsGiveTheSameStateOnOneAndTwoThreads) {
+  const std::string args = "--robots 1000 --engines 2 --seconds 5 --log off --seed 3 "
+                           "--engine dynamics2d --rule argos";
+  auto two = bench(args + " --threads 2");
+  ASSERT_TRUE(two.is_object());
+  EXPECT_EQ(two["engine"], "dynamics2d");
+  EXPECT_EQ(two["rule"], "argos");
+  EXPECT_GT(two["robot_steps_per_second"].get<double>(), 0);
+  auto one = bench(args + " --threads 1");
+  EXPECT_EQ(one["state_hash"], two["state_hash"]);
+  // Not the kinematic engine's run of the same scene.
+  auto kin = bench("--robots 1000 --engines 2 --seconds 5 --log off --seed 3 --rule argos");
+  EXPECT_NE(kin["state_hash"], two["state_hash"]);
 }
 
 TEST(BenchSmoke, BadOptionsAreUserErrors) {
