@@ -78,14 +78,25 @@ struct ActuatorView {
   std::span<const double> constants;  ///< documented per type, e.g. axle length, max speed
 };
 
-/// A robot kind as parts and controllers see it.
+/// The outline of a body in the plane.
+enum class BodyShape : std::uint8_t {
+  kCircle,  ///< radius_m
+  kBox,     ///< length_m (along the heading) x width_m; radius_m is its half-diagonal
+};
+
+/// A robot kind as parts and controllers see it. A kind without parts is a passive body (the
+/// built-in `cylinder` and `box`): robots push it, others' sensors see it.
 struct KindInfo {
   std::string name;
-  double radius_m = 0;
+  double radius_m = 0;  ///< a circle's radius; a box's bounding circle (what sensors see)
   double height_m = 0;
   double max_speed_m_per_s = 0;
   std::string engine;  ///< physics engine type that accepts this body
   std::uint16_t index = 0;
+  double mass_kg = 0;  ///< 0: the engine's default (dynamics2d's robot_mass)
+  BodyShape shape = BodyShape::kCircle;
+  double length_m = 0, width_m = 0;  ///< kBox only
+  bool passive = false;              ///< no sensors and no actuators
 };
 
 /// One robot during a phase: its dense row (columns) and its slot in the spatial grid.

@@ -105,6 +105,9 @@ class PhysicsEngine {
   virtual void setup(PhysicsSetup& setup) = 0;
   /// The physics phase: moves the robots of every region steps() names.
   virtual void step(PhysicsWorld& world) = 0;
+  /// Why this engine cannot simulate bodies of `kind` (its shape, say), or "" when it can. A
+  /// robot of such a kind placed in its regions is an error at load.
+  virtual std::string refuses(const KindInfo& kind) const { return {}; }
 };
 
 }  // namespace fleetsim

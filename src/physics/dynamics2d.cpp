@@ -44,7 +44,34 @@ struct RegionSettings {
   double max_force = 1.5;
   double max_torque = 1.5;
   double friction = 0.3;
+  double ground_friction = 0.5;
 };
+
+/// A body's mass properties and the limits of what holds it to the floor (SI units).
+struct BodyDrive {
+  double mass, inertia;      ///< kg, kg m^2 about the centre
+  double max_force, max_torque;  ///< N, N m
+};
+
+/// Robots drive through their wheels' friction (the region's max_force, max_torque); a passive
+/// body (no parts) is held by the floor's Coulomb friction: mu m g, and (2/3) mu m g r for the
+/// torque (a disc's; a box uses its bounding circle).
+BodyDrive body_drive(const RegionSettings& s, const KindInfo& k) {
+  constexpr double kGravity = 9.81;
+  BodyDrive d{};
+  d.mass = k.mass_kg > 0 ? k.mass_kg : s.robot_mass;
+  d.inertia = k.shape == BodyShape::kBox
+                  ? d.mass * (k.length_m * k.length_m + k.width_m * k.width_m) / 12
+                  : 0.5 * d.mass * k.radius_m * k.radius_m;
+  if (k.passive) {
+    d.max_force = s.ground_friction * d.mass * kGravity;
+    d.max_torque = 2.0 / 3.0 * s.ground_friction * d.mass * kGravity * k.radius_m;
+  } else {
+    d.max_force = s.max_force;
+    d.max_torque = s.max_torque;
+  }
+  return d;
+}
 
 class Dynamics2d final : public PhysicsEngine {
  public:
@@ -77,6 +104,7 @@ class Dynamics2d final : public PhysicsEngine {
       s.max_force = real("max_force", 1.5, false);
       s.max_torque = real("max_torque", 1.5, false);
       s.friction = real("robot_friction", 0.3, false);
+      s.ground_friction = real("ground_friction", 0.5, false);
       settings_.push_back(s);
       regions_.push_back(setup.regions()[r]);
     }
@@ -194,9 +222,9 @@ class Dynamics2d final : public PhysicsEngine {
                                 kind.max_speed_m_per_s);
     const double turn = w.column<double>(turn_)[i];
     const double h = w.dt_s / s.sub_steps;
-    const double m = s.robot_mass;
-    const double inertia = 0.5 * m * kind.radius_m * kind.radius_m;
-    const double max_impulse = s.max_force * h, max_angular = s.max_torque * h;
+    const BodyDrive drive = body_drive(s, kind);
+    const double m = drive.mass, inertia = drive.inertia;
+    const double max_impulse = drive.max_force * h, max_angular = drive.max_torque * h;
     const double x0 = x[i], y0 = y[i];
     double px = x0, py = y0, a = theta[i], ux = vx[i], uy = vy[i], wz = omega[i];
     for (int sub = 0; sub < s.sub_steps; ++sub) {
@@ -291,11 +319,20 @@ class Dynamics2d final : public PhysicsEngine {
       def.linearVelocity = b2Vec2(static_cast<float>(vx[i] * kScale), static_cast<float>(vy[i] * kScale));
       def.angularVelocity = static_cast<float>(omega[i]);
       b2Body* body = world.CreateBody(&def);
+      const double mass = body_drive(s, kind).mass;
       b2CircleShape circle;
-      circle.m_radius = static_cast<float>(kind.radius_m * kScale);
+      b2PolygonShape box;
       b2FixtureDef fd;
-      fd.shape = &circle;
-      fd.density = static_cast<float>(s.robot_mass / (kPi * circle.m_radius * circle.m_radius));
+      if (kind.shape == BodyShape::kBox) {
+        const double hl = kind.length_m * kScale / 2, hw = kind.width_m * kScale / 2;
+        box.SetAsBox(static_cast<float>(hl), static_cast<float>(hw));
+        fd.shape = &box;
+        fd.density = static_cast<float>(mass / (4 * hl * hw));
+      } else {
+        circle.m_radius = static_cast<float>(kind.radius_m * kScale);
+        fd.shape = &circle;
+        fd.density = static_cast<float>(mass / (kPi * circle.m_radius * circle.m_radius));
+      }
       fd.friction = static_cast<float>(s.friction);
       fd.restitution = 0;
       body->CreateFixture(&fd);
@@ -305,13 +342,15 @@ class Dynamics2d final : public PhysicsEngine {
     }
     // Sub-steps: the wheels' friction impulses, then Box2D's step.
     const double h = w.dt_s / s.sub_steps;
-    const double max_impulse = s.max_force * kScale * h;
-    const double max_angular = s.max_torque * kScale * kScale * h;
+    std::vector<BodyDrive> drives(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) drives[k] = body_drive(s, w.robot_kind(rows[k]));
     for (int sub = 0; sub < s.sub_steps; ++sub) {
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const std::uint32_t i = rows[k];
         b2Body* body = bodies[k];
         const KindInfo& kind = w.robot_kind(i);
+        const double max_impulse = drives[k].max_force * kScale * h;
+        const double max_angular = drives[k].max_torque * kScale * kScale * h;
         const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;
         const b2Rot& q = body->GetTransform().q;  // the heading's cosine and sine
         const b2Vec2 cur = body->GetLinearVelocity();

@@ -353,8 +353,9 @@ void RegionMigration::migrate(const WorldModel& model, WorldState& state,
   // A robot belongs to the engine owning its new position, keeping its identity, controller
   // and every column. Robots of different engines may overlap (they never collide), so a move
   // into engine E waits while the robot overlaps a robot that is in E or is entering E: no
-  // engine ever holds two overlapping robots. The rule reads only this step's engines, targets
-  // and new positions, so it is order independent.
+  // engine ever holds two overlapping robots (beyond dynamics2d's slop while pushing). The
+  // rule reads only this step's engines, targets and new positions, so it is order
+  // independent.
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint8_t to = target_[s];
@@ -386,6 +387,9 @@ namespace {
 class Kinematics2d final : public PhysicsEngine {
  public:
   void setup(PhysicsSetup&) override {}
+  std::string refuses(const KindInfo& kind) const override {
+    return kind.shape == BodyShape::kCircle ? "" : "kinematics2d bodies are circles";
+  }
   void step(PhysicsWorld& world) override {
     auto& w = dynamic_cast<CorePhysicsWorld&>(world);
     engine_.step(w.model, w.state, w.index, w.pool, &w.steps_mask());

@@ -1,5 +1,6 @@
 #include "robots/kinds.hpp"
 
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -43,6 +44,32 @@ RobotKind footbot_kind() {
   return k;
 }
 
-std::vector<RobotKind> builtin_kinds() { return {epuck_kind(), footbot_kind()}; }
+RobotKind cylinder_kind() {
+  RobotKind k;
+  k.name = "cylinder";
+  k.radius_m = 0.1;
+  k.height_m = 0.2;
+  k.mass_kg = 1.0;
+  k.engine = "kinematics2d";
+  k.passive = true;
+  return k;
+}
+
+RobotKind box_kind() {
+  RobotKind k;
+  k.name = "box";
+  k.shape = BodyShape::kBox;
+  k.length_m = k.width_m = 0.2;
+  k.radius_m = std::sqrt(0.2 * 0.2 * 2) / 2;
+  k.height_m = 0.2;
+  k.mass_kg = 1.0;
+  k.engine = "kinematics2d";
+  k.passive = true;
+  return k;
+}
+
+std::vector<RobotKind> builtin_kinds() {
+  return {epuck_kind(), footbot_kind(), cylinder_kind(), box_kind()};
+}
 
 }  // namespace fleetsim

@@ -6,6 +6,11 @@
 //          rays (range 0.1 m), collision, positioning, range-and-bearing (3 m, 10 bytes),
 //          omnidirectional coloured-blob camera (range 3 m), a ring of 12 LEDs plus a beacon,
 //          differential drive (axle 0.14 m).
+// cylinder: a passive body (no parts): radius 0.1 m, height 0.2 m, 1 kg.
+// box:      a passive body: 0.2 m x 0.2 m, height 0.2 m, 1 kg (dynamics2d only: kinematics2d
+//           bodies are circles).
+// Passive bodies need no controller; dynamics2d lets robots push them against the floor's
+// friction.
 #pragma once
 
 #include <vector>
@@ -16,6 +21,8 @@ namespace fleetsim {
 
 RobotKind epuck_kind();
 RobotKind footbot_kind();
+RobotKind cylinder_kind();
+RobotKind box_kind();
 /// Every built-in kind, in the order experiments see them (index 0 is the default).
 std::vector<RobotKind> builtin_kinds();
 

@@ -33,6 +33,8 @@ std::unique_ptr<Controller> make_controller(const WorldModel& model,
 namespace {
 
 constexpr double kDeg = kPi / 180.0;
+/// The controller id given to passive bodies placed without one.
+constexpr const char* kPassiveController = "(passive body)";
 
 /// Reads a plug-in element's attributes against the plug-in's documented parameters; missing
 /// ones get their documented defaults. A "path" is resolved against the experiment file.
@@ -296,11 +298,39 @@ class ExperimentParser {
         base = &model_->kinds[0];
       }
       RobotKind kind = *base;
+      // A kind whose base named its engine type names it too.
+      if (auto b = explicit_engine_.find(base_name); b != explicit_engine_.end() && !k.has("engine"))
+        explicit_engine_[name] = b->second;
       kind.name = name;
       kind.where = k.where();
       kind.radius_m = k.real("radius", kind.radius_m, 1e-4, 100);
       kind.height_m = k.real("height", kind.height_m, 0, 100);
       kind.max_speed_m_per_s = k.real("max_speed", kind.max_speed_m_per_s, 0, 1e3);
+      if (k.has("mass")) {
+        const double m = k.real("mass", 1, 0, 1e6);
+        if (m <= 0) k.error("mass of kind '" + name + "' is not positive (expected kilograms > 0)");
+        else kind.mass_kg = m;
+      } else {
+        k.accept("mass");
+      }
+      if (k.has("size")) {
+        auto v = k.reals("size", 2, false);
+        if (kind.shape != BodyShape::kBox) {
+          k.error("attribute 'size' is for box-shaped kinds (expected base=\"box\", or radius "
+                  "for a round one)");
+        } else if (v.size() == 2) {
+          if (!(v[0] > 0 && v[1] > 0 && v[0] <= 100 && v[1] <= 100)) {
+            k.error("size of kind '" + name + "' is not two lengths in (0, 100] metres "
+                    "(expected \"length,width\")");
+          } else {
+            kind.length_m = v[0];
+            kind.width_m = v[1];
+            kind.radius_m = std::sqrt(v[0] * v[0] + v[1] * v[1]) / 2;
+          }
+        }
+      } else {
+        k.accept("size");
+      }
       if (k.has("engine")) {
         kind.engine = k.choice("engine", reg_.names(PluginKind::kPhysicsEngine), kind.engine);
         explicit_engine_[name] = k.where();
@@ -334,6 +364,7 @@ class ExperimentParser {
         read_parts(kind, sensors, PluginKind::kSensor, kind.sensors);
         read_parts(kind, actuators, PluginKind::kActuator, kind.actuators);
       }
+      kind.passive = kind.sensors.empty() && kind.actuators.empty();
       shorthand("max_wheel_speed", kind.actuators, "differential_drive", "max_wheel_speed");
       shorthand("wheel_distance", kind.actuators, "differential_drive", "axle_length");
       shorthand("proximity_range", kind.sensors, "proximity", "range");
@@ -628,9 +659,11 @@ class ExperimentParser {
         if (model_->engine_types.size() == 1 || !k.in_run) {
           k.engine = model_->engine_types.empty() ? k.engine : model_->engine_types[0];
         } else {
-          root.error("robot kind '" + k.name + "' does not say which physics engine type accepts "
-                     "it, and the experiment declares " + join(model_->engine_types) +
-                     " (expected <kind name=\"" + k.name + "\" engine=\"...\">)");
+          d_.error(k.where.file.empty() ? root.where() : k.where,
+                   "robot kind '" + k.name + "' does not say which physics engine type accepts "
+                   "it, and the experiment declares " + join(model_->engine_types) +
+                       " (expected <kind name=\"" + k.name + "\" engine=\"" +
+                       model_->engine_types[0] + "\"> or another of them)");
           continue;
         }
       }
@@ -640,8 +673,10 @@ class ExperimentParser {
         d_.error(explicit_engine_.count(k.name) ? explicit_engine_[k.name] : k.where,
                  "robot kind '" + k.name + "' needs a " + k.engine +
                      " engine, and the experiment declares none (expected <physics><" + k.engine +
-                     " .../></physics>, or engine=\"" + join(model_->engine_types) +
-                     "\" on the kind)");
+                     " .../></physics>" +
+                     (model_->engine_types.empty()
+                          ? std::string(")")
+                          : ", or engine=\"" + model_->engine_types[0] + "\" on the kind)"));
         continue;
       }
       k.engine_type = static_cast<std::uint8_t>(it - model_->engine_types.begin());
@@ -750,6 +785,34 @@ class ExperimentParser {
     return -1;
   }
 
+  /// False (reported) when kind k's engine type cannot simulate its bodies.
+  bool engine_accepts(XmlElement& e, int k) {
+    const RobotKind& kind = model_->kinds[static_cast<std::size_t>(k)];
+    if (kind.engine_type >= ex_.engines.size()) return true;  // its own error was reported
+    const std::string why = ex_.engines[kind.engine_type]->refuses(kind);
+    if (why.empty()) return true;
+    e.error("robot kind '" + kind.name + "' cannot be simulated by " + kind.engine + ": " + why +
+            " (expected engine=\"dynamics2d\" on the kind, with <physics><dynamics2d/></physics>)");
+    return false;
+  }
+
+  /// The controller of a <robot> or <distribute> of kind k (-1 when unknown, reported): the
+  /// one named, or for a passive kind without one, a built-in idle controller.
+  int body_controller(XmlElement& e, int k, const std::string& ctrl) {
+    if (!ctrl.empty()) return controller_index(e, ctrl);
+    if (k >= 0 && model_->kinds[static_cast<std::size_t>(k)].passive) {
+      for (std::size_t c = 0; c < model_->controllers.size(); ++c)
+        if (model_->controllers[c].id == kPassiveController) return static_cast<int>(c);
+      model_->controllers.push_back({kPassiveController, "idle", {}, e.where()});
+      return static_cast<int>(model_->controllers.size() - 1);
+    }
+    if (k >= 0)
+      e.error(std::string("<") + e.name() + "> is missing attribute 'controller' (expected the "
+              "id of a <controller> in <controllers>; only passive kinds such as cylinder and "
+              "box need none)");
+    return -1;
+  }
+
   int controller_index(XmlElement& e, const std::string& id) {
     for (std::size_t c = 0; c < model_->controllers.size(); ++c)
       if (model_->controllers[c].id == id) return static_cast<int>(c);
@@ -772,7 +835,7 @@ class ExperimentParser {
       if (n == "robot") {
         std::string id = e.text("id", "", true);
         std::string kind = e.text("kind", "epuck");
-        std::string ctrl = e.text("controller", "", true);
+        std::string ctrl = e.text("controller", "");
         Vec2 p = e.vec2("position", {}, true);
         double heading = e.real("heading", 0, -360, 360) * kDeg;
         std::string tag = e.text("tag");
@@ -780,7 +843,8 @@ class ExperimentParser {
         e.finish();
         e.check_children({});
         int k = kind_index(e, kind);
-        int c = ctrl.empty() ? -1 : controller_index(e, ctrl);
+        int c = body_controller(e, k, ctrl);
+        if (k >= 0 && !engine_accepts(e, k)) continue;
         auto colour = parse_color(led);
         if (!colour)
           e.error("led '" + led + "' is not a colour (expected a name such as red, green, "
@@ -802,7 +866,7 @@ class ExperimentParser {
       } else if (n == "distribute") {
         std::int64_t count = e.integer("count", 0, 1, 100'000'000, true);
         std::string kind = e.text("kind", "epuck");
-        std::string ctrl = e.text("controller", "", true);
+        std::string ctrl = e.text("controller", "");
         std::string prefix = e.text("id_prefix", "robot");
         std::string tag = e.text("tag");
         std::int64_t tries = e.integer("max_tries", 1000, 1, 1'000'000);
@@ -812,8 +876,9 @@ class ExperimentParser {
         e.finish();
         e.check_children({});
         int k = kind_index(e, kind);
-        int c = ctrl.empty() ? -1 : controller_index(e, ctrl);
+        int c = body_controller(e, k, ctrl);
         int dindex = distribute_index++;
+        if (k >= 0 && !engine_accepts(e, k)) continue;
         if (k < 0 || c < 0 || count <= 0) continue;
         note_controller(c, k, e.where());
         double r = model_->kinds[k].radius_m;

@@ -148,3 +148,32 @@ TEST(Dynamics2d, EachKindStaysInItsEngineTypeInAMixedRun) {
 
 }  // namespace
 }  // namespace fleetsim::testing
+
+namespace fleetsim::testing {
+namespace {
+
+// Passive bodies (kinds without parts: the built-in cylinder and box) need no controller;
+// robots push them against the floor's friction, a heavier one less far.
+TEST(Dynamics2d, RobotsPushCylindersAndBoxesAndHeavierOnesLess) {
+  auto scene = [](const std::string& body) {
+    return arena("    <robot id=\"pusher\" controller=\"straight\" position=\"-1,0\"/>\n" + body,
+                 "  <physics><dynamics2d/></physics>\n  <kinds>\n"
+                 "    <kind name=\"light\" base=\"cylinder\" radius=\"0.08\" mass=\"0.2\"/>\n"
+                 "    <kind name=\"heavy\" base=\"cylinder\" radius=\"0.08\" mass=\"5\"/>\n"
+                 "    <kind name=\"crate\" base=\"box\" size=\"0.3,0.2\" mass=\"0.2\"/>\n"
+                 "  </kinds>\n");
+  };
+  D2Run light(scene("    <robot id=\"b\" kind=\"light\" position=\"-0.6,0\"/>\n"));
+  D2Run heavy(scene("    <robot id=\"b\" kind=\"heavy\" position=\"-0.6,0\"/>\n"));
+  D2Run crate(scene("    <robot id=\"b\" kind=\"crate\" position=\"-0.6,0\" heading=\"0\"/>\n"));
+  for (D2Run* r : {&light, &heavy, &crate}) r->steps(100);
+  EXPECT_GT(light.pos("b").x, -0.3) << "a light cylinder is pushed along";
+  EXPECT_GT(crate.pos("b").x, -0.3) << "a light box is pushed along";
+  EXPECT_LT(heavy.pos("b").x, light.pos("b").x - 0.1) << "a heavy cylinder moves less";
+  EXPECT_GE(heavy.pos("b").x, -0.6 - 1e-6) << "pushed, never pulled";
+  // The box is 0.3 long: the pusher stops at its back face, not at its bounding circle.
+  EXPECT_NEAR(crate.pos("b").x - crate.pos("pusher").x, 0.15 + 0.035, 0.01);
+}
+
+}  // namespace
+}  // namespace fleetsim::testing

@@ -223,6 +223,34 @@ TEST(Experiment, EngineTypesAndTheKindsTheyAccept) {
   EXPECT_NE(unknown.text().find("dynamics2d"), std::string::npos) << unknown.text();
 }
 
+TEST(Experiment, PassiveBodiesNeedNoControllerAndBoxesNeedARigidBodyEngine) {
+  // A cylinder (no parts) needs no controller; an e-puck still does.
+  auto p = parse(valid("    <robot id=\"c\" kind=\"cylinder\" position=\"1,1\"/>\n"
+                       "    <robot id=\"e\" position=\"-1,-1\"/>\n"));
+  EXPECT_NE(p.text().find("exp.xml:9: error: <robot> is missing attribute 'controller'"),
+            std::string::npos)
+      << p.text();
+  EXPECT_EQ(p.text().find("exp.xml:8:"), std::string::npos) << p.text();
+  auto ok = parse(valid("    <robot id=\"c\" kind=\"cylinder\" position=\"1,1\"/>\n"));
+  ASSERT_TRUE(ok.ex) << ok.text();
+  EXPECT_TRUE(ok.ex->model->kinds.at(ok.ex->state.robot_kind()[1]).passive);
+  // kinematics2d bodies are circles: a box is refused where it is placed.
+  auto box = parse(valid("    <robot id=\"b\" kind=\"box\" position=\"1,1\"/>\n"));
+  EXPECT_NE(box.text().find("exp.xml:8: error: robot kind 'box' cannot be simulated by "
+                            "kinematics2d: kinematics2d bodies are circles"),
+            std::string::npos)
+      << box.text();
+  auto rigid = parse(valid("    <robot id=\"b\" kind=\"box\" position=\"1,1\"/>\n",
+                           "  <physics><dynamics2d/></physics>\n"));
+  EXPECT_TRUE(rigid.ex) << rigid.text();
+  // Masses and box sizes are checked.
+  auto bad = parse(valid("", "  <kinds>\n    <kind name=\"k\" base=\"box\" mass=\"0\" size=\"1,-2\"/>\n"
+                             "    <kind name=\"r\" base=\"cylinder\" size=\"1,1\"/>\n  </kinds>\n"));
+  for (const char* want : {"mass of kind 'k' is not positive", "size of kind 'k' is not two lengths",
+                           "attribute 'size' is for box-shaped kinds"})
+    EXPECT_NE(bad.text().find(want), std::string::npos) << want << "\n" << bad.text();
+}
+
 TEST(Experiment, Dynamics2dParametersAreChecked) {
   auto bad = parse(valid("", "  <physics>\n    <dynamics2d sub_steps=\"0\" robot_mass=\"-1\"\n"
                              "      max_force=\"nan\" velocity_iterations=\"1000\"/>\n  </physics>\n"));
