@@ -653,6 +653,7 @@ class ExperimentParser {
         it = model_->engine_types.insert(model_->engine_types.end(), r.type);
       r.type_index = static_cast<std::uint8_t>(it - model_->engine_types.begin());
     }
+    if (model_->engine_types.empty()) return;  // no arena: reported already
     for (RobotKind& k : model_->kinds) {
       const bool named = explicit_engine_.count(k.name) > 0;
       if (!named) {
