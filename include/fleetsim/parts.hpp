@@ -97,6 +97,7 @@ struct KindInfo {
   BodyShape shape = BodyShape::kCircle;
   double length_m = 0, width_m = 0;  ///< kBox only
   bool passive = false;              ///< no sensors and no actuators
+  bool flies = false;                ///< a flyer: needs a 3D engine (pointmass3d), has an altitude
 };
 
 /// One robot during a phase: its dense row (columns) and its slot in the spatial grid.

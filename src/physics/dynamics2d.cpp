@@ -9,7 +9,9 @@
 // motion between bodies: a robot pushing another slows down, one driving into a wall stops
 // against it. Bodies may overlap by up to Box2D's linear slop (0.5 mm at the scale below)
 // while pushing, as in any rigid-body engine; kinematics2d is the engine whose bodies never
-// overlap.
+// overlap. Passive bodies (kinds without parts: cylinders, boxes) are held by the floor's
+// Coulomb friction as ARGoS holds its movable boxes: a friction joint to the ground inside the
+// solver (mu m g, and (2/3) mu m g r against turning), so a push weaker than that moves nothing.
 //
 // Determinism. Box2D is deterministic for the same sequence of calls in one thread. Each
 // region's world is rebuilt every tick from the columns alone, its bodies created in robot
@@ -132,6 +134,10 @@ class Dynamics2d final : public PhysicsEngine {
     for (std::size_t r = 0; r < regions_.size(); ++r) region_of_[regions_[r].index] = static_cast<int>(r);
     segments_.resize(regions_.size());
     segment_margin_.assign(regions_.size(), -1);
+  }
+
+  std::string refuses(const KindInfo& kind) const override {
+    return kind.flies ? "it flies (expected a 3D engine such as pointmass3d)" : "";
   }
 
   void step(PhysicsWorld& world) override {
@@ -294,10 +300,11 @@ class Dynamics2d final : public PhysicsEngine {
 
     b2World world(b2Vec2(0, 0));
     world.SetAllowSleeping(false);
-    // The static obstacles near the region.
+    // The static obstacles near the region, on the ground body.
+    b2Body* ground = nullptr;
     {
       b2BodyDef def;
-      b2Body* ground = world.CreateBody(&def);
+      ground = world.CreateBody(&def);
       const auto segs = w.obstacles();
       for (std::uint32_t si : segments_near(w, r, margin)) {
         b2EdgeShape edge;
@@ -337,6 +344,15 @@ class Dynamics2d final : public PhysicsEngine {
       fd.restitution = 0;
       body->CreateFixture(&fd);
       bodies[k] = body;
+      if (kind.passive) {
+        // The floor's friction, inside the solver: a push weaker than it moves nothing.
+        const BodyDrive drive = body_drive(s, kind);
+        b2FrictionJointDef joint;
+        joint.Initialize(ground, body, body->GetWorldCenter());
+        joint.maxForce = static_cast<float>(drive.max_force * kScale);
+        joint.maxTorque = static_cast<float>(drive.max_torque * kScale * kScale);
+        world.CreateJoint(&joint);
+      }
       const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
       commanded[k] = std::abs(v) * w.dt_s;
     }
@@ -349,6 +365,7 @@ class Dynamics2d final : public PhysicsEngine {
         const std::uint32_t i = rows[k];
         b2Body* body = bodies[k];
         const KindInfo& kind = w.robot_kind(i);
+        if (kind.passive) continue;  // held by its friction joint
         const double max_impulse = drives[k].max_force * kScale * h;
         const double max_angular = drives[k].max_torque * kScale * kScale * h;
         const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;

@@ -388,6 +388,7 @@ class Kinematics2d final : public PhysicsEngine {
  public:
   void setup(PhysicsSetup&) override {}
   std::string refuses(const KindInfo& kind) const override {
+    if (kind.flies) return "it flies (expected a 3D engine such as pointmass3d)";
     return kind.shape == BodyShape::kCircle ? "" : "kinematics2d bodies are circles";
   }
   void step(PhysicsWorld& world) override {

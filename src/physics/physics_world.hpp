@@ -60,5 +60,7 @@ class CorePhysicsWorld final : public PhysicsWorld {
 std::unique_ptr<PhysicsEngine> make_kinematics2d_engine();
 /// `dynamics2d`: rigid bodies on Box2D (dynamics2d.cpp).
 std::unique_ptr<PhysicsEngine> make_dynamics2d_engine();
+/// `pointmass3d`: flyers as point masses (pointmass3d.cpp).
+std::unique_ptr<PhysicsEngine> make_pointmass3d_engine();
 
 }  // namespace fleetsim

@@ -111,6 +111,11 @@ void register_actuators(PluginRegistry& r) {
                   {{"axle_length", "real", "0.053", "distance between the wheels, metres"},
                    {"max_wheel_speed", "real", "0.13", "limit on each wheel, m/s"}}},
                  [] { return make_differential_drive(); });
+  r.add_actuator({PluginKind::kActuator, "quadrotor_speed",
+                  "a flyer's speed control for pointmass3d (values = target vx, vy, vz in m/s, "
+                  "world frame, and yaw rate in rad/s; constants = max_speed)",
+                  {}},
+                 [] { return make_quadrotor_speed(); });
   r.add_actuator({PluginKind::kActuator, "leds",
                   "RGB LEDs (colors), visible to cameras and the log from the act phase on",
                   {{"count", "integer", "1", "number of LEDs (the foot-bot: 12 ring + 1 beacon)"}}},
@@ -184,6 +189,14 @@ void register_builtins(PluginRegistry& r) {
         {"ground_friction", "real", "0.5",
          "floor friction coefficient holding passive bodies (cylinder, box): mu m g"}})},
       [] { return make_dynamics2d_engine(); });
+  r.add_physics_engine(
+      {PluginKind::kPhysicsEngine, "pointmass3d",
+       "3D point masses for flyers (the eyebot): velocity control with bounded acceleration, no "
+       "collisions; altitude in the z column",
+       engine_params("pointmass3d",
+                     {{"max_acceleration", "real", "2", "largest change of velocity, m/s^2"},
+                      {"ceiling", "real", "10", "highest altitude, metres"}})},
+      [] { return make_pointmass3d_engine(); });
   r.add_loop_functions({PluginKind::kLoopFunctions, "tag_on_contact",
                         "tags robots that bump into something; status shows the count",
                         {{"tag", "string", "bumped", "the tag given"},

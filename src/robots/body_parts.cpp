@@ -79,6 +79,30 @@ class DifferentialDrive final : public BatchedActuator<DifferentialDrive> {
   ColumnHandle column_ = kNoColumn;
 };
 
+/// A flyer's speed control (ARGoS's quadrotor speed actuator): the controller writes the target
+/// velocity x, y, z (m/s, world frame) and yaw rate (rad/s) into the pointmass3d engine's
+/// `velocity_cmd` column, which the engine reads in the physics phase.
+class QuadrotorSpeed final : public BatchedActuator<QuadrotorSpeed> {
+ public:
+  void setup(PartSetup& setup) override {
+    column_ = setup.find_column("velocity_cmd");
+    if (column_ == kNoColumn)
+      setup.error("actuator '" + setup.name() + "': needs a pointmass3d engine in the run "
+                  "(expected <physics><pointmass3d/></physics> and a flying kind)");
+    constants_[0] = setup.kind().max_speed_m_per_s;
+  }
+  void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
+    auto* v = static_cast<double*>(engine_world(ctx).state().robots.data(column_));
+    out.values = {v + 4 * std::size_t{robot.row}, 4};
+    out.constants = constants_;
+  }
+  bool acts() const override { return false; }
+
+ private:
+  double constants_[1] = {0};
+  ColumnHandle column_ = kNoColumn;
+};
+
 /// LEDs: the controller writes `<name>_cmd`; the act phase makes it the visible `<name>`
 /// column (logged), which cameras read in the next sense phase (so no robot ever reads a LED
 /// another worker is writing).
@@ -116,6 +140,7 @@ class Leds final : public BatchedActuator<Leds> {
 
 }  // namespace
 
+std::unique_ptr<Actuator> make_quadrotor_speed() { return std::make_unique<QuadrotorSpeed>(); }
 std::unique_ptr<Actuator> make_leds() { return std::make_unique<Leds>(); }
 
 std::unique_ptr<Sensor> make_collision_sensor() { return std::make_unique<CollisionSensor>(); }

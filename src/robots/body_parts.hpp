@@ -36,5 +36,6 @@ std::unique_ptr<Sensor> make_collision_sensor();
 std::unique_ptr<Sensor> make_positioning_sensor();
 std::unique_ptr<Actuator> make_differential_drive();
 std::unique_ptr<Actuator> make_leds();
+std::unique_ptr<Actuator> make_quadrotor_speed();
 
 }  // namespace fleetsim

@@ -44,6 +44,23 @@ RobotKind footbot_kind() {
   return k;
 }
 
+RobotKind eyebot_kind() {
+  RobotKind k;
+  k.name = "eyebot";
+  k.radius_m = 0.25;
+  k.height_m = 0.566;
+  k.max_speed_m_per_s = 1.0;
+  k.mass_kg = 0.5;
+  k.engine = "pointmass3d";
+  k.flies = true;
+  k.sensors = {part("positioning", {}),
+               part("range_and_bearing", {{"range", "10"}, {"data_size", "10"}}),
+               part("colored_blob_omnidirectional_camera", {{"range", "3"}})};
+  k.actuators = {part("quadrotor_speed", {}), part("leds", {{"count", "1"}}),
+                 part("range_and_bearing", {{"data_size", "10"}})};
+  return k;
+}
+
 RobotKind cylinder_kind() {
   RobotKind k;
   k.name = "cylinder";
@@ -69,7 +86,7 @@ RobotKind box_kind() {
 }
 
 std::vector<RobotKind> builtin_kinds() {
-  return {epuck_kind(), footbot_kind(), cylinder_kind(), box_kind()};
+  return {epuck_kind(), footbot_kind(), cylinder_kind(), box_kind(), eyebot_kind()};
 }
 
 }  // namespace fleetsim

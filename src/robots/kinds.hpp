@@ -9,6 +9,9 @@
 // cylinder: a passive body (no parts): radius 0.1 m, height 0.2 m, 1 kg.
 // box:      a passive body: 0.2 m x 0.2 m, height 0.2 m, 1 kg (dynamics2d only: kinematics2d
 //           bodies are circles).
+// eyebot:   a flyer (ARGoS's eye-bot) for pointmass3d: radius 0.25 m, max speed 1 m/s;
+//           quadrotor_speed, positioning, range-and-bearing (10 m, 10 bytes), omnidirectional
+//           coloured-blob camera (3 m), 1 LED. Starts on the ground (z = 0).
 // Passive bodies need no controller; dynamics2d lets robots push them against the floor's
 // friction.
 #pragma once
@@ -23,6 +26,7 @@ RobotKind epuck_kind();
 RobotKind footbot_kind();
 RobotKind cylinder_kind();
 RobotKind box_kind();
+RobotKind eyebot_kind();
 /// Every built-in kind, in the order experiments see them (index 0 is the default).
 std::vector<RobotKind> builtin_kinds();
 

@@ -17,7 +17,8 @@ constexpr int kMaxRays = 64;
 // N > 0: a compile-time ray count (the loops unroll and vectorise); N = 0: `n` rays.
 template <int N>
 void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, double r,
-               double range, const RayLayout& dir, int n_runtime, float* out) {
+               double range, const RayLayout& dir, int n_runtime, float* out, const double* z,
+               double height) {
   const int n = N > 0 ? N : n_runtime;
   const double ct = std::cos(theta), st = std::sin(theta);
   const double* dcos = dir.cos.data();
@@ -39,8 +40,11 @@ void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double the
   const double* gx = grid.sorted_x().data();
   const double* gy = grid.sorted_y().data();
   const double* gr = grid.sorted_r().data();
+  const std::uint32_t* order = grid.order().data();
   grid.for_each_near(p, [&](std::uint32_t s) {
     if (s == self) return;
+    // Flyers (a `z` column, kept by pointmass3d) above the sensing robot's height pass over.
+    if (z && z[order[s]] > height) return;
     Vec2 c{gx[s], gy[s]};
     double rj = gr[s];
     Vec2 rel = c - p;
@@ -81,11 +85,11 @@ void cast_rays(const SpatialIndex& index, std::uint32_t self, Vec2 p, double the
 }
 
 void cast(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, double r,
-          double range, const RayLayout& dir, float* out) {
+          double range, const RayLayout& dir, float* out, const double* z, double height) {
   const int n = static_cast<int>(dir.count());
-  if (n == 8) return cast_rays<8>(index, self, p, theta, r, range, dir, n, out);
-  if (n == 24) return cast_rays<24>(index, self, p, theta, r, range, dir, n, out);
-  cast_rays<0>(index, self, p, theta, r, range, dir, n, out);
+  if (n == 8) return cast_rays<8>(index, self, p, theta, r, range, dir, n, out, z, height);
+  if (n == 24) return cast_rays<24>(index, self, p, theta, r, range, dir, n, out, z, height);
+  cast_rays<0>(index, self, p, theta, r, range, dir, n, out, z, height);
 }
 
 }  // namespace
@@ -103,18 +107,20 @@ const RayLayout& epuck_rays() {
 }
 
 void read_proximity_slot(const WorldState& state, const SpatialIndex& index, std::uint32_t slot,
-                         double r, double range, const RayLayout& layout, float* out) {
+                         double r, double range, const RayLayout& layout, float* out,
+                         const double* z, double height) {
   const std::uint32_t i = index.robots.order()[slot];
   if (range <= 0) {
     std::fill(out, out + layout.count(), 0.0f);
     return;
   }
   const Vec2 p{index.robots.sorted_x()[slot], index.robots.sorted_y()[slot]};
-  cast(index, slot, p, state.theta()[i], r, range, layout, out);
+  cast(index, slot, p, state.theta()[i], r, range, layout, out, z, height);
 }
 
 void read_proximity(const WorldState& state, const SpatialIndex& index, std::size_t i, double r,
-                    double range, const RayLayout& layout, float* out) {
+                    double range, const RayLayout& layout, float* out, const double* z,
+                    double height) {
   std::fill(out, out + layout.count(), 0.0f);
   if (range <= 0) return;
   // Robot i's own slot (to skip itself): in the cells around it, linear in their population.
@@ -124,7 +130,7 @@ void read_proximity(const WorldState& state, const SpatialIndex& index, std::siz
   index.robots.for_each_near(p, [&](std::uint32_t s) {
     if (order[s] == i) self = s;
   });
-  cast(index, self, p, state.theta()[i], r, range, layout, out);
+  cast(index, self, p, state.theta()[i], r, range, layout, out, z, height);
 }
 
 namespace {
@@ -180,6 +186,8 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
       directions_.push_back({std::cos(a), std::sin(a)});
     }
     radius_ = setup.kind().radius_m;
+    height_ = setup.kind().height_m;
+    z_ = setup.find_column("z");
     column_ =
         setup.column({setup.name(), ColumnType::kF32, static_cast<std::uint32_t>(angles.size()),
                       true, false, "proximity readings in [0, 1], one per ray",
@@ -192,7 +200,9 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
     ColumnStore& store = w.state().robots;
     const std::size_t width = store.desc(column_).width;
     float* values = static_cast<float*>(store.data(column_)) + std::size_t{robot.row} * width;
-    read_proximity_slot(w.state(), w.index(), robot.slot, radius_, range_, layout_, values);
+    const double* z = z_ == kNoColumn ? nullptr : static_cast<const double*>(store.data(z_));
+    read_proximity_slot(w.state(), w.index(), robot.slot, radius_, range_, layout_, values, z,
+                        height_);
     if (noise_ > 0) {
       CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kSensorNoise);
       for (std::size_t k = 0; k < layout_.count(); ++k)
@@ -205,7 +215,8 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
 
  private:
   bool noisy_;
-  double range_ = 0.1, noise_ = 0, radius_ = 0;
+  double range_ = 0.1, noise_ = 0, radius_ = 0, height_ = 0;
+  ColumnHandle z_ = kNoColumn;  ///< altitudes, when flyers are in the run
   RayLayout layout_;
   std::vector<float> angles_;
   std::vector<Vec2> directions_;

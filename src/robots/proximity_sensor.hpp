@@ -40,13 +40,16 @@ const RayLayout& epuck_rays();
 
 /// Fills `out` (layout.count() floats) with the readings of the robot in grid slot `slot`
 /// (index.robots.order()[slot]) for a body of radius `r` and rays of length `range`: the hot
-/// path, reading neighbours from contiguous memory.
+/// path, reading neighbours from contiguous memory. `z` (per robot row, or null): altitudes;
+/// robots higher than `height` (the sensing robot's) are not seen.
 void read_proximity_slot(const WorldState& state, const SpatialIndex& index, std::uint32_t slot,
-                         double r, double range, const RayLayout& layout, float* out);
+                         double r, double range, const RayLayout& layout, float* out,
+                         const double* z = nullptr, double height = 0);
 
 /// The same for robot index i, by a slower path (tests compare the two).
 void read_proximity(const WorldState& state, const SpatialIndex& index, std::size_t i, double r,
-                    double range, const RayLayout& layout, float* out);
+                    double range, const RayLayout& layout, float* out, const double* z = nullptr,
+                    double height = 0);
 
 std::unique_ptr<Sensor> make_proximity_sensor(bool noisy);
 

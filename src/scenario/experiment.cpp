@@ -33,6 +33,8 @@ std::unique_ptr<Controller> make_controller(const WorldModel& model,
 namespace {
 
 constexpr double kDeg = kPi / 180.0;
+/// A kind's engine type before it is resolved (or when it cannot be).
+constexpr std::uint8_t kNoEngineType = 0xff;
 /// The controller id given to passive bodies placed without one.
 constexpr const char* kPassiveController = "(passive body)";
 
@@ -213,9 +215,11 @@ class ExperimentParser {
           for (RobotKind& k : model_->kinds)
             if (k.name == kind) k.in_run = true;
         }
+    // Engines first: they declare the columns their bodies keep (altitude, velocities, the
+    // flyers' commands), which parts then find.
     resolve_engine_types(root);
-    ex_.parts = assemble_kinds(*model_, ex_.state, reg_, ex_.threads, d_);
     setup_engines();
+    ex_.parts = assemble_kinds(*model_, ex_.state, reg_, ex_.threads, d_);
     // Bodies last: placement needs the whole geometry.
     if (auto e = first("arena"); e && arena_ok_) read_arena_bodies(*e);
     if (!d_.has_errors()) check_controllers();
@@ -303,7 +307,13 @@ class ExperimentParser {
         explicit_engine_[name] = b->second;
       kind.name = name;
       kind.where = k.where();
-      kind.radius_m = k.real("radius", kind.radius_m, 1e-4, 100);
+      if (kind.shape == BodyShape::kBox && k.has("radius")) {
+        k.accept("radius");
+        k.error("attribute 'radius' is for round kinds (expected size=\"length,width\" on a box "
+                "kind)");
+      } else {
+        kind.radius_m = k.real("radius", kind.radius_m, 1e-4, 100);
+      }
       kind.height_m = k.real("height", kind.height_m, 0, 100);
       kind.max_speed_m_per_s = k.real("max_speed", kind.max_speed_m_per_s, 0, 1e3);
       if (k.has("mass")) {
@@ -607,9 +617,12 @@ class ExperimentParser {
       ColumnHandle column(const ColumnDesc& desc) override {
         ColumnDesc d = desc;
         if (d.owner.empty()) d.owner = decls_.front()->type;
-        if (p_.ex_.state.robots.find(d.name) != kNoColumn) {
-          error(0, "column '" + d.name + "' is already declared by '" +
-                       p_.ex_.state.robots.desc(p_.ex_.state.robots.find(d.name)).owner + "'");
+        const ColumnHandle existing = p_.ex_.state.robots.find(d.name);
+        if (existing != kNoColumn) {
+          // Engines of two types may keep the same quantity (velocities): one column.
+          const ColumnDesc& e = p_.ex_.state.robots.desc(existing);
+          if (existing >= body::kCount && e.type == d.type && e.width == d.width) return existing;
+          error(0, "column '" + d.name + "' is already declared by '" + e.owner + "'");
           return kNoColumn;
         }
         return p_.ex_.state.robots.add(d);
@@ -626,21 +639,13 @@ class ExperimentParser {
       std::vector<EngineRegionInfo> regions_;
       std::vector<const EngineRegion*> decls_;
     };
-    for (std::size_t t = 0; t < model_->engine_types.size(); ++t) {
-      const PhysicsEngineFactory* f = reg_.physics_engine_factory(model_->engine_types[t]);
-      if (!f) {
-        d_.error({file_.path(), 0}, "physics engine type '" + model_->engine_types[t] +
-                                        "' has no factory");
-        return;
-      }
-      std::unique_ptr<PhysicsEngine> engine = (*f)();
+    for (std::size_t t = 0; t < ex_.engines.size(); ++t) {
       Setup setup(*this, static_cast<std::uint8_t>(t));
       try {
-        engine->setup(setup);
+        ex_.engines[t]->setup(setup);
       } catch (const std::exception& ex) {
         setup.error(0, ex.what());
       }
-      ex_.engines.push_back(std::move(engine));
     }
   }
 
@@ -654,35 +659,64 @@ class ExperimentParser {
       r.type_index = static_cast<std::uint8_t>(it - model_->engine_types.begin());
     }
     if (model_->engine_types.empty()) return;  // no arena: reported already
+    // One engine object per type, made here so that it can say which kinds it refuses.
+    for (const std::string& type : model_->engine_types) {
+      const PhysicsEngineFactory* f = reg_.physics_engine_factory(type);
+      if (!f) {
+        d_.error({file_.path(), 0}, "physics engine type '" + type + "' has no factory");
+        ex_.engines.clear();
+        return;
+      }
+      ex_.engines.push_back((*f)());
+    }
     for (RobotKind& k : model_->kinds) {
-      const bool named = explicit_engine_.count(k.name) > 0;
-      if (!named) {
-        if (model_->engine_types.size() == 1 || !k.in_run) {
-          k.engine = model_->engine_types.empty() ? k.engine : model_->engine_types[0];
+      k.engine_type = kNoEngineType;
+      const SourceLocation where = k.where.file.empty() ? root.where() : k.where;
+      if (explicit_engine_.count(k.name) == 0) {
+        // The declared types whose engine accepts this kind's bodies.
+        std::vector<std::string> accepting, why_not;
+        for (std::size_t t = 0; t < ex_.engines.size(); ++t) {
+          const std::string why = ex_.engines[t]->refuses(k);
+          if (why.empty()) accepting.push_back(model_->engine_types[t]);
+          else why_not.push_back(model_->engine_types[t] + ": " + why);
+        }
+        if (accepting.size() == 1) {
+          k.engine = accepting[0];
+        } else if (!k.in_run) {
+          continue;
+        } else if (accepting.empty() && k.where.file.empty()) {
+          // A built-in kind: refused where a robot of it is placed (engine_accepts).
+          k.engine = model_->engine_types[0];
+        } else if (accepting.empty()) {
+          d_.error(where, "no physics engine of the experiment accepts robot kind '" + k.name +
+                              "' (" + join(why_not) + "; expected <physics> to declare one that does)");
+          continue;
         } else {
-          d_.error(k.where.file.empty() ? root.where() : k.where,
-                   "robot kind '" + k.name + "' does not say which physics engine type accepts "
-                   "it, and the experiment declares " + join(model_->engine_types) +
-                       " (expected <kind name=\"" + k.name + "\" engine=\"" +
-                       model_->engine_types[0] + "\"> or another of them)");
+          d_.error(where, "robot kind '" + k.name + "' does not say which physics engine type "
+                          "accepts it, and the experiment declares " + join(accepting) +
+                              " (expected <kind name=\"" + k.name + "\" engine=\"" + accepting[0] +
+                              "\"> or another of them)");
           continue;
         }
       }
       auto it = std::find(model_->engine_types.begin(), model_->engine_types.end(), k.engine);
       if (it == model_->engine_types.end()) {
         if (!k.in_run) continue;
-        d_.error(explicit_engine_.count(k.name) ? explicit_engine_[k.name] : k.where,
+        d_.error(explicit_engine_.count(k.name) ? explicit_engine_[k.name] : where,
                  "robot kind '" + k.name + "' needs a " + k.engine +
                      " engine, and the experiment declares none (expected <physics><" + k.engine +
-                     " .../></physics>" +
-                     (model_->engine_types.empty()
-                          ? std::string(")")
-                          : ", or engine=\"" + model_->engine_types[0] + "\" on the kind)"));
+                     " .../></physics>, or engine=\"" + model_->engine_types[0] +
+                     "\" on the kind)");
         continue;
       }
       k.engine_type = static_cast<std::uint8_t>(it - model_->engine_types.begin());
+      if (const std::string why = ex_.engines[k.engine_type]->refuses(k);
+          !why.empty() && k.in_run && explicit_engine_.count(k.name))
+        d_.error(explicit_engine_[k.name], "robot kind '" + k.name + "' cannot be simulated by " +
+                                               k.engine + ": " + why);
     }
   }
+
 
   // <distribution><process regions="west north"/>...</distribution>: which process simulates
   // which engine regions in a run on several processes (one <process> per process).
@@ -789,11 +823,14 @@ class ExperimentParser {
   /// False (reported) when kind k's engine type cannot simulate its bodies.
   bool engine_accepts(XmlElement& e, int k) {
     const RobotKind& kind = model_->kinds[static_cast<std::size_t>(k)];
-    if (kind.engine_type >= ex_.engines.size()) return true;  // its own error was reported
+    // Unresolved, or named on the kind (then refused at the kind): reported already.
+    if (kind.engine_type >= ex_.engines.size()) return true;
+    if (explicit_engine_.count(kind.name)) return ex_.engines[kind.engine_type]->refuses(kind).empty();
     const std::string why = ex_.engines[kind.engine_type]->refuses(kind);
     if (why.empty()) return true;
     e.error("robot kind '" + kind.name + "' cannot be simulated by " + kind.engine + ": " + why +
-            " (expected engine=\"dynamics2d\" on the kind, with <physics><dynamics2d/></physics>)");
+            " (expected <physics> to declare an engine type that accepts it: dynamics2d for "
+            "boxes, pointmass3d for flyers)");
     return false;
   }
 

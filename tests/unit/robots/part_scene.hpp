@@ -37,9 +37,18 @@ struct PartScene {
   std::unique_ptr<EngineWorld> world;
   Tick tick = 0;
 
-  /// A closed square arena of side `size` metres with `kinds` (default: the built-in ones,
-  /// e-puck = 0, foot-bot = 1), 10 ticks per second. Parts are assembled at once.
-  explicit PartScene(double size = 20, std::vector<RobotKind> kinds = builtin_kinds()) {
+  /// The built-in kinds that live in a 2D engine (e-puck = 0, foot-bot = 1, ...): the flyers'
+  /// parts need a pointmass3d engine, which this scene has not.
+  static std::vector<RobotKind> ground_kinds() {
+    std::vector<RobotKind> kinds;
+    for (RobotKind& k : builtin_kinds())
+      if (!k.flies) kinds.push_back(std::move(k));
+    return kinds;
+  }
+
+  /// A closed square arena of side `size` metres with `kinds` (default: the built-in ground
+  /// kinds), 10 ticks per second. Parts are assembled at once.
+  explicit PartScene(double size = 20, std::vector<RobotKind> kinds = ground_kinds()) {
     register_builtins(registry);
     model->arena_width_m = model->arena_height_m = size;
     const double h = size / 2;
