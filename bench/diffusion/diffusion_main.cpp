@@ -3,9 +3,10 @@
 //   diffusion --robots N --threads P --engines E --seconds S --log off|frames --seed S
 //             --controller diffusion|lua|random_walk|idle --script FILE.lua
 //             --processes K --transport ipc|tcp|inproc --sync dsaam|lockstep
-//             --engine kinematics2d|dynamics2d --rule fleetsim|argos
+//             --engine kinematics2d|dynamics2d --sub-steps N --rule fleetsim|argos
 //
-// `--engine` is the physics engine type of every region (the line's `engine`); `--rule` the
+// `--engine` is the physics engine type of every region (the line's `engine`; `--sub-steps`
+// sets dynamics2d's sub_steps, the line's `sub_steps`, 0 = the engine's default); `--rule` the
 // diffusion controller's rule (`argos`: ARGoS's own, for like-for-like runs; the line's `rule`).
 //
 // Prints one JSON line on stdout (fields below) and the wall seconds of each phase of the
@@ -55,7 +56,7 @@ using fleetsim::bench::peak_rss_bytes;
   std::cerr << "diffusion: " << why
             << "\nusage: diffusion [--robots N] [--threads P] [--engines 1|2|4|8|16] "
                "[--seconds S] [--log off|frames] [--seed S] [--controller NAME] "
-               "[--script FILE.lua] [--engine kinematics2d|dynamics2d] [--rule fleetsim|argos]\n";
+               "[--script FILE.lua] [--engine kinematics2d|dynamics2d] [--sub-steps N] [--rule fleetsim|argos]\n";
   std::exit(fleetsim::kExitUserError);
 }
 
@@ -104,6 +105,8 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
       if (v != "kinematics2d" && v != "dynamics2d")
         usage("--engine " + v + " (expected kinematics2d or dynamics2d)");
       o.engine = v;
+    } else if (a == "--sub-steps") {
+      o.sub_steps = static_cast<int>(integer(1, 100));
     } else if (a == "--rule") {
       if (v != "fleetsim" && v != "argos") usage("--rule " + v + " (expected fleetsim or argos)");
       o.rule = v;
@@ -316,6 +319,7 @@ int main(int argc, char** argv) {
         {"engines", sim.model().engines.size()},
         {"engine", o.engine},
         {"rule", o.rule.empty() ? "fleetsim" : o.rule},
+        {"sub_steps", o.sub_steps},
         {"sim_seconds", sim_seconds},
         {"setup_seconds", setup},
         {"loop_wall_seconds", loop_wall},

@@ -167,8 +167,10 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
   }
   x += "  </arena>\n";
   int columns = 1, rows = 1;
+  const std::string engine_attributes =
+      o.sub_steps > 0 ? " sub_steps=\"" + std::to_string(o.sub_steps) + "\"" : std::string();
   if (o.engines == 1 && o.engine != "kinematics2d") {
-    x += "  <physics>\n    <" + o.engine + " id=\"e0\"/>\n  </physics>\n";
+    x += "  <physics>\n    <" + o.engine + " id=\"e0\"" + engine_attributes + "/>\n  </physics>\n";
   } else if (o.engines > 1 && engine_grid(o.engines, columns, rows)) {
     // The arena is centred on the origin; region edges are exact at the arena's border.
     const double lo = -side / 2, hi = side / 2;
@@ -180,7 +182,7 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
       for (int c = 0; c < columns; ++c)
         x += "    <" + o.engine + " id=\"e" + std::to_string(r * columns + c) + "\" region=\"" +
              real(edge(c, columns)) + "," + real(edge(r, rows)) + "," + real(edge(c + 1, columns)) +
-             "," + real(edge(r + 1, rows)) + "\"/>\n";
+             "," + real(edge(r + 1, rows)) + "\"" + engine_attributes + "/>\n";
     x += "  </physics>\n";
   }
   if (o.log_frames) x += "  <log path=\"diffusion.flog\" format=\"frames\"/>\n";

@@ -25,6 +25,7 @@ struct DiffusionSceneOptions {
   std::string script;  ///< for controller "lua": the script's absolute path
   std::string engine = "kinematics2d";  ///< physics engine type of every region
   std::string rule;  ///< the diffusion controller's rule attribute ("" = its default)
+  int sub_steps = 0;  ///< dynamics2d's sub_steps attribute (0 = its default)
 };
 
 /// Side of the square arena, metres: 40 m up to 100,000 robots, then growing so the density

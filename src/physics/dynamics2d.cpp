@@ -300,6 +300,9 @@ class Dynamics2d final : public PhysicsEngine {
 
     b2World world(b2Vec2(0, 0));
     world.SetAllowSleeping(false);
+    // No time-of-impact sub-stepping: a robot moves a fraction of its radius per sub-step (an
+    // e-puck at full speed: 3 mm of its 35 mm at 4 sub-steps), so nothing tunnels.
+    world.SetContinuousPhysics(false);
     // The static obstacles near the region, on the ground body.
     b2Body* ground = nullptr;
     {

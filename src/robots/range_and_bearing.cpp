@@ -82,6 +82,7 @@ class RangeAndBearingSensor final : public Sensor {
     blocked_ = p.boolean("blocked_by_obstacles", false);
     data_size_ = read_data_size(setup, "sensor");
     height_ = setup.kind().height_m;
+    z_ = setup.find_column("z");
     data_ = declare_data_column(setup, data_size_);
     scratch_.resize(static_cast<std::size_t>(std::max(1, setup.workers())));
   }
@@ -96,6 +97,10 @@ class RangeAndBearingSensor final : public Sensor {
     const std::uint32_t* order = grid.order().data();
     const std::uint16_t* kind = w.state().robot_kind().data();
     const Vec2 p{gx[robot.slot], gy[robot.slot]};
+    // Altitudes, when flyers are in the run: a device is at its robot's z + its kind's height.
+    const double* z =
+        z_ == kNoColumn ? nullptr : static_cast<const double*>(w.state().robots.data(z_));
+    const double own_z = z ? z[robot.row] : 0.0;
 
     // 1. The grid slots within range horizontally, appended without a branch (whether a
     //    neighbour is in range is a coin toss for the branch predictor). Positions are read in
@@ -118,7 +123,7 @@ class RangeAndBearingSensor final : public Sensor {
       const std::uint32_t s = sc.slots[k], row = order[s];
       const Emitter& e = emitters_[kind[row]];
       if (!e.emits) continue;
-      const double dz = e.height_m - height_;
+      const double dz = e.height_m - height_ + (z ? z[row] - own_z : 0.0);
       if (dz != 0) {
         const double dx = gx[s] - p.x, dy = gy[s] - p.y;
         if (dx * dx + dy * dy + dz * dz > range2_) continue;
@@ -152,7 +157,7 @@ class RangeAndBearingSensor final : public Sensor {
       const auto s = static_cast<std::uint32_t>(sc.senders[k]);
       dx[k] = gx[s] - p.x;
       dy[k] = gy[s] - p.y;
-      dz[k] = emitters_[kind[row]].height_m - height_;
+      dz[k] = emitters_[kind[row]].height_m - height_ + (z ? z[row] - own_z : 0.0);
     }
     frame_bearings(m, dx, dy, c, sn, bearing);
     sc.messages.resize(m);
@@ -198,6 +203,7 @@ class RangeAndBearingSensor final : public Sensor {
   };
 
   double range_ = 3, range2_ = 9, height_ = 0;
+  ColumnHandle z_ = kNoColumn;
   bool blocked_ = false;
   std::uint32_t data_size_ = 10;
   ColumnHandle data_ = kNoColumn;

@@ -40,9 +40,9 @@ TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
        {"bench", "robots", "threads", "engines", "sim_seconds", "setup_seconds",
         "loop_wall_seconds", "wall_seconds", "cpu_seconds", "cpu_usage", "rtf",
         "robot_steps_per_second", "controller", "cpu_ns_per_robot_step", "peak_rss_mb",
-        "bytes_per_robot", "state_hash", "engine", "rule"})
+        "bytes_per_robot", "state_hash", "engine", "rule", "sub_steps"})
     EXPECT_TRUE(j.contains(field)) << field;
-  EXPECT_EQ(j.size(), 19u) << "exactly the documented fields";
+  EXPECT_EQ(j.size(), 20u) << "exactly the documented fields";
   EXPECT_EQ(j["engine"], "kinematics2d");
   EXPECT_EQ(j["rule"], "fleetsim");
   EXPECT_EQ(j["controller"], "diffusion");

@@ -34,6 +34,28 @@ class Climb final : public Controller {
   std::size_t speed_ = 0;
 };
 
+/// Records the range and vertical bearing of the first message its range-and-bearing sensor
+/// hears each tick (one robot listens per test).
+class Listen final : public Controller {
+ public:
+  static inline float range = 0, vertical = 0;
+  static inline int heard = 0;
+  void init(const Params&, const ControllerSetup& setup) override {
+    rab_ = setup.sensor("range_and_bearing");
+  }
+  void step(RobotIO& io) override {
+    const auto& m = io.sensor(rab_).messages;
+    heard = static_cast<int>(m.size());
+    if (!m.empty()) {
+      range = m[0].range_m;
+      vertical = m[0].vertical_bearing;
+    }
+  }
+
+ private:
+  std::size_t rab_ = 0;
+};
+
 struct FlyRun {
   PluginRegistry registry;
   std::unique_ptr<Simulation> sim;
@@ -42,6 +64,8 @@ struct FlyRun {
     registry.add_controller({PluginKind::kController, "climb", "test: climb, then fly along x",
                              {{"climb", "integer", "20", "ticks of climbing"}}},
                             [] { return std::make_unique<Climb>(); });
+    registry.add_controller({PluginKind::kController, "listen", "test: records a message", {}},
+                            [] { return std::make_unique<Listen>(); });
     Diagnostics diags;
     ExperimentOverrides ov;
     ov.threads = threads;
@@ -68,6 +92,7 @@ std::string scene(const std::string& bodies, int climb = 20) {
          "    <controller id=\"fly\" type=\"climb\" climb=\"" + std::to_string(climb) + "\"/>\n"
          "    <controller id=\"still\" type=\"idle\"/>\n"
          "    <controller id=\"d\" type=\"diffusion\"/>\n"
+         "    <controller id=\"listen\" type=\"listen\"/>\n"
          "  </controllers>\n"
          "  <arena size=\"6,6\">\n" + bodies + "  </arena>\n"
          "  <physics>\n"
@@ -140,6 +165,21 @@ TEST(PointMass3d, MixedRunsAreTheSameBitsOnOneAndTwoThreads) {
   EXPECT_EQ(one.sim->state().hash(), two.sim->state().hash());
 }
 
+// Range-and-bearing between a flyer and a ground robot is measured in 3D: each device sits at
+// its robot's altitude plus its kind's height.
+TEST(PointMass3d, RangeAndBearingReachesUpToAFlyer) {
+  FlyRun run(scene("    <robot id=\"eye\" kind=\"eyebot\" controller=\"fly\" position=\"-1,0\"/>\n"
+                   "    <robot id=\"foot\" kind=\"footbot\" controller=\"listen\" position=\"0,0\"/>\n",
+                   1000));
+  for (int t = 0; t < 21; ++t) run.sim->step();
+  // The footbot sensed, in its 21st step, the flyer where 20 ticks of climbing left it: 0.9 m
+  // up (see above), 1 m away; devices at the kinds' heights, 0.566 m and 0.146 m.
+  ASSERT_EQ(Listen::heard, 1);
+  const double dz = 0.9 + 0.566 - 0.146;
+  EXPECT_NEAR(Listen::range, std::sqrt(1 + dz * dz), 1e-5);
+  EXPECT_NEAR(Listen::vertical, std::atan2(dz, 1.0), 1e-5);
+}
+
 TEST(PointMass3d, AFlyerWithoutA3dEngineIsRefused) {
   PluginRegistry registry;
   register_builtins(registry);
@@ -160,3 +200,4 @@ TEST(PointMass3d, AFlyerWithoutA3dEngineIsRefused) {
 
 }  // namespace
 }  // namespace fleetsim::testing
+
