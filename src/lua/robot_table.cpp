@@ -318,6 +318,11 @@ void RobotTable::build_actuator(std::string_view type, std::size_t index) {
     add_function(t, "set_single_color", set_single_color);
   } else if (type == "range_and_bearing" && !rab_out_) {
     rab_out_ = index;
+  } else if (type == "quadrotor_speed" && !quadrotor_) {
+    quadrotor_ = index;
+    const int t = new_slot_table("quadrotor", robot);
+    add_function(t, "set_linear_velocity", set_linear_velocity);
+    add_function(t, "set_rotational_speed", set_rotational_speed);
   }
 }
 
@@ -550,6 +555,38 @@ int RobotTable::set_velocity(lua_State* L) {
     if (v.size() < 2) throw std::runtime_error("robot.wheels: the actuator has no wheels");
     v[0] = left;
     v[1] = right;
+  });
+  return 0;
+}
+
+int RobotTable::set_linear_velocity(lua_State* L) {
+  RobotTable& t = self(L);
+  if (lua_gettop(L) != 3)
+    return luaL_error(L,
+                      "robot.quadrotor.set_linear_velocity() expects 3 arguments (x, y, z in m/s, "
+                      "world frame)");
+  const double x = luaL_checknumber(L, 1), y = luaL_checknumber(L, 2), z = luaL_checknumber(L, 3);
+  const std::size_t a = *t.quadrotor_;
+  t.stage(L, [a, x, y, z](RobotTable&, RobotIO& io) {
+    std::span<double> v = io.actuators[a].values;
+    if (v.size() < 4) throw std::runtime_error("robot.quadrotor: the actuator has no velocity");
+    v[0] = x;
+    v[1] = y;
+    v[2] = z;
+  });
+  return 0;
+}
+
+int RobotTable::set_rotational_speed(lua_State* L) {
+  RobotTable& t = self(L);
+  if (lua_gettop(L) != 1)
+    return luaL_error(L, "robot.quadrotor.set_rotational_speed() expects 1 argument (rad/s)");
+  const double w = luaL_checknumber(L, 1);
+  const std::size_t a = *t.quadrotor_;
+  t.stage(L, [a, w](RobotTable&, RobotIO& io) {
+    std::span<double> v = io.actuators[a].values;
+    if (v.size() < 4) throw std::runtime_error("robot.quadrotor: the actuator has no velocity");
+    v[3] = w;
   });
   return 0;
 }

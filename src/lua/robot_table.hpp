@@ -12,6 +12,8 @@
 //   actuator differential_drive            robot.wheels.set_velocity, .axis_length  cm/s, cm
 //   actuator leds                          robot.leds.set_all_colors / set_single_color
 //   actuator range_and_bearing             robot.range_and_bearing.set_data / clear_data
+//   actuator quadrotor_speed               robot.quadrotor.set_linear_velocity(x, y, z),
+//                                          .set_rotational_speed(w)            m/s, rad/s
 //   always                                 robot.id, robot.random, log(), logerr()
 //
 // For repeatable runs it also replaces two standard functions: math.random draws from the
@@ -93,6 +95,8 @@ class RobotTable {
   // The C functions of the API; upvalue 1 is the RobotTable.
   static RobotTable& self(lua_State* state);
   static int set_velocity(lua_State* state);
+  static int set_linear_velocity(lua_State* state);
+  static int set_rotational_speed(lua_State* state);
   static int set_all_colors(lua_State* state);
   static int set_single_color(lua_State* state);
   static int set_data(lua_State* state);
@@ -129,7 +133,7 @@ class RobotTable {
 
   // Parts by interface (indices into RobotIO::sensors / actuators).
   std::optional<std::size_t> proximity_, collision_, positioning_, rab_in_, camera_;
-  std::optional<std::size_t> wheels_, leds_, rab_out_;
+  std::optional<std::size_t> wheels_, leds_, rab_out_, quadrotor_;
 
   // What the tables show now, to write only what changed.
   std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;

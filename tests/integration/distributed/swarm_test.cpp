@@ -147,6 +147,60 @@ TEST_F(Swarm, Dynamics2dRegionsOnTwoAndThreeProcessesGiveOneProcessesBits) {
   }
 }
 
+// Several engine types in one run: ground robots in two dynamics2d regions with cylinders to
+// push, flyers in one pointmass3d region over the arena, on one process and on two and three
+// (each process holding whole regions of any type).
+TEST_F(Swarm, MixedEngineTypesOnSeveralProcessesGiveOneProcessesBits) {
+  const std::string xml =
+      "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"12\" seed=\"9\"/>\n"
+      "  <controllers>\n"
+      "    <controller id=\"d\" type=\"diffusion\" rule=\"argos\"/>\n"
+      "    <controller id=\"walk\" type=\"random_walk\"/>\n"
+      "    <controller id=\"fly\" type=\"lua\" script=\"" + path("fly.lua") + "\"/>\n"
+      "  </controllers>\n"
+      "  <arena size=\"6,6\">\n"
+      "    <distribute count=\"120\" kind=\"footbot\" controller=\"d\" id_prefix=\"f\"/>\n"
+      "    <distribute count=\"30\" kind=\"cylinder\" id_prefix=\"c\"/>\n"
+      "    <distribute count=\"40\" controller=\"walk\" id_prefix=\"e\"/>\n"
+      "    <distribute count=\"10\" kind=\"eyebot\" controller=\"fly\" id_prefix=\"y\"/>\n"
+      "  </arena>\n"
+      "  <physics>\n"
+      "    <dynamics2d id=\"w\" region=\"-3,-3,0,3\"/>\n"
+      "    <dynamics2d id=\"e\" region=\"0,-3,3,3\"/>\n"
+      "    <pointmass3d id=\"air\"/>\n"
+      "  </physics>\n"
+      "</fleetsim>\n";
+  // Flyers climb, then wander at random over the ground robots, relaying what they hear.
+  std::ofstream(path("fly.lua")) << R"(
+function init() end
+function step()
+  local r = robot.random.uniform()
+  robot.quadrotor.set_linear_velocity(robot.random.uniform(-1, 1), robot.random.uniform(-1, 1),
+                                       r < 0.5 and 0.3 or -0.1)
+  robot.quadrotor.set_rotational_speed(0.2)
+  if #robot.range_and_bearing > 0 then
+    robot.range_and_bearing.set_data(robot.range_and_bearing[1].data)
+  end
+end
+function reset() end
+function destroy() end
+)";
+  const std::string ref_log = path("mixed-one.flog");
+  const std::uint64_t ref = single(xml, ref_log);
+  const std::string ref_bytes = slurp(ref_log);
+  for (int n : {2, 3}) {
+    const std::string log = path("mixed-" + std::to_string(n) + ".flog");
+    auto reports = many(xml, log, n, SyncMode::kDsaam, 150);
+    ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
+    for (const auto& r : reports) {
+      ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+      EXPECT_EQ(r.state_hash, ref) << "process " << r.process << " of " << n;
+    }
+    EXPECT_TRUE(slurp(log) == ref_bytes) << "the frame log differs from one process's";
+  }
+}
+
 TEST_F(Swarm, FewerRegionsThanProcessesIsRefusedBeforeAnythingStarts) {
   const auto s = random_scenario(1, script_, path("x.flog"));
   ASSERT_EQ(s.regions, 2) << "seed 1 gives two strips";
