@@ -52,6 +52,21 @@ struct DiffusionParams {
   static DiffusionParams from(const Params& p);
 };
 
+/// The readings summed as vectors (reading x sensor direction), in ray order. N as below.
+template <std::size_t N = 0>
+inline void reading_sum(std::span<const float> proximity, std::span<const Vec2> directions,
+                        double& vx, double& vy) {
+  const std::size_t n = N > 0 ? N : proximity.size();
+  const float* p = proximity.data();
+  const Vec2* d = directions.data();
+  vx = 0;
+  vy = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    vx += p[k] * d[k].x;
+    vy += p[k] * d[k].y;
+  }
+}
+
 /// The argos rule (ARGoS's footbot_diffusion): the mean of the readings as vectors; straight
 /// when its angle is in [-alpha, alpha] and its length below delta, else stop the wheel on the
 /// side away from the obstacle (obstacle on the left, angle > 0: right wheel stopped). Pure and
@@ -60,13 +75,8 @@ template <std::size_t N = 0>
 inline void diffusion_step_argos(const DiffusionParams& prm, std::span<const float> proximity,
                                  std::span<const Vec2> directions, double& left, double& right) {
   const std::size_t n = N > 0 ? N : proximity.size();
-  const float* p = proximity.data();
-  const Vec2* d = directions.data();
-  double vx = 0, vy = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    vx += p[k] * d[k].x;
-    vy += p[k] * d[k].y;
-  }
+  double vx, vy;
+  reading_sum<N>(proximity, directions, vx, vy);
   if (n > 0) {
     vx /= static_cast<double>(n);
     vy /= static_cast<double>(n);
@@ -96,14 +106,8 @@ inline void diffusion_step(const DiffusionParams& prm, std::span<const float> pr
     diffusion_step_argos<N>(prm, proximity, directions, left, right);
     return;
   }
-  const std::size_t n = N > 0 ? N : proximity.size();
-  const float* p = proximity.data();
-  const Vec2* d = directions.data();
-  double vx = 0, vy = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    vx += p[k] * d[k].x;
-    vy += p[k] * d[k].y;
-  }
+  double vx, vy;
+  reading_sum<N>(proximity, directions, vx, vy);
   double len2 = vx * vx + vy * vy;
   // Inside the cone: the angle of (vx, vy) to the heading is below alpha.
   bool in_cone = vx > 0 && vx * vx >= prm.cos_alpha * prm.cos_alpha * len2;

@@ -214,19 +214,30 @@ class Dynamics2d final : public PhysicsEngine {
     });
   }
 
+  /// The columns a step reads and writes.
+  struct Columns {
+    double *x, *y, *theta, *vx, *vy, *omega;
+    const double *speed, *turn;
+    float *realization, *contact_angle;
+    std::uint8_t* contact_count;
+  };
+  Columns columns(const PhysicsWorld& w) const {
+    return {w.column<double>(x_),          w.column<double>(y_),
+            w.column<double>(theta_),      w.column<double>(vx_),
+            w.column<double>(vy_),         w.column<double>(omega_),
+            w.column<double>(speed_),      w.column<double>(turn_),
+            w.column<float>(realization_), w.column<float>(contact_angle_),
+            w.column<std::uint8_t>(contact_count_)};
+  }
+
   /// A free robot's tick (see find_free_robots), in SI units.
   void move_free(CorePhysicsWorld& w, std::uint32_t i) {
     const RegionSettings& s = settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
     const KindInfo& kind = w.robot_kind(i);
-    double* x = w.column<double>(x_);
-    double* y = w.column<double>(y_);
-    double* theta = w.column<double>(theta_);
-    double* vx = w.column<double>(vx_);
-    double* vy = w.column<double>(vy_);
-    double* omega = w.column<double>(omega_);
-    const double v = std::clamp(w.column<double>(speed_)[i], -kind.max_speed_m_per_s,
-                                kind.max_speed_m_per_s);
-    const double turn = w.column<double>(turn_)[i];
+    const Columns c = columns(w);
+    double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
+    const double v = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
+    const double turn = c.turn[i];
     const double h = w.dt_s / s.sub_steps;
     const BodyDrive drive = body_drive(s, kind);
     const double m = drive.mass, inertia = drive.inertia;
@@ -255,9 +266,9 @@ class Dynamics2d final : public PhysicsEngine {
     omega[i] = wz;
     const double commanded = std::abs(v) * w.dt_s;
     const double moved = std::sqrt((px - x0) * (px - x0) + (py - y0) * (py - y0));
-    w.state.realization()[i] = commanded > 0 ? static_cast<float>(std::min(1.0, moved / commanded)) : 1.0f;
-    w.state.contact_count()[i] = 0;
-    float* angles = &w.state.contact_angle()[static_cast<std::size_t>(i) * kMaxContacts];
+    c.realization[i] = commanded > 0 ? static_cast<float>(std::min(1.0, moved / commanded)) : 1.0f;
+    c.contact_count[i] = 0;
+    float* angles = &c.contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
     for (int q = 0; q < kMaxContacts; ++q) angles[q] = 0;
   }
 
@@ -286,17 +297,11 @@ class Dynamics2d final : public PhysicsEngine {
     auto to_box = [&](double x, double y) {
       return b2Vec2(static_cast<float>((x - ox) * kScale), static_cast<float>((y - oy) * kScale));
     };
-    double* x = w.column<double>(x_);
-    double* y = w.column<double>(y_);
-    double* theta = w.column<double>(theta_);
-    double* vx = w.column<double>(vx_);
-    double* vy = w.column<double>(vy_);
-    double* omega = w.column<double>(omega_);
-    const double* speed = w.column<double>(speed_);
-    const double* turn = w.column<double>(turn_);
-    float* realization = w.column<float>(realization_);
-    float* contact_angle = w.column<float>(contact_angle_);
-    std::uint8_t* contact_count = w.column<std::uint8_t>(contact_count_);
+    const Columns c = columns(w);
+    double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
+    const double *speed = c.speed, *turn = c.turn;
+    float *realization = c.realization, *contact_angle = c.contact_angle;
+    std::uint8_t* contact_count = c.contact_count;
 
     b2World world(b2Vec2(0, 0));
     world.SetAllowSleeping(false);
