@@ -552,6 +552,7 @@ class ExperimentParser {
       r.type = type;
       r.where = k.where();
       r.id = k.text("id", type);
+      r.params = read_params(k, *info, {"id", "region"}, file_);
       if (!arena_ok_) { k.accept("region"); k.finish(); continue; }
       Box4 box{model_->arena_min(), model_->arena_max()};
       if (k.has("region")) {
@@ -561,7 +562,6 @@ class ExperimentParser {
       } else {
         k.accept("region");
       }
-      r.params = read_params(k, *info, {"id", "region"}, file_);
       k.finish();
       k.check_children({});
       Vec2 lo = model_->arena_min(), hi = model_->arena_max();

@@ -17,6 +17,8 @@ class KindPartSetup final : public PartSetup {
         state_(state),
         workers_(workers),
         diags_(diags) {}
+  /// Where errors of a part without a location go (the experiment file).
+  void set_file(const std::string& file) { file_ = {file, 0}; }
   const KindInfo& kind() const override { return kind_; }
   const Params& params() const override { return part_.params; }
   const std::string& name() const override { return part_.name; }
@@ -42,7 +44,11 @@ class KindPartSetup final : public PartSetup {
   void set_near_reach(double metres) override { reach_ = std::max(reach_, metres); }
   int workers() const override { return workers_; }
   void error(const std::string& message) override {
-    diags_.error(part_.where, "kind '" + kind_.name + "': " + message);
+    // A built-in kind's parts have no line of their own: the kind's, or the file's.
+    const SourceLocation& where = !part_.where.file.empty() ? part_.where
+                                  : !kind_.where.file.empty() ? kind_.where
+                                                              : file_;
+    diags_.error(where, "kind '" + kind_.name + "': " + message);
   }
   double reach() const { return reach_; }
 
@@ -53,6 +59,7 @@ class KindPartSetup final : public PartSetup {
   WorldState& state_;
   int workers_;
   Diagnostics& diags_;
+  SourceLocation file_;
   double reach_ = 0;
 };
 
@@ -64,8 +71,10 @@ std::string interface_of(const PluginRegistry& registry, PluginKind kind, const 
 template <class Part, class Views>
 void add_part(const RobotKind& kind, const PartDecl& decl, PluginKind plugin_kind,
               WorldState& state, int workers, Diagnostics& diags, std::unique_ptr<Part> instance,
-              std::vector<std::unique_ptr<Part>>& parts, Views& views, double& reach) {
+              std::vector<std::unique_ptr<Part>>& parts, Views& views, double& reach,
+              const std::string& file) {
   KindPartSetup setup(kind, decl, decl.type, state, workers, diags);
+  setup.set_file(file);
   try {
     instance->setup(setup);
   } catch (const std::exception& e) {
@@ -105,7 +114,7 @@ std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& s
         continue;
       }
       add_part(kind, p, PluginKind::kSensor, state, workers, diags, (*f)(), a.sensors,
-               a.sensor_views, a.near_reach_m);
+               a.sensor_views, a.near_reach_m, model.name);
     }
     for (const PartDecl& p : kind.actuators) {
       const ActuatorFactory* f = registry.actuator_factory(p.type);
@@ -116,7 +125,7 @@ std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& s
         continue;
       }
       add_part(kind, p, PluginKind::kActuator, state, workers, diags, (*f)(), a.actuators,
-               a.actuator_views, a.near_reach_m);
+               a.actuator_views, a.near_reach_m, model.name);
     }
     for (const auto& act : a.actuators)
       if (act->acts()) a.acting.push_back(act.get());

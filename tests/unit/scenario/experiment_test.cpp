@@ -251,6 +251,24 @@ TEST(Experiment, PassiveBodiesNeedNoControllerAndBoxesNeedARigidBodyEngine) {
     EXPECT_NE(bad.text().find(want), std::string::npos) << want << "\n" << bad.text();
 }
 
+// Found by the experiment fuzzer (regressions/experiment/part-error-without-file.xml): with
+// the arena broken there is no engine, and a built-in flyer's actuator, whose part has no line
+// of its own, reported an error without a file. Every error names the file now, and an
+// engine's parameters are read (not called unknown) even when the arena is broken.
+TEST(Experiment, EveryErrorNamesTheFileEvenForBuiltInKindsParts) {
+  auto p = parse("<fleetsim>\n  <framework/>\n"
+                 "  <controllers><controller id=\"w\" type=\"idle\"/></controllers>\n"
+                 "  <arena sise=\"4,4\">\n"
+                 "    <robot id=\"y\" kind=\"eyebot\" controller=\"w\" position=\"0,0\"/>\n"
+                 "  </arena>\n"
+                 "  <physics><pointmass3d ceiling=\"5\"/></physics>\n"
+                 "</fleetsim>\n");
+  EXPECT_FALSE(p.ex);
+  ASSERT_TRUE(p.diags.has_errors());
+  for (const auto& d : p.diags.items()) EXPECT_EQ(d.where.file, "exp.xml") << d.message;
+  EXPECT_EQ(p.text().find("unknown attribute 'ceiling'"), std::string::npos) << p.text();
+}
+
 TEST(Experiment, Dynamics2dParametersAreChecked) {
   auto bad = parse(valid("", "  <physics>\n    <dynamics2d sub_steps=\"0\" robot_mass=\"-1\"\n"
                              "      max_force=\"nan\" velocity_iterations=\"1000\"/>\n  </physics>\n"));
