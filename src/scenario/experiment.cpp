@@ -99,13 +99,11 @@ class Placement {
     // 1 mm ones, hundreds of MB and seconds up to the cap below; one cell does.
     cell_ = rmax > 0 ? std::max(2 * rmax + 1e-6, 1e-3) : std::max({hi.x - lo.x, hi.y - lo.y, 1e-3});
     lo_ = lo;
-    nx_ = std::max(1, static_cast<int>(std::ceil((hi.x - lo.x) / cell_)));
-    ny_ = std::max(1, static_cast<int>(std::ceil((hi.y - lo.y) / cell_)));
-    while (static_cast<double>(nx_) * ny_ > 64e6) {
-      cell_ *= 1.5;
-      nx_ = std::max(1, static_cast<int>(std::ceil((hi.x - lo.x) / cell_)));
-      ny_ = std::max(1, static_cast<int>(std::ceil((hi.y - lo.y) / cell_)));
-    }
+    // Counted in doubles: a cell count can exceed an int before the cap makes cells larger.
+    auto cells = [&](double extent) { return std::max(1.0, std::ceil(extent / cell_)); };
+    while (cells(hi.x - lo.x) * cells(hi.y - lo.y) > 64e6) cell_ *= 1.5;
+    nx_ = static_cast<int>(cells(hi.x - lo.x));
+    ny_ = static_cast<int>(cells(hi.y - lo.y));
     head_.assign(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_), -1);
     segs_.build(m.segments, lo, hi, cell_, rmax + 1e-6);
   }
@@ -460,6 +458,13 @@ class ExperimentParser {
     e.check_children({"bitmap", "wall", "box", "robot", "distribute", "object"});
     if (size.x <= 0 || size.y <= 0) {
       if (e.has("size")) e.error("arena size must be positive (expected \"width,height\" in metres)");
+      return;
+    }
+    constexpr double kMaxSide = 1e6;  // 1,000 km: grids and float physics stay meaningful
+    if (size.x > kMaxSide || size.y > kMaxSide ||
+        std::abs(model_->arena_center.x) > kMaxSide || std::abs(model_->arena_center.y) > kMaxSide) {
+      e.error("arena size or center beyond 1,000 km (expected \"width,height\" and \"x,y\" in "
+              "metres, each at most 1000000)");
       return;
     }
     model_->arena_width_m = size.x;

@@ -269,6 +269,21 @@ TEST(Experiment, EveryErrorNamesTheFileEvenForBuiltInKindsParts) {
   EXPECT_EQ(p.text().find("unknown attribute 'ceiling'"), std::string::npos) << p.text();
 }
 
+// Found by the experiment fuzzer (regressions/experiment/huge-arena.xml): a 2.4e24 m arena
+// overflowed placement's cell count (an int) before its cap applied. Arenas are bounded at
+// 1,000 km now, and the count is taken in doubles.
+TEST(Experiment, ArenasBeyondAThousandKilometresAreRefused) {
+  auto huge = parse("<fleetsim>\n  <framework/>\n  <arena size=\"2444444444444444444444446,40\"/>\n"
+                    "</fleetsim>\n");
+  EXPECT_NE(huge.text().find("exp.xml:3: error: arena size or center beyond 1,000 km"),
+            std::string::npos)
+      << huge.text();
+  auto far = parse("<fleetsim>\n  <framework/>\n  <arena size=\"4,4\" center=\"0,5e6\"/>\n</fleetsim>\n");
+  EXPECT_FALSE(far.ex);
+  auto big = parse("<fleetsim>\n  <framework/>\n  <arena size=\"1000000,1000000\"/>\n</fleetsim>\n");
+  EXPECT_TRUE(big.ex) << big.text();
+}
+
 TEST(Experiment, Dynamics2dParametersAreChecked) {
   auto bad = parse(valid("", "  <physics>\n    <dynamics2d sub_steps=\"0\" robot_mass=\"-1\"\n"
                              "      max_force=\"nan\" velocity_iterations=\"1000\"/>\n  </physics>\n"));
