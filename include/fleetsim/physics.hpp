@@ -41,9 +41,9 @@ class Params;
 
 /// One engine instance: an element of <physics>.
 struct EngineRegionInfo {
-  std::string id;       ///< the element's id
-  std::uint8_t index;   ///< in the run's engine list (the robots' `engine` column)
-  Vec2 min, max;        ///< the region it owns, metres
+  std::string id;      ///< the element's id
+  std::uint8_t index;  ///< in the run's engine list (the robots' `engine` column)
+  Vec2 min, max;       ///< the region it owns, metres
 };
 
 /// Given to an engine type once, at load, before any robot exists.

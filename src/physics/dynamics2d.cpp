@@ -24,8 +24,8 @@
 // Scale: Box2D is tuned for bodies of 0.1 to 10 units; an e-puck is 7 cm across, so lengths
 // are multiplied by 10 (1 unit = 10 cm) and coordinates are relative to the region's centre
 // (single-precision floats keep about a micrometre there).
-#include <algorithm>
 #include <box2d/box2d.h>
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -51,7 +51,7 @@ struct RegionSettings {
 
 /// A body's mass properties and the limits of what holds it to the floor (SI units).
 struct BodyDrive {
-  double mass, inertia;      ///< kg, kg m^2 about the centre
+  double mass, inertia;          ///< kg, kg m^2 about the centre
   double max_force, max_torque;  ///< N, N m
 };
 
@@ -131,7 +131,8 @@ class Dynamics2d final : public PhysicsEngine {
     contact_angle_ = setup.find_column("contact_angle");
     contact_count_ = setup.find_column("contact_count");
     region_of_.assign(256, -1);
-    for (std::size_t r = 0; r < regions_.size(); ++r) region_of_[regions_[r].index] = static_cast<int>(r);
+    for (std::size_t r = 0; r < regions_.size(); ++r)
+      region_of_[regions_[r].index] = static_cast<int>(r);
     segments_.resize(regions_.size());
     segment_margin_.assign(regions_.size(), -1);
   }
@@ -222,17 +223,23 @@ class Dynamics2d final : public PhysicsEngine {
     std::uint8_t* contact_count;
   };
   Columns columns(const PhysicsWorld& w) const {
-    return {w.column<double>(x_),          w.column<double>(y_),
-            w.column<double>(theta_),      w.column<double>(vx_),
-            w.column<double>(vy_),         w.column<double>(omega_),
-            w.column<double>(speed_),      w.column<double>(turn_),
-            w.column<float>(realization_), w.column<float>(contact_angle_),
+    return {w.column<double>(x_),
+            w.column<double>(y_),
+            w.column<double>(theta_),
+            w.column<double>(vx_),
+            w.column<double>(vy_),
+            w.column<double>(omega_),
+            w.column<double>(speed_),
+            w.column<double>(turn_),
+            w.column<float>(realization_),
+            w.column<float>(contact_angle_),
             w.column<std::uint8_t>(contact_count_)};
   }
 
   /// A free robot's tick (see find_free_robots), in SI units.
   void move_free(CorePhysicsWorld& w, std::uint32_t i) {
-    const RegionSettings& s = settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
+    const RegionSettings& s =
+        settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
     const KindInfo& kind = w.robot_kind(i);
     const Columns c = columns(w);
     double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
@@ -331,7 +338,8 @@ class Dynamics2d final : public PhysicsEngine {
       def.type = b2_dynamicBody;
       def.position = to_box(x[i], y[i]);
       def.angle = static_cast<float>(theta[i]);
-      def.linearVelocity = b2Vec2(static_cast<float>(vx[i] * kScale), static_cast<float>(vy[i] * kScale));
+      def.linearVelocity =
+          b2Vec2(static_cast<float>(vx[i] * kScale), static_cast<float>(vy[i] * kScale));
       def.angularVelocity = static_cast<float>(omega[i]);
       b2Body* body = world.CreateBody(&def);
       const double mass = body_drive(s, kind).mass;
@@ -376,7 +384,8 @@ class Dynamics2d final : public PhysicsEngine {
         if (kind.passive) continue;  // held by its friction joint
         const double max_impulse = drives[k].max_force * kScale * h;
         const double max_angular = drives[k].max_torque * kScale * kScale * h;
-        const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;
+        const double v =
+            std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;
         const b2Rot& q = body->GetTransform().q;  // the heading's cosine and sine
         const b2Vec2 cur = body->GetLinearVelocity();
         const double m = body->GetMass();
@@ -386,7 +395,8 @@ class Dynamics2d final : public PhysicsEngine {
           jx *= max_impulse / j;
           jy *= max_impulse / j;
         }
-        body->ApplyLinearImpulseToCenter(b2Vec2(static_cast<float>(jx), static_cast<float>(jy)), true);
+        body->ApplyLinearImpulseToCenter(b2Vec2(static_cast<float>(jx), static_cast<float>(jy)),
+                                         true);
         double l = body->GetInertia() * (turn[i] - body->GetAngularVelocity());
         l = std::clamp(l, -max_angular, max_angular);
         body->ApplyAngularImpulse(static_cast<float>(l), true);
@@ -400,7 +410,8 @@ class Dynamics2d final : public PhysicsEngine {
       const b2Vec2 p = body->GetPosition();
       const double nx = ox + p.x / kScale, ny = oy + p.y / kScale;
       const double moved = std::sqrt((nx - x[i]) * (nx - x[i]) + (ny - y[i]) * (ny - y[i]));
-      realization[i] = commanded[k] > 0 ? static_cast<float>(std::min(1.0, moved / commanded[k])) : 1.0f;
+      realization[i] =
+          commanded[k] > 0 ? static_cast<float>(std::min(1.0, moved / commanded[k])) : 1.0f;
       x[i] = nx;
       y[i] = ny;
       const double th = wrap_angle(body->GetAngle());
@@ -444,6 +455,8 @@ class Dynamics2d final : public PhysicsEngine {
 
 }  // namespace
 
-std::unique_ptr<PhysicsEngine> make_dynamics2d_engine() { return std::make_unique<Dynamics2d>(); }
+std::unique_ptr<PhysicsEngine> make_dynamics2d_engine() {
+  return std::make_unique<Dynamics2d>();
+}
 
 }  // namespace fleetsim

@@ -36,8 +36,8 @@ class PointMass3d final : public PhysicsEngine {
       auto positive = [&](const char* name, double fallback) {
         const double v = p.real(name, fallback);
         if (!std::isfinite(v) || v <= 0) {
-          setup.error(r, std::string(name) + "=" + p.text(name, "") +
-                             " is not a positive finite number");
+          setup.error(
+              r, std::string(name) + "=" + p.text(name, "") + " is not a positive finite number");
           return fallback;
         }
         return v;
@@ -62,7 +62,8 @@ class PointMass3d final : public PhysicsEngine {
     z_ = column("z", 1, true, true, "altitude of a flyer's centre, metres (pointmass3d)");
     vx_ = column("body_vx", 1, false, false, "linear velocity along x at the end of the tick, m/s");
     vy_ = column("body_vy", 1, false, false, "linear velocity along y at the end of the tick, m/s");
-    vz_ = column("body_vz", 1, false, false, "vertical velocity at the end of the tick, m/s (pointmass3d)");
+    vz_ = column("body_vz", 1, false, false,
+                 "vertical velocity at the end of the tick, m/s (pointmass3d)");
     cmd_ = column("velocity_cmd", 4, false, false,
                   "commanded velocity x, y, z (m/s, world frame) and yaw rate (rad/s) "
                   "(quadrotor_speed actuator)");
@@ -146,13 +147,15 @@ class PointMass3d final : public PhysicsEngine {
 
  private:
   std::vector<FlightSettings> settings_;  ///< by engine (region) index
-  ColumnHandle z_ = kNoColumn, vx_ = kNoColumn, vy_ = kNoColumn, vz_ = kNoColumn,
-               cmd_ = kNoColumn, x_ = kNoColumn, y_ = kNoColumn, theta_ = kNoColumn,
-               realization_ = kNoColumn, contact_count_ = kNoColumn;
+  ColumnHandle z_ = kNoColumn, vx_ = kNoColumn, vy_ = kNoColumn, vz_ = kNoColumn, cmd_ = kNoColumn,
+               x_ = kNoColumn, y_ = kNoColumn, theta_ = kNoColumn, realization_ = kNoColumn,
+               contact_count_ = kNoColumn;
 };
 
 }  // namespace
 
-std::unique_ptr<PhysicsEngine> make_pointmass3d_engine() { return std::make_unique<PointMass3d>(); }
+std::unique_ptr<PhysicsEngine> make_pointmass3d_engine() {
+  return std::make_unique<PointMass3d>();
+}
 
 }  // namespace fleetsim

@@ -39,8 +39,8 @@ struct D2Run {
 };
 
 // A 4 m arena; `straight` drives ahead at 0.1 m/s whatever it sees (delta is never reached).
-std::string arena(const std::string& bodies, const std::string& physics =
-                                                 "  <physics><dynamics2d/></physics>\n") {
+std::string arena(const std::string& bodies,
+                  const std::string& physics = "  <physics><dynamics2d/></physics>\n") {
   return "<fleetsim>\n"
          "  <framework ticks_per_second=\"10\" length=\"0\" seed=\"5\"/>\n"
          "  <controllers>\n"
@@ -53,8 +53,9 @@ std::string arena(const std::string& bodies, const std::string& physics =
 }
 
 TEST(Dynamics2d, ARobotDrivingIntoAWallStopsAgainstItAndFeelsIt) {
-  D2Run run(arena("    <wall from=\"1,-1\" to=\"1,1\"/>\n"
-                "    <robot id=\"a\" controller=\"straight\" position=\"0,0\"/>\n"));
+  D2Run run(
+      arena("    <wall from=\"1,-1\" to=\"1,1\"/>\n"
+            "    <robot id=\"a\" controller=\"straight\" position=\"0,0\"/>\n"));
   run.steps(150);  // 1.5 m of commanded motion, the wall 1 m ahead
   const double r = 0.035;
   const Vec2 p = run.pos("a");
@@ -68,8 +69,9 @@ TEST(Dynamics2d, ARobotDrivingIntoAWallStopsAgainstItAndFeelsIt) {
 }
 
 TEST(Dynamics2d, ARobotPushesAnotherWhereKinematicsStopsAtContact) {
-  const std::string bodies = "    <robot id=\"pusher\" controller=\"straight\" position=\"-1,0\"/>\n"
-                             "    <robot id=\"pushed\" controller=\"still\" position=\"-0.5,0\"/>\n";
+  const std::string bodies =
+      "    <robot id=\"pusher\" controller=\"straight\" position=\"-1,0\"/>\n"
+      "    <robot id=\"pushed\" controller=\"still\" position=\"-0.5,0\"/>\n";
   D2Run dyn(arena(bodies));
   D2Run kin(arena(bodies, "  <physics><kinematics2d/></physics>\n"));
   dyn.steps(100);
@@ -85,9 +87,10 @@ TEST(Dynamics2d, ARobotPushesAnotherWhereKinematicsStopsAtContact) {
 }
 
 std::string swarm(const std::string& physics) {
-  return arena("    <wall from=\"0,-1\" to=\"0,1\"/>\n"
-               "    <distribute count=\"150\" controller=\"diffuse\"/>\n",
-               physics);
+  return arena(
+      "    <wall from=\"0,-1\" to=\"0,1\"/>\n"
+      "    <distribute count=\"150\" controller=\"diffuse\"/>\n",
+      physics);
 }
 
 TEST(Dynamics2d, SameBitsForOneAndTwoThreadsWithRegionsStepedInParallel) {
@@ -100,7 +103,8 @@ TEST(Dynamics2d, SameBitsForOneAndTwoThreadsWithRegionsStepedInParallel) {
   for (int k = 0; k < 4; ++k) {
     one.steps(50);
     two.steps(50);
-    ASSERT_EQ(one.sim->state().hash(), two.sim->state().hash()) << "after " << (k + 1) * 50 << " ticks";
+    ASSERT_EQ(one.sim->state().hash(), two.sim->state().hash())
+        << "after " << (k + 1) * 50 << " ticks";
   }
   // And the robots moved, and the velocity columns are part of the state.
   const auto& st = one.sim->state();

@@ -61,7 +61,9 @@ struct FlyRun {
   std::unique_ptr<Simulation> sim;
   explicit FlyRun(const std::string& xml, int threads = 1) {
     register_builtins(registry);
-    registry.add_controller({PluginKind::kController, "climb", "test: climb, then fly along x",
+    registry.add_controller({PluginKind::kController,
+                             "climb",
+                             "test: climb, then fly along x",
                              {{"climb", "integer", "20", "ticks of climbing"}}},
                             [] { return std::make_unique<Climb>(); });
     registry.add_controller({PluginKind::kController, "listen", "test: records a message", {}},
@@ -89,12 +91,16 @@ std::string scene(const std::string& bodies, int climb = 20) {
   return "<fleetsim>\n"
          "  <framework ticks_per_second=\"10\" length=\"0\" seed=\"7\"/>\n"
          "  <controllers>\n"
-         "    <controller id=\"fly\" type=\"climb\" climb=\"" + std::to_string(climb) + "\"/>\n"
+         "    <controller id=\"fly\" type=\"climb\" climb=\"" +
+         std::to_string(climb) +
+         "\"/>\n"
          "    <controller id=\"still\" type=\"idle\"/>\n"
          "    <controller id=\"d\" type=\"diffusion\"/>\n"
          "    <controller id=\"listen\" type=\"listen\"/>\n"
          "  </controllers>\n"
-         "  <arena size=\"6,6\">\n" + bodies + "  </arena>\n"
+         "  <arena size=\"6,6\">\n" +
+         bodies +
+         "  </arena>\n"
          "  <physics>\n"
          "    <dynamics2d/>\n"
          "    <pointmass3d max_acceleration=\"1\" ceiling=\"3\"/>\n"
@@ -103,8 +109,9 @@ std::string scene(const std::string& bodies, int climb = 20) {
 }
 
 TEST(PointMass3d, AFlyerClimbsThenFliesOverGroundRobotsUnseen) {
-  FlyRun run(scene("    <robot id=\"eye\" kind=\"eyebot\" controller=\"fly\" position=\"-2,0\"/>\n"
-                   "    <robot id=\"ground\" controller=\"still\" position=\"-1,0\"/>\n"));
+  FlyRun run(
+      scene("    <robot id=\"eye\" kind=\"eyebot\" controller=\"fly\" position=\"-2,0\"/>\n"
+            "    <robot id=\"ground\" controller=\"still\" position=\"-1,0\"/>\n"));
   const auto& model = run.sim->model();
   EXPECT_EQ(model.engines[run.sim->state().robot_engine()[run.row("eye")]].type, "pointmass3d");
   EXPECT_EQ(model.engines[run.sim->state().robot_engine()[run.row("ground")]].type, "dynamics2d");
@@ -135,18 +142,21 @@ TEST(PointMass3d, AFlyerClimbsThenFliesOverGroundRobotsUnseen) {
 
 TEST(PointMass3d, ALandedFlyerIsSeenAndTheCeilingHolds) {
   // climb=0: the flyer stays on the ground next to the e-puck, which sees it.
-  FlyRun landed(scene("    <robot id=\"eye\" kind=\"eyebot\" controller=\"fly\" position=\"0,0\"/>\n"
-                      "    <robot id=\"ground\" controller=\"still\" position=\"0.33,0\" heading=\"180\"/>\n",
-                      0));
+  FlyRun landed(
+      scene("    <robot id=\"eye\" kind=\"eyebot\" controller=\"fly\" position=\"0,0\"/>\n"
+            "    <robot id=\"ground\" controller=\"still\" position=\"0.33,0\" heading=\"180\"/>\n",
+            0));
   landed.sim->step();
   landed.sim->step();
   const auto& st = landed.sim->state();
-  const float* p = st.robots.span<float>(st.robots.find("proximity")).data() + landed.row("ground") * 8;
+  const float* p =
+      st.robots.span<float>(st.robots.find("proximity")).data() + landed.row("ground") * 8;
   float most = 0;
   for (int k = 0; k < 8; ++k) most = std::max(most, p[k]);
   EXPECT_GT(most, 0.5f);
   // climb=1000: capped by the region's 3 m ceiling.
-  FlyRun high(scene("    <robot id=\"eye\" kind=\"eyebot\" controller=\"fly\" position=\"0,0\"/>\n", 1000));
+  FlyRun high(
+      scene("    <robot id=\"eye\" kind=\"eyebot\" controller=\"fly\" position=\"0,0\"/>\n", 1000));
   for (int t = 0; t < 100; ++t) high.sim->step();
   EXPECT_EQ(high.col("z", "eye"), 3.0);
   EXPECT_EQ(high.col("body_vz", "eye"), 0.0);
@@ -168,9 +178,10 @@ TEST(PointMass3d, MixedRunsAreTheSameBitsOnOneAndTwoThreads) {
 // Range-and-bearing between a flyer and a ground robot is measured in 3D: each device sits at
 // its robot's altitude plus its kind's height.
 TEST(PointMass3d, RangeAndBearingReachesUpToAFlyer) {
-  FlyRun run(scene("    <robot id=\"eye\" kind=\"eyebot\" controller=\"fly\" position=\"-1,0\"/>\n"
-                   "    <robot id=\"foot\" kind=\"footbot\" controller=\"listen\" position=\"0,0\"/>\n",
-                   1000));
+  FlyRun run(
+      scene("    <robot id=\"eye\" kind=\"eyebot\" controller=\"fly\" position=\"-1,0\"/>\n"
+            "    <robot id=\"foot\" kind=\"footbot\" controller=\"listen\" position=\"0,0\"/>\n",
+            1000));
   for (int t = 0; t < 21; ++t) run.sim->step();
   // The footbot sensed, in its 21st step, the flyer where 20 ticks of climbing left it: 0.9 m
   // up (see above), 1 m away; devices at the kinds' heights, 0.566 m and 0.146 m.
@@ -200,4 +211,3 @@ TEST(PointMass3d, AFlyerWithoutA3dEngineIsRefused) {
 
 }  // namespace
 }  // namespace fleetsim::testing
-
