@@ -447,6 +447,7 @@ void RobotTable::refresh_positioning(const SensorView& v) {
   const double x = v.reals[0], y = v.reals[1], theta = v.reals[2];
   set_number(slot_.position, kX, x);
   set_number(slot_.position, kY, y);
+  if (v.reals.size() > 3) set_number(slot_.position, kZ, v.reals[3]);  // a flyer's altitude
   set_number(slot_.orientation, kW, std::cos(theta / 2));
   set_number(slot_.orientation, kZ, std::sin(theta / 2));
 }

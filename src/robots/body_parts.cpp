@@ -34,15 +34,22 @@ class PositioningSensor final : public Sensor {
  public:
   void setup(PartSetup& setup) override {
     pose_.resize(static_cast<std::size_t>(setup.workers()));
+    if (setup.kind().flies) z_ = setup.find_column("z");
   }
   void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
     const WorldState& s = engine_world(ctx).state();
     auto& pose = pose_[static_cast<std::size_t>(ctx.worker)];
-    pose = {s.x()[robot.row], s.y()[robot.row], s.theta()[robot.row]};
-    out.reals = pose;
+    pose = {s.x()[robot.row], s.y()[robot.row], s.theta()[robot.row], 0.0};
+    if (z_ == kNoColumn) {
+      out.reals = std::span<const double>(pose.data(), 3);
+    } else {  // a flyer: its altitude too
+      pose[3] = static_cast<const double*>(s.robots.data(z_))[robot.row];
+      out.reals = pose;
+    }
   }
   // One pose per worker: valid until that worker senses its next robot.
-  std::vector<std::array<double, 3>> pose_;
+  std::vector<std::array<double, 4>> pose_;
+  ColumnHandle z_ = kNoColumn;
 };
 
 class DifferentialDrive final : public BatchedActuator<DifferentialDrive> {

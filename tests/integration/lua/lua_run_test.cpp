@@ -211,5 +211,70 @@ TEST_F(LuaRun, FootbotAggregationExample) {
   EXPECT_GE(green, 10) << "robots in a group show green";
 }
 
+// examples/foraging: ground robots in two dynamics2d regions push boxes into the nest while
+// eye-bots in a pointmass3d region relay range-and-bearing messages. It runs, repeats byte for
+// byte on 1 and 2 threads, and does what it says: boxes end in the nest, the eye-bots fly, and
+// foot-bots hear of pushers through them (yellow).
+TEST_F(LuaRun, ForagingExample) {
+  const std::string xml = kSrc + "/examples/foraging/foraging.xml";
+  struct Seen {
+    std::uint64_t hash = 0;
+    int boxes_in_nest_start = 0, boxes_in_nest_end = 0, boxes = 0, yellow_ticks = 0;
+    double highest_eyebot = 0;
+  };
+  auto run = [&](int threads, const std::string& log) {
+    PluginRegistry registry;
+    register_builtins(registry);
+    Diagnostics diags;
+    ExperimentOverrides o;
+    o.threads = threads;
+    o.log_path = log;
+    auto ex = load_experiment(xml, registry, o, diags);
+    Seen seen;
+    EXPECT_TRUE(ex) << diags.str();
+    if (!ex) return seen;
+    Simulation sim(std::move(*ex), registry);
+    sim.start();
+    const WorldState& s = sim.state();
+    const auto& kinds = sim.model().kinds;
+    const ColumnHandle leds = s.robots.find("leds"), z = s.robots.find("z");
+    auto in_nest = [&] {
+      int n = 0;
+      for (std::size_t i = 0; i < s.robot_count(); ++i)
+        n += kinds[s.robot_kind()[i]].name == "crate" && s.x()[i] < -3;
+      return n;
+    };
+    seen.boxes_in_nest_start = in_nest();
+    while (!sim.done()) {
+      sim.step();
+      const std::size_t width = s.robots.desc(leds).width;
+      bool yellow = false;
+      for (std::size_t i = 0; i < s.robot_count(); ++i) {
+        const std::string& kind = kinds[s.robot_kind()[i]].name;
+        if (kind == "footbot")
+          yellow = yellow || s.robots.span<Color>(leds)[i * width] == Color{255, 255, 0, 255};
+        if (kind == "eyebot")
+          seen.highest_eyebot = std::max(seen.highest_eyebot, s.robots.span<double>(z)[i]);
+      }
+      seen.yellow_ticks += yellow;
+    }
+    sim.finish();
+    seen.boxes_in_nest_end = in_nest();
+    for (std::size_t i = 0; i < s.robot_count(); ++i)
+      seen.boxes += kinds[s.robot_kind()[i]].name == "crate";
+    seen.hash = s.hash();
+    return seen;
+  };
+  const Seen one = run(1, path("one.flog")), two = run(2, path("two.flog"));
+  EXPECT_EQ(one.hash, two.hash);
+  EXPECT_TRUE(slurp(path("one.flog")) == slurp(path("two.flog"))) << "frame logs differ";
+  EXPECT_EQ(one.boxes, 24);
+  EXPECT_EQ(one.boxes_in_nest_start, 0);
+  // 4 of 24 with seed 4 in 120 s.
+  EXPECT_GE(one.boxes_in_nest_end, 3) << "boxes pushed into the nest";
+  EXPECT_GT(one.highest_eyebot, 1.0) << "the eye-bots took off";
+  EXPECT_GT(one.yellow_ticks, 10) << "foot-bots heard of pushers through an eye-bot";
+}
+
 }  // namespace
 }  // namespace fleetsim
