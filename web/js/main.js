@@ -21,6 +21,8 @@ const RING = 0.75;
 const RING_DOT = 0.15;
 const BEACON = 0.3;
 const LED_MIN_PIXELS = 6;
+/** How much larger a flyer is drawn per metre of altitude (the `z` column). */
+const ALTITUDE_GROWTH = 0.25;
 // Range-and-bearing links, device pixels wide.
 const RAB_LINE_PIXELS = 1.5;
 
@@ -187,14 +189,21 @@ class Viewer {
     showMessage(`cannot read the log: ${message}`);
   }
 
-  /** Each robot's body radius, from its kind. */
+  /**
+   * Each robot's body radius, from its kind; a flyer (a logged `z` column, pointmass3d) is drawn
+   * larger the higher it flies: ALTITUDE_GROWTH more per metre, up to 3 m.
+   */
   robotSizes(frame) {
     let s = this.sizes.get(frame.robots);
     if (!s) {
       const radius = this.header.kinds.map((k) => k.radius > 0 ? k.radius : 0.05);
       const r = frame.robots;
       s = new Float32Array(r.count);
-      for (let i = 0; i < r.count; i++) s[i] = (r.kind && radius[r.kind[i]]) ?? 0.05;
+      for (let i = 0; i < r.count; i++) {
+        const body = (r.kind && radius[r.kind[i]]) ?? 0.05;
+        const z = r.z ? Math.min(Math.max(r.z[i], 0), 3) : 0;
+        s[i] = body * (1 + ALTITUDE_GROWTH * z);
+      }
       this.sizes.set(frame.robots, s);
     }
     return s;
