@@ -162,7 +162,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
       }
       zmq::message_t id, body;
       if (!control.recv(id) || !id.more() || !control.recv(body)) continue;
-      while (body.more()) control.recv(body);  // extra frames: ignored
+      while (body.more()) (void)control.recv(body);  // extra frames: ignored
       nlohmann::json j;
       try {
         j = nlohmann::json::parse(body.to_string());

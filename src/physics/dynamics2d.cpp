@@ -75,33 +75,42 @@ BodyDrive body_drive(const RegionSettings& s, const KindInfo& k) {
   return d;
 }
 
+/// The columns a step reads and writes, fetched once a tick.
+struct Columns {
+  double *x, *y, *theta, *vx, *vy, *omega;
+  const double *speed, *turn;
+  float *realization, *contact_angle;
+  std::uint8_t* contact_count;
+};
+
+/// The drive's impulse for one sub-step: what brings a body of mass m, moving at (ux, uy), to
+/// speed v along its heading (cosine c, sine s), at most `max` long. The same arithmetic for a
+/// body in Box2D (Box2D units) and a free one (SI units).
+inline void drive_impulse(double m, double v, double c, double s, double ux, double uy, double max,
+                          double& jx, double& jy) {
+  jx = m * (v * c - ux);
+  jy = m * (v * s - uy);
+  const double j = std::sqrt(jx * jx + jy * jy);
+  if (j > max) {
+    jx *= max / j;
+    jy *= max / j;
+  }
+}
+
 class Dynamics2d final : public PhysicsEngine {
  public:
   void setup(PhysicsSetup& setup) override {
     for (std::size_t r = 0; r < setup.regions().size(); ++r) {
-      const Params& p = setup.params(r);
       RegionSettings s;
-      auto integer = [&](const char* name, int fallback, int lo, int hi) {
-        const std::int64_t v = p.integer(name, fallback);
-        if (v < lo || v > hi) {
-          setup.error(r, std::string(name) + "=" + std::to_string(v) + " is out of range " +
-                             "(expected " + std::to_string(lo) + " to " + std::to_string(hi) + ")");
-          return fallback;
-        }
-        return static_cast<int>(v);
+      auto integer = [&](const char* name, int fallback) {
+        return engine_integer(setup, r, name, fallback, 1, 100);
       };
       auto real = [&](const char* name, double fallback, bool positive) {
-        const double v = p.real(name, fallback);
-        if (!std::isfinite(v) || v < 0 || (positive && v == 0)) {
-          setup.error(r, std::string(name) + "=" + p.text(name, "") + " is not a " +
-                             (positive ? "positive" : "non-negative") + " finite number");
-          return fallback;
-        }
-        return v;
+        return engine_real(setup, r, name, fallback, positive);
       };
-      s.sub_steps = integer("sub_steps", 4, 1, 100);
-      s.velocity_iterations = integer("velocity_iterations", 8, 1, 100);
-      s.position_iterations = integer("position_iterations", 3, 1, 100);
+      s.sub_steps = integer("sub_steps", 4);
+      s.velocity_iterations = integer("velocity_iterations", 8);
+      s.position_iterations = integer("position_iterations", 3);
       s.robot_mass = real("robot_mass", 0.4, true);
       s.max_force = real("max_force", 1.5, false);
       s.max_torque = real("max_torque", 1.5, false);
@@ -145,23 +154,27 @@ class Dynamics2d final : public PhysicsEngine {
     auto& w = dynamic_cast<CorePhysicsWorld&>(world);
     const std::size_t n = w.robot_count();
     const std::uint8_t* engine = w.state.robot_engine().data();
-    double move = 0, rmax = 0;  // the farthest a robot's own drive takes it this tick
-    for (std::uint32_t i = 0; i < n; ++i) {
-      if (!w.steps(engine[i])) continue;
-      const KindInfo& k = w.robot_kind(i);
+    const std::uint8_t* steps = w.steps_mask().data();
+    // The farthest a body's own drive takes it in a tick, and the largest body, over the kinds
+    // of the run this engine type accepts: a property of the model.
+    const std::uint8_t type = w.model.engines[regions_.front().index].type_index;
+    double move = 0, rmax = 0;
+    for (const RobotKind& k : w.model.kinds) {
+      if (!k.in_run || k.engine_type != type) continue;
       move = std::max(move, k.max_speed_m_per_s * w.dt_s);
       rmax = std::max(rmax, k.radius_m);
     }
-    find_free_robots(w, move, rmax);
+    const Columns c = columns(w);
+    find_free_robots(w, c, move, rmax);
     // The robots of each region that meet something this tick, in row (id) order, go to Box2D.
     rows_.resize(regions_.size());
     for (auto& r : rows_) r.clear();
     for (std::uint32_t i = 0; i < n; ++i)
-      if (w.steps(engine[i]) && region_of_[engine[i]] >= 0 && !free_[i])
+      if (steps[engine[i]] && region_of_[engine[i]] >= 0 && !free_[i])
         rows_[static_cast<std::size_t>(region_of_[engine[i]])].push_back(i);
     w.parallel_for(regions_.size(), 1, [&](std::size_t b, std::size_t e, int) {
       for (std::size_t r = b; r < e; ++r)
-        if (!rows_[r].empty()) step_region(w, r, 2 * rmax + 2 * move + 0.1);
+        if (!rows_[r].empty()) step_region(w, c, r, 2 * rmax + 2 * move + 0.1);
     });
   }
 
@@ -175,7 +188,7 @@ class Dynamics2d final : public PhysicsEngine {
   /// overlapping bodies apart). A free robot's sub-steps are what Box2D computes for a body
   /// without contacts: the drive's impulses, then position += h velocity. The test reads only
   /// this tick's columns, so it is the same for any thread count.
-  void find_free_robots(CorePhysicsWorld& w, double move, double rmax) {
+  void find_free_robots(CorePhysicsWorld& w, const Columns& c, double move, double rmax) {
     const std::size_t n = w.robot_count();
     free_.assign(n, 0);
     const RobotGrid& grid = w.index.robots;
@@ -184,14 +197,15 @@ class Dynamics2d final : public PhysicsEngine {
     const double* gy = grid.sorted_y().data();
     const double* gr = grid.sorted_r().data();
     const std::uint8_t* engine = w.state.robot_engine().data();
+    const std::uint8_t* steps = w.steps_mask().data();
     const auto& segs = w.index.segments.segments();
-    const double* vx = w.column<double>(vx_);
-    const double* vy = w.column<double>(vy_);
+    const double* vx = c.vx;
+    const double* vy = c.vy;
     const double robot_reach = 2 * rmax + 2 * move + 0.01;
     w.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int) {
       for (std::size_t s = b; s < e; ++s) {
         const std::uint32_t i = order[s];
-        if (!w.steps(engine[i]) || region_of_[engine[i]] < 0) continue;
+        if (!steps[engine[i]] || region_of_[engine[i]] < 0) continue;
         if ((vx[i] * vx[i] + vy[i] * vy[i]) * w.dt_s * w.dt_s > move * move) continue;
         const Vec2 p{gx[s], gy[s]};
         const double r = gr[s];
@@ -210,18 +224,11 @@ class Dynamics2d final : public PhysicsEngine {
         });
         if (near) continue;
         free_[i] = 1;
-        move_free(w, i);
+        move_free(w, c, i);
       }
     });
   }
 
-  /// The columns a step reads and writes.
-  struct Columns {
-    double *x, *y, *theta, *vx, *vy, *omega;
-    const double *speed, *turn;
-    float *realization, *contact_angle;
-    std::uint8_t* contact_count;
-  };
   Columns columns(const PhysicsWorld& w) const {
     return {w.column<double>(x_),
             w.column<double>(y_),
@@ -237,11 +244,10 @@ class Dynamics2d final : public PhysicsEngine {
   }
 
   /// A free robot's tick (see find_free_robots), in SI units.
-  void move_free(CorePhysicsWorld& w, std::uint32_t i) {
+  void move_free(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i) {
     const RegionSettings& s =
         settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
-    const KindInfo& kind = w.robot_kind(i);
-    const Columns c = columns(w);
+    const KindInfo& kind = w.model.kinds[w.state.robot_kind()[i]];
     double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
     const double v = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
     const double turn = c.turn[i];
@@ -252,12 +258,8 @@ class Dynamics2d final : public PhysicsEngine {
     const double x0 = x[i], y0 = y[i];
     double px = x0, py = y0, a = theta[i], ux = vx[i], uy = vy[i], wz = omega[i];
     for (int sub = 0; sub < s.sub_steps; ++sub) {
-      double jx = m * (v * std::cos(a) - ux), jy = m * (v * std::sin(a) - uy);
-      const double j = std::sqrt(jx * jx + jy * jy);
-      if (j > max_impulse) {
-        jx *= max_impulse / j;
-        jy *= max_impulse / j;
-      }
+      double jx, jy;
+      drive_impulse(m, v, std::cos(a), std::sin(a), ux, uy, max_impulse, jx, jy);
       ux += jx / m;
       uy += jy / m;
       wz += std::clamp(inertia * (turn - wz), -max_angular, max_angular) / inertia;
@@ -297,14 +299,13 @@ class Dynamics2d final : public PhysicsEngine {
     return segments_[r];
   }
 
-  void step_region(PhysicsWorld& w, std::size_t r, double margin) {
+  void step_region(const CorePhysicsWorld& w, const Columns& c, std::size_t r, double margin) {
     const RegionSettings& s = settings_[r];
     const EngineRegionInfo& g = regions_[r];
     const double ox = (g.min.x + g.max.x) / 2, oy = (g.min.y + g.max.y) / 2;
     auto to_box = [&](double x, double y) {
       return b2Vec2(static_cast<float>((x - ox) * kScale), static_cast<float>((y - oy) * kScale));
     };
-    const Columns c = columns(w);
     double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
     const double *speed = c.speed, *turn = c.turn;
     float *realization = c.realization, *contact_angle = c.contact_angle;
@@ -331,9 +332,11 @@ class Dynamics2d final : public PhysicsEngine {
     const std::vector<std::uint32_t>& rows = rows_[r];
     std::vector<b2Body*> bodies(rows.size());
     std::vector<double> commanded(rows.size());
+    std::vector<BodyDrive> drives(rows.size());
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const std::uint32_t i = rows[k];
-      const KindInfo& kind = w.robot_kind(i);
+      const KindInfo& kind = w.model.kinds[w.state.robot_kind()[i]];
+      drives[k] = body_drive(s, kind);
       b2BodyDef def;
       def.type = b2_dynamicBody;
       def.position = to_box(x[i], y[i]);
@@ -342,7 +345,7 @@ class Dynamics2d final : public PhysicsEngine {
           b2Vec2(static_cast<float>(vx[i] * kScale), static_cast<float>(vy[i] * kScale));
       def.angularVelocity = static_cast<float>(omega[i]);
       b2Body* body = world.CreateBody(&def);
-      const double mass = body_drive(s, kind).mass;
+      const double mass = drives[k].mass;
       b2CircleShape circle;
       b2PolygonShape box;
       b2FixtureDef fd;
@@ -362,11 +365,10 @@ class Dynamics2d final : public PhysicsEngine {
       bodies[k] = body;
       if (kind.passive) {
         // The floor's friction, inside the solver: a push weaker than it moves nothing.
-        const BodyDrive drive = body_drive(s, kind);
         b2FrictionJointDef joint;
         joint.Initialize(ground, body, body->GetWorldCenter());
-        joint.maxForce = static_cast<float>(drive.max_force * kScale);
-        joint.maxTorque = static_cast<float>(drive.max_torque * kScale * kScale);
+        joint.maxForce = static_cast<float>(drives[k].max_force * kScale);
+        joint.maxTorque = static_cast<float>(drives[k].max_torque * kScale * kScale);
         world.CreateJoint(&joint);
       }
       const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
@@ -374,13 +376,11 @@ class Dynamics2d final : public PhysicsEngine {
     }
     // Sub-steps: the wheels' friction impulses, then Box2D's step.
     const double h = w.dt_s / s.sub_steps;
-    std::vector<BodyDrive> drives(rows.size());
-    for (std::size_t k = 0; k < rows.size(); ++k) drives[k] = body_drive(s, w.robot_kind(rows[k]));
     for (int sub = 0; sub < s.sub_steps; ++sub) {
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const std::uint32_t i = rows[k];
         b2Body* body = bodies[k];
-        const KindInfo& kind = w.robot_kind(i);
+        const KindInfo& kind = w.model.kinds[w.state.robot_kind()[i]];
         if (kind.passive) continue;  // held by its friction joint
         const double max_impulse = drives[k].max_force * kScale * h;
         const double max_angular = drives[k].max_torque * kScale * kScale * h;
@@ -388,13 +388,8 @@ class Dynamics2d final : public PhysicsEngine {
             std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;
         const b2Rot& q = body->GetTransform().q;  // the heading's cosine and sine
         const b2Vec2 cur = body->GetLinearVelocity();
-        const double m = body->GetMass();
-        double jx = m * (v * q.c - cur.x), jy = m * (v * q.s - cur.y);
-        const double j = std::sqrt(jx * jx + jy * jy);
-        if (j > max_impulse) {
-          jx *= max_impulse / j;
-          jy *= max_impulse / j;
-        }
+        double jx, jy;
+        drive_impulse(body->GetMass(), v, q.c, q.s, cur.x, cur.y, max_impulse, jx, jy);
         body->ApplyLinearImpulseToCenter(b2Vec2(static_cast<float>(jx), static_cast<float>(jy)),
                                          true);
         double l = body->GetInertia() * (turn[i] - body->GetAngularVelocity());
@@ -424,11 +419,11 @@ class Dynamics2d final : public PhysicsEngine {
       float found[kCollect];
       int count = 0;
       for (const b2ContactEdge* ce = body->GetContactList(); ce; ce = ce->next) {
-        b2Contact* c = ce->contact;
-        if (!c->IsTouching()) continue;
+        b2Contact* contact = ce->contact;
+        if (!contact->IsTouching()) continue;
         b2WorldManifold wm;
-        c->GetWorldManifold(&wm);
-        for (int q = 0; q < c->GetManifold()->pointCount && count < kCollect; ++q)
+        contact->GetWorldManifold(&wm);
+        for (int q = 0; q < contact->GetManifold()->pointCount && count < kCollect; ++q)
           found[count++] = static_cast<float>(
               wrap_angle(std::atan2(wm.points[q].y - p.y, wm.points[q].x - p.x) - th));
       }

@@ -17,9 +17,8 @@ namespace fleetsim {
 /// moves robots in the grid's slot order); a plug-in engine sees only PhysicsWorld.
 class CorePhysicsWorld final : public PhysicsWorld {
  public:
-  CorePhysicsWorld(const WorldModel& model, WorldState& state, const SpatialIndex& index,
-                   ThreadPool& pool)
-      : model(model), state(state), index(index), pool(pool) {}
+  CorePhysicsWorld(const WorldModel& m, WorldState& s, const SpatialIndex& i, ThreadPool& p)
+      : model(m), state(s), index(i), pool(p) {}
 
   /// Sets up the step of engine type `type`: steps(e) is true for this type's regions that
   /// `owned` (one flag per region; null = all) names.
@@ -39,7 +38,9 @@ class CorePhysicsWorld final : public PhysicsWorld {
     return model.kinds[state.robot_kind()[row]];
   }
   std::uint8_t robot_region(std::uint32_t row) const override { return state.robot_engine()[row]; }
-  bool steps(std::uint8_t index) const override { return index < steps_.size() && steps_[index]; }
+  bool steps(std::uint8_t region) const override {
+    return region < steps_.size() && steps_[region];
+  }
   std::span<const Segment> obstacles() const override { return model.segments; }
   void parallel_for(std::size_t n, std::size_t grain,
                     const std::function<void(std::size_t, std::size_t, int)>& f) override {
@@ -55,6 +56,15 @@ class CorePhysicsWorld final : public PhysicsWorld {
  private:
   std::vector<std::uint8_t> steps_;
 };
+
+/// Region r's integer parameter `name`, checked to lie in [lo, hi]; out of range it is reported
+/// (`NAME=V is out of range (expected LO to HI)`) and `fallback` returned.
+int engine_integer(PhysicsSetup& setup, std::size_t r, const char* name, int fallback, int lo,
+                   int hi);
+/// Region r's real parameter `name`, checked finite and non-negative (positive: > 0 as well);
+/// otherwise reported and `fallback` returned.
+double engine_real(PhysicsSetup& setup, std::size_t r, const char* name, double fallback,
+                   bool positive);
 
 /// `kinematics2d` as a PhysicsEngine (the KinematicsEngine of kinematics2d.hpp).
 std::unique_ptr<PhysicsEngine> make_kinematics2d_engine();

@@ -31,19 +31,9 @@ class PointMass3d final : public PhysicsEngine {
  public:
   void setup(PhysicsSetup& setup) override {
     for (std::size_t r = 0; r < setup.regions().size(); ++r) {
-      const Params& p = setup.params(r);
       FlightSettings f;
-      auto positive = [&](const char* name, double fallback) {
-        const double v = p.real(name, fallback);
-        if (!std::isfinite(v) || v <= 0) {
-          setup.error(
-              r, std::string(name) + "=" + p.text(name, "") + " is not a positive finite number");
-          return fallback;
-        }
-        return v;
-      };
-      f.max_acceleration = positive("max_acceleration", 2.0);
-      f.ceiling = positive("ceiling", 10.0);
+      f.max_acceleration = engine_real(setup, r, "max_acceleration", 2.0, true);
+      f.ceiling = engine_real(setup, r, "ceiling", 10.0, true);
       settings_.resize(std::max<std::size_t>(settings_.size(), setup.regions()[r].index + 1u));
       settings_[setup.regions()[r].index] = f;
     }
@@ -92,12 +82,15 @@ class PointMass3d final : public PhysicsEngine {
     float* realization = w.column<float>(realization_);
     std::uint8_t* contacts = w.column<std::uint8_t>(contact_count_);
     const double dt = w.dt_s;
+    const std::uint8_t* engine = w.state.robot_engine().data();
+    const std::uint16_t* kinds = w.state.robot_kind().data();
+    const std::uint8_t* steps = w.steps_mask().data();
     w.parallel_for(w.robot_count(), 1024, [&](std::size_t b, std::size_t e, int) {
       for (std::size_t i = b; i < e; ++i) {
-        const std::uint8_t region = w.robot_region(static_cast<std::uint32_t>(i));
-        if (!w.steps(region)) continue;
+        const std::uint8_t region = engine[i];
+        if (!steps[region]) continue;
         const FlightSettings& f = settings_[region];
-        const KindInfo& kind = w.robot_kind(static_cast<std::uint32_t>(i));
+        const KindInfo& kind = w.model.kinds[kinds[i]];
         const double vmax = kind.max_speed_m_per_s;
         const double* c = cmd + 4 * i;
         // The target: horizontal speed and vertical speed each within the kind's maximum.

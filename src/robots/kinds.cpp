@@ -73,15 +73,11 @@ RobotKind cylinder_kind() {
 }
 
 RobotKind box_kind() {
-  RobotKind k;
+  RobotKind k = cylinder_kind();  // the same height, mass and passivity
   k.name = "box";
   k.shape = BodyShape::kBox;
   k.length_m = k.width_m = 0.2;
-  k.radius_m = std::sqrt(0.2 * 0.2 * 2) / 2;
-  k.height_m = 0.2;
-  k.mass_kg = 1.0;
-  k.engine = "kinematics2d";
-  k.passive = true;
+  k.radius_m = std::sqrt(0.2 * 0.2 * 2) / 2;  // the bounding circle
   return k;
 }
 

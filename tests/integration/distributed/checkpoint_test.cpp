@@ -55,7 +55,9 @@ class Checkpoints : public ::testing::Test {
       *saved = Checkpoint{id, t, hash, std::move(bytes)};
     });
     sim.start();
-    if (resume) EXPECT_EQ(sim.state().tick, resume->tick) << "the resumed run starts over";
+    if (resume) {
+      EXPECT_EQ(sim.state().tick, resume->tick) << "the resumed run starts over";
+    }
     while (!sim.done()) {
       sim.step();
       if (sim.state().tick == at) sim.request_checkpoint();
