@@ -13,11 +13,14 @@ std::string process_name(int p) {
   return "process-" + std::to_string(p);
 }
 
-SimTime round_time(std::uint64_t g, SimTime tick_ns) {
+SimTime round_time(std::uint64_t g, SimTime tick_ns, int rounds_per_tick) {
   if (g == 0) return 0;  // the start: every process is there, with the same world
-  const SimTime half = std::max<SimTime>(1, tick_ns / 2);
-  const auto tick = static_cast<SimTime>((g - 1) / 2);
-  return tick * tick_ns + ((g - 1) % 2 == 0 ? half : tick_ns);
+  const auto per = static_cast<std::uint64_t>(rounds_per_tick);
+  const auto tick = static_cast<SimTime>((g - 1) / per);
+  const auto k = static_cast<SimTime>((g - 1) % per + 1);  // 1 .. rounds_per_tick
+  const SimTime at = k == rounds_per_tick ? tick_ns
+                                          : std::max<SimTime>(k, tick_ns * k / rounds_per_tick);
+  return tick * tick_ns + at;
 }
 
 transport::FederationLayout make_swarm_layout(SyncMode mode, int processes, SimTime tick_ns) {
@@ -52,18 +55,20 @@ namespace {
 /// process's round-g message. The FlowNode enforces the four rules; delays change nothing.
 class FlowExchange final : public PortExchange {
  public:
-  FlowExchange(transport::Port& port, int process, int processes, SimTime tick_ns)
+  FlowExchange(transport::Port& port, int process, int processes, SimTime tick_ns,
+               int rounds_per_tick)
       : node_(port.layout(), port, options()),
         process_(process),
         processes_(processes),
-        tick_ns_(tick_ns) {}
+        tick_ns_(tick_ns),
+        per_tick_(rounds_per_tick) {}
 
   std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine,
                                                bool more) override {
     std::vector<std::vector<std::uint8_t>> all(static_cast<std::size_t>(processes_));
     // The parts of a round one nanosecond apart, from the round's time on.
-    const SimTime t = round_time(round_, tick_ns_) + part_;
-    const SimTime next = more ? t + 1 : round_time(round_ + 1, tick_ns_);
+    const SimTime t = round_time(round_, tick_ns_, per_tick_) + part_;
+    const SimTime next = more ? t + 1 : round_time(round_ + 1, tick_ns_, per_tick_);
     if (next <= t)
       throw std::runtime_error(
           "a round of the exchange has more parts than its ticks have "
@@ -105,6 +110,7 @@ class FlowExchange final : public PortExchange {
   time::FlowNode node_;
   int process_, processes_;
   SimTime tick_ns_;
+  int per_tick_;
   std::uint64_t round_ = 0;
   SimTime part_ = 0;
 };
@@ -199,10 +205,10 @@ std::vector<std::vector<std::uint8_t>> PortExchange::all_gather(std::vector<std:
 }
 
 std::unique_ptr<PortExchange> make_exchange(SyncMode mode, transport::Port& port, int process,
-                                            int processes, SimTime tick_ns) {
+                                            int processes, SimTime tick_ns, int rounds_per_tick) {
   if (mode == SyncMode::kLockstep)
     return std::make_unique<LockstepExchange>(port, process, processes, tick_ns);
-  return std::make_unique<FlowExchange>(port, process, processes, tick_ns);
+  return std::make_unique<FlowExchange>(port, process, processes, tick_ns, rounds_per_tick);
 }
 
 }  // namespace fleetsim::distributed

@@ -22,12 +22,14 @@ std::string process_name(int p);
 /// message at timestamp round_time(g, tick): round 0 at time 0 is the start (every process
 /// is there and has the same world); then each tick has two rounds, the handoff in the middle
 /// of the tick before it is simulated and the moves at its end, so the timestamps are the
-/// simulated times at which the data holds. Lockstep: make_lockstep_layout's wiring
+/// simulated times at which the data holds. A run with affinities (robots whose controllers
+/// run on another process than their region's) has three: the handoff at a third of the tick,
+/// the actuation at two thirds, the moves at its end. Lockstep: make_lockstep_layout's wiring
 /// with process 0 as the primary.
 transport::FederationLayout make_swarm_layout(SyncMode mode, int processes, SimTime tick_ns);
 
-/// The timestamp of round g (0-based) for ticks of `tick_ns`.
-SimTime round_time(std::uint64_t g, SimTime tick_ns);
+/// The timestamp of round g (0-based) for ticks of `tick_ns` with `rounds_per_tick` rounds.
+SimTime round_time(std::uint64_t g, SimTime tick_ns, int rounds_per_tick = 2);
 
 /// An exchange on a transport port, which remembers whether a round failed because another
 /// process left or failed (the run then reports that process's error as the cause).
@@ -47,6 +49,7 @@ class PortExchange : public Exchange {
 
 /// Makes the exchange of process `process` on `port` (which must outlive it).
 std::unique_ptr<PortExchange> make_exchange(SyncMode mode, transport::Port& port, int process,
-                                            int processes, SimTime tick_ns);
+                                            int processes, SimTime tick_ns,
+                                            int rounds_per_tick = 2);
 
 }  // namespace fleetsim::distributed

@@ -40,9 +40,14 @@ std::vector<int> assign_regions(const Experiment& ex, int processes) {
                                   " (give --processes " + std::to_string(ex.distribution.size()) +
                                   ", or remove <distribution> for the automatic one)");
     std::vector<int> owner(regions, -1);
+    bool listed = false;
     for (std::size_t p = 0; p < ex.distribution.size(); ++p)
-      for (int e : ex.distribution[p]) owner[static_cast<std::size_t>(e)] = static_cast<int>(p);
-    return owner;
+      for (int e : ex.distribution[p]) {
+        owner[static_cast<std::size_t>(e)] = static_cast<int>(p);
+        listed = true;
+      }
+    if (listed) return owner;
+    // Affinities only: the regions are assigned automatically.
   }
   if (static_cast<std::size_t>(processes) > regions)
     throw std::invalid_argument(
@@ -96,11 +101,14 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
   std::shared_ptr<CheckpointFiles> files;  // process 0's, with checkpoints
   try {
     const SimTime tick = loaded.experiment.model->tick_period_ns;
-    exchange = make_exchange(o.sync, port, p, o.processes, tick);
     Distribution d;
     d.process = p;
     d.processes = o.processes;
     d.engine_process = owner;
+    d.kind_process = loaded.experiment.kind_affinity;
+    d.robot_process = loaded.experiment.robot_affinity;
+    // Affinities add a round to each tick (the actuation, docs/distributed.md).
+    exchange = make_exchange(o.sync, port, p, o.processes, tick, d.has_affinities() ? 3 : 2);
     d.exchange = exchange.get();
     d.part_bytes = o.part_bytes;
     CheckpointSink sink;

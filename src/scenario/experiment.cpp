@@ -220,6 +220,7 @@ class ExperimentParser {
     ex_.parts = assemble_kinds(*model_, ex_.state, reg_, ex_.threads, d_);
     // Bodies last: placement needs the whole geometry.
     if (auto e = first("arena"); e && arena_ok_) read_arena_bodies(*e);
+    resolve_pinned_robots();
     if (!d_.has_errors()) check_controllers();
     if (d_.has_errors()) return std::nullopt;
     ex_.model = model_;
@@ -723,8 +724,18 @@ class ExperimentParser {
   }
 
 
-  // <distribution><process regions="west north"/>...</distribution>: which process simulates
-  // which engine regions in a run on several processes (one <process> per process).
+  // <distribution><process regions="west north" kinds="eyebot" robots="ep3"/>...
+  // </distribution>: which process simulates which engine regions in a run on several
+  // processes (one <process> per process), and affinities: kinds and robots whose sensors,
+  // controllers and actuators one process runs wherever they are.
+  static std::vector<std::string> words_of(std::string list) {
+    std::replace(list.begin(), list.end(), ',', ' ');
+    std::istringstream in(list);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+  }
+
   void read_distribution(XmlElement& e) {
     e.finish();
     e.check_children({"process"});
@@ -734,15 +745,19 @@ class ExperimentParser {
     if (processes.empty())
       e.error("<distribution> lists no <process> (expected one <process regions=\"...\"/> per "
               "process, or no <distribution> for the automatic assignment)");
+    bool any_regions = false;
+    std::vector<bool> pins(processes.size(), false);
     for (std::size_t p = 0; p < processes.size(); ++p) {
       XmlElement& pe = processes[p];
-      std::string list = pe.text("regions", "", true);
+      const auto listed = words_of(pe.text("regions"));
+      const auto kinds = words_of(pe.text("kinds"));
+      const auto robots = words_of(pe.text("robots"));
       pe.finish();
       pe.check_children({});
-      std::replace(list.begin(), list.end(), ',', ' ');
-      std::istringstream words(list);
+      any_regions = any_regions || pe.has("regions");
+      pins[p] = !kinds.empty() || !robots.empty();
       std::vector<int> mine;
-      for (std::string id; words >> id;) {
+      for (const std::string& id : listed) {
         int found = -1;
         for (std::size_t r = 0; r < model_->engines.size(); ++r)
           if (model_->engines[r].id == id) found = static_cast<int>(r);
@@ -760,14 +775,64 @@ class ExperimentParser {
         owner[found] = static_cast<int>(p);
         mine.push_back(found);
       }
-      if (mine.empty() && !d_.has_errors())
-        pe.error("process " + std::to_string(p) + " simulates no region (expected regions=\"ID ...\")");
+      for (const std::string& name : kinds) {
+        const int k = kind_index(pe, name);
+        if (k < 0) continue;
+        if (ex_.kind_affinity.empty()) ex_.kind_affinity.assign(model_->kinds.size(), -1);
+        int& to = ex_.kind_affinity[static_cast<std::size_t>(k)];
+        if (to >= 0) {
+          pe.error("kind '" + name + "' is already pinned to process " + std::to_string(to) +
+                   " (expected each kind in at most one <process kinds=\"...\">)");
+          continue;
+        }
+        to = static_cast<int>(p);
+      }
+      for (const std::string& name : robots) pinned_robots_.push_back({name, static_cast<int>(p), pe.where()});
       ex_.distribution.push_back(std::move(mine));
     }
+    if (!any_regions) {
+      // Affinities only: the regions are assigned automatically.
+      for (auto& r : ex_.distribution) r.clear();
+      return;
+    }
+    for (std::size_t p = 0; p < processes.size(); ++p)
+      if (ex_.distribution[p].empty() && !pins[p] && !processes[p].has("regions"))
+        processes[p].error("process " + std::to_string(p) +
+                           " has no regions= while others do (expected regions=\"ID ...\", or "
+                           "kinds= or robots= for a process that only runs controllers)");
+      else if (ex_.distribution[p].empty() && !pins[p] && !d_.has_errors())
+        processes[p].error("process " + std::to_string(p) +
+                           " simulates no region (expected regions=\"ID ...\")");
     for (std::size_t r = 0; r < owner.size(); ++r)
       if (owner[r] < 0 && !processes.empty())
         e.error("region '" + model_->engines[r].id +
                 "' is in no <process> (expected every <physics> region in one)");
+  }
+
+  // Robots pinned by name (robots="..."), once the arena's robots are placed.
+  void resolve_pinned_robots() {
+    if (pinned_robots_.empty()) return;
+    std::map<std::string, EntityId> by_name;
+    const auto names = ex_.state.robot_name();
+    const auto ids = ex_.state.robot_id();
+    for (std::size_t i = 0; i < ex_.state.robot_count(); ++i) by_name[names[i]] = ids[i];
+    for (const auto& pin : pinned_robots_) {
+      auto it = by_name.find(pin.name);
+      if (it == by_name.end()) {
+        d_.error(pin.where, "unknown robot '" + pin.name +
+                                "' in robots= (expected the id of a <robot>, or of a "
+                                "<distribute> robot: its id_prefix and number, e.g. robot0)");
+        continue;
+      }
+      if (ex_.robot_affinity.size() <= it->second) ex_.robot_affinity.resize(it->second + 1, -1);
+      int& to = ex_.robot_affinity[it->second];
+      if (to >= 0 && to != pin.process) {
+        d_.error(pin.where, "robot '" + pin.name + "' is already pinned to process " +
+                                std::to_string(to) + " (expected each robot in at most one <process>)");
+        continue;
+      }
+      to = pin.process;
+    }
   }
 
   void read_loop_functions(XmlElement& e) {
@@ -1086,8 +1151,14 @@ class ExperimentParser {
   Experiment ex_;
   bool arena_ok_ = false;
   std::map<std::pair<std::uint16_t, std::uint16_t>, SourceLocation> used_;
-  std::int64_t placement_tries_ = 0;
-  std::map<std::string, SourceLocation> explicit_engine_;  ///< kinds naming their engine type  ///< counted against ov_.max_placement_tries
+  std::int64_t placement_tries_ = 0;  ///< counted against ov_.max_placement_tries
+  std::map<std::string, SourceLocation> explicit_engine_;  ///< kinds naming their engine type
+  struct PinnedRobot {
+    std::string name;
+    int process;
+    SourceLocation where;
+  };
+  std::vector<PinnedRobot> pinned_robots_;  ///< <process robots="...">, resolved after placement
   std::set<std::string> declared_kinds_;
 };
 

@@ -59,6 +59,9 @@ struct Experiment {
   /// <distribution>: per process, the engine regions (indices into model->engines) it
   /// simulates in a run on several processes; empty = automatic (docs/distributed.md).
   std::vector<std::vector<int>> distribution;
+  /// <distribution> affinities (kinds="...", robots="..."): per kind index and per robot id,
+  /// the process running those robots' controllers, or -1; empty when none.
+  std::vector<int> kind_affinity, robot_affinity;
   SourceLocation distribution_where;
 };
 

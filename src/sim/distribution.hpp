@@ -35,6 +35,17 @@ struct Distribution {
   int process = 0;  ///< this process's index
   int processes = 1;
   std::vector<int> engine_process;  ///< per engine of the model: the process simulating it
+  /// Affinities: per robot kind (by index), the process running its robots' sensors,
+  /// controllers and actuators wherever they are, or -1 (the process of their region); and the
+  /// same per robot id (which wins over its kind's). Physics stays with the region's process.
+  std::vector<int> kind_process, robot_process;
+  bool has_affinities() const {
+    for (int p : kind_process)
+      if (p >= 0) return true;
+    for (int p : robot_process)
+      if (p >= 0) return true;
+    return false;
+  }
   Exchange* exchange = nullptr;     ///< not owned; required when processes > 1
   /// Largest message of a moves or state round; larger rounds go in parts. Under the
   /// transport's 64 MiB limit (docs/wire-format.md); tests make it small.

@@ -106,7 +106,7 @@ void Simulation::make_controller_instance(std::size_t i) {
   const ControllerDecl& decl = model_->controllers[c];
   // Another process simulates the robot (the handoff brings it here if that changes).
   if (distributed() && registry_.controller_scope(decl.type) != ControllerScope::kShared &&
-      process_of(static_cast<std::uint32_t>(i)) != dist_.process)
+      host_of(static_cast<std::uint32_t>(i)) != dist_.process)
     return;
   if (registry_.controller_scope(decl.type) == ControllerScope::kShared) {
     // A pair first met at run time (a robot added by loop functions).
@@ -251,7 +251,8 @@ void Simulation::start() {
                      "' cannot be checkpointed: " + why +
                      ". Run without --checkpoint-every, or give the type save() and restore() "
                      "(docs/checkpoints.md)");
-    refuse_unsavable_controllers("be checkpointed: a checkpoint holds every controller's state");
+    refuse_unsavable_controllers("be checkpointed: a checkpoint holds every controller's state",
+                                 "run without --checkpoint-every");
   }
   // Every process is there and starts from the same world (after the loop functions' init).
   if (distributed()) hello();
@@ -268,6 +269,13 @@ void Simulation::sense_and_control() {
   const std::uint16_t* controller = state_.robot_controller().data();
   const std::uint8_t* engine = state_.robot_engine().data();
   const std::uint8_t* own = distributed() ? owned_engine_.data() : nullptr;
+  // Distributed: this process runs the robots of its regions, or with affinities those it
+  // holds (host_).
+  const std::int16_t* host = pinned_ ? host_.data() : nullptr;
+  const int me = dist_.process;
+  auto here = [&](std::uint32_t i) {
+    return !own || (host ? host[ids[i]] == me : own[engine[i]] != 0);
+  };
   const std::size_t kinds = model_->kinds.size();
   std::atomic<std::uint64_t> stepped{0};
   // Robots are visited in the grid's slot order (neighbours adjacent in memory), in batches of
@@ -280,14 +288,13 @@ void Simulation::sense_and_control() {
     const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
     std::uint64_t count = 0;
     for (std::size_t s = b; s < e;) {
-      if (own && !own[engine[order[s]]]) {  // another process's robot
+      if (!here(order[s])) {  // another process's robot
         ++s;
         continue;
       }
       const std::uint16_t k = kind[order[s]];
       std::size_t m = 0;
-      for (; m < kPartBatch && s + m < e && kind[order[s + m]] == k &&
-             (!own || own[engine[order[s + m]]]);
+      for (; m < kPartBatch && s + m < e && kind[order[s + m]] == k && here(order[s + m]);
            ++m) {
         const std::uint32_t i = order[s + m];
         w.batch[m] = RobotRef{i, static_cast<std::uint32_t>(s + m), ids[i]};
@@ -357,11 +364,16 @@ void Simulation::act() {
   const EntityId* ids = state_.robot_id().data();
   const std::uint8_t* engine = state_.robot_engine().data();
   const std::uint8_t* own = distributed() ? owned_engine_.data() : nullptr;
+  const std::int16_t* host = pinned_ ? host_.data() : nullptr;
+  const int me = dist_.process;
+  auto here = [&](std::size_t i) {
+    return !own || (host ? host[ids[i]] == me : own[engine[i]] != 0);
+  };
   pool_.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int worker) {
     const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
     std::array<RobotRef, kPartBatch> batch;
     for (std::size_t i = b; i < e;) {
-      if (own && !own[engine[i]]) {  // another process's robot
+      if (!here(i)) {  // another process's robot
         ++i;
         continue;
       }
@@ -369,9 +381,9 @@ void Simulation::act() {
       const std::vector<Actuator*>& acting = experiment_.parts[k].acting;
       std::size_t m = 0;
       if (acting.empty()) {  // a kind whose parts do nothing here: skip its run of robots
-        while (i + m < e && kind[i + m] == k && (!own || own[engine[i + m]])) ++m;
+        while (i + m < e && kind[i + m] == k && here(i + m)) ++m;
       } else {
-        for (; m < kPartBatch && i + m < e && kind[i + m] == k && (!own || own[engine[i + m]]); ++m)
+        for (; m < kPartBatch && i + m < e && kind[i + m] == k && here(i + m); ++m)
           batch[m] = RobotRef{static_cast<std::uint32_t>(i + m), 0, ids[i + m]};
         for (Actuator* a : acting) a->act_batch(ctx, {batch.data(), m});
       }
@@ -405,7 +417,10 @@ void Simulation::step() {
   });
   if (distributed()) handoff();
   run_phase(Phase::kSenseControl, [&] { sense_and_control(); });
-  run_phase(Phase::kAct, [&] { act(); });
+  run_phase(Phase::kAct, [&] {
+    act();
+    if (pinned_) exchange_actuation();
+  });
   run_phase(Phase::kPhysics, [&] {
     for (std::size_t t = 0; t < experiment_.engines.size(); ++t) {
       physics_.begin_type(static_cast<std::uint8_t>(t),
@@ -526,7 +541,7 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
   make_controller_instance(i);
   if (distributed()) {
     host_.resize(state_.next_id, -1);
-    host_[id] = static_cast<std::int16_t>(process_of(i));
+    host_[id] = static_cast<std::int16_t>(host_of(i));
   }
   return id;
 }

@@ -19,6 +19,10 @@
 #include "sim/distribution.hpp"
 #include "world/world.hpp"
 
+namespace fleetsim::log {
+class ByteReader;
+}  // namespace fleetsim::log
+
 namespace fleetsim {
 
 /// The phases of a step, in order. The same names appear in timings, errors and test hooks.
@@ -70,6 +74,8 @@ class Simulation final : private WorldAccess {
 
   const WorldModel& model() const { return *model_; }
   const WorldState& state() const { return state_; }
+  /// The world, writable between steps: for bindings that set actuator commands (python/).
+  WorldState& state_between_steps() { return state_; }
   int threads() const { return pool_.size(); }
   /// Wall seconds spent in each phase so far.
   const std::array<double, kPhaseCount>& phase_seconds() const { return phase_seconds_; }
@@ -122,16 +128,40 @@ class Simulation final : private WorldAccess {
   static std::string save_controller(const Controller& c, std::vector<std::uint8_t>& out);
   /// Throws RunError naming a per-robot controller that cannot save its state, saying why
   /// it would have to (`need`).
-  void refuse_unsavable_controllers(const std::string& need) const;
+  /// `pinned_ok`: robots pinned to one process by an affinity need not save (they never move).
+  void refuse_unsavable_controllers(const std::string& need, const std::string& hint,
+                                    bool pinned_ok = false) const;
   // Distributed runs (simulation_exchange.cpp).
   bool distributed() const { return dist_.processes > 1; }
   int process_of(std::uint32_t row) const {
     return dist_.engine_process[state_.robot_engine()[row]];
   }
+  /// The process that should run the robot's sensors, controller and actuators: its
+  /// affinity's (docs/distributed.md), else its region's.
+  int host_of(std::uint32_t row) const {
+    if (const int p = pinned_process(row); p >= 0) return p;
+    return process_of(row);
+  }
+  /// The process the robot's affinity pins it to, or -1.
+  int pinned_process(std::uint32_t row) const {
+    if (!pinned_) return -1;
+    const EntityId id = state_.robot_id()[row];
+    if (id < dist_.robot_process.size() && dist_.robot_process[id] >= 0)
+      return dist_.robot_process[id];
+    const std::uint16_t k = state_.robot_kind()[row];
+    return k < dist_.kind_process.size() ? dist_.kind_process[k] : -1;
+  }
   void setup_distribution();
   void hello();
   void handoff();
   void exchange_moves();
+  /// Affinities: the rows of the robots this process runs but another simulates, to it,
+  /// between the actuators and the physics.
+  void exchange_actuation();
+  /// A robot's whole row in a message: u32 row, then its bytes column by column.
+  void put_row(std::vector<std::uint8_t>& out, std::uint32_t row) const;
+  /// Reads the bytes put_row wrote for `row` (after its u32); writes them when `write`.
+  void take_row(log::ByteReader& r, std::uint32_t row, bool write);
   std::vector<std::vector<std::uint8_t>> gather(std::vector<std::uint8_t> mine, bool more = false);
   std::size_t rows_per_part(const std::vector<ColumnHandle>& columns) const;
   /// One moves ('M') or state ('S') round: `columns` of every robot, each sent by the process
@@ -202,6 +232,7 @@ class Simulation final : private WorldAccess {
   Distribution dist_;
   std::vector<std::uint8_t> owned_engine_;  ///< per engine: 1 when this process simulates it
   std::vector<std::int16_t> host_;          ///< per entity id: the process holding its controller
+  bool pinned_ = false;                     ///< some robots have affinities (distributed only)
   /// Distributed: tags this process's robots set this tick, interned after the exchange.
   std::vector<std::pair<std::uint32_t, std::string>> staged_tags_, incoming_tags_;
   /// Columns a robot's process sends: every tick (halo) and with the robot (whole row). The

@@ -7,8 +7,14 @@
 //            round's list the column's bytes of the sender's n rows of the part, in row order;
 //            the last part then has u32 t, t x (u32 row, string tag), and u8 flags: 1 = take a
 //            checkpoint at the start of the next tick (the first process only; 0 from others)
+//            With affinities, the last part then has u32 k, k x (u32 row, the row's bytes
+//            column by column): the whole rows of the robots the sender simulates whose
+//            controllers another process runs
 //   handoff  'H' i64 tick, u32 n, n x (u32 row, the row's bytes column by column,
 //            u32 length, the controller's saved state)
+//   actuation 'A' (with affinities only) i64 tick, u32 n, n x (u32 row, the row's bytes column
+//            by column): the robots whose controllers the sender runs and another process
+//            simulates, after their actuators acted
 //   state    'S' like moves without the tags and flags: every column of the robots this
 //            process held (at the end of the run, and for a checkpoint)
 //   controllers 'C' i64 tick, u32 n, n x (u32 robot id, u32 length, the controller's saved
@@ -33,7 +39,8 @@
 namespace fleetsim {
 
 namespace {
-constexpr char kMoves = 'M', kHandoff = 'H', kState = 'S', kHello = 'E', kControllers = 'C';
+constexpr char kMoves = 'M', kHandoff = 'H', kState = 'S', kHello = 'E', kControllers = 'C',
+               kActuation = 'A';
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -91,9 +98,15 @@ void Simulation::setup_distribution() {
   owned_engine_.assign(model_->engines.size(), 0);
   for (std::size_t e = 0; e < model_->engines.size(); ++e)
     owned_engine_[e] = dist_.engine_process[e] == dist_.process ? 1 : 0;
+  for (const auto* v : {&dist_.kind_process, &dist_.robot_process})
+    for (int p : *v)
+      if (p >= dist_.processes)
+        throw RunError("an affinity names process " + std::to_string(p) + " of a run on " +
+                       std::to_string(dist_.processes));
+  pinned_ = dist_.has_affinities();
   host_.assign(state_.next_id, -1);
   for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
-    host_[state_.robot_id()[i]] = static_cast<std::int16_t>(process_of(i));
+    host_[state_.robot_id()[i]] = static_cast<std::int16_t>(host_of(i));
   // Only the first process writes the logs.
   if (dist_.process != 0) experiment_.logs.clear();
   for (ColumnHandle c = 0; c < state_.robots.schema().size(); ++c) {
@@ -122,14 +135,15 @@ std::string Simulation::save_controller(const Controller& c, std::vector<std::ui
   return "its type cannot save its state (Controller::save returns false)";
 }
 
-void Simulation::refuse_unsavable_controllers(const std::string& need) const {
+void Simulation::refuse_unsavable_controllers(const std::string& need, const std::string& hint,
+                                              bool pinned_ok) const {
   // One probe per controller declaration, on the first robot that has its own instance.
   std::vector<bool> checked(model_->controllers.size(), false);
   for (std::uint32_t i = 0; i < state_.robot_count(); ++i) {
     const std::uint16_t c = state_.robot_controller()[i];
     const EntityId id = state_.robot_id()[i];
     const Controller* ctrl = id < instances_.size() ? instances_[id].get() : nullptr;
-    if (!ctrl || checked[c]) continue;
+    if (!ctrl || checked[c] || (pinned_ok && pinned_process(i) >= 0)) continue;
     checked[c] = true;
     std::vector<std::uint8_t> probe;
     const std::string why = save_controller(*ctrl, probe);
@@ -137,8 +151,7 @@ void Simulation::refuse_unsavable_controllers(const std::string& need) const {
       const auto& decl = model_->controllers[c];
       throw RunError("controller '" + decl.id + "' (type '" + decl.type + "') cannot " + need +
                      ", and " + why +
-                     ". Give the type save() and restore() (docs/robot-parts.md), or run "
-                     "without this option");
+                     ". Give the type save() and restore() (docs/robot-parts.md), or " + hint);
     }
   }
 }
@@ -165,7 +178,10 @@ void Simulation::hello() {
   const auto t0 = std::chrono::steady_clock::now();
   refuse_unsavable_controllers(
       "run on several processes: a robot moving to another process takes its controller's "
-      "state");
+      "state",
+      "pin its robots to one process (<distribution><process kinds=\"...\"/>, "
+      "docs/distributed.md), or run on one process",
+      /*pinned_ok=*/true);
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u8(kHello);
@@ -194,7 +210,7 @@ void Simulation::handoff() {
   std::vector<std::uint32_t> leaving, arriving;
   bool any = false;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const int to = process_of(i);
+    const int to = host_of(i);
     if (host_[ids[i]] == to) continue;
     any = true;
     if (host_[ids[i]] == dist_.process) leaving.push_back(i);
@@ -207,8 +223,7 @@ void Simulation::handoff() {
   w.i64(state_.tick);
   w.u32(static_cast<std::uint32_t>(leaving.size()));
   for (std::uint32_t i : leaving) {
-    w.u32(i);
-    for (ColumnHandle c : row_columns_) state_.robots.gather_rows(c, {&i, 1}, out);
+    put_row(out, i);
     std::vector<std::uint8_t> saved;
     if (Controller* c = instances_[ids[i]].get()) {
       try {
@@ -217,7 +232,7 @@ void Simulation::handoff() {
         const auto& decl = model_->controllers[state_.robot_controller()[i]];
         throw RunError("tick " + std::to_string(state_.tick) + ", robot '" +
                        state_.robot_name()[i] + "' cannot move to process " +
-                       std::to_string(process_of(i)) + ": controller '" + decl.id + "' (type '" +
+                       std::to_string(host_of(i)) + ": controller '" + decl.id + "' (type '" +
                        decl.type + "'): " + e.what());
       }
       instances_[ids[i]].reset();  // it goes on elsewhere: no destroy()
@@ -236,14 +251,11 @@ void Simulation::handoff() {
         throw log::LogError("a message of another kind or tick");
       for (std::uint32_t k = r.u32(); k > 0; --k) {
         const std::uint32_t i = r.u32();
-        if (i >= n || host_[ids[i]] != p || process_of(i) == p)
+        if (i >= n || host_[ids[i]] != p || host_of(i) == p)
           throw log::LogError("a robot it did not hold or keeps");
         const std::uint32_t row[1] = {i};
-        const bool here = process_of(i) == dist_.process;
-        for (ColumnHandle c : row_columns_) {
-          const auto* bytes = r.take(state_.robots.desc(c).row_bytes());
-          if (here) state_.robots.scatter_rows(c, row, bytes);
-        }
+        const bool here = host_of(i) == dist_.process;
+        take_row(r, i, here);
         const std::uint32_t len = r.u32();
         const auto* saved = r.take(len);
         if (!here) continue;
@@ -274,7 +286,7 @@ void Simulation::handoff() {
     if (!arrived[i])
       desync(host_[ids[i]], "no handoff of robot '" + state_.robot_name()[i] + "', which it held");
   if (any)
-    for (std::uint32_t i = 0; i < n; ++i) host_[ids[i]] = static_cast<std::int16_t>(process_of(i));
+    for (std::uint32_t i = 0; i < n; ++i) host_[ids[i]] = static_cast<std::int16_t>(host_of(i));
   xstats_.seconds += seconds_since(t0);
 }
 
@@ -317,6 +329,13 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
         w.str(tag);
       }
       w.u8(dist_.process == 0 && checkpoint_requested_ ? 1 : 0);
+      if (pinned_) {  // whole rows for the processes running these robots' controllers
+        std::vector<std::uint32_t> away;
+        for (std::uint32_t i = 0; i < n; ++i)
+          if (process_of(i) == dist_.process && host_[ids[i]] != dist_.process) away.push_back(i);
+        w.u32(static_cast<std::uint32_t>(away.size()));
+        for (std::uint32_t i : away) put_row(out, i);
+      }
     }
     xstats_.halo_rows_sent += kind == kMoves ? mine.size() : 0;
     auto all = gather(std::move(out), !last || more_after);
@@ -335,14 +354,23 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
         if (kind == kMoves && last)
           for (std::uint32_t t = r.u32(); t > 0; --t) {
             const std::uint32_t row = r.u32();
-            if (row >= n || process_of(row) != p)
-              throw log::LogError("a tag for a robot it does not simulate");
+            if (row >= n || host_[ids[row]] != p)
+              throw log::LogError("a tag for a robot it does not run");
             incoming_tags_.emplace_back(row, r.str());
           }
         if (kind == kMoves && last) {
           const std::uint8_t flags = r.u8();
           if (flags > 1 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
           if (flags) checkpoint_due_ = true;
+          if (pinned_)
+            for (std::uint32_t k = r.u32(); k > 0; --k) {
+              const std::uint32_t row = r.u32();
+              if (row >= n || process_of(row) != p || host_[ids[row]] == p)
+                throw log::LogError("a whole row of a robot it does not simulate for another");
+              take_row(r, row, true);
+              const std::uint32_t one[1] = {row};
+              check_received(p, one, row_columns_);
+            }
         }
         if (r.remaining() != 0) throw log::LogError("trailing bytes");
       } catch (const log::LogError& e) {
@@ -383,6 +411,58 @@ void Simulation::exchange_moves() {
     auto robot_tag = state_.robot_tag();
     for (auto& [i, t] : incoming_tags_) robot_tag[i] = state_.tags.intern(t);
     incoming_tags_.clear();
+  }
+  xstats_.seconds += seconds_since(t0);
+}
+
+void Simulation::put_row(std::vector<std::uint8_t>& out, std::uint32_t row) const {
+  log::ByteWriter w(out);
+  w.u32(row);
+  for (ColumnHandle c : row_columns_) state_.robots.gather_rows(c, {&row, 1}, out);
+}
+
+void Simulation::take_row(log::ByteReader& r, std::uint32_t row, bool write) {
+  const std::uint32_t one[1] = {row};
+  for (ColumnHandle c : row_columns_) {
+    const auto* bytes = r.take(state_.robots.desc(c).row_bytes());
+    if (write) state_.robots.scatter_rows(c, one, bytes);
+  }
+}
+
+void Simulation::exchange_actuation() {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint32_t n = static_cast<std::uint32_t>(state_.robot_count());
+  const EntityId* ids = state_.robot_id().data();
+  // The robots this process ran whose region another process simulates: their readings,
+  // commands and everything the actuators set, for the physics there (and the halo after).
+  std::vector<std::uint32_t> away;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (host_[ids[i]] == dist_.process && process_of(i) != dist_.process) away.push_back(i);
+  std::vector<std::uint8_t> out;
+  log::ByteWriter w(out);
+  w.u8(kActuation);
+  w.i64(state_.tick);
+  w.u32(static_cast<std::uint32_t>(away.size()));
+  for (std::uint32_t i : away) put_row(out, i);
+  auto all = gather(std::move(out));
+  for (int p = 0; p < dist_.processes; ++p) {
+    if (p == dist_.process) continue;
+    try {
+      log::ByteReader r(all[p].data(), all[p].size(), "an actuation");
+      if (r.u8() != kActuation || r.i64() != state_.tick)
+        throw log::LogError("a message of another kind or tick");
+      for (std::uint32_t k = r.u32(); k > 0; --k) {
+        const std::uint32_t i = r.u32();
+        if (i >= n || host_[ids[i]] != p || process_of(i) == p)
+          throw log::LogError("a robot it does not run for another");
+        take_row(r, i, true);
+        const std::uint32_t one[1] = {i};
+        check_received(p, one, row_columns_);
+      }
+      if (r.remaining() != 0) throw log::LogError("trailing bytes");
+    } catch (const log::LogError& e) {
+      desync(p, std::string("a malformed actuation (") + e.what() + ")");
+    }
   }
   xstats_.seconds += seconds_since(t0);
 }

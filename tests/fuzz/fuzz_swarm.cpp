@@ -1,5 +1,5 @@
 // The distributed swarm's messages (docs/distributed.md, "Messages") as process 0 of a
-// two-process run receives them from process 1: handoff, moves and state rounds with any bytes
+// two-process run receives them from process 1: handoff, actuation, moves and state rounds with any bytes
 // never crash or hang the process; they apply or stop the run with an error naming process 1.
 // Input: process 1's messages from round 1 on, each u32 length then bytes (swarm_scene.hpp);
 // round 0 (the start) is process 0's own message, so the fuzzer works on the tick's rounds.
@@ -64,6 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   dist.process = 0;
   dist.processes = 2;
   dist.engine_process = {0, 1};
+  dist.kind_process = ex->kind_affinity;
+  dist.robot_process = ex->robot_affinity;
   dist.exchange = &exchange;
   dist.part_bytes = 256;  // rounds in parts too
   try {

@@ -125,6 +125,8 @@ void write_swarm_seeds(const fs::path& dir) {
         dist.process = p;
         dist.processes = 2;
         dist.engine_process = {0, 1};
+  dist.kind_process = ex->kind_affinity;
+  dist.robot_process = ex->robot_affinity;
         dist.exchange = &exchange;
         dist.part_bytes = part_bytes;
         Simulation sim(std::move(*ex), registry, dist);

@@ -1,5 +1,6 @@
 // The scene of the swarm-message fuzzer (fuzz_swarm.cpp) and of its generated seeds
-// (make_seeds.cpp): two regions, robots that cross between them, two processes.
+// (make_seeds.cpp): two regions, robots that cross between them, two processes, and a robot
+// pinned to each process by an affinity (so the rounds include the actuation).
 #pragma once
 
 #include <condition_variable>
@@ -23,6 +24,10 @@ inline const char* kSwarmScene = R"(<?xml version="1.0"?>
     <kinematics2d id="west" region="-1,-0.5,0,0.5"/>
     <kinematics2d id="east" region="0,-0.5,1,0.5"/>
   </physics>
+  <distribution>
+    <process regions="west" robots="w1"/>
+    <process regions="east" robots="w2"/>
+  </distribution>
 </fleetsim>)";
 
 /// The fuzzer's input: the messages process 1 sends in rounds 1, 2, ... (round 0, the start,

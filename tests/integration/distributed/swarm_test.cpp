@@ -286,6 +286,96 @@ TEST_F(Swarm, AControllerThatCannotSaveIsRefusedAtTheStartNamingIt) {
       << reports[0].error;
   EXPECT_FALSE(reports[1].ok) << "the other process stops too";
   EXPECT_TRUE(reports[1].stopped_by_peer) << reports[1].error;
+  EXPECT_NE(reports[0].error.find("pin its robots to one process"), std::string::npos)
+      << "the message says what to do: " << reports[0].error;
+
+  // Pinned to process 0 (an affinity), the robot's controller never moves: the run goes on
+  // although the controller cannot save its state, and gives one process's bits.
+  const auto load_pinned = [&](const std::string& text) {
+    return [text]() -> std::optional<LoadedExperiment> {
+      auto reg = test_registry();
+      reg->add_controller({PluginKind::kController, "forgetful", "test", {}},
+                          [] { return std::make_unique<Forgetful>(); });
+      Diagnostics d;
+      auto ex = parse_experiment(text, "f.xml", *reg, {}, d);
+      if (!ex) {
+        ADD_FAILURE() << d.str();
+        return std::nullopt;
+      }
+      return LoadedExperiment{std::move(*ex), std::move(reg)};
+    };
+  };
+  std::string pinned = xml;
+  pinned.replace(pinned.find("</fleetsim>"), 0,
+                 "  <distribution><process regions=\"west\" robots=\"crosser\"/>"
+                 "<process regions=\"east\"/></distribution>\n");
+  auto one = load_pinned(pinned)();
+  ASSERT_TRUE(one);
+  Simulation sim(std::move(one->experiment), *one->registry);
+  sim.start();
+  while (!sim.done()) sim.step();
+  sim.finish();
+  auto two = distributed::run_swarm(load_pinned(pinned), o);
+  for (const auto& r : two) {
+    ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+    EXPECT_EQ(r.state_hash, sim.state().hash());
+  }
+  EXPECT_GT(sim.state().x()[0], 0.3) << "the robot crossed into the east region";
+  EXPECT_EQ(two[0].robot_steps, 200u) << "process 0 ran the robot's controller every tick";
+  EXPECT_EQ(two[1].robot_steps, 0u);
+}
+
+// Affinities (Gazebo's): kinds and robots whose sensors, controllers and actuators one process
+// runs wherever they are, while each region's process keeps its physics. Every epuck pinned
+// to process 0 except a few named ones pinned to process 1, over regions that both processes
+// simulate: the same bits as one process, in DSAAM and lockstep, with kinematic and rigid-body
+// physics (whose velocities must travel with the rows each tick).
+TEST_F(Swarm, AffinitiesRunControllersOnTheirProcessAndGiveOneProcessesBits) {
+  for (std::uint64_t seed : {1u, 2u}) {
+    for (bool rigid : {false, true}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + (rigid ? ", dynamics2d" : ""));
+      auto s = random_scenario(seed, script_, "unused.flog");
+      if (rigid)
+        for (std::size_t at; (at = s.xml.find("<kinematics2d ")) != std::string::npos;)
+          s.xml.replace(at, 14, "<dynamics2d sub_steps=\"2\" ");
+      const std::string ref_log = path("aff-one.flog");
+      const std::uint64_t ref = single(s.xml, ref_log);
+      const std::string ref_bytes = slurp(ref_log);
+      s.xml.replace(s.xml.find("  <loop_functions"), 0,
+                    "  <distribution>\n    <process kinds=\"epuck\"/>\n"
+                    "    <process robots=\"w0 w3 s1 s2, d5\"/>\n  </distribution>\n");
+      for (SyncMode sync : {SyncMode::kDsaam, SyncMode::kLockstep}) {
+        const std::string log = path("aff-two.flog");
+        auto reports = many(s.xml, log, 2, sync, sync == SyncMode::kDsaam ? 200 : 0, 900);
+        ASSERT_EQ(reports.size(), 2u);
+        for (const auto& r : reports) {
+          ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+          EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
+          EXPECT_FALSE(r.regions.empty()) << "the regions are still assigned automatically";
+        }
+        EXPECT_TRUE(slurp(log) == ref_bytes) << "the frame log differs from one process's";
+        // Process 1 runs its five robots only (every tick they exist); process 0 all others.
+        EXPECT_GT(reports[1].robot_steps, 0u);
+        EXPECT_LE(reports[1].robot_steps, 5u * reports[1].ticks);
+        EXPECT_GT(reports[0].robot_steps, 20u * reports[0].ticks);
+        // Pinned controllers never move (no handoffs), though robots cross regions often.
+        EXPECT_EQ(reports[0].exchange.migrations_in + reports[1].exchange.migrations_in, 0u);
+      }
+    }
+  }
+  // Unknown kinds and robots, a kind pinned twice: every problem at once, at its line.
+  auto s = random_scenario(1, script_, path("x.flog"));
+  s.xml.replace(s.xml.find("  <loop_functions"), 0,
+                "  <distribution>\n    <process kinds=\"epuck footbott\"/>\n"
+                "    <process kinds=\"epuck\" robots=\"w0 nobody\"/>\n  </distribution>\n");
+  auto reg = test_registry();
+  Diagnostics d;
+  EXPECT_FALSE(parse_experiment(s.xml, "bad.xml", *reg, {}, d));
+  const std::string text = d.str();
+  EXPECT_NE(text.find("unknown robot kind 'footbott'"), std::string::npos) << text;
+  EXPECT_NE(text.find("did you mean 'footbot'"), std::string::npos) << text;
+  EXPECT_NE(text.find("kind 'epuck' is already pinned to process 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("unknown robot 'nobody'"), std::string::npos) << text;
 }
 
 }  // namespace
