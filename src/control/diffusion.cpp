@@ -124,6 +124,16 @@ std::unique_ptr<Controller> make_diffusion_controller() {
 std::unique_ptr<Controller> make_idle_controller() {
   return std::make_unique<IdleController>();
 }
+std::unique_ptr<Controller> make_external_controller() {
+  // The commands are set between steps from outside (Python); nothing to do here.
+  class External final : public Controller {
+   public:
+    void init(const Params&, const ControllerSetup&) override {}
+    bool save(std::vector<std::uint8_t>&) const override { return true; }  // no state
+    void step(RobotIO&) override {}
+  };
+  return std::make_unique<External>();
+}
 std::unique_ptr<Controller> make_random_walk_controller() {
   return std::make_unique<RandomWalkController>();
 }

@@ -124,6 +124,8 @@ inline void diffusion_step(const DiffusionParams& prm, std::span<const float> pr
 }
 
 std::unique_ptr<Controller> make_diffusion_controller();
+/// Leaves every command as it is (a program outside the run sets them between steps).
+std::unique_ptr<Controller> make_external_controller();
 std::unique_ptr<Controller> make_idle_controller();
 std::unique_ptr<Controller> make_random_walk_controller();
 

@@ -142,6 +142,11 @@ void register_controllers(PluginRegistry& r) {
                    [] { return make_diffusion_controller(); }, ControllerScope::kShared);
   r.add_controller({PluginKind::kController, "idle", "stands still (wheels at 0)", {}},
                    [] { return make_idle_controller(); }, ControllerScope::kShared);
+  r.add_controller({PluginKind::kController, "external",
+                    "leaves the actuators' commands as they are, for a program outside the "
+                    "run to set (Python: Simulation.column, docs/python.md)",
+                    {}},
+                   [] { return make_external_controller(); }, ControllerScope::kShared);
   r.add_controller({PluginKind::kController, "random_walk",
                     "straight, with random on-the-spot turns (a per-robot controller)",
                     {{"speed", "real", "0.1", "wheel speed, m/s"},

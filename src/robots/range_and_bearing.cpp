@@ -108,12 +108,12 @@ class RangeAndBearingSensor final : public Sensor {
     std::size_t n = 0;
     grid.for_each_run_within(p, range_, [&](std::uint32_t b, std::uint32_t e) {
       if (n + (e - b) > sc.slots.size()) sc.slots.resize(2 * (n + (e - b)) + 64);
-      std::uint32_t* out = sc.slots.data();
+      std::uint32_t* slots = sc.slots.data();
       const double px = p.x, py = p.y, r2 = range2_;
       const std::uint32_t self = robot.slot;
       for (std::uint32_t s = b; s < e; ++s) {
         const double dx = gx[s] - px, dy = gy[s] - py;
-        out[n] = s;
+        slots[n] = s;
         n += static_cast<std::size_t>((dx * dx + dy * dy <= r2) & (s != self));
       }
     });

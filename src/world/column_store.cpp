@@ -104,6 +104,7 @@ void ColumnStore::grow(std::size_t min_rows) {
     const std::size_t row = schema_[c].row_bytes();
     std::byte* fresh = allocate(cap * row);
     if (rows_ * row > 0) std::memcpy(fresh, columns_[c].bytes.get(), rows_ * row);
+    if (keep_replaced_) replaced_.push_back(std::move(columns_[c].bytes));
     columns_[c].bytes.reset(fresh);
   }
   capacity_ = cap;

@@ -77,6 +77,10 @@ class ColumnStore {
   void hash_into(Hasher& h) const;
   /// Bytes held by the columns (capacity).
   std::size_t memory_bytes() const;
+  /// Keeps the buffers growing replaces, until the store is destroyed, instead of freeing
+  /// them: for bindings that hand out views of the columns (python/), which then read stale
+  /// rows after robots are added, never freed memory.
+  void keep_replaced_buffers() { keep_replaced_ = true; }
 
  private:
   struct Free {
@@ -92,6 +96,8 @@ class ColumnStore {
   std::vector<ColumnDesc> schema_;
   std::vector<Column> columns_;
   std::size_t rows_ = 0, capacity_ = 0;
+  bool keep_replaced_ = false;
+  std::vector<std::unique_ptr<std::byte[], Free>> replaced_;
 };
 
 }  // namespace fleetsim

@@ -1,0 +1,369 @@
+// fleetsim._core: the engine in a Python process (docs/python.md). An experiment is loaded,
+// stepped and read in process; its state columns are numpy arrays over the engine's own
+// memory (no copy); actuator command columns are writable, so a program sets commands between
+// steps for robots whose controller is `external`. Logs (frames and DEECo) read into numpy
+// arrays. The pure-Python part of the package (fleetsim/__init__.py) adds the sweeps.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/diagnostics.hpp"
+#include "log/log_reader.hpp"
+#include "plugins/builtins.hpp"
+#include "scenario/experiment.hpp"
+#include "sim/simulation.hpp"
+
+namespace py = pybind11;
+
+namespace fleetsim::python {
+namespace {
+
+/// A user error in an input file: every problem, as `fleetsim check` prints them.
+class ExperimentError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+py::dtype dtype_of(ColumnType t) {
+  switch (t) {
+    case ColumnType::kU8: return py::dtype::of<std::uint8_t>();
+    case ColumnType::kU16: return py::dtype::of<std::uint16_t>();
+    case ColumnType::kU32: return py::dtype::of<std::uint32_t>();
+    case ColumnType::kI32: return py::dtype::of<std::int32_t>();
+    case ColumnType::kF32: return py::dtype::of<float>();
+    case ColumnType::kF64: return py::dtype::of<double>();
+    case ColumnType::kColor: return py::dtype::of<std::uint8_t>();  // RGBA, one more axis
+    case ColumnType::kTag: return py::dtype::of<std::uint32_t>();   // index into tags()
+    case ColumnType::kString: break;
+  }
+  throw std::logic_error("a string column has no numpy type");
+}
+
+const char* type_name(ColumnType t) {
+  switch (t) {
+    case ColumnType::kU8: return "u8";
+    case ColumnType::kU16: return "u16";
+    case ColumnType::kU32: return "u32";
+    case ColumnType::kI32: return "i32";
+    case ColumnType::kF32: return "f32";
+    case ColumnType::kF64: return "f64";
+    case ColumnType::kColor: return "color";
+    case ColumnType::kTag: return "tag";
+    case ColumnType::kString: return "string";
+  }
+  return "?";
+}
+
+/// The shape of `rows` rows of a column: (rows,), (rows, width), and for colours one more
+/// axis of 4 (RGBA).
+std::vector<py::ssize_t> shape_of(const ColumnDesc& d, std::size_t rows) {
+  std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(rows)};
+  if (d.width > 1) shape.push_back(d.width);
+  if (d.type == ColumnType::kColor) shape.push_back(4);
+  return shape;
+}
+
+/// An array over `bytes` (a column's `rows` rows): a view kept alive by `base`, or a copy.
+py::array column_array(const ColumnDesc& d, std::size_t rows, const void* bytes, py::handle base,
+                       bool writable) {
+  py::array a(dtype_of(d.type), shape_of(d, rows), {}, bytes, base);
+  if (!writable) a.attr("setflags")(py::arg("write") = false);
+  return a;
+}
+
+class PySimulation {
+ public:
+  PySimulation(const std::string& path, std::optional<int> threads,
+               std::optional<std::uint64_t> seed, std::optional<double> length,
+               std::optional<std::string> log, std::optional<std::string> log_format,
+               std::optional<std::string> text) {
+    ExperimentOverrides o;
+    o.threads = threads;
+    o.seed = seed;
+    o.length_s = length;
+    if (log && !log->empty()) o.log_path = log;
+    if (log_format) {
+      if (*log_format == "frames") o.log_format = log::LogFormat::kFrames;
+      else if (*log_format == "deeco") o.log_format = log::LogFormat::kDeeco;
+      else throw py::value_error("log_format must be 'frames' or 'deeco', not '" + *log_format + "'");
+    }
+    registry_ = std::make_unique<PluginRegistry>();
+    register_builtins(*registry_);
+    Diagnostics d;
+    // `text`: the experiment's XML as a string, its relative paths resolved against `path`'s
+    // directory (sweeps fill in a template).
+    auto ex = text ? parse_experiment(*text, path, *registry_, o, d)
+                   : load_experiment(path, *registry_, o, d);
+    if (!ex) throw ExperimentError(d.str());
+    if (log && log->empty()) ex->logs.clear();  // log="": no log at all
+    sim_ = std::make_unique<Simulation>(std::move(*ex), *registry_);
+    // Views handed out stay readable (stale, never freed) when loop functions add robots.
+    sim_->state_between_steps().robots.keep_replaced_buffers();
+  }
+
+  void start() {
+    if (!started_) {
+      started_ = true;
+      sim_->start();
+    }
+  }
+
+  /// Steps up to `ticks` ticks (fewer when the run ends); returns how many.
+  std::int64_t step(std::int64_t ticks) {
+    if (ticks < 0) throw py::value_error("ticks must be >= 0");
+    live();
+    start();
+    std::int64_t done = 0;
+    for (; done < ticks && !sim_->done(); ++done) {
+      {
+        py::gil_scoped_release free;  // other Python threads run meanwhile
+        sim_->step();
+      }
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C
+    }
+    return done;
+  }
+
+  py::dict run() {
+    live();
+    start();
+    const auto t0 = std::chrono::steady_clock::now();
+    const Tick first = sim_->state().tick;
+    while (!sim_->done()) step(1);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    py::dict out = summary();
+    out["wall_seconds"] = wall;
+    out["ticks_run"] = sim_->state().tick - first;
+    return out;
+  }
+
+  py::dict summary() const {
+    py::dict s;
+    s["experiment"] = sim_->model().name;
+    s["seed"] = sim_->model().seed;
+    s["tick"] = sim_->state().tick;
+    s["time_s"] = time_s();
+    s["robots"] = sim_->state().robot_count();
+    s["robot_steps"] = sim_->robot_steps();
+    s["status"] = sim_->state().status;
+    s["state_hash"] = hash_hex();
+    return s;
+  }
+
+  void finish() {
+    if (sim_ && !finished_) {
+      finished_ = true;
+      sim_->finish();
+    }
+  }
+
+  std::string hash_hex() const {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx",
+                  static_cast<unsigned long long>(sim_->state().hash()));
+    return buf;
+  }
+  double time_s() const {
+    return static_cast<double>(sim_->state().tick * sim_->model().tick_period_ns) / 1e9;
+  }
+  const Simulation& sim() const { return *sim_; }
+  bool finished() const { return finished_; }
+
+  /// Column `name` of every robot, over the engine's memory.
+  py::array column(py::object self, const std::string& name) {
+    const ColumnStore& store = sim_->state().robots;
+    const ColumnHandle c = store.find(name);
+    if (c == kNoColumn) throw py::key_error(unknown_column(name));
+    const ColumnDesc& d = store.desc(c);
+    if (d.type == ColumnType::kString)
+      throw py::type_error("column '" + name + "' holds strings: use robot_names()");
+    return column_array(d, store.rows(), store.data(c), self, writable(d));
+  }
+
+  /// Commands: the columns of actuator parts, and every `*_cmd` column (the body's speed_cmd
+  /// and turn_cmd, the flyers' velocity_cmd, which their engine declares).
+  bool writable(const ColumnDesc& d) const {
+    const bool command = registry_->find(PluginKind::kActuator, d.owner) != nullptr ||
+                         (d.name.size() > 4 && d.name.ends_with("_cmd"));
+    return command && !finished_;
+  }
+
+  py::list columns() const {
+    const ColumnStore& store = sim_->state().robots;
+    py::list out;
+    for (ColumnHandle c = 0; c < store.schema().size(); ++c) {
+      const ColumnDesc& d = store.desc(c);
+      py::dict e;
+      e["name"] = d.name;
+      e["type"] = type_name(d.type);
+      e["width"] = d.width;
+      e["owner"] = d.owner;
+      e["logged"] = d.logged;
+      e["writable"] = writable(d);
+      e["doc"] = d.doc;
+      out.append(e);
+    }
+    return out;
+  }
+
+  std::vector<std::string> robot_names() const {
+    const auto names = sim_->state().robot_name();
+    return {names.begin(), names.end()};
+  }
+  std::vector<std::string> tags() const { return sim_->state().tags.strings(); }
+
+ private:
+  void live() const {
+    if (finished_) throw py::value_error("the simulation is finished (finish() or the end of a with block)");
+  }
+  std::string unknown_column(const std::string& name) const {
+    std::vector<std::string> names;
+    for (const auto& d : sim_->state().robots.schema()) names.push_back(d.name);
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    return "no robot column '" + name + "' in this run (its columns: " + list + ")" +
+           did_you_mean(name, names);
+  }
+
+  std::unique_ptr<PluginRegistry> registry_;
+  std::unique_ptr<Simulation> sim_;
+  bool started_ = false, finished_ = false;
+};
+
+/// A log (frames or DEECo) read into numpy arrays, frame by frame (copies).
+class PyLog {
+ public:
+  explicit PyLog(const std::string& path) {
+    try {
+      reader_ = log::LogReader::open(path);
+    } catch (const log::LogError& e) {
+      throw ExperimentError(path + ": " + e.what());
+    }
+  }
+  std::size_t frame_count() const { return reader_->frame_count(); }
+  std::string format() const {
+    return reader_->format() == log::LogFormat::kFrames ? "frames" : "deeco";
+  }
+  py::dict header() const {
+    const log::LogHeader& h = reader_->header();
+    py::dict d;
+    d["experiment"] = h.experiment;
+    d["seed"] = h.seed;
+    d["tick_s"] = static_cast<double>(h.tick_period_ns) / 1e9;
+    d["every"] = h.every;
+    d["arena_size"] = py::make_tuple(h.arena_width_m, h.arena_height_m);
+    d["arena_center"] = py::make_tuple(h.arena_center.x, h.arena_center.y);
+    py::list kinds;
+    for (const auto& k : h.kinds) kinds.append(k.name);
+    d["kinds"] = kinds;
+    py::list robots;
+    for (const auto& r : h.robots) robots.append(r.name);
+    d["robots"] = robots;
+    return d;
+  }
+  std::vector<std::string> columns() const {
+    std::vector<std::string> out;
+    for (const auto& c : reader_->header().robot_columns) out.push_back(c.name);
+    return out;
+  }
+  /// Frame `index` (negative: from the end): tick, time, status, tags and every robot column.
+  py::dict frame(std::int64_t index) {
+    const auto n = static_cast<std::int64_t>(reader_->frame_count());
+    if (index < 0) index += n;
+    if (index < 0 || index >= n)
+      throw py::index_error("frame " + std::to_string(index) + " of a log of " +
+                            std::to_string(n) + " frames");
+    log::LogFrame f;
+    try {
+      f = reader_->read_frame(static_cast<std::size_t>(index));
+    } catch (const log::LogError& e) {
+      throw ExperimentError(e.what());
+    }
+    py::dict d;
+    d["tick"] = f.tick;
+    d["time_s"] = static_cast<double>(f.time_ns) / 1e9;
+    d["status"] = f.status;
+    d["tags"] = f.tags;
+    const auto& cols = reader_->header().robot_columns;
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      py::array view = column_array(cols[c], f.robot_count, f.robot_columns[c].data(),
+                                    py::none(), true);
+      d[py::str(cols[c].name)] = view.attr("copy")();
+    }
+    return d;
+  }
+
+ private:
+  std::unique_ptr<log::LogReader> reader_;
+};
+
+}  // namespace
+}  // namespace fleetsim::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace fleetsim::python;
+  m.doc() = "fleetsim's engine in process (docs/python.md)";
+  py::register_exception<ExperimentError>(m, "ExperimentError", PyExc_ValueError);
+  py::register_exception<fleetsim::RunError>(m, "RunError", PyExc_RuntimeError);
+
+  py::class_<PySimulation>(m, "Simulation",
+                           "An experiment loaded in this process: step it, read its columns "
+                           "(numpy views), set its robots' commands")
+      .def(py::init<const std::string&, std::optional<int>, std::optional<std::uint64_t>,
+                    std::optional<double>, std::optional<std::string>,
+                    std::optional<std::string>, std::optional<std::string>>(),
+           py::arg("path"), py::kw_only(), py::arg("threads") = py::none(),
+           py::arg("seed") = py::none(), py::arg("length") = py::none(),
+           py::arg("log") = py::none(), py::arg("log_format") = py::none(),
+           py::arg("text") = py::none(),
+           "Loads and checks the experiment file `path` (ExperimentError lists every problem). "
+           "threads, seed, length (seconds), log (path; '' for none) and log_format ('frames' "
+           "or 'deeco') override the file, as fleetsim run's options do. text: the file's XML "
+           "as a string instead (relative paths still resolve against path's directory).")
+      .def("step", &PySimulation::step, py::arg("ticks") = 1,
+           "Simulates up to `ticks` ticks (fewer at the end of the run); returns how many.")
+      .def("run", &PySimulation::run,
+           "Simulates to the end of the run; returns the summary, with wall_seconds.")
+      .def("finish", &PySimulation::finish,
+           "Ends the run: loop functions' destroy, logs completed. Idempotent.")
+      .def("column", [](py::object self, const std::string& name) {
+             return self.cast<PySimulation&>().column(self, name);
+           }, py::arg("name"),
+           "Robot column `name` as a numpy array over the engine's memory, one row per robot "
+           "(rows in the engine's order: column('id') gives the ids). Writable for actuator "
+           "commands (columns() says which). After robots are added or removed, get it again.")
+      .def("columns", &PySimulation::columns,
+           "Every robot column: name, type, width, owner (the part that declared it), logged, "
+           "writable, doc.")
+      .def("robot_names", &PySimulation::robot_names, "Every robot's id string, in row order.")
+      .def("tags", &PySimulation::tags, "The run's tag strings: a 'tag' column holds indices.")
+      .def_property_readonly("tick", [](const PySimulation& s) { return s.sim().state().tick; })
+      .def_property_readonly("time", &PySimulation::time_s, "Simulated seconds.")
+      .def_property_readonly("done", [](const PySimulation& s) { return s.sim().done(); })
+      .def_property_readonly("length_ticks",
+                             [](const PySimulation& s) { return s.sim().model().length_ticks; })
+      .def_property_readonly("robot_count",
+                             [](const PySimulation& s) { return s.sim().state().robot_count(); })
+      .def_property_readonly("status", [](const PySimulation& s) { return s.sim().state().status; })
+      .def_property_readonly("state_hash", &PySimulation::hash_hex,
+                             "The world's state hash, as fleetsim run --json prints it.")
+      .def("summary", &PySimulation::summary)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PySimulation& s, py::args) { s.finish(); });
+
+  py::class_<PyLog>(m, "Log", "A frame log or DEECo log, read frame by frame into numpy arrays")
+      .def(py::init<const std::string&>(), py::arg("path"))
+      .def("__len__", &PyLog::frame_count)
+      .def_property_readonly("format", &PyLog::format)
+      .def_property_readonly("header", &PyLog::header)
+      .def_property_readonly("columns", &PyLog::columns)
+      .def("frame", &PyLog::frame, py::arg("index"),
+           "Frame `index` (negative counts from the end): tick, time_s, status, tags and "
+           "every logged robot column as a numpy array (a copy).")
+      .def("__getitem__", &PyLog::frame);
+}

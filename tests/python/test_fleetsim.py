@@ -1,0 +1,197 @@
+"""The Python module (docs/python.md): an experiment in process, its columns as numpy views,
+commands set from Python, logs read into arrays, sweeps over processes. Run by ctest with
+PYTHONPATH=<build>/python and FLEETSIM_BIN=<build>/fleetsim."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import fleetsim
+
+SCENE = """<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="${length}" seed="3"/>
+  <controllers>
+    <controller id="walk" type="random_walk" speed="${speed}" turn_probability="0.2"/>
+    <controller id="ext" type="external"/>
+  </controllers>
+  <arena size="6,6">
+    <robot id="driven" kind="epuck" controller="ext" position="-2,0" heading="0"/>
+    <distribute count="40" kind="epuck" controller="walk" id_prefix="w" region="0,-3,3,3"/>
+  </arena>
+</fleetsim>
+"""
+
+
+class Module(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="fleetsim-py-")
+        self.template = os.path.join(self.dir, "scene-template.xml")
+        with open(self.template, "w") as f:
+            f.write(SCENE)
+        self.path = self.write("scene.xml", length=3, speed=0.1)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, name, **values):
+        text = SCENE
+        for k, v in values.items():
+            text = text.replace("${" + k + "}", str(v))
+        p = os.path.join(self.dir, name)
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+
+    def test_columns_are_views_of_the_engine_and_only_commands_are_writable(self):
+        with fleetsim.Simulation(self.path, log="") as sim:
+            x = sim.column("x")
+            self.assertEqual(x.shape, (41,))
+            self.assertEqual(x.dtype, np.float64)
+            before = x.copy()
+            self.assertEqual(sim.step(5), 5)
+            self.assertEqual(sim.tick, 5)
+            # The same memory, now holding the moved robots: no copy was made.
+            self.assertFalse(np.array_equal(before, x))
+            self.assertTrue(np.array_equal(x, sim.column("x")))
+            self.assertEqual(x.__array_interface__["data"][0],
+                             sim.column("x").__array_interface__["data"][0])
+            with self.assertRaises(ValueError):
+                x[0] = 1.0  # positions are the engine's: read-only
+            info = {c["name"]: c for c in sim.columns()}
+            self.assertTrue(info["differential_drive"]["writable"])
+            self.assertFalse(info["x"]["writable"])
+            self.assertEqual(sim.column("differential_drive").shape, (41, 2))
+            self.assertEqual(sim.column("leds").shape[-1], 4)  # RGBA
+            with self.assertRaises(KeyError) as e:
+                sim.column("xx")
+            self.assertIn("did you mean 'x'", str(e.exception))
+
+    def test_commands_set_from_python_drive_an_external_robot(self):
+        with fleetsim.Simulation(self.path, log="") as sim:
+            names = sim.robot_names()
+            r = names.index("driven")
+            x0 = float(sim.column("x")[r])
+            wheels = sim.column("differential_drive")
+            wheels[r] = (0.1, 0.1)  # m/s, both wheels: straight ahead (heading 0: +x)
+            sim.step(10)  # one second
+            self.assertAlmostEqual(float(sim.column("x")[r]) - x0, 0.1, places=9)
+            self.assertAlmostEqual(float(sim.column("y")[r]), 0.0, places=12)
+            wheels[r] = (0.0, 0.0)
+            x1 = float(sim.column("x")[r])
+            sim.step(5)
+            self.assertEqual(float(sim.column("x")[r]), x1)
+
+    def test_a_run_gives_the_command_lines_hash_and_log(self):
+        log = os.path.join(self.dir, "py.flog")
+        with fleetsim.Simulation(self.path, log=log) as sim:
+            summary = sim.run()
+            final_x = sim.column("x").copy()
+            ids = sim.column("id").copy()
+        self.assertEqual(summary["tick"], 30)
+        cli_log = os.path.join(self.dir, "cli.flog")
+        out = subprocess.run([os.environ["FLEETSIM_BIN"], "run", self.path, "--quiet", "--json",
+                              "--log", cli_log], check=True, capture_output=True, text=True)
+        self.assertEqual(json.loads(out.stdout)["state_hash"], summary["state_hash"])
+        with open(log, "rb") as a, open(cli_log, "rb") as b:
+            self.assertEqual(a.read(), b.read(), "the log differs from fleetsim run's")
+        frames = fleetsim.Log(log)
+        self.assertEqual(frames.format, "frames")
+        self.assertEqual(len(frames), 31)
+        last = frames[-1]
+        self.assertEqual(last["tick"], 30)
+        order = np.argsort(ids)
+        self.assertTrue(np.array_equal(last["id"], ids[order]) or
+                        np.array_equal(last["id"], ids))
+        by_id = dict(zip(ids.tolist(), final_x.tolist()))
+        self.assertEqual([by_id[i] for i in last["id"].tolist()], last["x"].tolist())
+        with self.assertRaises(IndexError):
+            frames.frame(31)
+
+    def test_a_deeco_log_reads_into_arrays(self):
+        log = os.path.join(self.dir, "run.log")
+        with fleetsim.Simulation(self.path, log=log, log_format="deeco") as sim:
+            sim.run()
+            x = sim.column("x").copy()
+        d = fleetsim.Log(log)
+        self.assertEqual(d.format, "deeco")
+        self.assertEqual(len(d), 31)
+        self.assertEqual(sorted(np.round(d[-1]["x"], 3).tolist()), sorted(np.round(x, 3).tolist()))
+
+    def test_bad_files_list_every_error_with_its_line(self):
+        bad = os.path.join(self.dir, "bad.xml")
+        with open(bad, "w") as f:
+            f.write(SCENE.replace("${length}", "-1").replace("${speed}", "0.1")
+                    .replace('type="external"', 'type="externl"'))
+        with self.assertRaises(fleetsim.ExperimentError) as e:
+            fleetsim.Simulation(bad)
+        text = str(e.exception)
+        self.assertIn("bad.xml:3: error:", text)
+        self.assertIn("bad.xml:6: error: unknown controller type 'externl'", text)
+        with self.assertRaises(ValueError):
+            fleetsim.Simulation(self.path, log_format="csv")
+
+    def test_a_sweep_runs_seeds_and_values_in_parallel_into_one_table(self):
+        rows = fleetsim.sweep(self.template, seeds=[1, 2], params={"speed": [0.05, 0.1],
+                                                                   "length": [2]}, workers=2)
+        self.assertEqual([(r["speed"], r["seed"]) for r in rows],
+                         [(0.05, 1), (0.05, 2), (0.1, 1), (0.1, 2)])
+        for r in rows:
+            self.assertTrue(r["ok"], r["error"])
+            self.assertEqual(r["ticks"], 20)
+        # Each row is the run one process gives for its seed and values.
+        one = self.write("one.xml", length=2, speed=0.1)
+        with fleetsim.Simulation(one, seed=2, log="") as sim:
+            self.assertEqual(sim.run()["state_hash"], rows[3]["state_hash"])
+        self.assertEqual(len({r["state_hash"] for r in rows}), 4)
+        table = fleetsim.format_table(rows).splitlines()
+        self.assertEqual(len(table), 5)
+        self.assertIn("state_hash", table[0])
+        with self.assertRaises(ValueError) as e:
+            fleetsim.sweep(self.template, params={"speed": [1], "sped": [2], "length": [1]})
+        self.assertIn("sped", str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            fleetsim.sweep(self.template, params={"speed": [1]})
+        self.assertIn("${length} has no value", str(e.exception))
+        # A point that fails says why in its row; the others still run.
+        rows = fleetsim.sweep(self.template, seeds=[1], params={"speed": [0.1, "fast"],
+                                                                "length": [1]}, workers=2)
+        self.assertTrue(rows[0]["ok"])
+        self.assertFalse(rows[1]["ok"])
+        self.assertIn("speed", rows[1]["error"])
+
+
+class Examples(unittest.TestCase):
+    """examples/python/: each runs as a user runs it and does what it says."""
+
+    def run_example(self, name, *args):
+        root = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python")
+        with tempfile.TemporaryDirectory(prefix="fleetsim-py-") as d:
+            return subprocess.run([sys.executable, os.path.join(root, name), *args], cwd=d,
+                                  capture_output=True, text=True, timeout=300)
+
+    def test_steer_drives_its_robot_to_the_goal_through_the_crowd(self):
+        out = self.run_example("steer.py")
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("reached (2.5, 2.5) at t = ", out.stdout)
+
+    def test_sweep_prints_one_table_and_faster_robots_spread_further(self):
+        out = self.run_example("sweep.py", "--seeds", "1", "--workers", "2")
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("speed"), out.stdout)
+        self.assertEqual(sum(1 for line in lines if "True" in line), 4, out.stdout)
+        m = re.match(r"mean distance: ([0-9.]+) m at 0.05 m/s, ([0-9.]+) m at 0.1 m/s", lines[-1])
+        self.assertIsNotNone(m, out.stdout)
+        slow, fast = float(m.group(1)), float(m.group(2))
+        self.assertGreater(fast, slow)
+
+
+if __name__ == "__main__":
+    sys.exit(unittest.main())
