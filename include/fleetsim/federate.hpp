@@ -1,0 +1,135 @@
+// The federate API (docs/federate-api.md): a program that is not fleetsim joins a federation
+// declared in a federation file (docs/federation-format.md) as one of its nodes, and advances
+// its time through HLA-style services on DSAAM flows: time_advance_request for time-stepped
+// simulators, next_event_request for event-driven ones. Messages arrive in time-stamp order
+// (ties by flow id), whatever the network does, so a federation repeats bit for bit.
+//
+//   auto fed = fleetsim::Federate::from_command_line(argc, argv);  // as `fleetsim launch` starts it
+//   fed.set_message_handler([&](const fleetsim::Delivered& m) { model.take(m); });
+//   fed.set_emitter("state", [&](fleetsim::SimTime t) { return model.state_at(t); });
+//   for (fleetsim::SimTime t = 0; !fed.time_advance_request(t).done; t += step) {}
+//
+// Link the `fleetsim_federate` library. One thread uses a Federate.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fleetsim/types.hpp"
+
+namespace fleetsim {
+
+/// A misuse of the API (an unknown output, a time below the granted one, an output with no
+/// value when it is due) or a federation that cannot be joined: the message says which.
+class FederateError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One message delivered by a grant.
+struct Delivered {
+  std::string input;  ///< the input's name (in the federation file)
+  std::string flow;   ///< the flow's name
+  SimTime timestamp = 0;
+  std::vector<std::uint8_t> payload;
+};
+
+/// What a time request returns.
+struct Grant {
+  SimTime time = 0;  ///< the granted time: every message stamped <= time has been delivered
+  /// The messages delivered since the previous grant, in time-stamp order (ties by flow id).
+  std::vector<Delivered> messages;
+  /// The federation's end time is reached: nothing more will be sent or delivered.
+  bool done = false;
+};
+
+/// How to join. `fleetsim launch` passes these to a program node on its command line
+/// (from_command_line reads them).
+struct FederateOptions {
+  std::string ipc_dir;          ///< endpoints ipc://DIR/NODE for nodes without one
+  std::string secret_keys_dir;  ///< authenticated federations: DIR/NODE.key
+  std::string trace_dir;        ///< "" = no trace; else DIR/NODE.trace (docs/time-management.md)
+  std::uint32_t jitter_us = 0;  ///< a test aid: delay every message by 0..N µs
+  std::optional<SimTime> until;  ///< overrides the file's end time (ns)
+  std::string time_mode = "afap";  ///< afap, realtime or linear
+  double speedup = 1.0;            ///< linear only
+  double wait_report_s = 1.0;      ///< report whom it waits for after this long
+  bool quiet = false;              ///< no summary line when it resigns
+};
+
+class Federate {
+ public:
+  /// Joins the federation of `federation_file` as node `name` (a node with program="..." or
+  /// any node the program replaces), over ZeroMQ at the endpoints the file gives. Throws
+  /// FederateError when the file has errors (every one, FILE:LINE: error: ...), the node does
+  /// not exist, or an endpoint is missing.
+  Federate(const std::string& federation_file, const std::string& name,
+           const FederateOptions& options = {});
+  /// Reads `PROGRAM FEDERATION --name NODE [options]`, the command line `fleetsim launch`
+  /// gives a program node; --help prints the usage and exits. Throws FederateError on a bad
+  /// command line.
+  static Federate from_command_line(int argc, char** argv);
+  Federate(Federate&&) noexcept;
+  Federate& operator=(Federate&&) noexcept;
+  /// Resigns (resign()), unless already done.
+  ~Federate();
+
+  const std::string& name() const;
+  /// The node's outputs and inputs, by name, in file order.
+  std::vector<std::string> outputs() const;
+  std::vector<std::string> inputs() const;
+  /// The last granted time (-1 before the first grant).
+  SimTime granted() const;
+  /// The federation's end time (ns).
+  SimTime until() const;
+  /// The timestamp of output `output`'s next message (its flow's schedule: initial, then the
+  /// periods in turn); of the earliest of all outputs without an argument. >= until() when
+  /// nothing more will be sent.
+  SimTime next_emission(const std::string& output) const;
+  SimTime next_emission() const;
+
+  /// Sets the value output `output` sends at its next timestamps, until changed (HLA's
+  /// attribute update; the flow's period gives the lookahead).
+  void update(const std::string& output, std::vector<std::uint8_t> payload);
+  /// Instead of update(): computes output `output`'s message when it is due, at timestamp t,
+  /// after every message stamped before t has been delivered to a grant or to `on_message`.
+  void set_emitter(const std::string& output,
+                   std::function<std::vector<std::uint8_t>(SimTime t)> emitter);
+
+  /// Delivers every message to `handler` as it is consumed, in time-stamp order, during the
+  /// time requests (HLA's reflect callbacks) instead of in Grant::messages: an emitter then
+  /// sees every message stamped before its time.
+  void set_message_handler(std::function<void(const Delivered&)> handler);
+
+  /// Time-stepped advance (HLA's timeAdvanceRequest): sends and receives everything stamped
+  /// <= t, then grants t. t must be >= granted().
+  Grant time_advance_request(SimTime t);
+  /// Event-driven advance (HLA's nextEventRequest): delivers the earliest messages stamped
+  /// <= t (all those with that timestamp) and grants their timestamp; grants t when none come
+  /// before. t must be >= granted().
+  Grant next_event_request(SimTime t);
+  /// Runs to the end time, delivering each message to `on_message` as it is consumed (the
+  /// callback style of the built-in nodes).
+  void run(const std::function<void(const Delivered&)>& on_message);
+
+  /// Leaves the federation: every message sent is delivered before the peers see it go.
+  /// Idempotent. A federate that resigns before the end time stops the nodes that still
+  /// expected its messages (they report it).
+  void resign();
+
+  /// Messages consumed and emitted so far.
+  std::uint64_t consumed() const;
+  std::uint64_t emitted() const;
+
+ private:
+  struct Impl;
+  explicit Federate(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,350 @@
+// The federate API (include/fleetsim/federate.hpp, docs/federate-api.md) on the time layer: a
+// FlowNode on a ZeroMQ port decides, by the DSAAM rules, when each message is emitted and
+// consumed; the time requests only cut that sequence at the times the program asks for.
+#include "fleetsim/federate.hpp"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "core/diagnostics.hpp"
+#include "federation/federation_file.hpp"
+#include "federation/launcher.hpp"
+#include "federation/node_runner.hpp"
+#include "time/flow_node.hpp"
+#include "time/trace.hpp"
+#include "transport/curve.hpp"
+#include "transport/zmq_transport.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+std::string fmt_time(SimTime t) { return fmt::format("{} ns", t); }
+
+}  // namespace
+
+struct Federate::Impl {
+  federation::Federation fed;
+  std::size_t index = 0;
+  FederateOptions options;
+  std::unique_ptr<transport::Port> port;
+  std::optional<time::TraceWriter> trace;
+  std::unique_ptr<time::FlowNode> node;
+  struct Output {
+    std::string name, flow;
+    std::vector<SimTime> periods;
+    std::uint64_t sent = 0;
+    std::optional<std::vector<std::uint8_t>> value;
+    std::function<std::vector<std::uint8_t>(SimTime)> emitter;
+  };
+  std::vector<Output> outputs;
+  std::vector<std::pair<std::string, std::string>> inputs;  ///< (input, flow) names
+  std::function<void(const Delivered&)> handler;
+  SimTime granted = -1;
+  SimTime last_consumed = -1;
+  bool resigned = false;
+
+  const federation::NodeDecl& decl() const { return fed.nodes[index]; }
+
+  std::size_t output_index(const std::string& name) const {
+    for (std::size_t o = 0; o < outputs.size(); ++o)
+      if (outputs[o].name == name) return o;
+    std::vector<std::string> names;
+    for (const auto& o : outputs) names.push_back(o.name);
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw FederateError(fmt::format("node '{}' has no output '{}' (its outputs: {}){}",
+                                    decl().name, name, list.empty() ? "none" : list,
+                                    did_you_mean(name, names)));
+  }
+
+  void live(const char* what) const {
+    if (resigned) throw FederateError(fmt::format("{}: node '{}' has resigned", what, decl().name));
+  }
+  void check_time(const char* what, SimTime t) const {
+    live(what);
+    if (t < granted)
+      throw FederateError(fmt::format(
+          "node '{}': {}({}) is below the time already granted, {} (time never goes back)",
+          decl().name, what, fmt_time(t), fmt_time(granted)));
+  }
+
+  /// Does the next step if its timestamp is <= t (and, for `only_consume_at`, if it consumes
+  /// at that very timestamp); returns what it did.
+  enum class Did { kNothing, kEmitted, kConsumed, kDone };
+  Did step(SimTime t, std::vector<Delivered>* out,
+           const std::function<void(const Delivered&)>* on_message) {
+    const auto s = node->next();
+    if (s.kind == time::FlowNode::Step::Kind::kDone) return Did::kDone;
+    if (s.timestamp > t) return Did::kNothing;
+    if (s.kind == time::FlowNode::Step::Kind::kEmit) {
+      Output& o = outputs[s.index];
+      time::Emission e;
+      e.timestamp = s.timestamp;
+      e.period = o.periods[o.sent % o.periods.size()];
+      if (o.emitter) {
+        e.payload = o.emitter(s.timestamp);
+      } else if (o.value) {
+        e.payload = *o.value;
+      } else {
+        throw FederateError(fmt::format(
+            "node '{}': output '{}' has no value to send at {} (call update(\"{}\", ...) or "
+            "set_emitter before asking for a time >= its next message)",
+            decl().name, o.name, fmt_time(s.timestamp), o.name));
+      }
+      node->emit(s.index, std::move(e));
+      ++o.sent;
+      return Did::kEmitted;
+    }
+    transport::Message m = node->consume();
+    Delivered d{inputs[s.index].first, inputs[s.index].second, m.timestamp, std::move(m.payload)};
+    if (on_message && *on_message) {
+      (*on_message)(d);
+    } else if (handler) {
+      handler(d);
+    } else if (out) {
+      out->push_back(std::move(d));
+    }
+    last_consumed = m.timestamp;
+    return Did::kConsumed;
+  }
+};
+
+Federate::Federate(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Federate::Federate(Federate&&) noexcept = default;
+Federate& Federate::operator=(Federate&&) noexcept = default;
+
+Federate::~Federate() {
+  try {
+    if (impl_) resign();
+  } catch (...) {
+  }
+}
+
+Federate::Federate(const std::string& federation_file, const std::string& name,
+                   const FederateOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.options = options;
+  Diagnostics diags;
+  auto fed = federation::load_federation(federation_file, diags);
+  if (!fed) throw FederateError(diags.str());
+  m.fed = std::move(*fed);
+  if (options.until) m.fed.until = *options.until;
+  const auto* decl = m.fed.find(name);
+  if (!decl) {
+    std::vector<std::string> names;
+    for (const auto& n : m.fed.nodes) names.push_back(n.name);
+    throw FederateError(fmt::format("{}: error: no node called '{}'{}", federation_file, name,
+                                    did_you_mean(name, names)));
+  }
+  m.index = m.fed.index_of(name);
+  if (!options.ipc_dir.empty()) federation::assign_ipc_endpoints(m.fed, options.ipc_dir);
+  for (const auto& n : m.fed.nodes)
+    if (n.endpoint.empty())
+      throw FederateError(fmt::format(
+          "{}:{}: error: node '{}' has no endpoint (expected endpoint=\"tcp://host:port\" or "
+          "\"ipc://path\", or FederateOptions::ipc_dir; `fleetsim launch --transport zmq` "
+          "gives one)",
+          n.where.file, n.where.line, n.name));
+  for (std::size_t o = 0; o < decl->outputs.size(); ++o) {
+    const auto& f = m.fed.flow_from(m.index, o);
+    m.outputs.push_back({decl->outputs[o].name, f.name, f.periods, 0, std::nullopt, {}});
+  }
+  for (std::size_t i = 0; i < decl->inputs.size(); ++i)
+    m.inputs.emplace_back(decl->inputs[i].name, m.fed.flow_into(m.index, i).name);
+
+  transport::ZmqOptions zo;
+  if (!decl->public_key.empty()) {
+    if (options.secret_keys_dir.empty())
+      throw FederateError(fmt::format(
+          "node '{}': {} requires authentication: give the directory of {}.key (from "
+          "`fleetsim keygen {}`) as FederateOptions::secret_keys_dir or --secret-keys",
+          name, m.fed.path, name, name));
+    try {
+      zo.secret_key = transport::read_curve_key_file(
+          (std::filesystem::path(options.secret_keys_dir) / (name + ".key")).string());
+    } catch (const std::exception& e) {
+      throw FederateError(fmt::format("node '{}': {}", name, e.what()));
+    }
+  }
+  transport::PortOptions po;
+  po.jitter_us = options.jitter_us;
+  po.wait_report_after = std::chrono::milliseconds(
+      std::max<std::int64_t>(1, std::llround(options.wait_report_s * 1000)));
+  po.log = federation::log_line;
+  Impl* self = &m;
+  po.on_wait = [self](const transport::WaitReport& r) {
+    if (self->node) federation::log_line(self->node->describe_wait(r));
+  };
+  auto layout = m.fed.layout();
+  m.port = transport::make_zmq_port(layout, name, po, zo);
+  if (!options.trace_dir.empty()) {
+    std::filesystem::create_directories(options.trace_dir);
+    m.trace.emplace((std::filesystem::path(options.trace_dir) / (name + ".trace")).string(), name);
+  }
+  time::FlowNodeOptions fo;
+  fo.until = m.fed.until;
+  if (!time::parse_time_mode(options.time_mode, fo.mode))
+    throw FederateError("time mode '" + options.time_mode + "' (expected afap, realtime or linear)");
+  fo.speedup = options.speedup;
+  fo.trace = m.trace ? &*m.trace : nullptr;
+  fo.log = federation::log_line;
+  m.node = std::make_unique<time::FlowNode>(layout.nodes[m.index], *m.port, fo);
+}
+
+Federate Federate::from_command_line(int argc, char** argv) {
+  std::string federation, name;
+  FederateOptions o;
+  std::int64_t until_ns = -1;
+  long parent_pid = 0;
+  CLI::App app{"A federate of a fleetsim federation (docs/federate-api.md). `fleetsim launch "
+               "--transport zmq` starts it as: PROGRAM FEDERATION --name NODE [options]"};
+  app.add_option("FEDERATION", federation, "The federation file")->required();
+  app.add_option("--name", name, "Which node of the federation this program is")->required();
+  app.add_option("--ipc-dir", o.ipc_dir, "Give nodes without an endpoint ipc://DIR/NODE");
+  app.add_option("--trace", o.trace_dir, "Write DIR/NODE.trace");
+  app.add_option("--jitter-us", o.jitter_us, "Delay every message by 0..N microseconds");
+  app.add_option("--time-mode", o.time_mode, "afap, realtime or linear")
+      ->check(CLI::IsMember({"afap", "realtime", "linear"}));
+  app.add_option("--speedup", o.speedup, "Speed-up of linear time")->check(CLI::PositiveNumber);
+  app.add_option("--until-ns", until_ns, "End time, ns (overrides the file's)");
+  app.add_option("--wait-report", o.wait_report_s, "Seconds before reporting a wait");
+  app.add_flag("--quiet", o.quiet, "No summary line");
+  app.add_option("--secret-keys", o.secret_keys_dir, "Directory of NODE.key");
+  app.add_option("--parent-pid", parent_pid, "Exit when this process (the launcher) dies")
+      ->group("");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    std::exit(0);
+  } catch (const CLI::ParseError& e) {
+    throw FederateError(std::string(argc > 0 ? argv[0] : "federate") + ": " + e.what() +
+                        " (usage: PROGRAM FEDERATION --name NODE [options]; --help lists them)");
+  }
+  if (parent_pid > 0) {
+    // Never outlive the launcher, even if it is killed with SIGKILL.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != static_cast<pid_t>(parent_pid)) std::_Exit(1);
+  }
+  if (until_ns > 0) o.until = until_ns;
+  return Federate(federation, name, o);
+}
+
+const std::string& Federate::name() const { return impl_->decl().name; }
+
+std::vector<std::string> Federate::outputs() const {
+  std::vector<std::string> out;
+  for (const auto& o : impl_->outputs) out.push_back(o.name);
+  return out;
+}
+
+std::vector<std::string> Federate::inputs() const {
+  std::vector<std::string> out;
+  for (const auto& i : impl_->inputs) out.push_back(i.first);
+  return out;
+}
+
+SimTime Federate::granted() const { return impl_->granted; }
+SimTime Federate::until() const { return impl_->fed.until; }
+
+SimTime Federate::next_emission(const std::string& output) const {
+  return impl_->node->output_next()[impl_->output_index(output)];
+}
+
+SimTime Federate::next_emission() const {
+  SimTime t = impl_->fed.until;  // no output: nothing to send before the end
+  for (SimTime s : impl_->node->output_next()) t = std::min(t, s);
+  return t;
+}
+
+void Federate::update(const std::string& output, std::vector<std::uint8_t> payload) {
+  impl_->live("update");
+  auto& o = impl_->outputs[impl_->output_index(output)];
+  o.value = std::move(payload);
+  o.emitter = nullptr;
+}
+
+void Federate::set_emitter(const std::string& output,
+                           std::function<std::vector<std::uint8_t>(SimTime)> emitter) {
+  impl_->live("set_emitter");
+  impl_->outputs[impl_->output_index(output)].emitter = std::move(emitter);
+}
+
+void Federate::set_message_handler(std::function<void(const Delivered&)> handler) {
+  impl_->live("set_message_handler");
+  impl_->handler = std::move(handler);
+}
+
+Grant Federate::time_advance_request(SimTime t) {
+  Impl& m = *impl_;
+  m.check_time("time_advance_request", t);
+  Grant g;
+  for (;;) {
+    const auto did = m.step(t, &g.messages, nullptr);
+    if (did == Impl::Did::kDone) g.done = true;
+    if (did == Impl::Did::kDone || did == Impl::Did::kNothing) break;
+  }
+  m.granted = t;
+  g.time = t;
+  return g;
+}
+
+Grant Federate::next_event_request(SimTime t) {
+  Impl& m = *impl_;
+  m.check_time("next_event_request", t);
+  Grant g;
+  g.time = t;
+  for (;;) {
+    const auto did = m.step(t, &g.messages, nullptr);
+    if (did == Impl::Did::kDone) g.done = true;
+    if (did == Impl::Did::kDone || did == Impl::Did::kNothing) break;
+    if (did == Impl::Did::kConsumed) {
+      // Every message with the same timestamp, then the grant at that time.
+      const SimTime at = m.last_consumed;
+      for (;;) {
+        const auto s = m.node->next();
+        if (s.kind != time::FlowNode::Step::Kind::kConsume || s.timestamp != at) break;
+        m.step(at, &g.messages, nullptr);
+      }
+      g.time = at;
+      break;
+    }
+  }
+  m.granted = g.time;
+  return g;
+}
+
+void Federate::run(const std::function<void(const Delivered&)>& on_message) {
+  Impl& m = *impl_;
+  m.live("run");
+  while (m.step(std::numeric_limits<SimTime>::max(), nullptr, &on_message) != Impl::Did::kDone) {
+  }
+  m.granted = m.fed.until;
+}
+
+void Federate::resign() {
+  Impl& m = *impl_;
+  if (m.resigned) return;
+  m.resigned = true;
+  m.port->close();
+  if (m.trace) m.trace->close();
+  if (!m.options.quiet)
+    federation::log_line(fmt::format("node {}: consumed {}, emitted {} (federate)", m.decl().name,
+                                     m.node->consumed(), m.node->emitted()));
+}
+
+std::uint64_t Federate::consumed() const { return impl_->node->consumed(); }
+std::uint64_t Federate::emitted() const { return impl_->node->emitted(); }
+
+}  // namespace fleetsim

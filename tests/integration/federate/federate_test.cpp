@@ -1,0 +1,310 @@
+// The federate API (include/fleetsim/federate.hpp, docs/federate-api.md): a program joins a
+// federation as one of its nodes and advances by time-advance and next-event requests. The
+// federation heterogeneous_rates.xml with its `dynamics` node played by a federate, written
+// in several styles (time steps of any size, next-event requests, callbacks, the example
+// program started by `fleetsim launch`), gives the built-in node's traces, byte for byte.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "federation/launcher.hpp"
+#include "fleetsim/federate.hpp"
+#include "support/test_files.hpp"
+
+namespace fleetsim {
+namespace {
+
+namespace fs = std::filesystem;
+using fleetsim::testing::slurp;
+
+const char* const kNodes[] = {"dynamics", "controller", "camera"};
+
+std::string example(const std::string& name) {
+  return slurp(fs::path(FLEETSIM_SOURCE_DIR) / "examples" / "federations" / name);
+}
+
+std::vector<std::uint8_t> pack(double a, double b) {
+  std::vector<std::uint8_t> out(16);
+  std::memcpy(out.data(), &a, 8);
+  std::memcpy(out.data() + 8, &b, 8);
+  return out;
+}
+
+double first_double(const std::vector<std::uint8_t>& p) {
+  double v = 0;
+  if (p.size() >= 8) std::memcpy(&v, p.data(), 8);
+  return v;
+}
+
+/// The built-in dynamics node's model (example_nodes.cpp), as a federate would hold it.
+struct Spring {
+  double x = 0, v = 0, force = 0;
+  SimTime t = 0;
+  std::vector<std::uint8_t> state_at(SimTime to) {
+    if (to > t) {
+      const double dt = static_cast<double>(to - t) * 1e-9;
+      const double a = force - 4.0 * x - 0.5 * v;
+      v += a * dt;
+      x += v * dt;
+      t = to;
+    }
+    return pack(x, v);
+  }
+};
+
+class FederateApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fleetsim::testing::fresh_test_dir("federate");
+    // The reference: every node built in, on the in-process transport.
+    const std::string ref = (dir_ / "builtin.xml").string();
+    std::ofstream(ref) << example("heterogeneous_rates.xml");
+    Diagnostics d;
+    auto fed = federation::load_federation(ref, d);
+    ASSERT_TRUE(fed) << d.str();
+    federation::RunOptions o;
+    o.trace_dir = (dir_ / "ref").string();
+    o.quiet = true;
+    ASSERT_EQ(federation::launch_threads(*fed, o), 0);
+    // The same federation with `dynamics` an external program.
+    std::string text = example("heterogeneous_rates.xml");
+    const std::string builtin = "<node name=\"dynamics\" kind=\"dynamics\">";
+    text.replace(text.find(builtin), builtin.size(),
+                 "<node name=\"dynamics\" program=\"" SPRING_FEDERATE "\">");
+    external_ = (dir_ / "external.xml").string();
+    std::ofstream(external_) << text;
+  }
+
+  /// Runs controller and camera (built in, ZeroMQ over ipc) in threads and `play` as the
+  /// dynamics node in this thread, with traces in `traces`.
+  void run_with(const fs::path& traces, const std::function<void(Federate&)>& play,
+                std::uint32_t jitter_us = 100) {
+    // Socket paths must be short (108 bytes): a fresh directory under /tmp.
+    char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const fs::path ipc = tmpl;
+    Diagnostics d;
+    auto fed = federation::load_federation(external_, d);
+    EXPECT_TRUE(fed) << d.str();
+    federation::assign_ipc_endpoints(*fed, ipc.string());
+    federation::RunOptions o;
+    o.trace_dir = traces.string();
+    o.jitter_us = jitter_us;
+    o.quiet = true;
+    std::vector<std::thread> peers;
+    std::vector<int> status(2, -1);
+    for (int k = 0; k < 2; ++k)
+      peers.emplace_back([&, k] { status[k] = federation::run_zmq_node(*fed, kNodes[k + 1], o); });
+    try {
+      FederateOptions fo;
+      fo.ipc_dir = ipc.string();
+      fo.trace_dir = traces.string();
+      fo.jitter_us = jitter_us;
+      fo.quiet = true;
+      Federate me(external_, "dynamics", fo);
+      play(me);
+      me.resign();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+    }
+    for (auto& t : peers) t.join();
+    EXPECT_EQ(status, (std::vector<int>{0, 0}));
+    fs::remove_all(ipc);
+  }
+
+  void expect_reference_traces(const fs::path& traces) {
+    for (const char* n : kNodes) {
+      const std::string got = slurp(traces / (std::string(n) + ".trace"));
+      EXPECT_GT(got.size(), 1000u) << n;
+      EXPECT_TRUE(got == slurp(dir_ / "ref" / (std::string(n) + ".trace")))
+          << "node " << n << "'s trace differs from the built-in federation's";
+    }
+  }
+
+  fs::path dir_;
+  std::string external_;
+};
+
+TEST_F(FederateApi, TimeStepsOfAnySizeGiveTheBuiltInNodesTraces) {
+  for (SimTime step : {SimTime{1'000'000}, SimTime{7'000'000}, SimTime{250'000'000}}) {
+    SCOPED_TRACE("step " + std::to_string(step) + " ns");
+    Spring s;
+    SimTime last_grant = -1;
+    std::uint64_t delivered = 0;
+    const fs::path traces = dir_ / ("tar-" + std::to_string(step));
+    run_with(traces, [&](Federate& fed) {
+      fed.set_message_handler([&](const Delivered& m) {
+        EXPECT_EQ(m.input, "force");
+        EXPECT_EQ(m.flow, "force");
+        EXPECT_GT(m.timestamp, last_grant) << "a message stamped at or before the last grant";
+        s.force = first_double(m.payload);
+        ++delivered;
+      });
+      fed.set_emitter("state", [&](SimTime t) { return s.state_at(t); });
+      for (SimTime t = 0;; t += step) {
+        const Grant g = fed.time_advance_request(t);
+        EXPECT_EQ(g.time, t);
+        EXPECT_TRUE(g.messages.empty()) << "the handler takes them";
+        last_grant = t;
+        if (g.done) break;
+      }
+    });
+    EXPECT_EQ(delivered, 300u) << "a force every 10 ms from 2 ms to 3 s";
+    expect_reference_traces(traces);
+  }
+}
+
+// Messages returned with the grants instead of a handler; the state published with update()
+// just before it is due (the time-stepped style of HLA federates).
+TEST_F(FederateApi, GrantsCarryTheMessagesInTimeStampOrder) {
+  Spring s;
+  std::vector<SimTime> stamps;
+  const fs::path traces = dir_ / "grants";
+  run_with(traces, [&](Federate& fed) {
+    EXPECT_EQ(fed.outputs(), std::vector<std::string>{"state"});
+    EXPECT_EQ(fed.inputs(), std::vector<std::string>{"force"});
+    EXPECT_EQ(fed.until(), 3'000'000'000);
+    for (;;) {
+      const SimTime next = fed.next_emission("state");
+      Grant g = fed.time_advance_request(next - 1);  // everything before our next message
+      for (const auto& m : g.messages) {
+        EXPECT_LE(m.timestamp, next - 1);
+        stamps.push_back(m.timestamp);
+        s.force = first_double(m.payload);
+      }
+      if (g.done) break;
+      fed.update("state", s.state_at(next));
+      g = fed.time_advance_request(next);  // sends it; takes what is stamped exactly then
+      for (const auto& m : g.messages) {
+        EXPECT_EQ(m.timestamp, next);
+        stamps.push_back(m.timestamp);
+        s.force = first_double(m.payload);
+      }
+      if (g.done) break;
+    }
+    EXPECT_EQ(fed.granted(), 2'999'000'000) << "done at our last message, 1 ms before the end";
+  });
+  ASSERT_EQ(stamps.size(), 300u);
+  for (std::size_t k = 0; k < stamps.size(); ++k)
+    EXPECT_EQ(stamps[k], 2'000'000 + static_cast<SimTime>(k) * 10'000'000);
+  expect_reference_traces(traces);
+}
+
+// Event-driven: next-event requests grant the time of each message, or the requested time
+// when none comes before it.
+TEST_F(FederateApi, NextEventRequestsGrantEachMessagesTime) {
+  Spring s;
+  std::vector<SimTime> grants;
+  const fs::path traces = dir_ / "ner";
+  run_with(traces, [&](Federate& fed) {
+    fed.set_emitter("state", [&](SimTime t) { return s.state_at(t); });
+    SimTime horizon = 0;
+    for (;;) {
+      const Grant g = fed.next_event_request(horizon);
+      grants.push_back(g.time);
+      for (const auto& m : g.messages) {
+        EXPECT_EQ(m.timestamp, g.time);
+        s.force = first_double(m.payload);
+      }
+      if (g.done) break;
+      if (g.messages.empty()) {
+        EXPECT_EQ(g.time, horizon);
+        horizon += 25'000'000;  // nothing came: look further
+      }
+    }
+  });
+  // Forces at 2, 12, 22 ms, ...: each granted at its own time.
+  ASSERT_GE(grants.size(), 300u);
+  EXPECT_EQ(grants[0], 0);
+  EXPECT_NE(std::find(grants.begin(), grants.end(), 2'000'000), grants.end());
+  EXPECT_NE(std::find(grants.begin(), grants.end(), 12'000'000), grants.end());
+  expect_reference_traces(traces);
+}
+
+TEST_F(FederateApi, MisuseIsRefusedNamingTheNodeTheOutputAndTheTimes) {
+  const fs::path traces = dir_ / "misuse";
+  run_with(traces, [&](Federate& fed) {
+    try {
+      fed.update("stat", {});
+      ADD_FAILURE() << "an unknown output was accepted";
+    } catch (const FederateError& e) {
+      EXPECT_NE(std::string(e.what()).find("node 'dynamics' has no output 'stat'"),
+                std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("did you mean 'state'"), std::string::npos);
+    }
+    try {
+      fed.time_advance_request(5);  // the state is due at 0 and nothing says what it is
+      ADD_FAILURE() << "an output with no value was sent";
+    } catch (const FederateError& e) {
+      EXPECT_NE(std::string(e.what()).find("output 'state' has no value to send at 0 ns"),
+                std::string::npos) << e.what();
+    }
+    Spring s;
+    fed.set_message_handler([&](const Delivered& m) { s.force = first_double(m.payload); });
+    fed.set_emitter("state", [&](SimTime t) { return s.state_at(t); });
+    fed.time_advance_request(50'000'000);
+    try {
+      fed.time_advance_request(40'000'000);
+      ADD_FAILURE() << "time went back";
+    } catch (const FederateError& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "time_advance_request(40000000 ns) is below the time already granted, "
+                    "50000000 ns"),
+                std::string::npos) << e.what();
+    }
+    fed.run({});
+  });
+  expect_reference_traces(traces);
+}
+
+// The example program, started by `fleetsim launch` as a program node, twice, with jitter.
+TEST_F(FederateApi, TheExampleProgramUnderLaunchGivesTheBuiltInTracesTwice) {
+  for (int run = 0; run < 2; ++run) {
+    const fs::path traces = dir_ / ("launch-" + std::to_string(run));
+    const std::string cmd = std::string(FLEETSIM_EXE) + " launch " + external_ +
+                            " --transport zmq --jitter-us 300 --quiet --trace " +
+                            traces.string() + " 2>" + (dir_ / "stderr.txt").string();
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir_ / "stderr.txt");
+    expect_reference_traces(traces);
+  }
+  EXPECT_NE(slurp(dir_ / "stderr.txt").find("spring: t = 3 s, x = "), std::string::npos);
+}
+
+TEST_F(FederateApi, AFederationThatCannotBeJoinedSaysWhy) {
+  try {
+    Federate f(external_, "dynamix");
+    ADD_FAILURE() << "joined as an unknown node";
+  } catch (const FederateError& e) {
+    EXPECT_NE(std::string(e.what()).find("no node called 'dynamix'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("did you mean 'dynamics'"), std::string::npos);
+  }
+  try {
+    Federate f(external_, "dynamics");  // no endpoints, no ipc_dir
+    ADD_FAILURE() << "joined without endpoints";
+  } catch (const FederateError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no endpoint"), std::string::npos) << e.what();
+  }
+  const std::string bad = (dir_ / "bad.xml").string();
+  std::ofstream(bad) << "<federation until=\"1s\"><node name=\"a\" kind=\"mixr\"/></federation>";
+  try {
+    Federate f(bad, "a");
+    ADD_FAILURE() << "joined a federation with errors";
+  } catch (const FederateError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.xml:1: error:"), std::string::npos) << e.what();
+  }
+  char prog[] = "spring", fed[] = "x.xml";
+  char* argv[] = {prog, fed};
+  try {
+    Federate::from_command_line(2, argv);
+    ADD_FAILURE() << "no --name was accepted";
+  } catch (const FederateError& e) {
+    EXPECT_NE(std::string(e.what()).find("--name"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fleetsim
