@@ -27,6 +27,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "fleetsim/federate.hpp"
 #include "time/flow_node.hpp"
 #include "time/lockstep.hpp"
 #include "transport/inproc_transport.hpp"
@@ -50,7 +51,14 @@ struct Config {
   std::string endpoint = "tcp";
   int port_base = 0;
   int node = -1;  // internal: run only this node (zmq child)
+  std::string api = "flow";  // flow: FlowNode with a behaviour; federate: the federate API
 };
+
+/// The federation file the federate API's nodes join (written by the parent, read by each
+/// node process): the layout of make_layout as docs/federation-format.md writes it.
+std::string federation_path(const Config& c) {
+  return fmt::format("/tmp/fleetsim-timesync-{}.xml", c.port_base);
+}
 
 /// What one node measured.
 struct NodeTiming {
@@ -110,6 +118,47 @@ class TrivialNode final : public time::NodeBehaviour {
   Clock::time_point start_ = Clock::now();
   std::uint64_t sum_ = 0;
 };
+
+void write_federation(const Config& c, const transport::FederationLayout& layout) {
+  std::string xml = fmt::format("<federation until=\"{}ms\" buffer=\"4\">\n", c.steps);
+  for (const auto& n : layout.nodes) {
+    xml += fmt::format("  <node name=\"{}\" kind=\"mixer\" endpoint=\"{}\">\n", n.name,
+                       n.endpoint);
+    for (const auto& i : n.inputs) xml += fmt::format("    <input name=\"{}\"/>\n", i.source);
+    xml += "    <output name=\"o\"/>\n  </node>\n";
+  }
+  for (const auto& n : layout.nodes) {
+    std::string to;
+    for (const auto& sink : n.outputs[0].sinks) to += fmt::format(" {}.{}", sink, n.name);
+    xml += fmt::format("  <flow name=\"{}\" from=\"{}.o\" to=\"{}\" period=\"1ms\"/>\n",
+                       n.outputs[0].flow_name, n.name, to.substr(1));
+  }
+  xml += "</federation>\n";
+  std::FILE* f = std::fopen(federation_path(c).c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + federation_path(c));
+  std::fputs(xml.c_str(), f);
+  std::fclose(f);
+}
+
+/// A node on the federate API: one time-advance request per step, its payload sent at each.
+NodeTiming run_federate(const Config& c, const transport::FederationLayout& layout, int index) {
+  FederateOptions o;
+  o.quiet = true;
+  Federate fed(federation_path(c), layout.nodes[static_cast<std::size_t>(index)].name, o);
+  fed.update("o", std::vector<std::uint8_t>(c.payload, 7));
+  std::uint64_t sum = 0;
+  fed.set_message_handler([&](const Delivered& m) { sum += m.payload.size(); });
+  Clock::time_point start = Clock::now();
+  for (std::int64_t k = 0;; ++k) {
+    if (k == warmup(c)) start = Clock::now();
+    if (fed.time_advance_request(k * kPeriod).done) break;
+  }
+  NodeTiming timing;
+  timing.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+  timing.messages = fed.emitted() * layout.nodes[static_cast<std::size_t>(index)].outputs[0].sinks.size();
+  fed.resign();
+  return timing;
+}
 
 NodeTiming run_node(const Config& c, const transport::FederationLayout& layout, int index,
                     transport::Port& port) {
@@ -225,9 +274,22 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"tcp", "ipc"}));
   app.add_option("--port-base", c.port_base, "zmq: first tcp port (default: random)");
   app.add_option("--node", c.node, "internal: run only this node")->group("");
+  app.add_option("--api", c.api,
+                 "dsaam over zmq: flow (a FlowNode running a behaviour) or federate (each node "
+                 "a program on the federate API, one time-advance request per step)")
+      ->check(CLI::IsMember({"flow", "federate"}));
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (c.api == "federate" && (c.mode != "dsaam" || c.transport != "zmq")) {
+      std::cerr << "timesync: --api federate needs --mode dsaam --transport zmq\n";
+      return 2;
+    }
+    if (c.node >= 0 && c.api == "federate") {
+      auto t = run_federate(c, make_layout(c), c.node);
+      std::printf("%.9f %lu\n", t.elapsed_s, static_cast<unsigned long>(t.messages));
+      return 0;
+    }
     if (c.node >= 0) {
       auto layout = make_layout(c);
       auto port =
@@ -243,7 +305,9 @@ int main(int argc, char** argv) {
       timings = run_inproc(c);
     } else {
       std::vector<std::string> args(argv, argv + argc);
+      if (c.api == "federate") write_federation(c, make_layout(c));
       timings = run_processes(c, args);
+      if (c.api == "federate") std::remove(federation_path(c).c_str());
     }
     double elapsed = 0;
     std::uint64_t messages = 0;
@@ -257,6 +321,7 @@ int main(int argc, char** argv) {
     nlohmann::json j;
     j["nodes"] = c.nodes;
     j["mode"] = c.mode;
+    j["api"] = c.api;
     j["transport"] = c.transport;
     j["topology"] = c.topology;
     j["payload"] = c.payload;

@@ -33,6 +33,24 @@ nlohmann::json bench(const std::string& args) {
   return nlohmann::json::parse(out, nullptr, false);
 }
 
+// bench/timesync at small size, its nodes on the federate API (docs/federate-api.md) and on
+// the time layer directly: one JSON line each, every node's messages counted.
+TEST(BenchSmoke, TimesyncRunsOnTheFederateApiAndTheTimeLayer) {
+  for (const char* api : {"federate", "flow"}) {
+    SCOPED_TRACE(api);
+    const std::string out = run(std::string(FLEETSIM_BINARY_DIR) +
+                                "/bench/timesync --nodes 3 --mode dsaam --transport zmq "
+                                "--topology all-to-all --steps 200 --payload 64 --api " +
+                                api + " 2>&1");
+    auto j = nlohmann::json::parse(out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << out;
+    EXPECT_EQ(j["api"], api);
+    EXPECT_EQ(j["nodes"], 3);
+    EXPECT_DOUBLE_EQ(j["messages_per_step"].get<double>(), 6.0) << "3 nodes, 2 sinks each";
+    EXPECT_GT(j["microseconds_per_step"].get<double>(), 0);
+  }
+}
+
 TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
   auto j = bench("--robots 1000 --threads 2 --engines 4 --seconds 5 --log frames --seed 3");
   ASSERT_TRUE(j.is_object());
