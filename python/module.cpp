@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/diagnostics.hpp"
+#include "fleetsim/federate.hpp"
 #include "log/log_reader.hpp"
 #include "plugins/builtins.hpp"
 #include "scenario/experiment.hpp"
@@ -302,6 +303,27 @@ class PyLog {
   std::unique_ptr<log::LogReader> reader_;
 };
 
+py::object delivered_to_python(const Delivered& d) {
+  static py::object type = py::module_::import("types").attr("SimpleNamespace");
+  return type(py::arg("input") = d.input, py::arg("flow") = d.flow,
+              py::arg("timestamp") = d.timestamp,
+              py::arg("payload") = py::bytes(reinterpret_cast<const char*>(d.payload.data()),
+                                             d.payload.size()));
+}
+
+py::object grant_to_python(const Grant& g) {
+  static py::object type = py::module_::import("types").attr("SimpleNamespace");
+  py::list messages;
+  for (const auto& m : g.messages) messages.append(delivered_to_python(m));
+  return type(py::arg("time") = g.time, py::arg("messages") = messages,
+              py::arg("done") = g.done);
+}
+
+std::vector<std::uint8_t> bytes_of(const py::bytes& b) {
+  const std::string s = b;
+  return {s.begin(), s.end()};
+}
+
 }  // namespace
 }  // namespace fleetsim::python
 
@@ -355,6 +377,80 @@ PYBIND11_MODULE(_core, m) {
       .def("summary", &PySimulation::summary)
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PySimulation& s, py::args) { s.finish(); });
+
+  py::register_exception<fleetsim::FederateError>(m, "FederateError", PyExc_RuntimeError);
+  using fleetsim::Federate;
+  using fleetsim::FederateOptions;
+  using fleetsim::SimTime;
+  py::class_<Federate>(m, "Federate",
+                       "A node of a federation played by this program: time-advance and "
+                       "next-event requests over DSAAM flows (docs/federate-api.md)")
+      .def(py::init([](const std::string& federation, const std::string& name,
+                       const std::string& ipc_dir, const std::string& trace_dir,
+                       std::uint32_t jitter_us, const std::string& secret_keys_dir,
+                       std::optional<SimTime> until, bool quiet) {
+             FederateOptions o;
+             o.ipc_dir = ipc_dir;
+             o.trace_dir = trace_dir;
+             o.jitter_us = jitter_us;
+             o.secret_keys_dir = secret_keys_dir;
+             o.until = until;
+             o.quiet = quiet;
+             return Federate(federation, name, o);
+           }),
+           py::arg("federation"), py::arg("name"), py::kw_only(), py::arg("ipc_dir") = "",
+           py::arg("trace_dir") = "", py::arg("jitter_us") = 0,
+           py::arg("secret_keys_dir") = "", py::arg("until") = py::none(),
+           py::arg("quiet") = false,
+           "Joins the federation file `federation` as node `name`, over ZeroMQ.")
+      .def_static("from_command_line", [](std::vector<std::string> argv) {
+             std::vector<char*> args;
+             for (auto& a : argv) args.push_back(a.data());
+             args.push_back(nullptr);
+             return Federate::from_command_line(static_cast<int>(argv.size()), args.data());
+           }, py::arg("argv"),
+           "Joins as `fleetsim launch` asks a program node to: sys.argv is "
+           "[PROGRAM, FEDERATION, '--name', NODE, options...].")
+      .def_property_readonly("name", &Federate::name)
+      .def_property_readonly("outputs", &Federate::outputs)
+      .def_property_readonly("inputs", &Federate::inputs)
+      .def_property_readonly("granted", &Federate::granted, "The last granted time, ns")
+      .def_property_readonly("until", &Federate::until, "The federation's end time, ns")
+      .def("next_emission",
+           [](const Federate& f, std::optional<std::string> output) {
+             return output ? f.next_emission(*output) : f.next_emission();
+           }, py::arg("output") = py::none(),
+           "The timestamp (ns) of the output's next message (of any output's without one).")
+      .def("update", [](Federate& f, const std::string& output, const py::bytes& payload) {
+             f.update(output, bytes_of(payload));
+           }, py::arg("output"), py::arg("payload"),
+           "The bytes the output sends at its next timestamps, until changed.")
+      .def("set_emitter", [](Federate& f, const std::string& output, py::function fn) {
+             f.set_emitter(output, [fn](SimTime t) { return bytes_of(fn(t)); });
+           }, py::arg("output"), py::arg("emitter"),
+           "emitter(t) -> bytes computes the output's message when it is due.")
+      .def("set_message_handler", [](Federate& f, py::function fn) {
+             f.set_message_handler([fn](const fleetsim::Delivered& d) {
+               fn(delivered_to_python(d));
+             });
+           }, py::arg("handler"),
+           "handler(message) gets each message (input, flow, timestamp, payload) as it "
+           "arrives, in time-stamp order, instead of the grants.")
+      .def("time_advance_request", [](Federate& f, SimTime t) {
+             return grant_to_python(f.time_advance_request(t));
+           }, py::arg("t"), "Sends and receives everything stamped <= t; grants t.")
+      .def("next_event_request", [](Federate& f, SimTime t) {
+             return grant_to_python(f.next_event_request(t));
+           }, py::arg("t"),
+           "Grants the time of the earliest messages stamped <= t (delivering them), or t.")
+      .def("run", [](Federate& f, py::function fn) {
+             f.run([fn](const fleetsim::Delivered& d) { fn(delivered_to_python(d)); });
+           }, py::arg("on_message"), "To the end time, each message to on_message.")
+      .def("resign", &Federate::resign, "Leaves the federation (what was sent is delivered).")
+      .def_property_readonly("consumed", &Federate::consumed)
+      .def_property_readonly("emitted", &Federate::emitted)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](Federate& f, py::args) { f.resign(); });
 
   py::class_<PyLog>(m, "Log", "A frame log or DEECo log, read frame by frame into numpy arrays")
       .def(py::init<const std::string&>(), py::arg("path"))

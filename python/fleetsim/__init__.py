@@ -4,6 +4,7 @@ Simulation  an experiment loaded in this process: step it, read its columns as n
             over the engine's memory, set commands of robots whose controller is `external`
 Log         a frame log or DEECo log, frame by frame into numpy arrays
 sweep       seeds and parameter values over parallel processes, one result table
+Federate    a node of a federation played by this program (docs/federate-api.md)
 """
 import os
 import sys
@@ -13,10 +14,12 @@ import sys
 _flags = sys.getdlopenflags()
 sys.setdlopenflags(_flags | os.RTLD_GLOBAL)
 try:
-    from ._core import ExperimentError, Log, RunError, Simulation  # noqa: E402
+    from ._core import (ExperimentError, Federate, FederateError, Log, RunError,  # noqa: E402
+                        Simulation)
 finally:
     sys.setdlopenflags(_flags)
 
 from .sweep import format_table, sweep  # noqa: E402
 
-__all__ = ["ExperimentError", "Log", "RunError", "Simulation", "format_table", "sweep"]
+__all__ = ["ExperimentError", "Federate", "FederateError", "Log", "RunError", "Simulation",
+           "format_table", "sweep"]

@@ -192,6 +192,38 @@ class Examples(unittest.TestCase):
         slow, fast = float(m.group(1)), float(m.group(2))
         self.assertGreater(fast, slow)
 
+    def test_a_python_federate_gives_the_built_in_nodes_traces_twice(self):
+        root = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+        fleetsim_bin = os.environ["FLEETSIM_BIN"]
+        with tempfile.TemporaryDirectory(prefix="fleetsim-py-") as d:
+            subprocess.run([fleetsim_bin, "launch",
+                            os.path.join(root, "federations", "heterogeneous_rates.xml"),
+                            "--quiet", "--trace", os.path.join(d, "ref")], check=True)
+            for run in range(2):
+                out = subprocess.run([fleetsim_bin, "launch",
+                                      os.path.join(root, "python", "spring.xml"),
+                                      "--transport", "zmq", "--jitter-us", "200", "--quiet",
+                                      "--trace", os.path.join(d, f"py{run}")],
+                                     capture_output=True, text=True, timeout=300)
+                self.assertEqual(out.returncode, 0, out.stderr)
+                self.assertIn("spring: t = 2 s, x = ", out.stderr)
+                for node in ("dynamics", "controller", "camera"):
+                    with open(os.path.join(d, "ref", node + ".trace"), "rb") as a, \
+                            open(os.path.join(d, f"py{run}", node + ".trace"), "rb") as b:
+                        ref = a.read()
+                        self.assertGreater(len(ref), 1000)
+                        self.assertEqual(ref, b.read(), f"{node}'s trace differs")
+
+    def test_a_federate_that_cannot_join_says_why(self):
+        path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python",
+                            "spring.xml")
+        with self.assertRaises(fleetsim.FederateError) as e:
+            fleetsim.Federate(path, "dynamix")
+        self.assertIn("did you mean 'dynamics'", str(e.exception))
+        with self.assertRaises(fleetsim.FederateError) as e:
+            fleetsim.Federate.from_command_line(["spring_federate.py", path])
+        self.assertIn("--name", str(e.exception))
+
 
 if __name__ == "__main__":
     sys.exit(unittest.main())
