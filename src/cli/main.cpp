@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "core/diagnostics.hpp"
 #ifdef FLEETSIM_HAVE_FEDERATION
+#include "distributed/swarm_node.hpp"
 #include "federation/federation_commands.hpp"
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   fleetsim::cli::add_engine_commands(app, status);
 #ifdef FLEETSIM_HAVE_FEDERATION
   fleetsim::federation::add_commands(app, status);
+  fleetsim::distributed::install_swarm_nodes();  // <node experiment="...">
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
   fleetsim::view::add_command(app, status);

@@ -159,6 +159,11 @@ class CameraNode final : public ExampleNode {
 
 }  // namespace
 
+SwarmNodeFactory& swarm_factory() {
+  static SwarmNodeFactory factory;
+  return factory;
+}
+
 std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node) {
   switch (fed.nodes.at(node).kind) {
     case NodeKind::kMixer:
@@ -169,6 +174,10 @@ std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::
       return std::make_unique<ControllerNode>(fed, node);
     case NodeKind::kCamera:
       return std::make_unique<CameraNode>(fed, node);
+    case NodeKind::kSwarm:
+      if (swarm_factory()) return swarm_factory()(fed, node);
+      throw std::logic_error("node '" + fed.nodes[node].name +
+                             "' runs a swarm experiment, which this program cannot");
     case NodeKind::kProgram:
       break;
   }

@@ -10,6 +10,7 @@
 //  camera      emits the latest position plus counter-based noise (seed, node, timestamp).
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "federation/federation_file.hpp"
@@ -19,5 +20,12 @@ namespace fleetsim::federation {
 
 /// The simulator of built-in node `node` (not for kProgram nodes).
 std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node);
+
+/// Makes the simulator of a swarm node (<node experiment="...">). The swarm engine is a
+/// higher layer than federations: the program that has it (the command line) installs it
+/// (distributed/swarm_node.hpp); without it a swarm node cannot run. Throws on a bad experiment.
+using SwarmNodeFactory =
+    std::function<std::unique_ptr<time::NodeBehaviour>(const Federation&, std::size_t)>;
+SwarmNodeFactory& swarm_factory();
 
 }  // namespace fleetsim::federation

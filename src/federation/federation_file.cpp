@@ -213,11 +213,18 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     if (ne.has("name") && !valid_name(n.name))
       ne.error(fmt::format("node name '{}' is not valid (expected letters, digits, '_' or '-')",
                            n.name));
-    if (ne.has("program") && ne.has("kind"))
+    if (static_cast<int>(ne.has("program")) + static_cast<int>(ne.has("kind")) +
+            static_cast<int>(ne.has("experiment")) > 1)
       ne.error(
-          "<node> has both 'kind' and 'program' (expected one: a built-in simulator or an "
-          "external program)");
-    if (ne.has("program")) {
+          "<node> has more than one of 'kind', 'program' and 'experiment' (expected one: a "
+          "built-in simulator, an external program or a swarm experiment)");
+    if (ne.has("experiment")) {
+      n.kind = NodeKind::kSwarm;
+      n.experiment = file.resolve(ne.text("experiment"));
+      n.kind_name = "swarm";
+      ne.accept("kind");
+      ne.accept("program");
+    } else if (ne.has("program")) {
       n.kind = NodeKind::kProgram;
       n.program = file.resolve(ne.text("program"));
       n.kind_name = "program";

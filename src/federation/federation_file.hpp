@@ -14,7 +14,7 @@
 namespace fleetsim::federation {
 
 /// Built-in simulators a node can run (example_nodes.hpp), or an external program.
-enum class NodeKind { kMixer, kDynamics, kController, kCamera, kProgram };
+enum class NodeKind { kMixer, kDynamics, kController, kCamera, kProgram, kSwarm };
 
 /// One <input> or <output> of a node.
 struct PortDecl {
@@ -29,6 +29,7 @@ struct NodeDecl {
   NodeKind kind = NodeKind::kMixer;
   std::string kind_name;  ///< as written
   std::string program;    ///< kProgram: the executable (resolved against the file's directory)
+  std::string experiment;  ///< kSwarm: the experiment file (resolved likewise)
   std::string endpoint;   ///< zmq: "tcp://host:port" or "ipc://path"; may be empty
   std::string public_key;  ///< CURVE (Z85), from <authentication public_keys>; may be empty
   std::vector<PortDecl> inputs;

@@ -518,6 +518,13 @@ void Simulation::move_robot(EntityId id, Vec2 p, double heading) {
   state_.theta()[i] = wrap_angle(heading);
   state_.robot_engine()[i] = static_cast<std::uint8_t>(model_->engine_at(p, state_.robot_kind()[i]));
 }
+void Simulation::place_robot(EntityId id, Vec2 p, double heading, double z) {
+  if (!std::isfinite(heading) || !std::isfinite(z))
+    throw RunError("robot '" + std::to_string(id) + "': a heading or altitude that is not a number");
+  move_robot(id, p, heading);
+  if (const ColumnHandle zc = state_.robots.find("z"); zc != kNoColumn)
+    static_cast<double*>(state_.robots.data(zc))[state_.robot_index(id)] = z;
+}
 EntityId Simulation::add_robot(const std::string& kind, const std::string& controller, Vec2 p,
                                double heading, const std::string& tag) {
   int k = -1, c = -1;

@@ -74,6 +74,10 @@ class Simulation final : private WorldAccess {
 
   const WorldModel& model() const { return *model_; }
   const WorldState& state() const { return state_; }
+  /// Places robot `id` between steps, as loop functions' move_robot does (a robot whose pose
+  /// another program computes: a federation's swarm node), and sets its altitude when the
+  /// run has a `z` column. Throws RunError for a position outside the arena.
+  void place_robot(EntityId id, Vec2 p, double heading, double z);
   /// The world, writable between steps: for bindings that set actuator commands (python/).
   WorldState& state_between_steps() { return state_; }
   int threads() const { return pool_.size(); }

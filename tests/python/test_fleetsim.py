@@ -214,6 +214,40 @@ class Examples(unittest.TestCase):
                         self.assertGreater(len(ref), 1000)
                         self.assertEqual(ref, b.read(), f"{node}'s trace differs")
 
+    def test_a_python_flight_model_flies_a_robot_in_a_swarm_run_the_same_bits_twice(self):
+        root = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python")
+        results = []
+        with tempfile.TemporaryDirectory(prefix="fleetsim-py-") as d:
+            for f in ("quadrotor-federation.xml", "quadrotor.xml", "quadrotor_federate.py"):
+                shutil.copy(os.path.join(root, f), d)
+            for run in range(2):  # in the same place: the log's header names the experiment
+                out = subprocess.run([os.environ["FLEETSIM_BIN"], "launch",
+                                      "quadrotor-federation.xml", "--transport", "zmq",
+                                      "--jitter-us", "300", "--trace", "traces"],
+                                     cwd=d, capture_output=True, text=True, timeout=300)
+                self.assertEqual(out.returncode, 0, out.stderr)
+                files = {}
+                for name in ("swarm.trace", "flight.trace"):
+                    with open(os.path.join(d, "traces", name), "rb") as f:
+                        files[name] = f.read()
+                with open(os.path.join(d, "quadrotor.flog"), "rb") as f:
+                    files["log"] = f.read()
+                log = fleetsim.Log(os.path.join(d, "quadrotor.flog"))
+                first, last = log[0], log[-1]
+                results.append((files, out.stdout))
+        self.assertEqual(results[0][0], results[1][0], "the traces or the frame log differ")
+        self.assertEqual(len(log), 300, "ticks 0 to 299: the last message is at 29.9 s")
+        # The drone took off from (-3, -3) and hovers 1.5 m above the ground robots' centre.
+        ids = log.header["robots"]
+        drone = ids.index("drone")
+        self.assertEqual(first["z"][drone], 0.0)
+        self.assertAlmostEqual(last["z"][drone], 1.5, delta=0.05)
+        ground = [i for i in range(len(ids)) if i != drone]
+        for axis in ("x", "y"):
+            centre = float(np.mean(last[axis][ground]))
+            self.assertAlmostEqual(float(last[axis][drone]), centre, delta=0.2)
+        self.assertIn("node swarm: consumed 300, emitted 300, state", results[0][1])
+
     def test_a_federate_that_cannot_join_says_why(self):
         path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python",
                             "spring.xml")

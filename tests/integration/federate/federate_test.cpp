@@ -11,7 +11,9 @@
 #include <functional>
 #include <thread>
 
+#include "distributed/swarm_node.hpp"
 #include "federation/launcher.hpp"
+#include "transport/zmq_transport.hpp"
 #include "fleetsim/federate.hpp"
 #include "support/test_files.hpp"
 
@@ -304,6 +306,123 @@ TEST_F(FederateApi, AFederationThatCannotBeJoinedSaysWhy) {
   } catch (const FederateError& e) {
     EXPECT_NE(std::string(e.what()).find("--name"), std::string::npos) << e.what();
   }
+}
+
+// A swarm experiment as a federation node (<node experiment="...">): a federate places its
+// robot; a pose for a robot the experiment does not have, or a flow at times that are not
+// whole ticks, stops the swarm node with a message naming the node, the input and the time.
+class SwarmNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    distributed::install_swarm_nodes();
+    dir_ = fleetsim::testing::fresh_test_dir("federate");
+    std::ofstream(dir_ / "swarm.xml") << R"(<fleetsim>
+  <framework ticks_per_second="10" length="5" seed="2"/>
+  <controllers><controller id="ext" type="external"/><controller id="w" type="random_walk"/></controllers>
+  <arena size="4,4">
+    <robot id="flown" kind="epuck" controller="ext" position="-1,-1"/>
+    <distribute count="5" kind="epuck" controller="w" id_prefix="w" region="0,0,2,2"/>
+  </arena>
+  <log path="swarm.flog"/>
+</fleetsim>)";
+  }
+  std::string federation(const std::string& period) {
+    const std::string path = (dir_ / "fed.xml").string();
+    std::ofstream(path) << "<federation until=\"1s\">\n"
+                           "  <node name=\"swarm\" experiment=\"swarm.xml\"><input name=\"in\"/>"
+                           "<output name=\"poses\"/></node>\n"
+                           "  <node name=\"pilot\" program=\"pilot\"><input name=\"poses\"/>"
+                           "<output name=\"pose\"/></node>\n"
+                           "  <flow name=\"poses\" from=\"swarm.poses\" to=\"pilot.poses\" "
+                           "period=\"" + period + "\"/>\n"
+                           "  <flow name=\"cmd\" from=\"pilot.pose\" to=\"swarm.in\" "
+                           "period=\"100ms\" initial=\"50ms\"/>\n</federation>\n";
+    return path;
+  }
+  /// Runs the swarm node in a thread and `pilot` here; returns the swarm node's result.
+  federation::NodeResult run(const std::string& path,
+                             const std::function<void(Federate&)>& pilot) {
+    char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
+    EXPECT_NE(mkdtemp(tmpl), nullptr);
+    Diagnostics d;
+    auto fed = federation::load_federation(path, d);
+    EXPECT_TRUE(fed) << d.str();
+    federation::assign_ipc_endpoints(*fed, tmpl);
+    federation::RunOptions o;
+    o.quiet = true;
+    federation::NodeResult result;
+    std::thread swarm([&] {
+      federation::NodeRun r(*fed, fed->index_of("swarm"), o);
+      try {
+        auto port = transport::make_zmq_port(fed->layout(), "swarm", r.port_options());
+        result = r.run(*port);
+      } catch (const std::exception& e) {
+        result.error = e.what();
+      }
+    });
+    try {
+      FederateOptions fo;
+      fo.ipc_dir = tmpl;
+      fo.quiet = true;
+      Federate me(path, "pilot", fo);
+      pilot(me);
+    } catch (const std::exception&) {
+      // The swarm node's failure shows here as a lost peer; its own result says why.
+    }
+    swarm.join();
+    fs::remove_all(tmpl);
+    return result;
+  }
+  fs::path dir_;
+};
+
+TEST_F(SwarmNodeTest, AFederatePlacesItsRobotAndReadsEveryPose) {
+  std::vector<double> seen_x;
+  auto r = run(federation("100ms"), [&](Federate& fed) {
+    fed.set_message_handler([&](const Delivered& m) {
+      for (const auto& p : distributed::decode_poses(m.payload))
+        if (p.name == "flown") seen_x.push_back(p.x);
+    });
+    double x = -1;
+    fed.set_emitter("pose", [&](SimTime) {
+      x += 0.1;  // 1 m/s along x
+      return distributed::encode_poses({{"flown", x, -1, 0, 0}});
+    });
+    fed.run({});
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  // Poses at 0, 100, ... 900 ms; the robot placed at each tick after its pose's time.
+  ASSERT_EQ(seen_x.size(), 10u);
+  EXPECT_DOUBLE_EQ(seen_x[0], -1.0);
+  EXPECT_NEAR(seen_x[1], -0.9, 1e-12);
+  EXPECT_NEAR(seen_x[9], -0.1, 1e-12);
+  EXPECT_TRUE(fs::exists(dir_ / "swarm.flog"));
+}
+
+TEST_F(SwarmNodeTest, BadPosesAndBadPeriodsStopTheSwarmNodeNamingThem) {
+  auto r = run(federation("100ms"), [&](Federate& fed) {
+    fed.update("pose", distributed::encode_poses({{"nobody", 0, 0, 0, 0}}));
+    fed.run({});
+  });
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("swarm node 'swarm', input 'in' (flow 'cmd') at 50000000 ns: no robot "
+                         "'nobody'"),
+            std::string::npos) << r.error;
+  r = run(federation("100ms"), [&](Federate& fed) {
+    fed.update("pose", {1, 2, 3});
+    fed.run({});
+  });
+  EXPECT_NE(r.error.find("a malformed pose message"), std::string::npos) << r.error;
+  r = run(federation("100ms"), [&](Federate& fed) {
+    fed.update("pose", distributed::encode_poses({{"flown", 50, 0, 0, 0}}));
+    fed.run({});
+  });
+  EXPECT_NE(r.error.find("robot 'flown' at (50.000000, 0.000000) is outside the arena"),
+            std::string::npos) << r.error;
+  r = run(federation("150ms"), [&](Federate& fed) { fed.run({}); });
+  EXPECT_NE(r.error.find("flow 'poses' leaves swarm node 'swarm' at times that are not whole "
+                         "ticks"),
+            std::string::npos) << r.error;
 }
 
 }  // namespace
