@@ -22,6 +22,7 @@
 #include "plugins/builtins.hpp"
 #include "sim/checkpoint.hpp"
 #include "sim/simulation.hpp"
+#include "time/pacer.hpp"
 
 namespace fleetsim::cli {
 
@@ -56,7 +57,27 @@ struct RunArgs {
   double checkpoint_every = 0;
   std::string checkpoint_dir = "checkpoints";
   std::string resume;
+  // Pacing against the wall clock (ROS 2 nodes and people watching a live run).
+  std::string time_mode = "afap";
+  double speedup = 1.0;
 };
+
+/// The pacing `a` asks for; lag warnings go to stderr.
+time::Pacer make_pacer(const RunArgs& a) {
+  time::TimeMode mode = time::TimeMode::kAsFastAsPossible;
+  time::parse_time_mode(a.time_mode, mode);
+  return time::Pacer(mode, a.speedup, [](const std::string& line) {
+    std::cerr << "\nfleetsim: " << line << "\n";
+  });
+}
+
+/// The wall-clock figures of a paced run for its summary.
+void add_pacing(nlohmann::json& summary, const RunArgs& a, const time::Pacer& pacer) {
+  if (pacer.mode() == time::TimeMode::kAsFastAsPossible) return;
+  summary["time_mode"] = a.time_mode;
+  summary["speedup"] = pacer.mode() == time::TimeMode::kLinear ? a.speedup : 1.0;
+  summary["max_lag_seconds"] = static_cast<double>(pacer.max_lag_ns()) / 1e9;
+}
 
 ExperimentOverrides overrides_of(const RunArgs& a) {
   ExperimentOverrides o;
@@ -173,9 +194,13 @@ int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& r
     auto loop0 = std::make_shared<std::chrono::steady_clock::time_point>();
     std::int64_t tick_ns = 0;
     std::vector<std::string> logs;
-    o.on_tick = [bar, loop0, &tick_ns](Tick tick, Tick total) {
+    auto pacer = std::make_shared<time::Pacer>(make_pacer(a));
+    o.on_tick = [bar, loop0, pacer, &tick_ns](Tick tick, Tick total) {
       if (*loop0 == std::chrono::steady_clock::time_point{})
         *loop0 = std::chrono::steady_clock::now();
+      // Process 0 waits for the wall clock; the others wait for process 0.
+      if (pacer->mode() != time::TimeMode::kAsFastAsPossible)
+        pacer->wait_until(tick * tick_ns, "the run");
       double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - *loop0).count();
       bar->update(tick, total, wall > 0 ? static_cast<double>(tick * tick_ns) / 1e9 / wall : 0);
@@ -281,6 +306,7 @@ int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& r
         {"checkpoints", p0.checkpoints},
         {"per_process", per}};
     if (resume) summary["resumed_from_tick"] = resume->tick;
+    add_pacing(summary, a, *pacer);
     if (!failure.empty()) {
       std::cerr << file << ": error: " << failure << "\n";
       for (const auto& r : reports)
@@ -440,8 +466,11 @@ int run_command(const RunArgs& given) {
       const Tick from = sim.state().tick;  // a resumed run begins at its checkpoint
       auto loop0 = std::chrono::steady_clock::now();
       CheckpointTimer timer(a.checkpoint_every);
+      time::Pacer pacer = make_pacer(a);
       while (!sim.done() && !g_interrupted.load()) {
         sim.step();
+        if (pacer.mode() != time::TimeMode::kAsFastAsPossible)
+          pacer.wait_until((sim.state().tick - from) * sim.model().tick_period_ns, "the run");
         timer.after_step(sim);
         double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - loop0).count();
@@ -474,6 +503,7 @@ int run_command(const RunArgs& given) {
                  {"state_hash", hash},
                  {"checkpoints", checkpoints ? checkpoints->written() : std::vector<std::string>{}}};
       if (resume) summary["resumed_from_tick"] = resume->tick;
+      add_pacing(summary, a, pacer);
       nlohmann::json phases;
       for (int p = 0; p < kPhaseCount; ++p)
         phases[phase_name(static_cast<Phase>(p))] = sim.phase_seconds()[p];
@@ -663,6 +693,16 @@ void add_engine_commands(CLI::App& app, int& status) {
                   "go on from a checkpoint file, or the newest in a directory, on any number "
                   "of processes: the final state and the log are those of a run never stopped. "
                   "Give the options the checkpointed run had (--seed, --log, ...)");
+  run->add_option("--time-mode", args->time_mode,
+                  "afap: as fast as possible (default); realtime: a simulated second takes a "
+                  "wall second, for ROS 2 nodes or people watching a live run; linear: "
+                  "--speedup simulated seconds per wall second. A run that cannot keep up says "
+                  "how far behind it is, and --json reports max_lag_seconds; results never "
+                  "change")
+      ->check(CLI::IsMember({"afap", "realtime", "linear"}));
+  run->add_option("--speedup", args->speedup,
+                  "with --time-mode linear: simulated seconds per wall second (> 0)")
+      ->check(CLI::PositiveNumber);
   run->add_flag("--json", args->json,
                 "print a JSON summary on the last line of stdout (one object; {\"runs\": [...]} "
                 "for several files)");

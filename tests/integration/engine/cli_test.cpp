@@ -177,6 +177,28 @@ TEST_F(Cli, SeveralExperimentsRunOneAfterAnother) {
   EXPECT_EQ(j["runs"][1]["robots"], 1000);
 }
 
+// --time-mode paces a run against the wall clock and changes nothing in its results: a run
+// of 2 simulated seconds at 10x takes at least 0.2 wall seconds (never less; how much more
+// depends on the machine) and ends in the state of the unpaced run.
+TEST_F(Cli, APacedRunFollowsTheWallClockAndGivesTheSameBits) {
+  const std::string common = "run " + kDiffusion + " --length 2 --quiet --json --log ";
+  Result fast = run(common + path("a.flog"));
+  Result paced = run(common + path("b.flog") + " --time-mode linear --speedup 10");
+  ASSERT_EQ(fast.status, 0) << fast.err;
+  ASSERT_EQ(paced.status, 0) << paced.err;
+  auto a = nlohmann::json::parse(fast.out), b = nlohmann::json::parse(paced.out);
+  EXPECT_EQ(a["state_hash"], b["state_hash"]);
+  EXPECT_TRUE(slurp(path("a.flog")) == slurp(path("b.flog")));
+  EXPECT_FALSE(a.contains("time_mode")) << "as fast as possible: nothing to report";
+  EXPECT_EQ(b["time_mode"], "linear");
+  EXPECT_DOUBLE_EQ(b["speedup"].get<double>(), 10.0);
+  EXPECT_GE(b["max_lag_seconds"].get<double>(), 0.0);
+  EXPECT_GE(b["loop_wall_seconds"].get<double>(), 0.2);
+  Result bad = run(common + path("c.flog") + " --time-mode slow");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--time-mode"), std::string::npos) << bad.err;
+}
+
 TEST(Registry, EveryBuiltinIsDocumented) {
   PluginRegistry reg;
   register_builtins(reg);
