@@ -12,7 +12,10 @@
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/diagnostics.hpp"
+#include "core/hash.hpp"
 #include "fleetsim/federate.hpp"
 #include "log/log_reader.hpp"
 #include "plugins/builtins.hpp"
@@ -163,12 +166,7 @@ class PySimulation {
     }
   }
 
-  std::string hash_hex() const {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx",
-                  static_cast<unsigned long long>(sim_->state().hash()));
-    return buf;
-  }
+  std::string hash_hex() const { return hex64(sim_->state().hash()); }
   double time_s() const {
     return static_cast<double>(sim_->state().tick * sim_->model().tick_period_ns) / 1e9;
   }
@@ -225,10 +223,8 @@ class PySimulation {
   std::string unknown_column(const std::string& name) const {
     std::vector<std::string> names;
     for (const auto& d : sim_->state().robots.schema()) names.push_back(d.name);
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    return "no robot column '" + name + "' in this run (its columns: " + list + ")" +
-           did_you_mean(name, names);
+    return "no robot column '" + name + "' in this run (its columns: " +
+           fmt::to_string(fmt::join(names, ", ")) + ")" + did_you_mean(name, names);
   }
 
   std::unique_ptr<PluginRegistry> registry_;

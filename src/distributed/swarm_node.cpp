@@ -136,6 +136,7 @@ class SwarmNode final : public time::NodeBehaviour {
            input_flows_[input] + "') at " + std::to_string(t) + " ns: ";
   }
   void place_due(SimTime tick_start) {
+    if (pending_.empty()) return;  // no external robot moved: most ticks
     std::vector<Pending> later;
     for (auto& p : pending_) {
       if (p.at > tick_start) {

@@ -21,7 +21,6 @@
 #include "federation/node_runner.hpp"
 #include "time/flow_node.hpp"
 #include "time/trace.hpp"
-#include "transport/curve.hpp"
 #include "transport/zmq_transport.hpp"
 
 namespace fleetsim {
@@ -60,10 +59,9 @@ struct Federate::Impl {
       if (outputs[o].name == name) return o;
     std::vector<std::string> names;
     for (const auto& o : outputs) names.push_back(o.name);
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     throw FederateError(fmt::format("node '{}' has no output '{}' (its outputs: {}){}",
-                                    decl().name, name, list.empty() ? "none" : list,
+                                    decl().name, name,
+                                    names.empty() ? "none" : fmt::to_string(fmt::join(names, ", ")),
                                     did_you_mean(name, names)));
   }
 
@@ -164,18 +162,10 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
     m.inputs.emplace_back(decl->inputs[i].name, m.fed.flow_into(m.index, i).name);
 
   transport::ZmqOptions zo;
-  if (!decl->public_key.empty()) {
-    if (options.secret_keys_dir.empty())
-      throw FederateError(fmt::format(
-          "node '{}': {} requires authentication: give the directory of {}.key (from "
-          "`fleetsim keygen {}`) as FederateOptions::secret_keys_dir or --secret-keys",
-          name, m.fed.path, name, name));
-    try {
-      zo.secret_key = transport::read_curve_key_file(
-          (std::filesystem::path(options.secret_keys_dir) / (name + ".key")).string());
-    } catch (const std::exception& e) {
-      throw FederateError(fmt::format("node '{}': {}", name, e.what()));
-    }
+  try {
+    zo = federation::zmq_options_for(m.fed, name, options.secret_keys_dir);
+  } catch (const std::runtime_error& e) {
+    throw FederateError(e.what());
   }
   transport::PortOptions po;
   po.jitter_us = options.jitter_us;

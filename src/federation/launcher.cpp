@@ -197,6 +197,34 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
   return status;
 }
 
+transport::ZmqOptions zmq_options_for(const Federation& fed, const std::string& name,
+                                      const std::string& secret_keys_dir) {
+  const NodeDecl& node = fed.nodes[fed.index_of(name)];
+  transport::ZmqOptions zo;
+  const std::string& endpoint = node.endpoint;
+  if (node.public_key.empty() && endpoint.rfind("tcp://", 0) == 0 &&
+      endpoint.rfind("tcp://127.", 0) != 0 && endpoint.rfind("tcp://localhost:", 0) != 0)
+    log_line(fmt::format(
+        "warning: node '{}' listens on {} without authentication: anyone who can reach it "
+        "can send it messages (add <authentication> to {}: docs/federation-format.md)",
+        name, endpoint, fed.path));
+  if (node.public_key.empty()) return zo;
+  if (secret_keys_dir.empty())
+    throw std::runtime_error(fmt::format(
+        "node '{}': {} requires authentication: give --secret-keys DIR (DIR/{}.key, from "
+        "`fleetsim keygen {}`)",
+        name, fed.path, name, name));
+  try {
+    zo.secret_key = transport::read_curve_key_file(
+        (std::filesystem::path(secret_keys_dir) / (name + ".key")).string());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("node '{}': {} (its secret key, from `fleetsim "
+                                         "keygen {}`)",
+                                         name, e.what(), name));
+  }
+  return zo;
+}
+
 int run_zmq_node(const Federation& fed, const std::string& name, const RunOptions& options) {
   std::size_t index = fed.index_of(name);
   if (fed.nodes[index].kind == NodeKind::kProgram) {
@@ -207,30 +235,8 @@ int run_zmq_node(const Federation& fed, const std::string& name, const RunOption
   NodeRun run(fed, index, options);
   NodeResult result;
   try {
-    transport::ZmqOptions zo;
-    const std::string& endpoint = fed.nodes[index].endpoint;
-    if (fed.nodes[index].public_key.empty() && endpoint.rfind("tcp://", 0) == 0 &&
-        endpoint.rfind("tcp://127.", 0) != 0 && endpoint.rfind("tcp://localhost:", 0) != 0)
-      log_line(fmt::format(
-          "warning: node '{}' listens on {} without authentication: anyone who can reach it "
-          "can send it messages (add <authentication> to {}: docs/federation-format.md)",
-          name, endpoint, fed.path));
-    if (!fed.nodes[index].public_key.empty()) {
-      if (options.secret_keys_dir.empty())
-        throw std::runtime_error(fmt::format(
-            "node '{}': {} requires authentication: give --secret-keys DIR (DIR/{}.key, from "
-            "`fleetsim keygen {}`)",
-            name, fed.path, name, name));
-      try {
-        zo.secret_key = transport::read_curve_key_file(
-            (std::filesystem::path(options.secret_keys_dir) / (name + ".key")).string());
-      } catch (const std::exception& e) {
-        throw std::runtime_error(fmt::format("node '{}': {} (its secret key, from `fleetsim "
-                                             "keygen {}`)",
-                                             name, e.what(), name));
-      }
-    }
-    auto port = transport::make_zmq_port(fed.layout(), name, run.port_options(), zo);
+    auto port = transport::make_zmq_port(fed.layout(), name, run.port_options(),
+                                         zmq_options_for(fed, name, options.secret_keys_dir));
     result = run.run(*port);
   } catch (const std::exception& e) {
     result.name = name;

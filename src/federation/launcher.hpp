@@ -6,6 +6,7 @@
 
 #include "federation/federation_file.hpp"
 #include "federation/node_runner.hpp"
+#include "transport/zmq_transport.hpp"
 
 namespace fleetsim::federation {
 
@@ -22,6 +23,12 @@ int launch_processes(const Federation& fed, const std::string& federation_path,
 
 /// Runs node `name` of `fed` in this process on ZeroMQ. Returns an exit status.
 int run_zmq_node(const Federation& fed, const std::string& name, const RunOptions& options);
+
+/// The ZeroMQ options of node `name`: its CURVE secret key from `secret_keys_dir`/NAME.key
+/// when the federation is authenticated (std::runtime_error naming the node when it cannot be
+/// read); a warning when it listens on a network address without authentication.
+transport::ZmqOptions zmq_options_for(const Federation& fed, const std::string& name,
+                                      const std::string& secret_keys_dir);
 
 /// Fills the empty endpoints of `fed` with ipc://DIR/NODE.
 void assign_ipc_endpoints(Federation& fed, const std::string& dir);
