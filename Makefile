@@ -39,7 +39,7 @@ e2e: deps
 asan: deps
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEETSIM_SANITIZE=address,undefined
 	cmake --build build-asan -j $(JOBS)
-	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE 'e2e|slow'
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) --timeout 900 -LE 'e2e|slow'
 
 # ThreadSanitizer reports through the uninstrumented libzmq are suppressed, with the reason,
 # in tests/tsan.supp; any other report fails the test.
@@ -48,7 +48,7 @@ TSAN_ENV = TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp"
 tsan: deps
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEETSIM_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
-	$(TSAN_ENV) ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'e2e|slow'
+	$(TSAN_ENV) ctest --test-dir build-tsan --output-on-failure -j $(JOBS) --timeout 900 -LE 'e2e|slow'
 
 # libFuzzer harnesses (tests/fuzz/, docs/testing.md): each runs FUZZ_SECONDS on a copy of its
 # corpus in build-fuzz/fuzz/; fails naming the harness and the reproducer if one crashes.

@@ -384,8 +384,9 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init([](const std::string& federation, const std::string& name,
                        const std::string& ipc_dir, const std::string& trace_dir,
                        std::uint32_t jitter_us, const std::string& secret_keys_dir,
-                       std::optional<SimTime> until, bool quiet) {
+                       std::optional<SimTime> until, bool quiet, std::uint64_t run_id) {
              FederateOptions o;
+             o.run_id = run_id;
              o.ipc_dir = ipc_dir;
              o.trace_dir = trace_dir;
              o.jitter_us = jitter_us;
@@ -397,7 +398,7 @@ PYBIND11_MODULE(_core, m) {
            py::arg("federation"), py::arg("name"), py::kw_only(), py::arg("ipc_dir") = "",
            py::arg("trace_dir") = "", py::arg("jitter_us") = 0,
            py::arg("secret_keys_dir") = "", py::arg("until") = py::none(),
-           py::arg("quiet") = false,
+           py::arg("quiet") = false, py::arg("run_id") = 0,
            "Joins the federation file `federation` as node `name`, over ZeroMQ.")
       .def_static("from_command_line", [](std::vector<std::string> argv) {
              std::vector<char*> args;

@@ -60,6 +60,9 @@ struct FederateOptions {
   double speedup = 1.0;            ///< linear only
   double wait_report_s = 1.0;      ///< report whom it waits for after this long
   bool quiet = false;              ///< no summary line when it resigns
+  /// This run's identity, the same on every node: messages stamped with another are refused
+  /// (a process of an earlier run still sending). `fleetsim launch` gives one (--run-id).
+  std::uint64_t run_id = 0;
 };
 
 class Federate {

@@ -12,8 +12,11 @@
 #include <stdexcept>
 #include <zmq.hpp>
 
+#include <fmt/format.h>
+
 #include "scenario/run_files.hpp"
 #include "transport/curve.hpp"
+#include "transport/wire.hpp"
 #include "transport/zmq_transport.hpp"
 
 namespace fleetsim::distributed {
@@ -155,7 +158,8 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
       zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
       zmq::poll(&item, 1, std::chrono::milliseconds(200));
       if (zap)
-        for (const auto& line : zap->take_refusals()) std::cerr << "fleetsim: primary: " << line << "\n";
+        for (const auto& line : zap->take_refusals())
+          std::cerr << "fleetsim: primary: " << line << "\n";
       if (!(item.revents & ZMQ_POLLIN)) {
         if (o.on_tick && !o.on_tick(0, 0)) throw std::runtime_error("interrupted while waiting");
         continue;
@@ -182,7 +186,13 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
         if (peer) endpoint = tcp(peer, split_tcp(endpoint, "endpoint").second);
       }
       const std::string who = j.value("host", "?") + " (" + endpoint + ")";
-      std::string why = compare_files(files, j.value("files", nlohmann::json()));
+      std::string why;
+      if (j.value("wire", 0) != transport::kWireVersion)
+        why = fmt::format(
+            "it speaks wire version {}, this primary {} (run the same fleetsim "
+            "release on every machine)",
+            j.value("wire", 0), transport::kWireVersion);
+      if (why.empty()) why = compare_files(files, j.value("files", nlohmann::json()));
       if (why.empty() && j.value("processes", 0) != 0 && j.value("processes", 0) != n)
         why = "it expects another number of processes";
       if (!why.empty()) {
@@ -204,6 +214,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
       endpoints.push_back(endpoint);
       ids.push_back(std::move(id));
     }
+    const std::uint64_t run_id = transport::new_run_id();
     for (std::size_t k = 0; k < ids.size(); ++k) {
       control.send(ids[k], zmq::send_flags::sndmore);
       send_json(control, {{"type", "welcome"},
@@ -212,18 +223,21 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
                           {"endpoints", endpoints},
                           {"public_keys", curve ? keys : std::vector<std::string>{}},
                           {"primary_port", port + 1},
+                          {"run_id", transport::run_id_text(run_id)},
                           {"sync", o.sync == SyncMode::kLockstep ? "lockstep" : "dsaam"}});
     }
     auto layout = make_swarm_layout(o.sync, n, tick);
     for (int p = 0; p < n; ++p) {
       layout.nodes[static_cast<std::size_t>(p)].endpoint = endpoints[static_cast<std::size_t>(p)];
-      if (curve) layout.nodes[static_cast<std::size_t>(p)].public_key = keys[static_cast<std::size_t>(p)];
+      if (curve)
+        layout.nodes[static_cast<std::size_t>(p)].public_key = keys[static_cast<std::size_t>(p)];
     }
     transport::ZmqOptions zo;
     zo.secret_key = secret;
     transport::PortOptions po;
     po.jitter_us = o.jitter_us;
-    po.log = [](const std::string&) {};
+    po.run_id = run_id;
+    po.log = log_refusal;
     std::vector<ProcessReport> reports(static_cast<std::size_t>(n));
     const std::shared_ptr<const WorldModel> model = loaded->experiment.model;  // the run takes it
     try {
@@ -286,8 +300,11 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   // the run picks a free block of 64 (up to 64 processes).
   const std::string endpoint =
       tcp(host, port == 0 ? free_port_block(64, host == "0.0.0.0" ? "127.0.0.1" : host) : port);
-  send_json(control,
-            {{"type", "join"}, {"host", hostname}, {"endpoint", endpoint}, {"files", files}});
+  send_json(control, {{"type", "join"},
+                      {"host", hostname},
+                      {"endpoint", endpoint},
+                      {"files", files},
+                      {"wire", transport::kWireVersion}});
   std::cerr << "fleetsim: secondary: joining the primary at " << net.primary_address << "\n";
   zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
   zmq::poll(&item, 1, std::chrono::milliseconds(static_cast<long>(net.connect_timeout_s * 1000)));
@@ -337,9 +354,13 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
       layout.nodes[static_cast<std::size_t>(p)].public_key = keys[static_cast<std::size_t>(p)];
     zo.secret_key = secret;
   }
+  const auto run_id = transport::parse_run_id(j.value("run_id", ""));
+  if (!run_id)
+    throw std::runtime_error("a welcome from " + net.primary_address + " without a run id");
   transport::PortOptions po;
   po.jitter_us = o.jitter_us;
-  po.log = [](const std::string&) {};
+  po.run_id = *run_id;
+  po.log = log_refusal;
   o.on_tick = nullptr;
   ProcessReport r;
   r.process = index;

@@ -248,6 +248,12 @@ std::vector<ProcessReport> run_threads(const Loader& load, const SwarmRunOptions
 
 }  // namespace
 
+void log_refusal(const std::string& line) {
+  // Whole lines, one write each: the processes share the terminal.
+  const std::string text = "fleetsim: " + line + "\n";
+  (void)!write(2, text.data(), text.size());
+}
+
 int free_port_block(int n, const std::string& host) {
   std::mt19937 rng(
       static_cast<unsigned>(getpid()) ^
@@ -297,6 +303,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
   std::cerr.flush();
   std::fflush(nullptr);
   const pid_t parent = getpid();
+  const std::uint64_t run_id = transport::new_run_id();
   struct Child {
     pid_t pid = -1;
     int fd = -1;
@@ -321,7 +328,8 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
       try {
         transport::PortOptions po;
         po.jitter_us = o.jitter_us;
-        po.log = [](const std::string&) {};
+        po.run_id = run_id;
+        po.log = log_refusal;
         auto port = transport::make_zmq_port(layout, process_name(p), po);
         SwarmRunOptions mine = o;
         if (p != 0) mine.on_tick = nullptr;

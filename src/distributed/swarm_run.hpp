@@ -93,6 +93,8 @@ std::vector<std::string> region_names(const WorldModel& model, const std::vector
 /// A free block of `n` TCP ports on `host` (an IPv4 address), checked by binding each (another
 /// program may still take one before the run binds it, which the run then reports).
 int free_port_block(int n, const std::string& host);
+/// A process's port log (refused messages, refused connections): one line on stderr.
+void log_refusal(const std::string& line);
 /// A report as one line of JSON, and back (throws on malformed text).
 std::string report_to_json(const ProcessReport& r);
 ProcessReport report_from_json(const std::string& text);

@@ -12,8 +12,8 @@
 #include <iostream>
 #include <limits>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "core/diagnostics.hpp"
 #include "federation/federation_file.hpp"
@@ -27,7 +27,9 @@ namespace fleetsim {
 
 namespace {
 
-std::string fmt_time(SimTime t) { return fmt::format("{} ns", t); }
+std::string fmt_time(SimTime t) {
+  return fmt::format("{} ns", t);
+}
 
 }  // namespace
 
@@ -59,8 +61,8 @@ struct Federate::Impl {
       if (outputs[o].name == name) return o;
     std::vector<std::string> names;
     for (const auto& o : outputs) names.push_back(o.name);
-    throw FederateError(fmt::format("node '{}' has no output '{}' (its outputs: {}){}",
-                                    decl().name, name,
+    throw FederateError(fmt::format("node '{}' has no output '{}' (its outputs: {}){}", decl().name,
+                                    name,
                                     names.empty() ? "none" : fmt::to_string(fmt::join(names, ", ")),
                                     did_you_mean(name, names)));
   }
@@ -169,6 +171,7 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
   }
   transport::PortOptions po;
   po.jitter_us = options.jitter_us;
+  po.run_id = options.run_id;
   po.wait_report_after = std::chrono::milliseconds(
       std::max<std::int64_t>(1, std::llround(options.wait_report_s * 1000)));
   po.log = federation::log_line;
@@ -185,7 +188,8 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
   time::FlowNodeOptions fo;
   fo.until = m.fed.until;
   if (!time::parse_time_mode(options.time_mode, fo.mode))
-    throw FederateError("time mode '" + options.time_mode + "' (expected afap, realtime or linear)");
+    throw FederateError("time mode '" + options.time_mode +
+                        "' (expected afap, realtime or linear)");
   fo.speedup = options.speedup;
   fo.trace = m.trace ? &*m.trace : nullptr;
   fo.log = federation::log_line;
@@ -197,8 +201,10 @@ Federate Federate::from_command_line(int argc, char** argv) {
   FederateOptions o;
   std::int64_t until_ns = -1;
   long parent_pid = 0;
-  CLI::App app{"A federate of a fleetsim federation (docs/federate-api.md). `fleetsim launch "
-               "--transport zmq` starts it as: PROGRAM FEDERATION --name NODE [options]"};
+  std::string run_id;
+  CLI::App app{
+      "A federate of a fleetsim federation (docs/federate-api.md). `fleetsim launch "
+      "--transport zmq` starts it as: PROGRAM FEDERATION --name NODE [options]"};
   app.add_option("FEDERATION", federation, "The federation file")->required();
   app.add_option("--name", name, "Which node of the federation this program is")->required();
   app.add_option("--ipc-dir", o.ipc_dir, "Give nodes without an endpoint ipc://DIR/NODE");
@@ -211,6 +217,7 @@ Federate Federate::from_command_line(int argc, char** argv) {
   app.add_option("--wait-report", o.wait_report_s, "Seconds before reporting a wait");
   app.add_flag("--quiet", o.quiet, "No summary line");
   app.add_option("--secret-keys", o.secret_keys_dir, "Directory of NODE.key");
+  app.add_option("--run-id", run_id, "This run's identity (16 hex digits, as launch gives)");
   app.add_option("--parent-pid", parent_pid, "Exit when this process (the launcher) dies")
       ->group("");
   try {
@@ -228,10 +235,19 @@ Federate Federate::from_command_line(int argc, char** argv) {
     if (getppid() != static_cast<pid_t>(parent_pid)) std::_Exit(1);
   }
   if (until_ns > 0) o.until = until_ns;
+  if (!run_id.empty()) {
+    const auto id = transport::parse_run_id(run_id);
+    if (!id)
+      throw FederateError(
+          fmt::format("--run-id '{}' is not a run id (1 to 16 hexadecimal digits)", run_id));
+    o.run_id = *id;
+  }
   return Federate(federation, name, o);
 }
 
-const std::string& Federate::name() const { return impl_->decl().name; }
+const std::string& Federate::name() const {
+  return impl_->decl().name;
+}
 
 std::vector<std::string> Federate::outputs() const {
   std::vector<std::string> out;
@@ -245,8 +261,12 @@ std::vector<std::string> Federate::inputs() const {
   return out;
 }
 
-SimTime Federate::granted() const { return impl_->granted; }
-SimTime Federate::until() const { return impl_->fed.until; }
+SimTime Federate::granted() const {
+  return impl_->granted;
+}
+SimTime Federate::until() const {
+  return impl_->fed.until;
+}
 
 SimTime Federate::next_emission(const std::string& output) const {
   return impl_->node->output_next()[impl_->output_index(output)];
@@ -334,7 +354,11 @@ void Federate::resign() {
                                      m.node->consumed(), m.node->emitted()));
 }
 
-std::uint64_t Federate::consumed() const { return impl_->node->consumed(); }
-std::uint64_t Federate::emitted() const { return impl_->node->emitted(); }
+std::uint64_t Federate::consumed() const {
+  return impl_->node->consumed();
+}
+std::uint64_t Federate::emitted() const {
+  return impl_->node->emitted();
+}
 
 }  // namespace fleetsim

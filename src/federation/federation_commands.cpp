@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "federation/launcher.hpp"
 #include "core/diagnostics.hpp"
+#include "federation/launcher.hpp"
 #include "transport/curve.hpp"
 
 namespace fleetsim::federation {
@@ -34,6 +34,7 @@ struct CommandLine {
   long parent_pid = 0;
   bool quiet = false;
   std::string secret_keys;
+  std::string run_id;
 };
 
 void add_common(CLI::App& cmd, CommandLine& cl) {
@@ -82,6 +83,15 @@ int prepare(const CommandLine& cl, Federation& fed, RunOptions& options) {
       std::chrono::milliseconds(std::max<std::int64_t>(1, std::llround(cl.wait_report_s * 1000)));
   options.quiet = cl.quiet;
   options.secret_keys_dir = cl.secret_keys;
+  if (!cl.run_id.empty()) {
+    const auto id = transport::parse_run_id(cl.run_id);
+    if (!id) {
+      std::cerr << "error: --run-id '" << cl.run_id
+                << "' is not a run id (1 to 16 hexadecimal digits, as `fleetsim launch` gives)\n";
+      return kExitUserError;
+    }
+    options.run_id = *id;
+  }
   return kExitOk;
 }
 
@@ -134,8 +144,8 @@ void add_commands(CLI::App& app, int& status) {
     status = kExitOk;
     for (const auto& name : keygen_cl->names) {
       try {
-        auto [pub, sec] = transport::write_curve_key_files(name, keygen_cl->public_dir,
-                                                           keygen_cl->secret_dir);
+        auto [pub, sec] =
+            transport::write_curve_key_files(name, keygen_cl->public_dir, keygen_cl->secret_dir);
         std::cout << name << ": public key " << pub << ", secret key " << sec << "\n";
       } catch (const std::exception& e) {
         std::cerr << "fleetsim keygen: error: " << e.what() << "\n";
@@ -155,6 +165,10 @@ void add_commands(CLI::App& app, int& status) {
   node->add_option("--name", node_cl->name, "Which node of the federation to run")->required();
   node->add_option("--ipc-dir", node_cl->ipc_dir,
                    "Give nodes without an endpoint the endpoint ipc://DIR/NODE");
+  node->add_option("--run-id", node_cl->run_id,
+                   "This run's identity, 16 hex digits, the same on every node (default 0): a "
+                   "node refuses messages stamped with another (a process of an earlier run "
+                   "still sending). `fleetsim launch` draws one per run");
   node->add_option("--until-ns", node_cl->until_ns, "End time in ns (used by launch)")->group("");
   node->add_option("--parent-pid", node_cl->parent_pid,
                    "Exit when this process (the launcher) dies")

@@ -112,6 +112,7 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
 
   std::map<pid_t, std::string> running;
   int status = kExitOk;
+  const std::string run_id = transport::run_id_text(transport::new_run_id());
   for (const auto& n : fed.nodes) {
     std::vector<std::string> args;
     if (n.kind == NodeKind::kProgram) {
@@ -119,7 +120,8 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
     } else {
       args = {program, "node", fed_path};
     }
-    args.insert(args.end(), {"--name", n.name, "--parent-pid", std::to_string(getpid())});
+    args.insert(args.end(),
+                {"--name", n.name, "--parent-pid", std::to_string(getpid()), "--run-id", run_id});
     if (!dir.empty()) args.insert(args.end(), {"--ipc-dir", dir});
     if (!options.trace_dir.empty()) args.insert(args.end(), {"--trace", options.trace_dir});
     if (options.jitter_us)
@@ -218,9 +220,10 @@ transport::ZmqOptions zmq_options_for(const Federation& fed, const std::string& 
     zo.secret_key = transport::read_curve_key_file(
         (std::filesystem::path(secret_keys_dir) / (name + ".key")).string());
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("node '{}': {} (its secret key, from `fleetsim "
-                                         "keygen {}`)",
-                                         name, e.what(), name));
+    throw std::runtime_error(
+        fmt::format("node '{}': {} (its secret key, from `fleetsim "
+                    "keygen {}`)",
+                    name, e.what(), name));
   }
   return zo;
 }

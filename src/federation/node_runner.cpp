@@ -31,6 +31,7 @@ NodeRun::NodeRun(const Federation& fed, std::size_t node, const RunOptions& opti
 transport::PortOptions NodeRun::port_options() {
   transport::PortOptions po;
   po.jitter_us = options_.jitter_us;
+  po.run_id = options_.run_id;
   po.wait_report_after = options_.wait_report_after;
   po.log = log_line;
   po.on_wait = [this](const transport::WaitReport& r) {

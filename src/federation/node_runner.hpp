@@ -28,6 +28,8 @@ struct RunOptions {
   /// zmq, authenticated federations: the directory holding NODE.key, this machine's nodes'
   /// secret keys (never a directory the federation file names).
   std::string secret_keys_dir;
+  /// zmq: this run's identity (transport::PortOptions::run_id); launch draws one.
+  std::uint64_t run_id = 0;
 };
 
 /// How a node ended.

@@ -1,8 +1,11 @@
 #include "transport/port.hpp"
 
+#include <charconv>
 #include <iostream>
 #include <random>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "fleetsim/random.hpp"
 
@@ -21,6 +24,26 @@ Port::Port(const NodeLayout& layout, PortOptions options)
     std::random_device rd;
     jitter_state_ = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
   }
+}
+
+std::uint64_t new_run_id() {
+  std::random_device rd;
+  std::uint64_t id = 0;
+  while (id == 0) id = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  return id;
+}
+
+std::string run_id_text(std::uint64_t id) {
+  return fmt::format("{:016x}", id);
+}
+
+std::optional<std::uint64_t> parse_run_id(const std::string& text) {
+  std::uint64_t id = 0;
+  const char* end = text.data() + text.size();
+  auto [at, ec] = std::from_chars(text.data(), end, id, 16);
+  if (text.empty() || text.size() > 16 || ec != std::errc() || at != end || text[0] == '-')
+    return std::nullopt;
+  return id;
 }
 
 void Port::jitter() {

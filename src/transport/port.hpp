@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -89,9 +90,19 @@ struct PortOptions {
   /// Call `on_wait` after being blocked this long, then again every such interval.
   std::chrono::milliseconds wait_report_after{1000};
   std::function<void(const WaitReport&)> on_wait;
+  /// This run's identity, stamped on every message sent and required of every message
+  /// received (0 when the nodes were started by hand without one; `fleetsim launch` and
+  /// distributed swarm runs draw one at random per run). Transports between processes only.
+  std::uint64_t run_id = 0;
   /// Where a port logs refused messages and other non-fatal events (default: stderr).
   std::function<void(const std::string&)> log;
 };
+
+/// A fresh run identity for PortOptions::run_id: 64 random bits, never 0.
+std::uint64_t new_run_id();
+/// `id` as 16 hex digits, and back (nullopt unless 1 to 16 hex digits).
+std::string run_id_text(std::uint64_t id);
+std::optional<std::uint64_t> parse_run_id(const std::string& text);
 
 /// Counters of one port. Only data-plane messages travel: there is no other traffic to count
 /// besides the transport's own heartbeats.

@@ -26,7 +26,7 @@ T get(const std::uint8_t* p) {
 
 }  // namespace
 
-void encode(const Message& m, std::vector<std::uint8_t>& out) {
+void encode(const Message& m, std::vector<std::uint8_t>& out, std::uint64_t run) {
   out.resize(kWireHeaderBytes + m.payload.size());
   std::uint8_t* p = out.data();
   put<std::uint32_t>(p + 0, kWireMagic);
@@ -37,6 +37,7 @@ void encode(const Message& m, std::vector<std::uint8_t>& out) {
   put<std::uint32_t>(p + 12, static_cast<std::uint32_t>(m.payload.size()));
   put<std::int64_t>(p + 16, m.timestamp);
   put<std::int64_t>(p + 24, m.period);
+  put<std::uint64_t>(p + 32, run);
   if (!m.payload.empty()) std::memcpy(p + kWireHeaderBytes, m.payload.data(), m.payload.size());
 }
 
@@ -56,7 +57,8 @@ std::variant<Message, WireError> decode(const void* data, std::size_t n) {
   auto version = get<std::uint16_t>(p + 4);
   if (version != kWireVersion)
     return WireError{
-        fmt::format("wire version {} (this node speaks version {})", version, kWireVersion)};
+        fmt::format("wire version {} (this node speaks version {})", version, kWireVersion),
+        version};
   std::uint8_t kind = p[6];
   if (kind < 1 || kind > 3) return WireError{fmt::format("unknown message kind {}", kind)};
   if (p[7] != 0) return WireError{fmt::format("unknown flags 0x{:02x}", p[7])};
@@ -74,6 +76,7 @@ std::variant<Message, WireError> decode(const void* data, std::size_t n) {
   m.flow = get<std::uint32_t>(p + 8);
   m.timestamp = get<std::int64_t>(p + 16);
   m.period = get<std::int64_t>(p + 24);
+  m.run = get<std::uint64_t>(p + 32);
   if (m.timestamp < 0) return WireError{fmt::format("negative timestamp {}", m.timestamp)};
   if (m.period <= 0) return WireError{fmt::format("non-positive period {}", m.period)};
   m.payload.assign(p + kWireHeaderBytes, p + n);

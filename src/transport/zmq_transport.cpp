@@ -201,7 +201,7 @@ class ZmqPort final : public Port {
   ~ZmqPort() override { shut(0); }
 
   void send(std::size_t output, const Message& m) override {
-    encode(m, wire_);
+    encode(m, wire_, options_.run_id);
     const auto& links = out_links_.at(output);
     for (std::size_t k = 0; k < links.size(); ++k) {
       SendLink& link = send_[links[k]];
@@ -361,10 +361,25 @@ class ZmqPort final : public Port {
       if (!r.socket.recv(zm, zmq::recv_flags::dontwait)) break;
       auto decoded = decode(zm.data(), zm.size());
       if (auto* err = std::get_if<WireError>(&decoded)) {
+        // A peer of another release: every message it sends would be refused and the node
+        // would wait for ever. (Only the link's peer gets this far in an authenticated
+        // federation; elsewhere anyone can disturb a run anyway.)
+        if (err->other_version != 0)
+          throw std::runtime_error(fmt::format(
+              "node '{}': the link from '{}' carries wire version {}, this node speaks version "
+              "{}: every node of a federation must run the same fleetsim release (and "
+              "federates be built against it)",
+              layout_.name, r.peer, err->other_version, kWireVersion));
         refuse(r, err->reason);
         continue;
       }
       Message& m = std::get<Message>(decoded);
+      if (m.run != options_.run_id) {
+        refuse(r, fmt::format("it belongs to another run (run id {:016x}, this run's is {:016x}): "
+                              "a process of an earlier run still sending?",
+                              m.run, options_.run_id));
+        continue;
+      }
       std::size_t input = in_.size();
       for (std::size_t i : r.inputs)
         if (layout_.inputs[i].flow == m.flow) input = i;
@@ -410,7 +425,8 @@ class ZmqPort final : public Port {
                           e->first == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)) {
         // A peer that did not speak CURVE (no key) never reaches the ZAP handler.
         if (r.handshakes_failed++ < 3 || r.handshakes_failed % 1000 == 0)
-          log(fmt::format("node '{}': refused a connection to the link from '{}' ({} so far): "
+          log(
+              fmt::format("node '{}': refused a connection to the link from '{}' ({} so far): "
                           "it did not authenticate (no CURVE key, or another protocol)",
                           layout_.name, r.peer, r.handshakes_failed));
       } else if (e->first == ZMQ_EVENT_DISCONNECTED) {

@@ -24,11 +24,11 @@
 
 #include "distributed/swarm_run.hpp"
 #include "federation/launcher.hpp"
+#include "fleetsim/random.hpp"
+#include "support/test_files.hpp"
+#include "time/trace.hpp"
 #include "transport/curve.hpp"
 #include "transport/wire.hpp"
-#include "fleetsim/random.hpp"
-#include "time/trace.hpp"
-#include "support/test_files.hpp"
 
 extern char** environ;
 
@@ -191,6 +191,32 @@ TEST(Distributed, ExamplesGiveIdenticalConformantTracesOnBothTransportsWithJitte
     std::string out = slurp(dir / "out");
     for (const auto& n : fed.nodes) EXPECT_NE(out.find("node " + n.name + ":"), std::string::npos);
   }
+}
+
+// Issue 13's fault matrix, a slow peer: every message of every node delayed by up to a
+// quarter of a second slows the run down, but nobody takes it for a lost peer, and the
+// traces are the unhurried run's.
+TEST(Distributed, ASlowPeerOnlySlowsTheRunDown) {
+  Scratch dir;
+  const auto file = kExamples / "paper_three_nodes.xml";
+  Federation fed = load(file);
+  ASSERT_EQ(
+      run({kFleetsim, "launch", file, "--until", "0.06", "--trace", dir / "inproc", "--quiet"},
+          dir / "out", dir / "err"),
+      0)
+      << slurp(dir / "err");
+  const auto start = Clock::now();
+  ASSERT_EQ(run({kFleetsim, "launch", file, "--until", "0.06", "--transport", "zmq", "--jitter-us",
+                 "250000", "--trace", dir / "slow", "--quiet"},
+                dir / "out", dir / "err"),
+            0)
+      << slurp(dir / "err");
+  // (About 8 messages per node, 125 ms each on average: the delays did happen.)
+  EXPECT_GT(Clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_EQ(slurp(dir / "err").find("lost peer"), std::string::npos) << slurp(dir / "err");
+  auto reference = traces_in(dir / "inproc");
+  EXPECT_EQ(reference.size(), fed.nodes.size());
+  EXPECT_TRUE(traces_in(dir / "slow") == reference);
 }
 
 TEST(Distributed, RandomFederationsRepeatAcrossRunsAndTransports) {
@@ -369,18 +395,18 @@ TEST(Distributed, BadFederationFileExitsWithStatus2AndFileLine) {
 // message, while the run goes on.
 TEST(Distributed, AnAuthenticatedFederationRefusesPeersWithoutItsKeys) {
   Scratch dir;
-  ASSERT_EQ(run({kFleetsim, "keygen", "N1", "N2", "N3", "--public-dir", dir / "pub",
-                 "--secret-dir", dir / "sec"},
+  ASSERT_EQ(run({kFleetsim, "keygen", "N1", "N2", "N3", "--public-dir", dir / "pub", "--secret-dir",
+                 dir / "sec"},
                 dir / "keygen.out", dir / "keygen.err"),
             0)
       << slurp(dir / "keygen.err");
   struct stat st {};
   ASSERT_EQ(stat((dir / "sec" / "N2.key").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u) << "a secret key readable by others";
-  EXPECT_NE(run({kFleetsim, "keygen", "N2", "--public-dir", dir / "pub", "--secret-dir",
-                 dir / "sec"},
-                dir / "keygen.out", dir / "keygen.err"),
-            0)
+  EXPECT_NE(
+      run({kFleetsim, "keygen", "N2", "--public-dir", dir / "pub", "--secret-dir", dir / "sec"},
+          dir / "keygen.out", dir / "keygen.err"),
+      0)
       << "a key was overwritten";
 
   // The paper's three nodes on tcp links: N3's link from N2 is at port + 5.
@@ -414,10 +440,10 @@ TEST(Distributed, AnAuthenticatedFederationRefusesPeersWithoutItsKeys) {
 
   // In real time (2 s), while impostors connect to N3's link from N2 and send it a message N2
   // could send: one without keys, one with a key pair of its own.
-  const pid_t launch = spawn({kFleetsim, "launch", dir / "auth.xml", "--transport", "zmq",
-                              "--secret-keys", dir / "sec", "--trace", dir / "auth",
-                              "--time-mode", "realtime", "--quiet"},
-                             dir / "auth.out", dir / "auth.err");
+  const pid_t launch =
+      spawn({kFleetsim, "launch", dir / "auth.xml", "--transport", "zmq", "--secret-keys",
+             dir / "sec", "--trace", dir / "auth", "--time-mode", "realtime", "--quiet"},
+            dir / "auth.out", dir / "auth.err");
   {
     zmq::context_t ctx;
     transport::Message forged;
@@ -449,16 +475,14 @@ TEST(Distributed, AnAuthenticatedFederationRefusesPeersWithoutItsKeys) {
     kill(launch, SIGKILL);
     waitpid(launch, nullptr, 0);
   }
-  ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
-      << slurp(dir / "auth.err");
+  ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << slurp(dir / "auth.err");
   EXPECT_EQ(traces_in(dir / "auth"), traces_in(dir / "plain"))
       << "authentication (or an impostor) changed what the nodes computed";
   const std::string err = slurp(dir / "auth.err");
   EXPECT_NE(err.find("node 'N3': refused a connection from 127.0.0.1 to the link from 'N2' "),
             std::string::npos)
       << err;
-  EXPECT_NE(err.find("its key is not one listed for the link from 'N2'"), std::string::npos)
-      << err;
+  EXPECT_NE(err.find("its key is not one listed for the link from 'N2'"), std::string::npos) << err;
   EXPECT_NE(err.find("node 'N3': refused a connection to the link from 'N2' "), std::string::npos)
       << err;
   EXPECT_NE(err.find("it did not authenticate (no CURVE key"), std::string::npos) << err;

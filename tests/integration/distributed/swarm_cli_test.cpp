@@ -17,10 +17,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <zmq.hpp>
 
 #include "distributed/swarm_run.hpp"
 #include "log/log_reader.hpp"
 #include "support/test_files.hpp"
+#include "transport/wire.hpp"
 
 extern char** environ;
 
@@ -42,13 +44,13 @@ struct Result {
 
 class SwarmCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fleetsim::testing::fresh_test_dir();
-  }
+  void SetUp() override { dir_ = fleetsim::testing::fresh_test_dir(); }
   std::string path(const std::string& n) const { return (dir_ / n).string(); }
   Result run(const std::string& args) {
     const std::string out = path("stdout.txt"), err = path("stderr.txt");
-    const int raw = std::system((kFleetsim + " run " + args + " >" + out + " 2>" + err).c_str());
+    const int raw = std::system(
+        (fleetsim::testing::time_limited(kFleetsim + " run " + args) + " >" + out + " 2>" + err)
+            .c_str());
     return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
   }
   /// Starts fleetsim in the background; returns its pid.
@@ -62,8 +64,7 @@ class SwarmCli : public ::testing::Test {
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, path("stdout.txt").c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, path(err).c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, path(err).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = -1;
     EXPECT_EQ(posix_spawn(&pid, kFleetsim.c_str(), &fa, nullptr, argv.data(), environ), 0);
     posix_spawn_file_actions_destroy(&fa);
@@ -172,7 +173,9 @@ TEST_F(SwarmCli, AKilledOrStoppedProcessStopsTheRunNamingIt) {
 }
 
 /// A port for a primary to listen on, and the next few for its links (free when checked).
-int free_port() { return distributed::free_port_block(4, "127.0.0.1"); }
+int free_port() {
+  return distributed::free_port_block(4, "127.0.0.1");
+}
 
 // Gazebo's flags: a primary and a secondary (two machines, here one) give the one-process log;
 // a secondary with another experiment file is refused naming it; no primary is an error within
@@ -195,6 +198,30 @@ TEST_F(SwarmCli, APrimaryAndASecondaryOverTcpWriteTheSingleProcessLog) {
   EXPECT_EQ(refused.status, 2) << refused.err;
   EXPECT_NE(refused.err.find("the experiment file diffusion.xml differs"), std::string::npos)
       << refused.err;
+  {
+    // A secondary of an older release (wire version 1) is refused when it joins, naming both
+    // versions, whatever else it sends.
+    zmq::context_t ctx;
+    zmq::socket_t old(ctx, zmq::socket_type::dealer);
+    old.set(zmq::sockopt::linger, 0);
+    old.connect(address);
+    const nlohmann::json join = {{"type", "join"},
+                                 {"host", "old"},
+                                 {"endpoint", "tcp://127.0.0.1:1"},
+                                 {"files", nlohmann::json::array()},
+                                 {"wire", 1}};
+    old.send(zmq::buffer(join.dump()), zmq::send_flags::none);
+    zmq::pollitem_t item{old.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::seconds(20));
+    zmq::message_t answer;
+    ASSERT_TRUE(old.recv(answer, zmq::recv_flags::dontwait)) << "no answer to an old secondary";
+    const auto j = nlohmann::json::parse(answer.to_string());
+    EXPECT_EQ(j.value("type", ""), "refused") << j.dump();
+    EXPECT_NE(j.value("reason", "").find("it speaks wire version 1, this primary " +
+                                         std::to_string(transport::kWireVersion)),
+              std::string::npos)
+        << j.dump();
+  }
   Result joined = run(d + " --network-role secondary --primary " + address);
   EXPECT_EQ(joined.status, 0) << joined.err;
   EXPECT_EQ(wait_for(primary, std::chrono::seconds(30)), 0);
@@ -278,12 +305,13 @@ TEST_F(SwarmCli, ARunKilledWithKill9ResumesFromItsNewestCheckpoint) {
   const std::string common = kDiffusion + " --threads 1 --length 600";
   Result ref = run(common + " --quiet --json --log " + path("ref.flog"));
   ASSERT_EQ(ref.status, 0) << ref.err;
-  const auto ref_json = nlohmann::json::parse(ref.out.substr(ref.out.rfind('\n', ref.out.size() - 2) + 1));
+  const auto ref_json =
+      nlohmann::json::parse(ref.out.substr(ref.out.rfind('\n', ref.out.size() - 2) + 1));
 
   const std::string ckdir = path("ck");
-  const pid_t pid = spawn({kDiffusion, "--threads", "1", "--length", "600", "--processes", "2",
-                           "--log", path("k.flog"), "--checkpoint-every", "0.3",
-                           "--checkpoint-dir", ckdir});
+  const pid_t pid =
+      spawn({kDiffusion, "--threads", "1", "--length", "600", "--processes", "2", "--log",
+             path("k.flog"), "--checkpoint-every", "0.3", "--checkpoint-dir", ckdir});
   // Killed, with all its processes, once a checkpoint is there and the run went on past it.
   bool written = false;
   for (int t = 0; t < 600 && !written; ++t) {

@@ -31,13 +31,12 @@ struct Result {
 
 class Cli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fleetsim::testing::fresh_test_dir();
-  }
+  void SetUp() override { dir_ = fleetsim::testing::fresh_test_dir(); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   Result run(const std::string& args, const std::string& env = "") {
     std::string out = path("stdout.txt"), err = path("stderr.txt");
-    std::string cmd = env + " " + kFleetsim + " " + args + " >" + out + " 2>" + err;
+    std::string cmd = env + " " + fleetsim::testing::time_limited(kFleetsim + " " + args) + " >" +
+                      out + " 2>" + err;
     int raw = std::system(cmd.c_str());
     Result r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -79,8 +78,14 @@ TEST_F(Cli, DiffusionExampleRunsAndItsLogReadsBack) {
 
 TEST_F(Cli, OneAndTwoThreadsGiveIdenticalLogsInBothFormats) {
   for (std::string fmt : {"frames", "deeco"}) {
-    ASSERT_EQ(run("run " + kDiffusion + " --quiet --threads 1 --log-format " + fmt + " --log " + path("a." + fmt)).status, 0);
-    ASSERT_EQ(run("run " + kDiffusion + " --quiet --threads 2 --log-format " + fmt + " --log " + path("b." + fmt)).status, 0);
+    ASSERT_EQ(run("run " + kDiffusion + " --quiet --threads 1 --log-format " + fmt + " --log " +
+                  path("a." + fmt))
+                  .status,
+              0);
+    ASSERT_EQ(run("run " + kDiffusion + " --quiet --threads 2 --log-format " + fmt + " --log " +
+                  path("b." + fmt))
+                  .status,
+              0);
     std::string a = slurp(path("a." + fmt)), b = slurp(path("b." + fmt));
     EXPECT_GT(a.size(), 100000u);
     EXPECT_TRUE(a == b) << fmt << " logs differ between 1 and 2 threads";
@@ -88,9 +93,13 @@ TEST_F(Cli, OneAndTwoThreadsGiveIdenticalLogsInBothFormats) {
 }
 
 TEST_F(Cli, SameSeedSameBytesOtherSeedOtherBytes) {
-  ASSERT_EQ(run("run " + kDiffusion + " --quiet --length 10 --seed 9 --log " + path("a.flog")).status, 0);
-  ASSERT_EQ(run("run " + kDiffusion + " --quiet --length 10 --seed 9 --log " + path("b.flog")).status, 0);
-  ASSERT_EQ(run("run " + kDiffusion + " --quiet --length 10 --seed 10 --log " + path("c.flog")).status, 0);
+  ASSERT_EQ(
+      run("run " + kDiffusion + " --quiet --length 10 --seed 9 --log " + path("a.flog")).status, 0);
+  ASSERT_EQ(
+      run("run " + kDiffusion + " --quiet --length 10 --seed 9 --log " + path("b.flog")).status, 0);
+  ASSERT_EQ(
+      run("run " + kDiffusion + " --quiet --length 10 --seed 10 --log " + path("c.flog")).status,
+      0);
   EXPECT_TRUE(slurp(path("a.flog")) == slurp(path("b.flog")));
   EXPECT_FALSE(slurp(path("a.flog")) == slurp(path("c.flog")));
 }
@@ -110,8 +119,9 @@ TEST_F(Cli, DeecoExampleWritesTheTextLog) {
 }
 
 TEST_F(Cli, PluginLibraryExampleRuns) {
-  Result r = run("run " + kSrc + "/examples/plugins/plugins.xml --quiet --json --log " + path("p.flog"),
-                 "FLEETSIM_PLUGIN_PATH=" + kBin + "/examples/plugins");
+  Result r =
+      run("run " + kSrc + "/examples/plugins/plugins.xml --quiet --json --log " + path("p.flog"),
+          "FLEETSIM_PLUGIN_PATH=" + kBin + "/examples/plugins");
   ASSERT_EQ(r.status, 0) << r.err;
   auto reader = log::LogReader::open(path("p.flog"));
   auto f = reader->read_frame(reader->frame_count() - 1);
@@ -123,18 +133,26 @@ TEST_F(Cli, PluginLibraryExampleRuns) {
 }
 
 TEST_F(Cli, BadInputIsReportedAsFileLineWithStatus2AndNothingRuns) {
-  std::string bad1 = write("bad1.xml",
-                           "<fleetsim>\n"
-                           "  <framework ticks_per_second=\"3\" length=\"-1\"/>\n"
-                           "  <arena size=\"4,4\"><robot id=\"a\" controler=\"x\" position=\"0,0\"/></arena>\n"
-                           "  <log path=\"" + path("never.flog") + "\"/>\n"
-                           "</fleetsim>\n");
+  std::string bad1 =
+      write("bad1.xml",
+            "<fleetsim>\n"
+            "  <framework ticks_per_second=\"3\" length=\"-1\"/>\n"
+            "  <arena size=\"4,4\"><robot id=\"a\" controler=\"x\" position=\"0,0\"/></arena>\n"
+            "  <log path=\"" +
+                path("never.flog") +
+                "\"/>\n"
+                "</fleetsim>\n");
   std::string bad2 = write("bad2.xml", "<fleetsim>\n  <arena size=\"4,4\">\n");
   Result r = run("run " + bad1 + " " + bad2);
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find(bad1 + ":2: error: ticks_per_second=3 does not divide"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(bad1 + ":2: error: attribute 'length' of <framework> is -1"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(bad1 + ":3: error: unknown attribute 'controler' on <robot>"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(bad1 + ":2: error: ticks_per_second=3 does not divide"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(bad1 + ":2: error: attribute 'length' of <framework> is -1"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(bad1 + ":3: error: unknown attribute 'controler' on <robot>"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("did you mean 'controller'?"), std::string::npos);
   EXPECT_NE(r.err.find(bad2 + ":2: error: malformed XML"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("never.flog")));
@@ -146,22 +164,25 @@ TEST_F(Cli, BadInputIsReportedAsFileLineWithStatus2AndNothingRuns) {
 TEST_F(Cli, AControllerThatThrowsStopsTheRunAndKeepsTheLog) {
   std::string xml = slurp(kSrc + "/examples/plugins/plugins.xml");
   xml.replace(xml.find("period=\"5\""), 10, "period=\"5\" fail_at_tick=\"15\"");
-  xml.replace(xml.find("libexample_plugins.so"), 21, kBin + "/examples/plugins/libexample_plugins.so");
+  xml.replace(xml.find("libexample_plugins.so"), 21,
+              kBin + "/examples/plugins/libexample_plugins.so");
   std::string exp = write("fail.xml", xml);
   Result r = run("run " + exp + " --log " + path("f.flog"));
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("tick 15, robot '"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("controller 'blink' (type 'blinker'): blinker asked to fail"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("controller 'blink' (type 'blinker'): blinker asked to fail"),
+            std::string::npos)
+      << r.err;
   auto reader = log::LogReader::open(path("f.flog"));
   ASSERT_EQ(reader->frame_count(), 16u);  // ticks 0..15 completed
   EXPECT_EQ(reader->read_frame(15).tick, 15);
 }
 
 TEST_F(Cli, APluginBuiltForAnotherAbiIsRefused) {
-  std::string exp = write("abi.xml",
-                          "<fleetsim>\n  <framework/>\n  <plugins>\n    <library path=\"" +
-                              std::string(FLEETSIM_BAD_ABI_PLUGIN) +
-                              "\"/>\n  </plugins>\n  <arena size=\"2,2\"/>\n</fleetsim>\n");
+  std::string exp =
+      write("abi.xml", "<fleetsim>\n  <framework/>\n  <plugins>\n    <library path=\"" +
+                           std::string(FLEETSIM_BAD_ABI_PLUGIN) +
+                           "\"/>\n  </plugins>\n  <arena size=\"2,2\"/>\n</fleetsim>\n");
   Result r = run("check " + exp);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find(exp + ":4: error: plug-in library"), std::string::npos) << r.err;
@@ -170,7 +191,8 @@ TEST_F(Cli, APluginBuiltForAnotherAbiIsRefused) {
 
 TEST_F(Cli, SeveralExperimentsRunOneAfterAnother) {
   fs::copy(kSrc + "/examples/deeco", dir_ / "deeco");
-  Result r = run("run " + path("deeco/deeco.xml") + " " + kDiffusion + " --length 1 --json --quiet --log " + path("x.flog"));
+  Result r = run("run " + path("deeco/deeco.xml") + " " + kDiffusion +
+                 " --length 1 --json --quiet --log " + path("x.flog"));
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["runs"].size(), 2u);
@@ -226,8 +248,8 @@ TEST_F(Cli, EveryRunOptionIsDocumented) {
   for (std::size_t at = help.out.find("--"); at != std::string::npos;
        at = help.out.find("--", at + 2)) {
     std::size_t end = at + 2;
-    while (end < help.out.size() && (std::isalnum(static_cast<unsigned char>(help.out[end])) ||
-                                     help.out[end] == '-'))
+    while (end < help.out.size() &&
+           (std::isalnum(static_cast<unsigned char>(help.out[end])) || help.out[end] == '-'))
       ++end;
     const std::string option = help.out.substr(at, end - at);
     if (option.size() < 4 || option == "--help") continue;

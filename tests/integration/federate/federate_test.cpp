@@ -13,9 +13,9 @@
 
 #include "distributed/swarm_node.hpp"
 #include "federation/launcher.hpp"
-#include "transport/zmq_transport.hpp"
 #include "fleetsim/federate.hpp"
 #include "support/test_files.hpp"
+#include "transport/zmq_transport.hpp"
 
 namespace fleetsim {
 namespace {
@@ -235,7 +235,8 @@ TEST_F(FederateApi, MisuseIsRefusedNamingTheNodeTheOutputAndTheTimes) {
       ADD_FAILURE() << "an unknown output was accepted";
     } catch (const FederateError& e) {
       EXPECT_NE(std::string(e.what()).find("node 'dynamics' has no output 'stat'"),
-                std::string::npos) << e.what();
+                std::string::npos)
+          << e.what();
       EXPECT_NE(std::string(e.what()).find("did you mean 'state'"), std::string::npos);
     }
     try {
@@ -243,7 +244,8 @@ TEST_F(FederateApi, MisuseIsRefusedNamingTheNodeTheOutputAndTheTimes) {
       ADD_FAILURE() << "an output with no value was sent";
     } catch (const FederateError& e) {
       EXPECT_NE(std::string(e.what()).find("output 'state' has no value to send at 0 ns"),
-                std::string::npos) << e.what();
+                std::string::npos)
+          << e.what();
     }
     Spring s;
     fed.set_message_handler([&](const Delivered& m) { s.force = first_double(m.payload); });
@@ -256,7 +258,8 @@ TEST_F(FederateApi, MisuseIsRefusedNamingTheNodeTheOutputAndTheTimes) {
       EXPECT_NE(std::string(e.what()).find(
                     "time_advance_request(40000000 ns) is below the time already granted, "
                     "50000000 ns"),
-                std::string::npos) << e.what();
+                std::string::npos)
+          << e.what();
     }
     fed.run({});
   });
@@ -267,9 +270,10 @@ TEST_F(FederateApi, MisuseIsRefusedNamingTheNodeTheOutputAndTheTimes) {
 TEST_F(FederateApi, TheExampleProgramUnderLaunchGivesTheBuiltInTracesTwice) {
   for (int run = 0; run < 2; ++run) {
     const fs::path traces = dir_ / ("launch-" + std::to_string(run));
-    const std::string cmd = std::string(FLEETSIM_EXE) + " launch " + external_ +
-                            " --transport zmq --jitter-us 300 --quiet --trace " +
-                            traces.string() + " 2>" + (dir_ / "stderr.txt").string();
+    const std::string cmd =
+        fleetsim::testing::time_limited(std::string(FLEETSIM_EXE) + " launch " + external_) +
+        " --transport zmq --jitter-us 300 --quiet --trace " + traces.string() + " 2>" +
+        (dir_ / "stderr.txt").string();
     ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir_ / "stderr.txt");
     expect_reference_traces(traces);
   }
@@ -334,14 +338,15 @@ class SwarmNodeTest : public ::testing::Test {
                            "  <node name=\"pilot\" program=\"pilot\"><input name=\"poses\"/>"
                            "<output name=\"pose\"/></node>\n"
                            "  <flow name=\"poses\" from=\"swarm.poses\" to=\"pilot.poses\" "
-                           "period=\"" + period + "\"/>\n"
-                           "  <flow name=\"cmd\" from=\"pilot.pose\" to=\"swarm.in\" "
-                           "period=\"100ms\" initial=\"50ms\"/>\n</federation>\n";
+                           "period=\"" +
+                               period +
+                               "\"/>\n"
+                               "  <flow name=\"cmd\" from=\"pilot.pose\" to=\"swarm.in\" "
+                               "period=\"100ms\" initial=\"50ms\"/>\n</federation>\n";
     return path;
   }
   /// Runs the swarm node in a thread and `pilot` here; returns the swarm node's result.
-  federation::NodeResult run(const std::string& path,
-                             const std::function<void(Federate&)>& pilot) {
+  federation::NodeResult run(const std::string& path, const std::function<void(Federate&)>& pilot) {
     char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
     EXPECT_NE(mkdtemp(tmpl), nullptr);
     Diagnostics d;
@@ -407,7 +412,8 @@ TEST_F(SwarmNodeTest, BadPosesAndBadPeriodsStopTheSwarmNodeNamingThem) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("swarm node 'swarm', input 'in' (flow 'cmd') at 50000000 ns: no robot "
                          "'nobody'"),
-            std::string::npos) << r.error;
+            std::string::npos)
+      << r.error;
   r = run(federation("100ms"), [&](Federate& fed) {
     fed.update("pose", {1, 2, 3});
     fed.run({});
@@ -418,11 +424,13 @@ TEST_F(SwarmNodeTest, BadPosesAndBadPeriodsStopTheSwarmNodeNamingThem) {
     fed.run({});
   });
   EXPECT_NE(r.error.find("robot 'flown' at (50.000000, 0.000000) is outside the arena"),
-            std::string::npos) << r.error;
+            std::string::npos)
+      << r.error;
   r = run(federation("150ms"), [&](Federate& fed) { fed.run({}); });
   EXPECT_NE(r.error.find("flow 'poses' leaves swarm node 'swarm' at times that are not whole "
                          "ticks"),
-            std::string::npos) << r.error;
+            std::string::npos)
+      << r.error;
 }
 
 }  // namespace

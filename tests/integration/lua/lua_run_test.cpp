@@ -36,9 +36,7 @@ struct Outcome {
 
 class LuaRun : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fleetsim::testing::fresh_test_dir("lua");
-  }
+  void SetUp() override { dir_ = fleetsim::testing::fresh_test_dir("lua"); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::string write(const std::string& name, const std::string& text) {
     std::ofstream(path(name)) << text;
@@ -46,7 +44,8 @@ class LuaRun : public ::testing::Test {
   }
   Result fleetsim(const std::string& args) {
     const std::string out = path("stdout.txt"), err = path("stderr.txt");
-    const std::string cmd = kBin + "/fleetsim " + args + " >" + out + " 2>" + err;
+    const std::string cmd =
+        fleetsim::testing::time_limited(kBin + "/fleetsim " + args) + " >" + out + " 2>" + err;
     const int raw = std::system(cmd.c_str());
     return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "federation/launcher.hpp"
+#include "support/test_files.hpp"
 #include "time/trace.hpp"
 
 namespace fleetsim::federation {
@@ -37,7 +38,7 @@ std::vector<std::string> check_dir(const Federation& fed, const fs::path& dir) {
 
 TEST(Examples, RunConformAndRepeatOnTheInProcessTransport) {
   fs::path examples = fs::path(FLEETSIM_SOURCE_DIR) / "examples" / "federations";
-  fs::path out = fs::temp_directory_path() / "fleetsim-examples-test";
+  const fs::path out = fleetsim::testing::fresh_test_dir("federation") / "traces";
   int count = 0;
   for (const auto& e : fs::directory_iterator(examples)) {
     if (e.path().extension() != ".xml") continue;

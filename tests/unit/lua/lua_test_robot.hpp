@@ -79,7 +79,8 @@ class FakeSetup final : public ControllerSetup {
 /// Writes `text` to a fresh file under the test's temporary folder; returns its path.
 inline std::string write_script(const std::string& text, const std::string& name = "robot.lua") {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "fleetsim-lua-test" /
+  std::filesystem::path dir = std::filesystem::path(FLEETSIM_BINARY_DIR) / "test-output" /
+                              "lua-unit" /
                               (std::string(info->test_suite_name()) + "." + info->name());
   std::filesystem::create_directories(dir);
   const std::string path = (dir / name).string();

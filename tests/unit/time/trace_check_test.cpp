@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/test_files.hpp"
+
 namespace fleetsim::time {
 namespace {
 
@@ -73,7 +75,7 @@ TEST(TraceCheck, DetectsEachRule) {
 }
 
 TEST(TraceCheck, ReadsWhatTheWriterWrites) {
-  auto path = (std::filesystem::temp_directory_path() / "fleetsim_trace_test.trace").string();
+  auto path = (fleetsim::testing::fresh_test_dir("time") / "a.trace").string();
   {
     TraceWriter w(path, "a");
     transport::Message m;

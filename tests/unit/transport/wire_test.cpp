@@ -33,6 +33,12 @@ TEST(Wire, RoundTrip) {
   EXPECT_EQ(m.timestamp, 123456789);
   EXPECT_EQ(m.period, 1000);
   EXPECT_EQ(m.payload, sample().payload);
+  EXPECT_EQ(m.run, 0u);
+  std::vector<std::uint8_t> stamped;
+  encode(sample(), stamped, 0xfedcba9876543210ULL);
+  auto s = decode(stamped.data(), stamped.size());
+  ASSERT_TRUE(std::holds_alternative<Message>(s));
+  EXPECT_EQ(std::get<Message>(s).run, 0xfedcba9876543210ULL);
 }
 
 TEST(Wire, LayoutIsLittleEndianAndVersioned) {
@@ -45,6 +51,10 @@ TEST(Wire, LayoutIsLittleEndianAndVersioned) {
   EXPECT_EQ(bytes[5], 0);
   EXPECT_EQ(bytes[8], 7);   // flow
   EXPECT_EQ(bytes[12], 5);  // payload length
+  std::vector<std::uint8_t> stamped;
+  encode(sample(), stamped, 0x0102030405060708ULL);
+  EXPECT_EQ(stamped[32], 0x08);  // run id, little-endian
+  EXPECT_EQ(stamped[39], 0x01);
 }
 
 TEST(Wire, RefusesTruncatedWrongVersionAndMalformed) {
@@ -53,6 +63,9 @@ TEST(Wire, RefusesTruncatedWrongVersionAndMalformed) {
   auto v = good;
   v[4] = 9;
   EXPECT_NE(refusal(v).find("version 9"), std::string::npos);
+  auto r = decode(v.data(), v.size());
+  ASSERT_TRUE(std::holds_alternative<WireError>(r));
+  EXPECT_EQ(std::get<WireError>(r).other_version, 9);
   auto magic = good;
   magic[0] = 'X';
   EXPECT_NE(refusal(magic).find("magic"), std::string::npos);

@@ -88,7 +88,7 @@ TEST(ZmqTransport, GarbageAndTruncatedMessagesAreRefusedAndLogged) {
     m.period = 1;
     auto bytes = encode(m);
     intruder.send(zmq::buffer(bytes.data(), 20), zmq::send_flags::none);  // truncated
-    bytes[4] = 2;                                                         // a future wire version
+    bytes[6] = 9;                                                         // an unknown kind
     intruder.send(zmq::buffer(bytes), zmq::send_flags::none);
     m.flow = 99;  // well-formed, but not a flow of this link
     intruder.send(zmq::buffer(encode(m)), zmq::send_flags::none);
@@ -112,11 +112,101 @@ TEST(ZmqTransport, GarbageAndTruncatedMessagesAreRefusedAndLogged) {
   for (const auto& l : logged) all += l + "\n";
   EXPECT_NE(all.find("bad magic"), std::string::npos) << all;
   EXPECT_NE(all.find("truncated"), std::string::npos) << all;
-  EXPECT_NE(all.find("wire version 2"), std::string::npos) << all;
+  EXPECT_NE(all.find("unknown message kind 9"), std::string::npos) << all;
   EXPECT_NE(all.find("flow 99"), std::string::npos) << all;
   EXPECT_NE(all.find("out of sequence"), std::string::npos) << all;
   b->close();
   a->close();
+}
+
+// Issue 13's fault matrix: messages of an earlier run (a process still sending, or a replay)
+// and duplicates are refused, even when they carry exactly the timestamp the node expects
+// next and arrive before the real one; the real peer's messages are the ones delivered.
+TEST(ZmqTransport, MessagesOfAnotherRunAndDuplicatesAreRefusedAndTheRealOnesDelivered) {
+  TempDir dir;
+  auto layout = pair_layout(dir.path, 4, 4);
+  std::vector<std::string> logged;
+  PortOptions ob;
+  ob.run_id = 0x1234;
+  ob.log = [&](const std::string& s) { logged.push_back(s); };
+  auto b = make_zmq_port(layout, "b", ob);
+  zmq::context_t ctx;
+  zmq::socket_t stale(ctx, zmq::socket_type::push);
+  stale.set(zmq::sockopt::linger, 1000);
+  stale.connect(link_endpoint(layout, "b", "a"));
+  Message m;
+  m.flow = 3;
+  m.period = 1;
+  m.payload = {0xEE};
+  for (m.timestamp = 0; m.timestamp < 3; ++m.timestamp) {
+    std::vector<std::uint8_t> bytes;
+    encode(m, bytes, 0x9999);  // an earlier run's message, in perfect sequence
+    stale.send(zmq::buffer(bytes), zmq::send_flags::none);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // they arrive first
+  PortOptions oa;
+  oa.run_id = 0x1234;
+  auto a = make_zmq_port(layout, "a", oa);
+  for (SimTime t = 0; t < 3; ++t) {
+    Message real;
+    real.flow = 3;
+    real.timestamp = t;
+    real.period = 1;
+    real.payload = {static_cast<std::uint8_t>(t)};
+    a->send(0, real);
+    const Message got = b->receive(0);
+    EXPECT_EQ(got.timestamp, t);
+    EXPECT_EQ(got.payload, real.payload) << "a message of another run was delivered";
+    std::vector<std::uint8_t> copy;
+    encode(real, copy, 0x1234);  // the same message again, duplicated on the way
+    stale.send(zmq::buffer(copy), zmq::send_flags::none);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the copies are there
+  Message last;
+  last.flow = 3;
+  last.timestamp = 3;
+  last.period = 1;
+  a->send(0, last);
+  EXPECT_EQ(b->receive(0).timestamp, 3);
+  b->close();
+  a->close();
+  EXPECT_EQ(b->stats().refused, 6u);
+  std::string all;
+  for (const auto& l : logged) all += l + "\n";
+  EXPECT_NE(all.find("another run (run id 0000000000009999, this run's is 0000000000001234)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("out of sequence"), std::string::npos) << all;
+}
+
+// A peer of another release speaks another wire version: every message of it would be
+// refused and the node would wait for ever, so the node stops, naming the peer and both
+// versions.
+TEST(ZmqTransport, APeerOfAnotherWireVersionStopsTheNodeNamingBoth) {
+  TempDir dir;
+  auto layout = pair_layout(dir.path, 4, 100);
+  auto b = make_zmq_port(layout, "b", {});
+  zmq::context_t ctx;
+  zmq::socket_t old(ctx, zmq::socket_type::push);
+  old.set(zmq::sockopt::linger, 1000);
+  old.connect(link_endpoint(layout, "b", "a"));
+  Message m;
+  m.flow = 3;
+  m.period = 1;
+  auto bytes = encode(m);
+  bytes[4] = 1;  // the first release's version
+  old.send(zmq::buffer(bytes), zmq::send_flags::none);
+  try {
+    b->receive(0);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("the link from 'a' carries wire version 1, this node speaks version " +
+                        std::to_string(kWireVersion)),
+              std::string::npos)
+        << what;
+  }
+  b->close();
 }
 
 TEST(ZmqTransport, APeerThatLeavesEarlyIsNamed) {

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/test_files.hpp"
+
 namespace fleetsim::view {
 namespace {
 
@@ -124,11 +126,10 @@ TEST(ViewConfig, MissingFileIsAnError) {
 
 TEST(ViewConfig, TexturesAndScriptsAreCheckedAndBecomeAssets) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "fleetsim_view_config_test";
+  fs::path dir = fleetsim::testing::fresh_test_dir("view");
   fs::create_directories(dir);
   {
-    std::ofstream(dir / "robot.png", std::ios::binary)
-        .write("\x89PNG\r\n\x1a\n\0\0\0\0", 12);
+    std::ofstream(dir / "robot.png", std::ios::binary).write("\x89PNG\r\n\x1a\n\0\0\0\0", 12);
     std::ofstream(dir / "not_image.png") << "hello";
     std::ofstream(dir / "trail.js") << "export function create() {}";
   }
