@@ -3,7 +3,8 @@
 #   make test   install dependencies, build, run the whole test suite
 #   make build  build only (dependencies must be installed)
 #   make e2e    build and run only the browser tests of the viewer
-#   make asan / make tsan   sanitizer builds + tests (build-asan/, build-tsan/)
+#   make asan   the tests under ASan+UBSan (clang, build-fuzz/, shared with the fuzzers)
+#   make tsan   the tests under ThreadSanitizer (build-tsan/)
 #   make fuzz   build the fuzzers (clang, build-fuzz/) and run each for FUZZ_SECONDS
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -26,7 +27,7 @@ build: configure
 
 test: deps
 	@$(MAKE) --no-print-directory build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 600
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 600 --repeat after-timeout:2
 
 demo: deps
 	@$(MAKE) --no-print-directory build
@@ -36,10 +37,15 @@ e2e: deps
 	@$(MAKE) --no-print-directory build
 	ctest --test-dir $(BUILD) --output-on-failure -L e2e
 
+# The suite under AddressSanitizer and UndefinedBehaviorSanitizer (any UB aborts), built with
+# clang in the fuzzers' tree (build-fuzz/): the libraries are compiled once for both.
+FUZZ_CONFIGURE = cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DFLEETSIM_FUZZ=ON -DFLEETSIM_BUILD_TESTS=ON -DFLEETSIM_BUILD_BENCH=OFF
+
 asan: deps
-	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEETSIM_SANITIZE=address,undefined
-	cmake --build build-asan -j $(JOBS)
-	ctest --test-dir build-asan --output-on-failure -j $(JOBS) --timeout 900 -LE 'e2e|slow'
+	$(FUZZ_CONFIGURE)
+	cmake --build build-fuzz -j $(JOBS)
+	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) --timeout 600 --repeat after-timeout:2 -LE 'e2e|slow'
 
 # ThreadSanitizer reports through the uninstrumented libzmq are suppressed, with the reason,
 # in tests/tsan.supp; any other report fails the test.
@@ -48,15 +54,13 @@ TSAN_ENV = TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp"
 tsan: deps
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEETSIM_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
-	$(TSAN_ENV) ctest --test-dir build-tsan --output-on-failure -j $(JOBS) --timeout 900 -LE 'e2e|slow'
+	$(TSAN_ENV) ctest --test-dir build-tsan --output-on-failure -j $(JOBS) --timeout 600 --repeat after-timeout:2 -LE 'e2e|slow'
 
 # libFuzzer harnesses (tests/fuzz/, docs/testing.md): each runs FUZZ_SECONDS on a copy of its
 # corpus in build-fuzz/fuzz/; fails naming the harness and the reproducer if one crashes.
 # FUZZ_SEED=N fixes libFuzzer's seed (CI's gate), 0 picks a random one.
 fuzz: deps
-	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCMAKE_CXX_COMPILER=clang++-14 -DFLEETSIM_FUZZ=ON -DFLEETSIM_BUILD_TESTS=OFF \
-	  -DFLEETSIM_BUILD_BENCH=OFF
+	$(FUZZ_CONFIGURE)
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
 	FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
@@ -64,4 +68,4 @@ format:
 	find include src tests bench -name '*.[ch]pp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan build-fuzz
+	rm -rf $(BUILD) build-tsan build-fuzz

@@ -26,10 +26,10 @@ struct Message {
   MessageKind kind = MessageKind::kData;
   SimTime timestamp = 0;  ///< ns
   SimTime period = 0;     ///< ns to the next message on this flow, > 0
+  std::vector<std::uint8_t> payload;
   /// The run the message belongs to: the sending port stamps its PortOptions::run_id and a
   /// receiving port refuses any other (a process of an earlier run must not feed this one).
   std::uint64_t run = 0;
-  std::vector<std::uint8_t> payload;
 };
 
 }  // namespace fleetsim::transport

@@ -42,7 +42,8 @@ class ChunkWriter {
   void put_bytes(std::span<const std::uint8_t> bytes, std::size_t n) {
     std::size_t at = out_.size();
     out_.resize(at + n, '\0');
-    std::memcpy(out_.data() + at, bytes.data(), std::min(n, bytes.size()));
+    const std::size_t copied = std::min(n, bytes.size());
+    if (copied > 0) std::memcpy(out_.data() + at, bytes.data(), copied);  // (empty: data() may be null)
     pad();
   }
   std::size_t size() const { return out_.size(); }

@@ -31,7 +31,7 @@ inline std::filesystem::path fresh_test_dir(const std::string& group = "") {
 /// `command` (a program and its arguments, before any redirection) bounded in time: a run
 /// that hangs is killed with its children after `seconds` and ends with status 124 (coreutils'
 /// timeout), so the test fails naming the command instead of stalling the whole suite.
-inline std::string time_limited(const std::string& command, int seconds = 600) {
+inline std::string time_limited(const std::string& command, int seconds = 300) {
   return "timeout -k 10 " + std::to_string(seconds) + " " + command;
 }
 
