@@ -312,7 +312,8 @@ int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& r
       for (const auto& r : reports)
         if (!r.ok && describe(r) != failure) std::cerr << "  then " << describe(r) << "\n";
       for (const auto& l : logs)
-        std::cerr << "  the log " << l << " is complete up to the last frame written\n";
+        if (std::filesystem::exists(l))  // (not one that could not be created)
+          std::cerr << "  the log " << l << " is complete up to the last frame written\n";
       if (!p0.checkpoints.empty())
         std::cerr << "  go on from the newest checkpoint: fleetsim run --resume "
                   << p0.checkpoints.back() << "\n";
@@ -526,7 +527,8 @@ int run_command(const RunArgs& given) {
     if (!failure.empty()) {
       std::cerr << path << ": error: " << failure << "\n";
       for (const auto& l : logs)
-        std::cerr << "  the log " << l << " is complete up to the last frame written\n";
+        if (std::filesystem::exists(l))  // (not one that could not be created)
+          std::cerr << "  the log " << l << " is complete up to the last frame written\n";
       if (checkpoints && !checkpoints->written().empty())
         std::cerr << "  go on from the newest checkpoint: fleetsim run --resume "
                   << checkpoints->written().back() << "\n";
@@ -637,7 +639,7 @@ void add_engine_commands(CLI::App& app, int& status) {
   run->add_option("--length", args->length, "simulated seconds (overrides <framework length>)")
       ->check(CLI::Range(0.0, 1e9));
   run->add_option("--log", args->log_path,
-                  "write one log here, replacing the file's <log> elements");
+                  "write one log here, replacing the file's <log> elements ('' writes none)");
   run->add_option("--log-format", args->log_format, "frames (binary, default) or deeco (text)")
       ->check(CLI::IsMember({"frames", "deeco"}));
   run->add_flag("--quiet", args->quiet, "no progress bar and no summary text");

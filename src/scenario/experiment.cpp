@@ -80,7 +80,8 @@ struct Box4 {
 std::optional<Box4> read_region(XmlElement& e, const char* attr, bool required) {
   auto v = e.reals(attr, 4, required);
   if (v.size() != 4) return std::nullopt;
-  Box4 b{{std::min(v[0], v[2]), std::min(v[1], v[3])}, {std::max(v[0], v[2]), std::max(v[1], v[3])}};
+  Box4 b{{std::min(v[0], v[2]), std::min(v[1], v[3])},
+         {std::max(v[0], v[2]), std::max(v[1], v[3])}};
   if (b.hi.x - b.lo.x <= 0 || b.hi.y - b.lo.y <= 0) {
     e.error(std::string("attribute '") + attr + "' of <" + e.name() +
             "> is an empty box (expected \"xmin,ymin,xmax,ymax\" with xmin < xmax, ymin < ymax)");
@@ -141,8 +142,12 @@ class Placement {
   void rename(int slot, const std::string& name) { names_[static_cast<std::size_t>(slot)] = name; }
 
  private:
-  int cell_x(double x) const { return std::clamp(static_cast<int>((x - lo_.x) / cell_), 0, nx_ - 1); }
-  int cell_y(double y) const { return std::clamp(static_cast<int>((y - lo_.y) / cell_), 0, ny_ - 1); }
+  int cell_x(double x) const {
+    return std::clamp(static_cast<int>((x - lo_.x) / cell_), 0, nx_ - 1);
+  }
+  int cell_y(double y) const {
+    return std::clamp(static_cast<int>((y - lo_.y) / cell_), 0, ny_ - 1);
+  }
   const WorldModel& model_;
   double cell_;
   Vec2 lo_;
@@ -176,15 +181,19 @@ class ExperimentParser {
     for (const char* once : {"framework", "plugins", "kinds", "controllers", "arena", "physics",
                              "distribution", "loop_functions"}) {
       auto v = root.children(once);
-      if (v.size() > 1) v[1].error(std::string("<") + once + "> appears more than once (expected at most one)");
+      if (v.size() > 1)
+        v[1].error(std::string("<") + once + "> appears more than once (expected at most one)");
     }
     auto first = [&](const char* n) -> std::optional<XmlElement> {
       auto v = root.children(n);
       if (v.empty()) return std::nullopt;
       return v[0];
     };
-    if (auto e = first("framework")) read_framework(*e);
-    else root.error("missing <framework> (expected <framework ticks_per_second=\"10\" length=\"60\"/>)");
+    if (auto e = first("framework"))
+      read_framework(*e);
+    else
+      root.error(
+          "missing <framework> (expected <framework ticks_per_second=\"10\" length=\"60\"/>)");
     if (auto e = first("plugins")) read_plugins(*e);
     model_->kinds = builtin_kinds();
     resolve_interfaces(*model_, reg_);
@@ -194,8 +203,10 @@ class ExperimentParser {
       model_->kinds[k].index = static_cast<std::uint16_t>(k);
     if (model_->kinds.size() > 65535) root.error("more than 65535 robot kinds");
     if (auto e = first("controllers")) read_controllers(*e);
-    if (auto e = first("arena")) read_arena_geometry(*e);
-    else root.error("missing <arena> (expected <arena size=\"W,H\">)");
+    if (auto e = first("arena"))
+      read_arena_geometry(*e);
+    else
+      root.error("missing <arena> (expected <arena size=\"W,H\">)");
     if (auto e = first("physics")) read_physics(*e);
     if (model_->engines.empty() && arena_ok_)
       model_->engines.push_back({"kinematics2d", model_->arena_min(), model_->arena_max()});
@@ -267,7 +278,8 @@ class ExperimentParser {
       std::size_t start = 0;
       while (start <= dirs.size()) {
         std::size_t colon = dirs.find(':', start);
-        std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        std::string dir =
+            dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
         if (!dir.empty()) {
           std::string candidate = (std::filesystem::path(dir) / path).string();
           if (std::filesystem::exists(candidate, ec)) return candidate;
@@ -302,14 +314,16 @@ class ExperimentParser {
       }
       RobotKind kind = *base;
       // A kind whose base named its engine type names it too.
-      if (auto b = explicit_engine_.find(base_name); b != explicit_engine_.end() && !k.has("engine"))
+      if (auto b = explicit_engine_.find(base_name);
+          b != explicit_engine_.end() && !k.has("engine"))
         explicit_engine_[name] = b->second;
       kind.name = name;
       kind.where = k.where();
       if (kind.shape == BodyShape::kBox && k.has("radius")) {
         k.accept("radius");
-        k.error("attribute 'radius' is for round kinds (expected size=\"length,width\" on a box "
-                "kind)");
+        k.error(
+            "attribute 'radius' is for round kinds (expected size=\"length,width\" on a box "
+            "kind)");
       } else {
         kind.radius_m = k.real("radius", kind.radius_m, 1e-4, 100);
       }
@@ -317,19 +331,23 @@ class ExperimentParser {
       kind.max_speed_m_per_s = k.real("max_speed", kind.max_speed_m_per_s, 0, 1e3);
       if (k.has("mass")) {
         const double m = k.real("mass", 1, 0, 1e6);
-        if (m <= 0) k.error("mass of kind '" + name + "' is not positive (expected kilograms > 0)");
-        else kind.mass_kg = m;
+        if (m <= 0)
+          k.error("mass of kind '" + name + "' is not positive (expected kilograms > 0)");
+        else
+          kind.mass_kg = m;
       } else {
         k.accept("mass");
       }
       if (k.has("size")) {
         auto v = k.reals("size", 2, false);
         if (kind.shape != BodyShape::kBox) {
-          k.error("attribute 'size' is for box-shaped kinds (expected base=\"box\", or radius "
-                  "for a round one)");
+          k.error(
+              "attribute 'size' is for box-shaped kinds (expected base=\"box\", or radius "
+              "for a round one)");
         } else if (v.size() == 2) {
           if (!(v[0] > 0 && v[1] > 0 && v[0] <= 100 && v[1] <= 100)) {
-            k.error("size of kind '" + name + "' is not two lengths in (0, 100] metres "
+            k.error("size of kind '" + name +
+                    "' is not two lengths in (0, 100] metres "
                     "(expected \"length,width\")");
           } else {
             kind.length_m = v[0];
@@ -362,8 +380,8 @@ class ExperimentParser {
             p.params = Params(std::move(values));
             return;
           }
-        k.error(std::string("attribute '") + attr + "' needs a " + iface + " part in kind '" + name +
-                "' (expected it on a kind with one)");
+        k.error(std::string("attribute '") + attr + "' needs a " + iface + " part in kind '" +
+                name + "' (expected it on a kind with one)");
       };
       auto sensors = k.children("sensor");
       auto actuators = k.children("actuator");
@@ -458,14 +476,16 @@ class ExperimentParser {
     e.finish();
     e.check_children({"bitmap", "wall", "box", "robot", "distribute", "object"});
     if (size.x <= 0 || size.y <= 0) {
-      if (e.has("size")) e.error("arena size must be positive (expected \"width,height\" in metres)");
+      if (e.has("size"))
+        e.error("arena size must be positive (expected \"width,height\" in metres)");
       return;
     }
     constexpr double kMaxSide = 1e6;  // 1,000 km: grids and float physics stay meaningful
-    if (size.x > kMaxSide || size.y > kMaxSide ||
-        std::abs(model_->arena_center.x) > kMaxSide || std::abs(model_->arena_center.y) > kMaxSide) {
-      e.error("arena size or center beyond 1,000 km (expected \"width,height\" and \"x,y\" in "
-              "metres, each at most 1000000)");
+    if (size.x > kMaxSide || size.y > kMaxSide || std::abs(model_->arena_center.x) > kMaxSide ||
+        std::abs(model_->arena_center.y) > kMaxSide) {
+      e.error(
+          "arena size or center beyond 1,000 km (expected \"width,height\" and \"x,y\" in "
+          "metres, each at most 1000000)");
       return;
     }
     model_->arena_width_m = size.x;
@@ -473,7 +493,8 @@ class ExperimentParser {
     arena_ok_ = true;
     Vec2 lo = model_->arena_min(), hi = model_->arena_max();
     auto bitmaps = e.children("bitmap");
-    if (bitmaps.size() > 1) bitmaps[1].error("<bitmap> appears more than once (expected at most one)");
+    if (bitmaps.size() > 1)
+      bitmaps[1].error("<bitmap> appears more than once (expected at most one)");
     if (!bitmaps.empty()) read_bitmap(bitmaps[0]);
     for (auto& w : e.children("wall")) {
       Vec2 a = w.vec2("from", {}, true), b = w.vec2("to", {}, true);
@@ -491,7 +512,8 @@ class ExperimentParser {
       b.finish();
       b.check_children({});
       if (s.x <= 0 || s.y <= 0) {
-        if (b.has("size")) b.error("box size must be positive (expected \"width,height\" in metres)");
+        if (b.has("size"))
+          b.error("box size must be positive (expected \"width,height\" in metres)");
         continue;
       }
       double ca = std::cos(ang), sa = std::sin(ang);
@@ -516,8 +538,10 @@ class ExperimentParser {
     std::string file = b.text("file", "", true);
     double res = b.real("resolution", 0, 1e-6, 1e3, true);
     std::optional<Vec2> top_left;
-    if (b.has("top_left")) top_left = b.vec2("top_left", {});
-    else b.accept("top_left");
+    if (b.has("top_left"))
+      top_left = b.vec2("top_left", {});
+    else
+      b.accept("top_left");
     b.finish();
     b.check_children({});
     if (file.empty() || res <= 0) return;
@@ -529,8 +553,8 @@ class ExperimentParser {
     }
     double w = bm->width * res, h = bm->height * res;
     // By default the bitmap is centred on the arena.
-    Vec2 tl = top_left ? *top_left
-                       : Vec2{model_->arena_center.x - w / 2, model_->arena_center.y + h / 2};
+    Vec2 tl =
+        top_left ? *top_left : Vec2{model_->arena_center.x - w / 2, model_->arena_center.y + h / 2};
     model_->bitmap_width = bm->width;
     model_->bitmap_height = bm->height;
     model_->bitmap_resolution_m = res;
@@ -559,11 +583,18 @@ class ExperimentParser {
       r.where = k.where();
       r.id = k.text("id", type);
       r.params = read_params(k, *info, {"id", "region"}, file_);
-      if (!arena_ok_) { k.accept("region"); k.finish(); continue; }
+      if (!arena_ok_) {
+        k.accept("region");
+        k.finish();
+        continue;
+      }
       Box4 box{model_->arena_min(), model_->arena_max()};
       if (k.has("region")) {
         auto b = read_region(k, "region", false);
-        if (!b) { k.finish(); continue; }
+        if (!b) {
+          k.finish();
+          continue;
+        }
         box = *b;
       } else {
         k.accept("region");
@@ -595,7 +626,8 @@ class ExperimentParser {
       first_of.emplace(type, r.where);
       model_->engines.push_back(r);
     }
-    if (model_->engines.size() > 255) e.error("more than 255 physics engines (expected at most 255)");
+    if (model_->engines.size() > 255)
+      e.error("more than 255 physics engines (expected at most 255)");
     double arena = model_->arena_width_m * model_->arena_height_m;
     for (const auto& [type, a] : area)
       if (arena_ok_ && std::abs(a - arena) > 1e-9 * arena && !d_.has_errors())
@@ -683,8 +715,10 @@ class ExperimentParser {
         std::vector<std::string> accepting, why_not;
         for (std::size_t t = 0; t < ex_.engines.size(); ++t) {
           const std::string why = ex_.engines[t]->refuses(k);
-          if (why.empty()) accepting.push_back(model_->engine_types[t]);
-          else why_not.push_back(model_->engine_types[t] + ": " + why);
+          if (why.empty())
+            accepting.push_back(model_->engine_types[t]);
+          else
+            why_not.push_back(model_->engine_types[t] + ": " + why);
         }
         if (accepting.size() == 1) {
           k.engine = accepting[0];
@@ -695,13 +729,15 @@ class ExperimentParser {
           k.engine = model_->engine_types[0];
         } else if (accepting.empty()) {
           d_.error(where, "no physics engine of the experiment accepts robot kind '" + k.name +
-                              "' (" + join(why_not) + "; expected <physics> to declare one that does)");
+                              "' (" + join(why_not) +
+                              "; expected <physics> to declare one that does)");
           continue;
         } else {
-          d_.error(where, "robot kind '" + k.name + "' does not say which physics engine type "
-                          "accepts it, and the experiment declares " + join(accepting) +
-                              " (expected <kind name=\"" + k.name + "\" engine=\"" + accepting[0] +
-                              "\"> or another of them)");
+          d_.error(where, "robot kind '" + k.name +
+                              "' does not say which physics engine type "
+                              "accepts it, and the experiment declares " +
+                              join(accepting) + " (expected <kind name=\"" + k.name +
+                              "\" engine=\"" + accepting[0] + "\"> or another of them)");
           continue;
         }
       }
@@ -718,11 +754,10 @@ class ExperimentParser {
       k.engine_type = static_cast<std::uint8_t>(it - model_->engine_types.begin());
       if (const std::string why = ex_.engines[k.engine_type]->refuses(k);
           !why.empty() && k.in_run && explicit_engine_.count(k.name))
-        d_.error(explicit_engine_[k.name], "robot kind '" + k.name + "' cannot be simulated by " +
-                                               k.engine + ": " + why);
+        d_.error(explicit_engine_[k.name],
+                 "robot kind '" + k.name + "' cannot be simulated by " + k.engine + ": " + why);
     }
   }
-
 
   // <distribution><process regions="west north" kinds="eyebot" robots="ep3"/>...
   // </distribution>: which process simulates which engine regions in a run on several
@@ -743,8 +778,9 @@ class ExperimentParser {
     std::vector<int> owner(model_->engines.size(), -1);
     auto processes = e.children("process");
     if (processes.empty())
-      e.error("<distribution> lists no <process> (expected one <process regions=\"...\"/> per "
-              "process, or no <distribution> for the automatic assignment)");
+      e.error(
+          "<distribution> lists no <process> (expected one <process regions=\"...\"/> per "
+          "process, or no <distribution> for the automatic assignment)");
     bool any_regions = false;
     std::vector<bool> pins(processes.size(), false);
     for (std::size_t p = 0; p < processes.size(); ++p) {
@@ -764,11 +800,13 @@ class ExperimentParser {
         if (found < 0) {
           std::string known;
           for (const auto& r : model_->engines) known += (known.empty() ? "" : ", ") + r.id;
-          pe.error("unknown region '" + id + "' (expected ids of <physics> engines: " + known + ")");
+          pe.error("unknown region '" + id + "' (expected ids of <physics> engines: " + known +
+                   ")");
           continue;
         }
         if (owner[found] >= 0) {
-          pe.error("region '" + id + "' is already given to process " + std::to_string(owner[found]) +
+          pe.error("region '" + id + "' is already given to process " +
+                   std::to_string(owner[found]) +
                    " (expected each region in exactly one <process>)");
           continue;
         }
@@ -787,7 +825,8 @@ class ExperimentParser {
         }
         to = static_cast<int>(p);
       }
-      for (const std::string& name : robots) pinned_robots_.push_back({name, static_cast<int>(p), pe.where()});
+      for (const std::string& name : robots)
+        pinned_robots_.push_back({name, static_cast<int>(p), pe.where()});
       ex_.distribution.push_back(std::move(mine));
     }
     if (!any_regions) {
@@ -828,7 +867,8 @@ class ExperimentParser {
       int& to = ex_.robot_affinity[it->second];
       if (to >= 0 && to != pin.process) {
         d_.error(pin.where, "robot '" + pin.name + "' is already pinned to process " +
-                                std::to_string(to) + " (expected each robot in at most one <process>)");
+                                std::to_string(to) +
+                                " (expected each robot in at most one <process>)");
         continue;
       }
       to = pin.process;
@@ -839,8 +879,8 @@ class ExperimentParser {
     std::string type = e.text("type", "", true);
     const PluginInfo* info = reg_.find(PluginKind::kLoopFunctions, type);
     if (!type.empty() && !info)
-      e.error("unknown loop functions '" + type + "' (expected one of: " +
-              join(reg_.names(PluginKind::kLoopFunctions)) +
+      e.error("unknown loop functions '" + type +
+              "' (expected one of: " + join(reg_.names(PluginKind::kLoopFunctions)) +
               "; plug-in libraries are named in <plugins>)" +
               did_you_mean(type, reg_.names(PluginKind::kLoopFunctions)));
     ex_.loop_functions = type;
@@ -867,7 +907,9 @@ class ExperimentParser {
   }
 
   void apply_log_overrides() {
-    if (ov_.log_path) {
+    if (ov_.log_path && ov_.log_path->empty()) {
+      ex_.logs.clear();  // --log '': no log at all
+    } else if (ov_.log_path) {
       LogSpec s;
       std::int64_t every = ex_.logs.empty() ? 1 : ex_.logs[0].every;
       s.path = *ov_.log_path;
@@ -895,7 +937,8 @@ class ExperimentParser {
     const RobotKind& kind = model_->kinds[static_cast<std::size_t>(k)];
     // Unresolved, or named on the kind (then refused at the kind): reported already.
     if (kind.engine_type >= ex_.engines.size()) return true;
-    if (explicit_engine_.count(kind.name)) return ex_.engines[kind.engine_type]->refuses(kind).empty();
+    if (explicit_engine_.count(kind.name))
+      return ex_.engines[kind.engine_type]->refuses(kind).empty();
     const std::string why = ex_.engines[kind.engine_type]->refuses(kind);
     if (why.empty()) return true;
     e.error("robot kind '" + kind.name + "' cannot be simulated by " + kind.engine + ": " + why +
@@ -915,7 +958,8 @@ class ExperimentParser {
       return static_cast<int>(model_->controllers.size() - 1);
     }
     if (k >= 0)
-      e.error(std::string("<") + e.name() + "> is missing attribute 'controller' (expected the "
+      e.error(std::string("<") + e.name() +
+              "> is missing attribute 'controller' (expected the "
               "id of a <controller> in <controllers>; only passive kinds such as cylinder and "
               "box need none)");
     return -1;
@@ -955,7 +999,8 @@ class ExperimentParser {
         if (k >= 0 && !engine_accepts(e, k)) continue;
         auto colour = parse_color(led);
         if (!colour)
-          e.error("led '" + led + "' is not a colour (expected a name such as red, green, "
+          e.error("led '" + led +
+                  "' is not a colour (expected a name such as red, green, "
                   "gray50 or off, or \"r,g,b\"; docs/lua-api.md lists the names)");
         if (!id.empty() && !unique_name(e, id, names)) continue;
         if (k < 0 || c < 0 || !e.has("position")) continue;
@@ -967,8 +1012,8 @@ class ExperimentParser {
           continue;
         }
         place.add(p, r, id);
-        EntityId eid = st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c),
-                                    p, heading, st.tags.intern(tag), id);
+        EntityId eid = st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p,
+                                    heading, st.tags.intern(tag), id);
         note_controller(c, k, e.where());
         if (colour && e.has("led")) set_leds(e, k, st.robot_index(eid), *colour);
       } else if (n == "distribute") {
@@ -979,8 +1024,10 @@ class ExperimentParser {
         std::string tag = e.text("tag");
         std::int64_t tries = e.integer("max_tries", 1000, 1, 1'000'000);
         std::optional<Box4> region;
-        if (e.has("region")) region = read_region(e, "region", false);
-        else e.accept("region");
+        if (e.has("region"))
+          region = read_region(e, "region", false);
+        else
+          e.accept("region");
         e.finish();
         e.check_children({});
         int k = kind_index(e, kind);
@@ -1004,7 +1051,8 @@ class ExperimentParser {
           bool placed = false;
           for (std::int64_t attempt = 0; attempt < tries; ++attempt) {
             if (ov_.max_placement_tries && ++placement_tries_ > *ov_.max_placement_tries) break;
-            Vec2 p{rng.uniform(box.lo.x + r, box.hi.x - r), rng.uniform(box.lo.y + r, box.hi.y - r)};
+            Vec2 p{rng.uniform(box.lo.x + r, box.hi.x - r),
+                   rng.uniform(box.lo.y + r, box.hi.y - r)};
             double heading = rng.uniform(-kPi, kPi);
             if (!place.check(p, r).empty()) continue;
             placed_robots.push_back({p, heading, place.add(p, r, prefix + "?")});
@@ -1055,7 +1103,8 @@ class ExperimentParser {
         if (!id.empty() && !unique_name(e, id, names)) continue;
         auto it = classes.find(cls);
         if (it == classes.end()) {
-          it = classes.emplace(cls, static_cast<std::uint16_t>(model_->object_classes.size())).first;
+          it =
+              classes.emplace(cls, static_cast<std::uint16_t>(model_->object_classes.size())).first;
           model_->object_classes.push_back(cls);
         }
         st.add_object(it->second, p, size, st.tags.intern(tag), id);
@@ -1113,9 +1162,9 @@ class ExperimentParser {
         else
           d_.error(where, "controller '" + decl.id + "' (type '" + decl.type + "'): " + err.what());
       } catch (const std::exception& err) {
-        d_.error(decl.where.file.empty() ? where : decl.where,
-                 "controller '" + decl.id + "' (type '" + decl.type + "'): init failed: " +
-                     err.what());
+        d_.error(
+            decl.where.file.empty() ? where : decl.where,
+            "controller '" + decl.id + "' (type '" + decl.type + "'): init failed: " + err.what());
       }
     }
   }

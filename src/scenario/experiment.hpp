@@ -31,7 +31,7 @@ struct ExperimentOverrides {
   std::optional<int> threads;
   std::optional<std::uint64_t> seed;
   std::optional<double> length_s;
-  std::optional<std::string> log_path;
+  std::optional<std::string> log_path;  ///< replaces the file's <log> elements; "" = no log
   std::optional<log::LogFormat> log_format;
   /// A bound on the random placement tries of all <distribute> elements together; the file
   /// is refused when placing its robots would take more. Unset for users (a file asking for

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "log/log_types.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/range_and_bearing.hpp"
 
@@ -69,6 +70,8 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
       writers_.push_back(spec.format == log::LogFormat::kDeeco
                              ? log::make_deeco_log_writer(spec.path, open)
                              : log::make_frame_log_writer(spec.path, {}, open));
+    } catch (const log::LogError& e) {
+      throw RunError(e.what());  // (it names the log and says what went wrong)
     } catch (const std::exception& e) {
       throw RunError(std::string(resumed_ ? "cannot continue log '" : "cannot create log '") +
                      spec.path + "': " + e.what());
@@ -294,8 +297,7 @@ void Simulation::sense_and_control() {
       }
       const std::uint16_t k = kind[order[s]];
       std::size_t m = 0;
-      for (; m < kPartBatch && s + m < e && kind[order[s + m]] == k && here(order[s + m]);
-           ++m) {
+      for (; m < kPartBatch && s + m < e && kind[order[s + m]] == k && here(order[s + m]); ++m) {
         const std::uint32_t i = order[s + m];
         w.batch[m] = RobotRef{i, static_cast<std::uint32_t>(s + m), ids[i]};
       }
@@ -516,11 +518,13 @@ void Simulation::move_robot(EntityId id, Vec2 p, double heading) {
   state_.x()[i] = p.x;
   state_.y()[i] = p.y;
   state_.theta()[i] = wrap_angle(heading);
-  state_.robot_engine()[i] = static_cast<std::uint8_t>(model_->engine_at(p, state_.robot_kind()[i]));
+  state_.robot_engine()[i] =
+      static_cast<std::uint8_t>(model_->engine_at(p, state_.robot_kind()[i]));
 }
 void Simulation::place_robot(EntityId id, Vec2 p, double heading, double z) {
   if (!std::isfinite(heading) || !std::isfinite(z))
-    throw RunError("robot '" + std::to_string(id) + "': a heading or altitude that is not a number");
+    throw RunError("robot '" + std::to_string(id) +
+                   "': a heading or altitude that is not a number");
   move_robot(id, p, heading);
   if (const ColumnHandle zc = state_.robots.find("z"); zc != kNoColumn)
     static_cast<double*>(state_.robots.data(zc))[state_.robot_index(id)] = z;

@@ -178,6 +178,24 @@ TEST_F(Cli, AControllerThatThrowsStopsTheRunAndKeepsTheLog) {
   EXPECT_EQ(reader->read_frame(15).tick, 15);
 }
 
+// --log '' writes no log, not even the ones the file asks for; a log that cannot be created
+// is named once, and not said to be complete.
+TEST_F(Cli, AnEmptyLogPathWritesNoLogAndAnUncreatableLogIsNamedOnce) {
+  fs::copy(kSrc + "/examples/diffusion", dir_ / "d");
+  const std::string exp = path("d/diffusion.xml");
+  Result none = run("run " + exp + " --length 1 --quiet --json --log ''");
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_FALSE(fs::exists(dir_ / "d" / "diffusion.flog"));
+  EXPECT_NE(none.out.find("\"logs\":[]"), std::string::npos) << none.out;
+  Result bad = run("run " + exp + " --length 1 --quiet --log " + path("no/such/dir/x.flog"));
+  EXPECT_EQ(bad.status, 1);
+  const std::string once = "cannot create log '" + path("no/such/dir/x.flog") + "'";
+  const auto at = bad.err.find(once);
+  ASSERT_NE(at, std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find(once, at + 1), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find("is complete up to the last frame"), std::string::npos) << bad.err;
+}
+
 TEST_F(Cli, APluginBuiltForAnotherAbiIsRefused) {
   std::string exp =
       write("abi.xml", "<fleetsim>\n  <framework/>\n  <plugins>\n    <library path=\"" +
