@@ -217,7 +217,9 @@ TEST_F(Checkpoints, ALogChangedSinceTheCheckpointIsNotOverwritten) {
     run(s.xml, log, -1, nullptr, &ck);
     ADD_FAILURE() << "resumed without its log";
   } catch (const RunError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot continue log"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot open log '" + log + "' to continue it"),
+              std::string::npos)
+        << e.what();
   }
 }
 
