@@ -31,6 +31,7 @@
 #include "time/flow_node.hpp"
 #include "time/lockstep.hpp"
 #include "transport/inproc_transport.hpp"
+#include "transport/shm_transport.hpp"
 #include "transport/zmq_transport.hpp"
 
 extern char** environ;
@@ -51,7 +52,9 @@ struct Config {
   std::string endpoint = "tcp";
   int port_base = 0;
   int node = -1;  // internal: run only this node (zmq child)
-  std::string api = "flow";  // flow: FlowNode with a behaviour; federate: the federate API
+  std::string api = "flow";
+  int spin_us = -1;  // shm: spin before sleeping (-1: the transport's default)  // flow: FlowNode
+                     // with a behaviour; federate: the federate API
 };
 
 /// The federation file the federate API's nodes join (written by the parent, read by each
@@ -122,8 +125,7 @@ class TrivialNode final : public time::NodeBehaviour {
 void write_federation(const Config& c, const transport::FederationLayout& layout) {
   std::string xml = fmt::format("<federation until=\"{}ms\" buffer=\"4\">\n", c.steps);
   for (const auto& n : layout.nodes) {
-    xml += fmt::format("  <node name=\"{}\" kind=\"mixer\" endpoint=\"{}\">\n", n.name,
-                       n.endpoint);
+    xml += fmt::format("  <node name=\"{}\" kind=\"mixer\" endpoint=\"{}\">\n", n.name, n.endpoint);
     for (const auto& i : n.inputs) xml += fmt::format("    <input name=\"{}\"/>\n", i.source);
     xml += "    <output name=\"o\"/>\n  </node>\n";
   }
@@ -155,7 +157,8 @@ NodeTiming run_federate(const Config& c, const transport::FederationLayout& layo
   }
   NodeTiming timing;
   timing.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
-  timing.messages = fed.emitted() * layout.nodes[static_cast<std::size_t>(index)].outputs[0].sinks.size();
+  timing.messages =
+      fed.emitted() * layout.nodes[static_cast<std::size_t>(index)].outputs[0].sinks.size();
   fed.resign();
   return timing;
 }
@@ -263,8 +266,9 @@ int main(int argc, char** argv) {
   app.add_option("--nodes", c.nodes, "Number of nodes K (>= 2)")->check(CLI::Range(2, 64));
   app.add_option("--mode", c.mode, "dsaam or lockstep")
       ->check(CLI::IsMember({"dsaam", "lockstep"}));
-  app.add_option("--transport", c.transport, "inproc or zmq")
-      ->check(CLI::IsMember({"inproc", "zmq"}));
+  app.add_option("--transport", c.transport,
+                 "inproc (threads), shm (processes, shared-memory rings) or zmq (processes)")
+      ->check(CLI::IsMember({"inproc", "shm", "zmq"}));
   app.add_option("--topology", c.topology, "ring or all-to-all")
       ->check(CLI::IsMember({"ring", "all-to-all"}));
   app.add_option("--steps", c.steps, "Steps M")->check(CLI::Range(10, 1'000'000'000));
@@ -278,11 +282,14 @@ int main(int argc, char** argv) {
                  "dsaam over zmq: flow (a FlowNode running a behaviour) or federate (each node "
                  "a program on the federate API, one time-advance request per step)")
       ->check(CLI::IsMember({"flow", "federate"}));
+  app.add_option("--spin-us", c.spin_us,
+                 "shm: microseconds a node polls its rings before it sleeps (default: the "
+                 "transport's)");
   CLI11_PARSE(app, argc, argv);
 
   try {
-    if (c.api == "federate" && (c.mode != "dsaam" || c.transport != "zmq")) {
-      std::cerr << "timesync: --api federate needs --mode dsaam --transport zmq\n";
+    if (c.api == "federate" && (c.mode != "dsaam" || c.transport == "inproc")) {
+      std::cerr << "timesync: --api federate needs --mode dsaam and --transport zmq or shm\n";
       return 2;
     }
     if (c.node >= 0 && c.api == "federate") {
@@ -292,8 +299,11 @@ int main(int argc, char** argv) {
     }
     if (c.node >= 0) {
       auto layout = make_layout(c);
-      auto port =
-          transport::make_zmq_port(layout, layout.nodes[static_cast<std::size_t>(c.node)].name, {});
+      const auto& name = layout.nodes[static_cast<std::size_t>(c.node)].name;
+      transport::ShmOptions so;
+      if (c.spin_us >= 0) so.spin = std::chrono::microseconds(c.spin_us);
+      auto port = c.transport == "shm" ? transport::make_shm_port(layout, name, {}, so)
+                                       : transport::make_zmq_port(layout, name, {});
       auto t = run_node(c, layout, c.node, *port);
       std::printf("%.9f %lu\n", t.elapsed_s, static_cast<unsigned long>(t.messages));
       return 0;
