@@ -35,30 +35,48 @@ class ExperimentError : public std::runtime_error {
 
 py::dtype dtype_of(ColumnType t) {
   switch (t) {
-    case ColumnType::kU8: return py::dtype::of<std::uint8_t>();
-    case ColumnType::kU16: return py::dtype::of<std::uint16_t>();
-    case ColumnType::kU32: return py::dtype::of<std::uint32_t>();
-    case ColumnType::kI32: return py::dtype::of<std::int32_t>();
-    case ColumnType::kF32: return py::dtype::of<float>();
-    case ColumnType::kF64: return py::dtype::of<double>();
-    case ColumnType::kColor: return py::dtype::of<std::uint8_t>();  // RGBA, one more axis
-    case ColumnType::kTag: return py::dtype::of<std::uint32_t>();   // index into tags()
-    case ColumnType::kString: break;
+    case ColumnType::kU8:
+      return py::dtype::of<std::uint8_t>();
+    case ColumnType::kU16:
+      return py::dtype::of<std::uint16_t>();
+    case ColumnType::kU32:
+      return py::dtype::of<std::uint32_t>();
+    case ColumnType::kI32:
+      return py::dtype::of<std::int32_t>();
+    case ColumnType::kF32:
+      return py::dtype::of<float>();
+    case ColumnType::kF64:
+      return py::dtype::of<double>();
+    case ColumnType::kColor:
+      return py::dtype::of<std::uint8_t>();  // RGBA, one more axis
+    case ColumnType::kTag:
+      return py::dtype::of<std::uint32_t>();  // index into tags()
+    case ColumnType::kString:
+      break;
   }
   throw std::logic_error("a string column has no numpy type");
 }
 
 const char* type_name(ColumnType t) {
   switch (t) {
-    case ColumnType::kU8: return "u8";
-    case ColumnType::kU16: return "u16";
-    case ColumnType::kU32: return "u32";
-    case ColumnType::kI32: return "i32";
-    case ColumnType::kF32: return "f32";
-    case ColumnType::kF64: return "f64";
-    case ColumnType::kColor: return "color";
-    case ColumnType::kTag: return "tag";
-    case ColumnType::kString: return "string";
+    case ColumnType::kU8:
+      return "u8";
+    case ColumnType::kU16:
+      return "u16";
+    case ColumnType::kU32:
+      return "u32";
+    case ColumnType::kI32:
+      return "i32";
+    case ColumnType::kF32:
+      return "f32";
+    case ColumnType::kF64:
+      return "f64";
+    case ColumnType::kColor:
+      return "color";
+    case ColumnType::kTag:
+      return "tag";
+    case ColumnType::kString:
+      return "string";
   }
   return "?";
 }
@@ -92,9 +110,12 @@ class PySimulation {
     o.length_s = length;
     if (log && !log->empty()) o.log_path = log;
     if (log_format) {
-      if (*log_format == "frames") o.log_format = log::LogFormat::kFrames;
-      else if (*log_format == "deeco") o.log_format = log::LogFormat::kDeeco;
-      else throw py::value_error("log_format must be 'frames' or 'deeco', not '" + *log_format + "'");
+      if (*log_format == "frames")
+        o.log_format = log::LogFormat::kFrames;
+      else if (*log_format == "deeco")
+        o.log_format = log::LogFormat::kDeeco;
+      else
+        throw py::value_error("log_format must be 'frames' or 'deeco', not '" + *log_format + "'");
     }
     registry_ = std::make_unique<PluginRegistry>();
     register_builtins(*registry_);
@@ -139,7 +160,8 @@ class PySimulation {
     const auto t0 = std::chrono::steady_clock::now();
     const Tick first = sim_->state().tick;
     while (!sim_->done()) step(1);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     py::dict out = summary();
     out["wall_seconds"] = wall;
     out["ticks_run"] = sim_->state().tick - first;
@@ -218,13 +240,15 @@ class PySimulation {
 
  private:
   void live() const {
-    if (finished_) throw py::value_error("the simulation is finished (finish() or the end of a with block)");
+    if (finished_)
+      throw py::value_error("the simulation is finished (finish() or the end of a with block)");
   }
   std::string unknown_column(const std::string& name) const {
     std::vector<std::string> names;
     for (const auto& d : sim_->state().robots.schema()) names.push_back(d.name);
-    return "no robot column '" + name + "' in this run (its columns: " +
-           fmt::to_string(fmt::join(names, ", ")) + ")" + did_you_mean(name, names);
+    return "no robot column '" + name +
+           "' in this run (its columns: " + fmt::to_string(fmt::join(names, ", ")) + ")" +
+           did_you_mean(name, names);
   }
 
   std::unique_ptr<PluginRegistry> registry_;
@@ -273,8 +297,8 @@ class PyLog {
     const auto n = static_cast<std::int64_t>(reader_->frame_count());
     if (index < 0) index += n;
     if (index < 0 || index >= n)
-      throw py::index_error("frame " + std::to_string(index) + " of a log of " +
-                            std::to_string(n) + " frames");
+      throw py::index_error("frame " + std::to_string(index) + " of a log of " + std::to_string(n) +
+                            " frames");
     log::LogFrame f;
     try {
       f = reader_->read_frame(static_cast<std::size_t>(index));
@@ -288,8 +312,8 @@ class PyLog {
     d["tags"] = f.tags;
     const auto& cols = reader_->header().robot_columns;
     for (std::size_t c = 0; c < cols.size(); ++c) {
-      py::array view = column_array(cols[c], f.robot_count, f.robot_columns[c].data(),
-                                    py::none(), true);
+      py::array view =
+          column_array(cols[c], f.robot_count, f.robot_columns[c].data(), py::none(), true);
       d[py::str(cols[c].name)] = view.attr("copy")();
     }
     return d;
@@ -303,16 +327,15 @@ py::object delivered_to_python(const Delivered& d) {
   static py::object type = py::module_::import("types").attr("SimpleNamespace");
   return type(py::arg("input") = d.input, py::arg("flow") = d.flow,
               py::arg("timestamp") = d.timestamp,
-              py::arg("payload") = py::bytes(reinterpret_cast<const char*>(d.payload.data()),
-                                             d.payload.size()));
+              py::arg("payload") =
+                  py::bytes(reinterpret_cast<const char*>(d.payload.data()), d.payload.size()));
 }
 
 py::object grant_to_python(const Grant& g) {
   static py::object type = py::module_::import("types").attr("SimpleNamespace");
   py::list messages;
   for (const auto& m : g.messages) messages.append(delivered_to_python(m));
-  return type(py::arg("time") = g.time, py::arg("messages") = messages,
-              py::arg("done") = g.done);
+  return type(py::arg("time") = g.time, py::arg("messages") = messages, py::arg("done") = g.done);
 }
 
 std::vector<std::uint8_t> bytes_of(const py::bytes& b) {
@@ -333,8 +356,8 @@ PYBIND11_MODULE(_core, m) {
                            "An experiment loaded in this process: step it, read its columns "
                            "(numpy views), set its robots' commands")
       .def(py::init<const std::string&, std::optional<int>, std::optional<std::uint64_t>,
-                    std::optional<double>, std::optional<std::string>,
-                    std::optional<std::string>, std::optional<std::string>>(),
+                    std::optional<double>, std::optional<std::string>, std::optional<std::string>,
+                    std::optional<std::string>>(),
            py::arg("path"), py::kw_only(), py::arg("threads") = py::none(),
            py::arg("seed") = py::none(), py::arg("length") = py::none(),
            py::arg("log") = py::none(), py::arg("log_format") = py::none(),
@@ -349,12 +372,15 @@ PYBIND11_MODULE(_core, m) {
            "Simulates to the end of the run; returns the summary, with wall_seconds.")
       .def("finish", &PySimulation::finish,
            "Ends the run: loop functions' destroy, logs completed. Idempotent.")
-      .def("column", [](py::object self, const std::string& name) {
-             return self.cast<PySimulation&>().column(self, name);
-           }, py::arg("name"),
-           "Robot column `name` as a numpy array over the engine's memory, one row per robot "
-           "(rows in the engine's order: column('id') gives the ids). Writable for actuator "
-           "commands (columns() says which). After robots are added or removed, get it again.")
+      .def(
+          "column",
+          [](py::object self, const std::string& name) {
+            return self.cast<PySimulation&>().column(self, name);
+          },
+          py::arg("name"),
+          "Robot column `name` as a numpy array over the engine's memory, one row per robot "
+          "(rows in the engine's order: column('id') gives the ids). Writable for actuator "
+          "commands (columns() says which). After robots are added or removed, get it again.")
       .def("columns", &PySimulation::columns,
            "Every robot column: name, type, width, owner (the part that declared it), logged, "
            "writable, doc.")
@@ -384,9 +410,11 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init([](const std::string& federation, const std::string& name,
                        const std::string& ipc_dir, const std::string& trace_dir,
                        std::uint32_t jitter_us, const std::string& secret_keys_dir,
-                       std::optional<SimTime> until, bool quiet, std::uint64_t run_id) {
+                       std::optional<SimTime> until, bool quiet, std::uint64_t run_id,
+                       const std::string& transport) {
              FederateOptions o;
              o.run_id = run_id;
+             o.transport = transport;
              o.ipc_dir = ipc_dir;
              o.trace_dir = trace_dir;
              o.jitter_us = jitter_us;
@@ -396,53 +424,73 @@ PYBIND11_MODULE(_core, m) {
              return Federate(federation, name, o);
            }),
            py::arg("federation"), py::arg("name"), py::kw_only(), py::arg("ipc_dir") = "",
-           py::arg("trace_dir") = "", py::arg("jitter_us") = 0,
-           py::arg("secret_keys_dir") = "", py::arg("until") = py::none(),
-           py::arg("quiet") = false, py::arg("run_id") = 0,
-           "Joins the federation file `federation` as node `name`, over ZeroMQ.")
-      .def_static("from_command_line", [](std::vector<std::string> argv) {
-             std::vector<char*> args;
-             for (auto& a : argv) args.push_back(a.data());
-             args.push_back(nullptr);
-             return Federate::from_command_line(static_cast<int>(argv.size()), args.data());
-           }, py::arg("argv"),
-           "Joins as `fleetsim launch` asks a program node to: sys.argv is "
-           "[PROGRAM, FEDERATION, '--name', NODE, options...].")
+           py::arg("trace_dir") = "", py::arg("jitter_us") = 0, py::arg("secret_keys_dir") = "",
+           py::arg("until") = py::none(), py::arg("quiet") = false, py::arg("run_id") = 0,
+           py::arg("transport") = "auto",
+           "Joins the federation file `federation` as node `name`, over shared memory "
+           "(transport='shm', every node on this machine) or ZeroMQ ('zmq'); 'auto' picks shm "
+           "when every endpoint is on this machine.")
+      .def_static(
+          "from_command_line",
+          [](std::vector<std::string> argv) {
+            std::vector<char*> args;
+            for (auto& a : argv) args.push_back(a.data());
+            args.push_back(nullptr);
+            return Federate::from_command_line(static_cast<int>(argv.size()), args.data());
+          },
+          py::arg("argv"),
+          "Joins as `fleetsim launch` asks a program node to: sys.argv is "
+          "[PROGRAM, FEDERATION, '--name', NODE, options...].")
       .def_property_readonly("name", &Federate::name)
       .def_property_readonly("outputs", &Federate::outputs)
       .def_property_readonly("inputs", &Federate::inputs)
       .def_property_readonly("granted", &Federate::granted, "The last granted time, ns")
       .def_property_readonly("until", &Federate::until, "The federation's end time, ns")
-      .def("next_emission",
-           [](const Federate& f, std::optional<std::string> output) {
-             return output ? f.next_emission(*output) : f.next_emission();
-           }, py::arg("output") = py::none(),
-           "The timestamp (ns) of the output's next message (of any output's without one).")
-      .def("update", [](Federate& f, const std::string& output, const py::bytes& payload) {
-             f.update(output, bytes_of(payload));
-           }, py::arg("output"), py::arg("payload"),
-           "The bytes the output sends at its next timestamps, until changed.")
-      .def("set_emitter", [](Federate& f, const std::string& output, py::function fn) {
-             f.set_emitter(output, [fn](SimTime t) { return bytes_of(fn(t)); });
-           }, py::arg("output"), py::arg("emitter"),
-           "emitter(t) -> bytes computes the output's message when it is due.")
-      .def("set_message_handler", [](Federate& f, py::function fn) {
-             f.set_message_handler([fn](const fleetsim::Delivered& d) {
-               fn(delivered_to_python(d));
-             });
-           }, py::arg("handler"),
-           "handler(message) gets each message (input, flow, timestamp, payload) as it "
-           "arrives, in time-stamp order, instead of the grants.")
-      .def("time_advance_request", [](Federate& f, SimTime t) {
-             return grant_to_python(f.time_advance_request(t));
-           }, py::arg("t"), "Sends and receives everything stamped <= t; grants t.")
-      .def("next_event_request", [](Federate& f, SimTime t) {
-             return grant_to_python(f.next_event_request(t));
-           }, py::arg("t"),
-           "Grants the time of the earliest messages stamped <= t (delivering them), or t.")
-      .def("run", [](Federate& f, py::function fn) {
-             f.run([fn](const fleetsim::Delivered& d) { fn(delivered_to_python(d)); });
-           }, py::arg("on_message"), "To the end time, each message to on_message.")
+      .def(
+          "next_emission",
+          [](const Federate& f, std::optional<std::string> output) {
+            return output ? f.next_emission(*output) : f.next_emission();
+          },
+          py::arg("output") = py::none(),
+          "The timestamp (ns) of the output's next message (of any output's without one).")
+      .def(
+          "update",
+          [](Federate& f, const std::string& output, const py::bytes& payload) {
+            f.update(output, bytes_of(payload));
+          },
+          py::arg("output"), py::arg("payload"),
+          "The bytes the output sends at its next timestamps, until changed.")
+      .def(
+          "set_emitter",
+          [](Federate& f, const std::string& output, py::function fn) {
+            f.set_emitter(output, [fn](SimTime t) { return bytes_of(fn(t)); });
+          },
+          py::arg("output"), py::arg("emitter"),
+          "emitter(t) -> bytes computes the output's message when it is due.")
+      .def(
+          "set_message_handler",
+          [](Federate& f, py::function fn) {
+            f.set_message_handler(
+                [fn](const fleetsim::Delivered& d) { fn(delivered_to_python(d)); });
+          },
+          py::arg("handler"),
+          "handler(message) gets each message (input, flow, timestamp, payload) as it "
+          "arrives, in time-stamp order, instead of the grants.")
+      .def(
+          "time_advance_request",
+          [](Federate& f, SimTime t) { return grant_to_python(f.time_advance_request(t)); },
+          py::arg("t"), "Sends and receives everything stamped <= t; grants t.")
+      .def(
+          "next_event_request",
+          [](Federate& f, SimTime t) { return grant_to_python(f.next_event_request(t)); },
+          py::arg("t"),
+          "Grants the time of the earliest messages stamped <= t (delivering them), or t.")
+      .def(
+          "run",
+          [](Federate& f, py::function fn) {
+            f.run([fn](const fleetsim::Delivered& d) { fn(delivered_to_python(d)); });
+          },
+          py::arg("on_message"), "To the end time, each message to on_message.")
       .def("resign", &Federate::resign, "Leaves the federation (what was sent is delivered).")
       .def_property_readonly("consumed", &Federate::consumed)
       .def_property_readonly("emitted", &Federate::emitted)

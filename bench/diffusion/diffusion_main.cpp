@@ -2,7 +2,7 @@
 //
 //   diffusion --robots N --threads P --engines E --seconds S --log off|frames --seed S
 //             --controller diffusion|lua|random_walk|idle --script FILE.lua
-//             --processes K --transport ipc|tcp|inproc --sync dsaam|lockstep
+//             --processes K --transport shm|ipc|tcp|inproc --sync dsaam|lockstep
 //             --engine kinematics2d|dynamics2d --sub-steps N --rule fleetsim|argos
 //
 // `--engine` is the physics engine type of every region (the line's `engine`; `--sub-steps`
@@ -56,13 +56,14 @@ using fleetsim::bench::peak_rss_bytes;
   std::cerr << "diffusion: " << why
             << "\nusage: diffusion [--robots N] [--threads P] [--engines 1|2|4|8|16] "
                "[--seconds S] [--log off|frames] [--seed S] [--controller NAME] "
-               "[--script FILE.lua] [--engine kinematics2d|dynamics2d] [--sub-steps N] [--rule fleetsim|argos]\n";
+               "[--script FILE.lua] [--engine kinematics2d|dynamics2d] [--sub-steps N] [--rule "
+               "fleetsim|argos]\n";
   std::exit(fleetsim::kExitUserError);
 }
 
 struct SwarmArgs {
   int processes = 1;
-  std::string transport = "ipc", sync = "dsaam";
+  std::string transport = "shm", sync = "dsaam";
 };
 SwarmArgs g_swarm;
 
@@ -113,8 +114,8 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
     } else if (a == "--processes") {
       g_swarm.processes = static_cast<int>(integer(1, 16));
     } else if (a == "--transport") {
-      if (v != "ipc" && v != "tcp" && v != "inproc")
-        usage("--transport " + v + " (expected ipc, tcp or inproc)");
+      if (v != "shm" && v != "ipc" && v != "tcp" && v != "inproc")
+        usage("--transport " + v + " (expected shm, ipc, tcp or inproc)");
       g_swarm.transport = v;
     } else if (a == "--sync") {
       if (v != "dsaam" && v != "lockstep") usage("--sync " + v + " (expected dsaam or lockstep)");
@@ -179,7 +180,8 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   so.processes = g_swarm.processes;
   so.transport = g_swarm.transport == "inproc" ? distributed::TransportKind::kInproc
                  : g_swarm.transport == "tcp"  ? distributed::TransportKind::kTcp
-                                               : distributed::TransportKind::kIpc;
+                 : g_swarm.transport == "ipc"  ? distributed::TransportKind::kIpc
+                                               : distributed::TransportKind::kShm;
   so.sync =
       g_swarm.sync == "lockstep" ? distributed::SyncMode::kLockstep : distributed::SyncMode::kDsaam;
   SimTime tick_ns = 0;

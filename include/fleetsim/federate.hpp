@@ -63,12 +63,17 @@ struct FederateOptions {
   /// This run's identity, the same on every node: messages stamped with another are refused
   /// (a process of an earlier run still sending). `fleetsim launch` gives one (--run-id).
   std::uint64_t run_id = 0;
+  /// How it meets the other nodes: "shm" (shared-memory rings, every node on this machine),
+  /// "zmq" (ZeroMQ at the file's endpoints) or "auto": shm when every endpoint is on this
+  /// machine (or none is given) and the federation is not authenticated, else zmq. Every node
+  /// of a run must make the same choice (`fleetsim launch` passes its own with --transport).
+  std::string transport = "auto";
 };
 
 class Federate {
  public:
   /// Joins the federation of `federation_file` as node `name` (a node with program="..." or
-  /// any node the program replaces), over ZeroMQ at the endpoints the file gives. Throws
+  /// any node the program replaces), over shared memory or ZeroMQ (FederateOptions::transport). Throws
   /// FederateError when the file has errors (every one, FILE:LINE: error: ...), the node does
   /// not exist, or an endpoint is missing.
   Federate(const std::string& federation_file, const std::string& name,

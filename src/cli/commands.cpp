@@ -7,8 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -44,7 +44,7 @@ struct RunArgs {
   bool json = false;
   // Several processes (docs/distributed.md).
   int processes = 1;
-  std::string transport = "ipc";
+  std::string transport = "shm";
   std::string sync = "dsaam";
   std::uint32_t jitter_us = 0;
   // Several machines (Gazebo's flags).
@@ -66,9 +66,8 @@ struct RunArgs {
 time::Pacer make_pacer(const RunArgs& a) {
   time::TimeMode mode = time::TimeMode::kAsFastAsPossible;
   time::parse_time_mode(a.time_mode, mode);
-  return time::Pacer(mode, a.speedup, [](const std::string& line) {
-    std::cerr << "\nfleetsim: " << line << "\n";
-  });
+  return time::Pacer(mode, a.speedup,
+                     [](const std::string& line) { std::cerr << "\nfleetsim: " << line << "\n"; });
 }
 
 /// The wall-clock figures of a paced run for its summary.
@@ -184,7 +183,8 @@ int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& r
     o.processes = a.processes;
     o.transport = a.transport == "inproc" ? TransportKind::kInproc
                   : a.transport == "tcp"  ? TransportKind::kTcp
-                                          : TransportKind::kIpc;
+                  : a.transport == "ipc"  ? TransportKind::kIpc
+                                          : TransportKind::kShm;
     o.sync = a.sync == "lockstep" ? SyncMode::kLockstep : SyncMode::kDsaam;
     o.jitter_us = a.jitter_us;
     o.checkpoint_every_s = a.checkpoint_every;
@@ -322,9 +322,9 @@ int run_distributed(const RunArgs& a, const std::shared_ptr<const Checkpoint>& r
     } else if (!a.quiet) {
       std::cout << file << ": " << p0.ticks << " ticks"
                 << (from > 0 ? " (from tick " + std::to_string(from) + ")" : "") << ", " << simsec
-                << " simulated s in "
-                << loop_wall << " wall s (" << summary["rtf"].get<double>() << "x real time, "
-                << summary["robot_steps_per_second"].get<double>() << " robot-steps/s, "
+                << " simulated s in " << loop_wall << " wall s (" << summary["rtf"].get<double>()
+                << "x real time, " << summary["robot_steps_per_second"].get<double>()
+                << " robot-steps/s, "
                 << (a.network_role == "secondary" ? "process " + std::to_string(p0.process)
                                                   : std::to_string(reports.size()) + " processes")
                 << ")\n";
@@ -488,21 +488,22 @@ int run_command(const RunArgs& given) {
       double simsec =
           static_cast<double>((sim.state().tick - from) * sim.model().tick_period_ns) / 1e9;
       const std::string hash = hex64(sim.state().hash());
-      summary = {{"experiment", path},
-                 {"ticks", sim.state().tick},
-                 {"sim_seconds", simsec},
-                 {"wall_seconds", wall},
-                 {"loop_wall_seconds", loop_wall},
-                 {"cpu_seconds", cpu_seconds() - c0},
-                 {"rtf", loop_wall > 0 ? simsec / loop_wall : 0.0},
-                 {"robots", sim.state().robot_count()},
-                 {"threads", sim.threads()},
-                 {"robot_steps_per_second",
-                  loop_wall > 0 ? static_cast<double>(sim.robot_steps()) / loop_wall : 0.0},
-                 {"logs", logs},
-                 {"status", sim.state().status},
-                 {"state_hash", hash},
-                 {"checkpoints", checkpoints ? checkpoints->written() : std::vector<std::string>{}}};
+      summary = {
+          {"experiment", path},
+          {"ticks", sim.state().tick},
+          {"sim_seconds", simsec},
+          {"wall_seconds", wall},
+          {"loop_wall_seconds", loop_wall},
+          {"cpu_seconds", cpu_seconds() - c0},
+          {"rtf", loop_wall > 0 ? simsec / loop_wall : 0.0},
+          {"robots", sim.state().robot_count()},
+          {"threads", sim.threads()},
+          {"robot_steps_per_second",
+           loop_wall > 0 ? static_cast<double>(sim.robot_steps()) / loop_wall : 0.0},
+          {"logs", logs},
+          {"status", sim.state().status},
+          {"state_hash", hash},
+          {"checkpoints", checkpoints ? checkpoints->written() : std::vector<std::string>{}}};
       if (resume) summary["resumed_from_tick"] = resume->tick;
       add_pacing(summary, a, pacer);
       nlohmann::json phases;
@@ -511,11 +512,10 @@ int run_command(const RunArgs& given) {
       summary["phase_seconds"] = phases;
       if (!a.quiet) {
         std::cout << path << ": " << sim.state().tick << " ticks"
-                  << (from > 0 ? " (from tick " + std::to_string(from) + ")" : "") << ", "
-                  << simsec << " simulated s in "
-                  << loop_wall << " wall s (" << summary["rtf"].get<double>() << "x real time, "
-                  << summary["robot_steps_per_second"].get<double>() << " robot-steps/s, "
-                  << sim.threads() << " threads)\n";
+                  << (from > 0 ? " (from tick " + std::to_string(from) + ")" : "") << ", " << simsec
+                  << " simulated s in " << loop_wall << " wall s (" << summary["rtf"].get<double>()
+                  << "x real time, " << summary["robot_steps_per_second"].get<double>()
+                  << " robot-steps/s, " << sim.threads() << " threads)\n";
         if (checkpoints && !checkpoints->written().empty())
           std::cout << "  newest checkpoint: " << checkpoints->written().back() << "\n";
         for (const auto& l : logs)
@@ -649,9 +649,10 @@ void add_engine_commands(CLI::App& app, int& status) {
                   "state are the same as on one process (docs/distributed.md)")
       ->check(CLI::Range(1, 255));
   run->add_option("--transport", args->transport,
-                  "with --processes: inproc (threads of this process), ipc (processes on this "
-                  "machine, default) or tcp (processes on 127.0.0.1)")
-      ->check(CLI::IsMember({"inproc", "ipc", "tcp"}));
+                  "with --processes: inproc (threads of this process), shm (processes on this "
+                  "machine linked by shared-memory rings, default), ipc or tcp (processes linked "
+                  "by ZeroMQ over ipc:// or tcp://127.0.0.1)")
+      ->check(CLI::IsMember({"inproc", "shm", "ipc", "tcp"}));
   run->add_option("--sync", args->sync,
                   "with --processes: dsaam (decentralised flows, default) or lockstep (every "
                   "exchange through process 0)")

@@ -23,6 +23,7 @@
 #include "core/diagnostics.hpp"
 #include "sim/simulation.hpp"
 #include "transport/inproc_transport.hpp"
+#include "transport/shm_transport.hpp"
 #include "transport/zmq_transport.hpp"
 
 namespace fleetsim::distributed {
@@ -293,7 +294,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
     if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a directory for ipc:// endpoints");
     dir = tmpl;
     for (auto& n : layout.nodes) n.endpoint = "ipc://" + dir + "/" + n.name;
-  } else {
+  } else if (o.transport == TransportKind::kTcp) {
     const int base = free_port_block(o.processes * o.processes, "127.0.0.1");
     for (std::size_t p = 0; p < layout.nodes.size(); ++p)
       layout.nodes[p].endpoint =
@@ -330,7 +331,11 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
         po.jitter_us = o.jitter_us;
         po.run_id = run_id;
         po.log = log_refusal;
-        auto port = transport::make_zmq_port(layout, process_name(p), po);
+        transport::ShmOptions so;
+        so.ring_bytes = std::size_t{1} << 20;  // a halo of many robots in a few pieces
+        auto port = o.transport == TransportKind::kShm
+                        ? transport::make_shm_port(layout, process_name(p), po, so)
+                        : transport::make_zmq_port(layout, process_name(p), po);
         SwarmRunOptions mine = o;
         if (p != 0) mine.on_tick = nullptr;
         r = run_process(*loaded, p, owner, mine, *port);
@@ -396,6 +401,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
         if (!c.exited) kill(c.pid, SIGKILL);
     if (fds.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  transport::remove_stale_shm_segments(run_id);  // what killed processes left in /dev/shm
   if (!dir.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);

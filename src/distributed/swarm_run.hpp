@@ -21,11 +21,13 @@
 
 namespace fleetsim::distributed {
 
-enum class TransportKind { kInproc, kIpc, kTcp };
+/// How the processes of a swarm run meet: threads of one process, processes linked by
+/// shared-memory rings, or by ZeroMQ over ipc:// or tcp:// (loopback).
+enum class TransportKind { kInproc, kShm, kIpc, kTcp };
 
 struct SwarmRunOptions {
   int processes = 1;
-  TransportKind transport = TransportKind::kIpc;
+  TransportKind transport = TransportKind::kShm;
   SyncMode sync = SyncMode::kDsaam;
   std::uint32_t jitter_us = 0;
   std::size_t part_bytes = std::size_t{32} << 20;  ///< see Distribution::part_bytes

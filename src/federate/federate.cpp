@@ -21,6 +21,7 @@
 #include "federation/node_runner.hpp"
 #include "time/flow_node.hpp"
 #include "time/trace.hpp"
+#include "transport/shm_transport.hpp"
 #include "transport/zmq_transport.hpp"
 
 namespace fleetsim {
@@ -149,8 +150,11 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
   }
   m.index = m.fed.index_of(name);
   if (!options.ipc_dir.empty()) federation::assign_ipc_endpoints(m.fed, options.ipc_dir);
+  if (options.transport != "auto" && options.transport != "shm" && options.transport != "zmq")
+    throw FederateError("transport '" + options.transport + "' (expected auto, shm or zmq)");
+  const bool shm = transport::use_shm(m.fed.layout(), options.transport);
   for (const auto& n : m.fed.nodes)
-    if (n.endpoint.empty())
+    if (n.endpoint.empty() && !shm)
       throw FederateError(fmt::format(
           "{}:{}: error: node '{}' has no endpoint (expected endpoint=\"tcp://host:port\" or "
           "\"ipc://path\", or FederateOptions::ipc_dir; `fleetsim launch --transport zmq` "
@@ -180,7 +184,8 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
     if (self->node) federation::log_line(self->node->describe_wait(r));
   };
   auto layout = m.fed.layout();
-  m.port = transport::make_zmq_port(layout, name, po, zo);
+  m.port = shm ? transport::make_shm_port(layout, name, po)
+               : transport::make_zmq_port(layout, name, po, zo);
   if (!options.trace_dir.empty()) {
     std::filesystem::create_directories(options.trace_dir);
     m.trace.emplace((std::filesystem::path(options.trace_dir) / (name + ".trace")).string(), name);
@@ -204,7 +209,7 @@ Federate Federate::from_command_line(int argc, char** argv) {
   std::string run_id;
   CLI::App app{
       "A federate of a fleetsim federation (docs/federate-api.md). `fleetsim launch "
-      "--transport zmq` starts it as: PROGRAM FEDERATION --name NODE [options]"};
+      "--transport shm|zmq` starts it as: PROGRAM FEDERATION --name NODE [options]"};
   app.add_option("FEDERATION", federation, "The federation file")->required();
   app.add_option("--name", name, "Which node of the federation this program is")->required();
   app.add_option("--ipc-dir", o.ipc_dir, "Give nodes without an endpoint ipc://DIR/NODE");
@@ -218,6 +223,8 @@ Federate Federate::from_command_line(int argc, char** argv) {
   app.add_flag("--quiet", o.quiet, "No summary line");
   app.add_option("--secret-keys", o.secret_keys_dir, "Directory of NODE.key");
   app.add_option("--run-id", run_id, "This run's identity (16 hex digits, as launch gives)");
+  app.add_option("--transport", o.transport, "auto, shm or zmq (as launch gives)")
+      ->check(CLI::IsMember({"auto", "shm", "zmq"}));
   app.add_option("--parent-pid", parent_pid, "Exit when this process (the launcher) dies")
       ->group("");
   try {

@@ -13,6 +13,7 @@
 #include "core/diagnostics.hpp"
 #include "federation/launcher.hpp"
 #include "transport/curve.hpp"
+#include "transport/shm_transport.hpp"
 
 namespace fleetsim::federation {
 
@@ -108,15 +109,16 @@ void add_commands(CLI::App& app, int& status) {
   add_common(*launch, *launch_cl);
   launch
       ->add_option("--transport", launch_cl->transport,
-                   "inproc: nodes as threads of this process; zmq: nodes as child processes "
-                   "linked by ZeroMQ (endpoints from the file, else ipc:// in a private "
-                   "directory)")
-      ->check(CLI::IsMember({"inproc", "zmq"}));
+                   "inproc: nodes as threads of this process; shm: nodes as child processes "
+                   "linked by shared-memory rings; zmq: nodes as child processes linked by "
+                   "ZeroMQ (endpoints from the file, else ipc:// in a private directory)")
+      ->check(CLI::IsMember({"inproc", "shm", "zmq"}));
   launch->callback([launch_cl, &status] {
     Federation fed;
     RunOptions options;
     status = prepare(*launch_cl, fed, options);
     if (status != kExitOk) return;
+    options.transport = launch_cl->transport;
     if (launch_cl->transport == "inproc")
       status = launch_threads(fed, options);
     else
@@ -155,14 +157,22 @@ void add_commands(CLI::App& app, int& status) {
   });
 
   auto node_cl = std::make_shared<CommandLine>();
+  node_cl->transport = "auto";
   auto* node = app.add_subcommand(
       "node",
-      "Run one node of a federation, on ZeroMQ, for federations spread over several machines:\n"
-      "start `fleetsim node FED --name N` once per node (any order); nodes find each other "
-      "through the endpoints of the federation file.\n"
+      "Run one node of a federation in this process: start `fleetsim node FED --name N` once "
+      "per node (any order). Nodes on one machine meet in shared memory; nodes spread over "
+      "several machines find each other through the endpoints of the federation file "
+      "(ZeroMQ).\n"
       "If a peer dies or leaves early, the node stops within a second naming it; status 1.");
   add_common(*node, *node_cl);
   node->add_option("--name", node_cl->name, "Which node of the federation to run")->required();
+  node->add_option("--transport", node_cl->transport,
+                   "shm: shared-memory rings (every node on this machine); zmq: ZeroMQ at the "
+                   "endpoints of the file; auto (default): shm when every endpoint is on this "
+                   "machine (ipc://, tcp://127.x or none) and the federation is not "
+                   "authenticated, else zmq. Every node of a run must use the same")
+      ->check(CLI::IsMember({"auto", "shm", "zmq"}));
   node->add_option("--ipc-dir", node_cl->ipc_dir,
                    "Give nodes without an endpoint the endpoint ipc://DIR/NODE");
   node->add_option("--run-id", node_cl->run_id,
@@ -192,8 +202,10 @@ void add_commands(CLI::App& app, int& status) {
       return;
     }
     if (!node_cl->ipc_dir.empty()) assign_ipc_endpoints(fed, node_cl->ipc_dir);
+    options.transport = node_cl->transport;
+    const bool shm = transport::use_shm(fed.layout(), node_cl->transport);
     for (const auto& n : fed.nodes)
-      if (n.endpoint.empty()) {
+      if (n.endpoint.empty() && !shm) {
         std::cerr << fmt::format(
             "{}:{}: error: node '{}' has no endpoint (expected "
             "endpoint=\"tcp://host:port\" or \"ipc://path\", or --ipc-dir)\n",
@@ -201,7 +213,7 @@ void add_commands(CLI::App& app, int& status) {
         status = kExitUserError;
         return;
       }
-    status = run_zmq_node(fed, node_cl->name, options);
+    status = run_node_process(fed, node_cl->name, options);
   });
 }
 

@@ -214,7 +214,8 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       ne.error(fmt::format("node name '{}' is not valid (expected letters, digits, '_' or '-')",
                            n.name));
     if (static_cast<int>(ne.has("program")) + static_cast<int>(ne.has("kind")) +
-            static_cast<int>(ne.has("experiment")) > 1)
+            static_cast<int>(ne.has("experiment")) >
+        1)
       ne.error(
           "<node> has more than one of 'kind', 'program' and 'experiment' (expected one: a "
           "built-in simulator, an external program or a swarm experiment)");
@@ -281,9 +282,10 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
         try {
           n.public_key = transport::read_curve_key_file(key);
         } catch (const std::exception& e) {
-          a.error(fmt::format("node '{}' has no public key: {} (make its key pair with "
-                              "`fleetsim keygen {} --public-dir {}`)",
-                              n.name, e.what(), n.name, dir));
+          a.error(
+              fmt::format("node '{}' has no public key: {} (make its key pair with "
+                          "`fleetsim keygen {} --public-dir {}`)",
+                          n.name, e.what(), n.name, dir));
         }
       }
   }

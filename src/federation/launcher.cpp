@@ -19,6 +19,7 @@
 #include "core/diagnostics.hpp"
 #include "transport/curve.hpp"
 #include "transport/inproc_transport.hpp"
+#include "transport/shm_transport.hpp"
 #include "transport/zmq_transport.hpp"
 
 extern char** environ;
@@ -51,7 +52,7 @@ int launch_threads(const Federation& fed, const RunOptions& options) {
     if (n.kind == NodeKind::kProgram) {
       log_line(
           fmt::format("{}:{}: error: node '{}' runs an external program (expected "
-                      "--transport zmq to run it)",
+                      "--transport shm or zmq to run it)",
                       n.where.file, n.where.line, n.name));
       return kExitUserError;
     }
@@ -112,7 +113,8 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
 
   std::map<pid_t, std::string> running;
   int status = kExitOk;
-  const std::string run_id = transport::run_id_text(transport::new_run_id());
+  const std::uint64_t run = transport::new_run_id();
+  const std::string run_id = transport::run_id_text(run);
   for (const auto& n : fed.nodes) {
     std::vector<std::string> args;
     if (n.kind == NodeKind::kProgram) {
@@ -120,8 +122,8 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
     } else {
       args = {program, "node", fed_path};
     }
-    args.insert(args.end(),
-                {"--name", n.name, "--parent-pid", std::to_string(getpid()), "--run-id", run_id});
+    args.insert(args.end(), {"--name", n.name, "--parent-pid", std::to_string(getpid()), "--run-id",
+                             run_id, "--transport", options.transport});
     if (!dir.empty()) args.insert(args.end(), {"--ipc-dir", dir});
     if (!options.trace_dir.empty()) args.insert(args.end(), {"--trace", options.trace_dir});
     if (options.jitter_us)
@@ -192,6 +194,7 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
+  transport::remove_stale_shm_segments(run);  // what killed nodes left in /dev/shm
   if (!dir.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
@@ -228,7 +231,7 @@ transport::ZmqOptions zmq_options_for(const Federation& fed, const std::string& 
   return zo;
 }
 
-int run_zmq_node(const Federation& fed, const std::string& name, const RunOptions& options) {
+int run_node_process(const Federation& fed, const std::string& name, const RunOptions& options) {
   std::size_t index = fed.index_of(name);
   if (fed.nodes[index].kind == NodeKind::kProgram) {
     log_line(fmt::format("error: node '{}' runs an external program ('{}'), not fleetsim", name,
@@ -238,8 +241,11 @@ int run_zmq_node(const Federation& fed, const std::string& name, const RunOption
   NodeRun run(fed, index, options);
   NodeResult result;
   try {
-    auto port = transport::make_zmq_port(fed.layout(), name, run.port_options(),
-                                         zmq_options_for(fed, name, options.secret_keys_dir));
+    const auto layout = fed.layout();
+    auto port = transport::use_shm(layout, options.transport)
+                    ? transport::make_shm_port(layout, name, run.port_options())
+                    : transport::make_zmq_port(layout, name, run.port_options(),
+                                               zmq_options_for(fed, name, options.secret_keys_dir));
     result = run.run(*port);
   } catch (const std::exception& e) {
     result.name = name;

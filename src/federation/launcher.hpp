@@ -15,14 +15,15 @@ namespace fleetsim::federation {
 int launch_threads(const Federation& fed, const RunOptions& options);
 
 /// Runs every node as a child process (`options.node_program node FED --name N ...`, or the
-/// node's own program) on ZeroMQ; waits for all. When one fails the others get a few seconds
+/// node's own program) on shared memory or ZeroMQ (options.transport); waits for all. When one fails the others get a few seconds
 /// to notice and stop by themselves, then are killed: no process is left behind. Returns
 /// kExitOk or kExitRuntimeError.
 int launch_processes(const Federation& fed, const std::string& federation_path,
                      const RunOptions& options);
 
-/// Runs node `name` of `fed` in this process on ZeroMQ. Returns an exit status.
-int run_zmq_node(const Federation& fed, const std::string& name, const RunOptions& options);
+/// Runs node `name` of `fed` in this process, on shared memory or ZeroMQ
+/// (options.transport, transport::use_shm). Returns an exit status.
+int run_node_process(const Federation& fed, const std::string& name, const RunOptions& options);
 
 /// The ZeroMQ options of node `name`: its CURVE secret key from `secret_keys_dir`/NAME.key
 /// when the federation is authenticated (std::runtime_error naming the node when it cannot be

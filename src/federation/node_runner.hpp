@@ -28,8 +28,10 @@ struct RunOptions {
   /// zmq, authenticated federations: the directory holding NODE.key, this machine's nodes'
   /// secret keys (never a directory the federation file names).
   std::string secret_keys_dir;
-  /// zmq: this run's identity (transport::PortOptions::run_id); launch draws one.
+  /// Processes: this run's identity (transport::PortOptions::run_id); launch draws one.
   std::uint64_t run_id = 0;
+  /// Processes: "shm", "zmq" or "auto" (transport::use_shm).
+  std::string transport = "auto";
 };
 
 /// How a node ended.

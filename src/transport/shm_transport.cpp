@@ -16,7 +16,9 @@
 #include <climits>
 #include <condition_variable>
 #include <cstring>
+#include <ctime>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -215,8 +217,19 @@ bool all_nodes_local(const FederationLayout& layout) {
   return true;
 }
 
-std::size_t remove_stale_shm_segments(std::uint64_t run_id) {
-  const std::string prefix = run_prefix(run_id);
+bool use_shm(const FederationLayout& layout, const std::string& choice) {
+  if (choice == "shm") return true;
+  if (choice == "zmq") return false;
+  for (const auto& n : layout.nodes)
+    if (!n.public_key.empty()) return false;
+  return all_nodes_local(layout);
+}
+
+namespace {
+
+/// Removes the dead segments whose name starts with `prefix` and that were last changed
+/// before `changed_before` (seconds since the epoch).
+std::size_t remove_dead_segments(const std::string& prefix, std::int64_t changed_before) {
   std::size_t removed = 0;
   DIR* dir = opendir(kShmDir);
   if (!dir) return 0;
@@ -228,10 +241,24 @@ std::size_t remove_stale_shm_segments(std::uint64_t run_id) {
     const std::string path = kShmDir + name;
     int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) continue;
-    if (!lock_held(fd) && ::unlink(path.c_str()) == 0) ++removed;
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && st.st_mtime < changed_before && !lock_held(fd) &&
+        ::unlink(path.c_str()) == 0)
+      ++removed;
     ::close(fd);
   }
   return removed;
+}
+
+}  // namespace
+
+std::size_t remove_stale_shm_segments(std::uint64_t run_id) {
+  return remove_dead_segments(run_prefix(run_id), std::numeric_limits<std::int64_t>::max());
+}
+
+std::size_t remove_abandoned_shm_segments(std::chrono::seconds min_age) {
+  return remove_dead_segments("fleetsim-", static_cast<std::int64_t>(::time(nullptr)) -
+                                               static_cast<std::int64_t>(min_age.count()));
 }
 
 /// A node's view of the shared-memory federation. Only the node's thread calls it; a helper
@@ -242,6 +269,7 @@ class ShmPort final : public Port {
           ShmOptions so)
       : Port(self, std::move(options)), sopt_(so), until_(layout.until) {
     ring_bytes_ = std::bit_ceil(std::max<std::size_t>(sopt_.ring_bytes, 4096));
+    remove_abandoned_shm_segments();
     const auto sources = feeding_nodes(layout_);
     create_own_segment(layout, sources.size());
     try {
@@ -298,7 +326,24 @@ class ShmPort final : public Port {
       }
       out_links_.push_back(std::move(links));
     }
+    // Nodes started by hand share run id 0 from run to run: what a killed node of an earlier
+    // run left behind goes (launch and swarm runs clean up after their own runs).
+    if (options_.run_id == 0) {
+      for (const auto& path : peer_paths()) {
+        int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (!lock_held(fd)) ::unlink(path.c_str());
+        ::close(fd);
+      }
+    }
     for (auto& l : send_) attach(l);
+  }
+
+  std::vector<std::string> peer_paths() const {
+    std::vector<std::string> paths;
+    for (const auto& r : recv_) paths.push_back(r.path);
+    for (const auto& l : send_) paths.push_back(l.path);
+    return paths;
   }
 
  public:
@@ -754,7 +799,13 @@ class ShmPort final : public Port {
       if (!r.gone) {
         const auto state = me_->control(r.ring)->producer.load(std::memory_order_acquire);
         if (state == kAttached) attach(r);
-        if (state >= kClosed || (state == kAttached && r.seg && !alive(*r.seg, r.pulse))) {
+        // (A producer creates its segment before it attaches: if that is gone without the
+        // producer saying it left, the producer died and someone cleared what it left.)
+        struct stat st {};
+        const bool vanished =
+            state == kAttached && !r.seg && ::stat(r.path.c_str(), &st) != 0 && errno == ENOENT;
+        if (state >= kClosed || vanished ||
+            (state == kAttached && r.seg && !alive(*r.seg, r.pulse))) {
           r.gone = true;
           r.gone_at = Clock::now();
         }

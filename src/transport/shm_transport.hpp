@@ -51,8 +51,20 @@ std::unique_ptr<Port> make_shm_port(const FederationLayout& layout, const std::s
 /// cannot remove its own); segments of live processes are kept. Returns how many it removed.
 std::size_t remove_stale_shm_segments(std::uint64_t run_id);
 
+/// Removes the segments of any run whose owner is dead and that were last changed at least
+/// `min_age` ago (no live peer still needs to find them: peers notice a death within 1 s).
+/// Every shared-memory port does this when it starts, so what killed runs left (their
+/// supervisor killed too) does not pile up. Returns how many it removed.
+std::size_t remove_abandoned_shm_segments(std::chrono::seconds min_age = std::chrono::seconds(60));
+
 /// True when every node of `layout` is on this machine: its endpoint is empty, ipc://, or
 /// tcp:// on a loopback address (so `auto` may choose shared memory).
 bool all_nodes_local(const FederationLayout& layout);
+
+/// Which transport links the processes of a federation: `choice` is "shm", "zmq" or "auto"
+/// (shared memory when every node is on this machine and the federation is not
+/// authenticated, ZeroMQ otherwise). Every process of a federation must make the same choice:
+/// `auto` does, as it only looks at the layout every process reads.
+bool use_shm(const FederationLayout& layout, const std::string& choice);
 
 }  // namespace fleetsim::transport

@@ -1,5 +1,5 @@
 // Distributed runs through the real `fleetsim` binary: the examples and random federations
-// repeat bit for bit on both transports under jitter and conform to the DSAAM rules; a node
+// repeat bit for bit on every transport under jitter and conform to the DSAAM rules; a node
 // killed with SIGKILL stops the others within a second, naming it; nothing is left behind.
 #include <gtest/gtest.h>
 
@@ -168,7 +168,7 @@ std::string random_federation(std::uint64_t seed, const std::string& tcp_base = 
   return xml + "</federation>\n";
 }
 
-TEST(Distributed, ExamplesGiveIdenticalConformantTracesOnBothTransportsWithJitter) {
+TEST(Distributed, ExamplesGiveIdenticalConformantTracesOnEveryTransportWithJitter) {
   for (const auto& e : fs::directory_iterator(kExamples)) {
     if (e.path().extension() != ".xml") continue;
     SCOPED_TRACE(e.path().filename().string());
@@ -183,10 +183,16 @@ TEST(Distributed, ExamplesGiveIdenticalConformantTracesOnBothTransportsWithJitte
                   dir / "out", dir / "err"),
               0)
         << slurp(dir / "err");
+    ASSERT_EQ(run({kFleetsim, "launch", e.path(), "--transport", "shm", "--jitter-us", "40",
+                   "--quiet", "--trace", dir / "shm"},
+                  dir / "out2", dir / "err"),
+              0)
+        << slurp(dir / "err");
     EXPECT_EQ(violations(fed, dir / "inproc"), "");
     auto reference = traces_in(dir / "inproc");
     EXPECT_EQ(reference.size(), fed.nodes.size());
     EXPECT_TRUE(traces_in(dir / "zmq") == reference);
+    EXPECT_TRUE(traces_in(dir / "shm") == reference);
     // Every node printed its summary (one line each, in any order).
     std::string out = slurp(dir / "out");
     for (const auto& n : fed.nodes) EXPECT_NE(out.find("node " + n.name + ":"), std::string::npos);
@@ -259,69 +265,86 @@ TEST(Distributed, RandomFederationsRepeatAcrossRunsAndTransports) {
           << slurp(dir / "err") << slurp(file);
       EXPECT_TRUE(traces_in(out) == reference) << "zmq run " << r;
     }
+    // Shared-memory processes, five times, random jitter.
+    for (int r = 0; r < 5; ++r) {
+      fs::path out = dir / fmt::format("shm{}", r);
+      ASSERT_EQ(run({kFleetsim, "launch", dir / "fed.xml", "--transport", "shm", "--quiet",
+                     "--jitter-us", std::to_string(1 + rd() % 60), "--trace", out},
+                    dir / "out", dir / "err"),
+                0)
+          << slurp(dir / "err");
+      EXPECT_TRUE(traces_in(out) == reference) << "shm run " << r;
+    }
   }
 }
 
 // Node processes started one by one, as on several machines; one is killed with SIGKILL.
 TEST(Distributed, KilledPeerStopsTheOthersWithinASecondNamingIt) {
-  Scratch dir;
-  auto fed = kExamples / "heterogeneous_rates.xml";
-  std::map<std::string, pid_t> pids;
-  for (std::string name : {"dynamics", "controller", "camera"})
-    pids[name] = spawn({kFleetsim, "node", fed, "--name", name, "--ipc-dir", dir.path, "--until",
-                        "100000", "--quiet"},
-                       dir / (name + ".out"), dir / (name + ".err"));
-  // Let them run a little (they run for 10^5 simulated seconds otherwise).
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  ASSERT_FALSE(wait_for(pids["dynamics"], std::chrono::milliseconds(0)))
-      << slurp(dir / "dynamics.err");
-  kill(pids["controller"], SIGKILL);
-  auto killed_at = Clock::now();
-  waitpid(pids["controller"], nullptr, 0);
-  for (std::string name : {"dynamics", "camera"}) {
-    // The bound is 1 s; the margin is for a loaded machine.
-    auto st = wait_for(pids[name], std::chrono::milliseconds(3000));
-    if (!st) {
-      kill(pids[name], SIGKILL);
-      waitpid(pids[name], nullptr, 0);
-      ADD_FAILURE() << name << " did not stop";
-      continue;
+  for (const std::string transport : {"shm", "zmq"}) {
+    SCOPED_TRACE(transport);
+    Scratch dir;
+    auto fed = kExamples / "heterogeneous_rates.xml";
+    std::map<std::string, pid_t> pids;
+    for (std::string name : {"dynamics", "controller", "camera"})
+      pids[name] = spawn({kFleetsim, "node", fed, "--name", name, "--transport", transport,
+                          "--ipc-dir", dir.path, "--until", "100000", "--quiet"},
+                         dir / (name + ".out"), dir / (name + ".err"));
+    // Let them run a little (they run for 10^5 simulated seconds otherwise).
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    ASSERT_FALSE(wait_for(pids["dynamics"], std::chrono::milliseconds(0)))
+        << slurp(dir / "dynamics.err");
+    kill(pids["controller"], SIGKILL);
+    auto killed_at = Clock::now();
+    waitpid(pids["controller"], nullptr, 0);
+    for (std::string name : {"dynamics", "camera"}) {
+      // The bound is 1 s; the margin is for a loaded machine.
+      auto st = wait_for(pids[name], std::chrono::milliseconds(3000));
+      if (!st) {
+        kill(pids[name], SIGKILL);
+        waitpid(pids[name], nullptr, 0);
+        ADD_FAILURE() << name << " did not stop";
+        continue;
+      }
+      EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(2500)) << name;
+      EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
+      std::string err = slurp(dir / (name + ".err"));
+      EXPECT_NE(err.find("lost peer 'controller'"), std::string::npos) << err;
+      EXPECT_NE(err.find("last timestamp received from it"), std::string::npos) << err;
+      EXPECT_NE(err.find("flows"), std::string::npos) << err;
     }
-    EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(2500)) << name;
-    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
-    std::string err = slurp(dir / (name + ".err"));
-    EXPECT_NE(err.find("lost peer 'controller'"), std::string::npos) << err;
-    EXPECT_NE(err.find("last timestamp received from it"), std::string::npos) << err;
-    EXPECT_NE(err.find("flows"), std::string::npos) << err;
   }
 }
 
-// A peer that hangs (SIGSTOP) closes nothing: ZeroMQ's heartbeats must notice it.
+// A peer that hangs (SIGSTOP) closes nothing: heartbeats (ZeroMQ's, or the shared-memory
+// segment's) must notice it.
 TEST(Distributed, HungPeerIsDetectedByHeartbeats) {
-  Scratch dir;
-  auto fed = kExamples / "heterogeneous_rates.xml";
-  std::map<std::string, pid_t> pids;
-  for (std::string name : {"dynamics", "controller", "camera"})
-    pids[name] = spawn({kFleetsim, "node", fed, "--name", name, "--ipc-dir", dir.path, "--until",
-                        "100000", "--quiet"},
-                       dir / (name + ".out"), dir / (name + ".err"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  kill(pids["controller"], SIGSTOP);
-  auto stopped_at = Clock::now();
-  for (std::string name : {"dynamics", "camera"}) {
-    auto st = wait_for(pids[name], std::chrono::milliseconds(4000));
-    if (!st) {
-      kill(pids[name], SIGKILL);
-      waitpid(pids[name], nullptr, 0);
-      ADD_FAILURE() << name << " did not stop";
-      continue;
+  for (const std::string transport : {"shm", "zmq"}) {
+    SCOPED_TRACE(transport);
+    Scratch dir;
+    auto fed = kExamples / "heterogeneous_rates.xml";
+    std::map<std::string, pid_t> pids;
+    for (std::string name : {"dynamics", "controller", "camera"})
+      pids[name] = spawn({kFleetsim, "node", fed, "--name", name, "--transport", transport,
+                          "--ipc-dir", dir.path, "--until", "100000", "--quiet"},
+                         dir / (name + ".out"), dir / (name + ".err"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    kill(pids["controller"], SIGSTOP);
+    auto stopped_at = Clock::now();
+    for (std::string name : {"dynamics", "camera"}) {
+      auto st = wait_for(pids[name], std::chrono::milliseconds(4000));
+      if (!st) {
+        kill(pids[name], SIGKILL);
+        waitpid(pids[name], nullptr, 0);
+        ADD_FAILURE() << name << " did not stop";
+        continue;
+      }
+      EXPECT_LT(Clock::now() - stopped_at, std::chrono::milliseconds(3000)) << name;
+      EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
+      EXPECT_NE(slurp(dir / (name + ".err")).find("lost peer"), std::string::npos);
     }
-    EXPECT_LT(Clock::now() - stopped_at, std::chrono::milliseconds(3000)) << name;
-    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
-    EXPECT_NE(slurp(dir / (name + ".err")).find("lost peer"), std::string::npos);
+    kill(pids["controller"], SIGKILL);
+    waitpid(pids["controller"], nullptr, 0);
   }
-  kill(pids["controller"], SIGKILL);
-  waitpid(pids["controller"], nullptr, 0);
 }
 
 std::vector<pid_t> children_of(pid_t pid) {
@@ -333,31 +356,34 @@ std::vector<pid_t> children_of(pid_t pid) {
 }
 
 TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilled) {
-  Scratch dir;
-  pid_t launcher = spawn({kFleetsim, "launch", kExamples / "paper_three_nodes.xml", "--transport",
-                          "zmq", "--until", "100000"},
-                         dir / "out", dir / "err");
-  std::vector<pid_t> nodes;
-  for (int i = 0; i < 1000 && nodes.size() < 3; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    nodes = children_of(launcher);
+  for (const std::string transport : {"shm", "zmq"}) {
+    SCOPED_TRACE(transport);
+    Scratch dir;
+    pid_t launcher = spawn({kFleetsim, "launch", kExamples / "paper_three_nodes.xml", "--transport",
+                            transport, "--until", "100000"},
+                           dir / "out", dir / "err");
+    std::vector<pid_t> nodes;
+    for (int i = 0; i < 1000 && nodes.size() < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      nodes = children_of(launcher);
+    }
+    ASSERT_EQ(nodes.size(), 3u) << slurp(dir / "err");
+    // Let them connect and run (for 10^5 simulated seconds otherwise).
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    kill(nodes[1], SIGKILL);
+    auto st = wait_for(launcher, std::chrono::seconds(10));
+    if (!st) {
+      kill(launcher, SIGKILL);
+      waitpid(launcher, nullptr, 0);
+    }
+    ASSERT_TRUE(st) << "launch did not return";
+    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1);
+    std::string err = slurp(dir / "err");
+    EXPECT_NE(err.find("was killed by signal 9"), std::string::npos) << err;
+    EXPECT_NE(err.find("lost peer"), std::string::npos) << err;
+    EXPECT_EQ(err.find("did not stop"), std::string::npos) << err;  // they stopped by themselves
+    for (pid_t p : nodes) EXPECT_NE(kill(p, 0), 0) << "node process " << p << " left behind";
   }
-  ASSERT_EQ(nodes.size(), 3u) << slurp(dir / "err");
-  // Let them connect and run (for 10^5 simulated seconds otherwise).
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  kill(nodes[1], SIGKILL);
-  auto st = wait_for(launcher, std::chrono::seconds(10));
-  if (!st) {
-    kill(launcher, SIGKILL);
-    waitpid(launcher, nullptr, 0);
-  }
-  ASSERT_TRUE(st) << "launch did not return";
-  EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1);
-  std::string err = slurp(dir / "err");
-  EXPECT_NE(err.find("was killed by signal 9"), std::string::npos) << err;
-  EXPECT_NE(err.find("lost peer"), std::string::npos) << err;
-  EXPECT_EQ(err.find("did not stop"), std::string::npos) << err;  // they stopped by themselves
-  for (pid_t p : nodes) EXPECT_NE(kill(p, 0), 0) << "node process " << p << " left behind";
 }
 
 TEST(Distributed, ABlockedNodeSaysWhomItWaitsFor) {

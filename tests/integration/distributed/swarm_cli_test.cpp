@@ -1,5 +1,5 @@
 // `fleetsim run --processes N` as a user meets it: the examples give the single-process log over
-// ipc and tcp, in DSAAM and lockstep mode; too many processes is a user error; a process that
+// shm, ipc and tcp, in DSAAM and lockstep mode; too many processes is a user error; a process that
 // fails, is killed or hangs stops the run with a message naming it, and nothing is left behind.
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -103,8 +103,11 @@ TEST_F(SwarmCli, ExamplesOnSeveralProcessesWriteTheSingleProcessLog) {
       {d + " --processes 2 --transport ipc", "d1.flog"},
       {d + " --processes 4 --transport tcp --sync lockstep --jitter-us 100", "d1.flog"},
       {d + " --processes 3 --transport ipc --jitter-us 100", "d1.flog"},
+      {d + " --processes 4 --jitter-us 100", "d1.flog"},  // shared memory, the default
+      {d + " --processes 2 --transport shm --sync lockstep", "d1.flog"},
       {kFootbot + " --threads 1 --processes 2 --transport ipc", "f1.flog"},
       {kFootbot + " --threads 1 --processes 2 --transport tcp --sync lockstep", "f1.flog"},
+      {kFootbot + " --threads 1 --processes 2 --transport shm --jitter-us 100", "f1.flog"},
   };
   int k = 0;
   for (const auto& [args, ref] : cases) {
@@ -217,8 +220,9 @@ TEST_F(SwarmCli, APrimaryAndASecondaryOverTcpWriteTheSingleProcessLog) {
     ASSERT_TRUE(old.recv(answer, zmq::recv_flags::dontwait)) << "no answer to an old secondary";
     const auto j = nlohmann::json::parse(answer.to_string());
     EXPECT_EQ(j.value("type", ""), "refused") << j.dump();
-    EXPECT_NE(j.value("reason", "").find("it speaks wire version 1, this primary " +
-                                         std::to_string(transport::kWireVersion)),
+    EXPECT_NE(j.value("reason", "")
+                  .find("it speaks wire version 1, this primary " +
+                        std::to_string(transport::kWireVersion)),
               std::string::npos)
         << j.dump();
   }

@@ -15,7 +15,7 @@
 #include "federation/launcher.hpp"
 #include "fleetsim/federate.hpp"
 #include "support/test_files.hpp"
-#include "transport/zmq_transport.hpp"
+#include "transport/shm_transport.hpp"
 
 namespace fleetsim {
 namespace {
@@ -81,10 +81,10 @@ class FederateApi : public ::testing::Test {
     std::ofstream(external_) << text;
   }
 
-  /// Runs controller and camera (built in, ZeroMQ over ipc) in threads and `play` as the
-  /// dynamics node in this thread, with traces in `traces`.
+  /// Runs controller and camera (built in) in threads and `play` as the dynamics node in this
+  /// thread, with traces in `traces`, every node on `transport` (shm, or ZeroMQ over ipc).
   void run_with(const fs::path& traces, const std::function<void(Federate&)>& play,
-                std::uint32_t jitter_us = 100) {
+                std::uint32_t jitter_us = 100, const std::string& transport = "shm") {
     // Socket paths must be short (108 bytes): a fresh directory under /tmp.
     char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
@@ -97,16 +97,19 @@ class FederateApi : public ::testing::Test {
     o.trace_dir = traces.string();
     o.jitter_us = jitter_us;
     o.quiet = true;
+    o.transport = transport;
     std::vector<std::thread> peers;
     std::vector<int> status(2, -1);
     for (int k = 0; k < 2; ++k)
-      peers.emplace_back([&, k] { status[k] = federation::run_zmq_node(*fed, kNodes[k + 1], o); });
+      peers.emplace_back(
+          [&, k] { status[k] = federation::run_node_process(*fed, kNodes[k + 1], o); });
     try {
       FederateOptions fo;
       fo.ipc_dir = ipc.string();
       fo.trace_dir = traces.string();
       fo.jitter_us = jitter_us;
       fo.quiet = true;
+      fo.transport = transport;
       Federate me(external_, "dynamics", fo);
       play(me);
       me.resign();
@@ -138,23 +141,28 @@ TEST_F(FederateApi, TimeStepsOfAnySizeGiveTheBuiltInNodesTraces) {
     SimTime last_grant = -1;
     std::uint64_t delivered = 0;
     const fs::path traces = dir_ / ("tar-" + std::to_string(step));
-    run_with(traces, [&](Federate& fed) {
-      fed.set_message_handler([&](const Delivered& m) {
-        EXPECT_EQ(m.input, "force");
-        EXPECT_EQ(m.flow, "force");
-        EXPECT_GT(m.timestamp, last_grant) << "a message stamped at or before the last grant";
-        s.force = first_double(m.payload);
-        ++delivered;
-      });
-      fed.set_emitter("state", [&](SimTime t) { return s.state_at(t); });
-      for (SimTime t = 0;; t += step) {
-        const Grant g = fed.time_advance_request(t);
-        EXPECT_EQ(g.time, t);
-        EXPECT_TRUE(g.messages.empty()) << "the handler takes them";
-        last_grant = t;
-        if (g.done) break;
-      }
-    });
+    // Both transports between processes: the same traces.
+    const std::string transport = step == 7'000'000 ? "zmq" : "shm";
+    run_with(
+        traces,
+        [&](Federate& fed) {
+          fed.set_message_handler([&](const Delivered& m) {
+            EXPECT_EQ(m.input, "force");
+            EXPECT_EQ(m.flow, "force");
+            EXPECT_GT(m.timestamp, last_grant) << "a message stamped at or before the last grant";
+            s.force = first_double(m.payload);
+            ++delivered;
+          });
+          fed.set_emitter("state", [&](SimTime t) { return s.state_at(t); });
+          for (SimTime t = 0;; t += step) {
+            const Grant g = fed.time_advance_request(t);
+            EXPECT_EQ(g.time, t);
+            EXPECT_TRUE(g.messages.empty()) << "the handler takes them";
+            last_grant = t;
+            if (g.done) break;
+          }
+        },
+        100, transport);
     EXPECT_EQ(delivered, 300u) << "a force every 10 ms from 2 ms to 3 s";
     expect_reference_traces(traces);
   }
@@ -289,7 +297,9 @@ TEST_F(FederateApi, AFederationThatCannotBeJoinedSaysWhy) {
     EXPECT_NE(std::string(e.what()).find("did you mean 'dynamics'"), std::string::npos);
   }
   try {
-    Federate f(external_, "dynamics");  // no endpoints, no ipc_dir
+    FederateOptions zmq;  // (over shared memory, the default here, endpoints are not needed)
+    zmq.transport = "zmq";
+    Federate f(external_, "dynamics", zmq);  // no endpoints, no ipc_dir
     ADD_FAILURE() << "joined without endpoints";
   } catch (const FederateError& e) {
     EXPECT_NE(std::string(e.what()).find("has no endpoint"), std::string::npos) << e.what();
@@ -359,7 +369,7 @@ class SwarmNodeTest : public ::testing::Test {
     std::thread swarm([&] {
       federation::NodeRun r(*fed, fed->index_of("swarm"), o);
       try {
-        auto port = transport::make_zmq_port(fed->layout(), "swarm", r.port_options());
+        auto port = transport::make_shm_port(fed->layout(), "swarm", r.port_options());
         result = r.run(*port);
       } catch (const std::exception& e) {
         result.error = e.what();

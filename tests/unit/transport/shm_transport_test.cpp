@@ -289,6 +289,8 @@ TEST(ShmTransport, AKilledProcessIsNoticedAndItsSegmentCleared) {
   }
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));  // the bound is 1 s
   EXPECT_TRUE(segment_exists(layout, "a", run));
+  remove_abandoned_shm_segments();  // (a's is too young to be taken for abandoned)
+  EXPECT_TRUE(segment_exists(layout, "a", run));
   EXPECT_EQ(remove_stale_shm_segments(run), 1u);  // a's; b's is live and stays
   EXPECT_FALSE(segment_exists(layout, "a", run));
   EXPECT_TRUE(segment_exists(layout, "b", run));
