@@ -1,7 +1,8 @@
 // bench/timesync: K nodes with trivial work per step, synchronised either by DSAAM flows or
-// by the lockstep baseline, on the in-process or the ZeroMQ transport. Prints one JSON line.
+// by the lockstep baseline, on the in-process, shared-memory or ZeroMQ transport. Prints one
+// JSON line.
 //
-//   timesync --nodes K --mode dsaam|lockstep --transport inproc|zmq
+//   timesync --nodes K --mode dsaam|lockstep --transport inproc|shm|zmq
 //            --topology ring|all-to-all --steps M --payload BYTES
 //
 // A step is one period of simulated time. DSAAM: every node emits one message per step on

@@ -63,7 +63,12 @@ struct alignas(64) Head {
 struct alignas(64) Bell {
   std::atomic<std::uint32_t> seq;       ///< futex word: bumped by whoever gives the owner work
   std::atomic<std::uint32_t> sleeping;  ///< the owner is about to sleep, or sleeps, on seq
+  /// What the sleeping owner waits for: kAnything, or 1 + the index of the one ring whose
+  /// data it needs (then writers of other rings and freed room do not wake it).
+  std::atomic<std::uint32_t> wants;
 };
+constexpr std::uint32_t kAnything = 0;
+constexpr std::size_t kRoom = 0xffffffffu;  ///< a notification of freed room
 struct alignas(64) Life {
   std::atomic<std::uint64_t> heartbeat;  ///< bumped by the owner's heartbeat thread
 };
@@ -368,13 +373,13 @@ class ShmPort final : public Port {
           std::size_t wrote = write_some(link, done, total);
           if (wrote > 0) {
             done += wrote;
-            notify(*link.seg);  // (also for a part: the sink makes room by reading it)
+            notify(*link.seg, link.ring);  // (also a part: the sink reads it, making room)
           }
           if (done == total) break;
         }
         // The sink's ring is full (or the sink has not started): keep reading (a node
         // receives in every state) and watching the peers until there is room.
-        wait(budget(next_report), [&] { return room(link) || any_readable(); });
+        wait(budget(next_report), kAnything, [&] { return room(link) || any_readable(); });
         for (auto& r : recv_) read_link(r);
         maybe_check_peers();
         if (Clock::now() >= next_report) {
@@ -396,7 +401,8 @@ class ShmPort final : public Port {
     while (st.buffer.empty()) {
       read_link(r);
       if (!st.buffer.empty()) break;
-      wait(budget(next_report), [&] { return readable(r); });
+      wait(budget(next_report), static_cast<std::uint32_t>(r.ring + 1),
+           [&] { return readable(r); });
       read_link(r);
       if (!st.buffer.empty()) break;
       maybe_check_peers();
@@ -660,7 +666,7 @@ class ShmPort final : public Port {
     }
     if (consumed) {
       attach(r);
-      if (r.seg) notify(*r.seg);  // room for the source
+      if (r.seg) notify(*r.seg, kRoom);  // room for the source
     }
     return got;
   }
@@ -716,18 +722,22 @@ class ShmPort final : public Port {
     r.refused++;
   }
 
-  // Rings `s`'s doorbell: its owner re-checks its rings, and wakes if it slept.
-  static void notify(Segment& s) {
+  // Rings `s`'s doorbell about its ring `ring` (or kRoom): its owner re-checks its rings, and
+  // wakes if it sleeps waiting for that ring or for anything.
+  static void notify(Segment& s, std::size_t ring) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     Bell* b = s.bell();
     b->seq.fetch_add(1, std::memory_order_release);
-    if (b->sleeping.load(std::memory_order_relaxed)) futex(&b->seq, FUTEX_WAKE, INT_MAX, nullptr);
+    if (!b->sleeping.load(std::memory_order_relaxed)) return;
+    const std::uint32_t wants = b->wants.load(std::memory_order_relaxed);
+    if (wants == kAnything || (ring != kRoom && wants == ring + 1))
+      futex(&b->seq, FUTEX_WAKE, INT_MAX, nullptr);
   }
 
   // Polls `ready` for the spin time, then sleeps on this node's doorbell until someone rings
   // it or `timeout` passes.
   template <typename Ready>
-  void wait(std::chrono::milliseconds timeout, Ready&& ready) {
+  void wait(std::chrono::milliseconds timeout, std::uint32_t wants, Ready&& ready) {
     const auto spin_end = Clock::now() + sopt_.spin;
     for (int i = 0;; ++i) {
       if (ready()) return;
@@ -736,6 +746,7 @@ class ShmPort final : public Port {
     }
     Bell* b = me_->bell();
     const std::uint32_t seen = b->seq.load(std::memory_order_acquire);
+    b->wants.store(wants, std::memory_order_relaxed);
     b->sleeping.store(1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!ready()) {
@@ -852,7 +863,7 @@ class ShmPort final : public Port {
       if (!l.seg) continue;
       l.seg->control(l.ring)->producer.store(closed_ ? kClosed : kAborted,
                                              std::memory_order_release);
-      notify(*l.seg);
+      notify(*l.seg, l.ring);
     }
     // Remove the segment's name (if it is still this node's), then release the lock by
     // closing: peers that mapped it keep their mapping.
