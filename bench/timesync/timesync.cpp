@@ -13,6 +13,7 @@
 // is a process (this program re-executed with --node I). Timing starts after a warm-up of a
 // tenth of the steps; the slowest node's time counts.
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -320,6 +321,15 @@ int main(int argc, char** argv) {
       timings = run_processes(c, args);
       if (c.api == "federate") std::remove(federation_path(c).c_str());
     }
+    // CPU of every node process (user + system, the whole run with start-up and warm-up),
+    // per message sent: what a message costs the machine, beside the time per step.
+    double cpu_s = -1;
+    if (c.transport != "inproc") {
+      rusage ru{};
+      getrusage(RUSAGE_CHILDREN, &ru);
+      cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+              static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+    }
     double elapsed = 0;
     std::uint64_t messages = 0;
     for (const auto& t : timings) {
@@ -343,6 +353,9 @@ int main(int argc, char** argv) {
     j["messages_per_step"] = per_step;
     // DSAAM sends nothing but data; every lockstep message is a step order or an ack.
     j["control_messages_per_step"] = c.mode == "dsaam" ? 0.0 : per_step;
+    if (cpu_s >= 0 && messages > 0)
+      j["cpu_microseconds_per_message"] =
+          std::round(cpu_s * 1e7 / static_cast<double>(messages)) / 10;
     std::cout << j.dump() << std::endl;
   } catch (const std::exception& e) {
     std::cerr << "timesync: " << e.what() << std::endl;
