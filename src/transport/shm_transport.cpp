@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include "fleetsim/random.hpp"
+#include "transport/link_port.hpp"
 #include "transport/wire.hpp"
 
 namespace fleetsim::transport {
@@ -98,21 +99,22 @@ inline void cpu_relax() {
 
 // The owner of a segment holds a write lock on its first byte (an open file description lock:
 // the kernel releases it when the process dies, however it dies).
-bool take_lock(int fd) {
+struct flock first_byte(short type) {
   struct flock fl {};
-  fl.l_type = F_WRLCK;
+  fl.l_type = type;
   fl.l_whence = SEEK_SET;
   fl.l_start = 0;
   fl.l_len = 1;
+  return fl;
+}
+
+bool take_lock(int fd) {
+  struct flock fl = first_byte(F_WRLCK);
   return fcntl(fd, F_OFD_SETLK, &fl) == 0;
 }
 
 bool lock_held(int fd) {
-  struct flock fl {};
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = 0;
-  fl.l_len = 1;
+  struct flock fl = first_byte(F_WRLCK);
   if (fcntl(fd, F_OFD_GETLK, &fl) != 0) return false;
   return fl.l_type != F_UNLCK;
 }
@@ -142,18 +144,6 @@ struct Segment {
   }
   bool alive() const { return lock_held(fd); }
 };
-
-std::vector<std::string> feeding_nodes(const NodeLayout& sink) {
-  std::vector<std::string> sources;
-  for (const auto& in : sink.inputs) sources.push_back(in.source);
-  std::sort(sources.begin(), sources.end());
-  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-  return sources;
-}
-
-std::string ns(SimTime t) {
-  return fmt::format("{} ns", t);
-}
 
 std::string run_prefix(std::uint64_t run_id) {
   return fmt::format("fleetsim-{:016x}-", run_id);
@@ -268,11 +258,11 @@ std::size_t remove_abandoned_shm_segments(std::chrono::seconds min_age) {
 
 /// A node's view of the shared-memory federation. Only the node's thread calls it; a helper
 /// thread bumps the heartbeat.
-class ShmPort final : public Port {
+class ShmPort final : public LinkPort {
  public:
   ShmPort(const FederationLayout& layout, const NodeLayout& self, PortOptions options,
           ShmOptions so)
-      : Port(self, std::move(options)), sopt_(so), until_(layout.until) {
+      : LinkPort(layout, self, std::move(options)), sopt_(so) {
     ring_bytes_ = std::bit_ceil(std::max<std::size_t>(sopt_.ring_bytes, 4096));
     remove_abandoned_shm_segments();
     const auto sources = feeding_nodes(layout_);
@@ -298,15 +288,6 @@ class ShmPort final : public Port {
       r.path = kShmDir + shm_segment_name(layout, sources[k], options_.run_id);
       r.ring = k;
       recv_.push_back(std::move(r));
-    }
-    for (const auto& in : layout_.inputs) {
-      InputState st;
-      st.capacity = std::max<std::size_t>(in.capacity, 1);
-      st.next = in.initial;
-      for (std::size_t r = 0; r < recv_.size(); ++r)
-        if (recv_[r].peer == in.source) st.link = r;
-      recv_[st.link].inputs.push_back(in_.size());
-      in_.push_back(std::move(st));
     }
     std::map<std::string, std::size_t> link_of;
     for (const auto& out : layout_.outputs) {
@@ -394,7 +375,7 @@ class ShmPort final : public Port {
   }
 
   Message receive(std::size_t input) override {
-    InputState& st = in_.at(input);
+    Input& st = in_.at(input);
     RecvLink& r = recv_[st.link];
     auto since = Clock::now();
     auto next_report = since + options_.wait_report_after;
@@ -411,17 +392,7 @@ class ShmPort final : public Port {
         next_report += options_.wait_report_after;
       }
     }
-    Message m = std::move(st.buffer.front());
-    st.buffer.pop_front();
-    // Room again: the message held back on this link can enter its buffer.
-    if (r.held) {
-      InputState& target = in_[r.held_input];
-      if (target.buffer.size() < target.capacity) {
-        target.buffer.push_back(std::move(*r.held));
-        r.held.reset();
-      }
-    }
-    return m;
+    return pop(input);
   }
 
   // What a node wrote stays in its sinks' segments, which they own: a node may leave as soon
@@ -452,22 +423,11 @@ class ShmPort final : public Port {
     std::uint64_t tail = 0;             ///< bytes read (mirrors the ring's tail)
     std::uint32_t frame = 0;            ///< length of the frame being read, 0: none
     std::vector<std::uint8_t> partial;  ///< a frame that wraps or is larger than the ring
-    std::optional<Message> held;        ///< read from the ring, its input buffer was full
-    std::size_t held_input = 0;
-    std::vector<std::size_t> inputs;
-    std::uint64_t refused = 0;
     bool gone = false;
     Clock::time_point gone_at;
     Pulse pulse;
     Clock::time_point next_attach{};
   };
-  struct InputState {
-    std::deque<Message> buffer;
-    std::size_t capacity = 1;
-    std::size_t link = 0;
-    SimTime next = 0;  ///< timestamp of the next message expected to arrive
-  };
-
   void create_own_segment(const FederationLayout& layout, std::size_t rings) {
     const std::string name = shm_segment_name(layout, layout_.name, options_.run_id);
     const std::string path = kShmDir + name;
@@ -559,7 +519,8 @@ class ShmPort final : public Port {
   }
 
   bool readable(const RecvLink& r) const {
-    return !r.held && me_->control(r.ring)->head.load(std::memory_order_acquire) != r.tail;
+    return !links_[r.ring].held &&
+           me_->control(r.ring)->head.load(std::memory_order_acquire) != r.tail;
   }
 
   bool any_readable() const {
@@ -623,7 +584,7 @@ class ShmPort final : public Port {
   bool read_link(RecvLink& r) {
     bool got = false, consumed = false;
     RingControl* c = me_->control(r.ring);
-    while (!r.held) {
+    while (!links_[r.ring].held) {
       const std::uint64_t head = c->head.load(std::memory_order_acquire);
       if (head - r.tail > ring_bytes_) corrupt(r, "write position beyond the ring");
       std::size_t avail = static_cast<std::size_t>(head - r.tail);
@@ -662,64 +623,13 @@ class ShmPort final : public Port {
       r.frame = 0;
       c->tail.store(r.tail, std::memory_order_release);
       consumed = true;
-      got |= accept(r, std::move(*decoded));
+      got |= accept(r.ring, std::move(*decoded));
     }
     if (consumed) {
       attach(r);
       if (r.seg) notify(*r.seg, kRoom);  // room for the source
     }
     return got;
-  }
-
-  // The checks every received message passes (as ZeroMQ's transport does); true if taken.
-  bool accept(RecvLink& r, std::variant<Message, WireError>&& decoded) {
-    if (auto* err = std::get_if<WireError>(&decoded)) {
-      if (err->other_version != 0)
-        throw std::runtime_error(fmt::format(
-            "node '{}': the link from '{}' carries wire version {}, this node speaks version "
-            "{}: every node of a federation must run the same fleetsim release (and "
-            "federates be built against it)",
-            layout_.name, r.peer, err->other_version, kWireVersion));
-      refuse(r, err->reason);
-      return false;
-    }
-    Message& m = std::get<Message>(decoded);
-    if (m.run != options_.run_id) {
-      refuse(r, fmt::format("it belongs to another run (run id {:016x}, this run's is {:016x})",
-                            m.run, options_.run_id));
-      return false;
-    }
-    std::size_t input = in_.size();
-    for (std::size_t i : r.inputs)
-      if (layout_.inputs[i].flow == m.flow) input = i;
-    if (input == in_.size()) {
-      refuse(r, fmt::format("flow {} is not fed to this node by '{}'", m.flow, r.peer));
-      return false;
-    }
-    InputState& st = in_[input];
-    if (m.timestamp != st.next) {
-      refuse(r, fmt::format("flow '{}': timestamp {} out of sequence (expected {})",
-                            layout_.inputs[input].flow_name, m.timestamp, st.next));
-      return false;
-    }
-    st.next = m.timestamp + m.period;
-    last_from_[r.peer] = m.timestamp;
-    stats_.messages_received++;
-    if (st.buffer.size() < st.capacity) {
-      st.buffer.push_back(std::move(m));
-    } else {
-      r.held = std::move(m);
-      r.held_input = input;
-    }
-    return true;
-  }
-
-  void refuse(RecvLink& r, const std::string& reason) {
-    stats_.refused++;
-    if (r.refused < 10 || r.refused % 1000 == 0)
-      log(fmt::format("node '{}': refused a message on the link from '{}': {}", layout_.name,
-                      r.peer, reason));
-    r.refused++;
   }
 
   // Rings `s`'s doorbell about its ring `ring` (or kRoom): its owner re-checks its rings, and
@@ -778,12 +688,6 @@ class ShmPort final : public Port {
     return now - p.moved < sopt_.hang_timeout;
   }
 
-  bool owes(const RecvLink& r) const {
-    for (std::size_t i : r.inputs)
-      if (in_[i].next < until_) return true;
-    return false;
-  }
-
   void maybe_check_peers() {
     auto now = Clock::now();
     if (now < next_check_) return;
@@ -793,19 +697,8 @@ class ShmPort final : public Port {
 
   // Throws PeerLost if a peer left while messages were still due on a link with it.
   void check_peers() {
-    for (auto& s : send_) {
-      if (!s.seg || alive(*s.seg, s.pulse)) continue;
-      std::string waiting;
-      for (const auto& [flow, next] : s.next)
-        if (next < until_)
-          waiting += fmt::format("{}'{}' (next timestamp {})", waiting.empty() ? "" : ", ",
-                                 flow_name(flow), ns(next));
-      if (!waiting.empty())
-        throw PeerLost(s.peer, fmt::format("node '{}': lost peer '{}' (it died, hung or left); "
-                                           "last timestamp received from it: {}; flows it still "
-                                           "had to receive from this node: {}",
-                                           layout_.name, s.peer, last_text(s.peer), waiting));
-    }
+    for (auto& s : send_)
+      if (s.seg && !alive(*s.seg, s.pulse)) check_sink(s.peer, s.next, "it died, hung or left");
     for (auto& r : recv_) {
       if (!r.gone) {
         const auto state = me_->control(r.ring)->producer.load(std::memory_order_acquire);
@@ -821,33 +714,11 @@ class ShmPort final : public Port {
           r.gone_at = Clock::now();
         }
       }
-      if (!r.gone || r.held || !owes(r)) continue;
+      if (!r.gone || links_[r.ring].held || !owes(r.ring)) continue;
       // Its last messages may still be in the ring: drain before declaring it lost.
-      if (read_link(r)) continue;
-      bool buffered = false;
-      for (std::size_t i : r.inputs) buffered |= !in_[i].buffer.empty();
-      if (buffered) continue;
-      std::string waiting;
-      for (std::size_t i : r.inputs)
-        if (in_[i].next < until_)
-          waiting += fmt::format("{}'{}' (next timestamp {})", waiting.empty() ? "" : ", ",
-                                 layout_.inputs[i].flow_name, ns(in_[i].next));
-      throw PeerLost(r.peer, fmt::format("node '{}': lost peer '{}' (it died, hung or left); "
-                                         "last timestamp received from it: {}; flows left "
-                                         "waiting: {}",
-                                         layout_.name, r.peer, last_text(r.peer), waiting));
+      if (read_link(r) || buffered(r.ring)) continue;
+      lost_source(r.ring, "it died, hung or left");
     }
-  }
-
-  std::string last_text(const std::string& peer) const {
-    SimTime t = last_from(peer);
-    return t < 0 ? std::string("none") : ns(t);
-  }
-
-  std::string flow_name(FlowId flow) const {
-    for (const auto& o : layout_.outputs)
-      if (o.flow == flow) return o.flow_name;
-    return std::to_string(flow);
   }
 
   void shut() {
@@ -878,12 +749,10 @@ class ShmPort final : public Port {
   }
 
   ShmOptions sopt_;
-  SimTime until_;
   std::size_t ring_bytes_ = 0;
   std::unique_ptr<Segment> me_;
   std::vector<RecvLink> recv_;
   std::vector<SendLink> send_;
-  std::vector<InputState> in_;
   std::vector<std::vector<std::size_t>> out_links_;
   std::vector<std::uint8_t> wire_;
   std::uint8_t length_[kLengthBytes] = {};

@@ -11,6 +11,7 @@
 #include <zmq.hpp>
 
 #include "transport/curve.hpp"
+#include "transport/link_port.hpp"
 #include "transport/wire.hpp"
 
 namespace fleetsim::transport {
@@ -18,14 +19,6 @@ namespace fleetsim::transport {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::vector<std::string> feeding_nodes(const NodeLayout& sink) {
-  std::vector<std::string> sources;
-  for (const auto& in : sink.inputs) sources.push_back(in.source);
-  std::sort(sources.begin(), sources.end());
-  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-  return sources;
-}
 
 // Reads one monitor event (two frames: 6 bytes event+value, then the address).
 std::optional<std::pair<std::uint16_t, std::int32_t>> read_event(zmq::socket_t& monitor) {
@@ -45,10 +38,6 @@ std::optional<std::pair<std::uint16_t, std::int32_t>> read_event(zmq::socket_t& 
 /// A link's name in authentication messages (its ZAP domain).
 std::string link_name(const std::string& source) {
   return "the link from '" + source + "'";
-}
-
-std::string ns(SimTime t) {
-  return fmt::format("{} ns", t);
 }
 
 }  // namespace
@@ -73,11 +62,11 @@ std::string link_endpoint(const FederationLayout& layout, const std::string& sin
 
 /// A node's view of the ZeroMQ federation. Single-threaded: only the node's thread calls it;
 /// ZeroMQ's own I/O thread does the network work.
-class ZmqPort final : public Port {
+class ZmqPort final : public LinkPort {
  public:
   ZmqPort(const FederationLayout& layout, const NodeLayout& self, PortOptions options,
           ZmqOptions zo)
-      : Port(self, std::move(options)), zopt_(zo), until_(layout.until) {
+      : LinkPort(layout, self, std::move(options)), zopt_(zo) {
     // Authentication: every node lists a public key, or none does.
     const bool curve = !self.public_key.empty();
     for (const auto& n : layout.nodes)
@@ -125,8 +114,9 @@ class ZmqPort final : public Port {
       return std::make_pair(std::move(s), std::move(m));
     };
 
-    // One bound link per feeding node.
-    for (const auto& source : feeding_nodes(layout_)) {
+    // One bound link per feeding node (links_, in that order).
+    for (const auto& link : links_) {
+      const std::string& source = link.peer;
       std::size_t hwm = 1;
       for (const auto& in : layout_.inputs)
         if (in.source == source) hwm = std::max(hwm, in.capacity);
@@ -155,15 +145,6 @@ class ZmqPort final : public Port {
       r.socket = std::move(s);
       r.monitor = std::move(m);
       recv_.push_back(std::move(r));
-    }
-    for (const auto& in : layout_.inputs) {
-      InputState st;
-      st.capacity = std::max<std::size_t>(in.capacity, 1);
-      st.next = in.initial;
-      for (std::size_t r = 0; r < recv_.size(); ++r)
-        if (recv_[r].peer == in.source) st.link = r;
-      recv_[st.link].inputs.push_back(in_.size());
-      in_.push_back(std::move(st));
     }
     // One connected link per fed node.
     std::map<std::string, std::size_t> link_of;
@@ -228,12 +209,12 @@ class ZmqPort final : public Port {
   }
 
   Message receive(std::size_t input) override {
-    InputState& st = in_.at(input);
+    Input& st = in_.at(input);
     auto since = Clock::now();
     auto next_report = since + options_.wait_report_after;
     while (st.buffer.empty()) {
       // Fast path: the message is often already in the socket; no poll, no monitor check.
-      if (!recv_[st.link].held) read_link(recv_[st.link]);
+      if (!links_[st.link].held) read_link(st.link);
       if (!st.buffer.empty()) break;
       pump(wait_budget(next_report), -1, static_cast<int>(st.link));
       if (!st.buffer.empty()) break;
@@ -243,18 +224,7 @@ class ZmqPort final : public Port {
         next_report += options_.wait_report_after;
       }
     }
-    Message m = std::move(st.buffer.front());
-    st.buffer.pop_front();
-    // Room again: the message held back on this link can enter its buffer.
-    RecvLink& r = recv_[st.link];
-    if (r.held) {
-      InputState& target = in_[r.held_input];
-      if (target.buffer.size() < target.capacity) {
-        target.buffer.push_back(std::move(*r.held));
-        r.held.reset();
-      }
-    }
-    return m;
+    return pop(input);
   }
 
   // ZeroMQ's linger does not deliver what is still queued behind a full pipe when a socket
@@ -295,10 +265,6 @@ class ZmqPort final : public Port {
     std::set<std::int32_t> connections;  ///< open connections (fds) on this bound socket
     bool gone = false;                   ///< every connection closed after one existed
     Clock::time_point gone_at;
-    std::optional<Message> held;  ///< read from the socket, its input buffer was full
-    std::size_t held_input = 0;
-    std::vector<std::size_t> inputs;
-    std::uint64_t refused = 0;
     std::uint64_t handshakes_failed = 0;
   };
   struct SendLink {
@@ -308,12 +274,6 @@ class ZmqPort final : public Port {
     bool gone = false;
     bool sent_any = false;
     std::map<FlowId, SimTime> next;  ///< per flow: timestamp of the next message owed
-  };
-  struct InputState {
-    std::deque<Message> buffer;
-    std::size_t capacity = 1;
-    std::size_t link = 0;
-    SimTime next = 0;  ///< timestamp of the next message expected to arrive
   };
 
   std::chrono::milliseconds wait_budget(Clock::time_point next_report) const {
@@ -331,18 +291,16 @@ class ZmqPort final : public Port {
     if (send_link >= 0) {
       items_.push_back(
           {send_[static_cast<std::size_t>(send_link)].socket.handle(), 0, ZMQ_POLLOUT, 0});
-      for (auto& r : recv_)
-        items_.push_back({r.socket.handle(), 0, static_cast<short>(r.held ? 0 : ZMQ_POLLIN), 0});
+      for (std::size_t k = 0; k < recv_.size(); ++k) items_.push_back(poll_item(k));
     } else {
-      auto& r = recv_[static_cast<std::size_t>(recv_link)];
-      items_.push_back({r.socket.handle(), 0, static_cast<short>(r.held ? 0 : ZMQ_POLLIN), 0});
+      items_.push_back(poll_item(static_cast<std::size_t>(recv_link)));
     }
     zmq::poll(items_.data(), items_.size(), timeout);
     if (send_link >= 0) {
-      for (std::size_t i = 0; i < recv_.size(); ++i)
-        if (items_[i + 1].revents & ZMQ_POLLIN) read_link(recv_[i]);
+      for (std::size_t k = 0; k < recv_.size(); ++k)
+        if (items_[k + 1].revents & ZMQ_POLLIN) read_link(k);
     } else if (items_[0].revents & ZMQ_POLLIN) {
-      read_link(recv_[static_cast<std::size_t>(recv_link)]);
+      read_link(static_cast<std::size_t>(recv_link));
     }
     auto now = Clock::now();
     if (now >= next_monitor_check_) {
@@ -353,67 +311,22 @@ class ZmqPort final : public Port {
     }
   }
 
-  // Moves every available message of link `r` into its input buffers, until one has no room.
-  bool read_link(RecvLink& r) {
-    bool got = false;
-    while (!r.held) {
-      zmq::message_t zm;
-      if (!r.socket.recv(zm, zmq::recv_flags::dontwait)) break;
-      auto decoded = decode(zm.data(), zm.size());
-      if (auto* err = std::get_if<WireError>(&decoded)) {
-        // A peer of another release: every message it sends would be refused and the node
-        // would wait for ever. (Only the link's peer gets this far in an authenticated
-        // federation; elsewhere anyone can disturb a run anyway.)
-        if (err->other_version != 0)
-          throw std::runtime_error(fmt::format(
-              "node '{}': the link from '{}' carries wire version {}, this node speaks version "
-              "{}: every node of a federation must run the same fleetsim release (and "
-              "federates be built against it)",
-              layout_.name, r.peer, err->other_version, kWireVersion));
-        refuse(r, err->reason);
-        continue;
-      }
-      Message& m = std::get<Message>(decoded);
-      if (m.run != options_.run_id) {
-        refuse(r, fmt::format("it belongs to another run (run id {:016x}, this run's is {:016x}): "
-                              "a process of an earlier run still sending?",
-                              m.run, options_.run_id));
-        continue;
-      }
-      std::size_t input = in_.size();
-      for (std::size_t i : r.inputs)
-        if (layout_.inputs[i].flow == m.flow) input = i;
-      if (input == in_.size()) {
-        refuse(r, fmt::format("flow {} is not fed to this node by '{}'", m.flow, r.peer));
-        continue;
-      }
-      InputState& st = in_[input];
-      if (m.timestamp != st.next) {
-        refuse(r, fmt::format("flow '{}': timestamp {} out of sequence (expected {})",
-                              layout_.inputs[input].flow_name, m.timestamp, st.next));
-        continue;
-      }
-      st.next = m.timestamp + m.period;
-      last_from_[r.peer] = m.timestamp;
-      stats_.messages_received++;
-      got = true;
-      if (st.buffer.size() < st.capacity) {
-        st.buffer.push_back(std::move(m));
-      } else {
-        r.held = std::move(m);
-        r.held_input = input;
-      }
-    }
-    return got;
+  // Link k's socket, polled for input unless a message of it is held back.
+  zmq::pollitem_t poll_item(std::size_t k) {
+    return {recv_[k].socket.handle(), 0, static_cast<short>(links_[k].held ? 0 : ZMQ_POLLIN), 0};
   }
 
-  void refuse(RecvLink& r, const std::string& reason) {
-    stats_.refused++;
-    // Log the first few and then a sample: a flood of garbage must not flood the log.
-    if (r.refused < 10 || r.refused % 1000 == 0)
-      log(fmt::format("node '{}': refused a message on the link from '{}': {}", layout_.name,
-                      r.peer, reason));
-    r.refused++;
+  // Moves every available message of link `k` into its input buffers, until one has no room.
+  bool read_link(std::size_t k) {
+    bool got = false;
+    while (!links_[k].held) {
+      zmq::message_t zm;
+      if (!recv_[k].socket.recv(zm, zmq::recv_flags::dontwait)) break;
+      // (Only the link's peer gets this far in an authenticated federation; elsewhere anyone
+      // can disturb a run anyway.)
+      got |= accept(k, decode(zm.data(), zm.size()));
+    }
+    return got;
   }
 
   void read_events(RecvLink& r) {
@@ -463,60 +376,23 @@ class ZmqPort final : public Port {
     if (rc != 0) throw zmq::error_t();
   }
 
-  bool owes(const RecvLink& r) const {
-    for (std::size_t i : r.inputs)
-      if (in_[i].next < until_) return true;
-    return false;
-  }
-
   // Throws PeerLost if a peer left while messages were still due on a link with it.
   void check_peers() {
     log_refusals();
-    for (auto& s : send_) {
-      if (!s.gone) continue;
-      std::string waiting;
-      for (const auto& [flow, next] : s.next)
-        if (next < until_)
-          waiting += fmt::format("{}'{}' (next timestamp {})", waiting.empty() ? "" : ", ",
-                                 flow_name(flow), ns(next));
-      if (!waiting.empty())
-        throw PeerLost(s.peer, fmt::format("node '{}': lost peer '{}' (connection closed or "
-                                           "heartbeats missed); last timestamp received from it: "
-                                           "{}; flows it still had to receive from this node: {}",
-                                           layout_.name, s.peer, last_text(s.peer), waiting));
-    }
-    for (auto& r : recv_) {
-      if (!r.gone || r.held || !owes(r)) continue;
+    for (auto& s : send_)
+      if (s.gone) check_sink(s.peer, s.next, "connection closed or heartbeats missed");
+    for (std::size_t k = 0; k < recv_.size(); ++k) {
+      RecvLink& r = recv_[k];
+      if (!r.gone || links_[k].held || !owes(k)) continue;
       if (Clock::now() - r.gone_at < zopt_.drain_grace) continue;
       // Its last messages may still sit in the socket: drain before declaring it lost.
-      if (read_link(r)) {
+      if (read_link(k)) {
         r.gone_at = Clock::now();
         continue;
       }
-      bool buffered = false;
-      for (std::size_t i : r.inputs) buffered |= !in_[i].buffer.empty();
-      if (buffered) continue;
-      std::string waiting;
-      for (std::size_t i : r.inputs)
-        if (in_[i].next < until_)
-          waiting += fmt::format("{}'{}' (next timestamp {})", waiting.empty() ? "" : ", ",
-                                 layout_.inputs[i].flow_name, ns(in_[i].next));
-      throw PeerLost(r.peer, fmt::format("node '{}': lost peer '{}' (connection closed or "
-                                         "heartbeats missed); last timestamp received from it: "
-                                         "{}; flows left waiting: {}",
-                                         layout_.name, r.peer, last_text(r.peer), waiting));
+      if (buffered(k)) continue;
+      lost_source(k, "connection closed or heartbeats missed");
     }
-  }
-
-  std::string last_text(const std::string& peer) const {
-    SimTime t = last_from(peer);
-    return t < 0 ? std::string("none") : ns(t);
-  }
-
-  std::string flow_name(FlowId flow) const {
-    for (const auto& o : layout_.outputs)
-      if (o.flow == flow) return o.flow_name;
-    return std::to_string(flow);
   }
 
   void shut(int linger_ms) {
@@ -535,10 +411,8 @@ class ZmqPort final : public Port {
   zmq::context_t ctx_{1};
   std::unique_ptr<ZapHandler> zap_;  ///< with CURVE keys; stopped before ctx_ ends
   ZmqOptions zopt_;
-  SimTime until_;
-  std::vector<RecvLink> recv_;
+  std::vector<RecvLink> recv_;  ///< beside links_: the socket of each
   std::vector<SendLink> send_;
-  std::vector<InputState> in_;
   std::vector<std::vector<std::size_t>> out_links_;
   std::vector<zmq::pollitem_t> items_;
   Clock::time_point next_monitor_check_ = Clock::now();
