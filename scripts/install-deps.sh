@@ -26,6 +26,7 @@ packages=(
   liblua5.4-dev         # Lua controllers (src/lua links liblua5.4-c++, the build compiled as C++)
   libbox2d-dev          # the dynamics2d physics engine (rigid bodies)
   pybind11-dev python3-dev python3-numpy # the Python module (docs/python.md)
+  cyclonedds-dev cyclonedds-tools # the ROS 2 bridge over DDS (docs/ros2.md; idlc generates its types)
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev # fuzzers (make fuzz): libclang-rt-14-dev has libFuzzer, ASan, UBSan
 )

@@ -5,9 +5,13 @@
 #include <sys/resource.h>
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -23,6 +27,9 @@
 #include "sim/checkpoint.hpp"
 #include "sim/simulation.hpp"
 #include "time/pacer.hpp"
+#ifdef FLEETSIM_HAVE_ROS2
+#include "ros2/ros2_bridge.hpp"
+#endif
 
 namespace fleetsim::cli {
 
@@ -60,6 +67,10 @@ struct RunArgs {
   // Pacing against the wall clock (ROS 2 nodes and people watching a live run).
   std::string time_mode = "afap";
   double speedup = 1.0;
+  // ROS 2 (docs/ros2.md).
+  bool ros2 = false;
+  int ros2_domain = 0;
+  std::string ros2_namespace = "fleetsim";
 };
 
 /// The pacing `a` asks for; lag warnings go to stderr.
@@ -432,6 +443,25 @@ int run_command(const RunArgs& given) {
     }
     return run_distributed(a, resume);
   }
+  if (a.ros2) {
+    std::string why;
+#ifndef FLEETSIM_HAVE_ROS2
+    why = "this fleetsim was built without the ROS 2 bridge (sanitizer builds leave it out)";
+#endif
+    if (a.processes > 1 || !a.network_role.empty())
+      why = "--ros2 runs on one process (give --processes 1)";
+    const auto& ns = a.ros2_namespace;
+    if (ns.empty() || std::isdigit(static_cast<unsigned char>(ns[0])) ||
+        !std::all_of(ns.begin(), ns.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        }))
+      why = "--ros2-namespace '" + ns +
+            "' is not one ROS 2 name token (letters, digits and _, not starting with a digit)";
+    if (!why.empty()) {
+      std::cerr << "fleetsim run: error: " << why << "\n";
+      return kExitUserError;
+    }
+  }
   if (a.processes > 1) return run_distributed(a, resume);
   auto loaded = load_all(a);
   if (!loaded) {
@@ -468,8 +498,23 @@ int run_command(const RunArgs& given) {
       auto loop0 = std::chrono::steady_clock::now();
       CheckpointTimer timer(a.checkpoint_every);
       time::Pacer pacer = make_pacer(a);
+#ifdef FLEETSIM_HAVE_ROS2
+      std::unique_ptr<ros2::Bridge> ros;
+      if (a.ros2) {
+        ros = std::make_unique<ros2::Bridge>(sim,
+                                             ros2::BridgeOptions{a.ros2_domain, a.ros2_namespace});
+        if (!a.quiet) std::cerr << ros->describe() << "\n";
+        ros->publish();
+      }
+#endif
       while (!sim.done() && !g_interrupted.load()) {
+#ifdef FLEETSIM_HAVE_ROS2
+        if (ros) ros->take_commands();
+#endif
         sim.step();
+#ifdef FLEETSIM_HAVE_ROS2
+        if (ros) ros->publish();
+#endif
         if (pacer.mode() != time::TimeMode::kAsFastAsPossible)
           pacer.wait_until((sim.state().tick - from) * sim.model().tick_period_ns, "the run");
         timer.after_step(sim);
@@ -625,6 +670,12 @@ int list_command(bool json, const std::vector<std::string>& libraries) {
 
 void add_engine_commands(CLI::App& app, int& status) {
   auto args = std::make_shared<RunArgs>();
+  if (const char* d = std::getenv("ROS_DOMAIN_ID")) {
+    int domain = -1;
+    if (std::from_chars(d, d + std::strlen(d), domain).ec == std::errc() && domain >= 0 &&
+        domain <= 232)
+      args->ros2_domain = domain;
+  }
   auto* run = app.add_subcommand(
       "run",
       "Run experiment files one after another, writing their logs.\n"
@@ -709,6 +760,16 @@ void add_engine_commands(CLI::App& app, int& status) {
   run->add_flag("--json", args->json,
                 "print a JSON summary on the last line of stdout (one object; {\"runs\": [...]} "
                 "for several files)");
+  run->add_flag("--ros2", args->ros2,
+                "publish the run to ROS 2 over DDS (/clock, /NS/poses, and /NS/ROBOT/pose for "
+                "robots whose controller is external) and take /NS/ROBOT/cmd_vel velocity "
+                "commands for those robots (docs/ros2.md); with --time-mode realtime ROS nodes "
+                "see a live simulation");
+  run->add_option("--ros2-domain", args->ros2_domain,
+                  "with --ros2: the DDS domain, as ROS_DOMAIN_ID (default: $ROS_DOMAIN_ID, else 0)")
+      ->check(CLI::Range(0, 232));
+  run->add_option("--ros2-namespace", args->ros2_namespace,
+                  "with --ros2: the topics' namespace NS (default: fleetsim)");
   run->callback([args, &status] { status = run_command(*args); });
 
   auto check_args = std::make_shared<RunArgs>();

@@ -74,6 +74,14 @@ class Simulation final : private WorldAccess {
 
   const WorldModel& model() const { return *model_; }
   const WorldState& state() const { return state_; }
+  /// Between steps: writes `values` into robot `row`'s f64 command column `column` (an
+  /// actuator's, or the body's speed_cmd and turn_cmd), as a program outside the run does for
+  /// robots whose controller is `external` (their controller leaves the commands as set).
+  void set_command(std::uint32_t row, ColumnHandle column, std::span<const double> values) {
+    auto* data = static_cast<double*>(state_.robots.data(column));
+    const std::size_t width = state_.robots.desc(column).width;
+    for (std::size_t i = 0; i < values.size() && i < width; ++i) data[row * width + i] = values[i];
+  }
   /// Places robot `id` between steps, as loop functions' move_robot does (a robot whose pose
   /// another program computes: a federation's swarm node), and sets its altitude when the
   /// run has a `z` column. Throws RunError for a position outside the arena.
@@ -224,7 +232,7 @@ class Simulation final : private WorldAccess {
   ThreadPool pool_;
   SpatialIndex index_;
   EngineWorld world_;
-  CorePhysicsWorld physics_;   ///< what the engines (experiment_.engines) step in
+  CorePhysicsWorld physics_;  ///< what the engines (experiment_.engines) step in
   RegionMigration migration_;
   /// Shared controllers by controller * kinds + kind (owned by experiment_), or null.
   std::vector<Controller*> shared_;
