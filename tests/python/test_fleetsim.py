@@ -202,7 +202,9 @@ class Examples(unittest.TestCase):
             for run in range(2):
                 out = subprocess.run([fleetsim_bin, "launch",
                                       os.path.join(root, "python", "spring.xml"),
-                                      "--transport", "zmq", "--jitter-us", "200", "--quiet",
+                                      # both transports between processes: the same bits
+                                      "--transport", ("zmq", "shm")[run], "--jitter-us", "200",
+                                      "--quiet",
                                       "--trace", os.path.join(d, f"py{run}")],
                                      capture_output=True, text=True, timeout=300)
                 self.assertEqual(out.returncode, 0, out.stderr)
@@ -222,7 +224,8 @@ class Examples(unittest.TestCase):
                 shutil.copy(os.path.join(root, f), d)
             for run in range(2):  # in the same place: the log's header names the experiment
                 out = subprocess.run([os.environ["FLEETSIM_BIN"], "launch",
-                                      "quadrotor-federation.xml", "--transport", "zmq",
+                                      "quadrotor-federation.xml",
+                                      "--transport", ("zmq", "shm")[run],
                                       "--jitter-us", "300", "--trace", "traces"],
                                      cwd=d, capture_output=True, text=True, timeout=300)
                 self.assertEqual(out.returncode, 0, out.stderr)
