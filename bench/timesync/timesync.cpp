@@ -148,6 +148,7 @@ void write_federation(const Config& c, const transport::FederationLayout& layout
 NodeTiming run_federate(const Config& c, const transport::FederationLayout& layout, int index) {
   FederateOptions o;
   o.quiet = true;
+  o.transport = c.transport;  // (auto would pick shared memory for these local endpoints)
   Federate fed(federation_path(c), layout.nodes[static_cast<std::size_t>(index)].name, o);
   fed.update("o", std::vector<std::uint8_t>(c.payload, 7));
   std::uint64_t sum = 0;
