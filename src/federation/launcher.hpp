@@ -15,9 +15,9 @@ namespace fleetsim::federation {
 int launch_threads(const Federation& fed, const RunOptions& options);
 
 /// Runs every node as a child process (`options.node_program node FED --name N ...`, or the
-/// node's own program) on shared memory or ZeroMQ (options.transport); waits for all. When one fails the others get a few seconds
-/// to notice and stop by themselves, then are killed: no process is left behind. Returns
-/// kExitOk or kExitRuntimeError.
+/// node's own program) on shared memory or ZeroMQ (options.transport); waits for all. When
+/// one fails the others get a few seconds to notice and stop by themselves, then are killed:
+/// no process is left behind. Returns kExitOk or kExitRuntimeError.
 int launch_processes(const Federation& fed, const std::string& federation_path,
                      const RunOptions& options);
 

@@ -2,11 +2,9 @@
 
 #include <dds/dds.h>
 
-#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
-#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -90,8 +88,8 @@ struct Bridge::Impl {
       sim.set_command(r, d.wheels, wheels);
     } else {
       const double s[1] = {speed}, t[1] = {turn};
-      sim.set_command(r, sim.state().robots.find("speed_cmd"), s);
-      sim.set_command(r, sim.state().robots.find("turn_cmd"), t);
+      sim.set_command(r, body::kSpeedCmd, s);
+      sim.set_command(r, body::kTurnCmd, t);
     }
   }
   std::map<std::string, Driven> driven;
@@ -113,9 +111,11 @@ struct Bridge::Impl {
     return "/" + o.ns + "/" + token(robot) + "/" + leaf;
   }
 
+  /// Per controller declaration: is it `external` (its robots are driven from ROS 2)?
+  std::vector<bool> external_controller;
+
   bool external(std::size_t row) const {
-    const auto c = sim.state().robot_controller()[row];
-    return sim.model().controllers[c].type == "external";
+    return external_controller[sim.state().robot_controller()[row]];
   }
 
   Driven& driven_robot(const std::string& name) {
@@ -147,6 +147,8 @@ Bridge::Bridge(Simulation& sim, BridgeOptions options)
               fmt::format("join DDS domain {} (is CYCLONEDDS_URI valid?)", m.o.domain));
   // ROS 2's default profile: reliable, keep the last 10, volatile. A reliable writer also
   // serves best-effort readers; a best-effort reader takes commands from either kind.
+  for (const auto& c : sim.model().controllers)
+    m.external_controller.push_back(c.type == "external");
   m.writer_qos = dds_create_qos();
   dds_qset_reliability(m.writer_qos, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
   dds_qset_history(m.writer_qos, DDS_HISTORY_KEEP_LAST, 10);
@@ -204,20 +206,15 @@ void Bridge::publish() {
   Clock clock{stamp(now)};
   dds_write(m.clock_writer, &clock);
 
+  // (Rows are in id order: the world keeps them so.)
   const std::size_t n = st.robot_count();
-  const auto ids = st.robot_id();
-  std::vector<std::size_t> rows(n);
-  std::iota(rows.begin(), rows.end(), std::size_t{0});
-  std::sort(rows.begin(), rows.end(),
-            [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
   const ColumnHandle zc = st.robots.find("z");
   const double* z = zc == kNoColumn ? nullptr : st.robots.span<double>(zc).data();
   m.poses.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t row = rows[k];
+  for (std::size_t row = 0; row < n; ++row) {
     const double half = st.theta()[row] / 2;
-    m.poses[k] = Pose{{st.x()[row], st.y()[row], z ? z[row] : 0.0},
-                      {0.0, 0.0, std::sin(half), std::cos(half)}};
+    m.poses[row] = Pose{{st.x()[row], st.y()[row], z ? z[row] : 0.0},
+                        {0.0, 0.0, std::sin(half), std::cos(half)}};
   }
   PoseArray all{};
   all.header.stamp = stamp(now);
@@ -228,13 +225,12 @@ void Bridge::publish() {
   dds_write(m.poses_writer, &all);
 
   const auto& names = st.robot_name();
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t row = rows[k];
+  for (std::size_t row = 0; row < n; ++row) {
     if (!m.external(row)) continue;
     PoseStamped one{};
     one.header.stamp = stamp(now);
     one.header.frame_id = m.o.frame.data();
-    one.pose = m.poses[k];
+    one.pose = m.poses[row];
     dds_write(m.driven_robot(names[row]).pose_writer, &one);
   }
 }

@@ -222,6 +222,18 @@ bool use_shm(const FederationLayout& layout, const std::string& choice) {
 
 namespace {
 
+/// Removes the segment at `path` if its owner is dead and it was last changed before
+/// `changed_before` (seconds since the epoch). True if it did.
+bool remove_if_dead(const std::string& path, std::int64_t changed_before) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  const bool removed = fstat(fd, &st) == 0 && st.st_mtime < changed_before && !lock_held(fd) &&
+                       ::unlink(path.c_str()) == 0;
+  ::close(fd);
+  return removed;
+}
+
 /// Removes the dead segments whose name starts with `prefix` and that were last changed
 /// before `changed_before` (seconds since the epoch).
 std::size_t remove_dead_segments(const std::string& prefix, std::int64_t changed_before) {
@@ -232,16 +244,7 @@ std::size_t remove_dead_segments(const std::string& prefix, std::int64_t changed
   while (dirent* e = readdir(dir))
     if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) names.emplace_back(e->d_name);
   closedir(dir);
-  for (const auto& name : names) {
-    const std::string path = kShmDir + name;
-    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) continue;
-    struct stat st {};
-    if (fstat(fd, &st) == 0 && st.st_mtime < changed_before && !lock_held(fd) &&
-        ::unlink(path.c_str()) == 0)
-      ++removed;
-    ::close(fd);
-  }
+  for (const auto& name : names) removed += remove_if_dead(kShmDir + name, changed_before);
   return removed;
 }
 
@@ -315,21 +318,11 @@ class ShmPort final : public LinkPort {
     // Nodes started by hand share run id 0 from run to run: what a killed node of an earlier
     // run left behind goes (launch and swarm runs clean up after their own runs).
     if (options_.run_id == 0) {
-      for (const auto& path : peer_paths()) {
-        int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-        if (fd < 0) continue;
-        if (!lock_held(fd)) ::unlink(path.c_str());
-        ::close(fd);
-      }
+      constexpr auto any_age = std::numeric_limits<std::int64_t>::max();
+      for (const auto& r : recv_) remove_if_dead(r.path, any_age);
+      for (const auto& l : send_) remove_if_dead(l.path, any_age);
     }
     for (auto& l : send_) attach(l);
-  }
-
-  std::vector<std::string> peer_paths() const {
-    std::vector<std::string> paths;
-    for (const auto& r : recv_) paths.push_back(r.path);
-    for (const auto& l : send_) paths.push_back(l.path);
-    return paths;
   }
 
  public:
