@@ -49,6 +49,9 @@ inline constexpr double kPi = 3.14159265358979323846;
 
 /// Wraps an angle to (-pi, pi].
 inline double wrap_angle(double a) {
+  // Angles already in range (the common case: a heading after one tick's turn) are returned
+  // as they are, which is also what remainder returns for them.
+  if (a > -kPi && a <= kPi) return a;
   a = std::remainder(a, 2 * kPi);
   if (a <= -kPi) a += 2 * kPi;
   return a;

@@ -1,4 +1,5 @@
 #include "control/diffusion.hpp"
+#include "core/det_math.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -11,7 +12,8 @@ namespace fleetsim {
 DiffusionParams DiffusionParams::from(const Params& p) {
   DiffusionParams d;
   d.alpha_radians = p.real("alpha_degrees", 7.5) * kPi / 180.0;
-  d.cos_alpha = std::cos(d.alpha_radians);
+  double sin_alpha;
+  det_sincos(d.alpha_radians, sin_alpha, d.cos_alpha);
   d.delta = p.real("delta", 0.1);
   d.speed_m_per_s = p.real("speed", 0.1);
   const std::string rule = p.text("rule", "fleetsim");

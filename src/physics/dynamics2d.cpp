@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "core/det_math.hpp"
 #include "physics/physics_world.hpp"
 #include "physics/spatial_grid.hpp"
 
@@ -258,8 +259,9 @@ class Dynamics2d final : public PhysicsEngine {
     const double x0 = x[i], y0 = y[i];
     double px = x0, py = y0, a = theta[i], ux = vx[i], uy = vy[i], wz = omega[i];
     for (int sub = 0; sub < s.sub_steps; ++sub) {
-      double jx, jy;
-      drive_impulse(m, v, std::cos(a), std::sin(a), ux, uy, max_impulse, jx, jy);
+      double jx, jy, sa, ca;
+      det_sincos(a, sa, ca);
+      drive_impulse(m, v, ca, sa, ux, uy, max_impulse, jx, jy);
       ux += jx / m;
       uy += jy / m;
       wz += std::clamp(inertia * (turn - wz), -max_angular, max_angular) / inertia;
@@ -425,7 +427,7 @@ class Dynamics2d final : public PhysicsEngine {
         contact->GetWorldManifold(&wm);
         for (int q = 0; q < contact->GetManifold()->pointCount && count < kCollect; ++q)
           found[count++] = static_cast<float>(
-              wrap_angle(std::atan2(wm.points[q].y - p.y, wm.points[q].x - p.x) - th));
+              wrap_angle(bearing_atan2(wm.points[q].y - p.y, wm.points[q].x - p.x) - th));
       }
       std::sort(found, found + count);
       count = std::min(count, kMaxContacts);

@@ -1,5 +1,6 @@
 #include "physics/kinematics2d.hpp"
 
+#include "core/det_math.hpp"
 #include "physics/physics_world.hpp"
 
 #include <algorithm>
@@ -164,7 +165,9 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       double th = theta[i];
       double mid = th + w * dt / 2;
       theta[i] = wrap_angle(th + w * dt);
-      Vec2 d{v * dt * std::cos(mid), v * dt * std::sin(mid)};
+      double sm, cm;
+      det_sincos(mid, sm, cm);
+      Vec2 d{v * dt * cm, v * dt * sm};
       dx_[s] = d.x;
       dy_[s] = d.y;
       double f = 1.0;
@@ -294,7 +297,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       float* angles = &contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
       auto add = [&](Vec2 at) {
         if (count < kCollect)
-          found[count++] = static_cast<float>(wrap_angle(std::atan2(at.y - p.y, at.x - p.x) - th));
+          found[count++] =
+              static_cast<float>(wrap_angle(bearing_atan2(at.y - p.y, at.x - p.x) - th));
       };
       const double touch = 4 * kSkin;
       for (std::uint32_t si : index.segments.near(p)) {
@@ -326,8 +330,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   });
 }
 
-void RegionMigration::migrate(const WorldModel& model, WorldState& state,
-                              const SpatialIndex& index, ThreadPool& pool) {
+void RegionMigration::migrate(const WorldModel& model, WorldState& state, const SpatialIndex& index,
+                              ThreadPool& pool) {
   if (model.engines.size() <= 1) return;
   const std::size_t n = state.robot_count();
   const RobotGrid& grid = index.robots;
@@ -402,6 +406,8 @@ class Kinematics2d final : public PhysicsEngine {
 
 }  // namespace
 
-std::unique_ptr<PhysicsEngine> make_kinematics2d_engine() { return std::make_unique<Kinematics2d>(); }
+std::unique_ptr<PhysicsEngine> make_kinematics2d_engine() {
+  return std::make_unique<Kinematics2d>();
+}
 
 }  // namespace fleetsim

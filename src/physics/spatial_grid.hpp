@@ -35,19 +35,30 @@ class RobotGrid {
   int ny() const { return ny_; }
   double cell_size() const { return cell_; }
 
+  /// The 3x3 block of cells around p as runs of contiguous slots [b[k], e[k]), one per row of
+  /// cells (at most 3, some possibly empty); returns how many. For loops that take no
+  /// callback (a kernel compiled for another instruction set cannot inline one).
+  int near_runs(Vec2 p, std::uint32_t* b, std::uint32_t* e) const {
+    int cx = cell_x(p.x), cy = cell_y(p.y);
+    int y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < ny_ ? cy + 1 : ny_ - 1;
+    int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < nx_ ? cx + 1 : nx_ - 1;
+    int k = 0;
+    for (int gy = y0; gy <= y1; ++gy, ++k) {
+      std::size_t row = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_);
+      b[k] = start_[row + static_cast<std::size_t>(x0)];
+      e[k] = start_[row + static_cast<std::size_t>(x1) + 1];
+    }
+    return k;
+  }
+
   /// Calls f(slot) for every slot of the 3x3 block of cells around p, in a fixed order
   /// (cells row by row, robots by index within a cell). slot indexes sorted_*() arrays.
   template <class F>
   void for_each_near(Vec2 p, F&& f) const {
-    int cx = cell_x(p.x), cy = cell_y(p.y);
-    int y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < ny_ ? cy + 1 : ny_ - 1;
-    int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < nx_ ? cx + 1 : nx_ - 1;
-    for (int gy = y0; gy <= y1; ++gy) {
-      std::size_t row = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_);
-      std::uint32_t b = start_[row + static_cast<std::size_t>(x0)];
-      std::uint32_t e = start_[row + static_cast<std::size_t>(x1) + 1];
-      for (std::uint32_t s = b; s < e; ++s) f(s);
-    }
+    std::uint32_t b[3], e[3];
+    const int runs = near_runs(p, b, e);
+    for (int k = 0; k < runs; ++k)
+      for (std::uint32_t s = b[k]; s < e[k]; ++s) f(s);
   }
 
   /// Calls f(slot) for every slot of the cells within `reach` of p (a square block of cells,

@@ -1,4 +1,5 @@
 #include "robots/camera.hpp"
+#include "core/det_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -88,8 +89,7 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
           double rx = dx, ry = dy;
           if (i < part.ring_cos.size()) {
             if (!turned) {
-              cj = std::cos(theta[row]);
-              sj = std::sin(theta[row]);
+              det_sincos(theta[row], sj, cj);
               turned = true;
             }
             rx += k.radius_m * (cj * part.ring_cos[i] - sj * part.ring_sin[i]);
@@ -106,7 +106,8 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
 
     // 3. Distances and bearings in this robot's frame (bearings on vectors).
     const std::size_t m = sc.colors.size();
-    const double c = std::cos(theta[robot.row]), sn = std::sin(theta[robot.row]);
+    double c, sn;
+    det_sincos(theta[robot.row], sn, c);
     sc.bearing.resize(m);
     frame_bearings(m, sc.rx.data(), sc.ry.data(), c, sn, sc.bearing.data());
     sc.blobs.resize(m);
@@ -148,8 +149,10 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
         if (part.count > 1)
           for (int i = 0; i + 1 < static_cast<int>(part.count); ++i) {
             const double a_i = led_ring_angle(i, static_cast<int>(part.count));
-            part.ring_cos.push_back(std::cos(a_i));
-            part.ring_sin.push_back(std::sin(a_i));
+            double s_i, c_i;
+            det_sincos(a_i, s_i, c_i);
+            part.ring_cos.push_back(c_i);
+            part.ring_sin.push_back(s_i);
           }
         kl.parts.push_back(std::move(part));
       }

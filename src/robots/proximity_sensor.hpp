@@ -14,11 +14,13 @@
 // Column: `proximity` (f32 x rays), hashed, not logged.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "core/det_math.hpp"
 #include "fleetsim/parts.hpp"
 #include "physics/kinematics2d.hpp"
 
@@ -37,6 +39,50 @@ struct RayLayout {
 
 /// The e-puck's 8 rays.
 const RayLayout& epuck_rays();
+
+/// No hit: the value ray_circle_hit returns for a ray that misses.
+inline constexpr float kRayMiss = 3.0e38f;
+
+/// One ray against one circle, in the sensor's arithmetic: single precision, relative to the
+/// sensing robot's centre. The ray starts on the body (radius r) in direction (ux, uy) (unit);
+/// the circle of radius rj is centred at (relx, rely). `a` = (relx, rely) . (ux, uy); per
+/// circle q = rj^2 - |rel|^2 and e = r^2 - q, and two_r = 2 r. Returns the distance from the
+/// ray's origin to the first hit (0 when the origin is inside the circle), or kRayMiss when
+/// the ray misses or points away. Selects only, no branches, so the ray loop runs on vectors;
+/// every caller (the kernel and the tests' brute force) uses this function, so every path
+/// gives the same bits. Exact geometry: a ray from the centre along u meets the line through
+/// the circle's centre at a; the chord's half length is sqrt(rj^2 - (|rel|^2 - a^2)).
+[[gnu::always_inline]] inline float ray_circle_hit(float a, float q, float e, float r,
+                                                   float two_r) {
+  const float disc = q + a * a;
+  const float h = a - r;  // origin to the point of closest approach
+  float t = h - std::sqrt(disc >= 0 ? disc : 0.0f);
+  t = t < 0 ? 0.0f : t;
+  float v = disc >= 0 ? t : kRayMiss;
+  v = h >= 0 ? v : kRayMiss;
+  return e - two_r * a <= 0 ? 0.0f : v;  // |origin - centre|^2 <= rj^2: inside
+}
+
+/// The same for one ray and one circle given directly (tests).
+inline float ray_circle_hit(float relx, float rely, float ux, float uy, float r, float rj) {
+  const float d2 = relx * relx + rely * rely;
+  const float q = rj * rj - d2;
+  return ray_circle_hit(relx * ux + rely * uy, q, r * r - q, r, 2 * r);
+}
+
+/// Ray k's world direction for a robot heading theta: (ux[k], uy[k]), rounded to float from
+/// the exact rotation of the layout's direction (det_sincos, so the same bits everywhere).
+[[gnu::always_inline]] inline void ray_directions(double theta, const RayLayout& layout, float* ux,
+                                                  float* uy) {
+  double st, ct;
+  det_sincos(theta, st, ct);
+  const double* dc = layout.cos.data();
+  const double* ds = layout.sin.data();
+  for (std::size_t k = 0; k < layout.count(); ++k) {
+    ux[k] = static_cast<float>(ct * dc[k] - st * ds[k]);
+    uy[k] = static_cast<float>(st * dc[k] + ct * ds[k]);
+  }
+}
 
 /// Fills `out` (layout.count() floats) with the readings of the robot in grid slot `slot`
 /// (index.robots.order()[slot]) for a body of radius `r` and rays of length `range`: the hot

@@ -1,4 +1,5 @@
 #include "robots/range_and_bearing.hpp"
+#include "core/det_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -141,7 +142,8 @@ class RangeAndBearingSensor final : public Sensor {
     // 3. Range and bearings in the receiver's frame; the payload is read in place (only the
     //    act phase writes it, so it is stable for the whole sense+control phase).
     const double theta = w.state().theta()[robot.row];
-    const double c = std::cos(theta), sn = std::sin(theta);
+    double c, sn;
+    det_sincos(theta, sn, c);
     const std::size_t width = w.state().robots.desc(data_).width;
     const std::uint8_t* payload = static_cast<std::uint8_t*>(w.state().robots.data(data_));
     const EntityId* ids = w.state().robot_id().data();

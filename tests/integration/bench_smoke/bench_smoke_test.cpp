@@ -26,9 +26,9 @@ std::string run(const std::string& command) {
   return out;
 }
 
-nlohmann::json bench(const std::string& args) {
+nlohmann::json bench(const std::string& args, const std::string& env = "") {
   const std::string bin = std::string(FLEETSIM_BINARY_DIR) + "/bench/diffusion";
-  std::string out = run(bin + " " + args + " 2>/dev/null");
+  std::string out = run(env + " " + bin + " " + args + " 2>/dev/null");
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << "one JSON line: " << out;
   return nlohmann::json::parse(out, nullptr, false);
 }
@@ -74,6 +74,16 @@ TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
   // The same run on one thread ends in the same state.
   auto one = bench("--robots 1000 --threads 1 --engines 4 --seconds 5 --log off --seed 3");
   EXPECT_EQ(one["state_hash"], j["state_hash"]);
+}
+
+// The sensing kernel has a baseline (SSE2) and an AVX2 build, picked at run time: a whole run
+// ends in the same state on either (on a processor without AVX2 both runs take the baseline).
+TEST(BenchSmoke, BaselineAndAvx2KernelsEndInTheSameState) {
+  const std::string args = "--robots 4000 --threads 2 --engines 1 --seconds 5 --log off --seed 5";
+  auto fast = bench(args);
+  auto base = bench(args, "FLEETSIM_SIMD=baseline");
+  ASSERT_TRUE(fast.is_object() && base.is_object());
+  EXPECT_EQ(fast["state_hash"], base["state_hash"]);
 }
 
 // The like-for-like configuration: rigid bodies and ARGoS's rule, regions stepped in parallel.
