@@ -31,7 +31,7 @@ class FederateError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One message delivered by a grant.
+/// One message delivered by a grant (or read by observe()).
 struct Delivered {
   std::string input;  ///< the input's name (in the federation file)
   std::string flow;   ///< the flow's name
@@ -108,6 +108,24 @@ class Federate {
   /// after every message stamped before t has been delivered to a grant or to `on_message`.
   void set_emitter(const std::string& output,
                    std::function<std::vector<std::uint8_t>(SimTime t)> emitter);
+
+  /// Event flows (kind="event" in the file): sends `payload` on output `output` at timestamp
+  /// t. Events go out in timestamp order; when the output has nothing to send at its next
+  /// timestamp, a null message goes instead (never delivered) and announces the next one:
+  /// the next event already sent, or else the earliest time the federate could still send
+  /// (its next input's timestamp, or the end of the request under way, plus the lookahead).
+  /// t must be >= granted(), >= next_emission(output) (what the last message announced),
+  /// >= the federate's time plus the flow's lookahead, at least the lookahead (and 1 ns) after
+  /// the previous event sent, and < until(); otherwise FederateError names the node, the flow
+  /// and the timestamps. With lookahead 0, a message handler may send at the timestamp of
+  /// the message it is given (a reaction): the output waits for every input stamped <= t.
+  void send_event(const std::string& output, SimTime t, std::vector<std::uint8_t> payload);
+
+  /// Observation flows (kind="observation"): the latest message of input `input` stamped <=
+  /// the federate's time (the granted time; inside a handler or an emitter, the time of the
+  /// message or emission under way), or nothing when none is. Waits until the source has
+  /// passed that time. The source never waits for this federate; older values are dropped.
+  std::optional<Delivered> observe(const std::string& input);
 
   /// Delivers every message to `handler` as it is consumed, in time-stamp order, during the
   /// time requests (HLA's reflect callbacks) instead of in Grant::messages: an emitter then

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <deque>
 #include <limits>
 
 #include <fmt/format.h>
@@ -32,6 +33,12 @@ std::string fmt_time(SimTime t) {
   return fmt::format("{} ns", t);
 }
 
+constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+
+SimTime add_saturated(SimTime a, SimTime b) {
+  return a > kNever - b ? kNever : a + b;
+}
+
 }  // namespace
 
 struct Federate::Impl {
@@ -47,12 +54,21 @@ struct Federate::Impl {
     std::uint64_t sent = 0;
     std::optional<std::vector<std::uint8_t>> value;
     std::function<std::vector<std::uint8_t>(SimTime)> emitter;
+    transport::FlowKind kind = transport::FlowKind::kPeriodic;
+    SimTime lookahead = 0;  ///< event outputs
+    /// Event outputs: the events sent and not yet due, in timestamp order.
+    std::deque<std::pair<SimTime, std::vector<std::uint8_t>>> events;
   };
   std::vector<Output> outputs;
   std::vector<std::pair<std::string, std::string>> inputs;  ///< (input, flow) names
   std::function<void(const Delivered&)> handler;
   SimTime granted = -1;
   SimTime last_consumed = -1;
+  /// The time of the request under way (kNever for run()): after it the program may send
+  /// events from there on, so the null messages sent meanwhile announce no later time.
+  SimTime horizon = -1;
+  /// The timestamp of the step under way, while a handler or an emitter runs (else -1).
+  SimTime current = -1;
   bool resigned = false;
 
   const federation::NodeDecl& decl() const { return fed.nodes[index]; }
@@ -68,6 +84,16 @@ struct Federate::Impl {
                                     did_you_mean(name, names)));
   }
 
+  Output& periodic_output(const char* what, const std::string& name) {
+    Output& o = outputs[output_index(name)];
+    if (o.kind == transport::FlowKind::kEvent)
+      throw FederateError(fmt::format(
+          "node '{}': {}(\"{}\"): flow '{}' is an event flow (send its messages with "
+          "send_event)",
+          decl().name, what, name, o.flow));
+    return o;
+  }
+
   void live(const char* what) const {
     if (resigned) throw FederateError(fmt::format("{}: node '{}' has resigned", what, decl().name));
   }
@@ -79,9 +105,39 @@ struct Federate::Impl {
           decl().name, what, fmt_time(t), fmt_time(granted)));
   }
 
+  /// The federate's own time: the granted time, or the step's during a callback.
+  SimTime now() const { return std::max(granted, current); }
+
+  /// The message due on event output `o` at `at`: the event sent for that time, or a null
+  /// message. Either announces the next timestamp: the next event sent, or the earliest time
+  /// the program could still send one (its lookahead after the next input it will be given,
+  /// or after the request under way), whichever comes first, and never within the lookahead.
+  time::Emission event_emission(Output& o, SimTime at) const {
+    time::Emission e;
+    e.timestamp = at;
+    if (!o.events.empty() && o.events.front().first == at) {
+      e.payload = std::move(o.events.front().second);
+      o.events.pop_front();
+    } else {
+      e.null = true;
+    }
+    SimTime next_input = kNever;
+    const auto& in = node->layout().inputs;
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (in[i].kind != transport::FlowKind::kObservation)
+        next_input = std::min(next_input, node->input_next()[i]);
+    SimTime next = add_saturated(std::min(next_input, horizon), o.lookahead);
+    if (!o.events.empty()) next = std::min(next, o.events.front().first);
+    next = std::max(next, add_saturated(at, std::max<SimTime>(o.lookahead, 1)));
+    // Nothing is sent at or after the end: announce the end rather than overflow.
+    if (next > fed.until) next = std::max(fed.until, add_saturated(at, std::max<SimTime>(o.lookahead, 1)));
+    e.period = next - at;
+    return e;
+  }
+
   /// Does the next step if its timestamp is <= t (and, for `only_consume_at`, if it consumes
   /// at that very timestamp); returns what it did.
-  enum class Did { kNothing, kEmitted, kConsumed, kDone };
+  enum class Did { kNothing, kEmitted, kConsumed, kNull, kDone };
   Did step(SimTime t, std::vector<Delivered>* out,
            const std::function<void(const Delivered&)>* on_message) {
     const auto s = node->next();
@@ -89,11 +145,18 @@ struct Federate::Impl {
     if (s.timestamp > t) return Did::kNothing;
     if (s.kind == time::FlowNode::Step::Kind::kEmit) {
       Output& o = outputs[s.index];
+      if (o.kind == transport::FlowKind::kEvent) {
+        node->emit(s.index, event_emission(o, s.timestamp));
+        ++o.sent;
+        return Did::kEmitted;
+      }
       time::Emission e;
       e.timestamp = s.timestamp;
       e.period = o.periods[o.sent % o.periods.size()];
       if (o.emitter) {
+        current = s.timestamp;
         e.payload = o.emitter(s.timestamp);
+        current = -1;
       } else if (o.value) {
         e.payload = *o.value;
       } else {
@@ -107,7 +170,9 @@ struct Federate::Impl {
       return Did::kEmitted;
     }
     transport::Message m = node->consume();
+    if (m.null) return Did::kNull;  // moves time on, delivered to no one
     Delivered d{inputs[s.index].first, inputs[s.index].second, m.timestamp, std::move(m.payload)};
+    current = m.timestamp;
     if (on_message && *on_message) {
       (*on_message)(d);
     } else if (handler) {
@@ -115,6 +180,7 @@ struct Federate::Impl {
     } else if (out) {
       out->push_back(std::move(d));
     }
+    current = -1;
     last_consumed = m.timestamp;
     return Did::kConsumed;
   }
@@ -162,7 +228,8 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
           n.where.file, n.where.line, n.name));
   for (std::size_t o = 0; o < decl->outputs.size(); ++o) {
     const auto& f = m.fed.flow_from(m.index, o);
-    m.outputs.push_back({decl->outputs[o].name, f.name, f.periods, 0, std::nullopt, {}});
+    m.outputs.push_back(
+        {decl->outputs[o].name, f.name, f.periods, 0, std::nullopt, {}, f.kind, f.lookahead, {}});
   }
   for (std::size_t i = 0; i < decl->inputs.size(); ++i)
     m.inputs.emplace_back(decl->inputs[i].name, m.fed.flow_into(m.index, i).name);
@@ -287,7 +354,7 @@ SimTime Federate::next_emission() const {
 
 void Federate::update(const std::string& output, std::vector<std::uint8_t> payload) {
   impl_->live("update");
-  auto& o = impl_->outputs[impl_->output_index(output)];
+  auto& o = impl_->periodic_output("update", output);
   o.value = std::move(payload);
   o.emitter = nullptr;
 }
@@ -295,7 +362,73 @@ void Federate::update(const std::string& output, std::vector<std::uint8_t> paylo
 void Federate::set_emitter(const std::string& output,
                            std::function<std::vector<std::uint8_t>(SimTime)> emitter) {
   impl_->live("set_emitter");
-  impl_->outputs[impl_->output_index(output)].emitter = std::move(emitter);
+  impl_->periodic_output("set_emitter", output).emitter = std::move(emitter);
+}
+
+void Federate::send_event(const std::string& output, SimTime t,
+                          std::vector<std::uint8_t> payload) {
+  Impl& m = *impl_;
+  m.live("send_event");
+  const std::size_t index = m.output_index(output);
+  Impl::Output& o = m.outputs[index];
+  const std::string& node = m.decl().name;
+  if (o.kind != transport::FlowKind::kEvent)
+    throw FederateError(fmt::format(
+        "node '{}': send_event(\"{}\", {}): flow '{}' is not an event flow (its timestamps are "
+        "its periods': use update or set_emitter)",
+        node, output, fmt_time(t), o.flow));
+  if (t < m.granted)
+    throw FederateError(fmt::format(
+        "node '{}', flow '{}': send_event at {} is below the time already granted, {}", node,
+        o.flow, fmt_time(t), fmt_time(m.granted)));
+  // The lookahead bound: the timestamp the flow's last message announced, the federate's
+  // time plus the lookahead, and the last event sent plus the lookahead (at least 1 ns).
+  const SimTime announced = m.node->output_next()[index];
+  const SimTime own = m.now() < 0 ? 0 : add_saturated(m.now(), o.lookahead);
+  if (t < announced || t < own)
+    throw FederateError(fmt::format(
+        "node '{}', flow '{}': send_event at {} is below its lookahead bound {} (the flow's "
+        "last message announced its next at {}; the federate's time is {}, its lookahead {})",
+        node, o.flow, fmt_time(t), fmt_time(std::max(announced, own)), fmt_time(announced),
+        fmt_time(std::max<SimTime>(m.now(), 0)), fmt_time(o.lookahead)));
+  if (!o.events.empty()) {
+    const SimTime after = add_saturated(o.events.back().first, std::max<SimTime>(o.lookahead, 1));
+    if (t < after)
+      throw FederateError(fmt::format(
+          "node '{}', flow '{}': send_event at {} is below its lookahead bound {} (the event "
+          "sent before it is at {}; events on a flow come in timestamp order, at least the "
+          "lookahead {} apart and never two at one time)",
+          node, o.flow, fmt_time(t), fmt_time(after), fmt_time(o.events.back().first),
+          fmt_time(o.lookahead)));
+  }
+  if (t >= m.fed.until)
+    throw FederateError(fmt::format(
+        "node '{}', flow '{}': send_event at {} is at or beyond the end time {}", node, o.flow,
+        fmt_time(t), fmt_time(m.fed.until)));
+  o.events.emplace_back(t, std::move(payload));
+}
+
+std::optional<Delivered> Federate::observe(const std::string& input) {
+  Impl& m = *impl_;
+  m.live("observe");
+  std::size_t index = m.inputs.size();
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < m.inputs.size(); ++i) {
+    if (m.inputs[i].first == input) index = i;
+    names.push_back(m.inputs[i].first);
+  }
+  if (index == m.inputs.size())
+    throw FederateError(fmt::format("node '{}' has no input '{}'{}", m.decl().name, input,
+                                    did_you_mean(input, names)));
+  if (m.node->layout().inputs[index].kind != transport::FlowKind::kObservation)
+    throw FederateError(fmt::format(
+        "node '{}': observe(\"{}\"): flow '{}' is not an observation flow (its messages are "
+        "delivered in time-stamp order)",
+        m.decl().name, input, m.inputs[index].second));
+  const transport::Message* latest = m.node->observe(index, std::max<SimTime>(m.now(), 0));
+  if (!latest) return std::nullopt;
+  return Delivered{m.inputs[index].first, m.inputs[index].second, latest->timestamp,
+                   latest->payload};
 }
 
 void Federate::set_message_handler(std::function<void(const Delivered&)> handler) {
@@ -306,6 +439,7 @@ void Federate::set_message_handler(std::function<void(const Delivered&)> handler
 Grant Federate::time_advance_request(SimTime t) {
   Impl& m = *impl_;
   m.check_time("time_advance_request", t);
+  m.horizon = t;
   Grant g;
   for (;;) {
     const auto did = m.step(t, &g.messages, nullptr);
@@ -320,6 +454,7 @@ Grant Federate::time_advance_request(SimTime t) {
 Grant Federate::next_event_request(SimTime t) {
   Impl& m = *impl_;
   m.check_time("next_event_request", t);
+  m.horizon = t;
   Grant g;
   g.time = t;
   for (;;) {
@@ -345,6 +480,7 @@ Grant Federate::next_event_request(SimTime t) {
 void Federate::run(const std::function<void(const Delivered&)>& on_message) {
   Impl& m = *impl_;
   m.live("run");
+  m.horizon = kNever;
   while (m.step(std::numeric_limits<SimTime>::max(), nullptr, &on_message) != Impl::Did::kDone) {
   }
   m.granted = m.fed.until;
@@ -354,6 +490,9 @@ void Federate::resign() {
   Impl& m = *impl_;
   if (m.resigned) return;
   m.resigned = true;
+  // At the end, read the observation inputs to the end time: their sources never wait for
+  // this node, so they must not find it gone.
+  if (m.node->next().kind == time::FlowNode::Step::Kind::kDone) m.node->finish();
   m.port->close();
   if (m.trace) m.trace->close();
   if (!m.options.quiet)

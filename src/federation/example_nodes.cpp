@@ -1,6 +1,8 @@
 #include "federation/example_nodes.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "core/hash.hpp"
@@ -31,7 +33,10 @@ class ExampleNode : public time::NodeBehaviour {
   ExampleNode(const Federation& fed, std::size_t node) : name_(fed.nodes[node].name) {
     seed_ = fed.seed;
     for (std::size_t o = 0; o < fed.nodes[node].outputs.size(); ++o) {
-      periods_.push_back(fed.flow_from(node, o).periods);
+      const FlowDecl& f = fed.flow_from(node, o);
+      periods_.push_back(f.periods);
+      lookahead_.push_back(f.kind == transport::FlowKind::kEvent ? std::optional(f.lookahead)
+                                                                 : std::nullopt);
       emitted_.push_back(0);
     }
     for (std::size_t i = 0; i < fed.nodes[node].inputs.size(); ++i) {
@@ -41,16 +46,26 @@ class ExampleNode : public time::NodeBehaviour {
   }
 
  protected:
-  /// The period after the k-th message of output `o`: the flow's periods used in turn.
+  /// The period after the k-th message of output `o`: the flow's periods used in turn; on an
+  /// event flow, its lookahead (at least 1 ms) plus 0 to 3 ms drawn from (seed, node, k), so
+  /// the timestamps are irregular and, with lookahead 0, often those of the inputs.
   SimTime next_period(std::size_t o) {
+    const std::uint64_t k = emitted_[o]++;
+    if (lookahead_[o]) {
+      constexpr SimTime kMs = 1'000'000;
+      const auto extra = static_cast<SimTime>(mix64(seed_ ^ node_key() ^ (k << 8) ^ o) % 4);
+      return std::max(*lookahead_[o], kMs) + extra * kMs;
+    }
     const auto& p = periods_[o];
-    return p[emitted_[o]++ % p.size()];
+    return p[k % p.size()];
   }
+  bool event_output(std::size_t o) const { return lookahead_[o].has_value(); }
   std::uint64_t node_key() const { return hash_bytes(name_.data(), name_.size()); }
 
   std::string name_;
   std::uint64_t seed_ = 1;
   std::vector<std::vector<SimTime>> periods_;
+  std::vector<std::optional<SimTime>> lookahead_;  ///< event outputs only
   std::vector<std::uint64_t> emitted_;
   std::vector<NodeKind> input_kind_;
 };
@@ -70,10 +85,21 @@ class MixerNode final : public ExampleNode {
     time::Emission e;
     e.timestamp = t;
     e.period = next_period(output);
+    // On an event flow, one message in three is a null: nothing to say, time moves on.
+    if (event_output(output) && state_ % 3 == 0) {
+      e.null = true;
+      return e;
+    }
     std::uint64_t words[2] = {state_, mix64(state_ ^ static_cast<std::uint64_t>(t) ^ output)};
     e.payload.resize(16);
     std::memcpy(e.payload.data(), words, 16);
     return e;
+  }
+  void observe(std::size_t input, const time::Message* latest, SimTime at) override {
+    // What it sees of an observation input at each emission: the latest value's timestamp
+    // and payload (or nothing yet), folded like a consumed message.
+    state_ = mix64(state_ ^ (input + 1) ^ static_cast<std::uint64_t>(at));
+    if (latest) consume(input, *latest);
   }
   std::uint64_t state_hash() const override { return state_; }
 

@@ -3,6 +3,8 @@
 //
 //  mixer       folds every consumed message (flow, timestamp, payload) into a 64-bit state;
 //              emits that state. Any topology; used by the paper's example and random tests.
+//              On an event flow it sends a null one time in three and picks irregular
+//              timestamps; it folds what it observes on observation inputs at each emission.
 //  dynamics    a damped mass on a spring pushed by the latest command; emits (position,
 //              velocity). Integrates over the exact time since its previous emission.
 //  controller  PD control of the dynamics' position towards a square-wave target, blending

@@ -18,6 +18,7 @@ namespace fleetsim::federation {
 namespace {
 
 const std::vector<std::string> kKinds = {"mixer", "dynamics", "controller", "camera"};
+const std::vector<std::string> kFlowKinds = {"periodic", "event", "observation"};
 
 bool valid_name(const std::string& s) {
   if (s.empty()) return false;
@@ -83,6 +84,63 @@ std::string endpoint_problem(const std::string& e, std::size_t links) {
     return "";
   }
   return "unknown scheme (expected tcp://host:port or ipc://path)";
+}
+
+// A circuit of event flows with lookahead 0 deadlocks: each node's output at T waits until
+// its inputs at T are consumed, which wait for the next node's output at T, and so on round
+// the circuit. Reports one circuit per strongly connected set of nodes linked by such flows,
+// naming its nodes and flows in order, at the line of its first flow.
+void report_zero_lookahead_circuits(const Federation& fed, Diagnostics& diags) {
+  const std::size_t n = fed.nodes.size();
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> zero(n);  // (sink, flow)
+  for (std::size_t k = 0; k < fed.flows.size(); ++k) {
+    const FlowDecl& f = fed.flows[k];
+    if (f.kind != transport::FlowKind::kEvent || f.lookahead != 0) continue;
+    for (const auto& sink : f.sinks) zero[f.source_node].emplace_back(sink.first, k);
+  }
+  // reach[a][b]: b can be reached from a through zero-lookahead flows.
+  std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
+  for (std::size_t a = 0; a < n; ++a)
+    for (const auto& [b, flow] : zero[a]) reach[a][b] = true;
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t a = 0; a < n; ++a)
+      if (reach[a][k])
+        for (std::size_t b = 0; b < n; ++b)
+          if (reach[k][b]) reach[a][b] = true;
+  std::vector<bool> reported(n, false);
+  for (std::size_t v = 0; v < n; ++v) {
+    if (reported[v] || !reach[v][v]) continue;
+    for (std::size_t w = 0; w < n; ++w)
+      if (reach[v][w] && reach[w][v]) reported[w] = true;
+    // The shortest circuit through v: breadth first, within v's strongly connected set.
+    std::vector<std::optional<std::pair<std::size_t, std::size_t>>> from(n);  // (node, flow)
+    std::vector<std::size_t> queue{v};
+    std::optional<std::pair<std::size_t, std::size_t>> closing;
+    for (std::size_t q = 0; q < queue.size() && !closing; ++q)
+      for (const auto& [b, flow] : zero[queue[q]]) {
+        if (b == v) {
+          closing = std::make_pair(queue[q], flow);
+          break;
+        }
+        if (!from[b] && reach[b][v]) {
+          from[b] = std::make_pair(queue[q], flow);
+          queue.push_back(b);
+        }
+      }
+    // Walk back from the closing flow to v, then print v, flow, node, flow, ..., v.
+    if (!closing) continue;
+    std::vector<std::pair<std::size_t, std::size_t>> steps;  // (node, flow leaving it)
+    for (auto at = closing; at; at = at->first == v ? std::nullopt : from[at->first])
+      steps.insert(steps.begin(), *at);
+    std::string path;
+    for (const auto& [node, flow] : steps)
+      path += fmt::format("node '{}', flow '{}', ", fed.nodes[node].name, fed.flows[flow].name);
+    diags.error(fed.flows[steps.front().second].where,
+                fmt::format("a circuit of zero-lookahead flows would deadlock: {}back to node "
+                            "'{}' (each node's output at a timestamp T waits for its inputs at "
+                            "T; expected a lookahead > 0 on at least one of these flows)",
+                            path, fed.nodes[v].name));
+  }
 }
 
 }  // namespace
@@ -157,13 +215,15 @@ transport::FederationLayout Federation::layout() const {
     for (std::size_t i = 0; i < nodes[n].inputs.size(); ++i) {
       const FlowDecl& f = flow_into(n, i);
       auto id = static_cast<transport::FlowId>(&f - flows.data());
-      nl.inputs.push_back(
-          {id, f.name, nodes[f.source_node].name, nodes[n].inputs[i].buffer, f.initial});
+      const bool observation = f.kind == transport::FlowKind::kObservation;
+      nl.inputs.push_back({id, f.name, nodes[f.source_node].name,
+                           observation ? kObservationBuffer : nodes[n].inputs[i].buffer,
+                           f.initial, f.kind, f.lookahead});
     }
     for (std::size_t o = 0; o < nodes[n].outputs.size(); ++o) {
       const FlowDecl& f = flow_from(n, o);
       auto id = static_cast<transport::FlowId>(&f - flows.data());
-      transport::OutputLink out{id, f.name, {}, f.initial};
+      transport::OutputLink out{id, f.name, {}, f.initial, f.kind, f.lookahead};
       for (const auto& [sn, si] : f.sinks) out.sinks.push_back(nodes[sn].name);
       nl.outputs.push_back(std::move(out));
     }
@@ -372,8 +432,44 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       }
       f.sinks.push_back(*dst);
     }
-    // Periods: one duration, or several used in turn.
-    if (!fe.has("period")) {
+    // The kind, then the periods (periodic and observation flows) or the lookahead (events).
+    const std::string kind = fe.choice("kind", kFlowKinds, "periodic");
+    f.kind = kind == "event"         ? transport::FlowKind::kEvent
+             : kind == "observation" ? transport::FlowKind::kObservation
+                                     : transport::FlowKind::kPeriodic;
+    const bool event = f.kind == transport::FlowKind::kEvent;
+    if (fe.has("lookahead")) {
+      const std::string raw = fe.text("lookahead");
+      const auto v = parse_duration(raw);
+      if (!event)
+        fe.error(fmt::format(
+            "attribute 'lookahead' of flow '{}' means nothing on a {} flow (its period is its "
+            "lookahead; expected kind=\"event\" with a lookahead, or no lookahead)",
+            f.name, kind));
+      else if (raw.find('-') != std::string::npos)
+        fe.error(fmt::format("lookahead '{}' of flow '{}' is negative (expected a duration >= 0, "
+                             "e.g. 5ms or 0)",
+                             raw, f.name));
+      else if (!v)
+        fe.error(fmt::format("lookahead '{}' of flow '{}' is not a duration (expected an integer "
+                             "or decimal number with a unit ns, us, ms or s, e.g. 5ms, or 0)",
+                             raw, f.name));
+      else
+        f.lookahead = *v;
+    } else if (event) {
+      fe.accept("lookahead");
+      fe.error(fmt::format("event flow '{}' needs attribute 'lookahead' (how much later than a "
+                           "message the next may come at the earliest: a duration >= 0, e.g. "
+                           "5ms, or 0 for a source that reacts at the same timestamp)",
+                           f.name));
+    }
+    if (event) {
+      if (fe.has("period"))
+        fe.error(fmt::format("event flow '{}' has a 'period' (expected none: its source picks "
+                             "each next timestamp, at least 'lookahead' later)",
+                             f.name));
+      fe.accept("period");
+    } else if (!fe.has("period")) {
       fe.accept("period");
       fe.error(
           "<flow> needs attribute 'period' (a duration such as 10ms, or several used in "
@@ -431,6 +527,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
                                        "endpoint per node)",
                                        n.endpoint, it->second));
   }
+  report_zero_lookahead_circuits(fed, diags);
   if (diags.has_errors()) return std::nullopt;
 
   // The progress proof assumes a strongly connected flow graph: warn when it is not.

@@ -45,6 +45,10 @@ struct FlowDecl {
   std::vector<std::pair<std::size_t, std::size_t>> sinks;  ///< (node, input) indices
   std::vector<SimTime> periods;  ///< ns, > 0, used in turn (one value: a constant period)
   SimTime initial = 0;           ///< ns, timestamp of the first message
+  /// periodic (the periods fix every timestamp), event (the source picks them, `lookahead`
+  /// apart at least; no periods) or observation (periodic; the sinks read the latest value)
+  transport::FlowKind kind = transport::FlowKind::kPeriodic;
+  SimTime lookahead = 0;  ///< ns, event flows only, >= 0
   SourceLocation where;
 };
 
@@ -70,6 +74,10 @@ struct Federation {
 
 /// Parses "10ms", "1.5s", "250us", "40ns" or "0" into ns (exact; no floating point).
 std::optional<SimTime> parse_duration(const std::string& text);
+
+/// The buffer of an observation input, in messages: its source is never blocked by it unless
+/// the sink falls this far behind (docs/time-management.md, "Observation flows").
+inline constexpr std::size_t kObservationBuffer = 1 << 20;
 
 /// Loads and checks a federation file. Returns nothing if `diags` got errors.
 std::optional<Federation> load_federation(const std::string& path, Diagnostics& diags);

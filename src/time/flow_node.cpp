@@ -1,6 +1,7 @@
 #include "time/flow_node.hpp"
 
 #include <limits>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -21,34 +22,50 @@ FlowNode::FlowNode(const transport::NodeLayout& layout, transport::Port& port,
 }
 
 FlowNode::Step FlowNode::next() const {
-  // Smallest (timestamp, flow id) among the outputs and among the inputs still running.
-  Step emit{Step::Kind::kEmit, 0, kNever};
-  FlowId emit_flow = 0;
+  // The smallest (timestamp, phase, flow id) among the steps before the end time; phase 0:
+  // outputs with a lookahead, 1: inputs, 2: zero-lookahead outputs (the tie order above).
+  Step best{};
+  std::tuple<SimTime, int, FlowId> best_key{kNever, 0, 0};
+  auto offer = [&](Step::Kind kind, std::size_t index, SimTime t, int phase, FlowId flow) {
+    const std::tuple<SimTime, int, FlowId> key{t, phase, flow};
+    if (t >= options_.until || (best.kind != Step::Kind::kDone && !(key < best_key))) return;
+    best = Step{kind, index, t};
+    best_key = key;
+  };
   for (std::size_t j = 0; j < s_.size(); ++j) {
-    FlowId f = layout_.outputs[j].flow;
-    if (s_[j] < options_.until &&
-        (s_[j] < emit.timestamp || (s_[j] == emit.timestamp && f < emit_flow))) {
-      emit.index = j;
-      emit.timestamp = s_[j];
-      emit_flow = f;
-    }
+    const auto& out = layout_.outputs[j];
+    offer(Step::Kind::kEmit, j, s_[j], out.zero_lookahead() ? 2 : 0, out.flow);
   }
-  Step consume{Step::Kind::kConsume, 0, kNever};
-  FlowId consume_flow = 0;
   for (std::size_t i = 0; i < t_.size(); ++i) {
-    FlowId f = layout_.inputs[i].flow;
-    if (t_[i] < options_.until &&
-        (t_[i] < consume.timestamp || (t_[i] == consume.timestamp && f < consume_flow))) {
-      consume.index = i;
-      consume.timestamp = t_[i];
-      consume_flow = f;
-    }
+    const auto& in = layout_.inputs[i];
+    if (in.kind != transport::FlowKind::kObservation)
+      offer(Step::Kind::kConsume, i, t_[i], 1, in.flow);
   }
-  if (emit.timestamp == kNever && consume.timestamp == kNever) return Step{};
-  // Edge be of the paper: emit when an output is not later than every input (rule 3 forbids
-  // emitting T after consuming T, so at equal timestamps the output goes first).
-  if (emit.timestamp <= consume.timestamp) return emit;
-  return consume;
+  return best;
+}
+
+void FlowNode::check_received(std::size_t input, const Message& m) const {
+  const auto& in = layout_.inputs[input];
+  // The peer's side of the contract: exactly the announced timestamp, a positive period, at
+  // least the lookahead on an event flow, null messages on event flows only and empty.
+  std::string problem;
+  if (m.flow != in.flow || m.timestamp != t_[input] || m.period <= 0 ||
+      m.timestamp > kNever - m.period)
+    problem = fmt::format("received timestamp {} ns with period {} ns, expected timestamp {} ns "
+                          "and a positive period",
+                          m.timestamp, m.period, t_[input]);
+  else if (in.kind == transport::FlowKind::kEvent && m.period < in.lookahead)
+    problem = fmt::format("received timestamp {} ns announcing the next at {} ns, below the "
+                          "flow's lookahead bound {} ns",
+                          m.timestamp, m.timestamp + m.period, m.timestamp + in.lookahead);
+  else if (m.null && (in.kind != transport::FlowKind::kEvent || !m.payload.empty()))
+    problem = fmt::format("received a null message at {} ns (null messages are for event flows "
+                          "and carry no payload)",
+                          m.timestamp);
+  if (!problem.empty())
+    throw ContractViolation(layout_.name, in.flow_name, t_[input], m.timestamp,
+                            fmt::format("node '{}', flow '{}' from node '{}': {}", layout_.name,
+                                        in.flow_name, in.source, problem));
 }
 
 Message FlowNode::consume() {
@@ -64,20 +81,46 @@ Message FlowNode::consume() {
   }
   const auto& in = layout_.inputs[step.index];
   Message m = port_.receive(step.index);
-  // The peer's side of the contract: exactly the announced timestamp, a positive period.
-  if (m.flow != in.flow || m.timestamp != t_[step.index] || m.period <= 0 ||
-      m.timestamp > kNever - m.period) {
-    throw ContractViolation(
-        layout_.name, in.flow_name, t_[step.index], m.timestamp,
-        fmt::format("node '{}', flow '{}' from node '{}': received timestamp {} ns with period {} "
-                    "ns, expected timestamp {} ns and a positive period",
-                    layout_.name, in.flow_name, in.source, m.timestamp, m.period, t_[step.index]));
-  }
+  check_received(step.index, m);
   t_[step.index] = m.timestamp + m.period;
   last_consumed_ = m.timestamp;
+  now_ = m.timestamp;
   ++consumed_;
   if (options_.trace) options_.trace->record(false, in.flow_name, m);
   return m;
+}
+
+const Message* FlowNode::observe(std::size_t input, SimTime at) {
+  const auto& in = layout_.inputs.at(input);
+  if (in.kind != transport::FlowKind::kObservation)
+    throw std::logic_error(fmt::format("node '{}': input '{}' is not an observation flow",
+                                       layout_.name, in.flow_name));
+  if (latest_.empty()) {
+    latest_.resize(t_.size());
+    observed_at_.assign(t_.size(), -1);
+  }
+  if (at < observed_at_[input])
+    throw std::logic_error(fmt::format(
+        "node '{}': observed flow '{}' at {} ns after observing it at {} ns (time never goes "
+        "back)",
+        layout_.name, in.flow_name, at, observed_at_[input]));
+  observed_at_[input] = at;
+  // Everything stamped <= at, in order; only the latest is kept.
+  while (t_[input] <= at && t_[input] < options_.until) {
+    Message m = port_.receive(input);
+    check_received(input, m);
+    t_[input] = m.timestamp + m.period;
+    ++consumed_;
+    if (options_.trace) options_.trace->record(false, in.flow_name, m);
+    latest_[input] = std::move(m);
+  }
+  return latest_[input] ? &*latest_[input] : nullptr;
+}
+
+void FlowNode::finish() {
+  for (std::size_t i = 0; i < t_.size(); ++i)
+    if (layout_.inputs[i].kind == transport::FlowKind::kObservation && t_[i] < options_.until)
+      observe(i, options_.until - 1);
 }
 
 void FlowNode::violation(std::size_t output, SimTime expected, SimTime offending,
@@ -96,10 +139,22 @@ void FlowNode::emit(std::size_t output, Emission e) {
               fmt::format("emitted timestamp {} ns, expected {} ns (announced by the previous "
                           "message's period)",
                           e.timestamp, expected));
+  const auto& out = layout_.outputs[output];
   if (e.period <= 0 || e.timestamp > kNever - e.period)
     violation(output, expected, e.timestamp,
               fmt::format("emitted timestamp {} ns with period {} ns (expected a positive period)",
                           e.timestamp, e.period));
+  if (out.kind == transport::FlowKind::kEvent && e.period < out.lookahead)
+    violation(output, expected, e.timestamp,
+              fmt::format("emitted timestamp {} ns announcing the next at {} ns, below its "
+                          "lookahead bound {} ns (timestamp + lookahead {} ns)",
+                          e.timestamp, e.timestamp + e.period, e.timestamp + out.lookahead,
+                          out.lookahead));
+  if (e.null && (out.kind != transport::FlowKind::kEvent || !e.payload.empty()))
+    violation(output, expected, e.timestamp,
+              fmt::format("emitted a null message at {} ns (null messages are for event flows "
+                          "and carry no payload)",
+                          e.timestamp));
   Step step = next();
   if (step.kind == Step::Kind::kDone)
     violation(output, expected, e.timestamp,
@@ -115,7 +170,8 @@ void FlowNode::emit(std::size_t output, Emission e) {
               fmt::format("emitted timestamp {} ns before output '{}' emitted its message at {} "
                           "ns (outputs emit in timestamp, then flow id, order)",
                           e.timestamp, layout_.outputs[step.index].flow_name, step.timestamp));
-  if (e.timestamp <= last_consumed_)
+  // Rule 3; a zero-lookahead output may emit at the timestamp it just consumed.
+  if (out.zero_lookahead() ? e.timestamp < last_consumed_ : e.timestamp <= last_consumed_)
     violation(output, expected, e.timestamp,
               fmt::format("emitted timestamp {} ns after consuming {} ns (rule 3)", e.timestamp,
                           last_consumed_));
@@ -126,11 +182,13 @@ void FlowNode::emit(std::size_t output, Emission e) {
   m.kind = transport::MessageKind::kData;
   m.timestamp = e.timestamp;
   m.period = e.period;
+  m.null = e.null;
   m.payload = std::move(e.payload);
   if (options_.trace) options_.trace->record(true, layout_.outputs[output].flow_name, m);
   port_.send(output, m);
   s_[output] = e.timestamp + e.period;
   last_emitted_ = e.timestamp;
+  now_ = e.timestamp;
   ++emitted_;
 }
 
@@ -138,12 +196,19 @@ void FlowNode::run(NodeBehaviour& behaviour) {
   pacer_.start();
   while (true) {
     Step step = next();
-    if (step.kind == Step::Kind::kDone) break;
+    if (step.kind == Step::Kind::kDone) {
+      finish();
+      break;
+    }
     if (step.kind == Step::Kind::kConsume) {
       std::size_t input = step.index;
       Message m = consume();
-      behaviour.consume(input, m);
+      if (!m.null) behaviour.consume(input, m);
     } else {
+      // Observation inputs are read at every emission: the latest value stamped <= its time.
+      for (std::size_t i = 0; i < t_.size(); ++i)
+        if (layout_.inputs[i].kind == transport::FlowKind::kObservation)
+          behaviour.observe(i, observe(i, step.timestamp), step.timestamp);
       emit(step.index, behaviour.emit(step.index, step.timestamp));
     }
   }

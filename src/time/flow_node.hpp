@@ -3,16 +3,20 @@
 // decides what happens next — emit on the output with the smallest timestamp, or consume the
 // input with the smallest timestamp — and refuses any call that would break the four rules.
 //
-// Tie order (a total order, never the order of arrival): among inputs, the smallest
-// (timestamp, flow id) is consumed first; among outputs, the smallest (timestamp, flow id) is
-// emitted first; between an output and an input at the same timestamp, the output emits first
-// (consuming T would forbid emitting T, rule 3; emitting T still allows consuming T, rule 2).
+// Tie order (a total order, never the order of arrival): every step has a key (timestamp,
+// phase, flow id) and the smallest goes first. Phase 0: emit on an output with a lookahead
+// (periodic flows, event flows with lookahead > 0); phase 1: consume an input; phase 2: emit
+// on a zero-lookahead event output. So at equal timestamps an output with a lookahead emits
+// before the inputs are consumed (consuming T would forbid emitting T, rule 3), and a
+// zero-lookahead output emits after every input message stamped <= T is consumed: it may react
+// to them at T. Observation inputs are not in this order: the node reads them (observe()).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,8 +55,11 @@ class ContractViolation : public std::runtime_error {
 /// What a node emits on an output when asked to.
 struct Emission {
   SimTime timestamp = 0;  ///< must equal the announced timestamp
-  SimTime period = 0;     ///< ns to this flow's next message, > 0
+  /// ns to this flow's next message, > 0; on an event flow, >= its lookahead as well
+  SimTime period = 0;
   std::vector<std::uint8_t> payload;
+  /// Event flows only: a null message (no payload; it only announces the next timestamp).
+  bool null = false;
 };
 
 /// The simulator inside a node: consumes messages and produces emissions, in the order the
@@ -60,10 +67,14 @@ struct Emission {
 class NodeBehaviour {
  public:
   virtual ~NodeBehaviour() = default;
-  /// A message consumed on input `input` (index in the node's layout).
+  /// A message consumed on input `input` (index in the node's layout). Null messages of event
+  /// flows and observation inputs never come here.
   virtual void consume(std::size_t input, const Message& m) = 0;
   /// The message due on output `output` at `timestamp`.
   virtual Emission emit(std::size_t output, SimTime timestamp) = 0;
+  /// Observation input `input`'s latest message stamped <= `at` (nullptr: none yet), given by
+  /// run() just before each emission at `at`, for every observation input in layout order.
+  virtual void observe(std::size_t /*input*/, const Message* /*latest*/, SimTime /*at*/) {}
   /// A hash of the simulator's final state (printed at the end, compared by tests).
   virtual std::uint64_t state_hash() const { return 0; }
 };
@@ -98,6 +109,18 @@ class FlowNode {
   /// Runs `behaviour` until the end time: the whole life of a node in one call.
   void run(NodeBehaviour& behaviour);
 
+  /// Observation input `input`: receives every message stamped <= `at` (blocking until the
+  /// source has announced a timestamp > at) and returns the latest of them, or nullptr when
+  /// none is. Older ones are dropped: the sink reads values, it does not consume a sequence.
+  /// `at` must not decrease from one call to the next on the same input.
+  const Message* observe(std::size_t input, SimTime at);
+  /// Reads every observation input to the end time (a node calls it before it leaves, so
+  /// that no source still sends to a node that has gone). run() does it.
+  void finish();
+  /// The timestamp of the node's current step: of the last message consumed or emitted (-1
+  /// before any).
+  SimTime now() const { return now_; }
+
   /// "Who am I waiting for": a sentence naming the input or output, the peer and its last
   /// timestamp, for a port's wait report.
   std::string describe_wait(const transport::WaitReport& r) const;
@@ -111,6 +134,8 @@ class FlowNode {
   const Pacer& pacer() const { return pacer_; }
 
  private:
+  /// Throws ContractViolation when message `m` breaks the source's side of the contract.
+  void check_received(std::size_t input, const Message& m) const;
   [[noreturn]] void violation(std::size_t output, SimTime expected, SimTime offending,
                               const std::string& what) const;
 
@@ -122,6 +147,9 @@ class FlowNode {
   std::vector<SimTime> s_;  ///< per output: timestamp of the next message to emit
   SimTime last_consumed_ = -1;
   SimTime last_emitted_ = -1;
+  SimTime now_ = -1;
+  std::vector<std::optional<Message>> latest_;  ///< per input: observation inputs' last value
+  std::vector<SimTime> observed_at_;            ///< per input: the last `at` of observe()
   std::uint64_t consumed_ = 0;
   std::uint64_t emitted_ = 0;
 };

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -22,8 +23,8 @@ TraceWriter::~TraceWriter() {
 
 void TraceWriter::record(bool emit, const std::string& flow, const transport::Message& m) {
   if (!file_) return;
-  fmt::print(file_, "{} {} {} {} {:016x}\n", emit ? "emit" : "consume", flow, m.timestamp, m.period,
-             hash_bytes(m.payload.data(), m.payload.size()));
+  fmt::print(file_, "{} {} {} {} {:016x}{}\n", emit ? "emit" : "consume", flow, m.timestamp,
+             m.period, hash_bytes(m.payload.data(), m.payload.size()), m.null ? " null" : "");
 }
 
 void TraceWriter::close() {
@@ -43,15 +44,17 @@ bool read_trace(const std::string& path, std::vector<TraceEvent>& events, std::s
     ++n;
     if (line.empty() || line[0] == '#') continue;
     std::istringstream s(line);
-    std::string kind, hash;
+    std::string kind, hash, flag;
     TraceEvent e;
     e.line = n;
     if (!(s >> kind >> e.flow >> e.timestamp >> e.period >> hash) ||
-        (kind != "emit" && kind != "consume") || hash.size() != 16) {
+        (kind != "emit" && kind != "consume") || hash.size() != 16 ||
+        ((s >> flag) && flag != "null")) {
       error = fmt::format("{}:{}: malformed trace line '{}'", path, n, line);
       return false;
     }
     e.emit = kind == "emit";
+    e.null = flag == "null";
     e.payload_hash = std::stoull(hash, nullptr, 16);
     events.push_back(std::move(e));
   }
@@ -63,12 +66,16 @@ std::vector<std::string> check_traces(
     const std::map<std::string, std::vector<TraceEvent>>& traces) {
   std::vector<std::string> bad;
   std::map<std::string, transport::FlowId> flow_ids;
-  std::map<std::string, SimTime> initial;
+  std::map<std::string, const transport::OutputLink*> outputs;
   for (const auto& n : layout.nodes)
     for (const auto& o : n.outputs) {
       flow_ids[o.flow_name] = o.flow;
-      initial[o.flow_name] = o.initial;
+      outputs[o.flow_name] = &o;
     }
+  // The emission order of flow_node.hpp: (timestamp, phase, flow id).
+  auto emit_key = [&](const TraceEvent& e) {
+    return std::tuple(e.timestamp, outputs[e.flow]->zero_lookahead() ? 2 : 0, flow_ids[e.flow]);
+  };
   // Per node and flow, the messages seen, to compare sources with sinks afterwards.
   std::map<std::string, std::vector<const TraceEvent*>> emitted;
   std::map<std::pair<std::string, std::string>, std::vector<const TraceEvent*>> consumed;
@@ -90,17 +97,19 @@ std::vector<std::string> check_traces(
         continue;
       }
       if (e.emit) {
-        if (e.timestamp <= max_consumed)
+        const bool zero = outputs[e.flow]->zero_lookahead();
+        if (zero ? e.timestamp < max_consumed : e.timestamp <= max_consumed)
           bad.push_back(fmt::format("{}: rule 3: emitted {} at {} after consuming {}", where,
                                     e.flow, e.timestamp, max_consumed));
-        if (last_emitted && std::pair(e.timestamp, id->second) <
-                                std::pair(last_emitted->timestamp, flow_ids[last_emitted->flow]))
+        if (last_emitted && emit_key(e) < emit_key(*last_emitted))
           bad.push_back(fmt::format("{}: emitted {} at {} after {} at {} (emission order)", where,
                                     e.flow, e.timestamp, last_emitted->flow,
                                     last_emitted->timestamp));
         max_emitted = std::max(max_emitted, e.timestamp);
         last_emitted = &e;
         emitted[e.flow].push_back(&e);
+      } else if (outputs[e.flow]->kind == transport::FlowKind::kObservation) {
+        consumed[{node.name, e.flow}].push_back(&e);  // read, not consumed in order
       } else {
         if (e.timestamp < max_emitted)
           bad.push_back(fmt::format("{}: rule 2: consumed {} at {} after emitting {}", where,
@@ -125,6 +134,12 @@ std::vector<std::string> check_traces(
         if (e->timestamp != expect)
           bad.push_back(fmt::format("node '{}', trace line {}: flow {} emitted at {}, announced {}",
                                     node.name, e->line, o.flow_name, e->timestamp, expect));
+        if (o.kind == transport::FlowKind::kEvent ? e->period < o.lookahead : e->null)
+          bad.push_back(fmt::format("node '{}', trace line {}: flow {}: {} at {}", node.name,
+                                    e->line, o.flow_name,
+                                    e->null ? "a null message on a flow that is not an event flow"
+                                            : "the next message announced within the lookahead",
+                                    e->timestamp));
         expect = e->timestamp + e->period;
       }
       if (expect < layout.until)
@@ -136,7 +151,7 @@ std::vector<std::string> check_traces(
         std::size_t n = std::min(got.size(), sent.size());
         for (std::size_t i = 0; i < n; ++i)
           if (got[i]->timestamp != sent[i]->timestamp || got[i]->period != sent[i]->period ||
-              got[i]->payload_hash != sent[i]->payload_hash) {
+              got[i]->payload_hash != sent[i]->payload_hash || got[i]->null != sent[i]->null) {
             bad.push_back(
                 fmt::format("node '{}', trace line {}: rule 4: flow {} message {} "
                             "differs from what '{}' emitted (line {})",

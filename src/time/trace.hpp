@@ -4,9 +4,10 @@
 //
 // File DIR/NODE.trace, text, one event per line:
 //   # fleetsim trace 1 node NAME
-//   emit FLOW TIMESTAMP PERIOD PAYLOAD_HASH
-//   consume FLOW TIMESTAMP PERIOD PAYLOAD_HASH
-// FLOW is the flow's name, times are integer ns, PAYLOAD_HASH is 16 hex digits (hash_bytes).
+//   emit FLOW TIMESTAMP PERIOD PAYLOAD_HASH [null]
+//   consume FLOW TIMESTAMP PERIOD PAYLOAD_HASH [null]
+// FLOW is the flow's name, times are integer ns, PAYLOAD_HASH is 16 hex digits (hash_bytes);
+// `null` ends the line of a null message of an event flow.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@ struct TraceEvent {
   SimTime timestamp = 0;
   SimTime period = 0;
   std::uint64_t payload_hash = 0;
+  bool null = false;  ///< a null message of an event flow
   int line = 0;  ///< 1-based line in the trace file (for reports)
 };
 
@@ -53,12 +55,15 @@ bool read_trace(const std::string& path, std::vector<TraceEvent>& events, std::s
 
 /// Checks the four DSAAM rules and the period contract over the traces of every node of
 /// `layout` (traces keyed by node name). Returns one line per violation (empty: conformant):
-///  1. each node consumes in increasing (timestamp, flow id) order;
+///  1. each node consumes in increasing (timestamp, flow id) order (observation inputs, which
+///     a node reads rather than consumes in that order, are left out of rules 1 to 3);
 ///  2. after emitting T a node never consumes T' < T;
-///  3. after consuming T a node never emits T' <= T;
+///  3. after consuming T a node never emits T' <= T (T' < T on a zero-lookahead event flow),
+///     and emits in (timestamp, phase, flow id) order (flow_node.hpp's tie order);
 ///  4. every message emitted on a flow (first at its initial timestamp, each next one at
 ///     timestamp + period, up to `layout.until`) is consumed by every sink, once, in order,
-///     with the same period and payload hash.
+///     with the same period, payload hash and null flag; on an event flow every period is at
+///     least the lookahead.
 std::vector<std::string> check_traces(const transport::FederationLayout& layout,
                                       const std::map<std::string, std::vector<TraceEvent>>& traces);
 

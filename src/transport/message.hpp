@@ -26,6 +26,9 @@ struct Message {
   MessageKind kind = MessageKind::kData;
   SimTime timestamp = 0;  ///< ns
   SimTime period = 0;     ///< ns to the next message on this flow, > 0
+  /// Event flows only: a null message (Chandy–Misra), no payload, never delivered to the
+  /// application; it only announces the next message's timestamp (docs/time-management.md).
+  bool null = false;
   std::vector<std::uint8_t> payload;
   /// The run the message belongs to: the sending port stamps its PortOptions::run_id and a
   /// receiving port refuses any other (a process of an earlier run must not feed this one).

@@ -15,6 +15,13 @@
 
 namespace fleetsim::transport {
 
+/// How a flow's timestamps are chosen and read (docs/time-management.md, "Flow kinds").
+enum class FlowKind : std::uint8_t {
+  kPeriodic,     ///< the file's periods fix every timestamp
+  kEvent,        ///< the source picks each next timestamp, at least `lookahead` later; nulls
+  kObservation,  ///< periodic at the source; the sink reads the latest value, never in order
+};
+
 /// One input of a node: the flow that feeds it, the node that emits that flow, the size of its
 /// bounded buffer and the timestamp of its first message.
 struct InputLink {
@@ -23,6 +30,8 @@ struct InputLink {
   std::string source;         ///< name of the node whose output feeds this input
   std::size_t capacity = 16;  ///< messages; a full buffer blocks the sender
   SimTime initial = 0;        ///< ns, timestamp of the first message
+  FlowKind kind = FlowKind::kPeriodic;
+  SimTime lookahead = 0;  ///< ns, event flows: the next message comes at least this much later
 };
 
 /// One output of a node: a flow and the nodes whose inputs it feeds.
@@ -31,6 +40,12 @@ struct OutputLink {
   std::string flow_name;
   std::vector<std::string> sinks;  ///< node names, in the order messages are delivered
   SimTime initial = 0;             ///< ns, timestamp of the first message
+  FlowKind kind = FlowKind::kPeriodic;
+  SimTime lookahead = 0;  ///< ns, event flows: the next message comes at least this much later
+
+  /// An event flow with lookahead 0: its source may react at the timestamp of a message it
+  /// consumed, so at equal timestamps it emits after consuming (the tie order).
+  bool zero_lookahead() const { return kind == FlowKind::kEvent && lookahead == 0; }
 };
 
 /// How one node is wired: what the transports need to know about it.

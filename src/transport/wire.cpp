@@ -32,7 +32,7 @@ void encode(const Message& m, std::vector<std::uint8_t>& out, std::uint64_t run)
   put<std::uint32_t>(p + 0, kWireMagic);
   put<std::uint16_t>(p + 4, kWireVersion);
   p[6] = static_cast<std::uint8_t>(m.kind);
-  p[7] = 0;
+  p[7] = m.null ? kWireFlagNull : 0;
   put<std::uint32_t>(p + 8, m.flow);
   put<std::uint32_t>(p + 12, static_cast<std::uint32_t>(m.payload.size()));
   put<std::int64_t>(p + 16, m.timestamp);
@@ -61,8 +61,15 @@ std::variant<Message, WireError> decode(const void* data, std::size_t n) {
         version};
   std::uint8_t kind = p[6];
   if (kind < 1 || kind > 3) return WireError{fmt::format("unknown message kind {}", kind)};
-  if (p[7] != 0) return WireError{fmt::format("unknown flags 0x{:02x}", p[7])};
+  if ((p[7] & ~kWireFlagNull) != 0)
+    return WireError{fmt::format("unknown flags 0x{:02x}", p[7])};
   auto length = get<std::uint32_t>(p + 12);
+  const bool null = (p[7] & kWireFlagNull) != 0;
+  if (null && (kind != static_cast<std::uint8_t>(MessageKind::kData) || length != 0))
+    return WireError{fmt::format(
+        "a null message (flag 0x01) of kind {} with {} payload bytes (expected a data message "
+        "without payload)",
+        kind, length)};
   if (length > kWireMaxPayload)
     return WireError{
         fmt::format("payload of {} bytes exceeds the limit of {}", length, kWireMaxPayload)};
@@ -77,6 +84,7 @@ std::variant<Message, WireError> decode(const void* data, std::size_t n) {
   m.timestamp = get<std::int64_t>(p + 16);
   m.period = get<std::int64_t>(p + 24);
   m.run = get<std::uint64_t>(p + 32);
+  m.null = null;
   if (m.timestamp < 0) return WireError{fmt::format("negative timestamp {}", m.timestamp)};
   if (m.period <= 0) return WireError{fmt::format("non-positive period {}", m.period)};
   m.payload.assign(p + kWireHeaderBytes, p + n);

@@ -19,6 +19,8 @@ inline constexpr std::uint16_t kWireVersion = 2;
 /// magic u32, version u16, kind u8, flags u8, flow u32, payload length u32, timestamp i64,
 /// period i64, run u64; all little-endian; then the payload bytes.
 inline constexpr std::size_t kWireHeaderBytes = 40;
+/// Bit 0 of the flags byte: a null message of an event flow (data kind, empty payload).
+inline constexpr std::uint8_t kWireFlagNull = 0x01;
 /// Larger payloads are refused (a corrupted length must not make a node allocate gigabytes).
 inline constexpr std::uint32_t kWireMaxPayload = 64u << 20;
 

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "distributed/swarm_node.hpp"
+#include "federate_run.hpp"
 #include "federation/launcher.hpp"
 #include "fleetsim/federate.hpp"
 #include "support/test_files.hpp"
@@ -85,40 +86,8 @@ class FederateApi : public ::testing::Test {
   /// thread, with traces in `traces`, every node on `transport` (shm, or ZeroMQ over ipc).
   void run_with(const fs::path& traces, const std::function<void(Federate&)>& play,
                 std::uint32_t jitter_us = 100, const std::string& transport = "shm") {
-    // Socket paths must be short (108 bytes): a fresh directory under /tmp.
-    char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    const fs::path ipc = tmpl;
-    Diagnostics d;
-    auto fed = federation::load_federation(external_, d);
-    EXPECT_TRUE(fed) << d.str();
-    federation::assign_ipc_endpoints(*fed, ipc.string());
-    federation::RunOptions o;
-    o.trace_dir = traces.string();
-    o.jitter_us = jitter_us;
-    o.quiet = true;
-    o.transport = transport;
-    std::vector<std::thread> peers;
-    std::vector<int> status(2, -1);
-    for (int k = 0; k < 2; ++k)
-      peers.emplace_back(
-          [&, k] { status[k] = federation::run_node_process(*fed, kNodes[k + 1], o); });
-    try {
-      FederateOptions fo;
-      fo.ipc_dir = ipc.string();
-      fo.trace_dir = traces.string();
-      fo.jitter_us = jitter_us;
-      fo.quiet = true;
-      fo.transport = transport;
-      Federate me(external_, "dynamics", fo);
-      play(me);
-      me.resign();
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << e.what();
-    }
-    for (auto& t : peers) t.join();
-    EXPECT_EQ(status, (std::vector<int>{0, 0}));
-    fs::remove_all(ipc);
+    fleetsim::testing::run_federate(external_, {kNodes[1], kNodes[2]}, "dynamics", traces, play,
+                                    jitter_us, transport);
   }
 
   void expect_reference_traces(const fs::path& traces) {

@@ -157,5 +157,98 @@ TEST(FederationFile, MissingAndMalformedFiles) {
   EXPECT_NE(errors_of("<experiment/>").find("expected <federation>"), std::string::npos);
 }
 
+// Event and observation flows (docs/federation-format.md, <flow>): their kind and lookahead
+// reach the layout; an observation input gets the large buffer that keeps its source free.
+TEST(FederationFile, ReadsEventAndObservationFlows) {
+  auto text = replace(kRing, R"(<flow name="ab" from="a.out" to="b.in" period="10ms"/>)",
+                      R"(<flow name="ab" from="a.out" to="b.in" kind="event" lookahead="2.5ms"/>)");
+  text = replace(text, R"(period="33ms")", R"(period="33ms" kind="observation")");
+  Diagnostics d;
+  auto fed = parse_federation(text, "fed.xml", d);
+  ASSERT_TRUE(fed) << d.str();
+  EXPECT_EQ(fed->flows[0].kind, transport::FlowKind::kEvent);
+  EXPECT_EQ(fed->flows[0].lookahead, 2'500'000);
+  EXPECT_TRUE(fed->flows[0].periods.empty());
+  EXPECT_EQ(fed->flows[1].kind, transport::FlowKind::kPeriodic);
+  EXPECT_EQ(fed->flows[2].kind, transport::FlowKind::kObservation);
+  auto layout = fed->layout();
+  EXPECT_EQ(layout.nodes[0].outputs[0].kind, transport::FlowKind::kEvent);
+  EXPECT_EQ(layout.nodes[0].outputs[0].lookahead, 2'500'000);
+  EXPECT_FALSE(layout.nodes[0].outputs[0].zero_lookahead());
+  EXPECT_EQ(layout.nodes[1].inputs[0].lookahead, 2'500'000);
+  EXPECT_EQ(layout.nodes[0].inputs[0].kind, transport::FlowKind::kObservation);
+  EXPECT_EQ(layout.nodes[0].inputs[0].capacity, kObservationBuffer);
+}
+
+// Every mistake in flow kinds and lookaheads at once, each at its line.
+TEST(FederationFile, BadFlowKindsAndLookaheadsAreAllReportedAtOnce) {
+  auto text = replace(kRing, R"(period="10ms"/>)", R"(kind="evnt" period="10ms"/>)");
+  text = replace(text, R"(period="1ms 2ms")", R"(kind="event" lookahead="-5ms")");
+  text = replace(text, R"(period="33ms")", R"(period="33ms" lookahead="5ms")");
+  auto e = errors_of(text);
+  EXPECT_NE(e.find("fed.xml:5: error: attribute 'kind' of <flow> is 'evnt' (expected one of: "
+                   "periodic, event, observation) (did you mean 'event'?)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("fed.xml:6: error: lookahead '-5ms' of flow 'bc' is negative"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("fed.xml:7: error: attribute 'lookahead' of flow 'ca' means nothing on a "
+                   "periodic flow"),
+            std::string::npos)
+      << e;
+  // An event flow without a lookahead, or with a period.
+  e = errors_of(replace(kRing, R"(period="1ms 2ms")", R"(kind="event")"));
+  EXPECT_NE(e.find("fed.xml:6: error: event flow 'bc' needs attribute 'lookahead'"),
+            std::string::npos)
+      << e;
+  e = errors_of(replace(kRing, R"(period="1ms 2ms")", R"(period="1ms" kind="event" lookahead="0")"));
+  EXPECT_NE(e.find("fed.xml:6: error: event flow 'bc' has a 'period'"), std::string::npos) << e;
+  e = errors_of(replace(kRing, R"(period="1ms 2ms")", R"(kind="event" lookahead="soon")"));
+  EXPECT_NE(e.find("fed.xml:6: error: lookahead 'soon' of flow 'bc' is not a duration"),
+            std::string::npos)
+      << e;
+}
+
+// Zero-lookahead flows round a circuit would deadlock: refused before the start, naming the
+// circuit's nodes and flows in order, at the line of its first flow; with another error in
+// the file, both are reported. Two separate circuits are two errors.
+TEST(FederationFile, ACircuitOfZeroLookaheadFlowsIsRefusedNamingIt) {
+  const char* circuit = R"(<federation until="1s">
+  <node name="a"><input name="in"/><output name="out"/></node>
+  <node name="b"><input name="in"/><output name="out"/></node>
+  <node name="c"><input name="in"/><output name="out"/></node>
+  <node name="d"><input name="in"/><output name="out"/></node>
+  <node name="e"><input name="in"/><output name="out"/><output name="spare"/></node>
+  <flow name="ab" from="a.out" to="b.in" kind="event" lookahead="0"/>
+  <flow name="bc" from="b.out" to="c.in" kind="event" lookahead="0"/>
+  <flow name="ca" from="c.out" to="a.in" kind="event" lookahead="0"/>
+  <flow name="de" from="d.out" to="e.in" kind="event" lookahead="0"/>
+  <flow name="ed" from="e.out" to="d.in" kind="event" lookahead="0"/>
+</federation>
+)";
+  auto e = errors_of(circuit);
+  EXPECT_NE(e.find("fed.xml:7: error: a circuit of zero-lookahead flows would deadlock: node "
+                   "'a', flow 'ab', node 'b', flow 'bc', node 'c', flow 'ca', back to node 'a'"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("fed.xml:10: error: a circuit of zero-lookahead flows would deadlock: node "
+                   "'d', flow 'de', node 'e', flow 'ed', back to node 'd'"),
+            std::string::npos)
+      << e;
+  // The other error of the file, reported with them.
+  EXPECT_NE(e.find("fed.xml:6: error: output 'e.spare' is the source of no flow"),
+            std::string::npos)
+      << e;
+  // One flow of each circuit with a lookahead: no circuit, no error.
+  std::string fixed = replace(circuit, R"(to="a.in" kind="event" lookahead="0")",
+                              R"(to="a.in" kind="event" lookahead="1us")");
+  fixed = replace(fixed, R"(to="d.in" kind="event" lookahead="0")", R"(to="d.in" period="1ms")");
+  fixed = replace(fixed, R"(<output name="spare"/>)", "");
+  Diagnostics d;
+  EXPECT_TRUE(parse_federation(fixed, "fed.xml", d)) << d.str();
+  EXPECT_EQ(d.str().find("error"), std::string::npos) << d.str();
+}
+
 }  // namespace
 }  // namespace fleetsim::federation

@@ -177,5 +177,109 @@ TEST(FlowNode, NoLossUnderBackPressureWithBuffersOfOne) {
   ASSERT_EQ(fast.received.size(), 20u);
 }
 
+// y has one periodic input from a (flow 3) and three outputs to a, all first at 0: flow 0 an
+// event flow with lookahead 0, flow 1 an event flow with lookahead 2 ns, flow 4 periodic.
+FederationLayout reactor() {
+  using transport::FlowKind;
+  FederationLayout l;
+  l.until = 100;
+  l.nodes = {
+      {"a",
+       "",
+       {{0, "zero", "y", 4, 0, FlowKind::kEvent, 0},
+        {1, "two", "y", 4, 0, FlowKind::kEvent, 2},
+        {4, "tick", "y", 4, 0}},
+       {{3, "a_out", {"y"}, 0}}},
+      {"y",
+       "",
+       {{3, "a_out", "a", 4, 0}},
+       {{0, "zero", {"a"}, 0, FlowKind::kEvent, 0},
+        {1, "two", {"a"}, 0, FlowKind::kEvent, 2},
+        {4, "tick", {"a"}, 0}}},
+  };
+  return l;
+}
+
+// The tie order with zero lookahead: at equal timestamps, outputs with a lookahead emit, then
+// the inputs are consumed, then the zero-lookahead output emits (it may react to them).
+TEST(FlowNode, AZeroLookaheadOutputEmitsAfterTheInputsOfItsTimestamp) {
+  auto layout = reactor();
+  InprocNetwork net(layout);
+  auto a = net.port("a", {});
+  auto yp = net.port("y", {});
+  a->send(0, msg(3, 0, 10));
+  FlowNode y(layout.nodes[1], *yp, {.until = 100});
+  // Flow 0 has the smallest id but waits: first flow 1 and flow 4 (lookahead > 0) at 0.
+  auto s = y.next();
+  ASSERT_EQ(s.kind, FlowNode::Step::Kind::kEmit);
+  EXPECT_EQ(s.index, 1u);
+  y.emit(1, {0, 5, {}, true});  // a null message: nothing to say before 5
+  EXPECT_EQ(y.next().index, 2u);
+  y.emit(2, {0, 10, {1}});
+  // Then the input at 0, then the reaction at 0 on flow 0.
+  ASSERT_EQ(y.next().kind, FlowNode::Step::Kind::kConsume);
+  EXPECT_EQ(y.consume().timestamp, 0);
+  s = y.next();
+  ASSERT_EQ(s.kind, FlowNode::Step::Kind::kEmit);
+  EXPECT_EQ(s.index, 0u);
+  EXPECT_EQ(s.timestamp, 0);
+  y.emit(0, {0, 10, {7}});
+  // Flow 1 next at 5, before the input at 10.
+  EXPECT_EQ(y.next().timestamp, 5);
+  EXPECT_EQ(y.next().index, 1u);
+}
+
+// An event output refuses a next timestamp within its lookahead, and a null message with a
+// payload; a periodic output refuses null messages.
+TEST(FlowNode, EventOutputsKeepTheirLookaheadAndNullsTheirPlace) {
+  auto layout = reactor();
+  InprocNetwork net(layout);
+  auto yp = net.port("y", {});
+  FlowNode y(layout.nodes[1], *yp, {.until = 100});
+  try {
+    y.emit(1, {0, 1, {}, true});
+    FAIL() << "expected a contract violation";
+  } catch (const ContractViolation& e) {
+    EXPECT_EQ(e.flow(), "two");
+    EXPECT_STREQ(e.what(),
+                 "node 'y', flow 'two': emitted timestamp 0 ns announcing the next at 1 ns, "
+                 "below its lookahead bound 2 ns (timestamp + lookahead 2 ns)");
+  }
+  EXPECT_THROW(y.emit(1, {0, 2, {1}, true}), ContractViolation);
+  y.emit(1, {0, 2, {}, true});
+  try {
+    y.emit(2, {0, 10, {}, true});
+    FAIL() << "expected a contract violation";
+  } catch (const ContractViolation& e) {
+    EXPECT_EQ(e.flow(), "tick");
+    EXPECT_NE(std::string(e.what()).find("null message"), std::string::npos) << e.what();
+  }
+}
+
+// An observation input: the latest message stamped <= the time asked, whatever arrived
+// after; the older ones are gone; time never goes back.
+TEST(FlowNode, ObservationReadsTheLatestValueAtOrBeforeItsTime) {
+  using transport::FlowKind;
+  FederationLayout l;
+  l.until = 100;
+  l.nodes = {{"s", "", {}, {{0, "level", {"r"}, 0}}},
+             {"r", "", {{0, "level", "s", 64, 0, FlowKind::kObservation, 0}}, {}}};
+  InprocNetwork net(l);
+  auto sp = net.port("s", {});
+  auto rp = net.port("r", {});
+  // The source runs ahead: nothing of the sink holds it back (its buffer is large).
+  for (SimTime t = 0; t < 100; t += 10) sp->send(0, msg(0, t, 10));
+  FlowNode r(l.nodes[1], *rp, {.until = 100});
+  EXPECT_EQ(r.next().kind, FlowNode::Step::Kind::kDone);  // not an input to consume in order
+  EXPECT_EQ(r.observe(0, 15)->timestamp, 10);
+  EXPECT_EQ(r.observe(0, 15)->timestamp, 10);
+  EXPECT_EQ(r.observe(0, 30)->timestamp, 30);
+  EXPECT_EQ(r.observe(0, 39)->timestamp, 30);
+  EXPECT_THROW(r.observe(0, 20), std::logic_error);
+  r.finish();
+  EXPECT_EQ(r.input_next()[0], 100);
+  EXPECT_EQ(r.consumed(), 10u);
+}
+
 }  // namespace
 }  // namespace fleetsim::time

@@ -83,6 +83,34 @@ TEST(Wire, RefusesTruncatedWrongVersionAndMalformed) {
   EXPECT_NE(refusal(encode(period)).find("period"), std::string::npos);
 }
 
+// Event flows' null messages: flag 0x01 of a data message without payload; the flag on a
+// message with a payload, on another kind, or any other flag bit is refused.
+TEST(Wire, NullMessagesRoundTripAndMalformedOnesAreRefused) {
+  Message null_message = sample();
+  null_message.payload.clear();
+  null_message.null = true;
+  auto bytes = encode(null_message);
+  EXPECT_EQ(bytes[7], 0x01);
+  auto r = decode(bytes.data(), bytes.size());
+  ASSERT_TRUE(std::holds_alternative<Message>(r)) << std::get<WireError>(r).reason;
+  EXPECT_TRUE(std::get<Message>(r).null);
+  EXPECT_EQ(std::get<Message>(r).timestamp, null_message.timestamp);
+  EXPECT_EQ(std::get<Message>(r).period, null_message.period);
+  auto plain = encode(sample());
+  EXPECT_EQ(plain[7], 0x00);
+  EXPECT_FALSE(std::get<Message>(decode(plain.data(), plain.size())).null);
+
+  auto with_payload = plain;
+  with_payload[7] = 0x01;
+  EXPECT_NE(refusal(with_payload).find("null message"), std::string::npos);
+  auto step = bytes;
+  step[6] = 2;  // a lockstep order cannot be null
+  EXPECT_NE(refusal(step).find("null message"), std::string::npos);
+  auto other_flag = bytes;
+  other_flag[7] = 0x03;
+  EXPECT_NE(refusal(other_flag).find("unknown flags 0x03"), std::string::npos);
+}
+
 TEST(Wire, RandomBytesNeverCrash) {
   CounterRng rng(1, 0, 0, RandomStream::kUser);
   int accepted = 0;
