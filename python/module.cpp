@@ -468,6 +468,21 @@ PYBIND11_MODULE(_core, m) {
           py::arg("output"), py::arg("emitter"),
           "emitter(t) -> bytes computes the output's message when it is due.")
       .def(
+          "send_event",
+          [](Federate& f, const std::string& output, SimTime t, const py::bytes& payload) {
+            f.send_event(output, t, bytes_of(payload));
+          },
+          py::arg("output"), py::arg("t"), py::arg("payload"),
+          "An event flow's message at t (ns); null messages fill the gaps (docs/federate-api.md).")
+      .def(
+          "observe",
+          [](Federate& f, const std::string& input) -> py::object {
+            const auto d = f.observe(input);
+            return d ? delivered_to_python(*d) : py::none();
+          },
+          py::arg("input"),
+          "An observation flow's latest message stamped <= the federate's time, or None.")
+      .def(
           "set_message_handler",
           [](Federate& f, py::function fn) {
             f.set_message_handler(

@@ -251,6 +251,50 @@ class Examples(unittest.TestCase):
             self.assertAlmostEqual(float(last[axis][drone]), centre, delta=0.2)
         self.assertIn("node swarm: consumed 300, emitted 300, state", results[0][1])
 
+    def test_a_python_event_detector_gives_the_same_traces_on_both_transports(self):
+        root = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python")
+        traces = []
+        with tempfile.TemporaryDirectory(prefix="fleetsim-py-") as d:
+            for run in range(2):
+                out = subprocess.run([os.environ["FLEETSIM_BIN"], "launch",
+                                      os.path.join(root, "event_detector.xml"),
+                                      "--transport", ("zmq", "shm")[run], "--jitter-us", "200",
+                                      "--trace", os.path.join(d, f"run{run}")],
+                                     capture_output=True, text=True, timeout=300)
+                self.assertEqual(out.returncode, 0, out.stderr)
+                self.assertRegex(out.stderr, r"detector: [1-9][0-9]* alarms")
+                files = {}
+                for node in ("clock", "detector", "sink"):
+                    with open(os.path.join(d, f"run{run}", node + ".trace")) as f:
+                        files[node] = f.read()
+                traces.append(files)
+        self.assertEqual(traces[0], traces[1], "the traces differ between ZeroMQ and shm")
+        detector = traces[0]["detector"]
+        # Reactions at a tick's own timestamp, null messages, observed levels.
+        self.assertIn("consume tick 10000000 ", detector)
+        self.assertIn("emit alarm 10000000 ", detector)
+        self.assertRegex(detector, r"emit alarm [0-9]+ [0-9]+ [0-9a-f]{16} null")
+        self.assertIn("consume level ", detector)
+
+    def test_event_flows_refuse_misuse_from_python(self):
+        path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python",
+                            "event_detector.xml")
+        with tempfile.TemporaryDirectory(prefix="fleetsim-py-") as d:
+            self.misuse(fleetsim.Federate(path, "detector", ipc_dir=d, quiet=True))
+
+    def misuse(self, fed):
+        with self.assertRaises(fleetsim.FederateError) as e:
+            fed.update("alarm", b"")
+        self.assertIn("flow 'alarm' is an event flow", str(e.exception))
+        with self.assertRaises(fleetsim.FederateError) as e:
+            fed.observe("tick")
+        self.assertIn("flow 'tick' is not an observation flow", str(e.exception))
+        fed.send_event("alarm", 5_000_000, b"x")
+        with self.assertRaises(fleetsim.FederateError) as e:
+            fed.send_event("alarm", 5_000_000, b"y")
+        self.assertIn("send_event at 5000000 ns is below its lookahead bound 5000001 ns",
+                      str(e.exception))
+
     def test_a_federate_that_cannot_join_says_why(self):
         path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python",
                             "spring.xml")
