@@ -17,8 +17,13 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
     if (k.in_run) move = std::max(move, k.max_speed_m_per_s * dt);
   // Longest interaction: two robots closing on each other within one tick, or a ray from one
   // robot's surface reaching another robot's far side.
-  interaction_m = std::max(2 * rmax + 2 * move + 4 * kSkin, 2 * rmax + range) * 1.001;
-  double cell = std::max(interaction_m, 1e-3);
+  max_radius_m = rmax;
+  contact_m = (2 * rmax + 2 * move + 4 * kSkin) * 1.001;
+  interaction_m = std::max(contact_m, (2 * rmax + range) * 1.001);
+  // Cells as large as a contact, not as a sensor's reach: the contact loops then read ~3x
+  // fewer robots than cells the size of the e-puck's rays would give them, and the rays read
+  // a 5x5 block of the smaller cells, about the area of a 3x3 block of the larger ones.
+  double cell = std::max(contact_m, 1e-3);
   Vec2 lo = model.arena_min(), hi = model.arena_max();
   // No kind in the run: no robot can ever exist (loop functions add robots of the run's kinds
   // only), so nothing queries the grids; one cell instead of millions of 1 mm ones.
@@ -47,6 +52,8 @@ void SpatialIndex::rebuild(const WorldModel& model, const WorldState& state, Thr
 }
 
 namespace {
+
+constexpr unsigned kGather = 64;  ///< round 0's candidates gathered without branches
 
 // First t in [0, len] with |r0 + t v| < rs while approaching; -1 if none.
 inline double first_contact_linear(Vec2 r0, Vec2 v, double rs, double len) {
@@ -226,12 +233,34 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         };
         if (round == 0) {
           std::uint32_t* list = &cand_[s * kCandidates];
+          // scan's test, without branches: every robot of the 3x3 block is written at the end
+          // of `found`, which grows only when the robot is a candidate (a block with more
+          // candidates than `found` holds, which non-overlapping robots never make, takes
+          // scan itself).
+          std::uint32_t found[kGather + 1];
           unsigned k = 0;
-          scan([&](std::uint32_t t) {
-            if (k < kCandidates) list[k] = t;
-            ++k;
-            pair(t);
-          });
+          std::uint32_t rb[3], re[3];
+          const int runs = grid.near_runs(pi, rb, re);
+          for (int run = 0; run < runs && k < kGather; ++run) {
+            for (std::uint32_t t = rb[run]; t < re[run] && k < kGather; ++t) {
+              const double ex = gx[t] - pi.x, ey = gy[t] - pi.y;
+              const double reach =
+                  (ri + gr[t] + 4 * kSkin + mi + std::abs(dx_[t]) + std::abs(dy_[t])) * 1.000001;
+              found[k] = t;
+              k += (ex * ex + ey * ey <= reach * reach) & (t != s) & (engine_[t] == eng);
+            }
+          }
+          if (k < kGather) {
+            for (unsigned j = 0; j < k; ++j) pair(found[j]);
+          } else {
+            k = 0;
+            scan([&](std::uint32_t t) {
+              found[k < kGather ? k : kGather] = t;
+              ++k;
+              pair(t);
+            });
+          }
+          for (unsigned j = 0; j < k && j < kCandidates; ++j) list[j] = found[j];
           cand_count_[s] = static_cast<std::uint8_t>(k <= kCandidates ? k : kOverflow);
         } else if (count != kOverflow) {
           const std::uint32_t* list = &cand_[s * kCandidates];

@@ -32,13 +32,17 @@ struct SpatialIndex {
   RobotGrid robots;
   SegmentGrid segments;
   std::vector<double> radius;  ///< per robot, gathered from kinds
-  /// Sets the grids up for `model` (cell size from the longest interaction distance).
+  /// Sets the grids up for `model`. The robot grid's cells are as large as the longest
+  /// contact distance (two robots closing on each other within one tick), so the physics'
+  /// pair loops read the 3x3 block (RobotGrid::for_each_near); sensors that reach further
+  /// (proximity rays) read the block their reach needs (RobotGrid::runs_within).
   /// `robots_hint`: robots expected (sizes the grid cells for sparse swarms; 0 = unknown).
-  /// `sensing_m`: the longest sensor reach beyond a body's surface that uses the 3x3 block
-  /// (proximity rays); longer-range parts query with RobotGrid::for_each_within.
+  /// `sensing_m`: the longest sensor reach beyond a body's surface.
   void init(const WorldModel& model, std::size_t robots_hint = 0, double sensing_m = 0);
   void rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool);
-  double interaction_m = 0;  ///< the longest distance any query reaches
+  double interaction_m = 0;  ///< the longest distance any query reaches (contact or sensing)
+  double contact_m = 0;      ///< the longest contact distance; the 3x3 block holds it
+  double max_radius_m = 0;   ///< the largest body radius of the run's kinds
 };
 
 /// Motion: the wheel-speed model is a differential drive (v = (l + r) / 2, w = (r - l) / axle),

@@ -3,8 +3,9 @@
 // RobotGrid: a uniform grid over the arena, rebuilt every tick in O(N) by counting sort, so
 // the robots of one cell are contiguous in memory (with a copy of their x, y and radius in
 // that order: the hot loops read positions from there, not through the index). Cells are at
-// least as large as the longest interaction (sensing range or one tick's motion), so a query
-// reads only the 3x3 block of cells around a point. Written by the main thread in
+// least as large as the longest contact (two robots closing on each other within one tick),
+// so a contact query reads only the 3x3 block of cells around a point; a longer query (a
+// sensor's reach) reads the block of cells its reach needs. Written by the main thread in
 // `rebuild`, then read concurrently by every worker.
 //
 // SegmentGrid: static obstacles, indexed once at start. Each cell lists every segment that
@@ -49,6 +50,24 @@ class RobotGrid {
       e[k] = start_[row + static_cast<std::size_t>(x1) + 1];
     }
     return k;
+  }
+
+  /// The block of cells within `reach` of p (the same cells as for_each_run_within) as runs
+  /// [b[k], e[k]), one per row of cells; returns how many. `b` and `e` hold `max_runs`; a
+  /// reach needing more rows returns -1 (the caller takes for_each_run_within).
+  int runs_within(Vec2 p, double reach, std::uint32_t* b, std::uint32_t* e, int max_runs) const {
+    const int k = 1 + static_cast<int>(reach * inv_cell_);
+    int cx = cell_x(p.x), cy = cell_y(p.y);
+    int y0 = cy > k ? cy - k : 0, y1 = cy + k < ny_ ? cy + k : ny_ - 1;
+    int x0 = cx > k ? cx - k : 0, x1 = cx + k < nx_ ? cx + k : nx_ - 1;
+    if (y1 - y0 + 1 > max_runs) return -1;
+    int runs = 0;
+    for (int gy = y0; gy <= y1; ++gy, ++runs) {
+      std::size_t row = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_);
+      b[runs] = start_[row + static_cast<std::size_t>(x0)];
+      e[runs] = start_[row + static_cast<std::size_t>(x1) + 1];
+    }
+    return runs;
   }
 
   /// Calls f(slot) for every slot of the 3x3 block of cells around p, in a fixed order

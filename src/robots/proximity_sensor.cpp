@@ -42,7 +42,9 @@ template <int N>
 [[gnu::always_inline]] inline void cast_rays(const SpatialIndex& index, std::uint32_t self,
                                              double px, double py, double theta, double r,
                                              double range, const RayLayout& dir, int n_runtime,
-                                             float* out, const double* z, double height) {
+                                             float* out, const double* z, double height,
+                                             const std::uint32_t* rb, const std::uint32_t* re,
+                                             int runs) {
   const int n = N > 0 ? N : n_runtime;
   constexpr int kCap = N > 0 ? N : kMaxRays;
   // World directions and the nearest hit per ray, as separate arrays so the ray loop
@@ -57,27 +59,43 @@ template <int N>
   const double* gy = grid.sorted_y().data();
   const double* gr = grid.sorted_r().data();
   const std::uint32_t* order = grid.order().data();
-  // Every robot of the 3x3 block goes through the rays, without a distance test: one that is
-  // out of reach gives misses or hits beyond the range, which change nothing, and at the
-  // benchmark's density the vector arithmetic costs less than the test's mispredicted branch.
-  std::uint32_t rb[3], re[3];
-  const int runs = grid.near_runs({px, py}, rb, re);
-  for (int run = 0; run < runs; ++run) {
-    for (std::uint32_t s = rb[run]; s < re[run]; ++s) {
-      if (s == self) continue;
-      // Flyers (a `z` column, kept by pointmass3d) above the sensing robot's height pass over.
-      if (z && z[order[s]] > height) continue;
-      const float relx = static_cast<float>(gx[s] - px), rely = static_cast<float>(gy[s] - py);
-      const float rj = static_cast<float>(gr[s]);
-      const float q = rj * rj - (relx * relx + rely * rely);
-      const float e = r2 - q;
+  // Two passes over the 3x3 block. First the robots within reach (a robot farther than r +
+  // range + its radius cannot be hit; the margin keeps the cut exact in float), gathered
+  // without branches: each robot is written at the end of the list, which grows only when it
+  // is kept. Then the rays against the gathered robots. (A robot the cut lets through would
+  // change nothing: its hits lie beyond the range.)
+  constexpr int kGather = 64;
+  alignas(32) float lx[kGather + 1], ly[kGather + 1], lq[kGather + 1];
+  int m = 0;
+  auto rays = [&] {
+    for (int j = 0; j < m; ++j) {
+      const float relx = lx[j], rely = ly[j], q = lq[j], e = r2 - q;
 #pragma omp simd
       for (int k = 0; k < n; ++k) {
         const float v = ray_circle_hit(relx * ux[k] + rely * uy[k], q, e, rf, two_r);
         best[k] = v < best[k] ? v : best[k];
       }
     }
+    m = 0;
+  };
+  const double reach_base = r + range;
+  for (int run = 0; run < runs; ++run) {
+    for (std::uint32_t s = rb[run]; s < re[run]; ++s) {
+      const double dx = gx[s] - px, dy = gy[s] - py;
+      const double reach = (reach_base + gr[s]) * 1.0001;
+      // Flyers (a `z` column, kept by pointmass3d) above the sensing robot's height pass over.
+      const bool over = z && z[order[s]] > height;
+      const bool keep = (dx * dx + dy * dy <= reach * reach) & (s != self) & !over;
+      const float relx = static_cast<float>(dx), rely = static_cast<float>(dy);
+      const float rj = static_cast<float>(gr[s]);
+      lx[m] = relx;
+      ly[m] = rely;
+      lq[m] = rj * rj - (relx * relx + rely * rely);
+      m += keep;
+      if (m == kGather) rays();
+    }
   }
+  rays();
   hit_segments(index, px, py, r, range, n, ux, uy, best);
   for (int k = 0; k < n; ++k) out[k] = best[k] < rangef ? 1.0f - best[k] / rangef : 0.0f;
 }
@@ -85,31 +103,56 @@ template <int N>
 // The kernel for the baseline instruction set (SSE2: 4 floats per vector) and for AVX2 (8 per
 // vector: the e-puck's 8 rays in one). The same IEEE operations in the same order, no FMA
 // (-ffp-contract=off), so the two give the same bits (tests run both).
-#define FLEETSIM_CAST_BODY                                                                         \
-  const int n = static_cast<int>(dir.count());                                                     \
-  if (n == 8) return cast_rays<8>(index, self, px, py, theta, r, range, dir, n, out, z, height);   \
-  if (n == 24) return cast_rays<24>(index, self, px, py, theta, r, range, dir, n, out, z, height); \
-  cast_rays<0>(index, self, px, py, theta, r, range, dir, n, out, z, height);
+#define FLEETSIM_CAST_BODY                                                                     \
+  const int n = static_cast<int>(dir.count());                                                 \
+  if (n == 8)                                                                                  \
+    return cast_rays<8>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re,  \
+                        runs);                                                                 \
+  if (n == 24)                                                                                 \
+    return cast_rays<24>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re, \
+                         runs);                                                                \
+  cast_rays<0>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re, runs);
 
 void cast_baseline(const SpatialIndex& index, std::uint32_t self, double px, double py,
                    double theta, double r, double range, const RayLayout& dir, float* out,
-                   const double* z, double height) {
+                   const double* z, double height, const std::uint32_t* rb, const std::uint32_t* re,
+                   int runs) {
   FLEETSIM_CAST_BODY
 }
 
 [[gnu::target("avx2")]] void cast_avx2(const SpatialIndex& index, std::uint32_t self, double px,
                                        double py, double theta, double r, double range,
                                        const RayLayout& dir, float* out, const double* z,
-                                       double height) {
+                                       double height, const std::uint32_t* rb,
+                                       const std::uint32_t* re, int runs) {
   FLEETSIM_CAST_BODY
 }
 #undef FLEETSIM_CAST_BODY
 
 void cast(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, double r,
           double range, const RayLayout& dir, float* out, const double* z, double height) {
+  // The rows of cells the rays can reach (any robot within r + range + its radius): 5 for the
+  // e-puck. A reach needing more rows than kRuns (a sensor reaching dozens of cells) takes
+  // them from the heap.
+  constexpr int kRuns = 16;
+  std::uint32_t rb[kRuns], re[kRuns];
+  const double reach = (r + range + std::max(index.max_radius_m, r)) * 1.001;
+  int runs = index.robots.runs_within(p, reach, rb, re, kRuns);
+  std::vector<std::uint32_t> wide_b, wide_e;
+  const std::uint32_t* b = rb;
+  const std::uint32_t* e = re;
+  if (runs < 0) {
+    index.robots.for_each_run_within(p, reach, [&](std::uint32_t rb0, std::uint32_t re0) {
+      wide_b.push_back(rb0);
+      wide_e.push_back(re0);
+    });
+    runs = static_cast<int>(wide_b.size());
+    b = wide_b.data();
+    e = wide_e.data();
+  }
   if (simd_path() == SimdPath::kAvx2)
-    return cast_avx2(index, self, p.x, p.y, theta, r, range, dir, out, z, height);
-  cast_baseline(index, self, p.x, p.y, theta, r, range, dir, out, z, height);
+    return cast_avx2(index, self, p.x, p.y, theta, r, range, dir, out, z, height, b, e, runs);
+  cast_baseline(index, self, p.x, p.y, theta, r, range, dir, out, z, height, b, e, runs);
 }
 
 }  // namespace

@@ -143,7 +143,8 @@ TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
       ASSERT_EQ(g.sorted_y()[slot], s.state.y()[order[slot]]);
     }
     CounterRng rng(seed, 1, 0, RandomStream::kPlacement);
-    const double reach = s.index.interaction_m;
+    // The 3x3 block holds every robot within a contact's distance (the grid's cell size).
+    const double reach = s.index.contact_m;
     for (int q = 0; q < 500; ++q) {
       // Query points inside and a little outside the arena (clamped to the border cells).
       Vec2 p{rng.uniform(-2.7, 2.7), rng.uniform(-2.7, 2.7)};
@@ -161,6 +162,23 @@ TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
               << "robot " << j << " within " << reach << " m of the query is missing";
         }
       }
+    }
+    // A longer query (the rays' reach) reads the block its reach needs: every robot within it.
+    for (int q = 0; q < 500; ++q) {
+      Vec2 p{rng.uniform(-2.7, 2.7), rng.uniform(-2.7, 2.7)};
+      const double far = s.index.interaction_m;
+      std::uint32_t rb[16], re[16];
+      const int runs = g.runs_within(p, far, rb, re, 16);
+      ASSERT_GT(runs, 3) << "the rays reach further than a contact";
+      std::set<std::uint32_t> near;
+      for (int k = 0; k < runs; ++k)
+        for (std::uint32_t slot = rb[k]; slot < re[k]; ++slot) near.insert(order[slot]);
+      for (std::size_t j = 0; j < s.state.robot_count(); ++j) {
+        Vec2 d = Vec2{s.state.x()[j], s.state.y()[j]} - p;
+        if (dot(d, d) <= far * far)
+          ASSERT_TRUE(near.count(static_cast<std::uint32_t>(j))) << "robot " << j;
+      }
+      EXPECT_EQ(g.runs_within(p, far, rb, re, 2), -1) << "more rows than the caller holds";
     }
     // Static segments: every segment within the index's reach of a point is listed there.
     const auto& segs = s.index.segments.segments();
