@@ -40,16 +40,7 @@ class RobotGrid {
   /// cells (at most 3, some possibly empty); returns how many. For loops that take no
   /// callback (a kernel compiled for another instruction set cannot inline one).
   int near_runs(Vec2 p, std::uint32_t* b, std::uint32_t* e) const {
-    int cx = cell_x(p.x), cy = cell_y(p.y);
-    int y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < ny_ ? cy + 1 : ny_ - 1;
-    int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < nx_ ? cx + 1 : nx_ - 1;
-    int k = 0;
-    for (int gy = y0; gy <= y1; ++gy, ++k) {
-      std::size_t row = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_);
-      b[k] = start_[row + static_cast<std::size_t>(x0)];
-      e[k] = start_[row + static_cast<std::size_t>(x1) + 1];
-    }
-    return k;
+    return runs_within(p, 0.0, b, e, 3);  // reach 0: one cell each side
   }
 
   /// The block of cells within `reach` of p (the same cells as for_each_run_within) as runs
