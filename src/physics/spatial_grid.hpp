@@ -40,25 +40,21 @@ class RobotGrid {
   /// cells (at most 3, some possibly empty); returns how many. For loops that take no
   /// callback (a kernel compiled for another instruction set cannot inline one).
   int near_runs(Vec2 p, std::uint32_t* b, std::uint32_t* e) const {
-    return runs_within(p, 0.0, b, e, 3);  // reach 0: one cell each side
+    const int cx = cell_x(p.x), cy = cell_y(p.y);
+    return runs(cx > 0 ? cx - 1 : 0, cx + 1 < nx_ ? cx + 1 : nx_ - 1, cy > 0 ? cy - 1 : 0,
+                cy + 1 < ny_ ? cy + 1 : ny_ - 1, b, e);
   }
 
-  /// The block of cells within `reach` of p (the same cells as for_each_run_within) as runs
-  /// [b[k], e[k]), one per row of cells; returns how many. `b` and `e` hold `max_runs`; a
-  /// reach needing more rows returns -1 (the caller takes for_each_run_within).
+  /// The cells that the square of half side `reach` around p touches, as runs [b[k], e[k]),
+  /// one per row of cells (a superset of the robots within `reach`; with the e-puck's rays
+  /// 16 to 25 cells, where for_each_run_within's block is always 25); returns how many. `b`
+  /// and `e` hold `max_runs`; a reach needing more rows returns -1 (the caller then takes
+  /// for_each_run_within).
   int runs_within(Vec2 p, double reach, std::uint32_t* b, std::uint32_t* e, int max_runs) const {
-    const int k = 1 + static_cast<int>(reach * inv_cell_);
-    int cx = cell_x(p.x), cy = cell_y(p.y);
-    int y0 = cy > k ? cy - k : 0, y1 = cy + k < ny_ ? cy + k : ny_ - 1;
-    int x0 = cx > k ? cx - k : 0, x1 = cx + k < nx_ ? cx + k : nx_ - 1;
+    const double r = reach * 1.000001 + 1e-9;  // rounding of p +- reach
+    const int y0 = cell_y(p.y - r), y1 = cell_y(p.y + r);
     if (y1 - y0 + 1 > max_runs) return -1;
-    int runs = 0;
-    for (int gy = y0; gy <= y1; ++gy, ++runs) {
-      std::size_t row = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_);
-      b[runs] = start_[row + static_cast<std::size_t>(x0)];
-      e[runs] = start_[row + static_cast<std::size_t>(x1) + 1];
-    }
-    return runs;
+    return runs(cell_x(p.x - r), cell_x(p.x + r), y0, y1, b, e);
   }
 
   /// Calls f(slot) for every slot of the 3x3 block of cells around p, in a fixed order
@@ -104,6 +100,17 @@ class RobotGrid {
   std::size_t memory_bytes() const;
 
  private:
+  /// Cells [x0, x1] x [y0, y1] as one run of slots per row.
+  int runs(int x0, int x1, int y0, int y1, std::uint32_t* b, std::uint32_t* e) const {
+    int k = 0;
+    for (int gy = y0; gy <= y1; ++gy, ++k) {
+      std::size_t row = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_);
+      b[k] = start_[row + static_cast<std::size_t>(x0)];
+      e[k] = start_[row + static_cast<std::size_t>(x1) + 1];
+    }
+    return k;
+  }
+
   Vec2 min_;
   double cell_ = 1, inv_cell_ = 1;
   int nx_ = 1, ny_ = 1;
