@@ -37,8 +37,10 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
   double robot_cell =
       robots_hint > 0 ? 0.5 * std::sqrt(area / static_cast<double>(robots_hint)) : 0.0;
   robots.configure(lo, hi, std::max(cell, robot_cell));
+  // The static obstacles keep cells as large as the longest interaction: each cell lists every
+  // segment within `reach` of it, so smaller cells would list the same segments many times.
   double reach = std::max(rmax + move + 4 * kSkin, rmax + range) * 1.001;
-  segments.build(model.segments, lo, hi, cell, reach);
+  segments.build(model.segments, lo, hi, std::max(cell, interaction_m), reach);
 }
 
 void SpatialIndex::rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool) {
