@@ -65,6 +65,12 @@ class SwarmNode final : public time::NodeBehaviour {
     // Outputs at whole ticks: the world is only defined between ticks.
     for (std::size_t o = 0; o < decl_.outputs.size(); ++o) {
       const auto& f = fed.flow_from(node, o);
+      if (f.kind == transport::FlowKind::kEvent)
+        throw std::runtime_error(f.where.file + ":" + std::to_string(f.where.line) +
+                                 ": error: flow '" + f.name + "' leaves swarm node '" +
+                                 decl_.name +
+                                 "' as an event flow (expected a periodic or observation flow: a "
+                                 "swarm node sends every robot's pose on a schedule)");
       periods_.push_back(f.periods);
       sent_.push_back(0);
       bool whole = f.initial % tick_ == 0;
@@ -76,8 +82,16 @@ class SwarmNode final : public time::NodeBehaviour {
             decl_.experiment + " (" + std::to_string(tick_) +
             " ns; expected an initial time and periods that are multiples of it)");
     }
-    for (std::size_t i = 0; i < decl_.inputs.size(); ++i)
-      input_flows_.push_back(fed.flow_into(node, i).name);
+    for (std::size_t i = 0; i < decl_.inputs.size(); ++i) {
+      const auto& f = fed.flow_into(node, i);
+      if (f.kind == transport::FlowKind::kObservation)
+        throw std::runtime_error(
+            f.where.file + ":" + std::to_string(f.where.line) + ": error: flow '" + f.name +
+            "' enters swarm node '" + decl_.name +
+            "' as an observation flow (expected a periodic or event flow: every pose an "
+            "external robot sends is placed)");
+      input_flows_.push_back(f.name);
+    }
     const auto names = sim_->state().robot_name();
     const auto ids = sim_->state().robot_id();
     for (std::size_t i = 0; i < sim_->state().robot_count(); ++i) by_name_[names[i]] = ids[i];

@@ -6,6 +6,9 @@
 // naming the node, the flow and the timestamps.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -205,6 +208,46 @@ TEST_F(EventFlows, MisuseIsRefusedNamingTheNodeTheFlowAndTheTimes) {
             "already granted, 20000000 ns");
     fed.run([](const Delivered&) {});
   });
+}
+
+// Before anything starts, `fleetsim launch` refuses a circuit of zero-lookahead flows with
+// status 2 and FILE:LINE naming the circuit, and every other error of the file with it.
+TEST_F(EventFlows, LaunchRefusesAZeroLookaheadCircuitWithStatus2) {
+  const fs::path bad = dir_ / "circuit.xml";
+  std::ofstream(bad) << R"(<federation until="1s">
+  <node name="a"><input name="in"/><output name="out"/></node>
+  <node name="b"><input name="in"/><output name="out"/></node>
+  <flow name="ab" from="a.out" to="b.in" kind="event" lookahead="0"/>
+  <flow name="ba" from="b.out" to="a.in" kind="evnt" lookahead="0"/>
+</federation>
+)";
+  const fs::path err = dir_ / "err.txt";
+  // Its exit status (-1 when it did not exit), its standard error in err.
+  auto launch = [&] {
+    const int status = std::system(
+        fleetsim::testing::time_limited(std::string(FLEETSIM_EXE) + " launch " + bad.string() +
+                                        " > /dev/null 2> " + err.string())
+            .c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(launch(), 2);
+  const std::string text = slurp(err);
+  EXPECT_NE(text.find("circuit.xml:5: error: attribute 'kind' of <flow> is 'evnt'"),
+            std::string::npos)
+      << text;
+  // The misspelt kind reads as the default, periodic: its lookahead is reported with it.
+  EXPECT_NE(text.find("circuit.xml:5: error: attribute 'lookahead' of flow 'ba' means nothing"),
+            std::string::npos)
+      << text;
+  // With the kind spelt right, the circuit.
+  std::string fixed = slurp(bad);
+  fixed.replace(fixed.find("evnt"), 4, "event");
+  std::ofstream(bad) << fixed;
+  EXPECT_EQ(launch(), 2);
+  EXPECT_NE(slurp(err).find("circuit.xml:4: error: a circuit of zero-lookahead flows would "
+                            "deadlock: node 'a', flow 'ab', node 'b', flow 'ba', back to node 'a'"),
+            std::string::npos)
+      << slurp(err);
 }
 
 }  // namespace

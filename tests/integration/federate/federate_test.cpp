@@ -410,6 +410,21 @@ TEST_F(SwarmNodeTest, BadPosesAndBadPeriodsStopTheSwarmNodeNamingThem) {
                          "ticks"),
             std::string::npos)
       << r.error;
+  // A swarm node sends on a schedule, and places every pose it is sent: an event flow out of
+  // it, or an observation flow into it, stops it at its start.
+  for (const auto& [from, to, expected] :
+       {std::tuple<std::string, std::string, std::string>{
+            R"(to="pilot.poses" period="100ms")", R"(to="pilot.poses" kind="event" lookahead="0")",
+            "flow 'poses' leaves swarm node 'swarm' as an event flow"},
+        {R"(period="100ms" initial="50ms")", R"(period="100ms" initial="50ms" kind="observation")",
+         "flow 'cmd' enters swarm node 'swarm' as an observation flow"}}) {
+    const std::string path = federation("100ms");
+    std::string text = slurp(path);
+    text.replace(text.find(from), from.size(), to);
+    std::ofstream(path) << text;
+    r = run(path, [&](Federate& fed) { fed.run({}); });
+    EXPECT_NE(r.error.find(expected), std::string::npos) << r.error;
+  }
 }
 
 }  // namespace
