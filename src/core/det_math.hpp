@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 
 #include "fleetsim/types.hpp"
 
@@ -27,7 +28,13 @@ inline void det_sincos(double x, double& s, double& c) {
   constexpr double kTwoOverPi = 0.63661977236758134308;
   constexpr double kPio2Hi = 1.57079632673412561417e+00;  // first 33 bits of pi/2
   constexpr double kPio2Lo = 6.07710050650619224932e-11;  // pi/2 - kPio2Hi
-  if (!(std::fabs(x) <= 1e5)) x = std::remainder(x, 6.28318530717958647692);  // NaN stays NaN
+  if (!(std::fabs(x) <= 1e5)) {
+    x = std::remainder(x, 6.28318530717958647692);
+    if (x != x) {  // NaN or an infinity: NaN, as the C library gives
+      s = c = std::numeric_limits<double>::quiet_NaN();
+      return;
+    }
+  }
   // k = x 2/pi rounded to the nearest integer (ties to even) by the 1.5 * 2^52 shift, which
   // is arithmetic, not a library call.
   constexpr double kShift = 6755399441055744.0;
