@@ -1,5 +1,7 @@
 #include "log/frame_log_writer.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -14,6 +16,8 @@ namespace fleetsim::log {
 namespace ff = frame_format;
 
 namespace {
+
+constexpr int kWriterNice = 10;  ///< the writer thread's nice value (see run_writer_thread)
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) {
@@ -205,6 +209,12 @@ void FrameLogWriter::write(const LogFrameView& f) {
 }
 
 void FrameLogWriter::run_writer_thread() {
+  // This thread gives way to the simulation: at nice 10 it gets about a tenth of a core that
+  // a worker also wants. On a machine the workers fill, a thread of equal priority takes a
+  // worker's core for whole time slices while the other workers wait for it at the end of the
+  // phase; at a lower priority it runs mostly when a worker waits anyway. It never starves:
+  // the simulation waits for it when its queue is full. (Failure to lower it changes nothing.)
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kWriterNice);
   auto ctx = make_cctx(options_.zstd_level);
   for (;;) {
     Job job;
