@@ -234,7 +234,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
           });
         };
         if (round == 0) {
-          std::uint32_t* list = &cand_[s * kCandidates];
+          std::int16_t* list = &cand_[s * kCandidates];
           // scan's test, without branches: every robot of the 3x3 block is written at the end
           // of `found`, which grows only when the robot is a candidate (a block with more
           // candidates than `found` holds, which non-overlapping robots never make, takes
@@ -262,11 +262,20 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
               pair(t);
             });
           }
-          for (unsigned j = 0; j < k && j < kCandidates; ++j) list[j] = found[j];
-          cand_count_[s] = static_cast<std::uint8_t>(k <= kCandidates ? k : kOverflow);
+          // Stored as offsets from s (a 3x3 block of cells spans far fewer than 32,768 slots
+          // at any density robots can have without overlapping; a list that does not fit is
+          // an overflow, which rescans: slower, the same result).
+          bool fits = k <= kCandidates;
+          for (unsigned j = 0; j < k && j < kCandidates; ++j) {
+            const std::int64_t off = std::int64_t{found[j]} - static_cast<std::int64_t>(s);
+            fits = fits && off >= INT16_MIN && off <= INT16_MAX;
+            list[j] = static_cast<std::int16_t>(off);
+          }
+          cand_count_[s] = static_cast<std::uint8_t>(fits ? k : kOverflow);
         } else if (count != kOverflow) {
-          const std::uint32_t* list = &cand_[s * kCandidates];
-          for (unsigned k = 0; k < count; ++k) pair(list[k]);
+          const std::int16_t* list = &cand_[s * kCandidates];
+          for (unsigned k = 0; k < count; ++k)
+            pair(static_cast<std::uint32_t>(static_cast<std::int64_t>(s) + list[k]));
         } else {
           scan(pair);
         }
@@ -345,7 +354,9 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       };
       const std::uint8_t cc = cand_count_[s];
       if (cc != kOverflow) {
-        for (unsigned k = 0; k < cc; ++k) touching(cand_[s * kCandidates + k]);
+        for (unsigned k = 0; k < cc; ++k)
+          touching(static_cast<std::uint32_t>(static_cast<std::int64_t>(s) +
+                                              cand_[s * kCandidates + k]));
       } else {
         std::uint8_t eng = engine_[s];
         grid.for_each_near(Vec2{gx[s], gy[s]}, [&](std::uint32_t t) {

@@ -65,12 +65,13 @@ class KinematicsEngine {
   std::vector<double> f_, f_next_;  ///< fraction of the motion allowed (Jacobi iterates)
   std::vector<double> newy_;        ///< new y (new x reuses f_next_ after the rounds)
   std::vector<std::uint8_t> engine_, changed_;
-  /// Round 0's candidates per slot (slot numbers, in slot order): at most kCandidates, or
-  /// kOverflow when there were more (then the rounds scan the cells again). 4 + 1 bytes x 8 per
-  /// robot: the later rounds and the contacts touch ~4 robots instead of a 3x3 block of ~16.
+  /// Round 0's candidates per slot (offsets to their slots, in slot order): at most
+  /// kCandidates, or kOverflow when there were more or one was too far in slot order (then the
+  /// rounds scan the cells again). 2 x 8 + 1 bytes per robot: the later rounds and the
+  /// contacts touch ~1-2 robots instead of a 3x3 block of ~8.
   static constexpr unsigned kCandidates = 8;
   static constexpr std::uint8_t kOverflow = 0xff;
-  std::vector<std::uint32_t> cand_;
+  std::vector<std::int16_t> cand_;
   std::vector<std::uint8_t> cand_count_;
   int last_rounds_ = 0;
 };

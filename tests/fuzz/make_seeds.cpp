@@ -91,15 +91,18 @@ void write_wire_seeds(const fs::path& dir) {
   using transport::Message;
   using transport::MessageKind;
   std::vector<Message> messages;
-  Message data{3, MessageKind::kData, 20'000'000, 10'000'000, {1, 2, 3, 4, 5, 6, 7, 8}};
+  Message data{3, MessageKind::kData, 20'000'000, 10'000'000, false, {1, 2, 3, 4, 5, 6, 7, 8}};
   messages.push_back(data);
-  Message empty{0, MessageKind::kData, 0, 1, {}};
+  Message empty{0, MessageKind::kData, 0, 1, false, {}};
   messages.push_back(empty);
+  // An event flow's null message (flag, no payload).
+  Message null_message{2, MessageKind::kData, 5'000'000, 3'000'000, true, {}};
+  messages.push_back(null_message);
   // Lockstep: a step order (u64 iteration, u8 paused, then state) and an ack.
-  Message step{0, MessageKind::kStep, 100'000'000, 100'000'000, {}};
+  Message step{0, MessageKind::kStep, 100'000'000, 100'000'000, false, {}};
   step.payload = {1, 0, 0, 0, 0, 0, 0, 0, 0, 42};
   messages.push_back(step);
-  Message ack{1, MessageKind::kAck, 100'000'000, 100'000'000, {9, 9, 9}};
+  Message ack{1, MessageKind::kAck, 100'000'000, 100'000'000, false, {9, 9, 9}};
   messages.push_back(ack);
   for (std::size_t i = 0; i < messages.size(); ++i) {
     auto bytes = transport::encode(messages[i]);
