@@ -26,7 +26,7 @@ class Hasher {
       n -= 8;
     }
     std::uint64_t tail = 0;
-    std::memcpy(&tail, p, n);
+    if (n > 0) std::memcpy(&tail, p, n);  // an empty buffer may be null (memcpy's is UB)
     word(tail ^ (static_cast<std::uint64_t>(n) << 56));
   }
   void word(std::uint64_t w) { h_ = mix64(h_ ^ (w + 0x9e3779b97f4a7c15ULL + (h_ << 6))); }

@@ -65,7 +65,8 @@ template <int N>
   const double* gy = grid.sorted_y().data();
   const double* gr = grid.sorted_r().data();
   const std::uint32_t* order = grid.order().data();
-  // Two passes over the 3x3 block. First the robots within reach (a robot farther than r +
+  // Two passes over the cells the caller found within reach (`rb`, `re`: one run of slots per
+  // row of cells). First the robots within reach (a robot farther than r +
   // range + its radius cannot be hit; the margin keeps the cut exact in float), gathered
   // without branches: each robot is written at the end of the list, which grows only when it
   // is kept. Then the rays against the gathered robots. (A robot the cut lets through would
