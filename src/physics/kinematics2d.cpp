@@ -221,16 +221,18 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
                                         ri + gr[t]);
           if (tc < best) best = tc;
         };
+        // Whether t is a candidate: touching at the end (contacts, step 4) or on the way
+        // (rounds) needs this reach; the margin covers rounding (a spare candidate changes
+        // nothing). Selects only, so round 0's gather below runs it without branches.
+        auto candidate = [&](std::uint32_t t) {
+          const double ex = gx[t] - pi.x, ey = gy[t] - pi.y;
+          const double reach =
+              (ri + gr[t] + 4 * kSkin + mi + std::abs(dx_[t]) + std::abs(dy_[t])) * 1.000001;
+          return (ex * ex + ey * ey <= reach * reach) & (t != s) & (engine_[t] == eng);
+        };
         auto scan = [&](auto&& on_candidate) {
           grid.for_each_near(pi, [&](std::uint32_t t) {
-            if (t == s || engine_[t] != eng) return;
-            Vec2 rel = Vec2{gx[t], gy[t]} - pi;
-            // Touching at the end (contacts, step 4) or on the way (rounds) needs this reach;
-            // the margin covers rounding (a spare candidate changes nothing).
-            double reach =
-                (ri + gr[t] + 4 * kSkin + mi + std::abs(dx_[t]) + std::abs(dy_[t])) * 1.000001;
-            if (dot(rel, rel) > reach * reach) return;
-            on_candidate(t);
+            if (candidate(t)) on_candidate(t);
           });
         };
         if (round == 0) {
@@ -245,11 +247,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
           const int runs = grid.near_runs(pi, rb, re);
           for (int run = 0; run < runs && k < kGather; ++run) {
             for (std::uint32_t t = rb[run]; t < re[run] && k < kGather; ++t) {
-              const double ex = gx[t] - pi.x, ey = gy[t] - pi.y;
-              const double reach =
-                  (ri + gr[t] + 4 * kSkin + mi + std::abs(dx_[t]) + std::abs(dy_[t])) * 1.000001;
               found[k] = t;
-              k += (ex * ex + ey * ey <= reach * reach) & (t != s) & (engine_[t] == eng);
+              k += candidate(t);
             }
           }
           if (k < kGather) {
