@@ -317,6 +317,10 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       bool input = std::string(pe.name()) == "input";
       if (input)
         p.buffer = static_cast<std::size_t>(pe.integer("buffer", default_buffer, 1, 1 << 20));
+      p.robot = pe.text("robot");
+      if (pe.has("robot") && n.kind != NodeKind::kSwarm)
+        pe.error("attribute 'robot' is for the ports of swarm nodes only (expected a node "
+                 "with an 'experiment')");
       pe.finish();
       (input ? n.inputs : n.outputs).push_back(std::move(p));
     }

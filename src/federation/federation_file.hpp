@@ -20,6 +20,10 @@ enum class NodeKind { kMixer, kDynamics, kController, kCamera, kProgram, kSwarm 
 struct PortDecl {
   std::string name;
   std::size_t buffer = 16;  ///< inputs only: messages
+  /// Swarm nodes only: the external robot whose sensor readings this output sends, or whose
+  /// actuator commands this input takes (docs/federation-format.md, "Swarm nodes"); empty:
+  /// every robot's pose.
+  std::string robot;
   SourceLocation where;
 };
 
