@@ -20,16 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/attributes.hpp"
 #include "fleetsim/types.hpp"
 
 namespace fleetsim {
-
-/// A misuse of the API (an unknown output, a time below the granted one, an output with no
-/// value when it is due) or a federation that cannot be joined: the message says which.
-class FederateError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// One message delivered by a grant (or read by observe()).
 struct Delivered {
@@ -102,8 +96,23 @@ class Federate {
   SimTime next_emission() const;
 
   /// Sets the value output `output` sends at its next timestamps, until changed (HLA's
-  /// attribute update; the flow's period gives the lookahead).
+  /// attribute update; the flow's period gives the lookahead). On a typed flow, a payload
+  /// that is not a value of its class is refused (FederateError naming the node, the flow and
+  /// the next timestamp); so is an emitter's, or send_event's, at its timestamp.
   void update(const std::string& output, std::vector<std::uint8_t> payload);
+  /// Typed flows (docs/federation-format.md, "Classes"): a value of the class of port `port`
+  /// (an output or an input), every attribute zero, to fill with AttributeSet::set and pass
+  /// to update() or send_event(). Its errors name the node, the flow and the port's next
+  /// timestamp. Throws FederateError for an unknown port or an untyped flow.
+  AttributeSet attributes(const std::string& port) const;
+  /// The class of port `port`'s flow, or nullptr for an untyped flow (opaque bytes).
+  const ClassLayout* data_class(const std::string& port) const;
+  /// Reads a typed message by attribute name. Throws FederateError (naming the node, the flow
+  /// and the timestamp) when its input is untyped or the payload is not a value of the class.
+  AttributeSet decode(const Delivered& message) const;
+  /// update() with a value built by attributes(output); it must be of the output's class.
+  void update(const std::string& output, const AttributeSet& value);
+
   /// Instead of update(): computes output `output`'s message when it is due, at timestamp t,
   /// after every message stamped before t has been delivered to a grant or to `on_message`.
   void set_emitter(const std::string& output,
@@ -120,6 +129,8 @@ class Federate {
   /// and the timestamps. With lookahead 0, a message handler may send at the timestamp of
   /// the message it is given (a reaction): the output waits for every input stamped <= t.
   void send_event(const std::string& output, SimTime t, std::vector<std::uint8_t> payload);
+  /// send_event() with a value built by attributes(output).
+  void send_event(const std::string& output, SimTime t, const AttributeSet& value);
 
   /// Observation flows (kind="observation"): the latest message of input `input` stamped <=
   /// the federate's time (the granted time; inside a handler or an emitter, the time of the

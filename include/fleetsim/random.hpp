@@ -19,7 +19,8 @@ enum class RandomStream : std::uint32_t {
   kSensorNoise = 3,
   kActuatorNoise = 4,
   kLoopFunctions = 5,
-  kUser = 100,      ///< first stream free for plug-ins
+  kDatastreamNoise = 6,  ///< federation flows' <noise> (entity = flow, sink node, modifier)
+  kUser = 100,           ///< first stream free for plug-ins
 };
 
 /// SplitMix64 finaliser: a bijective 64-bit mixer with good avalanche.

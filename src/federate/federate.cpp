@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/diagnostics.hpp"
+#include "federation/datastream.hpp"
 #include "federation/federation_file.hpp"
 #include "federation/launcher.hpp"
 #include "federation/node_runner.hpp"
@@ -58,10 +59,14 @@ struct Federate::Impl {
     SimTime lookahead = 0;  ///< event outputs
     /// Event outputs: the events sent and not yet due, in timestamp order.
     std::deque<std::pair<SimTime, std::vector<std::uint8_t>>> events;
+    std::shared_ptr<const ClassLayout> data_class;  ///< nullptr: untyped
   };
   std::vector<Output> outputs;
   std::vector<std::pair<std::string, std::string>> inputs;  ///< (input, flow) names
   std::function<void(const Delivered&)> handler;
+  /// What the node's inputs do to each message before it is delivered (class checks,
+  /// modifiers).
+  std::optional<federation::Datastreams> streams;
   SimTime granted = -1;
   SimTime last_consumed = -1;
   /// The time of the request under way (kNever for run()): after it the program may send
@@ -103,6 +108,26 @@ struct Federate::Impl {
       throw FederateError(fmt::format(
           "node '{}': {}({}) is below the time already granted, {} (time never goes back)",
           decl().name, what, fmt_time(t), fmt_time(granted)));
+  }
+
+  /// Refuses a payload that is not a value of output `o`'s class, naming the node, the flow
+  /// and the timestamp it is for.
+  void check_payload(const Output& o, SimTime at, const std::vector<std::uint8_t>& payload) const {
+    if (!o.data_class) return;
+    const std::string problem = o.data_class->layout_problem(payload);
+    if (!problem.empty())
+      throw FederateError(fmt::format("node '{}', flow '{}' at {}: {}", decl().name, o.flow,
+                                      fmt_time(at), problem));
+  }
+
+  /// Refuses a value of another class than output `o`'s.
+  void check_class(const Output& o, SimTime at, const AttributeSet& value) const {
+    if (o.data_class && &value.class_layout() == o.data_class.get()) return;
+    throw FederateError(
+        fmt::format("node '{}', flow '{}' at {}: a value of class '{}' (expected {})", decl().name,
+                    o.flow, fmt_time(at), value.class_layout().name,
+                    o.data_class ? "class '" + o.data_class->name + "', the output's"
+                                 : std::string("bytes: the flow is untyped")));
   }
 
   /// The federate's own time: the granted time, or the step's during a callback.
@@ -157,6 +182,7 @@ struct Federate::Impl {
         current = s.timestamp;
         e.payload = o.emitter(s.timestamp);
         current = -1;
+        check_payload(o, s.timestamp, e.payload);
       } else if (o.value) {
         e.payload = *o.value;
       } else {
@@ -171,6 +197,7 @@ struct Federate::Impl {
     }
     transport::Message m = node->consume();
     if (m.null) return Did::kNull;  // moves time on, delivered to no one
+    if (!streams->apply(s.index, m)) return Did::kNull;  // down-sampled: the same
     Delivered d{inputs[s.index].first, inputs[s.index].second, m.timestamp, std::move(m.payload)};
     current = m.timestamp;
     if (on_message && *on_message) {
@@ -228,11 +255,20 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
           n.where.file, n.where.line, n.name));
   for (std::size_t o = 0; o < decl->outputs.size(); ++o) {
     const auto& f = m.fed.flow_from(m.index, o);
-    m.outputs.push_back(
-        {decl->outputs[o].name, f.name, f.periods, 0, std::nullopt, {}, f.kind, f.lookahead, {}});
+    m.outputs.push_back({decl->outputs[o].name,
+                         f.name,
+                         f.periods,
+                         0,
+                         std::nullopt,
+                         {},
+                         f.kind,
+                         f.lookahead,
+                         {},
+                         f.data_class});
   }
   for (std::size_t i = 0; i < decl->inputs.size(); ++i)
     m.inputs.emplace_back(decl->inputs[i].name, m.fed.flow_into(m.index, i).name);
+  m.streams.emplace(m.fed, m.index);
 
   transport::ZmqOptions zo;
   try {
@@ -355,8 +391,76 @@ SimTime Federate::next_emission() const {
 void Federate::update(const std::string& output, std::vector<std::uint8_t> payload) {
   impl_->live("update");
   auto& o = impl_->periodic_output("update", output);
+  impl_->check_payload(o, next_emission(output), payload);
   o.value = std::move(payload);
   o.emitter = nullptr;
+}
+
+void Federate::update(const std::string& output, const AttributeSet& value) {
+  impl_->live("update");
+  auto& o = impl_->periodic_output("update", output);
+  impl_->check_class(o, next_emission(output), value);
+  o.value = value.bytes();
+  o.emitter = nullptr;
+}
+
+const ClassLayout* Federate::data_class(const std::string& port) const {
+  const Impl& m = *impl_;
+  for (const auto& o : m.outputs)
+    if (o.name == port) return o.data_class.get();
+  for (std::size_t i = 0; i < m.inputs.size(); ++i)
+    if (m.inputs[i].first == port) return m.fed.flow_into(m.index, i).data_class.get();
+  std::vector<std::string> names;
+  for (const auto& o : m.outputs) names.push_back(o.name);
+  for (const auto& i : m.inputs) names.push_back(i.first);
+  throw FederateError(fmt::format("node '{}' has no output or input '{}'{}", m.decl().name, port,
+                                  did_you_mean(port, names)));
+}
+
+AttributeSet Federate::attributes(const std::string& port) const {
+  const Impl& m = *impl_;
+  const ClassLayout* cls = data_class(port);
+  std::shared_ptr<const ClassLayout> shared;
+  std::string flow;
+  SimTime next = 0;
+  for (std::size_t o = 0; o < m.outputs.size(); ++o)
+    if (m.outputs[o].name == port) {
+      shared = m.outputs[o].data_class;
+      flow = m.outputs[o].flow;
+      next = m.node->output_next()[o];
+    }
+  for (std::size_t i = 0; i < m.inputs.size() && flow.empty(); ++i)
+    if (m.inputs[i].first == port) {
+      shared = m.fed.flow_into(m.index, i).data_class;
+      flow = m.inputs[i].second;
+      next = m.node->input_next()[i];
+    }
+  const std::string context =
+      fmt::format("node '{}', flow '{}' at {}", m.decl().name, flow, fmt_time(next));
+  if (!cls)
+    throw FederateError(context +
+                        ": the flow is untyped (opaque bytes; expected class=\"...\" "
+                        "on its ports in the federation file)");
+  return AttributeSet(shared, context);
+}
+
+AttributeSet Federate::decode(const Delivered& message) const {
+  const Impl& m = *impl_;
+  for (std::size_t i = 0; i < m.inputs.size(); ++i) {
+    if (m.inputs[i].first != message.input) continue;
+    const auto& cls = m.fed.flow_into(m.index, i).data_class;
+    const std::string context = fmt::format("node '{}', flow '{}' at {}", m.decl().name,
+                                            m.inputs[i].second, fmt_time(message.timestamp));
+    if (!cls)
+      throw FederateError(context +
+                          ": the flow is untyped (opaque bytes; expected class=\"...\" "
+                          "on its ports in the federation file)");
+    return AttributeSet(cls, message.payload, context);
+  }
+  std::vector<std::string> names;
+  for (const auto& i : m.inputs) names.push_back(i.first);
+  throw FederateError(fmt::format("node '{}' has no input '{}'{}", m.decl().name, message.input,
+                                  did_you_mean(message.input, names)));
 }
 
 void Federate::set_emitter(const std::string& output,
@@ -405,7 +509,14 @@ void Federate::send_event(const std::string& output, SimTime t,
     throw FederateError(fmt::format(
         "node '{}', flow '{}': send_event at {} is at or beyond the end time {}", node, o.flow,
         fmt_time(t), fmt_time(m.fed.until)));
+  m.check_payload(o, t, payload);
   o.events.emplace_back(t, std::move(payload));
+}
+
+void Federate::send_event(const std::string& output, SimTime t, const AttributeSet& value) {
+  impl_->live("send_event");
+  impl_->check_class(impl_->outputs[impl_->output_index(output)], t, value);
+  send_event(output, t, value.bytes());
 }
 
 std::optional<Delivered> Federate::observe(const std::string& input) {
@@ -427,8 +538,9 @@ std::optional<Delivered> Federate::observe(const std::string& input) {
         m.decl().name, input, m.inputs[index].second));
   const transport::Message* latest = m.node->observe(index, std::max<SimTime>(m.now(), 0));
   if (!latest) return std::nullopt;
-  return Delivered{m.inputs[index].first, m.inputs[index].second, latest->timestamp,
-                   latest->payload};
+  transport::Message seen = m.streams->applied(index, *latest);
+  return Delivered{m.inputs[index].first, m.inputs[index].second, seen.timestamp,
+                   std::move(seen.payload)};
 }
 
 void Federate::set_message_handler(std::function<void(const Delivered&)> handler) {

@@ -143,6 +143,155 @@ void report_zero_lookahead_circuits(const Federation& fed, Diagnostics& diags) {
   }
 }
 
+// Reads the <class> and <interaction> elements: attribute names and types, in order.
+void parse_classes(XmlElement& root, Federation& fed, Diagnostics& diags) {
+  std::vector<std::string> type_names;
+  for (const auto& t : kAttributeTypes) type_names.emplace_back(t.name);
+  std::set<std::string> class_names;
+  for (auto& ce : root.children()) {
+    const std::string element = ce.name();
+    if (element != "class" && element != "interaction") continue;
+    auto cls = std::make_shared<ClassLayout>();
+    cls->interaction = element == "interaction";
+    cls->name = ce.text("name", "", true);
+    ce.finish();
+    ce.check_children({"attribute"});
+    if (ce.has("name") && !valid_name(cls->name))
+      ce.error(fmt::format("{} name '{}' is not valid (expected letters, digits, '_' or '-')",
+                           element, cls->name));
+    if (!cls->name.empty() && !class_names.insert(cls->name).second)
+      ce.error(
+          fmt::format("a class or interaction called '{}' already exists (expected unique "
+                      "names)",
+                      cls->name));
+    for (auto& ae : ce.children("attribute")) {
+      const std::string name = ae.text("name", "", true);
+      const std::string type = ae.choice("type", type_names, "", true);
+      ae.finish();
+      if (ae.has("name") && !valid_name(name))
+        ae.error(
+            fmt::format("attribute name '{}' is not valid (expected letters, digits, '_' "
+                        "or '-')",
+                        name));
+      if (!name.empty() && cls->find(name))
+        ae.error(
+            fmt::format("{} '{}' already has an attribute '{}' (expected unique attribute "
+                        "names)",
+                        element, cls->name, name));
+      for (const auto& t : kAttributeTypes)
+        if (type == t.name && !name.empty()) cls->add(name, t.type);
+    }
+    if (ce.children("attribute").empty())
+      ce.error(
+          fmt::format("{} '{}' has no <attribute> (expected at least one, e.g. <attribute "
+                      "name=\"x\" type=\"f64\"/>)",
+                      element, cls->name));
+    if (!cls->name.empty()) fed.classes.push_back(std::move(cls));
+  }
+}
+
+// The names of `cls`'s attributes, for "did you mean".
+std::vector<std::string> attribute_names(const ClassLayout& cls) {
+  std::vector<std::string> names;
+  for (const auto& a : cls.attributes) names.push_back(a.name);
+  return names;
+}
+
+// Why two classes differ, for a publisher/subscriber mismatch: their first attribute of
+// another name or type, or their sizes.
+std::string class_difference(const ClassLayout& a, const ClassLayout& b) {
+  for (std::size_t k = 0; k < std::min(a.attributes.size(), b.attributes.size()); ++k) {
+    const auto &x = a.attributes[k], &y = b.attributes[k];
+    if (x.name != y.name)
+      return fmt::format("attribute {} is '{}' in '{}' and '{}' in '{}'", k + 1, x.name, a.name,
+                         y.name, b.name);
+    if (x.type != y.type)
+      return fmt::format("attribute '{}' is {} in '{}' and {} in '{}'", x.name,
+                         type_info(x.type).name, a.name, type_info(y.type).name, b.name);
+  }
+  return fmt::format("'{}' has {} attributes, '{}' {}", a.name, a.attributes.size(), b.name,
+                     b.attributes.size());
+}
+
+// Reads the modifiers of a flow (<noise>, <downsample>, <frame>), in order.
+void parse_modifiers(XmlElement& fe, FlowDecl& f, Diagnostics& diags) {
+  fe.check_children({"noise", "downsample", "frame"});
+  for (auto& me : fe.children()) {
+    const std::string element = me.name();
+    if (element != "noise" && element != "downsample" && element != "frame") continue;
+    ModifierDecl m;
+    m.where = me.where();
+    // A numeric attribute of the class, by name; reports and returns nullopt otherwise.
+    auto attribute = [&](const std::string& name, bool need_f64) -> std::optional<std::size_t> {
+      const ClassLayout& cls = *f.data_class;
+      const auto* a = cls.find(name);
+      if (!a) {
+        me.error(fmt::format("class '{}' of flow '{}' has no attribute '{}'{}", cls.name, f.name,
+                             name, did_you_mean(name, attribute_names(cls))));
+        return std::nullopt;
+      }
+      if (!type_info(a->type).numeric || (need_f64 && a->type != AttributeType::kF64)) {
+        me.error(fmt::format("<{}> on attribute '{}' of class '{}', which is {} (expected {})",
+                             element, name, cls.name, type_info(a->type).name,
+                             need_f64 ? "f64: coordinates need its precision"
+                                      : "a numeric attribute: f64, f32 or an integer type"));
+        return std::nullopt;
+      }
+      return static_cast<std::size_t>(a - cls.attributes.data());
+    };
+    if (element == "noise") {
+      m.kind = ModifierDecl::Kind::kNoise;
+      const std::string name = me.text("attribute", "", true);
+      m.sigma = me.real("sigma", 0, 0);
+      m.bias = me.real("bias", 0);
+      if (!me.has("sigma") && !me.has("bias"))
+        me.error("<noise> needs 'sigma' or 'bias' (or both: a value gets bias + sigma * N(0, 1))");
+      me.finish();
+      if (!f.data_class || name.empty()) {
+      } else if (auto a = attribute(name, false)) {
+        m.attributes.push_back(*a);
+      }
+    } else if (element == "downsample") {
+      m.kind = ModifierDecl::Kind::kDownsample;
+      m.every = static_cast<std::uint64_t>(me.integer("every", 1, 1, 1'000'000'000, true));
+      me.finish();
+      if (f.kind == transport::FlowKind::kObservation)
+        me.error(
+            fmt::format("<downsample> on observation flow '{}' (its sinks already read only "
+                        "the latest value; expected a periodic or event flow)",
+                        f.name));
+    } else {
+      m.kind = ModifierDecl::Kind::kFrame;
+      const std::string to = me.choice("to", {"wgs84", "enu"}, "", true);
+      m.to_wgs84 = to != "enu";
+      const std::string names = me.text("attributes", "", true);
+      m.reference.latitude_deg = me.real("latitude", 0, -90, 90, true);
+      m.reference.longitude_deg = me.real("longitude", 0, -180, 180, true);
+      m.reference.altitude_m = me.real("altitude", 0, -1e5, 1e7);
+      me.finish();
+      const auto parts = split_list(names);
+      if (me.has("attributes") && parts.size() != 3)
+        me.error(
+            fmt::format("attribute 'attributes' of <frame> names {} attributes (expected "
+                        "three: {})",
+                        parts.size(),
+                        m.to_wgs84 ? "east north up, in metres"
+                                   : "latitude longitude (degrees) altitude (metres)"));
+      else if (f.data_class)
+        for (const auto& p : parts)
+          if (auto a = attribute(p, true)) m.attributes.push_back(*a);
+    }
+    if (!f.data_class) {
+      me.error(
+          fmt::format("<{}> on untyped flow '{}' (expected its output or inputs to name a "
+                      "class, e.g. <output name=\"...\" class=\"Pose\"/>)",
+                      element, f.name));
+      continue;
+    }
+    f.modifiers.push_back(std::move(m));
+  }
+}
+
 }  // namespace
 
 std::optional<SimTime> parse_duration(const std::string& text) {
@@ -255,13 +404,21 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     root.error(fmt::format("root element is <{}> (expected <federation>)", root.name()));
     return std::nullopt;
   }
-  root.check_children({"node", "flow", "authentication"});
+  root.check_children({"node", "flow", "authentication", "class", "interaction"});
   fed.until = duration_attr(root, "until", 0, true).value_or(0);
   if (root.has("until") && fed.until <= 0 && parse_duration(root.text("until")))
     root.error("attribute 'until' of <federation> must be positive (the end time, e.g. 2s)");
   fed.seed = static_cast<std::uint64_t>(root.integer("seed", 1, 0));
   auto default_buffer = static_cast<std::size_t>(root.integer("buffer", 16, 1, 1 << 20));
   root.finish();
+  parse_classes(root, fed, diags);
+  std::vector<std::string> class_names;
+  for (const auto& c : fed.classes) class_names.push_back(c->name);
+  auto find_class = [&](const std::string& name) -> std::shared_ptr<const ClassLayout> {
+    for (const auto& c : fed.classes)
+      if (c->name == name) return c;
+    return nullptr;
+  };
 
   // Nodes and their ports.
   std::map<std::string, std::size_t> node_index;
@@ -321,6 +478,13 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       if (pe.has("robot") && n.kind != NodeKind::kSwarm)
         pe.error("attribute 'robot' is for the ports of swarm nodes only (expected a node "
                  "with an 'experiment')");
+      p.class_name = pe.text("class");
+      if (pe.has("class") && !find_class(p.class_name))
+        pe.error(
+            fmt::format("unknown class '{}' on {} '{}.{}' (expected a <class> or "
+                        "<interaction> of the file){}",
+                        p.class_name, input ? "input" : "output", n.name, p.name,
+                        did_you_mean(p.class_name, class_names)));
       pe.finish();
       (input ? n.inputs : n.outputs).push_back(std::move(p));
     }
@@ -496,6 +660,30 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     }
     f.initial = duration_attr(fe, "initial", 0, false).value_or(0);
     fe.finish();
+    // The class: the one its output names, else its inputs'; every port that names one must
+    // name the same (the subscriber reads what the publisher writes).
+    if (ok) {
+      const NodeDecl& src = fed.nodes[f.source_node];
+      const std::string& published = src.outputs[f.source_output].class_name;
+      f.data_class = find_class(published);
+      for (const auto& [sn, si] : f.sinks) {
+        const std::string& subscribed = fed.nodes[sn].inputs[si].class_name;
+        auto sub = find_class(subscribed);
+        if (!sub) continue;
+        if (!f.data_class) {
+          f.data_class = sub;
+          continue;
+        }
+        if (sub != f.data_class)
+          fe.error(fmt::format(
+              "flow '{}': node '{}' publishes class '{}' on output '{}' but node '{}' subscribes "
+              "to class '{}' on input '{}' ({}; expected the same class on both sides)",
+              f.name, src.name, f.data_class->name, src.outputs[f.source_output].name,
+              fed.nodes[sn].name, sub->name, fed.nodes[sn].inputs[si].name,
+              class_difference(*f.data_class, *sub)));
+      }
+    }
+    parse_modifiers(fe, f, diags);
     fed.flows.push_back(std::move(f));
   }
 

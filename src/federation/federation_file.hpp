@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/diagnostics.hpp"
+#include "federation/geodesy.hpp"
+#include "fleetsim/attributes.hpp"
 #include "transport/port.hpp"
 
 namespace fleetsim::federation {
@@ -24,6 +27,7 @@ struct PortDecl {
   /// actuator commands this input takes (docs/federation-format.md, "Swarm nodes"); empty:
   /// every robot's pose.
   std::string robot;
+  std::string class_name;  ///< class="..." ("" = untyped: opaque bytes)
   SourceLocation where;
 };
 
@@ -41,6 +45,22 @@ struct NodeDecl {
   SourceLocation where;
 };
 
+/// A datastream modifier of a typed flow (<noise>, <downsample>, <frame>), applied at each
+/// sink to every message it receives, in file order (datastream.hpp).
+struct ModifierDecl {
+  enum class Kind { kNoise, kDownsample, kFrame };
+  Kind kind = Kind::kNoise;
+  /// Indices into the flow's class: noise one, frame three (east, north, up or latitude,
+  /// longitude, altitude).
+  std::vector<std::size_t> attributes;
+  double sigma = 0;         ///< noise: standard deviation, in the attribute's unit
+  double bias = 0;          ///< noise: added to every value
+  std::uint64_t every = 1;  ///< downsample: keep messages 0, k, 2k, ... of the flow
+  bool to_wgs84 = true;     ///< frame: ENU -> geodetic WGS84 (else geodetic -> ENU)
+  Geodetic reference;       ///< frame: the ENU frame's origin
+  SourceLocation where;
+};
+
 /// One <flow>: a source output, its sink inputs, its periods.
 struct FlowDecl {
   std::string name;
@@ -53,6 +73,9 @@ struct FlowDecl {
   /// apart at least; no periods) or observation (periodic; the sinks read the latest value)
   transport::FlowKind kind = transport::FlowKind::kPeriodic;
   SimTime lookahead = 0;  ///< ns, event flows only, >= 0
+  /// The class its ports name (nullptr: untyped, opaque bytes).
+  std::shared_ptr<const ClassLayout> data_class;
+  std::vector<ModifierDecl> modifiers;  ///< in file order
   SourceLocation where;
 };
 
@@ -63,6 +86,7 @@ struct Federation {
   std::uint64_t seed = 1;
   std::vector<NodeDecl> nodes;
   std::vector<FlowDecl> flows;  ///< flow id = index
+  std::vector<std::shared_ptr<const ClassLayout>> classes;  ///< <class> and <interaction>
 
   /// The node called `name`, or nullptr.
   const NodeDecl* find(const std::string& name) const;

@@ -6,9 +6,39 @@
 
 #include <fmt/format.h>
 
+#include "federation/datastream.hpp"
 #include "federation/example_nodes.hpp"
 
 namespace fleetsim::federation {
+
+namespace {
+
+// A node whose inputs are typed: every message goes through its datastream (class check,
+// modifiers) before the simulator sees it; a message down-sampling drops is not delivered.
+class DatastreamBehaviour final : public time::NodeBehaviour {
+ public:
+  DatastreamBehaviour(std::unique_ptr<time::NodeBehaviour> inner, Datastreams streams)
+      : inner_(std::move(inner)), streams_(std::move(streams)) {}
+  void consume(std::size_t input, const time::Message& m) override {
+    time::Message copy = m;
+    if (streams_.apply(input, copy)) inner_->consume(input, copy);
+  }
+  time::Emission emit(std::size_t output, SimTime timestamp) override {
+    return inner_->emit(output, timestamp);
+  }
+  void observe(std::size_t input, const time::Message* latest, SimTime at) override {
+    if (!latest) return inner_->observe(input, latest, at);
+    const time::Message copy = streams_.applied(input, *latest);
+    inner_->observe(input, &copy, at);
+  }
+  std::uint64_t state_hash() const override { return inner_->state_hash(); }
+
+ private:
+  std::unique_ptr<time::NodeBehaviour> inner_;
+  Datastreams streams_;
+};
+
+}  // namespace
 
 void log_line(const std::string& line) {
   static std::mutex mutex;
@@ -59,7 +89,9 @@ NodeResult NodeRun::run(transport::Port& port) {
     fo.log = log_line;
     time::FlowNode node(layout.nodes[node_], port, fo);
     flow_node_ = &node;
-    auto behaviour = make_behaviour(fed_, node_);
+    std::unique_ptr<time::NodeBehaviour> behaviour = make_behaviour(fed_, node_);
+    if (Datastreams streams(fed_, node_); streams.typed())
+      behaviour = std::make_unique<DatastreamBehaviour>(std::move(behaviour), std::move(streams));
     try {
       node.run(*behaviour);
     } catch (...) {
