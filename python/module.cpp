@@ -343,6 +343,81 @@ std::vector<std::uint8_t> bytes_of(const py::bytes& b) {
   return {s.begin(), s.end()};
 }
 
+/// A typed flow's value from a dict {attribute: value}: bool, int or float by the Python type
+/// (attributes not given stay 0). Unknown attributes and values out of range raise
+/// FederateError naming the node, the flow and the timestamp.
+std::vector<std::uint8_t> encode(const Federate& f, const std::string& output,
+                                 const py::dict& values) {
+  AttributeSet set = f.attributes(output);
+  for (const auto& [key, value] : values) {
+    const std::string name = py::str(key);
+    if (py::isinstance<py::bool_>(value)) {
+      set.set_bool(name, value.cast<bool>());
+    } else if (py::isinstance<py::int_>(value)) {
+      if (value.cast<py::int_>() < py::int_(0))
+        set.set_signed(name, value.cast<std::int64_t>());
+      else
+        set.set_unsigned(name, value.cast<std::uint64_t>());
+    } else if (py::isinstance<py::float_>(value)) {
+      set.set(name, value.cast<double>());
+    } else {
+      throw py::type_error("attribute '" + name + "': expected a bool, an int or a float, got " +
+                           std::string(py::str(value.get_type().attr("__name__"))));
+    }
+  }
+  return set.bytes();
+}
+
+/// A payload given as bytes, or as a dict of attribute values for a typed output.
+std::vector<std::uint8_t> payload_of(const Federate& f, const std::string& output,
+                                     const py::object& payload) {
+  if (py::isinstance<py::dict>(payload)) return encode(f, output, payload.cast<py::dict>());
+  return bytes_of(payload.cast<py::bytes>());
+}
+
+/// A typed message as a dict {attribute: value}: float for f64/f32, bool for bool, int else.
+py::dict decode(const Federate& f, const py::object& message) {
+  Delivered d;
+  d.input = message.attr("input").cast<std::string>();
+  d.flow = py::hasattr(message, "flow") ? message.attr("flow").cast<std::string>() : "";
+  d.timestamp = message.attr("timestamp").cast<SimTime>();
+  d.payload = bytes_of(message.attr("payload").cast<py::bytes>());
+  const AttributeSet set = f.decode(d);
+  py::dict out;
+  for (const auto& a : set.class_layout().attributes) {
+    switch (a.type) {
+      case AttributeType::kF64:
+      case AttributeType::kF32:
+        out[py::str(a.name)] = set.get(a.name);
+        break;
+      case AttributeType::kBool:
+        out[py::str(a.name)] = set.get_bool(a.name);
+        break;
+      case AttributeType::kU64:
+        out[py::str(a.name)] = set.get_unsigned(a.name);
+        break;
+      default:
+        out[py::str(a.name)] = set.get_signed(a.name);
+    }
+  }
+  return out;
+}
+
+/// A port's class: None for an untyped flow, else its name and attributes (name, type).
+py::object class_of(const Federate& f, const std::string& port) {
+  const ClassLayout* cls = f.data_class(port);
+  if (!cls) return py::none();
+  py::list attributes;
+  for (const auto& a : cls->attributes)
+    attributes.append(py::make_tuple(a.name, type_info(a.type).name));
+  py::dict d;
+  d["name"] = cls->name;
+  d["interaction"] = cls->interaction;
+  d["size"] = cls->size;
+  d["attributes"] = attributes;
+  return d;
+}
+
 }  // namespace
 }  // namespace fleetsim::python
 
@@ -455,25 +530,42 @@ PYBIND11_MODULE(_core, m) {
           "The timestamp (ns) of the output's next message (of any output's without one).")
       .def(
           "update",
-          [](Federate& f, const std::string& output, const py::bytes& payload) {
-            f.update(output, bytes_of(payload));
+          [](Federate& f, const std::string& output, const py::object& payload) {
+            f.update(output, payload_of(f, output, payload));
           },
           py::arg("output"), py::arg("payload"),
-          "The bytes the output sends at its next timestamps, until changed.")
+          "The bytes the output sends at its next timestamps, until changed; on a typed flow, "
+          "bytes or a dict {attribute: value}.")
       .def(
           "set_emitter",
           [](Federate& f, const std::string& output, py::function fn) {
-            f.set_emitter(output, [fn](SimTime t) { return bytes_of(fn(t)); });
+            const Federate* self = &f;
+            f.set_emitter(
+                output, [fn, self, output](SimTime t) { return payload_of(*self, output, fn(t)); });
           },
           py::arg("output"), py::arg("emitter"),
-          "emitter(t) -> bytes computes the output's message when it is due.")
+          "emitter(t) -> bytes (or a dict on a typed flow) computes the output's message when it "
+          "is due.")
       .def(
           "send_event",
-          [](Federate& f, const std::string& output, SimTime t, const py::bytes& payload) {
-            f.send_event(output, t, bytes_of(payload));
+          [](Federate& f, const std::string& output, SimTime t, const py::object& payload) {
+            f.send_event(output, t, payload_of(f, output, payload));
           },
           py::arg("output"), py::arg("t"), py::arg("payload"),
           "An event flow's message at t (ns); null messages fill the gaps (docs/federate-api.md).")
+      .def(
+          "encode",
+          [](const Federate& f, const std::string& output, const py::dict& values) {
+            const auto b = encode(f, output, values);
+            return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());
+          },
+          py::arg("output"), py::arg("values"),
+          "A typed output's payload from a dict {attribute: value} (the others 0).")
+      .def("decode", &decode, py::arg("message"),
+           "A typed message's attributes as a dict {attribute: value}.")
+      .def("data_class", &class_of, py::arg("port"),
+           "The class of a port's flow: None when untyped, else a dict with its name, "
+           "interaction, size (bytes) and attributes [(name, type), ...].")
       .def(
           "observe",
           [](Federate& f, const std::string& input) -> py::object {
