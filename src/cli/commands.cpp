@@ -30,6 +30,12 @@
 #ifdef FLEETSIM_HAVE_ROS2
 #include "ros2/ros2_bridge.hpp"
 #endif
+#ifdef FLEETSIM_HAVE_FEDERATION
+#include <fstream>
+#include <sstream>
+
+#include "federation/federation_file.hpp"
+#endif
 
 namespace fleetsim::cli {
 
@@ -590,9 +596,38 @@ int run_command(const RunArgs& given) {
   return status;
 }
 
-int check_command(const RunArgs& a) {
+int check_command(const RunArgs& args) {
+  RunArgs a = args;
+#ifdef FLEETSIM_HAVE_FEDERATION
+  // Federation files (root <federation>) are checked as `fleetsim launch` reads them.
+  bool federation_errors = false;
+  std::erase_if(a.files, [&](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string head = text.str().substr(0, 4096);
+    const auto root = head.find("<federation");
+    if (root == std::string::npos || head.find("<fleetsim") < root) return false;
+    Diagnostics diags;
+    const auto fed = federation::load_federation(path, diags);
+    diags.print(std::cerr);
+    if (!fed) {
+      federation_errors = true;
+    } else {
+      std::size_t typed = 0;
+      for (const auto& f : fed->flows) typed += f.data_class != nullptr;
+      std::cout << path << ": ok (" << fed->nodes.size() << " nodes, " << fed->flows.size()
+                << " flows, " << typed << " typed, " << fed->classes.size() << " classes)\n";
+    }
+    return true;
+  });
+  if (a.files.empty()) return federation_errors ? kExitUserError : kExitOk;
+  auto loaded = load_all(a);
+  if (!loaded || federation_errors) return kExitUserError;
+#else
   auto loaded = load_all(a);
   if (!loaded) return kExitUserError;
+#endif
   for (const auto& [ex, reg] : *loaded)
     std::cout << ex.path << ": ok (" << ex.state.robot_count() << " robots, "
               << ex.state.object_count() << " objects, " << ex.model->segments.size()
@@ -774,8 +809,10 @@ void add_engine_commands(CLI::App& app, int& status) {
 
   auto check_args = std::make_shared<RunArgs>();
   auto* check = app.add_subcommand(
-      "check", "Check experiment files without running them: every problem, as file:line.");
-  check->add_option("EXPERIMENT", check_args->files, "experiment files")->required();
+      "check",
+      "Check experiment files (or federation files) without running them: every problem, as "
+      "file:line.");
+  check->add_option("EXPERIMENT", check_args->files, "experiment or federation files")->required();
   check->callback([check_args, &status] { status = check_command(*check_args); });
 
   auto json = std::make_shared<bool>(false);

@@ -277,6 +277,11 @@ void parse_modifiers(XmlElement& fe, FlowDecl& f, Diagnostics& diags) {
                         parts.size(),
                         m.to_wgs84 ? "east north up, in metres"
                                    : "latitude longitude (degrees) altitude (metres)"));
+      else if (std::set<std::string>(parts.begin(), parts.end()).size() != parts.size())
+        me.error(
+            fmt::format("attribute 'attributes' of <frame> is '{}' (expected three "
+                        "different attributes)",
+                        names));
       else if (f.data_class)
         for (const auto& p : parts)
           if (auto a = attribute(p, true)) m.attributes.push_back(*a);

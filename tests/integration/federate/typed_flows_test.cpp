@@ -6,6 +6,9 @@
 // the flow and the timestamp.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -223,6 +226,44 @@ TEST_F(TypedFederation, MisuseIsRefusedNamingTheNodeTheFlowAndTheTimestamp) {
       },
       0, "shm");
   EXPECT_EQ(seen.forces.size(), 50u);
+}
+
+// `fleetsim check` and `launch` report every error of a typed federation at its line, status 2.
+TEST_F(TypedFederation, CheckAndLaunchReportEveryTypingErrorWithItsLineAndStatus2) {
+  std::string text = kTyped;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    text.replace(text.find(from), from.size(), to);
+  };
+  replace(R"(<input name="image" class="Image"/>)", R"(<input name="image" class="Imag"/>)");
+  replace(R"(<input name="fix" class="Fix"/>)", R"(<input name="fix" class="Image"/>)");
+  replace(R"(<noise attribute="z" sigma="0.01"/>)", R"(<noise attribute="zz" sigma="0.01"/>)");
+  replace(
+      R"(<flow name="digest" from="gps.digest" to="dynamics.digest" period="50ms" initial="1ms"/>)",
+      R"(<flow name="digest" from="gps.digest" to="dynamics.digest" period="50ms" initial="1ms">)"
+      R"(<downsample every="2"/></flow>)");
+  const fs::path bad = dir_ / "bad.xml", err = dir_ / "err.txt";
+  std::ofstream(bad) << text;
+  for (const char* command : {" check ", " launch "}) {
+    SCOPED_TRACE(command);
+    const int status = std::system(
+        fleetsim::testing::time_limited(std::string(FLEETSIM_EXE) + command + bad.string() +
+                                        " > /dev/null 2> " + err.string())
+            .c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
+    const std::string out = slurp(err);
+    for (const char* expected :
+         {"bad.xml:17: error: unknown class 'Imag' on input 'controller.image' (expected a "
+          "<class> or <interaction> of the file) (did you mean 'Image'?)",
+          "bad.xml:36: error: class 'Image' of flow 'image' has no attribute 'zz' (did you mean "
+          "'z'?)",
+          "bad.xml:38: error: flow 'fix': node 'dynamics' publishes class 'Fix' on output 'fix' "
+          "but node 'gps' subscribes to class 'Image' on input 'fix' (attribute 1 is 'lat' in "
+          "'Fix' and 'z' in 'Image'; expected the same class on both sides)",
+          "bad.xml:42: error: <downsample> on untyped flow 'digest'"})
+      EXPECT_NE(out.find(expected), std::string::npos) << "missing: " << expected << "\nin:\n"
+                                                       << out;
+  }
 }
 
 }  // namespace

@@ -161,6 +161,12 @@ TEST(TypedFlows, ModifiersRefuseAttributesOfTheWrongType) {
   e = errors_of(replace(kTyped, R"(period="10ms">)", R"(period="10ms" kind="observation">)"));
   EXPECT_NE(e.find("fed.xml:14: error: <downsample> on observation flow 'pose'"), std::string::npos)
       << e;
+  e = errors_of(replace(kTyped, R"(<downsample every="3"/>)",
+                        R"(<frame to="wgs84" attributes="x x y" latitude="0" longitude="0"/>)"));
+  EXPECT_NE(e.find("fed.xml:14: error: attribute 'attributes' of <frame> is 'x x y' (expected "
+                   "three different attributes)"),
+            std::string::npos)
+      << e;
   e = errors_of(replace(kTyped, R"(<downsample every="3"/>)", R"(<downsampel every="3"/>)"));
   EXPECT_NE(e.find("fed.xml:14: error:"), std::string::npos) << e;
   EXPECT_NE(e.find("did you mean 'downsample'"), std::string::npos) << e;
