@@ -4,6 +4,7 @@ timestamp. Run by ctest with PYTHONPATH=<build>/python."""
 import os
 import shutil
 import struct
+import subprocess
 import tempfile
 import types
 import unittest
@@ -90,6 +91,31 @@ class TypedFlows(unittest.TestCase):
         self.assertIn("flow 'raw' at 0 ns: the flow is untyped", str(e.exception))
         with self.assertRaises(TypeError):
             fed.encode("state", {"x": "one"})
+
+
+class TypedSpring(unittest.TestCase):
+    def test_a_python_typed_federate_gives_the_built_in_nodes_traces(self):
+        """examples/python/typed_spring.xml: the dynamics in Python, reading and writing dicts,
+        through the flows' noise and down-sampling, gives the built-in federation's traces."""
+        root = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+        fleetsim_bin = os.environ["FLEETSIM_BIN"]
+        with tempfile.TemporaryDirectory(prefix="fleetsim-py-") as d:
+            subprocess.run([fleetsim_bin, "launch",
+                            os.path.join(root, "federations", "typed_sensors.xml"),
+                            "--quiet", "--trace", os.path.join(d, "ref")], check=True)
+            out = subprocess.run([fleetsim_bin, "launch",
+                                  os.path.join(root, "python", "typed_spring.xml"),
+                                  "--transport", "zmq", "--jitter-us", "200", "--quiet",
+                                  "--trace", os.path.join(d, "py")],
+                                 capture_output=True, text=True, timeout=300)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("typed spring: x = ", out.stderr)
+            for node in ("dynamics", "controller", "camera"):
+                with open(os.path.join(d, "ref", node + ".trace"), "rb") as a, \
+                        open(os.path.join(d, "py", node + ".trace"), "rb") as b:
+                    ref = a.read()
+                    self.assertGreater(len(ref), 1000)
+                    self.assertEqual(ref, b.read(), f"{node}'s trace differs")
 
 
 if __name__ == "__main__":
