@@ -40,6 +40,13 @@ SimTime add_saturated(SimTime a, SimTime b) {
   return a > kNever - b ? kNever : a + b;
 }
 
+/// attributes() or decode() on a flow without a class.
+FederateError untyped(const std::string& context) {
+  return FederateError(context +
+                       ": the flow is untyped (opaque bytes; expected class=\"...\" on its ports "
+                       "in the federation file)");
+}
+
 }  // namespace
 
 struct Federate::Impl {
@@ -437,10 +444,7 @@ AttributeSet Federate::attributes(const std::string& port) const {
     }
   const std::string context =
       fmt::format("node '{}', flow '{}' at {}", m.decl().name, flow, fmt_time(next));
-  if (!cls)
-    throw FederateError(context +
-                        ": the flow is untyped (opaque bytes; expected class=\"...\" "
-                        "on its ports in the federation file)");
+  if (!cls) throw untyped(context);
   return AttributeSet(shared, context);
 }
 
@@ -451,10 +455,7 @@ AttributeSet Federate::decode(const Delivered& message) const {
     const auto& cls = m.fed.flow_into(m.index, i).data_class;
     const std::string context = fmt::format("node '{}', flow '{}' at {}", m.decl().name,
                                             m.inputs[i].second, fmt_time(message.timestamp));
-    if (!cls)
-      throw FederateError(context +
-                          ": the flow is untyped (opaque bytes; expected class=\"...\" "
-                          "on its ports in the federation file)");
+    if (!cls) throw untyped(context);
     return AttributeSet(cls, message.payload, context);
   }
   std::vector<std::string> names;
