@@ -44,13 +44,9 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
 }
 
 void SpatialIndex::rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool) {
-  std::size_t n = state.robot_count();
-  radius.resize(n);
-  pool.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
-    const std::uint16_t* kind = state.robot_kind().data();
-    for (std::size_t i = b; i < e; ++i) radius[i] = model.kinds[kind[i]].radius_m;
-  });
-  robots.rebuild(state.x(), state.y(), radius, pool);
+  kind_radius.resize(model.kinds.size());
+  for (std::size_t k = 0; k < model.kinds.size(); ++k) kind_radius[k] = model.kinds[k].radius_m;
+  robots.rebuild(state.x(), state.y(), state.robot_kind(), kind_radius, pool);
 }
 
 namespace {
@@ -302,20 +298,24 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   }
   last_rounds_ = round;
 
-  // 3. Move, keeping the new positions in slot order too (f_next_ is free scratch now).
+  // 3. Move, keeping the new positions in slot order too: in f_next_ (free scratch now) and
+  // in place of the motion (which nothing reads after this).
   double* nx = f_next_.data();
-  newy_.resize(n);
-  double* ny = newy_.data();
+  double* ny = dy_.data();
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      if (!mine(engine_[s])) continue;
+      if (!mine(engine_[s])) {
+        nx[s] = gx[s];
+        ny[s] = gy[s];
+        continue;
+      }
       const double f = f_[s];
+      realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
       nx[s] = gx[s] + f * dx_[s];
       ny[s] = gy[s] + f * dy_[s];
       x[i] = nx[s];
       y[i] = ny[s];
-      realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
     }
   });
 

@@ -31,7 +31,7 @@ inline constexpr double kSkin = 1e-6;
 struct SpatialIndex {
   RobotGrid robots;
   SegmentGrid segments;
-  std::vector<double> radius;  ///< per robot, gathered from kinds
+  std::vector<double> kind_radius;  ///< per kind (the grid copies each robot's in slot order)
   /// Sets the grids up for `model`. The robot grid's cells are as large as the longest
   /// contact distance (two robots closing on each other within one tick), so the physics'
   /// pair loops read the 3x3 block (RobotGrid::for_each_near); sensors that reach further
@@ -61,9 +61,8 @@ class KinematicsEngine {
  private:
   // Scratch in slot order (see RobotGrid), reused every tick: written and read only inside
   // step(), each worker writing its own slot range.
-  std::vector<double> dx_, dy_;     ///< commanded motion this tick, metres
-  std::vector<double> f_, f_next_;  ///< fraction of the motion allowed (Jacobi iterates)
-  std::vector<double> newy_;        ///< new y (new x reuses f_next_ after the rounds)
+  std::vector<double> dx_, dy_;     ///< commanded motion this tick, metres (then the new y)
+  std::vector<double> f_, f_next_;  ///< fraction of the motion allowed (then the new x)
   std::vector<std::uint8_t> engine_, changed_;
   /// Round 0's candidates per slot (offsets to their slots, in slot order): at most
   /// kCandidates, or kOverflow when there were more or one was too far in slot order (then the

@@ -33,12 +33,17 @@ int clamp_cell(double f, int n) {
 }
 }  // namespace
 
-int RobotGrid::cell_x(double x) const { return clamp_cell((x - min_.x) * inv_cell_, nx_); }
+int RobotGrid::cell_x(double x) const {
+  return clamp_cell((x - min_.x) * inv_cell_, nx_);
+}
 
-int RobotGrid::cell_y(double y) const { return clamp_cell((y - min_.y) * inv_cell_, ny_); }
+int RobotGrid::cell_y(double y) const {
+  return clamp_cell((y - min_.y) * inv_cell_, ny_);
+}
 
 void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
-                        std::span<const double> radius, ThreadPool& pool) {
+                        std::span<const std::uint16_t> kind, std::span<const double> kind_radius,
+                        ThreadPool& pool) {
   const std::size_t n = x.size();
   const std::size_t cells = start_.size() - 1;
   cell_of_.resize(n);
@@ -52,60 +57,53 @@ void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
       cell_of_[i] = static_cast<std::uint32_t>(cell_y(y[i])) * static_cast<std::uint32_t>(nx_) +
                     static_cast<std::uint32_t>(cell_x(x[i]));
   });
-  // 2. Counting sort, stable by robot index: histogram per contiguous robot range (one range
-  // per worker), prefix sums in a fixed order, then scatter. The result does not depend on
-  // the number of workers.
-  // Few robots in many cells: the per-cell passes dominate and splitting them only adds work
-  // (each part has its own histogram over every cell), so small swarms sort in one part.
+  // 2. Counting sort, stable by robot index. Each part owns a contiguous range of cells and
+  // reads every robot's cell, counting and then placing only its own: no histogram per part
+  // (which cost 4 bytes per cell and part, ~14 bytes per robot at a million), and the result
+  // does not depend on the number of parts. start_[c + 1] counts cell c, then holds where its
+  // next robot goes; once every robot is placed it is where cell c + 1 starts.
+  // Few robots in many cells: the per-cell passes dominate, so small swarms sort in one part.
   const std::size_t parts = n >= 16384 ? static_cast<std::size_t>(pool.size()) : 1;
-  const std::size_t chunk = (n + parts - 1) / std::max<std::size_t>(parts, 1);
-  counts_.resize(parts * cells);
-  pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
-    for (std::size_t p = pb; p < pe; ++p) {
-      std::uint32_t* c = counts_.data() + p * cells;
-      std::fill(c, c + cells, 0u);
-      std::size_t b = p * chunk, e = std::min(n, b + chunk);
-      for (std::size_t i = b; i < e; ++i) c[cell_of_[i]]++;
-    }
-  });
-  // Prefix sums over (cell, part) in that order, in parallel: each part of the cell range is
-  // summed, the few part totals are scanned in order, then each cell range is filled from its
-  // offset. The same numbers as a serial scan.
-  const std::size_t cell_chunk = (cells + parts - 1) / std::max<std::size_t>(parts, 1);
+  const std::size_t cell_chunk = (cells + parts - 1) / parts;
   block_total_.assign(parts + 1, 0);
   pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
     for (std::size_t q = pb; q < pe; ++q) {
+      const std::uint32_t cb = static_cast<std::uint32_t>(std::min(cells, q * cell_chunk));
+      const std::uint32_t width =
+          static_cast<std::uint32_t>(std::min(cells, (q + 1) * cell_chunk)) - cb;
+      std::uint32_t* count = start_.data() + 1 + cb;
+      std::fill(count, count + width, 0u);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t c = cell_of_[i] - cb;  // wraps for cells below the range
+        if (c < width) count[c]++;
+      }
       std::uint32_t sum = 0;
-      for (std::size_t c = q * cell_chunk, ce = std::min(cells, c + cell_chunk); c < ce; ++c)
-        for (std::size_t p = 0; p < parts; ++p) sum += counts_[p * cells + c];
+      for (std::uint32_t c = 0; c < width; ++c) {
+        const std::uint32_t k = count[c];
+        count[c] = sum;
+        sum += k;
+      }
       block_total_[q + 1] = sum;
     }
   });
   for (std::size_t q = 0; q < parts; ++q) block_total_[q + 1] += block_total_[q];
+  start_[0] = 0;
   pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
     for (std::size_t q = pb; q < pe; ++q) {
-      std::uint32_t running = block_total_[q];
-      for (std::size_t c = q * cell_chunk, ce = std::min(cells, c + cell_chunk); c < ce; ++c) {
-        start_[c] = running;
-        for (std::size_t p = 0; p < parts; ++p) {
-          std::uint32_t k = counts_[p * cells + c];
-          counts_[p * cells + c] = running;
-          running += k;
-        }
-      }
-    }
-  });
-  start_[cells] = block_total_[parts];
-  pool.parallel_for(parts, 1, [&](std::size_t pb, std::size_t pe, int) {
-    for (std::size_t p = pb; p < pe; ++p) {
-      std::uint32_t* c = counts_.data() + p * cells;
-      std::size_t b = p * chunk, e = std::min(n, b + chunk);
-      for (std::size_t i = b; i < e; ++i) {
-        std::uint32_t s = c[cell_of_[i]]++;
+      const std::uint32_t cb = static_cast<std::uint32_t>(std::min(cells, q * cell_chunk));
+      const std::uint32_t width =
+          static_cast<std::uint32_t>(std::min(cells, (q + 1) * cell_chunk)) - cb;
+      std::uint32_t* next = start_.data() + 1 + cb;
+      const std::uint32_t offset = block_total_[q];
+      for (std::uint32_t c = 0; c < width; ++c) next[c] += offset;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t c = cell_of_[i] - cb;
+        if (c >= width) continue;
+        const std::uint32_t s = next[c]++;
         order_[s] = static_cast<std::uint32_t>(i);
         sx_[s] = x[i];
         sy_[s] = y[i];
-        sr_[s] = radius[i];
+        sr_[s] = kind_radius[kind[i]];
       }
     }
   });
@@ -113,7 +111,7 @@ void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
 
 std::size_t RobotGrid::memory_bytes() const {
   return cell_of_.capacity() * 4 + start_.capacity() * 4 + order_.capacity() * 4 +
-         (sx_.capacity() + sy_.capacity() + sr_.capacity()) * 8 + counts_.capacity() * 4;
+         (sx_.capacity() + sy_.capacity() + sr_.capacity()) * 8;
 }
 
 double distance_to_segment(Vec2 p, const Segment& s, Vec2* closest) {
@@ -142,12 +140,8 @@ void SegmentGrid::build(const std::vector<Segment>& segments, Vec2 min, Vec2 max
     const Segment& s = segments[si];
     double lo_x = std::min(s.a.x, s.b.x) - reach, hi_x = std::max(s.a.x, s.b.x) + reach;
     double lo_y = std::min(s.a.y, s.b.y) - reach, hi_y = std::max(s.a.y, s.b.y) + reach;
-    auto cx = [&](double v) {
-      return clamp_cell(std::floor((v - min_.x) * inv_cell_), nx_);
-    };
-    auto cy = [&](double v) {
-      return clamp_cell(std::floor((v - min_.y) * inv_cell_), ny_);
-    };
+    auto cx = [&](double v) { return clamp_cell(std::floor((v - min_.x) * inv_cell_), nx_); };
+    auto cy = [&](double v) { return clamp_cell(std::floor((v - min_.y) * inv_cell_), ny_); };
     for (int gy = cy(lo_y); gy <= cy(hi_y); ++gy)
       for (int gx = cx(lo_x); gx <= cx(hi_x); ++gx) {
         // Exact test: the segment comes within `reach` of the cell's rectangle.
@@ -199,12 +193,8 @@ bool SegmentGrid::blocks(Vec2 a, Vec2 b) const {
   // The cells the line passes through (those whose centre is within half a diagonal of it);
   // each lists every segment that enters it.
   const double cell = 1.0 / inv_cell_;
-  auto cx = [&](double v) {
-    return clamp_cell(std::floor((v - min_.x) * inv_cell_), nx_);
-  };
-  auto cy = [&](double v) {
-    return clamp_cell(std::floor((v - min_.y) * inv_cell_), ny_);
-  };
+  auto cx = [&](double v) { return clamp_cell(std::floor((v - min_.x) * inv_cell_), nx_); };
+  auto cy = [&](double v) { return clamp_cell(std::floor((v - min_.y) * inv_cell_), ny_); };
   const Segment line{a, b};
   const double half_diag = cell * 0.70710678118654757 * 1.000001;
   for (int gy = cy(std::min(a.y, b.y)); gy <= cy(std::max(a.y, b.y)); ++gy)

@@ -26,8 +26,9 @@ class RobotGrid {
  public:
   /// Covers [min, max] with square cells of side >= `cell_m`.
   void configure(Vec2 min, Vec2 max, double cell_m);
-  /// Sorts robots into cells. `radius` per robot.
-  void rebuild(std::span<const double> x, std::span<const double> y, std::span<const double> radius,
+  /// Sorts robots into cells. `kind` per robot, `kind_radius` per kind.
+  void rebuild(std::span<const double> x, std::span<const double> y,
+               std::span<const std::uint16_t> kind, std::span<const double> kind_radius,
                ThreadPool& pool);
 
   int cell_x(double x) const;
@@ -118,7 +119,6 @@ class RobotGrid {
   std::vector<std::uint32_t> start_;    ///< per cell + 1: first slot
   std::vector<std::uint32_t> order_;    ///< slot -> robot index
   std::vector<double> sx_, sy_, sr_;
-  std::vector<std::uint32_t> counts_;       ///< per worker x per cell block (scratch)
   std::vector<std::uint32_t> block_total_;  ///< prefix of the cell ranges' totals (scratch)
 };
 

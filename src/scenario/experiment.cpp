@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <map>
 #include <set>
 #include <sstream>
@@ -124,7 +127,7 @@ class Placement {
         for (int k = head_[static_cast<std::size_t>(gy) * nx_ + gx]; k >= 0; k = next_[k]) {
           Vec2 d = p - pos_[k];
           double rs = r + rad_[k] + 2 * kSkin;
-          if (dot(d, d) < rs * rs) return "overlaps robot '" + names_[k] + "'";
+          if (dot(d, d) < rs * rs) return "overlaps robot '" + names_[static_cast<std::size_t>(k)] + "'";
         }
     return "";
   }
@@ -133,13 +136,21 @@ class Placement {
     int k = static_cast<int>(pos_.size());
     pos_.push_back(p);
     rad_.push_back(r);
-    names_.push_back(name);
+    names_.resize(pos_.size());
+    names_.set(static_cast<std::size_t>(k), name);
     std::size_t c = static_cast<std::size_t>(cell_y(p.y)) * nx_ + cell_x(p.x);
     next_.push_back(head_[c]);
     head_[c] = k;
     return k;
   }
-  void rename(int slot, const std::string& name) { names_[static_cast<std::size_t>(slot)] = name; }
+  void rename(int slot, const std::string& name) { names_.set(static_cast<std::size_t>(slot), name); }
+  /// Room for `more` bodies (a <distribute>: no growth while they are placed).
+  void reserve(std::size_t more) {
+    pos_.reserve(pos_.size() + more);
+    rad_.reserve(rad_.size() + more);
+    names_.reserve(names_.size() + more);
+    next_.reserve(next_.size() + more);
+  }
 
  private:
   int cell_x(double x) const {
@@ -155,7 +166,7 @@ class Placement {
   std::vector<int> head_, next_;
   std::vector<Vec2> pos_;
   std::vector<double> rad_;
-  std::vector<std::string> names_;
+  StringColumn names_;  // 8 bytes a body: a million robots' names were the parse's peak
   SegmentGrid segs_;
 };
 
@@ -852,7 +863,7 @@ class ExperimentParser {
   void resolve_pinned_robots() {
     if (pinned_robots_.empty()) return;
     std::map<std::string, EntityId> by_name;
-    const auto names = ex_.state.robot_name();
+    const auto& names = ex_.state.robot_name();
     const auto ids = ex_.state.robot_id();
     for (std::size_t i = 0; i < ex_.state.robot_count(); ++i) by_name[names[i]] = ids[i];
     for (const auto& pin : pinned_robots_) {
@@ -982,6 +993,19 @@ class ExperimentParser {
     std::map<std::string, SourceLocation> names;
     std::map<std::string, std::uint16_t> classes;
     int distribute_index = 0;
+    // Room for every body at once (the columns and the placement grid), read ahead without
+    // checks (the loop below checks): a run of 400 <distribute> elements then grows nothing
+    // 400 times, which left the freed copies resident at a million robots.
+    std::size_t bodies = 0;
+    for (pugi::xml_node b : arena.node().children()) {
+      const std::string_view n = b.name();
+      if (n == "robot") ++bodies;
+      if (n == "distribute")
+        bodies += static_cast<std::size_t>(std::clamp<long long>(b.attribute("count").as_llong(0), 0, 100'000'000));
+    }
+    bodies = std::min<std::size_t>(bodies, std::size_t{1} << 24);  // beyond: grown as placed
+    st.reserve_robots(bodies);
+    place.reserve(bodies);
     for (auto& e : arena.children()) {
       std::string n = e.name();
       if (n == "robot") {
@@ -1213,12 +1237,25 @@ class ExperimentParser {
 
 }  // namespace
 
+namespace {
+/// Gives the parse's scratch (placement grids, XML tree: as much again as the world at a
+/// million robots) back to the system, so the run's own buffers do not add to it.
+std::optional<Experiment> release_scratch(std::optional<Experiment> ex) {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+  return ex;
+}
+}  // namespace
+
 std::optional<Experiment> load_experiment(const std::string& path, PluginRegistry& registry,
                                           const ExperimentOverrides& overrides,
                                           Diagnostics& diags) {
   auto file = XmlFile::load(path, diags);
   if (!file) return std::nullopt;
-  return ExperimentParser(*file, registry, overrides, diags).parse();
+  auto ex = ExperimentParser(*file, registry, overrides, diags).parse();
+  file.reset();
+  return release_scratch(std::move(ex));
 }
 
 std::optional<Experiment> parse_experiment(const std::string& text, const std::string& name,
@@ -1227,7 +1264,9 @@ std::optional<Experiment> parse_experiment(const std::string& text, const std::s
                                            Diagnostics& diags) {
   auto file = XmlFile::parse(text, name, diags);
   if (!file) return std::nullopt;
-  return ExperimentParser(*file, registry, overrides, diags).parse();
+  auto ex = ExperimentParser(*file, registry, overrides, diags).parse();
+  file.reset();
+  return release_scratch(std::move(ex));
 }
 
 }  // namespace fleetsim

@@ -102,7 +102,6 @@ Simulation::~Simulation() {
 
 void Simulation::make_controller_instance(std::size_t i) {
   EntityId id = state_.robot_id()[i];
-  if (instances_.size() <= id) instances_.resize(id + 1);
   const std::uint16_t c = state_.robot_controller()[i];
   const std::uint16_t k = state_.robot_kind()[i];
   if (shared_[c * model_->kinds.size() + k]) return;
@@ -123,6 +122,8 @@ void Simulation::make_controller_instance(std::size_t i) {
     }
     return;
   }
+  // Sized only for robots with their own instance: none in a run of built-in controllers.
+  if (instances_.size() <= id) instances_.resize(id + 1);
   try {
     instances_[id] = make_controller(*model_, experiment_.parts, registry_, c, k, id);
   } catch (const std::exception& e) {
@@ -338,7 +339,7 @@ void Simulation::sense_and_control() {
         io.rng = CounterRng(model_->seed, robot.id, state_.tick, RandomStream::kController);
         io.tag = &state_.tags.str(tags[robot.row]);
         Controller* c = shared_[controller[robot.row] * kinds + k];
-        if (!c) c = instances_[robot.id].get();
+        if (!c) c = instance(robot.id);
         try {
           c->step(io);
         } catch (const std::exception& ex) {

@@ -236,9 +236,14 @@ class Simulation final : private WorldAccess {
   RegionMigration migration_;
   /// Shared controllers by controller * kinds + kind (owned by experiment_), or null.
   std::vector<Controller*> shared_;
-  std::vector<std::unique_ptr<Controller>> instances_;  ///< by entity id (per-robot controllers)
-  std::vector<std::unique_ptr<Worker>> workers_;        ///< per-worker scratch
-  ColumnHandle leds_ = kNoColumn;                       ///< for WorldAccess::robot_led
+  /// By entity id, up to the largest id with its own controller instance (a robot whose
+  /// controller is shared across robots, such as the built-in ones, has none).
+  std::vector<std::unique_ptr<Controller>> instances_;
+  Controller* instance(EntityId id) const {
+    return id < instances_.size() ? instances_[id].get() : nullptr;
+  }
+  std::vector<std::unique_ptr<Worker>> workers_;  ///< per-worker scratch
+  ColumnHandle leds_ = kNoColumn;                 ///< for WorldAccess::robot_led
   /// The columns the frame logs carry, in header order (write_headers()).
   std::vector<ColumnHandle> logged_robot_columns_, logged_object_columns_;
   Distribution dist_;

@@ -35,7 +35,9 @@ void save_columns(const ColumnStore& s, log::ByteWriter& w) {
   }
   for (ColumnHandle c = 0; c < s.schema().size(); ++c) {
     if (s.desc(c).type == ColumnType::kString) {
-      for (const std::string& t : s.strings(c)) w.str(t);
+      const StringColumn& strings = s.strings(c);
+      StringColumn::Buffer b;
+      for (std::size_t i = 0; i < strings.size(); ++i) w.str(strings.view(i, b));
     } else {
       const auto bytes = s.bytes(c);
       w.raw(bytes.data(), s.rows() * s.desc(c).row_bytes());
@@ -65,7 +67,8 @@ void restore_columns(ColumnStore& s, log::ByteReader& r, const char* what) {
   for (ColumnHandle c = 0; c < s.schema().size(); ++c) {
     const ColumnDesc& d = s.desc(c);
     if (d.type == ColumnType::kString) {
-      for (std::string& t : s.strings(c)) t = r.str();
+      StringColumn& strings = s.strings(c);
+      for (std::size_t i = 0; i < strings.size(); ++i) strings.set(i, r.str());
     } else {
       const std::size_t n = s.rows() * d.row_bytes();
       if (n > 0) std::memcpy(s.data(c), r.take(n), n);
@@ -175,7 +178,7 @@ void Simulation::resume_controllers_and_logs() {
   std::vector<std::uint8_t> restored(state_.next_id, 0);
   for (const auto& [id, bytes] : resumed_->controllers) {
     const std::uint32_t i = state_.robot_index(id);
-    Controller* c = id < instances_.size() ? instances_[id].get() : nullptr;
+    Controller* c = instance(id);
     if (!c) {
       if (shared_[state_.robot_controller()[i] * kinds + state_.robot_kind()[i]])
         throw RunError("the checkpoint holds a state for robot '" + state_.robot_name()[i] +
@@ -264,7 +267,7 @@ void Simulation::take_checkpoint() {
   std::vector<std::pair<EntityId, std::vector<std::uint8_t>>> saved;
   for (std::size_t i = 0; i < state_.robot_count(); ++i) {
     const EntityId id = state_.robot_id()[i];
-    Controller* c = id < instances_.size() ? instances_[id].get() : nullptr;
+    Controller* c = instance(id);
     if (!c) continue;
     std::vector<std::uint8_t> bytes;
     const std::string why = save_controller(*c, bytes);

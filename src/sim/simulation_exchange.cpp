@@ -142,7 +142,7 @@ void Simulation::refuse_unsavable_controllers(const std::string& need, const std
   for (std::uint32_t i = 0; i < state_.robot_count(); ++i) {
     const std::uint16_t c = state_.robot_controller()[i];
     const EntityId id = state_.robot_id()[i];
-    const Controller* ctrl = id < instances_.size() ? instances_[id].get() : nullptr;
+    const Controller* ctrl = instance(id);
     if (!ctrl || checked[c] || (pinned_ok && pinned_process(i) >= 0)) continue;
     checked[c] = true;
     std::vector<std::uint8_t> probe;
@@ -225,7 +225,7 @@ void Simulation::handoff() {
   for (std::uint32_t i : leaving) {
     put_row(out, i);
     std::vector<std::uint8_t> saved;
-    if (Controller* c = instances_[ids[i]].get()) {
+    if (Controller* c = instance(ids[i])) {
       try {
         if (!c->save(saved)) throw std::runtime_error("its controller type cannot save its state");
       } catch (const std::exception& e) {
@@ -263,7 +263,7 @@ void Simulation::handoff() {
         arrived[i] = 1;
         check_received(p, row, row_columns_);
         make_controller_instance(i);
-        if (Controller* c = instances_[ids[i]].get()) {
+        if (Controller* c = instance(ids[i])) {
           try {
             c->restore({saved, len});
           } catch (const std::exception& e) {

@@ -17,7 +17,8 @@ std::byte* allocate(std::size_t bytes) {
   std::size_t n = std::max<std::size_t>((bytes + kAlign - 1) / kAlign * kAlign, kAlign);
   void* p = std::aligned_alloc(kAlign, n);
   if (!p) throw std::bad_alloc();
-  std::memset(p, 0, n);
+  // Not cleared: rows are zeroed as they are added (append_row, resize_rows, add), so capacity
+  // reserved ahead costs no memory until it is used.
   return static_cast<std::byte*>(p);
 }
 }  // namespace
@@ -65,6 +66,7 @@ ColumnHandle ColumnStore::add(const ColumnDesc& desc) {
     col.strings.resize(rows_ * desc.width);
   } else {
     col.bytes.reset(allocate(capacity_ * desc.row_bytes()));
+    std::memset(col.bytes.get(), 0, rows_ * desc.row_bytes());
   }
   columns_.push_back(std::move(col));
   return static_cast<ColumnHandle>(schema_.size() - 1);
@@ -80,15 +82,17 @@ void ColumnStore::widen(ColumnHandle c, std::uint32_t width) {
   ColumnDesc& d = schema_[c];
   const std::uint32_t old = d.width;
   if (d.type == ColumnType::kString) {
-    std::vector<std::string> s(capacity_ * width);
+    StringColumn s;
+    s.resize(rows_ * width);
+    StringColumn::Buffer b;
     for (std::size_t r = 0; r < rows_; ++r)
       for (std::uint32_t k = 0; k < old; ++k)
-        s[r * width + k] = std::move(columns_[c].strings[r * old + k]);
-    s.resize(rows_ * width);
+        s.set(r * width + k, columns_[c].strings.view(r * old + k, b));
     columns_[c].strings = std::move(s);
   } else {
     const std::size_t e = d.element_bytes();
     std::byte* fresh = allocate(capacity_ * e * width);
+    std::memset(fresh, 0, rows_ * e * width);
     for (std::size_t r = 0; r < rows_; ++r)
       std::memcpy(fresh + r * e * width, columns_[c].bytes.get() + r * e * old, e * old);
     columns_[c].bytes.reset(fresh);
@@ -100,7 +104,10 @@ void ColumnStore::grow(std::size_t min_rows) {
   if (min_rows <= capacity_) return;
   std::size_t cap = std::max<std::size_t>({min_rows, capacity_ * 2, 16});
   for (std::size_t c = 0; c < schema_.size(); ++c) {
-    if (schema_[c].type == ColumnType::kString) continue;
+    if (schema_[c].type == ColumnType::kString) {
+      columns_[c].strings.reserve(cap * schema_[c].width);
+      continue;
+    }
     const std::size_t row = schema_[c].row_bytes();
     std::byte* fresh = allocate(cap * row);
     if (rows_ * row > 0) std::memcpy(fresh, columns_[c].bytes.get(), rows_ * row);
@@ -143,9 +150,7 @@ void ColumnStore::erase_row(std::size_t r) {
   for (std::size_t c = 0; c < schema_.size(); ++c) {
     const ColumnDesc& d = schema_[c];
     if (d.type == ColumnType::kString) {
-      auto& s = columns_[c].strings;
-      s.erase(s.begin() + static_cast<std::ptrdiff_t>(r * d.width),
-              s.begin() + static_cast<std::ptrdiff_t>((r + 1) * d.width));
+      columns_[c].strings.erase(r * d.width, (r + 1) * d.width);
     } else {
       const std::size_t row = d.row_bytes();
       std::byte* p = columns_[c].bytes.get();
@@ -159,8 +164,10 @@ void ColumnStore::copy_row(const ColumnStore& src, std::size_t from, std::size_t
   for (std::size_t c = 0; c < schema_.size(); ++c) {
     const ColumnDesc& d = schema_[c];
     if (d.type == ColumnType::kString) {
+      StringColumn::Buffer b;
       for (std::uint32_t k = 0; k < d.width; ++k)
-        columns_[c].strings[to * d.width + k] = src.columns_[c].strings[from * d.width + k];
+        columns_[c].strings.set(to * d.width + k,
+                                src.columns_[c].strings.view(from * d.width + k, b));
     } else {
       std::memcpy(columns_[c].bytes.get() + to * d.row_bytes(),
                   src.columns_[c].bytes.get() + from * d.row_bytes(), d.row_bytes());
@@ -242,7 +249,9 @@ void ColumnStore::hash_into(Hasher& h) const {
     if (!d.hashed) continue;
     h.word(rows_ * d.width);
     if (d.type == ColumnType::kString) {
-      for (const auto& s : columns_[c].strings) h.text(s);
+      const StringColumn& s = columns_[c].strings;
+      StringColumn::Buffer b;
+      for (std::size_t i = 0; i < s.size(); ++i) h.text(s.view(i, b));
     } else if (rows_ > 0) {
       h.bytes(columns_[c].bytes.get(), rows_ * d.row_bytes());
     }
@@ -253,8 +262,7 @@ std::size_t ColumnStore::memory_bytes() const {
   std::size_t n = 0;
   for (std::size_t c = 0; c < schema_.size(); ++c) {
     if (schema_[c].type == ColumnType::kString) {
-      n += columns_[c].strings.capacity() * sizeof(std::string);
-      for (const auto& s : columns_[c].strings) n += s.capacity() > 15 ? s.capacity() : 0;
+      n += columns_[c].strings.memory_bytes();
     } else {
       n += capacity_ * schema_[c].row_bytes();
     }

@@ -7,7 +7,7 @@
 // at zero for existing rows); rows are appended and erased in order (entities stay sorted by
 // id). Which thread writes what is the phases' business: a phase writes only its own rows.
 // Storage is 64-byte aligned raw memory holding implicit-lifetime element types; strings
-// (names) live in std::string vectors beside it.
+// (names) live beside it in StringColumns (8 bytes a row; world/string_column.hpp).
 #pragma once
 
 #include <cstddef>
@@ -19,6 +19,7 @@
 
 #include "fleetsim/columns.hpp"
 #include "fleetsim/parts.hpp"
+#include "world/string_column.hpp"
 
 namespace fleetsim {
 
@@ -70,8 +71,8 @@ class ColumnStore {
   std::span<const std::uint8_t> bytes(ColumnHandle c) const {
     return {static_cast<const std::uint8_t*>(data(c)), rows_ * schema_[c].row_bytes()};
   }
-  std::vector<std::string>& strings(ColumnHandle c) { return columns_[c].strings; }
-  const std::vector<std::string>& strings(ColumnHandle c) const { return columns_[c].strings; }
+  StringColumn& strings(ColumnHandle c) { return columns_[c].strings; }
+  const StringColumn& strings(ColumnHandle c) const { return columns_[c].strings; }
 
   /// Feeds every hashed column (schema order: sizes, then bytes or strings) to `h`.
   void hash_into(Hasher& h) const;
@@ -88,7 +89,7 @@ class ColumnStore {
   };
   struct Column {
     std::unique_ptr<std::byte[], Free> bytes;
-    std::vector<std::string> strings;
+    StringColumn strings;
   };
   void grow(std::size_t min_rows);
   void widen(ColumnHandle c, std::uint32_t width);

@@ -42,8 +42,7 @@ int WorldModel::engine_at(Vec2 p, std::uint16_t k) const {
   const std::uint8_t type = kinds[k].engine_type;
   for (std::size_t e = 0; e < engines.size(); ++e) {
     const auto& r = engines[e];
-    if (r.type_index == type && p.x >= r.min.x && p.x < r.max.x && p.y >= r.min.y &&
-        p.y < r.max.y)
+    if (r.type_index == type && p.x >= r.min.x && p.x < r.max.x && p.y >= r.min.y && p.y < r.max.y)
       return static_cast<int>(e);
   }
   // Outside every region (on the arena's outer edge or beyond): the nearest region.
@@ -127,11 +126,17 @@ EntityId WorldState::add_robot(std::uint16_t kind, std::uint16_t controller, Vec
   theta()[r] = wrap_angle(heading);
   realization()[r] = 1.0f;
   robot_tag()[r] = tag;
-  robot_name()[r] = name;
+  robot_name().set(r, name);
   index_of.resize(next_id, kNoIndex);
   is_object.resize(next_id, 0);
   index_of[id] = static_cast<std::uint32_t>(r);
   return id;
+}
+
+void WorldState::reserve_robots(std::size_t more) {
+  robots.reserve(robots.rows() + more);
+  index_of.reserve(next_id + more);
+  is_object.reserve(next_id + more);
 }
 
 EntityId WorldState::add_object(std::uint16_t cls, Vec2 p, double size, std::uint32_t tag,
@@ -144,7 +149,7 @@ EntityId WorldState::add_object(std::uint16_t cls, Vec2 p, double size, std::uin
   object_y()[o] = p.y;
   object_size()[o] = size;
   object_tag()[o] = tag;
-  object_name()[o] = name;
+  object_name().set(o, name);
   index_of.resize(next_id, kNoIndex);
   is_object.resize(next_id, 0);
   index_of[id] = static_cast<std::uint32_t>(o);

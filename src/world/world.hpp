@@ -172,6 +172,9 @@ struct WorldState {
                      std::uint32_t tag, const std::string& name);
   EntityId add_object(std::uint16_t cls, Vec2 p, double size, std::uint32_t tag,
                       const std::string& name);
+  /// Makes room for `more` robots beyond those there are (no growth, no slack while they are
+  /// added).
+  void reserve_robots(std::size_t more);
   /// Removes a robot, keeping the others in id order. O(N).
   void remove_robot(EntityId id);
   void remove_object(EntityId id);
@@ -208,8 +211,8 @@ struct WorldState {
   std::span<const std::uint8_t> contact_count() const { return robots.span<std::uint8_t>(body::kContactCount); }
   std::span<std::uint32_t> robot_tag() { return robots.span<std::uint32_t>(body::kTag); }
   std::span<const std::uint32_t> robot_tag() const { return robots.span<std::uint32_t>(body::kTag); }
-  std::vector<std::string>& robot_name() { return robots.strings(body::kName); }
-  const std::vector<std::string>& robot_name() const { return robots.strings(body::kName); }
+  StringColumn& robot_name() { return robots.strings(body::kName); }
+  const StringColumn& robot_name() const { return robots.strings(body::kName); }
 
   std::span<EntityId> object_id() { return objects.span<EntityId>(object::kId); }
   std::span<const EntityId> object_id() const { return objects.span<EntityId>(object::kId); }
@@ -223,8 +226,8 @@ struct WorldState {
   std::span<const double> object_size() const { return objects.span<double>(object::kSize); }
   std::span<std::uint32_t> object_tag() { return objects.span<std::uint32_t>(object::kTag); }
   std::span<const std::uint32_t> object_tag() const { return objects.span<std::uint32_t>(object::kTag); }
-  std::vector<std::string>& object_name() { return objects.strings(object::kName); }
-  const std::vector<std::string>& object_name() const { return objects.strings(object::kName); }
+  StringColumn& object_name() { return objects.strings(object::kName); }
+  const StringColumn& object_name() const { return objects.strings(object::kName); }
 
  private:
   void reindex_robots(std::size_t from);
