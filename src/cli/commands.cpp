@@ -34,6 +34,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "federation/example_nodes.hpp"
 #include "federation/federation_file.hpp"
 #endif
 
@@ -610,8 +611,9 @@ int check_command(const RunArgs& args) {
     if (root == std::string::npos || head.find("<fleetsim") < root) return false;
     Diagnostics diags;
     const auto fed = federation::load_federation(path, diags);
+    if (fed) federation::check_swarm_nodes(*fed, diags);  // swarm nodes against their experiments
     diags.print(std::cerr);
-    if (!fed) {
+    if (!fed || diags.has_errors()) {
       federation_errors = true;
     } else {
       std::size_t typed = 0;

@@ -190,6 +190,16 @@ SwarmNodeFactory& swarm_factory() {
   return factory;
 }
 
+SwarmNodeCheck& swarm_check() {
+  static SwarmNodeCheck check;
+  return check;
+}
+
+void check_swarm_nodes(const Federation& fed, Diagnostics& diags) {
+  for (std::size_t n = 0; n < fed.nodes.size(); ++n)
+    if (fed.nodes[n].kind == NodeKind::kSwarm && swarm_check()) swarm_check()(fed, n, diags);
+}
+
 std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node) {
   switch (fed.nodes.at(node).kind) {
     case NodeKind::kMixer:

@@ -29,5 +29,11 @@ std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::
 using SwarmNodeFactory =
     std::function<std::unique_ptr<time::NodeBehaviour>(const Federation&, std::size_t)>;
 SwarmNodeFactory& swarm_factory();
+/// Checks a swarm node's declaration against its experiment before a federation starts
+/// (launch, node, check), reporting every problem to the Diagnostics; installed with the factory.
+using SwarmNodeCheck = std::function<void(const Federation&, std::size_t, Diagnostics&)>;
+SwarmNodeCheck& swarm_check();
+/// Runs swarm_check() on every swarm node of `fed` (nothing when none is installed).
+void check_swarm_nodes(const Federation& fed, Diagnostics& diags);
 
 }  // namespace fleetsim::federation

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/diagnostics.hpp"
+#include "federation/example_nodes.hpp"
 #include "federation/launcher.hpp"
 #include "transport/curve.hpp"
 #include "transport/shm_transport.hpp"
@@ -69,8 +70,9 @@ void add_common(CLI::App& cmd, CommandLine& cl) {
 int prepare(const CommandLine& cl, Federation& fed, RunOptions& options) {
   Diagnostics diags;
   auto loaded = load_federation(cl.federation, diags);
+  if (loaded) check_swarm_nodes(*loaded, diags);  // every error before any node starts
   diags.print(std::cerr);
-  if (!loaded) return kExitUserError;
+  if (!loaded || diags.has_errors()) return kExitUserError;
   fed = std::move(*loaded);
   if (cl.until_ns > 0)
     fed.until = cl.until_ns;

@@ -216,32 +216,40 @@ class Examples(unittest.TestCase):
                         self.assertGreater(len(ref), 1000)
                         self.assertEqual(ref, b.read(), f"{node}'s trace differs")
 
-    def test_a_python_flight_model_flies_a_robot_in_a_swarm_run_the_same_bits_twice(self):
+    def launch_swarm_example_twice(self, federation, experiment, program, nodes):
+        """Launches examples/python/FEDERATION twice in one place (the log's header names the
+        experiment), over ZeroMQ then shared memory, with jitter; checks that the nodes' traces
+        and the swarm's frame log are the same bits. Returns the log and each run's output."""
         root = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python")
         results = []
         with tempfile.TemporaryDirectory(prefix="fleetsim-py-") as d:
-            for f in ("quadrotor-federation.xml", "quadrotor.xml", "quadrotor_federate.py"):
+            for f in (federation, experiment, program):
                 shutil.copy(os.path.join(root, f), d)
-            for run in range(2):  # in the same place: the log's header names the experiment
-                out = subprocess.run([os.environ["FLEETSIM_BIN"], "launch",
-                                      "quadrotor-federation.xml",
+            log_path = os.path.join(d, experiment.replace(".xml", ".flog"))
+            for run in range(2):
+                out = subprocess.run([os.environ["FLEETSIM_BIN"], "launch", federation,
                                       "--transport", ("zmq", "shm")[run],
                                       "--jitter-us", "300", "--trace", "traces"],
                                      cwd=d, capture_output=True, text=True, timeout=300)
                 self.assertEqual(out.returncode, 0, out.stderr)
                 files = {}
-                for name in ("swarm.trace", "flight.trace"):
-                    with open(os.path.join(d, "traces", name), "rb") as f:
-                        files[name] = f.read()
-                with open(os.path.join(d, "quadrotor.flog"), "rb") as f:
-                    files["log"] = f.read()
-                log = fleetsim.Log(os.path.join(d, "quadrotor.flog"))
-                first, last = log[0], log[-1]
-                results.append((files, out.stdout))
+                for path in [os.path.join(d, "traces", n + ".trace") for n in nodes] + [log_path]:
+                    with open(path, "rb") as f:
+                        files[path] = f.read()
+                results.append((files, out))
+            log = fleetsim.Log(log_path)
+            frames = [log[k] for k in range(len(log))]
         self.assertEqual(results[0][0], results[1][0], "the traces or the frame log differ")
-        self.assertEqual(len(log), 300, "ticks 0 to 299: the last message is at 29.9 s")
+        return log.header, frames, [out for _, out in results]
+
+    def test_a_python_flight_model_flies_a_robot_in_a_swarm_run_the_same_bits_twice(self):
+        header, frames, outs = self.launch_swarm_example_twice(
+            "quadrotor-federation.xml", "quadrotor.xml", "quadrotor_federate.py",
+            ("swarm", "flight"))
+        self.assertEqual(len(frames), 300, "ticks 0 to 299: the last message is at 29.9 s")
+        first, last = frames[0], frames[-1]
         # The drone took off from (-3, -3) and hovers 1.5 m above the ground robots' centre.
-        ids = log.header["robots"]
+        ids = header["robots"]
         drone = ids.index("drone")
         self.assertEqual(first["z"][drone], 0.0)
         self.assertAlmostEqual(last["z"][drone], 1.5, delta=0.05)
@@ -249,7 +257,25 @@ class Examples(unittest.TestCase):
         for axis in ("x", "y"):
             centre = float(np.mean(last[axis][ground]))
             self.assertAlmostEqual(float(last[axis][drone]), centre, delta=0.2)
-        self.assertIn("node swarm: consumed 300, emitted 300, state", results[0][1])
+        self.assertIn("node swarm: consumed 300, emitted 300, state", outs[0].stdout)
+
+    def test_a_python_controller_steers_a_robot_of_a_swarm_run_by_its_readings_twice(self):
+        """rover_federate.py gets its robot's sensor readings and sends wheel speeds and a LED
+        colour (docs/federate-api.md): the same traces and frame log on both transports."""
+        header, frames, outs = self.launch_swarm_example_twice(
+            "rover-federation.xml", "rover.xml", "rover_federate.py", ("swarm", "pilot"))
+        said = [re.search(r"pilot: 199 readings, (\d+) with an obstacle in sight.*", o.stderr)
+                for o in outs]
+        self.assertIsNotNone(said[0], outs[0].stderr)
+        self.assertEqual(said[0].group(0), said[1].group(0) if said[1] else None)
+        self.assertGreater(int(said[0].group(1)), 10)
+        # It drove (the swarm's physics moved it by its wheel speeds), and its LED turned red
+        # while it avoided something, green otherwise.
+        rover = header["robots"].index("rover")
+        path = np.array([(f["x"][rover], f["y"][rover]) for f in frames])
+        self.assertGreater(float(np.sum(np.linalg.norm(np.diff(path, axis=0), axis=1))), 1.0)
+        colours = {tuple(int(c) for c in f["leds"][rover][:3]) for f in frames[2:]}
+        self.assertEqual(colours, {(255, 0, 0), (0, 255, 0)})
 
     def test_a_python_event_detector_gives_the_same_traces_on_both_transports(self):
         root = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python")

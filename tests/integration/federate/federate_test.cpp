@@ -11,6 +11,8 @@
 #include <functional>
 #include <thread>
 
+#include <sys/wait.h>
+
 #include "distributed/swarm_node.hpp"
 #include "federate_run.hpp"
 #include "federation/launcher.hpp"
@@ -425,6 +427,231 @@ TEST_F(SwarmNodeTest, BadPosesAndBadPeriodsStopTheSwarmNodeNamingThem) {
     r = run(path, [&](Federate& fed) { fed.run({}); });
     EXPECT_NE(r.error.find(expected), std::string::npos) << r.error;
   }
+}
+
+// External robots driven by their controller in the federate: a swarm node's output naming a
+// robot sends its sensor readings, an input naming it takes its actuator commands, which the
+// swarm's physics applies (the wall stops the robot).
+class ExternalRobotTest : public SwarmNodeTest {
+ protected:
+  void SetUp() override {
+    SwarmNodeTest::SetUp();
+    // "rover" faces the west wall (x = -2), 0.115 m from it: out of its rays' 0.1 m.
+    std::ofstream(dir_ / "rover.xml") << R"(<fleetsim>
+  <framework ticks_per_second="10" length="5" seed="2"/>
+  <controllers><controller id="ext" type="external"/><controller id="w" type="random_walk"/></controllers>
+  <arena size="4,4">
+    <robot id="rover" kind="epuck" controller="ext" position="-1.85,-1" heading="180"/>
+    <robot id="eye" kind="eyebot" controller="ext" position="1,-1"/>
+    <distribute count="3" kind="epuck" controller="w" id_prefix="w" region="0,0,2,2"/>
+  </arena>
+  <physics><kinematics2d id="ground"/><pointmass3d id="air" ceiling="4"/></physics>
+  <log path="rover.flog"/>
+</fleetsim>)";
+  }
+  /// The pilot takes the rover's readings and every pose, and sends `robot`'s commands.
+  std::string federation(const std::string& robot = "rover",
+                         const std::string& readings = "rover") {
+    const std::string path = (dir_ / "fed.xml").string();
+    std::ofstream(path)
+        << "<federation until=\"2s\">\n"
+           "  <node name=\"swarm\" experiment=\"rover.xml\">\n"
+           "    <input name=\"wheels\" robot=\"" +
+               robot +
+               "\"/>\n"
+               "    <output name=\"readings\" robot=\"" +
+               readings +
+               "\"/>\n"
+               "    <output name=\"poses\"/>\n"
+               "  </node>\n"
+               "  <node name=\"pilot\" program=\"pilot\"><input name=\"readings\"/>"
+               "<input name=\"poses\"/><output name=\"wheels\"/></node>\n"
+               "  <flow name=\"readings\" from=\"swarm.readings\" to=\"pilot.readings\" "
+               "period=\"100ms\"/>\n"
+               "  <flow name=\"poses\" from=\"swarm.poses\" to=\"pilot.poses\" "
+               "period=\"100ms\"/>\n"
+               "  <flow name=\"cmd\" from=\"pilot.wheels\" to=\"swarm.wheels\" "
+               "period=\"100ms\" initial=\"50ms\"/>\n</federation>\n";
+    return path;
+  }
+};
+
+TEST_F(ExternalRobotTest, AFederateReadsItsRobotsSensorsAndDrivesItByWheelSpeedsIntoAWall) {
+  std::vector<distributed::RobotReadings> readings;
+  std::vector<SimTime> at;
+  std::vector<std::size_t> sizes;
+  std::vector<double> x, eye_z;
+  auto r = run(federation(), [&](Federate& fed) {
+    fed.set_message_handler([&](const Delivered& m) {
+      if (m.input == "readings") {
+        sizes.push_back(m.payload.size());
+        readings.push_back(distributed::decode_readings(m.payload));
+        at.push_back(m.timestamp);
+      } else {
+        for (const auto& p : distributed::decode_poses(m.payload)) {
+          if (p.name == "rover") x.push_back(p.x);
+          if (p.name == "eye") eye_z.push_back(p.z);
+        }
+      }
+    });
+    // 0.1 m/s on both wheels: straight ahead, west; the LED red.
+    fed.update("wheels", distributed::encode_commands(
+                             {{"differential_drive", distributed::command_values({0.1, 0.1})},
+                              {"leds", {255, 0, 0, 255}}}));
+    fed.run({});
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(readings.size(), 20u);  // at 0, 100, ..., 1900 ms
+  // At 0 no tick has been simulated; then the readings of the tick before each message.
+  EXPECT_EQ(readings[0].tick, -1);
+  EXPECT_TRUE(readings[0].sensors.empty());
+  std::vector<float> front;  // the two front rays' largest reading
+  for (std::size_t k = 1; k < readings.size(); ++k) {
+    const auto& rd = readings[k];
+    EXPECT_EQ(rd.tick, at[k] / 100'000'000 - 1);
+    ASSERT_EQ(rd.sensors.size(), 2u);
+    EXPECT_EQ(rd.sensors[0].name, "proximity");
+    EXPECT_EQ(rd.sensors[1].type, "collision");
+    ASSERT_EQ(rd.sensors[0].values.size(), 8u);
+    ASSERT_EQ(rd.sensors[0].angles.size(), 8u);
+    front.push_back(std::max(rd.sensors[0].values[0], rd.sensors[0].values[7]));
+    // The documented layout: 178 bytes for an e-puck, 4 more per contact.
+    EXPECT_EQ(sizes[k], 178u + 4 * rd.sensors[1].angles.size()) << k;
+  }
+  // Out of range at first; then the wall comes nearer at each tick, up to touching.
+  EXPECT_EQ(front[0], 0.0f);
+  EXPECT_GT(front.back(), 0.9f);
+  for (std::size_t k = 1; k < front.size(); ++k) EXPECT_GE(front[k], front[k - 1]) << k;
+  // The command applies from tick 1 (its message is stamped 50 ms): 1 cm a tick, until the
+  // wall stops the body at x = -2 + its radius.
+  ASSERT_EQ(x.size(), 20u);
+  EXPECT_DOUBLE_EQ(x[0], -1.85);
+  EXPECT_DOUBLE_EQ(x[1], -1.85);
+  EXPECT_NEAR(x[3], -1.87, 1e-9);
+  EXPECT_NEAR(x.back(), -2 + 0.035, 1e-3);
+  for (double v : x) EXPECT_GE(v, -2 + 0.035 - 1e-9);
+  EXPECT_FALSE(readings.back().sensors[1].angles.empty()) << "the collision sensor's contact";
+  // The flyer, external too but sent nothing, stays on the ground.
+  ASSERT_FALSE(eye_z.empty());
+  EXPECT_EQ(eye_z.back(), 0.0);
+}
+
+TEST_F(ExternalRobotTest, AFlyerTakesVelocityCommands) {
+  std::vector<double> z;
+  auto r = run(federation("eye", "eye"), [&](Federate& fed) {
+    fed.set_message_handler([&](const Delivered& m) {
+      if (m.input == "poses")
+        for (const auto& p : distributed::decode_poses(m.payload))
+          if (p.name == "eye") z.push_back(p.z);
+      if (m.input == "readings" && m.timestamp > 0) {
+        const auto rd = distributed::decode_readings(m.payload);
+        EXPECT_EQ(rd.sensors.at(0).type, "positioning");
+        EXPECT_EQ(rd.sensors.at(0).reals.size(), 4u);  // x, y, theta, z
+      }
+    });
+    // Up at 0.5 m/s.
+    fed.update("wheels", distributed::encode_commands(
+                             {{"quadrotor_speed", distributed::command_values({0, 0, 0.5, 0})}}));
+    fed.run({});
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(z.size(), 20u);
+  EXPECT_EQ(z[1], 0.0);
+  EXPECT_GT(z.back(), 0.3);
+  for (std::size_t k = 1; k < z.size(); ++k) EXPECT_GE(z[k], z[k - 1]);
+}
+
+TEST_F(ExternalRobotTest, BadCommandsStopTheSwarmNodeNamingTheFlowAndTime) {
+  const std::string at = "swarm node 'swarm', input 'wheels' (flow 'cmd') at 50000000 ns: ";
+  for (const auto& [command, expected] :
+       std::vector<std::pair<std::vector<std::uint8_t>, std::string>>{
+           {distributed::encode_commands(
+                {{"differential_drive", distributed::command_values({0.1})}}),
+            at + "actuator 'differential_drive' of robot 'rover' takes 16 bytes (2 f64 values, "
+                 "0 colours of 4 bytes, 0 data bytes), the command gives 8"},
+           {distributed::encode_commands({{"diferential_drive", {}}}),
+            at + "robot 'rover' has no actuator 'diferential_drive' (did you mean "
+                 "'differential_drive'?) (its actuators: 'differential_drive', 'leds')"},
+           {{1, 0, 0, 0, 9}, at + "a malformed command message"}}) {
+    auto r = run(federation(), [&](Federate& fed) {
+      fed.update("wheels", command);
+      fed.run({});
+    });
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find(expected), std::string::npos) << r.error;
+  }
+}
+
+TEST_F(ExternalRobotTest, PortsNamingUnknownOrNonExternalRobotsAreRefusedBeforeTheStart) {
+  // Both errors at once, at the ports' lines, with status 2: from `fleetsim launch` before any
+  // node starts, and from `fleetsim check`.
+  const std::string path = federation("w1", "rovr");
+  for (const char* command : {" launch ", " check "}) {
+    const std::string cmd =
+        fleetsim::testing::time_limited(std::string(FLEETSIM_EXE) + command + path) + " 2>" +
+        (dir_ / "stderr.txt").string();
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2) << command;
+    const std::string err = slurp(dir_ / "stderr.txt");
+    EXPECT_NE(err.find("fed.xml:3: error: swarm node 'swarm', input 'wheels': robot 'w1' of " +
+                       (dir_ / "rover.xml").string() +
+                       " is not external: its controller 'w' is of type 'random_walk'"),
+              std::string::npos)
+        << command << err;
+    EXPECT_NE(err.find("fed.xml:4: error: swarm node 'swarm', output 'readings': no robot "
+                       "'rovr' in " +
+                       (dir_ / "rover.xml").string() + " (did you mean 'rover'?)"),
+              std::string::npos)
+        << command << err;
+  }
+  // `robot` on a node that is not a swarm node.
+  std::ofstream(path) << "<federation until=\"1s\">\n"
+                         "  <node name=\"a\"><input name=\"i\"/><output name=\"o\" "
+                         "robot=\"rover\"/></node>\n"
+                         "  <node name=\"b\"><input name=\"i\"/><output name=\"o\"/></node>\n"
+                         "  <flow name=\"ab\" from=\"a.o\" to=\"b.i\" period=\"1ms\"/>\n"
+                         "  <flow name=\"ba\" from=\"b.o\" to=\"a.i\" period=\"1ms\"/>\n"
+                         "</federation>\n";
+  Diagnostics d;
+  EXPECT_FALSE(federation::load_federation(path, d));
+  EXPECT_NE(d.str().find("fed.xml:2: error: attribute 'robot' is for the ports of swarm nodes "
+                         "only"),
+            std::string::npos)
+      << d.str();
+}
+
+TEST(ExternalRobotMessages, ReadingsRoundTripAndRefuseTruncation) {
+  distributed::RobotReadings in;
+  in.tick = 12;
+  distributed::SensorReadings s;
+  s.name = "rab";
+  s.type = "range_and_bearing";
+  s.enabled = false;
+  s.scalar = 0.5f;
+  s.values = {0.25f};
+  s.angles = {1.5f, -1.5f};
+  s.reals = {1.0, 2.0, 3.0};
+  s.messages.push_back({"fb3", 1.25f, 0.5f, -0.25f, {1, 2, 3}});
+  s.blobs.push_back({Color{255, 0, 0, 255}, 0.75f, 0.125f});
+  in.sensors = {s, s};
+  const auto bytes = distributed::encode_readings(in);
+  const auto out = distributed::decode_readings(bytes);
+  EXPECT_EQ(distributed::encode_readings(out), bytes);
+  EXPECT_EQ(out.tick, 12);
+  ASSERT_EQ(out.sensors.size(), 2u);
+  EXPECT_EQ(out.sensors[1].messages.at(0).sender, "fb3");
+  EXPECT_EQ(out.sensors[1].messages.at(0).data, (std::vector<std::uint8_t>{1, 2, 3}));
+  EXPECT_EQ(out.sensors[1].blobs.at(0).color, (Color{255, 0, 0, 255}));
+  EXPECT_FALSE(out.sensors[1].enabled);
+  // Every truncation and a trailing byte are refused, never read past the end.
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    EXPECT_THROW(distributed::decode_readings(cut), std::runtime_error) << n;
+  }
+  auto longer = bytes;
+  longer.push_back(0);
+  EXPECT_THROW(distributed::decode_readings(longer), std::runtime_error);
 }
 
 }  // namespace
