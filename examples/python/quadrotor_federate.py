@@ -9,7 +9,6 @@ pitch commanded and tracked with a first-order lag, gravity and linear drag, int
 1 kHz. Every 100 ms it sends the quadrotor's pose for the swarm's robot "drone".
 """
 import math
-import struct
 import sys
 
 import fleetsim
@@ -21,22 +20,6 @@ TILT_TAU = 0.08     # s: how fast roll and pitch follow their commands
 MAX_TILT = 0.35     # rad
 STEP = 1_000_000    # ns: the flight model's integration step
 ALTITUDE = 1.5      # m above the ground robots' centre
-
-
-def decode_poses(payload):
-    """The swarm node's pose message: u32 n, n x (u32 length, name, f64 x, y, z, theta)."""
-    (n,), at, poses = struct.unpack_from("<I", payload), 4, {}
-    for _ in range(n):
-        (length,) = struct.unpack_from("<I", payload, at)
-        name = payload[at + 4:at + 4 + length].decode()
-        poses[name] = struct.unpack_from("<dddd", payload, at + 4 + length)
-        at += 4 + length + 32
-    return poses
-
-
-def encode_pose(name, x, y, z, theta):
-    raw = name.encode()
-    return struct.pack("<II", 1, len(raw)) + raw + struct.pack("<dddd", x, y, z, theta)
 
 
 class Quadrotor:
@@ -79,7 +62,7 @@ class Quadrotor:
 
     def see(self, message):
         """Aims above the centre of the ground robots (every robot but the drone)."""
-        ground = [(x, y) for name, (x, y, _, _) in decode_poses(message.payload).items()
+        ground = [(p.x, p.y) for name, p in fleetsim.swarm.decode_poses(message.payload).items()
                   if name != "drone"]
         if ground:
             self.target = [sum(x for x, _ in ground) / len(ground),
@@ -90,7 +73,8 @@ def main():
     quad = Quadrotor(-3.0, -3.0)
     with fleetsim.Federate.from_command_line(sys.argv) as fed:
         fed.set_message_handler(quad.see)
-        fed.set_emitter("pose", lambda t: encode_pose("drone", *quad.fly_to(t)[:3], quad.yaw))
+        fed.set_emitter("pose", lambda t: fleetsim.swarm.encode_poses(
+            {"drone": (*quad.fly_to(t)[:3], quad.yaw)}))
         t = 0
         while not fed.time_advance_request(t).done:
             if t % 5_000_000_000 == 0:

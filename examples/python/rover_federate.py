@@ -9,58 +9,12 @@ and steers away from walls and robots, and sends wheel speeds and an LED colour 
 moves the rover, contacts included.
 """
 import math
-import struct
 import sys
 
 import fleetsim
 
 SPEED = 0.1   # m/s, cruising wheel speed
 GAIN = 0.25   # m/s of wheel speed difference per unit of lateral proximity
-
-
-class Reader:
-    """Little-endian fields of a message, in order."""
-
-    def __init__(self, payload):
-        self.payload, self.at = payload, 0
-
-    def take(self, fmt):
-        values = struct.unpack_from("<" + fmt, self.payload, self.at)
-        self.at += struct.calcsize("<" + fmt)
-        return values
-
-    def str(self):
-        (n,) = self.take("I")
-        self.at += n
-        return self.payload[self.at - n:self.at].decode()
-
-    def array(self, fmt):
-        (n,) = self.take("I")
-        return list(self.take(f"{n}{fmt}"))
-
-
-def decode_readings(payload):
-    """The swarm node's readings message: (tick, {sensor name: (values, angles, scalar)})."""
-    r = Reader(payload)
-    (tick, n), sensors = r.take("qI"), {}
-    for _ in range(n):
-        name, _type = r.str(), r.str()
-        _enabled, scalar = r.take("Bf")
-        values, angles, _reals = r.array("f"), r.array("f"), r.array("d")
-        for _ in range(r.take("I")[0]):  # range-and-bearing messages (an e-puck has none)
-            _sender, _bearings, _data = r.str(), r.take("fff"), r.array("B")
-        _blobs = r.take("4B2f" * r.take("I")[0])  # camera blobs: r, g, b, a, distance, angle
-        sensors[name] = (values, angles, scalar)
-    return tick, sensors
-
-
-def encode_command(left, right, colour):
-    """A command message: the differential drive's wheel speeds and the LED's colour."""
-    out = struct.pack("<I", 2)
-    for name, data in (("differential_drive", struct.pack("<dd", left, right)),
-                       ("leds", bytes(colour))):
-        out += struct.pack("<I", len(name)) + name.encode() + struct.pack("<I", len(data)) + data
-    return out
 
 
 class Pilot:
@@ -70,12 +24,13 @@ class Pilot:
 
     def see(self, message):
         """Braitenberg avoidance on the front rays; a turn on the spot when blocked ahead."""
-        tick, sensors = decode_readings(message.payload)
-        if tick < 0:                      # no tick simulated yet
+        readings = fleetsim.swarm.decode_readings(message.payload)
+        if readings.tick < 0:             # no tick simulated yet
             return
-        values, angles, _ = sensors["proximity"]
+        rays = readings.sensors["proximity"]  # 8 rays: 0 (nothing within 0.1 m) to 1 (touching)
+        values, angles = rays.values, rays.angles  # angles: rad CCW from the heading
         self.seen += 1
-        self.touching += len(sensors["collision"][1]) > 0
+        self.touching += len(readings.sensors["collision"].angles) > 0  # one angle per contact
         lateral = sum(v * math.sin(a) for v, a in zip(values, angles) if math.cos(a) > 0.2)
         ahead = max((v * math.cos(a) for v, a in zip(values, angles) if math.cos(a) > 0.2),
                     default=0.0)
@@ -90,7 +45,9 @@ class Pilot:
         self.colour = (255, 0, 0, 255) if avoiding else (0, 255, 0, 255)
 
     def command(self, t):
-        return encode_command(*self.wheels, self.colour)
+        """Wheel speeds (m/s) and the LED's r, g, b, a: what the e-puck's actuators take."""
+        return fleetsim.swarm.encode_commands({"differential_drive": self.wheels,
+                                               "leds": bytes(self.colour)})
 
 
 def main():

@@ -5,6 +5,7 @@ Simulation  an experiment loaded in this process: step it, read its columns as n
 Log         a frame log or DEECo log, frame by frame into numpy arrays
 sweep       seeds and parameter values over parallel processes, one result table
 Federate    a node of a federation played by this program (docs/federate-api.md)
+swarm       the messages of a swarm node's flows: poses, readings, commands (swarm.py)
 """
 import os
 import sys
@@ -19,7 +20,8 @@ try:
 finally:
     sys.setdlopenflags(_flags)
 
+from . import swarm  # noqa: E402
 from .sweep import format_table, sweep  # noqa: E402
 
 __all__ = ["ExperimentError", "Federate", "FederateError", "Log", "RunError", "Simulation",
-           "format_table", "sweep"]
+           "format_table", "swarm", "sweep"]

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -165,6 +166,43 @@ class Module(unittest.TestCase):
         self.assertTrue(rows[0]["ok"])
         self.assertFalse(rows[1]["ok"])
         self.assertIn("speed", rows[1]["error"])
+
+
+class SwarmMessages(unittest.TestCase):
+    """fleetsim.swarm: a swarm node's messages (docs/federation-format.md, "Swarm nodes")."""
+
+    def test_the_layouts_are_the_documented_ones_and_bad_messages_are_refused(self):
+        swarm = fleetsim.swarm
+        poses = swarm.encode_poses({"a": (1.0, 2.0, 3.0, 0.5)})
+        self.assertEqual(len(poses), 4 + 4 + 1 + 32)
+        self.assertEqual(swarm.decode_poses(poses), {"a": swarm.Pose(1.0, 2.0, 3.0, 0.5)})
+        command = swarm.encode_commands({"differential_drive": (0.1, -0.1),
+                                         "leds": bytes((255, 0, 0, 255))})
+        self.assertEqual(command, struct.pack("<I", 2)
+                         + struct.pack("<I", 18) + b"differential_drive"
+                         + struct.pack("<I", 16) + struct.pack("<2d", 0.1, -0.1)
+                         + struct.pack("<I", 4) + b"leds" + struct.pack("<I", 4) + b"\xff\0\0\xff")
+        # An e-puck's readings: proximity (8 rays), then collision with one contact.
+        readings = struct.pack("<qI", 7, 2)
+        for name, values, angles in (("proximity", [0.5] * 8, [0.25] * 8),
+                                     ("collision", [], [1.5])):
+            readings += (struct.pack("<I", len(name)) + name.encode()) * 2
+            readings += struct.pack("<Bf", 1, 0.0)
+            readings += struct.pack(f"<I{len(values)}f", len(values), *values)
+            readings += struct.pack(f"<I{len(angles)}f", len(angles), *angles)
+            readings += struct.pack("<III", 0, 0, 0)
+        self.assertEqual(len(readings), 178 + 4)  # docs/federation-format.md: 178, 4 a contact
+        decoded = swarm.decode_readings(readings)
+        self.assertEqual(decoded.tick, 7)
+        self.assertEqual(list(decoded.sensors), ["proximity", "collision"])
+        self.assertEqual(decoded.sensors["proximity"].values, [0.5] * 8)
+        self.assertEqual(decoded.sensors["collision"].angles, [1.5])
+        for message, decode in ((poses, swarm.decode_poses), (readings, swarm.decode_readings)):
+            for cut in range(len(message)):
+                with self.assertRaises(ValueError):
+                    decode(message[:cut])
+            with self.assertRaises(ValueError):
+                decode(message + b"\0")
 
 
 class Examples(unittest.TestCase):
