@@ -536,6 +536,35 @@ TEST_F(ExternalRobotTest, AFederateReadsItsRobotsSensorsAndDrivesItByWheelSpeeds
   EXPECT_EQ(eye_z.back(), 0.0);
 }
 
+// A controller that answers each readings message at its own timestamp (a zero-lookahead
+// event flow) drives the tick right after the one its readings come from.
+TEST_F(ExternalRobotTest, AnEventFlowAnsweringEachReadingAtItsTimestampActsOneTickLater) {
+  const std::string path = federation();
+  std::string text = slurp(path);
+  const std::string periodic = R"(period="100ms" initial="50ms")";
+  text.replace(text.find(periodic), periodic.size(), R"(kind="event" lookahead="0")");
+  std::ofstream(path) << text;
+  std::vector<double> x;
+  auto r = run(path, [&](Federate& fed) {
+    fed.set_message_handler([&](const Delivered& m) {
+      if (m.input == "poses")
+        for (const auto& p : distributed::decode_poses(m.payload))
+          if (p.name == "rover") x.push_back(p.x);
+      // From the readings of tick 0 (sent at 100 ms) on: straight ahead at 0.1 m/s.
+      if (m.input == "readings" && distributed::decode_readings(m.payload).tick == 0)
+        fed.send_event("wheels", m.timestamp,
+                       distributed::encode_commands(
+                           {{"differential_drive", distributed::command_values({0.1, 0.1})}}));
+    });
+    fed.run({});
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_GE(x.size(), 4u);
+  EXPECT_DOUBLE_EQ(x[1], -1.85);   // at 100 ms: ticks 0 only
+  EXPECT_NEAR(x[2], -1.86, 1e-9);  // tick 1 moved it: the command stamped 100 ms
+  EXPECT_NEAR(x[3], -1.87, 1e-9);
+}
+
 TEST_F(ExternalRobotTest, AFlyerTakesVelocityCommands) {
   std::vector<double> z;
   auto r = run(federation("eye", "eye"), [&](Federate& fed) {
