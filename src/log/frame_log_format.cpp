@@ -10,12 +10,13 @@ namespace fleetsim::log::frame_format {
 
 namespace {
 
-// Byte-plane transpose of `n` elements of `width` bytes (to planes when shuffling for zstd,
-// back when reading). The width is a compile-time constant so the inner loop unrolls: the
-// writer's thread spends its time here and in zstd. (Width 1 is a plain copy.)
+// Byte-plane transposes of `n` elements of `width` bytes: elements [b, e) to planes when
+// writing (each worker its own range), all of them back when reading. The width is a
+// compile-time constant so the inner loop unrolls. (Width 1 is a plain copy.)
 template <bool kToPlanes, std::size_t W>
-void transpose_fixed(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
+void transpose_fixed(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t b,
+                     std::size_t e) {
+  for (std::size_t i = b; i < e; ++i)
     for (std::size_t k = 0; k < W; ++k) {
       if constexpr (kToPlanes)
         out[k * n + i] = in[i * W + k];
@@ -25,32 +26,40 @@ void transpose_fixed(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
 }
 
 template <bool kToPlanes>
-void transpose(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width) {
-  if (n == 0) return;
+void transpose(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width,
+               std::size_t b, std::size_t e) {
+  if (b >= e) return;
   switch (width) {
     case 1:
-      std::memcpy(out, in, n);
+      std::memcpy(out + b, in + b, e - b);
       return;
-    case 2: return transpose_fixed<kToPlanes, 2>(in, out, n);
-    case 4: return transpose_fixed<kToPlanes, 4>(in, out, n);
-    case 8: return transpose_fixed<kToPlanes, 8>(in, out, n);
-    default: throw LogError("internal: unsupported column width " + std::to_string(width));
+    case 2:
+      return transpose_fixed<kToPlanes, 2>(in, out, n, b, e);
+    case 4:
+      return transpose_fixed<kToPlanes, 4>(in, out, n, b, e);
+    case 8:
+      return transpose_fixed<kToPlanes, 8>(in, out, n, b, e);
+    default:
+      throw LogError("internal: unsupported column width " + std::to_string(width));
   }
 }
 
-void shuffle(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width) {
-  transpose<true>(in, out, n, width);
+void to_planes(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width,
+               std::size_t b, std::size_t e) {
+  transpose<true>(in, out, n, width, b, e);
 }
 
 void unshuffle(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t width) {
-  transpose<false>(in, out, n, width);
+  transpose<false>(in, out, n, width, 0, n);
 }
 
 }  // namespace
 
 namespace {
 
-inline std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+inline std::uint64_t rotl(std::uint64_t x, int r) {
+  return (x << r) | (x >> (64 - r));
+}
 
 // Four independent lanes of 8-byte words (multiply, rotate, multiply), so the CPU works on
 // four words at once: the writer checksums every record's body, and a single dependent chain
@@ -310,8 +319,8 @@ PayloadLayout PayloadLayout::of(const LogHeader& h) {
   return p;
 }
 
-void copy_payload(const LogFrameView& f, const PayloadLayout& layout,
-                  std::vector<std::uint8_t>& out) {
+void shuffle_frame(const LogFrameView& f, const PayloadLayout& layout,
+                   std::vector<std::uint8_t>& out, const ParallelFor& parallel) {
   const std::size_t n = f.robot_count;
   const std::size_t m = f.object_count;
   out.resize(kPayloadFixedBytes + f.status.size() + n * layout.robot_row_bytes +
@@ -331,26 +340,28 @@ void copy_payload(const LogFrameView& f, const PayloadLayout& layout,
   put(&objects32, 4);
   put(&status32, 4);
   put(f.status.data(), f.status.size());
-  for (auto column : f.robot_columns) put(column.data(), column.size());
-  for (auto column : f.object_columns) put(column.data(), column.size());
-}
-
-void shuffle_payload(const std::vector<std::uint8_t>& plain, const PayloadLayout& layout,
-                     std::vector<std::uint8_t>& out) {
-  out.resize(plain.size());
-  std::uint32_t n = 0, m = 0, status = 0;
-  std::memcpy(&n, plain.data() + 16, 4);
-  std::memcpy(&m, plain.data() + 20, 4);
-  std::memcpy(&status, plain.data() + 24, 4);
-  std::size_t at = kPayloadFixedBytes + status;
-  std::memcpy(out.data(), plain.data(), at);
-  for (const auto& c : layout.robots) {
-    shuffle(plain.data() + at, out.data() + at, n * c.width, c.element_bytes);
-    at += n * c.width * c.element_bytes;
+  // The robots' columns, each worker transposing its robots of every column (no copy first).
+  std::vector<std::uint8_t*> robot_out(layout.robots.size());
+  for (std::size_t c = 0; c < layout.robots.size(); ++c) {
+    robot_out[c] = at;
+    at += n * layout.robots[c].width * layout.robots[c].element_bytes;
   }
-  for (const auto& c : layout.objects) {
-    shuffle(plain.data() + at, out.data() + at, m * c.width, c.element_bytes);
-    at += m * c.width * c.element_bytes;
+  auto robots = [&](std::size_t rb, std::size_t re) {
+    for (std::size_t c = 0; c < layout.robots.size(); ++c) {
+      const std::size_t w = layout.robots[c].width;
+      to_planes(f.robot_columns[c].data(), robot_out[c], n * w, layout.robots[c].element_bytes,
+                rb * w, re * w);
+    }
+  };
+  if (parallel && n >= 4096)
+    parallel(n, robots);
+  else
+    robots(0, n);
+  for (std::size_t c = 0; c < layout.objects.size(); ++c) {
+    const std::size_t elements = m * layout.objects[c].width;
+    to_planes(f.object_columns[c].data(), at, elements, layout.objects[c].element_bytes, 0,
+              elements);
+    at += elements * layout.objects[c].element_bytes;
   }
 }
 

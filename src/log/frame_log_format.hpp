@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,9 @@ struct RecordHeader {
   std::uint64_t payload_size = 0;    ///< bytes of the zstd payload after the tag block
   std::uint64_t raw_size = 0;        ///< bytes of the payload once decompressed
   std::int64_t tick = 0;
-  std::uint64_t body_checksum = 0;   ///< over the tag block and the payload
+  std::uint64_t body_checksum = 0;  ///< over the tag block and the payload
 
-  std::uint64_t record_size() const {
-    return kRecordHeaderSize + tag_block_size + payload_size;
-  }
+  std::uint64_t record_size() const { return kRecordHeaderSize + tag_block_size + payload_size; }
 };
 
 /// Encodes `h` into exactly kRecordHeaderSize bytes (the last 8 are its own checksum).
@@ -60,8 +59,8 @@ void encode_record_header(const RecordHeader& h, std::uint8_t* out);
 bool decode_record_header(const std::uint8_t* in, RecordHeader& h);
 
 /// The checksum used everywhere in the file (four-lane hash, docs/log-format.md 1.4).
-std::uint64_t checksum(const std::uint8_t* data, std::size_t n,
-                       const std::uint8_t* data2 = nullptr, std::size_t n2 = 0);
+std::uint64_t checksum(const std::uint8_t* data, std::size_t n, const std::uint8_t* data2 = nullptr,
+                       std::size_t n2 = 0);
 
 /// Serialises a LogHeader into its (uncompressed) body, format kVersion.
 std::vector<std::uint8_t> encode_header_body(const LogHeader& header);
@@ -91,18 +90,20 @@ struct PayloadLayout {
 /// Bytes before the columns: tick, time, robot count, object count, status length.
 inline constexpr std::size_t kPayloadFixedBytes = 28;
 
-/// Copies a frame's fields into `out` (resized to fit) in plain column order: the only work
-/// done on the caller's thread. The frame must have passed check_frame().
-void copy_payload(const LogFrameView& frame, const PayloadLayout& layout,
-                  std::vector<std::uint8_t>& out);
+/// Runs body(b, e) over parts of [0, n) that together cover it, possibly at once on several
+/// threads (the simulation's workers); an empty one runs body(0, n) on the caller's thread.
+using ParallelFor =
+    std::function<void(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body)>;
 
-/// Transposes every column of a plain payload into byte planes (byte k of every element,
-/// then byte k+1, ...): doubles of neighbouring robots share their high bytes, which zstd
-/// then finds. `out` gets the same size as `plain`.
-void shuffle_payload(const std::vector<std::uint8_t>& plain, const PayloadLayout& layout,
-                     std::vector<std::uint8_t>& out);
+/// A frame's payload, ready for zstd, into `out` (resized to fit): the fixed fields and the
+/// status, then every column transposed into byte planes (byte k of every element, then byte
+/// k+1, ...): doubles of neighbouring robots share their high bytes, which zstd then finds.
+/// Read straight from the frame's columns, the robots split by `parallel`. The frame must have
+/// passed check_frame().
+void shuffle_frame(const LogFrameView& frame, const PayloadLayout& layout,
+                   std::vector<std::uint8_t>& out, const ParallelFor& parallel = {});
 
-/// Inverse of copy_payload + shuffle_payload: decodes a decompressed payload into `frame`
+/// Inverse of shuffle_frame: decodes a decompressed payload into `frame`
 /// (tags excepted). Throws LogError naming `what` on malformed data.
 void decode_payload(const std::uint8_t* data, std::size_t size, const PayloadLayout& layout,
                     LogFrame& frame, const std::string& what);

@@ -33,8 +33,8 @@ std::size_t compress_into(ZSTD_CCtx* ctx, const std::uint8_t* data, std::size_t 
                           std::vector<std::uint8_t>& out, std::size_t at) {
   out.resize(at + ZSTD_compressBound(n));
   std::size_t k = ZSTD_compress2(ctx, out.data() + at, out.size() - at, data, n);
-  if (ZSTD_isError(k)) throw LogError(std::string("zstd compression failed: ") +
-                                      ZSTD_getErrorName(k));
+  if (ZSTD_isError(k))
+    throw LogError(std::string("zstd compression failed: ") + ZSTD_getErrorName(k));
   out.resize(at + k);
   return k;
 }
@@ -85,8 +85,7 @@ void FrameLogWriter::begin(const LogHeader& header) {
   std::vector<std::uint8_t> body = ff::encode_header_body(header);
   std::vector<std::uint8_t> out(ff::kFileHeaderSize);
   auto ctx = make_cctx(options_.zstd_level);
-  std::size_t stored = compress_into(ctx.get(), body.data(), body.size(), out,
-                                     ff::kFileHeaderSize);
+  std::size_t stored = compress_into(ctx.get(), body.data(), body.size(), out, ff::kFileHeaderSize);
   std::vector<std::uint8_t> fixed;
   ByteWriter w(fixed);
   w.raw(ff::kFileMagic, 8);
@@ -158,8 +157,8 @@ void FrameLogWriter::write(const LogFrameView& f) {
   }
   const std::size_t table = std::max<std::size_t>(f.tags.size(), 1);
   if (table < tags_.size()) {
-    throw LogError("log '" + path_ + "': the tag table shrank at tick " +
-                   std::to_string(f.tick) + " (it may only grow)");
+    throw LogError("log '" + path_ + "': the tag table shrank at tick " + std::to_string(f.tick) +
+                   " (it may only grow)");
   }
   try {
     check_frame(header_columns_, f, table);
@@ -182,8 +181,9 @@ void FrameLogWriter::write(const LogFrameView& f) {
   stats_.wait_ms += ms_since(waited);
   const auto copy_start = Clock::now();
 
-  // Copy everything the caller will overwrite (the only per-robot work on this thread).
-  ff::copy_payload(f, layout_, job.plain);
+  // Everything the caller will overwrite, transposed for zstd by the run's workers (the
+  // writer's thread only compresses and writes: on 2 cores its CPU is taken from a worker).
+  ff::shuffle_frame(f, layout_, job.payload, options_.parallel_for);
   job.tick = f.tick;
   job.tag_base = static_cast<std::uint32_t>(tags_.size());
   job.tag_block.clear();
@@ -233,7 +233,6 @@ void FrameLogWriter::run_writer_thread() {
     if (!failed) {
       const auto encode_start = Clock::now();
       try {
-        ff::shuffle_payload(job.plain, layout_, shuffled_);
         // Record = header, tag block, compressed payload; written with one write().
         std::size_t at = ff::kRecordHeaderSize + job.tag_block.size();
         record_.resize(at);
@@ -242,13 +241,13 @@ void FrameLogWriter::run_writer_thread() {
                       job.tag_block.size());
         }
         std::size_t stored =
-            compress_into(ctx.get(), shuffled_.data(), shuffled_.size(), record_, at);
+            compress_into(ctx.get(), job.payload.data(), job.payload.size(), record_, at);
         ff::RecordHeader h;
         h.new_tag_count = job.new_tags;
         h.tag_block_size = static_cast<std::uint32_t>(job.tag_block.size());
         h.tag_base = job.tag_base;
         h.payload_size = stored;
-        h.raw_size = shuffled_.size();
+        h.raw_size = job.payload.size();
         h.tick = job.tick;
         h.body_checksum = ff::checksum(record_.data() + ff::kRecordHeaderSize,
                                        record_.size() - ff::kRecordHeaderSize);

@@ -40,9 +40,9 @@ class FrameLogWriter final : public LogWriter {
   /// Where the time goes, for benchmarks and progress displays. Read after finish().
   struct Stats {
     std::uint64_t frames = 0;
-    double copy_ms = 0;    ///< caller thread: copying columns in write()
+    double copy_ms = 0;    ///< caller thread (and the workers): transposing columns in write()
     double wait_ms = 0;    ///< caller thread: waiting for room in the queue
-    double encode_ms = 0;  ///< writer thread: shuffle, compress, checksum, write()
+    double encode_ms = 0;  ///< writer thread: compress, checksum, write()
     std::uint64_t bytes = 0;  ///< file size
   };
   /// Totals since begin(); complete once finish() has returned.
@@ -58,7 +58,7 @@ class FrameLogWriter final : public LogWriter {
   /// One frame on its way to the disk. Owned by the queue, then by the writer thread, then
   /// recycled through free_jobs_ so its buffers keep their capacity.
   struct Job {
-    std::vector<std::uint8_t> plain;      ///< copy_payload() output
+    std::vector<std::uint8_t> payload;    ///< shuffle_frame() output
     std::vector<std::uint8_t> tag_block;  ///< the new tags, u32 length + bytes each
     std::uint32_t new_tags = 0;
     std::uint32_t tag_base = 0;
@@ -101,7 +101,7 @@ class FrameLogWriter final : public LogWriter {
   StreamHasher written_;  ///< every byte in the file so far (for checkpoints' marks)
   double encode_ms_ = 0;
   std::vector<std::uint64_t> offsets_;
-  std::vector<std::uint8_t> shuffled_, record_;
+  std::vector<std::uint8_t> record_;
   std::thread thread_;
 };
 

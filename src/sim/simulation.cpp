@@ -69,7 +69,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
     try {
       writers_.push_back(spec.format == log::LogFormat::kDeeco
                              ? log::make_deeco_log_writer(spec.path, open)
-                             : log::make_frame_log_writer(spec.path, {}, open));
+                             : log::make_frame_log_writer(spec.path, frame_log_options(), open));
     } catch (const log::LogError& e) {
       throw RunError(e.what());  // (it names the log and says what went wrong)
     } catch (const std::exception& e) {
@@ -199,6 +199,16 @@ void Simulation::write_headers() {
     h.every = experiment_.logs[w].every;
     writers_[w]->begin(h);
   }
+}
+
+log::FrameLogOptions Simulation::frame_log_options() {
+  log::FrameLogOptions o;
+  // write() runs on this thread between phases, when the workers are free.
+  o.parallel_for = [this](std::size_t n,
+                          const std::function<void(std::size_t, std::size_t)>& body) {
+    pool_.parallel_for(n, 16384, [&](std::size_t b, std::size_t e, int) { body(b, e); });
+  };
+  return o;
 }
 
 void Simulation::write_logs() {

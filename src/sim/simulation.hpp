@@ -239,6 +239,7 @@ class Simulation final : private WorldAccess {
   /// By entity id, up to the largest id with its own controller instance (a robot whose
   /// controller is shared across robots, such as the built-in ones, has none).
   std::vector<std::unique_ptr<Controller>> instances_;
+  log::FrameLogOptions frame_log_options();
   Controller* instance(EntityId id) const {
     return id < instances_.size() ? instances_[id].get() : nullptr;
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include <zstd.h>
 
@@ -104,7 +105,7 @@ std::vector<LogFrame> make_frames(const LogHeader& h, std::size_t count, std::ui
     if (k % 3 == 1) tags.push_back("tag" + std::to_string(k) + (k % 2 ? ",x" : ""));
     if (k % 5 == 2) tags.push_back(std::string("\0bin\xff", 5));
     f.tags = tags;
-    if (k % 4 == 3) robots.push_back(next++);                              // appears
+    if (k % 4 == 3) robots.push_back(next++);                               // appears
     if (k % 6 == 5 && robots.size() > 1) robots.erase(robots.begin() + 1);  // disappears
     if (k % 7 == 6) objects.push_back(200 + static_cast<EntityId>(k));
     if (k == 9) objects.clear();
@@ -249,6 +250,53 @@ TEST(FrameLog, SameFramesGiveIdenticalBytes) {
   EXPECT_NE(a, read_file(dir.file("c")));
 }
 
+// The run's workers transpose a frame's columns for zstd, each its own robots: the payload
+// must be the same bytes however the robots are split, and decode back to the columns.
+TEST(FrameLog, AFramesPayloadIsTheSameBytesHoweverItsRobotsAreSplit) {
+  const LogHeader h = make_header();
+  const auto layout = frame_format::PayloadLayout::of(h);
+  std::mt19937_64 rng(3);
+  LogFrame f;
+  f.tick = 12;
+  f.time_ns = 1'200'000'000;
+  f.status = "running";
+  f.robot_count = 10'007;
+  f.object_count = 2;
+  for (const ColumnDesc& d : h.robot_columns) {
+    f.robot_columns.emplace_back(f.robot_count * d.row_bytes());
+    for (auto& b : f.robot_columns.back()) b = static_cast<std::uint8_t>(rng());
+  }
+  for (const ColumnDesc& d : h.object_columns) {
+    f.object_columns.emplace_back(f.object_count * d.row_bytes());
+    for (auto& b : f.object_columns.back()) b = static_cast<std::uint8_t>(rng());
+  }
+  std::vector<std::uint8_t> serial, reversed, threaded;
+  frame_format::shuffle_frame(f.view(), layout, serial);
+  // Uneven parts, the last first.
+  frame_format::shuffle_frame(
+      f.view(), layout, reversed,
+      [](std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+        const std::size_t cut[] = {0, n / 7, n / 3 + 1, n - 5, n};
+        for (int k = 3; k >= 0; --k) body(cut[k], cut[k + 1]);
+      });
+  // Parts on threads at once.
+  frame_format::shuffle_frame(
+      f.view(), layout, threaded,
+      [](std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+        std::vector<std::thread> t;
+        for (std::size_t k = 0; k < 4; ++k) t.emplace_back(body, n * k / 4, n * (k + 1) / 4);
+        for (auto& x : t) x.join();
+      });
+  EXPECT_EQ(serial, reversed);
+  EXPECT_EQ(serial, threaded);
+  LogFrame back;
+  frame_format::decode_payload(serial.data(), serial.size(), layout, back, "the payload");
+  EXPECT_EQ(back.tick, f.tick);
+  EXPECT_EQ(back.status, f.status);
+  EXPECT_EQ(back.robot_columns, f.robot_columns);
+  EXPECT_EQ(back.object_columns, f.object_columns);
+}
+
 TEST(FrameLog, WriterDestroyedWithoutFinishStillWritesTheIndex) {
   TempDir dir;
   const auto frames = make_frames(5);
@@ -323,14 +371,14 @@ TEST(FrameLog, TruncatedFileShowsExactlyTheCompleteFrames) {
   ends.push_back(index_offset);
 
   std::mt19937_64 rng(3);
-  std::vector<std::uint64_t> cuts{ends[8], ends[8] + 1, ends[11] - 1, ends[11], ends[11] + 5,
-                                  full.size() - 1};
+  std::vector<std::uint64_t> cuts{ends[8],  ends[8] + 1,  ends[11] - 1,
+                                  ends[11], ends[11] + 5, full.size() - 1};
   for (int i = 0; i < 30; ++i) cuts.push_back(ends[7] + rng() % (full.size() - ends[7]));
   for (std::uint64_t cut : cuts) {
     SCOPED_TRACE("cut at byte " + std::to_string(cut) + " of " + std::to_string(full.size()));
     write_file(dir.file("cut"), full.substr(0, cut));
-    const auto complete = static_cast<std::size_t>(
-        std::upper_bound(ends.begin(), ends.end(), cut) - ends.begin());
+    const auto complete =
+        static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), cut) - ends.begin());
     auto reader = LogReader::open(dir.file("cut"));
     ASSERT_EQ(reader->frame_count(), complete);
     for (std::size_t k = 0; k < complete; ++k) expect_same_frame(frames[k], reader->read_frame(k));
