@@ -247,8 +247,9 @@ struct ExternalRobot {
   /// The readings of the last tick simulated (senders left empty: see sender_ids).
   RobotReadings readings;
   std::vector<std::vector<EntityId>> sender_ids;  ///< per sensor, per message
-  /// The latest command per actuator (empty bytes: none yet), applied at every tick.
+  /// The latest command per actuator, applied at every tick.
   struct Command {
+    bool given = false;  ///< false: none yet (or one that did not fit)
     std::vector<std::uint8_t> bytes;
     std::string origin;  ///< "swarm node 'n', input 'i' (flow 'f') at T ns: "
   };
@@ -269,7 +270,7 @@ class FederatedController final : public Controller {
     ExternalRobot& r = (*robots_)[static_cast<std::size_t>((*slot_of_id_)[io.id])];
     if (r.wants_readings) copy_readings(io, r);
     for (std::size_t k = 0; k < r.commands.size() && k < io.actuators.size(); ++k)
-      if (!r.commands[k].bytes.empty()) apply(io.actuators[k], r, r.commands[k]);
+      if (r.commands[k].given) apply(io.actuators[k], r, r.commands[k]);
   }
 
  private:
@@ -309,7 +310,7 @@ class FederatedController final : public Controller {
                 " f64 values, " + std::to_string(a.colors.size()) + " colours of 4 bytes, " +
                 std::to_string(a.data.size()) + " data bytes), the command gives " +
                 std::to_string(c.bytes.size());
-      c.bytes.clear();
+      c.given = false;
       return;
     }
     const std::uint8_t* p = c.bytes.data();
@@ -477,6 +478,7 @@ class SwarmNode final : public time::NodeBehaviour {
       }
       if (input_robot_[p.input] >= 0) {  // a command: from this tick on
         auto& c = external_[static_cast<std::size_t>(input_robot_[p.input])].commands[p.actuator];
+        c.given = true;
         c.bytes = std::move(p.command.bytes);
         c.origin = where(p.input, p.at);
         continue;

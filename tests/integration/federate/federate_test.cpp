@@ -598,6 +598,9 @@ TEST_F(ExternalRobotTest, BadCommandsStopTheSwarmNodeNamingTheFlowAndTime) {
                 {{"differential_drive", distributed::command_values({0.1})}}),
             at + "actuator 'differential_drive' of robot 'rover' takes 16 bytes (2 f64 values, "
                  "0 colours of 4 bytes, 0 data bytes), the command gives 8"},
+           {distributed::encode_commands({{"leds", {}}}),
+            at + "actuator 'leds' of robot 'rover' takes 4 bytes (0 f64 values, 1 colours of 4 "
+                 "bytes, 0 data bytes), the command gives 0"},
            {distributed::encode_commands({{"diferential_drive", {}}}),
             at + "robot 'rover' has no actuator 'diferential_drive' (did you mean "
                  "'differential_drive'?) (its actuators: 'differential_drive', 'leds')"},
