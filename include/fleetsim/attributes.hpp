@@ -95,8 +95,8 @@ class AttributeSet {
   /// The payload: class_layout().size bytes.
   const std::vector<std::uint8_t>& bytes() const { return bytes_; }
 
-  /// Sets attribute `name` (any numeric type: rounded to the nearest integer for integer
-  /// types). Throws FederateError for an unknown attribute (with "did you mean"), a bool
+  /// Sets attribute `name` (any numeric type: rounded to the nearest integer, ties to even, for
+  /// integer types). Throws FederateError for an unknown attribute (with "did you mean"), a bool
   /// attribute, or a value outside the type's range (or NaN into an integer).
   AttributeSet& set(std::string_view name, double value);
   /// Sets an integer or bool attribute exactly (u64 and i64 beyond 2^53 included).
