@@ -60,7 +60,7 @@ int open_for_reading(const std::string& path) {
 }
 
 int open_for_writing(const std::string& path) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw LogError("cannot create log '" + path + "': " + reason());
   return fd;
 }

@@ -113,7 +113,8 @@ std::uint64_t file_size(int fd, const std::string& path);
 /// Opens `path` read-only; throws LogError ("cannot open ...: reason").
 int open_for_reading(const std::string& path);
 
-/// Creates or truncates `path` for writing; throws LogError ("cannot create ...: reason").
+/// Creates or truncates `path` for writing (and reading back what was written); throws LogError
+/// ("cannot create ...: reason").
 int open_for_writing(const std::string& path);
 
 /// Opens an existing log read-write, without truncating it (a resumed run goes on with it);

@@ -40,9 +40,9 @@ class FrameLogWriter final : public LogWriter {
   /// Where the time goes, for benchmarks and progress displays. Read after finish().
   struct Stats {
     std::uint64_t frames = 0;
-    double copy_ms = 0;    ///< caller thread (and the workers): transposing columns in write()
-    double wait_ms = 0;    ///< caller thread: waiting for room in the queue
-    double encode_ms = 0;  ///< writer thread: compress, checksum, write()
+    double copy_ms = 0;       ///< caller thread (and the workers): transposing columns in write()
+    double wait_ms = 0;       ///< caller thread: waiting for room in the queue
+    double encode_ms = 0;     ///< writer thread: compress, checksum, write()
     std::uint64_t bytes = 0;  ///< file size
   };
   /// Totals since begin(); complete once finish() has returned.
@@ -98,7 +98,8 @@ class FrameLogWriter final : public LogWriter {
 
   // Writer thread only (read by the caller after join()).
   std::uint64_t position_ = 0;
-  StreamHasher written_;  ///< every byte in the file so far (for checkpoints' marks)
+  StreamHasher written_;         ///< the file's first hashed_to_ bytes (for checkpoints' marks)
+  std::uint64_t hashed_to_ = 0;  ///< the rest is hashed when mark() is called
   double encode_ms_ = 0;
   std::vector<std::uint64_t> offsets_;
   std::vector<std::uint8_t> record_;
