@@ -28,14 +28,15 @@ struct CCtxDeleter {
   void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
 };
 
-// Compresses `n` bytes into `out` starting at `at` (growing it); returns the compressed size.
+// Compresses `n` bytes into `out` starting at `at`; returns the compressed size. `out` grows
+// to hold the worst case and never shrinks: the writer reuses one buffer for every record,
+// and a vector that shrank then grew again would clear the whole bound each record.
 std::size_t compress_into(ZSTD_CCtx* ctx, const std::uint8_t* data, std::size_t n,
                           std::vector<std::uint8_t>& out, std::size_t at) {
-  out.resize(at + ZSTD_compressBound(n));
+  if (out.size() < at + ZSTD_compressBound(n)) out.resize(at + ZSTD_compressBound(n));
   std::size_t k = ZSTD_compress2(ctx, out.data() + at, out.size() - at, data, n);
   if (ZSTD_isError(k))
     throw LogError(std::string("zstd compression failed: ") + ZSTD_getErrorName(k));
-  out.resize(at + k);
   return k;
 }
 
@@ -86,6 +87,7 @@ void FrameLogWriter::begin(const LogHeader& header) {
   std::vector<std::uint8_t> out(ff::kFileHeaderSize);
   auto ctx = make_cctx(options_.zstd_level);
   std::size_t stored = compress_into(ctx.get(), body.data(), body.size(), out, ff::kFileHeaderSize);
+  out.resize(ff::kFileHeaderSize + stored);
   std::vector<std::uint8_t> fixed;
   ByteWriter w(fixed);
   w.raw(ff::kFileMagic, 8);
@@ -248,7 +250,7 @@ void FrameLogWriter::run_writer_thread() {
       try {
         // Record = header, tag block, compressed payload; written with one write().
         std::size_t at = ff::kRecordHeaderSize + job.tag_block.size();
-        record_.resize(at);
+        if (record_.size() < at) record_.resize(at);
         if (!job.tag_block.empty()) {
           std::memcpy(record_.data() + ff::kRecordHeaderSize, job.tag_block.data(),
                       job.tag_block.size());
@@ -262,12 +264,13 @@ void FrameLogWriter::run_writer_thread() {
         h.payload_size = stored;
         h.raw_size = job.payload.size();
         h.tick = job.tick;
-        h.body_checksum = ff::checksum(record_.data() + ff::kRecordHeaderSize,
-                                       record_.size() - ff::kRecordHeaderSize);
+        const std::size_t size = at + stored;
+        h.body_checksum =
+            ff::checksum(record_.data() + ff::kRecordHeaderSize, size - ff::kRecordHeaderSize);
         ff::encode_record_header(h, record_.data());
-        write_all(file_.get(), record_.data(), record_.size(), path_);
+        write_all(file_.get(), record_.data(), size, path_);
         offsets_.push_back(position_);
-        position_ += record_.size();
+        position_ += size;
       } catch (const std::exception& e) {
         std::lock_guard lock(mutex_);
         error_ = e.what();
