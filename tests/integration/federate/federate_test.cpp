@@ -5,6 +5,7 @@
 // program started by `fleetsim launch`), gives the built-in node's traces, byte for byte.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -443,6 +444,7 @@ class ExternalRobotTest : public SwarmNodeTest {
   <arena size="4,4">
     <robot id="rover" kind="epuck" controller="ext" position="-1.85,-1" heading="180"/>
     <robot id="eye" kind="eyebot" controller="ext" position="1,-1"/>
+    <robot id="fb" kind="footbot" controller="w" position="-1,1"/>
     <distribute count="3" kind="epuck" controller="w" id_prefix="w" region="0,0,2,2"/>
   </arena>
   <physics><kinematics2d id="ground"/><pointmass3d id="air" ceiling="4"/></physics>
@@ -567,6 +569,7 @@ TEST_F(ExternalRobotTest, AnEventFlowAnsweringEachReadingAtItsTimestampActsOneTi
 
 TEST_F(ExternalRobotTest, AFlyerTakesVelocityCommands) {
   std::vector<double> z;
+  int rab_readings = 0;
   auto r = run(federation("eye", "eye"), [&](Federate& fed) {
     fed.set_message_handler([&](const Delivered& m) {
       if (m.input == "poses")
@@ -576,6 +579,14 @@ TEST_F(ExternalRobotTest, AFlyerTakesVelocityCommands) {
         const auto rd = distributed::decode_readings(m.payload);
         EXPECT_EQ(rd.sensors.at(0).type, "positioning");
         EXPECT_EQ(rd.sensors.at(0).reals.size(), 4u);  // x, y, theta, z
+        // The foot-bot's range-and-bearing broadcasts, named by their sender.
+        ASSERT_EQ(rd.sensors.at(1).type, "range_and_bearing");
+        ASSERT_EQ(rd.sensors[1].messages.size(), 1u);
+        EXPECT_EQ(rd.sensors[1].messages[0].sender, "fb");
+        // 2.83 m apart on the ground at the start; the foot-bot walks, the eye-bot climbs.
+        EXPECT_NEAR(rd.sensors[1].messages[0].range_m, std::hypot(2.0, 2.0), 0.3);
+        EXPECT_EQ(rd.sensors[1].messages[0].data.size(), 10u);
+        ++rab_readings;
       }
     });
     // Up at 0.5 m/s.
@@ -587,6 +598,7 @@ TEST_F(ExternalRobotTest, AFlyerTakesVelocityCommands) {
   ASSERT_EQ(z.size(), 20u);
   EXPECT_EQ(z[1], 0.0);
   EXPECT_GT(z.back(), 0.3);
+  EXPECT_EQ(rab_readings, 19);
   for (std::size_t k = 1; k < z.size(); ++k) EXPECT_GE(z[k], z[k - 1]);
 }
 
