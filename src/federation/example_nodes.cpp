@@ -195,9 +195,11 @@ SwarmNodeCheck& swarm_check() {
   return check;
 }
 
-void check_swarm_nodes(const Federation& fed, Diagnostics& diags) {
+void check_swarm_nodes(const Federation& fed, Diagnostics& diags, const std::string& only) {
   for (std::size_t n = 0; n < fed.nodes.size(); ++n)
-    if (fed.nodes[n].kind == NodeKind::kSwarm && swarm_check()) swarm_check()(fed, n, diags);
+    if (fed.nodes[n].kind == NodeKind::kSwarm && swarm_check() &&
+        (only.empty() || fed.nodes[n].name == only))
+      swarm_check()(fed, n, diags);
 }
 
 std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node) {

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "federation/federation_file.hpp"
 #include "time/flow_node.hpp"
@@ -33,7 +34,8 @@ SwarmNodeFactory& swarm_factory();
 /// (launch, node, check), reporting every problem to the Diagnostics; installed with the factory.
 using SwarmNodeCheck = std::function<void(const Federation&, std::size_t, Diagnostics&)>;
 SwarmNodeCheck& swarm_check();
-/// Runs swarm_check() on every swarm node of `fed` (nothing when none is installed).
-void check_swarm_nodes(const Federation& fed, Diagnostics& diags);
+/// Runs swarm_check() on every swarm node of `fed`, or only on node `only` when it is not empty
+/// (nothing when no check is installed).
+void check_swarm_nodes(const Federation& fed, Diagnostics& diags, const std::string& only = "");
 
 }  // namespace fleetsim::federation

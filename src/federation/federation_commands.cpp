@@ -70,7 +70,9 @@ void add_common(CLI::App& cmd, CommandLine& cl) {
 int prepare(const CommandLine& cl, Federation& fed, RunOptions& options) {
   Diagnostics diags;
   auto loaded = load_federation(cl.federation, diags);
-  if (loaded) check_swarm_nodes(*loaded, diags);  // every error before any node starts
+  // Swarm nodes against their experiments, every error before any node starts: all of them for
+  // launch; for node, the one it runs (the others' experiments may be on other machines).
+  if (loaded) check_swarm_nodes(*loaded, diags, cl.name);
   diags.print(std::cerr);
   if (!loaded || diags.has_errors()) return kExitUserError;
   fed = std::move(*loaded);

@@ -628,9 +628,9 @@ TEST_F(ExternalRobotTest, BadCommandsStopTheSwarmNodeNamingTheFlowAndTime) {
 
 TEST_F(ExternalRobotTest, PortsNamingUnknownOrNonExternalRobotsAreRefusedBeforeTheStart) {
   // Both errors at once, at the ports' lines, with status 2: from `fleetsim launch` before any
-  // node starts, and from `fleetsim check`.
+  // node starts, from `fleetsim node` for the swarm node, and from `fleetsim check`.
   const std::string path = federation("w1", "rovr");
-  for (const char* command : {" launch ", " check "}) {
+  for (const char* command : {" launch ", " check ", " node --name swarm "}) {
     const std::string cmd =
         fleetsim::testing::time_limited(std::string(FLEETSIM_EXE) + command + path) + " 2>" +
         (dir_ / "stderr.txt").string();
