@@ -2,8 +2,8 @@
 // "Datastreams and modifiers"; docs/federate-api.md, "Typed data"): a federate publishes and
 // reads classes by attribute name, the built-in nodes read typed flows through noise,
 // down-sampling and a WGS84 frame conversion, and the federation repeats bit for bit, twice
-// over shared memory and once over ZeroMQ, with jitter. Misuse is refused, naming the node,
-// the flow and the timestamp.
+// over shared memory and once over ZeroMQ, with jitter; typed event and observation flows too.
+// Misuse is refused, naming the node, the flow and the timestamp.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -226,6 +226,77 @@ TEST_F(TypedFederation, MisuseIsRefusedNamingTheNodeTheFlowAndTheTimestamp) {
       },
       0, "shm");
   EXPECT_EQ(seen.forces.size(), 50u);
+}
+
+// Typed event and observation flows: a detector sends typed events (send_event with an
+// AttributeSet) that the sink reads down-sampled and noisy, publishes a typed status that the
+// sink observes through noise, and observes the sink's typed level.
+const char* kTypedEvents = R"(<federation until="300ms" seed="5" buffer="2">
+  <class name="Alarm"><attribute name="level" type="f64"/><attribute name="code" type="u8"/></class>
+  <class name="Mix"><attribute name="a" type="u64"/><attribute name="b" type="u64"/></class>
+  <node name="clock" kind="mixer"><input name="back"/><output name="tick"/></node>
+  <node name="detector" program="detector">
+    <input name="tick"/><input name="level" class="Mix"/>
+    <output name="alarm" class="Alarm"/><output name="status" class="Alarm"/>
+  </node>
+  <node name="sink" kind="mixer">
+    <input name="alarm"/><input name="status"/><output name="level"/><output name="back"/>
+  </node>
+  <flow name="tick" from="clock.tick" to="detector.tick" period="10ms 3ms"/>
+  <flow name="alarm" from="detector.alarm" to="sink.alarm" kind="event" lookahead="1ms">
+    <downsample every="2"/>
+    <noise attribute="level" sigma="0.5"/>
+  </flow>
+  <flow name="status" from="detector.status" to="sink.status" kind="observation" period="5ms">
+    <noise attribute="level" bias="0.25" sigma="0.1"/>
+  </flow>
+  <flow name="level" from="sink.level" to="detector.level" kind="observation" period="7ms"/>
+  <flow name="back" from="sink.back" to="clock.back" period="25ms"/>
+</federation>
+)";
+
+TEST_F(TypedFederation, TypedEventAndObservationFlowsRepeatOnBothTransports) {
+  // Runs 0 and 1 over shm and ZeroMQ; run 2 without the modifiers.
+  std::string plain = kTypedEvents;
+  for (const std::string mod :
+       {R"(<downsample every="2"/>)", R"(<noise attribute="level" sigma="0.5"/>)",
+        R"(<noise attribute="level" bias="0.25" sigma="0.1"/>)"})
+    plain.erase(plain.find(mod), mod.size());
+  std::vector<std::vector<std::uint64_t>> observed(3);
+  for (int run = 0; run < 3; ++run) {
+    const std::string name = run == 0 ? "events-shm" : run == 1 ? "events-zmq" : "events-plain";
+    const std::string file = (dir_ / (name + ".xml")).string();
+    std::ofstream(file) << (run == 2 ? plain : std::string(kTypedEvents));
+    fleetsim::testing::run_federate(
+        file, {"clock", "sink"}, "detector", dir_ / name,
+        [&](Federate& fed) {
+          int ticks = 0;
+          fed.set_message_handler([&](const Delivered& m) {
+            // Each tick: an alarm 1 ms later, and what the sink's level reads now.
+            ++ticks;
+            if (m.timestamp + 1'000'000 < fed.until())
+              fed.send_event("alarm", m.timestamp + 1'000'000,
+                             fed.attributes("alarm").set("level", 0.5 * ticks).set("code", ticks));
+            if (const auto level = fed.observe("level"))
+              observed[run].push_back(fed.decode(*level).get_unsigned("a"));
+          });
+          fed.set_emitter("status", [&](SimTime) {
+            return fed.attributes("status").set("level", 1.0 * ticks).bytes();
+          });
+          for (SimTime t = 0; !fed.time_advance_request(t).done; t += 20'000'000) {
+          }
+        },
+        100, run == 1 ? "zmq" : "shm");
+  }
+  EXPECT_GT(observed[0].size(), 20u);
+  EXPECT_EQ(observed[0], observed[1]) << "the levels observed differ between transports";
+  EXPECT_NE(observed[0], observed[2]) << "the modifiers changed nothing the sink computed";
+  for (const char* node : {"clock", "detector", "sink"}) {
+    const std::string a = slurp(dir_ / "events-shm" / (std::string(node) + ".trace"));
+    EXPECT_GT(a.size(), 500u) << node;
+    EXPECT_TRUE(a == slurp(dir_ / "events-zmq" / (std::string(node) + ".trace")))
+        << node << "'s trace differs between transports";
+  }
 }
 
 // `fleetsim check` and `launch` report every error of a typed federation at its line, status 2.
