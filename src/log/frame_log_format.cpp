@@ -17,18 +17,30 @@ namespace {
 // writing (each worker its own range), all of them back when reading. The width is a
 // compile-time constant so the inner loop unrolls. (Width 1 is a plain copy.)
 #if defined(__SSE2__)
-// 16 elements of 4 bytes (64 bytes at `in`) to 4 planes of 16 bytes, plane k at out + k * n.
-inline void to_planes_16x4(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+// The first two rounds of byte unpacks over 64 bytes at `in`, which both transposes share: of
+// 4-byte elements e0..e15, u[0] holds bytes 0-3 of e0, e2, e4, e6 interleaved (e0b0 e2b0 e4b0
+// e6b0 e0b1 ...), u[1] the same of e1, e3, e5, e7, u[2] and u[3] of e8..e15; of 8-byte
+// elements e0..e7, u[0] holds bytes 0-3 of e0..e3 (e0b0 e1b0 e2b0 e3b0 e0b1 ...), u[1] bytes
+// 4-7 of e0..e3, u[2] and u[3] the same of e4..e7.
+inline void unpack_64_bytes(const std::uint8_t* in, __m128i u[4]) {
   const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
   const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 16));
   const __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 32));
   const __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 48));
   const __m128i t0 = _mm_unpacklo_epi8(x0, x1), t1 = _mm_unpackhi_epi8(x0, x1);
   const __m128i t2 = _mm_unpacklo_epi8(x2, x3), t3 = _mm_unpackhi_epi8(x2, x3);
-  const __m128i u0 = _mm_unpacklo_epi8(t0, t1), u1 = _mm_unpackhi_epi8(t0, t1);
-  const __m128i u2 = _mm_unpacklo_epi8(t2, t3), u3 = _mm_unpackhi_epi8(t2, t3);
-  const __m128i v0 = _mm_unpacklo_epi8(u0, u1), v1 = _mm_unpackhi_epi8(u0, u1);
-  const __m128i v2 = _mm_unpacklo_epi8(u2, u3), v3 = _mm_unpackhi_epi8(u2, u3);
+  u[0] = _mm_unpacklo_epi8(t0, t1);
+  u[1] = _mm_unpackhi_epi8(t0, t1);
+  u[2] = _mm_unpacklo_epi8(t2, t3);
+  u[3] = _mm_unpackhi_epi8(t2, t3);
+}
+
+// 16 elements of 4 bytes (64 bytes at `in`) to 4 planes of 16 bytes, plane k at out + k * n.
+inline void to_planes_16x4(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+  __m128i u[4];
+  unpack_64_bytes(in, u);
+  const __m128i v0 = _mm_unpacklo_epi8(u[0], u[1]), v1 = _mm_unpackhi_epi8(u[0], u[1]);
+  const __m128i v2 = _mm_unpacklo_epi8(u[2], u[3]), v3 = _mm_unpackhi_epi8(u[2], u[3]);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi64(v0, v2));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out + n), _mm_unpackhi_epi64(v0, v2));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * n), _mm_unpacklo_epi64(v1, v3));
@@ -38,18 +50,12 @@ inline void to_planes_16x4(const std::uint8_t* in, std::uint8_t* out, std::size_
 // 8 elements of 8 bytes (64 bytes at `in`): plane pairs (0,1) (2,3) (4,5) (6,7) of 8 bytes
 // each, in the low and high halves of p[0..3].
 inline void planes_8x8(const std::uint8_t* in, __m128i p[4]) {
-  const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
-  const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 16));
-  const __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 32));
-  const __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 48));
-  const __m128i t0 = _mm_unpacklo_epi8(x0, x1), t1 = _mm_unpackhi_epi8(x0, x1);
-  const __m128i t2 = _mm_unpacklo_epi8(x2, x3), t3 = _mm_unpackhi_epi8(x2, x3);
-  const __m128i u0 = _mm_unpacklo_epi8(t0, t1), u1 = _mm_unpackhi_epi8(t0, t1);
-  const __m128i u2 = _mm_unpacklo_epi8(t2, t3), u3 = _mm_unpackhi_epi8(t2, t3);
-  p[0] = _mm_unpacklo_epi32(u0, u2);
-  p[1] = _mm_unpackhi_epi32(u0, u2);
-  p[2] = _mm_unpacklo_epi32(u1, u3);
-  p[3] = _mm_unpackhi_epi32(u1, u3);
+  __m128i u[4];
+  unpack_64_bytes(in, u);
+  p[0] = _mm_unpacklo_epi32(u[0], u[2]);
+  p[1] = _mm_unpackhi_epi32(u[0], u[2]);
+  p[2] = _mm_unpacklo_epi32(u[1], u[3]);
+  p[3] = _mm_unpackhi_epi32(u[1], u[3]);
 }
 
 // 16 elements of 8 bytes (128 bytes at `in`) to 8 planes of 16 bytes, plane k at out + k * n.
