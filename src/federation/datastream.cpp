@@ -19,11 +19,7 @@ Datastreams::Datastreams(const Federation& fed, std::size_t node)
 bool Datastreams::apply(std::size_t input, transport::Message& m) {
   Input& in = inputs_.at(input);
   if (m.null || !in.flow->data_class) return true;
-  const ClassLayout& cls = *in.flow->data_class;
-  const std::string problem = cls.layout_problem(m.payload);
-  if (!problem.empty())
-    throw FederateError(fmt::format("node '{}', flow '{}' at {} ns: {}", node_name_, in.flow->name,
-                                    m.timestamp, problem));
+  check(in, m);
   // Down-sampling first decides whether the message goes on at all: each <downsample> counts
   // the messages that reach it.
   for (std::size_t k = 0; k < in.flow->modifiers.size(); ++k) {
@@ -35,7 +31,7 @@ bool Datastreams::apply(std::size_t input, transport::Message& m) {
       return false;
     }
   }
-  modify(in, input, m);
+  modify(in, m);
   return true;
 }
 
@@ -43,15 +39,19 @@ transport::Message Datastreams::applied(std::size_t input, const transport::Mess
   transport::Message copy = m;
   const Input& in = inputs_.at(input);
   if (copy.null || !in.flow->data_class) return copy;
-  const std::string problem = in.flow->data_class->layout_problem(copy.payload);
-  if (!problem.empty())
-    throw FederateError(fmt::format("node '{}', flow '{}' at {} ns: {}", node_name_, in.flow->name,
-                                    copy.timestamp, problem));
-  modify(in, input, copy);
+  check(in, copy);
+  modify(in, copy);
   return copy;
 }
 
-void Datastreams::modify(const Input& in, std::size_t /*input*/, transport::Message& m) const {
+void Datastreams::check(const Input& in, const transport::Message& m) const {
+  const std::string problem = in.flow->data_class->layout_problem(m.payload);
+  if (!problem.empty())
+    throw FederateError(fmt::format("node '{}', flow '{}' at {} ns: {}", node_name_, in.flow->name,
+                                    m.timestamp, problem));
+}
+
+void Datastreams::modify(const Input& in, transport::Message& m) const {
   const ClassLayout& cls = *in.flow->data_class;
   for (std::size_t k = 0; k < in.flow->modifiers.size(); ++k) {
     const ModifierDecl& mod = in.flow->modifiers[k];

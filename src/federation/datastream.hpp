@@ -41,7 +41,10 @@ class Datastreams {
     std::uint32_t flow_id = 0;
     std::vector<std::uint64_t> received;  ///< per modifier: messages a downsample has seen
   };
-  void modify(const Input& in, std::size_t input, transport::Message& m) const;
+  /// Throws FederateError when `m`'s payload is not a value of the flow's class.
+  void check(const Input& in, const transport::Message& m) const;
+  /// Applies noise and frame conversions, in file order.
+  void modify(const Input& in, transport::Message& m) const;
 
   std::uint64_t seed_;
   std::size_t node_;
