@@ -604,7 +604,7 @@ TEST_F(ExternalRobotTest, AFlyerTakesVelocityCommands) {
 
 TEST_F(ExternalRobotTest, BadCommandsStopTheSwarmNodeNamingTheFlowAndTime) {
   const std::string at = "swarm node 'swarm', input 'wheels' (flow 'cmd') at 50000000 ns: ";
-  for (const auto& [command, expected] :
+  for (const auto& bad :
        std::vector<std::pair<std::vector<std::uint8_t>, std::string>>{
            {distributed::encode_commands(
                 {{"differential_drive", distributed::command_values({0.1})}}),
@@ -617,6 +617,9 @@ TEST_F(ExternalRobotTest, BadCommandsStopTheSwarmNodeNamingTheFlowAndTime) {
             at + "robot 'rover' has no actuator 'diferential_drive' (did you mean "
                  "'differential_drive'?) (its actuators: 'differential_drive', 'leds')"},
            {{1, 0, 0, 0, 9}, at + "a malformed command message"}}) {
+    // (Named copies: clang 14 cannot capture a structured binding in a lambda.)
+    const std::vector<std::uint8_t>& command = bad.first;
+    const std::string& expected = bad.second;
     auto r = run(federation(), [&](Federate& fed) {
       fed.update("wheels", command);
       fed.run({});
