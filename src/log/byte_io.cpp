@@ -73,6 +73,18 @@ int open_for_continuing(const std::string& path) {
   return fd;
 }
 
+bool hash_file_range(int fd, std::uint64_t from, std::uint64_t to, StreamHasher& h,
+                     const std::string& path) {
+  std::vector<std::uint8_t> block(std::size_t{1} << 20);
+  for (std::uint64_t at = from; at < to;) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), to - at));
+    if (!read_exact_at(fd, block.data(), n, at, path)) return false;
+    h.bytes(block.data(), n);
+    at += n;
+  }
+  return true;
+}
+
 StreamHasher cut_to_mark(int fd, const LogMark& mark, const std::string& path) {
   const std::uint64_t size = file_size(fd, path);
   if (size < mark.bytes)
@@ -81,15 +93,8 @@ StreamHasher cut_to_mark(int fd, const LogMark& mark, const std::string& path) {
                    " it had at the checkpoint: it was cut or replaced since; resume from an "
                    "earlier checkpoint, or start the run again");
   StreamHasher h;
-  std::vector<std::uint8_t> block(std::size_t{1} << 20);
-  for (std::uint64_t at = 0; at < mark.bytes;) {
-    const std::size_t n =
-        static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), mark.bytes - at));
-    if (!read_exact_at(fd, block.data(), n, at, path))
-      throw LogError("log '" + path + "' ended while it was being read");
-    h.bytes(block.data(), n);
-    at += n;
-  }
+  if (!hash_file_range(fd, 0, mark.bytes, h, path))
+    throw LogError("log '" + path + "' ended while it was being read");
   if (h.value() != mark.hash)
     throw LogError("log '" + path + "' is not the one this checkpoint continues (its first " +
                    std::to_string(mark.bytes) +

@@ -121,6 +121,11 @@ int open_for_writing(const std::string& path);
 /// throws LogError ("cannot open ... to continue it: reason").
 int open_for_continuing(const std::string& path);
 
+/// Feeds bytes [from, to) of the file open on `fd` to `h`, read in blocks. Returns false if
+/// the file ends first; throws LogError on I/O errors.
+bool hash_file_range(int fd, std::uint64_t from, std::uint64_t to, StreamHasher& h,
+                     const std::string& path);
+
 /// Checks that the first `mark.bytes` bytes of the log open on `fd` are those `mark`
 /// describes, cuts the file there and moves the write position to its end. Returns the hash
 /// state of those bytes, to go on hashing what follows. Throws LogError saying what differs.

@@ -13,9 +13,6 @@ namespace fleetsim::log::frame_format {
 
 namespace {
 
-// Byte-plane transposes of `n` elements of `width` bytes: elements [b, e) to planes when
-// writing (each worker its own range), all of them back when reading. The width is a
-// compile-time constant so the inner loop unrolls. (Width 1 is a plain copy.)
 #if defined(__SSE2__)
 // The first two rounds of byte unpacks over 64 bytes at `in`, which both transposes share: of
 // 4-byte elements e0..e15, u[0] holds bytes 0-3 of e0, e2, e4, e6 interleaved (e0b0 e2b0 e4b0
@@ -71,6 +68,9 @@ inline void to_planes_16x8(const std::uint8_t* in, std::uint8_t* out, std::size_
 }
 #endif
 
+// Byte-plane transposes of `n` elements of `width` bytes: elements [b, e) to planes when
+// writing (each worker its own range), all of them back when reading. The width is a
+// compile-time constant so the inner loop unrolls. (Width 1 is a plain copy.)
 template <bool kToPlanes, std::size_t W>
 void transpose_fixed(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t b,
                      std::size_t e) {

@@ -13,7 +13,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -89,11 +88,6 @@ struct PayloadLayout {
 
 /// Bytes before the columns: tick, time, robot count, object count, status length.
 inline constexpr std::size_t kPayloadFixedBytes = 28;
-
-/// Runs body(b, e) over parts of [0, n) that together cover it, possibly at once on several
-/// threads (the simulation's workers); an empty one runs body(0, n) on the caller's thread.
-using ParallelFor =
-    std::function<void(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body)>;
 
 /// A frame's payload, ready for zstd, into `out` (resized to fit): the fixed fields and the
 /// status, then every column transposed into byte planes (byte k of every element, then byte

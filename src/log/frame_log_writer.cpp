@@ -139,15 +139,9 @@ LogMark FrameLogWriter::mark() {
   // The writer thread is idle (the wait above synchronises with its last write). The bytes
   // written since the last mark are hashed now, read back from the file (the page cache):
   // a run that takes no checkpoint never hashes its log, and the hash is the same.
-  std::vector<std::uint8_t> block(std::size_t{1} << 20);
-  while (hashed_to_ < position_) {
-    const auto n =
-        static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), position_ - hashed_to_));
-    if (!read_exact_at(file_.get(), block.data(), n, hashed_to_, path_))
-      throw LogError("log '" + path_ + "' ended while it was being read back");
-    written_.bytes(block.data(), n);
-    hashed_to_ += n;
-  }
+  if (!hash_file_range(file_.get(), hashed_to_, position_, written_, path_))
+    throw LogError("log '" + path_ + "' ended while it was being read back");
+  hashed_to_ = position_;
   LogMark m;
   m.bytes = position_;
   m.hash = written_.value();

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -83,6 +84,11 @@ struct LogHeader {
   /// The logged object columns, in frame order (required_object_columns() among them).
   std::vector<ColumnDesc> object_columns;
 };
+
+/// Runs body(b, e) over parts of [0, n) that together cover it, possibly at once on several
+/// threads (the simulation's workers). Empty: the caller runs body(0, n) itself.
+using ParallelFor =
+    std::function<void(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body)>;
 
 /// A frame to write: views on the engine's columns (no copy), valid until write() returns.
 /// robot_columns[c] holds robot_count rows of header.robot_columns[c] (row_bytes() each,

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,8 +49,7 @@ struct FrameLogOptions {
   int zstd_level = 1;  ///< 1 (fast) .. 19 (small)
   /// Splits the per-robot work of write() (the columns' byte-plane transpose) among the run's
   /// workers: body(b, e) over parts of [0, n). Empty: on the calling thread.
-  std::function<void(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body)>
-      parallel_for;
+  ParallelFor parallel_for;
 };
 
 /// How a writer opens its file: created (or truncated), or an existing log a resumed run goes

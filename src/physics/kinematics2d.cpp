@@ -305,11 +305,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      if (!mine(engine_[s])) {
-        nx[s] = gx[s];
-        ny[s] = gy[s];
-        continue;
-      }
+      if (!mine(engine_[s])) continue;  // (step 4 reads only its own engines' slots)
       const double f = f_[s];
       realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
       nx[s] = gx[s] + f * dx_[s];
