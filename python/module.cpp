@@ -575,6 +575,23 @@ PYBIND11_MODULE(_core, m) {
           py::arg("input"),
           "An observation flow's latest message stamped <= the federate's time, or None.")
       .def(
+          "send_receive_order",
+          [](Federate& f, const std::string& output, const py::object& payload) {
+            f.send_receive_order(output, payload_of(f, output, payload));
+          },
+          py::arg("output"), py::arg("payload"),
+          "A receive-order flow's message, sent now, outside time management; not repeatable.")
+      .def(
+          "arrived",
+          [](Federate& f, const std::string& input) {
+            py::list out;
+            for (const auto& d : f.arrived(input)) out.append(delivered_to_python(d));
+            return out;
+          },
+          py::arg("input"),
+          "A receive-order flow's messages that have arrived since the last call, in the order "
+          "sent, without waiting (timestamp: the sender's time when it sent).")
+      .def(
           "set_message_handler",
           [](Federate& f, py::function fn) {
             f.set_message_handler(

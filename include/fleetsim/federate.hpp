@@ -4,8 +4,8 @@
 // simulators, next_event_request for event-driven ones. Messages arrive in time-stamp order
 // (ties by flow id), whatever the network does, so a federation repeats bit for bit.
 //
-//   auto fed = fleetsim::Federate::from_command_line(argc, argv);  // as `fleetsim launch` starts it
-//   fed.set_message_handler([&](const fleetsim::Delivered& m) { model.take(m); });
+//   auto fed = fleetsim::Federate::from_command_line(argc, argv);  // as `fleetsim launch` starts
+//   it fed.set_message_handler([&](const fleetsim::Delivered& m) { model.take(m); });
 //   fed.set_emitter("state", [&](fleetsim::SimTime t) { return model.state_at(t); });
 //   for (fleetsim::SimTime t = 0; !fed.time_advance_request(t).done; t += step) {}
 //
@@ -45,11 +45,11 @@ struct Grant {
 /// How to join. `fleetsim launch` passes these to a program node on its command line
 /// (from_command_line reads them).
 struct FederateOptions {
-  std::string ipc_dir;          ///< endpoints ipc://DIR/NODE for nodes without one
-  std::string secret_keys_dir;  ///< authenticated federations: DIR/NODE.key
-  std::string trace_dir;        ///< "" = no trace; else DIR/NODE.trace (docs/time-management.md)
-  std::uint32_t jitter_us = 0;  ///< a test aid: delay every message by 0..N µs
-  std::optional<SimTime> until;  ///< overrides the file's end time (ns)
+  std::string ipc_dir;             ///< endpoints ipc://DIR/NODE for nodes without one
+  std::string secret_keys_dir;     ///< authenticated federations: DIR/NODE.key
+  std::string trace_dir;           ///< "" = no trace; else DIR/NODE.trace (docs/time-management.md)
+  std::uint32_t jitter_us = 0;     ///< a test aid: delay every message by 0..N µs
+  std::optional<SimTime> until;    ///< overrides the file's end time (ns)
   std::string time_mode = "afap";  ///< afap, realtime or linear
   double speedup = 1.0;            ///< linear only
   double wait_report_s = 1.0;      ///< report whom it waits for after this long
@@ -67,9 +67,9 @@ struct FederateOptions {
 class Federate {
  public:
   /// Joins the federation of `federation_file` as node `name` (a node with program="..." or
-  /// any node the program replaces), over shared memory or ZeroMQ (FederateOptions::transport). Throws
-  /// FederateError when the file has errors (every one, FILE:LINE: error: ...), the node does
-  /// not exist, or an endpoint is missing.
+  /// any node the program replaces), over shared memory or ZeroMQ (FederateOptions::transport).
+  /// Throws FederateError when the file has errors (every one, FILE:LINE: error: ...), the node
+  /// does not exist, or an endpoint is missing.
   Federate(const std::string& federation_file, const std::string& name,
            const FederateOptions& options = {});
   /// Reads `PROGRAM FEDERATION --name NODE [options]`, the command line `fleetsim launch`
@@ -137,6 +137,19 @@ class Federate {
   /// message or emission under way), or nothing when none is. Waits until the source has
   /// passed that time. The source never waits for this federate; older values are dropped.
   std::optional<Delivered> observe(const std::string& input);
+
+  /// Receive-order flows (kind="receive-order"; HLA's receive-order delivery): sends `payload`
+  /// on output `output` now, outside time management: it goes at once, in the order of the
+  /// calls, and is delivered when it arrives. Delivered::timestamp then holds this federate's
+  /// time at the call (granted(), or the step's in a handler). Not repeatable. Throws
+  /// FederateError for another kind of flow, or a payload that is not a value of its class.
+  void send_receive_order(const std::string& output, std::vector<std::uint8_t> payload);
+  /// send_receive_order() with a value built by attributes(output).
+  void send_receive_order(const std::string& output, const AttributeSet& value);
+  /// Receive-order input `input`: every message that has arrived since the last call, in the
+  /// order of arrival (its source's order), without waiting. After resign(), what arrived while
+  /// it resigned (resign waits for every receive-order source to send its last).
+  std::vector<Delivered> arrived(const std::string& input);
 
   /// Delivers every message to `handler` as it is consumed, in time-stamp order, during the
   /// time requests (HLA's reflect callbacks) instead of in Grant::messages: an emitter then

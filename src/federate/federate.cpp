@@ -8,9 +8,9 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <iostream>
-#include <deque>
 #include <limits>
 
 #include <fmt/format.h>
@@ -82,8 +82,21 @@ struct Federate::Impl {
   /// The timestamp of the step under way, while a handler or an emitter runs (else -1).
   SimTime current = -1;
   bool resigned = false;
+  /// Receive-order inputs: what arrived at the end, when the federate resigned (arrived()
+  /// still gives it).
+  std::vector<std::vector<Delivered>> arrived_at_end;
 
   const federation::NodeDecl& decl() const { return fed.nodes[index]; }
+
+  std::size_t input_index(const std::string& name) const {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].first == name) return i;
+      names.push_back(inputs[i].first);
+    }
+    throw FederateError(
+        fmt::format("node '{}' has no input '{}'{}", decl().name, name, did_you_mean(name, names)));
+  }
 
   std::size_t output_index(const std::string& name) const {
     for (std::size_t o = 0; o < outputs.size(); ++o)
@@ -98,11 +111,16 @@ struct Federate::Impl {
 
   Output& periodic_output(const char* what, const std::string& name) {
     Output& o = outputs[output_index(name)];
-    if (o.kind == transport::FlowKind::kEvent)
+    if (o.kind == transport::FlowKind::kReceiveOrder)
       throw FederateError(fmt::format(
-          "node '{}': {}(\"{}\"): flow '{}' is an event flow (send its messages with "
-          "send_event)",
+          "node '{}': {}(\"{}\"): flow '{}' is a receive-order flow (send its messages with "
+          "send_receive_order)",
           decl().name, what, name, o.flow));
+    if (o.kind == transport::FlowKind::kEvent)
+      throw FederateError(
+          fmt::format("node '{}': {}(\"{}\"): flow '{}' is an event flow (send its messages with "
+                      "send_event)",
+                      decl().name, what, name, o.flow));
     return o;
   }
 
@@ -140,6 +158,23 @@ struct Federate::Impl {
   /// The federate's own time: the granted time, or the step's during a callback.
   SimTime now() const { return std::max(granted, current); }
 
+  /// A receive-order message as delivered: the sender's time (the 8 bytes before the value),
+  /// then the value through the input's datastream (class check, frame conversion).
+  Delivered received_in_order_of_arrival(std::size_t input, transport::Message m) {
+    const std::string& flow = inputs[input].second;
+    if (m.payload.size() < 8)
+      throw FederateError(fmt::format(
+          "node '{}', flow '{}': a receive-order message of {} bytes (expected the sender's "
+          "time, 8 bytes, then the value)",
+          decl().name, flow, m.payload.size()));
+    std::uint64_t t = 0;
+    for (int b = 0; b < 8; ++b) t |= std::uint64_t{m.payload[b]} << (8 * b);
+    m.timestamp = static_cast<SimTime>(t);
+    m.payload.erase(m.payload.begin(), m.payload.begin() + 8);
+    streams->apply(input, m);
+    return Delivered{inputs[input].first, flow, m.timestamp, std::move(m.payload)};
+  }
+
   /// The message due on event output `o` at `at`: the event sent for that time, or a null
   /// message. Either announces the next timestamp: the next event sent, or the earliest time
   /// the program could still send one (its lookahead after the next input it will be given,
@@ -156,13 +191,15 @@ struct Federate::Impl {
     SimTime next_input = kNever;
     const auto& in = node->layout().inputs;
     for (std::size_t i = 0; i < in.size(); ++i)
-      if (in[i].kind != transport::FlowKind::kObservation)
+      if (in[i].kind != transport::FlowKind::kObservation &&
+          in[i].kind != transport::FlowKind::kReceiveOrder)
         next_input = std::min(next_input, node->input_next()[i]);
     SimTime next = add_saturated(std::min(next_input, horizon), o.lookahead);
     if (!o.events.empty()) next = std::min(next, o.events.front().first);
     next = std::max(next, add_saturated(at, std::max<SimTime>(o.lookahead, 1)));
     // Nothing is sent at or after the end: announce the end rather than overflow.
-    if (next > fed.until) next = std::max(fed.until, add_saturated(at, std::max<SimTime>(o.lookahead, 1)));
+    if (next > fed.until)
+      next = std::max(fed.until, add_saturated(at, std::max<SimTime>(o.lookahead, 1)));
     e.period = next - at;
     return e;
   }
@@ -203,7 +240,7 @@ struct Federate::Impl {
       return Did::kEmitted;
     }
     transport::Message m = node->consume();
-    if (m.null) return Did::kNull;  // moves time on, delivered to no one
+    if (m.null) return Did::kNull;                       // moves time on, delivered to no one
     if (!streams->apply(s.index, m)) return Did::kNull;  // down-sampled: the same
     Delivered d{inputs[s.index].first, inputs[s.index].second, m.timestamp, std::move(m.payload)};
     current = m.timestamp;
@@ -386,12 +423,16 @@ SimTime Federate::until() const {
 }
 
 SimTime Federate::next_emission(const std::string& output) const {
-  return impl_->node->output_next()[impl_->output_index(output)];
+  const std::size_t o = impl_->output_index(output);
+  if (impl_->outputs[o].kind == transport::FlowKind::kReceiveOrder) return impl_->fed.until;
+  return impl_->node->output_next()[o];
 }
 
 SimTime Federate::next_emission() const {
   SimTime t = impl_->fed.until;  // no output: nothing to send before the end
-  for (SimTime s : impl_->node->output_next()) t = std::min(t, s);
+  for (std::size_t o = 0; o < impl_->outputs.size(); ++o)
+    if (impl_->outputs[o].kind != transport::FlowKind::kReceiveOrder)
+      t = std::min(t, impl_->node->output_next()[o]);
   return t;
 }
 
@@ -470,8 +511,7 @@ void Federate::set_emitter(const std::string& output,
   impl_->periodic_output("set_emitter", output).emitter = std::move(emitter);
 }
 
-void Federate::send_event(const std::string& output, SimTime t,
-                          std::vector<std::uint8_t> payload) {
+void Federate::send_event(const std::string& output, SimTime t, std::vector<std::uint8_t> payload) {
   Impl& m = *impl_;
   m.live("send_event");
   const std::size_t index = m.output_index(output);
@@ -483,9 +523,9 @@ void Federate::send_event(const std::string& output, SimTime t,
         "its periods': use update or set_emitter)",
         node, output, fmt_time(t), o.flow));
   if (t < m.granted)
-    throw FederateError(fmt::format(
-        "node '{}', flow '{}': send_event at {} is below the time already granted, {}", node,
-        o.flow, fmt_time(t), fmt_time(m.granted)));
+    throw FederateError(
+        fmt::format("node '{}', flow '{}': send_event at {} is below the time already granted, {}",
+                    node, o.flow, fmt_time(t), fmt_time(m.granted)));
   // The lookahead bound: the timestamp the flow's last message announced, the federate's
   // time plus the lookahead, and the last event sent plus the lookahead (at least 1 ns).
   const SimTime announced = m.node->output_next()[index];
@@ -507,9 +547,9 @@ void Federate::send_event(const std::string& output, SimTime t,
           fmt_time(o.lookahead)));
   }
   if (t >= m.fed.until)
-    throw FederateError(fmt::format(
-        "node '{}', flow '{}': send_event at {} is at or beyond the end time {}", node, o.flow,
-        fmt_time(t), fmt_time(m.fed.until)));
+    throw FederateError(
+        fmt::format("node '{}', flow '{}': send_event at {} is at or beyond the end time {}", node,
+                    o.flow, fmt_time(t), fmt_time(m.fed.until)));
   m.check_payload(o, t, payload);
   o.events.emplace_back(t, std::move(payload));
 }
@@ -520,18 +560,62 @@ void Federate::send_event(const std::string& output, SimTime t, const AttributeS
   send_event(output, t, value.bytes());
 }
 
+void Federate::send_receive_order(const std::string& output, std::vector<std::uint8_t> payload) {
+  Impl& m = *impl_;
+  m.live("send_receive_order");
+  const std::size_t index = m.output_index(output);
+  const Impl::Output& o = m.outputs[index];
+  if (o.kind != transport::FlowKind::kReceiveOrder)
+    throw FederateError(fmt::format(
+        "node '{}': send_receive_order(\"{}\"): flow '{}' is not a receive-order flow (its "
+        "messages go in time-stamp order: use {})",
+        m.decl().name, output, o.flow,
+        o.kind == transport::FlowKind::kEvent ? "send_event" : "update or set_emitter"));
+  const SimTime at = std::max<SimTime>(m.now(), 0);
+  m.check_payload(o, at, payload);
+  std::vector<std::uint8_t> bytes(8);
+  for (int b = 0; b < 8; ++b)
+    bytes[b] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(at) >> (8 * b));
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  try {
+    m.node->send_receive_order(index, std::move(bytes));
+  } catch (const std::logic_error& e) {
+    throw FederateError(e.what());
+  }
+}
+
+void Federate::send_receive_order(const std::string& output, const AttributeSet& value) {
+  impl_->live("send_receive_order");
+  impl_->check_class(impl_->outputs[impl_->output_index(output)],
+                     std::max<SimTime>(impl_->now(), 0), value);
+  send_receive_order(output, value.bytes());
+}
+
+std::vector<Delivered> Federate::arrived(const std::string& input) {
+  Impl& m = *impl_;
+  const std::size_t index = m.input_index(input);
+  if (m.node->layout().inputs[index].kind != transport::FlowKind::kReceiveOrder)
+    throw FederateError(fmt::format(
+        "node '{}': arrived(\"{}\"): flow '{}' is not a receive-order flow (its messages are "
+        "delivered in time-stamp order{})",
+        m.decl().name, input, m.inputs[index].second,
+        m.node->layout().inputs[index].kind == transport::FlowKind::kObservation
+            ? "; read it with observe"
+            : ""));
+  std::vector<Delivered> out;
+  if (m.resigned) {
+    if (!m.arrived_at_end.empty()) out = std::move(m.arrived_at_end[index]);
+    return out;
+  }
+  while (auto msg = m.node->poll(index))
+    out.push_back(m.received_in_order_of_arrival(index, std::move(*msg)));
+  return out;
+}
+
 std::optional<Delivered> Federate::observe(const std::string& input) {
   Impl& m = *impl_;
   m.live("observe");
-  std::size_t index = m.inputs.size();
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < m.inputs.size(); ++i) {
-    if (m.inputs[i].first == input) index = i;
-    names.push_back(m.inputs[i].first);
-  }
-  if (index == m.inputs.size())
-    throw FederateError(fmt::format("node '{}' has no input '{}'{}", m.decl().name, input,
-                                    did_you_mean(input, names)));
+  const std::size_t index = m.input_index(input);
   if (m.node->layout().inputs[index].kind != transport::FlowKind::kObservation)
     throw FederateError(fmt::format(
         "node '{}': observe(\"{}\"): flow '{}' is not an observation flow (its messages are "
@@ -605,7 +689,12 @@ void Federate::resign() {
   m.resigned = true;
   // At the end, read the observation inputs to the end time: their sources never wait for
   // this node, so they must not find it gone.
-  if (m.node->next().kind == time::FlowNode::Step::Kind::kDone) m.node->finish();
+  if (m.node->next().kind == time::FlowNode::Step::Kind::kDone) {
+    auto taken = m.node->finish();
+    m.arrived_at_end.resize(m.inputs.size());
+    for (auto& [input, msg] : taken)
+      m.arrived_at_end[input].push_back(m.received_in_order_of_arrival(input, std::move(msg)));
+  }
   m.port->close();
   if (m.trace) m.trace->close();
   if (!m.options.quiet)

@@ -18,7 +18,7 @@ namespace fleetsim::federation {
 namespace {
 
 const std::vector<std::string> kKinds = {"mixer", "dynamics", "controller", "camera"};
-const std::vector<std::string> kFlowKinds = {"periodic", "event", "observation"};
+const std::vector<std::string> kFlowKinds = {"periodic", "event", "observation", "receive-order"};
 
 bool valid_name(const std::string& s) {
   if (s.empty()) return false;
@@ -246,6 +246,11 @@ void parse_modifiers(XmlElement& fe, FlowDecl& f, Diagnostics& diags) {
       m.bias = me.real("bias", 0);
       if (!me.has("sigma") && !me.has("bias"))
         me.error("<noise> needs 'sigma' or 'bias' (or both: a value gets bias + sigma * N(0, 1))");
+      if (f.kind == transport::FlowKind::kReceiveOrder)
+        me.error(fmt::format(
+            "<noise> on receive-order flow '{}' (noise is drawn by the message's timestamp, and "
+            "its messages have none; expected a periodic, event or observation flow)",
+            f.name));
       me.finish();
       if (!f.data_class || name.empty()) {
       } else if (auto a = attribute(name, false)) {
@@ -255,7 +260,12 @@ void parse_modifiers(XmlElement& fe, FlowDecl& f, Diagnostics& diags) {
       m.kind = ModifierDecl::Kind::kDownsample;
       m.every = static_cast<std::uint64_t>(me.integer("every", 1, 1, 1'000'000'000, true));
       me.finish();
-      if (f.kind == transport::FlowKind::kObservation)
+      if (f.kind == transport::FlowKind::kReceiveOrder)
+        me.error(fmt::format(
+            "<downsample> on receive-order flow '{}' (which messages it keeps would depend on "
+            "the order they arrive in; expected a periodic or event flow)",
+            f.name));
+      else if (f.kind == transport::FlowKind::kObservation)
         me.error(
             fmt::format("<downsample> on observation flow '{}' (its sinks already read only "
                         "the latest value; expected a periodic or event flow)",
@@ -369,10 +379,12 @@ transport::FederationLayout Federation::layout() const {
     for (std::size_t i = 0; i < nodes[n].inputs.size(); ++i) {
       const FlowDecl& f = flow_into(n, i);
       auto id = static_cast<transport::FlowId>(&f - flows.data());
-      const bool observation = f.kind == transport::FlowKind::kObservation;
+      // Their sources never wait for the sinks (unless this far behind).
+      const bool observation = f.kind == transport::FlowKind::kObservation ||
+                               f.kind == transport::FlowKind::kReceiveOrder;
       nl.inputs.push_back({id, f.name, nodes[f.source_node].name,
-                           observation ? kObservationBuffer : nodes[n].inputs[i].buffer,
-                           f.initial, f.kind, f.lookahead});
+                           observation ? kObservationBuffer : nodes[n].inputs[i].buffer, f.initial,
+                           f.kind, f.lookahead});
     }
     for (std::size_t o = 0; o < nodes[n].outputs.size(); ++o) {
       const FlowDecl& f = flow_from(n, o);
@@ -481,8 +493,9 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
         p.buffer = static_cast<std::size_t>(pe.integer("buffer", default_buffer, 1, 1 << 20));
       p.robot = pe.text("robot");
       if (pe.has("robot") && n.kind != NodeKind::kSwarm)
-        pe.error("attribute 'robot' is for the ports of swarm nodes only (expected a node "
-                 "with an 'experiment')");
+        pe.error(
+            "attribute 'robot' is for the ports of swarm nodes only (expected a node "
+            "with an 'experiment')");
       p.class_name = pe.text("class");
       if (pe.has("class") && !find_class(p.class_name))
         pe.error(
@@ -607,11 +620,40 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     }
     // The kind, then the periods (periodic and observation flows) or the lookahead (events).
     const std::string kind = fe.choice("kind", kFlowKinds, "periodic");
-    f.kind = kind == "event"         ? transport::FlowKind::kEvent
-             : kind == "observation" ? transport::FlowKind::kObservation
-                                     : transport::FlowKind::kPeriodic;
+    f.kind = kind == "event"           ? transport::FlowKind::kEvent
+             : kind == "observation"   ? transport::FlowKind::kObservation
+             : kind == "receive-order" ? transport::FlowKind::kReceiveOrder
+                                       : transport::FlowKind::kPeriodic;
     const bool event = f.kind == transport::FlowKind::kEvent;
-    if (fe.has("lookahead")) {
+    const bool receive_order = f.kind == transport::FlowKind::kReceiveOrder;
+    // A receive-order flow has no schedule: its messages go when the source sends them.
+    if (receive_order) {
+      for (const char* a : {"period", "lookahead", "initial"}) {
+        if (fe.has(a))
+          fe.error(
+              fmt::format("attribute '{}' of receive-order flow '{}' means nothing (its "
+                          "messages have no timestamps: they go when the source sends "
+                          "them; expected no '{}', or another kind)",
+                          a, f.name, a));
+        fe.accept(a);
+      }
+      if (ok) {
+        std::vector<std::string> not_programs;
+        if (fed.nodes[f.source_node].kind != NodeKind::kProgram)
+          not_programs.push_back(fed.nodes[f.source_node].name);
+        for (const auto& s : f.sinks)
+          if (fed.nodes[s.first].kind != NodeKind::kProgram)
+            not_programs.push_back(fed.nodes[s.first].name);
+        if (!not_programs.empty())
+          fe.error(
+              fmt::format("receive-order flow '{}' links node '{}', which is not a "
+                          "program (expected federates at both ends: built-in and swarm "
+                          "nodes take their inputs in time-stamp order only)",
+                          f.name, fmt::join(not_programs, "', '")));
+      }
+    }
+    if (receive_order) {
+    } else if (fe.has("lookahead")) {
       const std::string raw = fe.text("lookahead");
       const auto v = parse_duration(raw);
       if (!event)
@@ -620,27 +662,32 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
             "lookahead; expected kind=\"event\" with a lookahead, or no lookahead)",
             f.name, kind));
       else if (raw.find('-') != std::string::npos)
-        fe.error(fmt::format("lookahead '{}' of flow '{}' is negative (expected a duration >= 0, "
-                             "e.g. 5ms or 0)",
-                             raw, f.name));
+        fe.error(
+            fmt::format("lookahead '{}' of flow '{}' is negative (expected a duration >= 0, "
+                        "e.g. 5ms or 0)",
+                        raw, f.name));
       else if (!v)
-        fe.error(fmt::format("lookahead '{}' of flow '{}' is not a duration (expected an integer "
-                             "or decimal number with a unit ns, us, ms or s, e.g. 5ms, or 0)",
-                             raw, f.name));
+        fe.error(
+            fmt::format("lookahead '{}' of flow '{}' is not a duration (expected an integer "
+                        "or decimal number with a unit ns, us, ms or s, e.g. 5ms, or 0)",
+                        raw, f.name));
       else
         f.lookahead = *v;
     } else if (event) {
       fe.accept("lookahead");
-      fe.error(fmt::format("event flow '{}' needs attribute 'lookahead' (how much later than a "
-                           "message the next may come at the earliest: a duration >= 0, e.g. "
-                           "5ms, or 0 for a source that reacts at the same timestamp)",
-                           f.name));
+      fe.error(
+          fmt::format("event flow '{}' needs attribute 'lookahead' (how much later than a "
+                      "message the next may come at the earliest: a duration >= 0, e.g. "
+                      "5ms, or 0 for a source that reacts at the same timestamp)",
+                      f.name));
     }
-    if (event) {
+    if (receive_order) {
+    } else if (event) {
       if (fe.has("period"))
-        fe.error(fmt::format("event flow '{}' has a 'period' (expected none: its source picks "
-                             "each next timestamp, at least 'lookahead' later)",
-                             f.name));
+        fe.error(
+            fmt::format("event flow '{}' has a 'period' (expected none: its source picks "
+                        "each next timestamp, at least 'lookahead' later)",
+                        f.name));
       fe.accept("period");
     } else if (!fe.has("period")) {
       fe.accept("period");
@@ -663,7 +710,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
         f.periods.push_back(*v);
       }
     }
-    f.initial = duration_attr(fe, "initial", 0, false).value_or(0);
+    if (!receive_order) f.initial = duration_attr(fe, "initial", 0, false).value_or(0);
     fe.finish();
     // The class: the one its output names, else its inputs'; every port that names one must
     // name the same (the subscriber reads what the publisher writes).
@@ -732,6 +779,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
   std::vector<std::vector<std::size_t>> fwd(count), back(count);
   for (const auto& f : fed.flows)
     for (const auto& s : f.sinks) {
+      if (f.kind == transport::FlowKind::kReceiveOrder) continue;  // carries no time
       fwd[f.source_node].push_back(s.first);
       back[s.first].push_back(f.source_node);
     }

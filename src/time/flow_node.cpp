@@ -34,11 +34,13 @@ FlowNode::Step FlowNode::next() const {
   };
   for (std::size_t j = 0; j < s_.size(); ++j) {
     const auto& out = layout_.outputs[j];
+    if (out.kind == transport::FlowKind::kReceiveOrder) continue;
     offer(Step::Kind::kEmit, j, s_[j], out.zero_lookahead() ? 2 : 0, out.flow);
   }
   for (std::size_t i = 0; i < t_.size(); ++i) {
     const auto& in = layout_.inputs[i];
-    if (in.kind != transport::FlowKind::kObservation)
+    if (in.kind != transport::FlowKind::kObservation &&
+        in.kind != transport::FlowKind::kReceiveOrder)
       offer(Step::Kind::kConsume, i, t_[i], 1, in.flow);
   }
   return best;
@@ -51,17 +53,22 @@ void FlowNode::check_received(std::size_t input, const Message& m) const {
   std::string problem;
   if (m.flow != in.flow || m.timestamp != t_[input] || m.period <= 0 ||
       m.timestamp > kNever - m.period)
-    problem = fmt::format("received timestamp {} ns with period {} ns, expected timestamp {} ns "
-                          "and a positive period",
-                          m.timestamp, m.period, t_[input]);
+    problem = fmt::format(
+        "received timestamp {} ns with period {} ns, expected timestamp {} ns "
+        "and a positive period",
+        m.timestamp, m.period, t_[input]);
   else if (in.kind == transport::FlowKind::kEvent && m.period < in.lookahead)
-    problem = fmt::format("received timestamp {} ns announcing the next at {} ns, below the "
-                          "flow's lookahead bound {} ns",
-                          m.timestamp, m.timestamp + m.period, m.timestamp + in.lookahead);
-  else if (m.null && (in.kind != transport::FlowKind::kEvent || !m.payload.empty()))
-    problem = fmt::format("received a null message at {} ns (null messages are for event flows "
-                          "and carry no payload)",
-                          m.timestamp);
+    problem = fmt::format(
+        "received timestamp {} ns announcing the next at {} ns, below the "
+        "flow's lookahead bound {} ns",
+        m.timestamp, m.timestamp + m.period, m.timestamp + in.lookahead);
+  else if (m.null && (in.kind == transport::FlowKind::kReceiveOrder
+                          ? !m.payload.empty() || m.timestamp + m.period < options_.until
+                          : in.kind != transport::FlowKind::kEvent || !m.payload.empty()))
+    problem = fmt::format(
+        "received a null message at {} ns (null messages are for event flows "
+        "and carry no payload)",
+        m.timestamp);
   if (!problem.empty())
     throw ContractViolation(layout_.name, in.flow_name, t_[input], m.timestamp,
                             fmt::format("node '{}', flow '{}' from node '{}': {}", layout_.name,
@@ -117,10 +124,73 @@ const Message* FlowNode::observe(std::size_t input, SimTime at) {
   return latest_[input] ? &*latest_[input] : nullptr;
 }
 
-void FlowNode::finish() {
+void FlowNode::send_receive_order(std::size_t output, std::vector<std::uint8_t> payload) {
+  const auto& out = layout_.outputs.at(output);
+  if (out.kind != transport::FlowKind::kReceiveOrder)
+    throw std::logic_error(fmt::format("node '{}': flow '{}' is not a receive-order flow",
+                                       layout_.name, out.flow_name));
+  // The last message, at the end, needs a number below the end time too.
+  if (s_[output] + 1 >= options_.until)
+    throw std::logic_error(fmt::format(
+        "node '{}', flow '{}': no room for message {} (a receive-order flow carries at most the "
+        "end time in ns minus one, {})",
+        layout_.name, out.flow_name, s_[output], options_.until - 1));
+  Message m;
+  m.flow = out.flow;
+  m.kind = transport::MessageKind::kData;
+  m.timestamp = s_[output];
+  m.period = 1;
+  m.payload = std::move(payload);
+  port_.send(output, m);
+  s_[output] += 1;
+  ++emitted_;
+}
+
+std::optional<Message> FlowNode::poll(std::size_t input) {
+  const auto& in = layout_.inputs.at(input);
+  if (in.kind != transport::FlowKind::kReceiveOrder)
+    throw std::logic_error(fmt::format("node '{}': input '{}' is not a receive-order flow",
+                                       layout_.name, in.flow_name));
+  while (t_[input] < options_.until) {
+    std::optional<Message> m = port_.poll(input);
+    if (!m) return std::nullopt;
+    check_received(input, *m);
+    t_[input] = m->timestamp + m->period;
+    if (m->null) continue;  // the last: it only announces the end
+    ++consumed_;
+    return m;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::pair<std::size_t, Message>> FlowNode::finish() {
   for (std::size_t i = 0; i < t_.size(); ++i)
     if (layout_.inputs[i].kind == transport::FlowKind::kObservation && t_[i] < options_.until)
       observe(i, options_.until - 1);
+  // A receive-order flow ends with a null message announcing the end time.
+  for (std::size_t j = 0; j < s_.size(); ++j) {
+    const auto& out = layout_.outputs[j];
+    if (out.kind != transport::FlowKind::kReceiveOrder || s_[j] >= options_.until) continue;
+    Message m;
+    m.flow = out.flow;
+    m.kind = transport::MessageKind::kData;
+    m.timestamp = s_[j];
+    m.period = options_.until - s_[j];
+    m.null = true;
+    port_.send(j, m);
+    s_[j] = options_.until;
+  }
+  std::vector<std::pair<std::size_t, Message>> taken;
+  for (std::size_t i = 0; i < t_.size(); ++i)
+    while (layout_.inputs[i].kind == transport::FlowKind::kReceiveOrder && t_[i] < options_.until) {
+      Message m = port_.receive(i);
+      check_received(i, m);
+      t_[i] = m.timestamp + m.period;
+      if (m.null) continue;
+      ++consumed_;
+      taken.emplace_back(i, std::move(m));
+    }
+  return taken;
 }
 
 void FlowNode::violation(std::size_t output, SimTime expected, SimTime offending,

@@ -114,9 +114,18 @@ class FlowNode {
   /// none is. Older ones are dropped: the sink reads values, it does not consume a sequence.
   /// `at` must not decrease from one call to the next on the same input.
   const Message* observe(std::size_t input, SimTime at);
-  /// Reads every observation input to the end time (a node calls it before it leaves, so
-  /// that no source still sends to a node that has gone). run() does it.
-  void finish();
+  /// Receive-order output `output` (outside the DSAAM order: next() never offers it): sends
+  /// `payload` now, as the flow's next message (timestamps number the messages, 0, 1, ...).
+  /// Throws std::logic_error when the flow has no room for another before the end time.
+  void send_receive_order(std::size_t output, std::vector<std::uint8_t> payload);
+  /// Receive-order input `input`: the oldest message that has arrived, without waiting; nothing
+  /// when none has (or the source has sent its last).
+  std::optional<Message> poll(std::size_t input);
+  /// Reads every observation input to the end time, and ends every receive-order flow: sends
+  /// the last message of its outputs, then takes what its inputs' sources still send until
+  /// theirs. A node calls it before it leaves, so that no source still sends to a node that
+  /// has gone. run() does it. Returns the receive-order messages taken, by input.
+  std::vector<std::pair<std::size_t, Message>> finish();
   /// The timestamp of the node's current step: of the last message consumed or emitted (-1
   /// before any).
   SimTime now() const { return now_; }

@@ -82,6 +82,13 @@ bool LinkPort::accept(std::size_t k, std::variant<Message, WireError>&& decoded)
   return true;
 }
 
+std::optional<Message> LinkPort::poll(std::size_t input) {
+  Input& st = in_.at(input);
+  if (st.buffer.empty() && !links_[st.link].held) read_arrived(st.link);
+  if (st.buffer.empty()) return std::nullopt;
+  return pop(input);
+}
+
 Message LinkPort::pop(std::size_t i) {
   Input& st = in_[i];
   Message m = std::move(st.buffer.front());

@@ -22,6 +22,11 @@ namespace fleetsim::transport {
 std::vector<std::string> feeding_nodes(const NodeLayout& sink);
 
 class LinkPort : public Port {
+ public:
+  /// What has arrived on the input's link is read first (read_arrived), then the oldest
+  /// buffered message is returned.
+  std::optional<Message> poll(std::size_t input) override;
+
  protected:
   LinkPort(const FederationLayout& layout, const NodeLayout& self, PortOptions options);
 
@@ -44,6 +49,10 @@ class LinkPort : public Port {
   /// holds), or a refusal it logs. Throws std::runtime_error naming the peer when the frame is
   /// of another wire version (every later one would be refused too). True if taken.
   bool accept(std::size_t k, std::variant<Message, WireError>&& decoded);
+  /// Reads what has arrived on link `k` into its inputs' buffers, without waiting. A
+  /// transport that does not override it leaves poll() what arrived while the node read that
+  /// link for another input (and, at the end, what it waits for).
+  virtual void read_arrived(std::size_t /*k*/) {}
   /// Removes the oldest message of input `i` (which has one); the message held back on its
   /// link then enters its buffer if there is room.
   Message pop(std::size_t i);

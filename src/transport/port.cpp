@@ -26,6 +26,13 @@ Port::Port(const NodeLayout& layout, PortOptions options)
   }
 }
 
+std::optional<Message> Port::poll(std::size_t input) {
+  throw std::logic_error(fmt::format(
+      "node '{}': input {} cannot be polled on this transport (receive-order flows link "
+      "processes: shared memory or ZeroMQ)",
+      layout_.name, input));
+}
+
 std::uint64_t new_run_id() {
   std::random_device rd;
   std::uint64_t id = 0;

@@ -20,6 +20,11 @@ enum class FlowKind : std::uint8_t {
   kPeriodic,     ///< the file's periods fix every timestamp
   kEvent,        ///< the source picks each next timestamp, at least `lookahead` later; nulls
   kObservation,  ///< periodic at the source; the sink reads the latest value, never in order
+  /// Not time-managed: the source sends when it likes, the sink reads what has arrived
+  /// (Port::poll). The timestamps on the wire are the messages' numbers on the flow, 0, 1, ...;
+  /// a last null message announces the end time (docs/federate-api.md, "Receive-order
+  /// channels").
+  kReceiveOrder,
 };
 
 /// One input of a node: the flow that feeds it, the node that emits that flow, the size of its
@@ -143,6 +148,10 @@ class Port {
   /// Removes and returns the oldest message of input `input`, blocking until there is one.
   /// Throws PeerLost or FederationStopped.
   virtual Message receive(std::size_t input) = 0;
+  /// Receive-order inputs: removes and returns the oldest message of input `input` that has
+  /// arrived, without waiting; nothing when none has. Throws std::logic_error on a transport
+  /// that has no such inputs (in-process nodes are never sinks of receive-order flows).
+  virtual std::optional<Message> poll(std::size_t input);
   /// Normal end: every message sent is delivered before the peers see this node leave.
   virtual void close() = 0;
 

@@ -573,6 +573,8 @@ class ShmPort final : public LinkPort {
         layout_.name, r.peer, what));
   }
 
+  void read_arrived(std::size_t k) override { read_link(recv_.at(k)); }
+
   // Moves every complete message of link `r` into its input buffers, until one has no room.
   bool read_link(RecvLink& r) {
     bool got = false, consumed = false;

@@ -47,11 +47,7 @@ const char* const kFederation = R"(<federation until="600ms" seed="5" buffer="2"
 
 constexpr SimTime kMs = 1'000'000;
 
-std::vector<std::uint8_t> word(std::uint64_t v) {
-  std::vector<std::uint8_t> out(8);
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(v >> (8 * i));
-  return out;
-}
+using fleetsim::testing::word;
 
 /// Every trace of `dir`, by file name. With `events_only`, what the request times do not
 /// decide: the null messages' lines go, and so do the announced next timestamps of events.
@@ -92,8 +88,8 @@ class EventFlows : public ::testing::Test {
     std::map<std::string, std::vector<time::TraceEvent>> events;
     for (const char* n : {"clock", "detector", "sink"}) {
       std::string error;
-      ASSERT_TRUE(time::read_trace((traces / (std::string(n) + ".trace")).string(), events[n],
-                                   error))
+      ASSERT_TRUE(
+          time::read_trace((traces / (std::string(n) + ".trace")).string(), events[n], error))
           << error;
     }
     const auto bad = time::check_traces(fed->layout(), events);
@@ -184,14 +180,7 @@ TEST_F(EventFlows, RequestTimesChangeOnlyNullMessagesAndAnnouncements) {
 
 TEST_F(EventFlows, MisuseIsRefusedNamingTheNodeTheFlowAndTheTimes) {
   run_with(dir_ / "misuse", "shm", [&](Federate& fed) {
-    auto refused = [&](const std::function<void()>& call, const std::string& expected) {
-      try {
-        call();
-        ADD_FAILURE() << "accepted; expected: " << expected;
-      } catch (const FederateError& e) {
-        EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
-      }
-    };
+    const auto refused = fleetsim::testing::expect_refused;
     refused([&] { fed.update("alarm", {}); },
             "node 'detector': update(\"alarm\"): flow 'alarm' is an event flow");
     refused([&] { fed.observe("tick"); },

@@ -18,13 +18,36 @@
 
 namespace fleetsim::testing {
 
-/// Runs federation `file`: the nodes `builtin` in threads, `play` as node `federate` in this
-/// thread, every node on `transport` (shm, or ZeroMQ over ipc) with `jitter_us`, traces in
-/// `traces`. Expects every node to finish normally; returns the federation read (nothing
-/// when it has errors).
-inline std::optional<federation::Federation> run_federate(
-    const std::string& file, const std::vector<std::string>& builtin, const std::string& federate,
-    const std::filesystem::path& traces, const std::function<void(Federate&)>& play,
+/// `v` as 8 little-endian bytes: a payload.
+inline std::vector<std::uint8_t> word(std::uint64_t v) {
+  std::vector<std::uint8_t> out(8);
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(v >> (8 * i));
+  return out;
+}
+
+/// Expects `call` to throw a FederateError whose message holds `expected`.
+inline void expect_refused(const std::function<void()>& call, const std::string& expected) {
+  try {
+    call();
+    ADD_FAILURE() << "accepted; expected: " << expected;
+  } catch (const FederateError& e) {
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+  }
+}
+
+/// One node played by a federate: its name and what it does.
+struct FederatePlay {
+  std::string name;
+  std::function<void(Federate&)> play;
+};
+
+/// Runs federation `file`: the nodes `builtin` in threads, each of `federates` in a thread of
+/// its own (the first in this thread), every node on `transport` (shm, or ZeroMQ over ipc)
+/// with `jitter_us`, traces in `traces`. Expects every node to finish normally; returns the
+/// federation read (nothing when it has errors).
+inline std::optional<federation::Federation> run_federates(
+    const std::string& file, const std::vector<std::string>& builtin,
+    const std::vector<FederatePlay>& federates, const std::filesystem::path& traces,
     std::uint32_t jitter_us, const std::string& transport) {
   // Socket paths must be short (108 bytes): a fresh directory under /tmp.
   char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
@@ -47,23 +70,36 @@ inline std::optional<federation::Federation> run_federate(
   std::vector<int> status(builtin.size(), -1);
   for (std::size_t k = 0; k < builtin.size(); ++k)
     peers.emplace_back([&, k] { status[k] = federation::run_node_process(*fed, builtin[k], o); });
-  try {
-    FederateOptions fo;
-    fo.ipc_dir = ipc.string();
-    fo.trace_dir = traces.string();
-    fo.jitter_us = jitter_us;
-    fo.quiet = true;
-    fo.transport = transport;
-    Federate me(file, federate, fo);
-    play(me);
-    me.resign();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << e.what();
-  }
+  auto join = [&](const FederatePlay& f) {
+    try {
+      FederateOptions fo;
+      fo.ipc_dir = ipc.string();
+      fo.trace_dir = traces.string();
+      fo.jitter_us = jitter_us;
+      fo.quiet = true;
+      fo.transport = transport;
+      Federate me(file, f.name, fo);
+      f.play(me);
+      me.resign();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << f.name << ": " << e.what();
+    }
+  };
+  for (std::size_t k = 1; k < federates.size(); ++k)
+    peers.emplace_back([&, k] { join(federates[k]); });
+  if (!federates.empty()) join(federates.front());
   for (auto& t : peers) t.join();
   EXPECT_EQ(status, std::vector<int>(builtin.size(), 0));
   std::filesystem::remove_all(ipc);
   return fed;
+}
+
+/// run_federates with one federate, node `federate`, playing `play` in this thread.
+inline std::optional<federation::Federation> run_federate(
+    const std::string& file, const std::vector<std::string>& builtin, const std::string& federate,
+    const std::filesystem::path& traces, const std::function<void(Federate&)>& play,
+    std::uint32_t jitter_us, const std::string& transport) {
+  return run_federates(file, builtin, {{federate, play}}, traces, jitter_us, transport);
 }
 
 }  // namespace fleetsim::testing

@@ -187,7 +187,7 @@ TEST(FederationFile, BadFlowKindsAndLookaheadsAreAllReportedAtOnce) {
   text = replace(text, R"(period="33ms")", R"(period="33ms" lookahead="5ms")");
   auto e = errors_of(text);
   EXPECT_NE(e.find("fed.xml:5: error: attribute 'kind' of <flow> is 'evnt' (expected one of: "
-                   "periodic, event, observation) (did you mean 'event'?)"),
+                   "periodic, event, observation, receive-order) (did you mean 'event'?)"),
             std::string::npos)
       << e;
   EXPECT_NE(e.find("fed.xml:6: error: lookahead '-5ms' of flow 'bc' is negative"),
@@ -202,7 +202,8 @@ TEST(FederationFile, BadFlowKindsAndLookaheadsAreAllReportedAtOnce) {
   EXPECT_NE(e.find("fed.xml:6: error: event flow 'bc' needs attribute 'lookahead'"),
             std::string::npos)
       << e;
-  e = errors_of(replace(kRing, R"(period="1ms 2ms")", R"(period="1ms" kind="event" lookahead="0")"));
+  e = errors_of(
+      replace(kRing, R"(period="1ms 2ms")", R"(period="1ms" kind="event" lookahead="0")"));
   EXPECT_NE(e.find("fed.xml:6: error: event flow 'bc' has a 'period'"), std::string::npos) << e;
   e = errors_of(replace(kRing, R"(period="1ms 2ms")", R"(kind="event" lookahead="soon")"));
   EXPECT_NE(e.find("fed.xml:6: error: lookahead 'soon' of flow 'bc' is not a duration"),
@@ -248,6 +249,58 @@ TEST(FederationFile, ACircuitOfZeroLookaheadFlowsIsRefusedNamingIt) {
   Diagnostics d;
   EXPECT_TRUE(parse_federation(fixed, "fed.xml", d)) << d.str();
   EXPECT_EQ(d.str().find("error"), std::string::npos) << d.str();
+}
+
+// Two federates with a receive-order channel beside a time-managed ring.
+const char* const kChat = R"(<federation until="1s">
+  <class name="Note"><attribute name="x" type="f64"/></class>
+  <node name="a" program="a"><input name="in"/><output name="out"/><output name="chat" class="Note"/></node>
+  <node name="b" program="b"><input name="in"/><output name="out"/><input name="chat"/></node>
+  <flow name="ab" from="a.out" to="b.in" period="10ms"/>
+  <flow name="ba" from="b.out" to="a.in" period="10ms"/>
+  <flow name="chat" from="a.chat" to="b.chat" kind="receive-order"/>
+</federation>
+)";
+
+TEST(FederationFile, ReadsAReceiveOrderFlowOutsideTimeManagement) {
+  Diagnostics d;
+  auto fed = parse_federation(kChat, "fed.xml", d);
+  ASSERT_TRUE(fed) << d.str();
+  EXPECT_EQ(d.str(), "");
+  EXPECT_EQ(fed->flows[2].kind, transport::FlowKind::kReceiveOrder);
+  EXPECT_TRUE(fed->flows[2].periods.empty());
+  auto layout = fed->layout();
+  EXPECT_EQ(layout.nodes[1].inputs[1].kind, transport::FlowKind::kReceiveOrder);
+  // Its source never waits for the sink (unless this far behind), whatever `buffer` says.
+  EXPECT_EQ(layout.nodes[1].inputs[1].capacity, kObservationBuffer);
+  // A receive-order flow carries no time: it does not make a graph strongly connected.
+  auto one_way = replace(kChat, R"(<flow name="ba" from="b.out" to="a.in" period="10ms"/>)",
+                         R"(<flow name="ba" from="b.out" to="a.in" kind="receive-order"/>)");
+  Diagnostics w;
+  ASSERT_TRUE(parse_federation(one_way, "fed.xml", w)) << w.str();
+  EXPECT_NE(w.str().find("warning: the flow graph is not strongly connected"), std::string::npos)
+      << w.str();
+}
+
+TEST(FederationFile, MisusedReceiveOrderFlowsAreAllReportedAtOnce) {
+  std::string bad = replace(kChat, R"(kind="receive-order"/>)",
+                            R"(kind="receive-order" period="5ms" initial="1ms">
+    <noise attribute="x" sigma="1"/><downsample every="2"/>
+  </flow>
+  <node name="m"><input name="chat"/><output name="out"/></node>
+  <flow name="mchat" from="b.out2" to="m.chat" kind="receive-order" lookahead="0"/>)");
+  bad = replace(bad, R"(<output name="out"/><input name="chat"/>)",
+                R"(<output name="out"/><output name="out2"/><input name="chat"/>)");
+  const std::string e = errors_of(bad);
+  for (const char* expected :
+       {"fed.xml:7: error: attribute 'period' of receive-order flow 'chat' means nothing",
+        "fed.xml:7: error: attribute 'initial' of receive-order flow 'chat' means nothing",
+        "fed.xml:8: error: <noise> on receive-order flow 'chat' (noise is drawn by the "
+        "message's timestamp, and its messages have none",
+        "fed.xml:8: error: <downsample> on receive-order flow 'chat'",
+        "fed.xml:11: error: attribute 'lookahead' of receive-order flow 'mchat' means nothing",
+        "fed.xml:11: error: receive-order flow 'mchat' links node 'm', which is not a program"})
+    EXPECT_NE(e.find(expected), std::string::npos) << expected << "\n" << e;
 }
 
 }  // namespace
