@@ -323,6 +323,16 @@ class PyLog {
   std::unique_ptr<log::LogReader> reader_;
 };
 
+// A region from Python: {dimension: (lower, upper)}.
+fleetsim::Region region_of(const py::dict& region) {
+  fleetsim::Region out;
+  for (const auto& [name, range] : region) {
+    const auto bounds = range.cast<std::pair<double, double>>();
+    out[name.cast<std::string>()] = {bounds.first, bounds.second};
+  }
+  return out;
+}
+
 py::object delivered_to_python(const Delivered& d) {
   static py::object type = py::module_::import("types").attr("SimpleNamespace");
   return type(py::arg("input") = d.input, py::arg("flow") = d.flow,
@@ -591,6 +601,24 @@ PYBIND11_MODULE(_core, m) {
           py::arg("input"),
           "A receive-order flow's messages that have arrived since the last call, in the order "
           "sent, without waiting (timestamp: the sender's time when it sent).")
+      .def(
+          "set_update_region",
+          [](Federate& f, const std::string& output, const py::dict& region) {
+            f.set_update_region(output, region_of(region));
+          },
+          py::arg("output"), py::arg("region"),
+          "The region {dimension: (lower, upper)} attached to the output's messages from now on "
+          "(docs/federate-api.md, \"Regions\").")
+      .def(
+          "subscribe_region",
+          [](Federate& f, const std::string& input, const std::optional<py::dict>& region,
+             SimTime from) {
+            f.subscribe_region(input, region ? std::optional(region_of(*region)) : std::nullopt,
+                               from);
+          },
+          py::arg("input"), py::arg("region"), py::arg("from_time"),
+          "From from_time (ns, after the federate's time), deliver only the input's messages "
+          "whose region overlaps {dimension: (lower, upper)}; None: all of them.")
       .def(
           "set_message_handler",
           [](Federate& f, py::function fn) {

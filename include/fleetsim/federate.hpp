@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -32,6 +33,17 @@ struct Delivered {
   SimTime timestamp = 0;
   std::vector<std::uint8_t> payload;
 };
+
+/// A closed range [lower, upper] of one dimension.
+struct Range {
+  double lower = 0;
+  double upper = 0;
+};
+
+/// A region (HLA's data distribution management): a box over some of the federation's
+/// dimensions (<dimension> in the federation file), by name. A dimension it does not name is
+/// unbounded. Two regions overlap when their ranges intersect in every dimension.
+using Region = std::map<std::string, Range>;
 
 /// What a time request returns.
 struct Grant {
@@ -150,6 +162,19 @@ class Federate {
   /// order of arrival (its source's order), without waiting. After resign(), what arrived while
   /// it resigned (resign waits for every receive-order source to send its last).
   std::vector<Delivered> arrived(const std::string& input);
+
+  /// Regions (flows with dimensions="..." in the file; HLA's data distribution management):
+  /// the region attached to output `output`'s messages from now on: those emitted from now
+  /// (update, an emitter, which may call it), and those send_event sends from now. Until the
+  /// first call, the whole space. Throws FederateError for a flow without dimensions, a
+  /// dimension that is not the flow's, lower > upper or a range outside the dimension's.
+  void set_update_region(const std::string& output, const Region& region);
+  /// Subscribes input `input` to `region` for its messages stamped >= `from`: a message whose
+  /// region does not overlap it is not delivered (it still moves the federate's time on, as a
+  /// null message). std::nullopt: every message (the default). `from` must be after the
+  /// federate's time (now: the granted time, or the step's in a handler or an emitter), so
+  /// the change repeats; it replaces any change of the input at or after `from`.
+  void subscribe_region(const std::string& input, std::optional<Region> region, SimTime from);
 
   /// Delivers every message to `handler` as it is consumed, in time-stamp order, during the
   /// time requests (HLA's reflect callbacks) instead of in Grant::messages: an emitter then

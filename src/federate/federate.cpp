@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <iostream>
@@ -40,6 +41,39 @@ SimTime add_saturated(SimTime a, SimTime b) {
   return a > kNever - b ? kNever : a + b;
 }
 
+/// A region's ranges as they travel after a message's value: per dimension of the flow, f64
+/// lower then f64 upper, little-endian.
+void append_region(std::vector<std::uint8_t>& payload, const std::vector<Range>& region) {
+  for (const Range& r : region)
+    for (double v : {r.lower, r.upper}) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &v, sizeof bits);
+      for (int b = 0; b < 8; ++b) payload.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));
+    }
+}
+
+/// Takes the region off the end of `payload` (its `dims` dimensions); false when too short.
+bool take_region(std::vector<std::uint8_t>& payload, std::size_t dims, std::vector<Range>& out) {
+  if (payload.size() < 16 * dims) return false;
+  const std::size_t at = payload.size() - 16 * dims;
+  out.assign(dims, {});
+  for (std::size_t k = 0; k < 2 * dims; ++k) {
+    std::uint64_t bits = 0;
+    for (int b = 0; b < 8; ++b) bits |= std::uint64_t{payload[at + 8 * k + b]} << (8 * b);
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    (k % 2 == 0 ? out[k / 2].lower : out[k / 2].upper) = v;
+  }
+  payload.resize(at);
+  return true;
+}
+
+bool overlap(const std::vector<Range>& a, const std::vector<Range>& b) {
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (!(a[k].lower <= b[k].upper && b[k].lower <= a[k].upper)) return false;
+  return true;
+}
+
 /// attributes() or decode() on a flow without a class.
 FederateError untyped(const std::string& context) {
   return FederateError(context +
@@ -67,8 +101,13 @@ struct Federate::Impl {
     /// Event outputs: the events sent and not yet due, in timestamp order.
     std::deque<std::pair<SimTime, std::vector<std::uint8_t>>> events;
     std::shared_ptr<const ClassLayout> data_class;  ///< nullptr: untyped
+    /// Flows with dimensions: the region attached to the messages, per dimension of the flow.
+    std::vector<Range> region;
   };
   std::vector<Output> outputs;
+  /// Per input of a flow with dimensions: the subscription's changes, (from, region; nothing:
+  /// every message), in time order.
+  std::vector<std::vector<std::pair<SimTime, std::optional<std::vector<Range>>>>> subscriptions;
   std::vector<std::pair<std::string, std::string>> inputs;  ///< (input, flow) names
   std::function<void(const Delivered&)> handler;
   /// What the node's inputs do to each message before it is delivered (class checks,
@@ -158,6 +197,60 @@ struct Federate::Impl {
   /// The federate's own time: the granted time, or the step's during a callback.
   SimTime now() const { return std::max(granted, current); }
 
+  /// `region` as the ranges of flow `f`'s dimensions (the unnamed ones unbounded), refusing a
+  /// dimension that is not the flow's, lower > upper and a range outside the dimension's.
+  std::vector<Range> ranges_of(const char* what, const std::string& port,
+                               const federation::FlowDecl& f, const Region& region) const {
+    const auto context = [&] {
+      return fmt::format("node '{}', flow '{}': {}(\"{}\")", decl().name, f.name, what, port);
+    };
+    if (f.dimensions.empty())
+      throw FederateError(fmt::format(
+          "{}: the flow has no regions (expected dimensions=\"...\" on it in the federation "
+          "file)",
+          context()));
+    std::vector<Range> out;
+    std::vector<std::string> names;
+    for (std::size_t d : f.dimensions) {
+      const auto& dim = fed.dimensions[d];
+      out.push_back(
+          {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()});
+      names.push_back(dim.name);
+    }
+    for (const auto& [name, range] : region) {
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end())
+        throw FederateError(fmt::format("{}: dimension '{}' is not one of the flow's ({}){}",
+                                        context(), name, fmt::join(names, ", "),
+                                        did_you_mean(name, names)));
+      const auto& dim = fed.dimensions[f.dimensions[static_cast<std::size_t>(it - names.begin())]];
+      if (!(range.lower <= range.upper) || range.lower < dim.lower || range.upper > dim.upper)
+        throw FederateError(fmt::format(
+            "{}: dimension '{}' gets [{}, {}] (expected lower <= upper, within the dimension's "
+            "range [{}, {}])",
+            context(), name, range.lower, range.upper, dim.lower, dim.upper));
+      out[static_cast<std::size_t>(it - names.begin())] = range;
+    }
+    return out;
+  }
+
+  /// Takes the region off message `m` of input `input` (a flow with dimensions) and tells
+  /// whether it overlaps the input's subscription at the message's timestamp.
+  bool in_region(std::size_t input, transport::Message& m) const {
+    const auto& f = fed.flow_into(index, input);
+    if (f.dimensions.empty()) return true;
+    std::vector<Range> region;
+    if (!take_region(m.payload, f.dimensions.size(), region))
+      throw FederateError(fmt::format(
+          "node '{}', flow '{}' at {}: a message of {} bytes carries no region (expected its "
+          "value, then 16 bytes per dimension of the flow, {})",
+          decl().name, f.name, fmt_time(m.timestamp), m.payload.size(), f.dimensions.size()));
+    const std::optional<std::vector<Range>>* in_force = nullptr;
+    for (const auto& change : subscriptions[input])
+      if (change.first <= m.timestamp) in_force = &change.second;
+    return !in_force || !*in_force || overlap(**in_force, region);
+  }
+
   /// A receive-order message as delivered: the sender's time (the 8 bytes before the value),
   /// then the value through the input's datastream (class check, frame conversion).
   Delivered received_in_order_of_arrival(std::size_t input, transport::Message m) {
@@ -235,12 +328,14 @@ struct Federate::Impl {
             "set_emitter before asking for a time >= its next message)",
             decl().name, o.name, fmt_time(s.timestamp), o.name));
       }
+      if (!o.region.empty()) append_region(e.payload, o.region);
       node->emit(s.index, std::move(e));
       ++o.sent;
       return Did::kEmitted;
     }
     transport::Message m = node->consume();
     if (m.null) return Did::kNull;                       // moves time on, delivered to no one
+    if (!in_region(s.index, m)) return Did::kNull;       // outside the subscription: the same
     if (!streams->apply(s.index, m)) return Did::kNull;  // down-sampled: the same
     Delivered d{inputs[s.index].first, inputs[s.index].second, m.timestamp, std::move(m.payload)};
     current = m.timestamp;
@@ -310,8 +405,13 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
                          {},
                          f.data_class});
   }
+  for (std::size_t o = 0; o < decl->outputs.size(); ++o)
+    if (!m.fed.flow_from(m.index, o).dimensions.empty())
+      m.outputs[o].region =
+          m.ranges_of("set_update_region", decl->outputs[o].name, m.fed.flow_from(m.index, o), {});
   for (std::size_t i = 0; i < decl->inputs.size(); ++i)
     m.inputs.emplace_back(decl->inputs[i].name, m.fed.flow_into(m.index, i).name);
+  m.subscriptions.resize(decl->inputs.size());
   m.streams.emplace(m.fed, m.index);
 
   transport::ZmqOptions zo;
@@ -551,6 +651,7 @@ void Federate::send_event(const std::string& output, SimTime t, std::vector<std:
         fmt::format("node '{}', flow '{}': send_event at {} is at or beyond the end time {}", node,
                     o.flow, fmt_time(t), fmt_time(m.fed.until)));
   m.check_payload(o, t, payload);
+  if (!o.region.empty()) append_region(payload, o.region);
   o.events.emplace_back(t, std::move(payload));
 }
 
@@ -626,6 +727,35 @@ std::optional<Delivered> Federate::observe(const std::string& input) {
   transport::Message seen = m.streams->applied(index, *latest);
   return Delivered{m.inputs[index].first, m.inputs[index].second, seen.timestamp,
                    std::move(seen.payload)};
+}
+
+void Federate::set_update_region(const std::string& output, const Region& region) {
+  Impl& m = *impl_;
+  m.live("set_update_region");
+  const std::size_t o = m.output_index(output);
+  m.outputs[o].region =
+      m.ranges_of("set_update_region", output, m.fed.flow_from(m.index, o), region);
+}
+
+void Federate::subscribe_region(const std::string& input, std::optional<Region> region,
+                                SimTime from) {
+  Impl& m = *impl_;
+  m.live("subscribe_region");
+  const std::size_t i = m.input_index(input);
+  const auto& f = m.fed.flow_into(m.index, i);
+  std::optional<std::vector<Range>> ranges;
+  if (region)
+    ranges = m.ranges_of("subscribe_region", input, f, *region);
+  else if (f.dimensions.empty())
+    m.ranges_of("subscribe_region", input, f, {});  // refuses
+  if (from <= m.now())
+    throw FederateError(fmt::format(
+        "node '{}', flow '{}': subscribe_region(\"{}\") from {} is not after the federate's "
+        "time, {} (a subscription changes for messages not yet received, so that it repeats)",
+        m.decl().name, f.name, input, fmt_time(from), fmt_time(m.now())));
+  auto& changes = m.subscriptions[i];
+  while (!changes.empty() && changes.back().first >= from) changes.pop_back();
+  changes.emplace_back(from, std::move(ranges));
 }
 
 void Federate::set_message_handler(std::function<void(const Delivered&)> handler) {

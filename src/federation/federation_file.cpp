@@ -190,6 +190,89 @@ void parse_classes(XmlElement& root, Federation& fed, Diagnostics& diags) {
   }
 }
 
+// Reads the <dimension> elements: names and ranges.
+void parse_dimensions(XmlElement& root, Federation& fed) {
+  for (auto& de : root.children("dimension")) {
+    DimensionDecl d;
+    d.where = de.where();
+    d.name = de.text("name", "", true);
+    d.lower = de.real("lower", d.lower);
+    d.upper = de.real("upper", d.upper);
+    de.finish();
+    if (de.has("name") && !valid_name(d.name))
+      de.error(
+          fmt::format("dimension name '{}' is not valid (expected letters, digits, '_' or "
+                      "'-')",
+                      d.name));
+    bool fresh = !d.name.empty();
+    for (const auto& other : fed.dimensions)
+      if (other.name == d.name && fresh) {
+        de.error(
+            fmt::format("a dimension called '{}' already exists (expected unique names)", d.name));
+        fresh = false;
+      }
+    if (!(d.lower < d.upper))
+      de.error(fmt::format("dimension '{}' has lower {} >= upper {} (expected lower < upper)",
+                           d.name, d.lower, d.upper));
+    if (fresh) fed.dimensions.push_back(std::move(d));
+  }
+}
+
+// The nodes at either end of flow `f` that are not programs (federates), source first.
+std::vector<std::string> nodes_not_programs(const Federation& fed, const FlowDecl& f) {
+  std::vector<std::string> out;
+  if (fed.nodes[f.source_node].kind != NodeKind::kProgram)
+    out.push_back(fed.nodes[f.source_node].name);
+  for (const auto& s : f.sinks)
+    if (fed.nodes[s.first].kind != NodeKind::kProgram) out.push_back(fed.nodes[s.first].name);
+  return out;
+}
+
+// Reads a flow's dimensions="..." (regions, data distribution management): names of
+// <dimension>s, on a periodic or event flow between federates.
+void parse_flow_dimensions(XmlElement& fe, const Federation& fed, bool ends_known, FlowDecl& f) {
+  if (!fe.has("dimensions")) return;
+  const std::string raw = fe.text("dimensions");
+  std::vector<std::string> names;
+  for (const auto& d : fed.dimensions) names.push_back(d.name);
+  const auto parts = split_list(raw);
+  if (parts.empty())
+    fe.error(
+        fmt::format("attribute 'dimensions' of flow '{}' is empty (expected the names of "
+                    "one or more <dimension>s)",
+                    f.name));
+  for (const auto& p : parts) {
+    const auto it = std::find(names.begin(), names.end(), p);
+    if (it == names.end()) {
+      fe.error(fmt::format(
+          "flow '{}': unknown dimension '{}' (expected a <dimension> of the "
+          "file{}){}",
+          f.name, p, names.empty() ? ": it has none" : fmt::format(": {}", fmt::join(names, ", ")),
+          did_you_mean(p, names)));
+      continue;
+    }
+    const auto index = static_cast<std::size_t>(it - names.begin());
+    if (std::find(f.dimensions.begin(), f.dimensions.end(), index) != f.dimensions.end())
+      fe.error(fmt::format("flow '{}' names dimension '{}' twice", f.name, p));
+    else
+      f.dimensions.push_back(index);
+  }
+  if (f.kind == transport::FlowKind::kObservation || f.kind == transport::FlowKind::kReceiveOrder)
+    fe.error(fmt::format(
+        "flow '{}' has regions ('dimensions') but is {} flow (expected a "
+        "periodic or event flow: a region filters the messages a sink takes in "
+        "time-stamp order)",
+        f.name,
+        f.kind == transport::FlowKind::kObservation ? "an observation" : "a receive-order"));
+  if (!ends_known) return;
+  if (const auto not_programs = nodes_not_programs(fed, f); !not_programs.empty())
+    fe.error(
+        fmt::format("flow '{}' has regions ('dimensions') but links node '{}', which is not "
+                    "a program (expected federates at both ends: they attach and subscribe "
+                    "to regions)",
+                    f.name, fmt::join(not_programs, "', '")));
+}
+
 // The names of `cls`'s attributes, for "did you mean".
 std::vector<std::string> attribute_names(const ClassLayout& cls) {
   std::vector<std::string> names;
@@ -421,7 +504,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     root.error(fmt::format("root element is <{}> (expected <federation>)", root.name()));
     return std::nullopt;
   }
-  root.check_children({"node", "flow", "authentication", "class", "interaction"});
+  root.check_children({"node", "flow", "authentication", "class", "interaction", "dimension"});
   fed.until = duration_attr(root, "until", 0, true).value_or(0);
   if (root.has("until") && fed.until <= 0 && parse_duration(root.text("until")))
     root.error("attribute 'until' of <federation> must be positive (the end time, e.g. 2s)");
@@ -429,6 +512,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
   auto default_buffer = static_cast<std::size_t>(root.integer("buffer", 16, 1, 1 << 20));
   root.finish();
   parse_classes(root, fed, diags);
+  parse_dimensions(root, fed);
   std::vector<std::string> class_names;
   for (const auto& c : fed.classes) class_names.push_back(c->name);
   auto find_class = [&](const std::string& name) -> std::shared_ptr<const ClassLayout> {
@@ -637,19 +721,13 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
                           a, f.name, a));
         fe.accept(a);
       }
-      if (ok) {
-        std::vector<std::string> not_programs;
-        if (fed.nodes[f.source_node].kind != NodeKind::kProgram)
-          not_programs.push_back(fed.nodes[f.source_node].name);
-        for (const auto& s : f.sinks)
-          if (fed.nodes[s.first].kind != NodeKind::kProgram)
-            not_programs.push_back(fed.nodes[s.first].name);
-        if (!not_programs.empty())
-          fe.error(
-              fmt::format("receive-order flow '{}' links node '{}', which is not a "
-                          "program (expected federates at both ends: built-in and swarm "
-                          "nodes take their inputs in time-stamp order only)",
-                          f.name, fmt::join(not_programs, "', '")));
+      if (const auto not_programs = ok ? nodes_not_programs(fed, f) : std::vector<std::string>{};
+          !not_programs.empty()) {
+        fe.error(
+            fmt::format("receive-order flow '{}' links node '{}', which is not a "
+                        "program (expected federates at both ends: built-in and swarm "
+                        "nodes take their inputs in time-stamp order only)",
+                        f.name, fmt::join(not_programs, "', '")));
       }
     }
     if (receive_order) {
@@ -711,6 +789,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       }
     }
     if (!receive_order) f.initial = duration_attr(fe, "initial", 0, false).value_or(0);
+    fe.accept("dimensions");  // read with the modifiers, below
     fe.finish();
     // The class: the one its output names, else its inputs'; every port that names one must
     // name the same (the subscriber reads what the publisher writes).
@@ -736,6 +815,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
       }
     }
     parse_modifiers(fe, f, diags);
+    parse_flow_dimensions(fe, fed, ok, f);
     fed.flows.push_back(std::move(f));
   }
 

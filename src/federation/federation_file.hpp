@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,10 +36,10 @@ struct PortDecl {
 struct NodeDecl {
   std::string name;
   NodeKind kind = NodeKind::kMixer;
-  std::string kind_name;  ///< as written
-  std::string program;    ///< kProgram: the executable (resolved against the file's directory)
+  std::string kind_name;   ///< as written
+  std::string program;     ///< kProgram: the executable (resolved against the file's directory)
   std::string experiment;  ///< kSwarm: the experiment file (resolved likewise)
-  std::string endpoint;   ///< zmq: "tcp://host:port" or "ipc://path"; may be empty
+  std::string endpoint;    ///< zmq: "tcp://host:port" or "ipc://path"; may be empty
   std::string public_key;  ///< CURVE (Z85), from <authentication public_keys>; may be empty
   std::vector<PortDecl> inputs;
   std::vector<PortDecl> outputs;
@@ -61,6 +62,15 @@ struct ModifierDecl {
   SourceLocation where;
 };
 
+/// One <dimension>: an axis of the regions of data distribution management (a coordinate of
+/// the arena, or anything else), with the range its regions must lie in.
+struct DimensionDecl {
+  std::string name;
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+  SourceLocation where;
+};
+
 /// One <flow>: a source output, its sink inputs, its periods.
 struct FlowDecl {
   std::string name;
@@ -76,6 +86,9 @@ struct FlowDecl {
   /// The class its ports name (nullptr: untyped, opaque bytes).
   std::shared_ptr<const ClassLayout> data_class;
   std::vector<ModifierDecl> modifiers;  ///< in file order
+  /// dimensions="...": the dimensions of the region each message carries (indices into
+  /// Federation::dimensions, in the attribute's order); empty: no regions.
+  std::vector<std::size_t> dimensions;
   SourceLocation where;
 };
 
@@ -85,8 +98,9 @@ struct Federation {
   SimTime until = 0;  ///< ns
   std::uint64_t seed = 1;
   std::vector<NodeDecl> nodes;
-  std::vector<FlowDecl> flows;  ///< flow id = index
+  std::vector<FlowDecl> flows;                              ///< flow id = index
   std::vector<std::shared_ptr<const ClassLayout>> classes;  ///< <class> and <interaction>
+  std::vector<DimensionDecl> dimensions;                    ///< <dimension>, in file order
 
   /// The node called `name`, or nullptr.
   const NodeDecl* find(const std::string& name) const;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <functional>
@@ -15,6 +16,7 @@
 
 #include "federation/launcher.hpp"
 #include "fleetsim/federate.hpp"
+#include "support/test_files.hpp"
 
 namespace fleetsim::testing {
 
@@ -33,6 +35,16 @@ inline void expect_refused(const std::function<void()>& call, const std::string&
   } catch (const FederateError& e) {
     EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
+}
+
+/// Runs `fleetsim check` on `file`: its exit status (-1 when it did not exit) and its standard
+/// error (through `err`, a file).
+inline std::pair<int, std::string> check_federation(const std::filesystem::path& file,
+                                                    const std::filesystem::path& err) {
+  const int status = std::system(time_limited(std::string(FLEETSIM_EXE) + " check " +
+                                              file.string() + " > /dev/null 2> " + err.string())
+                                     .c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
 }
 
 /// One node played by a federate: its name and what it does.

@@ -4,8 +4,6 @@
 // byte for byte and hold no chat, and misuse is refused naming the node and the flow.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -178,14 +176,8 @@ TEST_F(ReceiveOrder, CheckRefusesMisusedReceiveOrderFlowsWithStatus2) {
   bad.replace(bad.find(R"(to="echo.in" period="7ms")"), 25, R"(to="echo.in" kind="receive-order")");
   const fs::path file = dir_ / "bad.xml";
   std::ofstream(file) << bad;
-  const fs::path err = dir_ / "err.txt";
-  const int status =
-      std::system(fleetsim::testing::time_limited(std::string(FLEETSIM_EXE) + " check " +
-                                                  file.string() + " > /dev/null 2> " + err.string())
-                      .c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  const std::string text = slurp(err);
+  const auto [status, text] = fleetsim::testing::check_federation(file, dir_ / "err.txt");
+  EXPECT_EQ(status, 2);
   for (const char* expected :
        {"bad.xml:13: error: attribute 'period' of receive-order flow 'chat' means nothing",
         "bad.xml:13: error: <noise> on receive-order flow 'chat'",
