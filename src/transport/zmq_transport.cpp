@@ -1,5 +1,7 @@
 #include "transport/zmq_transport.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -40,6 +42,36 @@ std::string link_name(const std::string& source) {
   return "the link from '" + source + "'";
 }
 
+// Places the background threads of `ctx` (before its first socket starts them): see "Where
+// ZeroMQ's I/O thread runs" in zmq_transport.hpp. ZeroMQ aborts the process if it cannot apply
+// a setting to a thread it starts, so only settings the calling thread could take are passed.
+void place_io_thread(zmq::context_t& ctx, const FederationLayout& layout, const NodeLayout& self,
+                     const ZmqOptions& zo) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  int cpu = zo.io_thread_cpu;
+  if (cpu == kIoThreadCpuByNode) {
+    auto position =
+        static_cast<int>(std::find_if(layout.nodes.begin(), layout.nodes.end(),
+                                      [&](const NodeLayout& n) { return n.name == self.name; }) -
+                         layout.nodes.begin());
+    int k = position % std::max(CPU_COUNT(&allowed), 1);
+    cpu = -1;
+    for (int c = 0; c < CPU_SETSIZE && cpu < 0; ++c)
+      if (CPU_ISSET(c, &allowed) && k-- == 0) cpu = c;
+  } else if (cpu >= 0 && (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed))) {
+    throw std::runtime_error(fmt::format(
+        "node '{}': cannot pin ZeroMQ's I/O thread to CPU {}: this process may not run there",
+        self.name, cpu));
+  }
+  if (cpu >= 0 && zmq_ctx_set(ctx.handle(), ZMQ_THREAD_AFFINITY_CPU_ADD, cpu) != 0)
+    throw zmq::error_t();
+  if (zo.io_thread_batch && sched_getscheduler(0) == SCHED_OTHER &&
+      zmq_ctx_set(ctx.handle(), ZMQ_THREAD_SCHED_POLICY, SCHED_BATCH) != 0)
+    throw zmq::error_t();
+}
+
 }  // namespace
 
 std::string link_endpoint(const FederationLayout& layout, const std::string& sink,
@@ -67,6 +99,7 @@ class ZmqPort final : public LinkPort {
   ZmqPort(const FederationLayout& layout, const NodeLayout& self, PortOptions options,
           ZmqOptions zo)
       : LinkPort(layout, self, std::move(options)), zopt_(zo) {
+    place_io_thread(ctx_, layout, self, zopt_);
     // Authentication: every node lists a public key, or none does.
     const bool curve = !self.public_key.empty();
     for (const auto& n : layout.nodes)
@@ -214,9 +247,9 @@ class ZmqPort final : public LinkPort {
     auto next_report = since + options_.wait_report_after;
     while (st.buffer.empty()) {
       // Fast path: the message is often already in the socket; no poll, no monitor check.
-      if (!links_[st.link].held) read_link(st.link);
+      if (!links_[st.link].held) read_link(st.link, &st);
       if (!st.buffer.empty()) break;
-      pump(wait_budget(next_report), -1, static_cast<int>(st.link));
+      pump(wait_budget(next_report), -1, static_cast<int>(st.link), &st);
       if (!st.buffer.empty()) break;
       check_peers();
       if (Clock::now() >= next_report) {
@@ -285,8 +318,10 @@ class ZmqPort final : public LinkPort {
   // needs wakes it, the others are read when their turn comes), or for room on `send_link`
   // while reading every link (sending: a node receives in every state, or two nodes sending
   // to each other could block each other). The monitors are read at most every 20 ms: peer
-  // loss is rare, waking up for it on every message is not worth it.
-  void pump(std::chrono::milliseconds timeout, int send_link, int recv_link = -1) {
+  // loss is rare, waking up for it on every message is not worth it. Receiving reads link
+  // `recv_link` only until `wanted` has a message (read_link).
+  void pump(std::chrono::milliseconds timeout, int send_link, int recv_link = -1,
+            const Input* wanted = nullptr) {
     items_.clear();
     if (send_link >= 0) {
       items_.push_back(
@@ -300,7 +335,7 @@ class ZmqPort final : public LinkPort {
       for (std::size_t k = 0; k < recv_.size(); ++k)
         if (items_[k + 1].revents & ZMQ_POLLIN) read_link(k);
     } else if (items_[0].revents & ZMQ_POLLIN) {
-      read_link(static_cast<std::size_t>(recv_link));
+      read_link(static_cast<std::size_t>(recv_link), wanted);
     }
     auto now = Clock::now();
     if (now >= next_monitor_check_) {
@@ -311,15 +346,22 @@ class ZmqPort final : public LinkPort {
     }
   }
 
+  // (receive() reads a link only as far as it needs: poll() reads all that has arrived.)
+  void read_arrived(std::size_t k) override { read_link(k); }
+
   // Link k's socket, polled for input unless a message of it is held back.
   zmq::pollitem_t poll_item(std::size_t k) {
     return {recv_[k].socket.handle(), 0, static_cast<short>(links_[k].held ? 0 : ZMQ_POLLIN), 0};
   }
 
-  // Moves every available message of link `k` into its input buffers, until one has no room.
-  bool read_link(std::size_t k) {
+  // Moves the available messages of link `k` into its input buffers, until one has no room,
+  // or (given `wanted`) until input `wanted` has a message. Stopping there saves the read that
+  // finds the socket empty: that read puts ZeroMQ's pipe to sleep, and then the I/O thread
+  // has to wake the socket (a command and an eventfd write, and the node's thread a poll and a
+  // read) for the next message, where otherwise it just appends it.
+  bool read_link(std::size_t k, const Input* wanted = nullptr) {
     bool got = false;
-    while (!links_[k].held) {
+    while (!links_[k].held && !(wanted && !wanted->buffer.empty())) {
       zmq::message_t zm;
       if (!recv_[k].socket.recv(zm, zmq::recv_flags::dontwait)) break;
       // (Only the link's peer gets this far in an authenticated federation; elsewhere anyone

@@ -7,6 +7,20 @@
 // link arrive in the sender's (timestamp, flow) order, so the message a blocked node needs is
 // never stuck behind one it has no room for (docs/time-management.md, "Progress").
 //
+// Where ZeroMQ's I/O thread runs: every message crosses from the node's thread to ZeroMQ's I/O
+// thread (which writes it to the TCP connection) and, at the sink, from the I/O thread to the
+// node's thread: about four thread wake-ups per message, and on a machine with more node
+// processes than cores they are most of a message's cost. Two settings make them cheap
+// (ZmqOptions, both on by default):
+// - the I/O thread is pinned to one CPU, a different one for consecutive nodes of the
+//   federation file, so the node's thread is woken on its I/O thread's core (the scheduler
+//   wakes a thread beside its waker) rather than through an inter-processor interrupt, and the
+//   K node processes of one machine are spread over its cores;
+// - the I/O thread is SCHED_BATCH: woken by the node's first send, it does not preempt the
+//   node's thread but runs when that thread blocks (to wait for its inputs), and then writes
+//   every message the node sent meanwhile in one wake-up instead of one per message.
+// (docs/benchmarks.md, "Time synchronisation": per message, 14-21 µs of CPU without them.)
+//
 // Liveness: ZeroMQ heartbeats (ZMQ_HEARTBEAT_IVL / _TIMEOUT) and socket monitors detect a
 // peer that died, hangs or left; a port then throws PeerLost naming the peer, the last
 // timestamp received from it and the flows left waiting — but only if messages were still
@@ -21,8 +35,23 @@
 
 namespace fleetsim::transport {
 
+/// ZmqOptions::io_thread_cpu: the node's position in the federation file modulo the number of
+/// CPUs this process may run on picks the CPU (the k-th of those it may run on).
+inline constexpr int kIoThreadCpuByNode = -1;
+/// ZmqOptions::io_thread_cpu: the scheduler places the I/O thread (ZeroMQ's default).
+inline constexpr int kIoThreadCpuAny = -2;
+
 /// ZeroMQ-specific settings.
 struct ZmqOptions {
+  /// The CPU that ZeroMQ's I/O thread (and its other background threads) run on:
+  /// kIoThreadCpuByNode, kIoThreadCpuAny, or a CPU number this process may run on. The node's
+  /// own threads are never pinned.
+  int io_thread_cpu = kIoThreadCpuByNode;
+  /// Run ZeroMQ's background threads as SCHED_BATCH (they never preempt the node's thread on
+  /// waking; see the top of this file). A node that computes for long between a send and its
+  /// next receive, on a busy machine, may delay its messages by up to a scheduler time slice
+  /// (a few ms): set false for it. Applied only when the node's thread is SCHED_OTHER.
+  bool io_thread_batch = true;
   int heartbeat_interval_ms = 200;  ///< ZMQ_HEARTBEAT_IVL
   int heartbeat_timeout_ms = 600;   ///< ZMQ_HEARTBEAT_TIMEOUT: a silent peer is dead after this
   /// After a peer's connection closed, how long its last messages may still be drained from

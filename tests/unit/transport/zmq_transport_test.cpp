@@ -1,8 +1,10 @@
 #include "transport/zmq_transport.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <zmq.hpp>
@@ -235,6 +237,69 @@ TEST(ZmqTransport, APeerThatLeavesEarlyIsNamed) {
   }
   // Liveness bound of the issue (1 s), with a margin for a loaded machine.
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+// The threads of this process named `comm` (ZeroMQ's I/O thread names itself "ZMQbg/IO/0" once
+// it runs: waits up to 2 s for one).
+std::vector<pid_t> threads_named(const std::string& comm) {
+  std::vector<pid_t> tids;
+  for (int attempt = 0; attempt < 200 && tids.empty(); ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+      std::string name;
+      std::getline(std::ifstream(task.path() / "comm"), name);
+      if (name == comm) tids.push_back(std::stoi(task.path().filename().string()));
+    }
+  }
+  return tids;
+}
+
+TEST(ZmqTransport, TheIoThreadIsPinnedPerNodeAndDoesNotPreemptTheNode) {
+  TempDir dir;
+  auto layout = pair_layout(dir.path, 4, 100);
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const bool other = sched_getscheduler(0) == SCHED_OTHER;
+  {
+    // Node "b" is the second of the file: the second CPU this process may use (or the first,
+    // on one CPU).
+    auto b = make_zmq_port(layout, "b", {});
+    auto io = threads_named("ZMQbg/IO/0");
+    ASSERT_EQ(io.size(), 1u);
+    cpu_set_t set;
+    ASSERT_EQ(sched_getaffinity(io[0], sizeof set, &set), 0);
+    EXPECT_EQ(CPU_COUNT(&set), 1);
+    int k = 1 % CPU_COUNT(&allowed), expected = -1;
+    for (int c = 0; c < CPU_SETSIZE && expected < 0; ++c)
+      if (CPU_ISSET(c, &allowed) && k-- == 0) expected = c;
+    EXPECT_TRUE(CPU_ISSET(expected, &set));
+    if (other) {
+      EXPECT_EQ(sched_getscheduler(io[0]), SCHED_BATCH);
+    }
+  }
+  {
+    ZmqOptions scheduler_places;
+    scheduler_places.io_thread_cpu = kIoThreadCpuAny;
+    scheduler_places.io_thread_batch = false;
+    auto b = make_zmq_port(layout, "b", {}, scheduler_places);
+    auto io = threads_named("ZMQbg/IO/0");
+    ASSERT_EQ(io.size(), 1u);
+    cpu_set_t set;
+    ASSERT_EQ(sched_getaffinity(io[0], sizeof set, &set), 0);
+    EXPECT_TRUE(CPU_EQUAL(&set, &allowed));
+    EXPECT_EQ(sched_getscheduler(io[0]), sched_getscheduler(0));
+  }
+  // A CPU the process may not use is an error, not ZeroMQ's abort in its I/O thread.
+  ZmqOptions elsewhere;
+  elsewhere.io_thread_cpu = CPU_SETSIZE - 1;
+  try {
+    make_zmq_port(layout, "b", {}, elsewhere);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot pin ZeroMQ's I/O thread to CPU"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
