@@ -194,7 +194,8 @@ class Federate {
 
   /// Leaves the federation: every message sent is delivered before the peers see it go.
   /// Idempotent. A federate that resigns before the end time stops the nodes that still
-  /// expected its messages (they report it).
+  /// expected its messages (they report it); an optional node (optional="true") stops only the
+  /// optional nodes that read it.
   void resign();
 
   /// Messages consumed and emitted so far.

@@ -25,6 +25,7 @@
 #include "time/flow_node.hpp"
 #include "time/trace.hpp"
 #include "transport/shm_transport.hpp"
+#include "transport/tap.hpp"
 #include "transport/zmq_transport.hpp"
 
 namespace fleetsim {
@@ -431,8 +432,10 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
     if (self->node) federation::log_line(self->node->describe_wait(r));
   };
   auto layout = m.fed.layout();
-  m.port = shm ? transport::make_shm_port(layout, name, po)
-               : transport::make_zmq_port(layout, name, po, zo);
+  // An optional node reads and writes taps only: no one connects to it or waits for it.
+  m.port = decl->optional ? transport::make_tap_port(layout, name, options.run_id, po)
+           : shm          ? transport::make_shm_port(layout, name, po)
+                          : transport::make_zmq_port(layout, name, po, zo);
   if (!options.trace_dir.empty()) {
     std::filesystem::create_directories(options.trace_dir);
     m.trace.emplace((std::filesystem::path(options.trace_dir) / (name + ".trace")).string(), name);
@@ -445,6 +448,7 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
   fo.speedup = options.speedup;
   fo.trace = m.trace ? &*m.trace : nullptr;
   fo.log = federation::log_line;
+  fo.run_id = options.run_id;
   m.node = std::make_unique<time::FlowNode>(layout.nodes[m.index], *m.port, fo);
 }
 
@@ -820,7 +824,14 @@ void Federate::resign() {
   // At the end, read the observation inputs to the end time: their sources never wait for
   // this node, so they must not find it gone.
   if (m.node->next().kind == time::FlowNode::Step::Kind::kDone) {
-    auto taken = m.node->finish();
+    std::vector<std::pair<std::size_t, transport::Message>> taken;
+    try {
+      taken = m.node->finish();
+    } catch (const transport::PeerLost& e) {
+      // A source that left early (an optional node) sends nothing more: nothing to wait for.
+      if (!m.decl().optional) throw;
+      if (!m.options.quiet) federation::log_line(e.what());
+    }
     m.arrived_at_end.resize(m.inputs.size());
     for (auto& [input, msg] : taken)
       m.arrived_at_end[input].push_back(m.received_in_order_of_arrival(input, std::move(msg)));

@@ -143,6 +143,33 @@ void report_zero_lookahead_circuits(const Federation& fed, Diagnostics& diags) {
   }
 }
 
+// An optional node may join late and resign early without changing what the others compute:
+// it only samples (its inputs are observation flows, which never hold their sources back) and
+// only optional nodes read what it sends. Reports every flow that breaks this, at its line.
+void report_optional_nodes(const Federation& fed, Diagnostics& diags) {
+  for (const auto& f : fed.flows) {
+    const NodeDecl& src = fed.nodes[f.source_node];
+    for (const auto& [sn, si] : f.sinks) {
+      const NodeDecl& sink = fed.nodes[sn];
+      if (src.optional && !sink.optional)
+        diags.error(f.where,
+                    fmt::format("flow '{}' goes from optional node '{}' to node '{}', which is "
+                                "not optional (expected only optional nodes to read an optional "
+                                "node: the others must compute the same without it)",
+                                f.name, src.name, sink.name));
+      else if (sink.optional && f.kind != transport::FlowKind::kObservation)
+        diags.error(f.where,
+                    fmt::format("flow '{}' feeds optional node '{}' as {} flow (expected "
+                                "kind=\"observation\": an optional node samples its inputs, "
+                                "so that no source ever waits for it)",
+                                f.name, sink.name,
+                                f.kind == transport::FlowKind::kEvent      ? "an event"
+                                : f.kind == transport::FlowKind::kPeriodic ? "a periodic"
+                                                                           : "a receive-order"));
+    }
+  }
+}
+
 // Reads the <class> and <interaction> elements: attribute names and types, in order.
 void parse_classes(XmlElement& root, Federation& fed, Diagnostics& diags) {
   std::vector<std::string> type_names;
@@ -459,6 +486,7 @@ transport::FederationLayout Federation::layout() const {
     nl.name = nodes[n].name;
     nl.endpoint = nodes[n].endpoint;
     nl.public_key = nodes[n].public_key;
+    nl.optional = nodes[n].optional;
     for (std::size_t i = 0; i < nodes[n].inputs.size(); ++i) {
       const FlowDecl& f = flow_into(n, i);
       auto id = static_cast<transport::FlowId>(&f - flows.data());
@@ -473,7 +501,13 @@ transport::FederationLayout Federation::layout() const {
       const FlowDecl& f = flow_from(n, o);
       auto id = static_cast<transport::FlowId>(&f - flows.data());
       transport::OutputLink out{id, f.name, {}, f.initial, f.kind, f.lookahead};
-      for (const auto& [sn, si] : f.sinks) out.sinks.push_back(nodes[sn].name);
+      // Optional sinks read the flow's tap: the transport never links to them.
+      for (const auto& [sn, si] : f.sinks) {
+        if (nodes[sn].optional)
+          out.tapped = true;
+        else
+          out.sinks.push_back(nodes[sn].name);
+      }
       nl.outputs.push_back(std::move(out));
     }
     layout.nodes.push_back(std::move(nl));
@@ -556,6 +590,12 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
                                              : NodeKind::kMixer;
     }
     n.endpoint = ne.text("endpoint");
+    n.optional = ne.choice("optional", {"true", "false"}, "false") == "true";
+    if (n.optional && n.kind != NodeKind::kProgram)
+      ne.error(
+          fmt::format("node '{}' is optional but not a program (expected optional=\"true\" "
+                      "on a federate, a node with program=\"...\")",
+                      n.name));
     ne.finish();
     std::set<std::string> port_names;
     for (auto& pe : ne.children()) {
@@ -851,6 +891,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
                                        "endpoint per node)",
                                        n.endpoint, it->second));
   }
+  report_optional_nodes(fed, diags);
   report_zero_lookahead_circuits(fed, diags);
   if (diags.has_errors()) return std::nullopt;
 
@@ -860,6 +901,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
   for (const auto& f : fed.flows)
     for (const auto& s : f.sinks) {
       if (f.kind == transport::FlowKind::kReceiveOrder) continue;  // carries no time
+      if (fed.nodes[s.first].optional) continue;  // reads taps: never holds anyone back
       fwd[f.source_node].push_back(s.first);
       back[s.first].push_back(f.source_node);
     }
@@ -881,7 +923,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
   auto f1 = reach(fwd), f2 = reach(back);
   std::vector<std::string> outside;
   for (std::size_t i = 0; i < count; ++i)
-    if (!f1[i] || !f2[i]) outside.push_back(fed.nodes[i].name);
+    if (!fed.nodes[i].optional && (!f1[i] || !f2[i])) outside.push_back(fed.nodes[i].name);
   if (!outside.empty()) {
     std::string list;
     for (const auto& o : outside) list += (list.empty() ? "'" : ", '") + o + "'";

@@ -43,6 +43,9 @@ struct NodeDecl {
   std::string public_key;  ///< CURVE (Z85), from <authentication public_keys>; may be empty
   std::vector<PortDecl> inputs;
   std::vector<PortDecl> outputs;
+  /// optional="true": the node may join late and resign early without changing what the
+  /// others compute (its inputs are observation flows, its outputs feed only optional nodes).
+  bool optional = false;
   SourceLocation where;
 };
 

@@ -20,6 +20,7 @@
 #include "transport/curve.hpp"
 #include "transport/inproc_transport.hpp"
 #include "transport/shm_transport.hpp"
+#include "transport/tap.hpp"
 #include "transport/zmq_transport.hpp"
 
 extern char** environ;
@@ -195,6 +196,7 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   transport::remove_stale_shm_segments(run);  // what killed nodes left in /dev/shm
+  transport::remove_taps(run);                // the run is over: no optional node reads them
   if (!dir.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);

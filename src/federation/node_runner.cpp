@@ -87,6 +87,7 @@ NodeResult NodeRun::run(transport::Port& port) {
     fo.speedup = options_.speedup;
     fo.trace = trace ? &*trace : nullptr;
     fo.log = log_line;
+    fo.run_id = options_.run_id;
     time::FlowNode node(layout.nodes[node_], port, fo);
     flow_node_ = &node;
     std::unique_ptr<time::NodeBehaviour> behaviour = make_behaviour(fed_, node_);

@@ -18,7 +18,12 @@ FlowNode::FlowNode(const transport::NodeLayout& layout, transport::Port& port,
       options_(std::move(options)),
       pacer_(options_.mode, options_.speedup, options_.log) {
   for (const auto& in : layout_.inputs) t_.push_back(in.initial);
-  for (const auto& out : layout_.outputs) s_.push_back(out.initial);
+  for (const auto& out : layout_.outputs) {
+    s_.push_back(out.initial);
+    taps_.push_back(out.tapped && !layout_.optional
+                        ? std::make_unique<transport::TapWriter>(options_.run_id, out.flow_name)
+                        : nullptr);
+  }
 }
 
 FlowNode::Step FlowNode::next() const {
@@ -256,6 +261,7 @@ void FlowNode::emit(std::size_t output, Emission e) {
   m.payload = std::move(e.payload);
   if (options_.trace) options_.trace->record(true, layout_.outputs[output].flow_name, m);
   port_.send(output, m);
+  if (taps_[output]) taps_[output]->append(m);
   s_[output] = e.timestamp + e.period;
   last_emitted_ = e.timestamp;
   now_ = e.timestamp;

@@ -24,6 +24,7 @@
 #include "time/pacer.hpp"
 #include "time/trace.hpp"
 #include "transport/port.hpp"
+#include "transport/tap.hpp"
 
 namespace fleetsim::time {
 
@@ -86,6 +87,9 @@ struct FlowNodeOptions {
   double speedup = 1.0;                         ///< kLinear only
   TraceWriter* trace = nullptr;                 ///< optional, not owned
   std::function<void(const std::string&)> log;  ///< diagnostics (default stderr)
+  /// The run's identity: names the taps of outputs that feed optional nodes
+  /// (transport/tap.hpp), which the node writes as it sends.
+  std::uint64_t run_id = 0;
 };
 
 /// A DSAAM node bound to a transport port. Single-threaded.
@@ -157,6 +161,9 @@ class FlowNode {
   SimTime last_consumed_ = -1;
   SimTime last_emitted_ = -1;
   SimTime now_ = -1;
+  /// Per output: its tap when it feeds optional nodes (and this node is not one: an optional
+  /// node's port writes its taps).
+  std::vector<std::unique_ptr<transport::TapWriter>> taps_;
   std::vector<std::optional<Message>> latest_;  ///< per input: observation inputs' last value
   std::vector<SimTime> observed_at_;            ///< per input: the last `at` of observe()
   std::uint64_t consumed_ = 0;

@@ -47,6 +47,9 @@ struct OutputLink {
   SimTime initial = 0;             ///< ns, timestamp of the first message
   FlowKind kind = FlowKind::kPeriodic;
   SimTime lookahead = 0;  ///< ns, event flows: the next message comes at least this much later
+  /// Some sinks are optional nodes: they are not in `sinks`, and read the flow's tap instead
+  /// (transport/tap.hpp), which the source writes as it sends.
+  bool tapped = false;
 
   /// An event flow with lookahead 0: its source may react at the timestamp of a message it
   /// consumed, so at equal timestamps it emits after consuming (the tie order).
@@ -59,6 +62,9 @@ struct NodeLayout {
   std::string endpoint;  ///< zmq only: "tcp://host:port" or "ipc://path"
   std::vector<InputLink> inputs;
   std::vector<OutputLink> outputs;
+  /// An optional node: it joins when it likes and talks through taps only, and no other node
+  /// ever waits for it (transport/tap.hpp).
+  bool optional = false;
   /// zmq only: the node's CURVE public key (Z85); empty when the federation is not
   /// authenticated (then every node's is empty). transport/curve.hpp.
   std::string public_key;

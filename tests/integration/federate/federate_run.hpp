@@ -55,12 +55,12 @@ struct FederatePlay {
 
 /// Runs federation `file`: the nodes `builtin` in threads, each of `federates` in a thread of
 /// its own (the first in this thread), every node on `transport` (shm, or ZeroMQ over ipc)
-/// with `jitter_us`, traces in `traces`. Expects every node to finish normally; returns the
-/// federation read (nothing when it has errors).
+/// with `jitter_us`, traces in `traces`, all with run id `run_id`. Expects every node to finish
+/// normally; returns the federation read (nothing when it has errors).
 inline std::optional<federation::Federation> run_federates(
     const std::string& file, const std::vector<std::string>& builtin,
     const std::vector<FederatePlay>& federates, const std::filesystem::path& traces,
-    std::uint32_t jitter_us, const std::string& transport) {
+    std::uint32_t jitter_us, const std::string& transport, std::uint64_t run_id = 0) {
   // Socket paths must be short (108 bytes): a fresh directory under /tmp.
   char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
   if (!mkdtemp(tmpl)) {
@@ -78,6 +78,7 @@ inline std::optional<federation::Federation> run_federates(
   o.jitter_us = jitter_us;
   o.quiet = true;
   o.transport = transport;
+  o.run_id = run_id;
   std::vector<std::thread> peers;
   std::vector<int> status(builtin.size(), -1);
   for (std::size_t k = 0; k < builtin.size(); ++k)
@@ -90,6 +91,7 @@ inline std::optional<federation::Federation> run_federates(
       fo.jitter_us = jitter_us;
       fo.quiet = true;
       fo.transport = transport;
+      fo.run_id = run_id;
       Federate me(file, f.name, fo);
       f.play(me);
       me.resign();
