@@ -55,6 +55,7 @@ struct Config {
   int port_base = 0;
   int node = -1;  // internal: run only this node (zmq child)
   std::string api = "flow";
+  std::string zmq_io_thread = "default";  // zmq: "dedicated" pins it per node, SCHED_BATCH
   int spin_us = -1;  // shm: spin before sleeping (-1: the transport's default)  // flow: FlowNode
                      // with a behaviour; federate: the federate API
 };
@@ -280,6 +281,10 @@ int main(int argc, char** argv) {
   app.add_option("--endpoint", c.endpoint, "zmq: tcp (loopback) or ipc")
       ->check(CLI::IsMember({"tcp", "ipc"}));
   app.add_option("--port-base", c.port_base, "zmq: first tcp port (default: random)");
+  app.add_option("--zmq-io-thread", c.zmq_io_thread,
+                 "zmq: default (the scheduler places ZeroMQ's I/O thread) or dedicated (pinned "
+                 "to a CPU per node and SCHED_BATCH: for machines given to the federation)")
+      ->check(CLI::IsMember({"default", "dedicated"}));
   app.add_option("--node", c.node, "internal: run only this node")->group("");
   app.add_option("--api", c.api,
                  "dsaam over zmq: flow (a FlowNode running a behaviour) or federate (each node "
@@ -305,8 +310,13 @@ int main(int argc, char** argv) {
       const auto& name = layout.nodes[static_cast<std::size_t>(c.node)].name;
       transport::ShmOptions so;
       if (c.spin_us >= 0) so.spin = std::chrono::microseconds(c.spin_us);
+      transport::ZmqOptions zo;
+      if (c.zmq_io_thread == "dedicated") {
+        zo.io_thread_cpu = transport::kIoThreadCpuByNode;
+        zo.io_thread_batch = true;
+      }
       auto port = c.transport == "shm" ? transport::make_shm_port(layout, name, {}, so)
-                                       : transport::make_zmq_port(layout, name, {});
+                                       : transport::make_zmq_port(layout, name, {}, zo);
       auto t = run_node(c, layout, c.node, *port);
       std::printf("%.9f %lu\n", t.elapsed_s, static_cast<unsigned long>(t.messages));
       return 0;

@@ -10,16 +10,18 @@
 // Where ZeroMQ's I/O thread runs: every message crosses from the node's thread to ZeroMQ's I/O
 // thread (which writes it to the TCP connection) and, at the sink, from the I/O thread to the
 // node's thread: about four thread wake-ups per message, and on a machine with more node
-// processes than cores they are most of a message's cost. Two settings make them cheap
-// (ZmqOptions, both on by default):
-// - the I/O thread is pinned to one CPU, a different one for consecutive nodes of the
-//   federation file, so the node's thread is woken on its I/O thread's core (the scheduler
-//   wakes a thread beside its waker) rather than through an inter-processor interrupt, and the
-//   K node processes of one machine are spread over its cores;
-// - the I/O thread is SCHED_BATCH: woken by the node's first send, it does not preempt the
-//   node's thread but runs when that thread blocks (to wait for its inputs), and then writes
-//   every message the node sent meanwhile in one wake-up instead of one per message.
-// (docs/benchmarks.md, "Time synchronisation": per message, 14-21 µs of CPU without them.)
+// processes than cores they are most of a message's cost. Two settings (ZmqOptions, off by
+// default) trade latency under foreign load for fewer of them, on machines given to the
+// federation:
+// - io_thread_cpu = kIoThreadCpuByNode pins the I/O thread to one CPU, a different one for
+//   consecutive nodes of the federation file, so the K node processes of a machine are spread
+//   over its cores and a node's thread is woken beside its I/O thread;
+// - io_thread_batch makes it SCHED_BATCH: woken by a send, it does not preempt the running
+//   thread but runs when that thread blocks, and then writes every message sent meanwhile in
+//   one wake-up. The price: while another program keeps the cores busy, every hand-off waits
+//   for that program's time slice (measured: 13 µs per step at K = 2 became 0.5–1.2 ms).
+// Together they halve the time per step of all-to-all DSAAM at K = 4 and 8 on a quiet 2-core
+// machine (docs/benchmarks.md, "Time synchronisation"); pinning alone gained nothing measurable.
 //
 // Liveness: ZeroMQ heartbeats (ZMQ_HEARTBEAT_IVL / _TIMEOUT) and socket monitors detect a
 // peer that died, hangs or left; a port then throws PeerLost naming the peer, the last
@@ -46,12 +48,11 @@ struct ZmqOptions {
   /// The CPU that ZeroMQ's I/O thread (and its other background threads) run on:
   /// kIoThreadCpuByNode, kIoThreadCpuAny, or a CPU number this process may run on. The node's
   /// own threads are never pinned.
-  int io_thread_cpu = kIoThreadCpuByNode;
-  /// Run ZeroMQ's background threads as SCHED_BATCH (they never preempt the node's thread on
-  /// waking; see the top of this file). A node that computes for long between a send and its
-  /// next receive, on a busy machine, may delay its messages by up to a scheduler time slice
-  /// (a few ms): set false for it. Applied only when the node's thread is SCHED_OTHER.
-  bool io_thread_batch = true;
+  int io_thread_cpu = kIoThreadCpuAny;
+  /// Run ZeroMQ's background threads as SCHED_BATCH (they never preempt a running thread on
+  /// waking; see the top of this file: only where nothing else keeps the cores busy). Applied
+  /// only when the node's thread is SCHED_OTHER.
+  bool io_thread_batch = false;
   int heartbeat_interval_ms = 200;  ///< ZMQ_HEARTBEAT_IVL
   int heartbeat_timeout_ms = 600;   ///< ZMQ_HEARTBEAT_TIMEOUT: a silent peer is dead after this
   /// After a peer's connection closed, how long its last messages may still be drained from
