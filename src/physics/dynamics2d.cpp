@@ -196,7 +196,7 @@ class Dynamics2d final : public PhysicsEngine {
     const std::uint32_t* order = grid.order().data();
     const double* gx = grid.sorted_x().data();
     const double* gy = grid.sorted_y().data();
-    const double* gr = grid.sorted_r().data();
+    const SlotRadius gr = grid.sorted_r();
     const std::uint8_t* engine = w.state.robot_engine().data();
     const std::uint8_t* steps = w.steps_mask().data();
     const auto& segs = w.index.segments.segments();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 
 namespace fleetsim {
@@ -115,6 +116,30 @@ double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double l
   return best;
 }
 
+namespace {
+
+/// The float next to a finite non-zero f, toward zero (std::nextafter, without its call).
+inline float next_toward_zero(float f) {
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - 1u);
+}
+
+/// v rounded to a float no greater than v (v >= 0): a fraction of motion allowed.
+inline float round_down(double v) {
+  const float f = static_cast<float>(v);
+  return static_cast<double>(f) > v ? next_toward_zero(f) : f;
+}
+
+/// v rounded to a float toward zero: a component of the commanded motion (so a robot never
+/// goes faster than commanded).
+inline float toward_zero(double v) {
+  const float f = static_cast<float>(v);
+  // Without a branch: it goes either way at random (a branch cost 5 % of the step).
+  const auto away = static_cast<std::uint32_t>(std::abs(static_cast<double>(f)) > std::abs(v));
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - away);
+}
+
+}  // namespace
+
 void KinematicsEngine::step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
                             ThreadPool& pool, const std::vector<std::uint8_t>* owned) {
   const std::size_t n = state.robot_count();
@@ -122,7 +147,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   const RobotGrid& grid = index.robots;
   const double* gx = grid.sorted_x().data();
   const double* gy = grid.sorted_y().data();
-  const double* gr = grid.sorted_r().data();
+  const SlotRadius gr = grid.sorted_r();
   const std::uint32_t* order = grid.order().data();
   const auto& segs = index.segments.segments();
   const std::uint16_t* kind = state.robot_kind().data();
@@ -135,19 +160,42 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   std::uint8_t* robot_engine = state.robot_engine().data();
   float* contact_angle = state.contact_angle().data();
   std::uint8_t* contact_count = state.contact_count().data();
+  const std::size_t chunks = (n + (std::size_t{1} << kChunkBits) - 1) >> kChunkBits;
   dx_.resize(n);
   dy_.resize(n);
   f_.resize(n);
   f_next_.resize(n);
-  engine_.resize(n);
+  // One engine, moving every robot: no engine per slot (they are all 0), engine_[s & emask]
+  // reads the one entry.
+  const bool one_engine = model.engines.size() == 1 && (!owned || (*owned)[0]);
+  const std::size_t emask = one_engine ? 0 : ~std::size_t{0};
+  engine_.resize(one_engine ? 1 : n);
+  engine_[0] = 0;
   changed_.resize(n);
   cand_count_.resize(n);
-  cand_.resize(n * kCandidates);
+  cand_.resize(chunks);
   const std::size_t kGrain = 1024;
   // Robots of engines another process moves: skipped everywhere below (they never meet ours:
   // robots of different engines do not collide).
   const std::uint8_t* own = owned ? owned->data() : nullptr;
   auto mine = [&](std::uint8_t engine) { return !own || own[engine]; };
+  // A slot's position at the end of the tick (the same expression wherever it is needed, so
+  // the same bits: f * d of two floats is exact in double).
+  auto end_x = [&](std::size_t s) { return gx[s] + double{f_[s]} * double{dx_[s]}; };
+  auto end_y = [&](std::size_t s) { return gy[s] + double{f_[s]} * double{dy_[s]}; };
+  // A chunk's slots in order, each with its candidates: the lists are packed in slot order.
+  auto for_each_slot = [&](std::size_t c, auto&& f) {
+    const std::int16_t* base = cand_[c].data();
+    const std::size_t size = cand_[c].size();
+    std::size_t at = 0;
+    const std::size_t e = std::min(n, (c + 1) << kChunkBits);
+    for (std::size_t s = c << kChunkBits; s < e; ++s) {
+      // (In round 0 the lists are being gathered, into a new list: `list` is not read.)
+      f(s, base + std::min(at, size));
+      const std::uint8_t count = cand_count_[s];
+      at += count != kOverflow ? count : 0;
+    }
+  };
 
   // Everything below runs in slot order (the grid's cell order): a robot's neighbours sit next
   // to it in the slot arrays, so the pair loops stream through memory instead of jumping
@@ -157,8 +205,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      engine_[s] = robot_engine[i];
-      if (!mine(engine_[s])) {
+      if (emask) engine_[s] = robot_engine[i];
+      if (!mine(engine_[s & emask])) {
         dx_[s] = dy_[s] = 0;
         f_[s] = 1;
         continue;
@@ -172,16 +220,16 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       theta[i] = wrap_angle(th + w * dt);
       double sm, cm;
       det_sincos(mid, sm, cm);
-      Vec2 d{v * dt * cm, v * dt * sm};
-      dx_[s] = d.x;
-      dy_[s] = d.y;
+      dx_[s] = toward_zero(v * dt * cm);
+      dy_[s] = toward_zero(v * dt * sm);
+      const Vec2 d{dx_[s], dy_[s]};
       double f = 1.0;
       if (d.x != 0 || d.y != 0) {
         Vec2 p{gx[s], gy[s]};
         for (std::uint32_t si : index.segments.near(p))
           f = segment_contact_time(p, d, k.radius_m, segs[si], f);
       }
-      f_[s] = f;
+      f_[s] = round_down(f);
     }
   });
 
@@ -189,95 +237,105 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   // every robot and keeps, in slot order, its candidates: same-engine robots whose path may
   // come within touching distance of its own during the tick (up to kCandidates of them; a
   // robot with more scans its cells again when needed). Later rounds visit only robots with
-  // candidates, and recompute a pair only when one of its two robots changed.
+  // candidates, and recompute a pair only when one of its two robots changed. The work is
+  // shared by chunks of slots, each chunk keeping its slots' candidates in one list.
   int round = 0;
   while (true) {
     std::atomic<bool> any{false};
-    pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
+    pool.parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce, int) {
       bool local_any = false;
-      for (std::size_t s = b; s < e; ++s) {
-        const double fi = f_[s];
-        f_next_[s] = fi;
-        const std::uint8_t count = round == 0 ? 0 : cand_count_[s];
-        if (round > 0 && count == 0) continue;
-        if (round == 0 && !mine(engine_[s])) {
-          cand_count_[s] = 0;
-          continue;
-        }
-        const Vec2 pi{gx[s], gy[s]};
-        const Vec2 di{dx_[s], dy_[s]};
-        const double ri = gr[s];
-        const double mi = std::abs(di.x) + std::abs(di.y);
-        const std::uint8_t eng = engine_[s];
-        const bool near_change = round == 0 || changed_[s];
-        double best = fi;
-        auto pair = [&](std::uint32_t t) {
-          if (!near_change && !changed_[t]) return;
-          double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]}, f_[t],
-                                        ri + gr[t]);
-          if (tc < best) best = tc;
-        };
-        // Whether t is a candidate: touching at the end (contacts, step 4) or on the way
-        // (rounds) needs this reach; the margin covers rounding (a spare candidate changes
-        // nothing). Selects only, so round 0's gather below runs it without branches.
-        auto candidate = [&](std::uint32_t t) {
-          const double ex = gx[t] - pi.x, ey = gy[t] - pi.y;
-          const double reach =
-              (ri + gr[t] + 4 * kSkin + mi + std::abs(dx_[t]) + std::abs(dy_[t])) * 1.000001;
-          return (ex * ex + ey * ey <= reach * reach) & (t != s) & (engine_[t] == eng);
-        };
-        auto scan = [&](auto&& on_candidate) {
-          grid.for_each_near(pi, [&](std::uint32_t t) {
-            if (candidate(t)) on_candidate(t);
-          });
-        };
-        if (round == 0) {
-          std::int16_t* list = &cand_[s * kCandidates];
-          // scan's test, without branches: every robot of the 3x3 block is written at the end
-          // of `found`, which grows only when the robot is a candidate (a block with more
-          // candidates than `found` holds, which non-overlapping robots never make, takes
-          // scan itself).
-          std::uint32_t found[kGather + 1];
-          unsigned k = 0;
-          std::uint32_t rb[3], re[3];
-          const int runs = grid.near_runs(pi, rb, re);
-          for (int run = 0; run < runs && k < kGather; ++run) {
-            for (std::uint32_t t = rb[run]; t < re[run] && k < kGather; ++t) {
-              found[k] = t;
-              k += candidate(t);
-            }
+      for (std::size_t c = cb; c < ce; ++c) {
+        // Round 0 gathers the chunk's candidates here, then keeps them in a list of exactly
+        // their size (lists that grew by doubling left a third of their room unused).
+        std::int16_t gathered[kCandidates << kChunkBits];
+        std::size_t used = 0;
+        for_each_slot(c, [&](std::size_t s, const std::int16_t* list) {
+          const double fi = f_[s];
+          f_next_[s] = f_[s];
+          const std::uint8_t count = round == 0 ? 0 : cand_count_[s];
+          if (round > 0 && count == 0) return;
+          if (round == 0 && !mine(engine_[s & emask])) {
+            cand_count_[s] = 0;
+            return;
           }
-          if (k < kGather) {
-            for (unsigned j = 0; j < k; ++j) pair(found[j]);
-          } else {
-            k = 0;
-            scan([&](std::uint32_t t) {
-              found[k < kGather ? k : kGather] = t;
-              ++k;
-              pair(t);
+          const Vec2 pi{gx[s], gy[s]};
+          const Vec2 di{dx_[s], dy_[s]};
+          const double ri = gr[s];
+          const double mi = std::abs(di.x) + std::abs(di.y);
+          const std::uint8_t eng = engine_[s & emask];
+          const bool near_change = round == 0 || changed_[s];
+          double best = fi;
+          auto pair = [&](std::uint32_t t) {
+            if (!near_change && !changed_[t]) return;
+            double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
+                                          f_[t], ri + gr[t]);
+            if (tc < best) best = tc;
+          };
+          // Whether t is a candidate: touching at the end (contacts, step 4) or on the way
+          // (rounds) needs this reach; the margin covers rounding (a spare candidate changes
+          // nothing). Selects only, so round 0's gather below runs it without branches.
+          auto candidate = [&](std::uint32_t t) {
+            const double ex = gx[t] - pi.x, ey = gy[t] - pi.y;
+            const double reach = (ri + gr[t] + 4 * kSkin + mi + std::abs(double{dx_[t]}) +
+                                  std::abs(double{dy_[t]})) *
+                                 1.000001;
+            return (ex * ex + ey * ey <= reach * reach) & (t != s) & (engine_[t & emask] == eng);
+          };
+          auto scan = [&](auto&& on_candidate) {
+            grid.for_each_near(pi, [&](std::uint32_t t) {
+              if (candidate(t)) on_candidate(t);
             });
+          };
+          if (round == 0) {
+            // scan's test, without branches: every robot of the 3x3 block is written at the
+            // end of `found`, which grows only when the robot is a candidate (a block with
+            // more candidates than `found` holds, which non-overlapping robots never make,
+            // takes scan itself).
+            std::uint32_t found[kGather + 1];
+            unsigned k = 0;
+            std::uint32_t rb[3], re[3];
+            const int runs = grid.near_runs(pi, rb, re);
+            for (int run = 0; run < runs && k < kGather; ++run) {
+              for (std::uint32_t t = rb[run]; t < re[run] && k < kGather; ++t) {
+                found[k] = t;
+                k += candidate(t);
+              }
+            }
+            if (k < kGather) {
+              for (unsigned j = 0; j < k; ++j) pair(found[j]);
+            } else {
+              k = 0;
+              scan([&](std::uint32_t t) {
+                found[k < kGather ? k : kGather] = t;
+                ++k;
+                pair(t);
+              });
+            }
+            // Stored as offsets from s (a 3x3 block of cells spans far fewer than 32,768
+            // slots at any density robots can have without overlapping; a list that does not
+            // fit is an overflow, which rescans: slower, the same result).
+            bool fits = k <= kCandidates;
+            for (unsigned j = 0; j < k && fits; ++j) {
+              const std::int64_t off = std::int64_t{found[j]} - static_cast<std::int64_t>(s);
+              fits = off >= INT16_MIN && off <= INT16_MAX;
+            }
+            cand_count_[s] = static_cast<std::uint8_t>(fits ? k : kOverflow);
+            if (fits)
+              for (unsigned j = 0; j < k; ++j)
+                gathered[used++] = static_cast<std::int16_t>(std::int64_t{found[j]} -
+                                                             static_cast<std::int64_t>(s));
+          } else if (count != kOverflow) {
+            for (unsigned k = 0; k < count; ++k)
+              pair(static_cast<std::uint32_t>(static_cast<std::int64_t>(s) + list[k]));
+          } else {
+            scan(pair);
           }
-          // Stored as offsets from s (a 3x3 block of cells spans far fewer than 32,768 slots
-          // at any density robots can have without overlapping; a list that does not fit is
-          // an overflow, which rescans: slower, the same result).
-          bool fits = k <= kCandidates;
-          for (unsigned j = 0; j < k && j < kCandidates; ++j) {
-            const std::int64_t off = std::int64_t{found[j]} - static_cast<std::int64_t>(s);
-            fits = fits && off >= INT16_MIN && off <= INT16_MAX;
-            list[j] = static_cast<std::int16_t>(off);
+          if (best < fi) {
+            f_next_[s] = round_down(best);  // < fi: best < fi, and fi is a float
+            local_any = true;
           }
-          cand_count_[s] = static_cast<std::uint8_t>(fits ? k : kOverflow);
-        } else if (count != kOverflow) {
-          const std::int16_t* list = &cand_[s * kCandidates];
-          for (unsigned k = 0; k < count; ++k)
-            pair(static_cast<std::uint32_t>(static_cast<std::int64_t>(s) + list[k]));
-        } else {
-          scan(pair);
-        }
-        if (best < fi) {
-          f_next_[s] = best;
-          local_any = true;
-        }
+        });
+        if (round == 0) cand_[c].assign(gathered, gathered + used);
       }
       if (local_any) any.store(true, std::memory_order_relaxed);
     });
@@ -298,72 +356,66 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   }
   last_rounds_ = round;
 
-  // 3. Move, keeping the new positions in slot order too: in f_next_ (free scratch now) and
-  // in place of the motion (which nothing reads after this).
-  double* nx = f_next_.data();
-  double* ny = dy_.data();
+  // 3. Move (the end positions are recomputed where step 4 needs them: no copy in slot order).
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      if (!mine(engine_[s])) continue;  // (step 4 reads only its own engines' slots)
-      const double f = f_[s];
-      realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : static_cast<float>(f);
-      nx[s] = gx[s] + f * dx_[s];
-      ny[s] = gy[s] + f * dy_[s];
-      x[i] = nx[s];
-      y[i] = ny[s];
+      if (!mine(engine_[s & emask])) continue;
+      realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : f_[s];
+      x[i] = end_x(s);
+      y[i] = end_y(s);
     }
   });
 
   // 4. The collision sensor: contacts at the final positions. Robots moved less than a cell
   // since the grid was built, so its 3x3 blocks still hold every touching pair.
-  pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t s = b; s < e; ++s) {
-      const std::uint32_t i = order[s];
-      if (!mine(engine_[s])) continue;
-      Vec2 p{nx[s], ny[s]};
-      double ri = gr[s];
-      double th = theta[i];
-      // Every contact is collected, then sorted by angle and the first kMaxContacts kept: the
-      // sensor's output is a function of the geometry, not of the order neighbours are visited.
-      constexpr int kCollect = 32;
-      float found[kCollect];
-      int count = 0;
-      float* angles = &contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
-      auto add = [&](Vec2 at) {
-        if (count < kCollect)
-          found[count++] =
-              static_cast<float>(wrap_angle(bearing_atan2(at.y - p.y, at.x - p.x) - th));
-      };
-      const double touch = 4 * kSkin;
-      for (std::uint32_t si : index.segments.near(p)) {
-        Vec2 c;
-        if (distance_to_segment(p, segs[si], &c) <= ri + touch) add(c);
-      }
-      // Robots touching at the end are among the candidates of round 0 (same slot order).
-      auto touching = [&](std::uint32_t t) {
-        Vec2 pj{nx[t], ny[t]};
-        double rs = ri + gr[t] + touch;
-        Vec2 rel = pj - p;
-        if (dot(rel, rel) <= rs * rs) add(p + rel * (ri / (ri + gr[t])));
-      };
-      const std::uint8_t cc = cand_count_[s];
-      if (cc != kOverflow) {
-        for (unsigned k = 0; k < cc; ++k)
-          touching(static_cast<std::uint32_t>(static_cast<std::int64_t>(s) +
-                                              cand_[s * kCandidates + k]));
-      } else {
-        std::uint8_t eng = engine_[s];
-        grid.for_each_near(Vec2{gx[s], gy[s]}, [&](std::uint32_t t) {
-          if (t != s && engine_[t] == eng) touching(t);
-        });
-      }
-      std::sort(found, found + count);
-      count = std::min(count, kMaxContacts);
-      for (int k = 0; k < count; ++k) angles[k] = found[k];
-      contact_count[i] = static_cast<std::uint8_t>(count);
-      for (int k = count; k < kMaxContacts; ++k) angles[k] = 0;
-    }
+  pool.parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce, int) {
+    for (std::size_t c = cb; c < ce; ++c)
+      for_each_slot(c, [&](std::size_t s, const std::int16_t* list) {
+        const std::uint32_t i = order[s];
+        if (!mine(engine_[s & emask])) return;
+        Vec2 p{end_x(s), end_y(s)};
+        double ri = gr[s];
+        double th = theta[i];
+        // Every contact is collected, then sorted by angle and the first kMaxContacts kept: the
+        // sensor's output is a function of the geometry, not of the order neighbours are visited.
+        constexpr int kCollect = 32;
+        float found[kCollect];
+        int count = 0;
+        float* angles = &contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
+        auto add = [&](Vec2 at) {
+          if (count < kCollect)
+            found[count++] =
+                static_cast<float>(wrap_angle(bearing_atan2(at.y - p.y, at.x - p.x) - th));
+        };
+        const double touch = 4 * kSkin;
+        for (std::uint32_t si : index.segments.near(p)) {
+          Vec2 c;
+          if (distance_to_segment(p, segs[si], &c) <= ri + touch) add(c);
+        }
+        // Robots touching at the end are among the candidates of round 0 (same slot order).
+        auto touching = [&](std::uint32_t t) {
+          Vec2 pj{end_x(t), end_y(t)};
+          double rs = ri + gr[t] + touch;
+          Vec2 rel = pj - p;
+          if (dot(rel, rel) <= rs * rs) add(p + rel * (ri / (ri + gr[t])));
+        };
+        const std::uint8_t cc = cand_count_[s];
+        if (cc != kOverflow) {
+          for (unsigned k = 0; k < cc; ++k)
+            touching(static_cast<std::uint32_t>(static_cast<std::int64_t>(s) + list[k]));
+        } else {
+          std::uint8_t eng = engine_[s & emask];
+          grid.for_each_near(Vec2{gx[s], gy[s]}, [&](std::uint32_t t) {
+            if (t != s && engine_[t & emask] == eng) touching(t);
+          });
+        }
+        std::sort(found, found + count);
+        count = std::min(count, kMaxContacts);
+        for (int k = 0; k < count; ++k) angles[k] = found[k];
+        contact_count[i] = static_cast<std::uint8_t>(count);
+        for (int k = count; k < kMaxContacts; ++k) angles[k] = 0;
+      });
   });
 }
 
@@ -374,7 +426,7 @@ void RegionMigration::migrate(const WorldModel& model, WorldState& state, const 
   const RobotGrid& grid = index.robots;
   const double* gx = grid.sorted_x().data();
   const double* gy = grid.sorted_y().data();
-  const double* gr = grid.sorted_r().data();
+  const SlotRadius gr = grid.sorted_r();
   const std::uint32_t* order = grid.order().data();
   const double* x = state.x().data();
   const double* y = state.y().data();

@@ -60,17 +60,25 @@ class KinematicsEngine {
 
  private:
   // Scratch in slot order (see RobotGrid), reused every tick: written and read only inside
-  // step(), each worker writing its own slot range.
-  std::vector<double> dx_, dy_;     ///< commanded motion this tick, metres (then the new y)
-  std::vector<double> f_, f_next_;  ///< fraction of the motion allowed (then the new x)
+  // step(), each worker writing its own slot range. The motion and its allowed fraction are
+  // floats (8 bytes a robot less): the commanded motion is rounded to float toward zero before
+  // anything uses it (the robot moves exactly the motion its contacts were computed for, never
+  // faster than commanded, and within 1e-7 of it relatively), and a fraction is rounded down
+  // (a robot stops at most a float's rounding short of its first contact, never past it), so
+  // bodies still never overlap. Positions and headings stay double.
+  std::vector<float> dx_, dy_;     ///< commanded motion this tick, metres
+  std::vector<float> f_, f_next_;  ///< fraction of the motion allowed
   std::vector<std::uint8_t> engine_, changed_;
-  /// Round 0's candidates per slot (offsets to their slots, in slot order): at most
+  /// Round 0's candidates of each slot (offsets to their slots, in slot order): at most
   /// kCandidates, or kOverflow when there were more or one was too far in slot order (then the
-  /// rounds scan the cells again). 2 x 8 + 1 bytes per robot: the later rounds and the
-  /// contacts touch ~1-2 robots instead of a 3x3 block of ~8.
+  /// rounds scan the cells again). Stored per chunk of 2^kChunkBits slots, packed in slot
+  /// order (a slot's list follows its predecessors' in the chunk's list): ~1.2 candidates, 5
+  /// bytes per robot with the count. The later rounds and the contacts touch them instead of a
+  /// 3x3 block of ~8 robots.
   static constexpr unsigned kCandidates = 8;
   static constexpr std::uint8_t kOverflow = 0xff;
-  std::vector<std::int16_t> cand_;
+  static constexpr unsigned kChunkBits = 10;     ///< 1,024 slots: 8,192 candidates at most
+  std::vector<std::vector<std::int16_t>> cand_;  ///< per chunk
   std::vector<std::uint8_t> cand_count_;
   int last_rounds_ = 0;
 };

@@ -1,8 +1,8 @@
 // The spatial index every neighbour query and ray cast goes through.
 //
 // RobotGrid: a uniform grid over the arena, rebuilt every tick in O(N) by counting sort, so
-// the robots of one cell are contiguous in memory (with a copy of their x, y and radius in
-// that order: the hot loops read positions from there, not through the index). Cells are at
+// the robots of one cell are contiguous in memory (with a copy of their x, y and kind in that
+// order: the hot loops read positions and radii from there, not through the index). Cells are at
 // least as large as the longest contact (two robots closing on each other within one tick),
 // so a contact query reads only the 3x3 block of cells around a point; a longer query (a
 // sensor's reach) reads the block of cells its reach needs. Written by the main thread in
@@ -21,6 +21,14 @@
 namespace fleetsim {
 
 class ThreadPool;
+
+/// The radius of the robot at each slot, read through its kind (2 bytes a slot instead of a
+/// copied 8-byte radius): `r[s]` as with an array.
+struct SlotRadius {
+  const std::uint16_t* kind;
+  const double* radius;  ///< per kind
+  double operator[](std::size_t s) const { return radius[kind[s]]; }
+};
 
 class RobotGrid {
  public:
@@ -93,11 +101,12 @@ class RobotGrid {
     }
   }
 
-  /// Robot index of a slot, and the robot's position/radius copied in slot order.
+  /// Robot index of a slot, and the robot's position, kind and radius in slot order.
   const std::vector<std::uint32_t>& order() const { return order_; }
   const std::vector<double>& sorted_x() const { return sx_; }
   const std::vector<double>& sorted_y() const { return sy_; }
-  const std::vector<double>& sorted_r() const { return sr_; }
+  const std::vector<std::uint16_t>& sorted_kind() const { return sk_; }
+  SlotRadius sorted_r() const { return {sk_.data(), kind_radius_.data()}; }
   std::size_t memory_bytes() const;
 
  private:
@@ -115,10 +124,11 @@ class RobotGrid {
   Vec2 min_;
   double cell_ = 1, inv_cell_ = 1;
   int nx_ = 1, ny_ = 1;
-  std::vector<std::uint32_t> cell_of_;  ///< per robot
-  std::vector<std::uint32_t> start_;    ///< per cell + 1: first slot
-  std::vector<std::uint32_t> order_;    ///< slot -> robot index
-  std::vector<double> sx_, sy_, sr_;
+  std::vector<std::uint32_t> start_;  ///< per cell + 1: first slot
+  std::vector<std::uint32_t> order_;  ///< slot -> robot index
+  std::vector<double> sx_, sy_;
+  std::vector<std::uint16_t> sk_;
+  std::vector<double> kind_radius_;
   std::vector<std::uint32_t> block_total_;  ///< prefix of the cell ranges' totals (scratch)
 };
 

@@ -63,7 +63,7 @@ template <int N>
   const RobotGrid& grid = index.robots;
   const double* gx = grid.sorted_x().data();
   const double* gy = grid.sorted_y().data();
-  const double* gr = grid.sorted_r().data();
+  const SlotRadius gr = grid.sorted_r();
   const std::uint32_t* order = grid.order().data();
   // Two passes over the cells the caller found within reach (`rb`, `re`: one run of slots per
   // row of cells). First the robots within reach (a robot farther than r +

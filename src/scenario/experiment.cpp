@@ -97,23 +97,28 @@ std::optional<Box4> read_region(XmlElement& e, const char* attr, bool required) 
 /// the static segment grid for obstacles.
 class Placement {
  public:
-  Placement(const WorldModel& m, double rmax) : model_(m) {
+  /// `bodies`: how many will be placed (the grid gets about one cell per body).
+  Placement(const WorldModel& m, double rmax, std::size_t bodies) : model_(m) {
     Vec2 lo = m.arena_min(), hi = m.arena_max();
     // No robot kind in the run (rmax 0): no robot is placed, and robot-sized cells would be
     // 1 mm ones, hundreds of MB and seconds up to the cap below; one cell does.
     cell_ = rmax > 0 ? std::max(2 * rmax + 1e-6, 1e-3) : std::max({hi.x - lo.x, hi.y - lo.y, 1e-3});
     lo_ = lo;
     // Counted in doubles: a cell count can exceed an int before the cap makes cells larger.
+    // About a cell per body at most (robot-sized cells in a dense swarm were 13 bytes a robot
+    // at a million, more than the robots' own placement records).
     auto cells = [&](double extent) { return std::max(1.0, std::ceil(extent / cell_)); };
-    while (cells(hi.x - lo.x) * cells(hi.y - lo.y) > 64e6) cell_ *= 1.5;
+    const double most = std::clamp(static_cast<double>(bodies), 4096.0, 64e6);
+    while (cells(hi.x - lo.x) * cells(hi.y - lo.y) > most) cell_ *= 1.5;
     nx_ = static_cast<int>(cells(hi.x - lo.x));
     ny_ = static_cast<int>(cells(hi.y - lo.y));
     head_.assign(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_), -1);
     segs_.build(m.segments, lo, hi, cell_, rmax + 1e-6);
   }
 
-  /// "" when a robot of radius r fits at p; otherwise what it hits.
-  std::string check(Vec2 p, double r) const {
+  /// "" when a robot of radius r fits at p; otherwise what it hits (robots by their name in
+  /// `names`, the world's robot names).
+  std::string check(Vec2 p, double r, const StringColumn& names) const {
     Vec2 lo = model_.arena_min(), hi = model_.arena_max();
     if (p.x - r < lo.x || p.x + r > hi.x || p.y - r < lo.y || p.y + r > hi.y)
       return "lies outside the arena";
@@ -125,30 +130,33 @@ class Placement {
     for (int gy = std::max(0, cy - 1); gy <= std::min(ny_ - 1, cy + 1); ++gy)
       for (int gx = std::max(0, cx - 1); gx <= std::min(nx_ - 1, cx + 1); ++gx)
         for (int k = head_[static_cast<std::size_t>(gy) * nx_ + gx]; k >= 0; k = next_[k]) {
-          Vec2 d = p - pos_[k];
-          double rs = r + rad_[k] + 2 * kSkin;
-          if (dot(d, d) < rs * rs) return "overlaps robot '" + names_[static_cast<std::size_t>(k)] + "'";
+          const auto slot = static_cast<std::size_t>(k);
+          Vec2 d = p - pos_[slot];
+          double rs = r + model_.kinds[kind_[slot]].radius_m + 2 * kSkin;
+          if (dot(d, d) < rs * rs)
+            return row_[slot] == kNoIndex ? "overlaps another robot"
+                                          : "overlaps robot '" + names[row_[slot]] + "'";
         }
     return "";
   }
-  /// Records a placed body; returns its slot (for rename).
-  int add(Vec2 p, double r, const std::string& name) {
+  /// Records a placed robot of kind `kind`, at row `row` of the world (kNoIndex: not known
+  /// yet, see set_row); returns its slot.
+  int add(Vec2 p, std::uint16_t kind, std::uint32_t row) {
     int k = static_cast<int>(pos_.size());
     pos_.push_back(p);
-    rad_.push_back(r);
-    names_.resize(pos_.size());
-    names_.set(static_cast<std::size_t>(k), name);
+    kind_.push_back(kind);
+    row_.push_back(row);
     std::size_t c = static_cast<std::size_t>(cell_y(p.y)) * nx_ + cell_x(p.x);
     next_.push_back(head_[c]);
     head_[c] = k;
     return k;
   }
-  void rename(int slot, const std::string& name) { names_.set(static_cast<std::size_t>(slot), name); }
-  /// Room for `more` bodies (a <distribute>: no growth while they are placed).
+  void set_row(int slot, std::uint32_t row) { row_[static_cast<std::size_t>(slot)] = row; }
+  /// Room for `more` robots (no growth while they are placed).
   void reserve(std::size_t more) {
     pos_.reserve(pos_.size() + more);
-    rad_.reserve(rad_.size() + more);
-    names_.reserve(names_.size() + more);
+    kind_.reserve(kind_.size() + more);
+    row_.reserve(row_.size() + more);
     next_.reserve(next_.size() + more);
   }
 
@@ -163,10 +171,12 @@ class Placement {
   double cell_;
   Vec2 lo_;
   int nx_, ny_;
+  // Per robot: 30 bytes with the grid (a million robots' placement records are the parse's
+  // peak over the world it builds).
   std::vector<int> head_, next_;
   std::vector<Vec2> pos_;
-  std::vector<double> rad_;
-  StringColumn names_;  // 8 bytes a body: a million robots' names were the parse's peak
+  std::vector<std::uint16_t> kind_;
+  std::vector<std::uint32_t> row_;  ///< the robot's row in the world, for names in errors
   SegmentGrid segs_;
 };
 
@@ -260,6 +270,13 @@ class ExperimentParser {
     double length = e.real("length", 60, 0, 1e9);
     if (ov_.length_s) length = *ov_.length_s;
     model_->length_ticks = static_cast<Tick>(std::llround(length * static_cast<double>(tps)));
+    // A length that rounds to no tick would mean "until the loop functions end the run".
+    if (length > 0 && model_->length_ticks == 0)
+      e.error(std::string(ov_.length_s ? "--length " : "length=") + fmt_real(length) +
+              " is shorter than half a tick (" + fmt_real(1.0 / static_cast<double>(tps)) +
+              " s at ticks_per_second=" + std::to_string(tps) +
+              "), so the run would not end by itself (expected 0 to run until the loop "
+              "functions end it, or at least one tick)");
     std::int64_t seed = e.integer("seed", 0, 0);
     model_->seed = ov_.seed ? *ov_.seed : static_cast<std::uint64_t>(seed);
     ex_.threads = static_cast<int>(e.integer("threads", 1, 1, 1024));
@@ -988,7 +1005,6 @@ class ExperimentParser {
   }
 
   void read_arena_bodies(XmlElement& arena) {
-    Placement place(*model_, model_->max_radius_m());
     WorldState& st = ex_.state;
     std::map<std::string, SourceLocation> names;
     std::map<std::string, std::uint16_t> classes;
@@ -1001,9 +1017,11 @@ class ExperimentParser {
       const std::string_view n = b.name();
       if (n == "robot") ++bodies;
       if (n == "distribute")
-        bodies += static_cast<std::size_t>(std::clamp<long long>(b.attribute("count").as_llong(0), 0, 100'000'000));
+        bodies += static_cast<std::size_t>(
+            std::clamp<long long>(b.attribute("count").as_llong(0), 0, 100'000'000));
     }
     bodies = std::min<std::size_t>(bodies, std::size_t{1} << 24);  // beyond: grown as placed
+    Placement place(*model_, model_->max_radius_m(), bodies);
     st.reserve_robots(bodies);
     place.reserve(bodies);
     for (auto& e : arena.children()) {
@@ -1029,13 +1047,13 @@ class ExperimentParser {
         if (!id.empty() && !unique_name(e, id, names)) continue;
         if (k < 0 || c < 0 || !e.has("position")) continue;
         double r = model_->kinds[k].radius_m;
-        std::string why = place.check(p, r);
+        std::string why = place.check(p, r, st.robot_name());
         if (!why.empty()) {
           e.error("robot '" + id + "' at " + fmt_vec(p) + " " + why +
                   " (expected a free position inside the arena)");
           continue;
         }
-        place.add(p, r, id);
+        place.add(p, static_cast<std::uint16_t>(k), static_cast<std::uint32_t>(st.robot_count()));
         EntityId eid = st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p,
                                     heading, st.tags.intern(tag), id);
         note_controller(c, k, e.where());
@@ -1078,8 +1096,9 @@ class ExperimentParser {
             Vec2 p{rng.uniform(box.lo.x + r, box.hi.x - r),
                    rng.uniform(box.lo.y + r, box.hi.y - r)};
             double heading = rng.uniform(-kPi, kPi);
-            if (!place.check(p, r).empty()) continue;
-            placed_robots.push_back({p, heading, place.add(p, r, prefix + "?")});
+            if (!place.check(p, r, st.robot_name()).empty()) continue;
+            placed_robots.push_back(
+                {p, heading, place.add(p, static_cast<std::uint16_t>(k), kNoIndex)});
             placed = true;
             break;
           }
@@ -1112,7 +1131,7 @@ class ExperimentParser {
                          });
         for (std::size_t i = 0; i < placed_robots.size(); ++i) {
           std::string name = prefix + std::to_string(i);
-          place.rename(placed_robots[i].slot, name);
+          place.set_row(placed_robots[i].slot, static_cast<std::uint32_t>(st.robot_count()));
           st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c),
                        placed_robots[i].p, placed_robots[i].heading, t, name);
         }
@@ -1208,6 +1227,11 @@ class ExperimentParser {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
     return s.empty() ? "none" : s;
+  }
+  static std::string fmt_real(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
   }
   static std::string fmt_vec(Vec2 v) {
     char buf[64];

@@ -194,6 +194,8 @@ log::LogHeader Simulation::make_header() {
 }
 
 void Simulation::write_headers() {
+  // (The header lists every robot by name: ~50 MB at a million robots, not built for no log.)
+  if (writers_.empty()) return;
   log::LogHeader h = make_header();
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     h.every = experiment_.logs[w].every;

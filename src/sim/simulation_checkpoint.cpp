@@ -105,7 +105,6 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved) {
 
     // The id index, and what every row must be for the engine to step it.
     s.index_of.assign(next, kNoIndex);
-    s.is_object.assign(next, 0);
     // Real numbers are finite and robots near the arena (bad_value(), as for received rows).
     for (ColumnStore* store : {&s.robots, &s.objects}) {
       std::vector<std::uint32_t> rows(store->rows());
@@ -129,8 +128,7 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved) {
     for (std::size_t o = 0; o < oids.size(); ++o) {
       if (oids[o] >= next || (o > 0 && oids[o] <= oids[o - 1]) || s.index_of[oids[o]] != kNoIndex)
         corrupt("object ids out of order");
-      s.index_of[oids[o]] = static_cast<std::uint32_t>(o);
-      s.is_object[oids[o]] = 1;
+      s.index_of[oids[o]] = static_cast<std::uint32_t>(o) | WorldState::kObjectRow;
       if (s.object_class()[o] >= model_->object_classes.size() || s.object_tag()[o] >= ntags)
         corrupt("an object of a class or tag this run does not have");
     }

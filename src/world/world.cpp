@@ -128,7 +128,6 @@ EntityId WorldState::add_robot(std::uint16_t kind, std::uint16_t controller, Vec
   robot_tag()[r] = tag;
   robot_name().set(r, name);
   index_of.resize(next_id, kNoIndex);
-  is_object.resize(next_id, 0);
   index_of[id] = static_cast<std::uint32_t>(r);
   return id;
 }
@@ -136,7 +135,6 @@ EntityId WorldState::add_robot(std::uint16_t kind, std::uint16_t controller, Vec
 void WorldState::reserve_robots(std::size_t more) {
   robots.reserve(robots.rows() + more);
   index_of.reserve(next_id + more);
-  is_object.reserve(next_id + more);
 }
 
 EntityId WorldState::add_object(std::uint16_t cls, Vec2 p, double size, std::uint32_t tag,
@@ -151,20 +149,19 @@ EntityId WorldState::add_object(std::uint16_t cls, Vec2 p, double size, std::uin
   object_tag()[o] = tag;
   object_name().set(o, name);
   index_of.resize(next_id, kNoIndex);
-  is_object.resize(next_id, 0);
-  index_of[id] = static_cast<std::uint32_t>(o);
-  is_object[id] = 1;
+  index_of[id] = static_cast<std::uint32_t>(o) | kObjectRow;
   return id;
 }
 
 std::uint32_t WorldState::robot_index(EntityId id) const {
-  if (id >= index_of.size() || is_object[id]) return kNoIndex;
+  if (id >= index_of.size() || (index_of[id] & kObjectRow)) return kNoIndex;
   return index_of[id];
 }
 
 std::uint32_t WorldState::object_index(EntityId id) const {
-  if (id >= index_of.size() || !is_object[id]) return kNoIndex;
-  return index_of[id];
+  if (id >= index_of.size() || index_of[id] == kNoIndex || !(index_of[id] & kObjectRow))
+    return kNoIndex;
+  return index_of[id] & ~kObjectRow;
 }
 
 void WorldState::reindex_robots(std::size_t from) {
@@ -174,7 +171,8 @@ void WorldState::reindex_robots(std::size_t from) {
 
 void WorldState::reindex_objects(std::size_t from) {
   auto ids = object_id();
-  for (std::size_t o = from; o < ids.size(); ++o) index_of[ids[o]] = static_cast<std::uint32_t>(o);
+  for (std::size_t o = from; o < ids.size(); ++o)
+    index_of[ids[o]] = static_cast<std::uint32_t>(o) | kObjectRow;
 }
 
 void WorldState::remove_robot(EntityId id) {

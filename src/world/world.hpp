@@ -161,9 +161,10 @@ struct WorldState {
   ColumnStore robots;   ///< one row per robot
   ColumnStore objects;  ///< one row per object
 
-  // Entity id -> dense index (robots and objects share the id space).
+  // Entity id -> dense index (robots and objects share the id space): a robot's row, an
+  // object's row | kObjectRow, or kNoIndex. Use robot_index() and object_index().
+  static constexpr std::uint32_t kObjectRow = 0x80000000u;
   std::vector<std::uint32_t> index_of;
-  std::vector<std::uint8_t> is_object;
 
   std::size_t robot_count() const { return robots.rows(); }
   std::size_t object_count() const { return objects.rows(); }

@@ -47,6 +47,36 @@ TEST(Experiment, ValidFileLoads) {
   EXPECT_EQ(p.ex->model->segments.size(), 4u);  // the closed arena's border
 }
 
+// A length that rounds to no tick would mean "run until the loop functions end it": a run
+// asked to last 10 ms at 10 ticks per second would never stop.
+TEST(Experiment, ALengthShorterThanHalfATickIsRefusedRatherThanRunningForever) {
+  std::string xml = valid();
+  const std::string two = "length=\"2\"";
+  xml.replace(xml.find(two), two.size(), "length=\"0.01\"");
+  auto p = parse(xml);
+  EXPECT_FALSE(p.ex);
+  EXPECT_NE(p.text().find("exp.xml:2: error: length=0.01 is shorter than half a tick (0.1 s"),
+            std::string::npos)
+      << p.text();
+  // The same from the command line's --length, and 0 (until the loop functions end it) and
+  // one tick still load.
+  PluginRegistry reg;
+  register_builtins(reg);
+  Diagnostics d;
+  ExperimentOverrides ov;
+  ov.length_s = 0.04;
+  EXPECT_FALSE(parse_experiment(valid(), "exp.xml", reg, ov, d));
+  EXPECT_NE(d.str().find("--length 0.04 is shorter than half a tick"), std::string::npos)
+      << d.str();
+  for (double ok : {0.0, 0.1}) {
+    Diagnostics fine;
+    ov.length_s = ok;
+    auto ex = parse_experiment(valid(), "exp.xml", reg, ov, fine);
+    ASSERT_TRUE(ex) << fine.str();
+    EXPECT_EQ(ex->model->length_ticks, ok > 0 ? 1 : 0);
+  }
+}
+
 // Found by the experiment fuzzer (tests/fuzz/regressions/experiment/slow-no-robots.xml): with
 // no robot in the run, placement used 1 mm cells, 600 MB and seconds for a 40 m arena.
 TEST(Experiment, ArenaWithoutRobotsIsCheap) {
