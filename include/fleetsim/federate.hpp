@@ -74,6 +74,9 @@ struct FederateOptions {
   /// machine (or none is given) and the federation is not authenticated, else zmq. Every node
   /// of a run must make the same choice (`fleetsim launch` passes its own with --transport).
   std::string transport = "auto";
+  /// ZeroMQ: "any" (ZeroMQ places its I/O thread) or "dedicated" (pinned to a CPU per node and
+  /// SCHED_BATCH; for machines that run nothing else). `fleetsim launch --zmq-io-thread`.
+  std::string zmq_io_thread = "any";
 };
 
 class Federate {

@@ -417,7 +417,7 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
 
   transport::ZmqOptions zo;
   try {
-    zo = federation::zmq_options_for(m.fed, name, options.secret_keys_dir);
+    zo = federation::zmq_options_for(m.fed, name, options.secret_keys_dir, options.zmq_io_thread);
   } catch (const std::runtime_error& e) {
     throw FederateError(e.what());
   }
@@ -476,6 +476,8 @@ Federate Federate::from_command_line(int argc, char** argv) {
   app.add_option("--run-id", run_id, "This run's identity (16 hex digits, as launch gives)");
   app.add_option("--transport", o.transport, "auto, shm or zmq (as launch gives)")
       ->check(CLI::IsMember({"auto", "shm", "zmq"}));
+  app.add_option("--zmq-io-thread", o.zmq_io_thread, "zmq: any or dedicated (as launch gives)")
+      ->check(CLI::IsMember({"any", "dedicated"}));
   app.add_option("--parent-pid", parent_pid, "Exit when this process (the launcher) dies")
       ->group("");
   try {

@@ -37,6 +37,7 @@ struct CommandLine {
   bool quiet = false;
   std::string secret_keys;
   std::string run_id;
+  std::string zmq_io_thread = "any";
 };
 
 void add_common(CLI::App& cmd, CommandLine& cl) {
@@ -64,6 +65,12 @@ void add_common(CLI::App& cmd, CommandLine& cl) {
                  "zmq, authenticated federations: the directory holding NODE.key, the secret "
                  "keys of the nodes run here (`fleetsim keygen`; never the directory of public "
                  "keys the federation file names)");
+  cmd.add_option("--zmq-io-thread", cl.zmq_io_thread,
+                 "zmq: any (ZeroMQ places its I/O thread) or dedicated (each node's I/O thread "
+                 "pinned to its own CPU and run as SCHED_BATCH: about 1.5x fewer microseconds "
+                 "per step on a machine that runs nothing else, much slower on a busy one; "
+                 "docs/benchmarks.md)")
+      ->check(CLI::IsMember({"any", "dedicated"}));
 }
 
 // Loads the federation and applies the options; prints diagnostics. Status 2 on errors.
@@ -88,6 +95,7 @@ int prepare(const CommandLine& cl, Federation& fed, RunOptions& options) {
       std::chrono::milliseconds(std::max<std::int64_t>(1, std::llround(cl.wait_report_s * 1000)));
   options.quiet = cl.quiet;
   options.secret_keys_dir = cl.secret_keys;
+  options.zmq_io_thread = cl.zmq_io_thread;
   if (!cl.run_id.empty()) {
     const auto id = transport::parse_run_id(cl.run_id);
     if (!id) {

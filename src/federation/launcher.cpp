@@ -136,6 +136,8 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
     if (options.quiet) args.push_back("--quiet");
     if (!options.secret_keys_dir.empty())
       args.insert(args.end(), {"--secret-keys", options.secret_keys_dir});
+    if (options.zmq_io_thread != "any")
+      args.insert(args.end(), {"--zmq-io-thread", options.zmq_io_thread});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -205,9 +207,14 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
 }
 
 transport::ZmqOptions zmq_options_for(const Federation& fed, const std::string& name,
-                                      const std::string& secret_keys_dir) {
+                                      const std::string& secret_keys_dir,
+                                      const std::string& io_thread) {
   const NodeDecl& node = fed.nodes[fed.index_of(name)];
   transport::ZmqOptions zo;
+  if (io_thread == "dedicated") {
+    zo.io_thread_cpu = transport::kIoThreadCpuByNode;
+    zo.io_thread_batch = true;
+  }
   const std::string& endpoint = node.endpoint;
   if (node.public_key.empty() && endpoint.rfind("tcp://", 0) == 0 &&
       endpoint.rfind("tcp://127.", 0) != 0 && endpoint.rfind("tcp://localhost:", 0) != 0)
@@ -247,7 +254,8 @@ int run_node_process(const Federation& fed, const std::string& name, const RunOp
     auto port = transport::use_shm(layout, options.transport)
                     ? transport::make_shm_port(layout, name, run.port_options())
                     : transport::make_zmq_port(layout, name, run.port_options(),
-                                               zmq_options_for(fed, name, options.secret_keys_dir));
+                                               zmq_options_for(fed, name, options.secret_keys_dir,
+                                                               options.zmq_io_thread));
     result = run.run(*port);
   } catch (const std::exception& e) {
     result.name = name;

@@ -28,8 +28,11 @@ int run_node_process(const Federation& fed, const std::string& name, const RunOp
 /// The ZeroMQ options of node `name`: its CURVE secret key from `secret_keys_dir`/NAME.key
 /// when the federation is authenticated (std::runtime_error naming the node when it cannot be
 /// read); a warning when it listens on a network address without authentication.
+/// `io_thread`: "any" (ZeroMQ's placement) or "dedicated" (the I/O thread pinned to a CPU per
+/// node and SCHED_BATCH: faster when the machine runs nothing else, see zmq_transport.hpp).
 transport::ZmqOptions zmq_options_for(const Federation& fed, const std::string& name,
-                                      const std::string& secret_keys_dir);
+                                      const std::string& secret_keys_dir,
+                                      const std::string& io_thread = "any");
 
 /// Fills the empty endpoints of `fed` with ipc://DIR/NODE.
 void assign_ipc_endpoints(Federation& fed, const std::string& dir);

@@ -32,6 +32,8 @@ struct RunOptions {
   std::uint64_t run_id = 0;
   /// Processes: "shm", "zmq" or "auto" (transport::use_shm).
   std::string transport = "auto";
+  /// zmq: "any" or "dedicated" (federation::zmq_options_for).
+  std::string zmq_io_thread = "any";
 };
 
 /// How a node ended.

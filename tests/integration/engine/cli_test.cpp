@@ -277,27 +277,38 @@ TEST(Registry, EveryBuiltinIsDocumented) {
     EXPECT_FALSE(reg.names(kind).empty()) << to_string(kind);
 }
 
-// Every option `fleetsim run --help` lists is documented: in README.md or a page of docs/.
+// Every option `fleetsim run --help` (and launch's, node's) lists is documented: in README.md
+// or a page of docs/.
 TEST_F(Cli, EveryRunOptionIsDocumented) {
-  Result help = run("run --help");
-  ASSERT_EQ(help.status, 0) << help.err;
   std::string docs = slurp(kSrc + "/README.md");
   for (const auto& page : fs::directory_iterator(kSrc + "/docs"))
     if (page.path().extension() == ".md") docs += slurp(page.path().string());
-  int options = 0;
-  for (std::size_t at = help.out.find("--"); at != std::string::npos;
-       at = help.out.find("--", at + 2)) {
-    std::size_t end = at + 2;
-    while (end < help.out.size() &&
-           (std::isalnum(static_cast<unsigned char>(help.out[end])) || help.out[end] == '-'))
-      ++end;
-    const std::string option = help.out.substr(at, end - at);
-    if (option.size() < 4 || option == "--help") continue;
-    ++options;
-    EXPECT_NE(docs.find("`" + option), std::string::npos)
-        << option << " is not documented in README.md or docs/";
+  for (const auto& [command, at_least] :
+       std::vector<std::pair<std::string, int>>{{"run", 20}, {"launch", 10}, {"node", 10}}) {
+    Result help = run(command + " --help");
+    ASSERT_EQ(help.status, 0) << help.err;
+    int options = 0;
+    for (std::size_t at = help.out.find("--"); at != std::string::npos;
+         at = help.out.find("--", at + 2)) {
+      std::size_t end = at + 2;
+      while (end < help.out.size() &&
+             (std::isalnum(static_cast<unsigned char>(help.out[end])) || help.out[end] == '-'))
+        ++end;
+      const std::string option = help.out.substr(at, end - at);
+      if (option.size() < 4 || option == "--help") continue;
+      ++options;
+      // In code (`--option`), or on a line that shows a fleetsim command line.
+      bool documented = docs.find("`" + option) != std::string::npos;
+      std::istringstream lines(docs);
+      for (std::string line; !documented && std::getline(lines, line);)
+        documented = line.find("fleetsim ") != std::string::npos &&
+                     (line.find(" " + option + " ") != std::string::npos ||
+                      line.find("[" + option) != std::string::npos);
+      EXPECT_TRUE(documented) << "fleetsim " << command << ": " << option
+                              << " is not documented in README.md or docs/";
+    }
+    EXPECT_GE(options, at_least) << help.out;
   }
-  EXPECT_GE(options, 20) << help.out;
 }
 
 }  // namespace

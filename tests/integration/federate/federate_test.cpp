@@ -246,14 +246,16 @@ TEST_F(FederateApi, MisuseIsRefusedNamingTheNodeTheOutputAndTheTimes) {
   expect_reference_traces(traces);
 }
 
-// The example program, started by `fleetsim launch` as a program node, twice, with jitter.
+// The example program, started by `fleetsim launch` as a program node, twice, with jitter;
+// the second time with every node's ZeroMQ I/O thread on a CPU of its own (launch passes
+// --zmq-io-thread to the built-in nodes and to the program).
 TEST_F(FederateApi, TheExampleProgramUnderLaunchGivesTheBuiltInTracesTwice) {
   for (int run = 0; run < 2; ++run) {
     const fs::path traces = dir_ / ("launch-" + std::to_string(run));
     const std::string cmd =
         fleetsim::testing::time_limited(std::string(FLEETSIM_EXE) + " launch " + external_) +
-        " --transport zmq --jitter-us 300 --quiet --trace " + traces.string() + " 2>" +
-        (dir_ / "stderr.txt").string();
+        " --transport zmq --jitter-us 300 --quiet --trace " + traces.string() +
+        (run == 1 ? " --zmq-io-thread dedicated" : "") + " 2>" + (dir_ / "stderr.txt").string();
     ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir_ / "stderr.txt");
     expect_reference_traces(traces);
   }
