@@ -171,7 +171,6 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   const std::size_t emask = one_engine ? 0 : ~std::size_t{0};
   engine_.resize(one_engine ? 1 : n);
   engine_[0] = 0;
-  changed_.resize(n);
   cand_count_.resize(n);
   cand_.resize(chunks);
   const std::size_t kGrain = 1024;
@@ -181,8 +180,12 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   auto mine = [&](std::uint8_t engine) { return !own || own[engine]; };
   // A slot's position at the end of the tick (the same expression wherever it is needed, so
   // the same bits: f * d of two floats is exact in double).
-  auto end_x = [&](std::size_t s) { return gx[s] + double{f_[s]} * double{dx_[s]}; };
-  auto end_y = [&](std::size_t s) { return gy[s] + double{f_[s]} * double{dy_[s]}; };
+  // A fraction's sign bit says that it changed in the last round (see step 2): its value is
+  // its magnitude.
+  auto frac = [&](std::size_t s) { return std::fabs(f_[s]); };
+  auto changed = [&](std::size_t s) { return std::signbit(f_[s]); };
+  auto end_x = [&](std::size_t s) { return gx[s] + double{frac(s)} * double{dx_[s]}; };
+  auto end_y = [&](std::size_t s) { return gy[s] + double{frac(s)} * double{dy_[s]}; };
   // A chunk's slots in order, each with its candidates: the lists are packed in slot order.
   auto for_each_slot = [&](std::size_t c, auto&& f) {
     const std::int16_t* base = cand_[c].data();
@@ -250,8 +253,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         std::int16_t gathered[kCandidates << kChunkBits];
         std::size_t used = 0;
         for_each_slot(c, [&](std::size_t s, const std::int16_t* list) {
-          const double fi = f_[s];
-          f_next_[s] = f_[s];
+          const double fi = frac(s);
+          f_next_[s] = frac(s);
           const std::uint8_t count = round == 0 ? 0 : cand_count_[s];
           if (round > 0 && count == 0) return;
           if (round == 0 && !mine(engine_[s & emask])) {
@@ -263,12 +266,12 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
           const double ri = gr[s];
           const double mi = std::abs(di.x) + std::abs(di.y);
           const std::uint8_t eng = engine_[s & emask];
-          const bool near_change = round == 0 || changed_[s];
+          const bool near_change = round == 0 || changed(s);
           double best = fi;
           auto pair = [&](std::uint32_t t) {
-            if (!near_change && !changed_[t]) return;
+            if (!near_change && !changed(t)) return;
             double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
-                                          f_[t], ri + gr[t]);
+                                          frac(t), ri + gr[t]);
             if (tc < best) best = tc;
           };
           // Whether t is a candidate: touching at the end (contacts, step 4) or on the way
@@ -331,7 +334,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             scan(pair);
           }
           if (best < fi) {
-            f_next_[s] = round_down(best);  // < fi: best < fi, and fi is a float
+            f_next_[s] = -round_down(best);  // < fi: best < fi, and fi is a float; changed
             local_any = true;
           }
         });
@@ -340,17 +343,15 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       if (local_any) any.store(true, std::memory_order_relaxed);
     });
     ++round;
-    // A robot needs another look when it or a neighbour changed: mark the changes.
-    pool.parallel_for(n, kGrain * 4, [&](std::size_t b, std::size_t e, int) {
-      for (std::size_t s = b; s < e; ++s) changed_[s] = f_next_[s] != f_[s];
-    });
+    // A robot needs another look when it or a neighbour changed: the new fractions that
+    // changed carry their sign bit (no pass over every robot to mark them, no byte a robot).
     std::swap(f_, f_next_);
     if (!any.load()) break;
     if (round > 200) {
       // Pathological chains: stop everyone still changing (still order independent).
       pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
         for (std::size_t s = b; s < e; ++s)
-          if (changed_[s]) f_[s] = 0;
+          if (changed(s)) f_[s] = -0.0f;  // (still marked as changed)
       });
     }
   }
@@ -361,7 +362,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
       if (!mine(engine_[s & emask])) continue;
-      realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : f_[s];
+      realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : frac(s);
       x[i] = end_x(s);
       y[i] = end_y(s);
     }

@@ -67,8 +67,10 @@ class KinematicsEngine {
   // (a robot stops at most a float's rounding short of its first contact, never past it), so
   // bodies still never overlap. Positions and headings stay double.
   std::vector<float> dx_, dy_;     ///< commanded motion this tick, metres
-  std::vector<float> f_, f_next_;  ///< fraction of the motion allowed
-  std::vector<std::uint8_t> engine_, changed_;
+  /// The fraction of the motion allowed, and its next iterate; the sign bit marks a fraction
+  /// that changed in the last round of the fixed point (the value is the magnitude).
+  std::vector<float> f_, f_next_;
+  std::vector<std::uint8_t> engine_;
   /// Round 0's candidates of each slot (offsets to their slots, in slot order): at most
   /// kCandidates, or kOverflow when there were more or one was too far in slot order (then the
   /// rounds scan the cells again). Stored per chunk of 2^kChunkBits slots, packed in slot
