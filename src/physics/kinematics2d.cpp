@@ -178,12 +178,12 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   // robots of different engines do not collide).
   const std::uint8_t* own = owned ? owned->data() : nullptr;
   auto mine = [&](std::uint8_t engine) { return !own || own[engine]; };
-  // A slot's position at the end of the tick (the same expression wherever it is needed, so
-  // the same bits: f * d of two floats is exact in double).
   // A fraction's sign bit says that it changed in the last round (see step 2): its value is
   // its magnitude.
   auto frac = [&](std::size_t s) { return std::fabs(f_[s]); };
   auto changed = [&](std::size_t s) { return std::signbit(f_[s]); };
+  // A slot's position at the end of the tick (the same expression wherever it is needed, so
+  // the same bits: f * d of two floats is exact in double).
   auto end_x = [&](std::size_t s) { return gx[s] + double{frac(s)} * double{dx_[s]}; };
   auto end_y = [&](std::size_t s) { return gy[s] + double{frac(s)} * double{dy_[s]}; };
   // A chunk's slots in order, each with its candidates: the lists are packed in slot order.
