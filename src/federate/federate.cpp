@@ -761,6 +761,11 @@ void Federate::subscribe_region(const std::string& input, std::optional<Region> 
         m.decl().name, f.name, input, fmt_time(from), fmt_time(m.now())));
   auto& changes = m.subscriptions[i];
   while (!changes.empty() && changes.back().first >= from) changes.pop_back();
+  // Messages still to come are stamped after now: of the changes in force by now, only the
+  // last matters (a federate that moves its region every step keeps a short list).
+  std::size_t in_force = 0;
+  while (in_force + 1 < changes.size() && changes[in_force + 1].first <= m.now()) ++in_force;
+  changes.erase(changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(in_force));
   changes.emplace_back(from, std::move(ranges));
 }
 

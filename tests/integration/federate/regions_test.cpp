@@ -49,9 +49,9 @@ double contact_y(SimTime t) {
   return static_cast<double>((t / (2 * kMs)) * 53 % 201) - 100;
 }
 
-/// North's box: the upper half plane, then from 100 ms the right half plane.
+/// North's box: the upper half plane, then from 101 ms the right half plane.
 bool north_wants(SimTime t) {
-  return t < 100 * kMs ? contact_y(t) >= 0 : contact_x(t) >= 0;
+  return t < 101 * kMs ? contact_y(t) >= 0 : contact_x(t) >= 0;
 }
 /// South's box: y in [-100, -50] and x in [-20, 20].
 bool south_wants(SimTime t) {
@@ -101,9 +101,16 @@ class Regions : public ::testing::Test {
         ++n;
       });
       fed.set_emitter("seen", [&](SimTime) { return word(n); });
+      // Every step t, north subscribes again from t + 2 ms (a federate that moves its box as it
+      // goes): the contacts at t + 1 ms come under the previous step's subscription. The boxes
+      // change from the subscription of 101 ms on.
       for (SimTime t = 0; !fed.time_advance_request(t).done; t += 3 * kMs)
-        if (subscribe && t == 99 * kMs)
-          fed.subscribe_region("contacts", Region{{"x", {0, 100}}}, 100 * kMs);
+        if (subscribe) {
+          const SimTime from = t + 2 * kMs;
+          fed.subscribe_region("contacts",
+                               from < 100 * kMs ? Region{{"y", {0, 100}}} : Region{{"x", {0, 100}}},
+                               from);
+        }
     };
     auto south = [&](Federate& fed) {
       if (subscribe)
