@@ -95,7 +95,7 @@ void report_zero_lookahead_circuits(const Federation& fed, Diagnostics& diags) {
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> zero(n);  // (sink, flow)
   for (std::size_t k = 0; k < fed.flows.size(); ++k) {
     const FlowDecl& f = fed.flows[k];
-    if (f.kind != transport::FlowKind::kEvent || f.lookahead != 0) continue;
+    if (!f.source_known || f.kind != transport::FlowKind::kEvent || f.lookahead != 0) continue;
     for (const auto& sink : f.sinks) zero[f.source_node].emplace_back(sink.first, k);
   }
   // reach[a][b]: b can be reached from a through zero-lookahead flows.
@@ -148,6 +148,7 @@ void report_zero_lookahead_circuits(const Federation& fed, Diagnostics& diags) {
 // only optional nodes read what it sends. Reports every flow that breaks this, at its line.
 void report_optional_nodes(const Federation& fed, Diagnostics& diags) {
   for (const auto& f : fed.flows) {
+    if (!f.source_known) continue;
     const NodeDecl& src = fed.nodes[f.source_node];
     for (const auto& [sn, si] : f.sinks) {
       const NodeDecl& sink = fed.nodes[sn];
@@ -856,6 +857,7 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
     }
     parse_modifiers(fe, f, diags);
     parse_flow_dimensions(fe, fed, ok, f);
+    f.source_known = ok;
     fed.flows.push_back(std::move(f));
   }
 

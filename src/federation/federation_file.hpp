@@ -77,6 +77,9 @@ struct DimensionDecl {
 /// One <flow>: a source output, its sink inputs, its periods.
 struct FlowDecl {
   std::string name;
+  /// Its source named a node's output (else source_node means nothing: the file has errors,
+  /// and checks over the flow graph skip the flow).
+  bool source_known = false;
   std::size_t source_node = 0;                             ///< index into Federation::nodes
   std::size_t source_output = 0;                           ///< index into that node's outputs
   std::vector<std::pair<std::size_t, std::size_t>> sinks;  ///< (node, input) indices

@@ -67,6 +67,30 @@ TEST(FederationFile, NodeFeedingItself) {
       << e;
 }
 
+// Found by the federation fuzzer (tests/fuzz/regressions/federation/flows-without-nodes.xml):
+// the checks over the flow graph (optional nodes, zero-lookahead circuits) read the source
+// node of flows whose source names no node, and with no node at all that was a crash.
+TEST(FederationFile, FlowsWhoseSourceNamesNoNodeAreReportedNotFollowed) {
+  const std::string e = errors_of(R"(<federation until="1s">
+  <flow name="chat" from="radar.chat" to="north.chat" kind="receive-order"/>
+  <flow name="ev" from="a.out" to="b.in" kind="event" lookahead="0"/>
+</federation>
+)");
+  EXPECT_NE(e.find("fed.xml:2: error:"), std::string::npos) << e;
+  EXPECT_NE(e.find("fed.xml:3: error:"), std::string::npos) << e;
+  EXPECT_NE(e.find("the federation has no <node>"), std::string::npos) << e;
+  // With nodes, an unresolved source is not taken for the first node (an optional one here).
+  const std::string f = errors_of(R"(<federation until="1s">
+  <node name="viewer" program="v" optional="true"><input name="in"/></node>
+  <node name="a" kind="mixer"><input name="in"/><output name="out"/></node>
+  <flow name="x" from="nowhere.out" to="a.in" period="1ms"/>
+  <flow name="y" from="a.out" to="viewer.in" period="1ms" kind="observation"/>
+</federation>
+)");
+  EXPECT_NE(f.find("fed.xml:4: error:"), std::string::npos) << f;
+  EXPECT_EQ(f.find("goes from optional node"), std::string::npos) << f;
+}
+
 TEST(FederationFile, UnknownNamesWithSuggestions) {
   auto e = errors_of(replace(kRing, R"(to="b.in")", R"(to="bb.in")"));
   EXPECT_NE(e.find("fed.xml:5: error: unknown node 'bb' in 'bb.in' (did you mean 'b'?)"),
