@@ -8,7 +8,6 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <iostream>
@@ -18,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/diagnostics.hpp"
+#include "core/little_endian.hpp"
 #include "federation/datastream.hpp"
 #include "federation/federation_file.hpp"
 #include "federation/launcher.hpp"
@@ -45,26 +45,19 @@ SimTime add_saturated(SimTime a, SimTime b) {
 /// A region's ranges as they travel after a message's value: per dimension of the flow, f64
 /// lower then f64 upper, little-endian.
 void append_region(std::vector<std::uint8_t>& payload, const std::vector<Range>& region) {
-  for (const Range& r : region)
-    for (double v : {r.lower, r.upper}) {
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &v, sizeof bits);
-      for (int b = 0; b < 8; ++b) payload.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));
-    }
+  for (const Range& r : region) {
+    append_le(payload, r.lower);
+    append_le(payload, r.upper);
+  }
 }
 
 /// Takes the region off the end of `payload` (its `dims` dimensions); false when too short.
 bool take_region(std::vector<std::uint8_t>& payload, std::size_t dims, std::vector<Range>& out) {
   if (payload.size() < 16 * dims) return false;
   const std::size_t at = payload.size() - 16 * dims;
-  out.assign(dims, {});
-  for (std::size_t k = 0; k < 2 * dims; ++k) {
-    std::uint64_t bits = 0;
-    for (int b = 0; b < 8; ++b) bits |= std::uint64_t{payload[at + 8 * k + b]} << (8 * b);
-    double v = 0;
-    std::memcpy(&v, &bits, sizeof v);
-    (k % 2 == 0 ? out[k / 2].lower : out[k / 2].upper) = v;
-  }
+  out.resize(dims);
+  for (std::size_t k = 0; k < dims; ++k)
+    out[k] = {get_le<double>(&payload[at + 16 * k]), get_le<double>(&payload[at + 16 * k + 8])};
   payload.resize(at);
   return true;
 }
@@ -261,9 +254,7 @@ struct Federate::Impl {
           "node '{}', flow '{}': a receive-order message of {} bytes (expected the sender's "
           "time, 8 bytes, then the value)",
           decl().name, flow, m.payload.size()));
-    std::uint64_t t = 0;
-    for (int b = 0; b < 8; ++b) t |= std::uint64_t{m.payload[b]} << (8 * b);
-    m.timestamp = static_cast<SimTime>(t);
+    m.timestamp = get_le<SimTime>(m.payload.data());
     m.payload.erase(m.payload.begin(), m.payload.begin() + 8);
     streams->apply(input, m);
     return Delivered{inputs[input].first, flow, m.timestamp, std::move(m.payload)};
@@ -680,9 +671,8 @@ void Federate::send_receive_order(const std::string& output, std::vector<std::ui
         o.kind == transport::FlowKind::kEvent ? "send_event" : "update or set_emitter"));
   const SimTime at = std::max<SimTime>(m.now(), 0);
   m.check_payload(o, at, payload);
-  std::vector<std::uint8_t> bytes(8);
-  for (int b = 0; b < 8; ++b)
-    bytes[b] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(at) >> (8 * b));
+  std::vector<std::uint8_t> bytes;
+  append_le(bytes, at);
   bytes.insert(bytes.end(), payload.begin(), payload.end());
   try {
     m.node->send_receive_order(index, std::move(bytes));

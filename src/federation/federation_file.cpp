@@ -256,6 +256,69 @@ std::vector<std::string> nodes_not_programs(const Federation& fed, const FlowDec
   return out;
 }
 
+// A time-managed flow's schedule: its periods (periodic and observation flows) or its
+// lookahead (event flows), and the timestamp of its first message.
+void parse_schedule(XmlElement& fe, const std::string& kind, FlowDecl& f) {
+  const bool event = f.kind == transport::FlowKind::kEvent;
+  if (fe.has("lookahead")) {
+    const std::string raw = fe.text("lookahead");
+    const auto v = parse_duration(raw);
+    if (!event)
+      fe.error(fmt::format(
+          "attribute 'lookahead' of flow '{}' means nothing on a {} flow (its period is its "
+          "lookahead; expected kind=\"event\" with a lookahead, or no lookahead)",
+          f.name, kind));
+    else if (raw.find('-') != std::string::npos)
+      fe.error(
+          fmt::format("lookahead '{}' of flow '{}' is negative (expected a duration >= 0, "
+                      "e.g. 5ms or 0)",
+                      raw, f.name));
+    else if (!v)
+      fe.error(
+          fmt::format("lookahead '{}' of flow '{}' is not a duration (expected an integer "
+                      "or decimal number with a unit ns, us, ms or s, e.g. 5ms, or 0)",
+                      raw, f.name));
+    else
+      f.lookahead = *v;
+  } else if (event) {
+    fe.accept("lookahead");
+    fe.error(
+        fmt::format("event flow '{}' needs attribute 'lookahead' (how much later than a "
+                    "message the next may come at the earliest: a duration >= 0, e.g. "
+                    "5ms, or 0 for a source that reacts at the same timestamp)",
+                    f.name));
+  }
+  if (event) {
+    if (fe.has("period"))
+      fe.error(
+          fmt::format("event flow '{}' has a 'period' (expected none: its source picks "
+                      "each next timestamp, at least 'lookahead' later)",
+                      f.name));
+    fe.accept("period");
+  } else if (!fe.has("period")) {
+    fe.accept("period");
+    fe.error(
+        "<flow> needs attribute 'period' (a duration such as 10ms, or several used in "
+        "turn: '33ms 33ms 34ms')");
+  } else {
+    std::string raw = fe.text("period");
+    auto parts = split_list(raw);
+    if (parts.empty()) fe.error("attribute 'period' of <flow> is empty (expected a duration)");
+    for (const auto& p : parts) {
+      auto v = parse_duration(p);
+      if (!v || *v <= 0) {
+        fe.error(
+            fmt::format("period '{}' of flow '{}' is not a positive duration (expected "
+                        "e.g. 10ms; a period of 0 would never advance time)",
+                        p, f.name));
+        continue;
+      }
+      f.periods.push_back(*v);
+    }
+  }
+  f.initial = duration_attr(fe, "initial", 0, false).value_or(0);
+}
+
 // Reads a flow's dimensions="..." (regions, data distribution management): names of
 // <dimension>s, on a periodic or event flow between federates.
 void parse_flow_dimensions(XmlElement& fe, const Federation& fed, bool ends_known, FlowDecl& f) {
@@ -749,10 +812,10 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
              : kind == "observation"   ? transport::FlowKind::kObservation
              : kind == "receive-order" ? transport::FlowKind::kReceiveOrder
                                        : transport::FlowKind::kPeriodic;
-    const bool event = f.kind == transport::FlowKind::kEvent;
-    const bool receive_order = f.kind == transport::FlowKind::kReceiveOrder;
     // A receive-order flow has no schedule: its messages go when the source sends them.
-    if (receive_order) {
+    if (f.kind != transport::FlowKind::kReceiveOrder) {
+      parse_schedule(fe, kind, f);
+    } else {
       for (const char* a : {"period", "lookahead", "initial"}) {
         if (fe.has(a))
           fe.error(
@@ -771,65 +834,6 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
                         f.name, fmt::join(not_programs, "', '")));
       }
     }
-    if (receive_order) {
-    } else if (fe.has("lookahead")) {
-      const std::string raw = fe.text("lookahead");
-      const auto v = parse_duration(raw);
-      if (!event)
-        fe.error(fmt::format(
-            "attribute 'lookahead' of flow '{}' means nothing on a {} flow (its period is its "
-            "lookahead; expected kind=\"event\" with a lookahead, or no lookahead)",
-            f.name, kind));
-      else if (raw.find('-') != std::string::npos)
-        fe.error(
-            fmt::format("lookahead '{}' of flow '{}' is negative (expected a duration >= 0, "
-                        "e.g. 5ms or 0)",
-                        raw, f.name));
-      else if (!v)
-        fe.error(
-            fmt::format("lookahead '{}' of flow '{}' is not a duration (expected an integer "
-                        "or decimal number with a unit ns, us, ms or s, e.g. 5ms, or 0)",
-                        raw, f.name));
-      else
-        f.lookahead = *v;
-    } else if (event) {
-      fe.accept("lookahead");
-      fe.error(
-          fmt::format("event flow '{}' needs attribute 'lookahead' (how much later than a "
-                      "message the next may come at the earliest: a duration >= 0, e.g. "
-                      "5ms, or 0 for a source that reacts at the same timestamp)",
-                      f.name));
-    }
-    if (receive_order) {
-    } else if (event) {
-      if (fe.has("period"))
-        fe.error(
-            fmt::format("event flow '{}' has a 'period' (expected none: its source picks "
-                        "each next timestamp, at least 'lookahead' later)",
-                        f.name));
-      fe.accept("period");
-    } else if (!fe.has("period")) {
-      fe.accept("period");
-      fe.error(
-          "<flow> needs attribute 'period' (a duration such as 10ms, or several used in "
-          "turn: '33ms 33ms 34ms')");
-    } else {
-      std::string raw = fe.text("period");
-      auto parts = split_list(raw);
-      if (parts.empty()) fe.error("attribute 'period' of <flow> is empty (expected a duration)");
-      for (const auto& p : parts) {
-        auto v = parse_duration(p);
-        if (!v || *v <= 0) {
-          fe.error(
-              fmt::format("period '{}' of flow '{}' is not a positive duration (expected "
-                          "e.g. 10ms; a period of 0 would never advance time)",
-                          p, f.name));
-          continue;
-        }
-        f.periods.push_back(*v);
-      }
-    }
-    if (!receive_order) f.initial = duration_attr(fe, "initial", 0, false).value_or(0);
     fe.accept("dimensions");  // read with the modifiers, below
     fe.finish();
     // The class: the one its output names, else its inputs'; every port that names one must

@@ -211,6 +211,9 @@ transport::ZmqOptions zmq_options_for(const Federation& fed, const std::string& 
                                       const std::string& io_thread) {
   const NodeDecl& node = fed.nodes[fed.index_of(name)];
   transport::ZmqOptions zo;
+  if (io_thread != "any" && io_thread != "dedicated")
+    throw std::runtime_error(fmt::format(
+        "node '{}': ZeroMQ I/O thread '{}' (expected any or dedicated)", name, io_thread));
   if (io_thread == "dedicated") {
     zo.io_thread_cpu = transport::kIoThreadCpuByNode;
     zo.io_thread_batch = true;

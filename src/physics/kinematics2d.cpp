@@ -37,7 +37,9 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
   const double area = model.arena_width_m * model.arena_height_m;
   double robot_cell =
       robots_hint > 0 ? 0.5 * std::sqrt(area / static_cast<double>(robots_hint)) : 0.0;
-  robots.configure(lo, hi, std::max(cell, robot_cell));
+  std::vector<double> kind_radius;
+  for (const auto& k : model.kinds) kind_radius.push_back(k.radius_m);
+  robots.configure(lo, hi, std::max(cell, robot_cell), std::move(kind_radius));
   // The static obstacles keep cells as large as the longest interaction: each cell lists every
   // segment within `reach` of it, so smaller cells would list the same segments many times.
   double reach = std::max(rmax + move + 4 * kSkin, rmax + range) * 1.001;
@@ -45,9 +47,7 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
 }
 
 void SpatialIndex::rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool) {
-  kind_radius.resize(model.kinds.size());
-  for (std::size_t k = 0; k < model.kinds.size(); ++k) kind_radius[k] = model.kinds[k].radius_m;
-  robots.rebuild(state.x(), state.y(), state.robot_kind(), kind_radius, pool);
+  robots.rebuild(state.x(), state.y(), state.robot_kind(), pool);
 }
 
 namespace {

@@ -31,7 +31,6 @@ inline constexpr double kSkin = 1e-6;
 struct SpatialIndex {
   RobotGrid robots;
   SegmentGrid segments;
-  std::vector<double> kind_radius;  ///< per kind (the grid copies each robot's in slot order)
   /// Sets the grids up for `model`. The robot grid's cells are as large as the longest
   /// contact distance (two robots closing on each other within one tick), so the physics'
   /// pair loops read the 3x3 block (RobotGrid::for_each_near); sensors that reach further
@@ -66,7 +65,7 @@ class KinematicsEngine {
   // faster than commanded, and within 1e-7 of it relatively), and a fraction is rounded down
   // (a robot stops at most a float's rounding short of its first contact, never past it), so
   // bodies still never overlap. Positions and headings stay double.
-  std::vector<float> dx_, dy_;     ///< commanded motion this tick, metres
+  std::vector<float> dx_, dy_;  ///< commanded motion this tick, metres
   /// The fraction of the motion allowed, and its next iterate; the sign bit marks a fraction
   /// that changed in the last round of the fixed point (the value is the magnitude).
   std::vector<float> f_, f_next_;

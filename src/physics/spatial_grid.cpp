@@ -7,8 +7,9 @@
 
 namespace fleetsim {
 
-void RobotGrid::configure(Vec2 min, Vec2 max, double cell_m) {
+void RobotGrid::configure(Vec2 min, Vec2 max, double cell_m, std::vector<double> kind_radius) {
   min_ = min;
+  kind_radius_ = std::move(kind_radius);
   double w = std::max(max.x - min.x, cell_m), h = std::max(max.y - min.y, cell_m);
   // Cap the cell count: a huge sparse arena must not allocate billions of cells.
   double cell = cell_m;
@@ -42,15 +43,13 @@ int RobotGrid::cell_y(double y) const {
 }
 
 void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
-                        std::span<const std::uint16_t> kind, std::span<const double> kind_radius,
-                        ThreadPool& pool) {
+                        std::span<const std::uint16_t> kind, ThreadPool& pool) {
   const std::size_t n = x.size();
   const std::size_t cells = start_.size() - 1;
   order_.resize(n);
   sx_.resize(n);
   sy_.resize(n);
   sk_.resize(n);
-  kind_radius_.assign(kind_radius.begin(), kind_radius.end());
   // The cell of robot i, computed where it is needed (twice per part) rather than kept: 4
   // bytes a robot less.
   const auto cols = static_cast<std::uint32_t>(nx_);

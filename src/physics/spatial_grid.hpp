@@ -32,12 +32,12 @@ struct SlotRadius {
 
 class RobotGrid {
  public:
-  /// Covers [min, max] with square cells of side >= `cell_m`.
-  void configure(Vec2 min, Vec2 max, double cell_m);
-  /// Sorts robots into cells. `kind` per robot, `kind_radius` per kind.
+  /// Covers [min, max] with square cells of side >= `cell_m`; `kind_radius`: the body radius
+  /// of each robot kind (sorted_r() reads it through the robots' kinds).
+  void configure(Vec2 min, Vec2 max, double cell_m, std::vector<double> kind_radius);
+  /// Sorts robots into cells. `kind` per robot.
   void rebuild(std::span<const double> x, std::span<const double> y,
-               std::span<const std::uint16_t> kind, std::span<const double> kind_radius,
-               ThreadPool& pool);
+               std::span<const std::uint16_t> kind, ThreadPool& pool);
 
   int cell_x(double x) const;
   int cell_y(double y) const;

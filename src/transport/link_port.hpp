@@ -49,10 +49,8 @@ class LinkPort : public Port {
   /// holds), or a refusal it logs. Throws std::runtime_error naming the peer when the frame is
   /// of another wire version (every later one would be refused too). True if taken.
   bool accept(std::size_t k, std::variant<Message, WireError>&& decoded);
-  /// Reads what has arrived on link `k` into its inputs' buffers, without waiting. A
-  /// transport that does not override it leaves poll() what arrived while the node read that
-  /// link for another input (and, at the end, what it waits for).
-  virtual void read_arrived(std::size_t /*k*/) {}
+  /// Reads what has arrived on link `k` into its inputs' buffers, without waiting (poll()).
+  virtual void read_arrived(std::size_t k) = 0;
   /// Removes the oldest message of input `i` (which has one); the message held back on its
   /// link then enters its buffer if there is room.
   Message pop(std::size_t i);

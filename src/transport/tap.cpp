@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/little_endian.hpp"
 #include "transport/wire.hpp"
 
 namespace fleetsim::transport {
@@ -21,10 +22,6 @@ namespace {
 
 constexpr const char* kTapDir = "/dev/shm/";
 constexpr const char* kTapPrefix = "fleetsim-tap-";
-
-void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int b = 0; b < 4; ++b) out.push_back(static_cast<std::uint8_t>(v >> (8 * b)));
-}
 
 // Reading one tap: whole frames as they are appended.
 struct TapReader {
@@ -55,8 +52,7 @@ struct TapReader {
   // The next whole frame: its length (0: the source left) and where it starts.
   bool frame(std::uint32_t& length, std::size_t& start) const {
     if (bytes.size() - at < 4) return false;
-    length = 0;
-    for (int b = 0; b < 4; ++b) length |= std::uint32_t{bytes[at + b]} << (8 * b);
+    length = get_le<std::uint32_t>(bytes.data() + at);
     start = at + 4;
     return bytes.size() - start >= length;
   }
@@ -175,17 +171,17 @@ void TapWriter::write_all(const std::uint8_t* data, std::size_t n) {
 }
 
 void TapWriter::append(const Message& m) {
-  std::vector<std::uint8_t> wire;
-  encode(m, wire, run_id_);
+  encode(m, wire_, run_id_);
   frame_.clear();
-  put_u32(frame_, static_cast<std::uint32_t>(wire.size()));
-  frame_.insert(frame_.end(), wire.begin(), wire.end());
-  write_all(frame_.data(), frame_.size());
+  append_le(frame_, static_cast<std::uint32_t>(wire_.size()));
+  frame_.insert(frame_.end(), wire_.begin(), wire_.end());
+  write_all(frame_.data(), frame_.size());  // one write: a reader never sees half a length
 }
 
 void TapWriter::leave_early() {
-  const std::uint8_t zero[4] = {0, 0, 0, 0};
-  write_all(zero, sizeof zero);
+  frame_.clear();
+  append_le(frame_, std::uint32_t{0});
+  write_all(frame_.data(), frame_.size());
 }
 
 std::unique_ptr<Port> make_tap_port(const FederationLayout& layout, const std::string& name,

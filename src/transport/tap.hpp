@@ -45,7 +45,7 @@ class TapWriter {
   std::string path_;
   std::uint64_t run_id_;
   int fd_ = -1;
-  std::vector<std::uint8_t> frame_;
+  std::vector<std::uint8_t> wire_, frame_;  ///< reused for every message
 };
 
 /// The port of an optional node: its inputs read their flows' taps (waiting, as any input

@@ -4,40 +4,22 @@
 
 #include <fmt/format.h>
 
+#include "core/little_endian.hpp"
+
 namespace fleetsim::transport {
-
-namespace {
-
-// Explicit little-endian stores and loads: the layout must not depend on the host.
-template <typename T>
-void put(std::uint8_t* p, T v) {
-  auto u = static_cast<std::make_unsigned_t<T>>(v);
-  for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<std::uint8_t>(u >> (8 * i));
-}
-
-template <typename T>
-T get(const std::uint8_t* p) {
-  std::make_unsigned_t<T> u = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    u |=
-        static_cast<std::make_unsigned_t<T>>(static_cast<std::make_unsigned_t<T>>(p[i]) << (8 * i));
-  return static_cast<T>(u);
-}
-
-}  // namespace
 
 void encode(const Message& m, std::vector<std::uint8_t>& out, std::uint64_t run) {
   out.resize(kWireHeaderBytes + m.payload.size());
   std::uint8_t* p = out.data();
-  put<std::uint32_t>(p + 0, kWireMagic);
-  put<std::uint16_t>(p + 4, kWireVersion);
+  put_le<std::uint32_t>(p + 0, kWireMagic);
+  put_le<std::uint16_t>(p + 4, kWireVersion);
   p[6] = static_cast<std::uint8_t>(m.kind);
   p[7] = m.null ? kWireFlagNull : 0;
-  put<std::uint32_t>(p + 8, m.flow);
-  put<std::uint32_t>(p + 12, static_cast<std::uint32_t>(m.payload.size()));
-  put<std::int64_t>(p + 16, m.timestamp);
-  put<std::int64_t>(p + 24, m.period);
-  put<std::uint64_t>(p + 32, run);
+  put_le<std::uint32_t>(p + 8, m.flow);
+  put_le<std::uint32_t>(p + 12, static_cast<std::uint32_t>(m.payload.size()));
+  put_le<std::int64_t>(p + 16, m.timestamp);
+  put_le<std::int64_t>(p + 24, m.period);
+  put_le<std::uint64_t>(p + 32, run);
   if (!m.payload.empty()) std::memcpy(p + kWireHeaderBytes, m.payload.data(), m.payload.size());
 }
 
@@ -52,9 +34,9 @@ std::variant<Message, WireError> decode(const void* data, std::size_t n) {
   if (n < kWireHeaderBytes)
     return WireError{
         fmt::format("truncated header ({} bytes, expected at least {})", n, kWireHeaderBytes)};
-  auto magic = get<std::uint32_t>(p);
+  auto magic = get_le<std::uint32_t>(p);
   if (magic != kWireMagic) return WireError{fmt::format("bad magic 0x{:08x}", magic)};
-  auto version = get<std::uint16_t>(p + 4);
+  auto version = get_le<std::uint16_t>(p + 4);
   if (version != kWireVersion)
     return WireError{
         fmt::format("wire version {} (this node speaks version {})", version, kWireVersion),
@@ -63,7 +45,7 @@ std::variant<Message, WireError> decode(const void* data, std::size_t n) {
   if (kind < 1 || kind > 3) return WireError{fmt::format("unknown message kind {}", kind)};
   if ((p[7] & ~kWireFlagNull) != 0)
     return WireError{fmt::format("unknown flags 0x{:02x}", p[7])};
-  auto length = get<std::uint32_t>(p + 12);
+  auto length = get_le<std::uint32_t>(p + 12);
   const bool null = (p[7] & kWireFlagNull) != 0;
   if (null && (kind != static_cast<std::uint8_t>(MessageKind::kData) || length != 0))
     return WireError{fmt::format(
@@ -80,10 +62,10 @@ std::variant<Message, WireError> decode(const void* data, std::size_t n) {
                     length, n - kWireHeaderBytes)};
   Message m;
   m.kind = static_cast<MessageKind>(kind);
-  m.flow = get<std::uint32_t>(p + 8);
-  m.timestamp = get<std::int64_t>(p + 16);
-  m.period = get<std::int64_t>(p + 24);
-  m.run = get<std::uint64_t>(p + 32);
+  m.flow = get_le<std::uint32_t>(p + 8);
+  m.timestamp = get_le<std::int64_t>(p + 16);
+  m.period = get_le<std::int64_t>(p + 24);
+  m.run = get_le<std::uint64_t>(p + 32);
   m.null = null;
   if (m.timestamp < 0) return WireError{fmt::format("negative timestamp {}", m.timestamp)};
   if (m.period <= 0) return WireError{fmt::format("non-positive period {}", m.period)};

@@ -84,16 +84,7 @@ class EventFlows : public ::testing::Test {
     auto fed = fleetsim::testing::run_federate(file_, {"clock", "sink"}, "detector", traces, play,
                                                60, transport);
     ASSERT_TRUE(fed);
-    // Conformance: the four rules, the lookahead, every message (nulls too) consumed.
-    std::map<std::string, std::vector<time::TraceEvent>> events;
-    for (const char* n : {"clock", "detector", "sink"}) {
-      std::string error;
-      ASSERT_TRUE(
-          time::read_trace((traces / (std::string(n) + ".trace")).string(), events[n], error))
-          << error;
-    }
-    const auto bad = time::check_traces(fed->layout(), events);
-    EXPECT_TRUE(bad.empty()) << bad.front();
+    fleetsim::testing::expect_conformant_traces(*fed, traces, {"clock", "detector", "sink"});
   }
 
   /// The detector: at each tick, reads the latest level and, depending on both, raises an

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "federation/launcher.hpp"
 #include "fleetsim/federate.hpp"
 #include "support/test_files.hpp"
+#include "time/trace.hpp"
 
 namespace fleetsim::testing {
 
@@ -114,6 +116,20 @@ inline std::optional<federation::Federation> run_federate(
     const std::filesystem::path& traces, const std::function<void(Federate&)>& play,
     std::uint32_t jitter_us, const std::string& transport) {
   return run_federates(file, builtin, {{federate, play}}, traces, jitter_us, transport);
+}
+
+/// The traces that `nodes` wrote in `traces` conform: the four rules, the lookahead, every
+/// message (nulls too) consumed.
+inline void expect_conformant_traces(const federation::Federation& fed,
+                                     const std::filesystem::path& traces,
+                                     const std::vector<std::string>& nodes) {
+  std::map<std::string, std::vector<time::TraceEvent>> events;
+  for (const auto& n : nodes) {
+    std::string error;
+    ASSERT_TRUE(time::read_trace((traces / (n + ".trace")).string(), events[n], error)) << error;
+  }
+  const auto bad = time::check_traces(fed.layout(), events);
+  EXPECT_TRUE(bad.empty()) << bad.front();
 }
 
 }  // namespace fleetsim::testing

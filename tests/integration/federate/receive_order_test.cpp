@@ -91,15 +91,7 @@ class ReceiveOrder : public ::testing::Test {
     auto fed = fleetsim::testing::run_federates(
         file_, {"echo"}, {{"listener", listener}, {"talker", talker}}, traces, 50, transport);
     ASSERT_TRUE(fed);
-    std::map<std::string, std::vector<time::TraceEvent>> events;
-    for (const char* n : {"talker", "listener", "echo"}) {
-      std::string error;
-      ASSERT_TRUE(
-          time::read_trace((traces / (std::string(n) + ".trace")).string(), events[n], error))
-          << error;
-    }
-    const auto bad = time::check_traces(fed->layout(), events);
-    EXPECT_TRUE(bad.empty()) << bad.front();
+    fleetsim::testing::expect_conformant_traces(*fed, traces, {"talker", "listener", "echo"});
   }
 
   /// Every note arrived once, in the order sent.
