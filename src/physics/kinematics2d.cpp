@@ -239,14 +239,73 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   // 2. Robot-robot contacts: Jacobi rounds until no f changes. Round 0 scans the 3x3 cells of
   // every robot and keeps, in slot order, its candidates: same-engine robots whose path may
   // come within touching distance of its own during the tick (up to kCandidates of them; a
-  // robot with more scans its cells again when needed). Later rounds visit only robots with
-  // candidates, and recompute a pair only when one of its two robots changed. The work is
-  // shared by chunks of slots, each chunk keeping its slots' candidates in one list.
+  // robot with more scans its cells again when needed). A later round recomputes a pair only
+  // when one of its two robots changed in the round before. While many robots change, a round
+  // passes over every slot, shared by chunks of slots (each chunk keeping its slots' candidates
+  // in one list); once few do (in a jam, ~27 % after round 0, 1.5 % after round 1, 0.07 %
+  // after round 2), a round visits only the robots that changed and their candidates, on one
+  // thread (sparse rounds). Both compute the same thing: a robot's new fraction from the last
+  // round's fractions, recomputing the pairs with a changed robot.
+  //
+  // Whether t is a candidate of s: touching at the end (contacts, step 4) or on the way
+  // (rounds) needs this reach; the margin covers rounding (a spare candidate changes nothing).
+  // Symmetric bit for bit (t is a candidate of s exactly when s is one of t: each sum's terms
+  // are the same either way), which the sparse rounds need to find the robots next to a
+  // change. Selects only, so round 0's gather below runs it without branches. `ri`, `mi`,
+  // `eng`: s's radius, motion (|dx| + |dy|) and engine.
+  auto motion_l1 = [&](std::size_t s) {
+    return std::abs(double{dx_[s]}) + std::abs(double{dy_[s]});
+  };
+  auto candidate = [&](std::size_t s, double ri, double mi, std::uint8_t eng, std::uint32_t t) {
+    const double ex = gx[t] - gx[s], ey = gy[t] - gy[s];
+    const double reach = ((ri + gr[t]) + 4 * kSkin + (mi + motion_l1(t))) * 1.000001;
+    return (ex * ex + ey * ey <= reach * reach) & (t != s) & (engine_[t & emask] == eng);
+  };
+  // Calls f(t) for every candidate t of slot s, whose list (if it has one) is `list`.
+  auto for_each_candidate = [&](std::size_t s, const std::int16_t* list, auto&& f) {
+    const std::uint8_t count = cand_count_[s];
+    if (count != kOverflow) {
+      for (unsigned k = 0; k < count; ++k)
+        f(static_cast<std::uint32_t>(static_cast<std::int64_t>(s) + list[k]));
+      return;
+    }
+    const double ri = gr[s], mi = motion_l1(s);
+    const std::uint8_t eng = engine_[s & emask];
+    grid.for_each_near(Vec2{gx[s], gy[s]}, [&](std::uint32_t t) {
+      if (candidate(s, ri, mi, eng, t)) f(t);
+    });
+  };
+  // The first contact of slot s against its candidates given the last round's fractions
+  // (only pairs with a robot that changed in it), or its own fraction if none comes sooner.
+  auto relax = [&](std::size_t s, const std::int16_t* list) {
+    const double fi = frac(s);
+    double best = fi;
+    if (cand_count_[s] == 0) return best;
+    const Vec2 pi{gx[s], gy[s]};
+    const Vec2 di{dx_[s], dy_[s]};
+    const double ri = gr[s];
+    const bool near_change = changed(s);
+    for_each_candidate(s, list, [&](std::uint32_t t) {
+      if (!near_change && !changed(t)) return;
+      const double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
+                                          frac(t), ri + gr[t]);
+      if (tc < best) best = tc;
+    });
+    return best;
+  };
+  // The robots a dense round changed, per worker, kept while few enough for a sparse round.
+  const std::size_t sparse_max = sparse_below_ == kSparseAuto ? n / 32 : sparse_below_;
+  changed_by_worker_.resize(static_cast<std::size_t>(pool.size()));
+  for (auto& list : changed_by_worker_) list.clear();
+  group_at_.resize((n + kGroup - 1) / kGroup);
   int round = 0;
+  std::size_t changed_count = 0;
   while (true) {
-    std::atomic<bool> any{false};
-    pool.parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce, int) {
-      bool local_any = false;
+    std::atomic<std::size_t> changes{0};
+    for (auto& list : changed_by_worker_) list.clear();
+    pool.parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce, int worker) {
+      std::size_t local_changes = 0;
+      auto& changed_here = changed_by_worker_[static_cast<std::size_t>(worker)];
       for (std::size_t c = cb; c < ce; ++c) {
         // Round 0 gathers the chunk's candidates here, then keeps them in a list of exactly
         // their size (lists that grew by doubling left a third of their room unused).
@@ -255,45 +314,29 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         for_each_slot(c, [&](std::size_t s, const std::int16_t* list) {
           const double fi = frac(s);
           f_next_[s] = frac(s);
-          const std::uint8_t count = round == 0 ? 0 : cand_count_[s];
-          if (round > 0 && count == 0) return;
-          if (round == 0 && !mine(engine_[s & emask])) {
-            cand_count_[s] = 0;
-            return;
-          }
-          const Vec2 pi{gx[s], gy[s]};
-          const Vec2 di{dx_[s], dy_[s]};
-          const double ri = gr[s];
-          const double mi = std::abs(di.x) + std::abs(di.y);
-          const std::uint8_t eng = engine_[s & emask];
-          const bool near_change = round == 0 || changed(s);
           double best = fi;
-          auto pair = [&](std::uint32_t t) {
-            if (!near_change && !changed(t)) return;
-            double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
-                                          frac(t), ri + gr[t]);
-            if (tc < best) best = tc;
-          };
-          // Whether t is a candidate: touching at the end (contacts, step 4) or on the way
-          // (rounds) needs this reach; the margin covers rounding (a spare candidate changes
-          // nothing). Selects only, so round 0's gather below runs it without branches.
-          auto candidate = [&](std::uint32_t t) {
-            const double ex = gx[t] - pi.x, ey = gy[t] - pi.y;
-            const double reach = (ri + gr[t] + 4 * kSkin + mi + std::abs(double{dx_[t]}) +
-                                  std::abs(double{dy_[t]})) *
-                                 1.000001;
-            return (ex * ex + ey * ey <= reach * reach) & (t != s) & (engine_[t & emask] == eng);
-          };
-          auto scan = [&](auto&& on_candidate) {
-            grid.for_each_near(pi, [&](std::uint32_t t) {
-              if (candidate(t)) on_candidate(t);
-            });
-          };
-          if (round == 0) {
-            // scan's test, without branches: every robot of the 3x3 block is written at the
-            // end of `found`, which grows only when the robot is a candidate (a block with
+          // Where a group of slots' lists starts in its chunk's (the sparse rounds' index).
+          if (round == 0 && s % kGroup == 0)
+            group_at_[s / kGroup] = static_cast<std::uint16_t>(used);
+          if (round > 0) {
+            best = relax(s, list);
+          } else if (!mine(engine_[s & emask])) {
+            cand_count_[s] = 0;
+          } else {
+            const Vec2 pi{gx[s], gy[s]};
+            const Vec2 di{dx_[s], dy_[s]};
+            const double ri = gr[s];
+            const double mi = motion_l1(s);
+            const std::uint8_t eng = engine_[s & emask];
+            auto pair = [&](std::uint32_t t) {
+              double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
+                                            frac(t), ri + gr[t]);
+              if (tc < best) best = tc;
+            };
+            // The candidate test without branches: every robot of the 3x3 block is written at
+            // the end of `found`, which grows only when the robot is a candidate (a block with
             // more candidates than `found` holds, which non-overlapping robots never make,
-            // takes scan itself).
+            // takes the cells again with a branch).
             std::uint32_t found[kGather + 1];
             unsigned k = 0;
             std::uint32_t rb[3], re[3];
@@ -301,14 +344,15 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             for (int run = 0; run < runs && k < kGather; ++run) {
               for (std::uint32_t t = rb[run]; t < re[run] && k < kGather; ++t) {
                 found[k] = t;
-                k += candidate(t);
+                k += candidate(s, ri, mi, eng, t);
               }
             }
             if (k < kGather) {
               for (unsigned j = 0; j < k; ++j) pair(found[j]);
             } else {
               k = 0;
-              scan([&](std::uint32_t t) {
+              grid.for_each_near(pi, [&](std::uint32_t t) {
+                if (!candidate(s, ri, mi, eng, t)) return;
                 found[k < kGather ? k : kGather] = t;
                 ++k;
                 pair(t);
@@ -327,32 +371,74 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
               for (unsigned j = 0; j < k; ++j)
                 gathered[used++] = static_cast<std::int16_t>(std::int64_t{found[j]} -
                                                              static_cast<std::int64_t>(s));
-          } else if (count != kOverflow) {
-            for (unsigned k = 0; k < count; ++k)
-              pair(static_cast<std::uint32_t>(static_cast<std::int64_t>(s) + list[k]));
-          } else {
-            scan(pair);
           }
           if (best < fi) {
             f_next_[s] = -round_down(best);  // < fi: best < fi, and fi is a float; changed
-            local_any = true;
+            ++local_changes;
+            if (changed_here.size() < sparse_max)
+              changed_here.push_back(static_cast<std::uint32_t>(s));
           }
         });
         if (round == 0) cand_[c].assign(gathered, gathered + used);
       }
-      if (local_any) any.store(true, std::memory_order_relaxed);
+      changes.fetch_add(local_changes, std::memory_order_relaxed);
     });
     ++round;
     // A robot needs another look when it or a neighbour changed: the new fractions that
     // changed carry their sign bit (no pass over every robot to mark them, no byte a robot).
     std::swap(f_, f_next_);
-    if (!any.load()) break;
-    if (round > 200) {
+    changed_count = changes.load();
+    if (changed_count == 0 || changed_count <= sparse_max) break;
+    if (round > kMaxRounds) {
       // Pathological chains: stop everyone still changing (still order independent).
       pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
         for (std::size_t s = b; s < e; ++s)
           if (changed(s)) f_[s] = -0.0f;  // (still marked as changed)
       });
+    }
+  }
+  if (changed_count > 0) {
+    // Sparse rounds: the robots that changed, and their candidates (the same as a dense round
+    // would recompute: a robot whose candidates all kept their fractions computes nothing new).
+    std::vector<std::uint32_t>& now = sparse_changed_;
+    now.clear();
+    for (const auto& list : changed_by_worker_) now.insert(now.end(), list.begin(), list.end());
+    queued_.assign((n + 63) / 64, 0);
+    auto list_of = [&](std::size_t s) {
+      // The group's start in its chunk's list, then the counts of the group's slots before s.
+      std::size_t at = group_at_[s / kGroup];
+      for (std::size_t u = s - s % kGroup; u < s; ++u)
+        at += cand_count_[u] != kOverflow ? cand_count_[u] : 0;
+      return cand_[s >> kChunkBits].data() + at;
+    };
+    while (!now.empty()) {
+      if (round > kMaxRounds)
+        for (std::uint32_t s : now) f_[s] = -0.0f;  // pathological chains, as above
+      work_.clear();
+      auto queue = [&](std::uint32_t t) {
+        std::uint64_t& word = queued_[t / 64];
+        const std::uint64_t bit = std::uint64_t{1} << (t % 64);
+        if (word & bit) return;
+        word |= bit;
+        work_.push_back(t);
+      };
+      for (std::uint32_t s : now) {
+        queue(s);
+        if (cand_count_[s] != 0) for_each_candidate(s, list_of(s), queue);
+      }
+      updates_.clear();
+      for (std::uint32_t s : work_) {
+        queued_[s / 64] = 0;
+        const double best = relax(s, list_of(s));
+        if (best < frac(s)) updates_.push_back({s, -round_down(best)});
+      }
+      for (std::uint32_t s : now) f_[s] = frac(s);  // no longer changed
+      now.clear();
+      for (const auto& [s, f] : updates_) {
+        f_[s] = f;
+        now.push_back(s);
+      }
+      ++round;
     }
   }
   last_rounds_ = round;
@@ -391,8 +477,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         };
         const double touch = 4 * kSkin;
         for (std::uint32_t si : index.segments.near(p)) {
-          Vec2 c;
-          if (distance_to_segment(p, segs[si], &c) <= ri + touch) add(c);
+          Vec2 closest;
+          if (distance_to_segment(p, segs[si], &closest) <= ri + touch) add(closest);
         }
         // Robots touching at the end are among the candidates of round 0 (same slot order).
         auto touching = [&](std::uint32_t t) {

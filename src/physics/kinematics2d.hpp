@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/thread_pool.hpp"
@@ -56,6 +57,10 @@ class KinematicsEngine {
             const std::vector<std::uint8_t>* owned = nullptr);
   /// Rounds of the fixed point in the last step (diagnostics).
   int last_rounds() const { return last_rounds_; }
+  /// The rounds turn sparse once at most `changed` robots changed in a round (by default
+  /// 1/32 of the robots; 0: never). For tests: the results are the same for any value.
+  static constexpr std::size_t kSparseAuto = ~std::size_t{0};
+  void set_sparse_below(std::size_t changed) { sparse_below_ = changed; }
 
  private:
   // Scratch in slot order (see RobotGrid), reused every tick: written and read only inside
@@ -81,6 +86,17 @@ class KinematicsEngine {
   static constexpr unsigned kChunkBits = 10;     ///< 1,024 slots: 8,192 candidates at most
   std::vector<std::vector<std::int16_t>> cand_;  ///< per chunk
   std::vector<std::uint8_t> cand_count_;
+  /// Sparse rounds (see step 2 in the source): where each group of kGroup slots' lists start
+  /// in their chunk's list, the robots that changed (per worker of a dense round, then all),
+  /// the robots to visit (and a bit each: queued), and their new fractions.
+  static constexpr std::size_t kGroup = 32;
+  static constexpr int kMaxRounds = 200;
+  std::vector<std::uint16_t> group_at_;
+  std::vector<std::vector<std::uint32_t>> changed_by_worker_;
+  std::vector<std::uint32_t> sparse_changed_, work_;
+  std::vector<std::uint64_t> queued_;
+  std::vector<std::pair<std::uint32_t, float>> updates_;
+  std::size_t sparse_below_ = kSparseAuto;
   int last_rounds_ = 0;
 };
 

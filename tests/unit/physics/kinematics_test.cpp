@@ -224,6 +224,19 @@ TEST(Kinematics, PropertyNoOverlapNoTunnellingNoSpeeding) {
 namespace fleetsim::testing {
 namespace {
 
+// A jammed crowd: every robot pushes toward the centre (with a random turn up to `jitter`),
+// so many touch several others.
+void drive_to_centre(Scene& s, const std::vector<EntityId>& ids, int tick, double jitter) {
+  for (EntityId id : ids) {
+    auto i = s.state.robot_index(id);
+    CounterRng r(9, id, tick, RandomStream::kUser);
+    double to_centre = std::atan2(-s.state.y()[i], -s.state.x()[i]);
+    double turn = wrap_angle(to_centre - s.state.theta()[i]);
+    double v = 0.13, w = std::clamp(turn, -1.0, 1.0) * 0.05 + r.uniform(-jitter, jitter);
+    s.drive(id, v - w, v + w);
+  }
+}
+
 // The grid's cell size is a performance choice (sparse swarms get larger cells): positions,
 // readings and the collision sensor must not change with it.
 TEST(Kinematics, ResultsDoNotDependOnTheGridCellSize) {
@@ -235,16 +248,8 @@ TEST(Kinematics, ResultsDoNotDependOnTheGridCellSize) {
       for (int gy = 0; gy < 12; ++gy)
         ids.push_back(s.add(-0.44 + gx * 0.08, -0.44 + gy * 0.08, rng.uniform(-kPi, kPi)));
     s.ready(hint);
-    // A jammed crowd: every robot pushes toward the centre, so many touch several others.
     for (int t = 0; t < 300; ++t) {
-      for (EntityId id : ids) {
-        auto i = s.state.robot_index(id);
-        CounterRng r(9, id, t, RandomStream::kUser);
-        double to_centre = std::atan2(-s.state.y()[i], -s.state.x()[i]);
-        double turn = wrap_angle(to_centre - s.state.theta()[i]);
-        double v = 0.13, w = std::clamp(turn, -1.0, 1.0) * 0.05 + r.uniform(-0.01, 0.01);
-        s.drive(id, v - w, v + w);
-      }
+      drive_to_centre(s, ids, t, 0.01);
       s.step();
     }
     int several = 0;  // the scene must exercise lists of several contacts
@@ -255,6 +260,46 @@ TEST(Kinematics, ResultsDoNotDependOnTheGridCellSize) {
   std::uint64_t fine = run(0);
   EXPECT_EQ(fine, run(10));  // cells of ~0.5 m instead of ~0.2 m
   EXPECT_EQ(fine, run(1));   // one cell for the whole arena
+}
+
+}  // namespace
+}  // namespace fleetsim::testing
+
+namespace fleetsim::testing {
+namespace {
+
+// Once few robots change in a round of the contacts' fixed point, the rounds visit only those
+// robots and their candidates, on one thread. That is a shortcut, not another model: a jammed
+// crowd ends every tick in the same state whether the rounds turn sparse right after round 0
+// or never, on one thread or two.
+TEST(Kinematics, SparseRoundsGiveTheStatesOfFullRounds) {
+  auto run = [](std::size_t sparse_below, int threads) {
+    Scene s(3.0, threads);
+    s.model->segments.push_back({{-0.2, 0.05}, {0.2, 0.05}});  // a wall inside the crowd
+    CounterRng rng(5, 0, 0, RandomStream::kUser);
+    std::vector<EntityId> ids;
+    for (int gx = 0; gx < 14; ++gx)
+      for (int gy = 0; gy < 14; ++gy)
+        if (std::abs(-0.52 + gy * 0.08 - 0.05) > 0.04)
+          ids.push_back(s.add(-0.52 + gx * 0.08, -0.52 + gy * 0.08, rng.uniform(-kPi, kPi)));
+    s.ready();
+    s.engine.set_sparse_below(sparse_below);
+    std::vector<std::uint64_t> hashes;
+    int most_rounds = 0;
+    for (int t = 0; t < 300; ++t) {
+      drive_to_centre(s, ids, t, 0.02);
+      s.step();
+      hashes.push_back(s.state.hash());
+      most_rounds = std::max(most_rounds, s.engine.last_rounds());
+    }
+    // The crowd must need several rounds, or there is nothing to compare.
+    EXPECT_GE(most_rounds, 4);
+    return hashes;
+  };
+  const auto full = run(0, 1);
+  EXPECT_EQ(full, run(~std::size_t{0} - 1, 1));  // sparse from round 1 on
+  EXPECT_EQ(full, run(~std::size_t{0} - 1, 2));
+  EXPECT_EQ(full, run(3, 2));
 }
 
 }  // namespace
