@@ -19,6 +19,8 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
   // Longest interaction: two robots closing on each other within one tick, or a ray from one
   // robot's surface reaching another robot's far side.
   max_radius_m = rmax;
+  uniform_radius = std::all_of(model.kinds.begin(), model.kinds.end(),
+                               [&](const RobotKind& k) { return !k.in_run || k.radius_m == rmax; });
   contact_m = (2 * rmax + 2 * move + 4 * kSkin) * 1.001;
   interaction_m = std::max(contact_m, (2 * rmax + range) * 1.001);
   // Cells as large as a contact, not as a sensor's reach: the contact loops then read ~3x

@@ -40,9 +40,10 @@ struct SpatialIndex {
   /// `sensing_m`: the longest sensor reach beyond a body's surface.
   void init(const WorldModel& model, std::size_t robots_hint = 0, double sensing_m = 0);
   void rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool);
-  double interaction_m = 0;  ///< the longest distance any query reaches (contact or sensing)
-  double contact_m = 0;      ///< the longest contact distance; the 3x3 block holds it
-  double max_radius_m = 0;   ///< the largest body radius of the run's kinds
+  double interaction_m = 0;    ///< the longest distance any query reaches (contact or sensing)
+  double contact_m = 0;        ///< the longest contact distance; the 3x3 block holds it
+  double max_radius_m = 0;     ///< the largest body radius of the run's kinds
+  bool uniform_radius = true;  ///< every kind of the run has the radius max_radius_m
 };
 
 /// Motion: the wheel-speed model is a differential drive (v = (l + r) / 2, w = (r - l) / axle),

@@ -1,5 +1,7 @@
 #include "robots/proximity_sensor.hpp"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -41,10 +43,71 @@ constexpr int kMaxRays = 64;
   }
 }
 
+// Where the gather of the robots within reach stands: the run of slots, and the slot in it.
+struct GatherCursor {
+  int run = 0;
+  std::uint32_t at = 0;
+};
+
+// The gather below for AVX2, four slots at a time, when every robot has the same radius `rj`
+// (its reach is then one number) and none flies: the same tests and the same float
+// operations, so the same lists. Appends to lx, ly, lq from m and returns the new m; stops
+// early (the cursor then says where) when the lists may not have room for 4 more below `cap`.
+[[gnu::target("avx2")]] [[gnu::noinline]] int gather_within_avx2(
+    const double* gx, const double* gy, const std::uint32_t* rb, const std::uint32_t* re, int runs,
+    GatherCursor& cursor, std::uint32_t self, double px, double py, double reach2, float rj,
+    float* lx, float* ly, float* lq, int m, int cap) {
+  // kPack[bits]: the lanes of `bits` moved to the front, in order (a left-packing shuffle).
+  alignas(16) static constexpr std::int32_t kPack[16][4] = {
+      {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+      {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+      {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+  static constexpr std::uint8_t kCount[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  alignas(32) static constexpr std::int64_t kLanes[5][4] = {
+      {0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}, {-1, -1, -1, -1}};
+  const __m256d vpx = _mm256_set1_pd(px), vpy = _mm256_set1_pd(py);
+  const __m256d vreach2 = _mm256_set1_pd(reach2);
+  const __m128 vrj2 = _mm_set1_ps(rj * rj);
+  while (cursor.run < runs) {
+    const std::uint32_t e = re[cursor.run];
+    for (std::uint32_t s = cursor.at; s < e; s += 4) {
+      if (m > cap - 4) {
+        cursor.at = s;
+        return m;
+      }
+      const std::uint32_t lanes = std::min(4u, e - s);
+      __m256d x, y;
+      if (lanes == 4) {
+        x = _mm256_loadu_pd(gx + s);
+        y = _mm256_loadu_pd(gy + s);
+      } else {  // the run's last slots: the lanes past it are not read
+        const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(kLanes[lanes]));
+        x = _mm256_maskload_pd(gx + s, mask);
+        y = _mm256_maskload_pd(gy + s, mask);
+      }
+      const __m256d dx = _mm256_sub_pd(x, vpx), dy = _mm256_sub_pd(y, vpy);
+      const __m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+      unsigned bits =
+          static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(d2, vreach2, _CMP_LE_OQ)));
+      bits &= (1u << lanes) - 1;
+      if (self - s < lanes) bits &= ~(1u << (self - s));
+      const __m128 rx = _mm256_cvtpd_ps(dx), ry = _mm256_cvtpd_ps(dy);
+      const __m128 q = _mm_sub_ps(vrj2, _mm_add_ps(_mm_mul_ps(rx, rx), _mm_mul_ps(ry, ry)));
+      const __m128i pack = _mm_load_si128(reinterpret_cast<const __m128i*>(kPack[bits]));
+      _mm_storeu_ps(lx + m, _mm_permutevar_ps(rx, pack));
+      _mm_storeu_ps(ly + m, _mm_permutevar_ps(ry, pack));
+      _mm_storeu_ps(lq + m, _mm_permutevar_ps(q, pack));
+      m += kCount[bits];
+    }
+    if (++cursor.run < runs) cursor.at = rb[cursor.run];
+  }
+  return m;
+}
+
 // The kernel: robot at slot `self` of the grid, with pose (p, theta), radius r and range.
 // N > 0: a compile-time ray count (the loops unroll and vectorise: the e-puck's 8 rays are two
 // SSE vectors of floats); N = 0: `n` rays.
-template <int N>
+template <int N, bool kAvx2>
 [[gnu::always_inline]] inline void cast_rays(const SpatialIndex& index, std::uint32_t self,
                                              double px, double py, double theta, double r,
                                              double range, const RayLayout& dir, int n_runtime,
@@ -86,6 +149,17 @@ template <int N>
     m = 0;
   };
   const double reach_base = r + range;
+  if (kAvx2 && index.uniform_radius && !z && runs > 0) {
+    const double reach = (reach_base + index.max_radius_m) * 1.0001;
+    GatherCursor cursor{0, rb[0]};
+    while (true) {
+      m = gather_within_avx2(gx, gy, rb, re, runs, cursor, self, px, py, reach * reach,
+                             static_cast<float>(index.max_radius_m), lx, ly, lq, m, kGather);
+      if (cursor.run >= runs) break;
+      rays();
+    }
+    runs = 0;  // (the loop below has nothing left to do)
+  }
   for (int run = 0; run < runs; ++run) {
     for (std::uint32_t s = rb[run]; s < re[run]; ++s) {
       const double dx = gx[s] - px, dy = gy[s] - py;
@@ -110,20 +184,21 @@ template <int N>
 // The kernel for the baseline instruction set (SSE2: 4 floats per vector) and for AVX2 (8 per
 // vector: the e-puck's 8 rays in one). The same IEEE operations in the same order, no FMA
 // (-ffp-contract=off), so the two give the same bits (tests run both).
-#define FLEETSIM_CAST_BODY                                                                     \
-  const int n = static_cast<int>(dir.count());                                                 \
-  if (n == 8)                                                                                  \
-    return cast_rays<8>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re,  \
-                        runs);                                                                 \
-  if (n == 24)                                                                                 \
-    return cast_rays<24>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re, \
-                         runs);                                                                \
-  cast_rays<0>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re, runs);
+#define FLEETSIM_CAST_BODY                                                                        \
+  const int n = static_cast<int>(dir.count());                                                    \
+  if (n == 8)                                                                                     \
+    return cast_rays<8, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb,  \
+                               re, runs);                                                         \
+  if (n == 24)                                                                                    \
+    return cast_rays<24, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, \
+                                re, runs);                                                        \
+  cast_rays<0, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re, runs);
 
 void cast_baseline(const SpatialIndex& index, std::uint32_t self, double px, double py,
                    double theta, double r, double range, const RayLayout& dir, float* out,
                    const double* z, double height, const std::uint32_t* rb, const std::uint32_t* re,
                    int runs) {
+  constexpr bool kAvx2 = false;
   FLEETSIM_CAST_BODY
 }
 
@@ -132,6 +207,7 @@ void cast_baseline(const SpatialIndex& index, std::uint32_t self, double px, dou
                                        const RayLayout& dir, float* out, const double* z,
                                        double height, const std::uint32_t* rb,
                                        const std::uint32_t* re, int runs) {
+  constexpr bool kAvx2 = true;
   FLEETSIM_CAST_BODY
 }
 #undef FLEETSIM_CAST_BODY
