@@ -1,6 +1,10 @@
 #include "physics/kinematics2d.hpp"
 
+#include <immintrin.h>
+
+#include "core/cpu_features.hpp"
 #include "core/det_math.hpp"
+#include "core/lane_tables.hpp"
 #include "physics/physics_world.hpp"
 
 #include <algorithm>
@@ -119,6 +123,61 @@ double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double l
 }
 
 namespace {
+
+/// Round 0's candidate test (KinematicsEngine::step, `candidate`) for AVX2, four slots at a
+/// time, when every robot has the same radius and one engine moves them all: the same double
+/// operations in the same order, so the same list. `base` = (r + r) + 4 kSkin, `mi` = slot
+/// s's |dx| + |dy|. Appends the candidates among the runs' slots to `found` (room for `cap`)
+/// and returns their count, or `cap` when there may be more than cap - 4 (the caller then
+/// scans again, as for a full list).
+[[gnu::target("avx2")]] [[gnu::noinline]] unsigned gather_candidates_avx2(
+    const double* gx, const double* gy, const float* dx, const float* dy, const std::uint32_t* rb,
+    const std::uint32_t* re, int runs, std::uint32_t s, double base, double mi,
+    std::uint32_t* found, unsigned cap) {
+  const __m256d px = _mm256_set1_pd(gx[s]), py = _mm256_set1_pd(gy[s]);
+  const __m256d vbase = _mm256_set1_pd(base), vmi = _mm256_set1_pd(mi);
+  const __m256d margin = _mm256_set1_pd(1.000001);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  unsigned k = 0;
+  for (int run = 0; run < runs; ++run) {
+    for (std::uint32_t t = rb[run]; t < re[run]; t += 4) {
+      if (k > cap - 4) return cap;
+      const std::uint32_t width = std::min(4u, re[run] - t);
+      __m256d x, y;
+      __m128 fx, fy;
+      if (width == 4) {
+        x = _mm256_loadu_pd(gx + t);
+        y = _mm256_loadu_pd(gy + t);
+        fx = _mm_loadu_ps(dx + t);
+        fy = _mm_loadu_ps(dy + t);
+      } else {  // the run's last slots: the lanes past it are not read
+        const __m256i mask =
+            _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes::kFirst64[width]));
+        const __m128i mask32 =
+            _mm_load_si128(reinterpret_cast<const __m128i*>(lanes::kFirst32[width]));
+        x = _mm256_maskload_pd(gx + t, mask);
+        y = _mm256_maskload_pd(gy + t, mask);
+        fx = _mm_maskload_ps(dx + t, mask32);
+        fy = _mm_maskload_ps(dy + t, mask32);
+      }
+      const __m256d ex = _mm256_sub_pd(x, px), ey = _mm256_sub_pd(y, py);
+      const __m256d d2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
+      const __m256d mt = _mm256_add_pd(_mm256_andnot_pd(sign, _mm256_cvtps_pd(fx)),
+                                       _mm256_andnot_pd(sign, _mm256_cvtps_pd(fy)));
+      const __m256d reach = _mm256_mul_pd(_mm256_add_pd(vbase, _mm256_add_pd(vmi, mt)), margin);
+      const __m256d in = _mm256_cmp_pd(d2, _mm256_mul_pd(reach, reach), _CMP_LE_OQ);
+      unsigned bits = static_cast<unsigned>(_mm256_movemask_pd(in)) & ((1u << width) - 1);
+      if (s - t < width) bits &= ~(1u << (s - t));
+      const __m128i slots =
+          _mm_add_epi32(_mm_set1_epi32(static_cast<int>(t)), _mm_setr_epi32(0, 1, 2, 3));
+      const __m128i pack = _mm_load_si128(reinterpret_cast<const __m128i*>(lanes::kPack[bits]));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(found + k),
+                       _mm_castps_si128(_mm_permutevar_ps(_mm_castsi128_ps(slots), pack)));
+      k += lanes::kCount[bits];
+    }
+  }
+  return k;
+}
 
 /// The float next to a finite non-zero f, toward zero (std::nextafter, without its call).
 inline float next_toward_zero(float f) {
@@ -296,6 +355,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     return best;
   };
   // The robots a dense round changed, per worker, kept while few enough for a sparse round.
+  // Round 0's candidates four at a time (gather_candidates_avx2), when it applies.
+  const bool wide = emask == 0 && index.uniform_radius && simd_path() == SimdPath::kAvx2;
   const std::size_t sparse_max = sparse_below_ == kSparseAuto ? n / 32 : sparse_below_;
   changed_by_worker_.resize(static_cast<std::size_t>(pool.size()));
   for (auto& list : changed_by_worker_) list.clear();
@@ -343,10 +404,16 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             unsigned k = 0;
             std::uint32_t rb[3], re[3];
             const int runs = grid.near_runs(pi, rb, re);
-            for (int run = 0; run < runs && k < kGather; ++run) {
-              for (std::uint32_t t = rb[run]; t < re[run] && k < kGather; ++t) {
-                found[k] = t;
-                k += candidate(s, ri, mi, eng, t);
+            if (wide) {
+              k = gather_candidates_avx2(gx, gy, dx_.data(), dy_.data(), rb, re, runs,
+                                         static_cast<std::uint32_t>(s), (ri + ri) + 4 * kSkin, mi,
+                                         found, kGather);
+            } else {
+              for (int run = 0; run < runs && k < kGather; ++run) {
+                for (std::uint32_t t = rb[run]; t < re[run] && k < kGather; ++t) {
+                  found[k] = t;
+                  k += candidate(s, ri, mi, eng, t);
+                }
               }
             }
             if (k < kGather) {

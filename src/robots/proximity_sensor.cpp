@@ -8,6 +8,7 @@
 
 #include "core/cpu_features.hpp"
 #include "core/det_math.hpp"
+#include "core/lane_tables.hpp"
 #include "fleetsim/controller.hpp"
 #include "robots/engine_world.hpp"
 
@@ -57,14 +58,6 @@ struct GatherCursor {
     const double* gx, const double* gy, const std::uint32_t* rb, const std::uint32_t* re, int runs,
     GatherCursor& cursor, std::uint32_t self, double px, double py, double reach2, float rj,
     float* lx, float* ly, float* lq, int m, int cap) {
-  // kPack[bits]: the lanes of `bits` moved to the front, in order (a left-packing shuffle).
-  alignas(16) static constexpr std::int32_t kPack[16][4] = {
-      {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
-      {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
-      {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
-  static constexpr std::uint8_t kCount[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-  alignas(32) static constexpr std::int64_t kLanes[5][4] = {
-      {0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}, {-1, -1, -1, -1}};
   const __m256d vpx = _mm256_set1_pd(px), vpy = _mm256_set1_pd(py);
   const __m256d vreach2 = _mm256_set1_pd(reach2);
   const __m128 vrj2 = _mm_set1_ps(rj * rj);
@@ -75,13 +68,14 @@ struct GatherCursor {
         cursor.at = s;
         return m;
       }
-      const std::uint32_t lanes = std::min(4u, e - s);
+      const std::uint32_t width = std::min(4u, e - s);
       __m256d x, y;
-      if (lanes == 4) {
+      if (width == 4) {
         x = _mm256_loadu_pd(gx + s);
         y = _mm256_loadu_pd(gy + s);
       } else {  // the run's last slots: the lanes past it are not read
-        const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(kLanes[lanes]));
+        const __m256i mask =
+            _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes::kFirst64[width]));
         x = _mm256_maskload_pd(gx + s, mask);
         y = _mm256_maskload_pd(gy + s, mask);
       }
@@ -89,15 +83,15 @@ struct GatherCursor {
       const __m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
       unsigned bits =
           static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(d2, vreach2, _CMP_LE_OQ)));
-      bits &= (1u << lanes) - 1;
-      if (self - s < lanes) bits &= ~(1u << (self - s));
+      bits &= (1u << width) - 1;
+      if (self - s < width) bits &= ~(1u << (self - s));
       const __m128 rx = _mm256_cvtpd_ps(dx), ry = _mm256_cvtpd_ps(dy);
       const __m128 q = _mm_sub_ps(vrj2, _mm_add_ps(_mm_mul_ps(rx, rx), _mm_mul_ps(ry, ry)));
-      const __m128i pack = _mm_load_si128(reinterpret_cast<const __m128i*>(kPack[bits]));
+      const __m128i pack = _mm_load_si128(reinterpret_cast<const __m128i*>(lanes::kPack[bits]));
       _mm_storeu_ps(lx + m, _mm_permutevar_ps(rx, pack));
       _mm_storeu_ps(ly + m, _mm_permutevar_ps(ry, pack));
       _mm_storeu_ps(lq + m, _mm_permutevar_ps(q, pack));
-      m += kCount[bits];
+      m += lanes::kCount[bits];
     }
     if (++cursor.run < runs) cursor.at = rb[cursor.run];
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/cpu_features.hpp"
 #include "scene.hpp"
 
 namespace fleetsim::testing {
@@ -272,34 +273,48 @@ namespace {
 // robots and their candidates, on one thread. That is a shortcut, not another model: a jammed
 // crowd ends every tick in the same state whether the rounds turn sparse right after round 0
 // or never, on one thread or two.
+// A jammed crowd around a wall for 300 ticks: the state's hash after each tick.
+std::vector<std::uint64_t> jam_hashes(std::size_t sparse_below, int threads) {
+  Scene s(3.0, threads);
+  s.model->segments.push_back({{-0.2, 0.05}, {0.2, 0.05}});  // a wall inside the crowd
+  CounterRng rng(5, 0, 0, RandomStream::kUser);
+  std::vector<EntityId> ids;
+  for (int gx = 0; gx < 14; ++gx)
+    for (int gy = 0; gy < 14; ++gy)
+      if (std::abs(-0.52 + gy * 0.08 - 0.05) > 0.04)
+        ids.push_back(s.add(-0.52 + gx * 0.08, -0.52 + gy * 0.08, rng.uniform(-kPi, kPi)));
+  s.ready();
+  s.engine.set_sparse_below(sparse_below);
+  std::vector<std::uint64_t> hashes;
+  int most_rounds = 0;
+  for (int t = 0; t < 300; ++t) {
+    drive_to_centre(s, ids, t, 0.02);
+    s.step();
+    hashes.push_back(s.state.hash());
+    most_rounds = std::max(most_rounds, s.engine.last_rounds());
+  }
+  // The crowd must need several rounds, or there is nothing to compare.
+  EXPECT_GE(most_rounds, 4);
+  return hashes;
+}
+
 TEST(Kinematics, SparseRoundsGiveTheStatesOfFullRounds) {
-  auto run = [](std::size_t sparse_below, int threads) {
-    Scene s(3.0, threads);
-    s.model->segments.push_back({{-0.2, 0.05}, {0.2, 0.05}});  // a wall inside the crowd
-    CounterRng rng(5, 0, 0, RandomStream::kUser);
-    std::vector<EntityId> ids;
-    for (int gx = 0; gx < 14; ++gx)
-      for (int gy = 0; gy < 14; ++gy)
-        if (std::abs(-0.52 + gy * 0.08 - 0.05) > 0.04)
-          ids.push_back(s.add(-0.52 + gx * 0.08, -0.52 + gy * 0.08, rng.uniform(-kPi, kPi)));
-    s.ready();
-    s.engine.set_sparse_below(sparse_below);
-    std::vector<std::uint64_t> hashes;
-    int most_rounds = 0;
-    for (int t = 0; t < 300; ++t) {
-      drive_to_centre(s, ids, t, 0.02);
-      s.step();
-      hashes.push_back(s.state.hash());
-      most_rounds = std::max(most_rounds, s.engine.last_rounds());
-    }
-    // The crowd must need several rounds, or there is nothing to compare.
-    EXPECT_GE(most_rounds, 4);
-    return hashes;
-  };
-  const auto full = run(0, 1);
-  EXPECT_EQ(full, run(~std::size_t{0} - 1, 1));  // sparse from round 1 on
-  EXPECT_EQ(full, run(~std::size_t{0} - 1, 2));
-  EXPECT_EQ(full, run(3, 2));
+  const auto full = jam_hashes(0, 1);
+  EXPECT_EQ(full, jam_hashes(~std::size_t{0} - 1, 1));  // sparse from round 1 on
+  EXPECT_EQ(full, jam_hashes(~std::size_t{0} - 1, 2));
+  EXPECT_EQ(full, jam_hashes(3, 2));
+}
+
+// Round 0 finds its candidates four slots at a time with AVX2 (one radius, one engine): the
+// same candidates, so the same states, as the baseline kernel's one at a time.
+TEST(Kinematics, BothSimdPathsGiveTheSameStates) {
+  const SimdPath before = simd_path();
+  if (set_simd_path(SimdPath::kAvx2) != SimdPath::kAvx2) GTEST_SKIP() << "no AVX2 here";
+  const auto wide = jam_hashes(KinematicsEngine::kSparseAuto, 2);
+  set_simd_path(SimdPath::kBaseline);
+  const auto baseline = jam_hashes(KinematicsEngine::kSparseAuto, 2);
+  set_simd_path(before);
+  EXPECT_EQ(wide, baseline);
 }
 
 }  // namespace
