@@ -512,25 +512,18 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   }
   last_rounds_ = round;
 
-  // 3. Move (the end positions are recomputed where step 4 needs them: no copy in slot order).
-  pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t s = b; s < e; ++s) {
-      const std::uint32_t i = order[s];
-      if (!mine(engine_[s & emask])) continue;
-      realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : frac(s);
-      x[i] = end_x(s);
-      y[i] = end_y(s);
-    }
-  });
-
-  // 4. The collision sensor: contacts at the final positions. Robots moved less than a cell
-  // since the grid was built, so its 3x3 blocks still hold every touching pair.
+  // 3. Move, and the collision sensor: contacts at the final positions (recomputed from the
+  // slot arrays, here and for the neighbours: no copy in slot order). Robots moved less than
+  // a cell since the grid was built, so its 3x3 blocks still hold every touching pair.
   pool.parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce, int) {
     for (std::size_t c = cb; c < ce; ++c)
       for_each_slot(c, [&](std::size_t s, const std::int16_t* list) {
         const std::uint32_t i = order[s];
         if (!mine(engine_[s & emask])) return;
-        Vec2 p{end_x(s), end_y(s)};
+        const Vec2 p{end_x(s), end_y(s)};
+        realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : frac(s);
+        x[i] = p.x;
+        y[i] = p.y;
         double ri = gr[s];
         double th = theta[i];
         // Every contact is collected, then sorted by angle and the first kMaxContacts kept: the
@@ -566,7 +559,18 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             if (t != s && engine_[t & emask] == eng) touching(t);
           });
         }
-        std::sort(found, found + count);
+        // By angle: an insertion sort for the few contacts a robot has (std::sort's own for up
+        // to 16, so the same order of equal angles, -0 and +0), std::sort beyond.
+        if (count <= 16) {
+          for (int a = 1; a < count; ++a) {
+            const float v = found[a];
+            int b = a;
+            for (; b > 0 && v < found[b - 1]; --b) found[b] = found[b - 1];
+            found[b] = v;
+          }
+        } else {
+          std::sort(found, found + count);
+        }
         count = std::min(count, kMaxContacts);
         for (int k = 0; k < count; ++k) angles[k] = found[k];
         contact_count[i] = static_cast<std::uint8_t>(count);
