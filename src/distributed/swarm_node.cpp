@@ -1,17 +1,34 @@
 #include "distributed/swarm_node.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
+#include "distributed/exchanges.hpp"
+#include "distributed/swarm_run.hpp"
 #include "federation/example_nodes.hpp"
+#include "federation/launcher.hpp"
 #include "fleetsim/controller.hpp"
 #include "log/byte_io.hpp"
 #include "plugins/builtins.hpp"
 #include "scenario/experiment.hpp"
 #include "sim/simulation.hpp"
+#include "transport/inproc_transport.hpp"
+#include "transport/shm_transport.hpp"
+
+extern char** environ;
 
 namespace fleetsim::distributed {
 
@@ -173,8 +190,29 @@ RobotReadings decode_readings(const std::vector<std::uint8_t>& payload) {
 
 // ---------------------------------------------------------------------------------------
 // The node.
+//
+// With processes="N" the experiment runs on N processes, as `fleetsim run --processes N`
+// spreads it (docs/distributed.md: the same region assignment, the same exchange rounds); the
+// node itself is process 0, which alone talks to the federation. Each tick gets two more
+// rounds of the processes' own exchange:
+//   inputs   before the tick: process 0 sends the poses and commands it applied since the
+//            previous tick (the others send none), and every process applies them in the same
+//            order before the tick, as the node does on one process. Its last one, after the
+//            last tick, has the stop flag: every process then gathers the world and ends.
+//   results  after the tick, when a port names a robot: each process sends the readings of
+//            the named robots whose controllers it ran in the tick, and the error of a
+//            command that did not fit their actuators; process 0 sends them to the federation.
+// Messages (little-endian):
+//   inputs   'I' i64 tick, u8 stop, u32 n, n x (u32 input, i64 timestamp, then for a pose
+//            input: string robot, f64 x, y, z, theta; for a command input: u32 actuator,
+//            u32 length, bytes)
+//   results  'R' i64 tick, u32 n, n x (u32 slot of the robot among the ports' robots, string
+//            error ("" when none), u32 length, a readings message, then per sensor of it u32 k,
+//            k x u32 sender robot ids)
 
 namespace {
+
+constexpr char kInputs = 'I', kResults = 'R';
 
 /// Checks swarm node `node` against its loaded experiment (check_swarm_node()).
 void check_declaration(const federation::Federation& fed, std::size_t node, const Experiment& ex,
@@ -204,6 +242,36 @@ void check_declaration(const federation::Federation& fed, std::size_t node, cons
       d.error(f.where, "flow '" + f.name + "' enters swarm node '" + decl.name +
                            "' as an observation flow (expected a periodic or event flow: every "
                            "pose and command an external robot is sent is applied)");
+  }
+  // Its processes: whole regions each, as `fleetsim run --processes`.
+  if (decl.processes > 1) {
+    const std::string node_name =
+        "swarm node '" + decl.name + "': processes=\"" + std::to_string(decl.processes) + "\" ";
+    const std::size_t regions = ex.model->engines.size();
+    bool listed = false;  // <distribution> assigns regions (not affinities only)
+    for (const auto& p : ex.distribution) listed = listed || !p.empty();
+    if (!ex.distribution.empty() &&
+        ex.distribution.size() != static_cast<std::size_t>(decl.processes)) {
+      d.error(decl.where, node_name + "but the <distribution> of " + decl.experiment + " (line " +
+                              std::to_string(ex.distribution_where.line) + ") lists " +
+                              std::to_string(ex.distribution.size()) +
+                              " processes (expected processes=\"" +
+                              std::to_string(ex.distribution.size()) +
+                              "\", or no <distribution> for the automatic assignment)");
+    } else if (!listed && static_cast<std::size_t>(decl.processes) > regions) {
+      d.error(decl.where,
+              node_name + "but " + decl.experiment + " has only " + std::to_string(regions) +
+                  (regions == 1 ? " physics engine region" : " physics engine regions") +
+                  " (a process simulates whole regions: expected processes=\"" +
+                  std::to_string(regions) +
+                  "\" or fewer, or more regions in the experiment's <physics>)");
+    } else {
+      try {
+        (void)assign_regions(ex, decl.processes);
+      } catch (const std::invalid_argument& e) {
+        d.error(decl.where, node_name + "cannot run: " + e.what());
+      }
+    }
   }
   // The robots the ports name: external robots of the experiment.
   std::vector<std::string> external;  // for "did you mean"
@@ -237,8 +305,9 @@ void check_declaration(const federation::Federation& fed, std::size_t node, cons
 }
 
 /// An external robot that a port names, as the node and the robot's controller share it.
-/// Written between steps by the node (commands), and during the sense+control phase by the
-/// robot's own controller step only (readings, error): one worker touches it at a time.
+/// Written between steps by the node (commands, results), and during the sense+control phase
+/// by the robot's own controller step only (readings, error, stepped): one worker touches it
+/// at a time. Every process of the node has one per named robot, with the same commands.
 struct ExternalRobot {
   EntityId id = kNoEntity;
   std::string name;
@@ -254,7 +323,8 @@ struct ExternalRobot {
     std::string origin;  ///< "swarm node 'n', input 'i' (flow 'f') at T ns: "
   };
   std::vector<Command> commands;
-  std::string error;  ///< a command that does not fit its actuator (set by the step)
+  std::string error;     ///< a command that does not fit its actuator (set by the step)
+  bool stepped = false;  ///< its controller ran here in the last tick (set by the step)
 };
 
 /// The `external` controller of a swarm node's run: like the built-in one it leaves the
@@ -268,6 +338,7 @@ class FederatedController final : public Controller {
   void step(RobotIO& io) override {
     if (io.id >= slot_of_id_->size() || (*slot_of_id_)[io.id] < 0) return;
     ExternalRobot& r = (*robots_)[static_cast<std::size_t>((*slot_of_id_)[io.id])];
+    r.stepped = true;
     if (r.wants_readings) copy_readings(io, r);
     for (std::size_t k = 0; k < r.commands.size() && k < io.actuators.size(); ++k)
       if (r.commands[k].given) apply(io.actuators[k], r, r.commands[k]);
@@ -326,9 +397,23 @@ class FederatedController final : public Controller {
   const std::vector<int>* slot_of_id_;
 };
 
-class SwarmNode final : public time::NodeBehaviour {
+/// A pose (command.empty() and pose.name set) or an actuator command (pose.name empty) for an
+/// external robot, due at the first tick that starts at or after `at`.
+struct ExternalInput {
+  SimTime at = 0;
+  std::size_t input = 0;
+  RobotPose pose;
+  std::vector<std::uint8_t> command;
+  std::size_t actuator = 0;
+};
+
+/// One process's share of a swarm node's run (the node itself is process 0; the others are
+/// its threads or child processes): the experiment with its external robots, and what every
+/// process does alike with the inputs a tick is given.
+class SwarmShare {
  public:
-  SwarmNode(const federation::Federation& fed, std::size_t node) : decl_(fed.nodes[node]) {
+  SwarmShare(const federation::Federation& fed, std::size_t node, int process)
+      : decl_(fed.nodes[node]), process_(process) {
     // `external` robots exchange their readings and commands with the federation.
     registry_ = std::make_unique<PluginRegistry>();
     registry_->add_controller(
@@ -346,8 +431,6 @@ class SwarmNode final : public time::NodeBehaviour {
       throw std::runtime_error("node '" + decl_.name +
                                "': its experiment or its ports have errors:\n" + d.str());
     for (std::size_t o = 0; o < decl_.outputs.size(); ++o) {
-      periods_.push_back(fed.flow_from(node, o).periods);
-      sent_.push_back(0);
       output_robot_.push_back(
           decl_.outputs[o].robot.empty() ? -1 : external_slot(*ex, decl_.outputs[o].robot));
       if (output_robot_.back() >= 0) external_[output_robot_.back()].wants_readings = true;
@@ -360,46 +443,199 @@ class SwarmNode final : public time::NodeBehaviour {
     const auto& names = ex->state.robot_name();
     for (std::size_t i = 0; i < ex->state.robot_count(); ++i)
       by_name_[names[i]] = ex->state.robot_id()[i];
-    sim_ = std::make_unique<Simulation>(std::move(*ex), *registry_);
-    tick_ = sim_->model().tick_period_ns;
-    sim_->start();
-  }
-  ~SwarmNode() override {
-    try {
-      sim_->finish();
-    } catch (...) {
-    }
+    tick_ = ex->model->tick_period_ns;
+    if (decl_.processes > 1) owner_ = assign_regions(*ex, decl_.processes);
+    Distribution pins;  // (only to ask whether the experiment pins robots to processes)
+    pins.kind_process = ex->kind_affinity;
+    pins.robot_process = ex->robot_affinity;
+    affinities_ = pins.has_affinities();
+    experiment_ = std::make_unique<Experiment>(std::move(*ex));
   }
 
-  void consume(std::size_t input, const time::Message& m) override {
-    if (input_robot_[input] >= 0) return take_commands(input, m);
-    std::vector<RobotPose> poses;
-    try {
-      poses = decode_poses(m.payload);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(where(input, m.timestamp) + e.what());
+  /// The rounds of the processes' exchange in each tick: the simulation's (handoff, moves,
+  /// and with affinities the actuation), then the inputs and, when a port names a robot, the
+  /// results.
+  int rounds_per_tick() const { return (affinities_ ? 3 : 2) + 1 + (external_.empty() ? 0 : 1); }
+
+  /// Makes the run and starts it; `exchange` joins the processes when there are several.
+  void start(Exchange* exchange) {
+    Distribution d;
+    if (decl_.processes > 1) {
+      d.process = process_;
+      d.processes = decl_.processes;
+      d.engine_process = owner_;
+      d.kind_process = experiment_->kind_affinity;
+      d.robot_process = experiment_->robot_affinity;
+      d.exchange = exchange;
     }
-    for (auto& p : poses) {
+    sim_ = std::make_unique<Simulation>(std::move(*experiment_), *registry_, d);
+    experiment_.reset();
+    sim_->start();
+  }
+  Simulation& sim() { return *sim_; }
+  const Simulation& sim() const { return *sim_; }
+  bool started() const { return sim_ != nullptr; }
+  SimTime tick_ns() const { return tick_; }
+  int processes() const { return decl_.processes; }
+  const federation::NodeDecl& decl() const { return decl_; }
+  /// The names of the regions process `p` simulates.
+  std::string regions_of(int p) const {
+    std::string out;
+    if (!sim_) return out;
+    for (const auto& name : region_names(sim_->model(), owner_, p))
+      out += (out.empty() ? "" : ", ") + name;
+    return out;
+  }
+
+  std::string where(std::size_t input, SimTime t) const {
+    return "swarm node '" + decl_.name + "', input '" + decl_.inputs[input].name + "' (flow '" +
+           input_flows_[input] + "') at " + std::to_string(t) + " ns: ";
+  }
+
+  /// Process 0: the inputs in a message the node consumed, checked, in their order.
+  std::vector<ExternalInput> decode_message(std::size_t input, const time::Message& m) const {
+    std::vector<ExternalInput> out;
+    if (input_robot_[input] >= 0) {
+      const ExternalRobot& r = external_[static_cast<std::size_t>(input_robot_[input])];
+      for (auto& c : decoded(input, m, decode_commands)) {
+        const auto it = std::find(r.actuators.begin(), r.actuators.end(), c.actuator);
+        if (it == r.actuators.end()) {
+          std::string list;
+          for (const auto& a : r.actuators) list += (list.empty() ? "'" : ", '") + a + "'";
+          throw std::runtime_error(where(input, m.timestamp) + "robot '" + r.name +
+                                   "' has no actuator '" + c.actuator + "'" +
+                                   did_you_mean(c.actuator, r.actuators) +
+                                   " (its actuators: " + (list.empty() ? "none" : list) + ")");
+        }
+        const auto k = static_cast<std::size_t>(it - r.actuators.begin());
+        out.push_back({m.timestamp, input, {}, std::move(c.bytes), k});
+      }
+      return out;
+    }
+    for (auto& p : decoded(input, m, decode_poses)) {
       if (!by_name_.count(p.name))
         throw std::runtime_error(where(input, m.timestamp) + "no robot '" + p.name + "' in " +
                                  decl_.experiment);
-      pending_.push_back({m.timestamp, input, std::move(p), {}});
+      out.push_back({m.timestamp, input, std::move(p), {}, 0});
     }
+    return out;
   }
 
-  time::Emission emit(std::size_t output, SimTime t) override {
-    // Steps to t, applying the poses and commands received before the first tick that starts
-    // at or after each one's timestamp (every message stamped before t has been consumed).
-    while (sim_->state().tick * tick_ < t && !sim_->done()) {
-      apply_due(sim_->state().tick * tick_);
-      sim_->step();
-      for (auto& r : external_)
-        if (!r.error.empty()) throw std::runtime_error(r.error);
+  /// Places the robot or sets the command, between two ticks: the same on every process.
+  void apply(const ExternalInput& in) {
+    if (input_robot_[in.input] >= 0) {  // a command: from this tick on
+      auto& c = external_[static_cast<std::size_t>(input_robot_[in.input])].commands[in.actuator];
+      c.given = true;
+      c.bytes = in.command;
+      c.origin = where(in.input, in.at);
+      return;
     }
-    apply_due(sim_->state().tick * tick_);  // the world at t shows the poses placed at t
-    const auto& p = periods_[output];
-    const SimTime period = p[sent_[output]++ % p.size()];
-    if (output_robot_[output] >= 0) return {t, period, readings(external_[output_robot_[output]])};
+    const RobotPose& p = in.pose;
+    const Vec2 lo = sim_->model().arena_min(), hi = sim_->model().arena_max();
+    if (!(p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y))
+      throw std::runtime_error(where(in.input, in.at) + "robot '" + p.name + "' at (" +
+                               std::to_string(p.x) + ", " + std::to_string(p.y) +
+                               ") is outside the arena (robots stay inside it)");
+    sim_->place_robot(by_name_.at(p.name), {p.x, p.y}, p.theta, p.z);
+  }
+
+  /// The inputs round, before a tick (or, with `stop`, after the last): process 0 sends
+  /// `inputs`, which every other process applies. Returns the stop flag process 0 sent.
+  bool inputs_round(const std::vector<ExternalInput>& inputs, bool stop) {
+    std::vector<std::uint8_t> out;
+    log::ByteWriter w(out);
+    w.u8(kInputs);
+    w.i64(sim_->state().tick);
+    w.u8(process_ == 0 && stop ? 1 : 0);
+    w.u32(process_ == 0 ? static_cast<std::uint32_t>(inputs.size()) : 0);
+    if (process_ == 0)
+      for (const ExternalInput& in : inputs) {
+        w.u32(static_cast<std::uint32_t>(in.input));
+        w.i64(in.at);
+        if (input_robot_[in.input] >= 0) {
+          w.u32(static_cast<std::uint32_t>(in.actuator));
+          w.u32(static_cast<std::uint32_t>(in.command.size()));
+          w.raw(in.command.data(), in.command.size());
+        } else {
+          w.str(in.pose.name);
+          for (double v : {in.pose.x, in.pose.y, in.pose.z, in.pose.theta}) w.f64(v);
+        }
+      }
+    auto all = gather(std::move(out));
+    bool stopped = false;
+    for (int p = 0; p < processes(); ++p) {
+      if (p == process_) continue;
+      try {
+        log::ByteReader r(all[p].data(), all[p].size(), "an inputs message");
+        if (r.u8() != kInputs || r.i64() != sim_->state().tick)
+          throw log::LogError("a message of another kind or tick");
+        const std::uint8_t flag = r.u8();
+        if (flag > 1 || (flag != 0 && p != 0)) throw log::LogError("unknown flags");
+        if (p == 0) stopped = flag != 0;
+        const std::uint32_t n = r.u32();
+        if (n != 0 && p != 0) throw log::LogError("inputs from another process than 0");
+        for (std::uint32_t k = 0; k < n; ++k) apply(read_input(r));
+        if (r.remaining() != 0) throw log::LogError("trailing bytes");
+      } catch (const log::LogError& e) {
+        throw RunError(process_text(process_) + "process " + std::to_string(p) +
+                       " sent a malformed inputs message (" + e.what() + ")");
+      }
+    }
+    return process_ == 0 ? stop : stopped;
+  }
+
+  /// The results round after a tick (when a port names a robot): process 0 takes the readings
+  /// of the named robots other processes stepped; then throws the first robot's command
+  /// error, in the ports' order, as on one process.
+  void results_round() {
+    if (external_.empty()) return;
+    if (processes() > 1) {
+      std::vector<std::uint8_t> out;
+      log::ByteWriter w(out);
+      w.u8(kResults);
+      w.i64(sim_->state().tick);
+      std::vector<std::size_t> mine;
+      for (std::size_t k = 0; k < external_.size(); ++k)
+        if (external_[k].stepped && (external_[k].wants_readings || !external_[k].error.empty()))
+          mine.push_back(k);
+      w.u32(static_cast<std::uint32_t>(process_ == 0 ? 0 : mine.size()));
+      if (process_ != 0)
+        for (std::size_t k : mine) {
+          const ExternalRobot& r = external_[k];
+          w.u32(static_cast<std::uint32_t>(k));
+          w.str(r.error);
+          const auto bytes = encode_readings(r.readings);
+          w.u32(static_cast<std::uint32_t>(bytes.size()));
+          w.raw(bytes.data(), bytes.size());
+          for (std::size_t s = 0; s < r.readings.sensors.size(); ++s) {
+            const auto& ids = s < r.sender_ids.size() ? r.sender_ids[s] : std::vector<EntityId>{};
+            w.u32(static_cast<std::uint32_t>(ids.size()));
+            for (EntityId id : ids) w.u32(id);
+          }
+        }
+      auto all = gather(std::move(out));
+      std::vector<int> from(external_.size(), -1);
+      for (std::size_t k = 0; k < external_.size(); ++k)
+        if (external_[k].stepped) from[k] = 0;
+      for (int p = 1; p < processes() && process_ == 0; ++p) {
+        try {
+          take_results(all[p], p, from);
+        } catch (const std::exception& e) {
+          throw RunError(process_text(0) + "process " + std::to_string(p) +
+                         " sent a malformed results message (" + e.what() + ")");
+        }
+      }
+    }
+    for (auto& r : external_) r.stepped = false;
+    if (process_ != 0) return;  // (process 0 stops the run: the others then see it leave)
+    for (auto& r : external_)
+      if (!r.error.empty()) throw std::runtime_error(r.error);
+  }
+
+  /// The pose message of every robot, or output `output`'s robot's readings.
+  std::vector<std::uint8_t> output_message(std::size_t output) const {
+    if (output_robot_[output] >= 0)
+      return readings(external_[static_cast<std::size_t>(output_robot_[output])]);
     std::vector<RobotPose> poses;
     const WorldState& s = sim_->state();
     const ColumnHandle zc = s.robots.find("z");
@@ -407,23 +643,78 @@ class SwarmNode final : public time::NodeBehaviour {
     const auto& names = s.robot_name();
     for (std::size_t i = 0; i < s.robot_count(); ++i)
       poses.push_back({names[i], s.x()[i], s.y()[i], z ? z[i] : 0.0, s.theta()[i]});
-    return {t, period, encode_poses(poses)};
+    return encode_poses(poses);
   }
 
-  std::uint64_t state_hash() const override { return sim_->state().hash(); }
-
  private:
-  /// A pose (command.empty()) or an actuator command (pose.name empty) waiting for its tick.
-  struct Pending {
-    SimTime at;
-    std::size_t input;
-    RobotPose pose;
-    ActuatorCommand command;
-    std::size_t actuator = 0;
-  };
-  std::string where(std::size_t input, SimTime t) const {
-    return "swarm node '" + decl_.name + "', input '" + decl_.inputs[input].name + "' (flow '" +
-           input_flows_[input] + "') at " + std::to_string(t) + " ns: ";
+  /// `decode`(m's payload); what does not fit names the input, its flow and the time.
+  template <class Decode>
+  auto decoded(std::size_t input, const time::Message& m, Decode decode) const
+      -> decltype(decode(m.payload)) {
+    try {
+      return decode(m.payload);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(where(input, m.timestamp) + e.what());
+    }
+  }
+  std::string process_text(int p) const {
+    return "swarm node '" + decl_.name + "', process " + std::to_string(p) + ": ";
+  }
+  std::vector<std::vector<std::uint8_t>> gather(std::vector<std::uint8_t> mine) {
+    auto all = sim_->distribution().exchange->all_gather(std::move(mine));
+    if (all.size() != static_cast<std::size_t>(processes()))
+      throw RunError("the exchange returned " + std::to_string(all.size()) + " messages for " +
+                     std::to_string(processes()) + " processes");
+    return all;
+  }
+  /// One input of an inputs message, checked against this node's ports and robots.
+  ExternalInput read_input(log::ByteReader& r) const {
+    ExternalInput in;
+    in.input = r.u32();
+    in.at = r.i64();
+    if (in.input >= input_robot_.size()) throw log::LogError("an unknown input");
+    if (const int slot = input_robot_[in.input]; slot >= 0) {
+      in.actuator = r.u32();
+      if (in.actuator >= external_[static_cast<std::size_t>(slot)].actuators.size())
+        throw log::LogError("an unknown actuator");
+      const std::size_t n = r.count(r.u32(), 1);
+      const std::uint8_t* bytes = r.take(n);
+      in.command.assign(bytes, bytes + n);
+    } else {
+      in.pose.name = r.str();
+      if (!by_name_.count(in.pose.name)) throw log::LogError("an unknown robot");
+      in.pose.x = r.f64();
+      in.pose.y = r.f64();
+      in.pose.z = r.f64();
+      in.pose.theta = r.f64();
+    }
+    return in;
+  }
+  /// Process 0: process p's results; `from`: per slot, the process whose results it has.
+  void take_results(const std::vector<std::uint8_t>& bytes, int p, std::vector<int>& from) {
+    log::ByteReader r(bytes.data(), bytes.size(), "a results message");
+    if (r.u8() != kResults || r.i64() != sim_->state().tick)
+      throw log::LogError("a message of another kind or tick");
+    for (std::uint32_t n = r.u32(); n > 0; --n) {
+      const std::uint32_t k = r.u32();
+      if (k >= external_.size() || from[k] >= 0)
+        throw log::LogError("a robot it did not step, or one another process stepped");
+      from[k] = p;
+      ExternalRobot& robot = external_[k];
+      robot.error = r.str();
+      const std::size_t len = r.count(r.u32(), 1);
+      const std::uint8_t* payload = r.take(len);
+      robot.readings = decode_readings({payload, payload + len});
+      robot.sender_ids.assign(robot.readings.sensors.size(), {});
+      for (std::size_t s = 0; s < robot.readings.sensors.size(); ++s) {
+        const std::size_t m = r.count(r.u32(), 4);
+        if (m != robot.readings.sensors[s].messages.size())
+          throw log::LogError("another number of senders than messages");
+        robot.sender_ids[s].resize(m);
+        for (EntityId& id : robot.sender_ids[s]) id = r.u32();
+      }
+    }
+    if (r.remaining() != 0) throw log::LogError("trailing bytes");
   }
   /// The slot of external robot `name` (a checked declaration names only those).
   int external_slot(const Experiment& ex, const std::string& name) {
@@ -446,52 +737,6 @@ class SwarmNode final : public time::NodeBehaviour {
     }
     throw std::logic_error("swarm node: robot '" + name + "' was checked but is not there");
   }
-  void take_commands(std::size_t input, const time::Message& m) {
-    ExternalRobot& r = external_[static_cast<std::size_t>(input_robot_[input])];
-    std::vector<ActuatorCommand> commands;
-    try {
-      commands = decode_commands(m.payload);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(where(input, m.timestamp) + e.what());
-    }
-    for (auto& c : commands) {
-      const auto it = std::find(r.actuators.begin(), r.actuators.end(), c.actuator);
-      if (it == r.actuators.end()) {
-        std::string list;
-        for (const auto& a : r.actuators) list += (list.empty() ? "'" : ", '") + a + "'";
-        throw std::runtime_error(where(input, m.timestamp) + "robot '" + r.name +
-                                 "' has no actuator '" + c.actuator + "'" +
-                                 did_you_mean(c.actuator, r.actuators) +
-                                 " (its actuators: " + (list.empty() ? "none" : list) + ")");
-      }
-      const auto k = static_cast<std::size_t>(it - r.actuators.begin());
-      pending_.push_back({m.timestamp, input, {}, std::move(c), k});
-    }
-  }
-  void apply_due(SimTime tick_start) {
-    if (pending_.empty()) return;  // nothing received for an external robot: most ticks
-    std::vector<Pending> later;
-    for (auto& p : pending_) {
-      if (p.at > tick_start) {
-        later.push_back(std::move(p));
-        continue;
-      }
-      if (input_robot_[p.input] >= 0) {  // a command: from this tick on
-        auto& c = external_[static_cast<std::size_t>(input_robot_[p.input])].commands[p.actuator];
-        c.given = true;
-        c.bytes = std::move(p.command.bytes);
-        c.origin = where(p.input, p.at);
-        continue;
-      }
-      const Vec2 lo = sim_->model().arena_min(), hi = sim_->model().arena_max();
-      if (!(p.pose.x >= lo.x && p.pose.x <= hi.x && p.pose.y >= lo.y && p.pose.y <= hi.y))
-        throw std::runtime_error(where(p.input, p.at) + "robot '" + p.pose.name + "' at (" +
-                                 std::to_string(p.pose.x) + ", " + std::to_string(p.pose.y) +
-                                 ") is outside the arena (robots stay inside it)");
-      sim_->place_robot(by_name_.at(p.pose.name), {p.pose.x, p.pose.y}, p.pose.theta, p.pose.z);
-    }
-    pending_ = std::move(later);
-  }
   /// Robot `r`'s readings message, with the senders of its messages named.
   std::vector<std::uint8_t> readings(const ExternalRobot& r) const {
     RobotReadings out = r.readings;
@@ -512,20 +757,405 @@ class SwarmNode final : public time::NodeBehaviour {
   }
 
   federation::NodeDecl decl_;
+  int process_ = 0;
   /// The robots the ports name, and each robot id's slot among them (-1: none). Made before
   /// the run starts, never resized during it (the controllers read them from the workers).
   std::vector<ExternalRobot> external_;
   std::vector<int> slot_of_id_;
   std::unique_ptr<PluginRegistry> registry_;
+  std::unique_ptr<Experiment> experiment_;  ///< until start()
   std::unique_ptr<Simulation> sim_;
   SimTime tick_ = 1;
-  std::vector<std::vector<SimTime>> periods_;
-  std::vector<std::uint64_t> sent_;
+  std::vector<int> owner_;                       ///< per region: its process (processes > 1)
+  bool affinities_ = false;                      ///< robots pinned to processes: one more round
   std::vector<int> output_robot_, input_robot_;  ///< slot in external_, or -1 (poses)
   std::vector<std::string> input_flows_;
   std::map<std::string, EntityId> by_name_;
-  std::vector<Pending> pending_;
 };
+
+/// Process p (>= 1) of a swarm node, on `port`, to the end: each tick as process 0 announces
+/// it, to the stop. Returns "" when it ended well, else "error: WHY" (it failed by itself) or
+/// "stopped: WHY" (another process failed or left).
+std::string run_share_on(SwarmShare& share, transport::Port& port, int p) {
+  std::unique_ptr<PortExchange> exchange;
+  try {
+    exchange = make_exchange(SyncMode::kDsaam, port, p, share.processes(), share.tick_ns(),
+                             share.rounds_per_tick());
+    share.start(exchange.get());
+    while (!share.inputs_round({}, false)) {
+      share.sim().step();
+      share.results_round();
+    }
+    share.sim().gather_state();
+    share.sim().finish();
+    port.close();
+    return "";
+  } catch (const transport::PeerLost& e) {
+    return std::string("stopped: ") + e.what();
+  } catch (const transport::FederationStopped& e) {
+    return std::string("stopped: ") + e.what();
+  } catch (const std::exception& e) {
+    // (A peer's loss may arrive wrapped in the phase's error: the exchange remembers it.)
+    return (exchange && exchange->peer_failed() ? "stopped: " : "error: ") + std::string(e.what());
+  }
+}
+
+/// A swarm node's processes 1..N-1, and its own port among them (process 0's): threads on
+/// in-process queues, or child processes (`fleetsim node FED --name NODE --swarm-process P`)
+/// on shared memory. Destroying it stops them: the port first (the others then see process 0
+/// leave), then threads are joined, children reaped (killed after a second).
+class SwarmProcesses {
+ public:
+  SwarmProcesses(const federation::Federation& fed, std::size_t node,
+                 const federation::SwarmNodeRuntime& runtime, SimTime tick_ns)
+      : fed_(fed), node_(node), n_(fed.nodes[node].processes) {
+    const auto layout = make_swarm_layout(SyncMode::kDsaam, n_, tick_ns);
+    transport::PortOptions po;
+    po.jitter_us = runtime.jitter_us;
+    po.log = log_refusal;
+    if (runtime.threads) {
+      net_ = std::make_unique<transport::InprocNetwork>(layout);
+      po.log = [](const std::string&) {};
+      errors_.assign(static_cast<std::size_t>(n_), "");
+      for (int p = 1; p < n_; ++p)
+        threads_.emplace_back([this, p, po] {
+          std::string result;
+          try {
+            SwarmShare share(fed_, node_, p);
+            auto port = net_->port(process_name(p), po);
+            result = run_share_on(share, *port, p);
+          } catch (const std::exception& e) {
+            result = std::string("error: ") + e.what();
+          }
+          if (result.rfind("error: ", 0) != 0) return;
+          {
+            std::lock_guard lock(errors_mutex_);
+            errors_[static_cast<std::size_t>(p)] = result;
+          }
+          net_->stop("process " + std::to_string(p) + " failed: " + result.substr(7));
+        });
+      port_ = net_->port(process_name(0), po);
+      return;
+    }
+    run_id_ = transport::new_run_id();
+    const std::string program =
+        runtime.program.empty() ? federation::self_executable() : runtime.program;
+    for (int p = 1; p < n_; ++p) spawn(program, p, runtime.jitter_us);
+    // A child that fails before it joins (its port never appears) is found by the waits.
+    po.run_id = run_id_;
+    po.wait_report_after = std::chrono::milliseconds(100);
+    po.on_wait = [this](const transport::WaitReport&) { check_children(); };
+    transport::ShmOptions so;
+    so.ring_bytes = std::size_t{1} << 20;  // as `fleetsim run --processes`
+    port_ = transport::make_shm_port(layout, process_name(0), po, so);
+  }
+  SwarmProcesses(const SwarmProcesses&) = delete;
+  SwarmProcesses& operator=(const SwarmProcesses&) = delete;
+
+  ~SwarmProcesses() {
+    if (net_ && !ended_) net_->stop("swarm node '" + fed_.nodes[node_].name + "' stopped");
+    port_.reset();
+    for (auto& t : threads_) t.join();
+    reap(std::chrono::seconds(1));
+    if (run_id_) transport::remove_stale_shm_segments(run_id_);
+  }
+
+  transport::Port& port() { return *port_; }
+
+  /// After the last round: the port closed, every process ended well (else throws its error).
+  void end() {
+    ended_ = true;
+    port_->close();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    reap(std::chrono::seconds(10));
+    const std::string why = failure();
+    if (!why.empty()) throw std::runtime_error(why);
+  }
+
+  /// Between rounds: a child process that has ended already stops the node (naming it) at
+  /// once, not at the next round, which may be far (a swarm whose run is over).
+  void check(const std::function<std::string(int)>& regions) {
+    if (children_.empty()) return;
+    poll_children();
+    for (std::size_t k = 0; k < children_.size(); ++k)
+      if (children_[k].exited) {
+        const std::string why = failure(regions);
+        throw std::runtime_error(!why.empty()
+                                     ? why
+                                     : "swarm node '" + fed_.nodes[node_].name + "': process " +
+                                           std::to_string(k + 1) + " left before the end");
+      }
+  }
+
+  /// Why the node's processes stopped: the first (in index order) that failed by itself, with
+  /// its regions (`regions(p)`), or "" when none did (process 0 itself failed, or is still
+  /// waiting). Children get a moment to report.
+  std::string failure(const std::function<std::string(int)>& regions = {}) {
+    if (!children_.empty()) reap(std::chrono::milliseconds(300), /*kill=*/false);
+    for (int p = 1; p < n_; ++p) {
+      std::string said;  // "error: ..." when it failed by itself
+      int status = 0;
+      if (net_) {
+        std::lock_guard lock(errors_mutex_);
+        said = errors_[static_cast<std::size_t>(p)];
+      } else {
+        const Child& c = children_[static_cast<std::size_t>(p - 1)];
+        if (!c.exited) continue;
+        said = c.out.substr(0, c.out.find('\n'));
+        status = c.status;
+      }
+      std::string error;
+      if (said.rfind("error: ", 0) == 0)
+        error = said.substr(7);
+      else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && said.rfind("stopped: ", 0) != 0)
+        error = "the process " + describe_exit_status(status);
+      if (error.empty()) continue;
+      const std::string r = regions ? regions(p) : "";
+      return "swarm node '" + fed_.nodes[node_].name + "': process " + std::to_string(p) +
+             (r.empty() ? "" : " (" + r + ")") + ": " + error;
+    }
+    return "";
+  }
+
+ private:
+  struct Child {
+    pid_t pid = -1;
+    int fd = -1;  ///< its stdout: "error: ..." or "stopped: ..." when it fails
+    std::string out;
+    bool exited = false;
+    int status = 0;
+  };
+
+  void spawn(const std::string& program, int p, std::uint32_t jitter_us) {
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("cannot create a pipe for a swarm process");
+    std::vector<std::string> args = {program,
+                                     "node",
+                                     fed_.path,
+                                     "--name",
+                                     fed_.nodes[node_].name,
+                                     "--swarm-process",
+                                     std::to_string(p),
+                                     "--swarm-run-id",
+                                     transport::run_id_text(run_id_),
+                                     "--parent-pid",
+                                     std::to_string(getpid()),
+                                     "--jitter-us",
+                                     std::to_string(jitter_us),
+                                     "--quiet"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    for (const Child& c : children_) posix_spawn_file_actions_addclose(&actions, c.fd);
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (rc != 0) {
+      close(fds[0]);
+      throw std::runtime_error("swarm node '" + fed_.nodes[node_].name +
+                               "': cannot start process " + std::to_string(p) + " (" + program +
+                               "): " + std::strerror(rc));
+    }
+    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    children_.push_back({pid, fds[0], {}, false, 0});
+  }
+
+  /// Reads what the children wrote; notes those that exited.
+  void poll_children() {
+    for (Child& c : children_) {
+      char buf[4096];
+      for (ssize_t n; c.fd >= 0 && (n = read(c.fd, buf, sizeof buf)) != 0;) {
+        if (n < 0) break;  // nothing more for now
+        c.out.append(buf, static_cast<std::size_t>(n));
+      }
+      if (!c.exited && waitpid(c.pid, &c.status, WNOHANG) == c.pid) c.exited = true;
+      if (c.exited && c.fd >= 0) {
+        for (ssize_t n; (n = read(c.fd, buf, sizeof buf)) > 0;)
+          c.out.append(buf, static_cast<std::size_t>(n));
+        close(c.fd);
+        c.fd = -1;
+      }
+    }
+  }
+
+  /// While process 0 waits in a round: a child that exited before the end stops the run.
+  void check_children() {
+    poll_children();
+    for (std::size_t k = 0; k < children_.size(); ++k)
+      if (children_[k].exited)
+        throw transport::PeerLost(process_name(static_cast<int>(k) + 1),
+                                  "swarm node '" + fed_.nodes[node_].name + "': process " +
+                                      std::to_string(k + 1) + " left before the end");
+  }
+
+  /// Waits up to `patience` for the children to exit; then kills those left (`kill`).
+  void reap(std::chrono::steady_clock::duration patience, bool kill = true) {
+    const auto until = std::chrono::steady_clock::now() + patience;
+    while (true) {
+      poll_children();
+      bool all = true;
+      for (const Child& c : children_) all = all && c.exited;
+      if (all || std::chrono::steady_clock::now() >= until) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!kill) return;
+    for (Child& c : children_)
+      if (!c.exited) {
+        ::kill(c.pid, SIGKILL);
+        waitpid(c.pid, &c.status, 0);
+        c.exited = true;
+      }
+    poll_children();
+  }
+
+  const federation::Federation& fed_;
+  std::size_t node_;
+  int n_;
+  std::unique_ptr<transport::InprocNetwork> net_;  ///< threads
+  std::vector<std::thread> threads_;
+  std::mutex errors_mutex_;
+  std::vector<std::string> errors_;  ///< threads: per process, "error: ..." when it failed
+  std::vector<Child> children_;      ///< processes 1..N-1
+  std::uint64_t run_id_ = 0;         ///< children: their shared memory's
+  std::unique_ptr<transport::Port> port_;
+  bool ended_ = false;
+};
+
+class SwarmNode final : public time::NodeBehaviour {
+ public:
+  SwarmNode(const federation::Federation& fed, std::size_t node,
+            const federation::SwarmNodeRuntime& runtime)
+      : fed_(fed) {
+    share_ = std::make_unique<SwarmShare>(fed_, node, 0);
+    for (std::size_t o = 0; o < fed_.nodes[node].outputs.size(); ++o) {
+      periods_.push_back(fed_.flow_from(node, o).periods);
+      sent_.push_back(0);
+    }
+    if (share_->processes() > 1) {
+      processes_ = std::make_unique<SwarmProcesses>(fed_, node, runtime, share_->tick_ns());
+      exchange_ = make_exchange(SyncMode::kDsaam, processes_->port(), 0, share_->processes(),
+                                share_->tick_ns(), share_->rounds_per_tick());
+    }
+    guarded([&] { share_->start(exchange_.get()); });
+  }
+  ~SwarmNode() override {
+    try {
+      if (share_->started()) share_->sim().finish();
+    } catch (...) {
+    }
+  }
+
+  void consume(std::size_t input, const time::Message& m) override {
+    for (auto& in : share_->decode_message(input, m)) pending_.push_back(std::move(in));
+  }
+
+  time::Emission emit(std::size_t output, SimTime t) override {
+    // Steps to t, applying the poses and commands received before the first tick that starts
+    // at or after each one's timestamp (every message stamped before t has been consumed).
+    Simulation& sim = share_->sim();
+    const SimTime tick = share_->tick_ns();
+    if (processes_) processes_->check([this](int p) { return share_->regions_of(p); });
+    guarded([&] {
+      while (sim.state().tick * tick < t && !sim.done()) {
+        apply_due(sim.state().tick * tick);
+        if (exchange_) share_->inputs_round(forward_, false);
+        forward_.clear();
+        sim.step();
+        share_->results_round();
+      }
+    });
+    apply_due(sim.state().tick * tick);  // the world at t shows the poses placed at t
+    const auto& p = periods_[output];
+    const SimTime period = p[sent_[output]++ % p.size()];
+    return {t, period, share_->output_message(output)};
+  }
+
+  void finish() override {
+    if (!exchange_) return;
+    // The last inputs reach every process, which then brings the whole world to each.
+    guarded([&] {
+      share_->inputs_round(forward_, true);
+      forward_.clear();
+      share_->sim().gather_state();
+    });
+    processes_->end();
+  }
+
+  std::uint64_t state_hash() const override { return share_->sim().state().hash(); }
+
+ private:
+  /// Runs `f`; a failure caused by another of the node's processes names that process and
+  /// its own error.
+  template <class F>
+  void guarded(F f) {
+    try {
+      f();
+    } catch (const std::exception&) {
+      if (!exchange_ || !exchange_->peer_failed()) throw;
+      const std::string why = processes_->failure([this](int p) { return share_->regions_of(p); });
+      if (why.empty()) throw;
+      throw std::runtime_error(why);
+    }
+  }
+  void apply_due(SimTime tick_start) {
+    if (pending_.empty()) return;  // nothing received for an external robot: most ticks
+    std::vector<ExternalInput> later;
+    for (auto& p : pending_) {
+      if (p.at > tick_start) {
+        later.push_back(std::move(p));
+        continue;
+      }
+      share_->apply(p);
+      if (exchange_) forward_.push_back(std::move(p));
+    }
+    pending_ = std::move(later);
+  }
+
+  /// A copy: the node's processes read it while they run.
+  federation::Federation fed_;
+  std::unique_ptr<SwarmProcesses> processes_;  ///< processes 1..N-1 (processes > 1)
+  std::unique_ptr<PortExchange> exchange_;     ///< process 0's, among them
+  std::unique_ptr<SwarmShare> share_;
+  std::vector<std::vector<SimTime>> periods_;
+  std::vector<std::uint64_t> sent_;
+  std::vector<ExternalInput> pending_;  ///< received, not yet due
+  /// Applied here since the last inputs round: the other processes apply them at the next.
+  std::vector<ExternalInput> forward_;
+};
+
+/// Process `process` of swarm node `node`, a child process of the node (SwarmProcesses): its
+/// failure goes to stdout as one line for the node ("error: ..." when it failed by itself).
+int run_swarm_process(const federation::Federation& fed, std::size_t node, int process,
+                      std::uint64_t run_id, std::uint32_t jitter_us) {
+  std::string line;
+  try {
+    SwarmShare share(fed, node, process);
+    transport::PortOptions po;
+    po.jitter_us = jitter_us;
+    po.run_id = run_id;
+    po.log = log_refusal;
+    transport::ShmOptions so;
+    so.ring_bytes = std::size_t{1} << 20;  // as `fleetsim run --processes`
+    auto port = transport::make_shm_port(
+        make_swarm_layout(SyncMode::kDsaam, share.processes(), share.tick_ns()),
+        process_name(process), po, so);
+    line = run_share_on(share, *port, process);
+  } catch (const std::exception& e) {
+    line = std::string("error: ") + e.what();
+  }
+  if (line.empty()) return kExitOk;
+  for (char& c : line)
+    if (c == '\n') c = ' ';
+  line += "\n";
+  (void)!write(1, line.data(), line.size());
+  return kExitRuntimeError;
+}
 
 }  // namespace
 
@@ -544,10 +1174,12 @@ void check_swarm_node(const federation::Federation& fed, std::size_t node, Diagn
 }
 
 void install_swarm_nodes() {
-  federation::swarm_factory() = [](const federation::Federation& fed, std::size_t node) {
-    return std::make_unique<SwarmNode>(fed, node);
+  federation::swarm_factory() = [](const federation::Federation& fed, std::size_t node,
+                                   const federation::SwarmNodeRuntime& runtime) {
+    return std::make_unique<SwarmNode>(fed, node, runtime);
   };
   federation::swarm_check() = check_swarm_node;
+  federation::swarm_process_main() = run_swarm_process;
 }
 
 }  // namespace fleetsim::distributed

@@ -190,6 +190,11 @@ SwarmNodeFactory& swarm_factory() {
   return factory;
 }
 
+SwarmProcessMain& swarm_process_main() {
+  static SwarmProcessMain main;
+  return main;
+}
+
 SwarmNodeCheck& swarm_check() {
   static SwarmNodeCheck check;
   return check;
@@ -202,7 +207,8 @@ void check_swarm_nodes(const Federation& fed, Diagnostics& diags, const std::str
       swarm_check()(fed, n, diags);
 }
 
-std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node) {
+std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node,
+                                                    const SwarmNodeRuntime& runtime) {
   switch (fed.nodes.at(node).kind) {
     case NodeKind::kMixer:
       return std::make_unique<MixerNode>(fed, node);
@@ -213,7 +219,7 @@ std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::
     case NodeKind::kCamera:
       return std::make_unique<CameraNode>(fed, node);
     case NodeKind::kSwarm:
-      if (swarm_factory()) return swarm_factory()(fed, node);
+      if (swarm_factory()) return swarm_factory()(fed, node, runtime);
       throw std::logic_error("node '" + fed.nodes[node].name +
                              "' runs a swarm experiment, which this program cannot");
     case NodeKind::kProgram:

@@ -21,15 +21,34 @@
 
 namespace fleetsim::federation {
 
+/// Where a swarm node (<node experiment="..." processes="N">) runs its processes 1..N-1
+/// (process 0 is the node itself).
+struct SwarmNodeRuntime {
+  /// Threads of this process, joined by in-process queues (`launch --transport inproc`);
+  /// else child processes joined by shared-memory rings.
+  bool threads = false;
+  std::uint32_t jitter_us = 0;  ///< every message between its processes waits 0..N µs
+  /// The executable started as `PROGRAM node FED --name NODE --swarm-process P ...` for each
+  /// child process; empty: the running one (/proc/self/exe).
+  std::string program;
+};
+
 /// The simulator of built-in node `node` (not for kProgram nodes).
-std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node);
+std::unique_ptr<time::NodeBehaviour> make_behaviour(const Federation& fed, std::size_t node,
+                                                    const SwarmNodeRuntime& runtime = {});
 
 /// Makes the simulator of a swarm node (<node experiment="...">). The swarm engine is a
 /// higher layer than federations: the program that has it (the command line) installs it
 /// (distributed/swarm_node.hpp); without it a swarm node cannot run. Throws on a bad experiment.
-using SwarmNodeFactory =
-    std::function<std::unique_ptr<time::NodeBehaviour>(const Federation&, std::size_t)>;
+using SwarmNodeFactory = std::function<std::unique_ptr<time::NodeBehaviour>(
+    const Federation&, std::size_t, const SwarmNodeRuntime&)>;
 SwarmNodeFactory& swarm_factory();
+/// Runs process `process` (>= 1) of swarm node `node` to its end, as a child process started
+/// by the node (SwarmNodeRuntime): `run_id` names the shared memory of the node's processes.
+/// Returns an exit status. Installed with the factory.
+using SwarmProcessMain = std::function<int(const Federation&, std::size_t node, int process,
+                                           std::uint64_t run_id, std::uint32_t jitter_us)>;
+SwarmProcessMain& swarm_process_main();
 /// Checks a swarm node's declaration against its experiment before a federation starts
 /// (launch, node, check), reporting every problem to the Diagnostics; installed with the factory.
 using SwarmNodeCheck = std::function<void(const Federation&, std::size_t, Diagnostics&)>;

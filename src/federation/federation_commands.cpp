@@ -38,6 +38,8 @@ struct CommandLine {
   std::string secret_keys;
   std::string run_id;
   std::string zmq_io_thread = "any";
+  int swarm_process = 0;     ///< >= 1: run that process of swarm node `name` (its child)
+  std::string swarm_run_id;  ///< the swarm node's processes' run id
 };
 
 void add_common(CLI::App& cmd, CommandLine& cl) {
@@ -195,6 +197,10 @@ void add_commands(CLI::App& app, int& status) {
   node->add_option("--parent-pid", node_cl->parent_pid,
                    "Exit when this process (the launcher) dies")
       ->group("");
+  // A swarm node with processes="N" starts its processes 1..N-1 as `fleetsim node FED --name
+  // NODE --swarm-process P --swarm-run-id HEX` (distributed/swarm_node.hpp).
+  node->add_option("--swarm-process", node_cl->swarm_process, "")->group("");
+  node->add_option("--swarm-run-id", node_cl->swarm_run_id, "")->group("");
   node->callback([node_cl, &status] {
     if (node_cl->parent_pid > 0) {
       // Never outlive the launcher, even if it is killed with SIGKILL.
@@ -211,6 +217,21 @@ void add_commands(CLI::App& app, int& status) {
       std::cerr << fmt::format("{}: error: no node called '{}'{}\n", node_cl->federation,
                                node_cl->name, did_you_mean(node_cl->name, names));
       status = kExitUserError;
+      return;
+    }
+    if (node_cl->swarm_process > 0) {
+      const auto id = transport::parse_run_id(node_cl->swarm_run_id);
+      const std::size_t n = fed.index_of(node_cl->name);
+      if (!id || !swarm_process_main() || fed.nodes[n].kind != NodeKind::kSwarm ||
+          node_cl->swarm_process >= fed.nodes[n].processes) {
+        std::cerr << "error: --swarm-process " << node_cl->swarm_process << " does not fit node '"
+                  << node_cl->name
+                  << "' (only a swarm node starts its own processes, 1 to processes - 1, with "
+                     "a --swarm-run-id)\n";
+        status = kExitUserError;
+        return;
+      }
+      status = swarm_process_main()(fed, n, node_cl->swarm_process, *id, options.jitter_us);
       return;
     }
     if (!node_cl->ipc_dir.empty()) assign_ipc_endpoints(fed, node_cl->ipc_dir);

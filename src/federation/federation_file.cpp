@@ -654,6 +654,12 @@ std::optional<Federation> parse_federation_file(const XmlFile& file, Diagnostics
                                              : NodeKind::kMixer;
     }
     n.endpoint = ne.text("endpoint");
+    n.processes = static_cast<int>(ne.integer("processes", 1, 1, kMaxSwarmProcesses));
+    if (ne.has("processes") && n.kind != NodeKind::kSwarm)
+      ne.error(
+          fmt::format("attribute 'processes' is for swarm nodes only (expected a node with an "
+                      "'experiment', whose run it spreads over processes; node '{}' is a {})",
+                      n.name, n.kind == NodeKind::kProgram ? "program" : "built-in simulator"));
     n.optional = ne.choice("optional", {"true", "false"}, "false") == "true";
     if (n.optional && n.kind != NodeKind::kProgram)
       ne.error(

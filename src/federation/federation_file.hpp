@@ -41,6 +41,9 @@ struct NodeDecl {
   std::string experiment;  ///< kSwarm: the experiment file (resolved likewise)
   std::string endpoint;    ///< zmq: "tcp://host:port" or "ipc://path"; may be empty
   std::string public_key;  ///< CURVE (Z85), from <authentication public_keys>; may be empty
+  /// kSwarm: how many processes run the experiment (processes="N", 1..255), as `fleetsim run
+  /// --processes N` spreads it (docs/federation-format.md, "Swarm nodes").
+  int processes = 1;
   std::vector<PortDecl> inputs;
   std::vector<PortDecl> outputs;
   /// optional="true": the node may join late and resign early without changing what the
@@ -126,6 +129,9 @@ std::optional<SimTime> parse_duration(const std::string& text);
 /// The buffer of an observation input, in messages: its source is never blocked by it unless
 /// the sink falls this far behind (docs/time-management.md, "Observation flows").
 inline constexpr std::size_t kObservationBuffer = 1 << 20;
+
+/// The most processes a swarm node's run may have (as `fleetsim run --processes`).
+inline constexpr int kMaxSwarmProcesses = 255;
 
 /// Loads and checks a federation file. Returns nothing if `diags` got errors.
 std::optional<Federation> load_federation(const std::string& path, Diagnostics& diags);

@@ -35,13 +35,13 @@ void on_interrupt(int) {
   g_interrupted.store(true);
 }
 
+}  // namespace
+
 std::string self_executable() {
   std::error_code ec;
   auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::string("/proc/self/exe") : p.string();
 }
-
-}  // namespace
 
 void assign_ipc_endpoints(Federation& fed, const std::string& dir) {
   for (auto& n : fed.nodes)
@@ -62,7 +62,9 @@ int launch_threads(const Federation& fed, const RunOptions& options) {
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < fed.nodes.size(); ++i)
     threads.emplace_back([&, i] {
-      NodeRun run(fed, i, options);
+      RunOptions mine = options;
+      mine.transport = "inproc";  // a swarm node's processes too are threads
+      NodeRun run(fed, i, mine);
       auto port = net.port(fed.nodes[i].name, run.port_options());
       results[i] = run.run(*port);
       if (!results[i].ok && !results[i].stopped_by_peer)

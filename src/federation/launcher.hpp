@@ -34,6 +34,9 @@ transport::ZmqOptions zmq_options_for(const Federation& fed, const std::string& 
                                       const std::string& secret_keys_dir,
                                       const std::string& io_thread = "any");
 
+/// The path of the running executable (/proc/self/exe resolved).
+std::string self_executable();
+
 /// Fills the empty endpoints of `fed` with ipc://DIR/NODE.
 void assign_ipc_endpoints(Federation& fed, const std::string& dir);
 

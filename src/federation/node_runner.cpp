@@ -31,6 +31,7 @@ class DatastreamBehaviour final : public time::NodeBehaviour {
     const time::Message copy = streams_.applied(input, *latest);
     inner_->observe(input, &copy, at);
   }
+  void finish() override { inner_->finish(); }
   std::uint64_t state_hash() const override { return inner_->state_hash(); }
 
  private:
@@ -90,11 +91,16 @@ NodeResult NodeRun::run(transport::Port& port) {
     fo.run_id = options_.run_id;
     time::FlowNode node(layout.nodes[node_], port, fo);
     flow_node_ = &node;
-    std::unique_ptr<time::NodeBehaviour> behaviour = make_behaviour(fed_, node_);
+    SwarmNodeRuntime runtime;
+    runtime.threads = options_.transport == "inproc";
+    runtime.jitter_us = options_.jitter_us;
+    runtime.program = options_.node_program;
+    std::unique_ptr<time::NodeBehaviour> behaviour = make_behaviour(fed_, node_, runtime);
     if (Datastreams streams(fed_, node_); streams.typed())
       behaviour = std::make_unique<DatastreamBehaviour>(std::move(behaviour), std::move(streams));
     try {
       node.run(*behaviour);
+      behaviour->finish();
     } catch (...) {
       flow_node_ = nullptr;
       result.consumed = node.consumed();

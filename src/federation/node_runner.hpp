@@ -22,15 +22,18 @@ struct RunOptions {
   double speedup = 1.0;
   std::optional<SimTime> until;  ///< overrides the file's end time
   std::chrono::milliseconds wait_report_after{1000};
-  std::string ipc_dir;       ///< zmq: endpoints ipc://DIR/NODE for nodes without one
-  std::string node_program;  ///< zmq launch: executable with a `node` subcommand
-  bool quiet = false;        ///< no per-node summary lines
+  std::string ipc_dir;  ///< zmq: endpoints ipc://DIR/NODE for nodes without one
+  /// launch: the executable with a `node` subcommand started for every node; also the one a
+  /// swarm node with processes="N" starts for its processes 1..N-1 (empty: this one).
+  std::string node_program;
+  /// "inproc" (launch_threads sets it: a swarm node's processes are then threads), "shm",
+  /// "zmq" or "auto" (transport::use_shm).
+  bool quiet = false;  ///< no per-node summary lines
   /// zmq, authenticated federations: the directory holding NODE.key, this machine's nodes'
   /// secret keys (never a directory the federation file names).
   std::string secret_keys_dir;
   /// Processes: this run's identity (transport::PortOptions::run_id); launch draws one.
   std::uint64_t run_id = 0;
-  /// Processes: "shm", "zmq" or "auto" (transport::use_shm).
   std::string transport = "auto";
   /// zmq: "any" or "dedicated" (federation::zmq_options_for).
   std::string zmq_io_thread = "any";

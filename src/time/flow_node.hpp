@@ -76,6 +76,9 @@ class NodeBehaviour {
   /// Observation input `input`'s latest message stamped <= `at` (nullptr: none yet), given by
   /// run() just before each emission at `at`, for every observation input in layout order.
   virtual void observe(std::size_t /*input*/, const Message* /*latest*/, SimTime /*at*/) {}
+  /// Called once after the node ran to its end time (by federation::NodeRun, before
+  /// state_hash()): a simulator that has more to do at the end does it here.
+  virtual void finish() {}
   /// A hash of the simulator's final state (printed at the end, compared by tests).
   virtual std::uint64_t state_hash() const { return 0; }
 };

@@ -58,11 +58,13 @@ struct FederatePlay {
 /// Runs federation `file`: the nodes `builtin` in threads, each of `federates` in a thread of
 /// its own (the first in this thread), every node on `transport` (shm, or ZeroMQ over ipc)
 /// with `jitter_us`, traces in `traces`, all with run id `run_id`. Expects every node to finish
-/// normally; returns the federation read (nothing when it has errors).
+/// normally; returns the federation read (nothing when it has errors). `node_program`: the
+/// fleetsim executable a swarm node with processes="N" starts its processes with.
 inline std::optional<federation::Federation> run_federates(
     const std::string& file, const std::vector<std::string>& builtin,
     const std::vector<FederatePlay>& federates, const std::filesystem::path& traces,
-    std::uint32_t jitter_us, const std::string& transport, std::uint64_t run_id = 0) {
+    std::uint32_t jitter_us, const std::string& transport, std::uint64_t run_id = 0,
+    const std::string& node_program = "") {
   // Socket paths must be short (108 bytes): a fresh directory under /tmp.
   char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
   if (!mkdtemp(tmpl)) {
@@ -81,6 +83,7 @@ inline std::optional<federation::Federation> run_federates(
   o.quiet = true;
   o.transport = transport;
   o.run_id = run_id;
+  o.node_program = node_program;
   std::vector<std::thread> peers;
   std::vector<int> status(builtin.size(), -1);
   for (std::size_t k = 0; k < builtin.size(); ++k)
@@ -116,6 +119,15 @@ inline std::optional<federation::Federation> run_federate(
     const std::filesystem::path& traces, const std::function<void(Federate&)>& play,
     std::uint32_t jitter_us, const std::string& transport) {
   return run_federates(file, builtin, {{federate, play}}, traces, jitter_us, transport);
+}
+
+/// Runs `fleetsim` with `arguments` (time-limited), its stderr into `err`; its exit status
+/// (-1 when it did not exit).
+inline int run_fleetsim(const std::string& arguments, const std::filesystem::path& err) {
+  const std::string cmd =
+      time_limited(std::string(FLEETSIM_EXE) + " " + arguments) + " 2>" + err.string();
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /// The traces that `nodes` wrote in `traces` conform: the four rules, the lookahead, every

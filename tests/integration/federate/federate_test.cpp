@@ -606,8 +606,7 @@ TEST_F(ExternalRobotTest, AFlyerTakesVelocityCommands) {
 
 TEST_F(ExternalRobotTest, BadCommandsStopTheSwarmNodeNamingTheFlowAndTime) {
   const std::string at = "swarm node 'swarm', input 'wheels' (flow 'cmd') at 50000000 ns: ";
-  for (const auto& bad :
-       std::vector<std::pair<std::vector<std::uint8_t>, std::string>>{
+  for (const auto& bad : std::vector<std::pair<std::vector<std::uint8_t>, std::string>>{
            {distributed::encode_commands(
                 {{"differential_drive", distributed::command_values({0.1})}}),
             at + "actuator 'differential_drive' of robot 'rover' takes 16 bytes (2 f64 values, "
@@ -636,12 +635,7 @@ TEST_F(ExternalRobotTest, PortsNamingUnknownOrNonExternalRobotsAreRefusedBeforeT
   // node starts, from `fleetsim node` for the swarm node, and from `fleetsim check`.
   const std::string path = federation("w1", "rovr");
   for (const char* command : {" launch ", " check ", " node --name swarm "}) {
-    const std::string cmd =
-        fleetsim::testing::time_limited(std::string(FLEETSIM_EXE) + command + path) + " 2>" +
-        (dir_ / "stderr.txt").string();
-    const int status = std::system(cmd.c_str());
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 2) << command;
+    EXPECT_EQ(fleetsim::testing::run_fleetsim(command + path, dir_ / "stderr.txt"), 2) << command;
     const std::string err = slurp(dir_ / "stderr.txt");
     EXPECT_NE(err.find("fed.xml:3: error: swarm node 'swarm', input 'wheels': robot 'w1' of " +
                        (dir_ / "rover.xml").string() +

@@ -108,6 +108,39 @@ TEST(FederationFile, UnknownNamesWithSuggestions) {
   EXPECT_NE(e.find("camera"), std::string::npos) << e;
 }
 
+// processes="N" spreads a swarm node's experiment over N processes (1..255); on any other node
+// it is refused. Every such error at once, at its node's line.
+TEST(FederationFile, ProcessesBelongToSwarmNodesAndAreCounted) {
+  Diagnostics d;
+  auto fed = parse_federation(replace(kRing, R"(<node name="a">)",
+                                      R"(<node name="a" experiment="swarm.xml" processes="3">)"),
+                              "fed.xml", d);
+  ASSERT_TRUE(fed) << d.str();
+  EXPECT_EQ(fed->nodes[0].processes, 3);
+  EXPECT_EQ(fed->nodes[1].processes, 1);
+  std::string text =
+      replace(kRing, R"(<node name="a">)", R"(<node name="a" experiment="s.xml" processes="0">)");
+  text = replace(text, R"(<node name="b">)", R"(<node name="b" processes="2">)");
+  text = replace(text, R"(kind="camera")", R"(kind="camera" processes="256")");
+  auto e = errors_of(text);
+  EXPECT_NE(e.find("fed.xml:2: error: attribute 'processes' of <node> is 0 (expected an integer "
+                   "between 1 and 255)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("fed.xml:3: error: attribute 'processes' is for swarm nodes only (expected a "
+                   "node with an 'experiment', whose run it spreads over processes; node 'b' is a "
+                   "built-in simulator)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("fed.xml:4: error: attribute 'processes' of <node> is 256"), std::string::npos)
+      << e;
+  e = errors_of(replace(kRing, R"(<node name="a">)", R"(<node name="a" processes="two">)"));
+  EXPECT_NE(e.find("fed.xml:2: error: attribute 'processes' of <node> is 'two' (expected an "
+                   "integer)"),
+            std::string::npos)
+      << e;
+}
+
 TEST(FederationFile, BadNumbers) {
   auto e = errors_of(replace(kRing, R"(period="10ms")", R"(period="10")"));
   EXPECT_NE(e.find("fed.xml:5: error: period '10' of flow 'ab' is not a positive duration"),
