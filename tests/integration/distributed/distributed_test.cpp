@@ -386,6 +386,61 @@ TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilled) {
   }
 }
 
+// A swarm node whose experiment runs on 3 processes (processes="3"): one of its processes is
+// killed; the swarm node stops naming it, and the federation with it, within a second.
+TEST(Distributed, AKilledProcessOfASwarmNodeStopsTheFederationWithinASecond) {
+  for (const std::string transport : {"shm", "zmq"}) {
+    SCOPED_TRACE(transport);
+    Scratch dir;
+    std::ofstream(dir / "swarm.xml") << R"(<fleetsim>
+  <framework ticks_per_second="10" length="1000000" seed="5"/>
+  <controllers><controller id="d" type="diffusion" speed="0.1"/></controllers>
+  <arena size="4,4"><distribute count="30" kind="epuck" controller="d" id_prefix="ep"/></arena>
+  <physics>
+    <kinematics2d id="south" region="-2,-2,2,0"/>
+    <kinematics2d id="north_west" region="-2,0,0,2"/>
+    <kinematics2d id="north_east" region="0,0,2,2"/>
+  </physics>
+</fleetsim>)";
+    std::ofstream(dir / "fed.xml") << R"(<federation until="100000s">
+  <node name="swarm" experiment="swarm.xml" processes="3"><output name="poses"/></node>
+  <node name="watcher" kind="mixer"><input name="poses"/></node>
+  <flow name="poses" from="swarm.poses" to="watcher.poses" period="100ms"/>
+</federation>)";
+    pid_t launcher = spawn({kFleetsim, "launch", dir / "fed.xml", "--transport", transport},
+                           dir / "out", dir / "err");
+    std::vector<pid_t> nodes, swarm;
+    for (int i = 0; i < 1000 && swarm.size() < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      nodes = children_of(launcher);
+      for (pid_t n : nodes)
+        if (auto c = children_of(n); !c.empty()) swarm = c;
+    }
+    ASSERT_EQ(nodes.size(), 2u) << slurp(dir / "err");
+    ASSERT_EQ(swarm.size(), 2u) << slurp(dir / "err");
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));  // let them run
+    ASSERT_FALSE(wait_for(launcher, std::chrono::milliseconds(0))) << slurp(dir / "err");
+    kill(swarm[1], SIGKILL);
+    const auto killed_at = Clock::now();
+    auto st = wait_for(launcher, std::chrono::seconds(10));
+    if (!st) {
+      kill(launcher, SIGKILL);
+      waitpid(launcher, nullptr, 0);
+    }
+    ASSERT_TRUE(st) << "launch did not return";
+    // The issue's bound is 1 s; the margin is for a loaded machine.
+    EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(2500));
+    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1);
+    const std::string err = slurp(dir / "err");
+    EXPECT_NE(err.find("error: swarm node 'swarm': process "), std::string::npos) << err;
+    EXPECT_NE(err.find("): the process was killed by signal 9 (Killed)"), std::string::npos) << err;
+    EXPECT_NE(err.find("lost peer 'swarm'"), std::string::npos) << err;  // the watcher
+    EXPECT_EQ(err.find("did not stop"), std::string::npos) << err;  // they stopped by themselves
+    for (pid_t p : nodes) EXPECT_NE(kill(p, 0), 0) << "node process " << p << " left behind";
+    EXPECT_NE(kill(swarm[0], 0), 0) << "swarm process " << swarm[0] << " left behind";
+  }
+}
+
 TEST(Distributed, ABlockedNodeSaysWhomItWaitsFor) {
   Scratch dir;
   // Only the camera runs: it waits for the dynamics node, which never starts.
