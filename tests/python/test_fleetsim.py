@@ -255,19 +255,28 @@ class Examples(unittest.TestCase):
                         self.assertGreater(len(ref), 1000)
                         self.assertEqual(ref, b.read(), f"{node}'s trace differs")
 
-    def launch_swarm_example_twice(self, federation, experiment, program, nodes):
-        """Launches examples/python/FEDERATION twice in one place (the log's header names the
-        experiment), over ZeroMQ then shared memory, with jitter; checks that the nodes' traces
-        and the swarm's frame log are the same bits. Returns the log and each run's output."""
+    def launch_swarm_example_twice(self, federation, experiment, program, nodes,
+                                   runs=(("zmq", 1), ("shm", 1))):
+        """Launches examples/python/FEDERATION in one place (the log's header names the
+        experiment), once per (transport, processes) of `runs` (by default over ZeroMQ then
+        shared memory; processes="N" on the swarm node), with jitter; checks that the nodes'
+        traces and the swarm's frame log are the same bits. Returns the log and each run's
+        output."""
         root = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python")
         results = []
         with tempfile.TemporaryDirectory(prefix="fleetsim-py-") as d:
             for f in (federation, experiment, program):
                 shutil.copy(os.path.join(root, f), d)
+            with open(os.path.join(root, federation)) as f:
+                text = f.read()
             log_path = os.path.join(d, experiment.replace(".xml", ".flog"))
-            for run in range(2):
+            for transport, processes in runs:
+                node = f'experiment="{experiment}"'
+                self.assertIn(node, text)
+                with open(os.path.join(d, federation), "w") as f:
+                    f.write(text.replace(node, f'{node} processes="{processes}"'))
                 out = subprocess.run([os.environ["FLEETSIM_BIN"], "launch", federation,
-                                      "--transport", ("zmq", "shm")[run],
+                                      "--transport", transport,
                                       "--jitter-us", "300", "--trace", "traces"],
                                      cwd=d, capture_output=True, text=True, timeout=300)
                 self.assertEqual(out.returncode, 0, out.stderr)
@@ -278,13 +287,15 @@ class Examples(unittest.TestCase):
                 results.append((files, out))
             log = fleetsim.Log(log_path)
             frames = [log[k] for k in range(len(log))]
-        self.assertEqual(results[0][0], results[1][0], "the traces or the frame log differ")
+        for run in results[1:]:
+            self.assertEqual(results[0][0], run[0], "the traces or the frame log differ")
         return log.header, frames, [out for _, out in results]
 
     def test_a_python_flight_model_flies_a_robot_in_a_swarm_run_the_same_bits_twice(self):
+        """Also with the swarm on 2 processes (the ground and the air regions): the same bits."""
         header, frames, outs = self.launch_swarm_example_twice(
             "quadrotor-federation.xml", "quadrotor.xml", "quadrotor_federate.py",
-            ("swarm", "flight"))
+            ("swarm", "flight"), runs=(("zmq", 1), ("shm", 1), ("shm", 2), ("zmq", 2)))
         self.assertEqual(len(frames), 300, "ticks 0 to 299: the last message is at 29.9 s")
         first, last = frames[0], frames[-1]
         # The drone took off from (-3, -3) and hovers 1.5 m above the ground robots' centre.
