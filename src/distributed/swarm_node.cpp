@@ -840,14 +840,19 @@ class SwarmProcesses {
     run_id_ = transport::new_run_id();
     const std::string program =
         runtime.program.empty() ? federation::self_executable() : runtime.program;
-    for (int p = 1; p < n_; ++p) spawn(program, p, runtime.jitter_us);
-    // A child that fails before it joins (its port never appears) is found by the waits.
-    po.run_id = run_id_;
-    po.wait_report_after = std::chrono::milliseconds(100);
-    po.on_wait = [this](const transport::WaitReport&) { check_children(); };
-    transport::ShmOptions so;
-    so.ring_bytes = std::size_t{1} << 20;  // as `fleetsim run --processes`
-    port_ = transport::make_shm_port(layout, process_name(0), po, so);
+    try {
+      for (int p = 1; p < n_; ++p) spawn(program, p, runtime.jitter_us);
+      // A child that fails before it joins (its port never appears) is found by the waits.
+      po.run_id = run_id_;
+      po.wait_report_after = std::chrono::milliseconds(100);
+      po.on_wait = [this](const transport::WaitReport&) { check_children(); };
+      transport::ShmOptions so;
+      so.ring_bytes = std::size_t{1} << 20;  // as `fleetsim run --processes`
+      port_ = transport::make_shm_port(layout, process_name(0), po, so);
+    } catch (...) {
+      reap(std::chrono::seconds(0));  // (the destructor does not run)
+      throw;
+    }
   }
   SwarmProcesses(const SwarmProcesses&) = delete;
   SwarmProcesses& operator=(const SwarmProcesses&) = delete;
@@ -929,7 +934,9 @@ class SwarmProcesses {
 
   void spawn(const std::string& program, int p, std::uint32_t jitter_us) {
     int fds[2];
-    if (pipe(fds) != 0) throw std::runtime_error("cannot create a pipe for a swarm process");
+    // (Close-on-exec: only the child's stdout, a dup, stays open in it.)
+    if (pipe2(fds, O_CLOEXEC) != 0)
+      throw std::runtime_error("cannot create a pipe for a swarm process");
     std::vector<std::string> args = {program,
                                      "node",
                                      fed_.path,
@@ -950,8 +957,6 @@ class SwarmProcesses {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    for (const Child& c : children_) posix_spawn_file_actions_addclose(&actions, c.fd);
     pid_t pid = -1;
     const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);

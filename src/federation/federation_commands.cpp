@@ -82,7 +82,8 @@ int prepare(const CommandLine& cl, Federation& fed, RunOptions& options) {
   // Swarm nodes against their experiments, every error before any node starts: all of them for
   // launch; for node, the one it runs (the others' experiments may be on other machines).
   if (loaded) check_swarm_nodes(*loaded, diags, cl.name);
-  diags.print(std::cerr);
+  // (A swarm node's own process prints no warnings: the node has printed them.)
+  if (cl.swarm_process == 0 || diags.has_errors()) diags.print(std::cerr);
   if (!loaded || diags.has_errors()) return kExitUserError;
   fed = std::move(*loaded);
   if (cl.until_ns > 0)

@@ -19,6 +19,7 @@
 #include "fleetsim/federate.hpp"
 #include "support/test_files.hpp"
 #include "time/trace.hpp"
+#include "transport/shm_transport.hpp"
 
 namespace fleetsim::testing {
 
@@ -119,6 +120,45 @@ inline std::optional<federation::Federation> run_federate(
     const std::filesystem::path& traces, const std::function<void(Federate&)>& play,
     std::uint32_t jitter_us, const std::string& transport) {
   return run_federates(file, builtin, {{federate, play}}, traces, jitter_us, transport);
+}
+
+/// Runs node "swarm" of federation `path` in a thread over shared memory, and node "pilot",
+/// played by `pilot`, in this one; returns the swarm node's result (its failure shows at the
+/// pilot as a lost peer, which is not reported). `node_program`: as for run_federates.
+inline federation::NodeResult run_swarm_and_pilot(const std::string& path,
+                                                  const std::function<void(Federate&)>& pilot,
+                                                  const std::string& node_program = "") {
+  char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
+  EXPECT_NE(mkdtemp(tmpl), nullptr);
+  Diagnostics d;
+  auto fed = federation::load_federation(path, d);
+  EXPECT_TRUE(fed) << d.str();
+  if (!fed) return {};
+  federation::assign_ipc_endpoints(*fed, tmpl);
+  federation::RunOptions o;
+  o.quiet = true;
+  o.node_program = node_program;
+  federation::NodeResult result;
+  std::thread swarm([&] {
+    federation::NodeRun r(*fed, fed->index_of("swarm"), o);
+    try {
+      auto port = transport::make_shm_port(fed->layout(), "swarm", r.port_options());
+      result = r.run(*port);
+    } catch (const std::exception& e) {
+      result.error = e.what();
+    }
+  });
+  try {
+    FederateOptions fo;
+    fo.ipc_dir = tmpl;
+    fo.quiet = true;
+    Federate me(path, "pilot", fo);
+    pilot(me);
+  } catch (const std::exception&) {
+  }
+  swarm.join();
+  std::filesystem::remove_all(tmpl);
+  return result;
 }
 
 /// Runs `fleetsim` with `arguments` (time-limited), its stderr into `err`; its exit status

@@ -331,36 +331,7 @@ class SwarmNodeTest : public ::testing::Test {
   }
   /// Runs the swarm node in a thread and `pilot` here; returns the swarm node's result.
   federation::NodeResult run(const std::string& path, const std::function<void(Federate&)>& pilot) {
-    char tmpl[] = "/tmp/fleetsim-fed-XXXXXX";
-    EXPECT_NE(mkdtemp(tmpl), nullptr);
-    Diagnostics d;
-    auto fed = federation::load_federation(path, d);
-    EXPECT_TRUE(fed) << d.str();
-    federation::assign_ipc_endpoints(*fed, tmpl);
-    federation::RunOptions o;
-    o.quiet = true;
-    federation::NodeResult result;
-    std::thread swarm([&] {
-      federation::NodeRun r(*fed, fed->index_of("swarm"), o);
-      try {
-        auto port = transport::make_shm_port(fed->layout(), "swarm", r.port_options());
-        result = r.run(*port);
-      } catch (const std::exception& e) {
-        result.error = e.what();
-      }
-    });
-    try {
-      FederateOptions fo;
-      fo.ipc_dir = tmpl;
-      fo.quiet = true;
-      Federate me(path, "pilot", fo);
-      pilot(me);
-    } catch (const std::exception&) {
-      // The swarm node's failure shows here as a lost peer; its own result says why.
-    }
-    swarm.join();
-    fs::remove_all(tmpl);
-    return result;
+    return fleetsim::testing::run_swarm_and_pilot(path, pilot);
   }
   fs::path dir_;
 };

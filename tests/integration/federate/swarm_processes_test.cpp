@@ -155,6 +155,50 @@ TEST_F(SwarmProcesses, ExternalRobotsGiveTheSameBitsOnOneTwoAndThreeProcesses) {
   }
 }
 
+// A command that does not fit the rover's actuator, while the rover's controller runs on
+// another process than the node's: the node stops with the error of one process, at the same
+// tick. A pose outside the arena likewise.
+TEST_F(SwarmProcesses, ACommandThatDoesNotFitStopsTheNodeAsOnOneProcess) {
+  for (const auto& [bad, expected] : std::vector<std::pair<std::vector<std::uint8_t>, std::string>>{
+           {distributed::encode_commands(
+                {{"differential_drive", distributed::command_values({0.1})}}),
+            "swarm node 'swarm', input 'wheels' (flow 'cmd') at 100000000 ns: actuator "
+            "'differential_drive' of robot 'rover' takes 16 bytes (2 f64 values, 0 colours of 4 "
+            "bytes, 0 data bytes), the command gives 8"},
+           {{},
+            "swarm node 'swarm', input 'drone' (flow 'drone') at 50000000 ns: robot 'drone' at "
+            "(9.000000, 1.000000) is outside the arena"}}) {
+    // (Named copies: clang 14 cannot capture a structured binding in a lambda.)
+    const std::vector<std::uint8_t>& command = bad;
+    for (int processes : {1, 3}) {
+      SCOPED_TRACE(std::to_string(processes) + " processes: " + expected);
+      std::vector<std::int64_t> ticks;
+      auto r = fleetsim::testing::run_swarm_and_pilot(
+          federation(processes),
+          [&](Federate& fed) {
+            fed.set_message_handler([&](const Delivered& m) {
+              if (m.input != "readings") return;
+              ticks.push_back(distributed::decode_readings(m.payload).tick);
+              if (!command.empty() && m.timestamp == 100'000'000)
+                fed.send_event("wheels", m.timestamp, command);
+            });
+            fed.set_emitter("drone", [&](SimTime) {
+              return distributed::encode_poses({{"drone", command.empty() ? 9 : 0, 1, 1, 0}});
+            });
+            fed.run({});
+          },
+          FLEETSIM_EXE);
+      EXPECT_FALSE(r.ok);
+      EXPECT_NE(r.error.find(expected), std::string::npos) << r.error;
+      EXPECT_EQ(r.error.find("process 1"), std::string::npos) << r.error;
+      // The readings the pilot got before: the same on 1 and 3 processes.
+      const std::vector<std::int64_t> before =
+          command.empty() ? std::vector<std::int64_t>{-1} : std::vector<std::int64_t>{-1, 0};
+      EXPECT_EQ(ticks, before);
+    }
+  }
+}
+
 // launch over the in-process transport: the node's processes are threads.
 TEST_F(SwarmProcesses, AsThreadsOfLaunchTheyGiveTheSameBitsToo) {
   auto write = [&](int processes) {
