@@ -817,6 +817,7 @@ class SwarmProcesses {
       net_ = std::make_unique<transport::InprocNetwork>(layout);
       po.log = [](const std::string&) {};
       errors_.assign(static_cast<std::size_t>(n_), "");
+      port_ = net_->port(process_name(0), po);
       for (int p = 1; p < n_; ++p)
         threads_.emplace_back([this, p, po] {
           std::string result;
@@ -834,7 +835,6 @@ class SwarmProcesses {
           }
           net_->stop("process " + std::to_string(p) + " failed: " + result.substr(7));
         });
-      port_ = net_->port(process_name(0), po);
       return;
     }
     run_id_ = transport::new_run_id();
@@ -897,7 +897,28 @@ class SwarmProcesses {
   /// its regions (`regions(p)`), or "" when none did (process 0 itself failed, or is still
   /// waiting). Children get a moment to report.
   std::string failure(const std::function<std::string(int)>& regions = {}) {
-    if (!children_.empty()) reap(std::chrono::milliseconds(300), /*kill=*/false);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    while (true) {
+      poll_children();
+      const std::string why = first_failure(regions);
+      bool all = true;
+      for (const Child& c : children_) all = all && c.exited;
+      if (!why.empty() || all || std::chrono::steady_clock::now() >= until) return why;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+ private:
+  struct Child {
+    pid_t pid = -1;
+    int fd = -1;  ///< its stdout: "error: ..." or "stopped: ..." when it fails
+    std::string out;
+    bool exited = false;
+    int status = 0;
+  };
+
+  /// failure(), among the processes that have ended so far.
+  std::string first_failure(const std::function<std::string(int)>& regions) {
     for (int p = 1; p < n_; ++p) {
       std::string said;  // "error: ..." when it failed by itself
       int status = 0;
@@ -922,15 +943,6 @@ class SwarmProcesses {
     }
     return "";
   }
-
- private:
-  struct Child {
-    pid_t pid = -1;
-    int fd = -1;  ///< its stdout: "error: ..." or "stopped: ..." when it fails
-    std::string out;
-    bool exited = false;
-    int status = 0;
-  };
 
   void spawn(const std::string& program, int p, std::uint32_t jitter_us) {
     int fds[2];
@@ -999,8 +1011,8 @@ class SwarmProcesses {
                                       std::to_string(k + 1) + " left before the end");
   }
 
-  /// Waits up to `patience` for the children to exit; then kills those left (`kill`).
-  void reap(std::chrono::steady_clock::duration patience, bool kill = true) {
+  /// Waits up to `patience` for the children to exit; then kills those left.
+  void reap(std::chrono::steady_clock::duration patience) {
     const auto until = std::chrono::steady_clock::now() + patience;
     while (true) {
       poll_children();
@@ -1009,7 +1021,6 @@ class SwarmProcesses {
       if (all || std::chrono::steady_clock::now() >= until) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    if (!kill) return;
     for (Child& c : children_)
       if (!c.exited) {
         ::kill(c.pid, SIGKILL);

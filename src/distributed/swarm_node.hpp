@@ -8,6 +8,9 @@
 //    velocity, LEDs, ...), which the swarm's own physics then applies from that tick on;
 //  - an output without `robot` sends every robot's pose; one with robot="ID" sends that
 //    robot's sensor readings of the last tick simulated.
+// With processes="N" the experiment runs on N processes as `fleetsim run --processes N`
+// spreads it; the node is process 0, which forwards each tick's poses and commands to the
+// others and gets the named robots' readings back (swarm_node.cpp, docs/distributed.md).
 // The three message layouts are below; all are little-endian.
 #pragma once
 
@@ -21,12 +24,14 @@
 
 namespace fleetsim::distributed {
 
-/// Makes federation nodes with an `experiment` run it (federation::swarm_factory()), and
-/// checks their declarations before a federation starts (federation::swarm_check()).
+/// Makes federation nodes with an `experiment` run it (federation::swarm_factory()), checks
+/// their declarations before a federation starts (federation::swarm_check()), and runs the
+/// processes 1..N-1 of those with processes="N" (federation::swarm_process_main()).
 void install_swarm_nodes();
 
 /// Loads swarm node `node`'s experiment and checks the node against it: its flows' kinds and
-/// times, and that every robot its ports name exists and is external. Every problem goes to
+/// times, its processes against the experiment's regions and <distribution>, and that every
+/// robot its ports name exists and is external. Every problem goes to
 /// `diags` as FILE:LINE: error (the experiment's own errors at their lines in it).
 void check_swarm_node(const federation::Federation& fed, std::size_t node, Diagnostics& diags);
 

@@ -241,6 +241,45 @@ TEST_F(SwarmProcesses, AsThreadsOfLaunchTheyGiveTheSameBitsToo) {
   }
 }
 
+// A process that fails by itself (here a controller's error, on the process simulating the
+// west) stops the node with that error, naming the process and its regions: with the node's
+// processes as threads (launch --transport inproc) and as child processes (shm).
+TEST_F(SwarmProcesses, AProcessThatFailsIsNamedWithItsError) {
+  std::ofstream(dir_ / "bomb.lua") << "local n = 0\n"
+                                      "function init() end\n"
+                                      "function step() n = n + 1; if n == 3 then error('boom') "
+                                      "end end\n"
+                                      "function reset() end\n"
+                                      "function destroy() end\n";
+  std::string experiment = kExperiment;
+  experiment.insert(experiment.find("  </controllers>"),
+                    "    <controller id=\"bomb\" type=\"lua\" script=\"bomb.lua\"/>\n");
+  experiment.insert(experiment.find("  </arena>"),
+                    "    <robot id=\"bomb\" kind=\"footbot\" controller=\"bomb\" "
+                    "position=\"-1.5,1.5\"/>\n");
+  std::ofstream(dir_ / "trio.xml") << experiment;
+  const std::string path = (dir_ / "bomb.xml").string();
+  std::ofstream(path) << "<federation until=\"2s\">\n"
+                         "  <node name=\"swarm\" experiment=\"trio.xml\" processes=\"2\">"
+                         "<output name=\"poses\"/></node>\n"
+                         "  <node name=\"watcher\" kind=\"mixer\"><input name=\"poses\"/></node>\n"
+                         "  <flow name=\"poses\" from=\"swarm.poses\" to=\"watcher.poses\" "
+                         "period=\"100ms\"/>\n"
+                         "</federation>\n";
+  for (const char* transport : {"inproc", "shm"}) {
+    EXPECT_EQ(fleetsim::testing::run_fleetsim(
+                  std::string("launch --quiet --transport ") + transport + " " + path,
+                  dir_ / "stderr.txt"),
+              1)
+        << transport;
+    const std::string err = slurp(dir_ / "stderr.txt");
+    EXPECT_NE(err.find("error: swarm node 'swarm': process 1 (west, air): tick 2, robot 'bomb'"),
+              std::string::npos)
+        << transport << err;
+    EXPECT_NE(err.find("boom"), std::string::npos) << transport << err;
+  }
+}
+
 // Every bad declaration at once, at its line, before anything runs (status 2): from `fleetsim
 // check`, `launch` and `node`.
 TEST_F(SwarmProcesses, BadProcessCountsAreRefusedBeforeTheStart) {
