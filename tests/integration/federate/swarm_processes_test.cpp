@@ -183,7 +183,7 @@ TEST_F(SwarmProcesses, ACommandThatDoesNotFitStopsTheNodeAsOnOneProcess) {
                 fed.send_event("wheels", m.timestamp, command);
             });
             fed.set_emitter("drone", [&](SimTime) {
-              return distributed::encode_poses({{"drone", command.empty() ? 9 : 0, 1, 1, 0}});
+              return distributed::encode_poses({{"drone", command.empty() ? 9.0 : 0.0, 1, 1, 0}});
             });
             fed.run({});
           },
