@@ -289,6 +289,10 @@ class Examples(unittest.TestCase):
             frames = [log[k] for k in range(len(log))]
         for run in results[1:]:
             self.assertEqual(results[0][0], run[0], "the traces or the frame log differ")
+        # The swarm node's summary, its world's state hash included, is the same too.
+        summaries = [re.search(r"node swarm: .*", out.stdout) for _, out in results]
+        self.assertTrue(all(summaries), [out.stdout for _, out in results])
+        self.assertEqual(len({m.group(0) for m in summaries}), 1, [m.group(0) for m in summaries])
         return log.header, frames, [out for _, out in results]
 
     def test_a_python_flight_model_flies_a_robot_in_a_swarm_run_the_same_bits_twice(self):
