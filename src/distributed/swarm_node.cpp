@@ -1,34 +1,24 @@
 #include "distributed/swarm_node.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "distributed/exchanges.hpp"
+#include "distributed/swarm_processes.hpp"
 #include "distributed/swarm_run.hpp"
 #include "federation/example_nodes.hpp"
-#include "federation/launcher.hpp"
 #include "fleetsim/controller.hpp"
 #include "log/byte_io.hpp"
 #include "plugins/builtins.hpp"
 #include "scenario/experiment.hpp"
 #include "sim/simulation.hpp"
-#include "transport/inproc_transport.hpp"
 #include "transport/shm_transport.hpp"
-
-extern char** environ;
 
 namespace fleetsim::distributed {
 
@@ -800,249 +790,6 @@ std::string run_share_on(SwarmShare& share, transport::Port& port, int p) {
   }
 }
 
-/// A swarm node's processes 1..N-1, and its own port among them (process 0's): threads on
-/// in-process queues, or child processes (`fleetsim node FED --name NODE --swarm-process P`)
-/// on shared memory. Destroying it stops them: the port first (the others then see process 0
-/// leave), then threads are joined, children reaped (killed after a second).
-class SwarmProcesses {
- public:
-  SwarmProcesses(const federation::Federation& fed, std::size_t node,
-                 const federation::SwarmNodeRuntime& runtime, SimTime tick_ns)
-      : fed_(fed), node_(node), n_(fed.nodes[node].processes) {
-    const auto layout = make_swarm_layout(SyncMode::kDsaam, n_, tick_ns);
-    transport::PortOptions po;
-    po.jitter_us = runtime.jitter_us;
-    po.log = log_refusal;
-    if (runtime.threads) {
-      net_ = std::make_unique<transport::InprocNetwork>(layout);
-      po.log = [](const std::string&) {};
-      errors_.assign(static_cast<std::size_t>(n_), "");
-      port_ = net_->port(process_name(0), po);
-      for (int p = 1; p < n_; ++p)
-        threads_.emplace_back([this, p, po] {
-          std::string result;
-          try {
-            SwarmShare share(fed_, node_, p);
-            auto port = net_->port(process_name(p), po);
-            result = run_share_on(share, *port, p);
-          } catch (const std::exception& e) {
-            result = std::string("error: ") + e.what();
-          }
-          if (result.rfind("error: ", 0) != 0) return;
-          {
-            std::lock_guard lock(errors_mutex_);
-            errors_[static_cast<std::size_t>(p)] = result;
-          }
-          net_->stop("process " + std::to_string(p) + " failed: " + result.substr(7));
-        });
-      return;
-    }
-    run_id_ = transport::new_run_id();
-    const std::string program =
-        runtime.program.empty() ? federation::self_executable() : runtime.program;
-    try {
-      for (int p = 1; p < n_; ++p) spawn(program, p, runtime.jitter_us);
-      // A child that fails before it joins (its port never appears) is found by the waits.
-      po.run_id = run_id_;
-      po.wait_report_after = std::chrono::milliseconds(100);
-      po.on_wait = [this](const transport::WaitReport&) { check_children(); };
-      transport::ShmOptions so;
-      so.ring_bytes = std::size_t{1} << 20;  // as `fleetsim run --processes`
-      port_ = transport::make_shm_port(layout, process_name(0), po, so);
-    } catch (...) {
-      reap(std::chrono::seconds(0));  // (the destructor does not run)
-      throw;
-    }
-  }
-  SwarmProcesses(const SwarmProcesses&) = delete;
-  SwarmProcesses& operator=(const SwarmProcesses&) = delete;
-
-  ~SwarmProcesses() {
-    if (net_ && !ended_) net_->stop("swarm node '" + fed_.nodes[node_].name + "' stopped");
-    port_.reset();
-    for (auto& t : threads_) t.join();
-    reap(std::chrono::seconds(1));
-    if (run_id_) transport::remove_stale_shm_segments(run_id_);
-  }
-
-  transport::Port& port() { return *port_; }
-
-  /// After the last round: the port closed, every process ended well (else throws its error).
-  void end() {
-    ended_ = true;
-    port_->close();
-    for (auto& t : threads_) t.join();
-    threads_.clear();
-    reap(std::chrono::seconds(10));
-    const std::string why = failure();
-    if (!why.empty()) throw std::runtime_error(why);
-  }
-
-  /// Between rounds: a child process that has ended already stops the node (naming it) at
-  /// once, not at the next round, which may be far (a swarm whose run is over).
-  void check(const std::function<std::string(int)>& regions) {
-    if (children_.empty()) return;
-    poll_children();
-    for (std::size_t k = 0; k < children_.size(); ++k)
-      if (children_[k].exited) {
-        const std::string why = failure(regions);
-        throw std::runtime_error(!why.empty()
-                                     ? why
-                                     : "swarm node '" + fed_.nodes[node_].name + "': process " +
-                                           std::to_string(k + 1) + " left before the end");
-      }
-  }
-
-  /// Why the node's processes stopped: the first (in index order) that failed by itself, with
-  /// its regions (`regions(p)`), or "" when none did (process 0 itself failed, or is still
-  /// waiting). Children get a moment to report.
-  std::string failure(const std::function<std::string(int)>& regions = {}) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-    while (true) {
-      poll_children();
-      const std::string why = first_failure(regions);
-      bool all = true;
-      for (const Child& c : children_) all = all && c.exited;
-      if (!why.empty() || all || std::chrono::steady_clock::now() >= until) return why;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  }
-
- private:
-  struct Child {
-    pid_t pid = -1;
-    int fd = -1;  ///< its stdout: "error: ..." or "stopped: ..." when it fails
-    std::string out;
-    bool exited = false;
-    int status = 0;
-  };
-
-  /// failure(), among the processes that have ended so far.
-  std::string first_failure(const std::function<std::string(int)>& regions) {
-    for (int p = 1; p < n_; ++p) {
-      std::string said;  // "error: ..." when it failed by itself
-      int status = 0;
-      if (net_) {
-        std::lock_guard lock(errors_mutex_);
-        said = errors_[static_cast<std::size_t>(p)];
-      } else {
-        const Child& c = children_[static_cast<std::size_t>(p - 1)];
-        if (!c.exited) continue;
-        said = c.out.substr(0, c.out.find('\n'));
-        status = c.status;
-      }
-      std::string error;
-      if (said.rfind("error: ", 0) == 0)
-        error = said.substr(7);
-      else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && said.rfind("stopped: ", 0) != 0)
-        error = "the process " + describe_exit_status(status);
-      if (error.empty()) continue;
-      const std::string r = regions ? regions(p) : "";
-      return "swarm node '" + fed_.nodes[node_].name + "': process " + std::to_string(p) +
-             (r.empty() ? "" : " (" + r + ")") + ": " + error;
-    }
-    return "";
-  }
-
-  void spawn(const std::string& program, int p, std::uint32_t jitter_us) {
-    int fds[2];
-    // (Close-on-exec: only the child's stdout, a dup, stays open in it.)
-    if (pipe2(fds, O_CLOEXEC) != 0)
-      throw std::runtime_error("cannot create a pipe for a swarm process");
-    std::vector<std::string> args = {program,
-                                     "node",
-                                     fed_.path,
-                                     "--name",
-                                     fed_.nodes[node_].name,
-                                     "--swarm-process",
-                                     std::to_string(p),
-                                     "--swarm-run-id",
-                                     transport::run_id_text(run_id_),
-                                     "--parent-pid",
-                                     std::to_string(getpid()),
-                                     "--jitter-us",
-                                     std::to_string(jitter_us),
-                                     "--quiet"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    if (rc != 0) {
-      close(fds[0]);
-      throw std::runtime_error("swarm node '" + fed_.nodes[node_].name +
-                               "': cannot start process " + std::to_string(p) + " (" + program +
-                               "): " + std::strerror(rc));
-    }
-    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-    children_.push_back({pid, fds[0], {}, false, 0});
-  }
-
-  /// Reads what the children wrote; notes those that exited.
-  void poll_children() {
-    for (Child& c : children_) {
-      char buf[4096];
-      for (ssize_t n; c.fd >= 0 && (n = read(c.fd, buf, sizeof buf)) != 0;) {
-        if (n < 0) break;  // nothing more for now
-        c.out.append(buf, static_cast<std::size_t>(n));
-      }
-      if (!c.exited && waitpid(c.pid, &c.status, WNOHANG) == c.pid) c.exited = true;
-      if (c.exited && c.fd >= 0) {
-        for (ssize_t n; (n = read(c.fd, buf, sizeof buf)) > 0;)
-          c.out.append(buf, static_cast<std::size_t>(n));
-        close(c.fd);
-        c.fd = -1;
-      }
-    }
-  }
-
-  /// While process 0 waits in a round: a child that exited before the end stops the run.
-  void check_children() {
-    poll_children();
-    for (std::size_t k = 0; k < children_.size(); ++k)
-      if (children_[k].exited)
-        throw transport::PeerLost(process_name(static_cast<int>(k) + 1),
-                                  "swarm node '" + fed_.nodes[node_].name + "': process " +
-                                      std::to_string(k + 1) + " left before the end");
-  }
-
-  /// Waits up to `patience` for the children to exit; then kills those left.
-  void reap(std::chrono::steady_clock::duration patience) {
-    const auto until = std::chrono::steady_clock::now() + patience;
-    while (true) {
-      poll_children();
-      bool all = true;
-      for (const Child& c : children_) all = all && c.exited;
-      if (all || std::chrono::steady_clock::now() >= until) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    for (Child& c : children_)
-      if (!c.exited) {
-        ::kill(c.pid, SIGKILL);
-        waitpid(c.pid, &c.status, 0);
-        c.exited = true;
-      }
-    poll_children();
-  }
-
-  const federation::Federation& fed_;
-  std::size_t node_;
-  int n_;
-  std::unique_ptr<transport::InprocNetwork> net_;  ///< threads
-  std::vector<std::thread> threads_;
-  std::mutex errors_mutex_;
-  std::vector<std::string> errors_;  ///< threads: per process, "error: ..." when it failed
-  std::vector<Child> children_;      ///< processes 1..N-1
-  std::uint64_t run_id_ = 0;         ///< children: their shared memory's
-  std::unique_ptr<transport::Port> port_;
-  bool ended_ = false;
-};
-
 class SwarmNode final : public time::NodeBehaviour {
  public:
   SwarmNode(const federation::Federation& fed, std::size_t node,
@@ -1054,7 +801,11 @@ class SwarmNode final : public time::NodeBehaviour {
       sent_.push_back(0);
     }
     if (share_->processes() > 1) {
-      processes_ = std::make_unique<SwarmProcesses>(fed_, node, runtime, share_->tick_ns());
+      processes_ = std::make_unique<SwarmProcesses>(fed_, node, runtime, share_->tick_ns(),
+                                                    [this, node](int p, transport::Port& port) {
+                                                      SwarmShare share(fed_, node, p);
+                                                      return run_share_on(share, port, p);
+                                                    });
       exchange_ = make_exchange(SyncMode::kDsaam, processes_->port(), 0, share_->processes(),
                                 share_->tick_ns(), share_->rounds_per_tick());
     }
