@@ -17,17 +17,35 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <limits>
 
 #include "fleetsim/types.hpp"
 
 namespace fleetsim {
 
+/// The constants of det_sincos, shared with its four-wide form (det_sincos_avx2).
+namespace det_sincos_detail {
+inline constexpr double kTwoOverPi = 0.63661977236758134308;
+inline constexpr double kPio2Hi = 1.57079632673412561417e+00;  // first 33 bits of pi/2
+inline constexpr double kPio2Lo = 6.07710050650619224932e-11;  // pi/2 - kPio2Hi
+// k = x 2/pi rounded to the nearest integer (ties to even) by the 1.5 * 2^52 shift, which is
+// arithmetic, not a library call.
+inline constexpr double kShift = 6755399441055744.0;
+// The sine's and cosine's series, in pairs of terms for Estrin's scheme.
+inline constexpr double kS0 = -1.66666666666666666667e-01, kS1 = 8.33333333333333333333e-03;
+inline constexpr double kS2 = -1.98412698412698412698e-04, kS3 = 2.75573192239858906526e-06;
+inline constexpr double kS4 = -2.50521083854417187751e-08, kS5 = 1.60590438368216145994e-10;
+inline constexpr double kS6 = -7.64716373181981647590e-13, kS7 = 2.81145725434552076320e-15;
+inline constexpr double kC0 = 4.16666666666666666667e-02, kC1 = -1.38888888888888888889e-03;
+inline constexpr double kC2 = 2.48015873015873015873e-05, kC3 = -2.75573192239858906526e-07;
+inline constexpr double kC4 = 2.08767569878680989792e-09, kC5 = -1.14707455977297247139e-11;
+inline constexpr double kC6 = 4.77947733238738529744e-14, kC7 = -1.56192069685862264622e-16;
+}  // namespace det_sincos_detail
+
 /// s = sin(x), c = cos(x), the same bits everywhere (see above).
 inline void det_sincos(double x, double& s, double& c) {
-  constexpr double kTwoOverPi = 0.63661977236758134308;
-  constexpr double kPio2Hi = 1.57079632673412561417e+00;  // first 33 bits of pi/2
-  constexpr double kPio2Lo = 6.07710050650619224932e-11;  // pi/2 - kPio2Hi
+  using namespace det_sincos_detail;
   if (!(std::fabs(x) <= 1e5)) {
     x = std::remainder(x, 6.28318530717958647692);
     if (x != x) {  // NaN or an infinity: NaN, as the C library gives
@@ -35,24 +53,21 @@ inline void det_sincos(double x, double& s, double& c) {
       return;
     }
   }
-  // k = x 2/pi rounded to the nearest integer (ties to even) by the 1.5 * 2^52 shift, which
-  // is arithmetic, not a library call.
-  constexpr double kShift = 6755399441055744.0;
   const double k = (x * kTwoOverPi + kShift) - kShift;
   const double r = (x - k * kPio2Hi) - k * kPio2Lo;
   // The polynomials by Estrin's scheme (pairs of terms, then pairs of pairs): a third of
   // Horner's chain of dependent operations, which is what this function's time is.
   const double z = r * r, z2 = z * z, z4 = z2 * z2;
-  const double s01 = -1.66666666666666666667e-01 + z * 8.33333333333333333333e-03;
-  const double s23 = -1.98412698412698412698e-04 + z * 2.75573192239858906526e-06;
-  const double s45 = -2.50521083854417187751e-08 + z * 1.60590438368216145994e-10;
-  const double s67 = -7.64716373181981647590e-13 + z * 2.81145725434552076320e-15;
+  const double s01 = kS0 + z * kS1;
+  const double s23 = kS2 + z * kS3;
+  const double s45 = kS4 + z * kS5;
+  const double s67 = kS6 + z * kS7;
   const double sp = (s01 + z2 * s23) + z4 * (s45 + z2 * s67);
   const double sr = r + (r * z) * sp;
-  const double c01 = 4.16666666666666666667e-02 + z * -1.38888888888888888889e-03;
-  const double c23 = 2.48015873015873015873e-05 + z * -2.75573192239858906526e-07;
-  const double c45 = 2.08767569878680989792e-09 + z * -1.14707455977297247139e-11;
-  const double c67 = 4.77947733238738529744e-14 + z * -1.56192069685862264622e-16;
+  const double c01 = kC0 + z * kC1;
+  const double c23 = kC2 + z * kC3;
+  const double c45 = kC4 + z * kC5;
+  const double c67 = kC6 + z * kC7;
   const double cp = (c01 + z2 * c23) + z4 * (c45 + z2 * c67);
   const double cr = (1.0 - 0.5 * z) + z2 * cp;
   // Quadrant q = k mod 4: (sin, cos) = (sr, cr), (cr, -sr), (-sr, -cr), (-cr, sr).
@@ -62,6 +77,10 @@ inline void det_sincos(double x, double& s, double& c) {
   s = (q & 2) ? -a : a;
   c = ((q + 1) & 2) ? -b : b;
 }
+
+/// det_sincos of x[0..n) into s and c, four at a time: the same bits as det_sincos. AVX2:
+/// call it only when the processor has it (simd_path() == SimdPath::kAvx2).
+void det_sincos_avx2(const double* x, double* s, double* c, std::size_t n);
 
 /// atan2(y, x) in [-pi, pi] to within 3e-10 radians, for results rounded to float (which has
 /// 2e-7 steps near pi). Why not std::atan2: glibc's is correctly rounded and costs ~50 ns;

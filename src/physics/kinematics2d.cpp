@@ -265,35 +265,48 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   // to it in the slot arrays, so the pair loops stream through memory instead of jumping
   // through robot indices. Per-robot results are scattered back to the columns once.
 
-  // 1. Commanded motion (clamped), the static obstacles' limit on it, and the new heading.
+  // 1. Commanded motion (clamped), the static obstacles' limit on it, and the new heading. The
+  // mid-tick headings' sines and cosines are taken per block of slots, four at a time with
+  // AVX2 (det_sincos_avx2: the same bits as det_sincos).
+  const bool avx2 = simd_path() == SimdPath::kAvx2;
   pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t s = b; s < e; ++s) {
-      const std::uint32_t i = order[s];
-      if (emask) engine_[s] = robot_engine[i];
-      if (!mine(engine_[s & emask])) {
-        dx_[s] = dy_[s] = 0;
-        f_[s] = 1;
-        continue;
+    constexpr std::size_t kBlock = 256;
+    double mid[kBlock], sm[kBlock], cm[kBlock];
+    for (std::size_t b0 = b; b0 < e; b0 += kBlock) {
+      const std::size_t m = std::min(e - b0, kBlock);
+      for (std::size_t j = 0; j < m; ++j) {
+        const std::uint32_t i = order[b0 + j];
+        mid[j] = theta[i] + turn_cmd[i] * dt / 2;
       }
-      const RobotKind& k = model.kinds[kind[i]];
-      // The locomotion actuator turned its commands into a body velocity in the act phase.
-      double v = std::clamp(speed_cmd[i], -k.max_speed_m_per_s, k.max_speed_m_per_s);
-      double w = turn_cmd[i];
-      double th = theta[i];
-      double mid = th + w * dt / 2;
-      theta[i] = wrap_angle(th + w * dt);
-      double sm, cm;
-      det_sincos(mid, sm, cm);
-      dx_[s] = toward_zero(v * dt * cm);
-      dy_[s] = toward_zero(v * dt * sm);
-      const Vec2 d{dx_[s], dy_[s]};
-      double f = 1.0;
-      if (d.x != 0 || d.y != 0) {
-        Vec2 p{gx[s], gy[s]};
-        for (std::uint32_t si : index.segments.near(p))
-          f = segment_contact_time(p, d, k.radius_m, segs[si], f);
+      if (avx2) {
+        det_sincos_avx2(mid, sm, cm, m);
+      } else {
+        for (std::size_t j = 0; j < m; ++j) det_sincos(mid[j], sm[j], cm[j]);
       }
-      f_[s] = round_down(f);
+      for (std::size_t j = 0; j < m; ++j) {
+        const std::size_t s = b0 + j;
+        const std::uint32_t i = order[s];
+        if (emask) engine_[s] = robot_engine[i];
+        if (!mine(engine_[s & emask])) {
+          dx_[s] = dy_[s] = 0;
+          f_[s] = 1;
+          continue;
+        }
+        const RobotKind& k = model.kinds[kind[i]];
+        // The locomotion actuator turned its commands into a body velocity in the act phase.
+        const double v = std::clamp(speed_cmd[i], -k.max_speed_m_per_s, k.max_speed_m_per_s);
+        theta[i] = wrap_angle(theta[i] + turn_cmd[i] * dt);
+        dx_[s] = toward_zero(v * dt * cm[j]);
+        dy_[s] = toward_zero(v * dt * sm[j]);
+        const Vec2 d{dx_[s], dy_[s]};
+        double f = 1.0;
+        if (d.x != 0 || d.y != 0) {
+          Vec2 p{gx[s], gy[s]};
+          for (std::uint32_t si : index.segments.near(p))
+            f = segment_contact_time(p, d, k.radius_m, segs[si], f);
+        }
+        f_[s] = round_down(f);
+      }
     }
   });
 

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <vector>
 
+#include "core/cpu_features.hpp"
 #include "core/det_math.hpp"
 
 namespace fleetsim {
@@ -62,6 +64,34 @@ TEST(DetSincos, ExactAtZeroOddEvenAndIdentityHolds) {
   }
   det_sincos(NAN, s, c);
   EXPECT_TRUE(std::isnan(s) && std::isnan(c));
+}
+
+// The four-wide form the engine's motion uses with AVX2 gives det_sincos's bits, in every
+// quadrant, for negative zero, beyond 1e5 radians (scalar fallback) and for NaN.
+TEST(DetSincos, FourWideFormGivesTheSameBits) {
+  if (!cpu_has_avx2()) GTEST_SKIP() << "no AVX2 here";
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> heading(-8.0, 8.0), wide(-1e5, 1e5), huge(-1e7, 1e7);
+  std::vector<double> x;
+  for (int i = 0; i < 100000; ++i) x.push_back(i % 5 == 4 ? wide(rng) : heading(rng));
+  for (double v : {0.0, -0.0, 1e5, -1e5, 1.0000001e5, 3.14159265358979, -1.5707963267948966,
+                   static_cast<double>(NAN), static_cast<double>(INFINITY)})
+    x.push_back(v);
+  for (int i = 0; i < 50; ++i) x.push_back(huge(rng));
+  x.push_back(0.5);  // a length that leaves a tail of scalar calls
+  std::vector<double> s(x.size()), c(x.size());
+  det_sincos_avx2(x.data(), s.data(), c.data(), x.size());
+  auto bits = [](double v) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return b;
+  };
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double es, ec;
+    det_sincos(x[i], es, ec);
+    ASSERT_EQ(bits(s[i]), bits(es)) << "sin of " << x[i];
+    ASSERT_EQ(bits(c[i]), bits(ec)) << "cos of " << x[i];
+  }
 }
 
 }  // namespace
