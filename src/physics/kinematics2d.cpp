@@ -367,9 +367,9 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     });
     return best;
   };
-  // The robots a dense round changed, per worker, kept while few enough for a sparse round.
   // Round 0's candidates four at a time (gather_candidates_avx2), when it applies.
   const bool wide = emask == 0 && index.uniform_radius && simd_path() == SimdPath::kAvx2;
+  // The robots a dense round changed, per worker, kept while few enough for a sparse round.
   const std::size_t sparse_max = sparse_below_ == kSparseAuto ? n / 32 : sparse_below_;
   changed_by_worker_.resize(static_cast<std::size_t>(pool.size()));
   for (auto& list : changed_by_worker_) list.clear();
