@@ -53,11 +53,11 @@ struct Config {
   std::size_t payload = 0;
   std::string endpoint = "tcp";
   int port_base = 0;
-  int node = -1;  // internal: run only this node (zmq child)
-  std::string api = "flow";
+  int node = -1;             // internal: run only this node (zmq child)
+  std::string api = "flow";  // flow: a FlowNode with a behaviour; federate: the federate API
   std::string zmq_io_thread = "default";  // zmq: "dedicated" pins it per node, SCHED_BATCH
-  int spin_us = -1;  // shm: spin before sleeping (-1: the transport's default)  // flow: FlowNode
-                     // with a behaviour; federate: the federate API
+  int spin_us = -1;                       // shm: spin before sleeping (-1: the transport's default)
+  int yield_us = -1;  // shm: then yield before sleeping (-1: the transport's default)
 };
 
 /// The federation file the federate API's nodes join (written by the parent, read by each
@@ -293,6 +293,9 @@ int main(int argc, char** argv) {
   app.add_option("--spin-us", c.spin_us,
                  "shm: microseconds a node polls its rings before it sleeps (default: the "
                  "transport's)");
+  app.add_option("--yield-us", c.yield_us,
+                 "shm: microseconds a node then polls between yields of the processor before "
+                 "it sleeps (default: the transport's)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -310,6 +313,7 @@ int main(int argc, char** argv) {
       const auto& name = layout.nodes[static_cast<std::size_t>(c.node)].name;
       transport::ShmOptions so;
       if (c.spin_us >= 0) so.spin = std::chrono::microseconds(c.spin_us);
+      if (c.yield_us >= 0) so.yield = std::chrono::microseconds(c.yield_us);
       transport::ZmqOptions zo;
       if (c.zmq_io_thread == "dedicated") {
         zo.io_thread_cpu = transport::kIoThreadCpuByNode;

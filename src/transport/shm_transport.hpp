@@ -6,7 +6,8 @@
 // ZeroMQ: messages on one link arrive in the sender's (timestamp, flow) order, so the message
 // a blocked node needs is never stuck behind one it has no room for). A source writes its
 // messages, in the wire format behind a 4-byte length, straight into the sink's ring; a node
-// that finds nothing to do spins briefly, then sleeps on its doorbell (a futex) until a source
+// that finds nothing to do spins briefly, yields the processor for a while (the source it waits
+// for may be waiting for this core), then sleeps on its doorbell (a futex) until a source
 // writes into one of its rings or a sink frees room in a ring it writes.
 //
 // Liveness: a node holds a lock on its segment while it lives (the kernel drops it when the
@@ -29,8 +30,10 @@ struct ShmOptions {
   /// Bytes of each link's ring (rounded up to a power of two). A larger message is streamed
   /// through the ring in pieces.
   std::size_t ring_bytes = 256 * 1024;
-  /// How long a node polls its rings before sleeping on its doorbell.
+  /// How long a node polls its rings before it yields the processor between polls, and how
+  /// long it does that before sleeping on its doorbell.
   std::chrono::microseconds spin{5};
+  std::chrono::microseconds yield{100};
   std::chrono::milliseconds heartbeat_interval{100};
   /// A peer whose heartbeat has not moved for this long is taken for hung, as dead.
   std::chrono::milliseconds hang_timeout{800};
