@@ -644,15 +644,17 @@ class ShmPort final : public LinkPort {
   // then sleeps on this node's doorbell until someone rings it or `timeout` passes.
   template <typename Ready>
   void wait(std::chrono::milliseconds timeout, std::uint32_t wants, Ready&& ready) {
-    const auto spin_end = Clock::now() + sopt_.spin;
-    for (int i = 0;; ++i) {
-      if (ready()) return;
-      cpu_relax();
-      if ((i & 63) == 63 && Clock::now() >= spin_end) break;
+    if (sopt_.spin.count() > 0) {
+      const auto spin_end = Clock::now() + sopt_.spin;
+      for (int i = 0;; ++i) {
+        if (ready()) return;
+        cpu_relax();
+        if ((i & 63) == 63 && Clock::now() >= spin_end) break;
+      }
     }
     // More nodes than cores: the source this node waits for is often runnable on this core,
     // and yielding lets it run at once, where a futex sleep and wake-up would cost both
-    // several microseconds of the kernel's time (K = 4 on 2 cores: 30 -> 10 us per step).
+    // several microseconds of the kernel's time (K = 4 on 2 cores: 30 -> 4 us per step).
     // With a core to itself, sched_yield returns at once and this is polling.
     const auto yield_end = Clock::now() + sopt_.yield;
     while (Clock::now() < yield_end) {

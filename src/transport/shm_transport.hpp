@@ -30,9 +30,10 @@ struct ShmOptions {
   /// Bytes of each link's ring (rounded up to a power of two). A larger message is streamed
   /// through the ring in pieces.
   std::size_t ring_bytes = 256 * 1024;
-  /// How long a node polls its rings before it yields the processor between polls, and how
-  /// long it does that before sleeping on its doorbell.
-  std::chrono::microseconds spin{5};
+  /// How long a node polls its rings before it yields the processor between polls (0: it
+  /// yields from the first poll), and how long it does that before sleeping on its doorbell.
+  /// Polling without yielding only wastes the core when the node it waits for needs it.
+  std::chrono::microseconds spin{0};
   std::chrono::microseconds yield{100};
   std::chrono::milliseconds heartbeat_interval{100};
   /// A peer whose heartbeat has not moved for this long is taken for hung, as dead.
