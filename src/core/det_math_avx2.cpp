@@ -26,6 +26,7 @@ namespace {
 // det_sincos on four arguments: the same operations in the same order (no FMA), so the same
 // bits. Arguments beyond 1e5 radians (or NaN) take the scalar function.
 [[gnu::target("avx2")]] void det_sincos4(const double* x, double* s, double* c) {
+  using namespace det_sincos_detail;
   const __m256d v = _mm256_loadu_pd(x);
   const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), v);
   // Not (|x| <= 1e5): NaN compares false, as in the scalar test.
@@ -33,12 +34,10 @@ namespace {
     for (int k = 0; k < 4; ++k) det_sincos(x[k], s[k], c[k]);
     return;
   }
-  const __m256d shift = vnum(det_sincos_detail::kShift);
-  const __m256d k = vsub(vadd(vmul(v, vnum(det_sincos_detail::kTwoOverPi)), shift), shift);
-  const __m256d r = vsub(vsub(v, vmul(k, vnum(det_sincos_detail::kPio2Hi))),
-                         vmul(k, vnum(det_sincos_detail::kPio2Lo)));
+  const __m256d shift = vnum(kShift);
+  const __m256d k = vsub(vadd(vmul(v, vnum(kTwoOverPi)), shift), shift);
+  const __m256d r = vsub(vsub(v, vmul(k, vnum(kPio2Hi))), vmul(k, vnum(kPio2Lo)));
   const __m256d z = vmul(r, r), z2 = vmul(z, z), z4 = vmul(z2, z2);
-  using namespace det_sincos_detail;
   const __m256d s01 = vadd(vnum(kS0), vmul(z, vnum(kS1)));
   const __m256d s23 = vadd(vnum(kS2), vmul(z, vnum(kS3)));
   const __m256d s45 = vadd(vnum(kS4), vmul(z, vnum(kS5)));

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,8 +13,6 @@
 #include "distributed/swarm_run.hpp"
 #include "federation/launcher.hpp"
 #include "transport/shm_transport.hpp"
-
-extern char** environ;
 
 namespace fleetsim::distributed {
 
@@ -152,15 +149,8 @@ void SwarmProcesses::spawn(const std::string& program, int p, std::uint32_t jitt
                                    "--jitter-us",
                                    std::to_string(jitter_us),
                                    "--quiet"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  const int rc = federation::spawn_program(std::move(args), pid, fds[1]);
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);

@@ -193,10 +193,10 @@ struct Federate::Impl {
 
   /// `region` as the ranges of flow `f`'s dimensions (the unnamed ones unbounded), refusing a
   /// dimension that is not the flow's, lower > upper and a range outside the dimension's.
-  std::vector<Range> ranges_of(const char* what, const std::string& port,
+  std::vector<Range> ranges_of(const char* what, const std::string& port_name,
                                const federation::FlowDecl& f, const Region& region) const {
     const auto context = [&] {
-      return fmt::format("node '{}', flow '{}': {}(\"{}\")", decl().name, f.name, what, port);
+      return fmt::format("node '{}', flow '{}': {}(\"{}\")", decl().name, f.name, what, port_name);
     };
     if (f.dimensions.empty())
       throw FederateError(fmt::format(

@@ -43,6 +43,18 @@ std::string self_executable() {
   return ec ? std::string("/proc/self/exe") : p.string();
 }
 
+int spawn_program(std::vector<std::string> args, pid_t& pid, int stdout_fd) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc;
+}
+
 void assign_ipc_endpoints(Federation& fed, const std::string& dir) {
   for (auto& n : fed.nodes)
     if (n.endpoint.empty()) n.endpoint = "ipc://" + dir + "/" + n.name;
@@ -140,13 +152,10 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
       args.insert(args.end(), {"--secret-keys", options.secret_keys_dir});
     if (options.zmq_io_thread != "any")
       args.insert(args.end(), {"--zmq-io-thread", options.zmq_io_thread});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
     pid_t pid = 0;
-    int rc = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+    const int rc = spawn_program(args, pid);
     if (rc != 0) {
-      log_line(fmt::format("error: cannot start node '{}' ({}): {}", n.name, argv[0],
+      log_line(fmt::format("error: cannot start node '{}' ({}): {}", n.name, args[0],
                            std::strerror(rc)));
       status = kExitRuntimeError;
       break;

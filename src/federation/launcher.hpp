@@ -2,7 +2,10 @@
 // child processes for ZeroMQ), or one node of a federation spread over several machines.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
+#include <vector>
 
 #include "federation/federation_file.hpp"
 #include "federation/node_runner.hpp"
@@ -36,6 +39,10 @@ transport::ZmqOptions zmq_options_for(const Federation& fed, const std::string& 
 
 /// The path of the running executable (/proc/self/exe resolved).
 std::string self_executable();
+
+/// Starts program args[0] with arguments `args` (and this process's environment), its stdout
+/// on `stdout_fd` when that is >= 0. Returns 0 and the child in `pid`, or posix_spawn's error.
+int spawn_program(std::vector<std::string> args, pid_t& pid, int stdout_fd = -1);
 
 /// Fills the empty endpoints of `fed` with ipc://DIR/NODE.
 void assign_ipc_endpoints(Federation& fed, const std::string& dir);

@@ -372,7 +372,6 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   // The robots a dense round changed, per worker, kept while few enough for a sparse round.
   const std::size_t sparse_max = sparse_below_ == kSparseAuto ? n / 32 : sparse_below_;
   changed_by_worker_.resize(static_cast<std::size_t>(pool.size()));
-  for (auto& list : changed_by_worker_) list.clear();
   group_at_.resize((n + kGroup - 1) / kGroup);
   int round = 0;
   std::size_t changed_count = 0;
