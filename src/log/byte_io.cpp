@@ -6,13 +6,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 namespace fleetsim::log {
 
 namespace {
 
-std::string reason() { return std::strerror(errno); }
+std::string reason() {
+  return std::strerror(errno);
+}
 
 }  // namespace
 
@@ -26,6 +29,25 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& path)
     }
     p += k;
     n -= static_cast<std::size_t>(k);
+  }
+}
+
+void write_all(int fd, std::vector<iovec> parts, const std::string& path) {
+  std::size_t first = 0;
+  while (first < parts.size()) {
+    const int count = static_cast<int>(std::min<std::size_t>(parts.size() - first, IOV_MAX));
+    ssize_t k = ::writev(fd, parts.data() + first, count);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      throw LogError("cannot write log '" + path + "': " + reason());
+    }
+    // Skip what was written: whole buffers, then the start of the next one.
+    auto left = static_cast<std::size_t>(k);
+    while (first < parts.size() && left >= parts[first].iov_len) left -= parts[first++].iov_len;
+    if (left > 0) {
+      parts[first].iov_base = static_cast<std::uint8_t*>(parts[first].iov_base) + left;
+      parts[first].iov_len -= left;
+    }
   }
 }
 

@@ -4,6 +4,8 @@
 // struct dump), so a file holds no padding and no pointer: the same frames give the same bytes.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -101,6 +103,10 @@ class ByteReader {
 /// Writes all of `data` to `fd` (retrying short writes and EINTR). Throws LogError naming
 /// `path` on failure.
 void write_all(int fd, const void* data, std::size_t n, const std::string& path);
+
+/// Writes the buffers `parts` one after the other to `fd`, with as few system calls as
+/// writev() allows (retrying short writes and EINTR). Throws LogError naming `path` on failure.
+void write_all(int fd, std::vector<iovec> parts, const std::string& path);
 
 /// Reads exactly `n` bytes at `offset`; returns false if the file ends first. Throws LogError
 /// on I/O errors.

@@ -131,27 +131,63 @@ inline std::uint64_t rotl(std::uint64_t x, int r) {
   return (x << r) | (x >> (64 - r));
 }
 
+constexpr std::uint64_t kLaneP1 = 0x9e3779b185ebca87ULL, kLaneP2 = 0xc2b2ae3d27d4eb4fULL;
+
+}  // namespace
+
 // Four independent lanes of 8-byte words (multiply, rotate, multiply), so the CPU works on
 // four words at once: the writer checksums every record's body, and a single dependent chain
 // cost more than zstd itself.
-std::uint64_t lanes_hash(const std::uint8_t* p, std::size_t n) {
-  constexpr std::uint64_t kP1 = 0x9e3779b185ebca87ULL, kP2 = 0xc2b2ae3d27d4eb4fULL;
-  std::uint64_t lane[4] = {kP1 + kP2, kP2, 0, 0 - kP1};
-  std::size_t blocks = n / 32;
-  for (std::size_t b = 0; b < blocks; ++b, p += 32) {
+LanesHash::LanesHash() : lane_{kLaneP1 + kLaneP2, kLaneP2, 0, 0 - kLaneP1} {}
+
+void LanesHash::blocks(const std::uint8_t* p, std::size_t count) {
+  // In locals: the bytes read could alias the members, which would then be stored and loaded
+  // again for every word.
+  std::uint64_t lane[4] = {lane_[0], lane_[1], lane_[2], lane_[3]};
+  for (std::size_t b = 0; b < count; ++b, p += 32) {
     for (int k = 0; k < 4; ++k) {
       std::uint64_t w;
       std::memcpy(&w, p + 8 * k, 8);
-      lane[k] = rotl(lane[k] + w * kP2, 31) * kP1;
+      lane[k] = rotl(lane[k] + w * kLaneP2, 31) * kLaneP1;
     }
   }
-  std::uint64_t h = mix64(lane[0]) ^ rotl(mix64(lane[1]), 17) ^ rotl(mix64(lane[2]), 34) ^
-                    rotl(mix64(lane[3]), 51);
-  Hasher tail;  // the last n % 32 bytes and the length
+  for (int k = 0; k < 4; ++k) lane_[k] = lane[k];
+}
+
+void LanesHash::update(const std::uint8_t* p, std::size_t n) {
+  if (n == 0) return;
+  total_ += n;
+  if (held_ > 0) {
+    const std::size_t take = std::min(n, sizeof held_bytes_ - held_);
+    std::memcpy(held_bytes_ + held_, p, take);
+    held_ += take;
+    p += take;
+    n -= take;
+    if (held_ < sizeof held_bytes_) return;
+    blocks(held_bytes_, 1);
+    held_ = 0;
+  }
+  blocks(p, n / 32);
+  held_ = n % 32;
+  std::memcpy(held_bytes_, p + (n - held_), held_);
+}
+
+std::uint64_t LanesHash::value() const {
+  std::uint64_t h = mix64(lane_[0]) ^ rotl(mix64(lane_[1]), 17) ^ rotl(mix64(lane_[2]), 34) ^
+                    rotl(mix64(lane_[3]), 51);
+  Hasher tail;  // the last total % 32 bytes and the length
   tail.word(h);
-  tail.word(n);
-  tail.bytes(p, n % 32);
+  tail.word(total_);
+  tail.bytes(held_bytes_, held_);
   return tail.value();
+}
+
+namespace {
+
+std::uint64_t lanes_hash(const std::uint8_t* p, std::size_t n) {
+  LanesHash h;
+  h.update(p, n);
+  return h.value();
 }
 
 }  // namespace
@@ -424,7 +460,7 @@ void shuffle_frame(const LogFrameView& f, const PayloadLayout& layout,
     }
   };
   if (parallel && n >= 4096)
-    parallel(n, robots);
+    parallel(n, 16384, robots);
   else
     robots(0, n);
   for (std::size_t c = 0; c < layout.objects.size(); ++c) {

@@ -57,6 +57,22 @@ void encode_record_header(const RecordHeader& h, std::uint8_t* out);
 /// Decodes a record header; returns false if the magic or its checksum is wrong.
 bool decode_record_header(const std::uint8_t* in, RecordHeader& h);
 
+/// The four-lane hash of checksum(), over bytes given in pieces: update(a) then update(b)
+/// gives checksum(a followed by b).
+class LanesHash {
+ public:
+  LanesHash();
+  void update(const std::uint8_t* data, std::size_t n);
+  std::uint64_t value() const;
+
+ private:
+  void blocks(const std::uint8_t* p, std::size_t count);
+  std::uint64_t lane_[4];
+  std::uint8_t held_bytes_[32] = {};  ///< the start of a 32-byte block not yet complete
+  std::size_t held_ = 0;
+  std::uint64_t total_ = 0;
+};
+
 /// The checksum used everywhere in the file (four-lane hash, docs/log-format.md 1.4).
 std::uint64_t checksum(const std::uint8_t* data, std::size_t n, const std::uint8_t* data2 = nullptr,
                        std::size_t n2 = 0);
@@ -85,6 +101,12 @@ struct PayloadLayout {
 
   static PayloadLayout of(const LogHeader& header);
 };
+
+/// A payload is compressed in parts of this many bytes (the last part may be shorter), each
+/// a zstd frame of its own, stored one after the other: zstd decompresses them as one, and
+/// the parts can be compressed at once on several threads. A fixed size, so that the bytes
+/// do not depend on the number of threads.
+inline constexpr std::size_t kPayloadPartBytes = 256 * 1024;
 
 /// Bytes before the columns: tick, time, robot count, object count, status length.
 inline constexpr std::size_t kPayloadFixedBytes = 28;

@@ -63,6 +63,27 @@ FrameLogWriter::~FrameLogWriter() {
   } catch (...) {
     // A destructor must not throw; the error was already reported or the run is unwinding.
   }
+  for (ZSTD_CCtx* c : cctx_pool_) ZSTD_freeCCtx(c);
+}
+
+void FrameLogWriter::compress_parts(const std::vector<std::uint8_t>& raw, Job& job, std::size_t b,
+                                    std::size_t e) {
+  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> ctx;
+  {
+    std::lock_guard lock(cctx_mutex_);
+    if (!cctx_pool_.empty()) {
+      ctx.reset(cctx_pool_.back());
+      cctx_pool_.pop_back();
+    }
+  }
+  if (!ctx) ctx = make_cctx(options_.zstd_level);
+  for (std::size_t k = b; k < e; ++k) {
+    const std::size_t at = k * ff::kPayloadPartBytes;
+    const std::size_t n = std::min(ff::kPayloadPartBytes, raw.size() - at);
+    job.part_sizes[k] = compress_into(ctx.get(), raw.data() + at, n, job.parts[k], 0);
+  }
+  std::lock_guard lock(cctx_mutex_);
+  cctx_pool_.push_back(ctx.release());
 }
 
 void FrameLogWriter::set_columns(const LogHeader& header) {
@@ -190,9 +211,20 @@ void FrameLogWriter::write(const LogFrameView& f) {
   stats_.wait_ms += ms_since(waited);
   const auto copy_start = Clock::now();
 
-  // Everything the caller will overwrite, transposed for zstd by the run's workers (the
-  // writer's thread only compresses and writes: on 2 cores its CPU is taken from a worker).
-  ff::shuffle_frame(f, layout_, job.payload, options_.parallel_for);
+  // Everything the caller will overwrite, transposed for zstd by the run's workers, who then
+  // compress it if there are workers (see the class comment).
+  const bool workers = static_cast<bool>(options_.parallel_for);
+  std::vector<std::uint8_t>& raw = workers ? raw_ : job.payload;
+  ff::shuffle_frame(f, layout_, raw, options_.parallel_for);
+  const std::size_t parts = (raw.size() + ff::kPayloadPartBytes - 1) / ff::kPayloadPartBytes;
+  job.parts.resize(parts);
+  job.part_sizes.assign(parts, 0);
+  job.compressed = workers;
+  job.raw_size = raw.size();
+  if (workers) {
+    options_.parallel_for(parts, 1,
+                          [&](std::size_t b, std::size_t e) { compress_parts(raw, job, b, e); });
+  }
   job.tick = f.tick;
   job.tag_base = static_cast<std::uint32_t>(tags_.size());
   job.tag_block.clear();
@@ -242,27 +274,36 @@ void FrameLogWriter::run_writer_thread() {
     if (!failed) {
       const auto encode_start = Clock::now();
       try {
-        // Record = header, tag block, compressed payload; written with one write().
-        std::size_t at = ff::kRecordHeaderSize + job.tag_block.size();
-        if (record_.size() < at) record_.resize(at);
-        if (!job.tag_block.empty()) {
-          std::memcpy(record_.data() + ff::kRecordHeaderSize, job.tag_block.data(),
-                      job.tag_block.size());
+        if (!job.compressed) {
+          for (std::size_t k = 0; k < job.parts.size(); ++k) {
+            const std::size_t at = k * ff::kPayloadPartBytes;
+            const std::size_t n = std::min(ff::kPayloadPartBytes, job.payload.size() - at);
+            job.part_sizes[k] =
+                compress_into(ctx.get(), job.payload.data() + at, n, job.parts[k], 0);
+          }
         }
-        std::size_t stored =
-            compress_into(ctx.get(), job.payload.data(), job.payload.size(), record_, at);
+        // Record = header, tag block, the payload's parts; written with one writev().
         ff::RecordHeader h;
         h.new_tag_count = job.new_tags;
         h.tag_block_size = static_cast<std::uint32_t>(job.tag_block.size());
         h.tag_base = job.tag_base;
-        h.payload_size = stored;
-        h.raw_size = job.payload.size();
+        h.raw_size = job.raw_size;
         h.tick = job.tick;
-        const std::size_t size = at + stored;
-        h.body_checksum =
-            ff::checksum(record_.data() + ff::kRecordHeaderSize, size - ff::kRecordHeaderSize);
+        ff::LanesHash body;
+        body.update(job.tag_block.data(), job.tag_block.size());
+        std::vector<iovec> pieces(2 + job.parts.size());
+        for (std::size_t k = 0; k < job.parts.size(); ++k) {
+          body.update(job.parts[k].data(), job.part_sizes[k]);
+          h.payload_size += job.part_sizes[k];
+          pieces[2 + k] = {job.parts[k].data(), job.part_sizes[k]};
+        }
+        h.body_checksum = body.value();
+        record_.resize(ff::kRecordHeaderSize);
         ff::encode_record_header(h, record_.data());
-        write_all(file_.get(), record_.data(), size, path_);
+        pieces[0] = {record_.data(), record_.size()};
+        pieces[1] = {job.tag_block.data(), job.tag_block.size()};
+        write_all(file_.get(), std::move(pieces), path_);
+        const std::size_t size = h.record_size();
         offsets_.push_back(position_);
         position_ += size;
       } catch (const std::exception& e) {

@@ -13,15 +13,21 @@
 #include "log/frame_log_format.hpp"
 #include "log/log_writer.hpp"
 
+struct ZSTD_CCtx_s;  // zstd.h's ZSTD_CCtx
+
 namespace fleetsim::log {
 
 /// Writes the binary frame log.
 ///
 /// Threads: begin(), write() and finish() are called from one thread (the simulation's main
-/// thread). write() only copies the frame's columns into a recycled buffer and queues it; one
-/// background thread shuffles, compresses and write()s each record, in queue order, so the
-/// bytes do not depend on timing. The queue holds at most kQueueCapacity frames: a caller
-/// faster than the disk waits instead of growing memory.
+/// thread). write() transposes the frame's columns into a recycled buffer and queues it; one
+/// background thread checksums and write()s each record, in queue order. The payload is
+/// compressed in parts of frame_format::kPayloadPartBytes, each a zstd frame of its own: by
+/// the run's workers inside write() when FrameLogOptions::parallel_for is given (work shared
+/// evenly, where a thread of its own would take whole time slices from one worker while the
+/// others wait for it), else by the background thread. Either way the bytes are the same, and
+/// do not depend on timing. The queue holds at most kQueueCapacity frames: a caller faster
+/// than the disk waits instead of growing memory.
 ///
 /// Errors: an I/O error on the background thread is kept and thrown (as LogError) by the next
 /// write() or by finish(); frames already on disk stay readable.
@@ -58,7 +64,12 @@ class FrameLogWriter final : public LogWriter {
   /// One frame on its way to the disk. Owned by the queue, then by the writer thread, then
   /// recycled through free_jobs_ so its buffers keep their capacity.
   struct Job {
-    std::vector<std::uint8_t> payload;    ///< shuffle_frame() output
+    std::vector<std::uint8_t> payload;  ///< shuffle_frame() output, when not compressed yet
+    /// The payload's compressed parts (buffers kept at their largest) and their sizes.
+    std::vector<std::vector<std::uint8_t>> parts;
+    std::vector<std::size_t> part_sizes;
+    bool compressed = false;              ///< parts are filled (else the writer thread fills them)
+    std::size_t raw_size = 0;             ///< bytes of the payload before compression
     std::vector<std::uint8_t> tag_block;  ///< the new tags, u32 length + bytes each
     std::uint32_t new_tags = 0;
     std::uint32_t tag_base = 0;
@@ -68,7 +79,8 @@ class FrameLogWriter final : public LogWriter {
   /// What begin() and resume() share: the checked column lists and the payload layout.
   void set_columns(const LogHeader& header);
   void run_writer_thread();
-  void encode_and_write(const Job& job);
+  /// Compresses parts [b, e) of `raw` into `job`, with a context from cctx_pool_.
+  void compress_parts(const std::vector<std::uint8_t>& raw, Job& job, std::size_t b, std::size_t e);
   void raise_pending_error();
   void stop_writer_thread();
 
@@ -95,6 +107,11 @@ class FrameLogWriter final : public LogWriter {
   std::string error_;
   bool error_reported_ = false;
   std::size_t in_flight_ = 0;  ///< frames queued or being written
+
+  // Compression contexts not in use, guarded by cctx_mutex_ (the workers take one each).
+  std::mutex cctx_mutex_;
+  std::vector<ZSTD_CCtx_s*> cctx_pool_;  ///< freed by the destructor
+  std::vector<std::uint8_t> raw_;        ///< caller thread: the payload the workers compress
 
   // Writer thread only (read by the caller after join()).
   std::uint64_t position_ = 0;

@@ -85,10 +85,11 @@ struct LogHeader {
   std::vector<ColumnDesc> object_columns;
 };
 
-/// Runs body(b, e) over parts of [0, n) that together cover it, possibly at once on several
-/// threads (the simulation's workers). Empty: the caller runs body(0, n) itself.
-using ParallelFor =
-    std::function<void(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body)>;
+/// Runs body(b, e) over parts of [0, n) that together cover it, of at least `grain` items
+/// each (but the last), possibly at once on several threads (the simulation's workers).
+/// Empty: the caller runs body(0, n) itself.
+using ParallelFor = std::function<void(std::size_t n, std::size_t grain,
+                                       const std::function<void(std::size_t, std::size_t)>& body)>;
 
 /// A frame to write: views on the engine's columns (no copy), valid until write() returns.
 /// robot_columns[c] holds robot_count rows of header.robot_columns[c] (row_bytes() each,

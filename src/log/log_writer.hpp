@@ -47,8 +47,9 @@ enum class LogFormat { kFrames, kDeeco };
 /// Options of the binary frame log.
 struct FrameLogOptions {
   int zstd_level = 1;  ///< 1 (fast) .. 19 (small)
-  /// Splits the per-robot work of write() (the columns' byte-plane transpose) among the run's
-  /// workers: body(b, e) over parts of [0, n). Empty: on the calling thread.
+  /// Shares the work of write() among the run's workers: the columns' byte-plane transpose,
+  /// then the compression of the payload's parts. Empty: the calling thread transposes and
+  /// the writer's background thread compresses (the bytes are the same).
   ParallelFor parallel_for;
 };
 

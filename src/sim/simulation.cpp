@@ -205,11 +205,14 @@ void Simulation::write_headers() {
 
 log::FrameLogOptions Simulation::frame_log_options() {
   log::FrameLogOptions o;
-  // write() runs on this thread between phases, when the workers are free.
-  o.parallel_for = [this](std::size_t n,
-                          const std::function<void(std::size_t, std::size_t)>& body) {
-    pool_.parallel_for(n, 16384, [&](std::size_t b, std::size_t e, int) { body(b, e); });
-  };
+  // write() runs on this thread between phases, when the workers are free: they transpose
+  // the frame and compress its parts. With one worker there is no one to share with, and the
+  // log's own thread compresses, perhaps on a core the simulation does not use.
+  if (pool_.size() > 1)
+    o.parallel_for = [this](std::size_t n, std::size_t grain,
+                            const std::function<void(std::size_t, std::size_t)>& body) {
+      pool_.parallel_for(n, grain, [&](std::size_t b, std::size_t e, int) { body(b, e); });
+    };
   return o;
 }
 

@@ -67,14 +67,17 @@ LogHeader make_header() {
 
 /// A run whose robots and objects come and go, whose tag table grows, with awkward doubles.
 /// Columns beyond the required ones get random bytes (tags: random valid indices).
-std::vector<LogFrame> make_frames(const LogHeader& h, std::size_t count, std::uint64_t seed = 7) {
+/// `count` frames of a run that starts with `robots_at_start` robots (ids from 0).
+std::vector<LogFrame> make_frames(const LogHeader& h, std::size_t count, std::uint64_t seed = 7,
+                                  std::size_t robots_at_start = 3) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> pos(-20, 20);
   std::vector<LogFrame> frames;
   std::vector<std::string> tags{""};
-  std::vector<EntityId> robots{0, 1, 2};
+  std::vector<EntityId> robots;
+  for (std::size_t i = 0; i < robots_at_start; ++i) robots.push_back(static_cast<EntityId>(i));
   std::vector<EntityId> objects{100};
-  EntityId next = 3;
+  auto next = static_cast<EntityId>(robots_at_start);
   const int led = column_index(h.robot_columns, "leds");
   const std::uint32_t led_width =
       led < 0 ? 0 : h.robot_columns[static_cast<std::size_t>(led)].width;
@@ -275,14 +278,14 @@ TEST(FrameLog, AFramesPayloadIsTheSameBytesHoweverItsRobotsAreSplit) {
   // Uneven parts, the last first.
   frame_format::shuffle_frame(
       f.view(), layout, reversed,
-      [](std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+      [](std::size_t n, std::size_t, const std::function<void(std::size_t, std::size_t)>& body) {
         const std::size_t cut[] = {0, n / 7, n / 3 + 1, n - 5, n};
         for (int k = 3; k >= 0; --k) body(cut[k], cut[k + 1]);
       });
   // Parts on threads at once.
   frame_format::shuffle_frame(
       f.view(), layout, threaded,
-      [](std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+      [](std::size_t n, std::size_t, const std::function<void(std::size_t, std::size_t)>& body) {
         std::vector<std::thread> t;
         for (std::size_t k = 0; k < 4; ++k) t.emplace_back(body, n * k / 4, n * (k + 1) / 4);
         for (auto& x : t) x.join();
@@ -295,6 +298,75 @@ TEST(FrameLog, AFramesPayloadIsTheSameBytesHoweverItsRobotsAreSplit) {
   EXPECT_EQ(back.status, f.status);
   EXPECT_EQ(back.robot_columns, f.robot_columns);
   EXPECT_EQ(back.object_columns, f.object_columns);
+}
+
+// A payload larger than a part is compressed in parts; the run's workers compress them when
+// the writer is given a ParallelFor. The file must be the same bytes however the parts are
+// shared out, or whether the writer's own thread compresses them, and read back whole.
+TEST(FrameLog, PayloadPartsCompressedByWorkersGiveTheSameBytes) {
+  TempDir dir;
+  const LogHeader header = make_header();
+  const auto frames = make_frames(header, 4, 7, 20'000);
+  std::vector<std::uint8_t> raw;
+  frame_format::shuffle_frame(frames[0].view(), frame_format::PayloadLayout::of(header), raw);
+  ASSERT_GT(raw.size(), 3 * frame_format::kPayloadPartBytes);  // several parts, and a short one
+  ASSERT_NE(raw.size() % frame_format::kPayloadPartBytes, 0u);
+
+  auto write_with = [&](const std::string& path, ParallelFor parallel) {
+    FrameLogOptions o;
+    o.parallel_for = std::move(parallel);
+    auto writer = make_frame_log_writer(path, o);
+    writer->begin(header);
+    for (const LogFrame& f : frames) writer->write(f.view());
+    writer->finish();
+    return read_file(path);
+  };
+  const std::string own_thread = write_with(dir.file("a"), {});
+  // Threads at once, the parts split unevenly.
+  const std::string threads = write_with(
+      dir.file("b"),
+      [](std::size_t n, std::size_t, const std::function<void(std::size_t, std::size_t)>& body) {
+        std::vector<std::thread> t;
+        t.emplace_back(body, 0, 1);
+        t.emplace_back(body, 1, n / 2);
+        t.emplace_back(body, n / 2, n);
+        for (auto& x : t) x.join();
+      });
+  // One part at a time, the last first.
+  const std::string reversed = write_with(
+      dir.file("c"),
+      [](std::size_t n, std::size_t, const std::function<void(std::size_t, std::size_t)>& body) {
+        for (std::size_t k = n; k-- > 0;) body(k, k + 1);
+      });
+  EXPECT_EQ(own_thread, threads);
+  EXPECT_EQ(own_thread, reversed);
+  auto reader = LogReader::open(dir.file("b"));
+  ASSERT_EQ(reader->frame_count(), frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    expect_same_frame(frames[i], reader->read_frame(i));
+  }
+}
+
+// The writer checksums a record's tag block and payload parts one after the other.
+TEST(FrameLog, ChecksumOverPiecesIsTheChecksumOfTheWhole) {
+  std::mt19937_64 rng(11);
+  std::vector<std::uint8_t> bytes(1000);
+  for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = rng() % bytes.size();
+    std::vector<std::size_t> cuts{0, n};
+    for (int k = 0; k < 3; ++k) cuts.push_back(n == 0 ? 0 : rng() % (n + 1));
+    std::sort(cuts.begin(), cuts.end());
+    frame_format::LanesHash h;
+    for (std::size_t k = 0; k + 1 < cuts.size(); ++k)
+      h.update(bytes.data() + cuts[k], cuts[k + 1] - cuts[k]);
+    ASSERT_EQ(h.value(), frame_format::checksum(bytes.data(), n)) << "n " << n;
+  }
+  // And it depends on the bytes (the comparison can fail).
+  frame_format::LanesHash h;
+  h.update(bytes.data() + 1, 64);
+  EXPECT_NE(h.value(), frame_format::checksum(bytes.data(), 64));
 }
 
 TEST(FrameLog, WriterDestroyedWithoutFinishStillWritesTheIndex) {
