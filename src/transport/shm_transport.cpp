@@ -63,7 +63,9 @@ struct alignas(64) Head {
   std::int64_t pid;
 };
 struct alignas(64) Bell {
-  std::atomic<std::uint32_t> seq;       ///< futex word: bumped by whoever gives the owner work
+  /// Futex word: bumped by whoever gives the owner work while it sleeps (or is about to). Only
+  /// then: a bump on every message would move this cache line between cores every time.
+  std::atomic<std::uint32_t> seq;
   std::atomic<std::uint32_t> sleeping;  ///< the owner is about to sleep, or sleeps, on seq
   /// What the sleeping owner waits for: kAnything, or 1 + the index of the one ring whose
   /// data it needs (then writers of other rings and freed room do not wake it).
@@ -340,9 +342,8 @@ class ShmPort final : public LinkPort {
       jitter();
       const std::size_t total = kLengthBytes + wire_.size();
       std::size_t done = 0;
-      auto since = Clock::now();
-      auto next_report = since + options_.wait_report_after;
-      while (true) {
+      Clock::time_point since{}, next_report{};  // set when it first has to wait
+      for (bool waited = false;; waited = true) {
         if (!link.seg) attach(link);
         if (link.seg) {
           std::size_t wrote = write_some(link, done, total);
@@ -352,12 +353,17 @@ class ShmPort final : public LinkPort {
           }
           if (done == total) break;
         }
+        if (!waited) {
+          since = Clock::now();
+          next_report = since + options_.wait_report_after;
+        }
         // The sink's ring is full (or the sink has not started): keep reading (a node
         // receives in every state) and watching the peers until there is room.
-        wait(budget(next_report), kAnything, [&] { return room(link) || any_readable(); });
+        wait(next_report, kAnything, [&] { return room(link) || any_readable(); });
         for (auto& r : recv_) read_link(r);
-        maybe_check_peers();
-        if (Clock::now() >= next_report) {
+        const auto now = Clock::now();
+        maybe_check_peers(now);
+        if (now >= next_report) {
           report_wait(true, output, link.peer, since);
           next_report += options_.wait_report_after;
         }
@@ -371,17 +377,20 @@ class ShmPort final : public LinkPort {
   Message receive(std::size_t input) override {
     Input& st = in_.at(input);
     RecvLink& r = recv_[st.link];
-    auto since = Clock::now();
-    auto next_report = since + options_.wait_report_after;
-    while (st.buffer.empty()) {
+    Clock::time_point since{}, next_report{};  // set when it first has to wait
+    for (bool waited = false; st.buffer.empty(); waited = true) {
       read_link(r);
       if (!st.buffer.empty()) break;
-      wait(budget(next_report), static_cast<std::uint32_t>(r.ring + 1),
-           [&] { return readable(r); });
+      if (!waited) {
+        since = Clock::now();
+        next_report = since + options_.wait_report_after;
+      }
+      wait(next_report, static_cast<std::uint32_t>(r.ring + 1), [&] { return readable(r); });
       read_link(r);
       if (!st.buffer.empty()) break;
-      maybe_check_peers();
-      if (Clock::now() >= next_report) {
+      const auto now = Clock::now();
+      maybe_check_peers(now);
+      if (now >= next_report) {
         report_wait(false, input, r.peer, since);
         next_report += options_.wait_report_after;
       }
@@ -404,7 +413,10 @@ class ShmPort final : public LinkPort {
     std::unique_ptr<Segment> seg;  ///< the sink's, once it exists
     std::size_t ring = 0;          ///< this node's ring in it
     std::size_t rings_expected = 0;
-    std::uint64_t head = 0;          ///< bytes written (mirrors the ring's head)
+    std::uint64_t head = 0;  ///< bytes written (mirrors the ring's head)
+    /// The sink's read position when last loaded: the free room is at least what it gives,
+    /// so the sink's cache line is read again only when that is not enough.
+    std::uint64_t tail = 0;
     std::map<FlowId, SimTime> next;  ///< per flow: timestamp of the next message owed
     Pulse pulse;
     Clock::time_point next_attach{};
@@ -494,6 +506,7 @@ class ShmPort final : public LinkPort {
     if (!seg->alive() && options_.run_id == 0) return;  // perhaps an earlier run's
     RingControl* c = seg->control(l.ring);
     l.head = c->head.load(std::memory_order_relaxed);
+    l.tail = c->tail.load(std::memory_order_acquire);
     c->producer.store(kAttached, std::memory_order_release);
     l.seg = std::move(seg);
   }
@@ -512,6 +525,21 @@ class ShmPort final : public LinkPort {
     return l.head - c->tail.load(std::memory_order_acquire) < l.seg->head()->ring_bytes;
   }
 
+  // Free bytes in `l`'s ring, at least `wanted` if the sink has read that far: the read
+  // position is loaded again only when the one last seen does not leave that much.
+  std::size_t free_room(SendLink& l, std::size_t wanted) {
+    const std::size_t cap = l.seg->head()->ring_bytes;
+    if (cap - (l.head - l.tail) < wanted) {
+      const std::uint64_t tail = l.seg->control(l.ring)->tail.load(std::memory_order_acquire);
+      if (l.head - tail > cap || tail < l.tail)
+        throw std::runtime_error(fmt::format(
+            "node '{}': the ring to '{}' is corrupt (read position beyond write position)",
+            layout_.name, l.peer));
+      l.tail = tail;
+    }
+    return cap - static_cast<std::size_t>(l.head - l.tail);
+  }
+
   bool readable(const RecvLink& r) const {
     return !links_[r.ring].held &&
            me_->control(r.ring)->head.load(std::memory_order_acquire) != r.tail;
@@ -528,13 +556,7 @@ class ShmPort final : public LinkPort {
   std::size_t write_some(SendLink& l, std::size_t done, std::size_t total) {
     RingControl* c = l.seg->control(l.ring);
     const std::size_t cap = l.seg->head()->ring_bytes;
-    const std::uint64_t tail = c->tail.load(std::memory_order_acquire);
-    if (l.head - tail > cap)
-      throw std::runtime_error(fmt::format(
-          "node '{}': the ring to '{}' is corrupt (read position beyond write position)",
-          layout_.name, l.peer));
-    std::size_t free = cap - static_cast<std::size_t>(l.head - tail);
-    std::size_t n = std::min(free, total - done);
+    std::size_t n = std::min(free_room(l, total - done), total - done);
     std::uint8_t* data = l.seg->data(l.ring);
     for (std::size_t left = n, at = done; left > 0;) {
       const std::uint8_t* src;
@@ -628,22 +650,25 @@ class ShmPort final : public LinkPort {
     return got;
   }
 
-  // Rings `s`'s doorbell about its ring `ring` (or kRoom): its owner re-checks its rings, and
-  // wakes if it sleeps waiting for that ring or for anything.
+  // Rings `s`'s doorbell about its ring `ring` (or kRoom), after new data or freed room was
+  // published: wakes its owner if it sleeps (or is about to) waiting for that ring or for
+  // anything. The fences of this and of wait() order "publish, then read `sleeping`" against
+  // "set `sleeping`, then look for work": either the owner sees the work, or this sees it
+  // sleeping and bumps seq, so that its futex wait returns at once if it has not begun.
   static void notify(Segment& s, std::size_t ring) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     Bell* b = s.bell();
-    b->seq.fetch_add(1, std::memory_order_release);
-    if (!b->sleeping.load(std::memory_order_relaxed)) return;
+    if (!b->sleeping.load(std::memory_order_acquire)) return;
     const std::uint32_t wants = b->wants.load(std::memory_order_relaxed);
-    if (wants == kAnything || (ring != kRoom && wants == ring + 1))
-      futex(&b->seq, FUTEX_WAKE, INT_MAX, nullptr);
+    if (wants != kAnything && (ring == kRoom || wants != ring + 1)) return;
+    b->seq.fetch_add(1, std::memory_order_release);
+    futex(&b->seq, FUTEX_WAKE, INT_MAX, nullptr);
   }
 
   // Polls `ready` for the spin time, then between yields of the processor for the yield time,
-  // then sleeps on this node's doorbell until someone rings it or `timeout` passes.
+  // then sleeps on this node's doorbell until someone rings it or budget(next_report) passes.
   template <typename Ready>
-  void wait(std::chrono::milliseconds timeout, std::uint32_t wants, Ready&& ready) {
+  void wait(Clock::time_point next_report, std::uint32_t wants, Ready&& ready) {
     if (sopt_.spin.count() > 0) {
       const auto spin_end = Clock::now() + sopt_.spin;
       for (int i = 0;; ++i) {
@@ -655,16 +680,25 @@ class ShmPort final : public LinkPort {
     // More nodes than cores: the source this node waits for is often runnable on this core,
     // and yielding lets it run at once, where a futex sleep and wake-up would cost both
     // several microseconds of the kernel's time (K = 4 on 2 cores: 30 -> 4 us per step).
-    // With a core to itself, sched_yield returns at once and this is polling.
-    const auto yield_end = Clock::now() + sopt_.yield;
-    while (Clock::now() < yield_end) {
+    // With a core to itself, sched_yield returns at once and this is polling. (The clock is
+    // read every 4th time: in a virtual machine a read can cost a tenth of a yield.)
+    Clock::time_point yield_end{};
+    for (int i = 0; sopt_.yield.count() > 0; ++i) {
       if (ready()) return;
+      if ((i & 3) == 0) {
+        const auto now = Clock::now();
+        if (i == 0)
+          yield_end = now + sopt_.yield;
+        else if (now >= yield_end)
+          break;
+      }
       sched_yield();
     }
+    const std::chrono::milliseconds timeout = budget(next_report);
     Bell* b = me_->bell();
     const std::uint32_t seen = b->seq.load(std::memory_order_acquire);
     b->wants.store(wants, std::memory_order_relaxed);
-    b->sleeping.store(1, std::memory_order_relaxed);
+    b->sleeping.store(1, std::memory_order_release);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!ready()) {
       timespec t{};
@@ -695,8 +729,7 @@ class ShmPort final : public LinkPort {
     return now - p.moved < sopt_.hang_timeout;
   }
 
-  void maybe_check_peers() {
-    auto now = Clock::now();
+  void maybe_check_peers(Clock::time_point now) {
     if (now < next_check_) return;
     next_check_ = now + std::chrono::milliseconds(20);
     check_peers();
