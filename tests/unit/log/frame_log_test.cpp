@@ -1,16 +1,21 @@
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <zstd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <thread>
 
-#include <zstd.h>
-
-#include <cstring>
-#include <functional>
-
+#include "log/byte_io.hpp"
 #include "log/frame_log_format.hpp"
 #include "log/frame_log_reader.hpp"
 #include "log/log_reader.hpp"
@@ -346,6 +351,57 @@ TEST(FrameLog, PayloadPartsCompressedByWorkersGiveTheSameBytes) {
     SCOPED_TRACE("frame " + std::to_string(i));
     expect_same_frame(frames[i], reader->read_frame(i));
   }
+}
+
+// A record goes out in one writev of its header, tag block and parts. A blocking write into a
+// full pipe that a signal interrupts returns what it wrote so far: the writer must resume
+// mid-buffer and past empty buffers, losing and repeating nothing. (A timer's signal, without
+// SA_RESTART, interrupts the writer while a slow reader keeps the pipe full.)
+void ignore_signal(int) {}
+
+TEST(FrameLog, WritingBuffersSurvivesShortWrites) {
+  std::mt19937_64 rng(5);
+  std::vector<std::vector<std::uint8_t>> buffers;
+  for (std::size_t size : {56u, 0u, 200'000u, 1u, 0u, 300'001u, 70'000u}) {
+    buffers.emplace_back(size);
+    for (auto& b : buffers.back()) b = static_cast<std::uint8_t>(rng());
+  }
+  std::vector<iovec> parts;
+  std::vector<std::uint8_t> expected;
+  for (auto& b : buffers) {
+    parts.push_back({b.data(), b.size()});
+    expected.insert(expected.end(), b.begin(), b.end());
+  }
+  int fd[2];
+  ASSERT_EQ(pipe(fd), 0);
+  sigset_t alarm;
+  sigemptyset(&alarm);
+  sigaddset(&alarm, SIGALRM);
+  std::vector<std::uint8_t> received;
+  std::thread reader([&] {
+    pthread_sigmask(SIG_BLOCK, &alarm, nullptr);  // the writer's thread takes the signals
+    std::uint8_t chunk[4096];
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      const ssize_t k = ::read(fd[0], chunk, sizeof chunk);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      received.insert(received.end(), chunk, chunk + k);
+    }
+  });
+  struct sigaction on_alarm {
+  }, before{};
+  on_alarm.sa_handler = ignore_signal;  // no SA_RESTART: a blocked write returns early
+  sigaction(SIGALRM, &on_alarm, &before);
+  itimerval every{{0, 1000}, {0, 1000}}, off{};
+  setitimer(ITIMER_REAL, &every, nullptr);
+  write_all(fd[1], parts, "the pipe");
+  setitimer(ITIMER_REAL, &off, nullptr);
+  sigaction(SIGALRM, &before, nullptr);
+  ::close(fd[1]);
+  reader.join();
+  ::close(fd[0]);
+  EXPECT_EQ(received, expected);
 }
 
 // The writer checksums a record's tag block and payload parts one after the other.
