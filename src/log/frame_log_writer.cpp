@@ -67,23 +67,12 @@ FrameLogWriter::~FrameLogWriter() {
 }
 
 void FrameLogWriter::compress_parts(const std::vector<std::uint8_t>& raw, Job& job, std::size_t b,
-                                    std::size_t e) {
-  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> ctx;
-  {
-    std::lock_guard lock(cctx_mutex_);
-    if (!cctx_pool_.empty()) {
-      ctx.reset(cctx_pool_.back());
-      cctx_pool_.pop_back();
-    }
-  }
-  if (!ctx) ctx = make_cctx(options_.zstd_level);
+                                    std::size_t e, ZSTD_CCtx* ctx) {
   for (std::size_t k = b; k < e; ++k) {
     const std::size_t at = k * ff::kPayloadPartBytes;
     const std::size_t n = std::min(ff::kPayloadPartBytes, raw.size() - at);
-    job.part_sizes[k] = compress_into(ctx.get(), raw.data() + at, n, job.parts[k], 0);
+    job.part_sizes[k] = compress_into(ctx, raw.data() + at, n, job.parts[k], 0);
   }
-  std::lock_guard lock(cctx_mutex_);
-  cctx_pool_.push_back(ctx.release());
 }
 
 void FrameLogWriter::set_columns(const LogHeader& header) {
@@ -222,8 +211,21 @@ void FrameLogWriter::write(const LogFrameView& f) {
   job.compressed = workers;
   job.raw_size = raw.size();
   if (workers) {
-    options_.parallel_for(parts, 1,
-                          [&](std::size_t b, std::size_t e) { compress_parts(raw, job, b, e); });
+    options_.parallel_for(parts, 1, [&](std::size_t b, std::size_t e) {
+      // A context per worker at a time, from the pool.
+      std::unique_ptr<ZSTD_CCtx, CCtxDeleter> ctx;
+      {
+        std::lock_guard lock(cctx_mutex_);
+        if (!cctx_pool_.empty()) {
+          ctx.reset(cctx_pool_.back());
+          cctx_pool_.pop_back();
+        }
+      }
+      if (!ctx) ctx = make_cctx(options_.zstd_level);
+      compress_parts(raw, job, b, e, ctx.get());
+      std::lock_guard lock(cctx_mutex_);
+      cctx_pool_.push_back(ctx.release());
+    });
   }
   job.tick = f.tick;
   job.tag_base = static_cast<std::uint32_t>(tags_.size());
@@ -274,14 +276,7 @@ void FrameLogWriter::run_writer_thread() {
     if (!failed) {
       const auto encode_start = Clock::now();
       try {
-        if (!job.compressed) {
-          for (std::size_t k = 0; k < job.parts.size(); ++k) {
-            const std::size_t at = k * ff::kPayloadPartBytes;
-            const std::size_t n = std::min(ff::kPayloadPartBytes, job.payload.size() - at);
-            job.part_sizes[k] =
-                compress_into(ctx.get(), job.payload.data() + at, n, job.parts[k], 0);
-          }
-        }
+        if (!job.compressed) compress_parts(job.payload, job, 0, job.parts.size(), ctx.get());
         // Record = header, tag block, the payload's parts; written with one writev().
         ff::RecordHeader h;
         h.new_tag_count = job.new_tags;

@@ -79,8 +79,9 @@ class FrameLogWriter final : public LogWriter {
   /// What begin() and resume() share: the checked column lists and the payload layout.
   void set_columns(const LogHeader& header);
   void run_writer_thread();
-  /// Compresses parts [b, e) of `raw` into `job`, with a context from cctx_pool_.
-  void compress_parts(const std::vector<std::uint8_t>& raw, Job& job, std::size_t b, std::size_t e);
+  /// Compresses parts [b, e) of `raw` into `job` with `ctx`.
+  static void compress_parts(const std::vector<std::uint8_t>& raw, Job& job, std::size_t b,
+                             std::size_t e, ZSTD_CCtx_s* ctx);
   void raise_pending_error();
   void stop_writer_thread();
 
