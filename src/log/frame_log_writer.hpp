@@ -46,9 +46,11 @@ class FrameLogWriter final : public LogWriter {
   /// Where the time goes, for benchmarks and progress displays. Read after finish().
   struct Stats {
     std::uint64_t frames = 0;
-    double copy_ms = 0;       ///< caller thread (and the workers): transposing columns in write()
+    /// Caller thread (and the workers): transposing columns in write(), and compressing
+    /// them when there are workers.
+    double copy_ms = 0;
     double wait_ms = 0;       ///< caller thread: waiting for room in the queue
-    double encode_ms = 0;     ///< writer thread: compress, checksum, write()
+    double encode_ms = 0;     ///< writer thread: compress (without workers), checksum, write()
     std::uint64_t bytes = 0;  ///< file size
   };
   /// Totals since begin(); complete once finish() has returned.
