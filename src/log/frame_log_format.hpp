@@ -106,7 +106,7 @@ struct PayloadLayout {
 /// a zstd frame of its own, stored one after the other: zstd decompresses them as one, and
 /// the parts can be compressed at once on several threads. A fixed size, so that the bytes
 /// do not depend on the number of threads.
-inline constexpr std::size_t kPayloadPartBytes = 256 * 1024;
+inline constexpr std::size_t kPayloadPartBytes = std::size_t{256} * 1024;
 
 /// Bytes before the columns: tick, time, robot count, object count, status length.
 inline constexpr std::size_t kPayloadFixedBytes = 28;
