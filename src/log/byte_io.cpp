@@ -20,16 +20,7 @@ std::string reason() {
 }  // namespace
 
 void write_all(int fd, const void* data, std::size_t n, const std::string& path) {
-  const auto* p = static_cast<const std::uint8_t*>(data);
-  while (n > 0) {
-    ssize_t k = ::write(fd, p, n);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      throw LogError("cannot write log '" + path + "': " + reason());
-    }
-    p += k;
-    n -= static_cast<std::size_t>(k);
-  }
+  write_all(fd, {iovec{const_cast<void*>(data), n}}, path);  // (writev does not write to it)
 }
 
 void write_all(int fd, std::vector<iovec> parts, const std::string& path) {

@@ -519,11 +519,7 @@ class ShmPort final : public LinkPort {
     r.seg = open_peer(r.path, options_.run_id, layout_.name, r.peer);
   }
 
-  bool room(const SendLink& l) const {
-    if (!l.seg) return false;
-    const RingControl* c = l.seg->control(l.ring);
-    return l.head - c->tail.load(std::memory_order_acquire) < l.seg->head()->ring_bytes;
-  }
+  bool room(SendLink& l) { return l.seg && free_room(l, 1) > 0; }
 
   // Free bytes in `l`'s ring, at least `wanted` if the sink has read that far: the read
   // position is loaded again only when the one last seen does not leave that much.
