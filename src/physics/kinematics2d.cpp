@@ -74,9 +74,10 @@ inline double first_contact_linear(Vec2 r0, Vec2 v, double rs, double len) {
   return t <= len ? t : -1.0;
 }
 
-}  // namespace
-
-double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double fj, double r_sum) {
+// pair_contact_time's body, inlined into the contact rounds (a call per pair cost ~2 % of the
+// step).
+[[gnu::always_inline]] inline double contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj,
+                                                  double fj, double r_sum) {
   double rs = r_sum + kSkin;
   Vec2 r0 = pj - pi;
   double m = std::min(fi, fj);
@@ -90,6 +91,12 @@ double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double f
   Vec2 v2 = fi > fj ? Vec2{-di.x, -di.y} : dj;
   t = first_contact_linear(rm, v2, rs, big - m);
   return t >= 0 ? m + t : 2.0;
+}
+
+}  // namespace
+
+double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double fj, double r_sum) {
+  return contact_time(pi, di, fi, pj, dj, fj, r_sum);
 }
 
 double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double limit) {
@@ -361,8 +368,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     const bool near_change = changed(s);
     for_each_candidate(s, list, [&](std::uint32_t t) {
       if (!near_change && !changed(t)) return;
-      const double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
-                                          frac(t), ri + gr[t]);
+      const double tc =
+          contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]}, frac(t), ri + gr[t]);
       if (tc < best) best = tc;
     });
     return best;
@@ -404,8 +411,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             const double mi = motion_l1(s);
             const std::uint8_t eng = engine_[s & emask];
             auto pair = [&](std::uint32_t t) {
-              double tc = pair_contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
-                                            frac(t), ri + gr[t]);
+              double tc = contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
+                                       frac(t), ri + gr[t]);
               if (tc < best) best = tc;
             };
             // The candidate test without branches: every robot of the 3x3 block is written at

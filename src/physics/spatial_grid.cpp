@@ -24,24 +24,6 @@ void RobotGrid::configure(Vec2 min, Vec2 max, double cell_m, std::vector<double>
   start_.assign(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_) + 1, 0);
 }
 
-namespace {
-/// The cell of fractional cell coordinate f among n, clamped in floating point first (a
-/// position far outside the arena, or NaN, must not overflow the conversion to int).
-int clamp_cell(double f, int n) {
-  if (!(f >= 0)) return 0;
-  if (f >= static_cast<double>(n)) return n - 1;
-  return static_cast<int>(f);
-}
-}  // namespace
-
-int RobotGrid::cell_x(double x) const {
-  return clamp_cell((x - min_.x) * inv_cell_, nx_);
-}
-
-int RobotGrid::cell_y(double y) const {
-  return clamp_cell((y - min_.y) * inv_cell_, ny_);
-}
-
 void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
                         std::span<const std::uint16_t> kind, ThreadPool& pool) {
   const std::size_t n = x.size();
@@ -161,15 +143,6 @@ void SegmentGrid::build(const std::vector<Segment>& segments, Vec2 min, Vec2 max
     items_.insert(items_.end(), lists[c].begin(), lists[c].end());
   }
   start_[cells] = static_cast<std::uint32_t>(items_.size());
-}
-
-std::span<const std::uint32_t> SegmentGrid::near(Vec2 p) const {
-  double fx = (p.x - min_.x) * inv_cell_, fy = (p.y - min_.y) * inv_cell_;
-  int cx = fx >= 0 ? std::min(static_cast<int>(fx), nx_ - 1) : 0;
-  int cy = fy >= 0 ? std::min(static_cast<int>(fy), ny_ - 1) : 0;
-  std::size_t c =
-      static_cast<std::size_t>(cy) * static_cast<std::size_t>(nx_) + static_cast<std::size_t>(cx);
-  return {items_.data() + start_[c], items_.data() + start_[c + 1]};
 }
 
 namespace {

@@ -12,6 +12,7 @@
 // comes within `reach` of it, so a robot inside a cell only tests that cell's list.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -21,6 +22,14 @@
 namespace fleetsim {
 
 class ThreadPool;
+
+/// The cell of fractional cell coordinate f among n, clamped in floating point first (a
+/// position far outside the arena, or NaN, must not overflow the conversion to int).
+inline int clamp_cell(double f, int n) {
+  if (!(f >= 0)) return 0;
+  if (f >= static_cast<double>(n)) return n - 1;
+  return static_cast<int>(f);
+}
 
 /// The radius of the robot at each slot, read through its kind (2 bytes a slot instead of a
 /// copied 8-byte radius): `r[s]` as with an array.
@@ -39,8 +48,10 @@ class RobotGrid {
   void rebuild(std::span<const double> x, std::span<const double> y,
                std::span<const std::uint16_t> kind, ThreadPool& pool);
 
-  int cell_x(double x) const;
-  int cell_y(double y) const;
+  /// The cell column and row of a position (inline: the grid's rebuild takes both for every
+  /// robot twice, and the kernels once per query).
+  int cell_x(double x) const { return clamp_cell((x - min_.x) * inv_cell_, nx_); }
+  int cell_y(double y) const { return clamp_cell((y - min_.y) * inv_cell_, ny_); }
   int nx() const { return nx_; }
   int ny() const { return ny_; }
   double cell_size() const { return cell_; }
@@ -136,8 +147,16 @@ class SegmentGrid {
  public:
   /// Indexes `segments`, listing in each cell every segment within `reach` of the cell.
   void build(const std::vector<Segment>& segments, Vec2 min, Vec2 max, double cell_m, double reach);
-  /// Segment indices relevant to point p.
-  std::span<const std::uint32_t> near(Vec2 p) const;
+  /// Segment indices relevant to point p (inline: the engine and the rays ask for every robot
+  /// several times a tick, and the answer is most often empty).
+  std::span<const std::uint32_t> near(Vec2 p) const {
+    const double fx = (p.x - min_.x) * inv_cell_, fy = (p.y - min_.y) * inv_cell_;
+    const int cx = fx >= 0 ? std::min(static_cast<int>(fx), nx_ - 1) : 0;
+    const int cy = fy >= 0 ? std::min(static_cast<int>(fy), ny_ - 1) : 0;
+    const std::size_t c =
+        static_cast<std::size_t>(cy) * static_cast<std::size_t>(nx_) + static_cast<std::size_t>(cx);
+    return {items_.data() + start_[c], items_.data() + start_[c + 1]};
+  }
   /// True when the segment a-b crosses an indexed segment (walks the cells along a-b).
   bool blocks(Vec2 a, Vec2 b) const;
   const std::vector<Segment>& segments() const { return segments_; }
