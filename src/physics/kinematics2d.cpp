@@ -139,7 +139,7 @@ namespace {
 /// scans again, as for a full list).
 [[gnu::target("avx2")]] [[gnu::noinline]] unsigned gather_candidates_avx2(
     const double* gx, const double* gy, const float* dx, const float* dy, const std::uint32_t* rb,
-    const std::uint32_t* re, int runs, std::uint32_t s, double base, double mi,
+    const std::uint32_t* re, int runs, std::uint32_t slots, std::uint32_t s, double base, double mi,
     std::uint32_t* found, unsigned cap) {
   const __m256d px = _mm256_set1_pd(gx[s]), py = _mm256_set1_pd(gy[s]);
   const __m256d vbase = _mm256_set1_pd(base), vmi = _mm256_set1_pd(mi);
@@ -152,7 +152,7 @@ namespace {
       const std::uint32_t width = std::min(4u, re[run] - t);
       __m256d x, y;
       __m128 fx, fy;
-      if (width == 4) {
+      if (t + 4 <= slots) {  // (lanes past the run read its neighbours: their bits are cleared)
         x = _mm256_loadu_pd(gx + t);
         y = _mm256_loadu_pd(gy + t);
         fx = _mm_loadu_ps(dx + t);
@@ -424,9 +424,9 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             std::uint32_t rb[3], re[3];
             const int runs = grid.near_runs(pi, rb, re);
             if (wide) {
-              k = gather_candidates_avx2(gx, gy, dx_.data(), dy_.data(), rb, re, runs,
-                                         static_cast<std::uint32_t>(s), (ri + ri) + 4 * kSkin, mi,
-                                         found, kGather);
+              k = gather_candidates_avx2(
+                  gx, gy, dx_.data(), dy_.data(), rb, re, runs, static_cast<std::uint32_t>(n),
+                  static_cast<std::uint32_t>(s), (ri + ri) + 4 * kSkin, mi, found, kGather);
             } else {
               for (int run = 0; run < runs && k < kGather; ++run) {
                 for (std::uint32_t t = rb[run]; t < re[run] && k < kGather; ++t) {

@@ -56,8 +56,8 @@ struct GatherCursor {
 // early (the cursor then says where) when the lists may not have room for 4 more below `cap`.
 [[gnu::target("avx2")]] [[gnu::noinline]] int gather_within_avx2(
     const double* gx, const double* gy, const std::uint32_t* rb, const std::uint32_t* re, int runs,
-    GatherCursor& cursor, std::uint32_t self, double px, double py, double reach2, float rj,
-    float* lx, float* ly, float* lq, int m, int cap) {
+    std::uint32_t slots, GatherCursor& cursor, std::uint32_t self, double px, double py,
+    double reach2, float rj, float* lx, float* ly, float* lq, int m, int cap) {
   const __m256d vpx = _mm256_set1_pd(px), vpy = _mm256_set1_pd(py);
   const __m256d vreach2 = _mm256_set1_pd(reach2);
   const __m128 vrj2 = _mm_set1_ps(rj * rj);
@@ -70,7 +70,7 @@ struct GatherCursor {
       }
       const std::uint32_t width = std::min(4u, e - s);
       __m256d x, y;
-      if (width == 4) {
+      if (s + 4 <= slots) {  // (lanes past the run read its neighbours: their bits are cleared)
         x = _mm256_loadu_pd(gx + s);
         y = _mm256_loadu_pd(gy + s);
       } else {  // the run's last slots: the lanes past it are not read
@@ -147,8 +147,9 @@ template <int N, bool kAvx2>
     const double reach = (reach_base + index.max_radius_m) * 1.0001;
     GatherCursor cursor{0, rb[0]};
     while (true) {
-      m = gather_within_avx2(gx, gy, rb, re, runs, cursor, self, px, py, reach * reach,
-                             static_cast<float>(index.max_radius_m), lx, ly, lq, m, kGather);
+      m = gather_within_avx2(
+          gx, gy, rb, re, runs, static_cast<std::uint32_t>(grid.sorted_x().size()), cursor, self,
+          px, py, reach * reach, static_cast<float>(index.max_radius_m), lx, ly, lq, m, kGather);
       if (cursor.run >= runs) break;
       rays();
     }
