@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <numeric>
 
 #include "log/frame_log_format.hpp"
 
@@ -43,7 +44,8 @@ std::size_t compress_into(ZSTD_CCtx* ctx, const std::uint8_t* data, std::size_t 
 std::unique_ptr<ZSTD_CCtx, CCtxDeleter> make_cctx(int level) {
   std::unique_ptr<ZSTD_CCtx, CCtxDeleter> ctx(ZSTD_createCCtx());
   if (!ctx) throw LogError("zstd: out of memory");
-  ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_compressionLevel, std::clamp(level, 1, 19));
+  ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_compressionLevel,
+                         std::clamp(level, ZSTD_minCLevel(), ZSTD_maxCLevel()));
   // Sizes are in the record header already; keep zstd frames minimal and identical.
   ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_checksumFlag, 0);
   ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_contentSizeFlag, 1);
@@ -67,11 +69,15 @@ FrameLogWriter::~FrameLogWriter() {
 }
 
 void FrameLogWriter::compress_parts(const std::vector<std::uint8_t>& raw, Job& job, std::size_t b,
-                                    std::size_t e, ZSTD_CCtx* ctx) {
-  for (std::size_t k = b; k < e; ++k) {
+                                    std::size_t e, ZSTD_CCtx* ctx, const std::uint32_t* order,
+                                    double* ms) {
+  for (std::size_t q = b; q < e; ++q) {
+    const std::size_t k = order ? order[q] : q;
     const std::size_t at = k * ff::kPayloadPartBytes;
     const std::size_t n = std::min(ff::kPayloadPartBytes, raw.size() - at);
+    const auto start = Clock::now();
     job.part_sizes[k] = compress_into(ctx, raw.data() + at, n, job.parts[k], 0);
+    if (ms) ms[k] = ms_since(start);
   }
 }
 
@@ -211,6 +217,14 @@ void FrameLogWriter::write(const LogFrameView& f) {
   job.compressed = workers;
   job.raw_size = raw.size();
   if (workers) {
+    if (part_order_.size() != parts) {
+      part_order_.resize(parts);
+      std::iota(part_order_.begin(), part_order_.end(), 0u);
+      part_ms_.assign(parts, 0.0);
+    } else {
+      std::stable_sort(part_order_.begin(), part_order_.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return part_ms_[a] > part_ms_[b]; });
+    }
     options_.parallel_for(parts, 1, [&](std::size_t b, std::size_t e) {
       // A context per worker at a time, from the pool.
       std::unique_ptr<ZSTD_CCtx, CCtxDeleter> ctx;
@@ -222,7 +236,7 @@ void FrameLogWriter::write(const LogFrameView& f) {
         }
       }
       if (!ctx) ctx = make_cctx(options_.zstd_level);
-      compress_parts(raw, job, b, e, ctx.get());
+      compress_parts(raw, job, b, e, ctx.get(), part_order_.data(), part_ms_.data());
       std::lock_guard lock(cctx_mutex_);
       cctx_pool_.push_back(ctx.release());
     });

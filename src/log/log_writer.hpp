@@ -46,7 +46,11 @@ enum class LogFormat { kFrames, kDeeco };
 
 /// Options of the binary frame log.
 struct FrameLogOptions {
-  int zstd_level = 1;  ///< 1 (fast) .. 19 (small)
+  /// zstd's level, from its fastest (ZSTD_minCLevel(), negative) to its smallest (19, 22 with
+  /// ultra). -20 by default: on the byte planes of 100,000 moving e-pucks it compresses a frame
+  /// 1.85:1 in 0.80 ms of CPU, where level 1 takes 1.52 ms for 1.92:1 (docs/benchmarks.md); a
+  /// simulation that logs every tick on a machine it fills wants the CPU more than the 4 %.
+  int zstd_level = -20;
   /// Shares the work of write() among the run's workers: the columns' byte-plane transpose,
   /// then the compression of the payload's parts. Empty: the calling thread transposes and
   /// the writer's background thread compresses (the bytes are the same).

@@ -2,7 +2,8 @@
 // caller's thread (copying the columns), the time per frame including the background
 // compression (total wall time / frames, with the queue full), and the bytes per frame.
 //
-//   log_bench [robots=100000] [frames=50] [path=/tmp/fleetsim_log_bench.flog] [level=1]
+//   log_bench [robots=100000] [frames=50] [path=/tmp/fleetsim_log_bench.flog] [zstd level]
+// (the level: the writer's default, -20, when omitted)
 //
 // Prints one JSON line. Robots move a little each frame, like a diffusion run.
 #include <algorithm>
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
   const std::size_t robots = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 100'000;
   const std::size_t frames = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 50;
   const std::string path = argc > 3 ? argv[3] : "/tmp/fleetsim_log_bench.flog";
-  const int level = argc > 4 ? std::atoi(argv[4]) : 1;
+  const int level = argc > 4 ? std::atoi(argv[4]) : FrameLogOptions{}.zstd_level;
 
   LogHeader header;
   header.arena_width_m = header.arena_height_m = 1000;
@@ -97,8 +98,7 @@ int main(int argc, char** argv) {
     writer->finish();
     stats = writer->stats();
   }
-  const double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - start)
-                              .count();
+  const double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   const auto bytes = std::filesystem::file_size(path);
 
   const auto r0 = Clock::now();
