@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <utility>
 
 #include "log/frame_log_format.hpp"
 
@@ -56,7 +57,7 @@ std::unique_ptr<ZSTD_CCtx, CCtxDeleter> make_cctx(int level) {
 
 FrameLogWriter::FrameLogWriter(std::string path, FrameLogOptions options, LogOpen open)
     : path_(std::move(path)),
-      options_(options),
+      options_(std::move(options)),
       file_(open == LogOpen::kContinue ? open_for_continuing(path_) : open_for_writing(path_)) {}
 
 FrameLogWriter::~FrameLogWriter() {
@@ -307,9 +308,9 @@ void FrameLogWriter::run_writer_thread() {
           pieces[2 + k] = {job.parts[k].data(), job.part_sizes[k]};
         }
         h.body_checksum = body.value();
-        record_.resize(ff::kRecordHeaderSize);
-        ff::encode_record_header(h, record_.data());
-        pieces[0] = {record_.data(), record_.size()};
+        std::uint8_t record[ff::kRecordHeaderSize];
+        ff::encode_record_header(h, record);
+        pieces[0] = {record, sizeof record};
         pieces[1] = {job.tag_block.data(), job.tag_block.size()};
         write_all(file_.get(), std::move(pieces), path_);
         const std::size_t size = h.record_size();

@@ -130,7 +130,6 @@ class FrameLogWriter final : public LogWriter {
   std::uint64_t hashed_to_ = 0;  ///< the rest is hashed when mark() is called
   double encode_ms_ = 0;
   std::vector<std::uint64_t> offsets_;
-  std::vector<std::uint8_t> record_;
   std::thread thread_;
 };
 
