@@ -157,7 +157,7 @@ namespace {
         y = _mm256_loadu_pd(gy + t);
         fx = _mm_loadu_ps(dx + t);
         fy = _mm_loadu_ps(dy + t);
-      } else {  // the run's last slots: the lanes past it are not read
+      } else {  // the array's last slots: the lanes past its end are not read
         const __m256i mask =
             _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes::kFirst64[width]));
         const __m128i mask32 =

@@ -73,7 +73,7 @@ struct GatherCursor {
       if (s + 4 <= slots) {  // (lanes past the run read its neighbours: their bits are cleared)
         x = _mm256_loadu_pd(gx + s);
         y = _mm256_loadu_pd(gy + s);
-      } else {  // the run's last slots: the lanes past it are not read
+      } else {  // the array's last slots: the lanes past its end are not read
         const __m256i mask =
             _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes::kFirst64[width]));
         x = _mm256_maskload_pd(gx + s, mask);
