@@ -767,6 +767,16 @@ class ShmPort final : public LinkPort {
     heart_cv_.notify_all();
     if (heart_.joinable()) heart_.join();
     for (auto& l : send_) {
+      // A sink this node has not reached yet (it was not there when this node last looked)
+      // may be there now, waiting for this node's messages: it cannot tell a node that left
+      // before reaching it from one that has not started, so it must be told.
+      if (!l.seg) {
+        l.next_attach = {};
+        try {
+          attach(l);
+        } catch (const std::exception&) {  // (its federation file differs: it will say so)
+        }
+      }
       if (!l.seg) continue;
       l.seg->control(l.ring)->producer.store(closed_ ? kClosed : kAborted,
                                              std::memory_order_release);

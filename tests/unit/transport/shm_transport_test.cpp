@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <thread>
 
 #include "transport/wire.hpp"
@@ -247,6 +248,38 @@ TEST(ShmTransport, APeerThatLeavesEarlyIsNamed) {
     EXPECT_NE(what.find("'ab' (next timestamp 1 ns)"), std::string::npos) << what;
   }
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+}
+
+// A node that fails at its start, before it has reached its sink (the sink was not there yet
+// when it looked), still tells the sink that it left: the sink names it rather than waiting
+// for its messages for ever.
+TEST(ShmTransport, ANodeThatLeavesBeforeReachingItsSinkIsNamed) {
+  const std::uint64_t run = new_run_id();
+  auto layout = pair_layout(4, 100);
+  auto a = make_shm_port(layout, "a", with_run(run));  // b's segment does not exist yet
+  auto b = make_shm_port(layout, "b", with_run(run));
+  a.reset();  // a fails without a message
+  // b receives on a thread of its own: without the notice it would wait for ever, and the
+  // test must fail rather than hang (the port and the thread are then left behind).
+  std::promise<std::string> outcome;
+  std::future<std::string> got = outcome.get_future();
+  Port* sink = b.release();
+  std::thread([sink, done = std::move(outcome)]() mutable {
+    try {
+      sink->receive(0);
+      done.set_value("a message");
+    } catch (const PeerLost& e) {
+      done.set_value(std::string("PeerLost: ") + e.what());
+    } catch (const std::exception& e) {
+      done.set_value(std::string("another error: ") + e.what());
+    }
+  }).detach();
+  ASSERT_EQ(got.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "b still waits for a, which left before reaching it";
+  delete sink;
+  const std::string what = got.get();
+  EXPECT_EQ(what.rfind("PeerLost: ", 0), 0u) << what;
+  EXPECT_NE(what.find("lost peer 'a'"), std::string::npos) << what;
 }
 
 // The other process of AKilledProcessIsNoticedAndItsSegmentCleared: this test binary run
