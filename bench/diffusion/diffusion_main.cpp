@@ -38,26 +38,21 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "bench_run.hpp"
 #include "core/hash.hpp"
 #include "diffusion_scene.hpp"
 #include "distributed/swarm_run.hpp"
 #include "plugins/builtins.hpp"
-#include "process_usage.hpp"
 #include "sim/simulation.hpp"
 
 namespace {
 
 using fleetsim::bench::DiffusionSceneOptions;
 
-using fleetsim::bench::cpu_seconds;
 using fleetsim::bench::peak_rss_bytes;
 
 [[noreturn]] void usage(const std::string& why) {
-  std::cerr << "diffusion: " << why
-            << "\nusage: diffusion [--robots N] [--threads P] [--engines 1|2|4|8|16] "
-               "[--seconds S] [--log off|frames] [--seed S] [--controller NAME] "
-               "[--script FILE.lua] [--engine kinematics2d|dynamics2d] [--sub-steps N] [--rule "
-               "fleetsim|argos]\n";
+  std::cerr << "diffusion: " << why << "\nRun with --help for more information.\n";
   std::exit(fleetsim::kExitUserError);
 }
 
@@ -67,65 +62,56 @@ struct SwarmArgs {
 };
 SwarmArgs g_swarm;
 
+/// The options; exits after `--help` (0) and after a bad option (2, the error printed).
 DiffusionSceneOptions parse_args(int argc, char** argv) {
   DiffusionSceneOptions o;
   o.seconds = 60;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (i + 1 >= argc) usage("option " + a + " needs a value");
-    std::string v = argv[++i];
-    char* end = nullptr;
-    auto integer = [&](long long lo, long long hi) {
-      long long x = std::strtoll(v.c_str(), &end, 10);
-      if (*end || v.empty() || x < lo || x > hi)
-        usage(a + " " + v + " (expected an integer in [" + std::to_string(lo) + ", " +
-              std::to_string(hi) + "])");
-      return x;
-    };
-    if (a == "--robots") {
-      o.robots = integer(1, 100'000'000);
-    } else if (a == "--threads") {
-      o.threads = static_cast<int>(integer(1, 1024));
-    } else if (a == "--engines") {
-      o.engines = static_cast<int>(integer(1, 16));
-      int c = 0, r = 0;
-      if (!fleetsim::bench::engine_grid(o.engines, c, r))
-        usage("--engines " + v + " (expected 1, 2, 4, 8 or 16)");
-    } else if (a == "--seconds") {
-      o.seconds = std::strtod(v.c_str(), &end);
-      if (*end || v.empty() || !(o.seconds > 0 && o.seconds <= 1e6))
-        usage("--seconds " + v + " (expected a positive number of simulated seconds)");
-    } else if (a == "--log") {
-      if (v != "off" && v != "frames") usage("--log " + v + " (expected off or frames)");
-      o.log_frames = v == "frames";
-    } else if (a == "--controller") {
-      o.controller = v;
-    } else if (a == "--script") {
-      o.script = std::filesystem::absolute(v).string();
-    } else if (a == "--engine") {
-      if (v != "kinematics2d" && v != "dynamics2d")
-        usage("--engine " + v + " (expected kinematics2d or dynamics2d)");
-      o.engine = v;
-    } else if (a == "--sub-steps") {
-      o.sub_steps = static_cast<int>(integer(1, 100));
-    } else if (a == "--rule") {
-      if (v != "fleetsim" && v != "argos") usage("--rule " + v + " (expected fleetsim or argos)");
-      o.rule = v;
-    } else if (a == "--processes") {
-      g_swarm.processes = static_cast<int>(integer(1, 16));
-    } else if (a == "--transport") {
-      if (v != "shm" && v != "ipc" && v != "tcp" && v != "inproc")
-        usage("--transport " + v + " (expected shm, ipc, tcp or inproc)");
-      g_swarm.transport = v;
-    } else if (a == "--sync") {
-      if (v != "dsaam" && v != "lockstep") usage("--sync " + v + " (expected dsaam or lockstep)");
-      g_swarm.sync = v;
-    } else if (a == "--seed") {
-      o.seed = static_cast<std::uint64_t>(integer(0, 0x7fffffffffffffffLL));
-    } else {
-      usage("unknown option " + a);
-    }
-  }
+  std::string log = "off", script;
+  CLI::App app{
+      "The ARGoS report's diffusion experiment at any size: e-pucks avoiding each other in a "
+      "walled arena of rooms. Prints one JSON line (rtf, cpu_usage, cpu_ns_per_robot_step, "
+      "bytes_per_robot, state_hash, ...) on stdout and each phase's wall seconds on stderr; "
+      "docs/benchmarks.md has the fields and the commands of its tables.",
+      "diffusion"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--robots", o.robots, "Number of e-pucks N")->check(CLI::Range(1, 100'000'000));
+  app.add_option("--threads", o.threads, "Worker threads P per process")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--engines", o.engines,
+                 "Physics regions E: 1, 2, 4, 8 or 16 (the report's F_E partitions)")
+      ->check(fleetsim::bench::engine_count_check());
+  app.add_option("--seconds", o.seconds, "Simulated seconds")->check(CLI::Range(0.001, 1e6));
+  app.add_option("--log", log,
+                 "off, or frames: a frame log every tick (into a temporary directory)")
+      ->check(CLI::IsMember({"off", "frames"}));
+  app.add_option("--seed", o.seed, "Random seed of the placement and the controllers")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0x7fffffffffffffff}));
+  app.add_option("--controller", o.controller,
+                 "Controller type: diffusion, random_walk, idle, lua (a Lua script, after a run "
+                 "of the built-in diffusion as its baseline) or another registered one");
+  app.add_option("--script", script,
+                 "With --controller lua: the script (default: bench/diffusion/diffusion.lua)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--engine", o.engine, "Physics engine type of every region")
+      ->check(CLI::IsMember({"kinematics2d", "dynamics2d"}));
+  app.add_option("--sub-steps", o.sub_steps, "dynamics2d's sub_steps (0: the engine's default)")
+      ->check(CLI::Range(0, 100));
+  app.add_option("--rule", o.rule,
+                 "The diffusion controller's rule: fleetsim (its default), or argos (ARGoS's "
+                 "own, for like-for-like runs)")
+      ->check(CLI::IsMember({"fleetsim", "argos"}));
+  app.add_option("--processes", g_swarm.processes,
+                 "K > 1: run on one process first, then on K processes (at most E) and compare "
+                 "(docs/distributed.md)")
+      ->check(CLI::Range(1, 16));
+  app.add_option("--transport", g_swarm.transport, "With --processes: the processes' transport")
+      ->check(CLI::IsMember({"shm", "ipc", "tcp", "inproc"}));
+  app.add_option("--sync", g_swarm.sync, "With --processes: the time management")
+      ->check(CLI::IsMember({"dsaam", "lockstep"}));
+  if (int status = fleetsim::bench::parse_command_line(app, argc, argv); status >= 0)
+    std::exit(status);
+  o.log_frames = log == "frames";
+  if (!script.empty()) o.script = std::filesystem::absolute(script).string();
   if (g_swarm.processes > o.engines)
     usage("--processes " + std::to_string(g_swarm.processes) +
           " needs at least as many engines (--engines)");
@@ -155,16 +141,10 @@ OneRun run_one_process(const fleetsim::bench::DiffusionSceneOptions& o, const st
   }
   Simulation sim(std::move(*ex), registry);
   sim.start();
-  const double c0 = cpu_seconds();
-  const auto t0 = std::chrono::steady_clock::now();
-  while (!sim.done()) sim.step();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double cpu = cpu_seconds() - c0;
-  sim.finish();
+  const bench::LoopTimes t = bench::run_timed_loop(sim);
   OneRun r;
-  r.rtf = static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9 / wall;
-  r.cpu_ns_per_robot_step =
-      sim.robot_steps() > 0 ? cpu * 1e9 / static_cast<double>(sim.robot_steps()) : 0.0;
+  r.rtf = t.rtf();
+  r.cpu_ns_per_robot_step = bench::cpu_ns_per_robot_step(t, sim);
   r.state_hash = sim.state().hash();
   return r;
 }
@@ -301,51 +281,38 @@ int main(int argc, char** argv) {
     sim.start();
     const double setup = std::chrono::duration<double>(Clock::now() - t0).count();
 
-    const double c0 = cpu_seconds();
-    auto loop0 = Clock::now();
-    while (!sim.done()) sim.step();
-    const double loop_wall = std::chrono::duration<double>(Clock::now() - loop0).count();
-    const double cpu = cpu_seconds() - c0;
-    sim.finish();
+    const bench::LoopTimes t = bench::run_timed_loop(sim);
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
 
-    const double sim_seconds =
-        static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
     const double peak = peak_rss_bytes();
     const auto n = static_cast<double>(sim.state().robot_count());
     const std::string hash = hex64(sim.state().hash());
-    nlohmann::ordered_json j = {
-        {"bench", "diffusion"},
-        {"robots", sim.state().robot_count()},
-        {"threads", sim.threads()},
-        {"engines", sim.model().engines.size()},
-        {"engine", o.engine},
-        {"rule", o.rule.empty() ? "fleetsim" : o.rule},
-        {"sub_steps", o.sub_steps},
-        {"sim_seconds", sim_seconds},
-        {"setup_seconds", setup},
-        {"loop_wall_seconds", loop_wall},
-        {"wall_seconds", wall},
-        {"cpu_seconds", cpu},
-        {"cpu_usage", loop_wall > 0 ? cpu / loop_wall : 0.0},
-        {"rtf", loop_wall > 0 ? sim_seconds / loop_wall : 0.0},
-        {"robot_steps_per_second",
-         loop_wall > 0 ? static_cast<double>(sim.robot_steps()) / loop_wall : 0.0},
-        {"controller", o.controller},
-        {"cpu_ns_per_robot_step",
-         sim.robot_steps() > 0 ? cpu * 1e9 / static_cast<double>(sim.robot_steps()) : 0.0},
-        {"peak_rss_mb", peak / (1024.0 * 1024.0)},
-        {"bytes_per_robot", n > 0 ? (peak - rss0) / n : 0.0},
-        {"state_hash", hash}};
+    nlohmann::ordered_json j = {{"bench", "diffusion"},
+                                {"robots", sim.state().robot_count()},
+                                {"threads", sim.threads()},
+                                {"engines", sim.model().engines.size()},
+                                {"engine", o.engine},
+                                {"rule", o.rule.empty() ? "fleetsim" : o.rule},
+                                {"sub_steps", o.sub_steps},
+                                {"sim_seconds", t.sim_seconds},
+                                {"setup_seconds", setup},
+                                {"loop_wall_seconds", t.loop_wall_seconds},
+                                {"wall_seconds", wall},
+                                {"cpu_seconds", t.cpu_seconds},
+                                {"cpu_usage", t.cpu_usage()},
+                                {"rtf", t.rtf()},
+                                {"robot_steps_per_second", bench::robot_steps_per_second(t, sim)},
+                                {"controller", o.controller},
+                                {"cpu_ns_per_robot_step", bench::cpu_ns_per_robot_step(t, sim)},
+                                {"peak_rss_mb", peak / (1024.0 * 1024.0)},
+                                {"bytes_per_robot", n > 0 ? (peak - rss0) / n : 0.0},
+                                {"state_hash", hash}};
     if (o.controller == "lua") {
       j["builtin_cpu_ns_per_robot_step"] = builtin_ns;
       j["lua_extra_cpu_ns_per_robot_step"] = j["cpu_ns_per_robot_step"].get<double>() - builtin_ns;
     }
     std::cout << j.dump() << std::endl;
-    std::cerr << "phases (wall s):";
-    for (int p = 0; p < kPhaseCount; ++p)
-      std::cerr << " " << phase_name(static_cast<Phase>(p)) << "=" << sim.phase_seconds()[p];
-    std::cerr << "\n";
+    bench::print_phases(std::cerr, sim);
   } catch (const std::exception& e) {
     std::cerr << "diffusion: " << e.what() << "\n";
     status = kExitRuntimeError;

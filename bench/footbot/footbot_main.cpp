@@ -17,10 +17,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "bench_run.hpp"
 #include "core/hash.hpp"
 #include "diffusion_scene.hpp"
 #include "footbot_scene.hpp"
-#include "process_usage.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
@@ -28,58 +28,36 @@ namespace {
 
 using fleetsim::bench::FootbotSceneOptions;
 
-using fleetsim::bench::cpu_seconds;
 using fleetsim::bench::peak_rss_bytes;
 
-[[noreturn]] void usage(const std::string& why) {
-  std::cerr << "footbot: " << why
-            << "\nusage: footbot [--robots N] [--threads P] [--engines 1|2|4|8|16] "
-               "[--seconds S] [--density ROBOTS_PER_M2] [--camera off|on] [--seed S]\n";
-  std::exit(fleetsim::kExitUserError);
-}
-
+/// The options; exits after `--help` (0) and after a bad option (2, the error printed).
 FootbotSceneOptions parse_args(int argc, char** argv) {
   FootbotSceneOptions o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (i + 1 >= argc) usage("option " + a + " needs a value");
-    std::string v = argv[++i];
-    char* end = nullptr;
-    auto integer = [&](long long lo, long long hi) {
-      long long x = std::strtoll(v.c_str(), &end, 10);
-      if (*end || v.empty() || x < lo || x > hi)
-        usage(a + " " + v + " (expected an integer in [" + std::to_string(lo) + ", " +
-              std::to_string(hi) + "])");
-      return x;
-    };
-    auto positive = [&](double hi) {
-      double x = std::strtod(v.c_str(), &end);
-      if (*end || v.empty() || !(x > 0 && x <= hi))
-        usage(a + " " + v + " (expected a number in (0, " + std::to_string(hi) + "])");
-      return x;
-    };
-    if (a == "--robots") {
-      o.robots = integer(1, 100'000'000);
-    } else if (a == "--threads") {
-      o.threads = static_cast<int>(integer(1, 1024));
-    } else if (a == "--engines") {
-      o.engines = static_cast<int>(integer(1, 16));
-      int c = 0, r = 0;
-      if (!fleetsim::bench::engine_grid(o.engines, c, r))
-        usage("--engines " + v + " (expected 1, 2, 4, 8 or 16)");
-    } else if (a == "--seconds") {
-      o.seconds = positive(1e6);
-    } else if (a == "--density") {
-      o.density_per_m2 = positive(20);  // foot-bots cover 45 % of the floor at 20 per m²
-    } else if (a == "--camera") {
-      if (v != "off" && v != "on") usage("--camera " + v + " (expected off or on)");
-      o.camera = v == "on";
-    } else if (a == "--seed") {
-      o.seed = static_cast<std::uint64_t>(integer(0, 0x7fffffffffffffffLL));
-    } else {
-      usage("unknown option " + a);
-    }
-  }
+  std::string camera = "off";
+  CLI::App app{
+      "Foot-bots dispersing on range-and-bearing messages every tick (optionally with the "
+      "omnidirectional camera and LEDs). Prints one JSON line (rtf, cpu_usage, "
+      "neighbours_in_range, payload_errors, state_hash, ...) on stdout and each phase's wall "
+      "seconds on stderr; docs/benchmarks.md has the fields and the commands of its tables.",
+      "footbot"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--robots", o.robots, "Number of foot-bots N")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100'000'000}));
+  app.add_option("--threads", o.threads, "Worker threads P")->check(CLI::Range(1, 1024));
+  app.add_option("--engines", o.engines, "Physics regions E: 1, 2, 4, 8 or 16")
+      ->check(fleetsim::bench::engine_count_check());
+  app.add_option("--seconds", o.seconds, "Simulated seconds (10 ticks per second)")
+      ->check(CLI::Range(0.001, 1e6));
+  // (foot-bots cover 45 % of the floor at 20 per m²)
+  app.add_option("--density", o.density_per_m2, "Robots per square metre of arena, up to 20")
+      ->check(CLI::Range(0.001, 20.0));
+  app.add_option("--camera", camera, "on: the controller enables the camera and lights LEDs")
+      ->check(CLI::IsMember({"off", "on"}));
+  app.add_option("--seed", o.seed, "Random seed of the placement and the controllers")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0x7fffffffffffffff}));
+  if (int status = fleetsim::bench::parse_command_line(app, argc, argv); status >= 0)
+    std::exit(status);
+  o.camera = camera == "on";
   return o;
 }
 
@@ -113,15 +91,8 @@ int main(int argc, char** argv) {
     sim.start();
     const double setup = std::chrono::duration<double>(Clock::now() - t0).count();
 
-    const double c0 = cpu_seconds();
-    auto loop0 = Clock::now();
-    while (!sim.done()) sim.step();
-    const double loop_wall = std::chrono::duration<double>(Clock::now() - loop0).count();
-    const double cpu = cpu_seconds() - c0;
-    sim.finish();
+    const bench::LoopTimes t = bench::run_timed_loop(sim);
 
-    const double sim_seconds =
-        static_cast<double>(sim.state().tick * sim.model().tick_period_ns) / 1e9;
     const std::string hash = hex64(sim.state().hash());
     nlohmann::ordered_json j = {
         {"bench", "footbot"},
@@ -130,23 +101,19 @@ int main(int argc, char** argv) {
         {"engines", sim.model().engines.size()},
         {"arena_m", bench::footbot_arena_side_m(o)},
         {"camera", o.camera},
-        {"sim_seconds", sim_seconds},
+        {"sim_seconds", t.sim_seconds},
         {"setup_seconds", setup},
-        {"loop_wall_seconds", loop_wall},
-        {"cpu_seconds", cpu},
-        {"cpu_usage", loop_wall > 0 ? cpu / loop_wall : 0.0},
-        {"rtf", loop_wall > 0 ? sim_seconds / loop_wall : 0.0},
-        {"robot_steps_per_second",
-         loop_wall > 0 ? static_cast<double>(sim.robot_steps()) / loop_wall : 0.0},
+        {"loop_wall_seconds", t.loop_wall_seconds},
+        {"cpu_seconds", t.cpu_seconds},
+        {"cpu_usage", t.cpu_usage()},
+        {"rtf", t.rtf()},
+        {"robot_steps_per_second", bench::robot_steps_per_second(t, sim)},
         {"neighbours_in_range", bench::mean_neighbours_within(sim.state(), 3.0)},
         {"payload_errors", bench::rab_disperse_payload_errors()},
         {"peak_rss_mb", peak_rss_bytes() / (1024.0 * 1024.0)},
         {"state_hash", hash}};
     std::cout << j.dump() << std::endl;
-    std::cerr << "phases (wall s):";
-    for (int p = 0; p < kPhaseCount; ++p)
-      std::cerr << " " << phase_name(static_cast<Phase>(p)) << "=" << sim.phase_seconds()[p];
-    std::cerr << "\n";
+    bench::print_phases(std::cerr, sim);
   } catch (const std::exception& e) {
     std::cerr << "footbot: " << e.what() << "\n";
     status = kExitRuntimeError;

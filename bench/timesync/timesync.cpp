@@ -296,7 +296,11 @@ int main(int argc, char** argv) {
   app.add_option("--yield-us", c.yield_us,
                  "shm: microseconds a node then polls between yields of the processor before "
                  "it sleeps (default: the transport's)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // a bad option: CLI11 has printed it, with a hint
+  }
 
   try {
     if (c.api == "federate" && (c.mode != "dsaam" || c.transport == "inproc")) {

@@ -3,9 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "diffusion_scene.hpp"
 #include "plugins/builtins.hpp"
@@ -54,11 +57,26 @@ TEST(BenchSmoke, TimesyncRunsOnTheFederateApiAndTheTimeLayer) {
 TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
   auto j = bench("--robots 1000 --threads 2 --engines 4 --seconds 5 --log frames --seed 3");
   ASSERT_TRUE(j.is_object());
-  for (const char* field :
-       {"bench", "robots", "threads", "engines", "sim_seconds", "setup_seconds",
-        "loop_wall_seconds", "wall_seconds", "cpu_seconds", "cpu_usage", "rtf",
-        "robot_steps_per_second", "controller", "cpu_ns_per_robot_step", "peak_rss_mb",
-        "bytes_per_robot", "state_hash", "engine", "rule", "sub_steps"})
+  for (const char* field : {"bench",
+                            "robots",
+                            "threads",
+                            "engines",
+                            "sim_seconds",
+                            "setup_seconds",
+                            "loop_wall_seconds",
+                            "wall_seconds",
+                            "cpu_seconds",
+                            "cpu_usage",
+                            "rtf",
+                            "robot_steps_per_second",
+                            "controller",
+                            "cpu_ns_per_robot_step",
+                            "peak_rss_mb",
+                            "bytes_per_robot",
+                            "state_hash",
+                            "engine",
+                            "rule",
+                            "sub_steps"})
     EXPECT_TRUE(j.contains(field)) << field;
   EXPECT_EQ(j.size(), 20u) << "exactly the documented fields";
   EXPECT_EQ(j["engine"], "kinematics2d");
@@ -88,8 +106,9 @@ TEST(BenchSmoke, BaselineAndAvx2KernelsEndInTheSameState) {
 
 // The like-for-like configuration: rigid bodies and ARGoS's rule, regions stepped in parallel.
 TEST(BenchSmoke, RigidBodyRunsGiveTheSameStateOnOneAndTwoThreads) {
-  const std::string args = "--robots 1000 --engines 2 --seconds 5 --log off --seed 3 "
-                           "--engine dynamics2d --rule argos";
+  const std::string args =
+      "--robots 1000 --engines 2 --seconds 5 --log off --seed 3 "
+      "--engine dynamics2d --rule argos";
   auto two = bench(args + " --threads 2");
   ASSERT_TRUE(two.is_object());
   EXPECT_EQ(two["engine"], "dynamics2d");
@@ -104,10 +123,62 @@ TEST(BenchSmoke, RigidBodyRunsGiveTheSameStateOnOneAndTwoThreads) {
 
 TEST(BenchSmoke, BadOptionsAreUserErrors) {
   const std::string bin = std::string(FLEETSIM_BINARY_DIR) + "/bench/diffusion";
-  for (const char* args : {"--engines 3", "--robots 0", "--log maybe", "--frobnicate 1"}) {
+  for (const char* args :
+       {"--engines 3", "--robots 0", "--log maybe", "--frobnicate 1", "--seconds 0",
+        "--script /no/such/script.lua", "--processes 2", "--robots"}) {
     int status = std::system((bin + " " + args + " >/dev/null 2>&1").c_str());
     EXPECT_EQ(WEXITSTATUS(status), kExitUserError) << args;
   }
+  const std::string timesync = std::string(FLEETSIM_BINARY_DIR) + "/bench/timesync";
+  for (const char* args : {"--nodes 1", "--mode maybe", "--frobnicate 1"}) {
+    int status = std::system((timesync + " " + args + " >/dev/null 2>&1").c_str());
+    EXPECT_EQ(WEXITSTATUS(status), kExitUserError) << "timesync " << args;
+  }
+}
+
+// The benchmarks' commands in the docs (docs/*.md, README.md: inline code and fenced blocks
+// naming bench/diffusion, bench/footbot or bench/timesync) use only options that the program's
+// --help lists; --help itself exits 0.
+TEST(BenchSmoke, TheDocsBenchmarkCommandsUseOptionsTheProgramsHave) {
+  std::map<std::string, std::string> help;
+  for (const char* name : {"diffusion", "footbot", "timesync"})
+    help[name] = run(std::string(FLEETSIM_BINARY_DIR) + "/bench/" + name + " --help");
+  std::vector<std::string> texts;
+  std::vector<fs::path> files{fs::path(FLEETSIM_SOURCE_DIR) / "README.md"};
+  for (const auto& e : fs::directory_iterator(fs::path(FLEETSIM_SOURCE_DIR) / "docs"))
+    if (e.path().extension() == ".md") files.push_back(e.path());
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    // Fenced blocks: each command a line (joined where a line ends with a backslash).
+    const std::regex fence("```[^\\n]*\\n([\\s\\S]*?)```");
+    for (std::sregex_iterator it(text.begin(), text.end(), fence), end; it != end; ++it) {
+      std::string block = std::regex_replace(it->str(1), std::regex("\\\\\\n"), " ");
+      std::stringstream lines(block);
+      for (std::string line; std::getline(lines, line);) texts.push_back(line);
+    }
+    text = std::regex_replace(text, fence, "");
+    const std::regex span("`([^`]+)`");
+    for (std::sregex_iterator it(text.begin(), text.end(), span), end; it != end; ++it)
+      texts.push_back(it->str(1));
+  }
+  int checked = 0;
+  const std::regex option("--[a-z][a-z0-9-]*");
+  for (const auto& t : texts)
+    for (const auto& [name, h] : help) {
+      const auto at = t.find("bench/" + name + " ");
+      if (at == std::string::npos) continue;
+      const std::string args = t.substr(at);
+      for (std::sregex_iterator it(args.begin(), args.end(), option), end; it != end; ++it) {
+        const std::string o = it->str();
+        EXPECT_TRUE(std::regex_search(h, std::regex("[ ,]" + o + "[ \\n]")))
+            << "bench/" << name << " has no option " << o << " (in the docs: " << t << ")";
+        ++checked;
+      }
+    }
+  EXPECT_GT(checked, 100) << "the docs' benchmark commands were found";
 }
 
 // Runs the benchmark's scene in-process and returns its frame log's bytes.
