@@ -13,6 +13,7 @@
 #include <time.h>
 #include <lua.hpp>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -108,18 +109,19 @@ int main(int argc, char** argv) {
   std::size_t robots = 10000;
   int ticks = 100;
   std::string script = std::string(FLEETSIM_SOURCE_DIR) + "/bench/diffusion/diffusion.lua";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--robots")
-      robots = std::strtoull(v.c_str(), nullptr, 10);
-    else if (a == "--ticks")
-      ticks = std::atoi(v.c_str());
-    else if (a == "--script")
-      script = v;
-    else {
-      std::cerr << "usage: lua_states [--robots N] [--ticks T] [--script file.lua]\n";
-      return 2;
-    }
+  CLI::App app{
+      "What the lua controller costs per robot, outside the engine: N e-puck-like robots each "
+      "running the script for T ticks, against the built-in diffusion rule and one Lua state "
+      "shared by all. Prints one JSON line (docs/benchmarks.md, Lua controllers).",
+      "lua_states"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--robots", robots, "Number of robots N")->check(CLI::Range(1, 10'000'000));
+  app.add_option("--ticks", ticks, "Ticks T")->check(CLI::Range(1, 100'000'000));
+  app.add_option("--script", script, "The controller's Lua script")->check(CLI::ExistingFile);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // a bad option: CLI11 has printed it, with a hint
   }
 
   // Per-robot storage, as the engine's columns would hold it.

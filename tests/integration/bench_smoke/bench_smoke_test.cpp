@@ -134,14 +134,20 @@ TEST(BenchSmoke, BadOptionsAreUserErrors) {
     int status = std::system((timesync + " " + args + " >/dev/null 2>&1").c_str());
     EXPECT_EQ(WEXITSTATUS(status), kExitUserError) << "timesync " << args;
   }
+  const std::string lua_states = std::string(FLEETSIM_BINARY_DIR) + "/bench/lua_states";
+  for (const char* args : {"--robots x", "--ticks 0", "--script /no/such/script.lua"}) {
+    int status = std::system((lua_states + " " + args + " >/dev/null 2>&1").c_str());
+    EXPECT_EQ(WEXITSTATUS(status), kExitUserError) << "lua_states " << args;
+  }
 }
 
 // The benchmarks' commands in the docs (docs/*.md, README.md: inline code and fenced blocks
-// naming bench/diffusion, bench/footbot or bench/timesync) use only options that the program's
+// naming bench/diffusion, bench/footbot, bench/timesync or bench/lua_states) use only options that
+// the program's
 // --help lists; --help itself exits 0.
 TEST(BenchSmoke, TheDocsBenchmarkCommandsUseOptionsTheProgramsHave) {
   std::map<std::string, std::string> help;
-  for (const char* name : {"diffusion", "footbot", "timesync"})
+  for (const char* name : {"diffusion", "footbot", "timesync", "lua_states"})
     help[name] = run(std::string(FLEETSIM_BINARY_DIR) + "/bench/" + name + " --help");
   std::vector<std::string> texts;
   std::vector<fs::path> files{fs::path(FLEETSIM_SOURCE_DIR) / "README.md"};
