@@ -29,7 +29,7 @@ inline CLI::Validator engine_count_check() {
   return CLI::IsMember({1, 2, 4, 8, 16});
 }
 
-/// The main loop of a started simulation, timed; `finish()` is called after it (not timed).
+/// What the main loop took.
 struct LoopTimes {
   double loop_wall_seconds = 0;  ///< wall time of the loop
   double cpu_seconds = 0;        ///< the process's CPU time (every thread) during the loop
@@ -39,6 +39,7 @@ struct LoopTimes {
   double cpu_usage() const { return loop_wall_seconds > 0 ? cpu_seconds / loop_wall_seconds : 0.0; }
 };
 
+/// Runs a started simulation's main loop to its end, timed, then calls `finish()` (not timed).
 inline LoopTimes run_timed_loop(Simulation& sim) {
   LoopTimes t;
   const double c0 = fleetsim::bench::cpu_seconds();

@@ -142,9 +142,8 @@ TEST(BenchSmoke, BadOptionsAreUserErrors) {
 }
 
 // The benchmarks' commands in the docs (docs/*.md, README.md: inline code and fenced blocks
-// naming bench/diffusion, bench/footbot, bench/timesync or bench/lua_states) use only options that
-// the program's
-// --help lists; --help itself exits 0.
+// naming bench/diffusion, bench/footbot, bench/timesync or bench/lua_states) use only options
+// that the program's --help lists; --help itself exits 0.
 TEST(BenchSmoke, TheDocsBenchmarkCommandsUseOptionsTheProgramsHave) {
   std::map<std::string, std::string> help;
   for (const char* name : {"diffusion", "footbot", "timesync", "lua_states"})
