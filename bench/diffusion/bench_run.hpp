@@ -1,32 +1,28 @@
-// What the scene benchmarks (bench/diffusion, bench/footbot) share: their command line's
-// parse, with CLI11's help and the project's exit status for bad options, and the timed main
-// loop that every figure of their JSON line comes from.
+// What the scene benchmarks (bench/diffusion, bench/footbot) share: the check of their
+// --engines option, and the timed main loop that every figure of their JSON line comes from.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <ostream>
+#include <string>
 
-#include "core/diagnostics.hpp"
+#include "diffusion_scene.hpp"
 #include "process_usage.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim::bench {
 
-/// Parses the command line. Returns -1 to go on, else the status to exit with: 0 after
-/// `--help`, kExitUserError (2) after a bad option, which CLI11 has then printed with a hint.
-inline int parse_command_line(CLI::App& app, int argc, char** argv) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUserError;
-  }
-  return -1;
-}
-
-/// CLI11's check that a number is one of the engine counts `engine_grid` knows.
+/// CLI11's check that a number is an engine count `engine_grid` knows.
 inline CLI::Validator engine_count_check() {
-  return CLI::IsMember({1, 2, 4, 8, 16});
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        int columns = 0, rows = 0, engines = 0;
+        if (CLI::detail::lexical_cast(value, engines) && engine_grid(engines, columns, rows))
+          return {};
+        return value + " is not 1, 2, 4, 8 or 16";
+      },
+      "ENGINES");
 }
 
 /// What the main loop took.

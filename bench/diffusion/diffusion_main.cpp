@@ -39,6 +39,7 @@
 #include <string>
 
 #include "bench_run.hpp"
+#include "core/command_line.hpp"
 #include "core/hash.hpp"
 #include "diffusion_scene.hpp"
 #include "distributed/swarm_run.hpp"
@@ -108,8 +109,7 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
       ->check(CLI::IsMember({"shm", "ipc", "tcp", "inproc"}));
   app.add_option("--sync", g_swarm.sync, "With --processes: the time management")
       ->check(CLI::IsMember({"dsaam", "lockstep"}));
-  if (int status = fleetsim::bench::parse_command_line(app, argc, argv); status >= 0)
-    std::exit(status);
+  if (int status = fleetsim::parse_command_line(app, argc, argv); status >= 0) std::exit(status);
   o.log_frames = log == "frames";
   if (!script.empty()) o.script = std::filesystem::absolute(script).string();
   if (g_swarm.processes > o.engines)

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "bench_run.hpp"
+#include "core/command_line.hpp"
 #include "core/hash.hpp"
 #include "diffusion_scene.hpp"
 #include "footbot_scene.hpp"
@@ -55,8 +56,7 @@ FootbotSceneOptions parse_args(int argc, char** argv) {
       ->check(CLI::IsMember({"off", "on"}));
   app.add_option("--seed", o.seed, "Random seed of the placement and the controllers")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0x7fffffffffffffff}));
-  if (int status = fleetsim::bench::parse_command_line(app, argc, argv); status >= 0)
-    std::exit(status);
+  if (int status = fleetsim::parse_command_line(app, argc, argv); status >= 0) std::exit(status);
   o.camera = camera == "on";
   return o;
 }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "control/diffusion.hpp"
+#include "core/command_line.hpp"
 #include "lua/lua_controller.hpp"
 #include "robots/proximity_sensor.hpp"
 
@@ -118,11 +119,7 @@ int main(int argc, char** argv) {
   app.add_option("--robots", robots, "Number of robots N")->check(CLI::Range(1, 10'000'000));
   app.add_option("--ticks", ticks, "Ticks T")->check(CLI::Range(1, 100'000'000));
   app.add_option("--script", script, "The controller's Lua script")->check(CLI::ExistingFile);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;  // a bad option: CLI11 has printed it, with a hint
-  }
+  if (int status = fleetsim::parse_command_line(app, argc, argv); status >= 0) return status;
 
   // Per-robot storage, as the engine's columns would hold it.
   std::vector<float> proximity(robots * 8);

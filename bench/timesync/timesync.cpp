@@ -29,6 +29,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/command_line.hpp"
 #include "fleetsim/federate.hpp"
 #include "time/flow_node.hpp"
 #include "time/lockstep.hpp"
@@ -296,11 +297,7 @@ int main(int argc, char** argv) {
   app.add_option("--yield-us", c.yield_us,
                  "shm: microseconds a node then polls between yields of the processor before "
                  "it sleeps (default: the transport's)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;  // a bad option: CLI11 has printed it, with a hint
-  }
+  if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
 
   try {
     if (c.api == "federate" && (c.mode != "dsaam" || c.transport == "inproc")) {

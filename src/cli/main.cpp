@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "core/command_line.hpp"
 #include "core/diagnostics.hpp"
 #ifdef FLEETSIM_HAVE_FEDERATION
 #include "distributed/swarm_node.hpp"
@@ -29,11 +30,6 @@ int main(int argc, char** argv) {
 #ifdef FLEETSIM_HAVE_VIEWER
   fleetsim::view::add_command(app, status);
 #endif
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : fleetsim::kExitUserError;
-  }
+  if (int code = fleetsim::parse_command_line(app, argc, argv); code >= 0) return code;
   return status;
 }

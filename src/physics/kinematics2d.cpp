@@ -175,11 +175,11 @@ namespace {
       const __m256d in = _mm256_cmp_pd(d2, _mm256_mul_pd(reach, reach), _CMP_LE_OQ);
       unsigned bits = static_cast<unsigned>(_mm256_movemask_pd(in)) & ((1u << width) - 1);
       if (s - t < width) bits &= ~(1u << (s - t));
-      const __m128i slots =
+      const __m128i lane_slots =
           _mm_add_epi32(_mm_set1_epi32(static_cast<int>(t)), _mm_setr_epi32(0, 1, 2, 3));
       const __m128i pack = _mm_load_si128(reinterpret_cast<const __m128i*>(lanes::kPack[bits]));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(found + k),
-                       _mm_castps_si128(_mm_permutevar_ps(_mm_castsi128_ps(slots), pack)));
+                       _mm_castps_si128(_mm_permutevar_ps(_mm_castsi128_ps(lane_slots), pack)));
       k += lanes::kCount[bits];
     }
   }

@@ -12,7 +12,6 @@
 // comes within `reach` of it, so a robot inside a cell only tests that cell's list.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -150,9 +149,8 @@ class SegmentGrid {
   /// Segment indices relevant to point p (inline: the engine and the rays ask for every robot
   /// several times a tick, and the answer is most often empty).
   std::span<const std::uint32_t> near(Vec2 p) const {
-    const double fx = (p.x - min_.x) * inv_cell_, fy = (p.y - min_.y) * inv_cell_;
-    const int cx = fx >= 0 ? std::min(static_cast<int>(fx), nx_ - 1) : 0;
-    const int cy = fy >= 0 ? std::min(static_cast<int>(fy), ny_ - 1) : 0;
+    const int cx = clamp_cell((p.x - min_.x) * inv_cell_, nx_);
+    const int cy = clamp_cell((p.y - min_.y) * inv_cell_, ny_);
     const std::size_t c =
         static_cast<std::size_t>(cy) * static_cast<std::size_t>(nx_) + static_cast<std::size_t>(cx);
     return {items_.data() + start_[c], items_.data() + start_[c + 1]};
