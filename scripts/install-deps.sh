@@ -28,6 +28,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy # the Python module (docs/python.md)
   cyclonedds-dev cyclonedds-tools # the ROS 2 bridge over DDS (docs/ros2.md; idlc generates its types)
   libgtest-dev libgmock-dev libbenchmark-dev
+  libxml2-utils         # xmllint: the test that every XML file the project ships is well-formed
   clang-14 libclang-rt-14-dev # fuzzers (make fuzz): libclang-rt-14-dev has libFuzzer, ASan, UBSan
 )
 if [[ $want_browser == 1 ]]; then
