@@ -161,7 +161,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
         for (const auto& line : zap->take_refusals())
           std::cerr << "fleetsim: primary: " << line << "\n";
       if (!(item.revents & ZMQ_POLLIN)) {
-        if (o.on_tick && !o.on_tick(0, 0)) throw std::runtime_error("interrupted while waiting");
+        if (o.on_wait && !o.on_wait()) throw std::runtime_error("interrupted while waiting");
         continue;
       }
       zmq::message_t id, body;
@@ -361,7 +361,9 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   po.jitter_us = o.jitter_us;
   po.run_id = *run_id;
   po.log = log_refusal;
+  o.on_start = nullptr;  // (process 0's hooks)
   o.on_tick = nullptr;
+  o.before_step = o.after_step = nullptr;
   ProcessReport r;
   r.process = index;
   try {

@@ -93,8 +93,11 @@ std::vector<std::string> region_names(const WorldModel& model, const std::vector
   return names;
 }
 
-ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
-                          const SwarmRunOptions& o, transport::Port& port) {
+namespace {
+
+/// A process's loop, on its own (`port` null, one process) or joined to the others.
+ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
+                        const SwarmRunOptions& o, transport::Port* port) {
   ProcessReport r;
   r.process = p;
   r.regions = region_names(*loaded.experiment.model, owner, p);
@@ -109,7 +112,8 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     d.kind_process = loaded.experiment.kind_affinity;
     d.robot_process = loaded.experiment.robot_affinity;
     // Affinities add a round to each tick (the actuation, docs/distributed.md).
-    exchange = make_exchange(o.sync, port, p, o.processes, tick, d.has_affinities() ? 3 : 2);
+    if (port)
+      exchange = make_exchange(o.sync, *port, p, o.processes, tick, d.has_affinities() ? 3 : 2);
     d.exchange = exchange.get();
     d.part_bytes = o.part_bytes;
     CheckpointSink sink;
@@ -118,6 +122,12 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
           o.checkpoint_dir, std::filesystem::path(loaded.experiment.path).stem().string(),
           o.checkpoint_keep);
       sink = checkpoint_sink(identity_of(loaded.experiment, *loaded.registry), files);
+      if (o.on_checkpoint)
+        sink = [sink, files, tell = o.on_checkpoint](Tick t, std::uint64_t h,
+                                                     std::vector<std::uint8_t> state) {
+          sink(t, h, std::move(state));
+          tell(files->written().back());
+        };
     }
     Simulation sim(std::move(loaded.experiment), *loaded.registry, d,
                    o.resume ? &o.resume->state : nullptr);
@@ -126,10 +136,22 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     const Tick total = sim.model().length_ticks;
     const auto t0 = std::chrono::steady_clock::now();
     CheckpointTimer timer(p == 0 ? o.checkpoint_every_s : 0);
+    const bool hooks = p == 0;
+    const Tick from = sim.state().tick;
+    time::Pacer pacer = o.pacing;
+    const bool paced = hooks && pacer.mode() != time::TimeMode::kAsFastAsPossible;
+    if (hooks && o.on_start) o.on_start(from);
+    pacer.start();
     while (!sim.done()) {
+      if (hooks && o.before_step) o.before_step(sim);
       sim.step();
+      if (hooks && o.after_step) o.after_step(sim);
+      if (paced) {
+        pacer.wait_until((sim.state().tick - from) * tick, "the run");
+        r.max_lag_seconds = static_cast<double>(pacer.max_lag_ns()) / 1e9;
+      }
       timer.after_step(sim);
-      if (p == 0 && o.on_tick && !o.on_tick(sim.state().tick, total))
+      if (hooks && o.on_tick && !o.on_tick(sim.state().tick, total))
         throw std::runtime_error("interrupted at tick " + std::to_string(sim.state().tick));
     }
     sim.gather_state();
@@ -141,9 +163,10 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
     r.state_hash = sim.state().hash();
     r.robots = sim.state().robot_count();
     r.status = sim.state().status;
+    r.threads = sim.threads();
     r.phase_seconds.assign(sim.phase_seconds().begin(), sim.phase_seconds().end());
     r.exchange = sim.exchange_stats();
-    port.close();
+    if (port) port->close();
     r.ok = true;
   } catch (const transport::PeerLost& e) {
     r.error = e.what();
@@ -160,6 +183,20 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
   return r;
 }
 
+}  // namespace
+
+ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
+                          const SwarmRunOptions& o, transport::Port& port) {
+  return run_share(loaded, p, owner, o, &port);
+}
+
+ProcessReport run_alone(LoadedExperiment& loaded, const SwarmRunOptions& options) {
+  SwarmRunOptions o = options;
+  o.processes = 1;
+  const std::vector<int> owner(loaded.experiment.model->engines.size(), 0);
+  return run_share(loaded, 0, owner, o, nullptr);
+}
+
 std::string report_to_json(const ProcessReport& r) {
   return nlohmann::json{{"process", r.process},
                         {"regions", r.regions},
@@ -172,6 +209,8 @@ std::string report_to_json(const ProcessReport& r) {
                         {"robots", r.robots},
                         {"status", r.status},
                         {"loop_wall_seconds", r.loop_wall_seconds},
+                        {"threads", r.threads},
+                        {"max_lag_seconds", r.max_lag_seconds},
                         {"phase_seconds", r.phase_seconds},
                         {"rounds", r.exchange.rounds},
                         {"bytes_sent", r.exchange.bytes_sent},
@@ -198,6 +237,8 @@ ProcessReport report_from_json(const std::string& text) {
   r.robots = j.at("robots");
   r.status = j.at("status");
   r.loop_wall_seconds = j.at("loop_wall_seconds");
+  r.threads = j.value("threads", 0);
+  r.max_lag_seconds = j.value("max_lag_seconds", 0.0);
   r.phase_seconds = j.at("phase_seconds").get<std::vector<double>>();
   r.exchange.rounds = j.at("rounds");
   r.exchange.bytes_sent = j.at("bytes_sent");
@@ -338,6 +379,13 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
                         : transport::make_zmq_port(layout, process_name(p), po);
         SwarmRunOptions mine = o;
         if (p != 0) mine.on_tick = nullptr;
+        // The supervisor learns of each checkpoint as it is written, so that it can say where
+        // to go on from even when this process is the one killed.
+        if (p == 0)
+          mine.on_checkpoint = [fd = fds[1]](const std::string& path) {
+            const std::string line = nlohmann::json{{"checkpoint", path}}.dump() + "\n";
+            (void)!write(fd, line.data(), line.size());  // one write: whole lines
+          };
         r = run_process(*loaded, p, owner, mine, *port);
       } catch (const std::exception& e) {
         r.error = e.what();
@@ -409,14 +457,29 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
   std::vector<ProcessReport> reports;
   for (int p = 0; p < o.processes; ++p) {
     const Child& c = children[static_cast<std::size_t>(p)];
+    // A child writes a line per checkpoint (process 0), then its report's line.
+    std::vector<std::string> checkpoints;
+    std::size_t at = 0;
+    for (std::size_t end; (end = c.out.find('\n', at)) != std::string::npos; at = end + 1) {
+      try {
+        const auto j = nlohmann::json::parse(c.out.substr(at, end - at));
+        if (!j.contains("checkpoint")) break;
+        checkpoints.push_back(j["checkpoint"].get<std::string>());
+        if (checkpoints.size() > static_cast<std::size_t>(std::max(1, o.checkpoint_keep)))
+          checkpoints.erase(checkpoints.begin());
+      } catch (const std::exception&) {
+        break;
+      }
+    }
     ProcessReport r;
     try {
-      r = report_from_json(c.out);
+      r = report_from_json(c.out.substr(at));
     } catch (const std::exception&) {
       r = ProcessReport{};
       r.process = p;
       r.regions = region_names(*model, owner, p);
       r.error = "the process " + describe_exit_status(c.status) + " before reporting";
+      r.checkpoints = checkpoints;  // what it wrote before it was lost
     }
     reports.push_back(std::move(r));
   }

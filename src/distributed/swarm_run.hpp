@@ -17,7 +17,12 @@
 #include "scenario/experiment.hpp"
 #include "sim/checkpoint.hpp"
 #include "sim/distribution.hpp"
+#include "time/pacer.hpp"
 #include "transport/port.hpp"
+
+namespace fleetsim {
+class Simulation;
+}
 
 namespace fleetsim::distributed {
 
@@ -39,8 +44,23 @@ struct SwarmRunOptions {
   int checkpoint_keep = 2;  ///< the newest this many are kept
   /// A checkpoint to resume from, already checked against the experiment; or null.
   std::shared_ptr<const Checkpoint> resume;
-  /// Called on process 0 after every tick (progress, interruption); return false to stop.
+  /// Process 0 holds the run back to the wall clock (docs/distributed.md, "Pacing"): tick T is
+  /// reached at the loop's start + (T - the tick it started from) / speed-up; the others wait for
+  /// it. Its lag is in the report.
+  time::Pacer pacing{time::TimeMode::kAsFastAsPossible, 1.0};
+  // Process 0's hooks: what the command line attaches to a run (progress, pacing, Ctrl-C, the
+  // ROS 2 bridge). No other process calls them.
+  /// Before the first step, with the tick the run starts from (0, or its checkpoint's).
+  std::function<void(Tick from)> on_start;
+  /// After every tick; return false to stop the run ("interrupted at tick T").
   std::function<bool(Tick tick, Tick total)> on_tick;
+  /// Every 200 ms while it waits before the run (a primary for its secondaries); return false
+  /// to stop waiting ("interrupted while waiting").
+  std::function<bool()> on_wait;
+  /// Just before and just after every step, with the simulation.
+  std::function<void(Simulation&)> before_step, after_step;
+  /// After each checkpoint file is written and renamed into place, with its path.
+  std::function<void(const std::string& path)> on_checkpoint;
 };
 
 /// Which process simulates each engine region: the experiment's <distribution> when it has
@@ -64,6 +84,8 @@ struct ProcessReport {
   std::size_t robots = 0;
   std::string status;
   double loop_wall_seconds = 0;
+  int threads = 0;  ///< its worker threads
+  double max_lag_seconds = 0;  ///< process 0: how far behind the wall clock it fell (paced runs)
   std::vector<double> phase_seconds;
   ExchangeStats exchange;
   std::vector<std::string> checkpoints;  ///< the checkpoint files process 0 wrote and kept
@@ -89,6 +111,9 @@ std::vector<ProcessReport> run_swarm(const Loader& load, const SwarmRunOptions& 
 /// throws: a failure is in the report.
 ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
                           const SwarmRunOptions& options, transport::Port& port);
+/// Runs the whole experiment in this process (`options.processes` is taken as 1): the same
+/// loop, hooks, checkpoints and report as a process of several, without an exchange.
+ProcessReport run_alone(LoadedExperiment& loaded, const SwarmRunOptions& options);
 /// The names of the regions `owner` gives process p.
 std::vector<std::string> region_names(const WorldModel& model, const std::vector<int>& owner,
                                       int p);

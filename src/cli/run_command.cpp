@@ -1,0 +1,575 @@
+#include "cli/run_command.hpp"
+
+#include <unistd.h>
+
+#include <sys/resource.h>
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include "core/diagnostics.hpp"
+#include "core/hash.hpp"
+#include "distributed/network_run.hpp"
+#include "distributed/swarm_run.hpp"
+#include "plugins/builtins.hpp"
+#include "sim/checkpoint.hpp"
+#include "sim/simulation.hpp"
+#include "time/pacer.hpp"
+#ifdef FLEETSIM_HAVE_ROS2
+#include "ros2/ros2_bridge.hpp"
+#endif
+
+namespace fleetsim::cli {
+
+using distributed::LoadedExperiment;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+}
+
+ExperimentOverrides overrides_of(const RunArgs& a) {
+  ExperimentOverrides o;
+  o.threads = a.threads;
+  o.seed = a.seed;
+  o.length_s = a.length;
+  o.log_path = a.log_path;
+  if (a.log_format == "deeco") o.log_format = log::LogFormat::kDeeco;
+  if (a.log_format == "frames") o.log_format = log::LogFormat::kFrames;
+  return o;
+}
+
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)) {}
+  void update(Tick tick, Tick total, double rtf) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    double since_start = std::chrono::duration<double>(now - start_).count();
+    if (since_start < 1.0 || std::chrono::duration<double>(now - last_).count() < 0.1) return;
+    last_ = now;
+    shown_ = true;
+    const int width = 30;
+    double frac = total > 0 ? static_cast<double>(tick) / static_cast<double>(total) : 0;
+    int filled = static_cast<int>(frac * width);
+    std::string bar(static_cast<std::size_t>(filled), '=');
+    bar.resize(width, ' ');
+    if (total > 0) {
+      double eta = frac > 0 ? since_start * (1 - frac) / frac : 0;
+      std::fprintf(stderr, "\r[%s] %3d%%  tick %lld/%lld  %.1fx real time  eta %.0fs ", bar.c_str(),
+                   static_cast<int>(frac * 100), static_cast<long long>(tick),
+                   static_cast<long long>(total), rtf, eta);
+    } else {
+      std::fprintf(stderr, "\rtick %lld  %.1fx real time ", static_cast<long long>(tick), rtf);
+    }
+    std::fflush(stderr);
+  }
+  void done() {
+    if (shown_) std::fprintf(stderr, "\r%*s\r", 78, "");
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_ = start_;
+};
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+/// `text` as one word of a POSIX shell: as it is when it holds only characters no shell
+/// treats specially, else in single quotes.
+std::string shell_word(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_-./:=@%+,", c);
+  });
+  if (plain) return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// The regions of process report `r`, for messages.
+std::string describe(const distributed::ProcessReport& r) {
+  std::string regions;
+  for (const auto& n : r.regions) regions += (regions.empty() ? "" : ", ") + n;
+  return "process " + std::to_string(r.process) + " (" + regions + "): " + r.error;
+}
+
+/// Runs one experiment file, however the options place its processes. The hooks (progress,
+/// pacing, Ctrl-C, the ROS 2 bridge) run on process 0, the same on one process as on several.
+/// Throws std::invalid_argument for a user error found before the run, std::runtime_error
+/// when the processes cannot be started.
+std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::string& file,
+                                                 std::optional<LoadedExperiment> preloaded,
+                                                 const std::shared_ptr<const Checkpoint>& resume,
+                                                 SimTime& tick_ns,
+                                                 std::vector<std::string>& logs) {
+  using namespace distributed;
+  SwarmRunOptions o;
+  o.processes = a.network_role == "primary" ? a.network_secondaries + 1 : a.processes;
+  o.transport = a.transport == "inproc" ? TransportKind::kInproc
+                : a.transport == "tcp"  ? TransportKind::kTcp
+                : a.transport == "ipc"  ? TransportKind::kIpc
+                                        : TransportKind::kShm;
+  o.sync = a.sync == "lockstep" ? SyncMode::kLockstep : SyncMode::kDsaam;
+  o.jitter_us = a.jitter_us;
+  o.checkpoint_every_s = a.checkpoint_every;
+  o.checkpoint_dir = a.checkpoint_dir;
+  o.resume = resume;
+  time::TimeMode mode = time::TimeMode::kAsFastAsPossible;
+  time::parse_time_mode(a.time_mode, mode);
+  o.pacing = time::Pacer(mode, a.speedup, [](const std::string& line) {
+    std::cerr << "\nfleetsim: " << line << "\n";
+  });
+  ProgressBar bar(!a.quiet);
+  Tick from = 0;
+  auto loop0 = std::chrono::steady_clock::now();
+  o.on_start = [&](Tick t) {
+    from = t;
+    loop0 = std::chrono::steady_clock::now();
+  };
+  o.on_tick = [&](Tick tick, Tick total) {
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - loop0).count();
+    const double simsec = static_cast<double>((tick - from) * tick_ns) / 1e9;
+    bar.update(tick, total, wall > 0 ? simsec / wall : 0);
+    return !g_interrupted.load();
+  };
+  o.on_wait = [] { return !g_interrupted.load(); };
+#ifdef FLEETSIM_HAVE_ROS2
+  std::unique_ptr<ros2::Bridge> ros;  // made on the first step, with the started simulation
+  if (a.ros2) {
+    o.before_step = [&](Simulation& sim) {
+      if (!ros) {
+        ros = std::make_unique<ros2::Bridge>(sim,
+                                             ros2::BridgeOptions{a.ros2_domain, a.ros2_namespace});
+        if (!a.quiet) std::cerr << ros->describe() << "\n";
+        ros->publish();
+      }
+      ros->take_commands();
+    };
+    o.after_step = [&](Simulation&) { ros->publish(); };
+  }
+#endif
+  RunArgs one = a;
+  one.files = {file};
+  std::mutex loading;  // in-process threads load at once
+  auto take = [&](LoadedExperiment l) {
+    tick_ns = l.experiment.model->tick_period_ns;
+    logs.clear();
+    for (const auto& log : l.experiment.logs) logs.push_back(log.path);
+    return l;
+  };
+  Loader load = [&]() -> std::optional<LoadedExperiment> {
+    std::lock_guard lock(loading);
+    if (preloaded) {
+      auto l = std::move(*preloaded);
+      preloaded.reset();
+      return take(std::move(l));
+    }
+    auto loaded = load_all(one);
+    if (!loaded) return std::nullopt;
+    auto& [ex, reg] = loaded->front();
+    return take(LoadedExperiment{std::move(ex), std::move(reg)});
+  };
+  std::vector<ProcessReport> reports;
+  if (a.network_role.empty() && a.processes == 1) {
+    auto loaded = load();
+    if (!loaded) throw std::invalid_argument("the experiment has errors");
+    reports = {run_alone(*loaded, o)};
+  } else if (a.network_role.empty()) {
+    reports = run_swarm(load, o);
+  } else {
+    NetworkOptions net;
+    net.primary = a.network_role == "primary";
+    net.secondaries = a.network_secondaries;
+    net.listen = a.listen.empty() && net.primary ? "tcp://127.0.0.1:7770" : a.listen;
+    net.primary_address = a.primary;
+    net.connect_timeout_s = a.connect_timeout;
+    net.secret_key_file = a.secret_key;
+    net.public_keys_dir = a.public_keys;
+    net.primary_key_file = a.primary_key;
+    reports = run_network(load, o, net);
+  }
+  bar.done();
+#ifdef FLEETSIM_HAVE_ROS2
+  ros.reset();
+#endif
+  return reports;
+}
+
+/// Runs every file of `a` (all checked first); prints each run's summary, or its error and how
+/// to go on. Returns the exit status.
+int run_files(const RunArgs& a, const std::shared_ptr<const Checkpoint>& resume) {
+  using namespace distributed;
+  const bool network = !a.network_role.empty();
+  const bool several = network || a.processes > 1;
+  std::vector<std::optional<LoadedExperiment>> preloaded;
+  {  // Every file is checked before the first one starts.
+    auto all = load_all(a);
+    if (!all) {
+      std::cerr << "fleetsim: nothing was run; fix the errors above (`fleetsim check` validates "
+                   "without running)\n";
+      return kExitUserError;
+    }
+    for (auto& [ex, reg] : *all) {
+      if (several && a.network_role != "secondary") {  // (the primary says how many)
+        try {
+          assign_regions(ex, network ? a.network_secondaries + 1 : a.processes);
+        } catch (const std::invalid_argument& e) {
+          std::cerr << e.what() << "\nfleetsim: nothing was run\n";
+          return kExitUserError;
+        }
+      }
+      // One process runs what was loaded; several load in each process.
+      if (several)
+        preloaded.emplace_back();
+      else
+        preloaded.emplace_back(LoadedExperiment{std::move(ex), std::move(reg)});
+    }
+  }
+  std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_sigint);
+  nlohmann::json runs = nlohmann::json::array();
+  int status = kExitOk;
+  for (std::size_t f = 0; f < a.files.size(); ++f) {
+    const std::string& file = a.files[f];
+    SimTime tick_ns = 0;
+    std::vector<std::string> logs;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_seconds();
+    std::vector<ProcessReport> reports;
+    nlohmann::json summary;
+    try {
+      reports = run_file(a, file, std::move(preloaded[f]), resume, tick_ns, logs);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << file << ": error: " << e.what() << "\n";
+      runs.push_back({{"experiment", file}, {"error", e.what()}});
+      status = kExitUserError;
+      continue;
+    } catch (const std::exception& e) {
+      std::cerr << file << ": error: " << e.what() << "\n";
+      runs.push_back({{"experiment", file}, {"error", e.what()}});
+      status = kExitRuntimeError;
+      continue;
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const ProcessReport& p0 = reports.front();
+    // The first failure is the cause; the others' are its consequences (their peer left).
+    std::string failure;
+    for (bool consequence : {false, true})
+      for (const auto& r : reports)
+        if (!r.ok && r.stopped_by_peer == consequence && failure.empty())
+          failure = several ? describe(r) : r.error;
+    std::uint64_t steps = 0;
+    nlohmann::json per = nlohmann::json::array();
+    for (const auto& r : reports) {
+      steps += r.robot_steps;
+      per.push_back({{"process", r.process},
+                     {"regions", r.regions},
+                     {"ok", r.ok},
+                     {"robot_steps", r.robot_steps},
+                     {"loop_wall_seconds", r.loop_wall_seconds},
+                     {"exchange_seconds", r.exchange.seconds},
+                     {"wait_seconds", r.exchange.wait_seconds},
+                     {"bytes_sent", r.exchange.bytes_sent},
+                     {"halo_robots_sent", r.exchange.halo_rows_sent},
+                     {"migrations_in", r.exchange.migrations_in},
+                     {"migrations_out", r.exchange.migrations_out}});
+      if (!r.ok) per.back()["error"] = r.error;
+    }
+    const std::string hash = hex64(p0.state_hash);
+    // Simulated in this run (a resumed run began at its checkpoint's tick).
+    const Tick from = resume ? resume->tick : 0;
+    const double simsec = static_cast<double>((p0.ticks - from) * tick_ns) / 1e9;
+    const double loop_wall = p0.loop_wall_seconds;
+    const double rtf = loop_wall > 0 ? simsec / loop_wall : 0.0;
+    const double steps_per_s = loop_wall > 0 ? static_cast<double>(steps) / loop_wall : 0.0;
+    // Where to go on from: the newest checkpoint of this run, else the one it resumed from.
+    std::string go_on;
+    if (!p0.checkpoints.empty())
+      go_on = p0.checkpoints.back();
+    else if (resume)
+      go_on = a.resume;
+    if (!failure.empty() && !several) {
+      summary = {{"experiment", file}, {"error", failure}, {"checkpoints", p0.checkpoints}};
+    } else {
+      summary = {{"experiment", file},
+                 {"ticks", p0.ticks},
+                 {"sim_seconds", simsec},
+                 {"wall_seconds", wall},
+                 {"loop_wall_seconds", loop_wall},
+                 {"rtf", rtf},
+                 {"robots", p0.robots},
+                 {"robot_steps_per_second", steps_per_s},
+                 {"logs", logs},
+                 {"status", p0.status},
+                 {"state_hash", hash},
+                 {"checkpoints", p0.checkpoints}};
+      if (several) {
+        summary["processes"] = reports.size() == 1 && a.network_role == "secondary"
+                                   ? nlohmann::json(nullptr)
+                                   : nlohmann::json(reports.size());
+        summary["network_role"] = a.network_role;
+        summary["transport"] = network ? std::string("tcp") : a.transport;
+        summary["sync"] = a.sync;
+        summary["per_process"] = per;
+      } else {
+        summary["cpu_seconds"] = cpu_seconds() - c0;
+        summary["threads"] = p0.threads;
+        nlohmann::json phases;
+        for (int p = 0; p < kPhaseCount && p < static_cast<int>(p0.phase_seconds.size()); ++p)
+          phases[phase_name(static_cast<Phase>(p))] = p0.phase_seconds[static_cast<std::size_t>(p)];
+        summary["phase_seconds"] = phases;
+      }
+      if (resume) summary["resumed_from_tick"] = resume->tick;
+      if (a.time_mode != "afap") {
+        summary["time_mode"] = a.time_mode;
+        summary["speedup"] = a.time_mode == "linear" ? a.speedup : 1.0;
+        summary["max_lag_seconds"] = p0.max_lag_seconds;
+      }
+    }
+    if (!failure.empty()) {
+      std::cerr << file << ": error: " << failure << "\n";
+      for (const auto& r : reports)
+        if (!r.ok && (several ? describe(r) : r.error) != failure)
+          std::cerr << "  then " << describe(r) << "\n";
+      for (const auto& l : logs)
+        if (std::filesystem::exists(l))  // (not one that could not be created)
+          std::cerr << "  the log " << l << " is complete up to the last frame written\n";
+      if (!go_on.empty()) {
+        std::cerr << "  go on from " << (p0.checkpoints.empty() ? "the checkpoint it resumed from"
+                                                                : "the newest checkpoint")
+                  << ":\n    " << resume_command(program_invocation_name, a, file, go_on) << "\n";
+        if (a.network_role == "primary")
+          std::cerr << "  and start each secondary again with --resume and a copy of that "
+                       "checkpoint (docs/checkpoints.md)\n";
+      }
+      summary["error"] = failure;
+      status = kExitRuntimeError;
+    } else if (!a.quiet) {
+      std::cout << file << ": " << p0.ticks << " ticks"
+                << (from > 0 ? " (from tick " + std::to_string(from) + ")" : "") << ", " << simsec
+                << " simulated s in " << loop_wall << " wall s (" << rtf << "x real time, "
+                << steps_per_s << " robot-steps/s, "
+                << (!several ? std::to_string(p0.threads) + " threads"
+                    : a.network_role == "secondary"
+                        ? "process " + std::to_string(p0.process)
+                        : std::to_string(reports.size()) + " processes")
+                << ")\n";
+      if (several)
+        for (const auto& r : reports) {
+          std::string regions;
+          for (const auto& n : r.regions) regions += (regions.empty() ? "" : ", ") + n;
+          std::cout << "  process " << r.process << " (" << regions << "): " << r.robot_steps
+                    << " robot-steps, exchange " << r.exchange.seconds << " s (waiting "
+                    << r.exchange.wait_seconds << " s), " << r.exchange.bytes_sent
+                    << " bytes sent, " << r.exchange.migrations_in << " robots in, "
+                    << r.exchange.migrations_out << " out\n";
+        }
+      if (several) std::cout << "  state " << hash << "\n";
+      if (!p0.checkpoints.empty())
+        std::cout << "  newest checkpoint: " << p0.checkpoints.back() << "\n";
+      for (const auto& l : logs)
+        std::cout << "  log: " << l << "  (look at it: fleetsim view " << l << ")\n";
+    }
+    runs.push_back(summary);
+    if (g_interrupted.load()) break;
+  }
+  if (a.json)
+    std::cout << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
+  return status;
+}
+
+/// --resume: reads the checkpoint, takes the experiment file from it when none is given, and
+/// checks that it fits the experiment as loaded with these options. Null after printing why
+/// not (`status` then says how to exit).
+std::shared_ptr<const Checkpoint> prepare_resume(RunArgs& a, int& status) {
+  status = kExitUserError;
+  if (a.files.size() > 1) {
+    std::cerr << "fleetsim: --resume goes on with one run; give at most one experiment file\n";
+    return nullptr;
+  }
+  std::string chosen;
+  std::shared_ptr<Checkpoint> ck;
+  try {
+    ck = std::make_shared<Checkpoint>(read_checkpoint(a.resume, &chosen));
+  } catch (const CheckpointError& e) {
+    std::cerr << "fleetsim: error: " << e.what() << "\n";
+    return nullptr;
+  }
+  if (a.files.empty()) a.files = {ck->identity.experiment};
+  auto loaded = load_all(a);
+  if (!loaded) {
+    std::cerr << "fleetsim: nothing was run; fix the errors above\n";
+    return nullptr;
+  }
+  const auto& [ex, reg] = loaded->front();
+  const std::string why = identity_mismatch(ck->identity, identity_of(ex, *reg));
+  if (!why.empty()) {
+    std::cerr << "fleetsim: error: checkpoint " << chosen << " cannot resume " << ex.path << ": "
+              << why << "\n";
+    return nullptr;
+  }
+  if (ex.model->length_ticks > 0 && ex.model->length_ticks <= ck->tick) {
+    std::cerr << "fleetsim: error: " << ex.path << " ends at tick " << ex.model->length_ticks
+              << ", and checkpoint " << chosen << " is at tick " << ck->tick
+              << ": nothing to go on with (give a --length beyond "
+              << static_cast<double>(ck->tick * ex.model->tick_period_ns) / 1e9 << " s)\n";
+    return nullptr;
+  }
+  if (!a.quiet)
+    std::cerr << "resuming " << ex.path << " from " << chosen << " (tick " << ck->tick << ")\n";
+  status = kExitOk;
+  return ck;
+}
+
+}  // namespace
+
+std::optional<LoadedFiles> load_all(const RunArgs& a) {
+  LoadedFiles out;
+  bool ok = true;
+  for (const auto& f : a.files) {
+    auto reg = std::make_unique<PluginRegistry>();
+    register_builtins(*reg);
+    Diagnostics d;
+    auto ex = load_experiment(f, *reg, overrides_of(a), d);
+    d.print(std::cerr);
+    if (!ex) {
+      ok = false;
+      continue;
+    }
+    out.emplace_back(std::move(*ex), std::move(reg));
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::string resume_command(const std::string& program, const RunArgs& a, const std::string& file,
+                           const std::string& checkpoint) {
+  std::vector<std::string> w = {program, "run", file, "--resume", checkpoint};
+  auto add = [&w](const std::string& flag, const std::string& value) {
+    w.push_back(flag);
+    w.push_back(value);
+  };
+  // What the world depends on (checked on resume), and the run's length.
+  if (a.seed) add("--seed", std::to_string(*a.seed));
+  if (a.length) add("--length", fmt::format("{}", *a.length));  // (shortest exact form)
+  if (a.log_path) add("--log", *a.log_path);
+  if (!a.log_format.empty()) add("--log-format", a.log_format);
+  // The run's shape: its processes, their links, its pace, its checkpoints, its outputs.
+  if (a.threads) add("--threads", std::to_string(*a.threads));
+  if (a.network_role.empty() && a.processes > 1) add("--processes", std::to_string(a.processes));
+  if (a.network_role.empty() && a.processes > 1 && a.transport != "shm")
+    add("--transport", a.transport);
+  if (a.processes > 1 || !a.network_role.empty()) {
+    if (a.sync != "dsaam") add("--sync", a.sync);
+    if (a.jitter_us > 0) add("--jitter-us", std::to_string(a.jitter_us));
+  }
+  if (!a.network_role.empty()) {
+    add("--network-role", a.network_role);
+    if (a.network_role == "primary")
+      add("--network-secondaries", std::to_string(a.network_secondaries));
+    if (!a.listen.empty()) add("--listen", a.listen);
+    if (!a.primary.empty()) add("--primary", a.primary);
+    if (!a.secret_key.empty()) add("--secret-key", a.secret_key);
+    if (!a.public_keys.empty()) add("--public-keys", a.public_keys);
+    if (!a.primary_key.empty()) add("--primary-key", a.primary_key);
+  }
+  if (a.checkpoint_every > 0) {
+    add("--checkpoint-every", fmt::format("{}", a.checkpoint_every));
+    if (a.checkpoint_dir != "checkpoints") add("--checkpoint-dir", a.checkpoint_dir);
+  }
+  if (a.time_mode != "afap") add("--time-mode", a.time_mode);
+  if (a.time_mode == "linear") add("--speedup", fmt::format("{}", a.speedup));
+  if (a.ros2) {
+    w.push_back("--ros2");
+    if (a.ros2_domain != 0) add("--ros2-domain", std::to_string(a.ros2_domain));
+    if (a.ros2_namespace != "fleetsim") add("--ros2-namespace", a.ros2_namespace);
+  }
+  if (a.quiet) w.push_back("--quiet");
+  if (a.json) w.push_back("--json");
+  std::string out;
+  for (const auto& word : w) out += (out.empty() ? "" : " ") + shell_word(word);
+  return out;
+}
+
+int run_command(const RunArgs& given) {
+  RunArgs a = given;
+  std::shared_ptr<const Checkpoint> resume;
+  if (!a.resume.empty()) {
+    int status = kExitOk;
+    resume = prepare_resume(a, status);
+    if (!resume) return status;
+  } else if (a.files.empty()) {
+    std::cerr << "fleetsim run: give an experiment file (or --resume CHECKPOINT); see "
+                 "`fleetsim run --help`\n";
+    return kExitUserError;
+  }
+  if (a.network_role.empty() &&
+      (!a.secret_key.empty() || !a.public_keys.empty() || !a.primary_key.empty())) {
+    std::cerr << "fleetsim: --secret-key, --public-keys and --primary-key go with --network-role "
+                 "(the processes of one machine need no keys)\n";
+    return kExitUserError;
+  }
+  if (!a.network_role.empty()) {
+    if (a.processes > 1) {
+      std::cerr << "fleetsim: --processes and --network-role do not go together (a network run "
+                   "has --network-secondaries + 1 processes, one per machine)\n";
+      return kExitUserError;
+    }
+    if (a.network_role == "primary" && a.network_secondaries < 1) {
+      std::cerr << "fleetsim: --network-role primary needs --network-secondaries N (N >= 1)\n";
+      return kExitUserError;
+    }
+    if (a.network_role == "secondary" && a.primary.empty()) {
+      std::cerr << "fleetsim: --network-role secondary needs --primary tcp://HOST:PORT\n";
+      return kExitUserError;
+    }
+    if (a.files.size() != 1) {
+      std::cerr << "fleetsim: a network run takes one experiment file\n";
+      return kExitUserError;
+    }
+  }
+  if (a.ros2) {
+    std::string why;
+#ifndef FLEETSIM_HAVE_ROS2
+    why = "this fleetsim was built without the ROS 2 bridge (sanitizer builds leave it out)";
+#endif
+    if (a.processes > 1 || !a.network_role.empty())
+      why = "--ros2 runs on one process (give --processes 1)";
+    const auto& ns = a.ros2_namespace;
+    if (ns.empty() || std::isdigit(static_cast<unsigned char>(ns[0])) ||
+        !std::all_of(ns.begin(), ns.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        }))
+      why = "--ros2-namespace '" + ns +
+            "' is not one ROS 2 name token (letters, digits and _, not starting with a digit)";
+    if (!why.empty()) {
+      std::cerr << "fleetsim run: error: " << why << "\n";
+      return kExitUserError;
+    }
+  }
+  return run_files(a, resume);
+}
+
+}  // namespace fleetsim::cli
