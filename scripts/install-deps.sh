@@ -17,6 +17,7 @@ packages=(
   build-essential g++ cmake ninja-build pkg-config make git
   libpugixml-dev        # experiment, federation and view files (XML)
   libzmq3-dev cppzmq-dev # distributed transport
+  libopenmpi-dev openmpi-bin # runs on a cluster: mpirun -n P fleetsim run ... (docs/distributed.md)
   libpng-dev            # bitmap fields
   libzstd-dev           # frame log compression
   libcli11-dev          # command line

@@ -19,6 +19,7 @@
 
 #include "core/diagnostics.hpp"
 #include "core/hash.hpp"
+#include "distributed/mpi_run.hpp"
 #include "distributed/network_run.hpp"
 #include "distributed/swarm_run.hpp"
 #include "plugins/builtins.hpp"
@@ -106,6 +107,29 @@ std::string shell_word(const std::string& text) {
   return out + "'";
 }
 
+/// Standard error muted while it lives (the ranks of an MPI job but rank 0, loading files that
+/// rank 0 loads too: their problems are printed once).
+class MutedErrors {
+ public:
+  explicit MutedErrors(bool mute) : saved_(mute ? std::cerr.rdbuf(nullptr) : nullptr) {}
+  ~MutedErrors() {
+    if (saved_) {
+      std::cerr.rdbuf(saved_);
+      std::cerr.clear();
+    }
+  }
+  MutedErrors(const MutedErrors&) = delete;
+  MutedErrors& operator=(const MutedErrors&) = delete;
+
+ private:
+  std::streambuf* saved_;
+};
+
+/// Whether this process is a rank of an MPI job other than rank 0.
+bool silent_rank() {
+  return distributed::mpi_launched() && distributed::mpi_launched_rank() != 0;
+}
+
 /// The regions of process report `r`, for messages.
 std::string describe(const distributed::ProcessReport& r) {
   std::string regions;
@@ -185,13 +209,16 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       preloaded.reset();
       return take(std::move(l));
     }
+    MutedErrors muted(silent_rank());
     auto loaded = load_all(one);
     if (!loaded) return std::nullopt;
     auto& [ex, reg] = loaded->front();
     return take(LoadedExperiment{std::move(ex), std::move(reg)});
   };
   std::vector<ProcessReport> reports;
-  if (a.network_role.empty() && a.processes == 1) {
+  if (mpi_launched()) {
+    reports = run_mpi(load, o);
+  } else if (a.network_role.empty() && a.processes == 1) {
     auto loaded = load();
     if (!loaded) throw std::invalid_argument("the experiment has errors");
     reports = {run_alone(*loaded, o)};
@@ -218,24 +245,39 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
 
 /// Runs every file of `a` (all checked first); prints each run's summary, or its error and how
 /// to go on. Returns the exit status.
-int run_files(const RunArgs& a, const std::shared_ptr<const Checkpoint>& resume) {
+int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& resume) {
   using namespace distributed;
+  // An MPI job's ranks run one experiment; rank 0 speaks for the run (the others' errors
+  // reach it), the others say nothing.
+  const bool mpi = mpi_launched();
+  const bool silent = silent_rank();
+  RunArgs a = given;
+  if (silent) {
+    a.quiet = true;
+    a.json = false;
+  }
+  std::ostream out(silent ? nullptr : std::cout.rdbuf());
+  std::ostream err(silent ? nullptr : std::cerr.rdbuf());
   const bool network = !a.network_role.empty();
-  const bool several = network || a.processes > 1;
+  const bool several = network || a.processes > 1 || mpi;
   std::vector<std::optional<LoadedExperiment>> preloaded;
   {  // Every file is checked before the first one starts.
-    auto all = load_all(a);
+    std::optional<LoadedFiles> all;
+    {
+      MutedErrors muted(silent);
+      all = load_all(a);
+    }
     if (!all) {
-      std::cerr << "fleetsim: nothing was run; fix the errors above (`fleetsim check` validates "
-                   "without running)\n";
+      err << "fleetsim: nothing was run; fix the errors above (`fleetsim check` validates "
+             "without running)\n";
       return kExitUserError;
     }
     for (auto& [ex, reg] : *all) {
-      if (several && a.network_role != "secondary") {  // (the primary says how many)
+      if (several && !mpi && a.network_role != "secondary") {  // (the primary says how many)
         try {
           assign_regions(ex, network ? a.network_secondaries + 1 : a.processes);
         } catch (const std::invalid_argument& e) {
-          std::cerr << e.what() << "\nfleetsim: nothing was run\n";
+          err << e.what() << "\nfleetsim: nothing was run\n";
           return kExitUserError;
         }
       }
@@ -261,12 +303,12 @@ int run_files(const RunArgs& a, const std::shared_ptr<const Checkpoint>& resume)
     try {
       reports = run_file(a, file, std::move(preloaded[f]), resume, tick_ns, logs);
     } catch (const std::invalid_argument& e) {
-      std::cerr << file << ": error: " << e.what() << "\n";
+      err << file << ": error: " << e.what() << "\n";
       runs.push_back({{"experiment", file}, {"error", e.what()}});
       status = kExitUserError;
       continue;
     } catch (const std::exception& e) {
-      std::cerr << file << ": error: " << e.what() << "\n";
+      err << file << ": error: " << e.what() << "\n";
       runs.push_back({{"experiment", file}, {"error", e.what()}});
       status = kExitRuntimeError;
       continue;
@@ -330,8 +372,8 @@ int run_files(const RunArgs& a, const std::shared_ptr<const Checkpoint>& resume)
                                    ? nlohmann::json(nullptr)
                                    : nlohmann::json(reports.size());
         summary["network_role"] = a.network_role;
-        summary["transport"] = network ? std::string("tcp") : a.transport;
-        summary["sync"] = a.sync;
+        summary["transport"] = mpi ? std::string("mpi") : network ? std::string("tcp") : a.transport;
+        summary["sync"] = mpi ? std::string("collective") : a.sync;
         summary["per_process"] = per;
       } else {
         summary["cpu_seconds"] = cpu_seconds() - c0;
@@ -349,25 +391,27 @@ int run_files(const RunArgs& a, const std::shared_ptr<const Checkpoint>& resume)
       }
     }
     if (!failure.empty()) {
-      std::cerr << file << ": error: " << failure << "\n";
+      err << file << ": error: " << failure << "\n";
       for (const auto& r : reports)
         if (!r.ok && (several ? describe(r) : r.error) != failure)
-          std::cerr << "  then " << describe(r) << "\n";
+          err << "  then " << describe(r) << "\n";
       for (const auto& l : logs)
         if (std::filesystem::exists(l))  // (not one that could not be created)
-          std::cerr << "  the log " << l << " is complete up to the last frame written\n";
+          err << "  the log " << l << " is complete up to the last frame written\n";
       if (!go_on.empty()) {
-        std::cerr << "  go on from " << (p0.checkpoints.empty() ? "the checkpoint it resumed from"
+        err << "  go on from " << (p0.checkpoints.empty() ? "the checkpoint it resumed from"
                                                                 : "the newest checkpoint")
-                  << ":\n    " << resume_command(program_invocation_name, a, file, go_on) << "\n";
+                  << ":\n    "
+                  << (mpi ? "mpirun -n " + std::to_string(reports.size()) + " " : "")
+                  << resume_command(program_invocation_name, a, file, go_on) << "\n";
         if (a.network_role == "primary")
-          std::cerr << "  and start each secondary again with --resume and a copy of that "
+          err << "  and start each secondary again with --resume and a copy of that "
                        "checkpoint (docs/checkpoints.md)\n";
       }
       summary["error"] = failure;
       status = kExitRuntimeError;
     } else if (!a.quiet) {
-      std::cout << file << ": " << p0.ticks << " ticks"
+      out << file << ": " << p0.ticks << " ticks"
                 << (from > 0 ? " (from tick " + std::to_string(from) + ")" : "") << ", " << simsec
                 << " simulated s in " << loop_wall << " wall s (" << rtf << "x real time, "
                 << steps_per_s << " robot-steps/s, "
@@ -380,23 +424,23 @@ int run_files(const RunArgs& a, const std::shared_ptr<const Checkpoint>& resume)
         for (const auto& r : reports) {
           std::string regions;
           for (const auto& n : r.regions) regions += (regions.empty() ? "" : ", ") + n;
-          std::cout << "  process " << r.process << " (" << regions << "): " << r.robot_steps
+          out << "  process " << r.process << " (" << regions << "): " << r.robot_steps
                     << " robot-steps, exchange " << r.exchange.seconds << " s (waiting "
                     << r.exchange.wait_seconds << " s), " << r.exchange.bytes_sent
                     << " bytes sent, " << r.exchange.migrations_in << " robots in, "
                     << r.exchange.migrations_out << " out\n";
         }
-      if (several) std::cout << "  state " << hash << "\n";
+      if (several) out << "  state " << hash << "\n";
       if (!p0.checkpoints.empty())
-        std::cout << "  newest checkpoint: " << p0.checkpoints.back() << "\n";
+        out << "  newest checkpoint: " << p0.checkpoints.back() << "\n";
       for (const auto& l : logs)
-        std::cout << "  log: " << l << "  (look at it: fleetsim view " << l << ")\n";
+        out << "  log: " << l << "  (look at it: fleetsim view " << l << ")\n";
     }
     runs.push_back(summary);
     if (g_interrupted.load()) break;
   }
   if (a.json)
-    std::cout << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
+    out << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
   return status;
 }
 
@@ -516,8 +560,16 @@ std::string resume_command(const std::string& program, const RunArgs& a, const s
 int run_command(const RunArgs& given) {
   RunArgs a = given;
   std::shared_ptr<const Checkpoint> resume;
+  if (distributed::mpi_launched() && (a.processes > 1 || !a.network_role.empty())) {
+    if (!silent_rank())
+      std::cerr << "fleetsim: under mpirun or srun the ranks are the run's processes: give "
+                   "neither --processes nor --network-role\n";
+    return kExitUserError;
+  }
   if (!a.resume.empty()) {
     int status = kExitOk;
+    if (silent_rank()) a.quiet = true;
+    MutedErrors muted(silent_rank());
     resume = prepare_resume(a, status);
     if (!resume) return status;
   } else if (a.files.empty()) {

@@ -57,7 +57,8 @@ class FlowExchange final : public PortExchange {
  public:
   FlowExchange(transport::Port& port, int process, int processes, SimTime tick_ns,
                int rounds_per_tick)
-      : node_(port.layout(), port, options()),
+      : PortExchange(&port),
+        node_(port.layout(), port, options()),
         process_(process),
         processes_(processes),
         tick_ns_(tick_ns),
@@ -120,7 +121,7 @@ class FlowExchange final : public PortExchange {
 class LockstepExchange final : public PortExchange {
  public:
   LockstepExchange(transport::Port& port, int process, int processes, SimTime tick_ns)
-      : port_(port), process_(process), processes_(processes) {
+      : PortExchange(&port), port_(port), process_(process), processes_(processes) {
     if (process_ == 0) {
       primary_ = std::make_unique<time::LockstepPrimary>(port_, tick_ns);
       primary_->publish({});

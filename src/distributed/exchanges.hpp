@@ -35,15 +35,25 @@ SimTime round_time(std::uint64_t g, SimTime tick_ns, int rounds_per_tick = 2);
 /// process left or failed (the run then reports that process's error as the cause).
 class PortExchange : public Exchange {
  public:
+  /// `port`: the transport port the rounds go over (not owned), or null.
+  explicit PortExchange(transport::Port* port = nullptr) : port_(port) {}
   std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
                                                     bool more) final;
   bool peer_failed() const { return peer_failed_; }
+  /// After the last round: this process leaves the run in good order (closes its port).
+  virtual void close() {
+    if (port_) port_->close();
+  }
+  /// This process failed (`why`) between two rounds: an exchange whose peers cannot see a
+  /// process leave (MPI's collectives) tells them here; a port's peers see it leave.
+  virtual void fail(const std::string& why) { (void)why; }
 
  protected:
   virtual std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine,
                                                        bool more) = 0;
 
  private:
+  transport::Port* port_;
   bool peer_failed_ = false;
 };
 

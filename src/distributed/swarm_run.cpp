@@ -93,11 +93,8 @@ std::vector<std::string> region_names(const WorldModel& model, const std::vector
   return names;
 }
 
-namespace {
-
-/// A process's loop, on its own (`port` null, one process) or joined to the others.
 ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
-                        const SwarmRunOptions& o, transport::Port* port) {
+                        const SwarmRunOptions& o, const ExchangeMaker& make) {
   ProcessReport r;
   r.process = p;
   r.regions = region_names(*loaded.experiment.model, owner, p);
@@ -112,8 +109,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>&
     d.kind_process = loaded.experiment.kind_affinity;
     d.robot_process = loaded.experiment.robot_affinity;
     // Affinities add a round to each tick (the actuation, docs/distributed.md).
-    if (port)
-      exchange = make_exchange(o.sync, *port, p, o.processes, tick, d.has_affinities() ? 3 : 2);
+    if (make) exchange = make(d.has_affinities() ? 3 : 2);
     d.exchange = exchange.get();
     d.part_bytes = o.part_bytes;
     CheckpointSink sink;
@@ -166,7 +162,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>&
     r.threads = sim.threads();
     r.phase_seconds.assign(sim.phase_seconds().begin(), sim.phase_seconds().end());
     r.exchange = sim.exchange_stats();
-    if (port) port->close();
+    if (exchange) exchange->close();
     r.ok = true;
   } catch (const transport::PeerLost& e) {
     r.error = e.what();
@@ -179,15 +175,17 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>&
     r.error = e.what();
     r.stopped_by_peer = exchange && exchange->peer_failed();
   }
+  if (!r.ok && !r.stopped_by_peer && exchange) exchange->fail(r.error);
   if (files) r.checkpoints = files->written();  // (after a failure too: where to resume from)
   return r;
 }
 
-}  // namespace
-
 ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
                           const SwarmRunOptions& o, transport::Port& port) {
-  return run_share(loaded, p, owner, o, &port);
+  const SimTime tick = loaded.experiment.model->tick_period_ns;
+  return run_share(loaded, p, owner, o, [&](int rounds_per_tick) {
+    return make_exchange(o.sync, port, p, o.processes, tick, rounds_per_tick);
+  });
 }
 
 ProcessReport run_alone(LoadedExperiment& loaded, const SwarmRunOptions& options) {

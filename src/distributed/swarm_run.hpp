@@ -111,6 +111,13 @@ std::vector<ProcessReport> run_swarm(const Loader& load, const SwarmRunOptions& 
 /// throws: a failure is in the report.
 ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
                           const SwarmRunOptions& options, transport::Port& port);
+/// Makes a process's exchange, given the rounds each tick has (distributed/exchanges.hpp).
+using ExchangeMaker = std::function<std::unique_ptr<PortExchange>(int rounds_per_tick)>;
+/// Runs process `p` of the run: its share of the experiment, to the end, on the exchange `make`
+/// makes (none when null: the whole run is here). Never throws: a failure is in the report, and
+/// the exchange is told of it (PortExchange::fail).
+ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
+                        const SwarmRunOptions& options, const ExchangeMaker& make);
 /// Runs the whole experiment in this process (`options.processes` is taken as 1): the same
 /// loop, hooks, checkpoints and report as a process of several, without an exchange.
 ProcessReport run_alone(LoadedExperiment& loaded, const SwarmRunOptions& options);

@@ -1,0 +1,253 @@
+#include "distributed/mpi_run.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <initializer_list>
+#include <cstring>
+#include <stdexcept>
+
+#ifdef FLEETSIM_HAVE_MPI
+// The C API only (Open MPI's mpi.h otherwise pulls in its deprecated C++ bindings).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <nlohmann/json.hpp>
+
+#include "distributed/run_files_check.hpp"
+#endif
+
+namespace fleetsim::distributed {
+
+namespace {
+
+/// The first of these environment variables that is set, as a number; -1 when none is.
+int env_number(std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (const char* v = std::getenv(name)) return std::atoi(v);
+  return -1;
+}
+
+}  // namespace
+
+bool mpi_launched() {
+  // Open MPI's mpirun, MPICH's and Slurm's PMI; PMIx (srun --mpi=pmix) tells no size before
+  // MPI_Init. A job of one rank runs as fleetsim does alone.
+  const int size = env_number({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
+  return size > 1 || (size < 0 && std::getenv("PMIX_RANK") != nullptr);
+}
+
+int mpi_launched_rank() {
+  return std::max(0, env_number({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}));
+}
+
+#ifndef FLEETSIM_HAVE_MPI
+
+bool mpi_built_in() {
+  return false;
+}
+std::vector<ProcessReport> run_mpi(const Loader&, const SwarmRunOptions&) {
+  throw std::runtime_error(
+      "this fleetsim was built without MPI (scripts/install-deps.sh installs Open MPI; build "
+      "again), so it cannot run as one rank of an MPI job");
+}
+
+#else
+
+namespace {
+
+/// MPI for the life of the process: initialised once (a run of several files runs them one
+/// after another on the same ranks), finalised at exit.
+void ensure_mpi() {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (initialised) return;
+  int provided = 0;
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    throw std::runtime_error("MPI_Init failed");
+  // Errors come back as codes (and become exceptions here) instead of aborting the job.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  std::atexit([] {
+    int finalised = 0;
+    MPI_Finalized(&finalised);
+    if (!finalised) MPI_Finalize();
+  });
+}
+
+void check(int code, const char* what) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int n = 0;
+  MPI_Error_string(code, text, &n);
+  throw std::runtime_error(std::string(what) + " failed: " + std::string(text, n));
+}
+
+/// Every rank's bytes, by rank (MPI_Allgather of the sizes, then MPI_Allgatherv).
+std::vector<std::vector<std::uint8_t>> all_gather_bytes(const std::vector<std::uint8_t>& mine,
+                                                        int ranks) {
+  const auto n = static_cast<std::size_t>(ranks);
+  const long long size = static_cast<long long>(mine.size());
+  std::vector<long long> sizes(n);
+  check(MPI_Allgather(&size, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD),
+        "MPI_Allgather");
+  std::vector<int> counts(n), offsets(n);
+  long long total = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (sizes[r] < 0 || sizes[r] > (1LL << 30))
+      throw std::runtime_error("rank " + std::to_string(r) + " sent a round of " +
+                               std::to_string(sizes[r]) + " bytes");
+    counts[r] = static_cast<int>(sizes[r]);
+    offsets[r] = static_cast<int>(total);
+    total += sizes[r];
+    if (total > (1LL << 31) - 1)
+      throw std::runtime_error("a round of more than 2 GiB over all ranks");
+  }
+  std::vector<std::uint8_t> flat(static_cast<std::size_t>(total));
+  check(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, flat.data(),
+                       counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Allgatherv");
+  std::vector<std::vector<std::uint8_t>> all(n);
+  for (std::size_t r = 0; r < n; ++r)
+    all[r].assign(flat.begin() + offsets[r], flat.begin() + offsets[r] + counts[r]);
+  return all;
+}
+
+/// The rounds of a run over MPI_COMM_WORLD. Each is one collective on every rank, in the same
+/// order (the run's rounds are a pure function of the experiment). Its first byte says what a
+/// rank brings: a round's data, the end of its run, or its failure (then the rest is its error),
+/// so that a rank that fails between two rounds stops the others at their next one.
+class MpiExchange final : public PortExchange {
+ public:
+  MpiExchange(int rank, int ranks, std::vector<std::string> hosts)
+      : rank_(rank), ranks_(ranks), hosts_(std::move(hosts)) {}
+
+  void close() override { (void)collect(kEnd, {}); }
+  void fail(const std::string& why) override {
+    try {
+      (void)collect(kFailed, std::vector<std::uint8_t>(why.begin(), why.end()));
+    } catch (const std::exception&) {  // (another rank failed too)
+    }
+  }
+
+ protected:
+  std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine, bool) override {
+    return collect(kData, std::move(mine));
+  }
+
+ private:
+  enum Kind : std::uint8_t { kData = 'D', kEnd = 'Z', kFailed = 'F' };
+
+  std::vector<std::vector<std::uint8_t>> collect(Kind kind, std::vector<std::uint8_t> mine) {
+    mine.insert(mine.begin(), kind);
+    auto all = all_gather_bytes(mine, ranks_);
+    for (int r = 0; r < ranks_; ++r) {
+      const auto& got = all[static_cast<std::size_t>(r)];
+      if (r != rank_ && !got.empty() && got[0] == kFailed)
+        throw transport::PeerLost(
+            "rank " + std::to_string(r),
+            "rank " + std::to_string(r) + " (" + hosts_[static_cast<std::size_t>(r)] +
+                ") failed: " + std::string(got.begin() + 1, got.end()));
+    }
+    for (int r = 0; r < ranks_; ++r) {
+      auto& got = all[static_cast<std::size_t>(r)];
+      if (got.empty() || got[0] != kind)
+        throw std::runtime_error("rank " + std::to_string(r) + " is at another round than rank " +
+                                 std::to_string(rank_) + " (a fleetsim of another release?)");
+      got.erase(got.begin());
+    }
+    return all;
+  }
+
+  int rank_, ranks_;
+  std::vector<std::string> hosts_;
+};
+
+std::vector<std::string> host_names(int ranks) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int n = 0;
+  MPI_Get_processor_name(name, &n);
+  const std::string mine(name, static_cast<std::size_t>(n));
+  std::vector<std::string> hosts;
+  for (const auto& h : all_gather_bytes({mine.begin(), mine.end()}, ranks))
+    hosts.emplace_back(h.begin(), h.end());
+  return hosts;
+}
+
+/// Why some rank runs other files than rank 0 (empty when none does): every rank learns it.
+std::string compare_ranks_files(const nlohmann::json& mine, int rank, int ranks,
+                                const std::vector<std::string>& hosts) {
+  const std::string text = mine.dump();
+  auto all = all_gather_bytes({text.begin(), text.end()}, ranks);
+  (void)rank;
+  const auto ours = nlohmann::json::parse(all[0].begin(), all[0].end());
+  for (int r = 1; r < ranks; ++r) {
+    nlohmann::json theirs;
+    try {
+      theirs = nlohmann::json::parse(all[static_cast<std::size_t>(r)].begin(),
+                                     all[static_cast<std::size_t>(r)].end());
+    } catch (const std::exception&) {
+    }
+    const std::string why = compare_files(ours, theirs);
+    if (!why.empty())
+      return "rank " + std::to_string(r) + " (" + hosts[static_cast<std::size_t>(r)] +
+             ") runs other files than rank 0: " + why +
+             " (every rank must run the same experiment, plug-ins and files)";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool mpi_built_in() {
+  return true;
+}
+
+std::vector<ProcessReport> run_mpi(const Loader& load, const SwarmRunOptions& options) {
+  ensure_mpi();
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const auto hosts = host_names(ranks);
+  auto loaded = load();
+  // Every rank takes part in the file check, loaded or not, so that none waits for ever.
+  const nlohmann::json files =
+      loaded ? files_json(loaded->experiment, *loaded->registry) : nlohmann::json("not loaded");
+  const std::string differs = compare_ranks_files(files, rank, ranks, hosts);
+  if (!loaded) throw std::invalid_argument("the experiment has errors");
+  if (!differs.empty()) throw std::invalid_argument(differs);
+  SwarmRunOptions o = options;
+  o.processes = ranks;
+  if (rank != 0) {
+    o.on_start = nullptr;
+    o.on_tick = nullptr;
+    o.on_wait = nullptr;
+    o.before_step = o.after_step = nullptr;
+  }
+  // (The same on every rank: a pure function of the experiment and the number of ranks.)
+  const std::size_t regions = loaded->experiment.model->engines.size();
+  if (loaded->experiment.distribution.empty() && static_cast<std::size_t>(ranks) > regions)
+    throw std::invalid_argument(
+        std::to_string(ranks) + " ranks but only " + std::to_string(regions) +
+        (regions == 1 ? " physics engine region" : " physics engine regions") +
+        ": a rank simulates whole regions, so this run can use at most " +
+        std::to_string(regions) + " (mpirun -n " + std::to_string(regions) +
+        "), or divide the arena into more regions in <physics>");
+  const auto owner = assign_regions(loaded->experiment, ranks);
+  ProcessReport mine = run_share(*loaded, rank, owner, o, [&](int) {
+    return std::make_unique<MpiExchange>(rank, ranks, hosts);
+  });
+  // Every rank's report to rank 0.
+  const std::string text = report_to_json(mine);
+  const auto all = all_gather_bytes({text.begin(), text.end()}, ranks);
+  if (rank != 0) return {mine};
+  std::vector<ProcessReport> reports;
+  for (int r = 0; r < ranks; ++r) {
+    const auto& bytes = all[static_cast<std::size_t>(r)];
+    reports.push_back(r == 0 ? mine : report_from_json(std::string(bytes.begin(), bytes.end())));
+  }
+  return reports;
+}
+
+#endif
+
+}  // namespace fleetsim::distributed

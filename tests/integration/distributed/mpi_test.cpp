@@ -1,0 +1,157 @@
+// `mpirun -n P fleetsim run EXPERIMENT` as a cluster user meets it (docs/distributed.md, "On a
+// cluster: MPI"): the examples give the one-process log on 2, 3 and 4 ranks; rank 0 alone
+// prints; too many ranks, a rank with other files, --processes under mpirun are user errors said
+// once; a rank whose controller fails stops the run naming it; a killed rank ends the job with
+// no process left.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "log/log_reader.hpp"
+#include "support/processes.hpp"
+#include "support/test_files.hpp"
+
+namespace fleetsim {
+namespace {
+
+using fleetsim::testing::slurp;
+namespace fs = std::filesystem;
+
+const std::string kSrc = FLEETSIM_SOURCE_DIR;
+const std::string kFleetsim = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim";
+const std::string kDiffusion = kSrc + "/examples/diffusion/diffusion.xml";
+const std::string kFootbot = kSrc + "/examples/footbot/aggregation.xml";
+// (Root may run mpirun only when it says so; this machine's 2 cores hold more ranks.)
+const std::string kMpirun = "mpirun --allow-run-as-root --oversubscribe";
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+class Mpi : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = fleetsim::testing::fresh_test_dir(); }
+  std::string path(const std::string& n) const { return (dir_ / n).string(); }
+  Result shell(const std::string& command) {
+    const std::string out = path("stdout.txt"), err = path("stderr.txt");
+    const int raw = std::system(
+        (fleetsim::testing::time_limited(command) + " >" + out + " 2>" + err).c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+  }
+  Result mpirun(int ranks, const std::string& args) {
+    return shell(kMpirun + " -n " + std::to_string(ranks) + " " + kFleetsim + " run " + args);
+  }
+  static std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  }
+  fs::path dir_;
+};
+
+TEST_F(Mpi, TheExamplesOnSeveralRanksWriteTheOneProcessLog) {
+  for (const std::string& example : {kDiffusion, kFootbot}) {
+    SCOPED_TRACE(example);
+    const std::string common = example + " --threads 1 --length 20";
+    ASSERT_EQ(shell(kFleetsim + " run " + common + " --quiet --log " + path("one.flog")).status, 0);
+    const int most = example == kDiffusion ? 4 : 2;  // its regions
+    for (int ranks = 2; ranks <= most; ++ranks) {
+      SCOPED_TRACE(std::to_string(ranks) + " ranks");
+      Result r = mpirun(ranks, common + " --json --log " + path("mpi.flog"));
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_TRUE(slurp(path("mpi.flog")) == slurp(path("one.flog")))
+          << "the log of " << ranks << " ranks differs from one process's";
+      // Rank 0 alone prints: one summary line, one JSON object, naming every rank.
+      EXPECT_EQ(count(r.out, " ticks, "), 1u) << r.out;
+      const auto j = nlohmann::json::parse(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+      EXPECT_EQ(j["processes"], ranks);
+      EXPECT_EQ(j["transport"], "mpi");
+      EXPECT_EQ(j["per_process"].size(), static_cast<std::size_t>(ranks));
+    }
+  }
+}
+
+TEST_F(Mpi, BadStartsAreUserErrorsSaidOnce) {
+  // More ranks than the regions can use: how many it can.
+  Result many = mpirun(5, kDiffusion + " --quiet");
+  EXPECT_NE(many.status, 0);
+  EXPECT_EQ(count(many.err, "5 ranks but only 4 physics engine regions"), 1u) << many.err;
+  EXPECT_NE(many.err.find("at most 4 (mpirun -n 4)"), std::string::npos) << many.err;
+  // A rank that runs another experiment file: named, with the file.
+  fs::copy(kDiffusion, path("other.xml"));
+  fs::copy(kSrc + "/examples/diffusion/rooms.png", path("rooms.png"));
+  std::ofstream(path("other.xml"), std::ios::app) << "<!-- changed -->\n";
+  Result other = shell(kMpirun + " -n 1 " + kFleetsim + " run " + kDiffusion + " --quiet : -n 1 " +
+                       kFleetsim + " run " + path("other.xml") + " --quiet");
+  EXPECT_NE(other.status, 0);
+  EXPECT_EQ(count(other.err, "rank 1 ("), 1u) << other.err;
+  EXPECT_NE(other.err.find("the experiment file diffusion.xml differs"), std::string::npos)
+      << other.err;
+  // The ranks are the processes.
+  Result both = mpirun(2, kDiffusion + " --quiet --processes 2");
+  EXPECT_NE(both.status, 0);
+  EXPECT_EQ(count(both.err, "give neither --processes nor --network-role"), 1u) << both.err;
+}
+
+// A rank whose controller fails: the run stops on every rank at its next round, the cause first
+// (the rank and its region, the tick, the script's error), the other rank after it naming rank 0
+// and its host; rank 0's log is complete to its last frame.
+TEST_F(Mpi, ARankWhoseControllerFailsStopsTheRunNamingIt) {
+  fs::copy(kSrc + "/examples/footbot", dir_ / "fb");
+  std::ofstream(path("fb/aggregation.lua"), std::ios::app)
+      << "\nlocal base_step = step\nticks = 0\nfunction step()\n  ticks = ticks + 1\n"
+         "  if ticks == 30 and robot.positioning.position.x > 0 then error(\"east gives up\") end\n"
+         "  base_step()\nend\n";
+  Result r = mpirun(2, path("fb/aggregation.xml") + " --threads 1 --log " + path("f.flog"));
+  EXPECT_NE(r.status, 0) << r.err;
+  const std::string first = r.err.substr(0, r.err.find('\n'));
+  EXPECT_NE(first.find("error: process 0 (east): tick 29"), std::string::npos) << r.err;
+  EXPECT_NE(first.find("east gives up"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("then process 1 (west): "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rank 0 ("), std::string::npos) << r.err;
+  auto reader = log::LogReader::open(path("f.flog"));
+  EXPECT_GE(reader->frame_count(), 25u);
+  EXPECT_LE(reader->frame_count(), 31u);
+}
+
+// kill -9 of a rank: mpirun ends the job naming the rank and its host, with a non-zero status,
+// and no rank is left behind.
+TEST_F(Mpi, AKilledRankEndsTheJobWithNoProcessLeft) {
+  const pid_t job = fleetsim::testing::spawn_with_output(
+      "/usr/bin/mpirun",
+      {"--allow-run-as-root", "--oversubscribe", "-n", "2", kFleetsim, "run", kDiffusion,
+       "--threads", "1", "--length", "100000", "--quiet", "--log", path("k.flog")},
+      path("k.out"), path("k.err"));
+  std::vector<pid_t> ranks;
+  for (int t = 0; t < 400 && ranks.size() < 2; ++t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    ranks = fleetsim::testing::children_of(job);
+  }
+  ASSERT_EQ(ranks.size(), 2u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the run is under way
+  kill(ranks[1], SIGKILL);
+  const int status = fleetsim::testing::wait_for(job, std::chrono::seconds(60));
+  EXPECT_NE(status, 0);
+  const std::string err = slurp(path("k.err"));
+  EXPECT_NE(err.find("rank 1"), std::string::npos) << err;
+  // (mpirun's ranks are reparented when it exits: give their new parent a moment to reap them.)
+  for (pid_t r : ranks) {
+    bool gone = false;
+    for (int t = 0; t < 100 && !gone; ++t) {
+      std::ifstream stat("/proc/" + std::to_string(r) + "/stat");
+      std::string pid, name, state;
+      gone = !(stat >> pid >> name >> state) || state == "Z";
+      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(gone) << "rank process " << r << " is still there";
+  }
+}
+
+}  // namespace
+}  // namespace fleetsim
