@@ -297,7 +297,8 @@ TEST(Distributed, KilledPeerStopsTheOthersWithinASecondNamingIt) {
     auto killed_at = Clock::now();
     waitpid(pids["controller"], nullptr, 0);
     for (std::string name : {"dynamics", "camera"}) {
-      // The bound is 1 s; the margin is for a loaded machine.
+      // The promise is 1 s (bench/faults measures it: ~0.03 s); the margin is for a loaded
+      // machine.
       auto st = wait_for(pids[name], std::chrono::milliseconds(3000));
       if (!st) {
         kill(pids[name], SIGKILL);
@@ -305,7 +306,7 @@ TEST(Distributed, KilledPeerStopsTheOthersWithinASecondNamingIt) {
         ADD_FAILURE() << name << " did not stop";
         continue;
       }
-      EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(2500)) << name;
+      EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(1500)) << name;
       EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
       std::string err = slurp(dir / (name + ".err"));
       EXPECT_NE(err.find("lost peer 'controller'"), std::string::npos) << err;
@@ -338,9 +339,11 @@ TEST(Distributed, HungPeerIsDetectedByHeartbeats) {
         ADD_FAILURE() << name << " did not stop";
         continue;
       }
-      EXPECT_LT(Clock::now() - stopped_at, std::chrono::milliseconds(3000)) << name;
+      // The promise is 1 s (bench/faults: 0.4-0.7 s); the margin is for a loaded machine.
+      EXPECT_LT(Clock::now() - stopped_at, std::chrono::milliseconds(2000)) << name;
       EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
-      EXPECT_NE(slurp(dir / (name + ".err")).find("lost peer"), std::string::npos);
+      EXPECT_NE(slurp(dir / (name + ".err")).find("lost peer 'controller'"), std::string::npos)
+          << slurp(dir / (name + ".err"));
     }
     kill(pids["controller"], SIGKILL);
     waitpid(pids["controller"], nullptr, 0);
@@ -355,9 +358,12 @@ std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
-TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilled) {
-  for (const std::string transport : {"shm", "zmq"}) {
-    SCOPED_TRACE(transport);
+// A node killed, or stopped (SIGSTOP: it hangs and cannot stop by itself): launch ends within a
+// second or so, naming it, and leaves no process behind.
+TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilledOrStopped) {
+  for (const auto& [transport, sig] : std::vector<std::pair<std::string, int>>{
+           {"shm", SIGKILL}, {"zmq", SIGKILL}, {"shm", SIGSTOP}, {"zmq", SIGSTOP}}) {
+    SCOPED_TRACE(transport + " " + strsignal(sig));
     Scratch dir;
     pid_t launcher = spawn({kFleetsim, "launch", kExamples / "paper_three_nodes.xml", "--transport",
                             transport, "--until", "100000"},
@@ -370,16 +376,23 @@ TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilled) {
     ASSERT_EQ(nodes.size(), 3u) << slurp(dir / "err");
     // Let them connect and run (for 10^5 simulated seconds otherwise).
     std::this_thread::sleep_for(std::chrono::milliseconds(700));
-    kill(nodes[1], SIGKILL);
+    kill(nodes[1], sig);
+    const auto hit_at = Clock::now();
     auto st = wait_for(launcher, std::chrono::seconds(10));
     if (!st) {
       kill(launcher, SIGKILL);
       waitpid(launcher, nullptr, 0);
     }
     ASSERT_TRUE(st) << "launch did not return";
+    // The promise is 1 s (bench/faults); the margin is for a loaded machine. (A stopped node
+    // used to be killed only after the 3 s grace.)
+    EXPECT_LT(Clock::now() - hit_at, std::chrono::milliseconds(sig == SIGKILL ? 1500 : 2000));
     EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1);
     std::string err = slurp(dir / "err");
-    EXPECT_NE(err.find("was killed by signal 9"), std::string::npos) << err;
+    EXPECT_NE(err.find(sig == SIGKILL ? "was killed by signal 9"
+                                      : "is stopped (by a signal such as SIGSTOP): killed"),
+              std::string::npos)
+        << err;
     EXPECT_NE(err.find("lost peer"), std::string::npos) << err;
     EXPECT_EQ(err.find("did not stop"), std::string::npos) << err;  // they stopped by themselves
     for (pid_t p : nodes) EXPECT_NE(kill(p, 0), 0) << "node process " << p << " left behind";
@@ -428,8 +441,8 @@ TEST(Distributed, AKilledProcessOfASwarmNodeStopsTheFederationWithinASecond) {
       waitpid(launcher, nullptr, 0);
     }
     ASSERT_TRUE(st) << "launch did not return";
-    // The bound is 1 s; the margin is for a loaded machine.
-    EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(2500));
+    // The promise is 1 s (bench/faults); the margin is for a loaded machine.
+    EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(1500));
     EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1);
     const std::string err = slurp(dir / "err");
     EXPECT_NE(err.find("error: swarm node 'swarm': process "), std::string::npos) << err;
