@@ -129,10 +129,11 @@ void ZapHandler::run() {
     }
     if (user.empty()) {
       std::lock_guard lock(mutex_);
-      const std::uint64_t n = ++refused_[domain];
-      if (n <= 3 || n % 1000 == 0)
+      RefusalCount& refused = refused_[domain];
+      if (refused.count())
         refusals_.push_back(
-            fmt::format("refused a connection from {} to {} ({} so far): {}", address, domain, n,
+            fmt::format("refused a connection from {} to {} ({} so far): {}", address, domain,
+                        refused.total(),
                         mechanism != "CURVE" ? "it did not authenticate (no CURVE key)"
                                              : "its key is not one listed for " + domain));
     }

@@ -25,6 +25,7 @@
 #include "distributed/swarm_run.hpp"
 #include "federation/launcher.hpp"
 #include "fleetsim/random.hpp"
+#include "support/intruder.hpp"
 #include "support/test_files.hpp"
 #include "time/trace.hpp"
 #include "transport/curve.hpp"
@@ -549,6 +550,21 @@ TEST(Distributed, AnAuthenticatedFederationRefusesPeersWithoutItsKeys) {
     const std::string target = "tcp://127.0.0.1:" + std::to_string(port + 5);
     const auto impostor_keys = transport::make_curve_keys();
     const std::string n3 = transport::read_curve_key_file((dir / "pub" / "N3.pub").string());
+    // Not ZeroMQ at all: bytes, an HTTP request. Then N2's genuine session with N3 (its
+    // greeting, CURVE handshake and the message), captured on the path and replayed.
+    std::string garbage(200, '\0');
+    for (std::size_t i = 0; i < garbage.size(); ++i)
+      garbage[i] = static_cast<char>((i * 7919 + 13) % 251);
+    ASSERT_TRUE(fleetsim::testing::send_raw(port + 5, garbage));
+    ASSERT_TRUE(
+        fleetsim::testing::send_raw(port + 5, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+    const std::string captured = fleetsim::testing::record_curve_session(
+        n3, transport::read_curve_key_file((dir / "sec" / "N3.key").string()),
+        transport::read_curve_key_file((dir / "pub" / "N2.pub").string()),
+        transport::read_curve_key_file((dir / "sec" / "N2.key").string()),
+        std::string(bytes.begin(), bytes.end()));
+    ASSERT_FALSE(captured.empty()) << "the session to replay was not captured";
+    ASSERT_TRUE(fleetsim::testing::send_raw(port + 5, captured));
     for (int k = 0; k < 8; ++k) {
       for (bool keyed : {false, true}) {
         zmq::socket_t s(ctx, zmq::socket_type::push);
@@ -580,6 +596,14 @@ TEST(Distributed, AnAuthenticatedFederationRefusesPeersWithoutItsKeys) {
   EXPECT_NE(err.find("node 'N3': refused a connection to the link from 'N2' "), std::string::npos)
       << err;
   EXPECT_NE(err.find("it did not authenticate (no CURVE key"), std::string::npos) << err;
+  // The garbage, the HTTP request and the replayed session, in that order, each logged.
+  const std::string refused = "node 'N3': refused a connection to the link from 'N2' ";
+  EXPECT_NE(err.find(refused + "(1 so far): it did not speak ZeroMQ (garbage, or another "
+                               "protocol such as HTTP)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find(refused + "(2 so far): it did not speak ZeroMQ"), std::string::npos) << err;
+  EXPECT_NE(err.find(refused + "(3 so far): it did not authenticate"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 
 #include "distributed/swarm_run.hpp"
 #include "log/log_reader.hpp"
+#include "support/intruder.hpp"
 #include "support/test_files.hpp"
 #include "transport/wire.hpp"
 
@@ -316,6 +317,18 @@ TEST_F(SwarmCli, AnAuthenticatedPrimaryAdmitsOnlyListedSecondaries) {
             "primary.err");
   const std::string secondary =
       d + " --network-role secondary --connect-timeout 1 --primary " + address;
+  // Strangers at the join port: bytes, an HTTP request, then a listed secondary's genuine join
+  // (its greeting, CURVE handshake and message) captured on the path and replayed. Each is
+  // refused and logged; the run goes on.
+  const int port = std::stoi(address.substr(address.rfind(':') + 1));
+  ASSERT_TRUE(fleetsim::testing::send_raw(port, std::string(100, '\x5a') + "\x01\x02garbage"));
+  ASSERT_TRUE(fleetsim::testing::send_raw(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  const std::string captured = fleetsim::testing::record_curve_session(
+      slurp(path("pub/alpha.pub")).substr(0, 40), slurp(path("sec/alpha.key")).substr(0, 40),
+      slurp(path("pub/beta.pub")).substr(0, 40), slurp(path("sec/beta.key")).substr(0, 40),
+      R"({"type": "join", "host": "beta", "endpoint": "tcp://127.0.0.1:1", "wire": 2})", true);
+  ASSERT_FALSE(captured.empty()) << "the session to replay was not captured";
+  ASSERT_TRUE(fleetsim::testing::send_raw(port, captured));
   Result bare = run(secondary);
   EXPECT_EQ(bare.status, 1) << bare.err;
   EXPECT_NE(bare.err.find("Does it require keys"), std::string::npos) << bare.err;
@@ -335,6 +348,18 @@ TEST_F(SwarmCli, AnAuthenticatedPrimaryAdmitsOnlyListedSecondaries) {
             std::string::npos)
       << err;
   EXPECT_NE(err.find("its key is not one listed for"), std::string::npos) << err;
+  const std::string refused =
+      "fleetsim: primary: refused a connection to the primary's --listen port ";
+  EXPECT_NE(err.find(refused + "(1 so far): it did not speak ZeroMQ (garbage, or another "
+                               "protocol such as HTTP)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find(refused + "(2 so far): it did not speak ZeroMQ"), std::string::npos) << err;
+  EXPECT_NE(err.find(refused + "(3 so far): it did not authenticate"), std::string::npos) << err;
+  // The secondary without keys, too.
+  EXPECT_NE(err.find(refused + "(4 so far): it did not authenticate (no CURVE key"),
+            std::string::npos)
+      << err;
   EXPECT_NE(err.find("joined from"), std::string::npos) << err;
   EXPECT_NE(err.find(", key beta"), std::string::npos) << err;
 }
