@@ -162,8 +162,8 @@ std::pair<std::vector<Proc>, std::size_t> start(const Case& c, const Options& o,
               dir.string(), "--until", "100000", "--quiet"});
     victim = 1;
   } else if (c.kind == "launched node") {
-    own("launch", {o.fleetsim, "launch", fed, "--transport", c.transport, "--until", "100000",
-                   "--quiet"});
+    own("launch",
+        {o.fleetsim, "launch", fed, "--transport", c.transport, "--until", "100000", "--quiet"});
     for (pid_t k : wait_children(procs[0].pid, 3))
       procs.push_back({"node " + std::to_string(k), k, false, {}, {}, {}});
     victim = 2;
@@ -184,8 +184,8 @@ std::pair<std::vector<Proc>, std::size_t> start(const Case& c, const Options& o,
   <node name="watcher" kind="mixer"><input name="poses"/></node>
   <flow name="poses" from="swarm.poses" to="watcher.poses" period="100ms"/>
 </federation>)";
-    own("launch", {o.fleetsim, "launch", (dir / "fed.xml").string(), "--transport", c.transport,
-                   "--quiet"});
+    own("launch",
+        {o.fleetsim, "launch", (dir / "fed.xml").string(), "--transport", c.transport, "--quiet"});
     std::vector<pid_t> swarm;
     const auto nodes = wait_children(procs[0].pid, 2);
     for (int t = 0; t < 1000 && swarm.size() < 2; ++t) {
@@ -195,20 +195,21 @@ std::pair<std::vector<Proc>, std::size_t> start(const Case& c, const Options& o,
     }
     if (swarm.size() < 2) throw std::runtime_error(c.name() + ": the processes did not start");
     for (pid_t n : nodes) procs.push_back({"node " + std::to_string(n), n, false, {}, {}, {}});
-    for (pid_t k : swarm) procs.push_back({"swarm process " + std::to_string(k), k, false, {}, {}, {}});
+    for (pid_t k : swarm)
+      procs.push_back({"swarm process " + std::to_string(k), k, false, {}, {}, {}});
     victim = procs.size() - 1;
   } else if (c.kind == "swarm process") {
-    own("supervisor", {o.fleetsim, "run", exp, "--processes", "3", "--transport", c.transport,
-                       "--threads", "1", "--length", "100000", "--quiet", "--log",
-                       (dir / "run.flog").string()});
+    own("supervisor",
+        {o.fleetsim, "run", exp, "--processes", "3", "--transport", c.transport, "--threads", "1",
+         "--length", "100000", "--quiet", "--log", (dir / "run.flog").string()});
     const auto kids = wait_children(procs[0].pid, 3);
     for (std::size_t k = 0; k < kids.size(); ++k)
       procs.push_back({"process " + std::to_string(k), kids[k], false, {}, {}, {}});
     victim = 2;  // process 1
-  } else {  // primary or secondary
+  } else {       // primary or secondary
     const std::string listen = "tcp://127.0.0.1:" + std::to_string(free_port_base());
-    const std::vector<std::string> common = {o.fleetsim, "run", exp, "--threads", "1",
-                                             "--length", "100000", "--quiet"};
+    const std::vector<std::string> common = {o.fleetsim, "run",      exp,      "--threads",
+                                             "1",        "--length", "100000", "--quiet"};
     auto with = [&](std::vector<std::string> more) {
       auto a = common;
       a.insert(a.end(), more.begin(), more.end());
@@ -290,8 +291,9 @@ std::pair<std::optional<double>, nlohmann::json> measure(const Case& c, const Op
 int main(int argc, char** argv) {
   Options o;
   o.fleetsim = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim";
-  CLI::App app{"Kills and stops each kind of process of a distributed run and measures how long "
-               "the others take to stop (docs/testing.md, Faults)"};
+  CLI::App app{
+      "Kills and stops each kind of process of a distributed run and measures how long "
+      "the others take to stop (docs/testing.md, Faults)"};
   app.add_option("--fleetsim", o.fleetsim, "the fleetsim program")->capture_default_str();
   app.add_option("--repeat", o.repeat, "runs per case (the median is reported)")
       ->capture_default_str()
@@ -324,8 +326,10 @@ int main(int argc, char** argv) {
     for (int r = 0; r < o.repeat; ++r) {
       try {
         auto [t, others] = measure(c, o);
-        if (t) times.push_back(*t);
-        else ++missed;
+        if (t)
+          times.push_back(*t);
+        else
+          ++missed;
         runs.push_back(t ? nlohmann::json(*t) : nullptr);
         last = others;
       } catch (const std::exception& e) {
@@ -341,7 +345,8 @@ int main(int argc, char** argv) {
                         {"runs_s", runs},
                         {"did_not_stop", missed},
                         {"others", last}};
-    j["median_s"] = times.empty() ? nlohmann::json(nullptr) : nlohmann::json(times[times.size() / 2]);
+    j["median_s"] =
+        times.empty() ? nlohmann::json(nullptr) : nlohmann::json(times[times.size() / 2]);
     out.push_back(j);
     std::cerr << "bench/faults: " << c.name() << ": median "
               << (times.empty() ? std::string("-") : std::to_string(times[times.size() / 2]))

@@ -4,11 +4,11 @@
 
 #include <chrono>
 #include <cstring>
-#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -128,14 +128,14 @@ zmq::socket_t monitor_of(zmq::context_t& ctx, zmq::socket_t& s, const std::strin
 class JoinPort {
  public:
   JoinPort(zmq::context_t& ctx, zmq::socket_t& socket, transport::ZapHandler* zap)
-      : monitor_(monitor_of(ctx, socket, "join", transport::HandshakeWatch::events())),
-        zap_(zap) {}
+      : monitor_(monitor_of(ctx, socket, "join", transport::HandshakeWatch::events())), zap_(zap) {}
   ~JoinPort() { monitor_.close(); }
 
   /// Logs the refusals since the last call and notes the connections that closed.
   void watch() {
     if (zap_)
-      for (const auto& line : zap_->take_refusals()) std::cerr << "fleetsim: primary: " << line << "\n";
+      for (const auto& line : zap_->take_refusals())
+        std::cerr << "fleetsim: primary: " << line << "\n";
     while (auto e = monitor_event(monitor_)) {
       if (e->first == ZMQ_EVENT_ACCEPTED) closed_.erase(e->second);  // (descriptors are reused)
       if (e->first == ZMQ_EVENT_DISCONNECTED) closed_.insert(e->second);

@@ -404,7 +404,8 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
     if (!running) continue;
     // (A stopped process is killed at once: the others see it hang within a second.)
     for (auto& c : children)
-      if (failed_at && !c.exited && (c.stopped || std::chrono::steady_clock::now() - *failed_at > grace))
+      if (failed_at && !c.exited &&
+          (c.stopped || std::chrono::steady_clock::now() - *failed_at > grace))
         kill(c.pid, SIGKILL);
     if (fds.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

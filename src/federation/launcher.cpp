@@ -180,8 +180,10 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
       int st = 0;
       pid_t p = waitpid(it->first, &st, WNOHANG | WUNTRACED | WCONTINUED);
       if (p == it->first && (WIFSTOPPED(st) || WIFCONTINUED(st))) {
-        if (WIFSTOPPED(st)) stopped.insert(p);
-        else stopped.erase(p);
+        if (WIFSTOPPED(st))
+          stopped.insert(p);
+        else
+          stopped.erase(p);
         ++it;
         continue;
       }

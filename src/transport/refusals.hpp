@@ -48,7 +48,7 @@ class HandshakeWatch {
   static int events();
   /// A refusal found by one event.
   struct Refusal {
-    std::string reason;  ///< "it did not authenticate (...)"
+    std::string reason;       ///< "it did not authenticate (...)"
     std::uint64_t count = 0;  ///< refusals on this socket so far, this one included
     bool log = false;         ///< this one is to be logged (RefusalCount)
   };

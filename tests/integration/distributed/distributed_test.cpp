@@ -556,8 +556,7 @@ TEST(Distributed, AnAuthenticatedFederationRefusesPeersWithoutItsKeys) {
     for (std::size_t i = 0; i < garbage.size(); ++i)
       garbage[i] = static_cast<char>((i * 7919 + 13) % 251);
     ASSERT_TRUE(fleetsim::testing::send_raw(port + 5, garbage));
-    ASSERT_TRUE(
-        fleetsim::testing::send_raw(port + 5, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+    ASSERT_TRUE(fleetsim::testing::send_raw(port + 5, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
     const std::string captured = fleetsim::testing::record_curve_session(
         n3, transport::read_curve_key_file((dir / "sec" / "N3.key").string()),
         transport::read_curve_key_file((dir / "pub" / "N2.pub").string()),

@@ -253,8 +253,8 @@ TEST_F(SwarmCli, APrimaryOrSecondaryKilledOrStoppedStopsEveryOtherProcess) {
     for (const int sig : {SIGKILL, SIGSTOP}) {
       SCOPED_TRACE(std::string(victim == 0 ? "primary " : "secondary ") + strsignal(sig));
       const std::string address = "tcp://127.0.0.1:" + std::to_string(free_port());
-      const std::vector<std::string> common = {kDiffusion, "--length", "100000", "--threads", "1",
-                                               "--quiet"};
+      const std::vector<std::string> common = {kDiffusion,  "--length", "100000",
+                                               "--threads", "1",        "--quiet"};
       auto with = [&](std::vector<std::string> more) {
         auto all = common;
         all.insert(all.end(), more.begin(), more.end());
@@ -264,11 +264,9 @@ TEST_F(SwarmCli, APrimaryOrSecondaryKilledOrStoppedStopsEveryOtherProcess) {
                                              "2", "--listen", address, "--log", path("p.flog")}),
                                        "p0.err")};
       for (const char* err : {"p1.err", "p2.err"})
-        pids.push_back(
-            spawn(with({"--network-role", "secondary", "--primary", address}), err));
-      for (int t = 0; t < 800 && slurp(path("p0.err")).find("secondary 2 joined") ==
-                                     std::string::npos;
-           ++t)
+        pids.push_back(spawn(with({"--network-role", "secondary", "--primary", address}), err));
+      for (int t = 0;
+           t < 800 && slurp(path("p0.err")).find("secondary 2 joined") == std::string::npos; ++t)
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
       ASSERT_NE(slurp(path("p0.err")).find("secondary 2 joined"), std::string::npos)
           << slurp(path("p0.err"));
