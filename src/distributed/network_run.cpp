@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -16,6 +18,7 @@
 
 #include "distributed/run_files_check.hpp"
 #include "transport/curve.hpp"
+#include "transport/refusals.hpp"
 #include "transport/wire.hpp"
 #include "transport/zmq_transport.hpp"
 
@@ -47,6 +50,80 @@ std::pair<std::string, int> split_tcp(const std::string& endpoint, const char* o
 std::string tcp(const std::string& host, int port) {
   return "tcp://" + host + ":" + std::to_string(port);
 }
+
+/// Heartbeats on a control socket (the primary's join port, a secondary's connection to it),
+/// as on the links between processes: a peer that dies or hangs is seen to leave within the
+/// heartbeat timeout, so that the other side need not wait for what it would have sent.
+void heartbeats(zmq::socket_t& s) {
+  const transport::ZmqOptions zo;
+  s.set(zmq::sockopt::heartbeat_ivl, zo.heartbeat_interval_ms);
+  s.set(zmq::sockopt::heartbeat_timeout, zo.heartbeat_timeout_ms);
+  s.set(zmq::sockopt::heartbeat_ttl, zo.heartbeat_timeout_ms);
+}
+
+/// Reads one event of a socket monitor (zmq_socket_monitor: the event and its value, then
+/// the endpoint), without waiting.
+std::optional<std::pair<std::uint16_t, std::int32_t>> monitor_event(zmq::socket_t& monitor) {
+  zmq::message_t head, address;
+  if (!monitor.recv(head, zmq::recv_flags::dontwait)) return std::nullopt;
+  std::uint16_t event = 0;
+  std::int32_t value = 0;
+  if (head.size() >= 6) {
+    std::memcpy(&event, head.data(), 2);
+    std::memcpy(&value, static_cast<const char*>(head.data()) + 2, 4);
+  }
+  if (head.more()) (void)monitor.recv(address);
+  return std::make_pair(event, value);
+}
+
+/// A socket monitor, connected: the events `events` of `s`.
+zmq::socket_t monitor_of(zmq::context_t& ctx, zmq::socket_t& s, const std::string& name,
+                         int events) {
+  const std::string address = "inproc://fleetsim-" + name + "-monitor";
+  if (zmq_socket_monitor(s.handle(), address.c_str(), events) != 0) throw zmq::error_t();
+  zmq::socket_t m(ctx, zmq::socket_type::pair);
+  m.set(zmq::sockopt::linger, 0);
+  m.connect(address);
+  return m;
+}
+
+/// The primary's join port (its --listen socket) as its monitor shows it: the connections it
+/// refused, logged as a federation's links log theirs (the ZAP handler's, with their address,
+/// and those that failed the handshake or were not ZeroMQ at all), and the connections that
+/// closed: a secondary that died, or hung (the port's heartbeats then go unanswered), sends
+/// nothing more. Used by the primary's thread only.
+class JoinPort {
+ public:
+  JoinPort(zmq::context_t& ctx, zmq::socket_t& socket, transport::ZapHandler* zap)
+      : monitor_(monitor_of(ctx, socket, "join", transport::HandshakeWatch::events())), zap_(zap) {}
+  ~JoinPort() { monitor_.close(); }
+
+  /// Logs the refusals since the last call and notes the connections that closed.
+  void watch() {
+    if (zap_)
+      for (const auto& line : zap_->take_refusals())
+        std::cerr << "fleetsim: primary: " << line << "\n";
+    while (auto e = monitor_event(monitor_)) {
+      if (e->first == ZMQ_EVENT_ACCEPTED) closed_.erase(e->second);  // (descriptors are reused)
+      if (e->first == ZMQ_EVENT_DISCONNECTED) closed_.insert(e->second);
+      if (!zap_) continue;  // (without keys, every connection may join)
+      if (auto refused = handshakes_.take(e->first, e->second); refused && refused->log)
+        std::cerr << "fleetsim: primary: refused a connection to the primary's --listen port ("
+                  << refused->count << " so far): " << refused->reason << "\n";
+    }
+  }
+  /// The connection of descriptor `fd` closed (watch() has seen it).
+  bool closed(int fd) const { return closed_.count(fd) != 0; }
+  /// Counts a message refused on the port; true when it is to be logged.
+  bool refuse_message() { return messages_.count(); }
+
+ private:
+  zmq::socket_t monitor_;
+  transport::ZapHandler* zap_;
+  transport::HandshakeWatch handshakes_;
+  transport::RefusalCount messages_;
+  std::set<int> closed_;
+};
 
 void send_json(zmq::socket_t& s, const nlohmann::json& j) {
   const std::string text = j.dump();
@@ -102,6 +179,8 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     }
     zmq::socket_t control(ctx, zmq::socket_type::router);
     control.set(zmq::sockopt::linger, 0);
+    heartbeats(control);
+    JoinPort join(ctx, control, zap.get());
     if (curve) {
       control.set(zmq::sockopt::curve_server, 1);
       control.set(zmq::sockopt::curve_secretkey, secret);
@@ -118,15 +197,14 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     std::vector<std::string> endpoints = {tcp(host, port + 1)};
     std::vector<std::string> keys = {own_public};  // by process, with authentication
     std::vector<zmq::message_t> ids;
+    std::vector<int> fds = {-1};  // by process: the secondary's connection to the join port
     std::cerr << "fleetsim: primary: waiting for " << net.secondaries << " secondar"
               << (net.secondaries == 1 ? "y" : "ies") << " on " << net.listen << "\n";
     while (static_cast<int>(ids.size()) < net.secondaries) {
       std::vector<zmq::message_t> parts;
       zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
       zmq::poll(&item, 1, std::chrono::milliseconds(200));
-      if (zap)
-        for (const auto& line : zap->take_refusals())
-          std::cerr << "fleetsim: primary: " << line << "\n";
+      join.watch();
       if (!(item.revents & ZMQ_POLLIN)) {
         if (o.on_wait && !o.on_wait()) throw std::runtime_error("interrupted while waiting");
         continue;
@@ -138,12 +216,14 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
       try {
         j = nlohmann::json::parse(body.to_string());
       } catch (const std::exception&) {
-        std::cerr << "fleetsim: primary: refused a malformed message on " << net.listen << "\n";
+        if (join.refuse_message())
+          std::cerr << "fleetsim: primary: refused a malformed message on " << net.listen << "\n";
         continue;
       }
       if (!j.is_object() || j.value("type", "") != "join" || !j.contains("endpoint") ||
           !j["endpoint"].is_string()) {
-        std::cerr << "fleetsim: primary: refused a message that is not a secondary's join\n";
+        if (join.refuse_message())
+          std::cerr << "fleetsim: primary: refused a message that is not a secondary's join\n";
         continue;
       }
       std::string endpoint = j["endpoint"].get<std::string>();
@@ -180,6 +260,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
                 << (curve ? ", key " + machine : "") << "\n";
       endpoints.push_back(endpoint);
       ids.push_back(std::move(id));
+      fds.push_back(body.get(ZMQ_SRCFD));
     }
     const std::uint64_t run_id = transport::new_run_id();
     for (std::size_t k = 0; k < ids.size(); ++k) {
@@ -207,6 +288,15 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     po.log = log_refusal;
     std::vector<ProcessReport> reports(static_cast<std::size_t>(n));
     const std::shared_ptr<const WorldModel> model = loaded->experiment.model;  // the run takes it
+    // The join port stays open during the run: what it refuses is logged as it comes.
+    auto next_watch = Clock::now();
+    o.on_tick = [&join, &next_watch, on_tick = o.on_tick](Tick t, Tick total) {
+      if (Clock::now() >= next_watch) {
+        next_watch = Clock::now() + std::chrono::milliseconds(100);
+        join.watch();
+      }
+      return !on_tick || on_tick(t, total);
+    };
     try {
       auto p0 = transport::make_zmq_port(layout, process_name(0), po, zo);
       reports[0] = run_process(*loaded, 0, owner, o, *p0);
@@ -219,23 +309,37 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
       reports[static_cast<std::size_t>(p)].error = "sent no report at the end";
       reports[static_cast<std::size_t>(p)].stopped_by_peer = true;
     }
-    // The secondaries' figures, as they finish (they send them at once).
-    const auto until = Clock::now() + std::chrono::seconds(3);
-    int got = 0;
-    while (got < net.secondaries && Clock::now() < until) {
-      zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
-      zmq::poll(&item, 1, std::chrono::milliseconds(100));
-      if (!(item.revents & ZMQ_POLLIN)) continue;
-      zmq::message_t id, body;
-      if (!control.recv(id) || !id.more() || !control.recv(body)) continue;
+    // The secondaries' figures, as they finish (they send them at once). A secondary whose
+    // connection closed (it died, or hung and missed the heartbeats) sends none: waiting for
+    // it would only keep the primary from stopping.
+    std::vector<bool> waiting(static_cast<std::size_t>(n), true);
+    waiting[0] = false;
+    auto take = [&](const zmq::message_t& body) {
       try {
         ProcessReport r = report_from_json(body.to_string());
-        if (r.process >= 1 && r.process < n) {
+        if (r.process >= 1 && r.process < n && waiting[static_cast<std::size_t>(r.process)]) {
+          waiting[static_cast<std::size_t>(r.process)] = false;
           reports[static_cast<std::size_t>(r.process)] = std::move(r);
-          ++got;
         }
       } catch (const std::exception&) {
       }
+    };
+    const auto until = Clock::now() + std::chrono::seconds(3);
+    while (Clock::now() < until) {
+      join.watch();
+      bool any = false;
+      for (int p = 1; p < n; ++p)
+        any = any || (waiting[static_cast<std::size_t>(p)] &&
+                      !join.closed(fds[static_cast<std::size_t>(p)]));
+      zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, any ? std::chrono::milliseconds(20) : std::chrono::milliseconds(0));
+      // (What a secondary sent before its connection closed is still read here.)
+      zmq::message_t id, body;
+      while (control.recv(id, zmq::recv_flags::dontwait)) {
+        if (id.more() && control.recv(body)) take(body);
+        while (body.more()) (void)control.recv(body);
+      }
+      if (!any) break;
     }
     return reports;
   }
@@ -252,6 +356,9 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   std::string secret, own_public;
   zmq::socket_t control(ctx, zmq::socket_type::dealer);
   control.set(zmq::sockopt::linger, 2000);
+  heartbeats(control);
+  zmq::socket_t control_monitor =
+      monitor_of(ctx, control, "control", ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED);
   if (curve) {
     secret = transport::read_curve_key_file(net.secret_key_file);
     own_public = transport::curve_public_of(secret);
@@ -339,7 +446,21 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   } catch (const std::exception& e) {
     r.error = e.what();
   }
-  send_json(control, nlohmann::json::parse(report_to_json(r)));
+  // The report, unless the primary is gone (it died, or hung and missed the heartbeats): it
+  // would then wait out the linger, and this process would not stop. (A connection counts
+  // from its handshake: a hung primary's kernel still accepts one.) After a failure, the
+  // primary may be going too: the report waits less.
+  bool connected = true;
+  while (auto e = monitor_event(control_monitor))
+    connected = e->first == ZMQ_EVENT_HANDSHAKE_SUCCEEDED;
+  if (connected) {
+    if (!r.ok) control.set(zmq::sockopt::linger, 300);
+    send_json(control, nlohmann::json::parse(report_to_json(r)));
+  } else {
+    control.set(zmq::sockopt::linger, 0);
+  }
+  zmq_socket_monitor(control.handle(), nullptr, 0);
+  control_monitor.close();
   return {r};
 }
 

@@ -98,7 +98,7 @@ std::string SwarmProcesses::failure(const std::function<std::string(int)>& regio
     poll_children();
     const std::string why = first_failure(regions);
     bool all = true;
-    for (const Child& c : children_) all = all && c.exited;
+    for (const Child& c : children_) all = all && (c.exited || c.stopped);
     if (!why.empty() || all || std::chrono::steady_clock::now() >= until) return why;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -113,9 +113,10 @@ std::string SwarmProcesses::first_failure(const std::function<std::string(int)>&
       said = errors_[static_cast<std::size_t>(p)];
     } else {
       const Child& c = children_[static_cast<std::size_t>(p - 1)];
-      if (!c.exited) continue;
+      if (!c.exited && !c.stopped) continue;
       said = c.out.substr(0, c.out.find('\n'));
       status = c.status;
+      if (!c.exited) said = "error: the process is stopped (by a signal such as SIGSTOP): it hangs";
     }
     std::string error;
     if (said.rfind("error: ", 0) == 0)
@@ -168,7 +169,15 @@ void SwarmProcesses::poll_children() {
       if (n < 0) break;  // nothing more for now
       c.out.append(buf, static_cast<std::size_t>(n));
     }
-    if (!c.exited && waitpid(c.pid, &c.status, WNOHANG) == c.pid) c.exited = true;
+    int st = 0;
+    if (!c.exited && waitpid(c.pid, &st, WNOHANG | WUNTRACED | WCONTINUED) == c.pid) {
+      if (WIFSTOPPED(st) || WIFCONTINUED(st)) {
+        c.stopped = WIFSTOPPED(st);
+      } else {
+        c.status = st;
+        c.exited = true;
+      }
+    }
     if (c.exited && c.fd >= 0) {
       for (ssize_t n; (n = read(c.fd, buf, sizeof buf)) > 0;)
         c.out.append(buf, static_cast<std::size_t>(n));
@@ -191,8 +200,9 @@ void SwarmProcesses::reap(std::chrono::steady_clock::duration patience) {
   const auto until = std::chrono::steady_clock::now() + patience;
   while (true) {
     poll_children();
+    // (A process stopped by a signal cannot end on its own: it is not waited for.)
     bool all = true;
-    for (const Child& c : children_) all = all && c.exited;
+    for (const Child& c : children_) all = all && (c.exited || c.stopped);
     if (all || std::chrono::steady_clock::now() >= until) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

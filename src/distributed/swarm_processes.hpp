@@ -65,6 +65,7 @@ class SwarmProcesses {
     std::string out;
     bool exited = false;
     int status = 0;
+    bool stopped = false;  ///< by a signal (SIGSTOP): it cannot end on its own
   };
   /// failure(), among the processes that have ended so far.
   std::string first_failure(const std::function<std::string(int)>& regions);

@@ -349,6 +349,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
     int fd = -1;
     std::string out;
     bool exited = false;
+    bool stopped = false;  ///< by a signal (SIGSTOP): it cannot stop on its own
     int status = 0;
   };
   std::vector<Child> children(static_cast<std::size_t>(o.processes));
@@ -412,8 +413,13 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
     bool running = false;
     for (auto& c : children) {
       if (c.exited) continue;
-      pid_t w = waitpid(c.pid, &c.status, WNOHANG);
-      if (w == c.pid) {
+      int st = 0;
+      pid_t w = waitpid(c.pid, &st, WNOHANG | WUNTRACED | WCONTINUED);
+      if (w == c.pid && (WIFSTOPPED(st) || WIFCONTINUED(st))) {
+        c.stopped = WIFSTOPPED(st);
+        running = true;
+      } else if (w == c.pid) {
+        c.status = st;
         c.exited = true;
         if (!(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0) && !failed_at)
           failed_at = std::chrono::steady_clock::now();
@@ -442,9 +448,11 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
         std::all_of(children.begin(), children.end(), [](const Child& c) { return c.fd < 0; }))
       break;
     if (!running) continue;
-    if (failed_at && std::chrono::steady_clock::now() - *failed_at > grace)
-      for (auto& c : children)
-        if (!c.exited) kill(c.pid, SIGKILL);
+    // (A stopped process is killed at once: the others see it hang within a second.)
+    for (auto& c : children)
+      if (failed_at && !c.exited &&
+          (c.stopped || std::chrono::steady_clock::now() - *failed_at > grace))
+        kill(c.pid, SIGKILL);
     if (fds.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   transport::remove_stale_shm_segments(run_id);  // what killed processes left in /dev/shm

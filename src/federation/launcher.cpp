@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -164,20 +165,32 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
   }
 
   // Reap every child. After the first failure, the others get a grace period to detect it and
-  // stop on their own (they should within a second), then are killed.
+  // stop on their own (they should within a second), then are killed. A node stopped by a
+  // signal (SIGSTOP) cannot stop on its own: it is killed as soon as the run fails (the others
+  // see it hang within a second), so that launch returns as soon as they have stopped.
   using Clock = std::chrono::steady_clock;
   bool failing = status != kExitOk;
   auto fail_at = Clock::now();
   bool terminated = false, killed = false;
   const auto grace = std::chrono::seconds(3);
+  std::set<pid_t> stopped, killed_stopped;
   while (!running.empty()) {
     bool reaped = false;
     for (auto it = running.begin(); it != running.end();) {
       int st = 0;
-      pid_t p = waitpid(it->first, &st, WNOHANG);
+      pid_t p = waitpid(it->first, &st, WNOHANG | WUNTRACED | WCONTINUED);
+      if (p == it->first && (WIFSTOPPED(st) || WIFCONTINUED(st))) {
+        if (WIFSTOPPED(st))
+          stopped.insert(p);
+        else
+          stopped.erase(p);
+        ++it;
+        continue;
+      }
       if (p == it->first || (p < 0 && errno == ECHILD)) {
         if (p == it->first && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-          if (!killed) log_line(fmt::format("node '{}' {}", it->second, describe_exit_status(st)));
+          if (!killed && !killed_stopped.count(p))
+            log_line(fmt::format("node '{}' {}", it->second, describe_exit_status(st)));
           status = kExitRuntimeError;
           if (!failing) fail_at = Clock::now();
           failing = true;
@@ -196,6 +209,13 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
       fail_at = Clock::now();
       for (const auto& [pid, name] : running) kill(pid, SIGTERM);
     }
+    if (failing)
+      for (pid_t p : stopped)
+        if (running.count(p) && killed_stopped.insert(p).second) {
+          log_line(fmt::format("node '{}' is stopped (by a signal such as SIGSTOP): killed",
+                               running[p]));
+          kill(p, SIGKILL);
+        }
     if (failing && !killed && Clock::now() - fail_at > grace) {
       killed = true;
       for (const auto& [pid, name] : running) {

@@ -129,12 +129,12 @@ void ZapHandler::run() {
     }
     if (user.empty()) {
       std::lock_guard lock(mutex_);
-      const std::uint64_t n = ++refused_[domain];
-      if (n <= 3 || n % 1000 == 0)
-        refusals_.push_back(
-            fmt::format("refused a connection from {} to {} ({} so far): {}", address, domain, n,
-                        mechanism != "CURVE" ? "it did not authenticate (no CURVE key)"
-                                             : "its key is not one listed for " + domain));
+      RefusalCount& refused = refused_[domain];
+      if (refused.count())
+        refusals_.push_back(fmt::format(
+            "refused a connection from {} to {} ({} so far): {}", address, domain, refused.total(),
+            mechanism != "CURVE" ? "it did not authenticate (no CURVE key)"
+                                 : "its key is not one listed for " + domain));
     }
     const std::string version = "1.0", code = user.empty() ? "400" : "200";
     const std::string text = user.empty() ? "key not listed" : "OK";

@@ -15,6 +15,8 @@
 
 #include <zmq.hpp>
 
+#include "transport/refusals.hpp"
+
 namespace fleetsim::transport {
 
 /// A CURVE key pair as Z85 text (40 characters each).
@@ -69,7 +71,7 @@ class ZapHandler {
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
   std::vector<std::string> refusals_;
-  std::map<std::string, std::uint64_t> refused_;
+  std::map<std::string, RefusalCount> refused_;  ///< by domain
   std::thread thread_;
 };
 

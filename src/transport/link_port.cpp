@@ -24,7 +24,7 @@ std::vector<std::string> feeding_nodes(const NodeLayout& sink) {
 
 LinkPort::LinkPort(const FederationLayout& layout, const NodeLayout& self, PortOptions options)
     : Port(self, std::move(options)), until_(layout.until) {
-  for (const auto& source : feeding_nodes(layout_)) links_.push_back({source, {}, {}, 0, 0});
+  for (const auto& source : feeding_nodes(layout_)) links_.push_back({source, {}, {}, 0, {}});
   for (const auto& in : layout_.inputs) {
     Input st;
     st.capacity = std::max<std::size_t>(in.capacity, 1);
@@ -146,10 +146,9 @@ void LinkPort::refuse(std::size_t k, const std::string& reason) {
   Link& l = links_[k];
   stats_.refused++;
   // The first few, then a sample: a flood of garbage must not flood the log.
-  if (l.refused < 10 || l.refused % 1000 == 0)
+  if (l.refused.count())
     log(fmt::format("node '{}': refused a message on the link from '{}': {}", layout_.name, l.peer,
                     reason));
-  l.refused++;
 }
 
 std::string LinkPort::last_text(const std::string& peer) const {

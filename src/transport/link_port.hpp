@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "transport/port.hpp"
+#include "transport/refusals.hpp"
 #include "transport/wire.hpp"
 
 namespace fleetsim::transport {
@@ -36,7 +37,7 @@ class LinkPort : public Port {
     std::vector<std::size_t> inputs;  ///< the inputs it feeds
     std::optional<Message> held;      ///< arrived while its input's buffer was full
     std::size_t held_input = 0;
-    std::uint64_t refused = 0;
+    RefusalCount refused;
   };
   struct Input {
     std::deque<Message> buffer;

@@ -37,7 +37,7 @@ struct ShmOptions {
   std::chrono::microseconds yield{100};
   std::chrono::milliseconds heartbeat_interval{100};
   /// A peer whose heartbeat has not moved for this long is taken for hung, as dead.
-  std::chrono::milliseconds hang_timeout{800};
+  std::chrono::milliseconds hang_timeout{600};
 };
 
 /// The /dev/shm name of the segment of node `node` of run `run_id` in `layout`: it also holds

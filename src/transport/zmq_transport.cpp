@@ -14,6 +14,7 @@
 
 #include "transport/curve.hpp"
 #include "transport/link_port.hpp"
+#include "transport/refusals.hpp"
 #include "transport/wire.hpp"
 
 namespace fleetsim::transport {
@@ -136,10 +137,7 @@ class ZmqPort final : public LinkPort {
       s.set(zmq::sockopt::rcvhwm, static_cast<int>(std::max<std::size_t>(hwm, 1)));
       std::string address = "inproc://fleetsim-monitor-" + std::to_string(monitor_id++);
       int rc = zmq_socket_monitor(s.handle(), address.c_str(),
-                                  ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED |
-                                      ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
-                                      ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                                      ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
+                                  ZMQ_EVENT_CONNECTED | HandshakeWatch::events());
       if (rc != 0) throw zmq::error_t();
       zmq::socket_t m(ctx_, zmq::socket_type::pair);
       m.set(zmq::sockopt::linger, 0);
@@ -298,7 +296,7 @@ class ZmqPort final : public LinkPort {
     std::set<std::int32_t> connections;  ///< open connections (fds) on this bound socket
     bool gone = false;                   ///< every connection closed after one existed
     Clock::time_point gone_at;
-    std::uint64_t handshakes_failed = 0;
+    HandshakeWatch handshakes;  ///< with CURVE: the connections it refused
   };
   struct SendLink {
     std::string peer;
@@ -376,14 +374,6 @@ class ZmqPort final : public LinkPort {
       if (e->first == ZMQ_EVENT_ACCEPTED) {
         r.connections.insert(e->second);
         r.gone = false;
-      } else if (zap_ && (e->first == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
-                          e->first == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)) {
-        // A peer that did not speak CURVE (no key) never reaches the ZAP handler.
-        if (r.handshakes_failed++ < 3 || r.handshakes_failed % 1000 == 0)
-          log(
-              fmt::format("node '{}': refused a connection to the link from '{}' ({} so far): "
-                          "it did not authenticate (no CURVE key, or another protocol)",
-                          layout_.name, r.peer, r.handshakes_failed));
       } else if (e->first == ZMQ_EVENT_DISCONNECTED) {
         r.connections.erase(e->second);
         if (r.connections.empty() && !r.gone) {
@@ -391,6 +381,12 @@ class ZmqPort final : public LinkPort {
           r.gone_at = Clock::now();
         }
       }
+      // With CURVE, a connection that fails the handshake never reaches the ZAP handler, and
+      // one that sends garbage or HTTP has no handshake event at all: the watch finds both.
+      if (!zap_) continue;
+      if (auto refused = r.handshakes.take(e->first, e->second); refused && refused->log)
+        log(fmt::format("node '{}': refused a connection to the link from '{}' ({} so far): {}",
+                        layout_.name, r.peer, refused->count, refused->reason));
     }
   }
 

@@ -58,7 +58,7 @@ struct ZmqOptions {
   int heartbeat_timeout_ms = 600;   ///< ZMQ_HEARTBEAT_TIMEOUT: a silent peer is dead after this
   /// After a peer's connection closed, how long its last messages may still be drained from
   /// the socket before the peer is declared lost.
-  std::chrono::milliseconds drain_grace{200};
+  std::chrono::milliseconds drain_grace{100};
   /// How long close() waits for the nodes this node feeds to receive everything and leave.
   std::chrono::milliseconds linger{10000};
   /// This node's CURVE secret key (Z85), required when the layout lists public keys: the

@@ -25,6 +25,7 @@
 #include "distributed/swarm_run.hpp"
 #include "federation/launcher.hpp"
 #include "fleetsim/random.hpp"
+#include "support/intruder.hpp"
 #include "support/test_files.hpp"
 #include "time/trace.hpp"
 #include "transport/curve.hpp"
@@ -297,7 +298,8 @@ TEST(Distributed, KilledPeerStopsTheOthersWithinASecondNamingIt) {
     auto killed_at = Clock::now();
     waitpid(pids["controller"], nullptr, 0);
     for (std::string name : {"dynamics", "camera"}) {
-      // The bound is 1 s; the margin is for a loaded machine.
+      // The promise is 1 s (bench/faults measures it: ~0.03 s); the margin is for a loaded
+      // machine.
       auto st = wait_for(pids[name], std::chrono::milliseconds(3000));
       if (!st) {
         kill(pids[name], SIGKILL);
@@ -305,7 +307,7 @@ TEST(Distributed, KilledPeerStopsTheOthersWithinASecondNamingIt) {
         ADD_FAILURE() << name << " did not stop";
         continue;
       }
-      EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(2500)) << name;
+      EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(1500)) << name;
       EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
       std::string err = slurp(dir / (name + ".err"));
       EXPECT_NE(err.find("lost peer 'controller'"), std::string::npos) << err;
@@ -330,6 +332,7 @@ TEST(Distributed, HungPeerIsDetectedByHeartbeats) {
     std::this_thread::sleep_for(std::chrono::milliseconds(700));
     kill(pids["controller"], SIGSTOP);
     auto stopped_at = Clock::now();
+    std::string errors;
     for (std::string name : {"dynamics", "camera"}) {
       auto st = wait_for(pids[name], std::chrono::milliseconds(4000));
       if (!st) {
@@ -338,10 +341,16 @@ TEST(Distributed, HungPeerIsDetectedByHeartbeats) {
         ADD_FAILURE() << name << " did not stop";
         continue;
       }
-      EXPECT_LT(Clock::now() - stopped_at, std::chrono::milliseconds(3000)) << name;
+      // The promise is 1 s (bench/faults: 0.4-0.7 s); the margin is for a loaded machine.
+      EXPECT_LT(Clock::now() - stopped_at, std::chrono::milliseconds(2000)) << name;
       EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1) << name;
-      EXPECT_NE(slurp(dir / (name + ".err")).find("lost peer"), std::string::npos);
+      const std::string err = slurp(dir / (name + ".err"));
+      EXPECT_NE(err.find("lost peer '"), std::string::npos) << err;
+      errors += err;
     }
+    // The hung node is named. (A node may name instead a peer that stopped, because of the hung
+    // one, before its own heartbeats ran out: it sees that peer's connection close first.)
+    EXPECT_NE(errors.find("lost peer 'controller'"), std::string::npos) << errors;
     kill(pids["controller"], SIGKILL);
     waitpid(pids["controller"], nullptr, 0);
   }
@@ -355,9 +364,12 @@ std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
-TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilled) {
-  for (const std::string transport : {"shm", "zmq"}) {
-    SCOPED_TRACE(transport);
+// A node killed, or stopped (SIGSTOP: it hangs and cannot stop by itself): launch ends within a
+// second or so, naming it, and leaves no process behind.
+TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilledOrStopped) {
+  for (const auto& [transport, sig] : std::vector<std::pair<std::string, int>>{
+           {"shm", SIGKILL}, {"zmq", SIGKILL}, {"shm", SIGSTOP}, {"zmq", SIGSTOP}}) {
+    SCOPED_TRACE(transport + " " + strsignal(sig));
     Scratch dir;
     pid_t launcher = spawn({kFleetsim, "launch", kExamples / "paper_three_nodes.xml", "--transport",
                             transport, "--until", "100000"},
@@ -370,16 +382,23 @@ TEST(Distributed, LaunchLeavesNoProcessBehindWhenANodeIsKilled) {
     ASSERT_EQ(nodes.size(), 3u) << slurp(dir / "err");
     // Let them connect and run (for 10^5 simulated seconds otherwise).
     std::this_thread::sleep_for(std::chrono::milliseconds(700));
-    kill(nodes[1], SIGKILL);
+    kill(nodes[1], sig);
+    const auto hit_at = Clock::now();
     auto st = wait_for(launcher, std::chrono::seconds(10));
     if (!st) {
       kill(launcher, SIGKILL);
       waitpid(launcher, nullptr, 0);
     }
     ASSERT_TRUE(st) << "launch did not return";
+    // The promise is 1 s (bench/faults); the margin is for a loaded machine. (A stopped node
+    // used to be killed only after the 3 s grace.)
+    EXPECT_LT(Clock::now() - hit_at, std::chrono::milliseconds(sig == SIGKILL ? 1500 : 2000));
     EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1);
     std::string err = slurp(dir / "err");
-    EXPECT_NE(err.find("was killed by signal 9"), std::string::npos) << err;
+    EXPECT_NE(err.find(sig == SIGKILL ? "was killed by signal 9"
+                                      : "is stopped (by a signal such as SIGSTOP): killed"),
+              std::string::npos)
+        << err;
     EXPECT_NE(err.find("lost peer"), std::string::npos) << err;
     EXPECT_EQ(err.find("did not stop"), std::string::npos) << err;  // they stopped by themselves
     for (pid_t p : nodes) EXPECT_NE(kill(p, 0), 0) << "node process " << p << " left behind";
@@ -428,8 +447,8 @@ TEST(Distributed, AKilledProcessOfASwarmNodeStopsTheFederationWithinASecond) {
       waitpid(launcher, nullptr, 0);
     }
     ASSERT_TRUE(st) << "launch did not return";
-    // The bound is 1 s; the margin is for a loaded machine.
-    EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(2500));
+    // The promise is 1 s (bench/faults); the margin is for a loaded machine.
+    EXPECT_LT(Clock::now() - killed_at, std::chrono::milliseconds(1500));
     EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 1);
     const std::string err = slurp(dir / "err");
     EXPECT_NE(err.find("error: swarm node 'swarm': process "), std::string::npos) << err;
@@ -536,6 +555,20 @@ TEST(Distributed, AnAuthenticatedFederationRefusesPeersWithoutItsKeys) {
     const std::string target = "tcp://127.0.0.1:" + std::to_string(port + 5);
     const auto impostor_keys = transport::make_curve_keys();
     const std::string n3 = transport::read_curve_key_file((dir / "pub" / "N3.pub").string());
+    // Not ZeroMQ at all: bytes, an HTTP request. Then N2's genuine session with N3 (its
+    // greeting, CURVE handshake and the message), captured on the path and replayed.
+    std::string garbage(200, '\0');
+    for (std::size_t i = 0; i < garbage.size(); ++i)
+      garbage[i] = static_cast<char>((i * 7919 + 13) % 251);
+    ASSERT_TRUE(fleetsim::testing::send_raw(port + 5, garbage));
+    ASSERT_TRUE(fleetsim::testing::send_raw(port + 5, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+    const std::string captured = fleetsim::testing::record_curve_session(
+        n3, transport::read_curve_key_file((dir / "sec" / "N3.key").string()),
+        transport::read_curve_key_file((dir / "pub" / "N2.pub").string()),
+        transport::read_curve_key_file((dir / "sec" / "N2.key").string()),
+        std::string(bytes.begin(), bytes.end()));
+    ASSERT_FALSE(captured.empty()) << "the session to replay was not captured";
+    ASSERT_TRUE(fleetsim::testing::send_raw(port + 5, captured));
     for (int k = 0; k < 8; ++k) {
       for (bool keyed : {false, true}) {
         zmq::socket_t s(ctx, zmq::socket_type::push);
@@ -567,6 +600,14 @@ TEST(Distributed, AnAuthenticatedFederationRefusesPeersWithoutItsKeys) {
   EXPECT_NE(err.find("node 'N3': refused a connection to the link from 'N2' "), std::string::npos)
       << err;
   EXPECT_NE(err.find("it did not authenticate (no CURVE key"), std::string::npos) << err;
+  // The garbage, the HTTP request and the replayed session, in that order, each logged.
+  const std::string refused = "node 'N3': refused a connection to the link from 'N2' ";
+  EXPECT_NE(err.find(refused + "(1 so far): it did not speak ZeroMQ (garbage, or another "
+                               "protocol such as HTTP)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find(refused + "(2 so far): it did not speak ZeroMQ"), std::string::npos) << err;
+  EXPECT_NE(err.find(refused + "(3 so far): it did not authenticate"), std::string::npos) << err;
 }
 
 }  // namespace
