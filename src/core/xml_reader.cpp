@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/xml_well_formed.hpp"
+
 namespace fleetsim {
 
 namespace {
@@ -81,8 +83,21 @@ std::unique_ptr<XmlFile> XmlFile::parse(std::string text, const std::string& nam
   f->line_starts_.push_back(0);
   for (std::size_t i = 0; i < f->text_.size(); ++i)
     if (f->text_[i] == '\n') f->line_starts_.push_back(i + 1);
+  // pugixml builds the tree and finds broken structure (unclosed or mismatched tags, broken
+  // attribute syntax); the scan finds what XML 1.0 forbids and pugixml lets through ("--" in
+  // a comment, duplicate attributes, text outside the root, ...). Both are reported, in the
+  // order of the file, so a user sees every problem at once; of the scan's, only those
+  // before the place where pugixml stopped, as the text after it may be read out of step.
   auto res = f->doc_.load_buffer(f->text_.data(), f->text_.size(),
                                  pugi::parse_default | pugi::parse_ws_pcdata_single);
+  std::size_t stop =
+      res ? std::string::npos : static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, res.offset));
+  bool well_formed = true;
+  for (const XmlProblem& p : find_xml_problems(f->text_)) {
+    if (p.offset >= stop) break;
+    diags.error({name, p.line}, p.message);
+    well_formed = false;
+  }
   if (!res) {
     int line = 1;
     if (res.offset >= 0) {
@@ -98,6 +113,7 @@ std::unique_ptr<XmlFile> XmlFile::parse(std::string text, const std::string& nam
     diags.error({name, line}, "malformed XML: " + what + " (expected well-formed XML)");
     return nullptr;
   }
+  if (!well_formed) return nullptr;
   if (!f->doc_.document_element()) {
     diags.error({name, 1}, "no root element (expected an XML document)");
     return nullptr;
