@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "core/xml_well_formed.hpp"
 
@@ -139,6 +140,37 @@ int XmlFile::line_of(pugi::xml_node n) const {
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(),
                              static_cast<std::size_t>(off));
   return static_cast<int>(it - line_starts_.begin());
+}
+
+int XmlFile::line_of(pugi::xml_node n, const char* attr) const {
+  std::ptrdiff_t off = n.offset_debug();
+  if (off < 0 || n.type() != pugi::node_element || n.attribute(attr).empty()) return line_of(n);
+  // The file is well-formed here (parse refused it otherwise): from the element's name, walk
+  // its start tag's attributes, name="value" or name='value', to the one asked for.
+  const std::string_view t(text_);
+  const std::string_view name(attr);
+  auto space = [&](std::size_t i) {
+    return i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n');
+  };
+  std::size_t i = static_cast<std::size_t>(off);
+  while (i < t.size() && !space(i) && t[i] != '>' && t[i] != '/') ++i;  // the element's name
+  while (true) {
+    while (space(i)) ++i;
+    if (i >= t.size() || t[i] == '>' || t[i] == '/') return line_of(n);
+    std::size_t eq = t.find('=', i);
+    if (eq == std::string_view::npos) return line_of(n);
+    std::size_t end = eq;
+    while (end > i && space(end - 1)) --end;
+    if (t.substr(i, end - i) == name) {
+      auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), i);
+      return static_cast<int>(it - line_starts_.begin());
+    }
+    std::size_t open = t.find_first_of("\"'", eq);
+    if (open == std::string_view::npos) return line_of(n);
+    std::size_t close = t.find(t[open], open + 1);
+    if (close == std::string_view::npos) return line_of(n);
+    i = close + 1;
+  }
 }
 
 std::optional<std::string> XmlElement::raw(const char* attr, bool required,

@@ -28,7 +28,9 @@ enum class Rule {
   kSecondRoot,
 };
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 /// The XML 1.0 Char production: what a document may contain at all.
 bool is_xml_char(std::uint32_t c) {
@@ -187,8 +189,7 @@ class Scanner {
   /// The token from i up to whitespace or one of `stops` (what the author meant as a name).
   std::string_view token(std::size_t i, std::string_view stops) const {
     std::size_t e = i;
-    while (e < t_.size() && !is_space(t_[e]) && stops.find(t_[e]) == std::string_view::npos)
-      ++e;
+    while (e < t_.size() && !is_space(t_[e]) && stops.find(t_[e]) == std::string_view::npos) ++e;
     return t_.substr(i, e - i);
   }
 
@@ -222,10 +223,10 @@ class Scanner {
       std::uint64_t v = 0;
       bool ok = !digits.empty();
       for (char c : digits) {
-        int d = c >= '0' && c <= '9'                ? c - '0'
+        int d = c >= '0' && c <= '9'             ? c - '0'
                 : is_hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
                 : is_hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                   : -1;
+                                                 : -1;
         if (d < 0) {
           ok = false;
           break;
@@ -289,8 +290,7 @@ class Scanner {
       if (k == 0 && !(value.size() >= 3 && value.substr(0, 2) == "1." &&
                       value.find_first_not_of("0123456789", 2) == std::string_view::npos))
         report(Rule::kDeclaration, p, "XML version " + quote(value) + " (expected \"1.0\")");
-      if (k == 1 && lower != "utf-8" && lower != "utf8" && lower != "us-ascii" &&
-          lower != "ascii")
+      if (k == 1 && lower != "utf-8" && lower != "utf8" && lower != "us-ascii" && lower != "ascii")
         report(Rule::kEncoding, p,
                "encoding " + quote(value) +
                    " is not read by fleetsim (expected \"UTF-8\", or no encoding)");
@@ -301,8 +301,8 @@ class Scanner {
       next_name = k + 1;
       first = false;
     }
-    if (first) report(Rule::kDeclaration, i, "XML declaration without a version" +
-                                                 std::string(expected));
+    if (first)
+      report(Rule::kDeclaration, i, "XML declaration without a version" + std::string(expected));
   }
 
   /// Where the walk is: before the root element, inside it, after it.
@@ -462,8 +462,8 @@ class Scanner {
       check_name(p, attr, "attribute name");
       if (!seen.insert(attr).second)
         report(Rule::kDuplicateAttribute, p,
-               "attribute '" + std::string(attr) + "' given twice in <" +
-                   std::string(element) + "> (expected each attribute once)");
+               "attribute '" + std::string(attr) + "' given twice in <" + std::string(element) +
+                   "> (expected each attribute once)");
       p += attr.size();
       while (p < n && is_space(t_[p])) ++p;
       if (p >= n || t_[p] != '=') return std::string_view::npos;
@@ -492,6 +492,8 @@ class Scanner {
 
 }  // namespace
 
-std::vector<XmlProblem> find_xml_problems(std::string_view text) { return Scanner(text).run(); }
+std::vector<XmlProblem> find_xml_problems(std::string_view text) {
+  return Scanner(text).run();
+}
 
 }  // namespace fleetsim

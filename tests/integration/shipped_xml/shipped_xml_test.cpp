@@ -182,10 +182,12 @@ TEST(ShippedXml, EveryFileIsWellFormedForXmllintAndForFleetsim) {
     has_example |= d.name == "examples/diffusion/diffusion.xml";
     Outcome lint = xmllint(d.file);
     EXPECT_TRUE(lint.status == 0 && lint.output.empty())
-        << d.name << ": xmllint refuses it (status " << lint.status << "):\n" << lint.output;
+        << d.name << ": xmllint refuses it (status " << lint.status << "):\n"
+        << lint.output;
     Diagnostics diags;
     EXPECT_TRUE(XmlFile::load(d.file.string(), diags) && !diags.has_errors())
-        << d.name << ": fleetsim's reader refuses it:\n" << diags.str();
+        << d.name << ": fleetsim's reader refuses it:\n"
+        << diags.str();
   }
   EXPECT_TRUE(has_example);
 }
@@ -203,7 +205,8 @@ TEST(ShippedXml, EveryWholeFileInTheDocsIsWellFormedForXmllintAndForFleetsim) {
         << lint.output;
     Diagnostics diags;
     EXPECT_TRUE(XmlFile::parse(slurp(d.file), d.name, diags) && !diags.has_errors())
-        << d.name << ": fleetsim's reader refuses this block:\n" << diags.str();
+        << d.name << ": fleetsim's reader refuses this block:\n"
+        << diags.str();
   }
 }
 

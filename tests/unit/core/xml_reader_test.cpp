@@ -67,7 +67,9 @@ struct Refused {
   const char* message;  ///< a piece of the expected message
 };
 
-void PrintTo(const Refused& r, std::ostream* os) { *os << r.what; }
+void PrintTo(const Refused& r, std::ostream* os) {
+  *os << r.what;
+}
 
 class XmlReaderRefuses : public testing::TestWithParam<Refused> {};
 
@@ -104,8 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
         Refused{"bytes that are not UTF-8", "<a>\n\n  <b x=\"caf\xE9\"/>\n</a>\n", 3,
                 "byte 0xE9 is not valid UTF-8"},
         Refused{"]]> in text", "<a>\n  x ]]> y\n</a>\n", 2, "']]>' in text"},
-        Refused{"a second root element", "<a/>\n<b/>\n", 2,
-                "element <b> after the root element"},
+        Refused{"a second root element", "<a/>\n<b/>\n", 2, "element <b> after the root element"},
         Refused{"text after the root", "<a/>\n\ntrailing words\n", 3,
                 "text 'trailing words' after the root element"},
         Refused{"text before the root", "<!-- c -->\nstray\n<a/>\n", 2,
@@ -127,8 +128,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "character reference '&#1;'"},
         Refused{"reserved processing instruction", "<a>\n  <?XmL x?>\n</a>\n", 2,
                 "target 'XmL' is reserved"},
-        Refused{"document type declaration", "<!DOCTYPE a [\n<!ENTITY e \"x\">\n]>\n<a/>\n",
-                1, "document type declaration"},
+        Refused{"document type declaration", "<!DOCTYPE a [\n<!ENTITY e \"x\">\n]>\n<a/>\n", 1,
+                "document type declaration"},
         Refused{"CDATA section after the root", "<a/>\n<![CDATA[x]]>\n", 2,
                 "CDATA section outside the root element"}),
     [](const testing::TestParamInfo<Refused>& param) {
@@ -156,20 +157,20 @@ TEST(XmlReader, AcceptsWhatXmlAllows) {
 
 TEST(XmlReader, ReportsEveryWellFormednessProblemAtOnce) {
   Diagnostics d;
-  EXPECT_FALSE(XmlFile::parse("<a>\n"
-                              "  <!-- one -- two -->\n"
-                              "  <b x=\"1\" x=\"2\"/>\n"
-                              "  <c y=\"&bogus;\"/>\n"
-                              "</a>\n"
-                              "<d/>\n",
-                              "all.xml", d));
+  EXPECT_FALSE(
+      XmlFile::parse("<a>\n"
+                     "  <!-- one -- two -->\n"
+                     "  <b x=\"1\" x=\"2\"/>\n"
+                     "  <c y=\"&bogus;\"/>\n"
+                     "</a>\n"
+                     "<d/>\n",
+                     "all.xml", d));
   ASSERT_EQ(d.error_count(), 4) << d.str();
   std::string s = d.str();
   EXPECT_NE(s.find("all.xml:2: error: '--' inside a comment"), std::string::npos) << s;
   EXPECT_NE(s.find("all.xml:3: error: attribute 'x' given twice"), std::string::npos) << s;
   EXPECT_NE(s.find("all.xml:4: error: undeclared entity '&bogus;'"), std::string::npos) << s;
-  EXPECT_NE(s.find("all.xml:6: error: element <d> after the root element"), std::string::npos)
-      << s;
+  EXPECT_NE(s.find("all.xml:6: error: element <d> after the root element"), std::string::npos) << s;
 }
 
 TEST(XmlReader, ReportsWellFormednessProblemsBeforeAStructuralError) {
