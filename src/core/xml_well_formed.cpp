@@ -409,9 +409,12 @@ class Scanner {
                      "does not read DTDs, so their entities and defaults would be ignored)"
                    : "markup " + quote(token(i, ">")) +
                          " (expected a comment <!-- -->, a CDATA section or an element)");
-        std::size_t bracket = t_.find('[', i);
+        // '[' is looked for before the first '>' only: a file of "<!x>" takes linear time.
         std::size_t close = t_.find('>', i);
-        if (bracket != std::string_view::npos && bracket < close) {
+        if (close == std::string_view::npos) return;
+        std::size_t bracket = t_.substr(i, close - i).find('[');
+        if (bracket != std::string_view::npos) {
+          bracket += i;
           std::size_t end = t_.find("]", bracket);
           close = end == std::string_view::npos ? end : t_.find('>', end);
         }
