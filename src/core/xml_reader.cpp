@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+
+#include "core/xml_well_formed.hpp"
 
 namespace fleetsim {
 
@@ -81,8 +84,21 @@ std::unique_ptr<XmlFile> XmlFile::parse(std::string text, const std::string& nam
   f->line_starts_.push_back(0);
   for (std::size_t i = 0; i < f->text_.size(); ++i)
     if (f->text_[i] == '\n') f->line_starts_.push_back(i + 1);
+  // pugixml builds the tree and finds broken structure (unclosed or mismatched tags, broken
+  // attribute syntax); the scan finds what XML 1.0 forbids and pugixml lets through ("--" in
+  // a comment, duplicate attributes, text outside the root, ...). Both are reported, in the
+  // order of the file, so a user sees every problem at once; of the scan's, only those
+  // before the place where pugixml stopped, as the text after it may be read out of step.
   auto res = f->doc_.load_buffer(f->text_.data(), f->text_.size(),
                                  pugi::parse_default | pugi::parse_ws_pcdata_single);
+  std::size_t stop =
+      res ? std::string::npos : static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, res.offset));
+  bool well_formed = true;
+  for (const XmlProblem& p : find_xml_problems(f->text_)) {
+    if (p.offset >= stop) break;
+    diags.error({name, p.line}, p.message);
+    well_formed = false;
+  }
   if (!res) {
     int line = 1;
     if (res.offset >= 0) {
@@ -98,6 +114,7 @@ std::unique_ptr<XmlFile> XmlFile::parse(std::string text, const std::string& nam
     diags.error({name, line}, "malformed XML: " + what + " (expected well-formed XML)");
     return nullptr;
   }
+  if (!well_formed) return nullptr;
   if (!f->doc_.document_element()) {
     diags.error({name, 1}, "no root element (expected an XML document)");
     return nullptr;
@@ -123,6 +140,37 @@ int XmlFile::line_of(pugi::xml_node n) const {
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(),
                              static_cast<std::size_t>(off));
   return static_cast<int>(it - line_starts_.begin());
+}
+
+int XmlFile::line_of(pugi::xml_node n, const char* attr) const {
+  std::ptrdiff_t off = n.offset_debug();
+  if (off < 0 || n.type() != pugi::node_element || n.attribute(attr).empty()) return line_of(n);
+  // The file is well-formed here (parse refused it otherwise): from the element's name, walk
+  // its start tag's attributes, name="value" or name='value', to the one asked for.
+  const std::string_view t(text_);
+  const std::string_view name(attr);
+  auto space = [&](std::size_t i) {
+    return i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n');
+  };
+  std::size_t i = static_cast<std::size_t>(off);
+  while (i < t.size() && !space(i) && t[i] != '>' && t[i] != '/') ++i;  // the element's name
+  while (true) {
+    while (space(i)) ++i;
+    if (i >= t.size() || t[i] == '>' || t[i] == '/') return line_of(n);
+    std::size_t eq = t.find('=', i);
+    if (eq == std::string_view::npos) return line_of(n);
+    std::size_t end = eq;
+    while (end > i && space(end - 1)) --end;
+    if (t.substr(i, end - i) == name) {
+      auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), i);
+      return static_cast<int>(it - line_starts_.begin());
+    }
+    std::size_t open = t.find_first_of("\"'", eq);
+    if (open == std::string_view::npos) return line_of(n);
+    std::size_t close = t.find(t[open], open + 1);
+    if (close == std::string_view::npos) return line_of(n);
+    i = close + 1;
+  }
 }
 
 std::optional<std::string> XmlElement::raw(const char* attr, bool required,

@@ -34,6 +34,9 @@ class XmlFile {
   std::string directory() const;
   /// 1-based line of a node.
   int line_of(pugi::xml_node n) const;
+  /// 1-based line of the attribute `attr` of element `n` (an element's attributes may span
+  /// several lines); the element's line when it has no such attribute.
+  int line_of(pugi::xml_node n, const char* attr) const;
   SourceLocation where(pugi::xml_node n) const { return {path_, line_of(n)}; }
   /// Resolves `p` relative to this file's directory (absolute paths unchanged).
   std::string resolve(const std::string& p) const;
@@ -58,6 +61,10 @@ class XmlElement {
   const XmlFile& file() const { return *file_; }
   Diagnostics& diagnostics() const { return *diags_; }
   SourceLocation where() const { return file_->where(node_); }
+  /// Where the attribute `attr` is written (this element's line when it is absent).
+  SourceLocation where(const char* attr) const {
+    return {file_->path(), file_->line_of(node_, attr)};
+  }
   bool has(const char* attr) const { return !node_.attribute(attr).empty(); }
   /// Reports an error at this element.
   void error(const std::string& message) const { diags_->error(where(), message); }

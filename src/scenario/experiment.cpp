@@ -42,9 +42,12 @@ constexpr std::uint8_t kNoEngineType = 0xff;
 constexpr const char* kPassiveController = "(passive body)";
 
 /// Reads a plug-in element's attributes against the plug-in's documented parameters; missing
-/// ones get their documented defaults. A "path" is resolved against the experiment file.
+/// ones get their documented defaults. A "path" is resolved against the experiment file and
+/// must name a file: otherwise the error is at the attribute that holds it (a Lua script that
+/// does not exist is reported at its <controller>, not at each robot that uses it), and
+/// `files_exist`, when given, becomes false.
 Params read_params(XmlElement& e, const PluginInfo& info, const std::vector<std::string>& own,
-                   const XmlFile& file) {
+                   const XmlFile& file, bool* files_exist = nullptr) {
   std::map<std::string, std::string> values;
   for (const auto& p : info.params) {
     if (std::find(own.begin(), own.end(), p.name) != own.end()) continue;
@@ -59,7 +62,18 @@ Params read_params(XmlElement& e, const PluginInfo& info, const std::vector<std:
       continue;
     }
     if (p.type == "path") {
-      values[p.name] = file.resolve(e.text(n));
+      const std::string written = e.text(n);
+      const std::string resolved = file.resolve(written);
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(resolved, ec)) {
+        e.diagnostics().error(e.where(n), "parameter '" + p.name + "' of <" + e.name() +
+                                              " type=\"" + info.name + "\"> names '" + written +
+                                              "'" +
+                                              (resolved == written ? "" : " ('" + resolved + "')") +
+                                              ", which is not a file (expected " + p.doc + ")");
+        if (files_exist) *files_exist = false;
+      }
+      values[p.name] = resolved;
       continue;
     }
     if (p.type == "real") {
@@ -486,7 +500,10 @@ class ExperimentParser {
       }
       decl.where = c.where();
       if (info) {
-        decl.params = read_params(c, *info, {"id", "type"}, file_);
+        bool files_exist = true;
+        decl.params = read_params(c, *info, {"id", "type"}, file_, &files_exist);
+        // Its error is reported: no second one at each robot that uses it.
+        if (!files_exist) missing_files_.insert(model_->controllers.size());
         c.finish();  // parameters of an unknown type are not reported: one error is enough
       }
       c.check_children({});
@@ -1188,10 +1205,12 @@ class ExperimentParser {
 
   /// Every controller is initialised once per kind it drives before the run: a controller
   /// asking for a part the kind lacks, or a script that does not load, is a user error here.
+  /// Controllers whose file is missing were reported by read_params, once, and are skipped.
   /// Shared controllers keep that instance.
   void check_controllers() {
     for (const auto& [ck, where] : used_) {
       const auto [c, k] = ck;
+      if (missing_files_.count(c)) continue;
       const ControllerDecl& decl = model_->controllers[c];
       try {
         auto ctrl = make_controller(*model_, ex_.parts, reg_, c, k, kNoEntity);
@@ -1199,11 +1218,17 @@ class ExperimentParser {
           ex_.shared_controllers[ck] = std::move(ctrl);
         else
           ctrl->destroy();
+      } catch (const MissingPartError& err) {
+        // The kind lacks a part the controller needs: at the element that pairs them.
+        d_.error(where, "controller '" + decl.id + "' (type '" + decl.type + "'): " + err.what());
       } catch (const SetupError& err) {
+        // The controller's input is wrong: at the script's line, else at the <controller>
+        // element (a script without step(), a bad parameter), whichever robot uses it.
         if (!err.file.empty())
           d_.error({err.file, err.line}, err.what());
         else
-          d_.error(where, "controller '" + decl.id + "' (type '" + decl.type + "'): " + err.what());
+          d_.error(decl.where.file.empty() ? where : decl.where,
+                   "controller '" + decl.id + "' (type '" + decl.type + "'): " + err.what());
       } catch (const std::exception& err) {
         d_.error(
             decl.where.file.empty() ? where : decl.where,
@@ -1257,6 +1282,7 @@ class ExperimentParser {
   };
   std::vector<PinnedRobot> pinned_robots_;  ///< <process robots="...">, resolved after placement
   std::set<std::string> declared_kinds_;
+  std::set<std::size_t> missing_files_;  ///< controllers naming a file that does not exist
 };
 
 }  // namespace

@@ -182,16 +182,16 @@ std::string part_list(const Views& views) {
 
 std::size_t KindControllerSetup::sensor(std::string_view name, std::string_view type) const {
   if (auto i = find_part(parts_.sensor_views, name, type)) return *i;
-  throw SetupError("robot kind '" + kind_.name + "' has no sensor '" + std::string(name) + "'" +
-                   (type.empty() ? "" : " of type '" + std::string(type) + "'") +
-                   " (its sensors: " + part_list(parts_.sensor_views) + ")");
+  throw MissingPartError("robot kind '" + kind_.name + "' has no sensor '" + std::string(name) +
+                         "'" + (type.empty() ? "" : " of type '" + std::string(type) + "'") +
+                         " (its sensors: " + part_list(parts_.sensor_views) + ")");
 }
 
 std::size_t KindControllerSetup::actuator(std::string_view name, std::string_view type) const {
   if (auto i = find_part(parts_.actuator_views, name, type)) return *i;
-  throw SetupError("robot kind '" + kind_.name + "' has no actuator '" + std::string(name) + "'" +
-                   (type.empty() ? "" : " of type '" + std::string(type) + "'") +
-                   " (its actuators: " + part_list(parts_.actuator_views) + ")");
+  throw MissingPartError("robot kind '" + kind_.name + "' has no actuator '" + std::string(name) +
+                         "'" + (type.empty() ? "" : " of type '" + std::string(type) + "'") +
+                         " (its actuators: " + part_list(parts_.actuator_views) + ")");
 }
 
 std::optional<std::size_t> KindControllerSetup::find_sensor_type(std::string_view type) const {

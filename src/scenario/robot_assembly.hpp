@@ -49,6 +49,14 @@ std::vector<AssembledKind> assemble_kinds(const WorldModel& model, WorldState& s
 std::vector<ColumnDesc> part_columns(const PluginRegistry& registry, PluginKind kind,
                                      const std::string& type);
 
+/// A controller asked for a part its robot's kind lacks: an error of the pairing of a
+/// controller and a kind, so the parser reports it at the <robot> or <distribute> that makes
+/// the pair, where other SetupErrors are reported at the <controller> element.
+class MissingPartError : public SetupError {
+ public:
+  using SetupError::SetupError;
+};
+
 /// The ControllerSetup of one robot (or, for a shared controller, of its kind).
 class KindControllerSetup final : public ControllerSetup {
  public:

@@ -185,6 +185,27 @@ TEST_F(Cli, BadInputIsReportedAsFileLineWithStatus2AndNothingRuns) {
   EXPECT_EQ(run("run /no/such/file.xml").status, 2);
 }
 
+// A file that is not well-formed XML is refused whole, with every problem at its line, even
+// where pugixml alone would read it: here "--" in a comment (the examples' old command lines)
+// and a second root element.
+TEST_F(Cli, CheckRefusesAFileThatIsNotWellFormedXml) {
+  std::string exp = write("dashes.xml",
+                          "<fleetsim>\n"
+                          "  <!-- run it with --processes 2 -->\n"
+                          "  <framework/>\n"
+                          "  <arena size=\"2,2\"/>\n"
+                          "</fleetsim>\n"
+                          "<fleetsim/>\n");
+  Result r = run("check " + exp);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(exp + ":2: error: '--' inside a comment"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(exp + ":6: error: element <fleetsim> after the root element"),
+            std::string::npos)
+      << r.err;
+  Result run_it = run("run " + exp + " --log ''");
+  EXPECT_EQ(run_it.status, 2) << run_it.err;
+}
+
 TEST_F(Cli, AControllerThatThrowsStopsTheRunAndKeepsTheLog) {
   std::string xml = slurp(kSrc + "/examples/plugins/plugins.xml");
   xml.replace(xml.find("period=\"5\""), 10, "period=\"5\" fail_at_tick=\"15\"");

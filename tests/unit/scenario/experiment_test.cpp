@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "plugins/builtins.hpp"
 #include "scenario/experiment.hpp"
 
@@ -251,6 +254,64 @@ TEST(Experiment, EngineTypesAndTheKindsTheyAccept) {
   auto unknown = parse(valid("", "  <physics><bullet3d/></physics>\n"));
   EXPECT_NE(unknown.text().find("bullet3d"), std::string::npos) << unknown.text();
   EXPECT_NE(unknown.text().find("dynamics2d"), std::string::npos) << unknown.text();
+}
+
+// A Lua script that does not exist is reported where its path is written: the <controller>
+// element's script attribute (on its own line here), once, however the controller is
+// referenced: by a robot of a given kind, by a <distribute>, by both, or by none.
+TEST(Experiment, AMissingScriptIsReportedAtTheScriptAttributeOfItsController) {
+  const std::string head =
+      "<fleetsim>\n"                                           // 1
+      "  <framework ticks_per_second=\"10\" length=\"1\"/>\n"  // 2
+      "  <controllers>\n"                                      // 3
+      "    <controller id=\"walk\" type=\"lua\"\n"             // 4
+      "                script=\"no/such/walk.lua\"/>\n"        // 5
+      "  </controllers>\n"                                     // 6
+      "  <arena size=\"4,4\">\n";                              // 7
+  const std::string tail = "  </arena>\n</fleetsim>\n";
+  const std::vector<std::string> uses = {
+      "    <robot id=\"a\" kind=\"footbot\" controller=\"walk\" position=\"0,0\"/>\n",
+      "    <distribute count=\"3\" controller=\"walk\" id_prefix=\"r\"/>\n",
+      "    <robot id=\"a\" kind=\"footbot\" controller=\"walk\" position=\"0,0\"/>\n"
+      "    <distribute count=\"3\" kind=\"epuck\" controller=\"walk\" id_prefix=\"r\"/>\n",
+      ""};
+  for (const std::string& use : uses) {
+    auto p = parse(head + use + tail);
+    EXPECT_FALSE(p.ex) << use;
+    ASSERT_EQ(p.diags.error_count(), 1) << use << p.text();
+    EXPECT_EQ(p.diags.items()[0].where.line, 5) << use << p.text();
+    EXPECT_NE(p.text().find("exp.xml:5: error: parameter 'script' of <controller type=\"lua\"> "
+                            "names 'no/such/walk.lua', which is not a file"),
+              std::string::npos)
+        << use << p.text();
+  }
+}
+
+// A script that loads but defines no step() is the controller's fault, not the robot's: the
+// error is at the <controller> element, for a robot as for a <distribute>.
+TEST(Experiment, AScriptWithoutStepIsReportedAtItsController) {
+  const auto dir = std::filesystem::path(FLEETSIM_BINARY_DIR) / "test-output" / "no_step";
+  std::filesystem::create_directories(dir);
+  const std::string script = (dir / "no_step.lua").string();
+  std::ofstream(script) << "function init() end\n";
+  for (const std::string use :
+       {"    <robot id=\"a\" kind=\"footbot\" controller=\"idle\" position=\"0,0\"/>\n",
+        "    <distribute count=\"3\" controller=\"idle\" id_prefix=\"r\"/>\n"}) {
+    auto p = parse(
+        "<fleetsim>\n"
+        "  <framework ticks_per_second=\"10\" length=\"1\"/>\n"
+        "  <controllers>\n"
+        "    <controller id=\"idle\" type=\"lua\" script=\"" +
+        script +
+        "\"/>\n"
+        "  </controllers>\n"
+        "  <arena size=\"4,4\">\n" +
+        use + "  </arena>\n</fleetsim>\n");
+    EXPECT_FALSE(p.ex);
+    ASSERT_EQ(p.diags.error_count(), 1) << p.text();
+    EXPECT_EQ(p.diags.items()[0].where.line, 4) << use << p.text();
+    EXPECT_NE(p.text().find("defines no global function step()"), std::string::npos) << p.text();
+  }
 }
 
 TEST(Experiment, PassiveBodiesNeedNoControllerAndBoxesNeedARigidBodyEngine) {
