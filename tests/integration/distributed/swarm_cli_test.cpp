@@ -2,11 +2,9 @@
 // shm, ipc and tcp, in DSAAM and lockstep mode; too many processes is a user error; a process that
 // fails, is killed or hangs stops the run with a message naming it, and nothing is left behind.
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,15 +20,16 @@
 #include "distributed/swarm_run.hpp"
 #include "log/log_reader.hpp"
 #include "support/intruder.hpp"
+#include "support/processes.hpp"
 #include "support/test_files.hpp"
 #include "transport/wire.hpp"
-
-extern char** environ;
 
 namespace fleetsim {
 namespace {
 
+using fleetsim::testing::children_of;
 using fleetsim::testing::slurp;
+using fleetsim::testing::wait_for;
 
 namespace fs = std::filesystem;
 const std::string kSrc = FLEETSIM_SOURCE_DIR;
@@ -56,39 +55,9 @@ class SwarmCli : public ::testing::Test {
   }
   /// Starts fleetsim in the background; returns its pid.
   pid_t spawn(const std::vector<std::string>& args, const std::string& err = "stderr.txt") {
-    std::vector<char*> argv;
-    std::vector<std::string> all = {kFleetsim, "run"};
+    std::vector<std::string> all = {"run"};
     all.insert(all.end(), args.begin(), args.end());
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, path("stdout.txt").c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, path(err).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = -1;
-    EXPECT_EQ(posix_spawn(&pid, kFleetsim.c_str(), &fa, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    return pid;
-  }
-  static std::vector<pid_t> children_of(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
-    std::vector<pid_t> out;
-    for (pid_t c; in >> c;) out.push_back(c);
-    return out;
-  }
-  /// Waits for `pid` (up to `limit`: a hang fails the test rather than the suite).
-  static int wait_for(pid_t pid, std::chrono::seconds limit) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    int st = 0;
-    while (std::chrono::steady_clock::now() < end) {
-      if (waitpid(pid, &st, WNOHANG) == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
-    ADD_FAILURE() << "fleetsim did not stop within " << limit.count() << " s";
-    return -2;
+    return fleetsim::testing::spawn_with_output(kFleetsim, all, path("stdout.txt"), path(err));
   }
   fs::path dir_;
 };
@@ -276,7 +245,7 @@ TEST_F(SwarmCli, APrimaryOrSecondaryKilledOrStoppedStopsEveryOtherProcess) {
       const auto hit_at = std::chrono::steady_clock::now();
       for (int p = 0; p < 3; ++p) {
         if (p == victim) continue;
-        const std::string err_file = "p" + std::to_string(p) + ".err";
+        const std::string err_file = std::string("p").append(std::to_string(p)).append(".err");
         EXPECT_EQ(wait_for(pids[static_cast<std::size_t>(p)], std::chrono::seconds(20)), 1)
             << slurp(path(err_file));
         EXPECT_LT(std::chrono::steady_clock::now() - hit_at,
