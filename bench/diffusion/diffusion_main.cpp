@@ -27,7 +27,12 @@
 // and the exchange's figures per tick over all processes: `halo_robots_per_tick` (robots whose
 // halo columns were sent), `migrations_per_tick`, `bytes_per_tick` (payloads sent),
 // `exchange_us_per_tick` (the slowest process's packing, rounds and unpacking, including
-// waiting for the others) and `exchange_work_us_per_tick` (the same without the waiting).
+// waiting for the others) and `exchange_work_us_per_tick` (the same without the waiting); and
+// `per_process`, each process's own `peak_rss_bytes`, `owned_robots` (robots it senses, controls
+// and moves, on average over the ticks), `ghost_robots` (the others whose state it holds),
+// `bytes_sent_per_tick`, `exchange_us_per_tick`, `rounds_per_tick` and `state_hash`.
+// `mpirun -n K diffusion ...` runs the scene on the K ranks of the MPI job instead (rank 0
+// prints the line, without the one-process run and its three figures).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -42,6 +47,7 @@
 #include "core/command_line.hpp"
 #include "core/hash.hpp"
 #include "diffusion_scene.hpp"
+#include "distributed/mpi_run.hpp"
 #include "distributed/swarm_run.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
@@ -149,11 +155,13 @@ OneRun run_one_process(const fleetsim::bench::DiffusionSceneOptions& o, const st
   return r;
 }
 
-/// The scene on g_swarm.processes processes, after a one-process run of it; one JSON line.
+/// The scene on g_swarm.processes processes, after a one-process run of it, or on the ranks of
+/// the MPI job this is (then without the one-process run); one JSON line (rank 0).
 int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::string& dir) {
   using namespace fleetsim;
+  const bool mpi = distributed::mpi_launched();
   // One process, the same threads per process: the reference for speed and bits.
-  const OneRun one = run_one_process(o, dir);
+  const OneRun one = mpi ? OneRun{} : run_one_process(o, dir);
   const double one_rtf = one.rtf;
   const std::uint64_t one_hash = one.state_hash;
   distributed::SwarmRunOptions so;
@@ -165,7 +173,8 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   so.sync =
       g_swarm.sync == "lockstep" ? distributed::SyncMode::kLockstep : distributed::SyncMode::kDsaam;
   SimTime tick_ns = 0;
-  auto reports = distributed::run_swarm(
+  auto run = mpi ? distributed::run_mpi : distributed::run_swarm;
+  auto reports = run(
       [&]() -> std::optional<distributed::LoadedExperiment> {
         auto reg = std::make_unique<PluginRegistry>();
         register_builtins(*reg);
@@ -184,6 +193,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
       std::cerr << "diffusion: process " << r.process << ": " << r.error << "\n";
       return kExitRuntimeError;
     }
+  if (mpi && reports.size() == 1 && reports.front().process != 0) return kExitOk;  // (rank 0 says)
   const auto& p0 = reports.front();
   const double ticks = static_cast<double>(std::max<Tick>(1, p0.ticks));
   const double sim_seconds = static_cast<double>(p0.ticks * tick_ns) / 1e9;
@@ -199,28 +209,45 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   }
   const double rtf = loop > 0 ? sim_seconds / loop : 0;
   const std::string hash = hex64(p0.state_hash);
+  // Each process's own figures (docs/scaling.md): what it holds, owns and sends.
+  nlohmann::ordered_json per = nlohmann::ordered_json::array();
+  for (const auto& r : reports) {
+    const double owned = static_cast<double>(r.robot_steps) / ticks;  // (on average)
+    per.push_back({{"process", r.process},
+                   {"peak_rss_bytes", r.peak_rss_bytes},
+                   {"owned_robots", owned},
+                   {"ghost_robots", static_cast<double>(r.robots_held) - owned},
+                   {"bytes_sent_per_tick", static_cast<double>(r.exchange.bytes_sent) / ticks},
+                   {"exchange_us_per_tick", r.exchange.seconds * 1e6 / ticks},
+                   {"rounds_per_tick", static_cast<double>(r.exchange.rounds) / ticks},
+                   {"state_hash", hex64(r.state_hash)}});
+  }
   nlohmann::ordered_json j = {{"bench", "diffusion"},
                               {"robots", p0.robots},
                               {"threads", o.threads},
                               {"engines", o.engines},
                               {"engine", o.engine},
-                              {"processes", g_swarm.processes},
-                              {"transport", g_swarm.transport},
-                              {"sync", g_swarm.sync},
+                              {"processes", reports.size()},
+                              {"transport", mpi ? std::string("mpi") : g_swarm.transport},
+                              {"sync", mpi ? std::string("collective") : g_swarm.sync},
                               {"sim_seconds", sim_seconds},
                               {"loop_wall_seconds", loop},
                               {"rtf", rtf},
                               {"robot_steps_per_second", loop > 0 ? steps / loop : 0.0},
-                              {"one_process_rtf", one_rtf},
-                              {"speedup_vs_one_process", one_rtf > 0 ? rtf / one_rtf : 0.0},
+
                               {"halo_robots_per_tick", halo / ticks},
                               {"migrations_per_tick", migrations / ticks},
                               {"bytes_per_tick", bytes / ticks},
                               {"exchange_us_per_tick", exchange * 1e6 / ticks},
                               {"exchange_work_us_per_tick", work * 1e6 / ticks},
                               {"tick_us", loop * 1e6 / ticks},
-                              {"state_hash", hash},
-                              {"same_hash_as_one_process", p0.state_hash == one_hash}};
+                              {"state_hash", hash}};
+  if (!mpi) {
+    j["one_process_rtf"] = one_rtf;
+    j["speedup_vs_one_process"] = one_rtf > 0 ? rtf / one_rtf : 0.0;
+    j["same_hash_as_one_process"] = p0.state_hash == one_hash;
+  }
+  j["per_process"] = per;
   std::cout << j.dump() << std::endl;
   for (const auto& r : reports) {
     std::cerr << "process " << r.process << " phases (wall s):";
@@ -229,7 +256,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
     std::cerr << " exchange=" << r.exchange.seconds << " (waiting " << r.exchange.wait_seconds
               << ")\n";
   }
-  return p0.state_hash == one_hash ? kExitOk : kExitRuntimeError;
+  return mpi || p0.state_hash == one_hash ? kExitOk : kExitRuntimeError;
 }
 
 }  // namespace
@@ -248,7 +275,7 @@ int main(int argc, char** argv) {
   }
   const std::string dir = tmpl;
   int status = kExitOk;
-  if (g_swarm.processes > 1) {
+  if (g_swarm.processes > 1 || distributed::mpi_launched()) {
     try {
       status = run_processes(o, dir);
     } catch (const std::exception& e) {
