@@ -671,9 +671,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (print) std::fputs(xml.c_str(), stderr);
   const Outcome one = run(path, 1);
   if (print)
-    std::fprintf(stderr, "fuzz: %s, %zu ticks, robots %zu to %zu%s%s\n",
+    std::fprintf(stderr, "fuzz: %s, %zu ticks, robots %zu to %zu, log %zu bytes%s%s\n",
                  one.loaded ? "loaded" : "refused", one.hashes.size(), one.robots_start,
-                 one.robots_end, one.error.empty() ? "" : ", stopped: ", one.error.c_str());
+                 one.robots_end, one.log.size(), one.error.empty() ? "" : ", stopped: ",
+                 one.error.c_str());
   if (!one.loaded) return 0;
   const Outcome two = run(path, 2);
   if (!two.loaded) fail("the file loads for 1 thread but not for 2");
