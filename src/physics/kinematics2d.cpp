@@ -234,11 +234,12 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   f_.resize(n);
   f_next_.resize(n);
   // One engine, moving every robot: no engine per slot (they are all 0), engine_[s & emask]
-  // reads the one entry.
+  // reads the one entry. Several engines: step 1 writes every slot's, and there may be no
+  // slot at all (regions without robots: issue #33).
   const bool one_engine = model.engines.size() == 1 && (!owned || (*owned)[0]);
   const std::size_t emask = one_engine ? 0 : ~std::size_t{0};
   engine_.resize(one_engine ? 1 : n);
-  engine_[0] = 0;
+  if (one_engine) engine_[0] = 0;
   cand_count_.resize(n);
   cand_.resize(chunks);
   const std::size_t kGrain = 1024;
