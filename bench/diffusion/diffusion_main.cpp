@@ -216,7 +216,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
     per.push_back({{"process", r.process},
                    {"peak_rss_bytes", r.peak_rss_bytes},
                    {"owned_robots", owned},
-                   {"ghost_robots", static_cast<double>(r.robots_held) - owned},
+                   {"ghost_robots", static_cast<double>(r.robots) - owned},  // (all hold all)
                    {"bytes_sent_per_tick", static_cast<double>(r.exchange.bytes_sent) / ticks},
                    {"exchange_us_per_tick", r.exchange.seconds * 1e6 / ticks},
                    {"rounds_per_tick", static_cast<double>(r.exchange.rounds) / ticks},

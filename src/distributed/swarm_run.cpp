@@ -161,7 +161,6 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>&
     r.robots = sim.state().robot_count();
     r.status = sim.state().status;
     r.threads = sim.threads();
-    r.robots_held = sim.state().robot_count();
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     r.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // (Linux: KiB)
@@ -214,7 +213,6 @@ std::string report_to_json(const ProcessReport& r) {
                         {"loop_wall_seconds", r.loop_wall_seconds},
                         {"threads", r.threads},
                         {"peak_rss_bytes", r.peak_rss_bytes},
-                        {"robots_held", r.robots_held},
                         {"max_lag_seconds", r.max_lag_seconds},
                         {"phase_seconds", r.phase_seconds},
                         {"rounds", r.exchange.rounds},
@@ -244,7 +242,6 @@ ProcessReport report_from_json(const std::string& text) {
   r.loop_wall_seconds = j.at("loop_wall_seconds");
   r.threads = j.value("threads", 0);
   r.peak_rss_bytes = j.value("peak_rss_bytes", std::uint64_t{0});
-  r.robots_held = j.value("robots_held", std::uint64_t{0});
   r.max_lag_seconds = j.value("max_lag_seconds", 0.0);
   r.phase_seconds = j.at("phase_seconds").get<std::vector<double>>();
   r.exchange.rounds = j.at("rounds");

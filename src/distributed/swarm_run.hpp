@@ -86,7 +86,6 @@ struct ProcessReport {
   double loop_wall_seconds = 0;
   int threads = 0;  ///< its worker threads
   std::uint64_t peak_rss_bytes = 0;  ///< its process's peak resident memory (threads: shared)
-  std::uint64_t robots_held = 0;     ///< robots whose state it holds at the end (every robot)
   double max_lag_seconds = 0;  ///< process 0: how far behind the wall clock it fell (paced runs)
   std::vector<double> phase_seconds;
   ExchangeStats exchange;
