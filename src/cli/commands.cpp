@@ -144,7 +144,9 @@ void add_engine_commands(CLI::App& app, int& status) {
       "run",
       "Run experiment files one after another, writing their logs.\n"
       "All files are checked before the first one starts. Exit status: 0 ok, 1 a run failed "
-      "(its log is complete up to the last frame), 2 bad input.");
+      "(its log is complete up to the last frame), 2 bad input.\n"
+      "On a cluster, `mpirun -n P fleetsim run EXPERIMENT` (or srun) runs it on the P ranks of "
+      "the job, with the same log as one process (docs/distributed.md).");
   run->add_option("EXPERIMENT", args->files,
                   "experiment files (XML, docs/experiment-format.md); with --resume, the "
                   "checkpointed run's file by default");
