@@ -82,23 +82,28 @@ void check(int code, const char* what) {
   throw std::runtime_error(std::string(what) + " failed: " + std::string(text, n));
 }
 
-/// Every rank's bytes, by rank (MPI_Allgather of the sizes, then MPI_Allgatherv).
+/// Every rank's bytes, by rank (MPI_Allgather of the sizes, then MPI_Allgatherv), and each
+/// rank's `tag` (a small number that travels with its size, 0 to 255).
 std::vector<std::vector<std::uint8_t>> all_gather_bytes(const std::vector<std::uint8_t>& mine,
-                                                        int ranks) {
+                                                        int ranks, std::uint8_t tag = 0,
+                                                        std::vector<std::uint8_t>* tags = nullptr) {
   const auto n = static_cast<std::size_t>(ranks);
-  const long long size = static_cast<long long>(mine.size());
-  std::vector<long long> sizes(n);
-  check(MPI_Allgather(&size, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD),
+  const long long head = static_cast<long long>(mine.size()) * 256 + tag;
+  std::vector<long long> heads(n);
+  check(MPI_Allgather(&head, 1, MPI_LONG_LONG, heads.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD),
         "MPI_Allgather");
   std::vector<int> counts(n), offsets(n);
   long long total = 0;
+  if (tags) tags->resize(n);
   for (std::size_t r = 0; r < n; ++r) {
-    if (sizes[r] < 0 || sizes[r] > (1LL << 30))
+    const long long size = heads[r] / 256;
+    if (heads[r] < 0 || size > (1LL << 30))
       throw std::runtime_error("rank " + std::to_string(r) + " sent a round of " +
-                               std::to_string(sizes[r]) + " bytes");
-    counts[r] = static_cast<int>(sizes[r]);
+                               std::to_string(size) + " bytes");
+    if (tags) (*tags)[r] = static_cast<std::uint8_t>(heads[r] % 256);
+    counts[r] = static_cast<int>(size);
     offsets[r] = static_cast<int>(total);
-    total += sizes[r];
+    total += size;
     if (total > (1LL << 31) - 1)
       throw std::runtime_error("a round of more than 2 GiB over all ranks");
   }
@@ -113,9 +118,9 @@ std::vector<std::vector<std::uint8_t>> all_gather_bytes(const std::vector<std::u
 }
 
 /// The rounds of a run over MPI_COMM_WORLD. Each is one collective on every rank, in the same
-/// order (the run's rounds are a pure function of the experiment). Its first byte says what a
-/// rank brings: a round's data, the end of its run, or its failure (then the rest is its error),
-/// so that a rank that fails between two rounds stops the others at their next one.
+/// order (the run's rounds are a pure function of the experiment). A tag with each rank's size
+/// says what it brings: a round's data, the end of its run, or its failure (then the bytes are
+/// its error), so that a rank that fails between two rounds stops the others at their next one.
 class MpiExchange final : public PortExchange {
  public:
   MpiExchange(int rank, int ranks, std::vector<std::string> hosts)
@@ -131,30 +136,27 @@ class MpiExchange final : public PortExchange {
 
  protected:
   std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine, bool) override {
-    return collect(kData, std::move(mine));
+    return collect(kData, mine);
   }
 
  private:
   enum Kind : std::uint8_t { kData = 'D', kEnd = 'Z', kFailed = 'F' };
 
-  std::vector<std::vector<std::uint8_t>> collect(Kind kind, std::vector<std::uint8_t> mine) {
-    mine.insert(mine.begin(), kind);
-    auto all = all_gather_bytes(mine, ranks_);
+  std::vector<std::vector<std::uint8_t>> collect(Kind kind, const std::vector<std::uint8_t>& mine) {
+    std::vector<std::uint8_t> kinds;
+    auto all = all_gather_bytes(mine, ranks_, kind, &kinds);
     for (int r = 0; r < ranks_; ++r) {
       const auto& got = all[static_cast<std::size_t>(r)];
-      if (r != rank_ && !got.empty() && got[0] == kFailed)
+      if (r != rank_ && kinds[static_cast<std::size_t>(r)] == kFailed)
         throw transport::PeerLost(
             "rank " + std::to_string(r),
             "rank " + std::to_string(r) + " (" + hosts_[static_cast<std::size_t>(r)] +
-                ") failed: " + std::string(got.begin() + 1, got.end()));
+                ") failed: " + std::string(got.begin(), got.end()));
     }
-    for (int r = 0; r < ranks_; ++r) {
-      auto& got = all[static_cast<std::size_t>(r)];
-      if (got.empty() || got[0] != kind)
+    for (int r = 0; r < ranks_; ++r)
+      if (kinds[static_cast<std::size_t>(r)] != kind)
         throw std::runtime_error("rank " + std::to_string(r) + " is at another round than rank " +
                                  std::to_string(rank_) + " (a fleetsim of another release?)");
-      got.erase(got.begin());
-    }
     return all;
   }
 
