@@ -82,15 +82,15 @@ class RunCommand : public ::testing::Test {
 // Issue 33 item 5: after a process is killed (process 1, and process 0 itself), the error ends
 // with a command that, run as printed, goes on from the newest checkpoint with the run's own
 // log, length and processes, and ends with the log of the run never stopped. The run is given
-// 800 s, not the file's 60 s: resumed without its --length, a checkpoint past 60 s is refused.
+// 400 s, not the file's 60 s: resumed without its --length, a checkpoint past 60 s is refused.
 TEST_F(RunCommand, AKilledProcessPrintsACommandThatResumesTheSameRun) {
-  const std::string common = kDiffusion + " --threads 1 --length 800";
+  const std::string common = kDiffusion + " --threads 1 --length 400";
   ASSERT_EQ(run(common + " --quiet --log " + path("ref.flog")).status, 0);
   for (int victim : {1, 0}) {
     SCOPED_TRACE("process " + std::to_string(victim) + " killed");
     const std::string ck = path(victim == 0 ? "ck0" : "ck1");
     const std::string log = path(victim == 0 ? "k0.flog" : "k1.flog");
-    const pid_t pid = spawn({kDiffusion, "--threads", "1", "--length", "800", "--processes", "2",
+    const pid_t pid = spawn({kDiffusion, "--threads", "1", "--length", "400", "--processes", "2",
                              "--log", log, "--checkpoint-every", "0.2", "--checkpoint-dir", ck},
                             "k.out", "k.err");
     ASSERT_TRUE(wait_for_checkpoint(ck)) << "no checkpoint within 30 s";
@@ -104,7 +104,7 @@ TEST_F(RunCommand, AKilledProcessPrintsACommandThatResumesTheSameRun) {
     const std::string command = printed_resume_command(err);
     ASSERT_FALSE(command.empty()) << "no command to go on with:\n" << err;
     EXPECT_EQ(command.rfind(kFleetsim + " run ", 0), 0u) << command;
-    const std::vector<std::string> parts = {"--resume", "--log", log, "--length 800",
+    const std::vector<std::string> parts = {"--resume", "--log", log, "--length 400",
                                             "--processes 2"};
     for (const std::string& part : parts)
       EXPECT_NE(command.find(part), std::string::npos) << part << " missing from: " << command;
@@ -120,10 +120,10 @@ TEST_F(RunCommand, AKilledProcessPrintsACommandThatResumesTheSameRun) {
 // would split (a space in the log's name) are quoted.
 TEST_F(RunCommand, AnInterruptedRunOnOneProcessPrintsACommandThatResumesIt) {
   const std::string log = path("with space.flog");
-  ASSERT_EQ(run(kDiffusion + " --threads 1 --length 800 --quiet --log " + path("ref.flog")).status,
+  ASSERT_EQ(run(kDiffusion + " --threads 1 --length 400 --quiet --log " + path("ref.flog")).status,
             0);
   const std::string ck = path("ck");
-  const pid_t pid = spawn({kDiffusion, "--threads", "1", "--length", "800", "--log", log,
+  const pid_t pid = spawn({kDiffusion, "--threads", "1", "--length", "400", "--log", log,
                            "--checkpoint-every", "0.2", "--checkpoint-dir", ck},
                           "i.out", "i.err");
   ASSERT_TRUE(wait_for_checkpoint(ck));
