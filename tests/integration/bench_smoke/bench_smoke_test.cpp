@@ -54,6 +54,30 @@ TEST(BenchSmoke, TimesyncRunsOnTheFederateApiAndTheTimeLayer) {
   }
 }
 
+// bench/faults on one kind of process and one transport (docs/testing.md, Faults): one JSON
+// line; each case's run stopped (no process past the bench's 10 s limit), the supervisor with
+// status 1 naming the process hit.
+TEST(BenchSmoke, FaultsBenchmarkMeasuresAKilledAndAStoppedProcess) {
+  const std::string out =
+      run(std::string(FLEETSIM_BINARY_DIR) + "/bench/faults --repeat 1 --only 'swarm process/shm' "
+                                             "2>/dev/null");
+  auto j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << out;
+  ASSERT_EQ(j["cases"].size(), 2u) << out;  // SIGKILL and SIGSTOP
+  for (const auto& c : j["cases"]) {
+    SCOPED_TRACE(c.value("case", "?"));
+    EXPECT_EQ(c["did_not_stop"], 0);
+    bool supervisor = false;
+    for (const auto& o : c["others"])
+      if (o.value("process", "") == "supervisor") {
+        supervisor = true;
+        EXPECT_EQ(o.value("status", ""), "exit 1");
+        EXPECT_NE(o.value("error", "").find("process 1 ("), std::string::npos) << o.dump();
+      }
+    EXPECT_TRUE(supervisor) << c.dump();
+  }
+}
+
 TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
   auto j = bench("--robots 1000 --threads 2 --engines 4 --seconds 5 --log frames --seed 3");
   ASSERT_TRUE(j.is_object());
