@@ -267,6 +267,9 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
       MutedErrors muted(silent);
       all = load_all(a);
     }
+    // (A rank but rank 0 whose files do not load goes on to the ranks' file check, where rank
+    // 0 names it: its own errors are not printed.)
+    if (!all && silent) all.emplace(a.files.size());
     if (!all) {
       err << "fleetsim: nothing was run; fix the errors above (`fleetsim check` validates "
              "without running)\n";

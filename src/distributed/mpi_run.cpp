@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <initializer_list>
 #include <cstring>
+#include <initializer_list>
 #include <stdexcept>
 
 #ifdef FLEETSIM_HAVE_MPI
@@ -84,9 +84,9 @@ void check(int code, const char* what) {
 
 /// Every rank's bytes, by rank (MPI_Allgather of the sizes, then MPI_Allgatherv), and each
 /// rank's `tag` (a small number that travels with its size, 0 to 255).
-std::vector<std::vector<std::uint8_t>> all_gather_bytes(const std::vector<std::uint8_t>& mine,
-                                                        int ranks, std::uint8_t tag = 0,
-                                                        std::vector<std::uint8_t>* tags = nullptr) {
+std::vector<std::vector<std::uint8_t> > all_gather_bytes(
+    const std::vector<std::uint8_t>& mine, int ranks, std::uint8_t tag = 0,
+    std::vector<std::uint8_t>* tags = nullptr) {
   const auto n = static_cast<std::size_t>(ranks);
   const long long head = static_cast<long long>(mine.size()) * 256 + tag;
   std::vector<long long> heads(n);
@@ -111,7 +111,7 @@ std::vector<std::vector<std::uint8_t>> all_gather_bytes(const std::vector<std::u
   check(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, flat.data(),
                        counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
         "MPI_Allgatherv");
-  std::vector<std::vector<std::uint8_t>> all(n);
+  std::vector<std::vector<std::uint8_t> > all(n);
   for (std::size_t r = 0; r < n; ++r)
     all[r].assign(flat.begin() + offsets[r], flat.begin() + offsets[r] + counts[r]);
   return all;
@@ -135,23 +135,24 @@ class MpiExchange final : public PortExchange {
   }
 
  protected:
-  std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine, bool) override {
+  std::vector<std::vector<std::uint8_t> > round(std::vector<std::uint8_t> mine, bool) override {
     return collect(kData, mine);
   }
 
  private:
   enum Kind : std::uint8_t { kData = 'D', kEnd = 'Z', kFailed = 'F' };
 
-  std::vector<std::vector<std::uint8_t>> collect(Kind kind, const std::vector<std::uint8_t>& mine) {
+  std::vector<std::vector<std::uint8_t> > collect(Kind kind,
+                                                  const std::vector<std::uint8_t>& mine) {
     std::vector<std::uint8_t> kinds;
     auto all = all_gather_bytes(mine, ranks_, kind, &kinds);
     for (int r = 0; r < ranks_; ++r) {
       const auto& got = all[static_cast<std::size_t>(r)];
       if (r != rank_ && kinds[static_cast<std::size_t>(r)] == kFailed)
-        throw transport::PeerLost(
-            "rank " + std::to_string(r),
-            "rank " + std::to_string(r) + " (" + hosts_[static_cast<std::size_t>(r)] +
-                ") failed: " + std::string(got.begin(), got.end()));
+        throw transport::PeerLost("rank " + std::to_string(r),
+                                  "rank " + std::to_string(r) + " (" +
+                                      hosts_[static_cast<std::size_t>(r)] +
+                                      ") failed: " + std::string(got.begin(), got.end()));
     }
     for (int r = 0; r < ranks_; ++r)
       if (kinds[static_cast<std::size_t>(r)] != kind)
@@ -175,24 +176,28 @@ std::vector<std::string> host_names(int ranks) {
   return hosts;
 }
 
-/// Why some rank runs other files than rank 0 (empty when none does): every rank learns it.
-std::string compare_ranks_files(const nlohmann::json& mine, int rank, int ranks,
+/// Why some rank runs other files than rank 0, or could not load them (empty when every rank
+/// runs rank 0's): every rank learns it. `mine`: this rank's files (files_json), or null when
+/// its experiment did not load.
+std::string compare_ranks_files(const nlohmann::json& mine, int ranks,
                                 const std::vector<std::string>& hosts) {
   const std::string text = mine.dump();
   auto all = all_gather_bytes({text.begin(), text.end()}, ranks);
-  (void)rank;
-  const auto ours = nlohmann::json::parse(all[0].begin(), all[0].end());
+  auto parse = [&all](int r) {
+    const auto& bytes = all[static_cast<std::size_t>(r)];
+    return nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  };
+  const auto ours = parse(0);
+  if (!ours.is_array()) return "";  // (rank 0 did not load it: it prints why)
   for (int r = 1; r < ranks; ++r) {
-    nlohmann::json theirs;
-    try {
-      theirs = nlohmann::json::parse(all[static_cast<std::size_t>(r)].begin(),
-                                     all[static_cast<std::size_t>(r)].end());
-    } catch (const std::exception&) {
-    }
+    const std::string who =
+        "rank " + std::to_string(r) + " (" + hosts[static_cast<std::size_t>(r)] + ")";
+    const auto theirs = parse(r);
+    if (!theirs.is_array())
+      return who + " could not load the experiment (`fleetsim check` on that machine says why)";
     const std::string why = compare_files(ours, theirs);
     if (!why.empty())
-      return "rank " + std::to_string(r) + " (" + hosts[static_cast<std::size_t>(r)] +
-             ") runs other files than rank 0: " + why +
+      return who + " runs other files than rank 0: " + why +
              " (every rank must run the same experiment, plug-ins and files)";
   }
   return "";
@@ -213,8 +218,8 @@ std::vector<ProcessReport> run_mpi(const Loader& load, const SwarmRunOptions& op
   auto loaded = load();
   // Every rank takes part in the file check, loaded or not, so that none waits for ever.
   const nlohmann::json files =
-      loaded ? files_json(loaded->experiment, *loaded->registry) : nlohmann::json("not loaded");
-  const std::string differs = compare_ranks_files(files, rank, ranks, hosts);
+      loaded ? files_json(loaded->experiment, *loaded->registry) : nlohmann::json(nullptr);
+  const std::string differs = compare_ranks_files(files, ranks, hosts);
   if (!loaded) throw std::invalid_argument("the experiment has errors");
   if (!differs.empty()) throw std::invalid_argument(differs);
   SwarmRunOptions o = options;
@@ -231,8 +236,8 @@ std::vector<ProcessReport> run_mpi(const Loader& load, const SwarmRunOptions& op
     throw std::invalid_argument(
         std::to_string(ranks) + " ranks but only " + std::to_string(regions) +
         (regions == 1 ? " physics engine region" : " physics engine regions") +
-        ": a rank simulates whole regions, so this run can use at most " +
-        std::to_string(regions) + " (mpirun -n " + std::to_string(regions) +
+        ": a rank simulates whole regions, so this run can use at most " + std::to_string(regions) +
+        " (mpirun -n " + std::to_string(regions) +
         "), or divide the arena into more regions in <physics>");
   const auto owner = assign_regions(loaded->experiment, ranks);
   ProcessReport mine = run_share(*loaded, rank, owner, o, [&](int) {

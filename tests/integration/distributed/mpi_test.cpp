@@ -93,6 +93,13 @@ TEST_F(Mpi, BadStartsAreUserErrorsSaidOnce) {
   EXPECT_EQ(count(other.err, "rank 1 ("), 1u) << other.err;
   EXPECT_NE(other.err.find("the experiment file diffusion.xml differs"), std::string::npos)
       << other.err;
+  // A rank whose file does not load: rank 0 names it (the rank itself prints nothing).
+  std::ofstream(path("broken.xml")) << "<fleetsim>\n";
+  Result broken = shell(kMpirun + " -n 1 " + kFleetsim + " run " + kDiffusion + " --quiet : -n 1 " +
+                        kFleetsim + " run " + path("broken.xml") + " --quiet");
+  EXPECT_NE(broken.status, 0);
+  EXPECT_EQ(count(broken.err, "rank 1 ("), 1u) << broken.err;
+  EXPECT_NE(broken.err.find("could not load the experiment"), std::string::npos) << broken.err;
   // The ranks are the processes.
   Result both = mpirun(2, kDiffusion + " --quiet --processes 2");
   EXPECT_NE(both.status, 0);
