@@ -130,11 +130,16 @@ bool silent_rank() {
   return distributed::mpi_launched() && distributed::mpi_launched_rank() != 0;
 }
 
-/// The regions of process report `r`, for messages.
-std::string describe(const distributed::ProcessReport& r) {
+/// "process P (REGION, REGION)" for process report `r`, in messages and the summary.
+std::string process_and_regions(const distributed::ProcessReport& r) {
   std::string regions;
   for (const auto& n : r.regions) regions += (regions.empty() ? "" : ", ") + n;
-  return "process " + std::to_string(r.process) + " (" + regions + "): " + r.error;
+  return "process " + std::to_string(r.process) + " (" + regions + ")";
+}
+
+/// A failed process's error, naming it and its regions.
+std::string describe(const distributed::ProcessReport& r) {
+  return process_and_regions(r) + ": " + r.error;
 }
 
 /// Runs one experiment file, however the options place its processes. The hooks (progress,
@@ -144,11 +149,10 @@ std::string describe(const distributed::ProcessReport& r) {
 std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::string& file,
                                                  std::optional<LoadedExperiment> preloaded,
                                                  const std::shared_ptr<const Checkpoint>& resume,
-                                                 SimTime& tick_ns,
-                                                 std::vector<std::string>& logs) {
+                                                 SimTime& tick_ns, std::vector<std::string>& logs) {
   using namespace distributed;
   SwarmRunOptions o;
-  o.processes = a.network_role == "primary" ? a.network_secondaries + 1 : a.processes;
+  o.processes = a.processes;  // (a network run and an MPI job set their own)
   o.transport = a.transport == "inproc" ? TransportKind::kInproc
                 : a.transport == "tcp"  ? TransportKind::kTcp
                 : a.transport == "ipc"  ? TransportKind::kIpc
@@ -375,7 +379,9 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                                    ? nlohmann::json(nullptr)
                                    : nlohmann::json(reports.size());
         summary["network_role"] = a.network_role;
-        summary["transport"] = mpi ? std::string("mpi") : network ? std::string("tcp") : a.transport;
+        summary["transport"] = mpi       ? std::string("mpi")
+                               : network ? std::string("tcp")
+                                         : a.transport;
         summary["sync"] = mpi ? std::string("collective") : a.sync;
         summary["per_process"] = per;
       } else {
@@ -402,48 +408,42 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
         if (std::filesystem::exists(l))  // (not one that could not be created)
           err << "  the log " << l << " is complete up to the last frame written\n";
       if (!go_on.empty()) {
-        err << "  go on from " << (p0.checkpoints.empty() ? "the checkpoint it resumed from"
-                                                                : "the newest checkpoint")
-                  << ":\n    "
-                  << (mpi ? "mpirun -n " + std::to_string(reports.size()) + " " : "")
-                  << resume_command(program_invocation_name, a, file, go_on) << "\n";
+        err << "  go on from "
+            << (p0.checkpoints.empty() ? "the checkpoint it resumed from" : "the newest checkpoint")
+            << ":\n    " << (mpi ? "mpirun -n " + std::to_string(reports.size()) + " " : "")
+            << resume_command(program_invocation_name, a, file, go_on) << "\n";
         if (a.network_role == "primary")
           err << "  and start each secondary again with --resume and a copy of that "
-                       "checkpoint (docs/checkpoints.md)\n";
+                 "checkpoint (docs/checkpoints.md)\n";
       }
       summary["error"] = failure;
       status = kExitRuntimeError;
     } else if (!a.quiet) {
       out << file << ": " << p0.ticks << " ticks"
-                << (from > 0 ? " (from tick " + std::to_string(from) + ")" : "") << ", " << simsec
-                << " simulated s in " << loop_wall << " wall s (" << rtf << "x real time, "
-                << steps_per_s << " robot-steps/s, "
-                << (!several ? std::to_string(p0.threads) + " threads"
-                    : a.network_role == "secondary"
-                        ? "process " + std::to_string(p0.process)
-                        : std::to_string(reports.size()) + " processes")
-                << ")\n";
+          << (from > 0 ? " (from tick " + std::to_string(from) + ")" : "") << ", " << simsec
+          << " simulated s in " << loop_wall << " wall s (" << rtf << "x real time, " << steps_per_s
+          << " robot-steps/s, "
+          << (!several                        ? std::to_string(p0.threads) + " threads"
+              : a.network_role == "secondary" ? "process " + std::to_string(p0.process)
+                                              : std::to_string(reports.size()) + " processes")
+          << ")\n";
       if (several)
         for (const auto& r : reports) {
-          std::string regions;
-          for (const auto& n : r.regions) regions += (regions.empty() ? "" : ", ") + n;
-          out << "  process " << r.process << " (" << regions << "): " << r.robot_steps
-                    << " robot-steps, exchange " << r.exchange.seconds << " s (waiting "
-                    << r.exchange.wait_seconds << " s), " << r.exchange.bytes_sent
-                    << " bytes sent, " << r.exchange.migrations_in << " robots in, "
-                    << r.exchange.migrations_out << " out\n";
+          out << "  " << process_and_regions(r) << ": " << r.robot_steps
+              << " robot-steps, exchange " << r.exchange.seconds << " s (waiting "
+              << r.exchange.wait_seconds << " s), " << r.exchange.bytes_sent << " bytes sent, "
+              << r.exchange.migrations_in << " robots in, " << r.exchange.migrations_out
+              << " out\n";
         }
       if (several) out << "  state " << hash << "\n";
-      if (!p0.checkpoints.empty())
-        out << "  newest checkpoint: " << p0.checkpoints.back() << "\n";
+      if (!p0.checkpoints.empty()) out << "  newest checkpoint: " << p0.checkpoints.back() << "\n";
       for (const auto& l : logs)
         out << "  log: " << l << "  (look at it: fleetsim view " << l << ")\n";
     }
     runs.push_back(summary);
     if (g_interrupted.load()) break;
   }
-  if (a.json)
-    out << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
+  if (a.json) out << (runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}}).dump() << "\n";
   return status;
 }
 

@@ -222,14 +222,8 @@ std::vector<ProcessReport> run_mpi(const Loader& load, const SwarmRunOptions& op
   const std::string differs = compare_ranks_files(files, ranks, hosts);
   if (!loaded) throw std::invalid_argument("the experiment has errors");
   if (!differs.empty()) throw std::invalid_argument(differs);
-  SwarmRunOptions o = options;
+  SwarmRunOptions o = options;  // (its hooks run on rank 0 only: run_share)
   o.processes = ranks;
-  if (rank != 0) {
-    o.on_start = nullptr;
-    o.on_tick = nullptr;
-    o.on_wait = nullptr;
-    o.before_step = o.after_step = nullptr;
-  }
   // (The same on every rank: a pure function of the experiment and the number of ranks.)
   const std::size_t regions = loaded->experiment.model->engines.size();
   if (loaded->experiment.distribution.empty() && static_cast<std::size_t>(ranks) > regions)

@@ -20,6 +20,7 @@
 #include "transport/curve.hpp"
 #include "transport/refusals.hpp"
 #include "transport/wire.hpp"
+#include "transport/zmq_sockets.hpp"
 #include "transport/zmq_transport.hpp"
 
 namespace fleetsim::distributed {
@@ -51,42 +52,6 @@ std::string tcp(const std::string& host, int port) {
   return "tcp://" + host + ":" + std::to_string(port);
 }
 
-/// Heartbeats on a control socket (the primary's join port, a secondary's connection to it),
-/// as on the links between processes: a peer that dies or hangs is seen to leave within the
-/// heartbeat timeout, so that the other side need not wait for what it would have sent.
-void heartbeats(zmq::socket_t& s) {
-  const transport::ZmqOptions zo;
-  s.set(zmq::sockopt::heartbeat_ivl, zo.heartbeat_interval_ms);
-  s.set(zmq::sockopt::heartbeat_timeout, zo.heartbeat_timeout_ms);
-  s.set(zmq::sockopt::heartbeat_ttl, zo.heartbeat_timeout_ms);
-}
-
-/// Reads one event of a socket monitor (zmq_socket_monitor: the event and its value, then
-/// the endpoint), without waiting.
-std::optional<std::pair<std::uint16_t, std::int32_t>> monitor_event(zmq::socket_t& monitor) {
-  zmq::message_t head, address;
-  if (!monitor.recv(head, zmq::recv_flags::dontwait)) return std::nullopt;
-  std::uint16_t event = 0;
-  std::int32_t value = 0;
-  if (head.size() >= 6) {
-    std::memcpy(&event, head.data(), 2);
-    std::memcpy(&value, static_cast<const char*>(head.data()) + 2, 4);
-  }
-  if (head.more()) (void)monitor.recv(address);
-  return std::make_pair(event, value);
-}
-
-/// A socket monitor, connected: the events `events` of `s`.
-zmq::socket_t monitor_of(zmq::context_t& ctx, zmq::socket_t& s, const std::string& name,
-                         int events) {
-  const std::string address = "inproc://fleetsim-" + name + "-monitor";
-  if (zmq_socket_monitor(s.handle(), address.c_str(), events) != 0) throw zmq::error_t();
-  zmq::socket_t m(ctx, zmq::socket_type::pair);
-  m.set(zmq::sockopt::linger, 0);
-  m.connect(address);
-  return m;
-}
-
 /// The primary's join port (its --listen socket) as its monitor shows it: the connections it
 /// refused, logged as a federation's links log theirs (the ZAP handler's, with their address,
 /// and those that failed the handshake or were not ZeroMQ at all), and the connections that
@@ -95,7 +60,9 @@ zmq::socket_t monitor_of(zmq::context_t& ctx, zmq::socket_t& s, const std::strin
 class JoinPort {
  public:
   JoinPort(zmq::context_t& ctx, zmq::socket_t& socket, transport::ZapHandler* zap)
-      : monitor_(monitor_of(ctx, socket, "join", transport::HandshakeWatch::events())), zap_(zap) {}
+      : monitor_(transport::monitor_socket(ctx, socket, "inproc://fleetsim-join-monitor",
+                                           transport::HandshakeWatch::events())),
+        zap_(zap) {}
   ~JoinPort() { monitor_.close(); }
 
   /// Logs the refusals since the last call and notes the connections that closed.
@@ -103,7 +70,7 @@ class JoinPort {
     if (zap_)
       for (const auto& line : zap_->take_refusals())
         std::cerr << "fleetsim: primary: " << line << "\n";
-    while (auto e = monitor_event(monitor_)) {
+    while (auto e = transport::read_monitor_event(monitor_)) {
       if (e->first == ZMQ_EVENT_ACCEPTED) closed_.erase(e->second);  // (descriptors are reused)
       if (e->first == ZMQ_EVENT_DISCONNECTED) closed_.insert(e->second);
       if (!zap_) continue;  // (without keys, every connection may join)
@@ -179,7 +146,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     }
     zmq::socket_t control(ctx, zmq::socket_type::router);
     control.set(zmq::sockopt::linger, 0);
-    heartbeats(control);
+    transport::set_heartbeats(control);
     JoinPort join(ctx, control, zap.get());
     if (curve) {
       control.set(zmq::sockopt::curve_server, 1);
@@ -356,9 +323,10 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   std::string secret, own_public;
   zmq::socket_t control(ctx, zmq::socket_type::dealer);
   control.set(zmq::sockopt::linger, 2000);
-  heartbeats(control);
+  transport::set_heartbeats(control);
   zmq::socket_t control_monitor =
-      monitor_of(ctx, control, "control", ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED);
+      transport::monitor_socket(ctx, control, "inproc://fleetsim-control-monitor",
+                                ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED);
   if (curve) {
     secret = transport::read_curve_key_file(net.secret_key_file);
     own_public = transport::curve_public_of(secret);
@@ -435,9 +403,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   po.jitter_us = o.jitter_us;
   po.run_id = *run_id;
   po.log = log_refusal;
-  o.on_start = nullptr;  // (process 0's hooks)
   o.on_tick = nullptr;
-  o.before_step = o.after_step = nullptr;
   ProcessReport r;
   r.process = index;
   try {
@@ -451,7 +417,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   // from its handshake: a hung primary's kernel still accepts one.) After a failure, the
   // primary may be going too: the report waits less.
   bool connected = true;
-  while (auto e = monitor_event(control_monitor))
+  while (auto e = transport::read_monitor_event(control_monitor))
     connected = e->first == ZMQ_EVENT_HANDSHAKE_SUCCEEDED;
   if (connected) {
     if (!r.ok) control.set(zmq::sockopt::linger, 300);

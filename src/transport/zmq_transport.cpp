@@ -16,27 +16,13 @@
 #include "transport/link_port.hpp"
 #include "transport/refusals.hpp"
 #include "transport/wire.hpp"
+#include "transport/zmq_sockets.hpp"
 
 namespace fleetsim::transport {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Reads one monitor event (two frames: 6 bytes event+value, then the address).
-std::optional<std::pair<std::uint16_t, std::int32_t>> read_event(zmq::socket_t& monitor) {
-  zmq::message_t head;
-  if (!monitor.recv(head, zmq::recv_flags::dontwait)) return std::nullopt;
-  std::uint16_t event = 0;
-  std::int32_t value = 0;
-  if (head.size() >= 6) {
-    std::memcpy(&event, head.data(), 2);
-    std::memcpy(&value, static_cast<const char*>(head.data()) + 2, 4);
-  }
-  zmq::message_t address;
-  if (head.more()) (void)monitor.recv(address);
-  return std::make_pair(event, value);
-}
 
 /// A link's name in authentication messages (its ZAP domain).
 std::string link_name(const std::string& source) {
@@ -129,19 +115,13 @@ class ZmqPort final : public LinkPort {
     auto monitored = [&](zmq::socket_type type, std::size_t hwm) {
       zmq::socket_t s(ctx_, type);
       s.set(zmq::sockopt::linger, 0);
-      s.set(zmq::sockopt::heartbeat_ivl, zopt_.heartbeat_interval_ms);
-      s.set(zmq::sockopt::heartbeat_timeout, zopt_.heartbeat_timeout_ms);
-      s.set(zmq::sockopt::heartbeat_ttl, zopt_.heartbeat_timeout_ms);
+      set_heartbeats(s, zopt_);
       s.set(zmq::sockopt::reconnect_ivl, 20);
       s.set(zmq::sockopt::sndhwm, static_cast<int>(std::max<std::size_t>(hwm, 1)));
       s.set(zmq::sockopt::rcvhwm, static_cast<int>(std::max<std::size_t>(hwm, 1)));
-      std::string address = "inproc://fleetsim-monitor-" + std::to_string(monitor_id++);
-      int rc = zmq_socket_monitor(s.handle(), address.c_str(),
-                                  ZMQ_EVENT_CONNECTED | HandshakeWatch::events());
-      if (rc != 0) throw zmq::error_t();
-      zmq::socket_t m(ctx_, zmq::socket_type::pair);
-      m.set(zmq::sockopt::linger, 0);
-      m.connect(address);
+      zmq::socket_t m =
+          monitor_socket(ctx_, s, "inproc://fleetsim-monitor-" + std::to_string(monitor_id++),
+                         ZMQ_EVENT_CONNECTED | HandshakeWatch::events());
       return std::make_pair(std::move(s), std::move(m));
     };
 
@@ -370,7 +350,7 @@ class ZmqPort final : public LinkPort {
   }
 
   void read_events(RecvLink& r) {
-    while (auto e = read_event(r.monitor)) {
+    while (auto e = read_monitor_event(r.monitor)) {
       if (e->first == ZMQ_EVENT_ACCEPTED) {
         r.connections.insert(e->second);
         r.gone = false;
@@ -398,7 +378,7 @@ class ZmqPort final : public LinkPort {
   }
 
   void read_events(SendLink& s) {
-    while (auto e = read_event(s.monitor)) {
+    while (auto e = read_monitor_event(s.monitor)) {
       if (e->first == ZMQ_EVENT_CONNECTED) s.gone = false;
       if (e->first == ZMQ_EVENT_DISCONNECTED) s.gone = true;
       if (e->first == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include <gtest/gtest.h>
 #include <zmq.hpp>
 
 namespace fleetsim::testing {
@@ -107,6 +108,18 @@ inline std::string record_curve_session(const std::string& server_public,
   close(to_server);
   close(listener);
   return delivered ? recorded : std::string();
+}
+
+/// Expects in `err` the three refusals a test's intruder caused, in order: garbage, an HTTP
+/// request (neither speaks ZeroMQ) and a replayed CURVE session (it does not authenticate),
+/// each logged as `refused` (the line up to its count) and "(N so far): ...".
+inline void expect_intrusions_logged(const std::string& err, const std::string& refused) {
+  EXPECT_NE(err.find(refused + "(1 so far): it did not speak ZeroMQ (garbage, or another "
+                               "protocol such as HTTP)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find(refused + "(2 so far): it did not speak ZeroMQ"), std::string::npos) << err;
+  EXPECT_NE(err.find(refused + "(3 so far): it did not authenticate"), std::string::npos) << err;
 }
 
 }  // namespace fleetsim::testing

@@ -1,5 +1,6 @@
-// Tests that start fleetsim in the background: spawning it with its output in files, its child
-// processes, and waiting for it with a bound (a hang fails the test rather than the suite).
+// Tests that run fleetsim: a command through the shell with its output in files, or in the
+// background, its child processes, and waiting for it with a bound (a hang fails the test
+// rather than the suite).
 #pragma once
 
 #include <fcntl.h>
@@ -10,14 +11,33 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "support/test_files.hpp"
+
 extern char** environ;
 
 namespace fleetsim::testing {
+
+/// What a command did: its exit status (-1 when a signal ended it) and its output.
+struct CommandResult {
+  int status = -1;
+  std::string out, err;
+};
+
+/// Runs `command` through the shell, bounded by time_limited(`seconds`), its standard output
+/// and error into DIR/stdout.txt and DIR/stderr.txt.
+inline CommandResult run_command(const std::string& command, const std::filesystem::path& dir,
+                                 int seconds = 300) {
+  const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
+  const int raw = std::system((time_limited(command, seconds) + " >" + out + " 2>" + err).c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+}
 
 /// Starts `program` with `args`, its standard output and error into the files `out` and `err`;
 /// returns its pid.

@@ -29,21 +29,13 @@ const std::string kFootbot = kSrc + "/examples/footbot/aggregation.xml";
 // (Root may run mpirun only when it says so; this machine's 2 cores hold more ranks.)
 const std::string kMpirun = "mpirun --allow-run-as-root --oversubscribe";
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using Result = fleetsim::testing::CommandResult;
 
 class Mpi : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = fleetsim::testing::fresh_test_dir(); }
   std::string path(const std::string& n) const { return (dir_ / n).string(); }
-  Result shell(const std::string& command) {
-    const std::string out = path("stdout.txt"), err = path("stderr.txt");
-    const int raw = std::system(
-        (fleetsim::testing::time_limited(command) + " >" + out + " 2>" + err).c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-  }
+  Result shell(const std::string& command) { return fleetsim::testing::run_command(command, dir_); }
   Result mpirun(int ranks, const std::string& args) {
     return shell(kMpirun + " -n " + std::to_string(ranks) + " " + kFleetsim + " run " + args);
   }

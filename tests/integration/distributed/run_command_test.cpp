@@ -28,10 +28,7 @@ const std::string kSrc = FLEETSIM_SOURCE_DIR;
 const std::string kFleetsim = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim";
 const std::string kDiffusion = kSrc + "/examples/diffusion/diffusion.xml";
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using Result = fleetsim::testing::CommandResult;
 
 class RunCommand : public ::testing::Test {
  protected:
@@ -39,10 +36,7 @@ class RunCommand : public ::testing::Test {
   std::string path(const std::string& n) const { return (dir_ / n).string(); }
   /// `command` through the shell (bounded in time: a hang fails with status 124).
   Result shell(const std::string& command, int seconds = 300) {
-    const std::string out = path("stdout.txt"), err = path("stderr.txt");
-    const int raw = std::system(
-        (fleetsim::testing::time_limited(command, seconds) + " >" + out + " 2>" + err).c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+    return fleetsim::testing::run_command(command, dir_, seconds);
   }
   Result run(const std::string& args, int seconds = 300) {
     return shell(kFleetsim + " run " + args, seconds);

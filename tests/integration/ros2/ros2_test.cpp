@@ -2,9 +2,7 @@
 // the ROS 2 type and topic names and no fleetsim code, subscribes to a live run's poses and
 // clock and drives its external robot with geometry_msgs/Twist on cmd_vel.
 #include <dds/dds.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -19,9 +17,8 @@
 #include <fmt/format.h>
 
 #include "ros2_msgs.h"
+#include "support/processes.hpp"
 #include "support/test_files.hpp"
-
-extern char** environ;
 
 namespace {
 
@@ -56,17 +53,11 @@ class Ros2Bridge : public ::testing::Test {
   void start_run() {
     const std::string exe = FLEETSIM_EXE, file = kExample, domain = std::to_string(domain_),
                       err = (dir_ / "err").string();
-    std::vector<std::string> args = {exe,      "run",         file,       "--ros2", "--ros2-domain",
-                                     domain,   "--time-mode", "realtime", "--log",  "",
-                                     "--quiet"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ASSERT_EQ(posix_spawn(&pid_, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
+    pid_ = fleetsim::testing::spawn_with_output(exe,
+                                                {"run", file, "--ros2", "--ros2-domain", domain,
+                                                 "--time-mode", "realtime", "--log", "", "--quiet"},
+                                                (dir_ / "out").string(), err);
+    ASSERT_GT(pid_, 0);
   }
   fs::path dir_;
   int domain_ = 0;
