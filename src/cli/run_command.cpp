@@ -282,7 +282,8 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
     for (auto& [ex, reg] : *all) {
       if (several && !mpi && a.network_role != "secondary") {  // (the primary says how many)
         try {
-          assign_regions(ex, network ? a.network_secondaries + 1 : a.processes);
+          assign(ex, network ? a.network_secondaries + 1 : a.processes,
+                 network ? "--network-secondaries (plus 1)" : "--processes");
         } catch (const std::invalid_argument& e) {
           err << e.what() << "\nfleetsim: nothing was run\n";
           return kExitUserError;

@@ -225,15 +225,7 @@ std::vector<ProcessReport> run_mpi(const Loader& load, const SwarmRunOptions& op
   SwarmRunOptions o = options;  // (its hooks run on rank 0 only: run_share)
   o.processes = ranks;
   // (The same on every rank: a pure function of the experiment and the number of ranks.)
-  const std::size_t regions = loaded->experiment.model->engines.size();
-  if (loaded->experiment.distribution.empty() && static_cast<std::size_t>(ranks) > regions)
-    throw std::invalid_argument(
-        std::to_string(ranks) + " ranks but only " + std::to_string(regions) +
-        (regions == 1 ? " physics engine region" : " physics engine regions") +
-        ": a rank simulates whole regions, so this run can use at most " + std::to_string(regions) +
-        " (mpirun -n " + std::to_string(regions) +
-        "), or divide the arena into more regions in <physics>");
-  const auto owner = assign_regions(loaded->experiment, ranks);
+  const auto owner = assign(loaded->experiment, ranks, "mpirun -n");
   ProcessReport mine = run_share(*loaded, rank, owner, o, [&](int) {
     return std::make_unique<MpiExchange>(rank, ranks, hosts);
   });

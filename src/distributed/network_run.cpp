@@ -111,7 +111,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   if (net.primary) {
     const int n = net.secondaries + 1;
     o.processes = n;
-    const auto owner = assign_regions(loaded->experiment, n);  // before anyone waits
+    const auto owner = assign(loaded->experiment, n, "--network-secondaries (plus 1)");  // before anyone waits
     const auto [host, port] = split_tcp(net.listen, "--listen");
     if (port == 0)
       throw std::invalid_argument("--listen " + net.listen + ": give a port (e.g. 7770)");
@@ -378,7 +378,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     throw std::runtime_error("a welcome from " + net.primary_address + " that does not add up");
   o.processes = n;
   o.sync = j.value("sync", "dsaam") == "lockstep" ? SyncMode::kLockstep : SyncMode::kDsaam;
-  const auto owner = assign_regions(loaded->experiment, n);
+  const auto owner = assign(loaded->experiment, n, "--network-secondaries (plus 1)");
   auto layout = make_swarm_layout(o.sync, n, tick);
   for (int p = 0; p < n; ++p)
     layout.nodes[static_cast<std::size_t>(p)].endpoint =

@@ -233,13 +233,10 @@ void check_declaration(const federation::Federation& fed, std::size_t node, cons
                            "' as an observation flow (expected a periodic or event flow: every "
                            "pose and command an external robot is sent is applied)");
   }
-  // Its processes: whole regions each, as `fleetsim run --processes`.
+  // Its processes: as `fleetsim run --processes`.
   if (decl.processes > 1) {
     const std::string node_name =
         "swarm node '" + decl.name + "': processes=\"" + std::to_string(decl.processes) + "\" ";
-    const std::size_t regions = ex.model->engines.size();
-    bool listed = false;  // <distribution> assigns regions (not affinities only)
-    for (const auto& p : ex.distribution) listed = listed || !p.empty();
     if (!ex.distribution.empty() &&
         ex.distribution.size() != static_cast<std::size_t>(decl.processes)) {
       d.error(decl.where, node_name + "but the <distribution> of " + decl.experiment + " (line " +
@@ -248,16 +245,9 @@ void check_declaration(const federation::Federation& fed, std::size_t node, cons
                               " processes (expected processes=\"" +
                               std::to_string(ex.distribution.size()) +
                               "\", or no <distribution> for the automatic assignment)");
-    } else if (!listed && static_cast<std::size_t>(decl.processes) > regions) {
-      d.error(decl.where,
-              node_name + "but " + decl.experiment + " has only " + std::to_string(regions) +
-                  (regions == 1 ? " physics engine region" : " physics engine regions") +
-                  " (a process simulates whole regions: expected processes=\"" +
-                  std::to_string(regions) +
-                  "\" or fewer, or more regions in the experiment's <physics>)");
     } else {
       try {
-        (void)assign_regions(ex, decl.processes);
+        (void)assign(ex, decl.processes, "processes=");
       } catch (const std::invalid_argument& e) {
         d.error(decl.where, node_name + "cannot run: " + e.what());
       }
@@ -434,7 +424,7 @@ class SwarmShare {
     for (std::size_t i = 0; i < ex->state.robot_count(); ++i)
       by_name_[names[i]] = ex->state.robot_id()[i];
     tick_ = ex->model->tick_period_ns;
-    if (decl_.processes > 1) owner_ = assign_regions(*ex, decl_.processes);
+    if (decl_.processes > 1) owner_ = assign(*ex, decl_.processes, "processes=");
     Distribution pins;  // (only to ask whether the experiment pins robots to processes)
     pins.kind_process = ex->kind_affinity;
     pins.robot_process = ex->robot_affinity;
@@ -453,7 +443,8 @@ class SwarmShare {
     if (decl_.processes > 1) {
       d.process = process_;
       d.processes = decl_.processes;
-      d.engine_process = owner_;
+      d.engine_process = owner_.region_process;
+      d.domains = owner_.domains;
       d.kind_process = experiment_->kind_affinity;
       d.robot_process = experiment_->robot_affinity;
       d.exchange = exchange;
@@ -756,7 +747,7 @@ class SwarmShare {
   std::unique_ptr<Experiment> experiment_;  ///< until start()
   std::unique_ptr<Simulation> sim_;
   SimTime tick_ = 1;
-  std::vector<int> owner_;                       ///< per region: its process (processes > 1)
+  Assignment owner_;  ///< which process simulates what (processes > 1)
   bool affinities_ = false;                      ///< robots pinned to processes: one more round
   std::vector<int> output_robot_, input_robot_;  ///< slot in external_, or -1 (poses)
   std::vector<std::string> input_flows_;

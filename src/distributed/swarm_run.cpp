@@ -29,44 +29,83 @@
 
 namespace fleetsim::distributed {
 
-std::vector<int> assign_regions(const Experiment& ex, int processes) {
+bool splits_over_domains(const std::string& type) {
+  return type == "kinematics2d" || type == "pointmass3d";
+}
+
+Assignment assign(const Experiment& ex, int processes, const std::string& how) {
   const WorldModel& model = *ex.model;
   const std::size_t regions = model.engines.size();
-  if (processes < 1) throw std::invalid_argument("--processes must be at least 1");
+  if (processes < 1) throw std::invalid_argument(how + " must be at least 1");
+  Assignment a;
   if (!ex.distribution.empty()) {
     if (static_cast<int>(ex.distribution.size()) != processes)
       throw std::invalid_argument(ex.path + ":" + std::to_string(ex.distribution_where.line) +
                                   ": error: <distribution> lists " +
                                   std::to_string(ex.distribution.size()) +
                                   " processes but the run has " + std::to_string(processes) +
-                                  " (give --processes " + std::to_string(ex.distribution.size()) +
+                                  " (give " + how + " " + std::to_string(ex.distribution.size()) +
                                   ", or remove <distribution> for the automatic one)");
-    std::vector<int> owner(regions, -1);
+    a.region_process.assign(regions, -1);
     bool listed = false;
     for (std::size_t p = 0; p < ex.distribution.size(); ++p)
       for (int e : ex.distribution[p]) {
-        owner[static_cast<std::size_t>(e)] = static_cast<int>(p);
+        a.region_process[static_cast<std::size_t>(e)] = static_cast<int>(p);
         listed = true;
       }
-    if (listed) return owner;
-    // Affinities only: the regions are assigned automatically.
+    if (listed) return a;
+    // Affinities only: the rest is automatic.
   }
-  if (static_cast<std::size_t>(processes) > regions)
+  const std::size_t robots = ex.state.robot_count();
+  const bool split = processes > 1 && std::any_of(model.engines.begin(), model.engines.end(),
+                                                  [](const EngineRegion& r) {
+                                                    return splits_over_domains(r.type);
+                                                  });
+  // At most one process per robot at the start (a domain without one would idle) or per region.
+  const std::size_t usable = split ? std::max(robots, regions) : regions;
+  if (static_cast<std::size_t>(processes) > usable)
     throw std::invalid_argument(
-        ex.path + ": error: " + std::to_string(processes) + " processes but only " +
-        std::to_string(regions) +
-        (regions == 1 ? " physics engine region" : " physics engine regions") +
-        " (a process simulates whole regions: give --processes " + std::to_string(regions) +
-        " or fewer, or divide the arena into more regions in <physics>)");
+        ex.path + ": error: " + std::to_string(processes) + " processes but this run can use at most " +
+        std::to_string(usable) +
+        (split ? " (one per robot at the start: " + std::to_string(robots) + " robots)"
+               : std::string(" (its ") + std::to_string(regions) +
+                     (regions == 1 ? " physics engine region" : " physics engine regions") +
+                     " each go whole to one process: their engine types do not split over "
+                     "domains; divide the arena into more regions in <physics>)") +
+        ": give " + how + " " + std::to_string(usable) + " or fewer");
   std::vector<std::size_t> count(regions, 0);
   for (std::uint8_t e : ex.state.robot_engine()) ++count[e];
+  a.region_process.assign(regions, 0);
+  if (split) {
+    const auto xs = ex.state.x(), ys = ex.state.y();
+    std::vector<Vec2> points(robots);
+    for (std::size_t i = 0; i < robots; ++i) points[i] = {xs[i], ys[i]};
+    a.domains = Domains::bisect(points, model.arena_min(), model.arena_max(), processes);
+    // Regions simulated whole: on the process whose domain holds most of their robots.
+    std::vector<std::vector<std::size_t>> held(regions, std::vector<std::size_t>(
+                                                            static_cast<std::size_t>(processes), 0));
+    for (std::size_t i = 0; i < robots; ++i)
+      ++held[ex.state.robot_engine()[i]][static_cast<std::size_t>(a.domains.at(points[i]))];
+    for (std::size_t e = 0; e < regions; ++e) {
+      const EngineRegion& r = model.engines[e];
+      if (splits_over_domains(r.type)) {
+        a.region_process[e] = -1;
+        continue;
+      }
+      const auto& h = held[e];
+      int best = count[e] == 0 ? a.domains.at((r.min + r.max) * 0.5) : 0;
+      if (count[e] > 0)
+        for (std::size_t p = 1; p < h.size(); ++p)
+          if (h[p] > h[static_cast<std::size_t>(best)]) best = static_cast<int>(p);
+      a.region_process[e] = best;
+    }
+    return a;
+  }
   std::vector<std::size_t> order(regions);
   for (std::size_t e = 0; e < regions; ++e) order[e] = e;
   std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return count[a] > count[b]; });
-  std::vector<int> owner(regions, 0);
+                   [&](std::size_t x, std::size_t y) { return count[x] > count[y]; });
   std::vector<std::size_t> load(static_cast<std::size_t>(processes), 0);
-  std::vector<std::size_t> held(static_cast<std::size_t>(processes), 0);
   for (std::size_t k = 0; k < regions; ++k) {
     const std::size_t e = order[k];
     // The first `processes` regions go one to each process, so none is left without one.
@@ -77,24 +116,22 @@ std::vector<int> assign_regions(const Experiment& ex, int processes) {
       for (std::size_t p = 1; p < load.size(); ++p)
         if (load[p] < load[best]) best = p;
     }
-    owner[e] = static_cast<int>(best);
+    a.region_process[e] = static_cast<int>(best);
     load[best] += count[e];
-    ++held[best];
   }
-  return owner;
+  return a;
 }
 
-namespace {}  // namespace
 
-std::vector<std::string> region_names(const WorldModel& model, const std::vector<int>& owner,
-                                      int p) {
+std::vector<std::string> region_names(const WorldModel& model, const Assignment& owner, int p) {
   std::vector<std::string> names;
-  for (std::size_t e = 0; e < owner.size(); ++e)
-    if (owner[e] == p) names.push_back(model.engines[e].id);
+  for (std::size_t e = 0; e < owner.region_process.size(); ++e)
+    if (owner.region_process[e] == p || owner.region_process[e] < 0)
+      names.push_back(model.engines[e].id);
   return names;
 }
 
-ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
+ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner,
                         const SwarmRunOptions& o, const ExchangeMaker& make) {
   ProcessReport r;
   r.process = p;
@@ -106,7 +143,8 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>&
     Distribution d;
     d.process = p;
     d.processes = o.processes;
-    d.engine_process = owner;
+    d.engine_process = owner.region_process;
+    d.domains = owner.domains;
     d.kind_process = loaded.experiment.kind_affinity;
     d.robot_process = loaded.experiment.robot_affinity;
     // Affinities add a round to each tick (the actuation, docs/distributed.md).
@@ -184,7 +222,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>&
   return r;
 }
 
-ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
+ProcessReport run_process(LoadedExperiment& loaded, int p, const Assignment& owner,
                           const SwarmRunOptions& o, transport::Port& port) {
   const SimTime tick = loaded.experiment.model->tick_period_ns;
   return run_share(loaded, p, owner, o, [&](int rounds_per_tick) {
@@ -195,8 +233,9 @@ ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int
 ProcessReport run_alone(LoadedExperiment& loaded, const SwarmRunOptions& options) {
   SwarmRunOptions o = options;
   o.processes = 1;
-  const std::vector<int> owner(loaded.experiment.model->engines.size(), 0);
-  return run_share(loaded, 0, owner, o, nullptr);
+  Assignment whole;
+  whole.region_process.assign(loaded.experiment.model->engines.size(), 0);
+  return run_share(loaded, 0, whole, o, nullptr);
 }
 
 std::string report_to_json(const ProcessReport& r) {
@@ -260,7 +299,7 @@ namespace {
 std::vector<ProcessReport> run_threads(const Loader& load, const SwarmRunOptions& o) {
   auto first = load();
   if (!first) throw std::invalid_argument("the experiment has errors");
-  const auto owner = assign_regions(first->experiment, o.processes);
+  const auto owner = assign(first->experiment, o.processes);
   const SimTime tick = first->experiment.model->tick_period_ns;
   transport::InprocNetwork net(make_swarm_layout(o.sync, o.processes, tick));
   std::vector<ProcessReport> reports(static_cast<std::size_t>(o.processes));
@@ -330,7 +369,7 @@ namespace {
 std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOptions& o) {
   auto loaded = load();
   if (!loaded) throw std::invalid_argument("the experiment has errors");
-  const auto owner = assign_regions(loaded->experiment, o.processes);
+  const auto owner = assign(loaded->experiment, o.processes);
   const SimTime tick = loaded->experiment.model->tick_period_ns;
   auto layout = make_swarm_layout(o.sync, o.processes, tick);
   std::string dir;

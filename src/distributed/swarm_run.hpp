@@ -63,12 +63,28 @@ struct SwarmRunOptions {
   std::function<void(const std::string& path)> on_checkpoint;
 };
 
-/// Which process simulates each engine region: the experiment's <distribution> when it has
-/// one, else automatic: regions in decreasing order of their robots at the start (ties by
-/// order in the file) each go to the process with the fewest robots so far (ties: the lowest
-/// index). A pure function of the experiment. Throws std::invalid_argument (a user error)
-/// when there are fewer regions than processes or the <distribution> does not fit.
-std::vector<int> assign_regions(const Experiment& ex, int processes);
+/// Which process simulates what (docs/distributed.md, "Which process simulates what").
+struct Assignment {
+  /// Per region: the process simulating it whole, or -1 for a region split over the domains.
+  std::vector<int> region_process;
+  Domains domains;  ///< one per process; empty when every region is simulated whole
+};
+
+/// Whether the regions of engine type `type` may be split over domains (kinematics2d and
+/// pointmass3d); the others (dynamics2d, plug-in types) are simulated whole by one process.
+bool splits_over_domains(const std::string& type);
+
+/// Which process simulates what: the experiment's <distribution> when it lists regions
+/// (every region whole), else automatic: the arena in domains by recursive bisection of the
+/// robots' positions at the start, each region of a type that splits shared by them and each
+/// other region whole on the process whose domain holds most of its robots (ties: the lowest
+/// index; none: the domain of its centre). Without a region that splits, the regions in
+/// decreasing order of their robots (ties by order in the file) each go to the process with
+/// the fewest robots so far (ties: the lowest index). A pure function of the experiment.
+/// Throws std::invalid_argument (a user error) when the run cannot use `processes` or the
+/// <distribution> does not fit; `how` is the option that sets the count, for its message
+/// ("--processes", "mpirun -n").
+Assignment assign(const Experiment& ex, int processes, const std::string& how = "--processes");
 
 /// What one process did.
 struct ProcessReport {
@@ -110,21 +126,20 @@ std::vector<ProcessReport> run_swarm(const Loader& load, const SwarmRunOptions& 
 
 /// Runs process `p` of the run on `port`: its share of the experiment, to the end. Never
 /// throws: a failure is in the report.
-ProcessReport run_process(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
+ProcessReport run_process(LoadedExperiment& loaded, int p, const Assignment& owner,
                           const SwarmRunOptions& options, transport::Port& port);
 /// Makes a process's exchange, given the rounds each tick has (distributed/exchanges.hpp).
 using ExchangeMaker = std::function<std::unique_ptr<PortExchange>(int rounds_per_tick)>;
 /// Runs process `p` of the run: its share of the experiment, to the end, on the exchange `make`
 /// makes (none when null: the whole run is here). Never throws: a failure is in the report, and
 /// the exchange is told of it (PortExchange::fail).
-ProcessReport run_share(LoadedExperiment& loaded, int p, const std::vector<int>& owner,
+ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner,
                         const SwarmRunOptions& options, const ExchangeMaker& make);
 /// Runs the whole experiment in this process (`options.processes` is taken as 1): the same
 /// loop, hooks, checkpoints and report as a process of several, without an exchange.
 ProcessReport run_alone(LoadedExperiment& loaded, const SwarmRunOptions& options);
-/// The names of the regions `owner` gives process p.
-std::vector<std::string> region_names(const WorldModel& model, const std::vector<int>& owner,
-                                      int p);
+/// The names of the regions `owner` gives process p (whole, or its domain's share of them).
+std::vector<std::string> region_names(const WorldModel& model, const Assignment& owner, int p);
 /// A free block of `n` TCP ports on `host` (an IPv4 address), checked by binding each (another
 /// program may still take one before the run binds it, which the run then reports).
 int free_port_block(int n, const std::string& host);

@@ -11,6 +11,9 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
 
 namespace fleetsim {
 
@@ -26,6 +29,8 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
   uniform_radius = std::all_of(model.kinds.begin(), model.kinds.end(),
                                [&](const RobotKind& k) { return !k.in_run || k.radius_m == rmax; });
   contact_m = (2 * rmax + 2 * move + 4 * kSkin) * 1.001;
+  // A candidate's reach (kinematics2d.cpp, `candidate`) adds the motions' L1 norms.
+  border_m = (2 * rmax + 2 * std::sqrt(2.0) * move + 4 * kSkin) * 1.01;
   interaction_m = std::max(contact_m, (2 * rmax + range) * 1.001);
   // Cells as large as a contact, not as a sensor's reach: the contact loops then read ~3x
   // fewer robots than cells the size of the e-puck's rays would give them, and the rays read
@@ -209,7 +214,8 @@ inline float toward_zero(double v) {
 }  // namespace
 
 void KinematicsEngine::step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
-                            ThreadPool& pool, const std::vector<std::uint8_t>* owned) {
+                            ThreadPool& pool, const std::vector<std::uint8_t>* owned,
+                            const ContactBorders* split) {
   const std::size_t n = state.robot_count();
   const double dt = static_cast<double>(model.tick_period_ns) / kNanosPerSecond;
   const RobotGrid& grid = index.robots;
@@ -247,6 +253,15 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   // robots of different engines do not collide).
   const std::uint8_t* own = owned ? owned->data() : nullptr;
   auto mine = [&](std::uint8_t engine) { return !own || own[engine]; };
+  // A run split over domains: this process moves the robots its domain holds (`mover`); the
+  // others' robots near its border are ghosts (ghost_), whose motion and fractions arrive in
+  // the rounds (border_round).
+  const std::int16_t* mover = split ? split->mover : nullptr;
+  const int me = split ? split->process : 0;
+  auto moved = [&](std::size_t s) {
+    return mine(engine_[s & emask]) && (!mover || mover[order[s]] == me);
+  };
+  auto ghost = [&](std::size_t s) { return split && ghost_[s]; };
   // A fraction's sign bit says that it changed in the last round (see step 2): its value is
   // its magnitude.
   auto frac = [&](std::size_t s) { return std::fabs(f_[s]); };
@@ -295,7 +310,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         const std::size_t s = b0 + j;
         const std::uint32_t i = order[s];
         if (emask) engine_[s] = robot_engine[i];
-        if (!mine(engine_[s & emask])) {
+        if (!moved(s)) {
           dx_[s] = dy_[s] = 0;
           f_[s] = 1;
           continue;
@@ -317,6 +332,18 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       }
     }
   });
+  // This process's robots that others read (in slot order), and the ghosts' motions.
+  std::vector<std::uint32_t> shared_slots, sends;
+  if (split) {
+    ghost_.assign(n, 0);
+    slot_of_.resize(n);
+    pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
+      for (std::size_t s = b; s < e; ++s) slot_of_[order[s]] = static_cast<std::uint32_t>(s);
+    });
+    for (std::size_t s = 0; s < n; ++s)
+      if (split->shared[order[s]] && moved(s)) shared_slots.push_back(static_cast<std::uint32_t>(s));
+    border_round(*split, shared_slots, f_, true, 0, index.border_m, order, n, 0);
+  }
 
   // 2. Robot-robot contacts: Jacobi rounds until no f changes. Round 0 scans the 3x3 cells of
   // every robot and keeps, in slot order, its candidates: same-engine robots whose path may
@@ -403,7 +430,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             group_at_[s / kGroup] = static_cast<std::uint16_t>(used);
           if (round > 0) {
             best = relax(s, list);
-          } else if (!mine(engine_[s & emask])) {
+          } else if (!moved(s) && !ghost(s)) {
             cand_count_[s] = 0;
           } else {
             const Vec2 pi{gx[s], gy[s]};
@@ -461,7 +488,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
                 gathered[used++] = static_cast<std::int16_t>(std::int64_t{found[j]} -
                                                              static_cast<std::int64_t>(s));
           }
-          if (best < fi) {
+          if (best < fi && !ghost(s)) {  // (a ghost's fraction comes from its process)
             f_next_[s] = -round_down(best);  // < fi: best < fi, and fi is a float; changed
             ++local_changes;
             if (changed_here.size() < sparse_max)
@@ -472,11 +499,18 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       }
       changes.fetch_add(local_changes, std::memory_order_relaxed);
     });
+    changed_count = changes.load();
+    if (split) {  // every process's changes: the same decisions everywhere
+      sends.clear();
+      for (std::uint32_t s : shared_slots)
+        if (std::signbit(f_next_[s])) sends.push_back(s);
+      changed_count = border_round(*split, sends, f_next_, false, changed_count, index.border_m,
+                                   order, n, round + 1);
+    }
     ++round;
     // A robot needs another look when it or a neighbour changed: the new fractions that
     // changed carry their sign bit (no pass over every robot to mark them, no byte a robot).
     std::swap(f_, f_next_);
-    changed_count = changes.load();
     if (changed_count == 0 || changed_count <= sparse_max) break;
     if (round > kMaxRounds) {
       // Pathological chains: stop everyone still changing (still order independent).
@@ -492,6 +526,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     std::vector<std::uint32_t>& now = sparse_changed_;
     now.clear();
     for (const auto& list : changed_by_worker_) now.insert(now.end(), list.begin(), list.end());
+    if (split) now.insert(now.end(), ghost_changed_.begin(), ghost_changed_.end());
     queued_.assign((n + 63) / 64, 0);
     auto list_of = [&](std::size_t s) {
       // The group's start in its chunk's list, then the counts of the group's slots before s.
@@ -500,7 +535,9 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         at += cand_count_[u] != kOverflow ? cand_count_[u] : 0;
       return cand_[s >> kChunkBits].data() + at;
     };
-    while (!now.empty()) {
+    // Split: every process makes the rounds until none changed anything.
+    std::uint64_t changing = changed_count;
+    while (split ? changing > 0 : !now.empty()) {
       if (round > kMaxRounds)
         for (std::uint32_t s : now) f_[s] = -0.0f;  // pathological chains, as above
       work_.clear();
@@ -518,6 +555,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       updates_.clear();
       for (std::uint32_t s : work_) {
         queued_[s / 64] = 0;
+        if (ghost(s)) continue;
         const double best = relax(s, list_of(s));
         if (best < frac(s)) updates_.push_back({s, -round_down(best)});
       }
@@ -526,6 +564,14 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
       for (const auto& [s, f] : updates_) {
         f_[s] = f;
         now.push_back(s);
+      }
+      if (split) {
+        sends.clear();
+        for (std::uint32_t s : now)
+          if (split->shared[order[s]]) sends.push_back(s);
+        changing = border_round(*split, sends, f_, false, now.size(), index.border_m, order,
+                                n, round + 1);
+        now.insert(now.end(), ghost_changed_.begin(), ghost_changed_.end());
       }
       ++round;
     }
@@ -539,7 +585,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     for (std::size_t c = cb; c < ce; ++c)
       for_each_slot(c, [&](std::size_t s, const std::int16_t* list) {
         const std::uint32_t i = order[s];
-        if (!mine(engine_[s & emask])) return;
+        if (!moved(s)) return;
         const Vec2 p{end_x(s), end_y(s)};
         realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : frac(s);
         x[i] = p.x;
@@ -597,6 +643,92 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         for (int k = count; k < kMaxContacts; ++k) angles[k] = 0;
       });
   });
+}
+
+std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
+                                             const std::vector<std::uint32_t>& slots,
+                                             std::vector<float>& f, bool motion,
+                                             std::uint64_t changes, double reach,
+                                             const std::uint32_t* order, std::size_t n,
+                                             int round) {
+  // 'B' u32 round, u64 changes, u32 k, k x (u32 row, [f32 dx, f32 dy,] f32 fraction);
+  // little-endian (docs/distributed.md, "Contact rounds").
+  std::vector<std::uint8_t> out;
+  auto put = [&](const void* v, std::size_t size) {
+    const auto* p = static_cast<const std::uint8_t*>(v);
+    out.insert(out.end(), p, p + size);
+  };
+  const std::uint8_t kind = 'B';
+  const auto r32 = static_cast<std::uint32_t>(round);
+  const auto k = static_cast<std::uint32_t>(slots.size());
+  out.reserve(17 + slots.size() * (motion ? 16 : 8));
+  put(&kind, 1);
+  put(&r32, 4);
+  put(&changes, 8);
+  put(&k, 4);
+  for (std::uint32_t s : slots) {
+    const std::uint32_t row = order[s];  // (rows travel: slots are this process's grid's)
+    const float v = std::fabs(f[s]);
+    put(&row, 4);
+    if (motion) {
+      put(&dx_[s], 4);
+      put(&dy_[s], 4);
+    }
+    put(&v, 4);
+  }
+  auto all = b.round(std::move(out));
+  ghost_changed_.clear();
+  std::uint64_t total = changes;
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    if (static_cast<int>(p) == b.process) continue;
+    const auto& in = all[p];
+    std::size_t at = 0;
+    auto fail = [&](const char* what) {
+      throw std::runtime_error("process " + std::to_string(p) + " sent a malformed contact round (" +
+                               what + "); the processes no longer agree on the world");
+    };
+    auto take = [&](void* v, std::size_t size) {
+      if (in.size() - at < size) fail("truncated");
+      std::memcpy(v, in.data() + at, size);
+      at += size;
+    };
+    std::uint8_t their_kind = 0;
+    std::uint32_t their_round = 0, count = 0;
+    std::uint64_t their_changes = 0;
+    take(&their_kind, 1);
+    take(&their_round, 4);
+    if (their_kind != kind || their_round != r32) fail("another kind or round");
+    take(&their_changes, 8);
+    take(&count, 4);
+    if (their_changes > n) fail("more changes than robots");
+    total += their_changes;
+    for (std::uint32_t j = 0; j < count; ++j) {
+      std::uint32_t row = 0;
+      float dx = 0, dy = 0, v = 0;
+      take(&row, 4);
+      if (motion) {
+        take(&dx, 4);
+        take(&dy, 4);
+      }
+      take(&v, 4);
+      if (row >= n || b.mover[row] != static_cast<int>(p)) fail("a robot it does not move");
+      if (!(v >= 0.0f && v <= 1.0f)) fail("a fraction outside [0, 1]");
+      const std::uint32_t s = slot_of_[row];
+      if (motion) {
+        if (!(std::fabs(dx) <= reach && std::fabs(dy) <= reach)) fail("a motion out of reach");
+        dx_[s] = dx;
+        dy_[s] = dy;
+        f[s] = v;
+        ghost_[s] = 1;
+      } else {
+        if (!ghost_[s]) fail("a fraction of a robot it did not share");
+        f[s] = -v;  // changed
+        ghost_changed_.push_back(s);
+      }
+    }
+    if (at != in.size()) fail("trailing bytes");
+  }
+  return total;
 }
 
 void RegionMigration::migrate(const WorldModel& model, WorldState& state, const SpatialIndex& index,
@@ -666,7 +798,7 @@ class Kinematics2d final : public PhysicsEngine {
   }
   void step(PhysicsWorld& world) override {
     auto& w = dynamic_cast<CorePhysicsWorld&>(world);
-    engine_.step(w.model, w.state, w.index, w.pool, &w.steps_mask());
+    engine_.step(w.model, w.state, w.index, w.pool, &w.steps_mask(), w.borders);
   }
 
  private:

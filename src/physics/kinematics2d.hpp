@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -43,7 +44,24 @@ struct SpatialIndex {
   double interaction_m = 0;    ///< the longest distance any query reaches (contact or sensing)
   double contact_m = 0;        ///< the longest contact distance; the 3x3 block holds it
   double max_radius_m = 0;     ///< the largest body radius of the run's kinds
+  /// The farthest a kinematics2d contact candidate can be (two bodies' radii and motions):
+  /// a robot nearer than this to another process's domain takes part in the contact rounds.
+  double border_m = 0;
   bool uniform_radius = true;  ///< every kind of the run has the radius max_radius_m
+};
+
+/// A kinematics2d step's link to the other processes of a run whose domains split its regions
+/// (sim/domains.hpp, docs/distributed.md "Domains"). Each process moves the robots of its
+/// domain; the contact fixed point's rounds then carry, between processes, the robots within
+/// SpatialIndex::border_m of another domain: their motion before round 0, then every change
+/// of their fraction, so each process computes the fractions one process would. Every process
+/// makes the same rounds (their number is agreed in each).
+struct ContactBorders {
+  const std::int16_t* mover = nullptr;   ///< per row: the process that moves the robot
+  const std::uint8_t* shared = nullptr;  ///< per row: 1 for a robot another process reads
+  int process = 0;                       ///< this process
+  /// One round: this process's bytes to every other; returns every process's, by index.
+  std::function<std::vector<std::vector<std::uint8_t>>(std::vector<std::uint8_t>)> round;
 };
 
 /// Motion: the wheel-speed model is a differential drive (v = (l + r) / 2, w = (r - l) / axle),
@@ -54,8 +72,11 @@ class KinematicsEngine {
   /// The physics phase: moves every robot and fills the collision sensor (contacts, degree of
   /// realization). `owned` (one flag per engine; null = all): only robots of those engines
   /// move, the others keep every column (a process of a distributed run moves its regions').
+  /// `borders`: a run split over domains (null otherwise): only the robots its `mover` gives
+  /// this process move, and the rounds meet the other processes' robots.
   void step(const WorldModel& model, WorldState& state, const SpatialIndex& index, ThreadPool& pool,
-            const std::vector<std::uint8_t>* owned = nullptr);
+            const std::vector<std::uint8_t>* owned = nullptr,
+            const ContactBorders* borders = nullptr);
   /// Rounds of the fixed point in the last step (diagnostics).
   int last_rounds() const { return last_rounds_; }
   /// The rounds turn sparse once at most `changed` robots changed in a round (by default
@@ -99,6 +120,18 @@ class KinematicsEngine {
   std::vector<std::pair<std::uint32_t, float>> updates_;
   std::size_t sparse_below_ = kSparseAuto;
   int last_rounds_ = 0;
+  // A run split over domains: per slot, 1 for another process's robot whose motion and
+  // fractions arrived (a ghost); the slot of each row; the ghosts changed in the last round.
+  std::vector<std::uint8_t> ghost_;
+  std::vector<std::uint32_t> slot_of_, ghost_changed_;
+  /// One round with the other processes: sends the fractions of this process's shared robots
+  /// at `slots` (with their motion when `motion`: then the ghosts' motions and fractions are
+  /// written, unmarked), writes the ghosts' new fractions into `f` (marked changed) and lists
+  /// them in ghost_changed_; returns every process's `changes`, summed. Refuses what does not
+  /// fit (a robot the sender does not move, a motion beyond `reach`).
+  std::uint64_t border_round(const ContactBorders& b, const std::vector<std::uint32_t>& slots,
+                             std::vector<float>& f, bool motion, std::uint64_t changes,
+                             double reach, const std::uint32_t* order, std::size_t n, int round);
 };
 
 /// The end of the physics phase, for every engine type: assigns every robot to the region of

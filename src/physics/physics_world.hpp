@@ -48,6 +48,15 @@ class CorePhysicsWorld final : public PhysicsWorld {
   }
   int workers() const override { return pool.size(); }
 
+  /// A run split over domains: which robots this process moves, and the contact rounds
+  /// (kinematics2d.hpp); null otherwise. Set by the run for the whole physics phase.
+  const ContactBorders* borders = nullptr;
+  /// Whether this process moves robot `row` (of a region it steps): in a run split over
+  /// domains, the robots of its domain only.
+  bool moves(std::uint32_t row) const {
+    return !borders || borders->mover[row] == borders->process;
+  }
+
   const WorldModel& model;
   WorldState& state;
   const SpatialIndex& index;

@@ -88,7 +88,7 @@ class PointMass3d final : public PhysicsEngine {
     w.parallel_for(w.robot_count(), 1024, [&](std::size_t b, std::size_t e, int) {
       for (std::size_t i = b; i < e; ++i) {
         const std::uint8_t region = engine[i];
-        if (!steps[region]) continue;
+        if (!steps[region] || !w.moves(static_cast<std::uint32_t>(i))) continue;
         const FlightSettings& f = settings_[region];
         const KindInfo& kind = w.model.kinds[kinds[i]];
         const double vmax = kind.max_speed_m_per_s;

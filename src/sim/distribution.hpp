@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/domains.hpp"
+
 namespace fleetsim {
 
 /// Joins the processes of a run. Each call is one round in which every process takes part,
@@ -34,7 +36,11 @@ class Exchange {
 struct Distribution {
   int process = 0;  ///< this process's index
   int processes = 1;
-  std::vector<int> engine_process;  ///< per engine of the model: the process simulating it
+  /// Per engine (region) of the model: the process simulating it whole, or -1 for a region
+  /// split over the domains (each process moves the region's robots in its domain).
+  std::vector<int> engine_process;
+  /// The arena's domains, one per process (empty: every region is simulated whole).
+  Domains domains;
   /// Affinities: per robot kind (by index), the process running its robots' sensors,
   /// controllers and actuators wherever they are, or -1 (the process of their region); and the
   /// same per robot id (which wins over its kind's). Physics stays with the region's process.

@@ -286,15 +286,10 @@ void Simulation::sense_and_control() {
   const EntityId* ids = state_.robot_id().data();
   const std::uint32_t* tags = state_.robot_tag().data();
   const std::uint16_t* controller = state_.robot_controller().data();
-  const std::uint8_t* engine = state_.robot_engine().data();
-  const std::uint8_t* own = distributed() ? owned_engine_.data() : nullptr;
-  // Distributed: this process runs the robots of its regions, or with affinities those it
-  // holds (host_).
-  const std::int16_t* host = pinned_ ? host_.data() : nullptr;
-  const int me = dist_.process;
-  auto here = [&](std::uint32_t i) {
-    return !own || (host ? host[ids[i]] == me : own[engine[i]] != 0);
-  };
+  // Distributed: this process runs the robots it holds (runs_: those it moves, or with
+  // affinities those pinned to it).
+  const std::uint8_t* runs = distributed() ? runs_.data() : nullptr;
+  auto here = [&](std::uint32_t i) { return !runs || runs[i]; };
   const std::size_t kinds = model_->kinds.size();
   std::atomic<std::uint64_t> stepped{0};
   // Robots are visited in the grid's slot order (neighbours adjacent in memory), in batches of
@@ -380,13 +375,8 @@ void Simulation::act() {
   const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
   const std::uint16_t* kind = state_.robot_kind().data();
   const EntityId* ids = state_.robot_id().data();
-  const std::uint8_t* engine = state_.robot_engine().data();
-  const std::uint8_t* own = distributed() ? owned_engine_.data() : nullptr;
-  const std::int16_t* host = pinned_ ? host_.data() : nullptr;
-  const int me = dist_.process;
-  auto here = [&](std::size_t i) {
-    return !own || (host ? host[ids[i]] == me : own[engine[i]] != 0);
-  };
+  const std::uint8_t* runs = distributed() ? runs_.data() : nullptr;
+  auto here = [&](std::size_t i) { return !runs || runs[i]; };
   pool_.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int worker) {
     const PartContext ctx{&world_, state_.tick, dt, model_->seed, worker};
     std::array<RobotRef, kPartBatch> batch;
@@ -440,6 +430,7 @@ void Simulation::step() {
     if (pinned_) exchange_actuation();
   });
   run_phase(Phase::kPhysics, [&] {
+    physics_.borders = distributed() && !dist_.domains.empty() ? &borders_ : nullptr;
     for (std::size_t t = 0; t < experiment_.engines.size(); ++t) {
       physics_.begin_type(static_cast<std::uint8_t>(t),
                           distributed() ? owned_engine_.data() : nullptr);
@@ -565,6 +556,10 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
   std::uint32_t i = state_.robot_index(id);
   state_.robot_engine()[i] =
       static_cast<std::uint8_t>(model_->engine_at(p, static_cast<std::uint16_t>(k)));
+  if (distributed()) {
+    owner_.resize(state_.next_id, -1);
+    owner_[id] = static_cast<std::int16_t>(owner_now(i));
+  }
   make_controller_instance(i);
   if (distributed()) {
     host_.resize(state_.next_id, -1);

@@ -145,9 +145,22 @@ class Simulation final : private WorldAccess {
                                     bool pinned_ok = false) const;
   // Distributed runs (simulation_exchange.cpp).
   bool distributed() const { return dist_.processes > 1; }
+  /// The process that moves the robot this tick: its region's, or for a region split over
+  /// the domains the one whose domain held it when the tick's handoff began.
   int process_of(std::uint32_t row) const {
-    return dist_.engine_process[state_.robot_engine()[row]];
+    const EntityId id = state_.robot_id()[row];
+    return id < owner_.size() && owner_[id] >= 0 ? owner_[id] : owner_now(row);
   }
+  /// The process that would move the robot from where it is now.
+  int owner_now(std::uint32_t row) const {
+    const int p = dist_.engine_process[state_.robot_engine()[row]];
+    if (p >= 0) return p;
+    return dist_.domains.at({state_.x()[row], state_.y()[row]});
+  }
+  /// Every robot's process from where it is (owner_), at the start of the handoff.
+  void refresh_owners();
+  /// After the handoff: the per-row flags of the tick (runs_, mover_, shared_).
+  void mark_rows();
   /// The process that should run the robot's sensors, controller and actuators: its
   /// affinity's (docs/distributed.md), else its region's.
   int host_of(std::uint32_t row) const {
@@ -248,8 +261,15 @@ class Simulation final : private WorldAccess {
   /// The columns the frame logs carry, in header order (write_headers()).
   std::vector<ColumnHandle> logged_robot_columns_, logged_object_columns_;
   Distribution dist_;
-  std::vector<std::uint8_t> owned_engine_;  ///< per engine: 1 when this process simulates it
-  std::vector<std::int16_t> host_;          ///< per entity id: the process holding its controller
+  /// Per engine: 1 when this process simulates it (whole, or its domain's part of it).
+  std::vector<std::uint8_t> owned_engine_;
+  std::vector<std::int16_t> host_;   ///< per entity id: the process holding its controller
+  std::vector<std::int16_t> owner_;  ///< per entity id: the process moving it this tick
+  /// Per row, for the tick (mark_rows): this process runs its sensors, controller and
+  /// actuators; the process moving it; it is this process's and near another's domain.
+  std::vector<std::uint8_t> runs_, shared_rows_;
+  std::vector<std::int16_t> mover_;
+  ContactBorders borders_;  ///< the contact rounds of a run split over domains
   bool pinned_ = false;                     ///< some robots have affinities (distributed only)
   /// Distributed: tags this process's robots set this tick, interned after the exchange.
   std::vector<std::pair<std::uint32_t, std::string>> staged_tags_, incoming_tags_;

@@ -95,15 +95,31 @@ void Simulation::setup_distribution() {
   if (dist_.engine_process.size() != model_->engines.size())
     throw RunError("the distribution names " + std::to_string(dist_.engine_process.size()) +
                    " regions; the experiment has " + std::to_string(model_->engines.size()));
+  const bool split = !dist_.domains.empty();
+  if (split && dist_.domains.count() != dist_.processes)
+    throw RunError("the distribution has " + std::to_string(dist_.domains.count()) +
+                   " domains for " + std::to_string(dist_.processes) + " processes");
   owned_engine_.assign(model_->engines.size(), 0);
-  for (std::size_t e = 0; e < model_->engines.size(); ++e)
-    owned_engine_[e] = dist_.engine_process[e] == dist_.process ? 1 : 0;
+  for (std::size_t e = 0; e < model_->engines.size(); ++e) {
+    const int p = dist_.engine_process[e];
+    if (p >= dist_.processes || p < (split ? -1 : 0))
+      throw RunError("the distribution gives region '" + model_->engines[e].id +
+                     "' to process " + std::to_string(p) + " of " +
+                     std::to_string(dist_.processes));
+    owned_engine_[e] = p == dist_.process || p < 0 ? 1 : 0;
+  }
+  borders_.process = dist_.process;
+  borders_.round = [this](std::vector<std::uint8_t> mine) {
+    // Parts of the moves round: the contact rounds come before its last part.
+    return gather(std::move(mine), /*more=*/true);
+  };
   for (const auto* v : {&dist_.kind_process, &dist_.robot_process})
     for (int p : *v)
       if (p >= dist_.processes)
         throw RunError("an affinity names process " + std::to_string(p) + " of a run on " +
                        std::to_string(dist_.processes));
   pinned_ = dist_.has_affinities();
+  refresh_owners();
   host_.assign(state_.next_id, -1);
   for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
     host_[state_.robot_id()[i]] = static_cast<std::int16_t>(host_of(i));
@@ -117,6 +133,42 @@ void Simulation::setup_distribution() {
     row_columns_.push_back(c);
     if (d.halo) halo_columns_.push_back(c);
   }
+}
+
+void Simulation::refresh_owners() {
+  const std::size_t n = state_.robot_count();
+  const EntityId* ids = state_.robot_id().data();
+  owner_.assign(state_.next_id, -1);
+  pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
+    for (std::size_t i = b; i < e; ++i)
+      owner_[ids[i]] = static_cast<std::int16_t>(owner_now(static_cast<std::uint32_t>(i)));
+  });
+}
+
+void Simulation::mark_rows() {
+  const std::size_t n = state_.robot_count();
+  const EntityId* ids = state_.robot_id().data();
+  const std::uint8_t* engine = state_.robot_engine().data();
+  const double* x = state_.x().data();
+  const double* y = state_.y().data();
+  const bool split = !dist_.domains.empty();
+  const int me = dist_.process;
+  const double reach = index_.border_m;
+  runs_.resize(n);
+  mover_.resize(n);
+  shared_rows_.resize(n);
+  pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
+    for (std::size_t i = b; i < e; ++i) {
+      const int mover = owner_[ids[i]];
+      runs_[i] = host_[ids[i]] == me;
+      mover_[i] = static_cast<std::int16_t>(mover);
+      // A robot of this domain near another's: the contact rounds carry it there.
+      shared_rows_[i] = split && mover == me && dist_.engine_process[engine[i]] < 0 &&
+                        dist_.domains.near_other({x[i], y[i]}, me, reach);
+    }
+  });
+  borders_.mover = mover_.data();
+  borders_.shared = shared_rows_.data();
 }
 
 void Simulation::desync(int from, const std::string& what) const {
@@ -209,6 +261,7 @@ void Simulation::handoff() {
   // moved them, or the physics migrated them last tick).
   std::vector<std::uint32_t> leaving, arriving;
   bool any = false;
+  refresh_owners();  // robots of a split region belong to the domain they are in now
   for (std::uint32_t i = 0; i < n; ++i) {
     const int to = host_of(i);
     if (host_[ids[i]] == to) continue;
@@ -287,6 +340,7 @@ void Simulation::handoff() {
       desync(host_[ids[i]], "no handoff of robot '" + state_.robot_name()[i] + "', which it held");
   if (any)
     for (std::uint32_t i = 0; i < n; ++i) host_[ids[i]] = static_cast<std::int16_t>(host_of(i));
+  mark_rows();
   xstats_.seconds += seconds_since(t0);
 }
 
