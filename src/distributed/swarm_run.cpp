@@ -72,7 +72,7 @@ Assignment assign(const Experiment& ex, int processes, const std::string& how) {
                      (regions == 1 ? " physics engine region" : " physics engine regions") +
                      " each go whole to one process: their engine types do not split over "
                      "domains; divide the arena into more regions in <physics>)") +
-        ": give " + how + " " + std::to_string(usable) + " or fewer");
+        ": give " + how + (how.back() == '=' ? "" : " ") + std::to_string(usable) + " or fewer");
   std::vector<std::size_t> count(regions, 0);
   for (std::uint8_t e : ex.state.robot_engine()) ++count[e];
   a.region_process.assign(regions, 0);

@@ -35,4 +35,16 @@ inline std::string time_limited(const std::string& command, int seconds = 300) {
   return "timeout -k 10 " + std::to_string(seconds) + " " + command;
 }
 
+/// Gives the footbot aggregation example (a copy at `xml`) a <distribution> that puts its
+/// east region on process 0 and its west region on process 1, whole: a failure of the east's
+/// robots is then process 0's alone.
+inline void pin_regions(const std::filesystem::path& xml) {
+  std::string text = slurp(xml);
+  const auto at = text.find("</physics>");
+  if (at == std::string::npos) return;
+  text.insert(at + 10, "\n  <distribution><process regions=\"east\"/><process regions=\"west\"/>"
+                       "</distribution>");
+  std::ofstream(xml) << text;
+}
+
 }  // namespace fleetsim::testing

@@ -28,6 +28,7 @@ namespace fleetsim {
 namespace {
 
 using fleetsim::testing::children_of;
+using fleetsim::testing::pin_regions;
 using fleetsim::testing::slurp;
 using fleetsim::testing::wait_for;
 
@@ -84,16 +85,29 @@ TEST_F(SwarmCli, ExamplesOnSeveralProcessesWriteTheSingleProcessLog) {
   }
 }
 
-TEST_F(SwarmCli, MoreProcessesThanRegionsIsAUserError) {
-  Result r = run(kDiffusion + " --processes 5");
+// More processes than the run can use (a domain per robot at the start at most): how many it
+// can, and nothing run.
+TEST_F(SwarmCli, MoreProcessesThanTheRunCanUseIsAUserError) {
+  std::ofstream(path("three.xml")) << "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"5\"/>\n"
+      "  <controllers><controller id=\"w\" type=\"random_walk\"/></controllers>\n"
+      "  <arena size=\"4,4\">\n"
+      "    <distribute count=\"3\" controller=\"w\" id_prefix=\"r\"/>\n"
+      "  </arena>\n"
+      "</fleetsim>\n";
+  Result r = run(path("three.xml") + " --processes 4 --log " + path("three.flog"));
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("5 processes but only 4 physics engine regions"), std::string::npos)
+  EXPECT_NE(r.err.find("4 processes but this run can use at most 3 (one per robot at the start: "
+                       "3 robots): give --processes 3 or fewer"),
+            std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("nothing was run"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("three.flog")));
 }
 
 TEST_F(SwarmCli, AProcessWhoseControllerFailsStopsTheRunAndTheLogStaysReadable) {
   fs::copy(kSrc + "/examples/footbot", dir_ / "fb");
+  pin_regions(path("fb/aggregation.xml"));
   std::ofstream(path("fb/aggregation.lua"), std::ios::app)
       << "\nlocal base_step = step\nticks = 0\nfunction step()\n  ticks = ticks + 1\n"
          "  if ticks == 30 and robot.positioning.position.x > 0 then error(\"east gives up\") end\n"

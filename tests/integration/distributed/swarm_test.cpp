@@ -96,9 +96,11 @@ TEST_F(Swarm, RandomExperimentsGiveOneProcessesBitsOnTwoThreeAndFour) {
       std::size_t part_bytes = std::size_t{32} << 20;
     };
     // Small parts: every round in several messages, as a large world's would be.
-    std::vector<Case> cases = {{2, SyncMode::kDsaam, 300}, {2, SyncMode::kLockstep, 0, 700}};
-    if (s.regions >= 3) cases.push_back({3, SyncMode::kDsaam, 200, 500});
-    if (s.regions >= 4) cases.push_back({4, SyncMode::kLockstep, 200});
+    // (Any number of processes: the regions are split over their domains.)
+    std::vector<Case> cases = {{2, SyncMode::kDsaam, 300},
+                               {2, SyncMode::kLockstep, 0, 700},
+                               {3, SyncMode::kDsaam, 200, 500},
+                               {4, SyncMode::kLockstep, 200}};
     for (const Case& c : cases) {
       SCOPED_TRACE(std::to_string(c.n) + " processes, " +
                    (c.sync == SyncMode::kDsaam ? "dsaam" : "lockstep") + ", jitter " +
@@ -117,6 +119,38 @@ TEST_F(Swarm, RandomExperimentsGiveOneProcessesBitsOnTwoThreeAndFour) {
   }
   // The scenarios do what they are for: robots change process, many times.
   EXPECT_GT(migrated, 100);
+}
+
+// One region (no <physics>), split over 2 to 5 domains: robots collide, sense and move across
+// the domains' borders as on one process (the contact rounds, the handoffs), every process
+// moves a share of the robots, and the loop functions' churn near the middle crosses the
+// first cut.
+TEST_F(Swarm, OneRegionSplitOverDomainsGivesOneProcessesBits) {
+  for (std::uint64_t seed : {5u, 6u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    auto s = random_scenario(seed, script_, "unused.flog");
+    const auto from = s.xml.find("  <physics>"), to = s.xml.find("</physics>\n");
+    ASSERT_NE(from, std::string::npos);
+    s.xml.erase(from, to + 11 - from);
+    const std::string ref_log = path("one-region-" + std::to_string(seed) + ".flog");
+    const std::uint64_t ref = single(s.xml, ref_log);
+    const std::string ref_bytes = slurp(ref_log);
+    for (int n : {2, 3, 5}) {
+      SCOPED_TRACE(std::to_string(n) + " processes");
+      const std::string log = path("one-region-" + std::to_string(seed) + "-" + std::to_string(n) + ".flog");
+      auto reports = many(s.xml, log, n, SyncMode::kDsaam, 100);
+      ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
+      int migrated = 0;
+      for (const auto& r : reports) {
+        ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+        EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
+        EXPECT_GT(r.robot_steps, 0u) << "process " << r.process << " moved no robot";
+        migrated += static_cast<int>(r.exchange.migrations_in);
+      }
+      EXPECT_GT(migrated, 10);
+      EXPECT_TRUE(slurp(log) == ref_bytes) << "the frame log differs from one process's";
+    }
+  }
 }
 
 // The same with rigid-body physics: dynamics2d keeps velocities in its own columns, which
@@ -201,17 +235,23 @@ function destroy() end
   }
 }
 
-TEST_F(Swarm, FewerRegionsThanProcessesIsRefusedBeforeAnythingStarts) {
-  const auto s = random_scenario(1, script_, path("x.flog"));
+// Regions of a type that does not split over domains (dynamics2d) go whole to one process: no
+// more processes than such regions.
+TEST_F(Swarm, MoreProcessesThanWholeRegionsIsRefusedBeforeAnythingStarts) {
+  auto s = random_scenario(1, script_, path("x.flog"));
   ASSERT_EQ(s.regions, 2) << "seed 1 gives two strips";
+  for (std::size_t at; (at = s.xml.find("<kinematics2d ")) != std::string::npos;)
+    s.xml.replace(at, 14, "<dynamics2d ");
   try {
     many(s.xml, path("x.flog"), 3, SyncMode::kDsaam, 0);
-    FAIL() << "3 processes for 2 regions ran";
+    FAIL() << "3 processes for 2 dynamics2d regions ran";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("3 processes but only 2 physics engine regions"),
+    EXPECT_NE(std::string(e.what()).find("3 processes but this run can use at most 2 (its 2 "
+                                         "physics engine regions each go whole to one process"),
               std::string::npos)
         << e.what();
   }
+  EXPECT_FALSE(fs::exists(path("x.flog")));
 }
 
 TEST_F(Swarm, ADistributionElementPinsRegionsAndIsChecked) {

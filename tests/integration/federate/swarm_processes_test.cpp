@@ -256,7 +256,7 @@ TEST_F(SwarmProcesses, AProcessThatFailsIsNamedWithItsError) {
                     "    <controller id=\"bomb\" type=\"lua\" script=\"bomb.lua\"/>\n");
   experiment.insert(experiment.find("  </arena>"),
                     "    <robot id=\"bomb\" kind=\"footbot\" controller=\"bomb\" "
-                    "position=\"-1.5,1.5\"/>\n");
+                    "position=\"1.5,1.5\"/>\n");
   std::ofstream(dir_ / "trio.xml") << experiment;
   const std::string path = (dir_ / "bomb.xml").string();
   std::ofstream(path) << "<federation until=\"2s\">\n"
@@ -273,7 +273,9 @@ TEST_F(SwarmProcesses, AProcessThatFailsIsNamedWithItsError) {
               1)
         << transport;
     const std::string err = slurp(dir_ / "stderr.txt");
-    EXPECT_NE(err.find("error: swarm node 'swarm': process 1 (west, air): tick 2, robot 'bomb'"),
+    // (The east of the arena is process 1's domain.)
+    EXPECT_NE(err.find("error: swarm node 'swarm': process 1 (west, east, air): tick 2, robot "
+                       "'bomb'"),
               std::string::npos)
         << transport << err;
     EXPECT_NE(err.find("boom"), std::string::npos) << transport << err;
@@ -285,7 +287,7 @@ TEST_F(SwarmProcesses, AProcessThatFailsIsNamedWithItsError) {
 TEST_F(SwarmProcesses, BadProcessCountsAreRefusedBeforeTheStart) {
   const std::string path = (dir_ / "bad.xml").string();
   std::ofstream(path) << "<federation until=\"1s\">\n"
-                         "  <node name=\"swarm\" experiment=\"trio.xml\" processes=\"4\">\n"
+                         "  <node name=\"swarm\" experiment=\"trio.xml\" processes=\"18\">\n"
                          "    <output name=\"poses\"/><input name=\"wheels\" robot=\"rovr\"/>\n"
                          "  </node>\n"
                          "  <node name=\"pilot\" program=\"pilot\"><input name=\"poses\"/>"
@@ -298,10 +300,10 @@ TEST_F(SwarmProcesses, BadProcessCountsAreRefusedBeforeTheStart) {
   for (const char* command : {" check ", " launch --transport shm ", " node --name swarm "}) {
     EXPECT_EQ(fleetsim::testing::run_fleetsim(command + path, dir_ / "stderr.txt"), 2) << command;
     const std::string err = slurp(dir_ / "stderr.txt");
-    EXPECT_NE(err.find("bad.xml:2: error: swarm node 'swarm': processes=\"4\" but " +
+    EXPECT_NE(err.find("bad.xml:2: error: swarm node 'swarm': processes=\"18\" cannot run: " +
                        (dir_ / "trio.xml").string() +
-                       " has only 3 physics engine regions (a process simulates whole regions: "
-                       "expected processes=\"3\" or fewer"),
+                       ": error: 18 processes but this run can use at most 17 (one per robot at "
+                       "the start: 17 robots): give processes=17 or fewer"),
               std::string::npos)
         << command << err;
     EXPECT_NE(err.find("bad.xml:3: error: swarm node 'swarm', input 'wheels': no robot 'rovr'"),
@@ -316,7 +318,7 @@ TEST_F(SwarmProcesses, BadProcessCountsAreRefusedBeforeTheStart) {
                     "</distribution>\n");
   std::ofstream(dir_ / "trio.xml") << experiment;
   std::string text = slurp(path);
-  text.replace(text.find("processes=\"4\""), 13, "processes=\"3\"");
+  text.replace(text.find("processes=\"18\""), 14, "processes=\"3\"");
   text.replace(text.find("rovr"), 4, "rover");
   std::ofstream(path) << text;
   Diagnostics d;
