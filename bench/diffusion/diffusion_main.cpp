@@ -21,7 +21,7 @@
 // line then also has `builtin_cpu_ns_per_robot_step` and `lua_extra_cpu_ns_per_robot_step`,
 // what Lua adds to each robot-step.
 //
-// `--processes K` (K > 1, at most E) first runs the scene on one process with P threads, then on
+// `--processes K` (K > 1; the arena split into K domains, whatever E) first runs the scene on one process with P threads, then on
 // K processes with P threads each (docs/distributed.md), and prints one line for the K-process
 // run with `processes`, `speedup_vs_one_process`, `one_process_rtf`, `same_hash_as_one_process`,
 // and the exchange's figures per tick over all processes: `halo_robots_per_tick` (robots whose
@@ -108,8 +108,8 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
                  "own, for like-for-like runs)")
       ->check(CLI::IsMember({"fleetsim", "argos"}));
   app.add_option("--processes", g_swarm.processes,
-                 "K > 1: run on one process first, then on K processes (at most E) and compare "
-                 "(docs/distributed.md)")
+                 "K > 1: run on one process first, then on K processes (the arena split into K "
+                 "domains, whatever E) and compare (docs/distributed.md)")
       ->check(CLI::Range(1, 16));
   app.add_option("--transport", g_swarm.transport, "With --processes: the processes' transport")
       ->check(CLI::IsMember({"shm", "ipc", "tcp", "inproc"}));
@@ -118,9 +118,10 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
   if (int status = fleetsim::parse_command_line(app, argc, argv); status >= 0) std::exit(status);
   o.log_frames = log == "frames";
   if (!script.empty()) o.script = std::filesystem::absolute(script).string();
-  if (g_swarm.processes > o.engines)
+  if (g_swarm.processes > 1 && o.engine == "dynamics2d" && g_swarm.processes > o.engines)
     usage("--processes " + std::to_string(g_swarm.processes) +
-          " needs at least as many engines (--engines)");
+          " with dynamics2d needs at least as many engines (--engines): its regions are "
+          "simulated whole");
   if (g_swarm.processes > 1 && o.controller == "lua")
     usage("--processes with --controller lua is not measured here");
   if (o.controller == "lua" && o.script.empty())
