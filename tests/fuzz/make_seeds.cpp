@@ -110,9 +110,9 @@ void write_wire_seeds(const fs::path& dir) {
   }
 }
 
-/// What process 1 of a two-process run of the swarm scene sends (fuzz_swarm's input), with
-/// small and large parts.
-void write_swarm_seeds(const fs::path& dir) {
+/// What process 1 of a two-process run of `scene` sends (fuzz_swarm's or fuzz_domains's input),
+/// with small and large parts.
+void write_swarm_seeds(fuzz::Scene scene, const fs::path& dir) {
   for (std::size_t part_bytes : {std::size_t{256}, std::size_t{32} << 20}) {
     fuzz::PairExchange::Shared shared;
     std::vector<std::thread> threads;
@@ -121,17 +121,11 @@ void write_swarm_seeds(const fs::path& dir) {
         PluginRegistry registry;
         register_builtins(registry);
         Diagnostics d;
-        auto ex = parse_experiment(fuzz::kSwarmScene, "swarm.xml", registry, {}, d);
-        if (!ex) throw std::runtime_error("the swarm scene does not load");
+        const char* xml = scene == fuzz::Scene::kSwarm ? fuzz::kSwarmScene : fuzz::kDomainScene;
+        auto ex = parse_experiment(xml, "swarm.xml", registry, {}, d);
+        if (!ex) throw std::runtime_error("a fuzzer's scene does not load");
         fuzz::PairExchange exchange(shared, p);
-        Distribution dist;
-        dist.process = p;
-        dist.processes = 2;
-        dist.engine_process = {0, 1};
-  dist.kind_process = ex->kind_affinity;
-  dist.robot_process = ex->robot_affinity;
-        dist.exchange = &exchange;
-        dist.part_bytes = part_bytes;
+        Distribution dist = fuzz::share_of(scene, *ex, p, &exchange, part_bytes);
         Simulation sim(std::move(*ex), registry, dist);
         sim.start();
         while (!sim.done()) sim.step();
@@ -185,7 +179,8 @@ int main(int argc, char** argv) {
   }
   const fs::path src = argv[1], out = argv[2];
   try {
-    for (const char* h : {"frame_log", "frame_log_packed", "deeco_log", "wire", "swarm", "checkpoint"})
+    for (const char* h : {"frame_log", "frame_log_packed", "deeco_log", "wire", "swarm", "domains",
+                          "checkpoint"})
       fs::create_directories(out / h);
 
     // Frame logs: tags, objects and LEDs (deeco), Lua foot-bots (footbot), version 1.
@@ -218,7 +213,8 @@ int main(int argc, char** argv) {
         out / "deeco_log/footbot.log");
 
     write_wire_seeds(out / "wire");
-    write_swarm_seeds(out / "swarm");
+    write_swarm_seeds(fuzz::Scene::kSwarm, out / "swarm");
+    write_swarm_seeds(fuzz::Scene::kDomains, out / "domains");
     write_checkpoint_seeds(out / "checkpoint");
   } catch (const std::exception& e) {
     std::cerr << "make_seeds: " << e.what() << "\n";

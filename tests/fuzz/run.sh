@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "$1" && pwd)"
 seconds="$2"
 shift 2
-harnesses=(experiment federation view_config png_bitmap frame_log frame_log_packed deeco_log wire swarm checkpoint run)
+harnesses=(experiment federation view_config png_bitmap frame_log frame_log_packed deeco_log wire swarm domains checkpoint run)
 if (( $# > 0 )); then harnesses=("$@"); fi
 
 work="$build/fuzz"
