@@ -27,7 +27,9 @@
 // and the exchange's figures per tick over all processes: `halo_robots_per_tick` (robots whose
 // halo columns were sent), `migrations_per_tick`, `bytes_per_tick` (payloads sent),
 // `exchange_us_per_tick` (the slowest process's packing, rounds and unpacking, including
-// waiting for the others) and `exchange_work_us_per_tick` (the same without the waiting); and
+// waiting for the others) and `exchange_work_us_per_tick` (the same without the waiting), all
+// without the end's state gather (`state_gather_bytes`: once per run; `rtf` and `tick_us`
+// include it); and
 // `per_process`, each process's own `peak_rss_bytes`, `owned_robots` (robots it senses, controls
 // and moves, on average over the ticks), `ghost_robots` (the others whose state it holds),
 // `bytes_sent_per_tick`, `exchange_us_per_tick`, `rounds_per_tick` and `state_hash`.
@@ -198,14 +200,17 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   const auto& p0 = reports.front();
   const double ticks = static_cast<double>(std::max<Tick>(1, p0.ticks));
   const double sim_seconds = static_cast<double>(p0.ticks * tick_ns) / 1e9;
-  double steps = 0, halo = 0, migrations = 0, bytes = 0, exchange = 0, work = 0, loop = 0;
+  double steps = 0, halo = 0, migrations = 0, bytes = 0, exchange = 0, work = 0, loop = 0,
+         gather_bytes = 0;
   for (const auto& r : reports) {
     steps += static_cast<double>(r.robot_steps);
     halo += static_cast<double>(r.exchange.halo_rows_sent);
     migrations += static_cast<double>(r.exchange.migrations_in);
-    bytes += static_cast<double>(r.exchange.bytes_sent);
-    exchange = std::max(exchange, r.exchange.seconds);
-    work = std::max(work, r.exchange.seconds - r.exchange.wait_seconds);
+    // The ticks' exchange: without the end's state gather (once per run, not per tick).
+    bytes += static_cast<double>(r.exchange.bytes_sent - r.exchange.gather_bytes);
+    exchange = std::max(exchange, r.exchange.seconds - r.exchange.gather_seconds);
+    work = std::max(work, r.exchange.seconds - r.exchange.gather_seconds - r.exchange.wait_seconds);
+    gather_bytes += static_cast<double>(r.exchange.gather_bytes);
     loop = std::max(loop, r.loop_wall_seconds);
   }
   const double rtf = loop > 0 ? sim_seconds / loop : 0;
@@ -218,8 +223,10 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
                    {"peak_rss_bytes", r.peak_rss_bytes},
                    {"owned_robots", owned},
                    {"ghost_robots", static_cast<double>(r.robots) - owned},  // (all hold all)
-                   {"bytes_sent_per_tick", static_cast<double>(r.exchange.bytes_sent) / ticks},
-                   {"exchange_us_per_tick", r.exchange.seconds * 1e6 / ticks},
+                   {"bytes_sent_per_tick",
+                    static_cast<double>(r.exchange.bytes_sent - r.exchange.gather_bytes) / ticks},
+                   {"exchange_us_per_tick",
+                    (r.exchange.seconds - r.exchange.gather_seconds) * 1e6 / ticks},
                    {"rounds_per_tick", static_cast<double>(r.exchange.rounds) / ticks},
                    {"state_hash", hex64(r.state_hash)}});
   }
@@ -239,6 +246,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
                               {"halo_robots_per_tick", halo / ticks},
                               {"migrations_per_tick", migrations / ticks},
                               {"bytes_per_tick", bytes / ticks},
+                              {"state_gather_bytes", gather_bytes},
                               {"exchange_us_per_tick", exchange * 1e6 / ticks},
                               {"exchange_work_us_per_tick", work * 1e6 / ticks},
                               {"tick_us", loop * 1e6 / ticks},

@@ -256,6 +256,8 @@ std::string report_to_json(const ProcessReport& r) {
                         {"phase_seconds", r.phase_seconds},
                         {"rounds", r.exchange.rounds},
                         {"bytes_sent", r.exchange.bytes_sent},
+                        {"gather_bytes", r.exchange.gather_bytes},
+                        {"gather_seconds", r.exchange.gather_seconds},
                         {"halo_rows_sent", r.exchange.halo_rows_sent},
                         {"migrations_in", r.exchange.migrations_in},
                         {"migrations_out", r.exchange.migrations_out},
@@ -285,6 +287,8 @@ ProcessReport report_from_json(const std::string& text) {
   r.phase_seconds = j.at("phase_seconds").get<std::vector<double>>();
   r.exchange.rounds = j.at("rounds");
   r.exchange.bytes_sent = j.at("bytes_sent");
+  r.exchange.gather_bytes = j.at("gather_bytes");
+  r.exchange.gather_seconds = j.at("gather_seconds");
   r.exchange.halo_rows_sent = j.at("halo_rows_sent");
   r.exchange.migrations_in = j.at("migrations_in");
   r.exchange.migrations_out = j.at("migrations_out");

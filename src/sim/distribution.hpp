@@ -67,6 +67,10 @@ struct ExchangeStats {
   std::uint64_t migrations_out = 0;
   double seconds = 0;       ///< packing, the rounds themselves and unpacking
   double wait_seconds = 0;  ///< inside all_gather (includes waiting for peers)
+  /// The part of bytes_sent and seconds that the end's state gather took (every robot's whole
+  /// row, once per run: not a cost of the ticks).
+  std::uint64_t gather_bytes = 0;
+  double gather_seconds = 0;
 };
 
 }  // namespace fleetsim

@@ -87,16 +87,18 @@ double Domains::distance(Vec2 p, const Box& b) {
   return std::sqrt(dx * dx + dy * dy);
 }
 
-bool Domains::near_other(Vec2 p, int d, double reach) const {
-  if (boxes_.size() <= 1) return false;
-  // Deep inside its own box: no other box is within reach.
+double Domains::to_other(Vec2 p, int d, double limit) const {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (boxes_.size() <= 1) return inf;
+  // Deep inside its own box: no other box is within the limit.
   const Box& own = box(d);
-  if (p.x - own.min.x > reach && own.max.x - p.x > reach && p.y - own.min.y > reach &&
-      own.max.y - p.y > reach)
-    return false;
+  if (p.x - own.min.x > limit && own.max.x - p.x > limit && p.y - own.min.y > limit &&
+      own.max.y - p.y > limit)
+    return inf;
+  double best = inf;
   for (int q = 0; q < count(); ++q)
-    if (q != d && distance(p, box(q)) <= reach) return true;
-  return false;
+    if (q != d) best = std::min(best, distance(p, box(q)));
+  return best;
 }
 
 }  // namespace fleetsim

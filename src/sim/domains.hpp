@@ -39,7 +39,10 @@ class Domains {
   int at(Vec2 p) const;
   const Box& box(int d) const { return boxes_[static_cast<std::size_t>(d)]; }
   /// True when a domain other than `d` lies within `reach` of p (p in domain d).
-  bool near_other(Vec2 p, int d, double reach) const;
+  bool near_other(Vec2 p, int d, double reach) const { return to_other(p, d, reach) <= reach; }
+  /// The distance from p (in domain d) to the nearest other domain, or infinity when none is
+  /// within `limit`.
+  double to_other(Vec2 p, int d, double limit) const;
   /// Distance from p to box b (0 inside).
   static double distance(Vec2 p, const Box& b);
 

@@ -193,9 +193,18 @@ class Simulation final : private WorldAccess {
   /// that simulates it (by_host false) or holds it (holder, by_host true).
   /// `more_after`: the round goes on after this exchange (a checkpoint's rounds come before
   /// the handoff of the same round).
+  /// `listed` (moves only): per row, 1 for the robots this process sends; the message then
+  /// lists their rows (the others cannot tell which), and a process receives only them.
   void exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
                      const std::vector<std::int16_t>& holder, bool by_host,
-                     bool more_after = false);
+                     bool more_after = false, const std::vector<std::uint8_t>* listed = nullptr);
+  /// Whether this run's moves may carry only the robots near another domain (halo_rows_): a
+  /// run split over domains with one region, no loop functions, no affinities, and parts that
+  /// read other robots no farther than halo_reach() (the built-in ones).
+  bool may_send_border_halo() const;
+  /// How far from another domain a robot's halo must reach it (sensing, contacts, one tick's
+  /// motion).
+  double halo_reach() const;
   [[noreturn]] void desync(int from, const std::string& what) const;
   /// What is wrong with `rows` of `columns` of `store` (empty when nothing): a real number
   /// that is not finite, or (`positions`: the robots' store) a position far outside the arena.
@@ -268,6 +277,10 @@ class Simulation final : private WorldAccess {
   /// Per row, for the tick (mark_rows): this process runs its sensors, controller and
   /// actuators; the process moving it; it is this process's and near another's domain.
   std::vector<std::uint8_t> runs_, shared_rows_;
+  /// Per row: this process's robots within halo_reach() of another domain (border_halo_ runs).
+  std::vector<std::uint8_t> halo_rows_;
+  bool border_halo_ = false;  ///< may_send_border_halo(), set up once
+  double halo_reach_ = 0;
   std::vector<std::int16_t> mover_;
   ContactBorders borders_;  ///< the contact rounds of a run split over domains
   bool pinned_ = false;                     ///< some robots have affinities (distributed only)

@@ -32,6 +32,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <limits>
+#include <set>
 
 #include "log/byte_io.hpp"
 #include "sim/simulation.hpp"
@@ -40,7 +42,7 @@ namespace fleetsim {
 
 namespace {
 constexpr char kMoves = 'M', kHandoff = 'H', kState = 'S', kHello = 'E', kControllers = 'C',
-               kActuation = 'A';
+               kActuation = 'A', kBorderMoves = 'N';
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -157,18 +159,64 @@ void Simulation::mark_rows() {
   runs_.resize(n);
   mover_.resize(n);
   shared_rows_.resize(n);
+  if (split && halo_reach_ == 0) {  // (the index's reaches are known from the first tick on)
+    border_halo_ = may_send_border_halo();
+    halo_reach_ = halo_reach();
+  }
+  halo_rows_.resize(border_halo_ ? n : 0);
+  const double far = border_halo_ ? std::max(reach, halo_reach_) : reach;
   pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t i = b; i < e; ++i) {
       const int mover = owner_[ids[i]];
       runs_[i] = host_[ids[i]] == me;
       mover_[i] = static_cast<std::int16_t>(mover);
+      const double d = split && mover == me ? dist_.domains.to_other({x[i], y[i]}, me, far)
+                                            : std::numeric_limits<double>::infinity();
       // A robot of this domain near another's: the contact rounds carry it there.
-      shared_rows_[i] = split && mover == me && dist_.engine_process[engine[i]] < 0 &&
-                        dist_.domains.near_other({x[i], y[i]}, me, reach);
+      shared_rows_[i] = dist_.engine_process[engine[i]] < 0 && d <= reach;
+      // A robot others may sense in the next tick: their halo keeps it up to date.
+      if (border_halo_) halo_rows_[i] = d <= halo_reach_;
     }
   });
   borders_.mover = mover_.data();
   borders_.shared = shared_rows_.data();
+}
+
+bool Simulation::may_send_border_halo() const {
+  if (dist_.domains.empty() || model_->engines.size() != 1 || dist_.engine_process[0] >= 0 ||
+      !experiment_.loop_functions.empty() || pinned_)
+    return false;
+  // The built-in parts, whose reach is known: the others may read any robot.
+  static const std::set<std::string> sensors = {
+      "proximity", "proximity_noisy", "collision", "positioning", "range_and_bearing",
+      "colored_blob_omnidirectional_camera"};
+  static const std::set<std::string> actuators = {"differential_drive", "quadrotor_speed",
+                                                  "leds", "range_and_bearing"};
+  for (const RobotKind& k : model_->kinds) {
+    if (!k.in_run) continue;
+    for (const PartDecl& p : k.sensors)
+      if (!sensors.count(p.type)) return false;
+    for (const PartDecl& p : k.actuators)
+      if (!actuators.count(p.type)) return false;
+  }
+  return true;
+}
+
+double Simulation::halo_reach() const {
+  // The farthest any part reads another robot: proximity rays and contacts (the index's
+  // interaction), range-and-bearing and cameras (their range, from a centre or a device to
+  // the other's far side); then two ticks of the fastest kind's motion.
+  double reach = std::max(index_.interaction_m, index_.border_m);
+  double move = 0;
+  const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
+  for (const RobotKind& k : model_->kinds) {
+    if (!k.in_run) continue;
+    move = std::max(move, k.max_speed_m_per_s * dt);
+    for (const PartDecl& p : k.sensors)
+      if (p.type == "range_and_bearing" || p.type == "colored_blob_omnidirectional_camera")
+        reach = std::max(reach, p.params.real("range", 3.0) + 2 * index_.max_radius_m);
+  }
+  return (reach + 2 * move) * 1.01;
 }
 
 void Simulation::desync(int from, const std::string& what) const {
@@ -354,7 +402,7 @@ std::size_t Simulation::rows_per_part(const std::vector<ColumnHandle>& columns) 
 
 void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
                                const std::vector<std::int16_t>& holder, bool by_host,
-                               bool more_after) {
+                               bool more_after, const std::vector<std::uint8_t>* listed) {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   const std::size_t part = rows_per_part(columns);
@@ -364,6 +412,8 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
     // Who sends which rows of this part: every process knows (the same world everywhere).
     for (auto& r : rows) r.clear();
     for (std::size_t i = lo; i < hi; ++i) {
+      // (Listed: the others' rows come in their messages.)
+      if (listed && !(*listed)[i]) continue;
       const int p = by_host ? holder[ids[i]] : process_of(static_cast<std::uint32_t>(i));
       rows[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
     }
@@ -375,8 +425,11 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
     w.i64(state_.tick);
     w.u32(static_cast<std::uint32_t>(lo));
     w.u32(static_cast<std::uint32_t>(mine.size()));
+    if (listed)
+      for (std::uint32_t i : mine) w.u32(i);
     for (ColumnHandle c : columns) state_.robots.gather_rows(c, mine, out);
-    if (kind == kMoves && last) {
+    const bool moves = kind == kMoves || kind == kBorderMoves;
+    if (moves && last) {
       w.u32(static_cast<std::uint32_t>(staged_tags_.size()));
       for (const auto& [row, tag] : staged_tags_) {
         w.u32(row);
@@ -391,28 +444,41 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
         for (std::uint32_t i : away) put_row(out, i);
       }
     }
-    xstats_.halo_rows_sent += kind == kMoves ? mine.size() : 0;
+    xstats_.halo_rows_sent += moves ? mine.size() : 0;
     auto all = gather(std::move(out), !last || more_after);
     for (int p = 0; p < dist_.processes; ++p) {
       if (p == dist_.process) continue;
-      const auto& theirs = rows[static_cast<std::size_t>(p)];
+      auto& theirs = rows[static_cast<std::size_t>(p)];
       try {
         log::ByteReader r(all[p].data(), all[p].size(), "a message");
         if (r.u8() != static_cast<std::uint8_t>(kind) || r.i64() != state_.tick || r.u32() != lo)
           throw log::LogError("a message of another kind, tick or part");
-        if (r.u32() != theirs.size()) throw log::LogError("another number of robots");
+        if (listed) {  // the rows, increasing, among those p moves in the part
+          const std::uint32_t k = r.u32();
+          if (k > hi - lo) throw log::LogError("more robots than the part has");
+          std::vector<std::uint32_t> named(k);
+          for (std::uint32_t j = 0; j < k; ++j) {
+            named[j] = r.u32();
+            if (named[j] < lo || named[j] >= hi || (j > 0 && named[j] <= named[j - 1]) ||
+                process_of(named[j]) != p)
+              throw log::LogError("a robot it does not move, or rows out of order");
+          }
+          theirs = std::move(named);
+        } else if (r.u32() != theirs.size()) {
+          throw log::LogError("another number of robots");
+        }
         for (ColumnHandle c : columns)
           state_.robots.scatter_rows(c, theirs,
                                      r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
         check_received(p, theirs, columns);
-        if (kind == kMoves && last)
+        if (moves && last)
           for (std::uint32_t t = r.u32(); t > 0; --t) {
             const std::uint32_t row = r.u32();
             if (row >= n || host_[ids[row]] != p)
               throw log::LogError("a tag for a robot it does not run");
             incoming_tags_.emplace_back(row, r.str());
           }
-        if (kind == kMoves && last) {
+        if (moves && last) {
           const std::uint8_t flags = r.u8();
           if (flags > 1 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
           if (flags) checkpoint_due_ = true;
@@ -451,7 +517,12 @@ void Simulation::exchange_moves() {
   // began: migration comes after the exchange).
   // This process's tags are sent (staged_tags_) and merged with the others' (incoming_tags_).
   incoming_tags_ = staged_tags_;
-  exchange_rows(kMoves, columns, host_, false);
+  // A run whose robots read only their neighbours (may_send_border_halo), on a tick no log
+  // keeps: only the robots near another domain, whose halo another process may read.
+  if (border_halo_ && !frame)
+    exchange_rows(kBorderMoves, columns, host_, false, false, &halo_rows_);
+  else
+    exchange_rows(kMoves, columns, host_, false);
   staged_tags_.clear();
   if (checkpoint_requested_) {  // announced: every process takes it at the next step
     checkpoint_requested_ = false;
@@ -569,9 +640,12 @@ Simulation::SavedControllers Simulation::checkpoint_rounds(const SavedController
 void Simulation::gather_state() {
   if (!distributed()) return;
   const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t before = xstats_.bytes_sent;
   // Every column of every robot, from the process that held it last.
   exchange_rows(kState, row_columns_, host_, true);
-  xstats_.seconds += seconds_since(t0);
+  xstats_.gather_bytes = xstats_.bytes_sent - before;
+  xstats_.gather_seconds = seconds_since(t0);
+  xstats_.seconds += xstats_.gather_seconds;
 }
 
 }  // namespace fleetsim
