@@ -1,6 +1,6 @@
 // The distributed part of a run (sim/distribution.hpp, docs/distributed.md): which robots this
-// process simulates, the exchange of their moves each tick, and the handoff of robots whose
-// region passed to another process.
+// process simulates (its domain's, or its whole regions'), the exchange of their moves each
+// tick, and the handoff of robots that changed domain or region.
 //
 // Messages (every process sends one per round, the same to all; little-endian):
 //   moves    'M' i64 tick, u32 first row of the part, u32 n, then for each column of the
@@ -10,6 +10,9 @@
 //            With affinities, the last part then has u32 k, k x (u32 row, the row's bytes
 //            column by column): the whole rows of the robots the sender simulates whose
 //            controllers another process runs
+//   border moves 'N' like moves, with u32 n then n x u32 rows (increasing) before the columns:
+//            only the sender's robots near another domain (may_send_border_halo)
+//   contact rounds 'B': kinematics2d's, inside the physics (physics/kinematics2d.cpp)
 //   handoff  'H' i64 tick, u32 n, n x (u32 row, the row's bytes column by column,
 //            u32 length, the controller's saved state)
 //   actuation 'A' (with affinities only) i64 tick, u32 n, n x (u32 row, the row's bytes column
@@ -21,8 +24,8 @@
 //            state): a checkpoint's, for the robots this process holds, by id
 // A moves or state round is sent in parts of at most Distribution::part_bytes (rows [first, first +
 // k) of the world, k from the row size), so a message stays under the transport's 64 MiB. Which
-// rows a process sends is not in the message: every process knows it (the robots of its regions, or
-// those it held).
+// rows a process sends is not in the message but for 'N': every process knows it (the robots it
+// moves, or those it held).
 //   hello    'E' u64 hash of the world state, u64 seed, u32 robots, u32 processes, string
 //            experiment name: the first round, before tick 0; every process must agree
 // Rows are the dense robot indices, the same on every process (every process holds the same

@@ -153,6 +153,51 @@ TEST_F(Swarm, OneRegionSplitOverDomainsGivesOneProcessesBits) {
   }
 }
 
+// Without loop functions, each process sends the others only its robots near their domains
+// (their halo reaches: proximity and contacts for the e-pucks, range-and-bearing and cameras
+// for the foot-bots), except on the ticks the log keeps (every 4th), which carry every robot:
+// the bits are still one process's, and far fewer robots travel.
+TEST_F(Swarm, WithoutLoopFunctionsOnlyTheRobotsNearABorderTravel) {
+  const std::string xml =
+      "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"10\" seed=\"4\"/>\n"
+      "  <controllers>\n"
+      "    <controller id=\"d\" type=\"diffusion\" speed=\"0.12\"/>\n"
+      "    <controller id=\"w\" type=\"random_walk\" speed=\"0.12\" turn_probability=\"0.2\"/>\n"
+      "    <controller id=\"s\" type=\"lua\" script=\"" + script_ + "\"/>\n"
+      "  </controllers>\n"
+      "  <arena size=\"48,3\">\n"
+      "    <wall from=\"-1,-1\" to=\"1,1\"/>\n"
+      "    <distribute count=\"150\" kind=\"epuck\" controller=\"d\" id_prefix=\"d\"/>\n"
+      "    <distribute count=\"150\" kind=\"epuck\" controller=\"w\" id_prefix=\"w\"/>\n"
+      "    <distribute count=\"40\" kind=\"footbot\" controller=\"s\" id_prefix=\"f\"/>\n"
+      "  </arena>\n"
+      "  <log path=\"unused.flog\" every=\"4\"/>\n"
+      "</fleetsim>\n";
+  const std::string ref_log = path("near-one.flog");
+  const std::uint64_t ref = single(xml, ref_log);
+  const std::string ref_bytes = slurp(ref_log);
+  for (int n : {2, 3, 4}) {
+    SCOPED_TRACE(std::to_string(n) + " processes");
+    const std::string log = path("near-" + std::to_string(n) + ".flog");
+    auto reports = many(xml, log, n, SyncMode::kDsaam, 100);
+    ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
+    std::uint64_t sent = 0;
+    for (const auto& r : reports) {
+      ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+      EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
+      sent += r.exchange.halo_rows_sent;
+    }
+    EXPECT_TRUE(slurp(log) == ref_bytes) << "the frame log differs from one process's";
+    // Every robot on the 25 ticks the log keeps; on the 75 others, those within the foot-bots'
+    // 3 m of range and bearing and cameras (and a tick's motion) of another domain: fewer than
+    // half (a 6.6 m strip across each of the n - 1 cuts of a 48 m arena).
+    const std::uint64_t all = 340u * 100u;
+    EXPECT_GE(sent, all / 4);
+    EXPECT_LT(sent, all * 3 / 4) << "robots far from every border travelled";
+  }
+}
+
 // The same with rigid-body physics: dynamics2d keeps velocities in its own columns, which
 // travel with a robot that changes process, so its regions split over processes give the
 // same bits too.
