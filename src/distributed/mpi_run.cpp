@@ -1,10 +1,14 @@
 #include "distributed/mpi_run.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <stdexcept>
+#include <thread>
 
 #ifdef FLEETSIM_HAVE_MPI
 // The C API only (Open MPI's mpi.h otherwise pulls in its deprecated C++ bindings).
@@ -63,7 +67,8 @@ void ensure_mpi() {
   MPI_Initialized(&initialised);
   if (initialised) return;
   int provided = 0;
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+  // (Multiple: the watchdog's thread sends and receives beside the run's collectives.)
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
     throw std::runtime_error("MPI_Init failed");
   // Errors come back as codes (and become exceptions here) instead of aborting the job.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -165,6 +170,112 @@ class MpiExchange final : public PortExchange {
   std::vector<std::string> hosts_;
 };
 
+/// A rank that stops answering (SIGSTOP, a frozen machine) would hold every other in its next
+/// collective for ever: MPI has no heartbeat of its own. Each rank's watchdog thread sends the
+/// next rank in a ring a heartbeat every 50 ms on a communicator of its own, carrying the tick
+/// its run is at; when the previous rank's heartbeats stop for 500 ms it says so, naming that
+/// rank, its host and its last tick, and aborts the job (MPI_Abort: mpirun ends every rank). A
+/// rank leaving in good order sends a last heartbeat that says so. Without MPI_THREAD_MULTIPLE
+/// there is no watchdog (docs/distributed.md).
+class Watchdog {
+ public:
+  Watchdog(int rank, int ranks, std::vector<std::string> hosts, const std::atomic<Tick>& tick)
+      : rank_(rank), ranks_(ranks), hosts_(std::move(hosts)), tick_(tick) {
+    int provided = 0;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE || ranks < 2) return;
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
+    thread_ = std::thread([this] { watch(); });
+  }
+  ~Watchdog() {
+    if (!thread_.joinable()) return;
+    stop_ = true;
+    thread_.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+ private:
+  static constexpr int kTag = 7;
+  static constexpr std::int64_t kLeaving = -1;
+  static constexpr auto kPeriod = std::chrono::milliseconds(50);
+  static constexpr auto kSilence = std::chrono::milliseconds(500);
+
+  void watch() {
+    using clock = std::chrono::steady_clock;
+    const int next = (rank_ + 1) % ranks_, prev = (rank_ + ranks_ - 1) % ranks_;
+    std::int64_t in = 0, last_tick = 0;
+    MPI_Request recv = MPI_REQUEST_NULL;
+    MPI_Irecv(&in, 1, MPI_INT64_T, prev, kTag, comm_, &recv);
+    // Each send's payload stays put until it completes (a small message completes at once).
+    constexpr int kSlots = 16;
+    std::int64_t out[kSlots] = {};
+    MPI_Request sends[kSlots];
+    std::fill(std::begin(sends), std::end(sends), MPI_REQUEST_NULL);
+    auto send = [&](int slot, std::int64_t value) {
+      int done = 1;
+      MPI_Test(&sends[slot], &done, MPI_STATUS_IGNORE);
+      if (!done) return;  // (the previous one is still on its way: skip a beat)
+      out[slot] = value;
+      MPI_Isend(&out[slot], 1, MPI_INT64_T, next, kTag, comm_, &sends[slot]);
+    };
+    auto heard = clock::now();
+    bool watching = true;
+    for (int beat = 0; !stop_; ++beat) {
+      send(beat % kSlots, tick_.load());
+      for (int got = 1; watching;) {
+        MPI_Test(&recv, &got, MPI_STATUS_IGNORE);
+        if (!got) break;
+        heard = clock::now();
+        if (in == kLeaving) {
+          watching = false;  // it left in good order
+        } else {
+          last_tick = in;
+          MPI_Irecv(&in, 1, MPI_INT64_T, prev, kTag, comm_, &recv);
+        }
+      }
+      if (watching && clock::now() - heard > kSilence) {
+        const std::string host = hosts_[static_cast<std::size_t>(prev)];
+        std::fprintf(stderr,
+                     "fleetsim: rank %d (%s) stopped answering at tick %lld (no heartbeat for "
+                     "%lld ms: stopped, or its machine froze); rank %d ends the job\n",
+                     prev, host.c_str(), static_cast<long long>(last_tick),
+                     static_cast<long long>(
+                         std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - heard)
+                             .count()),
+                     rank_);
+        std::fflush(stderr);
+        // MPI_Abort asks mpirun to end every rank; when mpirun is already ending the job (a
+        // rank that died, which it noticed too) the call may wait for its signals: this rank
+        // leaves by itself 300 ms later.
+        std::thread([] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          std::_Exit(1);
+        }).detach();
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+      std::this_thread::sleep_for(kPeriod);
+    }
+    // The last beat says this rank leaves (its previous beat in slot 0 has long completed).
+    MPI_Wait(&sends[0], MPI_STATUS_IGNORE);
+    out[0] = kLeaving;
+    MPI_Isend(&out[0], 1, MPI_INT64_T, next, kTag, comm_, &sends[0]);
+    for (auto& r : sends)
+      if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (watching) {
+      MPI_Cancel(&recv);
+      MPI_Wait(&recv, MPI_STATUS_IGNORE);
+    }
+  }
+
+  int rank_, ranks_;
+  std::vector<std::string> hosts_;
+  const std::atomic<Tick>& tick_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 std::vector<std::string> host_names(int ranks) {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int n = 0;
@@ -215,6 +326,8 @@ std::vector<ProcessReport> run_mpi(const Loader& load, const SwarmRunOptions& op
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const auto hosts = host_names(ranks);
+  std::atomic<Tick> tick{0};
+  Watchdog watchdog(rank, ranks, hosts, tick);
   auto loaded = load();
   // Every rank takes part in the file check, loaded or not, so that none waits for ever.
   const nlohmann::json files =
@@ -224,6 +337,7 @@ std::vector<ProcessReport> run_mpi(const Loader& load, const SwarmRunOptions& op
   if (!differs.empty()) throw std::invalid_argument(differs);
   SwarmRunOptions o = options;  // (its hooks run on rank 0 only: run_share)
   o.processes = ranks;
+  o.progress_tick = &tick;
   // (The same on every rank: a pure function of the experiment and the number of ranks.)
   const auto owner = assign(loaded->experiment, ranks, "mpirun -n");
   ProcessReport mine = run_share(*loaded, rank, owner, o, [&](int) {

@@ -181,6 +181,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
       if (hooks && o.before_step) o.before_step(sim);
       sim.step();
       if (hooks && o.after_step) o.after_step(sim);
+      if (o.progress_tick) o.progress_tick->store(sim.state().tick);
       if (paced) {
         pacer.wait_until((sim.state().tick - from) * tick, "the run");
         r.max_lag_seconds = static_cast<double>(pacer.max_lag_ns()) / 1e9;

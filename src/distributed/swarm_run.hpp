@@ -61,6 +61,8 @@ struct SwarmRunOptions {
   std::function<void(Simulation&)> before_step, after_step;
   /// After each checkpoint file is written and renamed into place, with its path.
   std::function<void(const std::string& path)> on_checkpoint;
+  /// Every process: set to its run's tick after every step (a watchdog reports it), or null.
+  std::atomic<Tick>* progress_tick = nullptr;
 };
 
 /// Which process simulates what (docs/distributed.md, "Which process simulates what").

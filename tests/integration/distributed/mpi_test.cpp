@@ -1,12 +1,13 @@
 // `mpirun -n P fleetsim run EXPERIMENT` as a cluster user meets it (docs/distributed.md, "On a
 // cluster: MPI"): the examples give the one-process log on 2, 3, 4 and 8 ranks; rank 0 alone
 // prints; too many ranks, a rank with other files, --processes under mpirun are user errors said
-// once; a rank whose controller fails stops the run naming it; a killed rank ends the job with
-// no process left.
+// once; a rank whose controller fails stops the run naming it; a killed or stopped rank ends
+// the job with no process left.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -127,36 +128,47 @@ TEST_F(Mpi, ARankWhoseControllerFailsStopsTheRunNamingIt) {
   EXPECT_LE(reader->frame_count(), 31u);
 }
 
-// kill -9 of a rank: mpirun ends the job naming the rank and its host, with a non-zero status,
-// and no rank is left behind.
-TEST_F(Mpi, AKilledRankEndsTheJobWithNoProcessLeft) {
-  const pid_t job = fleetsim::testing::spawn_with_output(
-      "/usr/bin/mpirun",
-      {"--allow-run-as-root", "--oversubscribe", "-n", "2", kFleetsim, "run", kDiffusion,
-       "--threads", "1", "--length", "100000", "--quiet", "--log", path("k.flog")},
-      path("k.out"), path("k.err"));
-  std::vector<pid_t> ranks;
-  for (int t = 0; t < 400 && ranks.size() < 2; ++t) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    ranks = fleetsim::testing::children_of(job);
-  }
-  ASSERT_EQ(ranks.size(), 2u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the run is under way
-  kill(ranks[1], SIGKILL);
-  const int status = fleetsim::testing::wait_for(job, std::chrono::seconds(60));
-  EXPECT_NE(status, 0);
-  const std::string err = slurp(path("k.err"));
-  EXPECT_NE(err.find("rank 1"), std::string::npos) << err;
-  // (mpirun's ranks are reparented when it exits: give their new parent a moment to reap them.)
-  for (pid_t r : ranks) {
-    bool gone = false;
-    for (int t = 0; t < 100 && !gone; ++t) {
-      std::ifstream stat("/proc/" + std::to_string(r) + "/stat");
-      std::string pid, name, state;
-      gone = !(stat >> pid >> name >> state) || state == "Z";
-      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+// kill -9 of a rank: mpirun ends the job naming the rank and its host; SIGSTOP of a rank: the
+// next rank's watchdog misses its heartbeats and ends the job naming it, its host and its tick.
+// Either way a non-zero status, and no rank is left behind.
+TEST_F(Mpi, AKilledOrStoppedRankEndsTheJobWithNoProcessLeft) {
+  for (int sig : {SIGKILL, SIGSTOP}) {
+    SCOPED_TRACE(strsignal(sig));
+    const pid_t job = fleetsim::testing::spawn_with_output(
+        "/usr/bin/mpirun",
+        {"--allow-run-as-root", "--oversubscribe", "-n", "2", kFleetsim, "run", kDiffusion,
+         "--threads", "1", "--length", "100000", "--quiet", "--log", path("k.flog")},
+        path("k.out"), path("k.err"));
+    std::vector<pid_t> ranks;
+    for (int t = 0; t < 400 && ranks.size() < 2; ++t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      ranks = fleetsim::testing::children_of(job);
     }
-    EXPECT_TRUE(gone) << "rank process " << r << " is still there";
+    ASSERT_EQ(ranks.size(), 2u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the run is under way
+    kill(ranks[1], sig);
+    const int status = fleetsim::testing::wait_for(job, std::chrono::seconds(60));
+    EXPECT_NE(status, 0);
+    const std::string err = slurp(path("k.err"));
+    EXPECT_NE(err.find("rank 1"), std::string::npos) << err;
+    if (sig == SIGSTOP)
+      EXPECT_NE(err.find("stopped answering at tick "), std::string::npos) << err;
+    // (mpirun's ranks are reparented when it exits: give their new parent a moment to reap
+    // them.)
+    for (pid_t r : ranks) {
+      bool gone = false;
+      for (int t = 0; t < 100 && !gone; ++t) {
+        std::ifstream stat("/proc/" + std::to_string(r) + "/stat");
+        std::string pid, name, state;
+        gone = !(stat >> pid >> name >> state) || state == "Z";
+        if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      EXPECT_TRUE(gone) << "rank process " << r << " is still there";
+      if (!gone) kill(r, SIGKILL);
+    }
+    // Rank 0's log is readable to its last complete frame.
+    auto reader = log::LogReader::open(path("k.flog"));
+    EXPECT_GT(reader->frame_count(), 0u);
   }
 }
 
