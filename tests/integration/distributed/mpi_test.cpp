@@ -1,5 +1,6 @@
 // `mpirun -n P fleetsim run EXPERIMENT` as a cluster user meets it (docs/distributed.md, "On a
-// cluster: MPI"): the examples give the one-process log on 2, 3, 4 and 8 ranks; rank 0 alone
+// cluster: MPI"): the examples and random experiments give the one-process log on 2, 3, 4 and 8
+// ranks; rank 0 alone
 // prints; too many ranks, a rank with other files, --processes under mpirun are user errors said
 // once; a rank whose controller fails stops the run naming it; a killed or stopped rank ends
 // the job with no process left.
@@ -16,6 +17,7 @@
 #include "log/log_reader.hpp"
 #include "support/processes.hpp"
 #include "support/test_files.hpp"
+#include "swarm_scenario.hpp"
 
 namespace fleetsim {
 namespace {
@@ -66,6 +68,39 @@ TEST_F(Mpi, TheExamplesOnSeveralRanksWriteTheOneProcessLog) {
       EXPECT_EQ(j["processes"], ranks);
       EXPECT_EQ(j["transport"], "mpi");
       EXPECT_EQ(j["per_process"].size(), static_cast<std::size_t>(ranks));
+    }
+  }
+}
+
+// Random experiments whose robots cross the middle often, whose loop functions add, move and
+// remove robots near it and set tags (border_churn, from a plug-in library), with per-robot
+// C++ and Lua controllers that carry state: the one-process log and state hash on 2, 3, 4 and
+// 8 ranks.
+TEST_F(Mpi, RandomExperimentsOnSeveralRanksGiveTheOneProcessBits) {
+  std::ofstream(path("stateful.lua")) << fleetsim::testing::kScript;
+  for (std::uint64_t seed : {1u, 3u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const auto s = fleetsim::testing::random_scenario(seed, path("stateful.lua"), "unused.flog",
+                                                      BORDER_CHURN_PLUGIN);
+    const std::string xml = path("random-" + std::to_string(seed) + ".xml");
+    std::ofstream(xml) << s.xml;
+    Result one = shell(kFleetsim + " run " + xml + " --quiet --json --log " + path("one.flog"));
+    ASSERT_EQ(one.status, 0) << one.err;
+    const auto ref = nlohmann::json::parse(one.out.substr(one.out.rfind('\n', one.out.size() - 2) + 1));
+    const std::string ref_log = slurp(path("one.flog"));
+    ASSERT_GT(ref_log.size(), 1000u);
+    for (int ranks : {2, 3, 4, 8}) {
+      SCOPED_TRACE(std::to_string(ranks) + " ranks");
+      Result r = mpirun(ranks, xml + " --quiet --json --log " + path("mpi.flog"));
+      ASSERT_EQ(r.status, 0) << r.err;
+      const auto j = nlohmann::json::parse(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+      EXPECT_EQ(j["state_hash"], ref["state_hash"]);
+      EXPECT_EQ(j["robots"], ref["robots"]);
+      std::uint64_t migrated = 0;
+      for (const auto& p : j["per_process"]) migrated += p["migrations_in"].get<std::uint64_t>();
+      EXPECT_GT(migrated, 0u) << "no robot changed rank";
+      EXPECT_TRUE(slurp(path("mpi.flog")) == ref_log)
+          << "the log of " << ranks << " ranks differs from one process's";
     }
   }
 }
