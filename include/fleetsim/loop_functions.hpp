@@ -14,6 +14,15 @@ namespace fleetsim {
 
 /// The world as loop functions see it: read everything, add, move or remove entities, set the
 /// status. Implemented by the engine. Called from the main thread only, between phases.
+///
+/// Loop functions in the per-process form (LoopFunctions::per_process) see, on each process of
+/// a distributed run, only the robots that process moves: robots() lists them, and reading
+/// another robot is an error. Their changes (tags, moves, robots added or removed, the status,
+/// the end) take effect after the hook, on every process at once: tags and moves in robot id
+/// order, removals, then additions in order of position (x, then y, then heading, kind,
+/// controller and tag), which is also when added robots get their ids (add_robot returns
+/// kNoEntity). Global quantities come from the reductions, which every process must call alike.
+/// The same holds on one process, so the results are the same bits on any number.
 class WorldAccess {
  public:
   virtual ~WorldAccess() = default;
@@ -49,6 +58,17 @@ class WorldAccess {
   virtual void set_status(const std::string& status) = 0;
   /// Asks the run to end after this tick (the DEECo coordinator's end signal).
   virtual void end_run() = 0;
+
+  /// Reductions over every process of a run (on one process: the value given). Every process
+  /// calls the same ones in the same order with its own value, and all get the result, which
+  /// does not depend on the number of processes: an exact integer sum, a minimum, a maximum
+  /// (NaN is ignored unless every value is NaN), any, all. (No floating-point sum: its
+  /// rounding would depend on how the robots are spread; sum integers, e.g. millimetres.)
+  virtual std::int64_t sum(std::int64_t mine) { return mine; }
+  virtual double min(double mine) { return mine; }
+  virtual double max(double mine) { return mine; }
+  virtual bool any(bool mine) { return mine; }
+  virtual bool all(bool mine) { return mine; }
 };
 
 /// Loop functions plug-in: one instance per run. All hooks run on the main thread.
@@ -60,8 +80,13 @@ class LoopFunctions {
   virtual void post_step(WorldAccess& world) {}
   virtual void reset(WorldAccess& world) {}
   virtual void destroy(WorldAccess& world) {}
-  /// Polled after post_step; true ends the run.
+  /// Polled after post_step; true ends the run (in the per-process form, true on any process).
   virtual bool is_finished(const WorldAccess& world) const { return false; }
+  /// The per-process form (WorldAccess, above): true when the hooks read only the robots of
+  /// the process they run on and get global quantities from the reductions. A run split over
+  /// processes then sends each process only the robots near its domain (docs/distributed.md).
+  /// The default, false: every process runs the hooks on the whole world.
+  virtual bool per_process() const { return false; }
 
   /// Checkpoints (docs/checkpoints.md). save() appends to `out` what the hooks keep between
   /// calls and returns true; a type without state returns true and writes nothing. The

@@ -15,40 +15,54 @@ namespace fleetsim {
 namespace {
 
 /// `tag_on_contact`: tags every robot that touches something, shows the count in the status,
-/// and ends the run when every robot is tagged (if asked to).
+/// and ends the run when every robot is tagged (if asked to). In the per-process form: each
+/// process tags the robots it moves, and the counts are sums over the processes.
 class TagOnContact : public LoopFunctions {
  public:
+  bool per_process() const override { return true; }
   void init(const Params& p, WorldAccess& w) override {
-    tag_ = p.text("tag", "bumped");
-    end_when_all_ = p.boolean("end_when_all", false);
-    update_status(w);
+    read(p);
+    std::int64_t tagged = 0, robots = 0;
+    for (EntityId id : w.robots()) {
+      ++robots;
+      tagged += w.robot_tag(id) == tag_ ? 1 : 0;
+    }
+    update_status(w, w.sum(tagged), w.sum(robots));
   }
   void post_step(WorldAccess& w) override {
-    for (EntityId id : w.robots())
-      if (w.robot_contact_count(id) > 0 && w.robot_tag(id) != tag_) w.set_robot_tag(id, tag_);
-    update_status(w);
+    std::int64_t tagged = 0, robots = 0;
+    for (EntityId id : w.robots()) {
+      ++robots;
+      if (w.robot_tag(id) == tag_) {
+        ++tagged;
+      } else if (w.robot_contact_count(id) > 0) {
+        w.set_robot_tag(id, tag_);  // (applied after the hook, with every process's)
+        ++tagged;
+      }
+    }
+    update_status(w, w.sum(tagged), w.sum(robots));
   }
   bool is_finished(const WorldAccess&) const override { return end_when_all_ && all_; }
   // Its state is the parameters and the world's tags: nothing to save.
   bool save(std::vector<std::uint8_t>&) const override { return true; }
   void restore(const Params& p, WorldAccess& w, std::span<const std::uint8_t>) override {
-    tag_ = p.text("tag", "bumped");
-    end_when_all_ = p.boolean("end_when_all", false);
-    count(w);
+    read(p);
+    // (Outside a hook every process holds every robot.)
+    std::int64_t tagged = 0, robots = 0;
+    for (EntityId id : w.robots()) {
+      ++robots;
+      tagged += w.robot_tag(id) == tag_ ? 1 : 0;
+    }
+    all_ = robots > 0 && tagged == robots;
   }
 
  private:
-  std::size_t count(const WorldAccess& w) {
-    std::size_t tagged = 0;
-    auto ids = w.robots();
-    for (EntityId id : ids)
-      if (w.robot_tag(id) == tag_) ++tagged;
-    all_ = !ids.empty() && tagged == ids.size();
-    return tagged;
+  void read(const Params& p) {
+    tag_ = p.text("tag", "bumped");
+    end_when_all_ = p.boolean("end_when_all", false);
   }
-  void update_status(WorldAccess& w) {
-    const std::size_t tagged = count(w);
-    const std::size_t robots = w.robots().size();
+  void update_status(WorldAccess& w, std::int64_t tagged, std::int64_t robots) {
+    all_ = robots > 0 && tagged == robots;
     w.set_status("tick " + std::to_string(w.tick()) + ": " + std::to_string(tagged) + " of " +
                  std::to_string(robots) + " robots " + tag_);
   }

@@ -62,6 +62,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
     const auto* f = registry.loop_functions_factory(experiment_.loop_functions);
     if (!f) throw RunError("loop functions '" + experiment_.loop_functions + "' have no factory");
     loop_ = (*f)();
+    loop_local_ = loop_->per_process();
   }
   if (resumed_) check_resumed_logs();
   const auto open = resumed_ ? log::LogOpen::kContinue : log::LogOpen::kCreate;
@@ -247,7 +248,9 @@ void Simulation::start() {
   } else {
     if (loop_) {
       try {
-        loop_->init(experiment_.loop_params, *this);
+        run_hook("init", [&] { loop_->init(experiment_.loop_params, *this); });
+      } catch (const RunError&) {
+        throw;
       } catch (const std::exception& e) {
         throw RunError("loop functions '" + experiment_.loop_functions + "': init: " + e.what());
       }
@@ -421,7 +424,7 @@ void Simulation::step() {
   if (!started_) start();
   if (checkpoint_due_) take_checkpoint();
   run_phase(Phase::kPreStep, [&] {
-    if (loop_) loop_->pre_step(*this);
+    if (loop_) run_hook("pre_step", [&] { loop_->pre_step(*this); });
   });
   if (distributed()) handoff();
   run_phase(Phase::kSenseControl, [&] { sense_and_control(); });
@@ -441,10 +444,7 @@ void Simulation::step() {
   });
   state_.tick++;
   run_phase(Phase::kPostStep, [&] {
-    if (loop_) {
-      loop_->post_step(*this);
-      if (loop_->is_finished(*this)) state_.end_requested = true;
-    }
+    if (loop_) run_hook("post_step", [&] { loop_->post_step(*this); }, /*post_step=*/true);
   });
   run_phase(Phase::kLog, [&] { write_logs(); });
 }
@@ -485,6 +485,13 @@ std::uint32_t Simulation::checked_robot(EntityId id, const char* what) const {
   if (i == kNoIndex)
     throw RunError(std::string("loop functions: ") + what + ": no robot with id " +
                    std::to_string(id));
+  if (staging() && distributed() && process_of(i) != dist_.process)
+    throw RunError(std::string("loop functions: ") + what + ": robot '" +
+                   state_.robot_name()[i] + "' is moved by process " +
+                   std::to_string(process_of(i)) + ", not this one (" +
+                   std::to_string(dist_.process) +
+                   "): loop functions in the per-process form read and change only their "
+                   "process's robots (robots() lists them; docs/loop-functions.md)");
   return i;
 }
 
@@ -499,7 +506,12 @@ std::string Simulation::robot_tag(EntityId id) const {
   return state_.tags.str(state_.robot_tag()[checked_robot(id, "robot_tag")]);
 }
 void Simulation::set_robot_tag(EntityId id, const std::string& tag) {
-  state_.robot_tag()[checked_robot(id, "set_robot_tag")] = state_.tags.intern(tag);
+  const auto i = checked_robot(id, "set_robot_tag");
+  if (staging()) {
+    staged_loop_.tags.emplace_back(id, tag);
+    return;
+  }
+  state_.robot_tag()[i] = state_.tags.intern(tag);
 }
 Color Simulation::robot_led(EntityId id) const {
   auto i = checked_robot(id, "robot_led");
@@ -522,6 +534,10 @@ int Simulation::robot_contact_count(EntityId id) const {
 void Simulation::move_robot(EntityId id, Vec2 p, double heading) {
   auto i = checked_robot(id, "move_robot");
   check_robot_position(p, heading, "move_robot");
+  if (staging()) {
+    staged_loop_.moves.push_back({id, p.x, p.y, heading});
+    return;
+  }
   state_.x()[i] = p.x;
   state_.y()[i] = p.y;
   state_.theta()[i] = wrap_angle(heading);
@@ -550,6 +566,10 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
                    "' is not used in the experiment file (declare it in <kinds> so its parts "
                    "are built before the run)");
   if (c < 0) throw RunError("loop functions: add_robot: unknown controller '" + controller + "'");
+  if (staging()) {  // (its id comes when the additions are applied)
+    staged_loop_.adds.push_back({kind, controller, p.x, p.y, heading, tag});
+    return kNoEntity;
+  }
   EntityId id =
       state_.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p, heading,
                        state_.tags.intern(tag), "robot" + std::to_string(state_.next_id));
@@ -569,6 +589,10 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
 }
 void Simulation::remove_robot(EntityId id) {
   checked_robot(id, "remove_robot");
+  if (staging()) {
+    staged_loop_.removes.push_back(id);
+    return;
+  }
   state_.remove_robot(id);
   if (id < instances_.size() && instances_[id]) {
     instances_[id]->destroy();
@@ -581,6 +605,9 @@ Vec2 Simulation::object_position(EntityId id) const {
   return {state_.object_x()[o], state_.object_y()[o]};
 }
 void Simulation::set_object(EntityId id, Vec2 p, double size, const std::string& tag) {
+  if (staging())
+    throw RunError("loop functions: set_object: loop functions in the per-process form do not "
+                   "change objects (every process would; docs/loop-functions.md)");
   auto o = state_.object_index(id);
   if (o == kNoIndex) throw RunError("loop functions: no object with id " + std::to_string(id));
   state_.object_x()[o] = p.x;
@@ -590,6 +617,9 @@ void Simulation::set_object(EntityId id, Vec2 p, double size, const std::string&
 }
 EntityId Simulation::add_object(const std::string& object_class, Vec2 p, double size,
                                 const std::string& tag) {
+  if (staging())
+    throw RunError("loop functions: add_object: loop functions in the per-process form do not "
+                   "change objects (every process would; docs/loop-functions.md)");
   std::uint16_t cls = 0;
   const auto& classes = model_->object_classes;
   auto it = std::find(classes.begin(), classes.end(), object_class);
@@ -602,6 +632,9 @@ EntityId Simulation::add_object(const std::string& object_class, Vec2 p, double 
                            "object" + std::to_string(state_.next_id));
 }
 void Simulation::remove_object(EntityId id) {
+  if (staging())
+    throw RunError("loop functions: remove_object: loop functions in the per-process form do not "
+                   "change objects (every process would; docs/loop-functions.md)");
   if (state_.object_index(id) == kNoIndex)
     throw RunError("loop functions: remove_object: no object with id " + std::to_string(id));
   state_.remove_object(id);

@@ -219,10 +219,8 @@ class Simulation final : private WorldAccess {
   Tick tick() const override { return state_.tick; }
   SimTime time_ns() const override { return state_.tick * model_->tick_period_ns; }
   std::uint64_t seed() const override { return model_->seed; }
-  std::vector<EntityId> robots() const override {
-    auto ids = state_.robot_id();
-    return {ids.begin(), ids.end()};
-  }
+  /// Every robot; per-process loop functions on several processes: this process's.
+  std::vector<EntityId> robots() const override;
   Vec2 robot_position(EntityId id) const override;
   double robot_heading(EntityId id) const override;
   std::string robot_tag(EntityId id) const override;
@@ -242,9 +240,47 @@ class Simulation final : private WorldAccess {
   EntityId add_object(const std::string& object_class, Vec2 position, double size,
                       const std::string& tag) override;
   void remove_object(EntityId id) override;
-  void set_status(const std::string& status) override { state_.status = status; }
-  void end_run() override { state_.end_requested = true; }
+  void set_status(const std::string& status) override;
+  void end_run() override;
+  std::int64_t sum(std::int64_t mine) override;
+  double min(double mine) override;
+  double max(double mine) override;
+  bool any(bool mine) override;
+  bool all(bool mine) override;
+  /// The robot's row; throws RunError naming `what` when there is no such robot, or when
+  /// per-process loop functions (staging()) read or change a robot of another process.
   std::uint32_t checked_robot(EntityId id, const char* what) const;
+
+  // Loop functions in the per-process form (LoopFunctions::per_process, simulation_loop.cpp).
+  /// Inside one of their hooks: changes are staged, and applied after it on every process.
+  bool staging() const { return loop_local_ && in_hook_; }
+  /// Runs a loop-functions hook (`what` names it in errors); per-process ones then exchange
+  /// and apply their changes (`finished`: their is_finished after post_step).
+  void run_hook(const char* what, const std::function<void()>& hook, bool post_step = false);
+  /// Every process's staged changes, applied alike everywhere (in the order WorldAccess says).
+  void apply_loop_changes(bool finished);
+  /// One reduction round: `op` and this process's 8 bytes; every process's, by index.
+  std::vector<std::array<std::uint8_t, 8>> reduce(char op, std::array<std::uint8_t, 8> mine);
+  struct LoopChanges {
+    bool end = false, has_status = false;
+    std::string status;
+    std::vector<std::pair<EntityId, std::string>> tags;
+    struct Move {
+      EntityId id;
+      double x, y, heading;
+    };
+    std::vector<Move> moves;
+    std::vector<EntityId> removes;
+    struct Add {
+      std::string kind, controller;
+      double x, y, heading;
+      std::string tag;
+    };
+    std::vector<Add> adds;
+  };
+  LoopChanges staged_loop_;
+  bool loop_local_ = false;  ///< the loop functions are in the per-process form
+  bool in_hook_ = false;
   void check_robot_position(Vec2 p, double heading, const char* what) const;
 
   Experiment experiment_;

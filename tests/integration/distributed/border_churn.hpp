@@ -59,14 +59,70 @@ class BorderChurn final : public LoopFunctions {
   double border_x_ = 0;
 };
 
-/// Registers them as `border_churn`.
+/// The same stirring in the per-process form (LoopFunctions::per_process): each process draws
+/// for the robots it moves (by robot id and tick, so the draws do not depend on which process
+/// makes them): a robot hops across the border, is removed or tagged; the process holding the
+/// lowest id adds a robot beside the border every fourth tick; the status counts the robots
+/// with a sum over the processes.
+class BorderChurnLocal final : public LoopFunctions {
+ public:
+  bool per_process() const override { return true; }
+  void init(const Params& p, WorldAccess&) override {
+    end_at_ = p.integer("end_at", -1);
+    border_x_ = p.real("border_x", 0.0);
+  }
+  void pre_step(WorldAccess& w) override {
+    for (EntityId id : w.robots()) {
+      CounterRng rng(w.seed(), 1000 + id, w.tick(), RandomStream::kLoopFunctions);
+      if (rng.uniform() >= 0.02) continue;
+      const Vec2 p = w.robot_position(id);
+      const double side = p.x < border_x_ ? 1 : -1;
+      w.move_robot(id, {border_x_ + side * (0.05 + 0.3 * rng.uniform()), p.y}, rng.uniform() * 6);
+    }
+  }
+  void post_step(WorldAccess& w) override {
+    const auto ids = w.robots();
+    const std::int64_t robots = w.sum(static_cast<std::int64_t>(ids.size()));
+    for (EntityId id : ids) {
+      CounterRng rng(w.seed(), 1000 + id, w.tick(), RandomStream::kLoopFunctions);
+      const double u = rng.uniform();
+      if (robots > 20 && u < 0.005) {
+        w.remove_robot(id);
+      } else if (u > 0.99) {
+        w.set_robot_tag(id, "t" + std::to_string(w.tick()));
+      }
+    }
+    // One robot added by one process: the one holding the lowest id.
+    const double lowest = w.min(ids.empty() ? 1e300 : static_cast<double>(ids.front()));
+    if (w.tick() % 4 == 0 && !ids.empty() && static_cast<double>(ids.front()) == lowest) {
+      CounterRng rng(w.seed(), 2, w.tick(), RandomStream::kLoopFunctions);
+      const Vec2 at{border_x_ + (rng.uniform() - 0.5) * 0.6, (rng.uniform() - 0.5) * 3.0};
+      w.add_robot("epuck", rng.uniform() < 0.5 ? "walk" : "script", at, rng.uniform() * 6, "added");
+    }
+    w.set_status("robots " + std::to_string(robots));
+  }
+  bool is_finished(const WorldAccess& w) const override {
+    return end_at_ >= 0 && w.tick() >= end_at_;
+  }
+  bool save(std::vector<std::uint8_t>&) const override { return true; }
+  void restore(const Params& p, WorldAccess& w, std::span<const std::uint8_t>) override {
+    init(p, w);
+  }
+
+ private:
+  std::int64_t end_at_ = -1;
+  double border_x_ = 0;
+};
+
+/// Registers them as `border_churn` and `border_churn_local`.
 inline void add_border_churn(PluginRegistry& registry) {
+  const std::vector<ParamDoc> params = {{"end_at", "integer", "-1", "tick"},
+                                        {"border_x", "real", "0", "metres"}};
+  registry.add_loop_functions({PluginKind::kLoopFunctions, "border_churn", "test", params},
+                              [] { return std::make_unique<BorderChurn>(); });
   registry.add_loop_functions(
-      {PluginKind::kLoopFunctions,
-       "border_churn",
-       "test",
-       {{"end_at", "integer", "-1", "tick"}, {"border_x", "real", "0", "metres"}}},
-      [] { return std::make_unique<BorderChurn>(); });
+      {PluginKind::kLoopFunctions, "border_churn_local", "test (per-process form)", params},
+      [] { return std::make_unique<BorderChurnLocal>(); });
 }
 
 }  // namespace fleetsim::testing

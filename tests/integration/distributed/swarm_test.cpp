@@ -153,6 +153,44 @@ TEST_F(Swarm, OneRegionSplitOverDomainsGivesOneProcessesBits) {
   }
 }
 
+// Loop functions in the per-process form (border_churn_local: each process moves, removes and
+// tags the robots it moves, one adds robots near the middle, the status is a sum): one region
+// split over 2 to 4 domains gives one process's bits, and the moves carry only the robots near
+// a border on the ticks the log does not keep (every third).
+TEST_F(Swarm, PerProcessLoopFunctionsGiveOneProcessesBits) {
+  for (std::uint64_t seed : {5u, 7u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    auto s = random_scenario(seed, script_, "unused.flog");
+    const auto from = s.xml.find("  <physics>"), to = s.xml.find("</physics>\n");
+    s.xml.erase(from, to + 11 - from);
+    s.xml.replace(s.xml.find("\"border_churn\""), 14, "\"border_churn_local\"");
+    s.xml.replace(s.xml.find("<log path="), 10, "<log every=\"3\" path=");
+    const std::string ref_log = path("local-" + std::to_string(seed) + ".flog");
+    const std::uint64_t ref = single(s.xml, ref_log);
+    const std::string ref_bytes = slurp(ref_log);
+    ASSERT_GT(ref_bytes.size(), 1000u);
+    for (int n : {2, 3, 4}) {
+      SCOPED_TRACE(std::to_string(n) + " processes");
+      const std::string log = path("local-" + std::to_string(seed) + "-" + std::to_string(n) + ".flog");
+      auto reports = many(s.xml, log, n, n == 3 ? SyncMode::kLockstep : SyncMode::kDsaam, 100);
+      ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
+      std::uint64_t migrated = 0, sent = 0, steps = 0;
+      for (const auto& r : reports) {
+        ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+        EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
+        migrated += r.exchange.migrations_in;
+        sent += r.exchange.halo_rows_sent;
+        steps += r.robot_steps;
+      }
+      EXPECT_GT(migrated, 10u);
+      // Every robot moved is sent on the ticks the log keeps, only some on the others.
+      EXPECT_GT(sent, steps / 4);
+      EXPECT_LT(sent, steps * 9 / 10) << "the moves carried every robot on every tick";
+      EXPECT_TRUE(slurp(log) == ref_bytes) << "the frame log differs from one process's";
+    }
+  }
+}
+
 // Without loop functions, each process sends the others only its robots near their domains
 // (their halo reaches: proximity and contacts for the e-pucks, range-and-bearing and cameras
 // for the foot-bots), except on the ticks the log keeps (every 4th), which carry every robot:
