@@ -1,6 +1,6 @@
 // The messages of a run split over domains (docs/distributed.md, "Messages"), as process 0 of
 // two receives them from process 1: handoffs of robots crossing the cut, kinematics2d's contact
-// rounds ('B') and moves with any bytes never crash or hang the process; they apply or stop
+// rounds ('B'), moves, the loop functions' reductions ('R') and changes ('L') with any bytes never crash or hang the process; they apply or stop
 // the run with an error naming process 1. Input: as fuzz_swarm's (swarm_scene.hpp).
 #include "swarm_scene.hpp"
 

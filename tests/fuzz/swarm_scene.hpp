@@ -2,7 +2,8 @@
 // generated seeds (make_seeds.cpp), and the run both fuzzers make of process 1's messages.
 // The swarm scene: two regions, robots that cross between them, two processes, and a robot
 // pinned to each process by an affinity (so the rounds include the actuation). The domain
-// scene: one crowded region split over two domains (so the rounds include the contact rounds).
+// scene: one crowded region split over two domains, with per-process loop functions (so the rounds
+// include the contact rounds, reductions and the loop functions' changes).
 #pragma once
 
 #include <algorithm>
@@ -46,6 +47,7 @@ inline const char* kDomainScene = R"(<?xml version="1.0"?>
   <arena size="1,1">
     <distribute count="60" kind="epuck" controller="walk" id_prefix="w"/>
   </arena>
+  <loop_functions type="tag_on_contact"/>
 </fleetsim>)";
 
 /// Which scene a run is of.
