@@ -149,7 +149,7 @@ TEST(BenchSmoke, BadOptionsAreUserErrors) {
   const std::string bin = std::string(FLEETSIM_BINARY_DIR) + "/bench/diffusion";
   for (const char* args :
        {"--engines 3", "--robots 0", "--log maybe", "--frobnicate 1", "--seconds 0",
-        "--script /no/such/script.lua", "--processes 2", "--robots"}) {
+        "--script /no/such/script.lua", "--processes 2 --engine dynamics2d", "--robots"}) {
     int status = std::system((bin + " " + args + " >/dev/null 2>&1").c_str());
     EXPECT_EQ(WEXITSTATUS(status), kExitUserError) << args;
   }

@@ -105,11 +105,14 @@ TEST_F(Cli, ASwarmLargeEnoughForTheWorkersToShareTheLogGivesTheSameLogOnOneAndTw
   xml.replace(bitmap, 16, "file=\"" + kSrc + "/examples/diffusion/rooms.png\"");
   xml.replace(xml.find("count=\"1000\""), 12, "count=\"8000\"");
   const std::string file = write("swarm8000.xml", xml);
-  for (int threads : {1, 2})
-    ASSERT_EQ(run("run " + file + " --quiet --length 1 --threads " + std::to_string(threads) +
-                  " --log " + path("t" + std::to_string(threads) + ".flog"))
+  for (const std::string threads : {"1", "2"}) {
+    std::string log = "t";
+    log += threads;
+    log += ".flog";
+    ASSERT_EQ(run("run " + file + " --quiet --length 1 --threads " + threads + " --log " + path(log))
                   .status,
               0);
+  }
   auto reader = log::LogReader::open(path("t2.flog"));
   ASSERT_EQ(reader->frame_count(), 11u);
   EXPECT_EQ(reader->read_frame(10).robot_count, 8000u);

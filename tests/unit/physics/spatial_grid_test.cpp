@@ -178,11 +178,13 @@ TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
         for (std::uint32_t slot = rb[k]; slot < re[k]; ++slot) near.insert(order[slot]);
       for (std::size_t j = 0; j < s.state.robot_count(); ++j) {
         Vec2 d = Vec2{s.state.x()[j], s.state.y()[j]} - p;
-        if (dot(d, d) <= far * far)
+        if (dot(d, d) <= far * far) {
           ASSERT_TRUE(near.count(static_cast<std::uint32_t>(j))) << "robot " << j;
+        }
       }
-      if (runs > 2)
+      if (runs > 2) {
         EXPECT_EQ(g.runs_within(p, far, rb, re, 2), -1) << "more rows than the caller holds";
+      }
     }
     // Static segments: every segment within the index's reach of a point is listed there.
     const auto& segs = s.index.segments.segments();
