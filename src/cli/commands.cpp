@@ -161,9 +161,10 @@ void add_engine_commands(CLI::App& app, int& status) {
       ->check(CLI::IsMember({"frames", "deeco"}));
   run->add_flag("--quiet", args->quiet, "no progress bar and no summary text");
   run->add_option("--processes", args->processes,
-                  "run on N processes, each simulating whole physics-engine regions (the "
-                  "experiment's <distribution>, else balanced by robot count); the log and the "
-                  "state are the same as on one process (docs/distributed.md)")
+                  "run on N processes, each moving the robots of its domain of the arena "
+                  "(domains balanced by robot count; or the whole regions the experiment's "
+                  "<distribution> gives it); the log and the state are the same as on one "
+                  "process (docs/distributed.md)")
       ->check(CLI::Range(1, 255));
   run->add_option("--transport", args->transport,
                   "with --processes: inproc (threads of this process), shm (processes on this "
