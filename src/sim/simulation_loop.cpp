@@ -95,56 +95,53 @@ std::vector<std::array<std::uint8_t, 8>> Simulation::reduce(char op,
   return values;
 }
 
-std::int64_t Simulation::sum(std::int64_t mine) {
-  std::array<std::uint8_t, 8> b;
-  std::memcpy(b.data(), &mine, 8);
-  std::int64_t total = 0;
-  for (const auto& v : reduce('s', b)) {
-    std::int64_t x;
-    std::memcpy(&x, v.data(), 8);
-    total += x;  // (exact: the order does not matter)
+namespace {
+
+/// Every process's value of a reduction (their 8 bytes as T), folded with `fold` from `first`.
+template <class T, class Fold>
+T fold_values(const std::vector<std::array<std::uint8_t, 8>>& values, T first, Fold fold) {
+  T r = first;
+  for (const auto& v : values) {
+    T x;
+    std::memcpy(&x, v.data(), sizeof x);
+    r = fold(r, x);
   }
-  return total;
+  return r;
+}
+
+template <class T>
+std::array<std::uint8_t, 8> bytes_of(T v) {
+  std::array<std::uint8_t, 8> b{};
+  std::memcpy(b.data(), &v, sizeof v);
+  return b;
+}
+
+}  // namespace
+
+std::int64_t Simulation::sum(std::int64_t mine) {
+  // (Exact: the order does not matter.)
+  return fold_values<std::int64_t>(reduce('s', bytes_of(mine)), 0,
+                                   [](std::int64_t a, std::int64_t b) { return a + b; });
 }
 
 double Simulation::min(double mine) {
-  std::array<std::uint8_t, 8> b;
-  std::memcpy(b.data(), &mine, 8);
-  double best = std::nan("");
-  for (const auto& v : reduce('n', b)) {
-    double x;
-    std::memcpy(&x, v.data(), 8);
-    best = std::fmin(best, x);
-  }
-  return best;
+  return fold_values<double>(reduce('n', bytes_of(mine)), std::nan(""),
+                             [](double a, double b) { return std::fmin(a, b); });
 }
 
 double Simulation::max(double mine) {
-  std::array<std::uint8_t, 8> b;
-  std::memcpy(b.data(), &mine, 8);
-  double best = std::nan("");
-  for (const auto& v : reduce('x', b)) {
-    double x;
-    std::memcpy(&x, v.data(), 8);
-    best = std::fmax(best, x);
-  }
-  return best;
+  return fold_values<double>(reduce('x', bytes_of(mine)), std::nan(""),
+                             [](double a, double b) { return std::fmax(a, b); });
 }
 
 bool Simulation::any(bool mine) {
-  std::array<std::uint8_t, 8> b{};
-  b[0] = mine ? 1 : 0;
-  bool r = false;
-  for (const auto& v : reduce('a', b)) r = r || v[0] != 0;
-  return r;
+  return fold_values<std::uint8_t>(reduce('a', bytes_of<std::uint8_t>(mine)), 0,
+                                   [](std::uint8_t a, std::uint8_t b) { return a | b; }) != 0;
 }
 
 bool Simulation::all(bool mine) {
-  std::array<std::uint8_t, 8> b{};
-  b[0] = mine ? 1 : 0;
-  bool r = true;
-  for (const auto& v : reduce('l', b)) r = r && v[0] != 0;
-  return r;
+  return fold_values<std::uint8_t>(reduce('l', bytes_of<std::uint8_t>(mine)), 1,
+                                   [](std::uint8_t a, std::uint8_t b) { return a & b; }) != 0;
 }
 
 void Simulation::apply_loop_changes(bool finished) {

@@ -35,6 +35,17 @@ inline std::string time_limited(const std::string& command, int seconds = 300) {
   return "timeout -k 10 " + std::to_string(seconds) + " " + command;
 }
 
+/// A small experiment of three robots, one region: a run can use at most 3 processes.
+inline void write_three_robots(const std::filesystem::path& xml) {
+  std::ofstream(xml) << "<fleetsim>\n"
+                        "  <framework ticks_per_second=\"10\" length=\"5\"/>\n"
+                        "  <controllers><controller id=\"w\" type=\"random_walk\"/></controllers>\n"
+                        "  <arena size=\"4,4\">\n"
+                        "    <distribute count=\"3\" controller=\"w\" id_prefix=\"r\"/>\n"
+                        "  </arena>\n"
+                        "</fleetsim>\n";
+}
+
 /// Gives the footbot aggregation example (a copy at `xml`) a <distribution> that puts its
 /// east region on process 0 and its west region on process 1, whole: a failure of the east's
 /// robots is then process 0's alone.

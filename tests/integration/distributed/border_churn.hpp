@@ -12,15 +12,32 @@
 
 namespace fleetsim::testing {
 
-/// Loop functions that stir the world near region borders: every few ticks they move a robot
-/// across a border, add one beside a border, remove one, and tag robots; they end the run
-/// early when asked. Deterministic (counter-based draws), as loop functions must be.
-class BorderChurn final : public LoopFunctions {
+/// What both forms below share: their parameters (the border, the tick to end at), which are
+/// all they keep (checkpoints save nothing).
+class ChurnBase : public LoopFunctions {
  public:
-  void init(const Params& p, WorldAccess& w) override {
+  void init(const Params& p, WorldAccess&) override {
     end_at_ = p.integer("end_at", -1);
     border_x_ = p.real("border_x", 0.0);
   }
+  bool is_finished(const WorldAccess& w) const override {
+    return end_at_ >= 0 && w.tick() >= end_at_;
+  }
+  bool save(std::vector<std::uint8_t>&) const override { return true; }
+  void restore(const Params& p, WorldAccess& w, std::span<const std::uint8_t>) override {
+    init(p, w);
+  }
+
+ protected:
+  std::int64_t end_at_ = -1;
+  double border_x_ = 0;
+};
+
+/// Loop functions that stir the world near region borders: every few ticks they move a robot
+/// across a border, add one beside a border, remove one, and tag robots; they end the run
+/// early when asked. Deterministic (counter-based draws), as loop functions must be.
+class BorderChurn final : public ChurnBase {
+ public:
   void pre_step(WorldAccess& w) override {
     CounterRng rng(w.seed(), 1, w.tick(), RandomStream::kLoopFunctions);
     auto ids = w.robots();
@@ -45,18 +62,6 @@ class BorderChurn final : public LoopFunctions {
                       "t" + std::to_string(w.tick()));
     w.set_status("robots " + std::to_string(w.robots().size()));
   }
-  bool is_finished(const WorldAccess& w) const override {
-    return end_at_ >= 0 && w.tick() >= end_at_;
-  }
-  // Checkpoints: everything they keep comes from the parameters.
-  bool save(std::vector<std::uint8_t>&) const override { return true; }
-  void restore(const Params& p, WorldAccess& w, std::span<const std::uint8_t>) override {
-    init(p, w);
-  }
-
- private:
-  std::int64_t end_at_ = -1;
-  double border_x_ = 0;
 };
 
 /// The same stirring in the per-process form (LoopFunctions::per_process): each process draws
@@ -64,13 +69,9 @@ class BorderChurn final : public LoopFunctions {
 /// makes them): a robot hops across the border, is removed or tagged; the process holding the
 /// lowest id adds a robot beside the border every fourth tick; the status counts the robots
 /// with a sum over the processes.
-class BorderChurnLocal final : public LoopFunctions {
+class BorderChurnLocal final : public ChurnBase {
  public:
   bool per_process() const override { return true; }
-  void init(const Params& p, WorldAccess&) override {
-    end_at_ = p.integer("end_at", -1);
-    border_x_ = p.real("border_x", 0.0);
-  }
   void pre_step(WorldAccess& w) override {
     for (EntityId id : w.robots()) {
       CounterRng rng(w.seed(), 1000 + id, w.tick(), RandomStream::kLoopFunctions);
@@ -101,17 +102,6 @@ class BorderChurnLocal final : public LoopFunctions {
     }
     w.set_status("robots " + std::to_string(robots));
   }
-  bool is_finished(const WorldAccess& w) const override {
-    return end_at_ >= 0 && w.tick() >= end_at_;
-  }
-  bool save(std::vector<std::uint8_t>&) const override { return true; }
-  void restore(const Params& p, WorldAccess& w, std::span<const std::uint8_t>) override {
-    init(p, w);
-  }
-
- private:
-  std::int64_t end_at_ = -1;
-  double border_x_ = 0;
 };
 
 /// Registers them as `border_churn` and `border_churn_local`.

@@ -110,13 +110,7 @@ TEST_F(Mpi, RandomExperimentsOnSeveralRanksGiveTheOneProcessBits) {
 
 TEST_F(Mpi, BadStartsAreUserErrorsSaidOnce) {
   // More ranks than the run can use (a domain per robot at the start at most): how many it can.
-  std::ofstream(path("three.xml")) << "<fleetsim>\n"
-      "  <framework ticks_per_second=\"10\" length=\"5\"/>\n"
-      "  <controllers><controller id=\"w\" type=\"random_walk\"/></controllers>\n"
-      "  <arena size=\"4,4\">\n"
-      "    <distribute count=\"3\" controller=\"w\" id_prefix=\"r\"/>\n"
-      "  </arena>\n"
-      "</fleetsim>\n";
+  fleetsim::testing::write_three_robots(path("three.xml"));
   Result many = mpirun(4, path("three.xml") + " --quiet");
   EXPECT_NE(many.status, 0);
   EXPECT_EQ(count(many.err, "4 processes but this run can use at most 3"), 1u) << many.err;

@@ -88,13 +88,7 @@ TEST_F(SwarmCli, ExamplesOnSeveralProcessesWriteTheSingleProcessLog) {
 // More processes than the run can use (a domain per robot at the start at most): how many it
 // can, and nothing run.
 TEST_F(SwarmCli, MoreProcessesThanTheRunCanUseIsAUserError) {
-  std::ofstream(path("three.xml")) << "<fleetsim>\n"
-      "  <framework ticks_per_second=\"10\" length=\"5\"/>\n"
-      "  <controllers><controller id=\"w\" type=\"random_walk\"/></controllers>\n"
-      "  <arena size=\"4,4\">\n"
-      "    <distribute count=\"3\" controller=\"w\" id_prefix=\"r\"/>\n"
-      "  </arena>\n"
-      "</fleetsim>\n";
+  fleetsim::testing::write_three_robots(path("three.xml"));
   Result r = run(path("three.xml") + " --processes 4 --log " + path("three.flog"));
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("4 processes but this run can use at most 3 (one per robot at the start: "

@@ -107,6 +107,12 @@ inline Scenario random_scenario(std::uint64_t seed, const std::string& script,
   return {xml.str(), regions};
 }
 
+/// Removes a scenario's <physics>: one kinematics2d region over the whole arena.
+inline void drop_physics(std::string& xml) {
+  const auto from = xml.find("  <physics>"), to = xml.find("</physics>\n");
+  if (from != std::string::npos && to != std::string::npos) xml.erase(from, to + 11 - from);
+}
+
 inline std::unique_ptr<PluginRegistry> test_registry() {
   auto reg = std::make_unique<PluginRegistry>();
   register_builtins(*reg);

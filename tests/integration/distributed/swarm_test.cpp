@@ -129,9 +129,7 @@ TEST_F(Swarm, OneRegionSplitOverDomainsGivesOneProcessesBits) {
   for (std::uint64_t seed : {5u, 6u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     auto s = random_scenario(seed, script_, "unused.flog");
-    const auto from = s.xml.find("  <physics>"), to = s.xml.find("</physics>\n");
-    ASSERT_NE(from, std::string::npos);
-    s.xml.erase(from, to + 11 - from);
+    testing::drop_physics(s.xml);
     const std::string ref_log = path("one-region-" + std::to_string(seed) + ".flog");
     const std::uint64_t ref = single(s.xml, ref_log);
     const std::string ref_bytes = slurp(ref_log);
@@ -161,8 +159,7 @@ TEST_F(Swarm, PerProcessLoopFunctionsGiveOneProcessesBits) {
   for (std::uint64_t seed : {5u, 7u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     auto s = random_scenario(seed, script_, "unused.flog");
-    const auto from = s.xml.find("  <physics>"), to = s.xml.find("</physics>\n");
-    s.xml.erase(from, to + 11 - from);
+    testing::drop_physics(s.xml);
     s.xml.replace(s.xml.find("\"border_churn\""), 14, "\"border_churn_local\"");
     s.xml.replace(s.xml.find("<log path="), 10, "<log every=\"3\" path=");
     const std::string ref_log = path("local-" + std::to_string(seed) + ".flog");
