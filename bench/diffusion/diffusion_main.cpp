@@ -93,6 +93,9 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
   app.add_option("--log", log,
                  "off, or frames: a frame log every tick (into a temporary directory)")
       ->check(CLI::IsMember({"off", "frames"}));
+  app.add_option("--loop-functions", o.loop_functions,
+                 "Loop functions of the scene, by type (e.g. tag_on_contact: in the per-process "
+                 "form, docs/loop-functions.md); none by default");
   app.add_option("--seed", o.seed, "Random seed of the placement and the controllers")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0x7fffffffffffffff}));
   app.add_option("--controller", o.controller,
@@ -232,6 +235,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   }
   nlohmann::ordered_json j = {{"bench", "diffusion"},
                               {"robots", p0.robots},
+                              {"loop_functions", o.loop_functions},
                               {"threads", o.threads},
                               {"engines", o.engines},
                               {"engine", o.engine},
@@ -330,6 +334,7 @@ int main(int argc, char** argv) {
                                 {"engine", o.engine},
                                 {"rule", o.rule.empty() ? "fleetsim" : o.rule},
                                 {"sub_steps", o.sub_steps},
+                                {"loop_functions", o.loop_functions},
                                 {"sim_seconds", t.sim_seconds},
                                 {"setup_seconds", setup},
                                 {"loop_wall_seconds", t.loop_wall_seconds},

@@ -185,6 +185,8 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
              "," + real(edge(r + 1, rows)) + "\"" + engine_attributes + "/>\n";
     x += "  </physics>\n";
   }
+  if (!o.loop_functions.empty())
+    x += "  <loop_functions type=\"" + o.loop_functions + "\"/>\n";
   if (o.log_frames) x += "  <log path=\"diffusion.flog\" format=\"frames\"/>\n";
   x += "</fleetsim>\n";
   return x;

@@ -26,6 +26,7 @@ struct DiffusionSceneOptions {
   std::string engine = "kinematics2d";  ///< physics engine type of every region
   std::string rule;  ///< the diffusion controller's rule attribute ("" = its default)
   int sub_steps = 0;  ///< dynamics2d's sub_steps attribute (0 = its default)
+  std::string loop_functions;  ///< a loop functions type (e.g. tag_on_contact), or none
 };
 
 /// Side of the square arena, metres: 40 m up to 100,000 robots, then growing so the density
