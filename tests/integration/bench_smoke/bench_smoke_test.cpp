@@ -100,9 +100,11 @@ TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
                             "state_hash",
                             "engine",
                             "rule",
-                            "sub_steps"})
+                            "sub_steps",
+                            "loop_functions"})
     EXPECT_TRUE(j.contains(field)) << field;
-  EXPECT_EQ(j.size(), 20u) << "exactly the documented fields";
+  EXPECT_EQ(j.size(), 21u) << "exactly the documented fields";
+  EXPECT_EQ(j["loop_functions"], "");
   EXPECT_EQ(j["engine"], "kinematics2d");
   EXPECT_EQ(j["rule"], "fleetsim");
   EXPECT_EQ(j["controller"], "diffusion");
