@@ -173,7 +173,8 @@ class MpiExchange final : public PortExchange {
 /// A rank that stops answering (SIGSTOP, a frozen machine) would hold every other in its next
 /// collective for ever: MPI has no heartbeat of its own. Each rank's watchdog thread sends the
 /// next rank in a ring a heartbeat every 50 ms on a communicator of its own, carrying the tick
-/// its run is at; when the previous rank's heartbeats stop for 500 ms it says so, naming that
+/// its run is at; when the previous rank's heartbeats stop for 500 ms (or the milliseconds of
+/// FLEETSIM_MPI_SILENCE_MS, for machines so loaded that a thread may wait longer) it says so, naming that
 /// rank, its host and its last tick, and aborts the job (MPI_Abort: mpirun ends every rank). A
 /// rank leaving in good order sends a last heartbeat that says so. Without MPI_THREAD_MULTIPLE
 /// there is no watchdog (docs/distributed.md).
@@ -181,6 +182,8 @@ class Watchdog {
  public:
   Watchdog(int rank, int ranks, std::vector<std::string> hosts, const std::atomic<Tick>& tick)
       : rank_(rank), ranks_(ranks), hosts_(std::move(hosts)), tick_(tick) {
+    if (const char* ms = std::getenv("FLEETSIM_MPI_SILENCE_MS"); ms && std::atoi(ms) > 0)
+      silence_ = std::chrono::milliseconds(std::atoi(ms));
     int provided = 0;
     MPI_Query_thread(&provided);
     if (provided < MPI_THREAD_MULTIPLE || ranks < 2) return;
@@ -199,7 +202,6 @@ class Watchdog {
   static constexpr int kTag = 7;
   static constexpr std::int64_t kLeaving = -1;
   static constexpr auto kPeriod = std::chrono::milliseconds(50);
-  static constexpr auto kSilence = std::chrono::milliseconds(500);
 
   void watch() {
     using clock = std::chrono::steady_clock;
@@ -234,7 +236,7 @@ class Watchdog {
           MPI_Irecv(&in, 1, MPI_INT64_T, prev, kTag, comm_, &recv);
         }
       }
-      if (watching && clock::now() - heard > kSilence) {
+      if (watching && clock::now() - heard > silence_) {
         const std::string host = hosts_[static_cast<std::size_t>(prev)];
         std::fprintf(stderr,
                      "fleetsim: rank %d (%s) stopped answering at tick %lld (no heartbeat for "
@@ -274,6 +276,7 @@ class Watchdog {
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::atomic<bool> stop_{false};
   std::thread thread_;
+  std::chrono::milliseconds silence_{500};
 };
 
 std::vector<std::string> host_names(int ranks) {
