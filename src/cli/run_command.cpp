@@ -344,7 +344,8 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                      {"bytes_sent", r.exchange.bytes_sent},
                      {"halo_robots_sent", r.exchange.halo_rows_sent},
                      {"migrations_in", r.exchange.migrations_in},
-                     {"migrations_out", r.exchange.migrations_out}});
+                     {"migrations_out", r.exchange.migrations_out},
+                     {"rebalances", r.exchange.rebalances}});
       if (!r.ok) per.back()["error"] = r.error;
     }
     const std::string hash = hex64(p0.state_hash);

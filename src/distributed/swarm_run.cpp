@@ -259,6 +259,7 @@ std::string report_to_json(const ProcessReport& r) {
                         {"bytes_sent", r.exchange.bytes_sent},
                         {"gather_bytes", r.exchange.gather_bytes},
                         {"gather_seconds", r.exchange.gather_seconds},
+                        {"rebalances", r.exchange.rebalances},
                         {"halo_rows_sent", r.exchange.halo_rows_sent},
                         {"migrations_in", r.exchange.migrations_in},
                         {"migrations_out", r.exchange.migrations_out},
@@ -290,6 +291,7 @@ ProcessReport report_from_json(const std::string& text) {
   r.exchange.bytes_sent = j.at("bytes_sent");
   r.exchange.gather_bytes = j.at("gather_bytes");
   r.exchange.gather_seconds = j.at("gather_seconds");
+  r.exchange.rebalances = j.at("rebalances");
   r.exchange.halo_rows_sent = j.at("halo_rows_sent");
   r.exchange.migrations_in = j.at("migrations_in");
   r.exchange.migrations_out = j.at("migrations_out");

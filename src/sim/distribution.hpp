@@ -71,6 +71,7 @@ struct ExchangeStats {
   /// row, once per run: not a cost of the ticks).
   std::uint64_t gather_bytes = 0;
   double gather_seconds = 0;
+  std::uint64_t rebalances = 0;  ///< times the domains were made again (Simulation::rebalance)
 };
 
 }  // namespace fleetsim

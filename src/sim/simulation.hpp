@@ -159,6 +159,10 @@ class Simulation final : private WorldAccess {
   }
   /// Every robot's process from where it is (owner_), at the start of the handoff.
   void refresh_owners();
+  /// At the start of a handoff: makes the domains again from where the robots are when their
+  /// robot counts have drifted apart, if every process holds every robot's position (the last
+  /// moves carried every robot). Changes which process moves what, never a result.
+  void rebalance();
   /// After the handoff: the per-row flags of the tick (runs_, mover_, shared_).
   void mark_rows();
   /// The process that should run the robot's sensors, controller and actuators: its
@@ -316,6 +320,7 @@ class Simulation final : private WorldAccess {
   /// Per row: this process's robots within halo_reach() of another domain (border_halo_ runs).
   std::vector<std::uint8_t> halo_rows_;
   bool border_halo_ = false;  ///< may_send_border_halo(), set up once
+  bool last_moves_full_ = true;  ///< the last moves round carried every robot (or none ran)
   double halo_reach_ = 0;
   std::vector<std::int16_t> mover_;
   ContactBorders borders_;  ///< the contact rounds of a run split over domains

@@ -150,6 +150,32 @@ void Simulation::refresh_owners() {
   });
 }
 
+void Simulation::rebalance() {
+  // Checked every kEvery ticks; made again when a domain holds more than kSlack times its
+  // share. Every process decides alike: the robot counts per process (owner_) and, after moves
+  // that carried every robot, the positions are the same everywhere.
+  constexpr Tick kEvery = 50;
+  constexpr double kSlack = 1.25;
+  const std::size_t n = state_.robot_count();
+  const auto p = static_cast<std::size_t>(dist_.processes);
+  if (dist_.domains.empty() || !last_moves_full_ || state_.tick == 0 ||
+      state_.tick % kEvery != 0 || n < 2 * p)
+    return;
+  std::vector<std::size_t> held(p, 0);
+  const EntityId* ids = state_.robot_id().data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const int q = owner_[ids[i]];
+    if (q >= 0 && static_cast<std::size_t>(q) < p) ++held[static_cast<std::size_t>(q)];
+  }
+  const double share = static_cast<double>(n) / static_cast<double>(p);
+  if (static_cast<double>(*std::max_element(held.begin(), held.end())) <= kSlack * share) return;
+  std::vector<Vec2> points(n);
+  for (std::size_t i = 0; i < n; ++i) points[i] = {state_.x()[i], state_.y()[i]};
+  dist_.domains = Domains::bisect(points, model_->arena_min(), model_->arena_max(),
+                                  dist_.processes);
+  ++xstats_.rebalances;
+}
+
 void Simulation::mark_rows() {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
@@ -313,6 +339,7 @@ void Simulation::handoff() {
   // moved them, or the physics migrated them last tick).
   std::vector<std::uint32_t> leaving, arriving;
   bool any = false;
+  rebalance();
   refresh_owners();  // robots of a split region belong to the domain they are in now
   for (std::uint32_t i = 0; i < n; ++i) {
     const int to = host_of(i);
@@ -523,7 +550,8 @@ void Simulation::exchange_moves() {
   incoming_tags_ = staged_tags_;
   // A run whose robots read only their neighbours (may_send_border_halo), on a tick no log
   // keeps: only the robots near another domain, whose halo another process may read.
-  if (border_halo_ && !frame)
+  last_moves_full_ = !(border_halo_ && !frame);
+  if (!last_moves_full_)
     exchange_rows(kBorderMoves, columns, host_, false, false, &halo_rows_);
   else
     exchange_rows(kMoves, columns, host_, false);

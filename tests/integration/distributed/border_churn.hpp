@@ -104,7 +104,28 @@ class BorderChurnLocal final : public ChurnBase {
   }
 };
 
-/// Registers them as `border_churn` and `border_churn_local`.
+/// Loop functions that gather the swarm in the west: every tick a fifth of the robots east of
+/// x (by id and tick) jump just west of it, so the robots' spread over the domains drifts.
+class GatherWest final : public ChurnBase {
+ public:
+  void init(const Params& p, WorldAccess& w) override {
+    ChurnBase::init(p, w);
+    x_ = p.real("x", 0.0);
+  }
+  void post_step(WorldAccess& w) override {
+    for (EntityId id : w.robots()) {
+      const Vec2 at = w.robot_position(id);
+      if (at.x <= x_ || (id + static_cast<std::uint64_t>(w.tick())) % 5 != 0) continue;
+      CounterRng rng(w.seed(), 3000 + id, w.tick(), RandomStream::kLoopFunctions);
+      w.move_robot(id, {x_ - 0.05 - 0.4 * rng.uniform(), at.y}, w.robot_heading(id));
+    }
+  }
+
+ private:
+  double x_ = 0;
+};
+
+/// Registers them as `border_churn`, `border_churn_local` and `gather_west`.
 inline void add_border_churn(PluginRegistry& registry) {
   const std::vector<ParamDoc> params = {{"end_at", "integer", "-1", "tick"},
                                         {"border_x", "real", "0", "metres"}};
@@ -113,6 +134,11 @@ inline void add_border_churn(PluginRegistry& registry) {
   registry.add_loop_functions(
       {PluginKind::kLoopFunctions, "border_churn_local", "test (per-process form)", params},
       [] { return std::make_unique<BorderChurnLocal>(); });
+  registry.add_loop_functions({PluginKind::kLoopFunctions,
+                               "gather_west",
+                               "test",
+                               {{"end_at", "integer", "-1", "tick"}, {"x", "real", "0", "metres"}}},
+                              [] { return std::make_unique<GatherWest>(); });
 }
 
 }  // namespace fleetsim::testing

@@ -188,6 +188,33 @@ TEST_F(Swarm, PerProcessLoopFunctionsGiveOneProcessesBits) {
   }
 }
 
+// Robots that gather in the west make the domains' robot counts drift apart: the domains are
+// made again (rebalanced) during the run, robots change process by the hundred, and the bits
+// are still one process's.
+TEST_F(Swarm, RebalancingTheDomainsKeepsOneProcessesBits) {
+  auto s = random_scenario(8, script_, "unused.flog");
+  testing::drop_physics(s.xml);
+  const auto at = s.xml.find("<loop_functions");
+  s.xml.replace(at, s.xml.find("/>", at) + 2 - at,
+                "<loop_functions type=\"gather_west\" x=\"-1.5\"/>");
+  const std::string ref_log = path("gather-one.flog");
+  const std::uint64_t ref = single(s.xml, ref_log);
+  const std::string ref_bytes = slurp(ref_log);
+  for (int n : {2, 3}) {
+    SCOPED_TRACE(std::to_string(n) + " processes");
+    const std::string log = path("gather-" + std::to_string(n) + ".flog");
+    auto reports = many(s.xml, log, n, SyncMode::kDsaam, 100);
+    ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
+    for (const auto& r : reports) {
+      ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+      EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
+      EXPECT_GT(r.exchange.rebalances, 0u) << "process " << r.process << " never rebalanced";
+      EXPECT_EQ(r.exchange.rebalances, reports[0].exchange.rebalances);
+    }
+    EXPECT_TRUE(slurp(log) == ref_bytes) << "the frame log differs from one process's";
+  }
+}
+
 // Without loop functions, each process sends the others only its robots near their domains
 // (their halo reaches: proximity and contacts for the e-pucks, range-and-bearing and cameras
 // for the foot-bots), except on the ticks the log keeps (every 4th), which carry every robot:
