@@ -346,6 +346,7 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                      {"migrations_in", r.exchange.migrations_in},
                      {"migrations_out", r.exchange.migrations_out},
                      {"rebalances", r.exchange.rebalances}});
+      if (!r.domain.empty()) per.back()["domain"] = r.domain;
       if (!r.ok) per.back()["error"] = r.error;
     }
     const std::string hash = hex64(p0.state_hash);
@@ -431,8 +432,11 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
           << ")\n";
       if (several)
         for (const auto& r : reports) {
-          out << "  " << process_and_regions(r) << ": " << r.robot_steps
-              << " robot-steps, exchange " << r.exchange.seconds << " s (waiting "
+          out << "  " << process_and_regions(r) << ": ";
+          if (r.domain.size() == 4)
+            out << "domain x " << r.domain[0] << ".." << r.domain[2] << ", y " << r.domain[1]
+                << ".." << r.domain[3] << ", ";
+          out << r.robot_steps << " robot-steps, exchange " << r.exchange.seconds << " s (waiting "
               << r.exchange.wait_seconds << " s), " << r.exchange.bytes_sent << " bytes sent, "
               << r.exchange.migrations_in << " robots in, " << r.exchange.migrations_out
               << " out\n";

@@ -200,6 +200,12 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     r.robots = sim.state().robot_count();
     r.status = sim.state().status;
     r.threads = sim.threads();
+    if (const Domains& d = sim.distribution().domains; !d.empty()) {
+      const Vec2 lo = sim.model().arena_min(), hi = sim.model().arena_max();
+      const Domains::Box& b = d.box(p);
+      r.domain = {std::max(b.min.x, lo.x), std::max(b.min.y, lo.y), std::min(b.max.x, hi.x),
+                  std::min(b.max.y, hi.y)};
+    }
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     r.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // (Linux: KiB)
@@ -260,6 +266,7 @@ std::string report_to_json(const ProcessReport& r) {
                         {"gather_bytes", r.exchange.gather_bytes},
                         {"gather_seconds", r.exchange.gather_seconds},
                         {"rebalances", r.exchange.rebalances},
+                        {"domain", r.domain},
                         {"halo_rows_sent", r.exchange.halo_rows_sent},
                         {"migrations_in", r.exchange.migrations_in},
                         {"migrations_out", r.exchange.migrations_out},
@@ -292,6 +299,7 @@ ProcessReport report_from_json(const std::string& text) {
   r.exchange.gather_bytes = j.at("gather_bytes");
   r.exchange.gather_seconds = j.at("gather_seconds");
   r.exchange.rebalances = j.at("rebalances");
+  r.domain = j.at("domain").get<std::vector<double>>();
   r.exchange.halo_rows_sent = j.at("halo_rows_sent");
   r.exchange.migrations_in = j.at("migrations_in");
   r.exchange.migrations_out = j.at("migrations_out");

@@ -92,6 +92,9 @@ Assignment assign(const Experiment& ex, int processes, const std::string& how = 
 struct ProcessReport {
   int process = 0;
   std::vector<std::string> regions;
+  /// Its domain at the end (x min, y min, x max, y max, within the arena), when the run was
+  /// split over domains; empty otherwise.
+  std::vector<double> domain;
   bool ok = false;
   std::string error;
   /// The process stopped because another one failed or left (its error says which).

@@ -82,6 +82,18 @@ TEST_F(SwarmCli, ExamplesOnSeveralProcessesWriteTheSingleProcessLog) {
     auto j = nlohmann::json::parse(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
     EXPECT_EQ(j["per_process"].size(), j["processes"].get<std::size_t>());
     EXPECT_TRUE(slurp(log) == slurp(path(ref))) << "the log differs from one process's";
+    // Split over domains: they tile the arena (their areas add up to their bounding box's).
+    double area = 0, x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
+    for (const auto& p : j["per_process"]) {
+      ASSERT_TRUE(p.contains("domain")) << p.dump();
+      const auto d = p["domain"].get<std::vector<double>>();
+      ASSERT_EQ(d.size(), 4u);
+      EXPECT_LT(d[0], d[2]);
+      EXPECT_LT(d[1], d[3]);
+      area += (d[2] - d[0]) * (d[3] - d[1]);
+      x0 = std::min(x0, d[0]), y0 = std::min(y0, d[1]), x1 = std::max(x1, d[2]), y1 = std::max(y1, d[3]);
+    }
+    EXPECT_NEAR(area, (x1 - x0) * (y1 - y0), 1e-6 * area);
   }
 }
 
