@@ -340,8 +340,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
       for (std::size_t s = b; s < e; ++s) slot_of_[order[s]] = static_cast<std::uint32_t>(s);
     });
-    for (std::size_t s = 0; s < n; ++s)
-      if (split->shared[order[s]] && moved(s)) shared_slots.push_back(static_cast<std::uint32_t>(s));
+    for (std::uint32_t row : split->shared_rows)
+      if (moved(slot_of_[row])) shared_slots.push_back(slot_of_[row]);
     border_round(*split, shared_slots, f_, true, 0, index.border_m, order, n, 0);
   }
 

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -59,6 +60,7 @@ struct SpatialIndex {
 struct ContactBorders {
   const std::int16_t* mover = nullptr;   ///< per row: the process that moves the robot
   const std::uint8_t* shared = nullptr;  ///< per row: 1 for a robot another process reads
+  std::span<const std::uint32_t> shared_rows;  ///< the same robots' rows, increasing
   int process = 0;                       ///< this process
   /// One round: this process's bytes to every other; returns every process's, by index.
   std::function<std::vector<std::vector<std::uint8_t>>(std::vector<std::uint8_t>)> round;

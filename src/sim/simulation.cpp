@@ -92,6 +92,10 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
   }
   leds_ = state_.robots.find(kViewerLedColumn);
   index_.init(*model_, state_.robot_count(), near_reach);
+  if (distributed() && !dist_.domains.empty()) {  // (once the index knows its reaches)
+    border_halo_ = may_send_border_halo();
+    halo_reach_ = halo_reach();
+  }
 }
 
 Simulation::~Simulation() {

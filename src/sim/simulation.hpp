@@ -197,12 +197,12 @@ class Simulation final : private WorldAccess {
   /// that simulates it (by_host false) or holds it (holder, by_host true).
   /// `more_after`: the round goes on after this exchange (a checkpoint's rounds come before
   /// the handoff of the same round).
-  /// `listed` (moves only): per row, 1 for the robots this process sends; the message then
-  /// lists their rows (the others cannot tell which), and a process receives only them.
+  /// `listed` (moves only): the rows this process sends, increasing; the message then lists
+  /// them (the others cannot tell which), and a process receives only the others' lists.
   void exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
                      const std::vector<std::int16_t>& holder, bool by_host,
-                     bool more_after = false, const std::vector<std::uint8_t>* listed = nullptr);
-  /// Whether this run's moves may carry only the robots near another domain (halo_rows_): a
+                     bool more_after = false, const std::vector<std::uint32_t>* listed = nullptr);
+  /// Whether this run's moves may carry only the robots near another domain (halo_list_): a
   /// run split over domains with one region, no loop functions, no affinities, and parts that
   /// read other robots no farther than halo_reach() (the built-in ones).
   bool may_send_border_halo() const;
@@ -317,8 +317,10 @@ class Simulation final : private WorldAccess {
   /// Per row, for the tick (mark_rows): this process runs its sensors, controller and
   /// actuators; the process moving it; it is this process's and near another's domain.
   std::vector<std::uint8_t> runs_, shared_rows_;
-  /// Per row: this process's robots within halo_reach() of another domain (border_halo_ runs).
-  std::vector<std::uint8_t> halo_rows_;
+  /// This process's rows within border_m (shared_list_) and halo_reach() (halo_list_, in
+  /// border_halo_ runs) of another domain, increasing; and where mark_rows gathers them.
+  std::vector<std::uint32_t> shared_list_, halo_list_;
+  std::vector<std::vector<std::uint32_t>> shared_by_worker_, halo_by_worker_;
   bool border_halo_ = false;  ///< may_send_border_halo(), set up once
   bool last_moves_full_ = true;  ///< the last moves round carried every robot (or none ran)
   double halo_reach_ = 0;

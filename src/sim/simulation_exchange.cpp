@@ -39,6 +39,7 @@
 #include <set>
 
 #include "log/byte_io.hpp"
+#include "robots/range_and_bearing.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim {
@@ -188,13 +189,16 @@ void Simulation::mark_rows() {
   runs_.resize(n);
   mover_.resize(n);
   shared_rows_.resize(n);
-  if (split && halo_reach_ == 0) {  // (the index's reaches are known from the first tick on)
-    border_halo_ = may_send_border_halo();
-    halo_reach_ = halo_reach();
-  }
-  halo_rows_.resize(border_halo_ ? n : 0);
   const double far = border_halo_ ? std::max(reach, halo_reach_) : reach;
-  pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
+  // The rows near another domain, listed per worker as the pass finds them (a few along the
+  // borders), then in row order: the contact rounds and the border moves send those.
+  shared_by_worker_.resize(static_cast<std::size_t>(pool_.size()));
+  halo_by_worker_.resize(shared_by_worker_.size());
+  for (auto& l : shared_by_worker_) l.clear();
+  for (auto& l : halo_by_worker_) l.clear();
+  pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int worker) {
+    auto& shared = shared_by_worker_[static_cast<std::size_t>(worker)];
+    auto& halo = halo_by_worker_[static_cast<std::size_t>(worker)];
     for (std::size_t i = b; i < e; ++i) {
       const int mover = owner_[ids[i]];
       runs_[i] = host_[ids[i]] == me;
@@ -203,12 +207,22 @@ void Simulation::mark_rows() {
                                             : std::numeric_limits<double>::infinity();
       // A robot of this domain near another's: the contact rounds carry it there.
       shared_rows_[i] = dist_.engine_process[engine[i]] < 0 && d <= reach;
+      if (shared_rows_[i]) shared.push_back(static_cast<std::uint32_t>(i));
       // A robot others may sense in the next tick: their halo keeps it up to date.
-      if (border_halo_) halo_rows_[i] = d <= halo_reach_;
+      if (border_halo_ && d <= halo_reach_) halo.push_back(static_cast<std::uint32_t>(i));
     }
   });
+  auto gather_sorted = [](std::vector<std::vector<std::uint32_t>>& parts,
+                          std::vector<std::uint32_t>& out) {
+    out.clear();
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    std::sort(out.begin(), out.end());
+  };
+  gather_sorted(shared_by_worker_, shared_list_);
+  gather_sorted(halo_by_worker_, halo_list_);
   borders_.mover = mover_.data();
   borders_.shared = shared_rows_.data();
+  borders_.shared_rows = shared_list_;
 }
 
 bool Simulation::may_send_border_halo() const {
@@ -242,8 +256,9 @@ double Simulation::halo_reach() const {
   for (const RobotKind& k : model_->kinds) {
     if (!k.in_run) continue;
     move = std::max(move, k.max_speed_m_per_s * dt);
+    reach = std::max(reach, rab_range_m(k) + 2 * index_.max_radius_m);
     for (const PartDecl& p : k.sensors)
-      if (p.type == "range_and_bearing" || p.type == "colored_blob_omnidirectional_camera")
+      if (p.type == "colored_blob_omnidirectional_camera")
         reach = std::max(reach, p.params.real("range", 3.0) + 2 * index_.max_radius_m);
   }
   return (reach + 2 * move) * 1.01;
@@ -338,13 +353,13 @@ void Simulation::handoff() {
   // Robots this process holds whose region another process simulates now (loop functions
   // moved them, or the physics migrated them last tick).
   std::vector<std::uint32_t> leaving, arriving;
-  bool any = false;
   rebalance();
   refresh_owners();  // robots of a split region belong to the domain they are in now
+  std::vector<std::uint32_t> changed;  // every robot changing process, wherever
   for (std::uint32_t i = 0; i < n; ++i) {
     const int to = host_of(i);
     if (host_[ids[i]] == to) continue;
-    any = true;
+    changed.push_back(i);
     if (host_[ids[i]] == dist_.process) leaving.push_back(i);
     if (to == dist_.process) arriving.push_back(i);
   }
@@ -417,8 +432,7 @@ void Simulation::handoff() {
   for (std::uint32_t i : arriving)
     if (!arrived[i])
       desync(host_[ids[i]], "no handoff of robot '" + state_.robot_name()[i] + "', which it held");
-  if (any)
-    for (std::uint32_t i = 0; i < n; ++i) host_[ids[i]] = static_cast<std::int16_t>(host_of(i));
+  for (std::uint32_t i : changed) host_[ids[i]] = static_cast<std::int16_t>(host_of(i));
   mark_rows();
   xstats_.seconds += seconds_since(t0);
 }
@@ -433,7 +447,7 @@ std::size_t Simulation::rows_per_part(const std::vector<ColumnHandle>& columns) 
 
 void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
                                const std::vector<std::int16_t>& holder, bool by_host,
-                               bool more_after, const std::vector<std::uint8_t>* listed) {
+                               bool more_after, const std::vector<std::uint32_t>* listed) {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   const std::size_t part = rows_per_part(columns);
@@ -442,11 +456,16 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
     const std::size_t hi = std::min(n, lo + part);
     // Who sends which rows of this part: every process knows (the same world everywhere).
     for (auto& r : rows) r.clear();
-    for (std::size_t i = lo; i < hi; ++i) {
-      // (Listed: the others' rows come in their messages.)
-      if (listed && !(*listed)[i]) continue;
-      const int p = by_host ? holder[ids[i]] : process_of(static_cast<std::uint32_t>(i));
-      rows[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
+    if (listed) {  // this process's listed rows of the part; the others' come in their messages
+      auto& mine = rows[static_cast<std::size_t>(dist_.process)];
+      for (auto at = std::lower_bound(listed->begin(), listed->end(), lo);
+           at != listed->end() && *at < hi; ++at)
+        mine.push_back(*at);
+    } else {
+      for (std::size_t i = lo; i < hi; ++i) {
+        const int p = by_host ? holder[ids[i]] : process_of(static_cast<std::uint32_t>(i));
+        rows[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
+      }
     }
     const auto& mine = rows[static_cast<std::size_t>(dist_.process)];
     const bool last = hi >= n;
@@ -552,7 +571,7 @@ void Simulation::exchange_moves() {
   // keeps: only the robots near another domain, whose halo another process may read.
   last_moves_full_ = !(border_halo_ && !frame);
   if (!last_moves_full_)
-    exchange_rows(kBorderMoves, columns, host_, false, false, &halo_rows_);
+    exchange_rows(kBorderMoves, columns, host_, false, false, &halo_list_);
   else
     exchange_rows(kMoves, columns, host_, false);
   staged_tags_.clear();

@@ -65,6 +65,17 @@ inline std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
+/// The children of `pid` once there are `n` of them (polled every 25 ms for up to 10 s); fewer
+/// when they did not all come.
+inline std::vector<pid_t> wait_for_children(pid_t pid, std::size_t n) {
+  std::vector<pid_t> kids;
+  for (int t = 0; t < 400 && kids.size() < n; ++t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    kids = children_of(pid);
+  }
+  return kids;
+}
+
 /// Waits for child `pid` up to `limit`; its exit status, -1 when a signal ended it. After the
 /// limit it is killed, the test fails and the result is -2.
 inline int wait_for(pid_t pid, std::chrono::seconds limit) {

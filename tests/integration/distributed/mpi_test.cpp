@@ -174,11 +174,7 @@ TEST_F(Mpi, AKilledOrStoppedRankEndsTheJobWithNoProcessLeft) {
         {"--allow-run-as-root", "--oversubscribe", "-n", "2", kFleetsim, "run", kDiffusion,
          "--threads", "1", "--length", "100000", "--quiet", "--log", path("k.flog")},
         path("k.out"), path("k.err"));
-    std::vector<pid_t> ranks;
-    for (int t = 0; t < 400 && ranks.size() < 2; ++t) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-      ranks = fleetsim::testing::children_of(job);
-    }
+    const std::vector<pid_t> ranks = fleetsim::testing::wait_for_children(job, 2);
     ASSERT_EQ(ranks.size(), 2u);
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the run is under way
     kill(ranks[1], sig);

@@ -137,11 +137,7 @@ TEST_F(SwarmCli, AKilledOrStoppedProcessStopsTheRunNamingIt) {
     SCOPED_TRACE(strsignal(sig));
     const pid_t pid = spawn({kDiffusion, "--threads", "1", "--length", "100000", "--processes", "2",
                              "--log", path("k.flog")});
-    std::vector<pid_t> kids;
-    for (int t = 0; t < 200 && kids.size() < 2; ++t) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-      kids = children_of(pid);
-    }
+    const std::vector<pid_t> kids = fleetsim::testing::wait_for_children(pid, 2);
     ASSERT_EQ(kids.size(), 2u);
     std::this_thread::sleep_for(std::chrono::milliseconds(800));  // the run is under way
     kill(kids[1], sig);
