@@ -252,7 +252,7 @@ void Simulation::start() {
   } else {
     if (loop_) {
       try {
-        run_hook("init", [&] { loop_->init(experiment_.loop_params, *this); });
+        run_hook([&] { loop_->init(experiment_.loop_params, *this); });
       } catch (const RunError&) {
         throw;
       } catch (const std::exception& e) {
@@ -428,7 +428,7 @@ void Simulation::step() {
   if (!started_) start();
   if (checkpoint_due_) take_checkpoint();
   run_phase(Phase::kPreStep, [&] {
-    if (loop_) run_hook("pre_step", [&] { loop_->pre_step(*this); });
+    if (loop_) run_hook([&] { loop_->pre_step(*this); });
   });
   if (distributed()) handoff();
   run_phase(Phase::kSenseControl, [&] { sense_and_control(); });
@@ -448,7 +448,7 @@ void Simulation::step() {
   });
   state_.tick++;
   run_phase(Phase::kPostStep, [&] {
-    if (loop_) run_hook("post_step", [&] { loop_->post_step(*this); }, /*post_step=*/true);
+    if (loop_) run_hook([&] { loop_->post_step(*this); }, /*post_step=*/true);
   });
   run_phase(Phase::kLog, [&] { write_logs(); });
 }

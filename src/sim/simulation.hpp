@@ -258,9 +258,9 @@ class Simulation final : private WorldAccess {
   // Loop functions in the per-process form (LoopFunctions::per_process, simulation_loop.cpp).
   /// Inside one of their hooks: changes are staged, and applied after it on every process.
   bool staging() const { return loop_local_ && in_hook_; }
-  /// Runs a loop-functions hook (`what` names it in errors); per-process ones then exchange
-  /// and apply their changes (`finished`: their is_finished after post_step).
-  void run_hook(const char* what, const std::function<void()>& hook, bool post_step = false);
+  /// Runs a loop-functions hook; per-process ones then exchange and apply their changes
+  /// (`post_step`: the hook is post_step, after which is_finished is polled).
+  void run_hook(const std::function<void()>& hook, bool post_step = false);
   /// Every process's staged changes, applied alike everywhere (in the order WorldAccess says).
   void apply_loop_changes(bool finished);
   /// One reduction round: `op` and this process's 8 bytes; every process's, by index.

@@ -52,7 +52,7 @@ void Simulation::end_run() {
   state_.end_requested = true;
 }
 
-void Simulation::run_hook(const char* what, const std::function<void()>& hook, bool post_step) {
+void Simulation::run_hook(const std::function<void()>& hook, bool post_step) {
   if (!loop_local_) {
     hook();
     if (post_step && loop_->is_finished(*this)) state_.end_requested = true;
@@ -69,7 +69,6 @@ void Simulation::run_hook(const char* what, const std::function<void()>& hook, b
     throw;
   }
   in_hook_ = false;
-  (void)what;
   apply_loop_changes(finished);
 }
 
