@@ -222,10 +222,13 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   nlohmann::ordered_json per = nlohmann::ordered_json::array();
   for (const auto& r : reports) {
     const double owned = static_cast<double>(r.robot_steps) / ticks;  // (on average)
+    const double held = static_cast<double>(r.exchange.held_robot_ticks) / ticks;
     per.push_back({{"process", r.process},
                    {"peak_rss_bytes", r.peak_rss_bytes},
+                   {"partitioned", r.partitioned},
                    {"owned_robots", owned},
-                   {"ghost_robots", static_cast<double>(r.robots) - owned},  // (all hold all)
+                   {"ghost_robots", held - owned},
+                   {"held_robots_max", r.exchange.held_robots_max},
                    {"bytes_sent_per_tick",
                     static_cast<double>(r.exchange.bytes_sent - r.exchange.gather_bytes) / ticks},
                    {"exchange_us_per_tick",

@@ -147,6 +147,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     d.domains = owner.domains;
     d.kind_process = loaded.experiment.kind_affinity;
     d.robot_process = loaded.experiment.robot_affinity;
+    d.partition_storage = o.partition_storage;
     // Affinities add a round to each tick (the actuation, docs/distributed.md).
     if (make) exchange = make(d.has_affinities() ? 3 : 2);
     d.exchange = exchange.get();
@@ -196,8 +197,9 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     sim.finish();
     r.ticks = sim.state().tick;
     r.robot_steps = sim.robot_steps();
-    r.state_hash = sim.state().hash();
-    r.robots = sim.state().robot_count();
+    r.state_hash = sim.world_hash();
+    r.robots = sim.world_robot_count();
+    r.partitioned = sim.partitioned();
     r.status = sim.state().status;
     r.threads = sim.threads();
     if (const Domains& d = sim.distribution().domains; !d.empty()) {
@@ -268,6 +270,9 @@ std::string report_to_json(const ProcessReport& r) {
                         {"rebalances", r.exchange.rebalances},
                         {"domain", r.domain},
                         {"halo_rows_sent", r.exchange.halo_rows_sent},
+                        {"partitioned", r.partitioned},
+                        {"held_robot_ticks", r.exchange.held_robot_ticks},
+                        {"held_robots_max", r.exchange.held_robots_max},
                         {"migrations_in", r.exchange.migrations_in},
                         {"migrations_out", r.exchange.migrations_out},
                         {"exchange_seconds", r.exchange.seconds},
@@ -301,6 +306,9 @@ ProcessReport report_from_json(const std::string& text) {
   r.exchange.rebalances = j.at("rebalances");
   r.domain = j.at("domain").get<std::vector<double>>();
   r.exchange.halo_rows_sent = j.at("halo_rows_sent");
+  r.partitioned = j.at("partitioned");
+  r.exchange.held_robot_ticks = j.at("held_robot_ticks");
+  r.exchange.held_robots_max = j.at("held_robots_max");
   r.exchange.migrations_in = j.at("migrations_in");
   r.exchange.migrations_out = j.at("migrations_out");
   r.exchange.seconds = j.at("exchange_seconds");

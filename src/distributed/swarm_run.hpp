@@ -36,6 +36,9 @@ struct SwarmRunOptions {
   SyncMode sync = SyncMode::kDsaam;
   std::uint32_t jitter_us = 0;
   std::size_t part_bytes = std::size_t{32} << 20;  ///< see Distribution::part_bytes
+  /// Each process holds only its part of the world when the run allows it (see
+  /// Distribution::partition_storage); false: every process holds the whole world.
+  bool partition_storage = true;
   bool progress = false;                           ///< a progress bar on stderr (process 0)
   /// Checkpoints every `checkpoint_every_s` wall seconds (0: none) into `checkpoint_dir`,
   /// written by process 0 (docs/checkpoints.md).
@@ -103,6 +106,7 @@ struct ProcessReport {
   std::uint64_t robot_steps = 0;
   std::uint64_t state_hash = 0;
   std::size_t robots = 0;
+  bool partitioned = false;  ///< it held only its part of the world (Simulation::partitioned)
   std::string status;
   double loop_wall_seconds = 0;
   int threads = 0;  ///< its worker threads

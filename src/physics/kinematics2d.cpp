@@ -651,7 +651,7 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
                                              std::uint64_t changes, double reach,
                                              const std::uint32_t* order, std::size_t n,
                                              int round) {
-  // 'B' u32 round, u64 changes, u32 k, k x (u32 row, [f32 dx, f32 dy,] f32 fraction);
+  // 'B' u32 round, u64 changes, u32 k, k x (u32 robot id, [f32 dx, f32 dy,] f32 fraction);
   // little-endian (docs/distributed.md, "Contact rounds").
   std::vector<std::uint8_t> out;
   auto put = [&](const void* v, std::size_t size) {
@@ -667,9 +667,9 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
   put(&changes, 8);
   put(&k, 4);
   for (std::uint32_t s : slots) {
-    const std::uint32_t row = order[s];  // (rows travel: slots are this process's grid's)
+    const EntityId id = b.ids[order[s]];  // (slots are this process's grid's)
     const float v = std::fabs(f[s]);
-    put(&row, 4);
+    put(&id, 4);
     if (motion) {
       put(&dx_[s], 4);
       put(&dy_[s], 4);
@@ -703,16 +703,18 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
     if (their_changes > n) fail("more changes than robots");
     total += their_changes;
     for (std::uint32_t j = 0; j < count; ++j) {
-      std::uint32_t row = 0;
+      EntityId id = 0;
       float dx = 0, dy = 0, v = 0;
-      take(&row, 4);
+      take(&id, 4);
       if (motion) {
         take(&dx, 4);
         take(&dy, 4);
       }
       take(&v, 4);
-      if (row >= n || b.mover[row] != static_cast<int>(p)) fail("a robot it does not move");
       if (!(v >= 0.0f && v <= 1.0f)) fail("a fraction outside [0, 1]");
+      const std::uint32_t row = b.row_of(id);
+      if (row == kNoIndex && b.partial) continue;
+      if (row >= n || b.mover[row] != static_cast<int>(p)) fail("a robot it does not move");
       const std::uint32_t s = slot_of_[row];
       if (motion) {
         if (!(std::fabs(dx) <= reach && std::fabs(dy) <= reach)) fail("a motion out of reach");

@@ -61,6 +61,13 @@ struct ContactBorders {
   const std::int16_t* mover = nullptr;   ///< per row: the process that moves the robot
   const std::uint8_t* shared = nullptr;  ///< per row: 1 for a robot another process reads
   std::span<const std::uint32_t> shared_rows;  ///< the same robots' rows, increasing
+  /// Per row: the robot's id (robots travel by id: processes may hold different robots), and
+  /// the row of an id (kNoIndex when this process does not hold it).
+  const EntityId* ids = nullptr;
+  std::function<std::uint32_t(EntityId)> row_of;
+  /// This process holds only the robots near its domain: robots it does not hold are near
+  /// other domains only, and their motions and fractions are skipped.
+  bool partial = false;
   int process = 0;                       ///< this process
   /// One round: this process's bytes to every other; returns every process's, by index.
   std::function<std::vector<std::vector<std::uint8_t>>(std::vector<std::uint8_t>)> round;

@@ -52,6 +52,10 @@ struct Distribution {
       if (p >= 0) return true;
     return false;
   }
+  /// Each process holds only the robots it moves and the others within reach of its domain,
+  /// when the run allows it (Simulation::partitioned(), docs/distributed.md "What a process
+  /// holds"); otherwise, or when false, every process holds the whole world.
+  bool partition_storage = false;
   Exchange* exchange = nullptr;     ///< not owned; required when processes > 1
   /// Largest message of a moves or state round; larger rounds go in parts. Under the
   /// transport's 64 MiB limit (docs/wire-format.md); tests make it small.
@@ -72,6 +76,10 @@ struct ExchangeStats {
   std::uint64_t gather_bytes = 0;
   double gather_seconds = 0;
   std::uint64_t rebalances = 0;  ///< times the domains were made again (Simulation::rebalance)
+  /// The robots this process held, summed over the ticks (its own and the ghosts: the whole
+  /// world when it holds all), and the most it held at once.
+  std::uint64_t held_robot_ticks = 0;
+  std::uint64_t held_robots_max = 0;
 };
 
 }  // namespace fleetsim

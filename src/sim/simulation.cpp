@@ -51,6 +51,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
       world_(*model_, state_, index_),
       physics_(*model_, state_, index_, pool_),
       dist_(std::move(distribution)) {
+  resuming_ = resume != nullptr;
   if (resume) restore_world(*resume);
   setup_distribution();
   const std::size_t kinds = model_->kinds.size();
@@ -281,7 +282,10 @@ void Simulation::start() {
                                  "run without --checkpoint-every");
   }
   // Every process is there and starts from the same world (after the loop functions' init).
-  if (distributed()) hello();
+  if (distributed()) {
+    hello();
+    partition();
+  }
 }
 
 void Simulation::sense_and_control() {

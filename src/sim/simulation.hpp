@@ -97,6 +97,13 @@ class Simulation final : private WorldAccess {
   /// columns from the process that simulated it, so state() and its hash are the whole
   /// world's (as one process would have it). Nothing to do on one process.
   void gather_state();
+  /// After gather_state(): the whole world's hash and robot count, as one process would have
+  /// them (state() is then the whole world's but on a process that holds only its part).
+  std::uint64_t world_hash() const { return world_hash_; }
+  std::size_t world_robot_count() const { return world_robots_; }
+  /// This process holds only its robots and the others within reach of its domain
+  /// (Distribution::partition_storage, when the run allows it; set up by start()).
+  bool partitioned() const { return partitioned_; }
   const Distribution& distribution() const { return dist_; }
   const ExchangeStats& exchange_stats() const { return xstats_; }
   /// Test hook: called after every phase with read-only access.
@@ -182,6 +189,19 @@ class Simulation final : private WorldAccess {
   }
   void setup_distribution();
   void hello();
+  /// A partitioned run (partitioned()), at the start: drops the robots this process neither
+  /// moves nor may read.
+  void partition();
+  /// Whether a robot at `p` may be read by this process's robots in the next tick: it lies
+  /// within halo_reach() of this process's domain.
+  bool within_reach(Vec2 p) const;
+  /// The robots' whole-world hash, one column per round from the processes that hold them
+  /// (a partitioned run's gather_state()).
+  void hash_partitioned_world();
+  /// A moves round of the listed robots only (border moves 'N'): `listed` this process's,
+  /// increasing ids. A partitioned process takes in the robots it does not hold, and then
+  /// drops those beyond its reach.
+  void exchange_listed(const std::vector<ColumnHandle>& columns, std::vector<EntityId> listed);
   void handoff();
   void exchange_moves();
   /// Affinities: the rows of the robots this process runs but another simulates, to it,
@@ -201,7 +221,11 @@ class Simulation final : private WorldAccess {
   /// them (the others cannot tell which), and a process receives only the others' lists.
   void exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
                      const std::vector<std::int16_t>& holder, bool by_host,
-                     bool more_after = false, const std::vector<std::uint32_t>* listed = nullptr);
+                     bool more_after = false);
+  /// The last part of a moves round, after the columns: every process's tags, the flags, and
+  /// with affinities the whole rows of robots simulated for another process.
+  void put_moves_tail(std::vector<std::uint8_t>& out) const;
+  void take_moves_tail(log::ByteReader& r, int from);
   /// Whether this run's moves may carry only the robots near another domain (halo_list_): a
   /// run split over domains with one region, no loop functions, no affinities, and parts that
   /// read other robots no farther than halo_reach() (the built-in ones).
@@ -218,6 +242,8 @@ class Simulation final : private WorldAccess {
   /// the arena (the columns were just written from process `from`).
   void check_received(int from, std::span<const std::uint32_t> rows,
                       const std::vector<ColumnHandle>& columns) const;
+  /// Refuses received rows whose kind, controller, region or tag is none of this run's.
+  void check_identity(int from, std::span<const std::uint32_t> rows) const;
 
   // WorldAccess (for loop functions).
   Tick tick() const override { return state_.tick; }
@@ -322,12 +348,21 @@ class Simulation final : private WorldAccess {
   std::vector<std::uint32_t> shared_list_, halo_list_;
   std::vector<std::vector<std::uint32_t>> shared_by_worker_, halo_by_worker_;
   bool border_halo_ = false;  ///< may_send_border_halo(), set up once
+  bool partitioned_ = false;  ///< partitioned(), from start()
+  bool checkpoints_ = false;  ///< enable_checkpoints() was called (on every process)
+  bool resuming_ = false;     ///< the run goes on from a checkpoint
+  /// A partitioned run's first process when it writes logs: it holds every robot (the moves
+  /// of a tick a log keeps carry every robot's row to it).
+  bool holds_all_ = true;
+  std::uint64_t world_hash_ = 0;
+  std::size_t world_robots_ = 0;
   bool last_moves_full_ = true;  ///< the last moves round carried every robot (or none ran)
   double halo_reach_ = 0;
   std::vector<std::int16_t> mover_;
   ContactBorders borders_;  ///< the contact rounds of a run split over domains
   bool pinned_ = false;                     ///< some robots have affinities (distributed only)
-  /// Distributed: tags this process's robots set this tick, interned after the exchange.
+  /// Distributed: tags this process's robots set this tick (by row), interned after the
+  /// exchange with every process's (by robot id).
   std::vector<std::pair<std::uint32_t, std::string>> staged_tags_, incoming_tags_;
   /// Columns a robot's process sends: every tick (halo) and with the robot (whole row). The
   /// body's identity, engine and tag columns are the same on every process and never sent.

@@ -248,6 +248,7 @@ void Simulation::check_resumed_logs() const {
 
 void Simulation::enable_checkpoints(CheckpointSink write) {
   checkpoint_write_ = std::move(write);
+  checkpoints_ = true;
 }
 
 void Simulation::request_checkpoint() {

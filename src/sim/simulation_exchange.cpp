@@ -34,10 +34,12 @@
 // longer agree, and going on would give a different world than one process.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <set>
 
+#include "core/hash.hpp"
 #include "log/byte_io.hpp"
 #include "robots/range_and_bearing.hpp"
 #include "sim/simulation.hpp"
@@ -94,6 +96,17 @@ void Simulation::check_received(int from, std::span<const std::uint32_t> rows,
     desync(from, why);
 }
 
+void Simulation::check_identity(int from, std::span<const std::uint32_t> rows) const {
+  const auto kind = state_.robot_kind();
+  const auto controller = state_.robot_controller();
+  const auto engine = state_.robot_engine();
+  const auto tag = state_.robot_tag();
+  for (std::uint32_t i : rows)
+    if (kind[i] >= model_->kinds.size() || controller[i] >= model_->controllers.size() ||
+        engine[i] >= model_->engines.size() || tag[i] >= state_.tags.strings().size())
+      desync(from, "a robot of no kind, controller, region or tag of this run");
+}
+
 void Simulation::setup_distribution() {
   for (const auto& spec : experiment_.logs) log_every_.push_back(spec.every);
   if (!distributed()) return;
@@ -115,6 +128,7 @@ void Simulation::setup_distribution() {
     owned_engine_[e] = p == dist_.process || p < 0 ? 1 : 0;
   }
   borders_.process = dist_.process;
+  borders_.row_of = [this](EntityId id) { return state_.robot_index(id); };
   borders_.round = [this](std::vector<std::uint8_t> mine) {
     // Parts of the moves round: the contact rounds come before its last part.
     return gather(std::move(mine), /*more=*/true);
@@ -223,6 +237,7 @@ void Simulation::mark_rows() {
   borders_.mover = mover_.data();
   borders_.shared = shared_rows_.data();
   borders_.shared_rows = shared_list_;
+  borders_.ids = ids;
 }
 
 bool Simulation::may_send_border_halo() const {
@@ -347,30 +362,37 @@ void Simulation::hello() {
 
 void Simulation::handoff() {
   const auto t0 = std::chrono::steady_clock::now();
+  // (A partitioned process holds some positions only: the domains stay as they are.)
+  if (!partitioned_) rebalance();
+  refresh_owners();  // robots of a split region belong to the domain they are in now
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   const std::size_t kinds = model_->kinds.size();
-  // Robots this process holds whose region another process simulates now (loop functions
-  // moved them, or the physics migrated them last tick).
-  std::vector<std::uint32_t> leaving, arriving;
-  rebalance();
-  refresh_owners();  // robots of a split region belong to the domain they are in now
-  std::vector<std::uint32_t> changed;  // every robot changing process, wherever
+  // Robots this process holds whose region or domain another process simulates now (loop
+  // functions moved them, or the physics took them across). The robots it holds that come
+  // here must come (a partitioned process may get others it does not hold).
+  std::vector<std::uint32_t> leaving;
+  std::vector<EntityId> expected;
   for (std::uint32_t i = 0; i < n; ++i) {
     const int to = host_of(i);
     if (host_[ids[i]] == to) continue;
-    changed.push_back(i);
     if (host_[ids[i]] == dist_.process) leaving.push_back(i);
-    if (to == dist_.process) arriving.push_back(i);
+    if (to == dist_.process) expected.push_back(ids[i]);
   }
-  std::vector<std::uint8_t> arrived(arriving.empty() ? 0 : n, 0);
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u8(kHandoff);
   w.i64(state_.tick);
   w.u32(static_cast<std::uint32_t>(leaving.size()));
   for (std::uint32_t i : leaving) {
-    put_row(out, i);
+    w.u32(ids[i]);
+    w.u16(static_cast<std::uint16_t>(host_of(i)));
+    w.u16(state_.robot_kind()[i]);
+    w.u16(state_.robot_controller()[i]);
+    w.u8(state_.robot_engine()[i]);
+    w.u32(state_.robot_tag()[i]);
+    w.str(state_.robot_name()[i]);
+    for (ColumnHandle c : row_columns_) state_.robots.gather_rows(c, {&i, 1}, out);
     std::vector<std::uint8_t> saved;
     if (Controller* c = instance(ids[i])) {
       try {
@@ -388,8 +410,24 @@ void Simulation::handoff() {
     w.raw(saved.data(), saved.size());
   }
   xstats_.migrations_out += leaving.size();
+  for (std::uint32_t i : leaving) host_[ids[i]] = static_cast<std::int16_t>(host_of(i));
   // Every process takes part in every round, even with nothing to hand over.
   auto all = gather(std::move(out));
+  struct Arrival {
+    int from = 0, to = 0;
+    EntityId id = 0;
+    std::uint16_t kind = 0, controller = 0;
+    std::uint8_t engine = 0;
+    std::uint32_t tag = 0;
+    std::string name;
+    const std::uint8_t* row = nullptr;  ///< the row's bytes, column by column
+    const std::uint8_t* saved = nullptr;
+    std::uint32_t saved_len = 0;
+  };
+  std::vector<Arrival> moved;  // every robot changing process, wherever it goes
+  std::vector<EntityId> fresh;  // those coming here that this process does not hold
+  std::size_t row_bytes = 0;
+  for (ColumnHandle c : row_columns_) row_bytes += state_.robots.desc(c).row_bytes();
   for (int p = 0; p < dist_.processes; ++p) {
     if (p == dist_.process) continue;
     try {
@@ -397,42 +435,79 @@ void Simulation::handoff() {
       if (r.u8() != kHandoff || r.i64() != state_.tick)
         throw log::LogError("a message of another kind or tick");
       for (std::uint32_t k = r.u32(); k > 0; --k) {
-        const std::uint32_t i = r.u32();
-        if (i >= n || host_[ids[i]] != p || host_of(i) == p)
-          throw log::LogError("a robot it did not hold or keeps");
-        const std::uint32_t row[1] = {i};
-        const bool here = host_of(i) == dist_.process;
-        take_row(r, i, here);
-        const std::uint32_t len = r.u32();
-        const auto* saved = r.take(len);
-        if (!here) continue;
-        if (arrived[i]) throw log::LogError("the same robot twice");
-        arrived[i] = 1;
-        check_received(p, row, row_columns_);
-        make_controller_instance(i);
-        if (Controller* c = instance(ids[i])) {
-          try {
-            c->restore({saved, len});
-          } catch (const std::exception& e) {
-            const auto& decl = model_->controllers[state_.robot_controller()[i]];
-            throw RunError("tick " + std::to_string(state_.tick) + ", robot '" +
-                           state_.robot_name()[i] + "' arriving from process " + std::to_string(p) +
-                           ": controller '" + decl.id + "': " + e.what());
-          }
-        } else if (!shared_[state_.robot_controller()[i] * kinds + state_.robot_kind()[i]]) {
-          desync(p, "a robot whose controller could not be made here");
-        }
-        ++xstats_.migrations_in;
+        Arrival a;
+        a.from = p;
+        a.id = r.u32();
+        a.to = r.u16();
+        a.kind = r.u16();
+        a.controller = r.u16();
+        a.engine = r.u8();
+        a.tag = r.u32();
+        a.name = r.str();
+        a.row = r.take(row_bytes);
+        a.saved_len = r.u32();
+        a.saved = r.take(a.saved_len);
+        if (a.id >= host_.size() || host_[a.id] != p || a.to == p || a.to >= dist_.processes)
+          throw log::LogError("a robot it did not hold, or to no other process");
+        if (a.kind >= kinds || a.controller >= model_->controllers.size() ||
+            a.engine >= model_->engines.size() || a.tag >= state_.tags.strings().size())
+          throw log::LogError("a robot of no kind, controller, region or tag of this run");
+        // Where this process holds the robot it knows where it goes (its position is fresh:
+        // it was near a border).
+        const std::uint32_t i = state_.robot_index(a.id);
+        if (i != kNoIndex ? host_of(i) != a.to : !partitioned_)
+          throw log::LogError("a robot that does not go there");
+        if (a.to == dist_.process && i == kNoIndex) fresh.push_back(a.id);
+        moved.push_back(std::move(a));
       }
       if (r.remaining() != 0) throw log::LogError("trailing bytes");
     } catch (const log::LogError& e) {
       desync(p, std::string("a malformed handoff (") + e.what() + ")");
     }
   }
-  for (std::uint32_t i : arriving)
-    if (!arrived[i])
-      desync(host_[ids[i]], "no handoff of robot '" + state_.robot_name()[i] + "', which it held");
-  for (std::uint32_t i : changed) host_[ids[i]] = static_cast<std::int16_t>(host_of(i));
+  std::sort(fresh.begin(), fresh.end());
+  if (std::adjacent_find(fresh.begin(), fresh.end()) != fresh.end())
+    desync(host_[*std::adjacent_find(fresh.begin(), fresh.end())], "a robot another also sent");
+  if (!fresh.empty()) state_.insert_robots(fresh);
+  std::vector<EntityId> came;
+  for (const Arrival& a : moved) {
+    host_[a.id] = static_cast<std::int16_t>(a.to);
+    if (a.to != dist_.process) continue;
+    const std::uint32_t i = state_.robot_index(a.id);
+    state_.robot_kind()[i] = a.kind;
+    state_.robot_controller()[i] = a.controller;
+    state_.robot_engine()[i] = a.engine;
+    state_.robot_tag()[i] = a.tag;
+    state_.robot_name().set(i, a.name);
+    const std::uint32_t row[1] = {i};
+    const std::uint8_t* at = a.row;
+    for (ColumnHandle c : row_columns_) {
+      state_.robots.scatter_rows(c, row, at);
+      at += state_.robots.desc(c).row_bytes();
+    }
+    check_received(a.from, row, row_columns_);
+    owner_[a.id] = static_cast<std::int16_t>(a.to);
+    make_controller_instance(i);
+    if (Controller* c = instance(a.id)) {
+      try {
+        c->restore({a.saved, a.saved_len});
+      } catch (const std::exception& e) {
+        const auto& decl = model_->controllers[a.controller];
+        throw RunError("tick " + std::to_string(state_.tick) + ", robot '" + a.name +
+                       "' arriving from process " + std::to_string(a.from) + ": controller '" +
+                       decl.id + "': " + e.what());
+      }
+    } else if (!shared_[a.controller * kinds + a.kind]) {
+      desync(a.from, "a robot whose controller could not be made here");
+    }
+    came.push_back(a.id);
+    ++xstats_.migrations_in;
+  }
+  std::sort(came.begin(), came.end());
+  for (EntityId id : expected)
+    if (!std::binary_search(came.begin(), came.end(), id))
+      desync(host_[id], "no handoff of robot '" + state_.robot_name()[state_.robot_index(id)] +
+                            "', which it held");
   mark_rows();
   xstats_.seconds += seconds_since(t0);
 }
@@ -445,9 +520,50 @@ std::size_t Simulation::rows_per_part(const std::vector<ColumnHandle>& columns) 
   return std::max<std::size_t>(1, dist_.part_bytes / bytes);
 }
 
+void Simulation::put_moves_tail(std::vector<std::uint8_t>& out) const {
+  log::ByteWriter w(out);
+  const EntityId* ids = state_.robot_id().data();
+  w.u32(static_cast<std::uint32_t>(staged_tags_.size()));
+  for (const auto& [row, tag] : staged_tags_) {
+    w.u32(ids[row]);
+    w.str(tag);
+  }
+  w.u8(dist_.process == 0 && checkpoint_requested_ ? 1 : 0);
+  if (pinned_) {  // whole rows for the processes running these robots' controllers
+    std::vector<std::uint32_t> away;
+    for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
+      if (process_of(i) == dist_.process && host_[ids[i]] != dist_.process) away.push_back(i);
+    w.u32(static_cast<std::uint32_t>(away.size()));
+    for (std::uint32_t i : away) put_row(out, i);
+  }
+}
+
+void Simulation::take_moves_tail(log::ByteReader& r, int p) {
+  const std::size_t n = state_.robot_count();
+  const EntityId* ids = state_.robot_id().data();
+  for (std::uint32_t t = r.u32(); t > 0; --t) {
+    const EntityId id = r.u32();
+    if (id >= host_.size() || host_[id] != p)
+      throw log::LogError("a tag for a robot it does not run");
+    incoming_tags_.emplace_back(id, r.str());
+  }
+  const std::uint8_t flags = r.u8();
+  if (flags > 1 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
+  if (flags) checkpoint_due_ = true;
+  if (pinned_)
+    for (std::uint32_t k = r.u32(); k > 0; --k) {
+      const std::uint32_t row = r.u32();
+      if (row >= n || process_of(row) != p || host_[ids[row]] == p)
+        throw log::LogError("a whole row of a robot it does not simulate for another");
+      take_row(r, row, true);
+      const std::uint32_t one[1] = {row};
+      check_received(p, one, row_columns_);
+    }
+}
+
 void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
                                const std::vector<std::int16_t>& holder, bool by_host,
-                               bool more_after, const std::vector<std::uint32_t>* listed) {
+                               bool more_after) {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   const std::size_t part = rows_per_part(columns);
@@ -456,16 +572,9 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
     const std::size_t hi = std::min(n, lo + part);
     // Who sends which rows of this part: every process knows (the same world everywhere).
     for (auto& r : rows) r.clear();
-    if (listed) {  // this process's listed rows of the part; the others' come in their messages
-      auto& mine = rows[static_cast<std::size_t>(dist_.process)];
-      for (auto at = std::lower_bound(listed->begin(), listed->end(), lo);
-           at != listed->end() && *at < hi; ++at)
-        mine.push_back(*at);
-    } else {
-      for (std::size_t i = lo; i < hi; ++i) {
-        const int p = by_host ? holder[ids[i]] : process_of(static_cast<std::uint32_t>(i));
-        rows[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
-      }
+    for (std::size_t i = lo; i < hi; ++i) {
+      const int p = by_host ? holder[ids[i]] : process_of(static_cast<std::uint32_t>(i));
+      rows[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
     }
     const auto& mine = rows[static_cast<std::size_t>(dist_.process)];
     const bool last = hi >= n;
@@ -475,25 +584,9 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
     w.i64(state_.tick);
     w.u32(static_cast<std::uint32_t>(lo));
     w.u32(static_cast<std::uint32_t>(mine.size()));
-    if (listed)
-      for (std::uint32_t i : mine) w.u32(i);
     for (ColumnHandle c : columns) state_.robots.gather_rows(c, mine, out);
-    const bool moves = kind == kMoves || kind == kBorderMoves;
-    if (moves && last) {
-      w.u32(static_cast<std::uint32_t>(staged_tags_.size()));
-      for (const auto& [row, tag] : staged_tags_) {
-        w.u32(row);
-        w.str(tag);
-      }
-      w.u8(dist_.process == 0 && checkpoint_requested_ ? 1 : 0);
-      if (pinned_) {  // whole rows for the processes running these robots' controllers
-        std::vector<std::uint32_t> away;
-        for (std::uint32_t i = 0; i < n; ++i)
-          if (process_of(i) == dist_.process && host_[ids[i]] != dist_.process) away.push_back(i);
-        w.u32(static_cast<std::uint32_t>(away.size()));
-        for (std::uint32_t i : away) put_row(out, i);
-      }
-    }
+    const bool moves = kind == kMoves;
+    if (moves && last) put_moves_tail(out);
     xstats_.halo_rows_sent += moves ? mine.size() : 0;
     auto all = gather(std::move(out), !last || more_after);
     for (int p = 0; p < dist_.processes; ++p) {
@@ -503,45 +596,12 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
         log::ByteReader r(all[p].data(), all[p].size(), "a message");
         if (r.u8() != static_cast<std::uint8_t>(kind) || r.i64() != state_.tick || r.u32() != lo)
           throw log::LogError("a message of another kind, tick or part");
-        if (listed) {  // the rows, increasing, among those p moves in the part
-          const std::uint32_t k = r.u32();
-          if (k > hi - lo) throw log::LogError("more robots than the part has");
-          std::vector<std::uint32_t> named(k);
-          for (std::uint32_t j = 0; j < k; ++j) {
-            named[j] = r.u32();
-            if (named[j] < lo || named[j] >= hi || (j > 0 && named[j] <= named[j - 1]) ||
-                process_of(named[j]) != p)
-              throw log::LogError("a robot it does not move, or rows out of order");
-          }
-          theirs = std::move(named);
-        } else if (r.u32() != theirs.size()) {
-          throw log::LogError("another number of robots");
-        }
+        if (r.u32() != theirs.size()) throw log::LogError("another number of robots");
         for (ColumnHandle c : columns)
           state_.robots.scatter_rows(c, theirs,
                                      r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
         check_received(p, theirs, columns);
-        if (moves && last)
-          for (std::uint32_t t = r.u32(); t > 0; --t) {
-            const std::uint32_t row = r.u32();
-            if (row >= n || host_[ids[row]] != p)
-              throw log::LogError("a tag for a robot it does not run");
-            incoming_tags_.emplace_back(row, r.str());
-          }
-        if (moves && last) {
-          const std::uint8_t flags = r.u8();
-          if (flags > 1 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
-          if (flags) checkpoint_due_ = true;
-          if (pinned_)
-            for (std::uint32_t k = r.u32(); k > 0; --k) {
-              const std::uint32_t row = r.u32();
-              if (row >= n || process_of(row) != p || host_[ids[row]] == p)
-                throw log::LogError("a whole row of a robot it does not simulate for another");
-              take_row(r, row, true);
-              const std::uint32_t one[1] = {row};
-              check_received(p, one, row_columns_);
-            }
-        }
+        if (moves && last) take_moves_tail(r, p);
         if (r.remaining() != 0) throw log::LogError("trailing bytes");
       } catch (const log::LogError& e) {
         desync(p, std::string("a malformed '") + kind + "' message (" + e.what() + ")");
@@ -549,6 +609,126 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
     }
     if (last) break;
   }
+}
+
+void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
+                                 std::vector<EntityId> listed) {
+  // Parts by id: ids [lo, lo + part) (every process has the same next_id).
+  const std::size_t part = rows_per_part(columns);
+  const EntityId end = state_.next_id;
+  const bool takes_in = partitioned_ && !holds_all_;
+  std::vector<EntityId> received;  // the robots of other processes this process was sent
+  std::size_t bytes = 0;
+  for (ColumnHandle c : columns) bytes += state_.robots.desc(c).row_bytes();
+  for (std::size_t lo = 0;; lo += part) {
+    const std::size_t hi = std::min<std::size_t>(end, lo + part);
+    const bool last = hi >= end;
+    std::vector<std::uint32_t> rows;
+    const auto first = std::lower_bound(listed.begin(), listed.end(), lo);
+    const auto stop = std::lower_bound(first, listed.end(), hi);
+    for (auto at = first; at != stop; ++at) rows.push_back(state_.robot_index(*at));
+    std::vector<std::uint8_t> out;
+    log::ByteWriter w(out);
+    w.u8(static_cast<std::uint8_t>(kBorderMoves));
+    w.i64(state_.tick);
+    w.u32(static_cast<std::uint32_t>(lo));
+    w.u32(static_cast<std::uint32_t>(rows.size()));
+    for (auto at = first; at != stop; ++at) w.u32(*at);
+    for (ColumnHandle c : columns) state_.robots.gather_rows(c, rows, out);
+    if (last) put_moves_tail(out);
+    xstats_.halo_rows_sent += rows.size();
+    auto all = gather(std::move(out), !last);
+    // First every message's robots (a partitioned process takes in those it does not hold,
+    // all at once), then their columns.
+    struct Part {
+      std::vector<EntityId> ids;
+      std::size_t at = 0;  ///< where the columns start
+    };
+    std::vector<Part> parts(static_cast<std::size_t>(dist_.processes));
+    std::vector<EntityId> fresh;
+    for (int p = 0; p < dist_.processes; ++p) {
+      if (p == dist_.process) continue;
+      Part& t = parts[static_cast<std::size_t>(p)];
+      try {
+        log::ByteReader r(all[p].data(), all[p].size(), "a message");
+        if (r.u8() != static_cast<std::uint8_t>(kBorderMoves) || r.i64() != state_.tick ||
+            r.u32() != lo)
+          throw log::LogError("a message of another kind, tick or part");
+        const std::uint32_t k = r.u32();
+        if (k > hi - lo) throw log::LogError("more robots than the part has");
+        t.ids.resize(k);
+        for (std::uint32_t j = 0; j < k; ++j) {
+          const EntityId id = r.u32();
+          if (id < lo || id >= hi || (j > 0 && id <= t.ids[j - 1]))
+            throw log::LogError("robots out of the part or out of order");
+          t.ids[j] = id;
+          const std::uint32_t i = state_.robot_index(id);
+          if (i == kNoIndex) {
+            if (!takes_in) throw log::LogError("a robot this process does not know");
+            fresh.push_back(id);
+          } else if (process_of(i) != p) {
+            throw log::LogError("a robot it does not move");
+          }
+        }
+        if (r.remaining() < k * bytes) throw log::LogError("truncated");
+        t.at = all[p].size() - r.remaining();
+      } catch (const log::LogError& e) {
+        desync(p, std::string("a malformed 'N' message (") + e.what() + ")");
+      }
+    }
+    if (!fresh.empty()) {
+      std::sort(fresh.begin(), fresh.end());
+      if (std::adjacent_find(fresh.begin(), fresh.end()) != fresh.end())
+        desync(host_[*std::adjacent_find(fresh.begin(), fresh.end())],
+               "a robot another process also moves");
+      state_.insert_robots(fresh);
+    }
+    for (int p = 0; p < dist_.processes; ++p) {
+      if (p == dist_.process) continue;
+      const Part& t = parts[static_cast<std::size_t>(p)];
+      try {
+        log::ByteReader r(all[p].data() + t.at, all[p].size() - t.at, "a message");
+        std::vector<std::uint32_t> theirs(t.ids.size());
+        for (std::size_t j = 0; j < t.ids.size(); ++j) {
+          theirs[j] = state_.robot_index(t.ids[j]);
+          owner_[t.ids[j]] = static_cast<std::int16_t>(p);
+        }
+        for (ColumnHandle c : columns)
+          state_.robots.scatter_rows(c, theirs,
+                                     r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
+        check_received(p, theirs, columns);
+        if (partitioned_) check_identity(p, theirs);
+        if (last) take_moves_tail(r, p);
+        if (r.remaining() != 0) throw log::LogError("trailing bytes");
+      } catch (const log::LogError& e) {
+        desync(p, std::string("a malformed 'N' message (") + e.what() + ")");
+      }
+      if (takes_in) received.insert(received.end(), t.ids.begin(), t.ids.end());
+    }
+    if (last) break;
+  }
+  if (!takes_in) return;
+  // What this process keeps: the robots it moves, and those it was sent that its robots may
+  // read in the next tick. A robot it was not sent is near no other domain than its own, so
+  // none of this process's robots can read it (docs/distributed.md, "What a process holds").
+  const std::size_t n = state_.robot_count();
+  const EntityId* ids = state_.robot_id().data();
+  std::vector<std::uint8_t> keep(n, 0);
+  for (std::size_t i = 0; i < n; ++i) keep[i] = owner_[ids[i]] == dist_.process;
+  for (EntityId id : received) {
+    const std::uint32_t i = state_.robot_index(id);
+    keep[i] = within_reach({state_.x()[i], state_.y()[i]});
+  }
+  std::vector<EntityId> dropped;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!keep[i]) dropped.push_back(ids[i]);
+  if (dropped.empty()) return;
+  state_.retain_robots(keep);
+  for (EntityId id : dropped) owner_[id] = -1;
+}
+
+bool Simulation::within_reach(Vec2 p) const {
+  return Domains::distance(p, dist_.domains.box(dist_.process)) <= halo_reach_;
 }
 
 void Simulation::exchange_moves() {
@@ -562,32 +742,53 @@ void Simulation::exchange_moves() {
   if (frame)
     for (ColumnHandle c : row_columns_)
       if (state_.robots.desc(c).logged && !state_.robots.desc(c).halo) columns.push_back(c);
+  // A partitioned process may be sent robots it does not hold: with who they are.
+  if (partitioned_)
+    for (ColumnHandle c : {body::kKind, body::kController, body::kEngine, body::kTag})
+      columns.push_back(c);
   std::sort(columns.begin(), columns.end());
   // The robots each process moved this tick are those of its regions (engines as the tick
   // began: migration comes after the exchange).
   // This process's tags are sent (staged_tags_) and merged with the others' (incoming_tags_).
-  incoming_tags_ = staged_tags_;
+  incoming_tags_.clear();
+  for (const auto& [row, tag] : staged_tags_) incoming_tags_.emplace_back(state_.robot_id()[row], tag);
   // A run whose robots read only their neighbours (may_send_border_halo), on a tick no log
-  // keeps: only the robots near another domain, whose halo another process may read.
+  // keeps: only the robots near another domain, whose halo another process may read. A
+  // partitioned run sends those alike, or on such a tick every robot each process moves.
   last_moves_full_ = !(border_halo_ && !frame);
-  if (!last_moves_full_)
-    exchange_rows(kBorderMoves, columns, host_, false, false, &halo_list_);
-  else
+  if (partitioned_ || !last_moves_full_) {
+    std::vector<EntityId> listed;
+    const EntityId* ids = state_.robot_id().data();
+    if (!frame) {
+      for (std::uint32_t i : halo_list_) listed.push_back(ids[i]);
+    } else {
+      for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
+        if (mover_[i] == dist_.process) listed.push_back(ids[i]);
+    }
+    exchange_listed(columns, std::move(listed));
+  } else {
     exchange_rows(kMoves, columns, host_, false);
+  }
   staged_tags_.clear();
   if (checkpoint_requested_) {  // announced: every process takes it at the next step
     checkpoint_requested_ = false;
     checkpoint_due_ = true;
   }
   // Everyone's tags, interned in robot order as one process would (each robot's come from the
-  // one process that stepped it, in the order it set them).
+  // one process that stepped it, in the order it set them); set on the robots held here.
   if (!incoming_tags_.empty()) {
     std::stable_sort(incoming_tags_.begin(), incoming_tags_.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     auto robot_tag = state_.robot_tag();
-    for (auto& [i, t] : incoming_tags_) robot_tag[i] = state_.tags.intern(t);
+    for (auto& [id, t] : incoming_tags_) {
+      const std::uint32_t tag = state_.tags.intern(t);
+      if (const std::uint32_t i = state_.robot_index(id); i != kNoIndex) robot_tag[i] = tag;
+    }
     incoming_tags_.clear();
   }
+  xstats_.held_robot_ticks += state_.robot_count();
+  xstats_.held_robots_max =
+      std::max<std::uint64_t>(xstats_.held_robots_max, state_.robot_count());
   xstats_.seconds += seconds_since(t0);
 }
 
@@ -689,14 +890,217 @@ Simulation::SavedControllers Simulation::checkpoint_rounds(const SavedController
 }
 
 void Simulation::gather_state() {
-  if (!distributed()) return;
+  if (!distributed()) {
+    world_hash_ = state_.hash();
+    world_robots_ = state_.robot_count();
+    return;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t before = xstats_.bytes_sent;
-  // Every column of every robot, from the process that held it last.
-  exchange_rows(kState, row_columns_, host_, true);
+  if (partitioned_) {
+    hash_partitioned_world();
+  } else {
+    // Every column of every robot, from the process that held it last.
+    exchange_rows(kState, row_columns_, host_, true);
+    world_hash_ = state_.hash();
+    world_robots_ = state_.robot_count();
+  }
   xstats_.gather_bytes = xstats_.bytes_sent - before;
   xstats_.gather_seconds = seconds_since(t0);
   xstats_.seconds += xstats_.gather_seconds;
 }
+
+void Simulation::partition() {
+  partitioned_ = dist_.partition_storage && border_halo_ && !loop_ && !checkpoints_ && !resuming_;
+  holds_all_ = !partitioned_ || (dist_.process == 0 && !log_every_.empty());
+  if (!partitioned_ || holds_all_) return;
+  borders_.partial = true;
+  refresh_owners();
+  const std::size_t n = state_.robot_count();
+  const EntityId* ids = state_.robot_id().data();
+  std::vector<std::uint8_t> keep(n);
+  for (std::size_t i = 0; i < n; ++i)
+    keep[i] = owner_[ids[i]] == dist_.process || within_reach({state_.x()[i], state_.y()[i]});
+  std::vector<EntityId> dropped;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!keep[i]) dropped.push_back(ids[i]);
+  state_.retain_robots(keep);
+  for (EntityId id : dropped) owner_[id] = -1;
+  state_.robots.shrink_to_fit();
+}
+
+namespace {
+/// Hasher::bytes over a range given in pieces: the same words, then the same tail.
+class PiecewiseBytes {
+ public:
+  explicit PiecewiseBytes(Hasher& h) : h_(h) {}
+  void bytes(const std::uint8_t* p, std::size_t n) {
+    while (n > 0) {
+      if (fill_ == 0 && n >= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        h_.word(w);
+        p += 8;
+        n -= 8;
+        continue;
+      }
+      const std::size_t k = std::min<std::size_t>(8 - fill_, n);
+      std::memcpy(carry_ + fill_, p, k);
+      fill_ += k;
+      p += k;
+      n -= k;
+      if (fill_ == 8) {
+        std::uint64_t w;
+        std::memcpy(&w, carry_, 8);
+        h_.word(w);
+        fill_ = 0;
+      }
+    }
+  }
+  void end() {
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, carry_, fill_);
+    h_.word(tail ^ (static_cast<std::uint64_t>(fill_) << 56));
+    fill_ = 0;
+  }
+
+ private:
+  Hasher& h_;
+  std::uint8_t carry_[8] = {};
+  std::size_t fill_ = 0;
+};
+}  // namespace
+
+void Simulation::hash_partitioned_world() {
+  // WorldState::hash() of the whole world, without it on any process: first every process's
+  // robots (the ones it ran last: their rows are the newest), then each hashed column of
+  // them, in parts, fed to the hash in id order as one process would.
+  const EntityId* ids = state_.robot_id().data();
+  std::vector<std::uint32_t> mine;
+  for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
+    if (host_[ids[i]] == dist_.process) mine.push_back(i);
+  std::vector<std::uint8_t> out;
+  {
+    log::ByteWriter w(out);
+    w.u8(kState);
+    w.i64(state_.tick);
+    w.u32(static_cast<std::uint32_t>(mine.size()));
+    for (std::uint32_t i : mine) w.u32(ids[i]);
+  }
+  auto lists = gather(std::move(out), true);
+  const auto procs = static_cast<std::size_t>(dist_.processes);
+  std::vector<std::vector<EntityId>> held(procs);
+  std::size_t total = 0, most = 0;
+  for (std::size_t p = 0; p < procs; ++p) {
+    try {
+      log::ByteReader r(lists[p].data(), lists[p].size(), "a message");
+      if (r.u8() != kState || r.i64() != state_.tick)
+        throw log::LogError("a message of another kind or tick");
+      held[p].resize(r.u32());
+      for (auto& id : held[p]) {
+        id = r.u32();
+        if (id >= host_.size() || host_[id] != static_cast<int>(p))
+          throw log::LogError("a robot it did not run");
+      }
+      if (!std::is_sorted(held[p].begin(), held[p].end()) || r.remaining() != 0)
+        throw log::LogError("robots out of order, or trailing bytes");
+    } catch (const log::LogError& e) {
+      desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
+    }
+    total += held[p].size();
+    most = std::max(most, held[p].size());
+  }
+  // The merge: which process and which of its robots comes next, in id order.
+  std::vector<std::pair<std::uint16_t, std::uint32_t>> order;
+  order.reserve(total);
+  {
+    std::vector<std::size_t> at(procs, 0);
+    for (std::size_t k = 0; k < total; ++k) {
+      std::size_t best = procs;
+      for (std::size_t p = 0; p < procs; ++p)
+        if (at[p] < held[p].size() && (best == procs || held[p][at[p]] < held[best][at[best]]))
+          best = p;
+      order.emplace_back(static_cast<std::uint16_t>(best), static_cast<std::uint32_t>(at[best]++));
+    }
+  }
+  Hasher h;
+  h.word(static_cast<std::uint64_t>(state_.tick));
+  h.text(state_.status);
+  const auto& schema = state_.robots.schema();
+  ColumnHandle last_column = 0;  // the round ends with its last part
+  for (ColumnHandle c = 0; c < schema.size(); ++c)
+    if (schema[c].hashed) last_column = c;
+  for (ColumnHandle c = 0; c < schema.size(); ++c) {
+    const ColumnDesc& d = schema[c];
+    if (!d.hashed) continue;
+    h.word(total * d.width);
+    const bool text = d.type == ColumnType::kString;
+    const std::size_t row_bytes = text ? 0 : d.row_bytes();
+    // Parts of at most `part` robots of each process (all processes make as many).
+    const std::size_t part =
+        text ? std::size_t{1} << 16 : std::max<std::size_t>(1, dist_.part_bytes / row_bytes);
+    const std::size_t parts = std::max<std::size_t>(1, (most + part - 1) / part);
+    // Every part's bytes, by process, then fed in id order (a column at a time: its bytes
+    // from every process are held at once).
+    std::vector<std::vector<std::uint8_t>> bytes(procs);
+    for (std::size_t q = 0; q < parts; ++q) {
+      const std::size_t from = std::min(mine.size(), q * part);
+      const std::size_t to = std::min(mine.size(), from + part);
+      std::vector<std::uint8_t> piece;
+      log::ByteWriter w(piece);
+      w.u8(kState);
+      w.i64(state_.tick);
+      w.u32(c);
+      w.u32(static_cast<std::uint32_t>(to - from));
+      if (text) {
+        StringColumn::Buffer buf;
+        for (std::size_t j = from; j < to; ++j)
+          for (std::uint32_t k = 0; k < d.width; ++k)
+            w.str(state_.robots.strings(c).view(mine[j] * d.width + k, buf));
+      } else {
+        state_.robots.gather_rows(c, std::span(mine).subspan(from, to - from), piece);
+      }
+      auto all = gather(std::move(piece), c != last_column || q + 1 < parts);
+      for (std::size_t p = 0; p < procs; ++p) {
+        try {
+          log::ByteReader r(all[p].data(), all[p].size(), "a message");
+          if (r.u8() != kState || r.i64() != state_.tick || r.u32() != c)
+            throw log::LogError("a message of another kind, tick or column");
+          const std::size_t k = r.u32();
+          const std::size_t expect =
+              std::min(held[p].size(), (q + 1) * part) - std::min(held[p].size(), q * part);
+          if (k != expect) throw log::LogError("another number of robots");
+          const std::size_t rest = r.remaining();
+          const std::uint8_t* at = r.take(rest);
+          if (!text && rest != k * row_bytes) throw log::LogError("another number of bytes");
+          bytes[p].insert(bytes[p].end(), at, at + rest);
+        } catch (const log::LogError& e) {
+          desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
+        }
+      }
+    }
+    if (text) {
+      // Strings: u32 length and bytes each, walked per process.
+      std::vector<log::ByteReader> readers;
+      for (std::size_t p = 0; p < procs; ++p)
+        readers.emplace_back(bytes[p].data(), bytes[p].size(), "a message");
+      try {
+        for (const auto& [p, j] : order)
+          for (std::uint32_t k = 0; k < d.width; ++k) h.text(readers[p].str());
+      } catch (const log::LogError& e) {
+        desync(0, std::string("a malformed 'S' message (") + e.what() + ")");
+      }
+    } else if (total > 0) {  // (as ColumnStore::hash_into: no bytes for no rows)
+      PiecewiseBytes stream(h);
+      for (const auto& [p, j] : order) stream.bytes(bytes[p].data() + j * row_bytes, row_bytes);
+      stream.end();
+    }
+  }
+  state_.objects.hash_into(h);
+  for (const auto& t : state_.tags.strings()) h.text(t);
+  world_hash_ = h.value();
+  world_robots_ = total;
+}
+
 
 }  // namespace fleetsim

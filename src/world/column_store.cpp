@@ -121,6 +121,22 @@ void ColumnStore::reserve(std::size_t rows) {
   grow(rows);
 }
 
+void ColumnStore::shrink_to_fit() {
+  if (capacity_ == rows_ || keep_replaced_) return;
+  const std::size_t cap = std::max<std::size_t>(rows_, 16);
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    if (schema_[c].type == ColumnType::kString) {
+      columns_[c].strings.shrink_to_fit();
+      continue;
+    }
+    const std::size_t row = schema_[c].row_bytes();
+    std::byte* fresh = allocate(cap * row);
+    if (rows_ * row > 0) std::memcpy(fresh, columns_[c].bytes.get(), rows_ * row);
+    columns_[c].bytes.reset(fresh);
+  }
+  capacity_ = cap;
+}
+
 void ColumnStore::resize_rows(std::size_t n) {
   grow(n);
   for (std::size_t c = 0; c < schema_.size(); ++c) {
@@ -158,6 +174,59 @@ void ColumnStore::erase_row(std::size_t r) {
     }
   }
   --rows_;
+}
+
+void ColumnStore::retain(std::span<const std::uint8_t> keep) {
+  std::size_t kept = 0;
+  for (std::size_t r = 0; r < rows_; ++r) kept += keep[r] ? 1 : 0;
+  if (kept == rows_) return;
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    const ColumnDesc& d = schema_[c];
+    if (d.type == ColumnType::kString) {
+      columns_[c].strings.retain(keep.data(), d.width);
+      continue;
+    }
+    // Runs of kept rows move down together.
+    const std::size_t row = d.row_bytes();
+    std::byte* p = columns_[c].bytes.get();
+    std::size_t to = 0;
+    for (std::size_t r = 0; r < rows_;) {
+      if (!keep[r]) {
+        ++r;
+        continue;
+      }
+      std::size_t e = r + 1;
+      while (e < rows_ && keep[e]) ++e;
+      if (to != r) std::memmove(p + to * row, p + r * row, (e - r) * row);
+      to += e - r;
+      r = e;
+    }
+  }
+  rows_ = kept;
+}
+
+void ColumnStore::insert_rows(std::span<const std::uint32_t> at) {
+  if (at.empty()) return;
+  const std::size_t old = rows_, n = old + at.size();
+  grow(n);
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    const ColumnDesc& d = schema_[c];
+    if (d.type == ColumnType::kString) {
+      columns_[c].strings.insert(at, d.width);
+      continue;
+    }
+    // From the back: the rows from at[j] up move up by j + 1, then the new row is zeroed.
+    const std::size_t row = d.row_bytes();
+    std::byte* p = columns_[c].bytes.get();
+    std::size_t src = old;
+    for (std::size_t j = at.size(); j-- > 0;) {
+      const std::size_t from = at[j];
+      if (src > from) std::memmove(p + (from + j + 1) * row, p + from * row, (src - from) * row);
+      src = from;
+      std::memset(p + (from + j) * row, 0, row);
+    }
+  }
+  rows_ = n;
 }
 
 void ColumnStore::copy_row(const ColumnStore& src, std::size_t from, std::size_t to) {

@@ -46,6 +46,12 @@ class ColumnStore {
   std::size_t append_row();
   /// Removes row r, keeping the others in order. O(rows).
   void erase_row(std::size_t r);
+  /// Keeps the rows whose flag in `keep` (one per row) is set, in order, in place.
+  void retain(std::span<const std::uint8_t> keep);
+  /// Inserts a row of zeros before each row at[j] (non-decreasing; rows() for the end), in
+  /// one pass: the j-th new row is then row at[j] + j. For a store that holds some robots of
+  /// a larger world and takes others in (docs/distributed.md).
+  void insert_rows(std::span<const std::uint32_t> at);
   /// Copies row `from` of `src` (same schema) into row `to` of this store.
   void copy_row(const ColumnStore& src, std::size_t from, std::size_t to);
   /// Appends column c's bytes of each of `rows`, in that order (not for string columns).
@@ -55,6 +61,8 @@ class ColumnStore {
   /// caller checks the rows exist and that `in` holds that many bytes.
   void scatter_rows(ColumnHandle c, std::span<const std::uint32_t> rows, const std::uint8_t* in);
   void reserve(std::size_t rows);
+  /// Gives back the room beyond the rows there are (after many rows were removed).
+  void shrink_to_fit();
   /// Sets the number of rows; rows added are zero (strings empty).
   void resize_rows(std::size_t rows);
 

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,8 +45,14 @@ class StringColumn {
   /// Rows added are "".
   void resize(std::size_t n) { rows_.resize(n, kEmpty); }
   void reserve(std::size_t n) { rows_.reserve(n); }
+  void shrink_to_fit() { rows_.shrink_to_fit(); }
   /// Removes rows [b, e), keeping the others in order.
   void erase(std::size_t b, std::size_t e);
+  /// Keeps the rows whose flag in `keep` (one per `width` rows) is set, in order.
+  void retain(const std::uint8_t* keep, std::size_t width);
+  /// Inserts `width` empty rows before each group of `width` rows at[j] (non-decreasing
+  /// group indices, size() / width for the end).
+  void insert(std::span<const std::uint32_t> at, std::size_t width);
   /// Bytes held (rows and stems).
   std::size_t memory_bytes() const;
 

@@ -183,6 +183,32 @@ void WorldState::remove_robot(EntityId id) {
   reindex_robots(r);
 }
 
+void WorldState::retain_robots(std::span<const std::uint8_t> keep) {
+  auto ids = robot_id();
+  for (std::size_t r = 0; r < ids.size(); ++r)
+    if (!keep[r]) index_of[ids[r]] = kNoIndex;
+  robots.retain(keep);
+  reindex_robots(0);
+}
+
+std::vector<std::uint32_t> WorldState::insert_robots(std::span<const EntityId> ids) {
+  std::vector<std::uint32_t> at(ids.size());
+  {
+    auto held = robot_id();
+    for (std::size_t j = 0; j < ids.size(); ++j)
+      at[j] = static_cast<std::uint32_t>(std::lower_bound(held.begin(), held.end(), ids[j]) -
+                                         held.begin());
+  }
+  robots.insert_rows(at);
+  auto held = robot_id();
+  for (std::size_t j = 0; j < ids.size(); ++j) {
+    at[j] += static_cast<std::uint32_t>(j);
+    held[at[j]] = ids[j];
+  }
+  reindex_robots(at.empty() ? robot_count() : at[0]);
+  return at;
+}
+
 void WorldState::remove_object(EntityId id) {
   std::uint32_t o = object_index(id);
   if (o == kNoIndex) return;

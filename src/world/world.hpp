@@ -178,6 +178,12 @@ struct WorldState {
   void reserve_robots(std::size_t more);
   /// Removes a robot, keeping the others in id order. O(N).
   void remove_robot(EntityId id);
+  /// A process that holds only some robots of the world (docs/distributed.md, "What a
+  /// process holds"): keeps the robots whose flag in `keep` (one per row) is set, in one pass.
+  void retain_robots(std::span<const std::uint8_t> keep);
+  /// The same: takes in the robots `ids` (increasing, none held, all below next_id) as rows
+  /// of zeros but their id, in one pass; returns their rows.
+  std::vector<std::uint32_t> insert_robots(std::span<const EntityId> ids);
   void remove_object(EntityId id);
   std::uint32_t robot_index(EntityId id) const;   ///< kNoIndex if not a live robot
   std::uint32_t object_index(EntityId id) const;  ///< kNoIndex if not a live object
