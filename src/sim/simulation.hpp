@@ -199,9 +199,10 @@ class Simulation final : private WorldAccess {
   /// (a partitioned run's gather_state()).
   void hash_partitioned_world();
   /// A moves round of the listed robots only (border moves 'N'): `listed` this process's,
-  /// increasing ids. A partitioned process takes in the robots it does not hold, and then
-  /// drops those beyond its reach.
-  void exchange_listed(const std::vector<ColumnHandle>& columns, std::vector<EntityId> listed);
+  /// increasing ids. A partitioned process takes in the robots it does not hold, and at the
+  /// end of a tick (`end_of_tick`) drops those it was not sent and those beyond its reach.
+  void exchange_listed(const std::vector<ColumnHandle>& columns, std::vector<EntityId> listed,
+                       bool end_of_tick);
   void handoff();
   void exchange_moves();
   /// Affinities: the rows of the robots this process runs but another simulates, to it,

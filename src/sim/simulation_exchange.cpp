@@ -612,7 +612,7 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
 }
 
 void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
-                                 std::vector<EntityId> listed) {
+                                 std::vector<EntityId> listed, bool end_of_tick) {
   // Parts by id: ids [lo, lo + part) (every process has the same next_id).
   const std::size_t part = rows_per_part(columns);
   const EntityId end = state_.next_id;
@@ -637,7 +637,8 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
     for (ColumnHandle c : columns) state_.robots.gather_rows(c, rows, out);
     if (last) put_moves_tail(out);
     xstats_.halo_rows_sent += rows.size();
-    auto all = gather(std::move(out), !last);
+    // (Loop functions' moves are sent in parts of the round that follows, as their changes.)
+    auto all = gather(std::move(out), !last || !end_of_tick);
     // First every message's robots (a partitioned process takes in those it does not hold,
     // all at once), then their columns.
     struct Part {
@@ -707,7 +708,7 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
     }
     if (last) break;
   }
-  if (!takes_in) return;
+  if (!takes_in || !end_of_tick) return;
   // What this process keeps: the robots it moves, and those it was sent that its robots may
   // read in the next tick. A robot it was not sent is near no other domain than its own, so
   // none of this process's robots can read it (docs/distributed.md, "What a process holds").
@@ -765,7 +766,7 @@ void Simulation::exchange_moves() {
       for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
         if (mover_[i] == dist_.process) listed.push_back(ids[i]);
     }
-    exchange_listed(columns, std::move(listed));
+    exchange_listed(columns, std::move(listed), /*end_of_tick=*/true);
   } else {
     exchange_rows(kMoves, columns, host_, false);
   }
@@ -911,7 +912,8 @@ void Simulation::gather_state() {
 }
 
 void Simulation::partition() {
-  partitioned_ = dist_.partition_storage && border_halo_ && !loop_ && !checkpoints_ && !resuming_;
+  // (border_halo_: loop functions, if any, are in the per-process form.)
+  partitioned_ = dist_.partition_storage && border_halo_ && !checkpoints_ && !resuming_;
   holds_all_ = !partitioned_ || (dist_.process == 0 && !log_every_.empty());
   if (!partitioned_ || holds_all_) return;
   borders_.partial = true;

@@ -147,6 +147,9 @@ void Simulation::apply_loop_changes(bool finished) {
   LoopChanges merged = std::move(staged_loop_);
   staged_loop_ = LoopChanges{};
   merged.end = merged.end || finished;
+  // A partitioned process holds some robots only: it applies the changes of those, and adds
+  // only the robots it moves or may read.
+  const bool partial = partitioned_ && !holds_all_;
   if (distributed()) {
     std::vector<std::uint8_t> out;
     log::ByteWriter w(out);
@@ -202,9 +205,10 @@ void Simulation::apply_loop_changes(bool finished) {
           }
         }
         // Each robot's changes come from the process that moves it.
+        // (A partitioned process may not hold it: it then does not know who moves it.)
         auto own = [&](EntityId id) {
           const std::uint32_t i = state_.robot_index(id);
-          if (i == kNoIndex || process_of(i) != p)
+          if (i == kNoIndex ? !partial || id >= state_.next_id : process_of(i) != p)
             throw log::LogError("a change of a robot it does not move");
         };
         for (std::uint32_t k = r.u32(); k > 0; --k) {
@@ -260,10 +264,46 @@ void Simulation::apply_loop_changes(bool finished) {
   // Applied as the world's (staging() is off: in_hook_ is false).
   if (merged.has_status) state_.status = merged.status;
   if (merged.end) state_.end_requested = true;
-  for (const auto& [id, tag] : merged.tags) set_robot_tag(id, tag);
-  for (const auto& m : merged.moves) move_robot(m.id, {m.x, m.y}, m.heading);
-  for (EntityId id : merged.removes) remove_robot(id);
-  for (const auto& a : merged.adds) add_robot(a.kind, a.controller, {a.x, a.y}, a.heading, a.tag);
+  auto held = [&](EntityId id) { return !partial || state_.robot_index(id) != kNoIndex; };
+  for (const auto& [id, tag] : merged.tags) {
+    if (held(id))
+      set_robot_tag(id, tag);
+    else
+      state_.tags.intern(tag);  // (every process's tag table alike)
+  }
+  for (const auto& m : merged.moves)
+    if (held(m.id)) move_robot(m.id, {m.x, m.y}, m.heading);
+  for (EntityId id : merged.removes)
+    if (held(id)) remove_robot(id);
+  for (const auto& a : merged.adds) {
+    const Vec2 p{a.x, a.y};
+    if (!partial || dist_.domains.at(p) == dist_.process || within_reach(p)) {
+      add_robot(a.kind, a.controller, p, a.heading, a.tag);
+      continue;
+    }
+    // Not here: only its id, its tag in the table, and who runs it.
+    state_.tags.intern(a.tag);
+    const EntityId id = state_.next_id++;
+    state_.index_of.resize(state_.next_id, kNoIndex);
+    owner_.resize(state_.next_id, -1);
+    host_.resize(state_.next_id, -1);
+    host_[id] = static_cast<std::int16_t>(dist_.domains.at(p));
+  }
+  if (partitioned_ && !merged.moves.empty()) {
+    // The robots moved may now be within reach of processes that do not hold them: their
+    // movers send them (the processes that hold them moved them already).
+    std::vector<EntityId> mine;
+    for (const auto& m : merged.moves)
+      if (const std::uint32_t i = state_.robot_index(m.id);
+          i != kNoIndex && process_of(i) == dist_.process)
+        mine.push_back(m.id);
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+    std::vector<ColumnHandle> columns = halo_columns_;
+    for (ColumnHandle c : {body::kKind, body::kController, body::kEngine, body::kTag})
+      columns.push_back(c);
+    std::sort(columns.begin(), columns.end());
+    exchange_listed(columns, std::move(mine), /*end_of_tick=*/false);
+  }
 }
 
 }  // namespace fleetsim
