@@ -23,12 +23,20 @@ namespace fleetsim {
 std::unique_ptr<Controller> make_controller(const WorldModel& model,
                                             const std::vector<AssembledKind>& parts,
                                             const PluginRegistry& registry, std::uint16_t c,
-                                            std::uint16_t k, EntityId robot) {
+                                            std::uint16_t k, EntityId robot,
+                                            const WorldState* state, std::size_t row) {
   const ControllerDecl& decl = model.controllers[c];
   const ControllerFactory* f = registry.controller_factory(decl.type);
   if (!f) throw SetupError("controller type '" + decl.type + "' has no factory");
   std::unique_ptr<Controller> ctrl = (*f)();
-  KindControllerSetup setup(model.kinds[k], parts[k], robot);
+  std::array<double, 4> pose{};
+  std::size_t pose_size = 0;
+  std::string name;
+  if (state && robot != kNoEntity) {
+    pose_size = robot_pose(model, *state, row, pose);
+    name = state->robot_name()[row];
+  }
+  KindControllerSetup setup(model.kinds[k], parts[k], robot, name, {pose.data(), pose_size});
   ctrl->init(decl.params, setup);
   return ctrl;
 }

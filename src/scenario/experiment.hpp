@@ -77,10 +77,14 @@ std::optional<Experiment> parse_experiment(const std::string& text, const std::s
 
 /// Creates controller `c` for a robot of kind `k` (or, for a shared controller, for the kind:
 /// robot = kNoEntity) and initialises it. Throws SetupError when the controller asks for a
-/// part the kind lacks or rejects its input, or what the controller's init throws.
+/// part the kind lacks or rejects its input, or what the controller's init throws. A robot's
+/// controller is told the robot's name and where it is (ControllerSetup); `state` is not read
+/// for a shared one.
 std::unique_ptr<Controller> make_controller(const WorldModel& model,
                                             const std::vector<AssembledKind>& parts,
                                             const PluginRegistry& registry, std::uint16_t c,
-                                            std::uint16_t k, EntityId robot);
+                                            std::uint16_t k, EntityId robot,
+                                            const WorldState* state = nullptr,
+                                            std::size_t row = 0);
 
 }  // namespace fleetsim

@@ -155,7 +155,7 @@ TEST_F(LuaRun, MissingScriptIsReportedAtTheControllerElement) {
 TEST_F(LuaRun, ErrorInStepStopsTheRunWithTheScriptsLine) {
   write("fails.lua",
         "function step()\n"
-        "  if robot.id == \"3\" then\n"
+        "  if robot.id == \"ep3\" then\n"
         "    robot.leds.set_all_colors(\"mauve\")\n"
         "  end\n"
         "end\n");
