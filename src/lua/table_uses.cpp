@@ -42,6 +42,9 @@ class Scanner {
         const std::string_view word = s_.substr(start, i_ - start);
         if (word == "robot" && before != '.' && before != ':') read_field(out, before);
         before = 'a';
+      } else if (c == '.' && at(1) == '.') {  // `..` or `...`: no field follows
+        while (i_ < s_.size() && s_[i_] == '.') ++i_;
+        before = '+';
       } else {
         before = c;
         ++i_;
