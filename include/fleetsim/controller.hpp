@@ -101,7 +101,8 @@ class ControllerSetup {
   virtual std::span<const SensorView> sensors() const = 0;
   virtual std::span<const ActuatorView> actuators() const = 0;
   /// The robot's name: its `id` in the experiment file, or the one <distribute id_prefix=...>
-  /// gave it ("fb12"). Empty for a shared controller and in the check made at load.
+  /// gave it ("fb12"). Empty for a shared controller; in the check made at load (robot() is
+  /// kNoEntity), the name of the first robot the controller will drive.
   virtual std::string_view robot_name() const { return {}; }
   /// Where the robot is when its controller is made, as the `positioning` sensor's `reals` give
   /// it: x, y (metres), heading (radians), then a flyer's altitude (metres). Empty for a shared

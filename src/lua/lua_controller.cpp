@@ -47,12 +47,13 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
   lua_pushglobaltable(L);
   lua_pushliteral(L, "step");
   // robot.id is the robot's name, as in ARGoS (its number when a setup gives no name). The
-  // parser's check of the script (before any robot exists) has no robot: robot.id is "" there.
+  // parser's check of the script (before any robot exists) has no robot: robot.id is the name
+  // of the first robot it will drive there (a script may read its role from it in init).
   // Its log lines are dropped: a user would see them once more than there are robots.
   const bool check = id_ == kNoEntity;
-  name_ = check                         ? std::string()
-          : setup.robot_name().empty() ? std::to_string(id_)
-                                        : std::string(setup.robot_name());
+  name_ = !setup.robot_name().empty() ? std::string(setup.robot_name())
+          : check                     ? std::string()
+                                      : std::to_string(id_);
   robot_ = std::make_unique<RobotTable>(
       L, setup, name_, check ? LogSink([](bool, std::string_view, std::string_view) {}) : log_);
   // Draws in init and reset: a fixed stream per robot (tick -1). The experiment's seed is not
