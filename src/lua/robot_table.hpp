@@ -52,9 +52,9 @@ void write_log_line(bool error, std::string_view robot, std::string_view text);
 /// A table of ARGoS's Lua robot API for its foot-bot, e-puck and eye-bot, and the fleetsim part
 /// that gives it (docs/lua-api.md lists them all; a test checks the page against this list).
 struct ArgosTable {
-  const char* name;              ///< robot.<name>
-  const char* device;            ///< what a kind needs for it, as a user reads it
-  const char* sensor = nullptr;  ///< fleetsim's sensor interface that gives it, if any
+  const char* name;                ///< robot.<name>
+  const char* device;              ///< what a kind needs for it, as a user reads it
+  const char* sensor = nullptr;    ///< fleetsim's sensor interface that gives it, if any
   const char* actuator = nullptr;  ///< fleetsim's actuator interface that gives it, if any
   bool in_fleetsim() const { return sensor || actuator; }
 };

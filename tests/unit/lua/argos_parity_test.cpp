@@ -65,8 +65,7 @@ TEST(LuaArgosParity, WheelsReportTheLastCommandedSpeedsAndDistances) {
   // As ARGoS: the first step shows the wheels still (init's command acts from that step on);
   // then the speeds of the last command, clamped as the wheels turn, and a tick's distance.
   EXPECT_EQ(r.lines, (std::vector<std::string>{"0.0 0.0 0.00 0.00", "4.0 2.0 0.40 0.20",
-                                               "10.0 -30.0 1.00 -3.00",
-                                               "10.0 -30.0 1.00 -3.00"}));
+                                               "10.0 -30.0 1.00 -3.00", "10.0 -30.0 1.00 -3.00"}));
 }
 
 TEST(LuaArgosParity, ATableTheKindLacksIsRefusedAtLoadAtItsLine) {
@@ -84,10 +83,12 @@ end)lua");
             "sensors: proximity; its actuators: differential_drive); see docs/lua-api.md");
   // A part fleetsim has, but this kind lacks.
   LuaRobot no_leds({"proximity"}, {"differential_drive"}, kNoEntity);
-  const SetupError leds = setup_error_of(no_leds, "function step()\n  robot.leds.set_all_colors('red')\nend\n");
+  const SetupError leds =
+      setup_error_of(no_leds, "function step()\n  robot.leds.set_all_colors('red')\nend\n");
   EXPECT_EQ(leds.line, 2);
-  EXPECT_NE(std::string(leds.what()).find("robot.leds: kind 'footbot' has no LEDs (a leds actuator) ("),
-            std::string::npos)
+  EXPECT_NE(
+      std::string(leds.what()).find("robot.leds: kind 'footbot' has no LEDs (a leds actuator) ("),
+      std::string::npos)
       << leds.what();
 }
 

@@ -38,7 +38,8 @@ std::vector<Row> correspondence() {
 std::string robot_table(const std::string& cell) {
   if (cell.rfind("`robot.", 0) != 0) return "";
   std::size_t end = 7;
-  while (end < cell.size() && (std::isalnum(static_cast<unsigned char>(cell[end])) || cell[end] == '_'))
+  while (end < cell.size() &&
+         (std::isalnum(static_cast<unsigned char>(cell[end])) || cell[end] == '_'))
     ++end;
   return cell.substr(7, end - 7);
 }

@@ -42,7 +42,10 @@ class FakeSetup final : public ControllerSetup {
  public:
   FakeSetup(std::vector<SensorView> s, std::vector<ActuatorView> a, EntityId id,
             std::string name = {}, std::span<const double> pose = {})
-      : sensors_(std::move(s)), actuators_(std::move(a)), id_(id), name_(std::move(name)),
+      : sensors_(std::move(s)),
+        actuators_(std::move(a)),
+        id_(id),
+        name_(std::move(name)),
         pose_(pose) {
     kind_.name = "footbot";
   }
