@@ -21,17 +21,10 @@ class Scanner {
   std::vector<TableUse> uses() {
     std::vector<TableUse> out;
     char before = 0;  // the last code character before the current token
-    while (i_ < s_.size()) {
-      const char c = s_[i_];
-      if (c == '\n') {
-        ++line_;
-        ++i_;
-      } else if (std::isspace(static_cast<unsigned char>(c))) {
-        ++i_;
-      } else if (c == '-' && at(1) == '-') {
-        i_ += 2;
-        if (!skip_long_bracket()) skip_to_line_end();
-      } else if (c == '"' || c == '\'') {
+    while (true) {
+      const char c = next_code();
+      if (i_ >= s_.size()) break;
+      if (c == '"' || c == '\'') {
         skip_quoted(c);
         before = c;
       } else if (c == '[' && (at(1) == '[' || at(1) == '=') && skip_long_bracket()) {
