@@ -95,9 +95,19 @@ class ControllerSetup {
   /// The first sensor / actuator of a registry type, if any (optional parts).
   virtual std::optional<std::size_t> find_sensor_type(std::string_view type) const = 0;
   virtual std::optional<std::size_t> find_actuator_type(std::string_view type) const = 0;
-  /// The kind's parts, in order (names and types), as RobotIO::sensors/actuators will have them.
+  /// The kind's parts, in order (names and types), as RobotIO::sensors/actuators will have them,
+  /// with what never changes during a run filled in (Sensor::describe, Actuator::describe: ray
+  /// angles, an axle length), so a controller can show it before the first step.
   virtual std::span<const SensorView> sensors() const = 0;
   virtual std::span<const ActuatorView> actuators() const = 0;
+  /// The robot's name: its `id` in the experiment file, or the one <distribute id_prefix=...>
+  /// gave it ("fb12"). Empty for a shared controller; in the check made at load (robot() is
+  /// kNoEntity), the name of the first robot the controller will drive.
+  virtual std::string_view robot_name() const { return {}; }
+  /// Where the robot is when its controller is made, as the `positioning` sensor's `reals` give
+  /// it: x, y (metres), heading (radians), then a flyer's altitude (metres). Empty for a shared
+  /// controller and in the check made at load.
+  virtual std::span<const double> start_pose() const { return {}; }
 };
 
 /// A controller plug-in. Per-robot controllers (the default) get one instance per robot;

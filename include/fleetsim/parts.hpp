@@ -181,6 +181,10 @@ class Sensor {
   virtual ~Sensor() = default;
   /// Reads parameters, declares columns. Once per kind, before the run.
   virtual void setup(PartSetup& setup) = 0;
+  /// After setup: fills the fields of `out` that are the same for every robot of the kind and
+  /// every tick (e.g. proximity ray angles), pointing at the part's own data. Controllers see
+  /// them before the first step (ControllerSetup::sensors). The default fills nothing.
+  virtual void describe(SensorView& out) const {}
   /// Sense phase: computes `robot`'s readings and points `out`'s spans at them (own columns
   /// or per-worker scratch). Called concurrently for different robots. `out` may still hold
   /// the previous robot's view of this part: set every field you use, every time.
@@ -204,6 +208,8 @@ class Actuator {
  public:
   virtual ~Actuator() = default;
   virtual void setup(PartSetup& setup) = 0;
+  /// As Sensor::describe: the view's fields that never change (its `constants`).
+  virtual void describe(ActuatorView& out) const {}
   /// Sense+control phase, before the controller runs: points `out` at `robot`'s commands.
   virtual void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) = 0;
   /// Act phase: applies `robot`'s commands to its state (e.g. a LED command becomes the

@@ -22,7 +22,7 @@
 #include "fleetsim/physics.hpp"
 
 /// Bumped whenever a public SDK type changes layout or meaning.
-#define FLEETSIM_PLUGIN_ABI_VERSION 7
+#define FLEETSIM_PLUGIN_ABI_VERSION 8
 
 namespace fleetsim {
 

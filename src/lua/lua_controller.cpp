@@ -2,9 +2,12 @@
 
 #include <lua.hpp>
 
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "lua/script_data.hpp"
+#include "lua/table_uses.hpp"
 
 namespace fleetsim {
 
@@ -43,23 +46,28 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
   push_message_handler(L, &error_);
   lua_pushglobaltable(L);
   lua_pushliteral(L, "step");
-  // ARGoS gives the robot's name; a ControllerSetup knows only its id. The parser's check of
-  // the script (before any robot exists) has no robot: robot.id is "" there.
+  // robot.id is the robot's name, as in ARGoS (its number when a setup gives no name). The
+  // parser's check of the script (before any robot exists) has no robot: robot.id is the name
+  // of the first robot it will drive there (a script may read its role from it in init).
   // Its log lines are dropped: a user would see them once more than there are robots.
   const bool check = id_ == kNoEntity;
+  name_ = !setup.robot_name().empty() ? std::string(setup.robot_name())
+          : check                     ? std::string()
+                                      : std::to_string(id_);
   robot_ = std::make_unique<RobotTable>(
-      L, setup, check ? "" : std::to_string(id_),
-      check ? LogSink([](bool, std::string_view, std::string_view) {}) : log_);
+      L, setup, name_, check ? LogSink([](bool, std::string_view, std::string_view) {}) : log_);
   // Draws in init and reset: a fixed stream per robot (tick -1). The experiment's seed is not
   // known here; see docs/lua-api.md.
   robot_->set_rng_outside_step(CounterRng(0, id_, -1, RandomStream::kController));
 
   base_globals_ = global_names(L);
+  if (check) refuse_absent_tables();
   ScriptError e;
   if (!load_script(L, script_, e)) throw SetupError(e.text, e.file, e.line);
   if (const int status = lua_pcall(L, 0, 0, kMessageHandler); status != LUA_OK) {
     if (status != LUA_ERRRUN) error_ = {"", 0, lua_tostring(L, -1) ? lua_tostring(L, -1) : "?"};
     lua_pop(L, 1);
+    explain(error_);
     if (error_.file.empty())
       throw SetupError("the script '" + script_ + "' failed while loading: " + error_.text);
     throw SetupError(error_.text, error_.file, error_.line);
@@ -74,6 +82,41 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
   // What loading left behind (the source text, the parser's tables) would otherwise stay until
   // the collector's next cycle, in every robot's state.
   lua_gc(L, LUA_GCCOLLECT);
+}
+
+void LuaController::refuse_absent_tables() const {
+  std::ifstream in(script_);
+  if (!in) return;  // (load_script says why)
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::vector<TableUse> uses = robot_table_uses(text.str());
+  for (const TableUse& use : uses) {
+    if (!use.reaches_in) continue;
+    const std::string absent = robot_->absent_table(use.name);
+    if (absent.empty()) continue;
+    // A script that tests for the table (`if robot.light then`) may run on kinds without it.
+    bool tested = false;
+    for (const TableUse& other : uses) tested |= other.name == use.name && !other.reaches_in;
+    if (!tested) throw SetupError(absent, script_, use.line);
+  }
+}
+
+void LuaController::explain(ScriptError& error) const {
+  // Lua says "attempt to index a nil value (field 'light')"; when the line reads robot.light
+  // and the kind lacks that table, say so.
+  const std::size_t field = error.text.find("a nil value (field '");
+  if (field == std::string::npos || error.file.empty() || error.line <= 0) return;
+  const std::size_t from = field + 20, to = error.text.find('\'', from);
+  if (to == std::string::npos) return;
+  const std::string name = error.text.substr(from, to - from);
+  const std::string absent = robot_->absent_table(name);
+  if (absent.empty()) return;
+  std::ifstream in(error.file);
+  std::string line;
+  for (int k = 0; k < error.line && std::getline(in, line); ++k) {
+  }
+  if (line.find("robot." + name) == std::string::npos) return;
+  error.text += " (" + absent + ")";
 }
 
 bool LuaController::call(const char* name, bool required) {
@@ -103,6 +146,7 @@ bool LuaController::call(const char* name, bool required) {
     error_ = {"", 0, m ? m : "error in the error handler"};
   }
   lua_pop(L, 1);
+  explain(error_);
   const std::string where = error_.file.empty() ? script_ + ": " : "";
   if (std::string(name) == "init") {
     if (error_.file.empty())
@@ -130,7 +174,7 @@ void LuaController::destroy() {
     if (id_ != kNoEntity) call("destroy", false);
   } catch (const std::exception& e) {
     // The run is over: report, but do not turn a finished run into a failed one.
-    (log_ ? log_ : LogSink(write_log_line))(true, std::to_string(id_),
+    (log_ ? log_ : LogSink(write_log_line))(true, name_,
                                             std::string("error in destroy(): ") + e.what());
   }
   state_.reset();  // first: its finalizers may call the robot table

@@ -50,6 +50,11 @@ class LuaController final : public Controller {
   /// Calls the global function `name` if the script defines it (returns false if not); on a
   /// Lua error fills error_ and throws what `make` returns.
   bool call(const char* name, bool required);
+  /// In the check made at load: a SetupError at the line of the first use that reaches into a
+  /// table of ARGoS's API the kind lacks (`robot.light[1]`), unless the script tests for it.
+  void refuse_absent_tables() const;
+  /// Adds to a Lua error on a nil `robot.<name>` which table the kind lacks.
+  void explain(lua::ScriptError& error) const;
 
   LogSink log_;
   std::string script_;
@@ -59,6 +64,7 @@ class LuaController final : public Controller {
   std::unique_ptr<lua::RobotTable> robot_;
   std::set<std::string> base_globals_;  ///< present before the script ran
   EntityId id_ = kNoEntity;
+  std::string name_;  ///< robot.id
   bool destroyed_ = false;
 };
 

@@ -35,6 +35,10 @@ enum Key : int {
   kW,
   kRealization,
   kAxisLength,
+  kVelocityLeft,
+  kVelocityRight,
+  kDistanceLeft,
+  kDistanceRight,
   kKeyCount
 };
 constexpr const char* kKeyNames[kKeyCount] = {"value",
@@ -53,7 +57,11 @@ constexpr const char* kKeyNames[kKeyCount] = {"value",
                                               "z",
                                               "w",
                                               "realization",
-                                              "axis_length"};
+                                              "axis_length",
+                                              "velocity_left",
+                                              "velocity_right",
+                                              "distance_left",
+                                              "distance_right"};
 
 /// "file:line:" of the Lua code calling the running C function (full path), for errors found
 /// later than the call.
@@ -163,7 +171,50 @@ int orientation_euler_angles(lua_State* L) {
   return 3;
 }
 
+constexpr ArgosTable kArgosTables[] = {
+    {"wheels", "wheels (a differential_drive actuator)", nullptr, "differential_drive"},
+    {"leds", "LEDs (a leds actuator)", nullptr, "leds"},
+    {"proximity", "proximity sensor", "proximity"},
+    {"positioning", "positioning sensor", "positioning"},
+    {"range_and_bearing", "range-and-bearing device", "range_and_bearing", "range_and_bearing"},
+    {"colored_blob_omnidirectional_camera", "omnidirectional camera",
+     "colored_blob_omnidirectional_camera"},
+    {"quadrotor", "quadrotor (a quadrotor_speed actuator)", nullptr, "quadrotor_speed"},
+    {"light", "light sensor"},
+    {"motor_ground", "motor ground sensor"},
+    {"base_ground", "base ground sensor"},
+    {"ground", "ground sensor"},
+    {"gripper", "gripper"},
+    {"turret", "turret"},
+    {"distance_scanner", "distance scanner"},
+    {"colored_blob_perspective_camera", "perspective camera"},
+    {"battery", "battery sensor"},
+};
+
 }  // namespace
+
+std::span<const ArgosTable> argos_tables() {
+  return kArgosTables;
+}
+
+std::string RobotTable::absent_table(std::string_view name) const {
+  for (const ArgosTable& t : kArgosTables) {
+    if (t.name != name) continue;
+    lua_State* L = state_;
+    // Present for this robot (the same tables whatever the script did to `robot`)?
+    if (t.in_fleetsim()) {
+      const int robot = slot_.keys + kKeyCount;
+      lua_pushstring(L, t.name);
+      const bool has = lua_rawget(L, robot) != LUA_TNIL;
+      lua_pop(L, 1);
+      if (has) return "";
+    }
+    return "robot." + std::string(name) + ": kind '" + kind_name_ + "' has no " + t.device +
+           (t.in_fleetsim() ? "" : ", and fleetsim has none yet") + " (" + parts_list_ +
+           "); see docs/lua-api.md";
+  }
+  return "";
+}
 
 void write_log_line(bool error, std::string_view robot, std::string_view text) {
   std::string line;
@@ -208,6 +259,13 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
   for (std::size_t i = 0; i < sensors.size(); ++i) build_sensor(sensors[i].type, i);
   const auto actuators = setup.actuators();
   for (std::size_t i = 0; i < actuators.size(); ++i) build_actuator(actuators[i].type, i);
+  kind_name_ = setup.kind().name;
+  auto list = [](auto views) {
+    std::string s;
+    for (const auto& v : views) s += (s.empty() ? "" : ", ") + std::string(v.name);
+    return s.empty() ? std::string("none") : s;
+  };
+  parts_list_ = "its sensors: " + list(sensors) + "; its actuators: " + list(actuators);
 
   // robot.range_and_bearing is one table for the sensor (its array) and the actuator (its
   // functions), as in ARGoS.
@@ -231,9 +289,36 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
   lua_pushlightuserdata(L, this);
   lua_pushcclosure(L, log_error, 1);
   lua_setglobal(L, "logerr");
+  show_start(setup);
   // Room for what a refresh and a call push above the slots (Lua keeps it: the base level's
   // limit only grows).
   luaL_checkstack(L, 24, "robot table");
+}
+
+void RobotTable::show_start(const ControllerSetup& setup) {
+  // As ARGoS, the script's top level and init() see the readings of before the first step:
+  // the rays with their angles and nothing sensed, the pose the robot starts at, the wheels
+  // still. The rays' tables are the topmost slots (refresh_proximity), so this goes last.
+  if (positioning_ && setup.start_pose().size() >= 3) {
+    SensorView start;
+    start.reals = setup.start_pose();
+    refresh_positioning(start);
+  }
+  if (wheels_) {
+    for (int k : {kVelocityLeft, kVelocityRight, kDistanceLeft, kDistanceRight})
+      set_number(slot_.wheels, k, 0);
+    const ActuatorView& w = setup.actuators()[*wheels_];
+    if (!w.constants.empty()) {
+      axis_length_shown_ = w.constants[0];
+      set_number(slot_.wheels, kAxisLength, axis_length_shown_ * kCmPerM);
+    }
+  }
+  if (proximity_) {
+    SensorView start = setup.sensors()[*proximity_];
+    const std::vector<float> nothing(start.angles.size(), 0.0f);
+    start.values = nothing;
+    refresh_proximity(start);
+  }
 }
 
 void RobotTable::add_key_slots() {
@@ -338,6 +423,9 @@ void RobotTable::set_number(int table, int key, double value) {
 
 void RobotTable::begin_step(RobotIO& io) {
   io_ = &io;
+  // The wheels' speeds of the last tick, before init()'s commands take effect (ARGoS reads
+  // them in its sensors' update, before the step: 0 at the first step whatever init() set).
+  if (wheels_) refresh_wheels(io);
   if (!staged_.empty()) {
     auto staged = std::move(staged_);
     staged_.clear();
@@ -348,7 +436,6 @@ void RobotTable::begin_step(RobotIO& io) {
   if (positioning_) refresh_positioning(io.sensors[*positioning_]);
   if (rab_in_) refresh_rab(io.sensors[*rab_in_]);
   if (camera_) refresh_camera(io.sensors[*camera_]);
-  if (wheels_) refresh_constants(io);
 }
 
 void RobotTable::end_step() {
@@ -505,12 +592,31 @@ void RobotTable::refresh_camera(const SensorView& v) {
   }
 }
 
-void RobotTable::refresh_constants(RobotIO& io) {
+void RobotTable::refresh_wheels(RobotIO& io) {
   const ActuatorView& w = io.actuators[*wheels_];
   if (!w.constants.empty() && w.constants[0] != axis_length_shown_) {
     axis_length_shown_ = w.constants[0];
     set_number(slot_.wheels, kAxisLength, axis_length_shown_ * kCmPerM);
   }
+  if (w.values.size() < 2) return;
+  // ARGoS's differential steering sensor: the speeds the wheels turn at (the last command, as
+  // the actuator clamps it), cm/s, and each wheel's distance in one tick at that speed, cm (the
+  // wheels turn even when the body is blocked). fleetsim has no such sensor: both come from the
+  // command column, which holds the last command until the controller gives another.
+  const double max = w.constants.size() > 1 ? w.constants[1] : HUGE_VAL;
+  const double left = std::clamp(w.values[0], -max, max) * kCmPerM;
+  const double right = std::clamp(w.values[1], -max, max) * kCmPerM;
+  if (left != wheel_speeds_shown_[0] || io.dt_s != wheel_dt_shown_) {
+    wheel_speeds_shown_[0] = left;
+    set_number(slot_.wheels, kVelocityLeft, left);
+    set_number(slot_.wheels, kDistanceLeft, left * io.dt_s);
+  }
+  if (right != wheel_speeds_shown_[1] || io.dt_s != wheel_dt_shown_) {
+    wheel_speeds_shown_[1] = right;
+    set_number(slot_.wheels, kVelocityRight, right);
+    set_number(slot_.wheels, kDistanceRight, right * io.dt_s);
+  }
+  wheel_dt_shown_ = io.dt_s;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@
 //   sensor positioning                     robot.positioning.position / .orientation  m
 //   sensor range_and_bearing               robot.range_and_bearing[i]...            cm, rad
 //   sensor colored_blob_omnidirectional_camera  robot.colored_blob_omnidirectional_camera[i]  cm
-//   actuator differential_drive            robot.wheels.set_velocity, .axis_length  cm/s, cm
+//   actuator differential_drive            robot.wheels.set_velocity, .axis_length,  cm/s, cm
+//                                          .velocity_left/right, .distance_left/right
 //   actuator leds                          robot.leds.set_all_colors / set_single_color
 //   actuator range_and_bearing             robot.range_and_bearing.set_data / clear_data
 //   actuator quadrotor_speed               robot.quadrotor.set_linear_velocity(x, y, z),
@@ -30,6 +31,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,17 @@ using LogSink = std::function<void(bool, std::string_view, std::string_view)>;
 /// Writes log() lines to stdout and logerr() lines to stderr, each as "[id] text\n" in one
 /// write (lines of robots on different threads never mix; their order may).
 void write_log_line(bool error, std::string_view robot, std::string_view text);
+
+/// A table of ARGoS's Lua robot API for its foot-bot, e-puck and eye-bot, and the fleetsim part
+/// that gives it (docs/lua-api.md lists them all; a test checks the page against this list).
+struct ArgosTable {
+  const char* name;                ///< robot.<name>
+  const char* device;              ///< what a kind needs for it, as a user reads it
+  const char* sensor = nullptr;    ///< fleetsim's sensor interface that gives it, if any
+  const char* actuator = nullptr;  ///< fleetsim's actuator interface that gives it, if any
+  bool in_fleetsim() const { return sensor || actuator; }
+};
+std::span<const ArgosTable> argos_tables();
 
 class RobotTable {
  public:
@@ -66,6 +79,9 @@ class RobotTable {
   /// whose init() ran again on another process, after its first step).
   bool has_staged() const { return !staged_.empty(); }
   void clear_staged() { staged_.clear(); }
+  /// When `name` is a table of ARGoS's API that this robot's kind lacks: what to tell a script
+  /// that uses it ("robot.light: kind 'footbot' has no light sensor ..."); else "".
+  std::string absent_table(std::string_view name) const;
 
  private:
   // Stack slots of the tables and keys (absolute indices).
@@ -86,7 +102,9 @@ class RobotTable {
   void refresh_positioning(const SensorView& v);
   void refresh_rab(const SensorView& v);
   void refresh_camera(const SensorView& v);
-  void refresh_constants(RobotIO& io);
+  void refresh_wheels(RobotIO& io);
+  /// Fills the tables as they are before the first step (what ARGoS shows in init()).
+  void show_start(const ControllerSetup& setup);
   /// Points robot.<array>[1..n] at pooled tables (made on first need) and clears the rest.
   void resize_array(int array, int pool, std::size_t n, std::size_t& shown,
                     void (*make)(lua_State*));
@@ -125,6 +143,7 @@ class RobotTable {
 
   lua_State* state_;
   std::string name_;
+  std::string kind_name_, parts_list_;  ///< for absent_table()
   LogSink log_;
   Slots slot_;
   RobotIO* io_ = nullptr;
@@ -140,6 +159,7 @@ class RobotTable {
   std::vector<float> proximity_angles_;
   int ray_slot0_ = 0;  ///< stack slot of ray 1's table (0 until the first step)
   double axis_length_shown_ = -1;
+  double wheel_speeds_shown_[2] = {0, 0}, wheel_dt_shown_ = 0;
 };
 
 }  // namespace fleetsim::lua

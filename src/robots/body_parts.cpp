@@ -65,6 +65,7 @@ class DifferentialDrive final : public BatchedActuator<DifferentialDrive> {
     column_ = setup.column({setup.name(), ColumnType::kF64, 2, true, false,
                             "wheel speed commands: left, right, m/s", "differential_drive", false});
   }
+  void describe(ActuatorView& out) const override { out.constants = constants_; }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
     auto* w = static_cast<double*>(engine_world(ctx).state().robots.data(column_));
     out.values = {w + 2 * std::size_t{robot.row}, 2};
@@ -98,6 +99,7 @@ class QuadrotorSpeed final : public BatchedActuator<QuadrotorSpeed> {
                   "(expected <physics><pointmass3d/></physics> and a flying kind)");
     constants_[0] = setup.kind().max_speed_m_per_s;
   }
+  void describe(ActuatorView& out) const override { out.constants = constants_; }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
     auto* v = static_cast<double*>(engine_world(ctx).state().robots.data(column_));
     out.values = {v + 4 * std::size_t{robot.row}, 4};

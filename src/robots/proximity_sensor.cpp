@@ -335,6 +335,10 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
                       noisy_ ? "proximity_noisy" : "proximity", false});
     setup.set_near_reach(range_);
   }
+  void describe(SensorView& out) const override {
+    out.angles = angles_;
+    out.directions = directions_;
+  }
 
   void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
     const EngineWorld& w = engine_world(ctx);

@@ -50,6 +50,7 @@ class RangeAndBearingActuator final : public BatchedActuator<RangeAndBearingActu
                              false, "range-and-bearing payload set by the controller, bytes",
                              kRangeAndBearing, false});
   }
+  void describe(ActuatorView& out) const override { out.constants = constants_; }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
     const EngineWorld& w = engine_world(ctx);
     const std::size_t width = w.state().robots.desc(command_).width;

@@ -23,14 +23,23 @@ namespace fleetsim {
 std::unique_ptr<Controller> make_controller(const WorldModel& model,
                                             const std::vector<AssembledKind>& parts,
                                             const PluginRegistry& registry, std::uint16_t c,
-                                            std::uint16_t k, EntityId robot) {
+                                            std::uint16_t k, EntityId robot,
+                                            const RobotStart& start) {
   const ControllerDecl& decl = model.controllers[c];
   const ControllerFactory* f = registry.controller_factory(decl.type);
   if (!f) throw SetupError("controller type '" + decl.type + "' has no factory");
   std::unique_ptr<Controller> ctrl = (*f)();
-  KindControllerSetup setup(model.kinds[k], parts[k], robot);
+  KindControllerSetup setup(model.kinds[k], parts[k], robot, start.name,
+                            {start.pose.data(), start.pose_size});
   ctrl->init(decl.params, setup);
   return ctrl;
+}
+
+RobotStart robot_start(const WorldModel& model, const WorldState& state, std::size_t row) {
+  RobotStart s;
+  s.name = state.robot_name()[row];
+  s.pose_size = robot_pose(model, state, row, s.pose);
+  return s;
 }
 
 namespace {
@@ -1073,7 +1082,7 @@ class ExperimentParser {
         place.add(p, static_cast<std::uint16_t>(k), static_cast<std::uint32_t>(st.robot_count()));
         EntityId eid = st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p,
                                     heading, st.tags.intern(tag), id);
-        note_controller(c, k, e.where());
+        note_controller(c, k, e.where(), id);
         if (colour && e.has("led")) set_leds(e, k, st.robot_index(eid), *colour);
       } else if (n == "distribute") {
         std::int64_t count = e.integer("count", 0, 1, 100'000'000, true);
@@ -1094,7 +1103,7 @@ class ExperimentParser {
         int dindex = distribute_index++;
         if (k >= 0 && !engine_accepts(e, k)) continue;
         if (k < 0 || c < 0 || count <= 0) continue;
-        note_controller(c, k, e.where());
+        note_controller(c, k, e.where(), prefix + "0");
         double r = model_->kinds[k].radius_m;
         Box4 box = region ? *region : Box4{model_->arena_min(), model_->arena_max()};
         std::uint32_t t = st.tags.intern(tag);
@@ -1198,9 +1207,9 @@ class ExperimentParser {
   }
 
   /// Remembers the first place each (controller, kind) pair is used.
-  void note_controller(int c, int k, const SourceLocation& where) {
+  void note_controller(int c, int k, const SourceLocation& where, const std::string& name) {
     used_.emplace(std::make_pair(static_cast<std::uint16_t>(c), static_cast<std::uint16_t>(k)),
-                  where);
+                  FirstUse{where, name});
   }
 
   /// Every controller is initialised once per kind it drives before the run: a controller
@@ -1208,13 +1217,18 @@ class ExperimentParser {
   /// Controllers whose file is missing were reported by read_params, once, and are skipped.
   /// Shared controllers keep that instance.
   void check_controllers() {
-    for (const auto& [ck, where] : used_) {
+    for (const auto& [ck, first] : used_) {
+      const SourceLocation& where = first.where;
       const auto [c, k] = ck;
       if (missing_files_.count(c)) continue;
       const ControllerDecl& decl = model_->controllers[c];
       try {
-        auto ctrl = make_controller(*model_, ex_.parts, reg_, c, k, kNoEntity);
-        if (reg_.controller_scope(decl.type) == ControllerScope::kShared)
+        // A per-robot controller is checked under the name of the pair's first robot (a script
+        // may read its role from it in init); a shared one drives no robot in particular.
+        const bool shared = reg_.controller_scope(decl.type) == ControllerScope::kShared;
+        auto ctrl = make_controller(*model_, ex_.parts, reg_, c, k, kNoEntity,
+                                    shared ? RobotStart{} : RobotStart{first.name});
+        if (shared)
           ex_.shared_controllers[ck] = std::move(ctrl);
         else
           ctrl->destroy();
@@ -1272,7 +1286,12 @@ class ExperimentParser {
   std::shared_ptr<WorldModel> model_;
   Experiment ex_;
   bool arena_ok_ = false;
-  std::map<std::pair<std::uint16_t, std::uint16_t>, SourceLocation> used_;
+  /// Where each (controller, kind) pair is first used, and its first robot's name.
+  struct FirstUse {
+    SourceLocation where;
+    std::string name;
+  };
+  std::map<std::pair<std::uint16_t, std::uint16_t>, FirstUse> used_;
   std::int64_t placement_tries_ = 0;  ///< counted against ov_.max_placement_tries
   std::map<std::string, SourceLocation> explicit_engine_;  ///< kinds naming their engine type
   struct PinnedRobot {

@@ -2,6 +2,7 @@
 // a WorldModel and an initial WorldState. See docs/experiment-format.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -75,12 +76,22 @@ std::optional<Experiment> parse_experiment(const std::string& text, const std::s
                                            const ExperimentOverrides& overrides,
                                            Diagnostics& diags);
 
+/// A robot's name and pose (ControllerSetup::robot_name, start_pose) when its controller is made.
+struct RobotStart {
+  std::string name;
+  std::array<double, 4> pose{};
+  std::size_t pose_size = 0;  ///< 3, or 4 for a flyer; 0: no pose
+};
+RobotStart robot_start(const WorldModel& model, const WorldState& state, std::size_t row);
+
 /// Creates controller `c` for a robot of kind `k` (or, for a shared controller, for the kind:
 /// robot = kNoEntity) and initialises it. Throws SetupError when the controller asks for a
-/// part the kind lacks or rejects its input, or what the controller's init throws.
+/// part the kind lacks or rejects its input, or what the controller's init throws. `start`
+/// is what ControllerSetup tells it of its robot (robot_start() makes it for a robot).
 std::unique_ptr<Controller> make_controller(const WorldModel& model,
                                             const std::vector<AssembledKind>& parts,
                                             const PluginRegistry& registry, std::uint16_t c,
-                                            std::uint16_t k, EntityId robot);
+                                            std::uint16_t k, EntityId robot,
+                                            const RobotStart& start = {});
 
 }  // namespace fleetsim

@@ -81,8 +81,9 @@ void add_part(const RobotKind& kind, const PartDecl& decl, PluginKind plugin_kin
     setup.error(std::string(to_string(plugin_kind)) + " '" + decl.name + "': " + e.what());
   }
   reach = std::max(reach, setup.reach());
-  parts.push_back(std::move(instance));
   views.emplace_back();
+  instance->describe(views.back());  // (what the controllers see before the first step)
+  parts.push_back(std::move(instance));
   views.back().name = decl.name;
   views.back().type = decl.interface;
 }
@@ -179,6 +180,15 @@ std::string part_list(const Views& views) {
   return s.empty() ? "none" : s;
 }
 }  // namespace
+
+std::size_t robot_pose(const WorldModel& model, const WorldState& state, std::size_t row,
+                       std::array<double, 4>& out) {
+  out = {state.x()[row], state.y()[row], state.theta()[row], 0.0};
+  const ColumnHandle z = state.robots.find("z");
+  if (!model.kinds[state.robot_kind()[row]].flies || z == kNoColumn) return 3;
+  out[3] = static_cast<const double*>(state.robots.data(z))[row];
+  return 4;
+}
 
 std::size_t KindControllerSetup::sensor(std::string_view name, std::string_view type) const {
   if (auto i = find_part(parts_.sensor_views, name, type)) return *i;

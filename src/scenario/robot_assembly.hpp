@@ -4,6 +4,7 @@
 // so part and controller problems are reported at load with file:line; owned by the run.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -57,12 +58,16 @@ class MissingPartError : public SetupError {
   using SetupError::SetupError;
 };
 
-/// The ControllerSetup of one robot (or, for a shared controller, of its kind).
+/// The ControllerSetup of one robot (or, for a shared controller, of its kind: no robot, no
+/// name, no pose).
 class KindControllerSetup final : public ControllerSetup {
  public:
-  KindControllerSetup(const RobotKind& kind, const AssembledKind& parts, EntityId robot)
-      : kind_(kind), parts_(parts), robot_(robot) {}
+  KindControllerSetup(const RobotKind& kind, const AssembledKind& parts, EntityId robot,
+                      std::string_view name = {}, std::span<const double> start_pose = {})
+      : kind_(kind), parts_(parts), robot_(robot), name_(name), start_pose_(start_pose) {}
   EntityId robot() const override { return robot_; }
+  std::string_view robot_name() const override { return name_; }
+  std::span<const double> start_pose() const override { return start_pose_; }
   const KindInfo& kind() const override { return kind_; }
   std::size_t sensor(std::string_view name, std::string_view type) const override;
   std::size_t actuator(std::string_view name, std::string_view type) const override;
@@ -75,6 +80,14 @@ class KindControllerSetup final : public ControllerSetup {
   const RobotKind& kind_;
   const AssembledKind& parts_;
   EntityId robot_;
+  std::string_view name_;
+  std::span<const double> start_pose_;
 };
+
+/// Robot `row`'s pose as the `positioning` sensor gives it (x, y, heading, then the altitude
+/// for a flyer): what ControllerSetup::start_pose shows its controller. Returns the count of
+/// values written to `out`.
+std::size_t robot_pose(const WorldModel& model, const WorldState& state, std::size_t row,
+                       std::array<double, 4>& out);
 
 }  // namespace fleetsim

@@ -131,7 +131,8 @@ void Simulation::make_controller_instance(std::size_t i) {
   // Sized only for robots with their own instance: none in a run of built-in controllers.
   if (instances_.size() <= id) instances_.resize(id + 1);
   try {
-    instances_[id] = make_controller(*model_, experiment_.parts, registry_, c, k, id);
+    instances_[id] = make_controller(*model_, experiment_.parts, registry_, c, k, id,
+                                     robot_start(*model_, state_, i));
   } catch (const std::exception& e) {
     throw RunError("robot '" + state_.robot_name()[i] + "', controller '" + decl.id +
                    "': init failed: " + e.what());

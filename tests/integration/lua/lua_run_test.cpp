@@ -32,6 +32,7 @@ struct Outcome {
   std::uint64_t hash = 0;
   std::vector<Vec2> start, end;   ///< robot positions, metres
   std::vector<Color> first_leds;  ///< every robot's first LED at the end
+  std::vector<std::string> names;
 };
 
 class LuaRun : public ::testing::Test {
@@ -68,6 +69,7 @@ class LuaRun : public ::testing::Test {
     while (!sim.done()) sim.step();
     sim.finish();
     for (std::size_t i = 0; i < s.robot_count(); ++i) r.end.push_back({s.x()[i], s.y()[i]});
+    for (std::size_t i = 0; i < s.robot_count(); ++i) r.names.push_back(s.robot_name()[i]);
     const ColumnHandle leds = s.robots.find("leds");
     if (leds != kNoColumn) {
       const std::size_t width = s.robots.desc(leds).width;
@@ -155,7 +157,7 @@ TEST_F(LuaRun, MissingScriptIsReportedAtTheControllerElement) {
 TEST_F(LuaRun, ErrorInStepStopsTheRunWithTheScriptsLine) {
   write("fails.lua",
         "function step()\n"
-        "  if robot.id == \"3\" then\n"
+        "  if robot.id == \"ep3\" then\n"
         "    robot.leds.set_all_colors(\"mauve\")\n"
         "  end\n"
         "end\n");
@@ -165,6 +167,68 @@ TEST_F(LuaRun, ErrorInStepStopsTheRunWithTheScriptsLine) {
   EXPECT_NE(r.err.find("robot 'ep3'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(path("fails.lua") + ":3: robot.leds.set_all_colors(): unknown colour "
                                            "'mauve'"),
+            std::string::npos)
+      << r.err;
+}
+
+// An ARGoS script that reads its name, its parts at the top level (rays, axle, start pose) and
+// its wheels' odometry: each robot drives at a speed its name gives and turns green once its
+// wheels covered 40 cm; the same on 1 and 2 threads.
+TEST_F(LuaRun, ArgosScriptReadsItsNameStartReadingsAndOdometry) {
+  write("odometer.lua", R"(
+local rays, axis = #robot.proximity, robot.wheels.axis_length
+local x0 = robot.positioning.position.x
+local n = tonumber(robot.id:match("^fb(%d+)$"))
+local odometer, first = 0, true
+function init()
+  assert(rays == 24 and math.abs(axis - 14) < 1e-9, "rays " .. rays .. ", axle " .. axis)
+  if n % 2 == 0 then robot.wheels.set_velocity(10, 10) else robot.wheels.set_velocity(5, 5) end
+end
+function step()
+  if first then
+    assert(robot.positioning.position.x == x0, "the start pose differs at the first step")
+    first = false
+  end
+  odometer = odometer + (robot.wheels.distance_left + robot.wheels.distance_right) / 2
+  robot.leds.set_all_colors(odometer >= 40 and "green" or "red")
+end
+)");
+  const std::string xml = write("odometer.xml", R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="5" seed="3"/>
+  <controllers><controller id="odo" type="lua" script="odometer.lua"/></controllers>
+  <arena size="12,12">
+    <distribute count="40" kind="footbot" controller="odo" id_prefix="fb"/>
+  </arena>
+</fleetsim>
+)");
+  const Outcome one = simulate(xml, 1, path("one.flog"));
+  const Outcome two = simulate(xml, 2, path("two.flog"));
+  EXPECT_EQ(one.hash, two.hash);
+  EXPECT_TRUE(slurp(path("one.flog")) == slurp(path("two.flog"))) << "frame logs differ";
+  ASSERT_EQ(one.names.size(), 40u);
+  // 49 ticks of 1 cm (the first step shows the wheels still) against 49 of 0.5 cm.
+  const Color green{0, 255, 0, 255}, red{255, 0, 0, 255};
+  for (std::size_t i = 0; i < one.names.size(); ++i) {
+    const int n = std::stoi(one.names[i].substr(2));
+    EXPECT_EQ(one.first_leds[i], n % 2 == 0 ? green : red) << one.names[i];
+  }
+}
+
+TEST_F(LuaRun, ATableTheKindLacksIsAnErrorAtLoad) {
+  write("grip.lua",
+        "function step()\n  -- grab what is ahead\n  robot.gripper.lock_positive()\nend\n");
+  const std::string xml = write("grip.xml", R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="1" seed="3"/>
+  <controllers><controller id="grip" type="lua" script="grip.lua"/></controllers>
+  <arena size="4,4"><distribute count="2" kind="footbot" controller="grip"/></arena>
+</fleetsim>
+)");
+  const Result r = fleetsim("check " + xml);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(path("grip.lua") + ":3: error: robot.gripper: kind 'footbot' has no "
+                                          "gripper, and fleetsim has none yet (its sensors: "),
             std::string::npos)
       << r.err;
 }

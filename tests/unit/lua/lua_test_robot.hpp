@@ -40,11 +40,18 @@ struct FootbotParts {
 
 class FakeSetup final : public ControllerSetup {
  public:
-  FakeSetup(std::vector<SensorView> s, std::vector<ActuatorView> a, EntityId id)
-      : sensors_(std::move(s)), actuators_(std::move(a)), id_(id) {
+  FakeSetup(std::vector<SensorView> s, std::vector<ActuatorView> a, EntityId id,
+            std::string name = {}, std::span<const double> pose = {})
+      : sensors_(std::move(s)),
+        actuators_(std::move(a)),
+        id_(id),
+        name_(std::move(name)),
+        pose_(pose) {
     kind_.name = "footbot";
   }
   EntityId robot() const override { return id_; }
+  std::string_view robot_name() const override { return name_; }
+  std::span<const double> start_pose() const override { return pose_; }
   const KindInfo& kind() const override { return kind_; }
   std::size_t sensor(std::string_view name, std::string_view type) const override {
     for (std::size_t i = 0; i < sensors_.size(); ++i)
@@ -74,6 +81,8 @@ class FakeSetup final : public ControllerSetup {
   std::vector<ActuatorView> actuators_;
   KindInfo kind_;
   EntityId id_;
+  std::string name_;
+  std::span<const double> pose_;
 };
 
 /// Writes `text` to a fresh file under the test's temporary folder; returns its path.
@@ -110,12 +119,22 @@ class LuaRobot {
     path = write_script(text, name);
     init_path(path);
   }
+  /// As the engine's setup gives them: the parts' constant fields (ray angles, axle length),
+  /// the robot's name (none in the check made at load, id kNoEntity) and where it starts.
   void init_path(const std::string& p) {
     std::vector<SensorView> s;
-    for (const auto& t : sensor_types_) s.push_back({t, t});
+    for (const auto& t : sensor_types_) {
+      s.push_back({t, t});
+      if (t == "proximity") s.back().angles = parts.proximity_angles;
+    }
     std::vector<ActuatorView> a;
-    for (const auto& t : actuator_types_) a.push_back({t, t});
-    FakeSetup setup(s, a, id_);
+    for (const auto& t : actuator_types_) {
+      a.push_back({t, t});
+      if (t == "differential_drive") a.back().constants = parts.wheel_constants;
+    }
+    const bool check = id_ == kNoEntity;
+    FakeSetup setup(s, a, id_, check ? "" : robot_name,
+                    check ? std::span<const double>() : std::span<const double>(parts.pose));
     controller_.init(Params({{"script", p}}), setup);
   }
 
@@ -140,6 +159,7 @@ class LuaRobot {
   FootbotParts parts;
   std::vector<std::string> lines, errors;
   std::string path;
+  std::string robot_name;  ///< robot.id; "" gives the id's number
   Tick tick = 0;
   std::uint64_t seed = 1;
 
