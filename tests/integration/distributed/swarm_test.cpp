@@ -66,9 +66,11 @@ class Swarm : public ::testing::Test {
 
   std::vector<distributed::ProcessReport> many(const std::string& xml, const std::string& log,
                                                int n, SyncMode sync, std::uint32_t jitter,
-                                               std::size_t part_bytes = std::size_t{32} << 20) {
+                                               std::size_t part_bytes = std::size_t{32} << 20,
+                                               bool partition = true) {
     distributed::SwarmRunOptions o;
     o.part_bytes = part_bytes;
+    o.partition_storage = partition;
     o.processes = n;
     o.transport = distributed::TransportKind::kInproc;
     o.sync = sync;
@@ -175,6 +177,10 @@ TEST_F(Swarm, PerProcessLoopFunctionsGiveOneProcessesBits) {
       for (const auto& r : reports) {
         ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
         EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
+        // The first process holds every robot (it writes the log), the others their part.
+        EXPECT_TRUE(r.partitioned) << "process " << r.process;
+        if (r.process > 0)
+          EXPECT_LT(r.exchange.held_robots_max, r.robots) << "process " << r.process;
         migrated += r.exchange.migrations_in;
         sent += r.exchange.halo_rows_sent;
         steps += r.robot_steps;
@@ -257,6 +263,69 @@ TEST_F(Swarm, WithoutLoopFunctionsOnlyTheRobotsNearABorderTravel) {
     const std::uint64_t all = 340u * 100u;
     EXPECT_GE(sent, all / 4);
     EXPECT_LT(sent, all * 3 / 4) << "robots far from every border travelled";
+  }
+}
+
+// A run without a log, split over 2 and 4 domains across a long arena: each process holds the
+// robots it moves and those within reach of its domain (the foot-bots' 3 m of range and
+// bearing and cameras), not the whole world, and the bits are one process's. Holding the whole
+// world everywhere (partition_storage off) gives them too.
+TEST_F(Swarm, EachProcessHoldsOnlyItsPartOfTheWorld) {
+  // Foot-bots that steer by what they hear and see up to 3 m away: a robot dropped while
+  // within reach would change their course.
+  const std::string far = path("far.lua");
+  std::ofstream(far) << R"(
+function init() robot.colored_blob_omnidirectional_camera.enable() end
+function step()
+  robot.range_and_bearing.set_data(1, robot.id:byte(-1))
+  local turn = 0
+  for _, m in ipairs(robot.range_and_bearing) do
+    turn = turn + m.horizontal_bearing * m.range / 300 + m.data[1] / 255
+  end
+  for _, b in ipairs(robot.colored_blob_omnidirectional_camera) do
+    turn = turn + b.angle * b.distance / 300
+  end
+  turn = math.max(-4, math.min(4, turn))
+  robot.wheels.set_velocity(6 - turn, 6 + turn)
+  robot.leds.set_all_colors(#robot.range_and_bearing % 2 == 0 and "green" or "red")
+end
+)";
+  const std::string xml =
+      "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"8\" seed=\"11\"/>\n"
+      "  <controllers>\n"
+      "    <controller id=\"d\" type=\"diffusion\" speed=\"0.12\"/>\n"
+      "    <controller id=\"s\" type=\"lua\" script=\"" + far + "\"/>\n"
+      "  </controllers>\n"
+      "  <arena size=\"48,3\">\n"
+      "    <distribute count=\"360\" kind=\"epuck\" controller=\"d\" id_prefix=\"d\"/>\n"
+      "    <distribute count=\"40\" kind=\"footbot\" controller=\"s\" id_prefix=\"f\"/>\n"
+      "  </arena>\n"
+      "</fleetsim>\n";
+  const std::uint64_t ref = single(xml, "");
+  for (int n : {2, 4}) {
+    SCOPED_TRACE(std::to_string(n) + " processes");
+    auto reports = many(xml, "", n, SyncMode::kDsaam, 100);
+    ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
+    std::uint64_t migrated = 0;
+    for (const auto& r : reports) {
+      ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+      EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
+      EXPECT_EQ(r.robots, 400u);
+      EXPECT_TRUE(r.partitioned) << "process " << r.process;
+      // Its domain (48 / n m) and 3.3 m of reach on each side of it, of 48 m.
+      EXPECT_LT(r.exchange.held_robots_max, 400u / n + 100u) << "process " << r.process;
+      EXPECT_GT(r.exchange.held_robots_max, 400u / n / 2) << "process " << r.process;
+      migrated += r.exchange.migrations_in;
+    }
+    EXPECT_GT(migrated, 0u) << "no robot crossed a border";
+  }
+  auto whole = many(xml, "", 3, SyncMode::kDsaam, 0, std::size_t{32} << 20, /*partition=*/false);
+  for (const auto& r : whole) {
+    ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+    EXPECT_EQ(r.state_hash, ref);
+    EXPECT_FALSE(r.partitioned);
+    EXPECT_EQ(r.exchange.held_robots_max, 400u);
   }
 }
 
