@@ -30,8 +30,10 @@
 // waiting for the others) and `exchange_work_us_per_tick` (the same without the waiting), all
 // without the end's state gather (`state_gather_bytes`: once per run; `rtf` and `tick_us`
 // include it); and
-// `per_process`, each process's own `peak_rss_bytes`, `owned_robots` (robots it senses, controls
-// and moves, on average over the ticks), `ghost_robots` (the others whose state it holds),
+// `per_process`, each process's own `peak_rss_bytes`, `rss_end_bytes` (resident after the last
+// tick: what it needs while it runs, the load behind it), `partitioned` (it held only its part
+// of the world), `owned_robots` (robots it senses, controls and moves, on average over the
+// ticks), `ghost_robots` (the others whose state it holds, on average), `held_robots_max`,
 // `bytes_sent_per_tick`, `exchange_us_per_tick`, `rounds_per_tick` and `state_hash`.
 // `mpirun -n K diffusion ...` runs the scene on the K ranks of the MPI job instead (rank 0
 // prints the line, without the one-process run and its three figures).
@@ -225,6 +227,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
     const double held = static_cast<double>(r.exchange.held_robot_ticks) / ticks;
     per.push_back({{"process", r.process},
                    {"peak_rss_bytes", r.peak_rss_bytes},
+                   {"rss_end_bytes", r.rss_end_bytes},
                    {"partitioned", r.partitioned},
                    {"owned_robots", owned},
                    {"ghost_robots", held - owned},

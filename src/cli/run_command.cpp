@@ -343,6 +343,8 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                      {"wait_seconds", r.exchange.wait_seconds},
                      {"bytes_sent", r.exchange.bytes_sent},
                      {"halo_robots_sent", r.exchange.halo_rows_sent},
+                     {"partitioned", r.partitioned},
+                     {"held_robots_max", r.exchange.held_robots_max},
                      {"migrations_in", r.exchange.migrations_in},
                      {"migrations_out", r.exchange.migrations_out},
                      {"rebalances", r.exchange.rebalances}});

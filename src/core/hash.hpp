@@ -42,19 +42,17 @@ class Hasher {
   std::uint64_t h_ = 0x6a09e667f3bcc908ULL;
 };
 
-/// A hash of a stream of bytes given in pieces of any size: the value depends on the bytes
-/// alone, not on where the pieces were cut (a log's bytes hashed as they are written, then
-/// again as they are read back in blocks).
-class StreamHasher {
+/// The 8-byte words of a stream of bytes given in pieces of any size, fed to a Hasher as they
+/// complete; the bytes of the last, incomplete word wait in tail().
+class WordFeeder {
  public:
-  void bytes(const void* data, std::size_t n) {
+  void bytes(Hasher& h, const void* data, std::size_t n) {
     const auto* p = static_cast<const unsigned char*>(data);
-    total_ += n;
     while (n > 0) {
       if (fill_ == 0 && n >= 8) {
         std::uint64_t w;
         std::memcpy(&w, p, 8);
-        h_.word(w);
+        h.word(w);
         p += 8;
         n -= 8;
         continue;
@@ -67,16 +65,48 @@ class StreamHasher {
       if (fill_ == 8) {
         std::uint64_t w;
         std::memcpy(&w, carry_, 8);
-        h_.word(w);
+        h.word(w);
         fill_ = 0;
       }
     }
   }
+  /// The waiting bytes as a little-endian word, and how many there are (0 to 7).
+  std::uint64_t tail() const {
+    std::uint64_t t = 0;
+    std::memcpy(&t, carry_, fill_);
+    return t;
+  }
+  std::size_t fill() const { return fill_; }
+
+ private:
+  unsigned char carry_[8] = {};
+  std::size_t fill_ = 0;
+};
+
+/// Hasher::bytes over a range given in pieces: the same words, then (end()) the same tail.
+class PiecewiseBytes {
+ public:
+  explicit PiecewiseBytes(Hasher& h) : h_(h) {}
+  void bytes(const void* data, std::size_t n) { words_.bytes(h_, data, n); }
+  void end() { h_.word(words_.tail() ^ (static_cast<std::uint64_t>(words_.fill()) << 56)); }
+
+ private:
+  Hasher& h_;
+  WordFeeder words_;
+};
+
+/// A hash of a stream of bytes given in pieces of any size: the value depends on the bytes
+/// alone, not on where the pieces were cut (a log's bytes hashed as they are written, then
+/// again as they are read back in blocks).
+class StreamHasher {
+ public:
+  void bytes(const void* data, std::size_t n) {
+    total_ += n;
+    words_.bytes(h_, data, n);
+  }
   std::uint64_t value() const {
     Hasher h = h_;
-    std::uint64_t tail = 0;
-    std::memcpy(&tail, carry_, fill_);
-    h.word(tail);
+    h.word(words_.tail());
     h.word(total_);
     return h.value();
   }
@@ -84,8 +114,7 @@ class StreamHasher {
 
  private:
   Hasher h_;
-  unsigned char carry_[8] = {};
-  std::size_t fill_ = 0;
+  WordFeeder words_;
   std::uint64_t total_ = 0;
 };
 

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -131,6 +132,16 @@ std::vector<std::string> region_names(const WorldModel& model, const Assignment&
   return names;
 }
 
+namespace {
+/// This process's resident memory now (Linux: /proc/self/statm), or 0.
+std::uint64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+}  // namespace
+
 ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner,
                         const SwarmRunOptions& o, const ExchangeMaker& make) {
   ProcessReport r;
@@ -191,6 +202,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
       if (hooks && o.on_tick && !o.on_tick(sim.state().tick, total))
         throw std::runtime_error("interrupted at tick " + std::to_string(sim.state().tick));
     }
+    r.rss_end_bytes = resident_bytes();
     sim.gather_state();
     r.loop_wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -261,6 +273,7 @@ std::string report_to_json(const ProcessReport& r) {
                         {"loop_wall_seconds", r.loop_wall_seconds},
                         {"threads", r.threads},
                         {"peak_rss_bytes", r.peak_rss_bytes},
+                        {"rss_end_bytes", r.rss_end_bytes},
                         {"max_lag_seconds", r.max_lag_seconds},
                         {"phase_seconds", r.phase_seconds},
                         {"rounds", r.exchange.rounds},
@@ -297,6 +310,7 @@ ProcessReport report_from_json(const std::string& text) {
   r.loop_wall_seconds = j.at("loop_wall_seconds");
   r.threads = j.value("threads", 0);
   r.peak_rss_bytes = j.value("peak_rss_bytes", std::uint64_t{0});
+  r.rss_end_bytes = j.value("rss_end_bytes", std::uint64_t{0});
   r.max_lag_seconds = j.value("max_lag_seconds", 0.0);
   r.phase_seconds = j.at("phase_seconds").get<std::vector<double>>();
   r.exchange.rounds = j.at("rounds");

@@ -111,6 +111,9 @@ struct ProcessReport {
   double loop_wall_seconds = 0;
   int threads = 0;  ///< its worker threads
   std::uint64_t peak_rss_bytes = 0;  ///< its process's peak resident memory (threads: shared)
+  /// Its process's resident memory after the last tick (before the end's gather): what a
+  /// process needs while it runs, once the load is behind it.
+  std::uint64_t rss_end_bytes = 0;
   double max_lag_seconds = 0;  ///< process 0: how far behind the wall clock it fell (paced runs)
   std::vector<double> phase_seconds;
   ExchangeStats exchange;

@@ -931,48 +931,6 @@ void Simulation::partition() {
   state_.robots.shrink_to_fit();
 }
 
-namespace {
-/// Hasher::bytes over a range given in pieces: the same words, then the same tail.
-class PiecewiseBytes {
- public:
-  explicit PiecewiseBytes(Hasher& h) : h_(h) {}
-  void bytes(const std::uint8_t* p, std::size_t n) {
-    while (n > 0) {
-      if (fill_ == 0 && n >= 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p, 8);
-        h_.word(w);
-        p += 8;
-        n -= 8;
-        continue;
-      }
-      const std::size_t k = std::min<std::size_t>(8 - fill_, n);
-      std::memcpy(carry_ + fill_, p, k);
-      fill_ += k;
-      p += k;
-      n -= k;
-      if (fill_ == 8) {
-        std::uint64_t w;
-        std::memcpy(&w, carry_, 8);
-        h_.word(w);
-        fill_ = 0;
-      }
-    }
-  }
-  void end() {
-    std::uint64_t tail = 0;
-    std::memcpy(&tail, carry_, fill_);
-    h_.word(tail ^ (static_cast<std::uint64_t>(fill_) << 56));
-    fill_ = 0;
-  }
-
- private:
-  Hasher& h_;
-  std::uint8_t carry_[8] = {};
-  std::size_t fill_ = 0;
-};
-}  // namespace
-
 void Simulation::hash_partitioned_world() {
   // WorldState::hash() of the whole world, without it on any process: first every process's
   // robots (the ones it ran last: their rows are the newest), then each hashed column of

@@ -54,7 +54,8 @@ inline const char* kDomainScene = R"(<?xml version="1.0"?>
 enum class Scene { kSwarm, kDomains };
 
 /// Process p's share of a two-process run of `scene`: the swarm scene's regions as its
-/// <distribution> says, or the domain scene's arena in two domains (as `assign` makes them).
+/// <distribution> says, or the domain scene's arena in two domains (as `assign` makes them),
+/// partitioned.
 inline Distribution share_of(Scene scene, const Experiment& ex, int p, Exchange* exchange,
                              std::size_t part_bytes) {
   Distribution dist;
@@ -71,6 +72,9 @@ inline Distribution share_of(Scene scene, const Experiment& ex, int p, Exchange*
   }
   dist.kind_process = ex.kind_affinity;
   dist.robot_process = ex.robot_affinity;
+  // The domain scene's processes hold only their part (docs/distributed.md, "What a process
+  // holds"): robots arrive by id, in handoffs and border moves, and are dropped again.
+  dist.partition_storage = scene == Scene::kDomains;
   dist.exchange = exchange;
   dist.part_bytes = part_bytes;
   return dist;
