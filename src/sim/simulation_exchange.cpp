@@ -32,6 +32,8 @@
 // robots in the same order). A message that does not fit (a row out of range, a robot the
 // sender does not simulate, a size that does not add up) stops the run: the processes no
 // longer agree, and going on would give a different world than one process.
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -709,23 +711,29 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
     if (last) break;
   }
   if (!takes_in || !end_of_tick) return;
-  // What this process keeps: the robots it moves, and those it was sent that its robots may
+  // What this process needs: the robots it moves, and those it was sent that its robots may
   // read in the next tick. A robot it was not sent is near no other domain than its own, so
   // none of this process's robots can read it (docs/distributed.md, "What a process holds").
+  // The others stay until they are a sixteenth of what it holds, and are then dropped at
+  // once: dropping is a pass over every row, and they are never read (their rows are those
+  // of the last tick they travelled, as in a run where every process holds the whole world;
+  // every process receives every robot sent, so a robot held here is up to date whenever it
+  // is near another domain).
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   std::vector<std::uint8_t> keep(n, 0);
   for (std::size_t i = 0; i < n; ++i) keep[i] = owner_[ids[i]] == dist_.process;
   for (EntityId id : received) {
     const std::uint32_t i = state_.robot_index(id);
-    keep[i] = within_reach({state_.x()[i], state_.y()[i]});
+    keep[i] = keep[i] || within_reach({state_.x()[i], state_.y()[i]});
   }
   std::vector<EntityId> dropped;
   for (std::size_t i = 0; i < n; ++i)
     if (!keep[i]) dropped.push_back(ids[i]);
-  if (dropped.empty()) return;
+  if (dropped.size() * 16 <= n) return;
   state_.retain_robots(keep);
   for (EntityId id : dropped) owner_[id] = -1;
+  ++xstats_.ghost_drops;
 }
 
 bool Simulation::within_reach(Vec2 p) const {
@@ -929,6 +937,9 @@ void Simulation::partition() {
   state_.retain_robots(keep);
   for (EntityId id : dropped) owner_[id] = -1;
   state_.robots.shrink_to_fit();
+  // What the load and the whole world's columns took goes back to the system (the allocator
+  // keeps freed memory otherwise, and the process would stay as large as the world).
+  malloc_trim(0);
 }
 
 void Simulation::hash_partitioned_world() {
@@ -962,7 +973,9 @@ void Simulation::hash_partitioned_world() {
         if (id >= host_.size() || host_[id] != static_cast<int>(p))
           throw log::LogError("a robot it did not run");
       }
-      if (!std::is_sorted(held[p].begin(), held[p].end()) || r.remaining() != 0)
+      if (std::adjacent_find(held[p].begin(), held[p].end(), std::greater_equal<>()) !=
+              held[p].end() ||
+          r.remaining() != 0)
         throw log::LogError("robots out of order, or trailing bytes");
     } catch (const log::LogError& e) {
       desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
