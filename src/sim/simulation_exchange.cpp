@@ -160,7 +160,9 @@ void Simulation::setup_distribution() {
 void Simulation::refresh_owners() {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
-  owner_.assign(state_.next_id, -1);
+  // (Only the robots held here: the others' entries are never read. No pass over the whole
+  // swarm's ids.)
+  if (owner_.size() < state_.next_id) owner_.resize(state_.next_id, -1);
   pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
     for (std::size_t i = b; i < e; ++i)
       owner_[ids[i]] = static_cast<std::int16_t>(owner_now(static_cast<std::uint32_t>(i)));
