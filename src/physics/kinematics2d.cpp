@@ -58,7 +58,8 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
 }
 
 void SpatialIndex::rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool) {
-  robots.rebuild(state.x(), state.y(), state.robot_kind(), pool);
+  robots.rebuild(state.x(), state.y(), state.robot_kind(), pool,
+                 state.ids_in_order ? std::span<const EntityId>{} : state.robot_id());
 }
 
 namespace {

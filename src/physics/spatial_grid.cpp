@@ -25,7 +25,8 @@ void RobotGrid::configure(Vec2 min, Vec2 max, double cell_m, std::vector<double>
 }
 
 void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
-                        std::span<const std::uint16_t> kind, ThreadPool& pool) {
+                        std::span<const std::uint16_t> kind, ThreadPool& pool,
+                        std::span<const std::uint32_t> ids) {
   const std::size_t n = x.size();
   const std::size_t cells = start_.size() - 1;
   order_.resize(n);
@@ -86,6 +87,28 @@ void RobotGrid::rebuild(std::span<const double> x, std::span<const double> y,
         sx_[s] = x[i];
         sy_[s] = y[i];
         sk_[s] = kind[i];
+      }
+      if (ids.empty()) continue;
+      // Each cell's few robots in id order (insertion sort; usually already in order).
+      for (std::uint32_t c = 0, b = offset; c < width; ++c) {
+        const std::uint32_t e = next[c];  // (now where cell c ends)
+        for (std::uint32_t s = b + 1; s < e; ++s) {
+          const std::uint32_t row = order_[s];
+          const double px = sx_[s], py = sy_[s];
+          const std::uint16_t pk = sk_[s];
+          std::uint32_t t = s;
+          for (; t > b && ids[order_[t - 1]] > ids[row]; --t) {
+            order_[t] = order_[t - 1];
+            sx_[t] = sx_[t - 1];
+            sy_[t] = sy_[t - 1];
+            sk_[t] = sk_[t - 1];
+          }
+          order_[t] = row;
+          sx_[t] = px;
+          sy_[t] = py;
+          sk_[t] = pk;
+        }
+        b = e;
       }
     }
   });

@@ -43,9 +43,12 @@ class RobotGrid {
   /// Covers [min, max] with square cells of side >= `cell_m`; `kind_radius`: the body radius
   /// of each robot kind (sorted_r() reads it through the robots' kinds).
   void configure(Vec2 min, Vec2 max, double cell_m, std::vector<double> kind_radius);
-  /// Sorts robots into cells. `kind` per robot.
+  /// Sorts robots into cells. `kind` per robot. Within a cell, robots come in row order, or in
+  /// the order of `ids` when given (rows not in id order: a process of a partitioned run, which
+  /// appends the robots it takes in), so that every query visits robots in id order.
   void rebuild(std::span<const double> x, std::span<const double> y,
-               std::span<const std::uint16_t> kind, ThreadPool& pool);
+               std::span<const std::uint16_t> kind, ThreadPool& pool,
+               std::span<const std::uint32_t> ids = {});
 
   /// The cell column and row of a position (inline: the grid's rebuild takes both for every
   /// robot twice, and the kernels once per query).

@@ -47,13 +47,14 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     std::call_once(kinds_once_, [&] { find_leds(w); });
 
     // 1. Robots with LEDs whose body comes within range (any of its LEDs may then be), as
-    //    row << 32 | grid slot, sorted by row: the documented order is by owner id (rows are
-    //    sorted by id), then LED index.
+    //    id << 32 | grid slot, sorted by id: the documented order is by owner id, then LED
+    //    index.
     const RobotGrid& grid = w.index().robots;
     const double* gx = grid.sorted_x().data();
     const double* gy = grid.sorted_y().data();
     const std::uint32_t* order = grid.order().data();
     const std::uint16_t* kind = w.state().robot_kind().data();
+    const EntityId* ids = w.state().robot_id().data();
     const Vec2 p{gx[robot.slot], gy[robot.slot]};
     sc.near.clear();
     grid.for_each_within(p, range_ + max_radius_, [&](std::uint32_t s) {
@@ -63,7 +64,7 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
       if (k.parts.empty() || s == robot.slot) return;
       const double reach = range_ + k.radius_m;
       if (dx * dx + dy * dy > reach * reach) return;
-      sc.near.push_back(std::uint64_t{row} << 32 | s);
+      sc.near.push_back(std::uint64_t{ids[row]} << 32 | s);
     });
     sort_by_row(sc.near, sc.rows, sc.sorted);
 
@@ -74,8 +75,8 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     sc.ry.clear();
     sc.colors.clear();
     for (const std::uint64_t item : sc.near) {
-      const auto row = static_cast<std::uint32_t>(item >> 32);
       const auto s = static_cast<std::uint32_t>(item);
+      const std::uint32_t row = order[s];
       const double dx = gx[s] - p.x, dy = gy[s] - p.y;
       const KindLeds& k = kinds_[kind[row]];
       double cj = 0, sj = 0;

@@ -33,7 +33,7 @@ inline void frame_bearings(std::size_t n, const double* __restrict dx, const dou
     out[k] = frame_bearing(c * dx[k] + s * dy[k], c * dy[k] - s * dx[k]);
 }
 
-/// Sorts `items` (row << 32 | anything, rows distinct) by row, i.e. by entity id. Up to 64
+/// Sorts `items` (key << 32 | anything, keys distinct: robot ids) by key. Up to 64
 /// items by rank (an item's place is the number of smaller rows: a branch-free loop the
 /// compiler vectorises, several times faster than a comparison sort at the tens of neighbours
 /// a robot usually has); more with std::sort. `rows` and `sorted` are scratch.

@@ -98,6 +98,7 @@ class RangeAndBearingSensor final : public Sensor {
     const double* gy = grid.sorted_y().data();
     const std::uint32_t* order = grid.order().data();
     const std::uint16_t* kind = w.state().robot_kind().data();
+    const EntityId* ids = w.state().robot_id().data();
     const Vec2 p{gx[robot.slot], gy[robot.slot]};
     // Altitudes, when flyers are in the run: a device is at its robot's z + its kind's height.
     const double* z =
@@ -130,9 +131,9 @@ class RangeAndBearingSensor final : public Sensor {
         const double dx = gx[s] - p.x, dy = gy[s] - p.y;
         if (dx * dx + dy * dy + dz * dz > range2_) continue;
       }
-      sc.senders.push_back(std::uint64_t{row} << 32 | s);
+      sc.senders.push_back(std::uint64_t{ids[row]} << 32 | s);
     }
-    // The documented order: by sender id (rows are kept sorted by id).
+    // The documented order: by sender id.
     sort_by_row(sc.senders, sc.rows, sc.sorted);
     if (blocked_)
       std::erase_if(sc.senders, [&](std::uint64_t rs) {
@@ -147,7 +148,6 @@ class RangeAndBearingSensor final : public Sensor {
     det_sincos(theta, sn, c);
     const std::size_t width = w.state().robots.desc(data_).width;
     const std::uint8_t* payload = static_cast<std::uint8_t*>(w.state().robots.data(data_));
-    const EntityId* ids = w.state().robot_id().data();
     // Offsets gathered into arrays, so that the bearings are computed on vectors.
     const std::size_t m = sc.senders.size();
     sc.geometry.resize(4 * m);
@@ -156,8 +156,8 @@ class RangeAndBearingSensor final : public Sensor {
     double* dz = dy + m;
     double* bearing = dz + m;
     for (std::size_t k = 0; k < m; ++k) {
-      const auto row = static_cast<std::uint32_t>(sc.senders[k] >> 32);
       const auto s = static_cast<std::uint32_t>(sc.senders[k]);
+      const std::uint32_t row = order[s];
       dx[k] = gx[s] - p.x;
       dy[k] = gy[s] - p.y;
       dz[k] = emitters_[kind[row]].height_m - height_ + (z ? z[row] - own_z : 0.0);
@@ -165,7 +165,7 @@ class RangeAndBearingSensor final : public Sensor {
     frame_bearings(m, dx, dy, c, sn, bearing);
     sc.messages.resize(m);
     for (std::size_t k = 0; k < m; ++k) {
-      const auto row = static_cast<std::uint32_t>(sc.senders[k] >> 32);
+      const std::uint32_t row = order[static_cast<std::uint32_t>(sc.senders[k])];
       const double dh2 = dx[k] * dx[k] + dy[k] * dy[k];
       RabMessage& msg = sc.messages[k];
       msg.sender = ids[row];

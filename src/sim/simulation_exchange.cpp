@@ -776,6 +776,7 @@ void Simulation::exchange_moves() {
       for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
         if (mover_[i] == dist_.process) listed.push_back(ids[i]);
     }
+    std::sort(listed.begin(), listed.end());  // (rows may not be in id order)
     exchange_listed(columns, std::move(listed), /*end_of_tick=*/true);
   } else {
     exchange_rows(kMoves, columns, host_, false);
@@ -952,6 +953,8 @@ void Simulation::hash_partitioned_world() {
   std::vector<std::uint32_t> mine;
   for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
     if (host_[ids[i]] == dist_.process) mine.push_back(i);
+  std::sort(mine.begin(), mine.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
   std::vector<std::uint8_t> out;
   {
     log::ByteWriter w(out);

@@ -32,6 +32,7 @@ std::vector<EntityId> Simulation::robots() const {
   std::vector<EntityId> mine;
   for (std::uint32_t i = 0; i < ids.size(); ++i)
     if (process_of(i) == dist_.process) mine.push_back(ids[i]);
+  std::sort(mine.begin(), mine.end());  // (a partitioned process's rows may not be in id order)
   return mine;
 }
 

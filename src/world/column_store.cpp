@@ -205,30 +205,6 @@ void ColumnStore::retain(std::span<const std::uint8_t> keep) {
   rows_ = kept;
 }
 
-void ColumnStore::insert_rows(std::span<const std::uint32_t> at) {
-  if (at.empty()) return;
-  const std::size_t old = rows_, n = old + at.size();
-  grow(n);
-  for (std::size_t c = 0; c < schema_.size(); ++c) {
-    const ColumnDesc& d = schema_[c];
-    if (d.type == ColumnType::kString) {
-      columns_[c].strings.insert(at, d.width);
-      continue;
-    }
-    // From the back: the rows from at[j] up move up by j + 1, then the new row is zeroed.
-    const std::size_t row = d.row_bytes();
-    std::byte* p = columns_[c].bytes.get();
-    std::size_t src = old;
-    for (std::size_t j = at.size(); j-- > 0;) {
-      const std::size_t from = at[j];
-      if (src > from) std::memmove(p + (from + j + 1) * row, p + from * row, (src - from) * row);
-      src = from;
-      std::memset(p + (from + j) * row, 0, row);
-    }
-  }
-  rows_ = n;
-}
-
 void ColumnStore::copy_row(const ColumnStore& src, std::size_t from, std::size_t to) {
   for (std::size_t c = 0; c < schema_.size(); ++c) {
     const ColumnDesc& d = schema_[c];

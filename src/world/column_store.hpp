@@ -48,10 +48,6 @@ class ColumnStore {
   void erase_row(std::size_t r);
   /// Keeps the rows whose flag in `keep` (one per row) is set, in order, in place.
   void retain(std::span<const std::uint8_t> keep);
-  /// Inserts a row of zeros before each row at[j] (non-decreasing; rows() for the end), in
-  /// one pass: the j-th new row is then row at[j] + j. For a store that holds some robots of
-  /// a larger world and takes others in (docs/distributed.md).
-  void insert_rows(std::span<const std::uint32_t> at);
   /// Copies row `from` of `src` (same schema) into row `to` of this store.
   void copy_row(const ColumnStore& src, std::size_t from, std::size_t to);
   /// Appends column c's bytes of each of `rows`, in that order (not for string columns).

@@ -69,18 +69,6 @@ void StringColumn::retain(const std::uint8_t* keep, std::size_t width) {
   rows_.resize(to);
 }
 
-void StringColumn::insert(std::span<const std::uint32_t> at, std::size_t width) {
-  const std::size_t old = rows_.size();
-  rows_.resize(old + at.size() * width, kEmpty);
-  // From the back: group g moves up by the number of insertions at or before it.
-  std::size_t src = old, dst = rows_.size();
-  for (std::size_t j = at.size(); j-- > 0;) {
-    const std::size_t from = std::size_t{at[j]} * width;
-    while (src > from) rows_[--dst] = rows_[--src];
-    for (std::size_t k = 0; k < width; ++k) rows_[--dst] = kEmpty;
-  }
-}
-
 std::size_t StringColumn::memory_bytes() const {
   std::size_t n =
       rows_.capacity() * sizeof(std::uint64_t) + stems_.capacity() * sizeof(std::string);

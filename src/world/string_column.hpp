@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -50,9 +49,7 @@ class StringColumn {
   void erase(std::size_t b, std::size_t e);
   /// Keeps the rows whose flag in `keep` (one per `width` rows) is set, in order.
   void retain(const std::uint8_t* keep, std::size_t width);
-  /// Inserts `width` empty rows before each group of `width` rows at[j] (non-decreasing
-  /// group indices, size() / width for the end).
-  void insert(std::span<const std::uint32_t> at, std::size_t width);
+
   /// Bytes held (rows and stems).
   std::size_t memory_bytes() const;
 

@@ -192,21 +192,17 @@ void WorldState::retain_robots(std::span<const std::uint8_t> keep) {
 }
 
 std::vector<std::uint32_t> WorldState::insert_robots(std::span<const EntityId> ids) {
-  std::vector<std::uint32_t> at(ids.size());
-  {
-    auto held = robot_id();
-    for (std::size_t j = 0; j < ids.size(); ++j)
-      at[j] = static_cast<std::uint32_t>(std::lower_bound(held.begin(), held.end(), ids[j]) -
-                                         held.begin());
-  }
-  robots.insert_rows(at);
+  const std::size_t first = robot_count();
+  if (!ids.empty() && first > 0 && ids.front() < robot_id()[first - 1]) ids_in_order = false;
+  robots.resize_rows(first + ids.size());
   auto held = robot_id();
+  std::vector<std::uint32_t> rows(ids.size());
   for (std::size_t j = 0; j < ids.size(); ++j) {
-    at[j] += static_cast<std::uint32_t>(j);
-    held[at[j]] = ids[j];
+    rows[j] = static_cast<std::uint32_t>(first + j);
+    held[rows[j]] = ids[j];
   }
-  reindex_robots(at.empty() ? robot_count() : at[0]);
-  return at;
+  reindex_robots(first);
+  return rows;
 }
 
 void WorldState::remove_object(EntityId id) {

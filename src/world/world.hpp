@@ -145,7 +145,8 @@ const std::vector<ColumnDesc>& body_columns();
 const std::vector<ColumnDesc>& object_columns();
 
 /// Everything that changes, in columns indexed by a dense robot index (robots kept sorted by
-/// id, so iteration order is a function of the experiment only). Why columns: the hot phases
+/// id, so iteration order is a function of the experiment only; a process of a partitioned
+/// run appends the robots it takes in, see ids_in_order). Why columns: the hot phases
 /// stream through x/y/theta and the readings of every robot each tick; each phase writes only
 /// its own robot's rows, from whichever worker owns that index range. The robot columns are
 /// the body's (fixed handles in `body`) followed by those the kinds' parts declare.
@@ -182,8 +183,13 @@ struct WorldState {
   /// process holds"): keeps the robots whose flag in `keep` (one per row) is set, in one pass.
   void retain_robots(std::span<const std::uint8_t> keep);
   /// The same: takes in the robots `ids` (increasing, none held, all below next_id) as rows
-  /// of zeros but their id, in one pass; returns their rows.
+  /// of zeros but their id, after the others (no pass over the rows; ids_in_order turns false
+  /// when one is below a robot held); returns their rows.
   std::vector<std::uint32_t> insert_robots(std::span<const EntityId> ids);
+  /// The rows are in id order: always, but on a process that took robots in (insert_robots).
+  /// The spatial grid then orders each cell by id, and the parts that list other robots sort
+  /// them by id, so every phase visits robots in id order either way.
+  bool ids_in_order = true;
   void remove_object(EntityId id);
   std::uint32_t robot_index(EntityId id) const;   ///< kNoIndex if not a live robot
   std::uint32_t object_index(EntityId id) const;  ///< kNoIndex if not a live object

@@ -285,6 +285,11 @@ function step()
   for _, b in ipairs(robot.colored_blob_omnidirectional_camera) do
     turn = turn + b.angle * b.distance / 300
   end
+  -- The lists' order counts too (by sender id, by owner id): the first of each steers.
+  local m = robot.range_and_bearing[1]
+  if m then turn = turn + 2 * math.sin(m.horizontal_bearing * 7 + m.data[1]) end
+  local b = robot.colored_blob_omnidirectional_camera[1]
+  if b then turn = turn + 2 * math.cos(b.angle * 5) end
   turn = math.max(-4, math.min(4, turn))
   robot.wheels.set_velocity(6 - turn, 6 + turn)
   robot.leds.set_all_colors(#robot.range_and_bearing % 2 == 0 and "green" or "red")
@@ -298,8 +303,8 @@ end
       "    <controller id=\"s\" type=\"lua\" script=\"" + far + "\"/>\n"
       "  </controllers>\n"
       "  <arena size=\"48,3\">\n"
-      "    <distribute count=\"360\" kind=\"epuck\" controller=\"d\" id_prefix=\"d\"/>\n"
-      "    <distribute count=\"40\" kind=\"footbot\" controller=\"s\" id_prefix=\"f\"/>\n"
+      "    <distribute count=\"250\" kind=\"epuck\" controller=\"d\" id_prefix=\"d\"/>\n"
+      "    <distribute count=\"150\" kind=\"footbot\" controller=\"s\" id_prefix=\"f\"/>\n"
       "  </arena>\n"
       "</fleetsim>\n";
   const std::uint64_t ref = single(xml, "");

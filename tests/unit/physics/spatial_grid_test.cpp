@@ -7,7 +7,9 @@
 #include <set>
 
 #include "core/cpu_features.hpp"
+#include "core/thread_pool.hpp"
 #include "fleetsim/random.hpp"
+#include "physics/spatial_grid.hpp"
 #include "robots/proximity_sensor.hpp"
 #include "scene.hpp"
 
@@ -207,6 +209,48 @@ TEST(SpatialGrid, RebuildIsTheSameForAnyThreadCount) {
   fill_random(b, 9, 3000, 6.0);
   EXPECT_EQ(a.index.robots.order(), b.index.robots.order());
   EXPECT_EQ(a.index.robots.sorted_x(), b.index.robots.sorted_x());
+}
+
+// A process of a partitioned run appends the robots it takes in, so its rows are not in id
+// order; the grid then lists each cell's robots by id, exactly as over the same robots with rows
+// in id order: every query visits robots in the same order (docs/distributed.md, "What a
+// process holds").
+TEST(SpatialGrid, RowsOutOfIdOrderAreListedInIdOrderInEveryCell) {
+  CounterRng rng(21, 0, 0, RandomStream::kPlacement);
+  const std::size_t n = 5000;
+  std::vector<double> x(n), y(n);
+  std::vector<std::uint16_t> kind(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = rng.uniform(-3, 3);  // about 2 robots a cell of 0.1 m: many cells hold several
+    y[i] = rng.uniform(-3, 3);
+  }
+  // Rows in another order: robot (id) k at row perm[k].
+  std::vector<std::uint32_t> perm(n);
+  for (std::size_t k = 0; k < n; ++k) perm[k] = static_cast<std::uint32_t>(k);
+  for (std::size_t k = n - 1; k > 0; --k) std::swap(perm[k], perm[rng.below(k + 1)]);
+  std::vector<double> px(n), py(n);
+  std::vector<std::uint16_t> pk(n, 0);
+  std::vector<std::uint32_t> ids(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    px[perm[k]] = x[k];
+    py[perm[k]] = y[k];
+    ids[perm[k]] = static_cast<std::uint32_t>(k);
+  }
+  ThreadPool pool(2);
+  RobotGrid sorted, shuffled;
+  sorted.configure({-3, -3}, {3, 3}, 0.1, {0.035});
+  shuffled.configure({-3, -3}, {3, 3}, 0.1, {0.035});
+  sorted.rebuild(x, y, kind, pool);
+  shuffled.rebuild(px, py, pk, pool, ids);
+  ASSERT_EQ(sorted.order().size(), n);
+  std::size_t crowded = 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    ASSERT_EQ(ids[shuffled.order()[s]], sorted.order()[s]) << "slot " << s;
+    EXPECT_EQ(shuffled.sorted_x()[s], sorted.sorted_x()[s]);
+    crowded += s > 0 && sorted.cell_x(sorted.sorted_x()[s]) == sorted.cell_x(sorted.sorted_x()[s - 1]) &&
+               sorted.cell_y(sorted.sorted_y()[s]) == sorted.cell_y(sorted.sorted_y()[s - 1]);
+  }
+  EXPECT_GT(crowded, n / 10) << "too few cells hold several robots for the test to mean anything";
 }
 
 TEST(SpatialIndex, AnArenaWithNoRobotKindInTheRunTakesOneCell) {
