@@ -21,22 +21,21 @@
 // line then also has `builtin_cpu_ns_per_robot_step` and `lua_extra_cpu_ns_per_robot_step`,
 // what Lua adds to each robot-step.
 //
-// `--processes K` (K > 1; the arena split into K domains, whatever E) first runs the scene on one process with P threads, then on
-// K processes with P threads each (docs/distributed.md), and prints one line for the K-process
-// run with `processes`, `speedup_vs_one_process`, `one_process_rtf`, `same_hash_as_one_process`,
-// and the exchange's figures per tick over all processes: `halo_robots_per_tick` (robots whose
-// halo columns were sent), `migrations_per_tick`, `bytes_per_tick` (payloads sent),
-// `exchange_us_per_tick` (the slowest process's packing, rounds and unpacking, including
-// waiting for the others) and `exchange_work_us_per_tick` (the same without the waiting), all
-// without the end's state gather (`state_gather_bytes`: once per run; `rtf` and `tick_us`
-// include it); and
-// `per_process`, each process's own `peak_rss_bytes`, `rss_end_bytes` (resident after the last
-// tick: what it needs while it runs, the load behind it), `partitioned` (it held only its part
-// of the world), `owned_robots` (robots it senses, controls and moves, on average over the
-// ticks), `ghost_robots` (the others whose state it holds, on average), `held_robots_max`,
-// `bytes_sent_per_tick`, `exchange_us_per_tick`, `rounds_per_tick` and `state_hash`.
-// `mpirun -n K diffusion ...` runs the scene on the K ranks of the MPI job instead (rank 0
-// prints the line, without the one-process run and its three figures).
+// `--processes K` (K > 1; the arena split into K domains, whatever E) first runs the scene on one
+// process with P threads, then on K processes with P threads each (docs/distributed.md), and prints
+// one line for the K-process run with `processes`, `speedup_vs_one_process`, `one_process_rtf`,
+// `same_hash_as_one_process`, and the exchange's figures per tick over all processes:
+// `halo_robots_per_tick` (robots whose halo columns were sent), `migrations_per_tick`,
+// `bytes_per_tick` (payloads sent), `exchange_us_per_tick` (the slowest process's packing, rounds
+// and unpacking, including waiting for the others) and `exchange_work_us_per_tick` (the same
+// without the waiting), all without the end's state gather (`state_gather_bytes`: once per run;
+// `rtf` and `tick_us` include it); and `per_process`, each process's own `peak_rss_bytes`,
+// `rss_end_bytes` (resident after the last tick: what it needs while it runs, the load behind it),
+// `partitioned` (it held only its part of the world), `owned_robots` (robots it senses, controls
+// and moves, on average over the ticks), `ghost_robots` (the others whose state it holds, on
+// average), `held_robots_max`, `bytes_sent_per_tick`, `exchange_us_per_tick`, `rounds_per_tick` and
+// `state_hash`. `mpirun -n K diffusion ...` runs the scene on the K ranks of the MPI job instead
+// (rank 0 prints the line, without the one-process run and its three figures).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -225,19 +224,19 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   for (const auto& r : reports) {
     const double owned = static_cast<double>(r.robot_steps) / ticks;  // (on average)
     const double held = static_cast<double>(r.exchange.held_robot_ticks) / ticks;
-    per.push_back({{"process", r.process},
-                   {"peak_rss_bytes", r.peak_rss_bytes},
-                   {"rss_end_bytes", r.rss_end_bytes},
-                   {"partitioned", r.partitioned},
-                   {"owned_robots", owned},
-                   {"ghost_robots", held - owned},
-                   {"held_robots_max", r.exchange.held_robots_max},
-                   {"bytes_sent_per_tick",
-                    static_cast<double>(r.exchange.bytes_sent - r.exchange.gather_bytes) / ticks},
-                   {"exchange_us_per_tick",
-                    (r.exchange.seconds - r.exchange.gather_seconds) * 1e6 / ticks},
-                   {"rounds_per_tick", static_cast<double>(r.exchange.rounds) / ticks},
-                   {"state_hash", hex64(r.state_hash)}});
+    per.push_back(
+        {{"process", r.process},
+         {"peak_rss_bytes", r.peak_rss_bytes},
+         {"rss_end_bytes", r.rss_end_bytes},
+         {"partitioned", r.partitioned},
+         {"owned_robots", owned},
+         {"ghost_robots", held - owned},
+         {"held_robots_max", r.exchange.held_robots_max},
+         {"bytes_sent_per_tick",
+          static_cast<double>(r.exchange.bytes_sent - r.exchange.gather_bytes) / ticks},
+         {"exchange_us_per_tick", (r.exchange.seconds - r.exchange.gather_seconds) * 1e6 / ticks},
+         {"rounds_per_tick", static_cast<double>(r.exchange.rounds) / ticks},
+         {"state_hash", hex64(r.state_hash)}});
   }
   nlohmann::ordered_json j = {{"bench", "diffusion"},
                               {"robots", p0.robots},

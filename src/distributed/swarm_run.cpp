@@ -58,16 +58,15 @@ Assignment assign(const Experiment& ex, int processes, const std::string& how) {
     // Affinities only: the rest is automatic.
   }
   const std::size_t robots = ex.state.robot_count();
-  const bool split = processes > 1 && std::any_of(model.engines.begin(), model.engines.end(),
-                                                  [](const EngineRegion& r) {
-                                                    return splits_over_domains(r.type);
-                                                  });
+  const bool split = processes > 1 &&
+                     std::any_of(model.engines.begin(), model.engines.end(),
+                                 [](const EngineRegion& r) { return splits_over_domains(r.type); });
   // At most one process per robot at the start (a domain without one would idle) or per region.
   const std::size_t usable = split ? std::max(robots, regions) : regions;
   if (static_cast<std::size_t>(processes) > usable)
     throw std::invalid_argument(
-        ex.path + ": error: " + std::to_string(processes) + " processes but this run can use at most " +
-        std::to_string(usable) +
+        ex.path + ": error: " + std::to_string(processes) +
+        " processes but this run can use at most " + std::to_string(usable) +
         (split ? " (one per robot at the start: " + std::to_string(robots) + " robots)"
                : std::string(" (its ") + std::to_string(regions) +
                      (regions == 1 ? " physics engine region" : " physics engine regions") +
@@ -83,8 +82,8 @@ Assignment assign(const Experiment& ex, int processes, const std::string& how) {
     for (std::size_t i = 0; i < robots; ++i) points[i] = {xs[i], ys[i]};
     a.domains = Domains::bisect(points, model.arena_min(), model.arena_max(), processes);
     // Regions simulated whole: on the process whose domain holds most of their robots.
-    std::vector<std::vector<std::size_t>> held(regions, std::vector<std::size_t>(
-                                                            static_cast<std::size_t>(processes), 0));
+    std::vector<std::vector<std::size_t>> held(
+        regions, std::vector<std::size_t>(static_cast<std::size_t>(processes), 0));
     for (std::size_t i = 0; i < robots; ++i)
       ++held[ex.state.robot_engine()[i]][static_cast<std::size_t>(a.domains.at(points[i]))];
     for (std::size_t e = 0; e < regions; ++e) {
@@ -122,7 +121,6 @@ Assignment assign(const Experiment& ex, int processes, const std::string& how) {
   }
   return a;
 }
-
 
 std::vector<std::string> region_names(const WorldModel& model, const Assignment& owner, int p) {
   std::vector<std::string> names;

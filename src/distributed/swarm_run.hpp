@@ -39,7 +39,7 @@ struct SwarmRunOptions {
   /// Each process holds only its part of the world when the run allows it (see
   /// Distribution::partition_storage); false: every process holds the whole world.
   bool partition_storage = true;
-  bool progress = false;                           ///< a progress bar on stderr (process 0)
+  bool progress = false;  ///< a progress bar on stderr (process 0)
   /// Checkpoints every `checkpoint_every_s` wall seconds (0: none) into `checkpoint_dir`,
   /// written by process 0 (docs/checkpoints.md).
   double checkpoint_every_s = 0;
@@ -109,7 +109,7 @@ struct ProcessReport {
   bool partitioned = false;  ///< it held only its part of the world (Simulation::partitioned)
   std::string status;
   double loop_wall_seconds = 0;
-  int threads = 0;  ///< its worker threads
+  int threads = 0;                   ///< its worker threads
   std::uint64_t peak_rss_bytes = 0;  ///< its process's peak resident memory (threads: shared)
   /// Its process's resident memory after the last tick (before the end's gather): what a
   /// process needs while it runs, once the load is behind it.

@@ -797,8 +797,12 @@ int RobotTable::camera_switch(lua_State* L, bool on) {
   return 0;
 }
 
-int RobotTable::camera_enable(lua_State* L) { return camera_switch(L, true); }
-int RobotTable::camera_disable(lua_State* L) { return camera_switch(L, false); }
+int RobotTable::camera_enable(lua_State* L) {
+  return camera_switch(L, true);
+}
+int RobotTable::camera_disable(lua_State* L) {
+  return camera_switch(L, false);
+}
 
 // robot.random: ARGoS's signatures, drawing from the robot's counter-based stream.
 

@@ -489,7 +489,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
                 gathered[used++] = static_cast<std::int16_t>(std::int64_t{found[j]} -
                                                              static_cast<std::int64_t>(s));
           }
-          if (best < fi && !ghost(s)) {  // (a ghost's fraction comes from its process)
+          if (best < fi && !ghost(s)) {      // (a ghost's fraction comes from its process)
             f_next_[s] = -round_down(best);  // < fi: best < fi, and fi is a float; changed
             ++local_changes;
             if (changed_here.size() < sparse_max)
@@ -570,8 +570,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         sends.clear();
         for (std::uint32_t s : now)
           if (split->shared[order[s]]) sends.push_back(s);
-        changing = border_round(*split, sends, f_, false, now.size(), index.border_m, order,
-                                n, round + 1);
+        changing =
+            border_round(*split, sends, f_, false, now.size(), index.border_m, order, n, round + 1);
         now.insert(now.end(), ghost_changed_.begin(), ghost_changed_.end());
       }
       ++round;
@@ -650,8 +650,7 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
                                              const std::vector<std::uint32_t>& slots,
                                              std::vector<float>& f, bool motion,
                                              std::uint64_t changes, double reach,
-                                             const std::uint32_t* order, std::size_t n,
-                                             int round) {
+                                             const std::uint32_t* order, std::size_t n, int round) {
   // 'B' u32 round, u64 changes, u32 k, k x (u32 robot id, [f32 dx, f32 dy,] f32 fraction);
   // little-endian (docs/distributed.md, "Contact rounds").
   std::vector<std::uint8_t> out;
@@ -685,8 +684,9 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
     const auto& in = all[p];
     std::size_t at = 0;
     auto fail = [&](const char* what) {
-      throw std::runtime_error("process " + std::to_string(p) + " sent a malformed contact round (" +
-                               what + "); the processes no longer agree on the world");
+      throw std::runtime_error("process " + std::to_string(p) +
+                               " sent a malformed contact round (" + what +
+                               "); the processes no longer agree on the world");
     };
     auto take = [&](void* v, std::size_t size) {
       if (in.size() - at < size) fail("truncated");

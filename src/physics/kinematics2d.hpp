@@ -42,9 +42,9 @@ struct SpatialIndex {
   /// `sensing_m`: the longest sensor reach beyond a body's surface.
   void init(const WorldModel& model, std::size_t robots_hint = 0, double sensing_m = 0);
   void rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool);
-  double interaction_m = 0;    ///< the longest distance any query reaches (contact or sensing)
-  double contact_m = 0;        ///< the longest contact distance; the 3x3 block holds it
-  double max_radius_m = 0;     ///< the largest body radius of the run's kinds
+  double interaction_m = 0;  ///< the longest distance any query reaches (contact or sensing)
+  double contact_m = 0;      ///< the longest contact distance; the 3x3 block holds it
+  double max_radius_m = 0;   ///< the largest body radius of the run's kinds
   /// The farthest a kinematics2d contact candidate can be (two bodies' radii and motions):
   /// a robot nearer than this to another process's domain takes part in the contact rounds.
   double border_m = 0;
@@ -58,8 +58,8 @@ struct SpatialIndex {
 /// of their fraction, so each process computes the fractions one process would. Every process
 /// makes the same rounds (their number is agreed in each).
 struct ContactBorders {
-  const std::int16_t* mover = nullptr;   ///< per row: the process that moves the robot
-  const std::uint8_t* shared = nullptr;  ///< per row: 1 for a robot another process reads
+  const std::int16_t* mover = nullptr;         ///< per row: the process that moves the robot
+  const std::uint8_t* shared = nullptr;        ///< per row: 1 for a robot another process reads
   std::span<const std::uint32_t> shared_rows;  ///< the same robots' rows, increasing
   /// Per row: the robot's id (robots travel by id: processes may hold different robots), and
   /// the row of an id (kNoIndex when this process does not hold it).
@@ -68,7 +68,7 @@ struct ContactBorders {
   /// This process holds only the robots near its domain: robots it does not hold are near
   /// other domains only, and their motions and fractions are skipped.
   bool partial = false;
-  int process = 0;                       ///< this process
+  int process = 0;  ///< this process
   /// One round: this process's bytes to every other; returns every process's, by index.
   std::function<std::vector<std::vector<std::uint8_t>>(std::vector<std::uint8_t>)> round;
 };

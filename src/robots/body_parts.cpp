@@ -73,8 +73,7 @@ class DifferentialDrive final : public BatchedActuator<DifferentialDrive> {
   }
   void act(const PartContext& ctx, RobotRef robot) override {
     WorldState& s = engine_world(ctx).state();
-    const auto* w =
-        static_cast<const double*>(s.robots.data(column_)) + 2 * std::size_t{robot.row};
+    const auto* w = static_cast<const double*>(s.robots.data(column_)) + 2 * std::size_t{robot.row};
     const double max = constants_[1];
     const double l = std::clamp(w[0], -max, max);
     const double r = std::clamp(w[1], -max, max);
@@ -95,7 +94,8 @@ class QuadrotorSpeed final : public BatchedActuator<QuadrotorSpeed> {
   void setup(PartSetup& setup) override {
     column_ = setup.find_column("velocity_cmd");
     if (column_ == kNoColumn)
-      setup.error("actuator '" + setup.name() + "': needs a pointmass3d engine in the run "
+      setup.error("actuator '" + setup.name() +
+                  "': needs a pointmass3d engine in the run "
                   "(expected <physics><pointmass3d/></physics> and a flying kind)");
     constants_[0] = setup.kind().max_speed_m_per_s;
   }
@@ -149,11 +149,21 @@ class Leds final : public BatchedActuator<Leds> {
 
 }  // namespace
 
-std::unique_ptr<Actuator> make_quadrotor_speed() { return std::make_unique<QuadrotorSpeed>(); }
-std::unique_ptr<Actuator> make_leds() { return std::make_unique<Leds>(); }
+std::unique_ptr<Actuator> make_quadrotor_speed() {
+  return std::make_unique<QuadrotorSpeed>();
+}
+std::unique_ptr<Actuator> make_leds() {
+  return std::make_unique<Leds>();
+}
 
-std::unique_ptr<Sensor> make_collision_sensor() { return std::make_unique<CollisionSensor>(); }
-std::unique_ptr<Sensor> make_positioning_sensor() { return std::make_unique<PositioningSensor>(); }
-std::unique_ptr<Actuator> make_differential_drive() { return std::make_unique<DifferentialDrive>(); }
+std::unique_ptr<Sensor> make_collision_sensor() {
+  return std::make_unique<CollisionSensor>();
+}
+std::unique_ptr<Sensor> make_positioning_sensor() {
+  return std::make_unique<PositioningSensor>();
+}
+std::unique_ptr<Actuator> make_differential_drive() {
+  return std::make_unique<DifferentialDrive>();
+}
 
 }  // namespace fleetsim

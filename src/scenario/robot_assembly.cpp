@@ -45,7 +45,7 @@ class KindPartSetup final : public PartSetup {
   int workers() const override { return workers_; }
   void error(const std::string& message) override {
     // A built-in kind's parts have no line of their own: the kind's, or the file's.
-    const SourceLocation& where = !part_.where.file.empty() ? part_.where
+    const SourceLocation& where = !part_.where.file.empty()   ? part_.where
                                   : !kind_.where.file.empty() ? kind_.where
                                                               : file_;
     diags_.error(where, "kind '" + kind_.name + "': " + message);

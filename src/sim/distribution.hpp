@@ -56,7 +56,7 @@ struct Distribution {
   /// when the run allows it (Simulation::partitioned(), docs/distributed.md "What a process
   /// holds"); otherwise, or when false, every process holds the whole world.
   bool partition_storage = false;
-  Exchange* exchange = nullptr;     ///< not owned; required when processes > 1
+  Exchange* exchange = nullptr;  ///< not owned; required when processes > 1
   /// Largest message of a moves or state round; larger rounds go in parts. Under the
   /// transport's 64 MiB limit (docs/wire-format.md); tests make it small.
   std::size_t part_bytes = std::size_t{32} << 20;

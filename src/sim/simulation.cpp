@@ -495,9 +495,8 @@ std::uint32_t Simulation::checked_robot(EntityId id, const char* what) const {
     throw RunError(std::string("loop functions: ") + what + ": no robot with id " +
                    std::to_string(id));
   if (staging() && distributed() && process_of(i) != dist_.process)
-    throw RunError(std::string("loop functions: ") + what + ": robot '" +
-                   state_.robot_name()[i] + "' is moved by process " +
-                   std::to_string(process_of(i)) + ", not this one (" +
+    throw RunError(std::string("loop functions: ") + what + ": robot '" + state_.robot_name()[i] +
+                   "' is moved by process " + std::to_string(process_of(i)) + ", not this one (" +
                    std::to_string(dist_.process) +
                    "): loop functions in the per-process form read and change only their "
                    "process's robots (robots() lists them; docs/loop-functions.md)");
@@ -615,8 +614,9 @@ Vec2 Simulation::object_position(EntityId id) const {
 }
 void Simulation::set_object(EntityId id, Vec2 p, double size, const std::string& tag) {
   if (staging())
-    throw RunError("loop functions: set_object: loop functions in the per-process form do not "
-                   "change objects (every process would; docs/loop-functions.md)");
+    throw RunError(
+        "loop functions: set_object: loop functions in the per-process form do not "
+        "change objects (every process would; docs/loop-functions.md)");
   auto o = state_.object_index(id);
   if (o == kNoIndex) throw RunError("loop functions: no object with id " + std::to_string(id));
   state_.object_x()[o] = p.x;
@@ -627,8 +627,9 @@ void Simulation::set_object(EntityId id, Vec2 p, double size, const std::string&
 EntityId Simulation::add_object(const std::string& object_class, Vec2 p, double size,
                                 const std::string& tag) {
   if (staging())
-    throw RunError("loop functions: add_object: loop functions in the per-process form do not "
-                   "change objects (every process would; docs/loop-functions.md)");
+    throw RunError(
+        "loop functions: add_object: loop functions in the per-process form do not "
+        "change objects (every process would; docs/loop-functions.md)");
   std::uint16_t cls = 0;
   const auto& classes = model_->object_classes;
   auto it = std::find(classes.begin(), classes.end(), object_class);
@@ -642,8 +643,9 @@ EntityId Simulation::add_object(const std::string& object_class, Vec2 p, double 
 }
 void Simulation::remove_object(EntityId id) {
   if (staging())
-    throw RunError("loop functions: remove_object: loop functions in the per-process form do not "
-                   "change objects (every process would; docs/loop-functions.md)");
+    throw RunError(
+        "loop functions: remove_object: loop functions in the per-process form do not "
+        "change objects (every process would; docs/loop-functions.md)");
   if (state_.object_index(id) == kNoIndex)
     throw RunError("loop functions: remove_object: no object with id " + std::to_string(id));
   state_.remove_object(id);

@@ -361,7 +361,7 @@ class Simulation final : private WorldAccess {
   double halo_reach_ = 0;
   std::vector<std::int16_t> mover_;
   ContactBorders borders_;  ///< the contact rounds of a run split over domains
-  bool pinned_ = false;                     ///< some robots have affinities (distributed only)
+  bool pinned_ = false;     ///< some robots have affinities (distributed only)
   /// Distributed: tags this process's robots set this tick (by row), interned after the
   /// exchange with every process's (by robot id).
   std::vector<std::pair<std::uint32_t, std::string>> staged_tags_, incoming_tags_;

@@ -2,24 +2,31 @@
 // process simulates (its domain's, or its whole regions'), the exchange of their moves each
 // tick, and the handoff of robots that changed domain or region.
 //
-// Messages (every process sends one per round, the same to all; little-endian):
+// Messages (every process sends one per round, the same to all; little-endian; the layouts
+// are in docs/distributed.md, "Messages"):
 //   moves    'M' i64 tick, u32 first row of the part, u32 n, then for each column of the
 //            round's list the column's bytes of the sender's n rows of the part, in row order;
-//            the last part then has u32 t, t x (u32 row, string tag), and u8 flags: 1 = take a
-//            checkpoint at the start of the next tick (the first process only; 0 from others)
-//            With affinities, the last part then has u32 k, k x (u32 row, the row's bytes
-//            column by column): the whole rows of the robots the sender simulates whose
+//            the last part then has u32 t, t x (u32 robot id, string tag), and u8 flags: 1 =
+//            take a checkpoint at the start of the next tick (the first process only; 0 from
+//            others). With affinities, the last part then has u32 k, k x (u32 row, the row's
+//            bytes column by column): the whole rows of the robots the sender simulates whose
 //            controllers another process runs
-//   border moves 'N' like moves, with u32 n then n x u32 rows (increasing) before the columns:
-//            only the sender's robots near another domain (may_send_border_halo)
-//   contact rounds 'B': kinematics2d's, inside the physics (physics/kinematics2d.cpp)
-//   handoff  'H' i64 tick, u32 n, n x (u32 row, the row's bytes column by column,
+//   border moves 'N' like moves, the part by ids [first, first + m), with u32 n then n x u32
+//            robot ids (increasing) before the columns: only the sender's robots near another
+//            domain (may_send_border_halo); in a partitioned run every tick (with the body's
+//            kind, controller, engine and tag among the columns), and for the robots loop
+//            functions moved
+//   contact rounds 'B': kinematics2d's, inside the physics (physics/kinematics2d.cpp), by id
+//   handoff  'H' i64 tick, u32 n, n x (u32 robot id, u16 process it goes to, u16 kind, u16
+//            controller, u8 engine, u32 tag, string name, the row's bytes column by column,
 //            u32 length, the controller's saved state)
 //   actuation 'A' (with affinities only) i64 tick, u32 n, n x (u32 row, the row's bytes column
 //            by column): the robots whose controllers the sender runs and another process
 //            simulates, after their actuators acted
 //   state    'S' like moves without the tags and flags: every column of the robots this
-//            process held (at the end of the run, and for a checkpoint)
+//            process held (at the end of the run, and for a checkpoint). A partitioned run's
+//            end instead: 'S' i64 tick, u32 n, n x u32 ids of the robots it ran, then per hashed
+//            column 'S' i64 tick, u32 column, u32 k, the column's bytes of the next k of them
 //   controllers 'C' i64 tick, u32 n, n x (u32 robot id, u32 length, the controller's saved
 //            state): a checkpoint's, for the robots this process holds, by id
 // A moves or state round is sent in parts of at most Distribution::part_bytes (rows [first, first +
@@ -28,8 +35,10 @@
 // moves, or those it held).
 //   hello    'E' u64 hash of the world state, u64 seed, u32 robots, u32 processes, string
 //            experiment name: the first round, before tick 0; every process must agree
-// Rows are the dense robot indices, the same on every process (every process holds the same
-// robots in the same order). A message that does not fit (a row out of range, a robot the
+// Rows in 'M', 'A' and a whole-world run's 'S' are the dense robot indices, the same on every
+// process (every process holds the same robots in the same order); the others name robots by
+// id, since a partitioned process holds only some (docs/distributed.md, "What a process
+// holds"). A message that does not fit (a row out of range, a robot the
 // sender does not simulate, a size that does not add up) stops the run: the processes no
 // longer agree, and going on would give a different world than one process.
 #include <malloc.h>
@@ -59,8 +68,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 std::string Simulation::bad_value(const ColumnStore& store, std::span<const std::uint32_t> rows,
-                                  const std::vector<ColumnHandle>& columns,
-                                  bool positions) const {
+                                  const std::vector<ColumnHandle>& columns, bool positions) const {
   // Real numbers are finite and positions near the arena: a robot never gets far from it, and
   // a position beyond any grid (1e253, NaN) would make the next tick's index meaningless.
   const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
@@ -94,8 +102,7 @@ std::string Simulation::bad_value(const ColumnStore& store, std::span<const std:
 
 void Simulation::check_received(int from, std::span<const std::uint32_t> rows,
                                 const std::vector<ColumnHandle>& columns) const {
-  if (auto why = bad_value(state_.robots, rows, columns, true); !why.empty())
-    desync(from, why);
+  if (auto why = bad_value(state_.robots, rows, columns, true); !why.empty()) desync(from, why);
 }
 
 void Simulation::check_identity(int from, std::span<const std::uint32_t> rows) const {
@@ -124,9 +131,8 @@ void Simulation::setup_distribution() {
   for (std::size_t e = 0; e < model_->engines.size(); ++e) {
     const int p = dist_.engine_process[e];
     if (p >= dist_.processes || p < (split ? -1 : 0))
-      throw RunError("the distribution gives region '" + model_->engines[e].id +
-                     "' to process " + std::to_string(p) + " of " +
-                     std::to_string(dist_.processes));
+      throw RunError("the distribution gives region '" + model_->engines[e].id + "' to process " +
+                     std::to_string(p) + " of " + std::to_string(dist_.processes));
     owned_engine_[e] = p == dist_.process || p < 0 ? 1 : 0;
   }
   borders_.process = dist_.process;
@@ -177,8 +183,8 @@ void Simulation::rebalance() {
   constexpr double kSlack = 1.25;
   const std::size_t n = state_.robot_count();
   const auto p = static_cast<std::size_t>(dist_.processes);
-  if (dist_.domains.empty() || !last_moves_full_ || state_.tick == 0 ||
-      state_.tick % kEvery != 0 || n < 2 * p)
+  if (dist_.domains.empty() || !last_moves_full_ || state_.tick == 0 || state_.tick % kEvery != 0 ||
+      n < 2 * p)
     return;
   std::vector<std::size_t> held(p, 0);
   const EntityId* ids = state_.robot_id().data();
@@ -190,8 +196,8 @@ void Simulation::rebalance() {
   if (static_cast<double>(*std::max_element(held.begin(), held.end())) <= kSlack * share) return;
   std::vector<Vec2> points(n);
   for (std::size_t i = 0; i < n; ++i) points[i] = {state_.x()[i], state_.y()[i]};
-  dist_.domains = Domains::bisect(points, model_->arena_min(), model_->arena_max(),
-                                  dist_.processes);
+  dist_.domains =
+      Domains::bisect(points, model_->arena_min(), model_->arena_max(), dist_.processes);
   ++xstats_.rebalances;
 }
 
@@ -251,10 +257,10 @@ bool Simulation::may_send_border_halo() const {
     return false;
   // The built-in parts, whose reach is known: the others may read any robot.
   static const std::set<std::string> sensors = {
-      "proximity", "proximity_noisy", "collision", "positioning", "range_and_bearing",
-      "colored_blob_omnidirectional_camera"};
-  static const std::set<std::string> actuators = {"differential_drive", "quadrotor_speed",
-                                                  "leds", "range_and_bearing"};
+      "proximity",   "proximity_noisy",   "collision",
+      "positioning", "range_and_bearing", "colored_blob_omnidirectional_camera"};
+  static const std::set<std::string> actuators = {"differential_drive", "quadrotor_speed", "leds",
+                                                  "range_and_bearing"};
   for (const RobotKind& k : model_->kinds) {
     if (!k.in_run) continue;
     for (const PartDecl& p : k.sensors)
@@ -428,7 +434,7 @@ void Simulation::handoff() {
     const std::uint8_t* saved = nullptr;
     std::uint32_t saved_len = 0;
   };
-  std::vector<Arrival> moved;  // every robot changing process, wherever it goes
+  std::vector<Arrival> moved;   // every robot changing process, wherever it goes
   std::vector<EntityId> fresh;  // those coming here that this process does not hold
   std::size_t row_bytes = 0;
   for (ColumnHandle c : row_columns_) row_bytes += state_.robots.desc(c).row_bytes();
@@ -762,7 +768,8 @@ void Simulation::exchange_moves() {
   // began: migration comes after the exchange).
   // This process's tags are sent (staged_tags_) and merged with the others' (incoming_tags_).
   incoming_tags_.clear();
-  for (const auto& [row, tag] : staged_tags_) incoming_tags_.emplace_back(state_.robot_id()[row], tag);
+  for (const auto& [row, tag] : staged_tags_)
+    incoming_tags_.emplace_back(state_.robot_id()[row], tag);
   // A run whose robots read only their neighbours (may_send_border_halo), on a tick no log
   // keeps: only the robots near another domain, whose halo another process may read. A
   // partitioned run sends those alike, or on such a tick every robot each process moves.
@@ -799,8 +806,7 @@ void Simulation::exchange_moves() {
     incoming_tags_.clear();
   }
   xstats_.held_robot_ticks += state_.robot_count();
-  xstats_.held_robots_max =
-      std::max<std::uint64_t>(xstats_.held_robots_max, state_.robot_count());
+  xstats_.held_robots_max = std::max<std::uint64_t>(xstats_.held_robots_max, state_.robot_count());
   xstats_.seconds += seconds_since(t0);
 }
 
@@ -1079,6 +1085,5 @@ void Simulation::hash_partitioned_world() {
   world_hash_ = h.value();
   world_robots_ = total;
 }
-
 
 }  // namespace fleetsim

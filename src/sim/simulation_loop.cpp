@@ -74,7 +74,7 @@ void Simulation::run_hook(const std::function<void()>& hook, bool post_step) {
 }
 
 std::vector<std::array<std::uint8_t, 8>> Simulation::reduce(char op,
-                                                           std::array<std::uint8_t, 8> mine) {
+                                                            std::array<std::uint8_t, 8> mine) {
   if (!distributed()) return {mine};
   std::vector<std::uint8_t> out = {static_cast<std::uint8_t>(kReduction),
                                    static_cast<std::uint8_t>(op)};
@@ -83,8 +83,7 @@ std::vector<std::array<std::uint8_t, 8>> Simulation::reduce(char op,
   std::vector<std::array<std::uint8_t, 8>> values(all.size());
   for (std::size_t p = 0; p < all.size(); ++p) {
     const auto& m = all[p];
-    if (m.size() != 10 || m[0] != kReduction)
-      desync(static_cast<int>(p), "a malformed reduction");
+    if (m.size() != 10 || m[0] != kReduction) desync(static_cast<int>(p), "a malformed reduction");
     if (m[1] != static_cast<std::uint8_t>(op))
       throw RunError("tick " + std::to_string(state_.tick) + ": loop functions asked for " +
                      "different reductions on process " + std::to_string(dist_.process) +

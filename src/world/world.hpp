@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fleetsim/controller.hpp"
 #include "core/diagnostics.hpp"
+#include "fleetsim/controller.hpp"
 #include "fleetsim/types.hpp"
 #include "world/column_store.hpp"
 
@@ -21,10 +21,10 @@ inline constexpr int kMaxContacts = 4;
 
 /// A part (sensor or actuator) listed in a robot kind: a registry type and its parameters.
 struct PartDecl {
-  std::string name;  ///< unique within the kind; defaults to the type
-  std::string type;  ///< registry name, e.g. "proximity_noisy"
+  std::string name;       ///< unique within the kind; defaults to the type
+  std::string type;       ///< registry name, e.g. "proximity_noisy"
   std::string interface;  ///< what it provides, e.g. "proximity" (from the registry)
-  Params params;     ///< checked against the type's ParamDocs, defaults filled in
+  Params params;          ///< checked against the type's ParamDocs, defaults filled in
   SourceLocation where;
 };
 
@@ -62,15 +62,19 @@ struct EngineRegion {
 
 /// Built once, never changed during a run; shared read-only by every thread.
 struct WorldModel {
-  std::string name;       ///< experiment file
+  std::string name;  ///< experiment file
   std::uint64_t seed = 0;
   SimTime tick_period_ns = 100'000'000;
   Tick length_ticks = 0;  ///< 0 = until the loop functions end the run
 
   Vec2 arena_center;
   double arena_width_m = 0, arena_height_m = 0;
-  Vec2 arena_min() const { return {arena_center.x - arena_width_m / 2, arena_center.y - arena_height_m / 2}; }
-  Vec2 arena_max() const { return {arena_center.x + arena_width_m / 2, arena_center.y + arena_height_m / 2}; }
+  Vec2 arena_min() const {
+    return {arena_center.x - arena_width_m / 2, arena_center.y - arena_height_m / 2};
+  }
+  Vec2 arena_max() const {
+    return {arena_center.x + arena_width_m / 2, arena_center.y + arena_height_m / 2};
+  }
 
   /// Static obstacles: walls, box sides, bitmap edges, arena border. Shared by all engines.
   std::vector<Segment> segments;
@@ -85,7 +89,7 @@ struct WorldModel {
 
   std::vector<RobotKind> kinds;
   std::vector<ControllerDecl> controllers;
-  std::vector<EngineRegion> engines;  ///< at least one; each type's regions tile the arena
+  std::vector<EngineRegion> engines;      ///< at least one; each type's regions tile the arena
   std::vector<std::string> engine_types;  ///< the types of `engines`, in order of first use
   std::vector<std::string> object_classes;
 
@@ -102,7 +106,10 @@ struct WorldModel {
 /// sense+control phase's per-worker staging (see Simulation).
 class TagTable {
  public:
-  TagTable() { strings_.emplace_back(); index_.emplace("", 0); }
+  TagTable() {
+    strings_.emplace_back();
+    index_.emplace("", 0);
+  }
   std::uint32_t intern(const std::string& s);
   const std::string& str(std::uint32_t i) const { return strings_[i]; }
   const std::vector<std::string>& strings() const { return strings_; }
@@ -201,11 +208,19 @@ struct WorldState {
   std::span<EntityId> robot_id() { return robots.span<EntityId>(body::kId); }
   std::span<const EntityId> robot_id() const { return robots.span<EntityId>(body::kId); }
   std::span<std::uint16_t> robot_kind() { return robots.span<std::uint16_t>(body::kKind); }
-  std::span<const std::uint16_t> robot_kind() const { return robots.span<std::uint16_t>(body::kKind); }
-  std::span<std::uint16_t> robot_controller() { return robots.span<std::uint16_t>(body::kController); }
-  std::span<const std::uint16_t> robot_controller() const { return robots.span<std::uint16_t>(body::kController); }
+  std::span<const std::uint16_t> robot_kind() const {
+    return robots.span<std::uint16_t>(body::kKind);
+  }
+  std::span<std::uint16_t> robot_controller() {
+    return robots.span<std::uint16_t>(body::kController);
+  }
+  std::span<const std::uint16_t> robot_controller() const {
+    return robots.span<std::uint16_t>(body::kController);
+  }
   std::span<std::uint8_t> robot_engine() { return robots.span<std::uint8_t>(body::kEngine); }
-  std::span<const std::uint8_t> robot_engine() const { return robots.span<std::uint8_t>(body::kEngine); }
+  std::span<const std::uint8_t> robot_engine() const {
+    return robots.span<std::uint8_t>(body::kEngine);
+  }
   std::span<double> x() { return robots.span<double>(body::kX); }
   std::span<const double> x() const { return robots.span<double>(body::kX); }
   std::span<double> y() { return robots.span<double>(body::kY); }
@@ -221,16 +236,22 @@ struct WorldState {
   std::span<float> contact_angle() { return robots.span<float>(body::kContactAngle); }
   std::span<const float> contact_angle() const { return robots.span<float>(body::kContactAngle); }
   std::span<std::uint8_t> contact_count() { return robots.span<std::uint8_t>(body::kContactCount); }
-  std::span<const std::uint8_t> contact_count() const { return robots.span<std::uint8_t>(body::kContactCount); }
+  std::span<const std::uint8_t> contact_count() const {
+    return robots.span<std::uint8_t>(body::kContactCount);
+  }
   std::span<std::uint32_t> robot_tag() { return robots.span<std::uint32_t>(body::kTag); }
-  std::span<const std::uint32_t> robot_tag() const { return robots.span<std::uint32_t>(body::kTag); }
+  std::span<const std::uint32_t> robot_tag() const {
+    return robots.span<std::uint32_t>(body::kTag);
+  }
   StringColumn& robot_name() { return robots.strings(body::kName); }
   const StringColumn& robot_name() const { return robots.strings(body::kName); }
 
   std::span<EntityId> object_id() { return objects.span<EntityId>(object::kId); }
   std::span<const EntityId> object_id() const { return objects.span<EntityId>(object::kId); }
   std::span<std::uint16_t> object_class() { return objects.span<std::uint16_t>(object::kClass); }
-  std::span<const std::uint16_t> object_class() const { return objects.span<std::uint16_t>(object::kClass); }
+  std::span<const std::uint16_t> object_class() const {
+    return objects.span<std::uint16_t>(object::kClass);
+  }
   std::span<double> object_x() { return objects.span<double>(object::kX); }
   std::span<const double> object_x() const { return objects.span<double>(object::kX); }
   std::span<double> object_y() { return objects.span<double>(object::kY); }
@@ -238,7 +259,9 @@ struct WorldState {
   std::span<double> object_size() { return objects.span<double>(object::kSize); }
   std::span<const double> object_size() const { return objects.span<double>(object::kSize); }
   std::span<std::uint32_t> object_tag() { return objects.span<std::uint32_t>(object::kTag); }
-  std::span<const std::uint32_t> object_tag() const { return objects.span<std::uint32_t>(object::kTag); }
+  std::span<const std::uint32_t> object_tag() const {
+    return objects.span<std::uint32_t>(object::kTag);
+  }
   StringColumn& object_name() { return objects.strings(object::kName); }
   const StringColumn& object_name() const { return objects.strings(object::kName); }
 

@@ -137,7 +137,8 @@ TEST_F(Swarm, OneRegionSplitOverDomainsGivesOneProcessesBits) {
     const std::string ref_bytes = slurp(ref_log);
     for (int n : {2, 3, 5}) {
       SCOPED_TRACE(std::to_string(n) + " processes");
-      const std::string log = path("one-region-" + std::to_string(seed) + "-" + std::to_string(n) + ".flog");
+      const std::string log =
+          path("one-region-" + std::to_string(seed) + "-" + std::to_string(n) + ".flog");
       auto reports = many(s.xml, log, n, SyncMode::kDsaam, 100);
       ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
       int migrated = 0;
@@ -170,7 +171,8 @@ TEST_F(Swarm, PerProcessLoopFunctionsGiveOneProcessesBits) {
     ASSERT_GT(ref_bytes.size(), 1000u);
     for (int n : {2, 3, 4}) {
       SCOPED_TRACE(std::to_string(n) + " processes");
-      const std::string log = path("local-" + std::to_string(seed) + "-" + std::to_string(n) + ".flog");
+      const std::string log =
+          path("local-" + std::to_string(seed) + "-" + std::to_string(n) + ".flog");
       auto reports = many(s.xml, log, n, n == 3 ? SyncMode::kLockstep : SyncMode::kDsaam, 100);
       ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
       std::uint64_t migrated = 0, sent = 0, steps = 0;
@@ -232,7 +234,9 @@ TEST_F(Swarm, WithoutLoopFunctionsOnlyTheRobotsNearABorderTravel) {
       "  <controllers>\n"
       "    <controller id=\"d\" type=\"diffusion\" speed=\"0.12\"/>\n"
       "    <controller id=\"w\" type=\"random_walk\" speed=\"0.12\" turn_probability=\"0.2\"/>\n"
-      "    <controller id=\"s\" type=\"lua\" script=\"" + script_ + "\"/>\n"
+      "    <controller id=\"s\" type=\"lua\" script=\"" +
+      script_ +
+      "\"/>\n"
       "  </controllers>\n"
       "  <arena size=\"48,3\">\n"
       "    <wall from=\"-1,-1\" to=\"1,1\"/>\n"
@@ -300,7 +304,9 @@ end
       "  <framework ticks_per_second=\"10\" length=\"8\" seed=\"11\"/>\n"
       "  <controllers>\n"
       "    <controller id=\"d\" type=\"diffusion\" speed=\"0.12\"/>\n"
-      "    <controller id=\"s\" type=\"lua\" script=\"" + far + "\"/>\n"
+      "    <controller id=\"s\" type=\"lua\" script=\"" +
+      far +
+      "\"/>\n"
       "  </controllers>\n"
       "  <arena size=\"48,3\">\n"
       "    <distribute count=\"250\" kind=\"epuck\" controller=\"d\" id_prefix=\"d\"/>\n"
@@ -347,7 +353,8 @@ TEST_F(Swarm, Dynamics2dRegionsOnTwoAndThreeProcessesGiveOneProcessesBits) {
     const std::uint64_t ref = single(s.xml, ref_log);
     const std::string ref_bytes = slurp(ref_log);
     for (int n = 2; n <= std::min(3, s.regions); ++n) {
-      const std::string log = path("d2-many-" + std::to_string(seed) + "-" + std::to_string(n) + ".flog");
+      const std::string log =
+          path("d2-many-" + std::to_string(seed) + "-" + std::to_string(n) + ".flog");
       auto reports = many(s.xml, log, n, SyncMode::kDsaam, 200);
       ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
       int migrated = 0;
@@ -372,7 +379,9 @@ TEST_F(Swarm, MixedEngineTypesOnSeveralProcessesGiveOneProcessesBits) {
       "  <controllers>\n"
       "    <controller id=\"d\" type=\"diffusion\" rule=\"argos\"/>\n"
       "    <controller id=\"walk\" type=\"random_walk\"/>\n"
-      "    <controller id=\"fly\" type=\"lua\" script=\"" + path("fly.lua") + "\"/>\n"
+      "    <controller id=\"fly\" type=\"lua\" script=\"" +
+      path("fly.lua") +
+      "\"/>\n"
       "  </controllers>\n"
       "  <arena size=\"6,6\">\n"
       "    <distribute count=\"120\" kind=\"footbot\" controller=\"d\" id_prefix=\"f\"/>\n"

@@ -247,7 +247,8 @@ TEST(SpatialGrid, RowsOutOfIdOrderAreListedInIdOrderInEveryCell) {
   for (std::size_t s = 0; s < n; ++s) {
     ASSERT_EQ(ids[shuffled.order()[s]], sorted.order()[s]) << "slot " << s;
     EXPECT_EQ(shuffled.sorted_x()[s], sorted.sorted_x()[s]);
-    crowded += s > 0 && sorted.cell_x(sorted.sorted_x()[s]) == sorted.cell_x(sorted.sorted_x()[s - 1]) &&
+    crowded += s > 0 &&
+               sorted.cell_x(sorted.sorted_x()[s]) == sorted.cell_x(sorted.sorted_x()[s - 1]) &&
                sorted.cell_y(sorted.sorted_y()[s]) == sorted.cell_y(sorted.sorted_y()[s - 1]);
   }
   EXPECT_GT(crowded, n / 10) << "too few cells hold several robots for the test to mean anything";
