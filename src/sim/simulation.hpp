@@ -348,6 +348,7 @@ class Simulation final : private WorldAccess {
   /// border_halo_ runs) of another domain, increasing; and where mark_rows gathers them.
   std::vector<std::uint32_t> shared_list_, halo_list_;
   std::vector<std::vector<std::uint32_t>> shared_by_worker_, halo_by_worker_;
+  std::size_t moving_count_ = 0;  ///< the robots this process moves this tick (mark_rows)
   bool border_halo_ = false;  ///< may_send_border_halo(), set up once
   bool partitioned_ = false;  ///< partitioned(), from start()
   bool checkpoints_ = false;  ///< enable_checkpoints() was called (on every process)

@@ -220,11 +220,14 @@ void Simulation::mark_rows() {
   halo_by_worker_.resize(shared_by_worker_.size());
   for (auto& l : shared_by_worker_) l.clear();
   for (auto& l : halo_by_worker_) l.clear();
+  std::vector<std::size_t> moving(shared_by_worker_.size(), 0);
   pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int worker) {
     auto& shared = shared_by_worker_[static_cast<std::size_t>(worker)];
     auto& halo = halo_by_worker_[static_cast<std::size_t>(worker)];
+    std::size_t& mine = moving[static_cast<std::size_t>(worker)];
     for (std::size_t i = b; i < e; ++i) {
       const int mover = owner_[ids[i]];
+      mine += mover == me ? 1 : 0;
       runs_[i] = host_[ids[i]] == me;
       mover_[i] = static_cast<std::int16_t>(mover);
       const double d = split && mover == me ? dist_.domains.to_other({x[i], y[i]}, me, far)
@@ -244,6 +247,8 @@ void Simulation::mark_rows() {
   };
   gather_sorted(shared_by_worker_, shared_list_);
   gather_sorted(halo_by_worker_, halo_list_);
+  moving_count_ = 0;
+  for (std::size_t m : moving) moving_count_ += m;
   borders_.mover = mover_.data();
   borders_.shared = shared_rows_.data();
   borders_.shared_rows = shared_list_;
@@ -383,11 +388,26 @@ void Simulation::handoff() {
   // here must come (a partitioned process may get others it does not hold).
   std::vector<std::uint32_t> leaving;
   std::vector<EntityId> expected;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const int to = host_of(i);
-    if (host_[ids[i]] == to) continue;
-    if (host_[ids[i]] == dist_.process) leaving.push_back(i);
-    if (to == dist_.process) expected.push_back(ids[i]);
+  {
+    const auto workers = static_cast<std::size_t>(pool_.size());
+    std::vector<std::vector<std::uint32_t>> leave_by(workers);
+    std::vector<std::vector<EntityId>> expect_by(workers);
+    pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int worker) {
+      auto& leave = leave_by[static_cast<std::size_t>(worker)];
+      auto& expect = expect_by[static_cast<std::size_t>(worker)];
+      for (std::size_t i = b; i < e; ++i) {
+        const int to = host_of(static_cast<std::uint32_t>(i));
+        const int from = host_[ids[i]];
+        if (from == to) continue;
+        if (from == dist_.process) leave.push_back(static_cast<std::uint32_t>(i));
+        if (to == dist_.process) expect.push_back(ids[i]);
+      }
+    });
+    for (std::size_t k = 0; k < workers; ++k) {
+      leaving.insert(leaving.end(), leave_by[k].begin(), leave_by[k].end());
+      expected.insert(expected.end(), expect_by[k].begin(), expect_by[k].end());
+    }
+    std::sort(leaving.begin(), leaving.end());
   }
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
@@ -727,7 +747,15 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
   // of the last tick they travelled, as in a run where every process holds the whole world;
   // every process receives every robot sent, so a robot held here is up to date whenever it
   // is near another domain).
+  // (Counted first, without a pass over every row: this process's robots are those it moves
+  // this tick, counted by mark_rows; the robots taken in since were sent, so not its own.)
   const std::size_t n = state_.robot_count();
+  std::size_t needed = moving_count_;
+  for (EntityId id : received) {
+    const std::uint32_t i = state_.robot_index(id);
+    needed += within_reach({state_.x()[i], state_.y()[i]}) ? 1 : 0;
+  }
+  if ((n - std::min(n, needed)) * 16 <= n) return;
   const EntityId* ids = state_.robot_id().data();
   std::vector<std::uint8_t> keep(n, 0);
   for (std::size_t i = 0; i < n; ++i) keep[i] = owner_[ids[i]] == dist_.process;
@@ -738,7 +766,6 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
   std::vector<EntityId> dropped;
   for (std::size_t i = 0; i < n; ++i)
     if (!keep[i]) dropped.push_back(ids[i]);
-  if (dropped.size() * 16 <= n) return;
   state_.retain_robots(keep);
   for (EntityId id : dropped) owner_[id] = -1;
   ++xstats_.ghost_drops;
