@@ -6,12 +6,15 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/run_command.hpp"
 #include "core/diagnostics.hpp"
 #include "core/plugin_loader.hpp"
 #include "plugins/builtins.hpp"
+#include "robots/kinds.hpp"
 #ifdef FLEETSIM_HAVE_FEDERATION
 #include <fstream>
 #include <sstream>
@@ -64,6 +67,29 @@ int check_command(const RunArgs& args) {
   return kExitOk;
 }
 
+/// A built-in robot kind's body, in words: what `fleetsim list` shows before its parts.
+std::string body_text(const RobotKind& k) {
+  std::string s = k.shape == BodyShape::kBox
+                      ? fmt::format("box {} m x {} m", k.length_m, k.width_m)
+                      : fmt::format("radius {} m", k.radius_m);
+  if (k.height_m > 0) s += fmt::format(", height {} m", k.height_m);
+  if (k.max_speed_m_per_s > 0) s += fmt::format(", max speed {} m/s", k.max_speed_m_per_s);
+  if (k.mass_kg > 0) s += fmt::format(", {} kg", k.mass_kg);
+  s += k.passive ? ", passive (no parts, no controller)" : "";
+  s += k.flies ? ", flies" : "";
+  return s + "; physics engine: " + (k.engine.empty() ? std::string("any") : k.engine);
+}
+
+/// A part of a built-in kind: its name, its type when the name differs, its parameters.
+std::string part_text(const PartDecl& p) {
+  std::string s = p.name;
+  if (p.type != p.name) s += " (" + p.type + ")";
+  std::string params;
+  for (const auto& [name, value] : p.params.values())
+    params += (params.empty() ? "" : ", ") + name + "=" + value;
+  return params.empty() ? s : s + ": " + params;
+}
+
 int list_command(bool json, const std::vector<std::string>& libraries) {
   PluginRegistry reg;
   register_builtins(reg);
@@ -93,6 +119,24 @@ int list_command(bool json, const std::vector<std::string>& libraries) {
                      {"description", i.description},
                      {"params", params},
                      {"columns", columns}});
+    }
+    for (const RobotKind& k : builtin_kinds()) {
+      auto parts = [](const std::vector<PartDecl>& list) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const PartDecl& p : list)
+          a.push_back({{"name", p.name}, {"type", p.type}, {"params", p.params.values()}});
+        return a;
+      };
+      out.push_back({{"kind", "robot kind"},
+                     {"name", k.name},
+                     {"description", body_text(k)},
+                     {"radius_m", k.radius_m},
+                     {"height_m", k.height_m},
+                     {"max_speed_m_per_s", k.max_speed_m_per_s},
+                     {"engine", k.engine},
+                     {"passive", k.passive},
+                     {"sensors", parts(k.sensors)},
+                     {"actuators", parts(k.actuators)}});
     }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
@@ -126,7 +170,15 @@ int list_command(bool json, const std::vector<std::string>& libraries) {
                   << c.doc << "\n";
     }
   }
-  std::cout << "\nPlug-in libraries named in an experiment's <plugins> add their own entries.\n";
+  // The built-in robot kinds (src/robots/kinds.hpp): a body and parts from the lists above.
+  std::cout << "\nrobot kinds:\n";
+  for (const RobotKind& k : builtin_kinds()) {
+    std::cout << "  " << k.name << " — " << body_text(k) << "\n";
+    for (const PartDecl& p : k.sensors) std::cout << "      sensor " << part_text(p) << "\n";
+    for (const PartDecl& p : k.actuators) std::cout << "      actuator " << part_text(p) << "\n";
+  }
+  std::cout << "\nPlug-in libraries named in an experiment's <plugins> add their own entries; an "
+               "experiment's <kinds> makes kinds of its own from these parts.\n";
   return kExitOk;
 }
 
@@ -252,7 +304,8 @@ void add_engine_commands(CLI::App& app, int& status) {
   auto* list = app.add_subcommand(
       "list",
       "List every plug-in (sensors, actuators, controllers, physics engines, loop "
-      "functions, log writers) with its documented parameters.");
+      "functions, log writers) with its documented parameters, and the built-in robot kinds "
+      "with their bodies and parts.");
   list->add_flag("--json", *json, "as JSON");
   list->add_option("--plugins", *libs, "also load these plug-in libraries and list their entries");
   list->callback([json, libs, &status] { status = list_command(*json, *libs); });

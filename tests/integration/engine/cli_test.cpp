@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@
 
 #include "log/log_reader.hpp"
 #include "plugins/builtins.hpp"
+#include "robots/kinds.hpp"
 #include "sim/simulation.hpp"
 #include "support/test_files.hpp"
 
@@ -285,6 +288,45 @@ TEST_F(Cli, APacedRunFollowsTheWallClockAndGivesTheSameBits) {
   Result bad = run(common + path("c.flog") + " --time-mode slow");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--time-mode"), std::string::npos) << bad.err;
+}
+
+// `fleetsim list` shows every built-in robot kind with its body and its parts, as text and as
+// JSON (the kinds a user names in <robot kind="..."> and <distribute kind="...">).
+TEST_F(Cli, ListShowsTheBuiltInRobotKindsWithTheirParts) {
+  Result text = run("list");
+  ASSERT_EQ(text.status, 0) << text.err;
+  const std::size_t kinds_at = text.out.find("\nrobot kinds:\n");
+  ASSERT_NE(kinds_at, std::string::npos) << text.out;
+  const std::string kinds = text.out.substr(kinds_at);
+  Result json = run("list --json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto entries = nlohmann::json::parse(json.out);
+  for (const RobotKind& k : builtin_kinds()) {
+    SCOPED_TRACE(k.name);
+    const std::size_t at = kinds.find("\n  " + k.name + " — ");
+    ASSERT_NE(at, std::string::npos) << kinds;
+    std::size_t next = at + 1;  // the next kind's line (its parts' lines are indented more)
+    while ((next = kinds.find("\n  ", next)) != std::string::npos && kinds[next + 3] == ' ')
+      ++next;
+    const std::string block = kinds.substr(at, next - at);
+    for (const PartDecl& p : k.sensors)
+      EXPECT_NE(block.find("sensor " + p.name), std::string::npos) << block;
+    for (const PartDecl& p : k.actuators)
+      EXPECT_NE(block.find("actuator " + p.name), std::string::npos) << block;
+    if (k.passive) EXPECT_NE(block.find("passive"), std::string::npos) << block;
+    const auto e = std::find_if(entries.begin(), entries.end(), [&](const nlohmann::json& j) {
+      return j.at("kind") == "robot kind" && j.at("name") == k.name;
+    });
+    ASSERT_NE(e, entries.end());
+    EXPECT_EQ(e->at("radius_m").get<double>(), k.radius_m);
+    ASSERT_EQ(e->at("sensors").size(), k.sensors.size());
+    for (std::size_t i = 0; i < k.sensors.size(); ++i) {
+      EXPECT_EQ(e->at("sensors")[i].at("type"), k.sensors[i].type);
+      using Values = std::map<std::string, std::string>;
+      EXPECT_EQ(e->at("sensors")[i].at("params").get<Values>(), k.sensors[i].params.values());
+    }
+    EXPECT_EQ(e->at("actuators").size(), k.actuators.size());
+  }
 }
 
 TEST(Registry, EveryBuiltinIsDocumented) {
