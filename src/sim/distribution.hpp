@@ -80,8 +80,6 @@ struct ExchangeStats {
   /// world when it holds all), and the most it held at once.
   std::uint64_t held_robot_ticks = 0;
   std::uint64_t held_robots_max = 0;
-  /// Times a partitioned process dropped the robots it no longer needed (Simulation).
-  std::uint64_t ghost_drops = 0;
 };
 
 }  // namespace fleetsim

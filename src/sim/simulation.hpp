@@ -195,6 +195,9 @@ class Simulation final : private WorldAccess {
   /// Whether a robot at `p` may be read by this process's robots in the next tick: it lies
   /// within halo_reach() of this process's domain.
   bool within_reach(Vec2 p) const;
+  /// The columns a moves round carries: the halo columns, the logged ones when `logged` (a
+  /// frame follows), and in a partitioned run who each robot is.
+  std::vector<ColumnHandle> moves_columns(bool logged) const;
   /// The robots' whole-world hash, one column per round from the processes that hold them
   /// (a partitioned run's gather_state()).
   void hash_partitioned_world();
@@ -243,6 +246,9 @@ class Simulation final : private WorldAccess {
   /// the arena (the columns were just written from process `from`).
   void check_received(int from, std::span<const std::uint32_t> rows,
                       const std::vector<ColumnHandle>& columns) const;
+  /// Whether a robot's kind, controller, region and tag (indices) are this run's.
+  bool known_identity(std::uint16_t kind, std::uint16_t controller, std::uint8_t engine,
+                      std::uint32_t tag) const;
   /// Refuses received rows whose kind, controller, region or tag is none of this run's.
   void check_identity(int from, std::span<const std::uint32_t> rows) const;
 
@@ -349,10 +355,10 @@ class Simulation final : private WorldAccess {
   std::vector<std::uint32_t> shared_list_, halo_list_;
   std::vector<std::vector<std::uint32_t>> shared_by_worker_, halo_by_worker_;
   std::size_t moving_count_ = 0;  ///< the robots this process moves this tick (mark_rows)
-  bool border_halo_ = false;  ///< may_send_border_halo(), set up once
-  bool partitioned_ = false;  ///< partitioned(), from start()
-  bool checkpoints_ = false;  ///< enable_checkpoints() was called (on every process)
-  bool resuming_ = false;     ///< the run goes on from a checkpoint
+  bool border_halo_ = false;      ///< may_send_border_halo(), set up once
+  bool partitioned_ = false;      ///< partitioned(), from start()
+  bool checkpoints_ = false;      ///< enable_checkpoints() was called (on every process)
+  bool resuming_ = false;         ///< the run goes on from a checkpoint
   /// A partitioned run's first process when it writes logs: it holds every robot (the moves
   /// of a tick a log keeps carry every robot's row to it).
   bool holds_all_ = true;

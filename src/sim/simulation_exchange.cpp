@@ -105,14 +105,19 @@ void Simulation::check_received(int from, std::span<const std::uint32_t> rows,
   if (auto why = bad_value(state_.robots, rows, columns, true); !why.empty()) desync(from, why);
 }
 
+bool Simulation::known_identity(std::uint16_t kind, std::uint16_t controller, std::uint8_t engine,
+                                std::uint32_t tag) const {
+  return kind < model_->kinds.size() && controller < model_->controllers.size() &&
+         engine < model_->engines.size() && tag < state_.tags.strings().size();
+}
+
 void Simulation::check_identity(int from, std::span<const std::uint32_t> rows) const {
   const auto kind = state_.robot_kind();
   const auto controller = state_.robot_controller();
   const auto engine = state_.robot_engine();
   const auto tag = state_.robot_tag();
   for (std::uint32_t i : rows)
-    if (kind[i] >= model_->kinds.size() || controller[i] >= model_->controllers.size() ||
-        engine[i] >= model_->engines.size() || tag[i] >= state_.tags.strings().size())
+    if (!known_identity(kind[i], controller[i], engine[i], tag[i]))
       desync(from, "a robot of no kind, controller, region or tag of this run");
 }
 
@@ -479,8 +484,7 @@ void Simulation::handoff() {
         a.saved = r.take(a.saved_len);
         if (a.id >= host_.size() || host_[a.id] != p || a.to == p || a.to >= dist_.processes)
           throw log::LogError("a robot it did not hold, or to no other process");
-        if (a.kind >= kinds || a.controller >= model_->controllers.size() ||
-            a.engine >= model_->engines.size() || a.tag >= state_.tags.strings().size())
+        if (!known_identity(a.kind, a.controller, a.engine, a.tag))
           throw log::LogError("a robot of no kind, controller, region or tag of this run");
         // Where this process holds the robot it knows where it goes (its position is fresh:
         // it was near a border).
@@ -763,12 +767,20 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
     const std::uint32_t i = state_.robot_index(id);
     keep[i] = keep[i] || within_reach({state_.x()[i], state_.y()[i]});
   }
-  std::vector<EntityId> dropped;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!keep[i]) dropped.push_back(ids[i]);
-  state_.retain_robots(keep);
-  for (EntityId id : dropped) owner_[id] = -1;
-  ++xstats_.ghost_drops;
+  state_.retain_robots(keep);  // (owner_ of the robots dropped is never read again)
+}
+
+std::vector<ColumnHandle> Simulation::moves_columns(bool logged) const {
+  std::vector<ColumnHandle> columns = halo_columns_;
+  if (logged)
+    for (ColumnHandle c : row_columns_)
+      if (state_.robots.desc(c).logged && !state_.robots.desc(c).halo) columns.push_back(c);
+  // A partitioned process may be sent robots it does not hold: with who they are.
+  if (partitioned_)
+    for (ColumnHandle c : {body::kKind, body::kController, body::kEngine, body::kTag})
+      columns.push_back(c);
+  std::sort(columns.begin(), columns.end());
+  return columns;
 }
 
 bool Simulation::within_reach(Vec2 p) const {
@@ -777,20 +789,12 @@ bool Simulation::within_reach(Vec2 p) const {
 
 void Simulation::exchange_moves() {
   const auto t0 = std::chrono::steady_clock::now();
-  // The halo columns, and the logged ones when the first process writes a frame after this
-  // tick (the next tick's number).
-  std::vector<ColumnHandle> columns = halo_columns_;
+  // The logged columns too when the first process writes a frame after this tick (the next
+  // tick's number).
   const Tick next = state_.tick + 1;
   bool frame = false;
   for (std::int64_t every : log_every_) frame = frame || next % every == 0;
-  if (frame)
-    for (ColumnHandle c : row_columns_)
-      if (state_.robots.desc(c).logged && !state_.robots.desc(c).halo) columns.push_back(c);
-  // A partitioned process may be sent robots it does not hold: with who they are.
-  if (partitioned_)
-    for (ColumnHandle c : {body::kKind, body::kController, body::kEngine, body::kTag})
-      columns.push_back(c);
-  std::sort(columns.begin(), columns.end());
+  const std::vector<ColumnHandle> columns = moves_columns(frame);
   // The robots each process moved this tick are those of its regions (engines as the tick
   // began: migration comes after the exchange).
   // This process's tags are sent (staged_tags_) and merged with the others' (incoming_tags_).
@@ -967,11 +971,7 @@ void Simulation::partition() {
   std::vector<std::uint8_t> keep(n);
   for (std::size_t i = 0; i < n; ++i)
     keep[i] = owner_[ids[i]] == dist_.process || within_reach({state_.x()[i], state_.y()[i]});
-  std::vector<EntityId> dropped;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!keep[i]) dropped.push_back(ids[i]);
   state_.retain_robots(keep);
-  for (EntityId id : dropped) owner_[id] = -1;
   state_.robots.shrink_to_fit();
   // What the load and the whole world's columns took goes back to the system (the allocator
   // keeps freed memory otherwise, and the process would stay as large as the world).

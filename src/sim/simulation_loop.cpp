@@ -283,8 +283,7 @@ void Simulation::apply_loop_changes(bool finished) {
     }
     // Not here: only its id, its tag in the table, and who runs it.
     state_.tags.intern(a.tag);
-    const EntityId id = state_.next_id++;
-    state_.index_of.resize(state_.next_id, kNoIndex);
+    const EntityId id = state_.skip_robot_id();
     owner_.resize(state_.next_id, -1);
     host_.resize(state_.next_id, -1);
     host_[id] = static_cast<std::int16_t>(dist_.domains.at(p));
@@ -298,11 +297,7 @@ void Simulation::apply_loop_changes(bool finished) {
           i != kNoIndex && process_of(i) == dist_.process)
         mine.push_back(m.id);
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-    std::vector<ColumnHandle> columns = halo_columns_;
-    for (ColumnHandle c : {body::kKind, body::kController, body::kEngine, body::kTag})
-      columns.push_back(c);
-    std::sort(columns.begin(), columns.end());
-    exchange_listed(columns, std::move(mine), /*end_of_tick=*/false);
+    exchange_listed(moves_columns(/*logged=*/false), std::move(mine), /*end_of_tick=*/false);
   }
 }
 

@@ -193,6 +193,11 @@ struct WorldState {
   /// of zeros but their id, after the others (no pass over the rows; ids_in_order turns false
   /// when one is below a robot held); returns their rows.
   std::vector<std::uint32_t> insert_robots(std::span<const EntityId> ids);
+  /// The same: a robot added elsewhere takes the next id here too, without a row.
+  EntityId skip_robot_id() {
+    index_of.resize(next_id + 1, kNoIndex);
+    return next_id++;
+  }
   /// The rows are in id order: always, but on a process that took robots in (insert_robots).
   /// The spatial grid then orders each cell by id, and the parts that list other robots sort
   /// them by id, so every phase visits robots in id order either way.
