@@ -588,7 +588,12 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
     owner_.resize(state_.next_id, -1);
     owner_[id] = static_cast<std::int16_t>(owner_now(i));
   }
-  make_controller_instance(i);
+  try {
+    make_controller_instance(i);
+  } catch (const RunError& e) {
+    throw RunError("tick " + std::to_string(state_.tick) + ", loop functions: add_robot: " +
+                   e.what());
+  }
   if (distributed()) {
     host_.resize(state_.next_id, -1);
     host_[id] = static_cast<std::int16_t>(host_of(i));

@@ -521,7 +521,12 @@ void Simulation::handoff() {
     }
     check_received(a.from, row, row_columns_);
     owner_[a.id] = static_cast<std::int16_t>(a.to);
-    make_controller_instance(i);
+    try {
+      make_controller_instance(i);
+    } catch (const RunError& e) {
+      throw RunError("tick " + std::to_string(state_.tick) + ", a robot arriving from process " +
+                     std::to_string(a.from) + ": " + e.what());
+    }
     if (Controller* c = instance(a.id)) {
       try {
         c->restore({a.saved, a.saved_len});

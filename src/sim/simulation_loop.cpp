@@ -118,9 +118,11 @@ std::array<std::uint8_t, 8> bytes_of(T v) {
 }  // namespace
 
 std::int64_t Simulation::sum(std::int64_t mine) {
-  // (Exact: the order does not matter.)
-  return fold_values<std::int64_t>(reduce('s', bytes_of(mine)), 0,
-                                   [](std::int64_t a, std::int64_t b) { return a + b; });
+  // Exact and modulo 2^64, as unsigned addition: the order does not matter, and a sum that
+  // overflows wraps the same way on any number of processes.
+  return static_cast<std::int64_t>(
+      fold_values<std::uint64_t>(reduce('s', bytes_of(mine)), 0,
+                                 [](std::uint64_t a, std::uint64_t b) { return a + b; }));
 }
 
 double Simulation::min(double mine) {
