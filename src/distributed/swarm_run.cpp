@@ -212,9 +212,9 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     r.partitioned = sim.partitioned();
     r.status = sim.state().status;
     r.threads = sim.threads();
-    if (const Domains& d = sim.distribution().domains; !d.empty()) {
+    if (const Domains& split = sim.distribution().domains; !split.empty()) {
       const Vec2 lo = sim.model().arena_min(), hi = sim.model().arena_max();
-      const Domains::Box& b = d.box(p);
+      const Domains::Box& b = split.box(p);
       r.domain = {std::max(b.min.x, lo.x), std::max(b.min.y, lo.y), std::min(b.max.x, hi.x),
                   std::min(b.max.y, hi.y)};
     }

@@ -1004,7 +1004,7 @@ void Simulation::hash_partitioned_world() {
   auto lists = gather(std::move(out), true);
   const auto procs = static_cast<std::size_t>(dist_.processes);
   std::vector<std::vector<EntityId>> held(procs);
-  std::size_t total = 0, most = 0;
+  std::size_t total = 0;
   for (std::size_t p = 0; p < procs; ++p) {
     try {
       log::ByteReader r(lists[p].data(), lists[p].size(), "a message");
@@ -1024,21 +1024,21 @@ void Simulation::hash_partitioned_world() {
       desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
     }
     total += held[p].size();
-    most = std::max(most, held[p].size());
   }
-  // The merge: which process and which of its robots comes next, in id order.
-  std::vector<std::pair<std::uint16_t, std::uint32_t>> order;
-  order.reserve(total);
-  {
-    std::vector<std::size_t> at(procs, 0);
-    for (std::size_t k = 0; k < total; ++k) {
-      std::size_t best = procs;
-      for (std::size_t p = 0; p < procs; ++p)
-        if (at[p] < held[p].size() && (best == procs || held[p][at[p]] < held[best][at[best]]))
+  // Robots in id order over every process: the merge of their lists (each in id order).
+  struct Merge {
+    const std::vector<std::vector<EntityId>>* held;
+    std::vector<std::size_t> at;
+    std::size_t next() {  // the process of the next robot in id order; steps past it
+      std::size_t best = at.size();
+      for (std::size_t p = 0; p < at.size(); ++p)
+        if (at[p] < (*held)[p].size() &&
+            (best == at.size() || (*held)[p][at[p]] < (*held)[best][at[best]]))
           best = p;
-      order.emplace_back(static_cast<std::uint16_t>(best), static_cast<std::uint32_t>(at[best]++));
+      ++at[best];
+      return best;
     }
-  }
+  };
   Hasher h;
   h.word(static_cast<std::uint64_t>(state_.tick));
   h.text(state_.status);
@@ -1046,22 +1046,29 @@ void Simulation::hash_partitioned_world() {
   ColumnHandle last_column = 0;  // the round ends with its last part
   for (ColumnHandle c = 0; c < schema.size(); ++c)
     if (schema[c].hashed) last_column = c;
+  const auto me = static_cast<std::size_t>(dist_.process);
   for (ColumnHandle c = 0; c < schema.size(); ++c) {
     const ColumnDesc& d = schema[c];
     if (!d.hashed) continue;
     h.word(total * d.width);
     const bool text = d.type == ColumnType::kString;
     const std::size_t row_bytes = text ? 0 : d.row_bytes();
-    // Parts of at most `part` robots of each process (all processes make as many).
+    // Rounds of the next `part` robots of the whole world in id order: each process sends
+    // those of them it ran, and every process feeds them to the hash as they come, so no
+    // process holds more than a round (a few MB) of the whole world's column at once.
     const std::size_t part =
-        text ? std::size_t{1} << 16 : std::max<std::size_t>(1, dist_.part_bytes / row_bytes);
-    const std::size_t parts = std::max<std::size_t>(1, (most + part - 1) / part);
-    // Every part's bytes, by process, then fed in id order (a column at a time: its bytes
-    // from every process are held at once).
-    std::vector<std::vector<std::uint8_t>> bytes(procs);
-    for (std::size_t q = 0; q < parts; ++q) {
-      const std::size_t from = std::min(mine.size(), q * part);
-      const std::size_t to = std::min(mine.size(), from + part);
+        text ? std::size_t{1} << 16
+             : std::max<std::size_t>(1, std::min(dist_.part_bytes, std::size_t{4} << 20) /
+                                            row_bytes);
+    const std::size_t rounds = std::max<std::size_t>(1, (total + part - 1) / part);
+    Merge merge{&held, std::vector<std::size_t>(procs, 0)};
+    PiecewiseBytes stream(h);
+    for (std::size_t q = 0; q < rounds; ++q) {
+      const std::size_t n = std::min(part, total - q * part);
+      Merge feed = merge;  // (where this round starts)
+      std::vector<std::size_t> count(procs, 0);
+      for (std::size_t k = 0; k < n; ++k) ++count[merge.next()];
+      const std::size_t from = feed.at[me], to = from + count[me];
       std::vector<std::uint8_t> piece;
       log::ByteWriter w(piece);
       w.u8(kState);
@@ -1076,41 +1083,36 @@ void Simulation::hash_partitioned_world() {
       } else {
         state_.robots.gather_rows(c, std::span(mine).subspan(from, to - from), piece);
       }
-      auto all = gather(std::move(piece), c != last_column || q + 1 < parts);
+      auto all = gather(std::move(piece), c != last_column || q + 1 < rounds);
+      std::vector<log::ByteReader> readers;
       for (std::size_t p = 0; p < procs; ++p) {
+        readers.emplace_back(all[p].data(), all[p].size(), "a message");
         try {
-          log::ByteReader r(all[p].data(), all[p].size(), "a message");
+          log::ByteReader& r = readers.back();
           if (r.u8() != kState || r.i64() != state_.tick || r.u32() != c)
             throw log::LogError("a message of another kind, tick or column");
-          const std::size_t k = r.u32();
-          const std::size_t expect =
-              std::min(held[p].size(), (q + 1) * part) - std::min(held[p].size(), q * part);
-          if (k != expect) throw log::LogError("another number of robots");
-          const std::size_t rest = r.remaining();
-          const std::uint8_t* at = r.take(rest);
-          if (!text && rest != k * row_bytes) throw log::LogError("another number of bytes");
-          bytes[p].insert(bytes[p].end(), at, at + rest);
+          if (r.u32() != count[p]) throw log::LogError("another number of robots");
+          if (!text && r.remaining() != count[p] * row_bytes)
+            throw log::LogError("another number of bytes");
         } catch (const log::LogError& e) {
           desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
         }
       }
-    }
-    if (text) {
-      // Strings: u32 length and bytes each, walked per process.
-      std::vector<log::ByteReader> readers;
-      for (std::size_t p = 0; p < procs; ++p)
-        readers.emplace_back(bytes[p].data(), bytes[p].size(), "a message");
-      try {
-        for (const auto& [p, j] : order)
-          for (std::uint32_t k = 0; k < d.width; ++k) h.text(readers[p].str());
-      } catch (const log::LogError& e) {
-        desync(0, std::string("a malformed 'S' message (") + e.what() + ")");
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t p = feed.next();
+        try {
+          if (text)
+            for (std::uint32_t e = 0; e < d.width; ++e) h.text(readers[p].str());
+          else
+            stream.bytes(readers[p].take(row_bytes), row_bytes);
+        } catch (const log::LogError& e) {
+          desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
+        }
       }
-    } else if (total > 0) {  // (as ColumnStore::hash_into: no bytes for no rows)
-      PiecewiseBytes stream(h);
-      for (const auto& [p, j] : order) stream.bytes(bytes[p].data() + j * row_bytes, row_bytes);
-      stream.end();
+      for (std::size_t p = 0; p < procs; ++p)
+        if (readers[p].remaining() != 0) desync(static_cast<int>(p), "a malformed 'S' message");
     }
+    if (!text && total > 0) stream.end();  // (as ColumnStore::hash_into: no bytes for no rows)
   }
   state_.objects.hash_into(h);
   for (const auto& t : state_.tags.strings()) h.text(t);

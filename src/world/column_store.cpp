@@ -6,25 +6,60 @@
 #include <new>
 #include <stdexcept>
 
+#include <sys/mman.h>
+
 #include "core/hash.hpp"
 
 namespace fleetsim {
 
 namespace {
 constexpr std::size_t kAlign = 64;
+/// Buffers from this size on are mapped from the system: their pages are zeros that cost no
+/// memory until written, so rows no one writes (a load's sensor columns for robots another
+/// process will run, capacity reserved ahead) stay free.
+constexpr std::size_t kMapFrom = std::size_t{1} << 20;
 
-std::byte* allocate(std::size_t bytes) {
-  std::size_t n = std::max<std::size_t>((bytes + kAlign - 1) / kAlign * kAlign, kAlign);
-  void* p = std::aligned_alloc(kAlign, n);
+/// In the kAlign bytes before every buffer: the length of its mapping, or 0 (from the heap).
+struct Header {
+  std::size_t mapped;
+};
+
+/// A kAlign-aligned buffer of at least `bytes`; `zero` tells whether it is known to be zeros.
+std::byte* allocate(std::size_t bytes, bool& zero) {
+  const std::size_t n = std::max<std::size_t>((bytes + kAlign - 1) / kAlign * kAlign, kAlign);
+  if (n + kAlign >= kMapFrom) {
+    void* p = mmap(nullptr, n + kAlign, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    static_cast<Header*>(p)->mapped = n + kAlign;
+    zero = true;
+    return static_cast<std::byte*>(p) + kAlign;
+  }
+  void* p = std::aligned_alloc(kAlign, n + kAlign);
   if (!p) throw std::bad_alloc();
-  // Not cleared: rows are zeroed as they are added (append_row, resize_rows, add), so capacity
-  // reserved ahead costs no memory until it is used.
-  return static_cast<std::byte*>(p);
+  static_cast<Header*>(p)->mapped = 0;
+  zero = false;
+  return static_cast<std::byte*>(p) + kAlign;
 }
 }  // namespace
 
 void ColumnStore::Free::operator()(std::byte* p) const {
-  std::free(p);
+  if (!p) return;
+  auto* h = reinterpret_cast<Header*>(p - kAlign);
+  if (h->mapped)
+    munmap(h, h->mapped);
+  else
+    std::free(h);
+}
+
+void ColumnStore::Column::replace(std::byte* fresh, bool zero, std::size_t written,
+                                  std::size_t capacity) {
+  bytes.reset(fresh);
+  dirty = zero ? written : capacity;
+}
+
+void ColumnStore::Column::zero_rows(std::size_t from, std::size_t to, std::size_t row) {
+  if (from < dirty) std::memset(bytes.get() + from * row, 0, (std::min(to, dirty) - from) * row);
+  dirty = std::max(dirty, to);
 }
 
 ColumnStore::ColumnStore(const ColumnStore& other) {
@@ -40,7 +75,8 @@ ColumnStore& ColumnStore::operator=(const ColumnStore& other) {
   columns_.resize(schema_.size());
   for (std::size_t c = 0; c < schema_.size(); ++c) {
     const std::size_t row = schema_[c].row_bytes();
-    columns_[c].bytes.reset(allocate(capacity_ * row));
+    bool zero = false;
+    columns_[c].replace(allocate(capacity_ * row, zero), zero, rows_, capacity_);
     if (rows_ * row > 0)
       std::memcpy(columns_[c].bytes.get(), other.columns_[c].bytes.get(), rows_ * row);
     columns_[c].strings = other.columns_[c].strings;
@@ -65,8 +101,9 @@ ColumnHandle ColumnStore::add(const ColumnDesc& desc) {
   if (desc.type == ColumnType::kString) {
     col.strings.resize(rows_ * desc.width);
   } else {
-    col.bytes.reset(allocate(capacity_ * desc.row_bytes()));
-    std::memset(col.bytes.get(), 0, rows_ * desc.row_bytes());
+    bool zero = false;
+    col.replace(allocate(capacity_ * desc.row_bytes(), zero), zero, 0, capacity_);
+    col.zero_rows(0, rows_, desc.row_bytes());
   }
   columns_.push_back(std::move(col));
   return static_cast<ColumnHandle>(schema_.size() - 1);
@@ -91,11 +128,12 @@ void ColumnStore::widen(ColumnHandle c, std::uint32_t width) {
     columns_[c].strings = std::move(s);
   } else {
     const std::size_t e = d.element_bytes();
-    std::byte* fresh = allocate(capacity_ * e * width);
-    std::memset(fresh, 0, rows_ * e * width);
+    bool zero = false;
+    std::byte* fresh = allocate(capacity_ * e * width, zero);
+    if (!zero) std::memset(fresh, 0, rows_ * e * width);
     for (std::size_t r = 0; r < rows_; ++r)
       std::memcpy(fresh + r * e * width, columns_[c].bytes.get() + r * e * old, e * old);
-    columns_[c].bytes.reset(fresh);
+    columns_[c].replace(fresh, zero, rows_, capacity_);
   }
   d.width = width;
 }
@@ -109,10 +147,11 @@ void ColumnStore::grow(std::size_t min_rows) {
       continue;
     }
     const std::size_t row = schema_[c].row_bytes();
-    std::byte* fresh = allocate(cap * row);
+    bool zero = false;
+    std::byte* fresh = allocate(cap * row, zero);
     if (rows_ * row > 0) std::memcpy(fresh, columns_[c].bytes.get(), rows_ * row);
     if (keep_replaced_) replaced_.push_back(std::move(columns_[c].bytes));
-    columns_[c].bytes.reset(fresh);
+    columns_[c].replace(fresh, zero, rows_, cap);
   }
   capacity_ = cap;
 }
@@ -130,9 +169,10 @@ void ColumnStore::shrink_to_fit() {
       continue;
     }
     const std::size_t row = schema_[c].row_bytes();
-    std::byte* fresh = allocate(cap * row);
+    bool zero = false;
+    std::byte* fresh = allocate(cap * row, zero);
     if (rows_ * row > 0) std::memcpy(fresh, columns_[c].bytes.get(), rows_ * row);
-    columns_[c].bytes.reset(fresh);
+    columns_[c].replace(fresh, zero, rows_, cap);
   }
   capacity_ = cap;
 }
@@ -144,7 +184,7 @@ void ColumnStore::resize_rows(std::size_t n) {
     if (d.type == ColumnType::kString)
       columns_[c].strings.resize(n * d.width);
     else if (n > rows_)
-      std::memset(columns_[c].bytes.get() + rows_ * d.row_bytes(), 0, (n - rows_) * d.row_bytes());
+      columns_[c].zero_rows(rows_, n, d.row_bytes());
   }
   rows_ = n;
 }
@@ -156,7 +196,7 @@ std::size_t ColumnStore::append_row() {
     if (d.type == ColumnType::kString)
       columns_[c].strings.resize((rows_ + 1) * d.width);
     else
-      std::memset(columns_[c].bytes.get() + rows_ * d.row_bytes(), 0, d.row_bytes());
+      columns_[c].zero_rows(rows_, rows_ + 1, d.row_bytes());
   }
   return rows_++;
 }
@@ -180,15 +220,21 @@ void ColumnStore::retain(std::span<const std::uint8_t> keep) {
   std::size_t kept = 0;
   for (std::size_t r = 0; r < rows_; ++r) kept += keep[r] ? 1 : 0;
   if (kept == rows_) return;
+  const bool small = kept <= rows_ / 2 && !keep_replaced_;
   for (std::size_t c = 0; c < schema_.size(); ++c) {
     const ColumnDesc& d = schema_[c];
     if (d.type == ColumnType::kString) {
       columns_[c].strings.retain(keep.data(), d.width);
       continue;
     }
-    // Runs of kept rows move down together.
+    // Runs of kept rows move down together: in place when most rows stay, else into a buffer
+    // sized to them, the old one freed (the dropped rows' pages are never written, and go
+    // back to the system).
     const std::size_t row = d.row_bytes();
-    std::byte* p = columns_[c].bytes.get();
+    const std::byte* from = columns_[c].bytes.get();
+    bool zero = false;
+    std::byte* fresh = small ? allocate(std::max<std::size_t>(kept, 16) * row, zero) : nullptr;
+    std::byte* p = small ? fresh : columns_[c].bytes.get();
     std::size_t to = 0;
     for (std::size_t r = 0; r < rows_;) {
       if (!keep[r]) {
@@ -197,11 +243,13 @@ void ColumnStore::retain(std::span<const std::uint8_t> keep) {
       }
       std::size_t e = r + 1;
       while (e < rows_ && keep[e]) ++e;
-      if (to != r) std::memmove(p + to * row, p + r * row, (e - r) * row);
+      if (p + to * row != from + r * row) std::memmove(p + to * row, from + r * row, (e - r) * row);
       to += e - r;
       r = e;
     }
+    if (small) columns_[c].replace(fresh, zero, kept, std::max<std::size_t>(kept, 16));
   }
+  if (small) capacity_ = std::max<std::size_t>(kept, 16);
   rows_ = kept;
 }
 

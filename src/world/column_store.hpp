@@ -6,7 +6,8 @@
 // elements [r*w, (r+1)*w). Columns are added before or between runs' rows (new columns start
 // at zero for existing rows); rows are appended and erased in order (entities stay sorted by
 // id). Which thread writes what is the phases' business: a phase writes only its own rows.
-// Storage is 64-byte aligned raw memory holding implicit-lifetime element types; strings
+// Storage is 64-byte aligned raw memory holding implicit-lifetime element types (large buffers
+// mapped from the system, so that rows never written cost no memory); strings
 // (names) live beside it in StringColumns (8 bytes a row; world/string_column.hpp).
 #pragma once
 
@@ -46,7 +47,8 @@ class ColumnStore {
   std::size_t append_row();
   /// Removes row r, keeping the others in order. O(rows).
   void erase_row(std::size_t r);
-  /// Keeps the rows whose flag in `keep` (one per row) is set, in order, in place.
+  /// Keeps the rows whose flag in `keep` (one per row) is set, in order: in place, or, when at
+  /// most half of them stay, in buffers sized to them (the old ones given back).
   void retain(std::span<const std::uint8_t> keep);
   /// Copies row `from` of `src` (same schema) into row `to` of this store.
   void copy_row(const ColumnStore& src, std::size_t from, std::size_t to);
@@ -94,6 +96,13 @@ class ColumnStore {
   struct Column {
     std::unique_ptr<std::byte[], Free> bytes;
     StringColumn strings;
+    /// Rows from `dirty` on are zeros (a mapped buffer never written there); rows before may
+    /// hold anything. Never below rows(): rows in use are written freely.
+    std::size_t dirty = 0;
+    /// Takes a new buffer whose first `written` rows are copied in; `zero`: the rest is zeros.
+    void replace(std::byte* fresh, bool zero, std::size_t written, std::size_t capacity);
+    /// Makes rows [from, to) zeros (of `row` bytes each), writing only where they may not be.
+    void zero_rows(std::size_t from, std::size_t to, std::size_t row);
   };
   void grow(std::size_t min_rows);
   void widen(ColumnHandle c, std::uint32_t width);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <vector>
 
 namespace fleetsim {
 namespace {
@@ -56,6 +58,59 @@ TEST(ColumnStore, AColumnAddedOrWidenedLaterIsZeroForExistingRows) {
     ASSERT_EQ(v[r * 3], 5.0);
     ASSERT_EQ(v[r * 3 + 1], 5.0);
     ASSERT_EQ(v[r * 3 + 2], 0.0) << "row " << r;
+  }
+}
+
+// Large buffers come from the system as pages of zeros, and rows are cleared only where they
+// may have been written: every way of writing rows, then dropping them, then adding rows
+// again must still give zeros.
+TEST(ColumnStore, LargeStoresGiveZeroRowsAfterRowsWereWrittenAndDropped) {
+  ColumnStore s;
+  const ColumnHandle a = s.add(f64("a", 4));  // 32 bytes a row: mapped from 32,768 rows on
+  for (int i = 0; i < 100000; ++i) s.append_row();
+  fill(s, a, 3);
+  std::vector<std::uint8_t> keep(s.rows(), 0);
+  for (std::size_t r = 0; r < keep.size(); r += 3) keep[r] = 1;
+  s.retain(keep);  // rows above the kept ones still hold 3s
+  ASSERT_EQ(s.rows(), 33334u);
+  for (int i = 0; i < 50000; ++i) s.append_row();
+  s.erase_row(0);
+  s.resize_rows(60000);
+  s.resize_rows(120000);
+  const auto v = s.span<double>(a);
+  for (std::size_t e = 0; e < v.size(); ++e) ASSERT_EQ(v[e], e < 33333 * 4 ? 3.0 : 0.0) << e;
+  ColumnStore copy;
+  copy = s;
+  copy.resize_rows(200000);
+  const ColumnHandle b = copy.add(f64("b", 2));
+  const auto w = copy.span<double>(a);
+  for (std::size_t e = 0; e < w.size(); ++e) ASSERT_EQ(w[e], e < 33333 * 4 ? 3.0 : 0.0) << e;
+  for (double x : copy.span<double>(b)) ASSERT_EQ(x, 0.0);
+}
+
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * 4096;
+}
+
+// What a partitioned load relies on: a million rows of which only one narrow column is ever
+// written cost that column, not the whole row (the other columns' pages are never touched).
+TEST(ColumnStore, RowsOnlyPartlyWrittenCostOnlyTheColumnsWritten) {
+  const std::size_t before = resident_bytes();
+  {
+    ColumnStore s;
+    const ColumnHandle wide = s.add(f64("wide", 16));  // 128 bytes a row, never written
+    const ColumnHandle narrow = s.add({"narrow", ColumnType::kU8, 1, true, false, "", "test"});
+    s.reserve(1000000);
+    for (std::size_t i = 0; i < 1000000; ++i) {
+      const std::size_t r = s.append_row();
+      s.span<std::uint8_t>(narrow)[r] = 1;
+    }
+    const std::size_t grown = resident_bytes() - before;
+    EXPECT_LT(grown, std::size_t{24} << 20) << "the untouched 128 MB column became resident";
+    EXPECT_EQ(s.span<double>(wide)[16 * 999999], 0.0);
   }
 }
 
