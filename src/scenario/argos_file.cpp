@@ -35,7 +35,9 @@ std::string num(double v) {
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
-std::string vec2(double x, double y) { return num(x) + "," + num(y); }
+std::string vec2(double x, double y) {
+  return num(x) + "," + num(y);
+}
 
 /// The robots of ARGoS's Lua API that fleetsim has, by ARGoS element name.
 enum RobotBit : unsigned { kFootBot = 1, kEPuck = 2, kEyeBot = 4, kAnyRobot = 7 };
@@ -97,8 +99,8 @@ constexpr PartMapping kActuators[] = {
 /// Where a body sits, for the overlap checks of <distribute>: a circle, or an oriented box.
 struct Footprint {
   double x = 0, y = 0;
-  double r = 0;                     ///< bounding radius
-  bool box = false;                 ///< an oriented box: half extents hx, hy, angle a
+  double r = 0;      ///< bounding radius
+  bool box = false;  ///< an oriented box: half extents hx, hy, angle a
   double hx = 0, hy = 0, a = 0;
   bool fixed = false;  ///< an immovable obstacle: it may stick out of the arena, as in ARGoS
 };
@@ -151,7 +153,7 @@ bool overlaps(const Footprint& p, const Footprint& q) {
 /// A <position> or <orientation> method of <distribute>, drawing 3-vectors.
 struct Generator {
   enum class Method { kConstant, kUniform, kGaussian, kGrid } method = Method::kConstant;
-  Vec3 a{}, b{};                ///< values | min, max | mean, std_dev | center, distances
+  Vec3 a{}, b{};  ///< values | min, max | mean, std_dev | center, distances
   std::array<long long, 3> layout{1, 1, 1};
   long long placed = 0;
   bool ok = false;
@@ -183,16 +185,18 @@ class ArgosReader {
     if (auto e = first("framework"))
       read_framework(*e);
     else
-      root.error("missing <framework> (expected <framework><experiment ticks_per_second=\"10\"/>"
-                 "</framework>)");
+      root.error(
+          "missing <framework> (expected <framework><experiment ticks_per_second=\"10\"/>"
+          "</framework>)");
     if (auto e = first("controllers")) read_controllers(*e);
     if (auto e = first("loop_functions")) read_loop_functions(*e);
     if (auto e = first("media")) read_media(*e);
     if (auto e = first("physics_engines"))
       read_physics(*e);
     else
-      root.error("missing <physics_engines> (expected one, e.g. <physics_engines><dynamics2d "
-                 "id=\"dyn2d\"/></physics_engines>)");
+      root.error(
+          "missing <physics_engines> (expected one, e.g. <physics_engines><dynamics2d "
+          "id=\"dyn2d\"/></physics_engines>)");
     // Kinds go before the arena in fleetsim's format, but are made as the arena's robots
     // name them: the node is placed first and filled later.
     kinds_ = fleetsim_.append_child("kinds");
@@ -202,8 +206,9 @@ class ArgosReader {
     else
       root.error("missing <arena> (expected <arena size=\"W,H,Z\">)");
     for (auto& v : root.children("visualization"))
-      v.warning("<visualization> is ignored: fleetsim runs without a window; `fleetsim run FILE "
-                "--log L` then `fleetsim view L` replays the run");
+      v.warning(
+          "<visualization> is ignored: fleetsim runs without a window; `fleetsim run FILE "
+          "--log L` then `fleetsim view L` replays the run");
     if (d_.has_errors()) return nullptr;
     return std::move(out_);
   }
@@ -229,15 +234,17 @@ class ArgosReader {
     pugi::xml_node f = add(fleetsim_, "framework", e.where().line);
     auto experiments = e.children("experiment");
     if (experiments.empty())
-      e.error("missing <experiment> (expected <experiment length=\"60\" ticks_per_second=\"10\" "
-              "random_seed=\"1\"/>)");
+      e.error(
+          "missing <experiment> (expected <experiment length=\"60\" ticks_per_second=\"10\" "
+          "random_seed=\"1\"/>)");
     for (auto& x : experiments) {
       const std::int64_t tps = x.integer("ticks_per_second", 10, 1, 1'000'000, true);
       const double length = x.real("length", 0, 0, 1e9);
       const std::int64_t seed = x.integer("random_seed", 0, 0, 4294967295LL);
       if (x.boolean("real_time", false))
-        x.warning("real_time=\"true\" is not read from the file (expected `fleetsim run FILE "
-                  "--time-mode realtime`, which paces the run the same way)");
+        x.warning(
+            "real_time=\"true\" is not read from the file (expected `fleetsim run FILE "
+            "--time-mode realtime`, which paces the run the same way)");
       x.finish();
       x.check_children({});
       set(f, "ticks_per_second", std::to_string(tps), line_of(x, "ticks_per_second"));
@@ -253,12 +260,12 @@ class ArgosReader {
       s.boolean("pin_threads_to_cores", false);
       s.finish();
       s.check_children({});
-      set(f, "threads", std::to_string(std::max<std::int64_t>(1, threads)),
-          line_of(s, "threads"));
+      set(f, "threads", std::to_string(std::max<std::int64_t>(1, threads)), line_of(s, "threads"));
     }
     for (auto& p : e.children("profiling"))
-      p.error("<profiling> is not supported (expected no <profiling>; `fleetsim run --json` "
-              "reports the run's wall time, and bench/ measures the phases)");
+      p.error(
+          "<profiling> is not supported (expected no <profiling>; `fleetsim run --json` "
+          "reports the run's wall time, and bench/ measures the phases)");
   }
 
   // ---------------------------------------------------------------- <controllers>
@@ -369,8 +376,9 @@ class ArgosReader {
     p.finish();
     p.check_children({});
     if (written.empty()) {
-      p.error("<params> has no script= (expected the Lua script's path; fleetsim has no GUI to "
-              "load one later)");
+      p.error(
+          "<params> has no script= (expected the Lua script's path; fleetsim has no GUI to "
+          "load one later)");
       return "";
     }
     namespace fs = std::filesystem;
@@ -378,19 +386,20 @@ class ArgosReader {
     const fs::path from_cwd = fs::absolute(written, ec).lexically_normal();
     if (fs::is_regular_file(from_cwd, ec)) return from_cwd.string();
     const std::string beside = in_.resolve(written);
-    if (fs::is_regular_file(beside, ec)) return fs::absolute(beside, ec).lexically_normal().string();
+    if (fs::is_regular_file(beside, ec))
+      return fs::absolute(beside, ec).lexically_normal().string();
     d_.error(p.where("script"), "script '" + written + "' is not a file: not '" +
                                     from_cwd.string() +
                                     "' (ARGoS reads it from the directory it is started from), "
-                                    "nor '" + beside + "' (beside the .argos file)");
+                                    "nor '" +
+                                    beside + "' (beside the .argos file)");
     return "";
   }
 
   // ---------------------------------------------------------------- <loop_functions>, <media>
   void read_loop_functions(XmlElement& e) {
-    e.error(std::string("<loop_functions") +
-            (e.has("library") ? " library=...>" : " label=...>") + " names ARGoS C++ code: " +
-            kCppPlugins);
+    e.error(std::string("<loop_functions") + (e.has("library") ? " library=...>" : " label=...>") +
+            " names ARGoS C++ code: " + kCppPlugins);
   }
 
   void read_media(XmlElement& e) {
@@ -439,8 +448,9 @@ class ArgosReader {
       x.finish();
       x.check_children({"boundaries", "friction", "spatial_hash"});
       for (auto& f : x.children("friction"))
-        f.error("<friction> is not supported (expected no <friction>: fleetsim's dynamics2d "
-                "has its own friction model; see docs/argos.md)");
+        f.error(
+            "<friction> is not supported (expected no <friction>: fleetsim's dynamics2d "
+            "has its own friction model; see docs/argos.md)");
       for (auto& s : x.children("spatial_hash")) {
         s.accept("cell_size");
         s.accept("cell_num");
@@ -482,9 +492,10 @@ class ArgosReader {
       for (auto& p : pts)
         rectangle = rectangle && (p[0] == x0 || p[0] == x1) && (p[1] == y0 || p[1] == y1);
       if (!rectangle) {
-        s.error("the engine's <sides> are not an axis-aligned rectangle (expected four "
-                "<vertex point=\"x,y\"/> at the corners of a box: fleetsim's engine regions "
-                "are boxes)");
+        s.error(
+            "the engine's <sides> are not an axis-aligned rectangle (expected four "
+            "<vertex point=\"x,y\"/> at the corners of a box: fleetsim's engine regions "
+            "are boxes)");
         continue;
       }
       set(engine, "region", num(x0) + "," + num(y0) + "," + num(x1) + "," + num(y1),
@@ -499,8 +510,8 @@ class ArgosReader {
     e.text("positional_index");  // ARGoS's spatial index: fleetsim has its own
     e.text("positional_grid_size");
     e.finish();
-    e.check_children({"box", "cylinder", "foot-bot", "e-puck", "eye-bot", "distribute", "light",
-                      "floor"});
+    e.check_children(
+        {"box", "cylinder", "foot-bot", "e-puck", "eye-bot", "distribute", "light", "floor"});
     arena_ = add(fleetsim_, "arena", e.where().line);
     if (size.size() == 3) {
       set(arena_, "size", vec2(size[0], size[1]), line_of(e, "size"));
@@ -513,12 +524,14 @@ class ArgosReader {
     for (auto& x : e.children()) {
       const std::string n = x.name();
       if (n == "light")
-        x.error("<light>: fleetsim has no light entities (nor light sensors) yet (expected the "
-                "<light> removed, and phototaxis left out of the script; see docs/argos.md)");
+        x.error(
+            "<light>: fleetsim has no light entities (nor light sensors) yet (expected the "
+            "<light> removed, and phototaxis left out of the script; see docs/argos.md)");
       else if (n == "floor")
-        x.error("<floor>: fleetsim has no floor colours (nor ground sensors) yet (expected the "
-                "<floor> removed; obstacles drawn as black pixels go in fleetsim's "
-                "<bitmap>; see docs/argos.md)");
+        x.error(
+            "<floor>: fleetsim has no floor colours (nor ground sensors) yet (expected the "
+            "<floor> removed; obstacles drawn as black pixels go in fleetsim's "
+            "<bitmap>; see docs/argos.md)");
       else if (n != "distribute" && known_entity(n))
         if (auto f = entity(x, x, std::nullopt)) placed_.push_back(*f);
     }
@@ -539,9 +552,8 @@ class ArgosReader {
 
   /// One entity: read from its own <body>, or (`at`) placed by a <distribute>. Returns its
   /// footprint when it is a body.
-  std::optional<Footprint> entity(XmlElement& x, const XmlElement& where,
-                                  std::optional<Placed> at, const std::string& id_override = "",
-                                  bool emit = true) {
+  std::optional<Footprint> entity(XmlElement& x, const XmlElement& where, std::optional<Placed> at,
+                                  const std::string& id_override = "", bool emit = true) {
     const std::string n = x.name();
     const int line = where.where().line;
     std::string id = x.text("id", "", true);
@@ -555,9 +567,11 @@ class ArgosReader {
       if (pos.size() == 3) p.position = {pos[0], pos[1], pos[2]};
       if (ori.size() == 3) p.orientation = {ori[0], ori[1], ori[2]};
     }
-    if (at) p = *at;
+    if (at)
+      p = *at;
     else if (x.children("body").empty())
-      x.error("<" + n + "> has no <body> (expected <body position=\"x,y,z\" "
+      x.error("<" + n +
+              "> has no <body> (expected <body position=\"x,y,z\" "
               "orientation=\"yaw,pitch,roll\"/>)");
     if (p.orientation[1] != 0 || p.orientation[2] != 0)
       x.error("<" + n + " id=\"" + id + "\"> is tilted (pitch " + num(p.orientation[1]) +
@@ -570,14 +584,16 @@ class ArgosReader {
     if (n == "box" || n == "cylinder") {
       const bool movable = x.boolean("movable", false);
       fp.fixed = !movable;
-      if (!x.has("movable")) x.error("<" + n + "> is missing attribute 'movable' (expected true or false)");
+      if (!x.has("movable"))
+        x.error("<" + n + "> is missing attribute 'movable' (expected true or false)");
       double mass = movable ? x.real("mass", 1, 1e-9, 1e9, true) : x.real("mass", 1);
       std::vector<double> size;
       double radius = 0, height = 0;
       if (n == "box") {
         size = x.reals("size", 3, true);
         if (size.size() == 3) {
-          if (!(size[0] > 0 && size[1] > 0)) x.error("box size must be positive (expected \"x,y,z\" in metres)");
+          if (!(size[0] > 0 && size[1] > 0))
+            x.error("box size must be positive (expected \"x,y,z\" in metres)");
           fp.box = true;
           fp.hx = size[0] / 2;
           fp.hy = size[1] / 2;
@@ -593,7 +609,8 @@ class ArgosReader {
       x.finish();
       x.check_children({"body", "leds"});
       for (auto& l : x.children("leds"))
-        l.error("<leds> on a <" + n + "> is not supported (expected none: fleetsim's passive "
+        l.error("<leds> on a <" + n +
+                "> is not supported (expected none: fleetsim's passive "
                 "bodies have no LEDs)");
       if (!emit || d_.has_errors()) return fp;
       if (!movable && n == "box" && size.size() == 3) {
@@ -650,7 +667,8 @@ class ArgosReader {
       c.check_children({});
     }
     if (x.children("controller").empty())
-      x.error("<" + n + "> has no <controller config=\"...\"/> (expected the id of a "
+      x.error("<" + n +
+              "> has no <controller config=\"...\"/> (expected the id of a "
               "<lua_controller>)");
     for (const Kind& k : all_kinds())
       if (k.name == robot->kind) fp.r = k.radius;
@@ -660,10 +678,13 @@ class ArgosReader {
     if (!emit || config.empty() || refused_controllers_.count(config)) return fp;
     auto c = controllers_.find(config);
     if (c == controllers_.end()) {
+      if (!unknown_configs_.insert(config).second) return fp;  // once, not once per copy
       std::vector<std::string> ids;
       for (const auto& [cid, _] : controllers_) ids.push_back(cid);
-      x.error("unknown controller config '" + config + "' (expected the id of a "
-              "<lua_controller>: " + join(ids) + ")" + did_you_mean(config, ids));
+      x.error("unknown controller config '" + config +
+              "' (expected the id of a "
+              "<lua_controller>: " +
+              join(ids) + ")" + did_you_mean(config, ids));
       return fp;
     }
     const std::string kind = robot_kind(*robot, c->second, rab_range, rab_size);
@@ -684,10 +705,11 @@ class ArgosReader {
     auto positions = e.children("position");
     auto orientations = e.children("orientation");
     auto entities = e.children("entity");
-    for (auto [list, name] : {std::pair{&positions, "position"}, {&orientations, "orientation"},
-                              {&entities, "entity"}})
+    for (auto [list, name] :
+         {std::pair{&positions, "position"}, {&orientations, "orientation"}, {&entities, "entity"}})
       if (list->empty())
-        e.error(std::string("<distribute> has no <") + name + "> (expected <position>, "
+        e.error(std::string("<distribute> has no <") + name +
+                "> (expected <position>, "
                 "<orientation> and <entity>)");
     if (positions.empty() || orientations.empty() || entities.empty()) return;
     Generator pos = generator(positions[0]);
@@ -703,8 +725,9 @@ class ArgosReader {
       return;
     }
     for (std::size_t k = 1; k < kids.size(); ++k)
-      kids[k].error("<entity> distributes its first child only (ARGoS ignores the others; "
-                    "expected one <distribute> per entity type)");
+      kids[k].error(
+          "<entity> distributes its first child only (ARGoS ignores the others; "
+          "expected one <distribute> per entity type)");
     XmlElement& what = kids[0];
     const std::string type = what.name();
     std::vector<std::string> types{"foot-bot", "e-puck", "eye-bot", "box", "cylinder"};
@@ -737,9 +760,8 @@ class ArgosReader {
         }
         retry = true;
         if (trial + 1 > trials) {
-          en.error("could not place " + type + " '" + id + "' after " +
-                   std::to_string(trials) + " tries (placed " + std::to_string(i) + " of " +
-                   std::to_string(quantity) +
+          en.error("could not place " + type + " '" + id + "' after " + std::to_string(trials) +
+                   " tries (placed " + std::to_string(i) + " of " + std::to_string(quantity) +
                    "; expected fewer entities, a larger area or a higher max_trials)");
           return;
         }
@@ -857,10 +879,11 @@ class ArgosReader {
   }
 
   /// A passive kind of this size and mass (one per distinct size).
-  std::string passive_kind(const std::string& shape, const std::vector<double>& size,
-                           double radius, double height, double mass, int line) {
-    const std::string key = shape + "|" + (size.size() == 3 ? vec2(size[0], size[1]) : num(radius)) +
-                            "|" + num(height) + "|" + num(mass);
+  std::string passive_kind(const std::string& shape, const std::vector<double>& size, double radius,
+                           double height, double mass, int line) {
+    const std::string key = shape + "|" +
+                            (size.size() == 3 ? vec2(size[0], size[1]) : num(radius)) + "|" +
+                            num(height) + "|" + num(mass);
     auto it = kind_names_.find(key);
     if (it != kind_names_.end()) return it->second;
     const std::string name = "argos_" + shape + std::to_string(kind_names_.size());
@@ -882,8 +905,8 @@ class ArgosReader {
   /// not fit the robot (reported).
   std::string robot_kind(const ArgosRobot& robot, const LuaController& c, double rab_range,
                          std::int64_t rab_size) {
-    const std::string key =
-        std::string(robot.kind) + "|" + c.id + "|" + num(rab_range) + "|" + std::to_string(rab_size);
+    const std::string key = std::string(robot.kind) + "|" + c.id + "|" + num(rab_range) + "|" +
+                            std::to_string(rab_size);
     auto it = kind_names_.find(key);
     if (it != kind_names_.end()) return it->second;
     const RobotKind* base = nullptr;
@@ -895,8 +918,8 @@ class ArgosReader {
       for (const LuaPart& p : *parts)
         if ((p.map->robots & robot.bit) == 0) {
           d_.error({in_.path(), p.line},
-                   "<" + p.argos + "> does not fit the " + robot.element + " (controller '" +
-                       c.id + "' drives one; expected the " + robot.element + "'s own devices)");
+                   "<" + p.argos + "> does not fit the " + robot.element + " (controller '" + c.id +
+                       "' drives one; expected the " + robot.element + "'s own devices)");
           fit = false;
         }
     if (!fit) {
@@ -919,7 +942,8 @@ class ArgosReader {
       for (const PartDecl& d : own)
         if (d.type == type)
           for (const auto& [param, value] : d.params.values())
-            if (param != "range" || type != "range_and_bearing") set(x, param.c_str(), value, p.line);
+            if (param != "range" || type != "range_and_bearing")
+              set(x, param.c_str(), value, p.line);
       if (type == "range_and_bearing") {
         if (std::string(element) == "sensor") {
           x.remove_attribute("data_size");
@@ -948,6 +972,7 @@ class ArgosReader {
   pugi::xml_node fleetsim_, kinds_, arena_;
   std::map<std::string, LuaController> controllers_;
   std::set<std::string> refused_controllers_;  ///< C++ controllers: their robots say nothing
+  std::set<std::string> unknown_configs_;      ///< reported already
   int script_line_ = 0;
   bool rab_occlusions_ = true;  ///< ARGoS's range_and_bearing medium checks them by default
   std::uint64_t seed_ = 0;

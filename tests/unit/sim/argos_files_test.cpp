@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <unistd.h>
 
 #include "plugins/builtins.hpp"
 #include "scenario/experiment.hpp"
@@ -56,8 +56,8 @@ std::vector<std::size_t> driven_rows(const Experiment& ex) {
 /// fleetsim lacks: `refusal` occurs in one of its file:line errors.
 struct Expectation {
   const char* file;
-  int robots;       ///< -1: refused
-  double within;    ///< metres
+  int robots;     ///< -1: refused
+  double within;  ///< metres
   const char* refusal;
 };
 
@@ -120,8 +120,8 @@ const Expectation kFiles[] = {
     {"floyddc+Intelligent-Robotic-Systems/lab00/hellorobot.argos", -1, 0, "<floor>"},
     {"floyddc+Intelligent-Robotic-Systems/lab01/hellorobot.argos", -1, 0, "<floor>"},
     // Aggregation on black spots: a floor and the motor ground sensor.
-    {"andrea-acampora+robotic-argos-programs/swarm-robotics/01-aggregation/aggregation.argos", -1, 0,
-     "<footbot_motor_ground>: fleetsim has no ground sensor"},
+    {"andrea-acampora+robotic-argos-programs/swarm-robotics/01-aggregation/aggregation.argos", -1,
+     0, "<footbot_motor_ground>: fleetsim has no ground sensor"},
     {"andrea-acampora+robotic-argos-programs/swarm-robotics/02-aggregation_black_spot/"
      "blank_spot.argos",
      -1, 0, "<floor>"},
@@ -238,9 +238,9 @@ std::uint64_t run_hash(const std::string& file, int threads) {
 }
 
 TEST(ArgosFiles, SameBitsOnOneAndTwoThreads) {
-  const std::string f =
-      kArgos + "andrea-acampora+robotic-argos-programs/hellorobot/02-obstacle_avoidance/"
-               "obstacleAvoidance.argos";
+  const std::string f = kArgos +
+                        "andrea-acampora+robotic-argos-programs/hellorobot/02-obstacle_avoidance/"
+                        "obstacleAvoidance.argos";
   EXPECT_EQ(run_hash(f, 1), run_hash(f, 2));
 }
 
@@ -265,15 +265,16 @@ class ArgosInline : public ::testing::Test {
            ("fleetsim_argos_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
-    std::ofstream(dir_ / "forward.lua") << "function init() end\n"
-                                           "function step() robot.wheels.set_velocity(10, 10) end\n";
+    std::ofstream(dir_ / "forward.lua")
+        << "function init() end\n"
+           "function step() robot.wheels.set_velocity(10, 10) end\n";
   }
   void TearDown() override { fs::remove_all(dir_); }
   /// Writes `body` (the children of <argos-configuration>) and loads it.
   Loaded run(const std::string& body, const std::string& name = "exp.argos") {
     path_ = (dir_ / name).string();
-    std::ofstream(path_) << "<?xml version=\"1.0\" ?>\n<argos-configuration>\n" << body
-                         << "</argos-configuration>\n";
+    std::ofstream(path_) << "<?xml version=\"1.0\" ?>\n<argos-configuration>\n"
+                         << body << "</argos-configuration>\n";
     return load(path_, 1, 5);
   }
   fs::path dir_;
@@ -284,15 +285,16 @@ const char* kFramework =
     "  <framework><system threads=\"0\"/>"
     "<experiment length=\"0\" ticks_per_second=\"10\" random_seed=\"7\"/></framework>\n";  // 3
 const char* kController =
-    "  <controllers><lua_controller id=\"c\">\n"                                  // 4
+    "  <controllers><lua_controller id=\"c\">\n"  // 4
     "    <actuators><differential_steering implementation=\"default\"/>"
-    "<leds implementation=\"default\" medium=\"leds\"/></actuators>\n"            // 5
+    "<leds implementation=\"default\" medium=\"leds\"/></actuators>\n"  // 5
     "    <sensors><footbot_proximity implementation=\"default\" show_rays=\"true\"/>"
-    "<positioning implementation=\"default\"/></sensors>\n"                       // 6
-    "    <params script=\"forward.lua\"/>\n"                                      // 7
-    "  </lua_controller></controllers>\n";                                        // 8
-const char* kPhysics = "  <physics_engines><dynamics2d id=\"dyn2d\"/></physics_engines>\n"  // 9
-                       "  <media><led id=\"leds\"/></media>\n";                            // 10
+    "<positioning implementation=\"default\"/></sensors>\n"  // 6
+    "    <params script=\"forward.lua\"/>\n"                 // 7
+    "  </lua_controller></controllers>\n";                   // 8
+const char* kPhysics =
+    "  <physics_engines><dynamics2d id=\"dyn2d\"/></physics_engines>\n"  // 9
+    "  <media><led id=\"leds\"/></media>\n";                             // 10
 
 std::string arena(const std::string& inside) {
   return "  <arena size=\"4,4,1\" center=\"0,0,0.5\">\n" + inside + "  </arena>\n";  // 11..
@@ -342,7 +344,8 @@ TEST_F(ArgosInline, DistributeMethodsPlaceAsArgosDoes) {
   ASSERT_EQ(st.robot_count(), 11u);
   // The grid fills x first, from +x to -x, then y, about its centre.
   std::map<std::string, std::pair<double, double>> at;
-  for (std::size_t i = 0; i < st.robot_count(); ++i) at[st.robot_name()[i]] = {st.x()[i], st.y()[i]};
+  for (std::size_t i = 0; i < st.robot_count(); ++i)
+    at[st.robot_name()[i]] = {st.x()[i], st.y()[i]};
   EXPECT_DOUBLE_EQ(at["g10"].first, 0.5);
   EXPECT_DOUBLE_EQ(at["g10"].second, 0.2);
   EXPECT_DOUBLE_EQ(at["g12"].first, -0.5);
@@ -358,10 +361,10 @@ TEST_F(ArgosInline, DistributeMethodsPlaceAsArgosDoes) {
 
 TEST_F(ArgosInline, TooManyForTheGridOrTheTriesIsRefusedAtTheDistribute) {
   auto l = run(std::string(kFramework) + kController + kPhysics +
-               arena("    <distribute>\n"                                          // 12
+               arena("    <distribute>\n"  // 12
                      "      <position method=\"uniform\" min=\"-0.1,-0.1,0\" max=\"0.1,0.1,0\"/>\n"
                      "      <orientation method=\"constant\" values=\"0,0,0\"/>\n"
-                     "      <entity quantity=\"50\" max_trials=\"20\">\n"             // 15
+                     "      <entity quantity=\"50\" max_trials=\"20\">\n"  // 15
                      "<foot-bot id=\"fb\"><controller config=\"c\"/></foot-bot></entity>\n"
                      "    </distribute>\n"));
   EXPECT_FALSE(l.ex);
@@ -373,10 +376,10 @@ TEST_F(ArgosInline, TooManyForTheGridOrTheTriesIsRefusedAtTheDistribute) {
 TEST_F(ArgosInline, MisspellingsGetLinesAndSuggestions) {
   auto l = run(std::string(kFramework) + kController +
                "  <physics_engine><dynamics2d id=\"d\"/></physics_engine>\n" +  // 9
-               "  <media><led id=\"leds\"/></media>\n" +                          // 10
+               "  <media><led id=\"leds\"/></media>\n" +                        // 10
                arena("    <foot-bot id=\"a\" rab_rnage=\"2\"><body position=\"0,0,0\"/>"
-                     "<controller config=\"cc\"/></foot-bot>\n"                   // 12
-                     "    <foot_bot id=\"b\"/>\n"));                              // 13
+                     "<controller config=\"cc\"/></foot-bot>\n"  // 12
+                     "    <foot_bot id=\"b\"/>\n"));             // 13
   EXPECT_FALSE(l.ex);
   const std::string s = l.diags.str();
   EXPECT_NE(s.find(path_ + ":9: error: unknown element <physics_engine>"), std::string::npos) << s;
@@ -390,15 +393,15 @@ TEST_F(ArgosInline, MisspellingsGetLinesAndSuggestions) {
 
 TEST_F(ArgosInline, WhatFleetsimLacksIsRefusedAllAtOnce) {
   auto l = run(std::string(kFramework) +
-               "  <controllers><lua_controller id=\"c\">\n"                         // 4
+               "  <controllers><lua_controller id=\"c\">\n"                                  // 4
                "    <actuators><footbot_gripper implementation=\"default\"/></actuators>\n"  // 5
                "    <sensors><footbot_light implementation=\"rot_z_only\"/></sensors>\n"     // 6
-               "    <params script=\"forward.lua\" speed=\"3\"/>\n"                 // 7
-               "  </lua_controller></controllers>\n"                                // 8
-               "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +  // 9
-               kPhysics +                                                           // 10, 11
+               "    <params script=\"forward.lua\" speed=\"3\"/>\n"                          // 7
+               "  </lua_controller></controllers>\n"                                         // 8
+               "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +      // 9
+               kPhysics +  // 10, 11
                arena("    <light id=\"l\" position=\"0,0,1\" orientation=\"0,0,0\" "
-                     "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"         // 13
+                     "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"            // 13
                      "    <floor id=\"f\" source=\"image\" path=\"floor.png\"/>\n"));  // 14
   EXPECT_FALSE(l.ex);
   const std::string s = l.diags.str();
@@ -416,8 +419,7 @@ TEST_F(ArgosInline, ScriptIsFoundBesideTheFileWhenNotInTheWorkingDirectory) {
   ASSERT_FALSE(fs::exists("forward.lua"));
   auto l = run(std::string(kFramework) + kController + kPhysics + arena(""));
   ASSERT_TRUE(l.ex) << l.diags.str();
-  EXPECT_EQ(l.ex->model->controllers[0].params.text("script", ""),
-            (dir_ / "forward.lua").string());
+  EXPECT_EQ(l.ex->model->controllers[0].params.text("script", ""), (dir_ / "forward.lua").string());
   auto missing = run(std::string(kFramework) +
                      "  <controllers><lua_controller id=\"c\"><actuators/><sensors/>\n"
                      "    <params script=\"nowhere.lua\"/>\n"  // 5
