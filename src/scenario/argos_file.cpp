@@ -524,9 +524,7 @@ class ArgosReader {
     for (auto& x : e.children()) {
       const std::string n = x.name();
       if (n == "light")
-        x.error(
-            "<light>: fleetsim has no light entities (nor light sensors) yet (expected the "
-            "<light> removed, and phototaxis left out of the script; see docs/argos.md)");
+        refuse_light(x);
       else if (n == "floor")
         x.error(
             "<floor>: fleetsim has no floor colours (nor ground sensors) yet (expected the "
@@ -544,6 +542,12 @@ class ArgosReader {
     for (const ArgosRobot& r : kRobots)
       if (n == r.element) return true;
     return false;
+  }
+
+  static void refuse_light(const XmlElement& x) {
+    x.error(
+        "<light>: fleetsim has no light entities (nor light sensors) yet (expected the "
+        "<light> removed, and phototaxis left out of the script; see docs/argos.md)");
   }
 
   struct Placed {
@@ -731,6 +735,10 @@ class ArgosReader {
     XmlElement& what = kids[0];
     const std::string type = what.name();
     std::vector<std::string> types{"foot-bot", "e-puck", "eye-bot", "box", "cylinder"};
+    if (type == "light") {
+      refuse_light(what);
+      return;
+    }
     if (std::find(types.begin(), types.end(), type) == types.end()) {
       what.error("cannot distribute <" + type + "> (expected one of: " + join(types) + ")" +
                  did_you_mean(type, types));
