@@ -96,6 +96,14 @@ constexpr PartMapping kActuators[] = {
     {"footbot_distance_scanner", nullptr, 0, "foot-bot distance scanner"},
 };
 
+/// ARGoS's device noise attributes (uniform ranges "a:b", standard deviations, levels).
+constexpr const char* kNoiseAttributes[] = {
+    "noise_level",        "noise_std_dev",      "packet_drop_prob",  "noise_range",
+    "pos_noise_range",    "angle_noise_range",  "axis_noise_range",  "dist_noise_range",
+    "vel_noise_range",    "bias_avg",           "bias_avg_left",     "bias_avg_right",
+    "bias_stddev",        "bias_stddev_left",   "bias_stddev_right", "factor_stddev",
+    "factor_stddev_left", "factor_stddev_right"};
+
 /// Where a body sits, for the overlap checks of <distribute>: a circle, or an oriented box.
 struct Footprint {
   double x = 0, y = 0;
@@ -347,12 +355,24 @@ class ArgosReader {
       p.text("implementation");
       p.boolean("show_rays", false);
       p.text("medium");
-      if (p.has("noise_level") && p.real("noise_level", 0, 0, 1e9) != 0)
-        p.error("noise_level on <" + n +
-                "> is not supported (expected 0: fleetsim's noisy proximity sensor draws "
-                "Gaussian noise, ARGoS's uniform noise; see docs/argos.md)");
-      else
-        p.accept("noise_level");
+      // ARGoS's noise settings: read, and only "none" (0, or the range "0:0") carries over.
+      for (const char* noise : kNoiseAttributes) {
+        if (!p.has(noise)) continue;
+        p.accept(noise);
+        const std::string v = p.node().attribute(noise).as_string();
+        bool zero = true;
+        for (std::size_t start = 0; start <= v.size();) {
+          const std::size_t colon = std::min(v.find(':', start), v.size());
+          const auto x = parse_real(v.substr(start, colon - start));
+          zero = zero && x && *x == 0;
+          start = colon + 1;
+        }
+        if (!zero)
+          d_.error(p.where(noise),
+                   std::string(noise) + "=\"" + v + "\" on <" + n +
+                       "> is not supported (expected 0: fleetsim's noise models differ from "
+                       "ARGoS's, so the run would not be the same experiment; see docs/argos.md)");
+      }
       p.finish();
       p.check_children({});
       out.push_back({map, n, p.where().line});

@@ -134,6 +134,13 @@ const Expectation kFiles[] = {
      "<floor>"},
     {"a-hamzah+argos_simulator_projects/obstacle_avoidance/obstacleAvoidance.argos", -1, 0,
      "<footbot_gripper>: fleetsim has no gripper"},
+    // A flocking swarm on range-and-bearing: ARGoS ignores an attribute its sensor does not
+    // have (range=), fleetsim does not.
+    {"Cuongpetter+Collective_Robots/Task2_Swarm_Behaviour/simulation.argos", -1, 0,
+     "unknown attribute 'range' on <range_and_bearing>"},
+    // Robots that grip and carry objects marked by LEDs.
+    {"Emjaidi+argos3-personal/about_face/form_path.argos", -1, 0, "<leds> on a <box>"},
+    {"Emjaidi+argos3-personal/comms/comms.argos", -1, 0, "<footbot_motor_ground>"},
     // ilpincy/argos3-examples: C++ controllers and loop functions.
     {"ilpincy+argos3-examples/experiments/diffusion_1.argos", -1, 0,
      "ARGoS C++ plug-ins cannot be loaded; see docs/argos.md for what to do"},
