@@ -460,6 +460,52 @@ TEST_F(ArgosInline, StaticBodiesBecomeObstaclesAndRegionsBoxes) {
   EXPECT_TRUE(l.ex->model->inside_obstacle({1, 0.5}));
 }
 
+TEST_F(ArgosInline, EPucksAndEyeBotsOnTheirOwnEngines) {
+  std::ofstream(dir_ / "fly.lua") << "function step() "
+                                     "robot.quadrotor.set_linear_velocity(0.5, 0, 0.5) end\n";
+  auto l = run(std::string(kFramework) +
+               "  <controllers>\n"
+               "    <lua_controller id=\"ep\"><actuators><differential_steering "
+               "implementation=\"default\"/></actuators><sensors><epuck_proximity "
+               "implementation=\"default\"/></sensors><params script=\"forward.lua\"/>"
+               "</lua_controller>\n"
+               "    <lua_controller id=\"eb\"><actuators><quadrotor_speed "
+               "implementation=\"default\"/></actuators><sensors><positioning "
+               "implementation=\"default\"/></sensors><params script=\"fly.lua\"/>"
+               "</lua_controller>\n"
+               "  </controllers>\n"
+               "  <physics_engines><dynamics2d id=\"dyn2d\"/><pointmass3d id=\"pm3d\"/>"
+               "</physics_engines>\n" +
+               arena("    <e-puck id=\"ep0\"><body position=\"-1,0,0\"/><controller "
+                     "config=\"ep\"/></e-puck>\n"
+                     "    <eye-bot id=\"eb0\"><body position=\"0,1,0\"/><controller "
+                     "config=\"eb\"/></eye-bot>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  const auto& m = *l.ex->model;
+  const auto kind = l.ex->state.robot_kind();
+  EXPECT_EQ(m.kinds[kind[0]].engine, "dynamics2d");
+  EXPECT_EQ(m.kinds[kind[1]].engine, "pointmass3d");
+  EXPECT_TRUE(m.kinds[kind[1]].flies);
+  PluginRegistry reg;
+  register_builtins(reg);
+  Simulation sim(std::move(*l.ex), reg);
+  sim.start();
+  while (!sim.done()) sim.step();
+  sim.finish();
+  EXPECT_GT(sim.state().x()[0], -0.9);  // the e-puck drove forward (+x)
+  EXPECT_GT(sim.state().x()[1], 0.5);   // the eye-bot flew towards +x
+}
+
+TEST_F(ArgosInline, ADeviceOfAnotherRobotIsRefusedAtItsLine) {
+  auto l = run(std::string(kFramework) + kController + kPhysics +
+               arena("    <e-puck id=\"ep0\"><body position=\"-1,0,0\"/><controller "
+                     "config=\"c\"/></e-puck>\n"));
+  EXPECT_FALSE(l.ex);
+  EXPECT_NE(l.diags.str().find(path_ + ":6: error: <footbot_proximity> does not fit the e-puck"),
+            std::string::npos)
+      << l.diags.str();
+}
+
 TEST_F(ArgosInline, VisualizationIsIgnoredWithAWarning) {
   auto l = run(std::string(kFramework) + kController + kPhysics + arena("") +
                "  <visualization><qt-opengl/></visualization>\n");
