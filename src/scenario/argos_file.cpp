@@ -158,6 +158,52 @@ bool overlaps(const Footprint& p, const Footprint& q) {
   return std::hypot(lx - nx, ly - ny) < c.r + kPlacementGap;
 }
 
+/// The bodies placed so far, for <distribute>'s overlap test: small ones (robots, most
+/// objects) in a hash grid of half-metre cells, so that placing n robots costs about n tests
+/// and not n^2; large ones (walls) in a list that every test reads.
+class PlacedBodies {
+ public:
+  void add(const Footprint& f) {
+    if (f.r > kSmall) {
+      large_.push_back(f);
+      return;
+    }
+    cells_[key(cell(f.x), cell(f.y))].push_back(f);
+  }
+  bool touches(const Footprint& f) const {
+    for (const Footprint& o : large_)
+      if (overlaps(f, o)) return true;
+    // Small bodies whose centre is within f.r + kSmall (+ the gap) of f's.
+    const double reach = f.r + kSmall + kPlacementGap;
+    const std::int64_t x0 = cell(f.x - reach), x1 = cell(f.x + reach);
+    const std::int64_t y0 = cell(f.y - reach), y1 = cell(f.y + reach);
+    if ((x1 - x0 + 1) * (y1 - y0 + 1) > static_cast<std::int64_t>(4 * cells_.size() + 16)) {
+      for (const auto& [k, bodies] : cells_)  // a huge body: every cell is nearer
+        for (const Footprint& o : bodies)
+          if (overlaps(f, o)) return true;
+      return false;
+    }
+    for (std::int64_t cy = y0; cy <= y1; ++cy)
+      for (std::int64_t cx = x0; cx <= x1; ++cx) {
+        auto it = cells_.find(key(cx, cy));
+        if (it == cells_.end()) continue;
+        for (const Footprint& o : it->second)
+          if (overlaps(f, o)) return true;
+      }
+    return false;
+  }
+
+ private:
+  static constexpr double kCell = 0.5;    ///< metres
+  static constexpr double kSmall = 0.25;  ///< bodies up to this radius go in the grid
+  static std::int64_t cell(double v) {
+    return static_cast<std::int64_t>(std::floor(std::clamp(v, -1e9, 1e9) / kCell));
+  }
+  static std::int64_t key(std::int64_t cx, std::int64_t cy) { return cx * 4'000'000'007LL + cy; }
+  std::vector<Footprint> large_;
+  std::map<std::int64_t, std::vector<Footprint>> cells_;
+};
+
 /// A <position> or <orientation> method of <distribute>, drawing 3-vectors.
 struct Generator {
   enum class Method { kConstant, kUniform, kGaussian, kGrid } method = Method::kConstant;
@@ -169,7 +215,8 @@ struct Generator {
 
 class ArgosReader {
  public:
-  ArgosReader(const XmlFile& in, Diagnostics& d) : in_(in), d_(d) {}
+  ArgosReader(const XmlFile& in, Diagnostics& d, std::optional<std::int64_t> max_tries)
+      : in_(in), d_(d), max_tries_(max_tries) {}
 
   std::unique_ptr<XmlFile> read() {
     out_ = XmlFile::derived(in_.path());
@@ -551,7 +598,7 @@ class ArgosReader {
             "<floor> removed; obstacles drawn as black pixels go in fleetsim's "
             "<bitmap>; see docs/argos.md)");
       else if (n != "distribute" && known_entity(n))
-        if (auto f = entity(x, x, std::nullopt)) placed_.push_back(*f);
+        if (auto f = entity(x, x, std::nullopt)) placed_.add(*f);
     }
     int index = 0;
     for (auto& x : e.children("distribute")) distribute(x, index++);
@@ -775,6 +822,11 @@ class ArgosReader {
       const std::string id = base + std::to_string(i + base_num);
       bool retry = false;
       for (std::int64_t trial = 0;; ++trial) {
+        if (max_tries_ && ++tries_ > *max_tries_) {
+          en.error("placing the entities takes more than " + std::to_string(*max_tries_) +
+                   " tries in all, this check's limit (expected fewer entities)");
+          return;
+        }
         auto p = draw(pos, rng, retry, positions[0]);
         auto o = draw(ori, rng, retry, orientations[0]);
         if (!p || !o) return;
@@ -803,9 +855,8 @@ class ArgosReader {
     if (!f.fixed && (f.x - f.r < arena_lo_[0] || f.x + f.r > arena_hi_[0] ||
                      f.y - f.r < arena_lo_[1] || f.y + f.r > arena_hi_[1]))
       return false;
-    for (const Footprint& o : placed_)
-      if (overlaps(f, o)) return false;
-    placed_.push_back(f);
+    if (placed_.touches(f)) return false;
+    placed_.add(f);
     return true;
   }
 
@@ -837,10 +888,12 @@ class ArgosReader {
       b = v3("distances");
       auto l = g.reals("layout", 3, true);
       if (l.size() == 3) {
-        for (int k = 0; k < 3; ++k) out.layout[k] = static_cast<long long>(l[k]);
-        if (l[0] < 1 || l[1] < 1 || l[2] < 1 || l[0] != std::floor(l[0]) ||
-            l[1] != std::floor(l[1]) || l[2] != std::floor(l[2]))
-          g.error("layout must be three whole numbers of at least 1 (expected e.g. \"5,4,1\")");
+        for (int k = 0; k < 3; ++k)
+          out.layout[k] = static_cast<long long>(std::clamp(l[k], 0.0, 1e7));
+        if (l[0] < 1 || l[1] < 1 || l[2] < 1 || l[0] > 1e7 || l[1] > 1e7 || l[2] > 1e7 ||
+            l[0] != std::floor(l[0]) || l[1] != std::floor(l[1]) || l[2] != std::floor(l[2]))
+          g.error(
+              "layout must be three whole numbers from 1 to 10000000 (expected e.g. \"5,4,1\")");
       } else {
         b.reset();
       }
@@ -873,9 +926,10 @@ class ArgosReader {
           return std::nullopt;
         }
         const long long n = g.placed;
-        if (n >= g.layout[0] * g.layout[1] * g.layout[2]) {
-          where.error("method \"grid\" has " +
-                      std::to_string(g.layout[0] * g.layout[1] * g.layout[2]) +
+        const double places = static_cast<double>(g.layout[0]) * static_cast<double>(g.layout[1]) *
+                              static_cast<double>(g.layout[2]);
+        if (static_cast<double>(n) >= places) {
+          where.error("method \"grid\" has " + num(places) +
                       " places and the <entity> quantity is more (expected quantity <= the "
                       "product of layout)");
           return std::nullopt;
@@ -1005,7 +1059,9 @@ class ArgosReader {
   bool rab_occlusions_ = true;  ///< ARGoS's range_and_bearing medium checks them by default
   std::uint64_t seed_ = 0;
   std::array<double, 2> arena_lo_{}, arena_hi_{};
-  std::vector<Footprint> placed_;  ///< bodies placed by <distribute>, and those written out
+  std::optional<std::int64_t> max_tries_;  ///< ExperimentOverrides::max_placement_tries
+  std::int64_t tries_ = 0;
+  PlacedBodies placed_;  ///< bodies placed by <distribute>, and those written out
   std::map<std::string, std::string> kind_names_;  ///< by body and parts
   std::set<std::string> used_kind_names_;
 };
@@ -1016,8 +1072,9 @@ bool is_argos_configuration(const XmlFile& file) {
   return std::string(file.root().name()) == "argos-configuration";
 }
 
-std::unique_ptr<XmlFile> read_argos_experiment(const XmlFile& argos, Diagnostics& diags) {
-  return ArgosReader(argos, diags).read();
+std::unique_ptr<XmlFile> read_argos_experiment(const XmlFile& argos, Diagnostics& diags,
+                                               std::optional<std::int64_t> max_placement_tries) {
+  return ArgosReader(argos, diags, max_placement_tries).read();
 }
 
 }  // namespace fleetsim

@@ -3,7 +3,9 @@
 // from either. See docs/argos.md for what maps to what.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "core/diagnostics.hpp"
 #include "core/xml_reader.hpp"
@@ -21,6 +23,10 @@ bool is_argos_configuration(const XmlFile& file);
 /// functions, sensors it lacks) and every unknown element or attribute is reported to `diags`
 /// at its line, all at once; returns nullptr when there is any error. A Lua script path is
 /// looked up as ARGoS does, relative to the current directory, then beside the .argos file.
-std::unique_ptr<XmlFile> read_argos_experiment(const XmlFile& argos, Diagnostics& diags);
+/// `max_placement_tries` bounds the placement draws of all <distribute>s together
+/// (ExperimentOverrides::max_placement_tries: the fuzz harness's bound).
+std::unique_ptr<XmlFile> read_argos_experiment(
+    const XmlFile& argos, Diagnostics& diags,
+    std::optional<std::int64_t> max_placement_tries = std::nullopt);
 
 }  // namespace fleetsim

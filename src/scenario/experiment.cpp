@@ -1322,16 +1322,18 @@ std::optional<Experiment> release_scratch(std::optional<Experiment> ex) {
 namespace {
 /// An ARGoS experiment (root <argos-configuration>, whatever its extension) is read into
 /// fleetsim's format first; both then go through the one builder.
-std::unique_ptr<XmlFile> in_fleetsim_format(std::unique_ptr<XmlFile> file, Diagnostics& diags) {
+std::unique_ptr<XmlFile> in_fleetsim_format(std::unique_ptr<XmlFile> file,
+                                            const ExperimentOverrides& overrides,
+                                            Diagnostics& diags) {
   if (!file || !is_argos_configuration(*file)) return file;
-  return read_argos_experiment(*file, diags);
+  return read_argos_experiment(*file, diags, overrides.max_placement_tries);
 }
 }  // namespace
 
 std::optional<Experiment> load_experiment(const std::string& path, PluginRegistry& registry,
                                           const ExperimentOverrides& overrides,
                                           Diagnostics& diags) {
-  auto file = in_fleetsim_format(XmlFile::load(path, diags), diags);
+  auto file = in_fleetsim_format(XmlFile::load(path, diags), overrides, diags);
   if (!file) return std::nullopt;
   auto ex = ExperimentParser(*file, registry, overrides, diags).parse();
   file.reset();
@@ -1342,7 +1344,7 @@ std::optional<Experiment> parse_experiment(const std::string& text, const std::s
                                            PluginRegistry& registry,
                                            const ExperimentOverrides& overrides,
                                            Diagnostics& diags) {
-  auto file = in_fleetsim_format(XmlFile::parse(text, name, diags), diags);
+  auto file = in_fleetsim_format(XmlFile::parse(text, name, diags), overrides, diags);
   if (!file) return std::nullopt;
   auto ex = ExperimentParser(*file, registry, overrides, diags).parse();
   file.reset();
