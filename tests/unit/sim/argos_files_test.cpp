@@ -506,6 +506,15 @@ TEST_F(ArgosInline, ADeviceOfAnotherRobotIsRefusedAtItsLine) {
       << l.diags.str();
 }
 
+TEST_F(ArgosInline, TheRootElementSaysItIsArgosWhateverTheExtension) {
+  auto l = run(std::string(kFramework) + kController + kPhysics +
+                   arena("    <foot-bot id=\"a\"><body position=\"0,0,0\"/>"
+                         "<controller config=\"c\"/></foot-bot>\n"),
+               "lab.xml");
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  EXPECT_EQ(l.ex->state.robot_count(), 1u);
+}
+
 TEST_F(ArgosInline, VisualizationIsIgnoredWithAWarning) {
   auto l = run(std::string(kFramework) + kController + kPhysics + arena("") +
                "  <visualization><qt-opengl/></visualization>\n");
