@@ -287,7 +287,13 @@ class ArgosReader {
     e.finish();
     e.check_children({"experiment", "system", "profiling"});
     pugi::xml_node f = add(fleetsim_, "framework", e.where().line);
+    for (const char* once : {"experiment", "system"}) {
+      auto v = e.children(once);
+      for (std::size_t k = 1; k < v.size(); ++k)
+        v[k].error(std::string("<") + once + "> appears more than once (expected at most one)");
+    }
     auto experiments = e.children("experiment");
+    if (experiments.size() > 1) experiments.erase(experiments.begin() + 1, experiments.end());
     if (experiments.empty())
       e.error(
           "missing <experiment> (expected <experiment length=\"60\" ticks_per_second=\"10\" "
@@ -307,7 +313,9 @@ class ArgosReader {
       set(f, "seed", std::to_string(seed), line_of(x, "random_seed"));
       seed_ = static_cast<std::uint64_t>(seed);
     }
-    for (auto& s : e.children("system")) {
+    auto systems = e.children("system");
+    if (systems.size() > 1) systems.erase(systems.begin() + 1, systems.end());
+    for (auto& s : systems) {
       // ARGoS's 0 is "the main thread only"; its scheduling method and thread pinning change
       // nothing in a fleetsim run, whose results never depend on threads.
       const std::int64_t threads = s.integer("threads", 0, 0, 1024);
@@ -563,6 +571,10 @@ class ArgosReader {
             "the engine's <sides> are not an axis-aligned rectangle (expected four "
             "<vertex point=\"x,y\"/> at the corners of a box: fleetsim's engine regions "
             "are boxes)");
+        continue;
+      }
+      if (engine.attribute("region")) {
+        s.error("the engine's <sides> appear more than once (expected one <boundaries><sides>)");
         continue;
       }
       set(engine, "region", num(x0) + "," + num(y0) + "," + num(x1) + "," + num(y1),
