@@ -200,8 +200,8 @@ void add_engine_commands(CLI::App& app, int& status) {
       "On a cluster, `mpirun -n P fleetsim run EXPERIMENT` (or srun) runs it on the P ranks of "
       "the job, with the same log as one process (docs/distributed.md).");
   run->add_option("EXPERIMENT", args->files,
-                  "experiment files (XML, docs/experiment-format.md); with --resume, the "
-                  "checkpointed run's file by default");
+                  "experiment files (XML, docs/experiment-format.md; or ARGoS .argos files, "
+                  "docs/argos.md); with --resume, the checkpointed run's file by default");
   run->add_option("--threads", args->threads, "worker threads (overrides <framework threads>)")
       ->check(CLI::Range(1, 1024));
   run->add_option("--seed", args->seed, "random seed (overrides <framework seed>)");
@@ -296,7 +296,9 @@ void add_engine_commands(CLI::App& app, int& status) {
       "check",
       "Check experiment files (or federation files) without running them: every problem, as "
       "file:line.");
-  check->add_option("EXPERIMENT", check_args->files, "experiment or federation files")->required();
+  check->add_option("EXPERIMENT", check_args->files,
+                    "experiment (fleetsim or ARGoS .argos) or federation files")
+      ->required();
   check->callback([check_args, &status] { status = check_command(*check_args); });
 
   auto json = std::make_shared<bool>(false);

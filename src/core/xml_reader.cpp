@@ -134,7 +134,18 @@ std::string XmlFile::resolve(const std::string& p) const {
   return (std::filesystem::path(dir) / fp).lexically_normal().string();
 }
 
+std::unique_ptr<XmlFile> XmlFile::derived(const std::string& path) {
+  auto f = std::unique_ptr<XmlFile>(new XmlFile());
+  f->path_ = path;
+  f->derived_ = true;
+  return f;
+}
+
 int XmlFile::line_of(pugi::xml_node n) const {
+  if (derived_) {
+    auto it = node_lines_.find(n.internal_object());
+    return it == node_lines_.end() ? 0 : it->second;
+  }
   std::ptrdiff_t off = n.offset_debug();
   if (off < 0) return 0;
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(),
@@ -143,6 +154,10 @@ int XmlFile::line_of(pugi::xml_node n) const {
 }
 
 int XmlFile::line_of(pugi::xml_node n, const char* attr) const {
+  if (derived_) {
+    auto it = attribute_lines_.find(n.attribute(attr).internal_object());
+    return it == attribute_lines_.end() || n.attribute(attr).empty() ? line_of(n) : it->second;
+  }
   std::ptrdiff_t off = n.offset_debug();
   if (off < 0 || n.type() != pugi::node_element || n.attribute(attr).empty()) return line_of(n);
   // The file is well-formed here (parse refused it otherwise): from the element's name, walk

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,15 @@ class XmlFile {
   /// Parses `text` as if read from a file called `name` (tests, inline experiments).
   static std::unique_ptr<XmlFile> parse(std::string text, const std::string& name,
                                         Diagnostics& diags);
+  /// An empty document that another file's reader fills in (an ARGoS .argos file read into
+  /// fleetsim's format): it has no text, and the line of each node or attribute is the one
+  /// set_line gives it (0 when none), so that errors point into the file the user wrote.
+  static std::unique_ptr<XmlFile> derived(const std::string& path);
+  /// The document, to fill in (derived files).
+  pugi::xml_document& document() { return doc_; }
+  /// The line in path() a derived file's node or attribute comes from.
+  void set_line(pugi::xml_node n, int line) { node_lines_[n.internal_object()] = line; }
+  void set_line(pugi::xml_attribute a, int line) { attribute_lines_[a.internal_object()] = line; }
 
   pugi::xml_node root() const { return doc_.document_element(); }
   const std::string& path() const { return path_; }
@@ -46,6 +56,8 @@ class XmlFile {
   std::string text_;
   std::vector<std::size_t> line_starts_;
   pugi::xml_document doc_;
+  bool derived_ = false;
+  std::map<const void*, int> node_lines_, attribute_lines_;  ///< derived files' lines
 };
 
 /// Reads the attributes of one element with type and range checks. Call `finish()` after

@@ -16,6 +16,7 @@
 #include "core/xml_reader.hpp"
 #include "physics/kinematics2d.hpp"
 #include "robots/kinds.hpp"
+#include "scenario/argos_file.hpp"
 #include "scenario/bitmap.hpp"
 
 namespace fleetsim {
@@ -213,7 +214,8 @@ class ExperimentParser {
     XmlElement root(file_, file_.root(), d_);
     if (std::string(root.name()) != "fleetsim") {
       root.error(std::string("root element is <") + root.name() +
-                 "> (expected <fleetsim>; see docs/experiment-format.md)");
+                 "> (expected <fleetsim>, or ARGoS's <argos-configuration>; see "
+                 "docs/experiment-format.md and docs/argos.md)");
       return std::nullopt;
     }
     root.finish();
@@ -1317,10 +1319,21 @@ std::optional<Experiment> release_scratch(std::optional<Experiment> ex) {
 }
 }  // namespace
 
+namespace {
+/// An ARGoS experiment (root <argos-configuration>, whatever its extension) is read into
+/// fleetsim's format first; both then go through the one builder.
+std::unique_ptr<XmlFile> in_fleetsim_format(std::unique_ptr<XmlFile> file,
+                                            const ExperimentOverrides& overrides,
+                                            Diagnostics& diags) {
+  if (!file || !is_argos_configuration(*file)) return file;
+  return read_argos_experiment(*file, diags, overrides.max_placement_tries);
+}
+}  // namespace
+
 std::optional<Experiment> load_experiment(const std::string& path, PluginRegistry& registry,
                                           const ExperimentOverrides& overrides,
                                           Diagnostics& diags) {
-  auto file = XmlFile::load(path, diags);
+  auto file = in_fleetsim_format(XmlFile::load(path, diags), overrides, diags);
   if (!file) return std::nullopt;
   auto ex = ExperimentParser(*file, registry, overrides, diags).parse();
   file.reset();
@@ -1331,7 +1344,7 @@ std::optional<Experiment> parse_experiment(const std::string& text, const std::s
                                            PluginRegistry& registry,
                                            const ExperimentOverrides& overrides,
                                            Diagnostics& diags) {
-  auto file = XmlFile::parse(text, name, diags);
+  auto file = in_fleetsim_format(XmlFile::parse(text, name, diags), overrides, diags);
   if (!file) return std::nullopt;
   auto ex = ExperimentParser(*file, registry, overrides, diags).parse();
   file.reset();

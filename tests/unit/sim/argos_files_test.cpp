@@ -1,0 +1,528 @@
+// ARGoS .argos experiment files, as users bring them: the public files collected in
+// tests/data/argos/ (SOURCES.md) each load and run, or are refused with file:line messages
+// that say why; and small inline files check each mapping (docs/argos.md).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <unistd.h>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "plugins/builtins.hpp"
+#include "scenario/experiment.hpp"
+#include "sim/simulation.hpp"
+
+namespace fleetsim {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kArgos = std::string(FLEETSIM_SOURCE_DIR) + "/tests/data/argos/";
+
+struct Loaded {
+  std::optional<Experiment> ex;
+  Diagnostics diags;
+};
+
+Loaded load(const std::string& path, int threads = 1, double length_s = 30) {
+  Loaded l;
+  PluginRegistry reg;
+  register_builtins(reg);
+  ExperimentOverrides ov;
+  ov.threads = threads;
+  ov.length_s = length_s;
+  ov.log_path = "";
+  l.ex = load_experiment(path, reg, ov, l.diags);
+  return l;
+}
+
+/// Robots (not passive bodies) of a loaded experiment.
+std::vector<std::size_t> driven_rows(const Experiment& ex) {
+  std::vector<std::size_t> rows;
+  auto kind = ex.state.robot_kind();
+  for (std::size_t i = 0; i < ex.state.robot_count(); ++i)
+    if (!ex.model->kinds[kind[i]].passive) rows.push_back(i);
+  return rows;
+}
+
+// ---------------------------------------------------------------- the collected files
+
+/// What a user sees for each collected file. A file that loads places `robots` robots
+/// (<distribute> quantity, or those written out) inside the square |x|, |y| <= `within` (the
+/// distribute's position range), and its Lua script drives them. A refused one names what
+/// fleetsim lacks: `refusal` occurs in one of its file:line errors.
+struct Expectation {
+  const char* file;
+  int robots;     ///< -1: refused
+  double within;  ///< metres
+  const char* refusal;
+};
+
+const Expectation kFiles[] = {
+    // Lua controllers whose devices fleetsim has: proximity, wheels, LEDs, positioning.
+    {"EmanueleArte+intelligent-robotic-systems/lab-1/Random-walk-ca/base/random-walk-ca.argos", 1,
+     1.9, nullptr},
+    {"andrea-acampora+robotic-argos-programs/hellorobot/02-obstacle_avoidance/"
+     "obstacleAvoidance.argos",
+     3, 1.9, nullptr},
+    {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/"
+     "obstacle-avoidance.argos",
+     1, 1.9, nullptr},
+    // Phototaxis: a light sensor and light entities.
+    {"EmanueleArte+intelligent-robotic-systems/lab-1/Phototaxis/base/phototaxis.argos", -1, 0,
+     "<footbot_light>: fleetsim has no light sensor"},
+    {"EmanueleArte+intelligent-robotic-systems/lab-1/Phototaxis/extra-light/phototaxis.argos", -1,
+     0, "<light>: fleetsim has no light entities"},
+    {"EmanueleArte+intelligent-robotic-systems/lab-1/Phototaxis/sensor-noise/phototaxis.argos", -1,
+     0, "<footbot_light>"},
+    {"andrea-acampora+robotic-argos-programs/hellorobot/01-phototaxis/phototaxis.argos", -1, 0,
+     "<footbot_light>"},
+    {"floyddc+Intelligent-Robotic-Systems/lab01/phototaxis/phototaxis.argos", -1, 0,
+     "<footbot_light>"},
+    {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/photoaxis.argos", -1,
+     0, "<footbot_light>"},
+    {"GiuliaNardicchia+intelligent-robotic-system/lab_activity-01/01a-phototaxis/phototaxis.argos",
+     -1, 0, "<footbot_light>"},
+    // Obstacle avoidance that still lists the light sensor (and no light).
+    {"GiuliaNardicchia+intelligent-robotic-system/lab_activity-01/01b-obstacle-avoidance/"
+     "obstacle_avoidance.argos",
+     -1, 0, "<footbot_light>"},
+    {"floyddc+Intelligent-Robotic-Systems/lab01/collisions/collisions_avoidance.argos", -1, 0,
+     "<footbot_light>"},
+    // Composite behaviours: lights.
+    {"andrea-acampora+robotic-argos-programs/hellorobot/03-composite_behaviour/"
+     "compositeBehaviour.argos",
+     -1, 0, "<light>"},
+    {"andrea-acampora+robotic-argos-programs/motor-schemas/motor-schemas.argos", -1, 0, "<light>"},
+    {"andrea-acampora+robotic-argos-programs/subsumption-architecture/subsumption_arch.argos", -1,
+     0, "<light>"},
+    {"GiuliaNardicchia+intelligent-robotic-system/lab_activity-02/01_composite_behaviour.argos", -1,
+     0, "<light>"},
+    {"floyddc+Intelligent-Robotic-Systems/lab02/composite_behaviors.argos", -1, 0, "<light>"},
+    {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/"
+     "composite-behavior.argos",
+     -1, 0, "<light>"},
+    {"angelo-will+intelligent-robotic-system-labs/lab-03-2023-03-17/code/composite-behavior.argos",
+     -1, 0, "<light>"},
+    {"angelo-will+intelligent-robotic-system-labs/lab-04-2023-03-31/composite-behavior.argos", -1,
+     0, "<light>"},
+    // The course's "hello robot": a floor image, a light, ground and light sensors.
+    {"EmanueleArte+intelligent-robotic-systems/hellorobot/hellorobot.argos", -1, 0, "<floor>"},
+    {"GiuliaNardicchia+intelligent-robotic-system/ARGoS_example_code/hellorobot.argos", -1, 0,
+     "<floor>"},
+    {"andrea-acampora+robotic-argos-programs/hellorobot/example/hellorobot.argos", -1, 0,
+     "<floor>"},
+    {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/hellorobot.argos", -1,
+     0, "<footbot_motor_ground>"},
+    {"floyddc+Intelligent-Robotic-Systems/lab00/hellorobot.argos", -1, 0, "<floor>"},
+    {"floyddc+Intelligent-Robotic-Systems/lab01/hellorobot.argos", -1, 0, "<floor>"},
+    // Aggregation on black spots: a floor and the motor ground sensor.
+    {"andrea-acampora+robotic-argos-programs/swarm-robotics/01-aggregation/aggregation.argos", -1,
+     0, "<footbot_motor_ground>: fleetsim has no ground sensor"},
+    {"andrea-acampora+robotic-argos-programs/swarm-robotics/02-aggregation_black_spot/"
+     "blank_spot.argos",
+     -1, 0, "<floor>"},
+    {"andrea-acampora+robotic-argos-programs/swarm-robotics/03-aggregation_two_spots/"
+     "two_spots.argos",
+     -1, 0, "<floor>"},
+    {"angelo-will+intelligent-robotic-system-labs/lab-05-2023-04-14/test-aggregation.argos", -1, 0,
+     "<footbot_motor_ground>"},
+    {"a-hamzah+argos_simulator_projects/boundry_following/boundry_following.argos", -1, 0,
+     "<floor>"},
+    {"a-hamzah+argos_simulator_projects/obstacle_avoidance/obstacleAvoidance.argos", -1, 0,
+     "<footbot_gripper>: fleetsim has no gripper"},
+    // A flocking swarm on range-and-bearing: ARGoS ignores an attribute its sensor does not
+    // have (range=), fleetsim does not.
+    {"Cuongpetter+Collective_Robots/Task2_Swarm_Behaviour/simulation.argos", -1, 0,
+     "unknown attribute 'range' on <range_and_bearing>"},
+    // Robots that grip and carry objects marked by LEDs.
+    {"Emjaidi+argos3-personal/about_face/form_path.argos", -1, 0, "<leds> on a <box>"},
+    {"Emjaidi+argos3-personal/comms/comms.argos", -1, 0, "<footbot_motor_ground>"},
+    // ilpincy/argos3-examples: C++ controllers and loop functions.
+    {"ilpincy+argos3-examples/experiments/diffusion_1.argos", -1, 0,
+     "ARGoS C++ plug-ins cannot be loaded; see docs/argos.md for what to do"},
+    {"ilpincy+argos3-examples/experiments/diffusion_10.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/custom_distributions.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/epuck_obstacleavoidance.argos", -1, 0,
+     "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/eyebot_circle.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/eyebot_flocking.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/flocking.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/foraging.argos", -1, 0, "<loop_functions"},
+    {"ilpincy+argos3-examples/experiments/galib-trial.argos", -1, 0, "<loop_functions"},
+    {"ilpincy+argos3-examples/experiments/galib.argos", -1, 0, "<loop_functions"},
+    {"ilpincy+argos3-examples/experiments/gripping.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/id.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/manualcontrol.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/mpga-trial.argos", -1, 0, "<loop_functions"},
+    {"ilpincy+argos3-examples/experiments/mpga.argos", -1, 0, "<loop_functions"},
+    {"ilpincy+argos3-examples/experiments/multiple_engines.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/synchronization.argos", -1, 0, "ARGoS C++ plug-ins"},
+    {"ilpincy+argos3-examples/experiments/trajectory.argos", -1, 0, "ARGoS C++ plug-ins"},
+};
+
+TEST(ArgosFiles, EveryCollectedFileIsInTheTable) {
+  std::set<std::string> listed;
+  for (const auto& e : kFiles) listed.insert(e.file);
+  std::size_t found = 0;
+  for (const auto& f : fs::recursive_directory_iterator(kArgos))
+    if (f.path().extension() == ".argos") {
+      ++found;
+      EXPECT_TRUE(listed.count(fs::relative(f.path(), kArgos).string()))
+          << f.path() << " is collected but not in kFiles";
+    }
+  EXPECT_EQ(found, std::size(kFiles));
+}
+
+TEST(ArgosFiles, RefusedFilesSayWhyAtTheirLines) {
+  for (const auto& e : kFiles) {
+    if (e.robots >= 0) continue;
+    SCOPED_TRACE(e.file);
+    const std::string path = kArgos + e.file;
+    auto l = load(path);
+    EXPECT_FALSE(l.ex);
+    ASSERT_TRUE(l.diags.has_errors());
+    bool named = false;
+    for (const Diagnostic& d : l.diags.items()) {
+      if (d.severity != Diagnostic::Severity::kError) continue;
+      EXPECT_EQ(d.where.file, path);
+      EXPECT_GT(d.where.line, 0) << d.message;
+      named = named || d.message.find(e.refusal) != std::string::npos;
+    }
+    EXPECT_TRUE(named) << "no error says '" << e.refusal << "':\n" << l.diags.str();
+  }
+}
+
+TEST(ArgosFiles, LoadedFilesPlaceTheirRobotsAndTheScriptsDriveThem) {
+  for (const auto& e : kFiles) {
+    if (e.robots < 0) continue;
+    SCOPED_TRACE(e.file);
+    auto l = load(kArgos + e.file);
+    ASSERT_TRUE(l.ex) << l.diags.str();
+    const auto rows = driven_rows(*l.ex);
+    ASSERT_EQ(rows.size(), static_cast<std::size_t>(e.robots));
+    std::vector<std::pair<double, double>> start;
+    for (std::size_t i : rows) {
+      const double x = l.ex->state.x()[i], y = l.ex->state.y()[i];
+      EXPECT_LE(std::abs(x), e.within);
+      EXPECT_LE(std::abs(y), e.within);
+      start.push_back({x, y});
+    }
+    EXPECT_EQ(l.ex->state.robot_name()[rows[0]], "fb0");  // ARGoS's ids: base id + number
+    PluginRegistry reg;
+    register_builtins(reg);
+    Simulation sim(std::move(*l.ex), reg);
+    sim.start();
+    while (!sim.done()) sim.step();
+    sim.finish();
+    EXPECT_EQ(sim.state().tick, 300);
+    double moved = 0;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const std::size_t i = rows[k];
+      const double x = sim.state().x()[i], y = sim.state().y()[i];
+      moved = std::max(moved, std::hypot(x - start[k].first, y - start[k].second));
+      // The walls (boxes at +-1.9 m, 0.1 m thick) keep the robots in.
+      EXPECT_LT(std::abs(x), 1.85);
+      EXPECT_LT(std::abs(y), 1.85);
+    }
+    EXPECT_GT(moved, 0.3) << "the Lua script did not drive the robots";
+  }
+}
+
+std::uint64_t run_hash(const std::string& file, int threads) {
+  auto l = load(file, threads, 20);
+  EXPECT_TRUE(l.ex) << l.diags.str();
+  PluginRegistry reg;
+  register_builtins(reg);
+  Simulation sim(std::move(*l.ex), reg);
+  sim.start();
+  while (!sim.done()) sim.step();
+  sim.finish();
+  return sim.state().hash();
+}
+
+TEST(ArgosFiles, SameBitsOnOneAndTwoThreads) {
+  const std::string f = kArgos +
+                        "andrea-acampora+robotic-argos-programs/hellorobot/02-obstacle_avoidance/"
+                        "obstacleAvoidance.argos";
+  EXPECT_EQ(run_hash(f, 1), run_hash(f, 2));
+}
+
+TEST(ArgosFiles, CheckCommandRefusesWithStatusTwo) {
+  const std::string cmd = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim check '" + kArgos +
+                          "ilpincy+argos3-examples/experiments/diffusion_1.argos' 2>/dev/null";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::string ok = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim check '" + kArgos +
+                         std::string(kFiles[0].file) + "' >/dev/null 2>&1";
+  EXPECT_EQ(std::system(ok.c_str()), 0);
+}
+
+// ---------------------------------------------------------------- each mapping, inline
+
+/// A directory with a Lua script and the .argos files the tests write in it.
+class ArgosInline : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fleetsim_argos_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "forward.lua")
+        << "function init() end\n"
+           "function step() robot.wheels.set_velocity(10, 10) end\n";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  /// Writes `body` (the children of <argos-configuration>) and loads it.
+  Loaded run(const std::string& body, const std::string& name = "exp.argos") {
+    path_ = (dir_ / name).string();
+    std::ofstream(path_) << "<?xml version=\"1.0\" ?>\n<argos-configuration>\n"
+                         << body << "</argos-configuration>\n";
+    return load(path_, 1, 5);
+  }
+  fs::path dir_;
+  std::string path_;
+};
+
+const char* kFramework =
+    "  <framework><system threads=\"0\"/>"
+    "<experiment length=\"0\" ticks_per_second=\"10\" random_seed=\"7\"/></framework>\n";  // 3
+const char* kController =
+    "  <controllers><lua_controller id=\"c\">\n"  // 4
+    "    <actuators><differential_steering implementation=\"default\"/>"
+    "<leds implementation=\"default\" medium=\"leds\"/></actuators>\n"  // 5
+    "    <sensors><footbot_proximity implementation=\"default\" show_rays=\"true\"/>"
+    "<positioning implementation=\"default\"/></sensors>\n"  // 6
+    "    <params script=\"forward.lua\"/>\n"                 // 7
+    "  </lua_controller></controllers>\n";                   // 8
+const char* kPhysics =
+    "  <physics_engines><dynamics2d id=\"dyn2d\"/></physics_engines>\n"  // 9
+    "  <media><led id=\"leds\"/></media>\n";                             // 10
+
+std::string arena(const std::string& inside) {
+  return "  <arena size=\"4,4,1\" center=\"0,0,0.5\">\n" + inside + "  </arena>\n";  // 11..
+}
+
+TEST_F(ArgosInline, ARobotWrittenOutIsWhereTheFileSaysAndDrives) {
+  auto l = run(std::string(kFramework) + kController + kPhysics +
+               arena("    <foot-bot id=\"solo\"><body position=\"0.5,-1,0\" "
+                     "orientation=\"90,0,0\"/><controller config=\"c\"/></foot-bot>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  ASSERT_EQ(l.ex->state.robot_count(), 1u);
+  EXPECT_EQ(l.ex->state.robot_name()[0], "solo");
+  EXPECT_DOUBLE_EQ(l.ex->state.x()[0], 0.5);
+  EXPECT_DOUBLE_EQ(l.ex->state.y()[0], -1);
+  EXPECT_EQ(l.ex->model->seed, 7u);
+  EXPECT_EQ(l.ex->threads, 1);
+  EXPECT_EQ(l.ex->model->kinds[l.ex->state.robot_kind()[0]].engine, "dynamics2d");
+  PluginRegistry reg;
+  register_builtins(reg);
+  Simulation sim(std::move(*l.ex), reg);
+  sim.start();
+  while (!sim.done()) sim.step();
+  sim.finish();
+  // Heading 90 degrees: forward is +y; 10 cm/s for 5 s.
+  EXPECT_NEAR(sim.state().x()[0], 0.5, 0.05);
+  EXPECT_GT(sim.state().y()[0], -0.7);
+}
+
+TEST_F(ArgosInline, DistributeMethodsPlaceAsArgosDoes) {
+  auto l = run(std::string(kFramework) + kController + kPhysics +
+               arena("    <distribute>\n"
+                     "      <position method=\"grid\" center=\"0,0,0\" distances=\"0.5,0.4,0\" "
+                     "layout=\"3,2,1\"/>\n"
+                     "      <orientation method=\"constant\" values=\"45,0,0\"/>\n"
+                     "      <entity quantity=\"6\" max_trials=\"1\" base_num=\"10\">"
+                     "<foot-bot id=\"g\"><controller config=\"c\"/></foot-bot></entity>\n"
+                     "    </distribute>\n"
+                     "    <distribute>\n"
+                     "      <position method=\"gaussian\" mean=\"1,1,0\" std_dev=\"0.2,0.2,0\"/>\n"
+                     "      <orientation method=\"uniform\" min=\"0,0,0\" max=\"360,0,0\"/>\n"
+                     "      <entity quantity=\"5\" max_trials=\"100\">"
+                     "<cylinder id=\"cy\" radius=\"0.05\" height=\"0.1\" movable=\"true\" "
+                     "mass=\"0.1\"/></entity>\n"
+                     "    </distribute>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  const auto& st = l.ex->state;
+  ASSERT_EQ(st.robot_count(), 11u);
+  // The grid fills x first, from +x to -x, then y, about its centre.
+  std::map<std::string, std::pair<double, double>> at;
+  for (std::size_t i = 0; i < st.robot_count(); ++i)
+    at[st.robot_name()[i]] = {st.x()[i], st.y()[i]};
+  EXPECT_DOUBLE_EQ(at["g10"].first, 0.5);
+  EXPECT_DOUBLE_EQ(at["g10"].second, 0.2);
+  EXPECT_DOUBLE_EQ(at["g12"].first, -0.5);
+  EXPECT_DOUBLE_EQ(at["g13"].first, 0.5);
+  EXPECT_DOUBLE_EQ(at["g15"].second, -0.2);
+  EXPECT_NEAR(st.theta()[0], 45 * 3.14159265358979 / 180, 1e-9);
+  // The cylinders, passive bodies of radius 0.05, around (1, 1).
+  for (int k = 0; k < 5; ++k) {
+    const auto p = at["cy" + std::to_string(k)];
+    EXPECT_LT(std::hypot(p.first - 1, p.second - 1), 1.0);
+  }
+}
+
+TEST_F(ArgosInline, TooManyForTheGridOrTheTriesIsRefusedAtTheDistribute) {
+  auto l = run(std::string(kFramework) + kController + kPhysics +
+               arena("    <distribute>\n"  // 12
+                     "      <position method=\"uniform\" min=\"-0.1,-0.1,0\" max=\"0.1,0.1,0\"/>\n"
+                     "      <orientation method=\"constant\" values=\"0,0,0\"/>\n"
+                     "      <entity quantity=\"50\" max_trials=\"20\">\n"  // 15
+                     "<foot-bot id=\"fb\"><controller config=\"c\"/></foot-bot></entity>\n"
+                     "    </distribute>\n"));
+  EXPECT_FALSE(l.ex);
+  EXPECT_NE(l.diags.str().find(path_ + ":15: error: could not place foot-bot 'fb"),
+            std::string::npos)
+      << l.diags.str();
+}
+
+TEST_F(ArgosInline, MisspellingsGetLinesAndSuggestions) {
+  auto l = run(std::string(kFramework) + kController +
+               "  <physics_engine><dynamics2d id=\"d\"/></physics_engine>\n" +  // 9
+               "  <media><led id=\"leds\"/></media>\n" +                        // 10
+               arena("    <foot-bot id=\"a\" rab_rnage=\"2\"><body position=\"0,0,0\"/>"
+                     "<controller config=\"cc\"/></foot-bot>\n"  // 12
+                     "    <foot_bot id=\"b\"/>\n"));             // 13
+  EXPECT_FALSE(l.ex);
+  const std::string s = l.diags.str();
+  EXPECT_NE(s.find(path_ + ":9: error: unknown element <physics_engine>"), std::string::npos) << s;
+  EXPECT_NE(s.find("did you mean 'physics_engines'"), std::string::npos) << s;
+  EXPECT_NE(s.find(path_ + ":12: error: unknown attribute 'rab_rnage'"), std::string::npos) << s;
+  EXPECT_NE(s.find("did you mean 'rab_range'"), std::string::npos) << s;
+  EXPECT_NE(s.find(path_ + ":13: error: unknown element <foot_bot>"), std::string::npos) << s;
+  EXPECT_NE(s.find("did you mean 'foot-bot'"), std::string::npos) << s;
+  EXPECT_NE(s.find("unknown controller config 'cc'"), std::string::npos) << s;
+}
+
+TEST_F(ArgosInline, WhatFleetsimLacksIsRefusedAllAtOnce) {
+  auto l = run(std::string(kFramework) +
+               "  <controllers><lua_controller id=\"c\">\n"                                  // 4
+               "    <actuators><footbot_gripper implementation=\"default\"/></actuators>\n"  // 5
+               "    <sensors><footbot_light implementation=\"rot_z_only\"/></sensors>\n"     // 6
+               "    <params script=\"forward.lua\" speed=\"3\"/>\n"                          // 7
+               "  </lua_controller></controllers>\n"                                         // 8
+               "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +      // 9
+               kPhysics +  // 10, 11
+               arena("    <light id=\"l\" position=\"0,0,1\" orientation=\"0,0,0\" "
+                     "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"            // 13
+                     "    <floor id=\"f\" source=\"image\" path=\"floor.png\"/>\n"));  // 14
+  EXPECT_FALSE(l.ex);
+  const std::string s = l.diags.str();
+  for (const char* want :
+       {":5: error: <footbot_gripper>", ":6: error: <footbot_light>", ":7: error: <params speed=",
+        ":9: error: <loop_functions library=...> names ARGoS C++ code: ARGoS C++ plug-ins cannot "
+        "be loaded; see docs/argos.md for what to do",
+        ":13: error: <light>", ":14: error: <floor>"})
+    EXPECT_NE(s.find(path_ + want), std::string::npos) << want << "\n" << s;
+}
+
+TEST_F(ArgosInline, ScriptIsFoundBesideTheFileWhenNotInTheWorkingDirectory) {
+  // The test runs in the build directory, which has no forward.lua: ARGoS would not find it
+  // there; fleetsim then looks beside the .argos file.
+  ASSERT_FALSE(fs::exists("forward.lua"));
+  auto l = run(std::string(kFramework) + kController + kPhysics + arena(""));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  EXPECT_EQ(l.ex->model->controllers[0].params.text("script", ""), (dir_ / "forward.lua").string());
+  auto missing = run(std::string(kFramework) +
+                     "  <controllers><lua_controller id=\"c\"><actuators/><sensors/>\n"
+                     "    <params script=\"nowhere.lua\"/>\n"  // 5
+                     "  </lua_controller></controllers>\n" +
+                     kPhysics + arena(""));
+  EXPECT_NE(missing.diags.str().find(path_ + ":5: error: script 'nowhere.lua' is not a file"),
+            std::string::npos)
+      << missing.diags.str();
+}
+
+TEST_F(ArgosInline, StaticBodiesBecomeObstaclesAndRegionsBoxes) {
+  auto l = run(std::string(kFramework) + kController +
+               "  <physics_engines>\n"
+               "    <dynamics2d id=\"west\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+               "<sides><vertex point=\"-2,-2\"/><vertex point=\"0,-2\"/><vertex point=\"0,2\"/>"
+               "<vertex point=\"-2,2\"/></sides></boundaries></dynamics2d>\n"
+               "    <dynamics2d id=\"east\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+               "<sides><vertex point=\"0,-2\"/><vertex point=\"2,-2\"/><vertex point=\"2,2\"/>"
+               "<vertex point=\"0,2\"/></sides></boundaries></dynamics2d>\n"
+               "  </physics_engines>\n" +
+               arena("    <box id=\"w\" size=\"0.2,2,0.5\" movable=\"false\"><body "
+                     "position=\"1,0,0\"/></box>\n"
+                     "    <cylinder id=\"p\" radius=\"0.2\" height=\"0.5\" movable=\"false\">"
+                     "<body position=\"-1,0,0\"/></cylinder>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  ASSERT_EQ(l.ex->model->engines.size(), 2u);
+  EXPECT_EQ(l.ex->model->engines[0].id, "west");
+  EXPECT_DOUBLE_EQ(l.ex->model->engines[0].max.x, 0);
+  EXPECT_EQ(l.ex->model->boxes.size(), 1u);
+  EXPECT_EQ(l.ex->state.robot_count(), 0u);
+  EXPECT_TRUE(l.ex->model->inside_obstacle({1, 0.5}));
+}
+
+TEST_F(ArgosInline, EPucksAndEyeBotsOnTheirOwnEngines) {
+  std::ofstream(dir_ / "fly.lua") << "function step() "
+                                     "robot.quadrotor.set_linear_velocity(0.5, 0, 0.5) end\n";
+  auto l = run(std::string(kFramework) +
+               "  <controllers>\n"
+               "    <lua_controller id=\"ep\"><actuators><differential_steering "
+               "implementation=\"default\"/></actuators><sensors><epuck_proximity "
+               "implementation=\"default\"/></sensors><params script=\"forward.lua\"/>"
+               "</lua_controller>\n"
+               "    <lua_controller id=\"eb\"><actuators><quadrotor_speed "
+               "implementation=\"default\"/></actuators><sensors><positioning "
+               "implementation=\"default\"/></sensors><params script=\"fly.lua\"/>"
+               "</lua_controller>\n"
+               "  </controllers>\n"
+               "  <physics_engines><dynamics2d id=\"dyn2d\"/><pointmass3d id=\"pm3d\"/>"
+               "</physics_engines>\n" +
+               arena("    <e-puck id=\"ep0\"><body position=\"-1,0,0\"/><controller "
+                     "config=\"ep\"/></e-puck>\n"
+                     "    <eye-bot id=\"eb0\"><body position=\"0,1,0\"/><controller "
+                     "config=\"eb\"/></eye-bot>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  const auto& m = *l.ex->model;
+  const auto kind = l.ex->state.robot_kind();
+  EXPECT_EQ(m.kinds[kind[0]].engine, "dynamics2d");
+  EXPECT_EQ(m.kinds[kind[1]].engine, "pointmass3d");
+  EXPECT_TRUE(m.kinds[kind[1]].flies);
+  PluginRegistry reg;
+  register_builtins(reg);
+  Simulation sim(std::move(*l.ex), reg);
+  sim.start();
+  while (!sim.done()) sim.step();
+  sim.finish();
+  EXPECT_GT(sim.state().x()[0], -0.9);  // the e-puck drove forward (+x)
+  EXPECT_GT(sim.state().x()[1], 0.5);   // the eye-bot flew towards +x
+}
+
+TEST_F(ArgosInline, ADeviceOfAnotherRobotIsRefusedAtItsLine) {
+  auto l = run(std::string(kFramework) + kController + kPhysics +
+               arena("    <e-puck id=\"ep0\"><body position=\"-1,0,0\"/><controller "
+                     "config=\"c\"/></e-puck>\n"));
+  EXPECT_FALSE(l.ex);
+  EXPECT_NE(l.diags.str().find(path_ + ":6: error: <footbot_proximity> does not fit the e-puck"),
+            std::string::npos)
+      << l.diags.str();
+}
+
+TEST_F(ArgosInline, TheRootElementSaysItIsArgosWhateverTheExtension) {
+  auto l = run(std::string(kFramework) + kController + kPhysics +
+                   arena("    <foot-bot id=\"a\"><body position=\"0,0,0\"/>"
+                         "<controller config=\"c\"/></foot-bot>\n"),
+               "lab.xml");
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  EXPECT_EQ(l.ex->state.robot_count(), 1u);
+}
+
+TEST_F(ArgosInline, VisualizationIsIgnoredWithAWarning) {
+  auto l = run(std::string(kFramework) + kController + kPhysics + arena("") +
+               "  <visualization><qt-opengl/></visualization>\n");
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  ASSERT_EQ(l.diags.items().size(), 1u);
+  EXPECT_EQ(l.diags.items()[0].severity, Diagnostic::Severity::kWarning);
+  EXPECT_NE(l.diags.items()[0].message.find("<visualization> is ignored"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fleetsim
