@@ -226,7 +226,8 @@ void register_builtins(PluginRegistry& r) {
                  {{"path", "string", "", "output file"},
                   {"every", "integer", "1", "log every k ticks"}}});
   r.add_builtin({PluginKind::kLogWriter, "deeco",
-                 "DEECo playground text log, its exact grammar (docs/log-format.md)",
+                 "DEECo playground text log, in the grammar its program writes and reads "
+                 "(docs/log-format.md)",
                  {{"path", "string", "", "output file"},
                   {"every", "integer", "1", "log every k ticks"}}});
 }
