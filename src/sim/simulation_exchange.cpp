@@ -52,6 +52,7 @@
 
 #include "core/hash.hpp"
 #include "log/byte_io.hpp"
+#include "robots/light_sensor.hpp"
 #include "robots/range_and_bearing.hpp"
 #include "sim/simulation.hpp"
 
@@ -267,8 +268,9 @@ bool Simulation::may_send_border_halo() const {
     return false;
   // The built-in parts, whose reach is known: the others may read any robot.
   static const std::set<std::string> sensors = {
-      "proximity",   "proximity_noisy",   "collision",
-      "positioning", "range_and_bearing", "colored_blob_omnidirectional_camera"};
+      "proximity",     "proximity_noisy",      "collision",
+      "positioning",   "range_and_bearing",    "colored_blob_omnidirectional_camera",
+      "footbot_light", "footbot_motor_ground", "footbot_base_ground"};
   static const std::set<std::string> actuators = {"differential_drive", "quadrotor_speed", "leds",
                                                   "range_and_bearing"};
   for (const RobotKind& k : model_->kinds) {
@@ -295,6 +297,8 @@ double Simulation::halo_reach() const {
     for (const PartDecl& p : k.sensors)
       if (p.type == "colored_blob_omnidirectional_camera")
         reach = std::max(reach, p.params.real("range", 3.0) + 2 * index_.max_radius_m);
+      else if (p.type == "footbot_light")  // bodies between it and the lights occlude
+        reach = std::max(reach, light_occlusion_reach_m(*model_));
   }
   return (reach + 2 * move) * 1.01;
 }
@@ -1058,8 +1062,8 @@ void Simulation::hash_partitioned_world() {
     // process holds more than a round (a few MB) of the whole world's column at once.
     const std::size_t part =
         text ? std::size_t{1} << 16
-             : std::max<std::size_t>(1, std::min(dist_.part_bytes, std::size_t{4} << 20) /
-                                            row_bytes);
+             : std::max<std::size_t>(1,
+                                     std::min(dist_.part_bytes, std::size_t{4} << 20) / row_bytes);
     const std::size_t rounds = std::max<std::size_t>(1, (total + part - 1) / part);
     Merge merge{&held, std::vector<std::size_t>(procs, 0)};
     PiecewiseBytes stream(h);

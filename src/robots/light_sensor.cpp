@@ -1,0 +1,158 @@
+#include "robots/light_sensor.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/det_math.hpp"
+#include "robots/engine_world.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr double kSpacing = kPi / 12;  ///< 15 degrees between readings
+constexpr double kMaxScaledDistance = 2.5;
+
+/// Reading k's angle, radians CCW from the heading, in (-pi, pi].
+double reading_angle(int k) {
+  return wrap_angle(kSpacing / 2 + k * kSpacing);
+}
+
+const std::array<float, kLightReadings>& reading_angles() {
+  static const std::array<float, kLightReadings> a = [] {
+    std::array<float, kLightReadings> v{};
+    for (int k = 0; k < kLightReadings; ++k) v[k] = static_cast<float>(reading_angle(k));
+    return v;
+  }();
+  return a;
+}
+
+/// Adds one unoccluded light's contribution to the 24 readings (the robot on the floor at p).
+void add_light(const Light& l, Vec2 p, double theta, double* sum) {
+  const double dx = (l.position.x - p.x) / l.intensity, dy = (l.position.y - p.y) / l.intensity;
+  const double dz = l.z_m / l.intensity;
+  const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+  if (d > kMaxScaledDistance) return;
+  const double f = std::exp(-2 * d);
+  // The light's bearing from the heading (not wrapped, as the index below expects).
+  const double bearing = std::atan2(dy, dx) - theta;
+  const double idx = (bearing - kSpacing / 2) / kSpacing;
+  const int nearest = static_cast<int>(idx > 0 ? idx + 0.5 : idx - 0.5);
+  for (int off = -6; off <= 6; ++off) {
+    int k = (nearest + off) % kLightReadings;
+    if (k < 0) k += kLightReadings;
+    const double a = std::abs(wrap_angle(bearing - reading_angle(k)));
+    if (a <= kPi / 2) sum[k] += f * (1 - 2 * a / kPi);
+  }
+}
+
+/// The height at which the segment from the floor at p to light l enters a body of radius r
+/// centred at c, or a negative value when it does not meet it before the light (metres).
+/// `dist` is the horizontal distance to the light, (ux, uy) its unit direction.
+double entry_height(Vec2 p, double ux, double uy, double dist, double z_light, Vec2 c, double r) {
+  const double rx = c.x - p.x, ry = c.y - p.y;
+  const double a = rx * ux + ry * uy;  // the closest approach along the ray
+  const double q = rx * rx + ry * ry - a * a;
+  if (q > r * r) return -1;
+  const double s = a - std::sqrt(r * r - q);  // where the ray enters the circle
+  if (a + std::sqrt(r * r - q) < 0 || s > dist) return -1;
+  return z_light * std::max(0.0, s) / dist;
+}
+
+class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
+ public:
+  void setup(PartSetup& setup) override {
+    noise_ = setup.params().real("noise_level", 0);
+    if (noise_ < 0)
+      setup.error("sensor '" + setup.name() + "': noise_level must be >= 0 (ARGoS's light noise)");
+    z_ = setup.find_column("z");
+    column_ = setup.column({setup.name(), ColumnType::kF32, kLightReadings, true, false,
+                            "light readings in [0, 1], one per 15 degrees from 7.5",
+                            "footbot_light", false});
+  }
+  void describe(SensorView& out) const override { out.angles = reading_angles(); }
+
+  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) {
+    const EngineWorld& w = engine_world(ctx);
+    const WorldModel& m = w.model();
+    WorldState& s = w.state();
+    float* values = static_cast<float*>(s.robots.data(column_)) +
+                    std::size_t{robot.row} * s.robots.desc(column_).width;
+    double sum[kLightReadings] = {};
+    const Vec2 p{s.x()[robot.row], s.y()[robot.row]};
+    const double theta = s.theta()[robot.row];
+    for (const Light& l : m.lights)
+      if (l.intensity > 0 && !occluded(w, robot.row, p, l)) add_light(l, p, theta, sum);
+    if (noise_ > 0) {
+      CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kLightSensorNoise);
+      for (double& v : sum) v += rng.uniform(-noise_, noise_);
+    }
+    for (int k = 0; k < kLightReadings; ++k)
+      values[k] = static_cast<float>(std::clamp(sum[k], 0.0, 1.0));
+    out.values = {values, kLightReadings};
+    out.angles = reading_angles();
+  }
+
+ private:
+  bool occluded(const EngineWorld& w, std::uint32_t self, Vec2 p, const Light& l) const {
+    const double dx = l.position.x - p.x, dy = l.position.y - p.y;
+    const double dist = std::sqrt(dx * dx + dy * dy);
+    if (dist == 0) return false;  // straight above: nothing stands between
+    if (w.line_blocked(p, l.position)) return true;
+    const double ux = dx / dist, uy = dy / dist;
+    // Bodies that may block: those whose outline the ray enters below their height, so within
+    // the part of the ray lower than the tallest body.
+    const WorldModel& m = w.model();
+    const double rmax = m.max_radius_m();
+    double hmax = 0;
+    for (const RobotKind& k : m.kinds)
+      if (k.in_run && !k.flies) hmax = std::max(hmax, k.height_m);
+    const double span = l.z_m > 0 ? std::min(dist, hmax * dist / l.z_m) : dist;
+    const Vec2 mid{p.x + ux * span / 2, p.y + uy * span / 2};
+    const WorldState& s = w.state();
+    bool blocked = false;
+    w.robots_near(mid, span / 2 + rmax, [&](std::uint32_t row) {
+      if (blocked || row == self) return;
+      const RobotKind& k = m.kinds[s.robot_kind()[row]];
+      if (k.flies) return;
+      const double h = entry_height(p, ux, uy, dist, l.z_m, {s.x()[row], s.y()[row]}, k.radius_m);
+      blocked = h >= 0 && h <= k.height_m;
+    });
+    return blocked;
+  }
+
+  double noise_ = 0;
+  ColumnHandle z_ = kNoColumn;
+  ColumnHandle column_ = kNoColumn;
+};
+
+}  // namespace
+
+void light_readings(const std::vector<Light>& lights, Vec2 p, double theta, float* out) {
+  double sum[kLightReadings] = {};
+  for (const Light& l : lights)
+    if (l.intensity > 0) add_light(l, p, theta, sum);
+  for (int k = 0; k < kLightReadings; ++k) out[k] = static_cast<float>(sum[k]);
+}
+
+double light_occlusion_reach_m(const WorldModel& model) {
+  double hmax = 0;
+  for (const RobotKind& k : model.kinds)
+    if (k.in_run && !k.flies) hmax = std::max(hmax, k.height_m);
+  double reach = 0;
+  for (const Light& l : model.lights) {
+    // Farthest (horizontally) a light still gives a reading from.
+    const double d3 = kMaxScaledDistance * l.intensity;
+    if (l.intensity <= 0 || l.z_m > d3) continue;
+    const double dist = std::sqrt(d3 * d3 - l.z_m * l.z_m);
+    reach = std::max(reach, l.z_m > 0 ? std::min(dist, hmax * dist / l.z_m) : dist);
+  }
+  return reach > 0 ? reach + 2 * model.max_radius_m() : 0;
+}
+
+std::unique_ptr<Sensor> make_footbot_light_sensor() {
+  return std::make_unique<FootbotLightSensor>();
+}
+
+}  // namespace fleetsim
