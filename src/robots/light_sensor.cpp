@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "core/det_math.hpp"
 #include "robots/engine_world.hpp"
@@ -99,8 +100,19 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
     const double dx = l.position.x - p.x, dy = l.position.y - p.y;
     const double dist = std::sqrt(dx * dx + dy * dy);
     if (dist == 0) return false;  // straight above: nothing stands between
-    if (w.line_blocked(p, l.position)) return true;
     const double ux = dx / dist, uy = dy / dist;
+    // Static obstacles: blocked where the ray crosses one no higher than the obstacle.
+    const WorldModel& model = w.model();
+    const auto& segs = w.index().segments.segments();
+    bool walled = false;
+    w.index().segments.for_each_crossing(p, l.position, [&](std::uint32_t k) {
+      if (walled) return;
+      const double s = ray_segment(p, {ux, uy}, dist, segs[k]);
+      const double h = k < model.segment_heights.size() ? model.segment_heights[k]
+                                                         : std::numeric_limits<double>::infinity();
+      walled = s >= 0 && l.z_m * s / dist <= h;
+    });
+    if (walled) return true;
     // Bodies that may block: those whose outline the ray enters below their height, so within
     // the part of the ray lower than the tallest body.
     const WorldModel& m = w.model();

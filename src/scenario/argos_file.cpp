@@ -360,7 +360,9 @@ class ArgosReader {
       if (std::string(c.name()) != "lua_controller") {
         // A controller written in C++ against ARGoS's API: <footbot_diffusion_controller
         // id="fdc" library="build/controllers/...">.
-        c.error("<" + std::string(c.name()) + "> is an ARGoS C++ controller: " + kCppPlugins);
+        std::string message = "<";  // (appended: GCC 12 warns wrongly about "<" + name)
+        message.append(c.name()).append("> is an ARGoS C++ controller: ").append(kCppPlugins);
+        c.error(message);
         refused_controllers_.insert(id);
         continue;
       }
@@ -792,6 +794,7 @@ class ArgosReader {
         set(b, "center", vec2(fp.x, fp.y), line);
         set(b, "size", vec2(size[0], size[1]), line);
         set(b, "angle", num(heading), line);
+        set(b, "height", num(height), line);
       } else if (!movable) {
         // An immovable cylinder: a polygon of walls around it.
         for (int k = 0; k < kCylinderSides; ++k) {
@@ -800,6 +803,7 @@ class ArgosReader {
           pugi::xml_node w = add(arena_, "wall", line);
           set(w, "from", vec2(fp.x + radius * std::cos(a0), fp.y + radius * std::sin(a0)), line);
           set(w, "to", vec2(fp.x + radius * std::cos(a1), fp.y + radius * std::sin(a1)), line);
+          set(w, "height", num(height), line);
         }
       } else {
         // A movable one: a passive body of a kind of its size.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -552,19 +553,25 @@ class ExperimentParser {
     if (bitmaps.size() > 1)
       bitmaps[1].error("<bitmap> appears more than once (expected at most one)");
     if (!bitmaps.empty()) read_bitmap(bitmaps[0]);
+    constexpr double kTall = std::numeric_limits<double>::infinity();
+    model_->segment_heights.assign(model_->segments.size(), kTall);
     for (auto& w : e.children("wall")) {
       Vec2 a = w.vec2("from", {}, true), b = w.vec2("to", {}, true);
+      const double height = w.real("height", kTall, 0, 1e6);
       w.finish();
       w.check_children({});
       if (a == b && w.has("from") && w.has("to"))
         w.error("wall has zero length (expected from != to)");
-      else
+      else {
         model_->segments.push_back({a, b});
+        model_->segment_heights.push_back(height);
+      }
     }
     for (auto& b : e.children("box")) {
       Vec2 c = b.vec2("center", {}, true);
       Vec2 s = b.vec2("size", {}, true);
       double ang = b.real("angle", 0, -360, 360) * kDeg;
+      const double height = b.real("height", kTall, 0, 1e6);
       b.finish();
       b.check_children({});
       if (s.x <= 0 || s.y <= 0) {
@@ -580,7 +587,10 @@ class ExperimentParser {
         corners[k] = c + Vec2{ca * l.x - sa * l.y, sa * l.x + ca * l.y};
       }
       model_->boxes.push_back(corners);
-      for (int k = 0; k < 4; ++k) model_->segments.push_back({corners[k], corners[(k + 1) % 4]});
+      for (int k = 0; k < 4; ++k) {
+        model_->segments.push_back({corners[k], corners[(k + 1) % 4]});
+        model_->segment_heights.push_back(height);
+      }
     }
     for (auto& l : e.children("light")) read_light(l);
     auto floors = e.children("floor");
@@ -591,6 +601,7 @@ class ExperimentParser {
       model_->segments.push_back({{hi.x, lo.y}, {hi.x, hi.y}});
       model_->segments.push_back({{hi.x, hi.y}, {lo.x, hi.y}});
       model_->segments.push_back({{lo.x, hi.y}, {lo.x, lo.y}});
+      model_->segment_heights.resize(model_->segments.size(), kTall);
     }
   }
 

@@ -108,6 +108,10 @@ struct WorldModel {
   Vec2 bitmap_top_left;
   std::vector<std::uint8_t> bitmap;
   std::size_t bitmap_segment_count = 0;  ///< segments[0..n) come from the bitmap
+  /// One per segment: the obstacle's height, metres (infinity: as tall as anything; the
+  /// bitmap and the arena's border). Only light sensors read it: a ray to a light passes over
+  /// an obstacle lower than the ray where it crosses.
+  std::vector<double> segment_heights;
   std::vector<Light> lights;             ///< in the file's order
   Floor floor;
 
