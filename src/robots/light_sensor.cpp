@@ -109,7 +109,7 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
       if (walled) return;
       const double s = ray_segment(p, {ux, uy}, dist, segs[k]);
       const double h = k < model.segment_heights.size() ? model.segment_heights[k]
-                                                         : std::numeric_limits<double>::infinity();
+                                                        : std::numeric_limits<double>::infinity();
       walled = s >= 0 && l.z_m * s / dist <= h;
     });
     if (walled) return true;

@@ -112,7 +112,7 @@ struct WorldModel {
   /// bitmap and the arena's border). Only light sensors read it: a ray to a light passes over
   /// an obstacle lower than the ray where it crosses.
   std::vector<double> segment_heights;
-  std::vector<Light> lights;             ///< in the file's order
+  std::vector<Light> lights;  ///< in the file's order
   Floor floor;
 
   std::vector<RobotKind> kinds;

@@ -56,13 +56,13 @@ std::vector<std::size_t> driven_rows(const Experiment& ex) {
 /// would see. A refused one names what fleetsim lacks: `refusal` occurs in one of its
 /// file:line errors.
 enum class Check {
-  kMoves,       ///< the robots move
+  kMoves,  ///< the robots move
   /// The robots reach the light: at some tick one is within half a metre of the nearest
   /// light, or half as far as they started on average. (Random obstacles higher than the ray
   /// may hide it from there on: fleetsim draws other places than ARGoS.)
   kPhototaxis,
-  kSpotLeds,    ///< "hello robot": red LEDs exactly when a motor ground point is on black
-  kBlackSpot,   ///< aggregation: more robots end on the black spot than its area's share
+  kSpotLeds,   ///< "hello robot": red LEDs exactly when a motor ground point is on black
+  kBlackSpot,  ///< aggregation: more robots end on the black spot than its area's share
   /// The script indexes robot.motor_ground, which its controller does not list: it stops at
   /// its first step with Lua's error, as in ARGoS.
   kScriptFails,
@@ -152,8 +152,7 @@ const Expectation kFiles[] = {
     // Its floor image is in floors/, not beside it nor in the working directory.
     {"angelo-will+intelligent-robotic-system-labs/lab-05-2023-04-14/test-aggregation.argos", -1, 0,
      "floor image 'no_spot.png' is not a file"},
-    {"a-hamzah+argos_simulator_projects/boundry_following/boundry_following.argos", 1, 2,
-     nullptr},
+    {"a-hamzah+argos_simulator_projects/boundry_following/boundry_following.argos", 1, 2, nullptr},
     {"a-hamzah+argos_simulator_projects/obstacle_avoidance/obstacleAvoidance.argos", -1, 0,
      "<footbot_gripper>: fleetsim has no gripper"},
     // A flocking swarm on range-and-bearing: ARGoS ignores an attribute its sensor does not
@@ -282,7 +281,8 @@ TEST(ArgosFiles, LoadedFilesPlaceTheirRobotsAndTheScriptsDriveThem) {
     while (!sim.done()) {
       if (!model->lights.empty()) {
         for (std::size_t k : rows)
-          closest = std::min(closest, to_nearest_light(*model, sim.state().x()[k], sim.state().y()[k]));
+          closest =
+              std::min(closest, to_nearest_light(*model, sim.state().x()[k], sim.state().y()[k]));
       }
       // The pose the sensors read this tick, then the LEDs the script set from it.
       const std::size_t i = rows[0];
@@ -337,8 +337,8 @@ TEST(ArgosFiles, LoadedFilesPlaceTheirRobotsAndTheScriptsDriveThem) {
           }
         const double area_share = static_cast<double>(dark) / samples;
         const double robot_share = static_cast<double>(on_dark) / rows.size();
-        EXPECT_GT(robot_share, 2 * area_share) << robot_share << " of the robots on "
-                                               << area_share << " of the floor";
+        EXPECT_GT(robot_share, 2 * area_share)
+            << robot_share << " of the robots on " << area_share << " of the floor";
         break;
       }
     }
@@ -513,17 +513,18 @@ TEST_F(ArgosInline, MisspellingsGetLinesAndSuggestions) {
 }
 
 TEST_F(ArgosInline, WhatFleetsimLacksIsRefusedAllAtOnce) {
-  auto l = run(std::string(kFramework) +
-               "  <controllers><lua_controller id=\"c\">\n"                                  // 4
-               "    <actuators><footbot_gripper implementation=\"default\"/></actuators>\n"  // 5
-               "    <sensors><epuck_light implementation=\"rot_z_only\"/></sensors>\n"       // 6
-               "    <params script=\"forward.lua\" speed=\"3\"/>\n"                          // 7
-               "  </lua_controller></controllers>\n"                                         // 8
-               "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +      // 9
-               kPhysics +  // 10, 11
-               arena("    <light id=\"l\" position=\"0,0,1\" orientation=\"0,0,0\" "
-                     "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"            // 13
-                     "    <floor id=\"f\" source=\"loop_functions\" pixels_per_meter=\"50\"/>\n"));  // 14
+  auto l = run(
+      std::string(kFramework) +
+      "  <controllers><lua_controller id=\"c\">\n"                                  // 4
+      "    <actuators><footbot_gripper implementation=\"default\"/></actuators>\n"  // 5
+      "    <sensors><epuck_light implementation=\"rot_z_only\"/></sensors>\n"       // 6
+      "    <params script=\"forward.lua\" speed=\"3\"/>\n"                          // 7
+      "  </lua_controller></controllers>\n"                                         // 8
+      "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +      // 9
+      kPhysics +                                                                    // 10, 11
+      arena("    <light id=\"l\" position=\"0,0,1\" orientation=\"0,0,0\" "
+            "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"                          // 13
+            "    <floor id=\"f\" source=\"loop_functions\" pixels_per_meter=\"50\"/>\n"));  // 14
   EXPECT_FALSE(l.ex);
   const std::string s = l.diags.str();
   for (const char* want :
@@ -538,8 +539,9 @@ TEST_F(ArgosInline, WhatFleetsimLacksIsRefusedAllAtOnce) {
 
 TEST_F(ArgosInline, LightsAndAFloorImageMapAsArgosPlacesThem) {
   // A floor image beside the file: one of the collected ones (400 x 500 pixels).
-  fs::copy_file(kArgos + "andrea-acampora+robotic-argos-programs/swarm-robotics/floors/"
-                         "two_spots.png",
+  fs::copy_file(kArgos +
+                    "andrea-acampora+robotic-argos-programs/swarm-robotics/floors/"
+                    "two_spots.png",
                 dir_ / "spots.png");
   auto l = run(std::string(kFramework) + kController + kPhysics +
                arena("    <light id=\"l\" position=\"1,-1,0.5\" orientation=\"0,0,0\" "
@@ -572,12 +574,12 @@ TEST_F(ArgosInline, LightsAndAFloorImageMapAsArgosPlacesThem) {
 
 TEST_F(ArgosInline, AGroundSensorWithoutAFloorIsRefusedAsArgosDoes) {
   auto l = run(std::string(kFramework) +
-               "  <controllers><lua_controller id=\"c\">\n"                              // 4
+               "  <controllers><lua_controller id=\"c\">\n"  // 4
                "    <actuators><differential_steering implementation=\"default\"/>"
-               "</actuators>\n"                                                           // 5
+               "</actuators>\n"  // 5
                "    <sensors><footbot_motor_ground implementation=\"rot_z_only\" "
-               "noise_level=\"0.1\"/></sensors>\n"                                        // 6
-               "    <params script=\"forward.lua\"/>\n"                                   // 7
+               "noise_level=\"0.1\"/></sensors>\n"       // 6
+               "    <params script=\"forward.lua\"/>\n"  // 7
                "  </lua_controller></controllers>\n" +
                kPhysics + arena(""));
   EXPECT_FALSE(l.ex);

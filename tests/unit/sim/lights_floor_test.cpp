@@ -112,21 +112,21 @@ TEST(LightSensor, ReadsEachLightAsArgosDoes) {
   EXPECT_GT(r[0][0], 0.05);
   // Intensity 2 halves the distance; two lights add up, clamped at 1; heading 90 degrees turns
   // the light to -90.
-  auto r2 = readings(experiment(
-                         "    <robot id=\"a\" kind=\"s\" controller=\"c\" position=\"0,0\" "
-                         "heading=\"90\"/>\n"
-                         "    <light position=\"1,0\" height=\"0.5\" intensity=\"2\"/>\n"),
+  auto r2 = readings(experiment("    <robot id=\"a\" kind=\"s\" controller=\"c\" position=\"0,0\" "
+                                "heading=\"90\"/>\n"
+                                "    <light position=\"1,0\" height=\"0.5\" intensity=\"2\"/>\n"),
                      "light");
   EXPECT_NEAR(r2[0][17], argos_value(d / 2, 7.5), 1e-6);  // at -97.5 degrees
   EXPECT_NEAR(r2[0][18], argos_value(d / 2, 7.5), 1e-6);  // at -82.5 degrees
   EXPECT_EQ(r2[0][5], 0.0f);                              // at 82.5 degrees: the light is behind
-  auto r3 = readings(experiment(robot +
-                                "    <light position=\"0.1,0\" height=\"0\" intensity=\"1\"/>\n"
-                                "    <light position=\"0.2,0\" height=\"0\" intensity=\"1\"/>\n"),
-                     "light");
+  auto r3 =
+      readings(experiment(robot + "    <light position=\"0.1,0\" height=\"0\" intensity=\"1\"/>\n"
+                                  "    <light position=\"0.2,0\" height=\"0\" intensity=\"1\"/>\n"),
+               "light");
   EXPECT_EQ(r3[0][0], 1.0f);
   // A light too far (2.5 intensity-metres) gives nothing.
-  auto far = readings(experiment(robot + "    <light position=\"2.6,0\" height=\"0\"/>\n"), "light");
+  auto far =
+      readings(experiment(robot + "    <light position=\"2.6,0\" height=\"0\"/>\n"), "light");
   for (float v : far[0]) EXPECT_EQ(v, 0.0f);
 }
 
@@ -212,11 +212,11 @@ TEST(GroundSensors, APlainFloorAndArgosNoiseThatRepeats) {
 }
 
 TEST(LightsAndFloor, BadInputIsFileLineAllAtOnce) {
-  auto l = load(experiment(
-      "    <light position=\"1,0\" color=\"glow\" intensity=\"-1\"/>\n"  // 11
-      "    <floor image=\"no_such.png\"/>\n"                                // 12
-      "    <floor color=\"red\"/>\n",                                      // 13
-      " noise_level=\"-0.5\""));
+  auto l =
+      load(experiment("    <light position=\"1,0\" color=\"glow\" intensity=\"-1\"/>\n"  // 11
+                      "    <floor image=\"no_such.png\"/>\n"                             // 12
+                      "    <floor color=\"red\"/>\n",                                    // 13
+                      " noise_level=\"-0.5\""));
   EXPECT_FALSE(l->ex);
   const std::string s = l->diags.str();
   for (const char* want : {"exp.xml:11: error: color=\"glow\" is not a colour",
@@ -251,7 +251,8 @@ std::string swarm(const fs::path& dir) {
          "    <sensor type=\"footbot_light\" noise_level=\"0.05\"/>\n"
          "    <sensor type=\"footbot_motor_ground\" noise_level=\"0.05\"/>\n"
          "    <sensor type=\"footbot_base_ground\"/>\n"
-         "    <actuator type=\"differential_drive\" axle_length=\"0.14\" max_wheel_speed=\"0.3\"/>\n"
+         "    <actuator type=\"differential_drive\" axle_length=\"0.14\" "
+         "max_wheel_speed=\"0.3\"/>\n"
          "  </kind></kinds>\n"
          "  <controllers><controller id=\"p\" type=\"lua\" script=\"photo.lua\"/></controllers>\n"
          "  <arena size=\"8,8\">\n"
@@ -265,8 +266,8 @@ std::string swarm(const fs::path& dir) {
 }
 
 std::string run_json(const std::string& args) {
-  const std::string cmd = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim run " + args +
-                          " --quiet --json 2>/dev/null";
+  const std::string cmd =
+      std::string(FLEETSIM_BINARY_DIR) + "/fleetsim run " + args + " --quiet --json 2>/dev/null";
   std::FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
