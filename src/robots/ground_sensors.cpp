@@ -33,7 +33,7 @@ class GroundSensor final : public BatchedSensor<GroundSensor> {
   }
   void describe(SensorView& out) const override { out.directions = offsets_; }
 
-  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) {
+  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
     const EngineWorld& w = engine_world(ctx);
     WorldState& s = w.state();
     const Floor& floor = w.model().floor;

@@ -67,14 +67,13 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
     noise_ = setup.params().real("noise_level", 0);
     if (noise_ < 0)
       setup.error("sensor '" + setup.name() + "': noise_level must be >= 0 (ARGoS's light noise)");
-    z_ = setup.find_column("z");
     column_ = setup.column({setup.name(), ColumnType::kF32, kLightReadings, true, false,
                             "light readings in [0, 1], one per 15 degrees from 7.5",
                             "footbot_light", false});
   }
   void describe(SensorView& out) const override { out.angles = reading_angles(); }
 
-  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) {
+  void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
     const EngineWorld& w = engine_world(ctx);
     const WorldModel& m = w.model();
     WorldState& s = w.state();
@@ -135,18 +134,10 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
   }
 
   double noise_ = 0;
-  ColumnHandle z_ = kNoColumn;
   ColumnHandle column_ = kNoColumn;
 };
 
 }  // namespace
-
-void light_readings(const std::vector<Light>& lights, Vec2 p, double theta, float* out) {
-  double sum[kLightReadings] = {};
-  for (const Light& l : lights)
-    if (l.intensity > 0) add_light(l, p, theta, sum);
-  for (int k = 0; k < kLightReadings; ++k) out[k] = static_cast<float>(sum[k]);
-}
 
 double light_occlusion_reach_m(const WorldModel& model) {
   double hmax = 0;

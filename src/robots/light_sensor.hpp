@@ -27,10 +27,6 @@ namespace fleetsim {
 /// The foot-bot light sensor's reading count.
 inline constexpr int kLightReadings = 24;
 
-/// Fills `out` (24 values, not clamped nor noisy) with what a robot at p (heading theta) reads
-/// from `lights`, none occluded. (The model without occlusion: the tests' reference.)
-void light_readings(const std::vector<Light>& lights, Vec2 p, double theta, float* out);
-
 /// How far from a light sensor another body can occlude a light it reads, metres (centre to
 /// centre; 0 without lights): what a partitioned process must hold around its domain.
 double light_occlusion_reach_m(const WorldModel& model);
