@@ -83,7 +83,7 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
     const Vec2 p{s.x()[robot.row], s.y()[robot.row]};
     const double theta = s.theta()[robot.row];
     for (const Light& l : m.lights)
-      if (l.intensity > 0 && !occluded(w, robot.row, p, l)) add_light(l, p, theta, sum);
+      if (in_range(l, p) && !occluded(w, robot.slot, p, l)) add_light(l, p, theta, sum);
     if (noise_ > 0) {
       CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kLightSensorNoise);
       for (double& v : sum) v += rng.uniform(-noise_, noise_);
@@ -95,6 +95,15 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
   }
 
  private:
+  /// A light of positive intensity near enough to give a reading (before occlusion).
+  static bool in_range(const Light& l, Vec2 p) {
+    if (!(l.intensity > 0)) return false;
+    const double dx = l.position.x - p.x, dy = l.position.y - p.y;
+    const double reach = kMaxScaledDistance * l.intensity;
+    return dx * dx + dy * dy + l.z_m * l.z_m <= reach * reach;
+  }
+
+  /// `self`: the sensing robot's grid slot.
   bool occluded(const EngineWorld& w, std::uint32_t self, Vec2 p, const Light& l) const {
     const double dx = l.position.x - p.x, dy = l.position.y - p.y;
     const double dist = std::sqrt(dx * dx + dy * dy);
@@ -120,16 +129,27 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
     for (const RobotKind& k : m.kinds)
       if (k.in_run && !k.flies) hmax = std::max(hmax, k.height_m);
     const double span = l.z_m > 0 ? std::min(dist, hmax * dist / l.z_m) : dist;
-    const Vec2 mid{p.x + ux * span / 2, p.y + uy * span / 2};
+    // The bodies near that part of the ray: a corridor of discs along it, nearest first (a
+    // body next to the robot is the likeliest to block): a body that meets the ray has its
+    // centre within rmax of it, so within L / 2 + rmax of a disc's centre.
     const WorldState& s = w.state();
+    const RobotGrid& grid = w.index().robots;
+    const double* gx = grid.sorted_x().data();
+    const double* gy = grid.sorted_y().data();
+    const std::uint32_t* order = grid.order().data();
+    const int discs = std::max(1, static_cast<int>(std::ceil(span / (2 * rmax))));
+    const double step = span / discs;
     bool blocked = false;
-    w.robots_near(mid, span / 2 + rmax, [&](std::uint32_t row) {
-      if (blocked || row == self) return;
-      const RobotKind& k = m.kinds[s.robot_kind()[row]];
-      if (k.flies) return;
-      const double h = entry_height(p, ux, uy, dist, l.z_m, {s.x()[row], s.y()[row]}, k.radius_m);
-      blocked = h >= 0 && h <= k.height_m;
-    });
+    for (int d = 0; d < discs && !blocked; ++d) {
+      const Vec2 c{p.x + ux * (d + 0.5) * step, p.y + uy * (d + 0.5) * step};
+      grid.for_each_within(c, step / 2 + rmax, [&](std::uint32_t slot) {
+        if (blocked || slot == self) return;
+        const RobotKind& k = m.kinds[s.robot_kind()[order[slot]]];
+        if (k.flies) return;
+        const double h = entry_height(p, ux, uy, dist, l.z_m, {gx[slot], gy[slot]}, k.radius_m);
+        blocked = h >= 0 && h <= k.height_m;
+      });
+    }
     return blocked;
   }
 
