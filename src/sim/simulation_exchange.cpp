@@ -1062,8 +1062,8 @@ void Simulation::hash_partitioned_world() {
     // process holds more than a round (a few MB) of the whole world's column at once.
     const std::size_t part =
         text ? std::size_t{1} << 16
-             : std::max<std::size_t>(1,
-                                     std::min(dist_.part_bytes, std::size_t{4} << 20) / row_bytes);
+             : std::max<std::size_t>(1, std::min(dist_.part_bytes, std::size_t{4} << 20) /
+                                            row_bytes);
     const std::size_t rounds = std::max<std::size_t>(1, (total + part - 1) / part);
     Merge merge{&held, std::vector<std::size_t>(procs, 0)};
     PiecewiseBytes stream(h);
