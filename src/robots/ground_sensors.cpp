@@ -66,7 +66,11 @@ class GroundSensor final : public BatchedSensor<GroundSensor> {
 }  // namespace
 
 double floor_gray(Color c) {
-  return (0.299 * c.r + 0.587 * c.g + 0.114 * c.b) / 255.0;
+  // In single precision, as ARGoS's CColor::ToGrayScale computes it (float constants times
+  // 8-bit channels), then divided in double.
+  const float grey = 0.299f * static_cast<float>(c.r) + 0.587f * static_cast<float>(c.g) +
+                     0.114f * static_cast<float>(c.b);
+  return static_cast<double>(grey) / 255.0;
 }
 
 std::unique_ptr<Sensor> make_footbot_motor_ground_sensor() {
