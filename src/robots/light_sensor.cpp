@@ -137,12 +137,14 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
     const double* gx = grid.sorted_x().data();
     const double* gy = grid.sorted_y().data();
     const std::uint32_t* order = grid.order().data();
-    const int discs = std::max(1, static_cast<int>(std::ceil(span / (2 * rmax))));
+    // (At most 4096 discs: a light kilometres away is looked for in coarser steps.)
+    const double width = std::max(rmax, 1e-3);
+    const int discs = static_cast<int>(std::clamp(std::ceil(span / (2 * width)), 1.0, 4096.0));
     const double step = span / discs;
     bool blocked = false;
     for (int d = 0; d < discs && !blocked; ++d) {
       const Vec2 c{p.x + ux * (d + 0.5) * step, p.y + uy * (d + 0.5) * step};
-      grid.for_each_within(c, step / 2 + rmax, [&](std::uint32_t slot) {
+      grid.for_each_within(c, step / 2 + width, [&](std::uint32_t slot) {
         if (blocked || slot == self) return;
         const RobotKind& k = m.kinds[s.robot_kind()[order[slot]]];
         if (k.flies) return;
