@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -570,6 +571,66 @@ TEST_F(ArgosInline, LightsAndAFloorImageMapAsArgosPlacesThem) {
   EXPECT_EQ(m.floor.width, 400);
   EXPECT_DOUBLE_EQ(m.floor.min.x, -2);
   EXPECT_DOUBLE_EQ(m.floor.max.y, 2);
+}
+
+/// `fleetsim run` on `file` with `args`; its JSON summary's state_hash.
+std::string cli_state_hash(const std::string& file, const std::string& args) {
+  const std::string cmd = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim run '" + file + "' " +
+                          args + " --quiet --json 2>/dev/null";
+  std::FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (p && std::fgets(buf, sizeof buf, p)) out += buf;
+  if (p) {
+    EXPECT_EQ(pclose(p), 0) << cmd;
+  }
+  const auto at = out.find("\"state_hash\":\"");
+  return at == std::string::npos ? "" : out.substr(at + 14, 16);
+}
+
+TEST_F(ArgosInline, LightsAndAFloorGiveTheSameBitsOnThreadsAndProcesses) {
+  fs::copy_file(kArgos +
+                    "andrea-acampora+robotic-argos-programs/swarm-robotics/floors/"
+                    "two_spots.png",
+                dir_ / "spots.png");
+  std::ofstream(dir_ / "photo.lua")
+      << "function step()\n"
+         "  local best, at = 0, 1\n"
+         "  for i = 1, #robot.light do\n"
+         "    if robot.light[i].value > best then best, at = robot.light[i].value, i end\n"
+         "  end\n"
+         "  if robot.motor_ground[1].value < 0.5 then robot.wheels.set_velocity(1, 1)\n"
+         "  elseif robot.light[at].angle > 0 then robot.wheels.set_velocity(5, 10)\n"
+         "  else robot.wheels.set_velocity(10, 5) end\n"
+         "end\n";
+  run(std::string(kFramework) +
+      "  <controllers><lua_controller id=\"c\">\n"
+      "    <actuators><differential_steering implementation=\"default\"/></actuators>\n"
+      "    <sensors><footbot_light implementation=\"rot_z_only\" noise_level=\"0.05\"/>"
+      "<footbot_motor_ground implementation=\"rot_z_only\"/></sensors>\n"
+      "    <params script=\"photo.lua\"/>\n"
+      "  </lua_controller></controllers>\n"
+      "  <physics_engines>\n"
+      "    <dynamics2d id=\"west\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+      "<sides><vertex point=\"-2,-2\"/><vertex point=\"0,-2\"/><vertex point=\"0,2\"/>"
+      "<vertex point=\"-2,2\"/></sides></boundaries></dynamics2d>\n"
+      "    <dynamics2d id=\"east\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+      "<sides><vertex point=\"0,-2\"/><vertex point=\"2,-2\"/><vertex point=\"2,2\"/>"
+      "<vertex point=\"0,2\"/></sides></boundaries></dynamics2d>\n"
+      "  </physics_engines>\n" +
+      arena("    <light id=\"l\" position=\"0.5,0.5,0.3\" orientation=\"0,0,0\" "
+            "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"
+            "    <floor id=\"f\" source=\"image\" path=\"spots.png\"/>\n"
+            "    <distribute>\n"
+            "      <position method=\"uniform\" min=\"-1.8,-1.8,0\" max=\"1.8,1.8,0\"/>\n"
+            "      <orientation method=\"uniform\" min=\"0,0,0\" max=\"360,0,0\"/>\n"
+            "      <entity quantity=\"30\" max_trials=\"100\"><foot-bot id=\"fb\">"
+            "<controller config=\"c\"/></foot-bot></entity>\n"
+            "    </distribute>\n"));
+  const std::string one = cli_state_hash(path_, "--length 20 --threads 1");
+  ASSERT_EQ(one.size(), 16u);
+  EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 2"), one);
+  EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 1 --processes 2"), one);
 }
 
 TEST_F(ArgosInline, AGroundSensorWithoutAFloorIsRefusedAsArgosDoes) {
