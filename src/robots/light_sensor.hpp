@@ -9,8 +9,9 @@
 //     counter-based generator: the same every run), are clamped to [0, 1].
 // Occlusion, as ARGoS's dynamics2d checks its ray from the robot's centre to the light: another
 // body (robot or passive body, by its bounding circle) blocks when the ray enters its outline
-// no higher than the body's height; a static obstacle (wall, box, bitmap edge) blocks always,
-// for fleetsim's obstacles have no height. Flyers do not block.
+// no higher than the body's height; a static obstacle (wall, box side, bitmap edge) where the
+// ray crosses it no higher than its height (WorldModel::segment_heights; the bitmap and the
+// arena's border are as tall as anything). Flyers do not block.
 //
 // XML parameters (attributes of <sensor type="footbot_light">):
 //   noise_level  real  0  half-width of the uniform noise added to each reading
