@@ -1,6 +1,7 @@
 // bench/footbot: foot-bots talking on range-and-bearing every tick (footbot_scene.hpp).
 //
-//   footbot --robots N --threads P --engines E --seconds S --density D --camera off|on --seed S
+//   footbot --robots N --threads P --engines E --seconds S --density D --camera off|on --light
+//   off|on --seed S
 //
 // Prints one JSON line on stdout and the wall seconds of each phase on stderr. Times cover the
 // main loop only (as bench/diffusion). `neighbours_in_range` is the mean number of robots
@@ -34,7 +35,7 @@ using fleetsim::bench::peak_rss_bytes;
 /// The options; exits after `--help` (0) and after a bad option (2, the error printed).
 FootbotSceneOptions parse_args(int argc, char** argv) {
   FootbotSceneOptions o;
-  std::string camera = "off";
+  std::string camera = "off", light = "off";
   CLI::App app{
       "Foot-bots dispersing on range-and-bearing messages every tick (optionally with the "
       "omnidirectional camera and LEDs). Prints one JSON line (rtf, cpu_usage, "
@@ -54,10 +55,15 @@ FootbotSceneOptions parse_args(int argc, char** argv) {
       ->check(CLI::Range(0.001, 20.0));
   app.add_option("--camera", camera, "on: the controller enables the camera and lights LEDs")
       ->check(CLI::IsMember({"off", "on"}));
+  app.add_option("--light", light,
+                 "on: the foot-bots also carry the light and ground sensors, under lights on a "
+                 "grey floor")
+      ->check(CLI::IsMember({"off", "on"}));
   app.add_option("--seed", o.seed, "Random seed of the placement and the controllers")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0x7fffffffffffffff}));
   if (int status = fleetsim::parse_command_line(app, argc, argv); status >= 0) std::exit(status);
   o.camera = camera == "on";
+  o.light = light == "on";
   return o;
 }
 
@@ -101,6 +107,7 @@ int main(int argc, char** argv) {
         {"engines", sim.model().engines.size()},
         {"arena_m", bench::footbot_arena_side_m(o)},
         {"camera", o.camera},
+        {"light", o.light},
         {"sim_seconds", t.sim_seconds},
         {"setup_seconds", setup},
         {"loop_wall_seconds", t.loop_wall_seconds},

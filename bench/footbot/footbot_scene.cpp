@@ -131,9 +131,33 @@ std::string footbot_experiment_xml(const FootbotSceneOptions& o) {
   std::string x = "<?xml version=\"1.0\"?>\n<fleetsim>\n";
   x += "  <framework ticks_per_second=\"10\" length=\"" + real(o.seconds) + "\" seed=\"" +
        std::to_string(o.seed) + "\" threads=\"" + std::to_string(o.threads) + "\"/>\n";
+  const char* kind = "footbot";
+  if (o.light) {
+    kind = "footbot_lit";  // the built-in foot-bot's parts and the light and ground sensors
+    x += "  <kinds><kind name=\"footbot_lit\" base=\"footbot\">\n"
+         "    <sensor type=\"proximity\" rays=\"24\" range=\"0.1\"/><sensor type=\"collision\"/>"
+         "<sensor type=\"positioning\"/>\n"
+         "    <sensor type=\"range_and_bearing\" range=\"3\" data_size=\"10\"/>"
+         "<sensor type=\"colored_blob_omnidirectional_camera\" range=\"3\"/>\n"
+         "    <sensor type=\"footbot_light\"/><sensor type=\"footbot_motor_ground\"/>"
+         "<sensor type=\"footbot_base_ground\"/>\n"
+         "    <actuator type=\"differential_drive\" axle_length=\"0.14\" "
+         "max_wheel_speed=\"0.3\"/><actuator type=\"leds\" count=\"13\"/>"
+         "<actuator type=\"range_and_bearing\" data_size=\"10\"/>\n"
+         "  </kind></kinds>\n";
+  }
   x += "  <controllers>\n    <controller id=\"c\" type=\"rab_disperse\" camera=\"" +
        std::string(o.camera ? "true" : "false") + "\"/>\n  </controllers>\n";
   x += "  <arena size=\"" + real(side) + "," + real(side) + "\">\n";
+  if (o.light) {
+    x += "    <floor color=\"128,128,128\"/>\n";
+    const int per_side = std::max(1, static_cast<int>(side / 10));
+    for (int i = 0; i < per_side; ++i)
+      for (int j = 0; j < per_side; ++j)
+        x += "    <light position=\"" + real(-side / 2 + side * (i + 0.5) / per_side) + "," +
+             real(-side / 2 + side * (j + 0.5) / per_side) +
+             "\" height=\"0.5\" intensity=\"2\"/>\n";
+  }
   // Uniform placement, stratified in horizontal strips of ~2,500 robots (as bench/diffusion):
   // ids then follow space, so the rows a worker touches stay in cache.
   const double r = 0.085, lo = -side / 2, hi = side / 2;
@@ -142,9 +166,9 @@ std::string footbot_experiment_xml(const FootbotSceneOptions& o) {
     const std::int64_t count = (k + 1) * o.robots / strips - k * o.robots / strips;
     const double y0 = k == 0 ? lo : std::max(lo, lo + side * k / strips - r);
     const double y1 = k + 1 == strips ? hi : std::min(hi, lo + side * (k + 1) / strips + r);
-    x += "    <distribute count=\"" + std::to_string(count) +
-         "\" kind=\"footbot\" controller=\"c\" id_prefix=\"fb" + std::to_string(k) +
-         "_\" region=\"" + real(lo) + "," + real(y0) + "," + real(hi) + "," + real(y1) + "\"/>\n";
+    x += "    <distribute count=\"" + std::to_string(count) + "\" kind=\"" + kind +
+         "\" controller=\"c\" id_prefix=\"fb" + std::to_string(k) + "_\" region=\"" + real(lo) +
+         "," + real(y0) + "," + real(hi) + "," + real(y1) + "\"/>\n";
   }
   x += "  </arena>\n";
   int columns = 1, rows = 1;

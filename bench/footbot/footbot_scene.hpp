@@ -31,6 +31,10 @@ struct FootbotSceneOptions {
   double seconds = 60;          ///< simulated seconds (10 ticks per second)
   double density_per_m2 = 1.0;  ///< robots per square metre of arena
   bool camera = false;          ///< the controller enables the camera and lights LEDs
+  /// The foot-bots also carry footbot_light, footbot_motor_ground and footbot_base_ground,
+  /// under a light every 10 m (0.5 m high, intensity 2) on a grey floor (their cost: the
+  /// controller does not read them).
+  bool light = false;
   std::uint64_t seed = 1;
 };
 

@@ -19,8 +19,10 @@ enum class RandomStream : std::uint32_t {
   kSensorNoise = 3,
   kActuatorNoise = 4,
   kLoopFunctions = 5,
-  kDatastreamNoise = 6,  ///< federation flows' <noise> (entity = flow, sink node, modifier)
-  kUser = 100,           ///< first stream free for plug-ins
+  kDatastreamNoise = 6,    ///< federation flows' <noise> (entity = flow, sink node, modifier)
+  kLightSensorNoise = 7,   ///< footbot_light's noise_level
+  kGroundSensorNoise = 8,  ///< footbot_motor_ground's and footbot_base_ground's noise_level
+  kUser = 100,             ///< first stream free for plug-ins
 };
 
 /// SplitMix64 finaliser: a bijective 64-bit mixer with good avalanche.

@@ -180,9 +180,9 @@ constexpr ArgosTable kArgosTables[] = {
     {"colored_blob_omnidirectional_camera", "omnidirectional camera",
      "colored_blob_omnidirectional_camera"},
     {"quadrotor", "quadrotor (a quadrotor_speed actuator)", nullptr, "quadrotor_speed"},
-    {"light", "light sensor"},
-    {"motor_ground", "motor ground sensor"},
-    {"base_ground", "base ground sensor"},
+    {"light", "light sensor", "light"},
+    {"motor_ground", "motor ground sensor", "motor_ground"},
+    {"base_ground", "base ground sensor", "base_ground"},
     {"ground", "ground sensor"},
     {"gripper", "gripper"},
     {"turret", "turret"},
@@ -256,7 +256,7 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
   lua_setglobal(L, "pairs");
 
   const auto sensors = setup.sensors();
-  for (std::size_t i = 0; i < sensors.size(); ++i) build_sensor(sensors[i].type, i);
+  for (std::size_t i = 0; i < sensors.size(); ++i) build_sensor(sensors[i], i);
   const auto actuators = setup.actuators();
   for (std::size_t i = 0; i < actuators.size(); ++i) build_actuator(actuators[i].type, i);
   kind_name_ = setup.kind().name;
@@ -346,10 +346,52 @@ int RobotTable::new_slot_table(const char* field_in_robot, int robot) {
   return slot;
 }
 
-void RobotTable::build_sensor(std::string_view type, std::size_t index) {
+int RobotTable::build_readings(const char* field, int robot, const SensorView& view) {
   lua_State* L = state_;
+  const int t = new_slot_table(field, robot);
+  const std::size_t n = std::max(view.angles.size(), view.directions.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    lua_createtable(L, 0, 2);
+    const int e = lua_gettop(L);
+    set_number(e, kValue, 0);
+    if (i < view.angles.size()) {
+      set_number(e, kAngle, view.angles[i]);
+    } else {
+      lua_createtable(L, 0, 2);
+      lua_pushnumber(L, view.directions[i].x * kCmPerM);
+      lua_setfield(L, -2, "x");
+      lua_pushnumber(L, view.directions[i].y * kCmPerM);
+      lua_setfield(L, -2, "y");
+      lua_setfield(L, e, "offset");
+    }
+    lua_rawseti(L, t, static_cast<lua_Integer>(i + 1));
+  }
+  return t;
+}
+
+void RobotTable::refresh_readings(int table, const SensorView& v) {
+  lua_State* L = state_;
+  for (std::size_t i = 0; i < v.values.size(); ++i) {
+    if (lua_rawgeti(L, table, static_cast<lua_Integer>(i + 1)) == LUA_TTABLE)
+      set_number(lua_gettop(L), kValue, v.values[i]);
+    lua_pop(L, 1);
+  }
+}
+
+void RobotTable::build_sensor(const SensorView& view, std::size_t index) {
+  lua_State* L = state_;
+  const std::string_view type = view.type;
   const int robot = slot_.keys + kKeyCount;  // the robot table is pushed right after the keys
-  if (type == "proximity" && !proximity_) {
+  if (type == "light" && !light_) {
+    light_ = index;
+    slot_.light = build_readings("light", robot, view);
+  } else if (type == "motor_ground" && !motor_ground_) {
+    motor_ground_ = index;
+    slot_.motor_ground = build_readings("motor_ground", robot, view);
+  } else if (type == "base_ground" && !base_ground_) {
+    base_ground_ = index;
+    slot_.base_ground = build_readings("base_ground", robot, view);
+  } else if (type == "proximity" && !proximity_) {
     proximity_ = index;
     slot_.proximity = new_slot_table("proximity", robot);
   } else if (type == "collision" && !collision_) {
@@ -436,6 +478,9 @@ void RobotTable::begin_step(RobotIO& io) {
   if (positioning_) refresh_positioning(io.sensors[*positioning_]);
   if (rab_in_) refresh_rab(io.sensors[*rab_in_]);
   if (camera_) refresh_camera(io.sensors[*camera_]);
+  if (light_) refresh_readings(slot_.light, io.sensors[*light_]);
+  if (motor_ground_) refresh_readings(slot_.motor_ground, io.sensors[*motor_ground_]);
+  if (base_ground_) refresh_readings(slot_.base_ground, io.sensors[*base_ground_]);
 }
 
 void RobotTable::end_step() {

@@ -9,6 +9,9 @@
 //   sensor positioning                     robot.positioning.position / .orientation  m
 //   sensor range_and_bearing               robot.range_and_bearing[i]...            cm, rad
 //   sensor colored_blob_omnidirectional_camera  robot.colored_blob_omnidirectional_camera[i]  cm
+//   sensor light                           robot.light[i].value / .angle            [0,1], rad
+//   sensor motor_ground                    robot.motor_ground[i].value / .offset    [0,1], cm
+//   sensor base_ground                     robot.base_ground[i].value / .offset     0|1, cm
 //   actuator differential_drive            robot.wheels.set_velocity, .axis_length,  cm/s, cm
 //                                          .velocity_left/right, .distance_left/right
 //   actuator leds                          robot.leds.set_all_colors / set_single_color
@@ -89,10 +92,16 @@ class RobotTable {
     int keys = 0;  ///< first key string; key k is at keys + k
     int proximity = 0, collision = 0, positioning = 0, position = 0, orientation = 0;
     int rab = 0, rab_pool = 0, camera = 0, camera_pool = 0, wheels = 0;
+    int light = 0, motor_ground = 0, base_ground = 0;
   };
 
   void add_key_slots();
-  void build_sensor(std::string_view type, std::size_t index);
+  void build_sensor(const SensorView& view, std::size_t index);
+  /// robot.<field>: one table per reading, {value = 0, angle = a} (from view.angles) or
+  /// {value = 0, offset = {x, y}} (view.directions, in cm). Returns its slot.
+  int build_readings(const char* field, int robot, const SensorView& view);
+  /// Writes view.values into the tables build_readings made.
+  void refresh_readings(int table, const SensorView& view);
   void build_actuator(std::string_view type, std::size_t index);
   void add_function(int table, const char* name, int (*f)(lua_State*));
   int new_slot_table(const char* field_in_robot, int robot);
@@ -152,6 +161,7 @@ class RobotTable {
 
   // Parts by interface (indices into RobotIO::sensors / actuators).
   std::optional<std::size_t> proximity_, collision_, positioning_, rab_in_, camera_;
+  std::optional<std::size_t> light_, motor_ground_, base_ground_;
   std::optional<std::size_t> wheels_, leds_, rab_out_, quadrotor_;
 
   // What the tables show now, to write only what changed.

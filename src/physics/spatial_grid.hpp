@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -160,6 +161,9 @@ class SegmentGrid {
   }
   /// True when the segment a-b crosses an indexed segment (walks the cells along a-b).
   bool blocks(Vec2 a, Vec2 b) const;
+  /// Calls f(index) for each indexed segment the segment a-b crosses (one may come more than
+  /// once: it is listed in every cell it enters).
+  void for_each_crossing(Vec2 a, Vec2 b, const std::function<void(std::uint32_t)>& f) const;
   const std::vector<Segment>& segments() const { return segments_; }
   std::size_t memory_bytes() const;
 

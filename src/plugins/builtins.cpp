@@ -7,6 +7,8 @@
 #include "lua/lua_controller.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
+#include "robots/ground_sensors.hpp"
+#include "robots/light_sensor.hpp"
 #include "robots/proximity_sensor.hpp"
 #include "robots/range_and_bearing.hpp"
 
@@ -116,6 +118,24 @@ void register_sensors(PluginRegistry& r) {
                  {"blocked_by_obstacles", "bool", "false",
                   "hide LEDs behind a wall, box or bitmap edge (robots never hide LEDs)"}}},
                [] { return make_colored_blob_omnidirectional_camera(); });
+  const std::vector<ParamDoc> noise = {
+      {"noise_level", "real", "0",
+       "half-width of the uniform noise added to each reading (ARGoS's noise_level)"}};
+  r.add_sensor({PluginKind::kSensor, "footbot_light",
+                "ARGoS's foot-bot light sensor: 24 readings in [0, 1] (values, angles every 15 "
+                "degrees from 7.5) from the experiment's lights; bodies and obstacles occlude",
+                noise, "built-in", "light"},
+               [] { return make_footbot_light_sensor(); });
+  r.add_sensor({PluginKind::kSensor, "footbot_motor_ground",
+                "ARGoS's foot-bot motor ground sensor: the floor's grey level in [0, 1] under 4 "
+                "points near the wheels (values; directions = offsets, metres)",
+                noise, "built-in", "motor_ground"},
+               [] { return make_footbot_motor_ground_sensor(); });
+  r.add_sensor({PluginKind::kSensor, "footbot_base_ground",
+                "ARGoS's foot-bot base ground sensor: 8 points on a ring of 8 cm, each 0 (grey "
+                "level below 0.5) or 1 (values; directions = offsets, metres)",
+                noise, "built-in", "base_ground"},
+               [] { return make_footbot_base_ground_sensor(); });
 }
 
 void register_actuators(PluginRegistry& r) {

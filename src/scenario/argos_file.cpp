@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/named_colors.hpp"
 #include "fleetsim/random.hpp"
 #include "robots/kinds.hpp"
 
@@ -69,14 +70,16 @@ constexpr PartMapping kSensors[] = {
      nullptr},
     // robot.wheels' readings come from the differential_drive actuator in fleetsim.
     {"differential_steering", "", kFootBot | kEPuck, nullptr},
-    {"footbot_light", nullptr, 0, "light sensor (nor light entities)"},
-    {"eyebot_light", nullptr, 0, "light sensor (nor light entities)"},
-    {"epuck_light", nullptr, 0, "light sensor (nor light entities)"},
-    {"light", nullptr, 0, "light sensor (nor light entities)"},
-    {"footbot_motor_ground", nullptr, 0, "ground sensor (nor <floor> colours)"},
-    {"footbot_base_ground", nullptr, 0, "ground sensor (nor <floor> colours)"},
-    {"epuck_ground", nullptr, 0, "ground sensor (nor <floor> colours)"},
-    {"ground", nullptr, 0, "ground sensor (nor <floor> colours)"},
+    {"footbot_light", "footbot_light", kFootBot, nullptr},
+    {"footbot_motor_ground", "footbot_motor_ground", kFootBot, nullptr},
+    {"footbot_base_ground", "footbot_base_ground", kFootBot, nullptr},
+    {"eyebot_light", nullptr, 0, "eye-bot light sensor (the foot-bot's is footbot_light)"},
+    {"epuck_light", nullptr, 0, "e-puck light sensor (the foot-bot's is footbot_light)"},
+    {"light", nullptr, 0, "generic light sensor (the foot-bot's is footbot_light)"},
+    {"epuck_ground", nullptr, 0,
+     "e-puck ground sensor (the foot-bot's are footbot_motor_ground and footbot_base_ground)"},
+    {"ground", nullptr, 0,
+     "generic ground sensor (the foot-bot's are footbot_motor_ground and footbot_base_ground)"},
     {"colored_blob_perspective_camera", nullptr, 0, "perspective camera"},
     {"battery", nullptr, 0, "battery model"},
     {"footbot_turret_encoder", nullptr, 0, "foot-bot turret"},
@@ -260,6 +263,11 @@ class ArgosReader {
       read_arena(*e);
     else
       root.error("missing <arena> (expected <arena size=\"W,H,Z\">)");
+    if (!floor_seen_)
+      for (int line : ground_lines_)
+        d_.error({in_.path(), line},
+                 "a ground sensor needs a <floor> in the <arena> (ARGoS refuses to start "
+                 "without one; expected <floor id=\"f\" source=\"image\" path=\"floor.png\"/>)");
     for (auto& v : root.children("visualization"))
       v.warning(
           "<visualization> is ignored: fleetsim runs without a window; `fleetsim run FILE "
@@ -336,6 +344,7 @@ class ArgosReader {
     const PartMapping* map;
     std::string argos;
     int line;
+    std::string noise_level;  ///< carried over to the parts that model ARGoS's noise
   };
   struct LuaController {
     std::string id;
@@ -351,7 +360,9 @@ class ArgosReader {
       if (std::string(c.name()) != "lua_controller") {
         // A controller written in C++ against ARGoS's API: <footbot_diffusion_controller
         // id="fdc" library="build/controllers/...">.
-        c.error("<" + std::string(c.name()) + "> is an ARGoS C++ controller: " + kCppPlugins);
+        std::string message = "<";  // (appended: GCC 12 warns wrongly about "<" + name)
+        message.append(c.name()).append("> is an ARGoS C++ controller: ").append(kCppPlugins);
+        c.error(message);
         refused_controllers_.insert(id);
         continue;
       }
@@ -410,9 +421,17 @@ class ArgosReader {
       p.text("implementation");
       p.boolean("show_rays", false);
       p.text("medium");
-      // ARGoS's noise settings: read, and only "none" (0, or the range "0:0") carries over.
+      // ARGoS's noise settings: read, and only "none" (0, or the range "0:0") carries over,
+      // but for the parts that draw ARGoS's noise_level from the counter-based generator.
+      const bool models_noise = map->part && std::string(map->part).rfind("footbot_", 0) == 0;
+      std::string noise_level;
       for (const char* noise : kNoiseAttributes) {
         if (!p.has(noise)) continue;
+        if (models_noise && std::string(noise) == "noise_level") {
+          const double v = p.real("noise_level", 0, 0, 1);
+          if (v > 0) noise_level = num(v);
+          continue;
+        }
         p.accept(noise);
         const std::string v = p.node().attribute(noise).as_string();
         bool zero = true;
@@ -430,7 +449,9 @@ class ArgosReader {
       }
       p.finish();
       p.check_children({});
-      out.push_back({map, n, p.where().line});
+      if (sensors && std::string(n).find("ground") != std::string::npos)
+        ground_lines_.push_back(p.where().line);
+      out.push_back({map, n, p.where().line, noise_level});
     }
   }
 
@@ -603,12 +624,9 @@ class ArgosReader {
     for (auto& x : e.children()) {
       const std::string n = x.name();
       if (n == "light")
-        refuse_light(x);
+        light(x, std::nullopt);
       else if (n == "floor")
-        x.error(
-            "<floor>: fleetsim has no floor colours (nor ground sensors) yet (expected the "
-            "<floor> removed; obstacles drawn as black pixels go in fleetsim's "
-            "<bitmap>; see docs/argos.md)");
+        floor(x, size);
       else if (n != "distribute" && known_entity(n))
         if (auto f = entity(x, x, std::nullopt)) placed_.add(*f);
     }
@@ -623,15 +641,90 @@ class ArgosReader {
     return false;
   }
 
-  static void refuse_light(const XmlElement& x) {
-    x.error(
-        "<light>: fleetsim has no light entities (nor light sensors) yet (expected the "
-        "<light> removed, and phototaxis left out of the script; see docs/argos.md)");
-  }
-
   struct Placed {
     Vec3 position{}, orientation{};  ///< metres; yaw, pitch, roll in degrees
   };
+
+  /// <light id= position="x,y,z" orientation= color= intensity= medium=/>: a static light,
+  /// written out or (`at`) placed by a <distribute> (`read`: the first copy reads the element).
+  void light(XmlElement& x, std::optional<Placed> at, const std::string& id_override = "",
+             bool read = true, int line = 0) {
+    if (read) {
+      light_id_ = x.text("id", "", true);
+      auto pos = at ? std::vector<double>{0, 0, 0} : x.reals("position", 3, true);
+      if (pos.size() == 3) light_at_ = {pos[0], pos[1], pos[2]};
+      if (!at && x.has("orientation")) x.reals("orientation", 3);
+      if (at) x.accept("position");
+      if (at) x.accept("orientation");
+      light_color_ = x.text("color", "", true);
+      light_intensity_ = x.real("intensity", 1, 0, 1e9, true);
+      x.text("medium", "", true);  // the LED medium that carries it to cameras (not modelled)
+      x.finish();
+      x.check_children({});
+      if (!light_color_.empty() && !parse_color(light_color_))
+        d_.error(x.where("color"), "color=\"" + light_color_ +
+                                       "\" is not a colour (expected a name such as yellow, "
+                                       "or \"r,g,b\")");
+    }
+    if (d_.has_errors()) return;
+    Vec3 p = at ? at->position : light_at_;
+    if (!line) line = x.where().line;
+    pugi::xml_node l = add(arena_, "light", line);
+    set(l, "id", id_override.empty() ? light_id_ : id_override, line);
+    set(l, "position", vec2(p[0], p[1]), line);
+    set(l, "height", num(p[2]), line);
+    set(l, "color", light_color_, line);
+    set(l, "intensity", num(light_intensity_), line);
+  }
+
+  /// <floor id= source="image" path=.../>: the image stretched over the arena, as ARGoS maps
+  /// it (about the origin, whatever the arena's center).
+  void floor(XmlElement& x, const std::vector<double>& arena_size) {
+    x.text("id", "", true);
+    const std::string source = x.choice("source", {"image", "loop_functions"}, "", true);
+    const std::string path = x.text("path", "", source == "image");
+    x.accept("pixels_per_meter");  // used by source="loop_functions" only
+    x.finish();
+    x.check_children({});
+    floor_seen_ = true;
+    if (source == "loop_functions") {
+      x.error(
+          "<floor source=\"loop_functions\"> asks ARGoS C++ loop functions for the floor's "
+          "colours: " +
+          std::string(kCppPlugins) +
+          " (expected source=\"image\" with path= a PNG of the floor, e.g. saved from ARGoS's "
+          "window or drawn)");
+      return;
+    }
+    if (source != "image" || path.empty() || arena_size.size() != 3) return;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path from_cwd = fs::absolute(path, ec).lexically_normal();
+    std::string found;
+    if (fs::is_regular_file(from_cwd, ec))
+      found = from_cwd.string();
+    else if (fs::is_regular_file(in_.resolve(path), ec))
+      found = fs::absolute(in_.resolve(path), ec).lexically_normal().string();
+    if (found.empty()) {
+      d_.error(x.where("path"), "floor image '" + path + "' is not a file: not '" +
+                                    from_cwd.string() +
+                                    "' (ARGoS reads it from the directory it is started from), "
+                                    "nor '" +
+                                    in_.resolve(path) + "' (beside the .argos file)");
+      return;
+    }
+    if (fs::path(found).extension() != ".png" && fs::path(found).extension() != ".PNG") {
+      d_.error(x.where("path"), "floor image '" + path +
+                                    "' is not a PNG (expected a .png file: fleetsim reads PNG "
+                                    "only; convert it, e.g. with `convert in.jpg out.png`)");
+      return;
+    }
+    const int line = x.where().line;
+    pugi::xml_node f = add(arena_, "floor", line);
+    set(f, "image", found, line_of(x, "path"));
+    set(f, "center", "0,0", line);
+    set(f, "size", vec2(arena_size[0], arena_size[1]), line);
+  }
 
   /// One entity: read from its own <body>, or (`at`) placed by a <distribute>. Returns its
   /// footprint when it is a body.
@@ -701,6 +794,7 @@ class ArgosReader {
         set(b, "center", vec2(fp.x, fp.y), line);
         set(b, "size", vec2(size[0], size[1]), line);
         set(b, "angle", num(heading), line);
+        set(b, "height", num(height), line);
       } else if (!movable) {
         // An immovable cylinder: a polygon of walls around it.
         for (int k = 0; k < kCylinderSides; ++k) {
@@ -709,6 +803,7 @@ class ArgosReader {
           pugi::xml_node w = add(arena_, "wall", line);
           set(w, "from", vec2(fp.x + radius * std::cos(a0), fp.y + radius * std::sin(a0)), line);
           set(w, "to", vec2(fp.x + radius * std::cos(a1), fp.y + radius * std::sin(a1)), line);
+          set(w, "height", num(height), line);
         }
       } else {
         // A movable one: a passive body of a kind of its size.
@@ -813,11 +908,7 @@ class ArgosReader {
           "expected one <distribute> per entity type)");
     XmlElement& what = kids[0];
     const std::string type = what.name();
-    std::vector<std::string> types{"foot-bot", "e-puck", "eye-bot", "box", "cylinder"};
-    if (type == "light") {
-      refuse_light(what);
-      return;
-    }
+    std::vector<std::string> types{"foot-bot", "e-puck", "eye-bot", "box", "cylinder", "light"};
     if (std::find(types.begin(), types.end(), type) == types.end()) {
       what.error("cannot distribute <" + type + "> (expected one of: " + join(types) + ")" +
                  did_you_mean(type, types));
@@ -825,6 +916,16 @@ class ArgosReader {
     }
     if (!pos.ok || !ori.ok) return;
     const std::string base = what.node().attribute("id").as_string();
+    if (type == "light") {  // no body: placed where drawn, without tries
+      CounterRng rng(seed_, static_cast<EntityId>(index), 0, RandomStream::kPlacement);
+      for (std::int64_t i = 0; i < quantity; ++i) {
+        auto p = draw(pos, rng, false, positions[0]);
+        auto o = draw(ori, rng, false, orientations[0]);
+        if (!p || !o) return;
+        light(what, Placed{*p, *o}, base + std::to_string(i + base_num), i == 0, e.where().line);
+      }
+      return;
+    }
     // The first entity's errors (a missing attribute) once, not once per copy.
     const std::size_t errors_before = d_.items().size();
     auto footprint = entity(what, what, Placed{}, base + std::to_string(base_num), false);
@@ -1031,6 +1132,7 @@ class ArgosReader {
       if (!*p.map->part) return;
       pugi::xml_node x = add(k, element, p.line);
       set(x, "type", p.map->part, p.line);
+      if (!p.noise_level.empty()) set(x, "noise_level", p.noise_level, p.line);
       const std::string type = p.map->part;
       // The base kind's parameters for the part, when it has it (rays, axle, LED count).
       for (const PartDecl& d : own)
@@ -1068,6 +1170,11 @@ class ArgosReader {
   std::set<std::string> refused_controllers_;  ///< C++ controllers: their robots say nothing
   std::set<std::string> unknown_configs_;      ///< reported already
   int script_line_ = 0;
+  std::vector<int> ground_lines_;  ///< ground sensors listed by the controllers
+  bool floor_seen_ = false;
+  std::string light_id_, light_color_;  ///< the <light> a <distribute> copies
+  Vec3 light_at_{};
+  double light_intensity_ = 1;
   bool rab_occlusions_ = true;  ///< ARGoS's range_and_bearing medium checks them by default
   std::uint64_t seed_ = 0;
   std::array<double, 2> arena_lo_{}, arena_hi_{};

@@ -1,4 +1,5 @@
-// Bitmap fields: a PNG whose black pixels (RGB 0,0,0, not transparent) are obstacles.
+// Bitmap fields: a PNG whose black pixels (RGB 0,0,0, not transparent) are obstacles; and
+// floor images, whose colours ground sensors read.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,15 @@ struct Bitmap {
                  static_cast<std::size_t>(i)];
   }
 };
+
+/// An image's colours, row-major from the top row.
+struct ColorImage {
+  int width = 0, height = 0;
+  std::vector<Color> pixels;
+};
+
+/// Loads a PNG's colours (a floor image). On failure returns nullopt and sets `error`.
+std::optional<ColorImage> load_png_colors(const std::string& path, std::string& error);
 
 /// Loads a PNG. On failure returns nullopt and sets `error` to a user-facing reason.
 std::optional<Bitmap> load_png_bitmap(const std::string& path, std::string& error);

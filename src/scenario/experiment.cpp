@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -530,7 +531,7 @@ class ExperimentParser {
     model_->arena_center = e.vec2("center", {0, 0});
     bool closed = e.boolean("closed", true);
     e.finish();
-    e.check_children({"bitmap", "wall", "box", "robot", "distribute", "object"});
+    e.check_children({"bitmap", "wall", "box", "robot", "distribute", "object", "light", "floor"});
     if (size.x <= 0 || size.y <= 0) {
       if (e.has("size"))
         e.error("arena size must be positive (expected \"width,height\" in metres)");
@@ -552,19 +553,25 @@ class ExperimentParser {
     if (bitmaps.size() > 1)
       bitmaps[1].error("<bitmap> appears more than once (expected at most one)");
     if (!bitmaps.empty()) read_bitmap(bitmaps[0]);
+    constexpr double kTall = std::numeric_limits<double>::infinity();
+    model_->segment_heights.assign(model_->segments.size(), kTall);
     for (auto& w : e.children("wall")) {
       Vec2 a = w.vec2("from", {}, true), b = w.vec2("to", {}, true);
+      const double height = w.real("height", kTall, 0, 1e6);
       w.finish();
       w.check_children({});
       if (a == b && w.has("from") && w.has("to"))
         w.error("wall has zero length (expected from != to)");
-      else
+      else {
         model_->segments.push_back({a, b});
+        model_->segment_heights.push_back(height);
+      }
     }
     for (auto& b : e.children("box")) {
       Vec2 c = b.vec2("center", {}, true);
       Vec2 s = b.vec2("size", {}, true);
       double ang = b.real("angle", 0, -360, 360) * kDeg;
+      const double height = b.real("height", kTall, 0, 1e6);
       b.finish();
       b.check_children({});
       if (s.x <= 0 || s.y <= 0) {
@@ -580,14 +587,82 @@ class ExperimentParser {
         corners[k] = c + Vec2{ca * l.x - sa * l.y, sa * l.x + ca * l.y};
       }
       model_->boxes.push_back(corners);
-      for (int k = 0; k < 4; ++k) model_->segments.push_back({corners[k], corners[(k + 1) % 4]});
+      for (int k = 0; k < 4; ++k) {
+        model_->segments.push_back({corners[k], corners[(k + 1) % 4]});
+        model_->segment_heights.push_back(height);
+      }
     }
+    for (auto& l : e.children("light")) read_light(l);
+    auto floors = e.children("floor");
+    if (floors.size() > 1) floors[1].error("<floor> appears more than once (expected at most one)");
+    if (!floors.empty()) read_floor(floors[0]);
     if (closed) {
       model_->segments.push_back({{lo.x, lo.y}, {hi.x, lo.y}});
       model_->segments.push_back({{hi.x, lo.y}, {hi.x, hi.y}});
       model_->segments.push_back({{hi.x, hi.y}, {lo.x, hi.y}});
       model_->segments.push_back({{lo.x, hi.y}, {lo.x, lo.y}});
+      model_->segment_heights.resize(model_->segments.size(), kTall);
     }
+  }
+
+  /// A colour attribute: a name (ARGoS's) or "r,g,b" / "r,g,b,a".
+  std::optional<Color> color_attr(XmlElement& e, const char* attr, Color fallback) {
+    const std::string text = e.text(attr, "");
+    if (text.empty()) return fallback;
+    if (auto c = parse_color(text)) return *c;
+    d_.error(e.where(attr), std::string(attr) + "=\"" + text +
+                                "\" is not a colour (expected a name such as yellow, or "
+                                "\"r,g,b\" with components 0 to 255)");
+    return std::nullopt;
+  }
+
+  /// <light id= position="x,y" height= color= intensity=/>: a static point light.
+  void read_light(XmlElement& l) {
+    Light light;
+    light.id = l.text("id", "light" + std::to_string(model_->lights.size()));
+    light.position = l.vec2("position", {}, true);
+    light.z_m = l.real("height", 0, 0, 1e6);
+    light.intensity = l.real("intensity", 1, 0, 1e9);
+    auto c = color_attr(l, "color", Color{255, 255, 0, 255});
+    l.finish();
+    l.check_children({});
+    for (const Light& other : model_->lights)
+      if (other.id == light.id)
+        l.error("light id '" + light.id + "' is used twice (expected unique ids)");
+    if (c) light.color = *c;
+    model_->lights.push_back(light);
+  }
+
+  /// <floor color= image= center= size=/>: what ground sensors read.
+  void read_floor(XmlElement& f) {
+    Floor& floor = model_->floor;
+    auto c = color_attr(f, "color", floor.color);
+    const std::string image = f.text("image", "");
+    const Vec2 center = f.vec2("center", model_->arena_center);
+    const Vec2 size = f.vec2("size", {model_->arena_width_m, model_->arena_height_m});
+    f.finish();
+    f.check_children({});
+    if (c) floor.color = *c;
+    if (image.empty()) {
+      if (f.has("center") || f.has("size"))
+        f.error("center= and size= place a floor image (expected image=\"file.png\" too)");
+      return;
+    }
+    if (!(size.x > 0 && size.y > 0)) {
+      f.error("floor size must be positive (expected \"width,height\" in metres)");
+      return;
+    }
+    std::string error;
+    auto img = load_png_colors(file_.resolve(image), error);
+    if (!img) {
+      d_.error(f.where("image"), error);
+      return;
+    }
+    floor.width = img->width;
+    floor.height = img->height;
+    floor.pixels = std::move(img->pixels);
+    floor.min = center - size * 0.5;
+    floor.max = center + size * 0.5;
   }
 
   void read_bitmap(XmlElement& b) {

@@ -52,6 +52,7 @@
 
 #include "core/hash.hpp"
 #include "log/byte_io.hpp"
+#include "robots/light_sensor.hpp"
 #include "robots/range_and_bearing.hpp"
 #include "sim/simulation.hpp"
 
@@ -267,8 +268,9 @@ bool Simulation::may_send_border_halo() const {
     return false;
   // The built-in parts, whose reach is known: the others may read any robot.
   static const std::set<std::string> sensors = {
-      "proximity",   "proximity_noisy",   "collision",
-      "positioning", "range_and_bearing", "colored_blob_omnidirectional_camera"};
+      "proximity",     "proximity_noisy",      "collision",
+      "positioning",   "range_and_bearing",    "colored_blob_omnidirectional_camera",
+      "footbot_light", "footbot_motor_ground", "footbot_base_ground"};
   static const std::set<std::string> actuators = {"differential_drive", "quadrotor_speed", "leds",
                                                   "range_and_bearing"};
   for (const RobotKind& k : model_->kinds) {
@@ -295,6 +297,8 @@ double Simulation::halo_reach() const {
     for (const PartDecl& p : k.sensors)
       if (p.type == "colored_blob_omnidirectional_camera")
         reach = std::max(reach, p.params.real("range", 3.0) + 2 * index_.max_radius_m);
+      else if (p.type == "footbot_light")  // bodies between it and the lights occlude
+        reach = std::max(reach, light_occlusion_reach_m(*model_));
   }
   return (reach + 2 * move) * 1.01;
 }

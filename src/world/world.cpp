@@ -23,6 +23,17 @@ bool inside_convex(const std::array<Vec2, 4>& c, Vec2 p) {
 }
 }  // namespace
 
+Color Floor::color_at(Vec2 p) const {
+  if (width <= 0) return color;
+  // (As ARGoS: the offset times pixels per metre.)
+  const double fx = (p.x - min.x) * (width / (max.x - min.x));
+  const double fy = (p.y - min.y) * (height / (max.y - min.y));
+  if (!(fx >= 0 && fy >= 0 && fx < width && fy < height)) return color;
+  const auto i = static_cast<std::size_t>(fx);
+  const auto j = static_cast<std::size_t>(height - 1) - static_cast<std::size_t>(fy);
+  return pixels[j * static_cast<std::size_t>(width) + i];
+}
+
 bool WorldModel::inside_obstacle(Vec2 p) const {
   if (bitmap_width > 0) {
     double fx = (p.x - bitmap_top_left.x) / bitmap_resolution_m;

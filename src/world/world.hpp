@@ -60,6 +60,28 @@ struct EngineRegion {
   SourceLocation where;
 };
 
+/// A light (ARGoS's light entity): a point source at a height, static, held by every process
+/// like the obstacles. Light sensors read it (docs/robot-parts.md, `footbot_light`).
+struct Light {
+  std::string id;
+  Vec2 position;         ///< metres
+  double z_m = 0;        ///< height above the floor, metres
+  Color color;           ///< drawn by the viewer; light sensors see every colour alike
+  double intensity = 1;  ///< ARGoS's reference intensity: distances are divided by it
+};
+
+/// The floor's colour, which ground sensors read: a plain colour, or an image stretched over
+/// a rectangle (the plain colour outside it). Static, on every process.
+struct Floor {
+  Color color{255, 255, 255, 255};  ///< everywhere without an image, and outside it
+  int width = 0, height = 0;        ///< the image's pixels (0: no image)
+  std::vector<Color> pixels;        ///< row-major from the top row
+  Vec2 min, max;                    ///< the rectangle the image covers, metres
+  /// The colour under point p. Pixel column floor((x - min.x) * width / (max.x - min.x)), row
+  /// counted from the bottom likewise (as ARGoS samples its floor image).
+  Color color_at(Vec2 p) const;
+};
+
 /// Built once, never changed during a run; shared read-only by every thread.
 struct WorldModel {
   std::string name;  ///< experiment file
@@ -86,6 +108,12 @@ struct WorldModel {
   Vec2 bitmap_top_left;
   std::vector<std::uint8_t> bitmap;
   std::size_t bitmap_segment_count = 0;  ///< segments[0..n) come from the bitmap
+  /// One per segment: the obstacle's height, metres (infinity: as tall as anything; the
+  /// bitmap and the arena's border). Only light sensors read it: a ray to a light passes over
+  /// an obstacle lower than the ray where it crosses.
+  std::vector<double> segment_heights;
+  std::vector<Light> lights;  ///< in the file's order
+  Floor floor;
 
   std::vector<RobotKind> kinds;
   std::vector<ControllerDecl> controllers;

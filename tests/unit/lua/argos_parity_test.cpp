@@ -50,6 +50,27 @@ TEST(LuaArgosParity, ReadingsAreThereAtTheTopLevelAndInInit) {
                                                "init 24 0.0 0.6545 14.0 0.0 0.0 1.5 -2.0 1.5708"}));
 }
 
+TEST(LuaArgosParity, LightAndGroundTablesAreArgosOnes) {
+  LuaRobot r({"light", "motor_ground"}, {"differential_drive"});
+  r.load(R"(
+    local function show(when)
+      log(when, " ", #robot.light, " ", robot.light[4].value, " ",
+          string.format("%.4f %.4f", robot.light[1].angle, robot.light[13].angle), " ",
+          #robot.motor_ground, " ", robot.motor_ground[3].value, " ",
+          string.format("%.2f %.2f", robot.motor_ground[1].offset.x,
+                        robot.motor_ground[3].offset.y))
+    end
+    show("top")
+    function step() show("step") end)");
+  r.parts.light[3] = 0.5f;
+  r.parts.ground[2] = 0.25f;
+  r.step();
+  // ARGoS's first reading at 7.5 degrees, the 13th at 187.5 (-172.5); the motor ground's first
+  // at (6.3, 1.16) cm and the third at (-6.3, -1.16); readings 0 before the first step.
+  EXPECT_EQ(r.lines, (std::vector<std::string>{"top 24 0.0 0.1309 -3.0107 4 0.0 6.30 -1.16",
+                                               "step 24 0.5 0.1309 -3.0107 4 0.25 6.30 -1.16"}));
+}
+
 TEST(LuaArgosParity, WheelsReportTheLastCommandedSpeedsAndDistances) {
   LuaRobot r;  // a tick is 0.1 s; the wheels' limit 0.3 m/s
   r.load(R"(
@@ -79,8 +100,8 @@ end)lua");
   EXPECT_EQ(e.line, 5) << e.what();
   EXPECT_NE(e.file.find("robot.lua"), std::string::npos);
   EXPECT_EQ(std::string(e.what()),
-            "robot.light: kind 'footbot' has no light sensor, and fleetsim has none yet (its "
-            "sensors: proximity; its actuators: differential_drive); see docs/lua-api.md");
+            "robot.light: kind 'footbot' has no light sensor (its sensors: proximity; its "
+            "actuators: differential_drive); see docs/lua-api.md");
   // A part fleetsim has, but this kind lacks.
   LuaRobot no_leds({"proximity"}, {"differential_drive"}, kNoEntity);
   const SetupError leds =

@@ -62,7 +62,7 @@ TEST(LuaApiDocs, EveryArgosTableHasItsRowAndMissingMeansMissing) {
 TEST(LuaApiDocs, TheTablesOfARobotWithEveryPartAreTheDocumentedOnes) {
   // Every interface the Lua API knows.
   LuaRobot r({"proximity", "collision", "positioning", "range_and_bearing",
-              "colored_blob_omnidirectional_camera"},
+              "colored_blob_omnidirectional_camera", "light", "motor_ground", "base_ground"},
              {"differential_drive", "leds", "range_and_bearing", "quadrotor_speed"});
   r.load("function step() for k in pairs(robot) do log(k) end end");
   r.step();

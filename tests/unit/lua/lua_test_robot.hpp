@@ -26,6 +26,11 @@ struct FootbotParts {
   std::vector<RabMessage> messages;
   std::vector<Blob> blobs;
   bool camera_on = false;
+  std::vector<float> light = std::vector<float>(24, 0.0f);
+  std::vector<float> light_angles;
+  std::vector<float> ground = std::vector<float>(4, 0.0f);
+  std::vector<Vec2> ground_offsets = {
+      {0.063, 0.0116}, {-0.063, 0.0116}, {-0.063, -0.0116}, {0.063, -0.0116}};
   // actuators
   double wheels[2] = {0, 0};
   double wheel_constants[2] = {0.14, 0.3};
@@ -35,6 +40,8 @@ struct FootbotParts {
   FootbotParts() {
     for (int i = 0; i < 24; ++i)
       proximity_angles.push_back(static_cast<float>((i + 0.5) * 2 * kPi / 24));
+    for (int i = 0; i < 24; ++i)
+      light_angles.push_back(static_cast<float>(wrap_angle((i + 0.5) * 2 * kPi / 24)));
   }
 };
 
@@ -126,6 +133,8 @@ class LuaRobot {
     for (const auto& t : sensor_types_) {
       s.push_back({t, t});
       if (t == "proximity") s.back().angles = parts.proximity_angles;
+      if (t == "light") s.back().angles = parts.light_angles;
+      if (t == "motor_ground" || t == "base_ground") s.back().directions = parts.ground_offsets;
     }
     std::vector<ActuatorView> a;
     for (const auto& t : actuator_types_) {
@@ -181,6 +190,12 @@ class LuaRobot {
     } else if (type == "colored_blob_omnidirectional_camera") {
       v.blobs = parts.blobs;
       v.enabled = &parts.camera_on;
+    } else if (type == "light") {
+      v.values = parts.light;
+      v.angles = parts.light_angles;
+    } else if (type == "motor_ground" || type == "base_ground") {
+      v.values = parts.ground;
+      v.directions = parts.ground_offsets;
     }
     return v;
   }

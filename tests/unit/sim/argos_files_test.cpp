@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -52,13 +53,27 @@ std::vector<std::size_t> driven_rows(const Experiment& ex) {
 
 /// What a user sees for each collected file. A file that loads places `robots` robots
 /// (<distribute> quantity, or those written out) inside the square |x|, |y| <= `within` (the
-/// distribute's position range), and its Lua script drives them. A refused one names what
-/// fleetsim lacks: `refusal` occurs in one of its file:line errors.
+/// distribute's position range), and its Lua script drives them; `check` says what else a user
+/// would see. A refused one names what fleetsim lacks: `refusal` occurs in one of its
+/// file:line errors.
+enum class Check {
+  kMoves,  ///< the robots move
+  /// The robots reach the light: at some tick one is within half a metre of the nearest
+  /// light, or half as far as they started on average. (Random obstacles higher than the ray
+  /// may hide it from there on: fleetsim draws other places than ARGoS.)
+  kPhototaxis,
+  kSpotLeds,   ///< "hello robot": red LEDs exactly when a motor ground point is on black
+  kBlackSpot,  ///< aggregation: more robots end on the black spot than its area's share
+  /// The script indexes robot.motor_ground, which its controller does not list: it stops at
+  /// its first step with Lua's error, as in ARGoS.
+  kScriptFails,
+};
 struct Expectation {
   const char* file;
   int robots;     ///< -1: refused
   double within;  ///< metres
   const char* refusal;
+  Check check = Check::kMoves;
 };
 
 const Expectation kFiles[] = {
@@ -71,67 +86,74 @@ const Expectation kFiles[] = {
     {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/"
      "obstacle-avoidance.argos",
      1, 1.9, nullptr},
-    // Phototaxis: a light sensor and light entities.
-    {"EmanueleArte+intelligent-robotic-systems/lab-1/Phototaxis/base/phototaxis.argos", -1, 0,
-     "<footbot_light>: fleetsim has no light sensor"},
-    {"EmanueleArte+intelligent-robotic-systems/lab-1/Phototaxis/extra-light/phototaxis.argos", -1,
-     0, "<light>: fleetsim has no light entities"},
-    {"EmanueleArte+intelligent-robotic-systems/lab-1/Phototaxis/sensor-noise/phototaxis.argos", -1,
-     0, "<footbot_light>"},
-    {"andrea-acampora+robotic-argos-programs/hellorobot/01-phototaxis/phototaxis.argos", -1, 0,
-     "<footbot_light>"},
+    // Phototaxis: the light sensor and light entities.
+    {"EmanueleArte+intelligent-robotic-systems/lab-1/Phototaxis/base/phototaxis.argos", 1, 1.9,
+     nullptr, Check::kPhototaxis},
+    {"EmanueleArte+intelligent-robotic-systems/lab-1/Phototaxis/extra-light/phototaxis.argos", 1,
+     1.9, nullptr, Check::kPhototaxis},
+    // (noise_level="0.1" on the light sensor: ARGoS's uniform noise, drawn to repeat)
+    {"EmanueleArte+intelligent-robotic-systems/lab-1/Phototaxis/sensor-noise/phototaxis.argos", 1,
+     1.9, nullptr, Check::kPhototaxis},
+    {"andrea-acampora+robotic-argos-programs/hellorobot/01-phototaxis/phototaxis.argos", 1, 1.9,
+     nullptr, Check::kPhototaxis},
     {"floyddc+Intelligent-Robotic-Systems/lab01/phototaxis/phototaxis.argos", -1, 0,
-     "<footbot_light>"},
-    {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/photoaxis.argos", -1,
-     0, "<footbot_light>"},
+     "noise_level=\"0.05\" on <differential_steering> is not supported"},
+    {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/photoaxis.argos", 1,
+     1.9, nullptr, Check::kPhototaxis},
     {"GiuliaNardicchia+intelligent-robotic-system/lab_activity-01/01a-phototaxis/phototaxis.argos",
-     -1, 0, "<footbot_light>"},
+     1, 1.9, nullptr, Check::kPhototaxis},
     // Obstacle avoidance that still lists the light sensor (and no light).
     {"GiuliaNardicchia+intelligent-robotic-system/lab_activity-01/01b-obstacle-avoidance/"
      "obstacle_avoidance.argos",
-     -1, 0, "<footbot_light>"},
-    {"floyddc+Intelligent-Robotic-Systems/lab01/collisions/collisions_avoidance.argos", -1, 0,
-     "<footbot_light>"},
-    // Composite behaviours: lights.
+     -1, 0, "noise_level=\"0.1\" on <footbot_proximity> is not supported"},
+    {"floyddc+Intelligent-Robotic-Systems/lab01/collisions/collisions_avoidance.argos", 2, 1.9,
+     nullptr, Check::kScriptFails},
+    // Composite behaviours: phototaxis with obstacle avoidance (and random walk).
     {"andrea-acampora+robotic-argos-programs/hellorobot/03-composite_behaviour/"
      "compositeBehaviour.argos",
-     -1, 0, "<light>"},
-    {"andrea-acampora+robotic-argos-programs/motor-schemas/motor-schemas.argos", -1, 0, "<light>"},
-    {"andrea-acampora+robotic-argos-programs/subsumption-architecture/subsumption_arch.argos", -1,
-     0, "<light>"},
-    {"GiuliaNardicchia+intelligent-robotic-system/lab_activity-02/01_composite_behaviour.argos", -1,
-     0, "<light>"},
-    {"floyddc+Intelligent-Robotic-Systems/lab02/composite_behaviors.argos", -1, 0, "<light>"},
+     1, 1.9, nullptr, Check::kPhototaxis},
+    {"andrea-acampora+robotic-argos-programs/motor-schemas/motor-schemas.argos", 1, 1.9, nullptr,
+     Check::kPhototaxis},
+    {"andrea-acampora+robotic-argos-programs/subsumption-architecture/subsumption_arch.argos", 1,
+     1.9, nullptr, Check::kPhototaxis},
+    {"GiuliaNardicchia+intelligent-robotic-system/lab_activity-02/01_composite_behaviour.argos", 1,
+     1.9, nullptr, Check::kPhototaxis},
+    {"floyddc+Intelligent-Robotic-Systems/lab02/composite_behaviors.argos", 4, 2.9, nullptr,
+     Check::kPhototaxis},
     {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/"
      "composite-behavior.argos",
-     -1, 0, "<light>"},
+     5, 1.9, nullptr, Check::kPhototaxis},
     {"angelo-will+intelligent-robotic-system-labs/lab-03-2023-03-17/code/composite-behavior.argos",
-     -1, 0, "<light>"},
-    {"angelo-will+intelligent-robotic-system-labs/lab-04-2023-03-31/composite-behavior.argos", -1,
-     0, "<light>"},
-    // The course's "hello robot": a floor image, a light, ground and light sensors.
-    {"EmanueleArte+intelligent-robotic-systems/hellorobot/hellorobot.argos", -1, 0, "<floor>"},
-    {"GiuliaNardicchia+intelligent-robotic-system/ARGoS_example_code/hellorobot.argos", -1, 0,
-     "<floor>"},
-    {"andrea-acampora+robotic-argos-programs/hellorobot/example/hellorobot.argos", -1, 0,
-     "<floor>"},
-    {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/hellorobot.argos", -1,
-     0, "<footbot_motor_ground>"},
-    {"floyddc+Intelligent-Robotic-Systems/lab00/hellorobot.argos", -1, 0, "<floor>"},
-    {"floyddc+Intelligent-Robotic-Systems/lab01/hellorobot.argos", -1, 0, "<floor>"},
+     1, 1.9, nullptr, Check::kPhototaxis},
+    {"angelo-will+intelligent-robotic-system-labs/lab-04-2023-03-31/composite-behavior.argos", 1,
+     1.9, nullptr, Check::kPhototaxis},
+    // The course's "hello robot": a floor image, a light, ground and light sensors; the LEDs
+    // turn red on a black spot, yellow near the light.
+    {"EmanueleArte+intelligent-robotic-systems/hellorobot/hellorobot.argos", 1, 1.9, nullptr,
+     Check::kSpotLeds},
+    {"GiuliaNardicchia+intelligent-robotic-system/ARGoS_example_code/hellorobot.argos", 1, 1.9,
+     nullptr, Check::kSpotLeds},
+    {"andrea-acampora+robotic-argos-programs/hellorobot/example/hellorobot.argos", 1, 1.9, nullptr,
+     Check::kSpotLeds},
+    {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/hellorobot.argos", 1,
+     1.9, nullptr, Check::kSpotLeds},
+    {"floyddc+Intelligent-Robotic-Systems/lab00/hellorobot.argos", 1, 1.9, nullptr,
+     Check::kSpotLeds},
+    {"floyddc+Intelligent-Robotic-Systems/lab01/hellorobot.argos", 1, 1.9, nullptr,
+     Check::kSpotLeds},
     // Aggregation on black spots: a floor and the motor ground sensor.
-    {"andrea-acampora+robotic-argos-programs/swarm-robotics/01-aggregation/aggregation.argos", -1,
-     0, "<footbot_motor_ground>: fleetsim has no ground sensor"},
+    {"andrea-acampora+robotic-argos-programs/swarm-robotics/01-aggregation/aggregation.argos", 50,
+     2.5, nullptr},
     {"andrea-acampora+robotic-argos-programs/swarm-robotics/02-aggregation_black_spot/"
      "blank_spot.argos",
-     -1, 0, "<floor>"},
+     50, 2.5, nullptr, Check::kBlackSpot},
     {"andrea-acampora+robotic-argos-programs/swarm-robotics/03-aggregation_two_spots/"
      "two_spots.argos",
-     -1, 0, "<floor>"},
+     50, 2.5, nullptr, Check::kBlackSpot},
+    // Its floor image is in floors/, not beside it nor in the working directory.
     {"angelo-will+intelligent-robotic-system-labs/lab-05-2023-04-14/test-aggregation.argos", -1, 0,
-     "<footbot_motor_ground>"},
-    {"a-hamzah+argos_simulator_projects/boundry_following/boundry_following.argos", -1, 0,
-     "<floor>"},
+     "floor image 'no_spot.png' is not a file"},
+    {"a-hamzah+argos_simulator_projects/boundry_following/boundry_following.argos", 1, 2, nullptr},
     {"a-hamzah+argos_simulator_projects/obstacle_avoidance/obstacleAvoidance.argos", -1, 0,
      "<footbot_gripper>: fleetsim has no gripper"},
     // A flocking swarm on range-and-bearing: ARGoS ignores an attribute its sensor does not
@@ -140,7 +162,7 @@ const Expectation kFiles[] = {
      "unknown attribute 'range' on <range_and_bearing>"},
     // Robots that grip and carry objects marked by LEDs.
     {"Emjaidi+argos3-personal/about_face/form_path.argos", -1, 0, "<leds> on a <box>"},
-    {"Emjaidi+argos3-personal/comms/comms.argos", -1, 0, "<footbot_motor_ground>"},
+    {"Emjaidi+argos3-personal/comms/comms.argos", 20, 2.5, nullptr},
     // ilpincy/argos3-examples: C++ controllers and loop functions.
     {"ilpincy+argos3-examples/experiments/diffusion_1.argos", -1, 0,
      "ARGoS C++ plug-ins cannot be loaded; see docs/argos.md for what to do"},
@@ -196,11 +218,38 @@ TEST(ArgosFiles, RefusedFilesSayWhyAtTheirLines) {
   }
 }
 
+/// Horizontal distance from (x, y) to the nearest light of the run.
+double to_nearest_light(const WorldModel& m, double x, double y) {
+  double best = 1e300;
+  for (const Light& l : m.lights)
+    best = std::min(best, std::hypot(l.position.x - x, l.position.y - y));
+  return best;
+}
+
+/// True when the floor under (x, y) is dark (grey level below 0.5).
+bool dark_floor(const WorldModel& m, double x, double y) {
+  const Color c = m.floor.color_at({x, y});
+  return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b < 0.5 * 255;
+}
+
+/// True when one of the foot-bot's motor ground points (ARGoS's offsets) is on black.
+bool motor_ground_on_black(const WorldModel& m, double x, double y, double theta) {
+  const double off[4][2] = {{0.063, 0.0116}, {-0.063, 0.0116}, {-0.063, -0.0116}, {0.063, -0.0116}};
+  for (const auto& o : off) {
+    const Color c = m.floor.color_at({x + std::cos(theta) * o[0] - std::sin(theta) * o[1],
+                                      y + std::sin(theta) * o[0] + std::cos(theta) * o[1]});
+    if (0.299 * c.r + 0.587 * c.g + 0.114 * c.b == 0) return true;
+  }
+  return false;
+}
+
 TEST(ArgosFiles, LoadedFilesPlaceTheirRobotsAndTheScriptsDriveThem) {
+  int red_ticks = 0;  // over the "hello robot" files: their robots did cross black spots
   for (const auto& e : kFiles) {
     if (e.robots < 0) continue;
     SCOPED_TRACE(e.file);
-    auto l = load(kArgos + e.file);
+    const double length_s = e.check == Check::kBlackSpot ? 120 : 60;
+    auto l = load(kArgos + e.file, 1, length_s);
     ASSERT_TRUE(l.ex) << l.diags.str();
     const auto rows = driven_rows(*l.ex);
     ASSERT_EQ(rows.size(), static_cast<std::size_t>(e.robots));
@@ -211,25 +260,91 @@ TEST(ArgosFiles, LoadedFilesPlaceTheirRobotsAndTheScriptsDriveThem) {
       EXPECT_LE(std::abs(y), e.within);
       start.push_back({x, y});
     }
-    EXPECT_EQ(l.ex->state.robot_name()[rows[0]], "fb0");  // ARGoS's ids: base id + number
+    auto model = l.ex->model;
     PluginRegistry reg;
     register_builtins(reg);
     Simulation sim(std::move(*l.ex), reg);
     sim.start();
-    while (!sim.done()) sim.step();
+    if (e.check == Check::kScriptFails) {
+      try {
+        sim.step();
+        ADD_FAILURE() << "the script ran its first step";
+      } catch (const std::exception& x) {
+        EXPECT_NE(std::string(x.what()).find("attempt to index a nil value (local 'ground')"),
+                  std::string::npos)
+            << x.what();
+      }
+      continue;
+    }
+    const ColumnHandle leds = sim.state().robots.find("leds");
+    int red = 0, agree = 0, ticks = 0;
+    double closest = 1e300;  // the nearest any robot came to a light
+    while (!sim.done()) {
+      if (!model->lights.empty()) {
+        for (std::size_t k : rows)
+          closest =
+              std::min(closest, to_nearest_light(*model, sim.state().x()[k], sim.state().y()[k]));
+      }
+      // The pose the sensors read this tick, then the LEDs the script set from it.
+      const std::size_t i = rows[0];
+      const double x = sim.state().x()[i], y = sim.state().y()[i], th = sim.state().theta()[i];
+      sim.step();
+      if (e.check != Check::kSpotLeds) continue;
+      const Color c = sim.state().robots.span<Color>(leds)[i * sim.state().robots.desc(leds).width];
+      const bool on_black = motor_ground_on_black(*model, x, y, th);
+      red += c == Color{255, 0, 0, 255};
+      agree += on_black == (c == Color{255, 0, 0, 255});
+      ++ticks;
+    }
     sim.finish();
-    EXPECT_EQ(sim.state().tick, 300);
-    double moved = 0;
+    EXPECT_EQ(sim.state().tick, static_cast<Tick>(length_s * 10));
+    double moved = 0, light_before = 0;
+    int on_dark = 0;
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const std::size_t i = rows[k];
       const double x = sim.state().x()[i], y = sim.state().y()[i];
       moved = std::max(moved, std::hypot(x - start[k].first, y - start[k].second));
-      // The walls (boxes at +-1.9 m, 0.1 m thick) keep the robots in.
-      EXPECT_LT(std::abs(x), 1.85);
-      EXPECT_LT(std::abs(y), 1.85);
+      EXPECT_GT(x, model->arena_min().x);
+      EXPECT_LT(x, model->arena_max().x);
+      EXPECT_GT(y, model->arena_min().y);
+      EXPECT_LT(y, model->arena_max().y);
+      if (!model->lights.empty()) {
+        light_before += to_nearest_light(*model, start[k].first, start[k].second) / rows.size();
+      }
+      on_dark += dark_floor(*model, x, y);
     }
     EXPECT_GT(moved, 0.3) << "the Lua script did not drive the robots";
+    switch (e.check) {
+      case Check::kMoves:
+      case Check::kScriptFails:
+        break;
+      case Check::kPhototaxis:
+        // The robots went to the light: within half a metre of it on average, or half as far
+        // as they started.
+        EXPECT_LT(closest, std::max(0.5, light_before / 2))
+            << "from " << light_before << " m to at best " << closest << " m";
+        break;
+      case Check::kSpotLeds:
+        EXPECT_EQ(agree, ticks) << red << " red ticks";
+        red_ticks += red;
+        break;
+      case Check::kBlackSpot: {
+        // The share of the arena that is dark, against the share of robots that end there.
+        int dark = 0, samples = 0;
+        for (double x = model->arena_min().x + 0.01; x < model->arena_max().x; x += 0.02)
+          for (double y = model->arena_min().y + 0.01; y < model->arena_max().y; y += 0.02) {
+            dark += dark_floor(*model, x, y);
+            ++samples;
+          }
+        const double area_share = static_cast<double>(dark) / samples;
+        const double robot_share = static_cast<double>(on_dark) / rows.size();
+        EXPECT_GT(robot_share, 2 * area_share)
+            << robot_share << " of the robots on " << area_share << " of the floor";
+        break;
+      }
+    }
   }
+  EXPECT_GT(red_ticks, 0);
 }
 
 std::uint64_t run_hash(const std::string& file, int threads) {
@@ -399,25 +514,141 @@ TEST_F(ArgosInline, MisspellingsGetLinesAndSuggestions) {
 }
 
 TEST_F(ArgosInline, WhatFleetsimLacksIsRefusedAllAtOnce) {
-  auto l = run(std::string(kFramework) +
-               "  <controllers><lua_controller id=\"c\">\n"                                  // 4
-               "    <actuators><footbot_gripper implementation=\"default\"/></actuators>\n"  // 5
-               "    <sensors><footbot_light implementation=\"rot_z_only\"/></sensors>\n"     // 6
-               "    <params script=\"forward.lua\" speed=\"3\"/>\n"                          // 7
-               "  </lua_controller></controllers>\n"                                         // 8
-               "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +      // 9
-               kPhysics +  // 10, 11
-               arena("    <light id=\"l\" position=\"0,0,1\" orientation=\"0,0,0\" "
-                     "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"            // 13
-                     "    <floor id=\"f\" source=\"image\" path=\"floor.png\"/>\n"));  // 14
+  auto l = run(
+      std::string(kFramework) +
+      "  <controllers><lua_controller id=\"c\">\n"                                  // 4
+      "    <actuators><footbot_gripper implementation=\"default\"/></actuators>\n"  // 5
+      "    <sensors><epuck_light implementation=\"rot_z_only\"/></sensors>\n"       // 6
+      "    <params script=\"forward.lua\" speed=\"3\"/>\n"                          // 7
+      "  </lua_controller></controllers>\n"                                         // 8
+      "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +      // 9
+      kPhysics +                                                                    // 10, 11
+      arena("    <light id=\"l\" position=\"0,0,1\" orientation=\"0,0,0\" "
+            "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"                          // 13
+            "    <floor id=\"f\" source=\"loop_functions\" pixels_per_meter=\"50\"/>\n"));  // 14
   EXPECT_FALSE(l.ex);
   const std::string s = l.diags.str();
   for (const char* want :
-       {":5: error: <footbot_gripper>", ":6: error: <footbot_light>", ":7: error: <params speed=",
+       {":5: error: <footbot_gripper>", ":6: error: <epuck_light>: fleetsim has no e-puck light",
+        ":7: error: <params speed=",
         ":9: error: <loop_functions library=...> names ARGoS C++ code: ARGoS C++ plug-ins cannot "
         "be loaded; see docs/argos.md for what to do",
-        ":13: error: <light>", ":14: error: <floor>"})
+        ":14: error: <floor source=\"loop_functions\"> asks ARGoS C++ loop functions for the "
+        "floor's colours: ARGoS C++ plug-ins cannot be loaded"})
     EXPECT_NE(s.find(path_ + want), std::string::npos) << want << "\n" << s;
+}
+
+TEST_F(ArgosInline, LightsAndAFloorImageMapAsArgosPlacesThem) {
+  // A floor image beside the file: one of the collected ones (400 x 500 pixels).
+  fs::copy_file(kArgos +
+                    "andrea-acampora+robotic-argos-programs/swarm-robotics/floors/"
+                    "two_spots.png",
+                dir_ / "spots.png");
+  auto l = run(std::string(kFramework) + kController + kPhysics +
+               arena("    <light id=\"l\" position=\"1,-1,0.5\" orientation=\"0,0,0\" "
+                     "color=\"yellow\" intensity=\"2\" medium=\"leds\"/>\n"
+                     "    <floor id=\"f\" source=\"image\" path=\"spots.png\"/>\n"
+                     "    <distribute>\n"
+                     "      <position method=\"grid\" center=\"0,0,0.25\" distances=\"1,0,0\" "
+                     "layout=\"2,1,1\"/>\n"
+                     "      <orientation method=\"constant\" values=\"0,0,0\"/>\n"
+                     "      <entity quantity=\"2\" max_trials=\"1\"><light id=\"g\" "
+                     "color=\"red\" intensity=\"0.5\" medium=\"leds\"/></entity>\n"
+                     "    </distribute>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  const WorldModel& m = *l.ex->model;
+  ASSERT_EQ(m.lights.size(), 3u);
+  EXPECT_EQ(m.lights[0].id, "l");
+  EXPECT_DOUBLE_EQ(m.lights[0].position.x, 1);
+  EXPECT_DOUBLE_EQ(m.lights[0].position.y, -1);
+  EXPECT_DOUBLE_EQ(m.lights[0].z_m, 0.5);
+  EXPECT_DOUBLE_EQ(m.lights[0].intensity, 2);
+  EXPECT_EQ(m.lights[1].id, "g0");
+  EXPECT_DOUBLE_EQ(m.lights[1].position.x, 0.5);
+  EXPECT_DOUBLE_EQ(m.lights[2].z_m, 0.25);
+  EXPECT_EQ(m.lights[2].color, (Color{255, 0, 0, 255}));
+  // The image is stretched over the whole arena (4 x 4 m), its top row at +y.
+  EXPECT_EQ(m.floor.width, 400);
+  EXPECT_DOUBLE_EQ(m.floor.min.x, -2);
+  EXPECT_DOUBLE_EQ(m.floor.max.y, 2);
+}
+
+/// `fleetsim run` on `file` with `args`; its JSON summary's state_hash.
+std::string cli_state_hash(const std::string& file, const std::string& args) {
+  const std::string cmd = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim run '" + file + "' " +
+                          args + " --quiet --json 2>/dev/null";
+  std::FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (p && std::fgets(buf, sizeof buf, p)) out += buf;
+  if (p) {
+    EXPECT_EQ(pclose(p), 0) << cmd;
+  }
+  const auto at = out.find("\"state_hash\":\"");
+  return at == std::string::npos ? "" : out.substr(at + 14, 16);
+}
+
+TEST_F(ArgosInline, LightsAndAFloorGiveTheSameBitsOnThreadsAndProcesses) {
+  fs::copy_file(kArgos +
+                    "andrea-acampora+robotic-argos-programs/swarm-robotics/floors/"
+                    "two_spots.png",
+                dir_ / "spots.png");
+  std::ofstream(dir_ / "photo.lua")
+      << "function step()\n"
+         "  local best, at = 0, 1\n"
+         "  for i = 1, #robot.light do\n"
+         "    if robot.light[i].value > best then best, at = robot.light[i].value, i end\n"
+         "  end\n"
+         "  if robot.motor_ground[1].value < 0.5 then robot.wheels.set_velocity(1, 1)\n"
+         "  elseif robot.light[at].angle > 0 then robot.wheels.set_velocity(5, 10)\n"
+         "  else robot.wheels.set_velocity(10, 5) end\n"
+         "end\n";
+  run(std::string(kFramework) +
+      "  <controllers><lua_controller id=\"c\">\n"
+      "    <actuators><differential_steering implementation=\"default\"/></actuators>\n"
+      "    <sensors><footbot_light implementation=\"rot_z_only\" noise_level=\"0.05\"/>"
+      "<footbot_motor_ground implementation=\"rot_z_only\"/></sensors>\n"
+      "    <params script=\"photo.lua\"/>\n"
+      "  </lua_controller></controllers>\n"
+      "  <physics_engines>\n"
+      "    <dynamics2d id=\"west\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+      "<sides><vertex point=\"-2,-2\"/><vertex point=\"0,-2\"/><vertex point=\"0,2\"/>"
+      "<vertex point=\"-2,2\"/></sides></boundaries></dynamics2d>\n"
+      "    <dynamics2d id=\"east\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+      "<sides><vertex point=\"0,-2\"/><vertex point=\"2,-2\"/><vertex point=\"2,2\"/>"
+      "<vertex point=\"0,2\"/></sides></boundaries></dynamics2d>\n"
+      "  </physics_engines>\n" +
+      arena("    <light id=\"l\" position=\"0.5,0.5,0.3\" orientation=\"0,0,0\" "
+            "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"
+            "    <floor id=\"f\" source=\"image\" path=\"spots.png\"/>\n"
+            "    <distribute>\n"
+            "      <position method=\"uniform\" min=\"-1.8,-1.8,0\" max=\"1.8,1.8,0\"/>\n"
+            "      <orientation method=\"uniform\" min=\"0,0,0\" max=\"360,0,0\"/>\n"
+            "      <entity quantity=\"30\" max_trials=\"100\"><foot-bot id=\"fb\">"
+            "<controller config=\"c\"/></foot-bot></entity>\n"
+            "    </distribute>\n"));
+  const std::string one = cli_state_hash(path_, "--length 20 --threads 1");
+  ASSERT_EQ(one.size(), 16u);
+  EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 2"), one);
+  EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 1 --processes 2"), one);
+}
+
+TEST_F(ArgosInline, AGroundSensorWithoutAFloorIsRefusedAsArgosDoes) {
+  auto l = run(std::string(kFramework) +
+               "  <controllers><lua_controller id=\"c\">\n"  // 4
+               "    <actuators><differential_steering implementation=\"default\"/>"
+               "</actuators>\n"  // 5
+               "    <sensors><footbot_motor_ground implementation=\"rot_z_only\" "
+               "noise_level=\"0.1\"/></sensors>\n"       // 6
+               "    <params script=\"forward.lua\"/>\n"  // 7
+               "  </lua_controller></controllers>\n" +
+               kPhysics + arena(""));
+  EXPECT_FALSE(l.ex);
+  EXPECT_NE(l.diags.str().find(path_ + ":6: error: a ground sensor needs a <floor>"),
+            std::string::npos)
+      << l.diags.str();
+  // noise_level is ARGoS's own there: not refused.
+  EXPECT_EQ(l.diags.str().find("noise_level"), std::string::npos) << l.diags.str();
 }
 
 TEST_F(ArgosInline, ScriptIsFoundBesideTheFileWhenNotInTheWorkingDirectory) {
