@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +29,9 @@
 #include "time/pacer.hpp"
 #ifdef FLEETSIM_HAVE_ROS2
 #include "ros2/ros2_bridge.hpp"
+#endif
+#ifdef FLEETSIM_HAVE_VIEWER
+#include "view/live_view.hpp"
 #endif
 
 namespace fleetsim::cli {
@@ -182,6 +186,42 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     return !g_interrupted.load();
   };
   o.on_wait = [] { return !g_interrupted.load(); };
+#ifdef FLEETSIM_HAVE_VIEWER
+  // --view: the run's frames go to the live view as to a log of its own; it serves them from
+  // its thread, and holds the run before each step while it is paused or paced.
+  std::unique_ptr<view::LiveView> live;
+  if (a.view) {
+    if (a.processes > 1 || !a.network_role.empty() || distributed::mpi_launched())
+      throw std::invalid_argument(
+          "--view shows a run on one process for now (drop --processes, or run without --view "
+          "and look at its log with `fleetsim view`)");
+    view::LiveView::Options vo;
+    vo.host = a.view_host;
+    vo.port = a.view_port;
+    vo.run.paused = a.view_paused;
+    if (a.view_speed != "max") {
+      std::size_t used = 0;
+      double speed = 0;
+      try {
+        speed = std::stod(a.view_speed, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != a.view_speed.size() || !(speed > 0) || !std::isfinite(speed))
+        throw std::invalid_argument("--view-speed '" + a.view_speed +
+                                    "': expected max or a number > 0 (1 = real time)");
+      vo.run.speed = speed;
+    }
+    live = std::make_unique<view::LiveView>(vo, [](const std::string& message) {
+      std::cerr << "\nfleetsim run: view: " << message << std::endl;
+    });
+    o.before_start = [&live](Simulation& sim) { sim.observe_frames(&live->run()); };
+    o.on_start = [&, inner = o.on_start](Tick t) {
+      live->serve(file, std::cout, std::cerr);
+      inner(t);
+    };
+  }
+#endif
 #ifdef FLEETSIM_HAVE_ROS2
   std::unique_ptr<ros2::Bridge> ros;  // made on the first step, with the started simulation
   if (a.ros2) {
@@ -196,6 +236,14 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     };
     o.after_step = [&](Simulation&) { ros->publish(); };
   }
+#endif
+#ifdef FLEETSIM_HAVE_VIEWER
+  if (live)
+    o.before_step = [&live, inner = o.before_step](Simulation& sim) {
+      live->run().before_step(sim.state().tick, sim.model().tick_period_ns,
+                              [] { return !g_interrupted.load(); });
+      if (inner) inner(sim);
+    };
 #endif
   RunArgs one = a;
   one.files = {file};
@@ -243,6 +291,13 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   bar.done();
 #ifdef FLEETSIM_HAVE_ROS2
   ros.reset();
+#endif
+#ifdef FLEETSIM_HAVE_VIEWER
+  if (live && !reports.empty()) {
+    const auto& p0 = reports.front();
+    live->end(p0.ok ? "the run finished at tick " + std::to_string(p0.ticks)
+                    : "the run stopped: " + p0.error);
+  }
 #endif
   return reports;
 }

@@ -202,11 +202,21 @@ log::LogHeader Simulation::make_header() {
 
 void Simulation::write_headers() {
   // (The header lists every robot by name: ~50 MB at a million robots, not built for no log.)
-  if (writers_.empty()) return;
+  if (writers_.empty() && !observer_) return;
   log::LogHeader h = make_header();
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     h.every = experiment_.logs[w].every;
     writers_[w]->begin(h);
+  }
+  if (observer_) begin_observer(std::move(h));
+}
+
+void Simulation::begin_observer(log::LogHeader h) {
+  h.every = 1;
+  try {
+    observer_->begin(h);
+  } catch (const std::exception& e) {
+    throw RunError(std::string("live view: ") + e.what());
   }
 }
 
@@ -224,7 +234,7 @@ log::FrameLogOptions Simulation::frame_log_options() {
 }
 
 void Simulation::write_logs() {
-  if (writers_.empty()) return;
+  if (writers_.empty() && !observer_) return;
   log::LogFrameView v{.tick = state_.tick,
                       .time_ns = state_.tick * model_->tick_period_ns,
                       .status = state_.status,
@@ -243,6 +253,13 @@ void Simulation::write_logs() {
                        experiment_.logs[w].path + "': " + e.what());
       }
     }
+  if (observer_) {
+    try {
+      observer_->write(v);
+    } catch (const std::exception& e) {
+      throw RunError("tick " + std::to_string(state_.tick) + ": live view: " + e.what());
+    }
+  }
 }
 
 void Simulation::start() {
@@ -591,8 +608,8 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
   try {
     make_controller_instance(i);
   } catch (const RunError& e) {
-    throw RunError("tick " + std::to_string(state_.tick) + ", loop functions: add_robot: " +
-                   e.what());
+    throw RunError("tick " + std::to_string(state_.tick) +
+                   ", loop functions: add_robot: " + e.what());
   }
   if (distributed()) {
     host_.resize(state_.next_id, -1);
