@@ -43,8 +43,7 @@ class ChunkWriter {
     std::size_t at = out_.size();
     out_.resize(at + n, '\0');
     const std::size_t copied = std::min(n, bytes.size());
-    if (copied > 0)
-      std::memcpy(out_.data() + at, bytes.data(), copied);  // (empty: data() may be null)
+    if (copied > 0) std::memcpy(out_.data() + at, bytes.data(), copied);  // (empty: data() may be null)
     pad();
   }
   std::size_t size() const { return out_.size(); }
@@ -153,8 +152,8 @@ void put_columns(ChunkWriter& w, ChunkTags& tags, const std::vector<ColumnDesc>&
 
 }  // namespace
 
-nlohmann::json header_json(const log::LogHeader& h, log::LogFormat format, std::size_t frame_count,
-                           const std::string& log_name) {
+nlohmann::json header_json(const log::LogHeader& h, log::LogFormat format,
+                           std::size_t frame_count, const std::string& log_name) {
   Vec2 c = h.arena_center;
   nlohmann::json segments = nlohmann::json::array();
   for (const Segment& s : h.segments)

@@ -114,7 +114,8 @@ int run_view(const ViewOptions& o) {
               << ": the log is readable by anyone who can reach this machine\n";
   std::cout << "fleetsim view: " << o.log_path << " (" << frames << " frames, " << robots
             << " robots)\n"
-            << "fleetsim view: open " << url_of(o.host, port) << "  (Ctrl+C to stop)" << std::endl;
+            << "fleetsim view: open " << url_of(o.host, port) << "  (Ctrl+C to stop)"
+            << std::endl;
   serve_until_signal(server);
   std::cout << "fleetsim view: stopped" << std::endl;
   return kExitOk;

@@ -23,20 +23,13 @@ struct NamedColor {
 // The names a user may write instead of numbers: the DEECo playground's basic colours plus a
 // few greys. Kept short on purpose; any other colour is written as numbers.
 constexpr std::array kNamedColors{
-    NamedColor{"black", {0, 0, 0, 1}},
-    NamedColor{"white", {1, 1, 1, 1}},
-    NamedColor{"red", {1, 0, 0, 1}},
-    NamedColor{"green", {0, 0.6f, 0, 1}},
-    NamedColor{"blue", {0, 0, 1, 1}},
-    NamedColor{"yellow", {1, 0.85f, 0, 1}},
-    NamedColor{"cyan", {0, 0.8f, 0.8f, 1}},
-    NamedColor{"magenta", {0.85f, 0, 0.85f, 1}},
-    NamedColor{"orange", {1, 0.55f, 0, 1}},
-    NamedColor{"pink", {1, 0.6f, 0.75f, 1}},
-    NamedColor{"purple", {0.5f, 0, 0.5f, 1}},
-    NamedColor{"brown", {0.55f, 0.3f, 0.1f, 1}},
-    NamedColor{"gray", {0.5f, 0.5f, 0.5f, 1}},
-    NamedColor{"grey", {0.5f, 0.5f, 0.5f, 1}},
+    NamedColor{"black", {0, 0, 0, 1}},          NamedColor{"white", {1, 1, 1, 1}},
+    NamedColor{"red", {1, 0, 0, 1}},            NamedColor{"green", {0, 0.6f, 0, 1}},
+    NamedColor{"blue", {0, 0, 1, 1}},           NamedColor{"yellow", {1, 0.85f, 0, 1}},
+    NamedColor{"cyan", {0, 0.8f, 0.8f, 1}},     NamedColor{"magenta", {0.85f, 0, 0.85f, 1}},
+    NamedColor{"orange", {1, 0.55f, 0, 1}},     NamedColor{"pink", {1, 0.6f, 0.75f, 1}},
+    NamedColor{"purple", {0.5f, 0, 0.5f, 1}},   NamedColor{"brown", {0.55f, 0.3f, 0.1f, 1}},
+    NamedColor{"gray", {0.5f, 0.5f, 0.5f, 1}},  NamedColor{"grey", {0.5f, 0.5f, 0.5f, 1}},
     NamedColor{"lightgray", {0.8f, 0.8f, 0.8f, 1}},
     NamedColor{"darkgray", {0.3f, 0.3f, 0.3f, 1}},
     NamedColor{"transparent", {0, 0, 0, 0}},
@@ -160,8 +153,7 @@ class ConfigReader {
         type = LayerType::kRangeAndBearing;
       else if (n == "custom")
         type = LayerType::kCustom;
-      else
-        continue;  // reported by check_children
+      else continue;  // reported by check_children
       int line = file_.line_of(e.node());
       if (type != LayerType::kBackground && type != LayerType::kCustom) {
         auto [it, fresh] = seen.emplace(type, line);
@@ -214,8 +206,7 @@ class ConfigReader {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
       e.error(std::string("attribute '") + attr + "' of <" + e.name() + "> names '" + raw +
-              "', which " +
-              (std::filesystem::exists(path, ec) ? "is not a file" : "does not exist") +
+              "', which " + (std::filesystem::exists(path, ec) ? "is not a file" : "does not exist") +
               " (expected a path relative to " +
               (file_.directory().empty() ? std::string("the current directory")
                                          : "'" + file_.directory() + "'") +
@@ -294,9 +285,8 @@ class ConfigReader {
       case LayerType::kCustom:
         l.script = e.has("script") ? asset(e, "script", true) : -1;
         if (!e.has("script"))
-          e.error(
-              "<custom> is missing attribute 'script' (expected the path of a JavaScript "
-              "module exporting create(arg, api))");
+          e.error("<custom> is missing attribute 'script' (expected the path of a JavaScript "
+                  "module exporting create(arg, api))");
         l.arg = e.text("arg");
         e.check_children({});
         break;
@@ -326,10 +316,10 @@ class ConfigReader {
       l.circles = e.choice("shape", {"square", "circle"}, "square") == "circle";
     }
     std::string label = e.choice("label", {"none", "id", "number", "tag"}, "none");
-    l.label = label == "id"       ? LabelKind::kId
+    l.label = label == "id" ? LabelKind::kId
               : label == "number" ? LabelKind::kNumber
-              : label == "tag"    ? LabelKind::kTag
-                                  : LabelKind::kNone;
+              : label == "tag" ? LabelKind::kTag
+                               : LabelKind::kNone;
     l.label_color = color_attr(e, "label_color", l.label_color);
     // The default colouring: an attribute on the layer or a <default> child.
     bool attr_default = e.has("color") || e.has("texture");
@@ -403,9 +393,7 @@ class ConfigReader {
   std::vector<ViewAsset> assets_;
 };
 
-nlohmann::json color_json(const Rgba& c) {
-  return {c.r, c.g, c.b, c.a};
-}
+nlohmann::json color_json(const Rgba& c) { return {c.r, c.g, c.b, c.a}; }
 
 nlohmann::json coloring_json(const Coloring& c) {
   return {{"color", color_json(c.color)},

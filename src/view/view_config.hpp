@@ -47,11 +47,11 @@ enum class ColoringKey {
 
 /// One "value -> colouring" rule of a component layer.
 struct ColoringRule {
-  std::string value;     ///< kind, class or tag name (for kKindOrClass, kTag)
-  std::int64_t lo = 0;   ///< first number of the range (for kNumber)
-  std::int64_t hi = -1;  ///< last number of the range, inclusive (for kNumber)
+  std::string value;       ///< kind, class or tag name (for kKindOrClass, kTag)
+  std::int64_t lo = 0;     ///< first number of the range (for kNumber)
+  std::int64_t hi = -1;    ///< last number of the range, inclusive (for kNumber)
   Coloring coloring;
-  int line = 0;  ///< where the rule was written
+  int line = 0;            ///< where the rule was written
 };
 
 /// The type of a layer: the XML element that declares it ("layer type", so that "kind" only
@@ -74,9 +74,9 @@ struct ViewLayer {
   // Component layers (robots, objects).
   ColoringKey by = ColoringKey::kNone;
   std::vector<ColoringRule> rules;
-  bool rotation = true;  ///< robots: draw the heading
-  bool leds = true;      ///< robots: draw the LEDs of kinds with more than one as dots
-  bool circles = false;  ///< objects: circles instead of squares (robots are always round)
+  bool rotation = true;      ///< robots: draw the heading
+  bool leds = true;          ///< robots: draw the LEDs of kinds with more than one as dots
+  bool circles = false;      ///< objects: circles instead of squares (robots are always round)
   LabelKind label = LabelKind::kNone;
   Rgba label_color;
 
@@ -93,9 +93,9 @@ struct ViewAsset {
 
 /// The whole configuration, with the default layers appended.
 struct ViewConfig {
-  std::string source;                 ///< the file it was read from ("" for the defaults)
-  double zoom = 1;                    ///< 1 = the arena fits the window
-  double speed_ticks_per_s = 0;       ///< playback speed; 0 = real time (from the log)
+  std::string source;               ///< the file it was read from ("" for the defaults)
+  double zoom = 1;                  ///< 1 = the arena fits the window
+  double speed_ticks_per_s = 0;     ///< playback speed; 0 = real time (from the log)
   double seek_speed_ticks_per_s = 0;  ///< rewind / fast-forward speed; 0 = 10 x playback speed
   Rgba status_color{0.1f, 0.1f, 0.1f, 1};
   std::vector<ViewLayer> layers;
