@@ -6,6 +6,7 @@
 // paced, as `fleetsim run --view` does; its server listens on a free port of 127.0.0.1.
 //
 //   live_view --robots N --threads P --seconds S --pairs K --log off|frames --seed S
+//             --view-memory-mb M
 //
 // Prints one JSON line: the loop's wall seconds of each run (`off_seconds`, `view_seconds`),
 // their medians, `overhead` = median(view) / median(off) - 1, `pair_overhead_median` (the
@@ -46,6 +47,8 @@ struct Run {
   std::size_t frames_held = 0;
 };
 
+std::size_t g_memory_bytes = 0;
+
 Run run_once(const bench::DiffusionSceneOptions& o, const std::string& dir, bool view) {
   PluginRegistry registry;
   register_builtins(registry);
@@ -59,6 +62,7 @@ Run run_once(const bench::DiffusionSceneOptions& o, const std::string& dir, bool
   if (view) {
     view::LiveView::Options vo;
     vo.port = 0;
+    vo.run.memory_bytes = g_memory_bytes;
     live = std::make_unique<view::LiveView>(
         vo, [](const std::string& m) { std::cerr << "live_view: " << m << "\n"; });
   }
@@ -93,6 +97,7 @@ int main(int argc, char** argv) {
   o.seconds = 20;
   int pairs = 5;
   std::string log = "off";
+  std::size_t memory_mb = view::LiveRun::Options{}.memory_bytes >> 20;
   CLI::App app{
       "What `fleetsim run --view` costs a run no page watches: the diffusion scene without and "
       "with a live view, alternated; prints one JSON line (docs/benchmarks.md, \"Live view\").",
@@ -107,7 +112,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"off", "frames"}));
   app.add_option("--seed", o.seed, "Random seed of the placement and the controllers")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0x7fffffffffffffff}));
+  app.add_option("--view-memory-mb", memory_mb,
+                 "Frames the view holds for scrolling back, MiB of their columns (fleetsim run "
+                 "--view's default)")
+      ->check(CLI::Range(1, 1 << 20));
   if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
+  g_memory_bytes = memory_mb << 20;
   o.log_frames = log == "frames";
 
   const auto dir = std::filesystem::temp_directory_path() /
@@ -142,6 +152,7 @@ int main(int argc, char** argv) {
                       {"seconds", o.seconds},
                       {"log", log},
                       {"pairs", pairs},
+                      {"view_memory_mb", memory_mb},
                       {"off_seconds", off},
                       {"view_seconds", on},
                       {"off_median", m_off},

@@ -1,6 +1,7 @@
 #include "view/live_run.hpp"
 
 #include <cmath>
+#include <cstring>
 
 namespace fleetsim::view {
 
@@ -28,24 +29,35 @@ void LiveRun::write(const log::LogFrameView& v) {
   f.tag_count = v.tags.size();
   f.robot_count = v.robot_count;
   f.object_count = v.object_count;
-  f.robot_columns.reserve(v.robot_columns.size());
-  for (auto c : v.robot_columns) {
-    f.robot_columns.emplace_back(c.begin(), c.end());
-    f.bytes += c.size();
+  std::size_t total = 0;
+  for (auto c : v.robot_columns) total += c.size();
+  for (auto c : v.object_columns) total += c.size();
+  {
+    // A dropped frame's buffer, when there is one: memory already touched, no page faults.
+    std::lock_guard lock(mutex_);
+    if (!spare_.empty()) {
+      f.data = std::move(spare_.back());
+      spare_.pop_back();
+    }
   }
-  f.object_columns.reserve(v.object_columns.size());
-  for (auto c : v.object_columns) {
-    f.object_columns.emplace_back(c.begin(), c.end());
-    f.bytes += c.size();
-  }
+  f.data.resize(total);
+  std::size_t at = 0;
+  auto copy = [&](std::span<const std::uint8_t> c, std::vector<std::size_t>& ends) {
+    if (!c.empty()) std::memcpy(f.data.data() + at, c.data(), c.size());
+    at += c.size();
+    ends.push_back(at);
+  };
+  for (auto c : v.robot_columns) copy(c, f.robot_ends);
+  for (auto c : v.object_columns) copy(c, f.object_ends);
   {
     std::lock_guard lock(mutex_);
     for (std::size_t t = tags_.size(); t < v.tags.size(); ++t) tags_.push_back(v.tags[t]);
-    held_bytes_ += f.bytes;
+    held_bytes_ += f.data.size();
     frames_.push_back(std::move(f));
     // Keep the newest frame whatever its size; drop the oldest beyond the budget.
     while (frames_.size() > 1 && held_bytes_ > options_.memory_bytes) {
-      held_bytes_ -= frames_.front().bytes;
+      held_bytes_ -= frames_.front().data.size();
+      if (spare_.size() < 2) spare_.push_back(std::move(frames_.front().data));
       frames_.pop_front();
       ++first_frame_;
     }
@@ -75,8 +87,17 @@ log::LogFrame LiveRun::read_frame(std::size_t index) {
   f.tags.assign(tags_.begin(), tags_.begin() + static_cast<std::ptrdiff_t>(s.tag_count));
   f.robot_count = s.robot_count;
   f.object_count = s.object_count;
-  f.robot_columns = s.robot_columns;
-  f.object_columns = s.object_columns;
+  std::size_t at = 0;
+  for (std::size_t end : s.robot_ends) {
+    f.robot_columns.emplace_back(s.data.begin() + static_cast<std::ptrdiff_t>(at),
+                                 s.data.begin() + static_cast<std::ptrdiff_t>(end));
+    at = end;
+  }
+  for (std::size_t end : s.object_ends) {
+    f.object_columns.emplace_back(s.data.begin() + static_cast<std::ptrdiff_t>(at),
+                                  s.data.begin() + static_cast<std::ptrdiff_t>(end));
+    at = end;
+  }
   return f;
 }
 

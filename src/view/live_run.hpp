@@ -22,6 +22,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -92,7 +93,8 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   std::chrono::steady_clock::time_point last_poll() const;
 
  private:
-  /// One frame as written: the columns' bytes copied, the tag table as a size (the table
+  /// One frame as written: the columns' bytes copied one after the other into one buffer
+  /// (one allocation, recycled once the frame is dropped), the tag table as a size (the table
   /// only grows, tags_ holds it).
   struct Frame {
     Tick tick = 0;
@@ -100,8 +102,8 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
     std::string status;
     std::size_t tag_count = 0;
     std::size_t robot_count = 0, object_count = 0;
-    std::vector<std::vector<std::uint8_t>> robot_columns, object_columns;
-    std::size_t bytes = 0;
+    std::vector<std::uint8_t> data;  ///< every column's bytes, robots' then objects'
+    std::vector<std::size_t> robot_ends, object_ends;  ///< where each column ends in data
   };
   Status status_locked() const;
   /// Recomputes `paced_` (under mutex_).
@@ -115,6 +117,7 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   std::uint64_t first_frame_ = 0;    ///< index of frames_.front()
   std::size_t held_bytes_ = 0;
   std::vector<std::string> tags_;
+  std::vector<std::vector<std::uint8_t>> spare_;  ///< dropped frames' buffers, for reuse
   bool paused_ = false;
   std::uint64_t steps_ = 0;  ///< ticks let through while paused
   double speed_ = 0;
