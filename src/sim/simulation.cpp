@@ -233,8 +233,7 @@ log::FrameLogOptions Simulation::frame_log_options() {
   return o;
 }
 
-void Simulation::write_logs() {
-  if (writers_.empty() && !observer_) return;
+log::LogFrameView Simulation::frame_view() const {
   log::LogFrameView v{.tick = state_.tick,
                       .time_ns = state_.tick * model_->tick_period_ns,
                       .status = state_.status,
@@ -244,6 +243,12 @@ void Simulation::write_logs() {
   // The logged columns' bytes as they are in the store: no copy, no column named here.
   for (ColumnHandle c : logged_robot_columns_) v.robot_columns.push_back(state_.robots.bytes(c));
   for (ColumnHandle c : logged_object_columns_) v.object_columns.push_back(state_.objects.bytes(c));
+  return v;
+}
+
+void Simulation::write_logs() {
+  if (writers_.empty() && !observer_) return;
+  const log::LogFrameView v = frame_view();
   for (std::size_t w = 0; w < writers_.size(); ++w)
     if (state_.tick % experiment_.logs[w].every == 0) {
       try {
@@ -484,6 +489,16 @@ void Simulation::finish() {
   if (finished_) return;
   finished_ = true;
   std::string error;
+  // The observer's last frame is the world as the run left it (it may skip frames while the
+  // run goes on, docs/view-format.md), before loop functions' destroy.
+  if (observer_ && started_) {
+    try {
+      observer_->write(frame_view());
+      observer_->finish();
+    } catch (const std::exception& e) {
+      error = std::string("live view: ") + e.what();
+    }
+  }
   if (loop_ && started_) {
     try {
       loop_->destroy(*this);

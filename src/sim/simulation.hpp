@@ -68,9 +68,11 @@ class Simulation final : private WorldAccess {
   /// start of a later step() on every process, before anything of that step.
   void request_checkpoint();
   /// Hands the header and every tick's frame to `observer` (the live view, src/view/live_run.hpp)
-  /// as to a log of its own, with `every` 1, beside the experiment's logs. Read-only on the
-  /// world: a run observed gives the same bits as one not. Not in checkpoints. Call before
-  /// start(), on one process; `observer` must outlive the run; null stops observing.
+  /// as to a log of its own, with `every` 1, beside the experiment's logs, and at finish() the
+  /// world as it is then once more (the same tick as the last frame; an error may have stopped
+  /// a step midway), then the observer's finish(). The frames' spans stay valid until the next
+  /// step begins. Read-only on the world: a run observed gives the same bits as one not. Not in
+  /// checkpoints. Call before start(), on one process; `observer` must outlive the run.
   void observe_frames(log::LogWriter* observer) { observer_ = observer; }
   /// True when the experiment's length is reached or the loop functions ended the run.
   bool done() const;
@@ -120,6 +122,8 @@ class Simulation final : private WorldAccess {
   void sense_and_control();
   void act();
   void write_logs();
+  /// The logged columns of the world as it is now (spans on the store: valid until it changes).
+  log::LogFrameView frame_view() const;
   void write_headers();
   /// Gives the observer (observe_frames) header `h` (its `every` set to 1).
   void begin_observer(log::LogHeader h);

@@ -22,6 +22,28 @@ void LiveRun::resume(const log::LogHeader&, const log::LogMark&) {
 }
 
 void LiveRun::write(const log::LogFrameView& v) {
+  latest_tick_.store(v.tick, std::memory_order_relaxed);
+  if (held_any_ && v.tick == last_held_tick_) return;  // (finish()'s frame, held already)
+  // At full speed, at most held_fps frames a wall second: what a page can show, and a cost
+  // bounded by wall time whatever the ticks per second. Paused, stepped or paced: every one.
+  const auto now = std::chrono::steady_clock::now();
+  if (held_any_ && !paced_.load(std::memory_order_relaxed) && now < next_hold_) {
+    last_view_ = v;  // held later if the run pauses or ends right after it
+    return;
+  }
+  hold(v, now);
+}
+
+void LiveRun::finish() {
+  if (last_view_) hold(*last_view_, std::chrono::steady_clock::now());
+}
+
+void LiveRun::hold(const log::LogFrameView& v, std::chrono::steady_clock::time_point now) {
+  held_any_ = true;
+  last_held_tick_ = v.tick;
+  next_hold_ =
+      now + std::chrono::nanoseconds(
+                options_.held_fps > 0 ? static_cast<std::int64_t>(1e9 / options_.held_fps) : 0);
   Frame f;
   f.tick = v.tick;
   f.time_ns = v.time_ns;
@@ -62,6 +84,7 @@ void LiveRun::write(const log::LogFrameView& v) {
       ++first_frame_;
     }
   }
+  last_view_.reset();  // (last: `v` may be it)
   changed_.notify_all();
 }
 
@@ -138,7 +161,7 @@ LiveRun::Status LiveRun::status_locked() const {
   Status s;
   s.frames = first_frame_ + frames_.size();
   s.first_frame = first_frame_;
-  s.tick = frames_.empty() ? 0 : frames_.back().tick;
+  s.tick = latest_tick_.load(std::memory_order_relaxed);
   s.state = ended_ ? "ended" : paused_ ? "paused" : "running";
   s.speed = speed_;
   s.end_message = end_message_;
@@ -170,6 +193,8 @@ std::chrono::steady_clock::time_point LiveRun::last_poll() const {
 void LiveRun::before_step(Tick tick, SimTime tick_period_ns,
                           const std::function<bool()>& keep_going) {
   if (!paced_.load(std::memory_order_relaxed)) return;
+  // Paused or paced: the page shows the tick the run stands at.
+  if (last_view_) hold(*last_view_, std::chrono::steady_clock::now());
   constexpr auto kSlice = std::chrono::milliseconds(200);
   std::unique_lock lock(mutex_);
   for (;;) {

@@ -39,14 +39,21 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
     /// Frames kept for scrolling back, bytes of their columns at most; the oldest go first
     /// (the run's own log keeps them all).
     std::size_t memory_bytes = std::size_t{1} << 30;
+    /// While the run goes at full speed, frames held a wall second at most (the others are
+    /// skipped, their tick still shown); paused, stepped or paced, every frame is held.
+    double held_fps = 30;
   };
   explicit LiveRun(Options options);
 
   // --- log::LogWriter: the run's main thread -----------------------------------------------
   void begin(const log::LogHeader& header) override;
-  /// Copies the frame's columns (the page may ask for any frame still held).
+  /// Holds the frame (copies its columns: the page may ask for any frame still held), or at
+  /// full speed skips it when one was held less than 1 / held_fps s ago; a skipped frame's
+  /// view is kept (it must stay valid until the next step begins, as the simulation's does) and
+  /// held if the run then pauses (before_step()) or ends (finish()).
   void write(const log::LogFrameView& frame) override;
-  void finish() override {}
+  /// Holds the last frame written if it was skipped. Call right after that write().
+  void finish() override;
   log::LogMark mark() override { return {}; }
   /// Throws: a live view is not continued from a checkpoint's mark (begin() is called).
   void resume(const log::LogHeader& header, const log::LogMark& mark) override;
@@ -55,7 +62,7 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   log::LogFormat format() const override { return log::LogFormat::kFrames; }
   /// Valid once begin() has been called (the server starts after the simulation's start()).
   const log::LogHeader& header() const override { return header_; }
-  /// Frames written so far (including those no longer held).
+  /// Frames held so far (including those dropped since for memory).
   std::size_t frame_count() const override;
   /// Throws log::LogError for a frame no longer held or not written yet.
   log::LogFrame read_frame(std::size_t index) override;
@@ -68,9 +75,9 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
 
   /// What a page shows of the run.
   struct Status {
-    std::uint64_t frames = 0;       ///< frames written
+    std::uint64_t frames = 0;       ///< frames held so far (the page's frame count)
     std::uint64_t first_frame = 0;  ///< oldest frame still held
-    Tick tick = 0;                  ///< tick of the newest frame
+    Tick tick = 0;                  ///< tick of the newest frame computed (held or not)
     std::string state;              ///< "running", "paused" or "ended"
     double speed = 0;               ///< 0: as fast as possible
     std::string end_message;        ///< how the run ended, once it has
@@ -106,6 +113,8 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
     std::vector<std::size_t> robot_ends, object_ends;  ///< where each column ends in data
   };
   Status status_locked() const;
+  /// Copies `v` into frames_ (run thread).
+  void hold(const log::LogFrameView& v, std::chrono::steady_clock::time_point now);
   /// Recomputes `paced_` (under mutex_).
   void update_paced();
 
@@ -131,6 +140,12 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// Paused, stepping or paced: before_step() has something to do. Read without the mutex
   /// on the run's thread, so that an unsteered run pays one load per tick.
   std::atomic<bool> paced_{false};
+  // The run thread's own: which frames are held (write(), finish(), before_step()).
+  bool held_any_ = false;
+  Tick last_held_tick_ = 0;
+  std::chrono::steady_clock::time_point next_hold_;
+  std::optional<log::LogFrameView> last_view_;  ///< the last frame written, when skipped
+  std::atomic<Tick> latest_tick_{0};            ///< of the last frame written
   mutable std::atomic<std::int64_t> last_poll_ns_{0};
 };
 

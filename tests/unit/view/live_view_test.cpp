@@ -232,6 +232,7 @@ TEST_F(LiveViewTest, WatchingAndSteeringChangeNoBit) {
 TEST_F(LiveViewTest, LiveChunksAreThoseOfTheRunsLog) {
   LiveView::Options o;
   o.port = 0;
+  o.run.held_fps = 0;  // every frame held, even at full speed
   LiveView live(o, {});
   run_experiment(dir_ / "run.flog", &live);
   auto reader = log::LogReader::open((dir_ / "run.flog").string());
@@ -240,6 +241,24 @@ TEST_F(LiveViewTest, LiveChunksAreThoseOfTheRunsLog) {
             encode_chunk(*reader, 0, reader->frame_count(), 1 << 24));
   EXPECT_EQ(header_json(live.run().header(), live.run().format(), 1, "x"),
             header_json(reader->header(), reader->format(), 1, "x"));
+}
+
+TEST_F(LiveViewTest, AtFullSpeedTheLastFrameIsHeldWhateverWasSkipped) {
+  LiveView::Options o;
+  o.port = 0;
+  o.run.held_fps = 1e-3;  // one frame, then none for 1000 s: all skipped but the first
+  LiveView live(o, {});
+  run_experiment(dir_ / "run.flog", &live);
+  auto reader = log::LogReader::open((dir_ / "run.flog").string());
+  ASSERT_EQ(live.run().frame_count(), 2u) << "the first frame and the last";
+  EXPECT_EQ(live.run().read_frame(0).tick, 0);
+  EXPECT_EQ(live.run().read_frame(1).tick, 40);
+  EXPECT_EQ(live.run().status().tick, 40);
+  // The last frame is the log's last, byte for byte.
+  const log::LogFrame a = live.run().read_frame(1), b = reader->read_frame(40);
+  EXPECT_EQ(a.robot_columns, b.robot_columns);
+  EXPECT_EQ(a.object_columns, b.object_columns);
+  EXPECT_EQ(a.tags, b.tags);
 }
 
 TEST_F(LiveViewTest, ControlNeedsTheTokenAndBadRequestsAreRefusedWhileTheRunGoesOn) {
