@@ -293,6 +293,15 @@ void add_engine_commands(CLI::App& app, int& status) {
   run->add_option("--view-speed", args->view_speed,
                   "with --view: the run's pace at the start: max (as fast as possible, default) "
                   "or simulated seconds per wall second (1 = real time)");
+  run->add_option("--interventions", args->interventions,
+                  "replay the interventions recorded by a --view session (robots moved from "
+                  "the page), each at its tick: the same log bytes and final state as that "
+                  "session (docs/view-format.md, \"Interventions\")")
+      ->check(CLI::ExistingFile);
+  run->add_option("--record-interventions", args->record_interventions,
+                  "with --view: where interventions made from a page are recorded (default: "
+                  "EXPERIMENT-NAME.interventions in the current directory, written at the first "
+                  "one)");
   run->add_flag("--ros2", args->ros2,
                 "publish the run to ROS 2 over DDS (/clock, /NS/poses, and /NS/ROBOT/pose for "
                 "robots whose controller is external) and take /NS/ROBOT/cmd_vel velocity "

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -25,6 +26,7 @@
 #include "distributed/swarm_run.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/checkpoint.hpp"
+#include "sim/interventions.hpp"
 #include "sim/simulation.hpp"
 #include "time/pacer.hpp"
 #ifdef FLEETSIM_HAVE_ROS2
@@ -237,12 +239,82 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     o.after_step = [&](Simulation&) { ros->publish(); };
   }
 #endif
+  // --interventions: each lands at its tick boundary, before the step from that tick.
+  std::vector<Intervention> replay;
+  if (!a.interventions.empty()) {
+    if (a.processes > 1 || !a.network_role.empty() || distributed::mpi_launched())
+      throw std::invalid_argument(
+          "--interventions replays on one process for now (drop --processes)");
+    Diagnostics diags;
+    auto loaded = load_interventions(a.interventions, diags);
+    diags.print(std::cerr);
+    if (!loaded) throw std::invalid_argument("the interventions file has errors");
+    replay = std::move(*loaded);
+  }
+  std::size_t replayed = 0;
+  auto land_replayed = [&replay, &replayed, path = a.interventions](Simulation& sim) {
+    for (; replayed < replay.size() && replay[replayed].tick <= sim.state().tick; ++replayed) {
+      const Intervention& i = replay[replayed];
+      if (i.tick < sim.state().tick) continue;  // (landed before the checkpoint resumed from)
+      if (std::string why = intervention_problem(sim, i); !why.empty())
+        throw RunError(path + ":" + std::to_string(i.line) + ": tick " + std::to_string(i.tick) +
+                       ": cannot move robot " + std::to_string(i.robot) + ": " + why);
+      apply_intervention(sim, i);
+    }
+  };
+  if (!replay.empty())
+    o.before_step = [land_replayed, inner = o.before_step](Simulation& sim) {
+      land_replayed(sim);
+      if (inner) inner(sim);
+    };
 #ifdef FLEETSIM_HAVE_VIEWER
+  // Interventions from the pages land here, at a tick boundary, and are recorded with it.
+  std::unique_ptr<std::ofstream> record;
+  const std::string record_path =
+      !a.record_interventions.empty()
+          ? a.record_interventions
+          : std::filesystem::path(file).stem().string() + ".interventions";
+  auto land_live = [&live, &record, record_path](Simulation& sim) {
+    for (const view::LiveRun::Move& m : live->run().take_moves()) {
+      Intervention i;
+      i.tick = sim.state().tick;
+      i.robot = m.robot;
+      i.x = m.x;
+      i.y = m.y;
+      const std::uint32_t row = sim.state().robot_index(m.robot);
+      i.heading = m.heading ? *m.heading : row != kNoIndex ? sim.state().theta()[row] : 0.0;
+      if (std::string why = intervention_problem(sim, i); !why.empty()) {
+        live->run().report_intervention(
+            "refused: cannot move robot " + std::to_string(m.robot) + ": " + why, false);
+        continue;
+      }
+      apply_intervention(sim, i);
+      if (!record) {
+        record = std::make_unique<std::ofstream>(record_path);
+        *record << "# fleetsim interventions: replay with fleetsim run EXPERIMENT "
+                   "--interventions "
+                << record_path << "\n";
+        std::cerr << "\nfleetsim run: interventions are recorded in " << record_path << "\n";
+      }
+      *record << format_intervention(i) << std::endl;  // (flushed: kept if the run dies)
+      if (!*record)
+        live->run().report_intervention("robot " + std::to_string(m.robot) +
+                                            " moved, but it could not be recorded in " +
+                                            record_path,
+                                        true);
+      else
+        live->run().report_intervention(
+            fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}; recorded in {}", i.robot,
+                        i.x, i.y, i.tick, record_path),
+            true);
+    }
+  };
   if (live)
-    o.before_step = [&live, inner = o.before_step](Simulation& sim) {
+    o.before_step = [&live, land_live, inner = o.before_step](Simulation& sim) {
       live->run().before_step(sim.state().tick, sim.model().tick_period_ns,
                               [] { return !g_interrupted.load(); });
-      if (inner) inner(sim);
+      if (inner) inner(sim);  // (replayed interventions first: they were recorded first)
+      land_live(sim);
     };
 #endif
   RunArgs one = a;
@@ -609,6 +681,7 @@ std::string resume_command(const std::string& program, const RunArgs& a, const s
     add("--checkpoint-every", fmt::format("{}", a.checkpoint_every));
     if (a.checkpoint_dir != "checkpoints") add("--checkpoint-dir", a.checkpoint_dir);
   }
+  if (!a.interventions.empty()) add("--interventions", a.interventions);
   if (a.time_mode != "afap") add("--time-mode", a.time_mode);
   if (a.time_mode == "linear") add("--speedup", fmt::format("{}", a.speedup));
   if (a.ros2) {

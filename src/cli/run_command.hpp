@@ -50,6 +50,9 @@ struct RunArgs {
   std::string view_host = "127.0.0.1";
   bool view_paused = false;
   std::string view_speed = "max";
+  /// Interventions to replay (`--interventions`), and where live ones are recorded.
+  std::string interventions;
+  std::string record_interventions;
   // ROS 2 (docs/ros2.md).
   bool ros2 = false;
   int ros2_domain = 0;

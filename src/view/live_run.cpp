@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace fleetsim::view {
 
@@ -143,7 +144,7 @@ std::string LiveRun::control(const std::string& command, std::optional<double> v
                "or \"max\" (as fast as possible)";
       speed_ = value ? *value : 0;
     } else {
-      return "unknown command '" + command + "' (expected pause, play, step or speed)";
+      return "unknown command '" + command + "' (expected pause, play, step, speed or move)";
     }
     anchored_ = false;  // the pace starts again from here
     ++version_;
@@ -151,6 +152,31 @@ std::string LiveRun::control(const std::string& command, std::optional<double> v
   }
   changed_.notify_all();
   return "";
+}
+
+std::string LiveRun::request_move(const Move& move) {
+  std::lock_guard lock(mutex_);
+  if (ended_) return "the run has ended (" + end_message_ + ")";
+  moves_.push_back(move);
+  has_moves_.store(true);
+  return "";
+}
+
+std::vector<LiveRun::Move> LiveRun::take_moves() {
+  if (!has_moves_.load(std::memory_order_relaxed)) return {};
+  std::lock_guard lock(mutex_);
+  has_moves_.store(false);
+  return std::exchange(moves_, {});
+}
+
+void LiveRun::report_intervention(const std::string& message, bool landed) {
+  {
+    std::lock_guard lock(mutex_);
+    intervention_ = message;
+    if (landed) ++interventions_;
+    ++version_;
+  }
+  changed_.notify_all();
 }
 
 void LiveRun::update_paced() {
@@ -166,6 +192,8 @@ LiveRun::Status LiveRun::status_locked() const {
   s.speed = speed_;
   s.end_message = end_message_;
   s.version = version_;
+  s.intervention = intervention_;
+  s.interventions = interventions_;
   return s;
 }
 

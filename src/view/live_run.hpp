@@ -73,15 +73,27 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// why it was refused (an unknown command, a bad value, a run that has ended), else "".
   std::string control(const std::string& command, std::optional<double> value);
 
+  /// A robot dragged to a new pose from a page: it lands at the next tick boundary (the run's
+  /// thread takes it with take_moves()), or is refused there (report_intervention()).
+  struct Move {
+    std::uint32_t robot = 0;        ///< entity id
+    double x = 0, y = 0;            ///< metres, world frame
+    std::optional<double> heading;  ///< radians; none: the robot keeps its heading
+  };
+  /// Queues a move; returns why it is refused at once (the run has ended), else "".
+  std::string request_move(const Move& move);
+
   /// What a page shows of the run.
   struct Status {
-    std::uint64_t frames = 0;       ///< frames held so far (the page's frame count)
-    std::uint64_t first_frame = 0;  ///< oldest frame still held
-    Tick tick = 0;                  ///< tick of the newest frame computed (held or not)
-    std::string state;              ///< "running", "paused" or "ended"
-    double speed = 0;               ///< 0: as fast as possible
-    std::string end_message;        ///< how the run ended, once it has
-    std::uint64_t version = 0;      ///< changes with every control and with the end
+    std::uint64_t frames = 0;         ///< frames held so far (the page's frame count)
+    std::uint64_t first_frame = 0;    ///< oldest frame still held
+    Tick tick = 0;                    ///< tick of the newest frame computed (held or not)
+    std::string state;                ///< "running", "paused" or "ended"
+    double speed = 0;                 ///< 0: as fast as possible
+    std::string end_message;          ///< how the run ended, once it has
+    std::uint64_t version = 0;        ///< changes with every control and with the end
+    std::string intervention;         ///< what became of the last intervention
+    std::uint64_t interventions = 0;  ///< interventions landed
   };
   Status status() const;
   /// Waits until more than `frames` frames are written, the status version differs from
@@ -94,6 +106,11 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// tick through) and holds the run to its speed. Returns early when `keep_going` turns false
   /// (checked every 200 ms: Ctrl-C on a paused run).
   void before_step(Tick tick, SimTime tick_period_ns, const std::function<bool()>& keep_going);
+  /// The moves requested since the last call (at a tick boundary). Cheap when there are none.
+  std::vector<Move> take_moves();
+  /// What became of an intervention ("robot 3 moved ... at tick 12", "refused: ..."), for the
+  /// pages; `landed` counts it.
+  void report_intervention(const std::string& message, bool landed);
   /// The run has ended (`message`: "finished at tick T", an error): pages are told.
   void end(const std::string& message);
   /// When a page last asked for the status (steady clock), for lingering after the end.
@@ -131,6 +148,10 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   std::uint64_t steps_ = 0;  ///< ticks let through while paused
   double speed_ = 0;
   bool ended_ = false;
+  std::vector<Move> moves_;             ///< requested, not taken yet
+  std::atomic<bool> has_moves_{false};  ///< moves_ is not empty (read without the mutex)
+  std::string intervention_;
+  std::uint64_t interventions_ = 0;
   std::string end_message_;
   std::uint64_t version_ = 0;
   // Pacing: tick `anchor_tick_` was started at wall time `anchor_`; reset by every change.

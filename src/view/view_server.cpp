@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -84,10 +85,16 @@ void ViewServer::report_once(const std::string& message) {
 namespace {
 
 nlohmann::json status_json(const LiveRun::Status& st, bool control) {
-  return {{"frames", st.frames},   {"firstFrame", st.first_frame},
-          {"tick", st.tick},       {"state", st.state},
-          {"speed", st.speed},     {"endMessage", st.end_message},
-          {"version", st.version}, {"control", control}};
+  return {{"frames", st.frames},
+          {"firstFrame", st.first_frame},
+          {"tick", st.tick},
+          {"state", st.state},
+          {"speed", st.speed},
+          {"endMessage", st.end_message},
+          {"version", st.version},
+          {"control", control},
+          {"intervention", st.intervention},
+          {"interventions", st.interventions}};
 }
 
 }  // namespace
@@ -132,6 +139,34 @@ void ViewServer::add_live_routes() {
       return;
     }
     const std::string command = body["command"].get<std::string>();
+    if (command == "move") {
+      // {"command": "move", "robot": ID, "x": X, "y": Y[, "heading": H]}
+      auto finite = [&](const char* key) {
+        return body.contains(key) && body[key].is_number() &&
+               std::isfinite(body[key].get<double>());
+      };
+      const bool robot_ok = body.contains("robot") && body["robot"].is_number_unsigned() &&
+                            body["robot"].get<std::uint64_t>() <= 0xffffffffu;
+      if (!robot_ok || !finite("x") || !finite("y") ||
+          (body.contains("heading") && !finite("heading"))) {
+        send_error(res, 400,
+                   "move expects {\"command\": \"move\", \"robot\": ID, \"x\": X, \"y\": Y} "
+                   "(metres; optional \"heading\", radians) with finite numbers");
+        return;
+      }
+      LiveRun::Move m;
+      m.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
+      m.x = body["x"].get<double>();
+      m.y = body["y"].get<double>();
+      if (body.contains("heading")) m.heading = body["heading"].get<double>();
+      const std::string refused = live_.run->request_move(m);
+      if (!refused.empty()) {
+        send_error(res, 409, refused);
+        return;
+      }
+      res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+      return;
+    }
     std::optional<double> value;
     if (command == "speed") {
       const nlohmann::json& v = body.contains("value") ? body["value"] : nlohmann::json();

@@ -65,8 +65,8 @@ export class LiveLink {
   }
 
   /** Sends a control command; resolves to null, or the server's reason for refusing it. */
-  async control(command, value) {
-    const body = { command };
+  async control(command, value, fields = {}) {
+    const body = { command, ...fields };
     if (value !== undefined) body.value = value;
     try {
       const res = await fetch(this.url('/api/control'), {

@@ -627,22 +627,37 @@ function bindInput(v) {
     v.dirty = true;
   }, { passive: false });
   let drag = null;
+  const canvasPoint = (ev) => {
+    const rect = ui.canvas.getBoundingClientRect();
+    return [(ev.clientX - rect.left) * dpr(), (ev.clientY - rect.top) * dpr()];
+  };
   ui.canvas.addEventListener('pointerdown', (ev) => {
     drag = { x: ev.clientX, y: ev.clientY, cx: v.camera.cx, cy: v.camera.cy, moved: false };
+    // Live, with the token: shift-drag moves a robot (an intervention, recorded by the run).
+    if (ev.shiftKey && v.live && v.live.canControl && v.frame) {
+      const i = v.pick(...canvasPoint(ev));
+      if (i >= 0) drag.robotId = v.frame.robots.id[i];
+    }
     ui.canvas.setPointerCapture(ev.pointerId);
   });
   ui.canvas.addEventListener('pointermove', (ev) => {
     if (!drag) return;
     const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; ui.canvas.classList.add('dragging'); }
-    if (!drag.moved) return;
+    if (!drag.moved || drag.robotId !== undefined) return;
     v.camera.cx = drag.cx - dx * dpr() / v.camera.scale;
     v.camera.cy = drag.cy + dy * dpr() / v.camera.scale;
     v.dirty = true;
   });
   ui.canvas.addEventListener('pointerup', (ev) => {
     ui.canvas.classList.remove('dragging');
-    if (drag && !drag.moved) {
+    if (drag && drag.moved && drag.robotId !== undefined) {
+      const [x, y] = canvasPoint(ev);
+      const view = v.view(), c = v.header.arena.center;
+      const wx = view.cx + (x - view.width / 2) / view.scale + c[0];
+      const wy = view.cy - (y - view.height / 2) / view.scale + c[1];
+      v.live.move(drag.robotId, wx, wy);
+    } else if (drag && !drag.moved) {
       const rect = ui.canvas.getBoundingClientRect();
       v.select(v.pick((ev.clientX - rect.left) * dpr(), (ev.clientY - rect.top) * dpr()));
     }
@@ -763,6 +778,7 @@ async function main() {
 // controls are shown, and enabled when the page's URL carries the run's token.
 function watchRun(v) {
   ui.live.hidden = false;
+  document.getElementById('help-live').hidden = false;
   document.body.dataset.run = 'running';
   for (const s of speedOptions()) {
     const o = document.createElement('option');
@@ -770,6 +786,7 @@ function watchRun(v) {
     o.textContent = s === 'max' ? 'as fast as possible' : s === '1' ? 'real time' : `×${s}`;
     ui.runSpeed.append(o);
   }
+  let lastIntervention = '';
   const link = new LiveLink({
     onStatus(st) {
       v.store.setCount(st.frames, st.firstFrame);
@@ -793,6 +810,10 @@ function watchRun(v) {
           '`fleetsim run --view` printed)';
       }
       document.body.dataset.run = st.state;
+      if (st.intervention && st.intervention !== lastIntervention) {
+        showMessage(st.intervention, 'note');
+        lastIntervention = st.intervention;
+      }
       v.dirty = true;
     },
     onEnd(st) {
@@ -810,10 +831,11 @@ function watchRun(v) {
     },
   });
   v.live = link;
-  const send = async (command, value) => {
-    const refused = await link.control(command, value);
+  const send = async (command, value, fields) => {
+    const refused = await link.control(command, value, fields);
     if (refused) showMessage(`the run refused "${command}": ${refused}`, 'note');
   };
+  link.move = (robot, x, y) => send('move', undefined, { robot, x, y });
   ui.runPause.addEventListener('click', () =>
     send(link.status && link.status.state === 'paused' ? 'play' : 'pause'));
   ui.runStep.addEventListener('click', () => { link.follow = true; send('step'); });
