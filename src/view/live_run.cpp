@@ -25,12 +25,17 @@ void LiveRun::resume(const log::LogHeader&, const log::LogMark&) {
 void LiveRun::write(const log::LogFrameView& v) {
   latest_tick_.store(v.tick, std::memory_order_relaxed);
   if (held_any_ && v.tick == last_held_tick_) return;  // (finish()'s frame, held already)
-  // At full speed, at most held_fps frames a wall second: what a page can show, and a cost
-  // bounded by wall time whatever the ticks per second. Paused, stepped or paced: every one.
+  // At full speed, at most held_fps frames a wall second while a page watches (what it can
+  // show), idle_held_fps while none does: a cost bounded by wall time whatever the ticks per
+  // second, and small when nobody looks. Paused, stepped or paced: every frame.
   const auto now = std::chrono::steady_clock::now();
-  if (held_any_ && !paced_.load(std::memory_order_relaxed) && now < next_hold_) {
-    last_view_ = v;  // held later if the run pauses or ends right after it
-    return;
+  if (held_any_ && !paced_.load(std::memory_order_relaxed)) {
+    const bool watched = now - last_poll() < kWatchedFor;
+    const double fps = watched ? options_.held_fps : options_.idle_held_fps;
+    if (fps > 0 && now - last_held_at_ < std::chrono::duration<double>(1.0 / fps)) {
+      last_view_ = v;  // held later if the run pauses or ends right after it
+      return;
+    }
   }
   hold(v, now);
 }
@@ -42,9 +47,7 @@ void LiveRun::finish() {
 void LiveRun::hold(const log::LogFrameView& v, std::chrono::steady_clock::time_point now) {
   held_any_ = true;
   last_held_tick_ = v.tick;
-  next_hold_ =
-      now + std::chrono::nanoseconds(
-                options_.held_fps > 0 ? static_cast<std::int64_t>(1e9 / options_.held_fps) : 0);
+  last_held_at_ = now;
   Frame f;
   f.tick = v.tick;
   f.time_ns = v.time_ns;

@@ -40,8 +40,10 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
     /// (the run's own log keeps them all).
     std::size_t memory_bytes = std::size_t{1} << 30;
     /// While the run goes at full speed, frames held a wall second at most (the others are
-    /// skipped, their tick still shown); paused, stepped or paced, every frame is held.
+    /// skipped, their tick still shown) while a page watches, and while none does (0: every
+    /// frame); paused, stepped or paced, every frame is held.
     double held_fps = 30;
+    double idle_held_fps = 1;
   };
   explicit LiveRun(Options options);
 
@@ -164,7 +166,9 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   // The run thread's own: which frames are held (write(), finish(), before_step()).
   bool held_any_ = false;
   Tick last_held_tick_ = 0;
-  std::chrono::steady_clock::time_point next_hold_;
+  std::chrono::steady_clock::time_point last_held_at_;
+  /// A page that polled this recently is watching (its long polls come every second).
+  static constexpr std::chrono::seconds kWatchedFor{3};
   std::optional<log::LogFrameView> last_view_;  ///< the last frame written, when skipped
   std::atomic<Tick> latest_tick_{0};            ///< of the last frame written
   mutable std::atomic<std::int64_t> last_poll_ns_{0};

@@ -232,7 +232,7 @@ TEST_F(LiveViewTest, WatchingAndSteeringChangeNoBit) {
 TEST_F(LiveViewTest, LiveChunksAreThoseOfTheRunsLog) {
   LiveView::Options o;
   o.port = 0;
-  o.run.held_fps = 0;  // every frame held, even at full speed
+  o.run.held_fps = o.run.idle_held_fps = 0;  // every frame held, even at full speed
   LiveView live(o, {});
   run_experiment(dir_ / "run.flog", &live);
   auto reader = log::LogReader::open((dir_ / "run.flog").string());
@@ -246,7 +246,7 @@ TEST_F(LiveViewTest, LiveChunksAreThoseOfTheRunsLog) {
 TEST_F(LiveViewTest, AtFullSpeedTheLastFrameIsHeldWhateverWasSkipped) {
   LiveView::Options o;
   o.port = 0;
-  o.run.held_fps = 1e-3;  // one frame, then none for 1000 s: all skipped but the first
+  o.run.held_fps = o.run.idle_held_fps = 1e-3;  // the first frame, then none for 1000 s
   LiveView live(o, {});
   run_experiment(dir_ / "run.flog", &live);
   auto reader = log::LogReader::open((dir_ / "run.flog").string());
