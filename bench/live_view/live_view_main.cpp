@@ -10,8 +10,11 @@
 //
 // Prints one JSON line: the loop's wall seconds of each run (`off_seconds`, `view_seconds`),
 // their medians, `overhead` = median(view) / median(off) - 1, `pair_overhead_median` (the
-// median of each pair's own ratio, less sensitive to the load drifting), `same_hash` (every
-// run's final state hash is the same) and the frames the view held at the end.
+// median of each pair's own ratio, less sensitive to the load drifting), the same for the
+// process's CPU seconds in the loop (`off_cpu_seconds`, `view_cpu_seconds`, `cpu_overhead`,
+// `pair_cpu_overhead_median`: on a machine others load, CPU time varies less than wall time),
+// `same_hash` (every run's final state hash is the same) and the frames the view held at the
+// end.
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +46,7 @@ double median(std::vector<double> v) {
 
 struct Run {
   double loop_seconds = 0;
+  double cpu_seconds = 0;  ///< the process's CPU time (every thread) during the loop
   std::uint64_t hash = 0;
   std::size_t frames_held = 0;
 };
@@ -74,12 +78,14 @@ Run run_once(const bench::DiffusionSceneOptions& o, const std::string& dir, bool
     live->serve("bench", out, err);
   }
   const auto w0 = std::chrono::steady_clock::now();
+  const double c0 = bench::cpu_seconds();
   while (!sim.done()) {
     if (live) live->run().before_step(sim.state().tick, sim.model().tick_period_ns, {});
     sim.step();
   }
   Run r;
   r.loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  r.cpu_seconds = bench::cpu_seconds() - c0;
   sim.finish();
   r.hash = sim.state().hash();
   if (live) {
@@ -123,7 +129,7 @@ int main(int argc, char** argv) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("fleetsim_bench_live_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::vector<double> off, on, ratio;
+  std::vector<double> off, on, ratio, off_cpu, on_cpu, cpu_ratio;
   std::uint64_t hash = 0;
   bool same = true;
   std::size_t held = 0;
@@ -140,6 +146,9 @@ int main(int argc, char** argv) {
     off.push_back(a.loop_seconds);
     on.push_back(b.loop_seconds);
     ratio.push_back(b.loop_seconds / a.loop_seconds - 1);
+    off_cpu.push_back(a.cpu_seconds);
+    on_cpu.push_back(b.cpu_seconds);
+    cpu_ratio.push_back(b.cpu_seconds / a.cpu_seconds - 1);
     if (k == 0) hash = a.hash;
     same = same && a.hash == hash && b.hash == hash;
     held = b.frames_held;
@@ -159,6 +168,10 @@ int main(int argc, char** argv) {
                       {"view_median", m_on},
                       {"overhead", m_off > 0 ? m_on / m_off - 1 : 0},
                       {"pair_overhead_median", median(ratio)},
+                      {"off_cpu_seconds", off_cpu},
+                      {"view_cpu_seconds", on_cpu},
+                      {"cpu_overhead", median(on_cpu) / median(off_cpu) - 1},
+                      {"pair_cpu_overhead_median", median(cpu_ratio)},
                       {"frames_held", held},
                       {"same_hash", same},
                       {"state_hash", hex64(hash)}};

@@ -1,18 +1,19 @@
 // The live view (`fleetsim run --view`): a page attaches to a running run, pauses, steps and
 // resumes it; two pages watch at once; a page without the run's token watches but cannot
-// control; the page says when the run has ended; and the run's log is the same bytes as that
-// of the same run without a view.
+// control; a robot dragged on the page moves, and the interventions file replays the session
+// with the same log bytes; the page says when the run has ended.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FLEETSIM, openBrowser, load, state, screenshot } from './lib.mjs';
+import { FLEETSIM, openBrowser, load, state, screenshot, toCanvas } from './lib.mjs';
 
 const SOURCE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const EXPERIMENT = path.join(SOURCE, 'examples/diffusion/diffusion.xml');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetsim-live-'));
+const RECORD = path.join(dir, 'session.interventions');
 
 /** Runs `fleetsim run EXPERIMENT ARGS --json` to its end; resolves to { code, out, err }. */
 function runToEnd(args) {
@@ -29,7 +30,7 @@ function runToEnd(args) {
 function startLiveRun(logPath) {
   return new Promise((resolve, reject) => {
     const p = spawn(FLEETSIM, ['run', EXPERIMENT, '--json', '--view', '--port', '0', '--view-paused',
-      '--log', logPath], { cwd: SOURCE });
+      '--log', logPath, '--record-interventions', RECORD], { cwd: SOURCE });
     const run = { proc: p, out: '', err: '', url: null, code: undefined };
     run.exited = new Promise((res) => p.on('exit', (code) => { run.code = code; res(code); }));
     const timer = setTimeout(() => reject(new Error(`no URL printed:\n${run.out}${run.err}`)), 20000);
@@ -133,7 +134,39 @@ test('two pages watch at once; the one without the token cannot control', async 
   assert.equal((await state(watcher)).tick, 0);
 });
 
-test('the page says when the run has ended, and the log is that of a run without a view', async () => {
+test('a robot shift-dragged on the page moves at the next tick, recorded', async () => {
+  const page = browser.page;
+  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  const robot = await page.evaluate(() => window.fleetsimViewer.robot(0));
+  const target = [robot.x + 1.0, robot.y + 0.5];
+  const [sx, sy] = await toCanvas(page, robot.x, robot.y);
+  const [tx, ty] = await toCanvas(page, ...target);
+  const box = await page.locator('#scene').boundingBox();
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + sx, box.y + sy);
+  await page.mouse.down();
+  await page.mouse.move(box.x + tx, box.y + ty, { steps: 8 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  const t = s.live.tick;
+  await page.click('#run-step'); // it lands at the tick boundary, before this step
+  s = await until(page, (l, st) => l.interventions === 1 && st.tick === t + 1, 'the move landed');
+  assert.match(s.live.intervention, new RegExp(`robot ${robot.id} moved to .* at tick ${t}; recorded in`));
+  assert.match(await page.textContent('#message'), /recorded in/);
+  const moved = await page.evaluate((id) => {
+    const v = window.fleetsimViewer;
+    for (let i = 0; ; i++) { const r = v.robot(i); if (!r || r.id === id) return r; }
+  }, robot.id);
+  // Where it was dropped (to a pixel of the page's scale, plus one tick of motion).
+  assert.ok(Math.hypot(moved.x - target[0], moved.y - target[1]) < 0.25,
+    `robot ${robot.id} at (${moved.x}, ${moved.y}), dropped at (${target})`);
+  const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], new RegExp(`^${t} move ${robot.id} `));
+  await screenshot(page, 'live-moved.png');
+});
+
+test('the page says when the run has ended; the interventions file replays its log bytes', async () => {
   const page = browser.page;
   await page.selectOption('#run-speed', 'max');
   await until(page, (l) => l.speed === 0, 'as fast as possible');
@@ -146,7 +179,12 @@ test('the page says when the run has ended, and the log is that of a run without
   assert.equal(await run.exited, 0, run.err);
   const summary = JSON.parse(run.out.trim().split('\n').pop());
   const plain = JSON.parse(reference.out.trim().split('\n').pop());
-  assert.equal(summary.state_hash, plain.state_hash, 'the same final state');
-  assert.ok(fs.readFileSync(path.join(dir, 'live.flog')).equals(fs.readFileSync(path.join(dir, 'plain.flog'))),
-    'the same log bytes');
+  assert.notEqual(summary.state_hash, plain.state_hash, 'the moved robot changed the run');
+  // Watching, pausing, stepping and pacing changed nothing; the move is in the file.
+  const replay = await runToEnd(['--interventions', RECORD, '--log', path.join(dir, 'replay.flog')]);
+  assert.equal(replay.code, 0, replay.err);
+  assert.equal(JSON.parse(replay.out.trim().split('\n').pop()).state_hash, summary.state_hash,
+    'the replay ends in the session\'s state');
+  assert.ok(fs.readFileSync(path.join(dir, 'live.flog')).equals(fs.readFileSync(path.join(dir, 'replay.flog'))),
+    'the replay writes the session\'s log, byte for byte');
 });
