@@ -46,6 +46,7 @@ LiveView::LiveView(Options options, std::function<void(const std::string&)> repo
 LiveView::~LiveView() {
   run_->end("the run was stopped");
   if (thread_.joinable()) {
+    server_->wait_running(2000);  // (a stop() before it serves would be lost)
     server_->stop();
     thread_.join();
   }
@@ -79,6 +80,7 @@ void LiveView::end(const std::string& message) {
     if (polled > ended + std::chrono::milliseconds(100)) break;  // it heard
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  server_->wait_running(2000);  // (a stop() before it serves would be lost)
   server_->stop();
   thread_.join();
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "view/frame_encoding.hpp"
 #include "view/page_files.hpp"
@@ -75,6 +76,12 @@ void ViewServer::run() {
 
 void ViewServer::stop() {
   http_->stop();
+}
+
+bool ViewServer::wait_running(int timeout_ms) {
+  for (int waited = 0; !http_->is_running() && waited < timeout_ms; ++waited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return http_->is_running();
 }
 
 void ViewServer::report_once(const std::string& message) {

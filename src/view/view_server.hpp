@@ -62,8 +62,10 @@ class ViewServer {
   int bind(const std::string& host, int port);
   /// Serves until stop(). Call after a successful bind(), from one thread.
   void run();
-  /// Stops run(). Any thread.
+  /// Stops run(). Any thread. (A stop() before run() has begun is lost: see wait_running().)
   void stop();
+  /// Waits until run() serves, `timeout_ms` at most; whether it does.
+  bool wait_running(int timeout_ms);
 
   /// Largest frame chunk sent in one response, bytes (the page asks for fewer frames).
   static constexpr std::size_t kMaxChunkBytes = 48u << 20;
