@@ -70,7 +70,8 @@ int run_control(const ControlOptions& o) {
   httplib::Client client(host, port);
   client.set_connection_timeout(5);
   client.set_read_timeout(5);
-  auto res = client.Post("/api/control?token=" + token, body.dump(), "application/json");
+  auto res = client.Post(token.empty() ? "/api/control" : "/api/control?token=" + token,
+                         body.dump(), "application/json");
   if (!res) {
     std::cerr << "fleetsim control: error: cannot reach " << host << ":" << port
               << " (has the run ended?)\n";
