@@ -15,8 +15,9 @@
 //                             more than N frames or its status version is not V (long poll,
 //                             at most 1 s); "control" says whether T is the run's token
 //   POST /api/control?token=T body {"command": "pause"|"play"|"step"|"speed", "value": X}
-//                             403 without the run's token, 400 for a malformed or unknown
-//                             command; the run goes on either way
+//                             or {"command": "move", "robot": ID, "x": X, "y": Y}: 403 without
+//                             the run's token, 400 for a malformed or unknown command; the
+//                             run goes on either way
 // Errors are JSON {"error": "..."} with status 4xx/5xx; a log that turns out to be corrupted
 // at some frame is reported once on the terminal and to the page.
 #pragma once
