@@ -25,11 +25,12 @@ const std::string kDiffusion =
 TEST(LiveCli, ControlStepsPacesAndResumesARunAndRefusesWithoutTheToken) {
   const fs::path dir = testing::fresh_test_dir("live_cli");
   const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
-  const pid_t run =
-      testing::spawn_with_output(kFleetsim,
-                                 {"run", kDiffusion, "--view", "--port", "0", "--view-paused",
-                                  "--log", (dir / "run.flog").string(), "--json"},
-                                 out, err);
+  const pid_t run = testing::spawn_with_output(
+      kFleetsim,
+      {"run", kDiffusion, "--view", "--port", "0", "--view-paused", "--log",
+       (dir / "run.flog").string(), "--json", "--record-interventions",
+       (dir / "session.interventions").string()},
+      out, err);
   struct Reap {  // a run left paused by a failed assertion is not left behind
     pid_t pid;
     bool waited = false;
@@ -81,6 +82,22 @@ TEST(LiveCli, ControlStepsPacesAndResumesARunAndRefusesWithoutTheToken) {
   EXPECT_EQ(r.status, 2);
   r = control(url + " jump");
   EXPECT_EQ(r.status, 2);  // (CLI11: not one of the commands)
+
+  // A move lands at the next tick boundary, recorded with it.
+  r = control(url + " move 3 1.5 2.25 0.5");
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* bad : {" move 3 1.5", " move x 1 2", " move 3 1 2 3 4", " move 3 nan 2"}) {
+    r = control(url + bad);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("move needs ROBOT_ID X Y [HEADING]"), std::string::npos) << r.err;
+  }
+  r = control(url + " step");
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (int i = 0;
+       i < 500 && slurp(dir / "session.interventions").find("move 3") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_NE(slurp(dir / "session.interventions").find("1 move 3 1.5 2.25 0.5"), std::string::npos)
+      << slurp(dir / "session.interventions");
 
   r = control(url + " speed max");
   EXPECT_EQ(r.status, 0) << r.err;
