@@ -193,10 +193,10 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   // its thread, and holds the run before each step while it is paused or paced.
   std::unique_ptr<view::LiveView> live;
   if (a.view) {
-    if (a.processes > 1 || !a.network_role.empty() || distributed::mpi_launched())
+    if (!a.network_role.empty() || distributed::mpi_launched())
       throw std::invalid_argument(
-          "--view shows a run on one process for now (drop --processes, or run without --view "
-          "and look at its log with `fleetsim view`)");
+          "--view shows a run on this machine's processes only for now (not with "
+          "--network-role or under mpirun; look at its log with `fleetsim view`)");
     view::LiveView::Options vo;
     vo.host = a.view_host;
     vo.port = a.view_port;
@@ -276,6 +276,11 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
           : std::filesystem::path(file).stem().string() + ".interventions";
   auto land_live = [&live, &record, record_path](Simulation& sim) {
     for (const view::LiveRun::Move& m : live->run().take_moves()) {
+      if (sim.distribution().processes > 1) {
+        live->run().report_intervention(
+            "refused: robots are moved on a run of one process only for now", false);
+        continue;
+      }
       Intervention i;
       i.tick = sim.state().tick;
       i.robot = m.robot;

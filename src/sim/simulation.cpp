@@ -258,7 +258,12 @@ void Simulation::write_logs() {
                        experiment_.logs[w].path + "': " + e.what());
       }
     }
-  if (observer_) {
+  // On several processes the first process holds the whole world's logged columns only at
+  // the start and on the ticks a log keeps (the moves then carry them): the observer gets those.
+  bool whole = !distributed() || !observed_;
+  for (std::int64_t every : log_every_) whole = whole || state_.tick % every == 0;
+  if (observer_ && whole) {
+    observed_ = true;
     try {
       observer_->write(v);
     } catch (const std::exception& e) {

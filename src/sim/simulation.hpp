@@ -71,8 +71,11 @@ class Simulation final : private WorldAccess {
   /// as to a log of its own, with `every` 1, beside the experiment's logs, and at finish() the
   /// world as it is then once more (the same tick as the last frame; an error may have stopped
   /// a step midway), then the observer's finish(). The frames' spans stay valid until the next
-  /// step begins. Read-only on the world: a run observed gives the same bits as one not. Not in
-  /// checkpoints. Call before start(), on one process; `observer` must outlive the run.
+  /// step begins. On several processes, on the first process only, and the frames are those of
+  /// the start and of the ticks a log keeps (the first process then holds the whole world's
+  /// logged columns), and finish()'s after gather_state(). Read-only on the world: a run
+  /// observed gives the same bits as one not. Not in checkpoints. Call before start();
+  /// `observer` must outlive the run.
   void observe_frames(log::LogWriter* observer) { observer_ = observer; }
   /// True when the experiment's length is reached or the loop functions ended the run.
   bool done() const;
@@ -391,6 +394,7 @@ class Simulation final : private WorldAccess {
   std::unique_ptr<LoopFunctions> loop_;
   std::vector<std::unique_ptr<log::LogWriter>> writers_;
   log::LogWriter* observer_ = nullptr;  ///< observe_frames()
+  bool observed_ = false;               ///< the observer has had a frame
   std::array<double, kPhaseCount> phase_seconds_{};
   std::unique_ptr<Resumed> resumed_;  ///< what a resumed run restores in start()
   CheckpointSink checkpoint_write_;

@@ -120,13 +120,62 @@ TEST(LiveCli, BadViewOptionsStopBeforeTheRun) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--view-speed 'fast': expected max or a number > 0"), std::string::npos)
       << r.err;
-  r = run_command(kFleetsim + " run " + kDiffusion + " --view --processes 2 --log ''", dir, 60);
+  r = run_command(kFleetsim + " run " + kDiffusion +
+                      " --view --network-role primary --network-secondaries 1 --log ''",
+                  dir, 60);
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--view shows a run on one process for now"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--view shows a run on this machine's processes only"), std::string::npos)
+      << r.err;
   r = run_command(kFleetsim + " run " + kDiffusion + " --view --view-host 203.0.113.1 --log ''",
                   dir, 60);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("cannot listen on 203.0.113.1"), std::string::npos) << r.err;
+}
+
+// On several processes, process 0 serves the view; a paused run's other processes wait for it,
+// and the run ends with the state and log of one process.
+TEST(LiveCli, OnTwoProcessesTheFirstServesTheViewAndTheBitsAreThoseOfOne) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  auto one = run_command(
+      kFleetsim + " run " + kDiffusion + " --quiet --json --log " + (dir / "one.flog").string(),
+      dir, 120);
+  ASSERT_EQ(one.status, 0) << one.err;
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
+  const pid_t run =
+      testing::spawn_with_output(kFleetsim,
+                                 {"run", kDiffusion, "--processes", "2", "--view", "--port", "0",
+                                  "--view-paused", "--log", (dir / "two.flog").string(), "--json"},
+                                 out, err);
+  std::string url;
+  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
+  for (int i = 0; i < 3000 && url.empty(); ++i) {
+    std::smatch m;
+    const std::string text = slurp(out);
+    if (std::regex_search(text, m, printed))
+      url = m[1].str();
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (url.empty()) {
+    kill(run, SIGKILL);
+    waitpid(run, nullptr, 0);
+    FAIL() << slurp(out) << slurp(err);
+  }
+  for (const char* command : {" step", " step"}) {
+    auto r = run_command(kFleetsim + " control " + url + command, dir, 30);
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  auto r = run_command(kFleetsim + " control " + url + " move 3 1 1", dir, 30);
+  EXPECT_EQ(r.status, 0) << r.err;  // (sent; refused by the run: several processes)
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // paused: the others wait
+  r = run_command(kFleetsim + " control " + url + " play", dir, 30);
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(180)), 0) << slurp(err);
+  EXPECT_EQ(hash_of(slurp(out)), hash_of(one.out));
+  EXPECT_TRUE(slurp(dir / "two.flog") == slurp(dir / "one.flog")) << "the logs differ";
 }
 
 }  // namespace
