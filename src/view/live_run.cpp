@@ -33,7 +33,8 @@ void LiveRun::write(const log::LogFrameView& v) {
     const bool watched = now - last_poll() < kWatchedFor;
     const double fps = watched ? options_.held_fps : options_.idle_held_fps;
     if (fps > 0 && now - last_held_at_ < std::chrono::duration<double>(1.0 / fps)) {
-      last_view_ = v;  // held later if the run pauses or ends right after it
+      last_view_ = v;  // held if the run pauses or ends right after it (vectors reused)
+      skipped_ = true;
       return;
     }
   }
@@ -41,7 +42,7 @@ void LiveRun::write(const log::LogFrameView& v) {
 }
 
 void LiveRun::finish() {
-  if (last_view_) hold(*last_view_, std::chrono::steady_clock::now());
+  if (skipped_) hold(last_view_, std::chrono::steady_clock::now());
 }
 
 void LiveRun::hold(const log::LogFrameView& v, std::chrono::steady_clock::time_point now) {
@@ -88,7 +89,7 @@ void LiveRun::hold(const log::LogFrameView& v, std::chrono::steady_clock::time_p
       ++first_frame_;
     }
   }
-  last_view_.reset();  // (last: `v` may be it)
+  skipped_ = false;
   changed_.notify_all();
 }
 
@@ -223,9 +224,13 @@ std::chrono::steady_clock::time_point LiveRun::last_poll() const {
 
 void LiveRun::before_step(Tick tick, SimTime tick_period_ns,
                           const std::function<bool()>& keep_going) {
-  if (!paced_.load(std::memory_order_relaxed)) return;
+  // A skipped frame's spans are valid until the step begins: held now or never.
+  if (!paced_.load(std::memory_order_relaxed)) {
+    skipped_ = false;
+    return;
+  }
   // Paused or paced: the page shows the tick the run stands at.
-  if (last_view_) hold(*last_view_, std::chrono::steady_clock::now());
+  if (skipped_) hold(last_view_, std::chrono::steady_clock::now());
   constexpr auto kSlice = std::chrono::milliseconds(200);
   std::unique_lock lock(mutex_);
   for (;;) {

@@ -54,7 +54,8 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// view is kept (it must stay valid until the next step begins, as the simulation's does) and
   /// held if the run then pauses (before_step()) or ends (finish()).
   void write(const log::LogFrameView& frame) override;
-  /// Holds the last frame written if it was skipped. Call right after that write().
+  /// Holds the last frame written if it was skipped. Call right after that write() (a
+  /// skipped frame's spans are trusted only until the next before_step()).
   void finish() override;
   log::LogMark mark() override { return {}; }
   /// Throws: a live view is not continued from a checkpoint's mark (begin() is called).
@@ -169,8 +170,9 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   std::chrono::steady_clock::time_point last_held_at_;
   /// A page that polled this recently is watching (its long polls come every second).
   static constexpr std::chrono::seconds kWatchedFor{3};
-  std::optional<log::LogFrameView> last_view_;  ///< the last frame written, when skipped
-  std::atomic<Tick> latest_tick_{0};            ///< of the last frame written
+  log::LogFrameView last_view_;       ///< the last frame written, when skipped_
+  bool skipped_ = false;              ///< last_view_ was skipped and its spans are still valid
+  std::atomic<Tick> latest_tick_{0};  ///< of the last frame written
   mutable std::atomic<std::int64_t> last_poll_ns_{0};
 };
 
