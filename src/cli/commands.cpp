@@ -1,12 +1,12 @@
 #include "cli/commands.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
-#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -69,9 +69,8 @@ int check_command(const RunArgs& args) {
 
 /// A built-in robot kind's body, in words: what `fleetsim list` shows before its parts.
 std::string body_text(const RobotKind& k) {
-  std::string s = k.shape == BodyShape::kBox
-                      ? fmt::format("box {} m x {} m", k.length_m, k.width_m)
-                      : fmt::format("radius {} m", k.radius_m);
+  std::string s = k.shape == BodyShape::kBox ? fmt::format("box {} m x {} m", k.length_m, k.width_m)
+                                             : fmt::format("radius {} m", k.radius_m);
   if (k.height_m > 0) s += fmt::format(", height {} m", k.height_m);
   if (k.max_speed_m_per_s > 0) s += fmt::format(", max speed {} m/s", k.max_speed_m_per_s);
   if (k.mass_kg > 0) s += fmt::format(", {} kg", k.mass_kg);
@@ -279,6 +278,30 @@ void add_engine_commands(CLI::App& app, int& status) {
   run->add_flag("--json", args->json,
                 "print a JSON summary on the last line of stdout (one object; {\"runs\": [...]} "
                 "for several files)");
+  run->add_flag("--view", args->view,
+                "watch the run in a browser as it is computed, and pause, step or pace it: "
+                "serves the page of `fleetsim view` and prints its URL, with the token that "
+                "controls the run (docs/view-format.md, \"Live view\"); results never change");
+  run->add_option("--port", args->view_port, "with --view: TCP port; 0 picks a free one")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  run->add_option("--view-host", args->view_host,
+                  "with --view: address to listen on (default 127.0.0.1); another lets anyone "
+                  "who can reach this machine watch (control still needs the token)");
+  run->add_flag("--view-paused", args->view_paused,
+                "with --view: the run waits for play or step from a page or `fleetsim control`");
+  run->add_option("--view-speed", args->view_speed,
+                  "with --view: the run's pace at the start: max (as fast as possible, default) "
+                  "or simulated seconds per wall second (1 = real time)");
+  run->add_option("--interventions", args->interventions,
+                  "replay the interventions recorded by a --view session (robots moved from "
+                  "the page), each at its tick: the same log bytes and final state as that "
+                  "session (docs/view-format.md, \"Interventions\")")
+      ->check(CLI::ExistingFile);
+  run->add_option("--record-interventions", args->record_interventions,
+                  "with --view: where interventions made from a page are recorded (default: "
+                  "EXPERIMENT-NAME.interventions in the current directory, written at the first "
+                  "one)");
   run->add_flag("--ros2", args->ros2,
                 "publish the run to ROS 2 over DDS (/clock, /NS/poses, and /NS/ROBOT/pose for "
                 "robots whose controller is external) and take /NS/ROBOT/cmd_vel velocity "

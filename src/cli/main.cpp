@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
   fleetsim::view::add_command(app, status);
+  fleetsim::view::add_control_command(app, status);
 #endif
   if (int code = fleetsim::parse_command_line(app, argc, argv); code >= 0) return code;
   return status;

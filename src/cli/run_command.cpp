@@ -8,9 +8,11 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -24,10 +26,14 @@
 #include "distributed/swarm_run.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/checkpoint.hpp"
+#include "sim/interventions.hpp"
 #include "sim/simulation.hpp"
 #include "time/pacer.hpp"
 #ifdef FLEETSIM_HAVE_ROS2
 #include "ros2/ros2_bridge.hpp"
+#endif
+#ifdef FLEETSIM_HAVE_VIEWER
+#include "view/live_view.hpp"
 #endif
 
 namespace fleetsim::cli {
@@ -182,6 +188,42 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     return !g_interrupted.load();
   };
   o.on_wait = [] { return !g_interrupted.load(); };
+#ifdef FLEETSIM_HAVE_VIEWER
+  // --view: the run's frames go to the live view as to a log of its own; it serves them from
+  // its thread, and holds the run before each step while it is paused or paced.
+  std::unique_ptr<view::LiveView> live;
+  if (a.view) {
+    if (!a.network_role.empty() || distributed::mpi_launched())
+      throw std::invalid_argument(
+          "--view shows a run on this machine's processes only for now (not with "
+          "--network-role or under mpirun; look at its log with `fleetsim view`)");
+    view::LiveView::Options vo;
+    vo.host = a.view_host;
+    vo.port = a.view_port;
+    vo.run.paused = a.view_paused;
+    if (a.view_speed != "max") {
+      std::size_t used = 0;
+      double speed = 0;
+      try {
+        speed = std::stod(a.view_speed, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != a.view_speed.size() || !(speed > 0) || !std::isfinite(speed))
+        throw std::invalid_argument("--view-speed '" + a.view_speed +
+                                    "': expected max or a number > 0 (1 = real time)");
+      vo.run.speed = speed;
+    }
+    live = std::make_unique<view::LiveView>(vo, [](const std::string& message) {
+      std::cerr << "\nfleetsim run: view: " << message << std::endl;
+    });
+    o.before_start = [&live](Simulation& sim) { sim.observe_frames(&live->run()); };
+    o.on_start = [&, inner = o.on_start](Tick t) {
+      live->serve(file, std::cout, std::cerr);
+      inner(t);
+    };
+  }
+#endif
 #ifdef FLEETSIM_HAVE_ROS2
   std::unique_ptr<ros2::Bridge> ros;  // made on the first step, with the started simulation
   if (a.ros2) {
@@ -196,6 +238,89 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     };
     o.after_step = [&](Simulation&) { ros->publish(); };
   }
+#endif
+  // --interventions: each lands at its tick boundary, before the step from that tick.
+  std::vector<Intervention> replay;
+  if (!a.interventions.empty()) {
+    if (a.processes > 1 || !a.network_role.empty() || distributed::mpi_launched())
+      throw std::invalid_argument(
+          "--interventions replays on one process for now (drop --processes)");
+    Diagnostics diags;
+    auto loaded = load_interventions(a.interventions, diags);
+    diags.print(std::cerr);
+    if (!loaded) throw std::invalid_argument("the interventions file has errors");
+    replay = std::move(*loaded);
+  }
+  std::size_t replayed = 0;
+  auto land_replayed = [&replay, &replayed, path = a.interventions](Simulation& sim) {
+    for (; replayed < replay.size() && replay[replayed].tick <= sim.state().tick; ++replayed) {
+      const Intervention& i = replay[replayed];
+      if (i.tick < sim.state().tick) continue;  // (landed before the checkpoint resumed from)
+      if (std::string why = intervention_problem(sim, i); !why.empty())
+        throw RunError(path + ":" + std::to_string(i.line) + ": tick " + std::to_string(i.tick) +
+                       ": cannot move robot " + std::to_string(i.robot) + ": " + why);
+      apply_intervention(sim, i);
+    }
+  };
+  if (!replay.empty())
+    o.before_step = [land_replayed, inner = o.before_step](Simulation& sim) {
+      land_replayed(sim);
+      if (inner) inner(sim);
+    };
+#ifdef FLEETSIM_HAVE_VIEWER
+  // Interventions from the pages land here, at a tick boundary, and are recorded with it.
+  std::unique_ptr<std::ofstream> record;
+  const std::string record_path =
+      !a.record_interventions.empty()
+          ? a.record_interventions
+          : std::filesystem::path(file).stem().string() + ".interventions";
+  auto land_live = [&live, &record, record_path](Simulation& sim) {
+    for (const view::LiveRun::Move& m : live->run().take_moves()) {
+      if (sim.distribution().processes > 1) {
+        live->run().report_intervention(
+            "refused: robots are moved on a run of one process only for now", false);
+        continue;
+      }
+      Intervention i;
+      i.tick = sim.state().tick;
+      i.robot = m.robot;
+      i.x = m.x;
+      i.y = m.y;
+      const std::uint32_t row = sim.state().robot_index(m.robot);
+      i.heading = m.heading ? *m.heading : row != kNoIndex ? sim.state().theta()[row] : 0.0;
+      if (std::string why = intervention_problem(sim, i); !why.empty()) {
+        live->run().report_intervention(
+            "refused: cannot move robot " + std::to_string(m.robot) + ": " + why, false);
+        continue;
+      }
+      apply_intervention(sim, i);
+      if (!record) {
+        record = std::make_unique<std::ofstream>(record_path);
+        *record << "# fleetsim interventions: replay with fleetsim run EXPERIMENT "
+                   "--interventions "
+                << record_path << "\n";
+        std::cerr << "\nfleetsim run: interventions are recorded in " << record_path << "\n";
+      }
+      *record << format_intervention(i) << std::endl;  // (flushed: kept if the run dies)
+      if (!*record)
+        live->run().report_intervention("robot " + std::to_string(m.robot) +
+                                            " moved, but it could not be recorded in " +
+                                            record_path,
+                                        true);
+      else
+        live->run().report_intervention(
+            fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}; recorded in {}", i.robot,
+                        i.x, i.y, i.tick, record_path),
+            true);
+    }
+  };
+  if (live)
+    o.before_step = [&live, land_live, inner = o.before_step](Simulation& sim) {
+      live->run().before_step(sim.state().tick, sim.model().tick_period_ns,
+                              [] { return !g_interrupted.load(); });
+      if (inner) inner(sim);  // (replayed interventions first: they were recorded first)
+      land_live(sim);
+    };
 #endif
   RunArgs one = a;
   one.files = {file};
@@ -243,6 +368,13 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   bar.done();
 #ifdef FLEETSIM_HAVE_ROS2
   ros.reset();
+#endif
+#ifdef FLEETSIM_HAVE_VIEWER
+  if (live && !reports.empty()) {
+    const auto& p0 = reports.front();
+    live->end(p0.ok ? "the run finished at tick " + std::to_string(p0.ticks)
+                    : "the run stopped: " + p0.error);
+  }
 #endif
   return reports;
 }
@@ -554,6 +686,7 @@ std::string resume_command(const std::string& program, const RunArgs& a, const s
     add("--checkpoint-every", fmt::format("{}", a.checkpoint_every));
     if (a.checkpoint_dir != "checkpoints") add("--checkpoint-dir", a.checkpoint_dir);
   }
+  if (!a.interventions.empty()) add("--interventions", a.interventions);
   if (a.time_mode != "afap") add("--time-mode", a.time_mode);
   if (a.time_mode == "linear") add("--speedup", fmt::format("{}", a.speedup));
   if (a.ros2) {

@@ -44,6 +44,15 @@ struct RunArgs {
   // Pacing against the wall clock (ROS 2 nodes and people watching a live run).
   std::string time_mode = "afap";
   double speedup = 1.0;
+  // The live view (docs/view-format.md, "Live view").
+  bool view = false;
+  int view_port = 8080;
+  std::string view_host = "127.0.0.1";
+  bool view_paused = false;
+  std::string view_speed = "max";
+  /// Interventions to replay (`--interventions`), and where live ones are recorded.
+  std::string interventions;
+  std::string record_interventions;
   // ROS 2 (docs/ros2.md).
   bool ros2 = false;
   int ros2_domain = 0;

@@ -177,6 +177,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     Simulation sim(std::move(loaded.experiment), *loaded.registry, d,
                    o.resume ? &o.resume->state : nullptr);
     if (o.checkpoint_every_s > 0) sim.enable_checkpoints(sink);
+    if (p == 0 && o.before_start) o.before_start(sim);
     sim.start();
     const Tick total = sim.model().length_ticks;
     const auto t0 = std::chrono::steady_clock::now();

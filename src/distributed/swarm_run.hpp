@@ -53,6 +53,8 @@ struct SwarmRunOptions {
   time::Pacer pacing{time::TimeMode::kAsFastAsPossible, 1.0};
   // Process 0's hooks: what the command line attaches to a run (progress, pacing, Ctrl-C, the
   // ROS 2 bridge). No other process calls them.
+  /// With the simulation made, before its start() (the header and first frame of its logs).
+  std::function<void(Simulation&)> before_start;
   /// Before the first step, with the tick the run starts from (0, or its checkpoint's).
   std::function<void(Tick from)> on_start;
   /// After every tick; return false to stop the run ("interrupted at tick T").

@@ -202,11 +202,21 @@ log::LogHeader Simulation::make_header() {
 
 void Simulation::write_headers() {
   // (The header lists every robot by name: ~50 MB at a million robots, not built for no log.)
-  if (writers_.empty()) return;
+  if (writers_.empty() && !observer_) return;
   log::LogHeader h = make_header();
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     h.every = experiment_.logs[w].every;
     writers_[w]->begin(h);
+  }
+  if (observer_) begin_observer(std::move(h));
+}
+
+void Simulation::begin_observer(log::LogHeader h) {
+  h.every = 1;
+  try {
+    observer_->begin(h);
+  } catch (const std::exception& e) {
+    throw RunError(std::string("live view: ") + e.what());
   }
 }
 
@@ -223,8 +233,7 @@ log::FrameLogOptions Simulation::frame_log_options() {
   return o;
 }
 
-void Simulation::write_logs() {
-  if (writers_.empty()) return;
+log::LogFrameView Simulation::frame_view() const {
   log::LogFrameView v{.tick = state_.tick,
                       .time_ns = state_.tick * model_->tick_period_ns,
                       .status = state_.status,
@@ -234,6 +243,12 @@ void Simulation::write_logs() {
   // The logged columns' bytes as they are in the store: no copy, no column named here.
   for (ColumnHandle c : logged_robot_columns_) v.robot_columns.push_back(state_.robots.bytes(c));
   for (ColumnHandle c : logged_object_columns_) v.object_columns.push_back(state_.objects.bytes(c));
+  return v;
+}
+
+void Simulation::write_logs() {
+  if (writers_.empty() && !observer_) return;
+  const log::LogFrameView v = frame_view();
   for (std::size_t w = 0; w < writers_.size(); ++w)
     if (state_.tick % experiment_.logs[w].every == 0) {
       try {
@@ -243,6 +258,18 @@ void Simulation::write_logs() {
                        experiment_.logs[w].path + "': " + e.what());
       }
     }
+  // On several processes the first process holds the whole world's logged columns only at
+  // the start and on the ticks a log keeps (the moves then carry them): the observer gets those.
+  bool whole = !distributed() || !observed_;
+  for (std::int64_t every : log_every_) whole = whole || state_.tick % every == 0;
+  if (observer_ && whole) {
+    observed_ = true;
+    try {
+      observer_->write(v);
+    } catch (const std::exception& e) {
+      throw RunError("tick " + std::to_string(state_.tick) + ": live view: " + e.what());
+    }
+  }
 }
 
 void Simulation::start() {
@@ -467,6 +494,16 @@ void Simulation::finish() {
   if (finished_) return;
   finished_ = true;
   std::string error;
+  // The observer's last frame is the world as the run left it (it may skip frames while the
+  // run goes on, docs/view-format.md), before loop functions' destroy.
+  if (observer_ && started_) {
+    try {
+      observer_->write(frame_view());
+      observer_->finish();
+    } catch (const std::exception& e) {
+      error = std::string("live view: ") + e.what();
+    }
+  }
   if (loop_ && started_) {
     try {
       loop_->destroy(*this);
@@ -591,8 +628,8 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
   try {
     make_controller_instance(i);
   } catch (const RunError& e) {
-    throw RunError("tick " + std::to_string(state_.tick) + ", loop functions: add_robot: " +
-                   e.what());
+    throw RunError("tick " + std::to_string(state_.tick) +
+                   ", loop functions: add_robot: " + e.what());
   }
   if (distributed()) {
     host_.resize(state_.next_id, -1);

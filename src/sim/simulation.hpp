@@ -67,6 +67,16 @@ class Simulation final : private WorldAccess {
   /// learn of it from its next moves message, and it is taken one tick later). Taken at the
   /// start of a later step() on every process, before anything of that step.
   void request_checkpoint();
+  /// Hands the header and every tick's frame to `observer` (the live view, src/view/live_run.hpp)
+  /// as to a log of its own, with `every` 1, beside the experiment's logs, and at finish() the
+  /// world as it is then once more (the same tick as the last frame; an error may have stopped
+  /// a step midway), then the observer's finish(). The frames' spans stay valid until the next
+  /// step begins. On several processes, on the first process only, and the frames are those of
+  /// the start and of the ticks a log keeps (the first process then holds the whole world's
+  /// logged columns), and finish()'s after gather_state(). Read-only on the world: a run
+  /// observed gives the same bits as one not. Not in checkpoints. Call before start();
+  /// `observer` must outlive the run.
+  void observe_frames(log::LogWriter* observer) { observer_ = observer; }
   /// True when the experiment's length is reached or the loop functions ended the run.
   bool done() const;
   /// Ends the run: loop functions' destroy, logs completed. Idempotent; called on errors too.
@@ -115,7 +125,11 @@ class Simulation final : private WorldAccess {
   void sense_and_control();
   void act();
   void write_logs();
+  /// The logged columns of the world as it is now (spans on the store: valid until it changes).
+  log::LogFrameView frame_view() const;
   void write_headers();
+  /// Gives the observer (observe_frames) header `h` (its `every` set to 1).
+  void begin_observer(log::LogHeader h);
   void make_controller_instance(std::size_t robot_index);
   /// The log header of the world as it is; sets the logged column lists.
   log::LogHeader make_header();
@@ -379,6 +393,8 @@ class Simulation final : private WorldAccess {
   std::vector<std::int64_t> log_every_;  ///< every log's `every` (all processes; process 0 logs)
   std::unique_ptr<LoopFunctions> loop_;
   std::vector<std::unique_ptr<log::LogWriter>> writers_;
+  log::LogWriter* observer_ = nullptr;  ///< observe_frames()
+  bool observed_ = false;               ///< the observer has had a frame
   std::array<double, kPhaseCount> phase_seconds_{};
   std::unique_ptr<Resumed> resumed_;  ///< what a resumed run restores in start()
   CheckpointSink checkpoint_write_;

@@ -219,6 +219,7 @@ void Simulation::resume_controllers_and_logs() {
       throw RunError("cannot continue log '" + experiment_.logs[w].path + "': " + e.what());
     }
   }
+  if (observer_) begin_observer(std::move(h));  // (its first frame is the next tick's)
 }
 
 void Simulation::check_resumed_logs() const {

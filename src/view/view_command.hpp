@@ -11,4 +11,9 @@ namespace fleetsim::view {
 /// configuration or option.
 void add_command(CLI::App& app, int& status);
 
+/// Adds the `control` subcommand (control_command.cpp): steers a run started with `fleetsim
+/// run --view`. Status 0 when the run took the command, 1 when it refused it or cannot be
+/// reached, 2 for a bad URL or value.
+void add_control_command(CLI::App& app, int& status);
+
 }  // namespace fleetsim::view

@@ -3,9 +3,11 @@
 #include <httplib.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "view/frame_encoding.hpp"
 #include "view/page_files.hpp"
@@ -35,7 +37,17 @@ std::optional<std::size_t> param(const httplib::Request& req, const char* key) {
 
 }  // namespace
 
-ViewServer::ViewServer(std::unique_ptr<log::LogReader> reader, ViewConfig config,
+ViewServer::ViewServer(LiveAccess live, ViewConfig config, std::string log_name,
+                       std::function<void(const std::string&)> report)
+    : ViewServer(std::shared_ptr<log::LogReader>(live.run), std::move(config), std::move(log_name),
+                 std::move(report)) {
+  live_ = std::move(live);
+  // Long polls hold a thread each: room for many pages beside their frame requests.
+  http_->new_task_queue = [] { return new httplib::ThreadPool(32); };
+  add_live_routes();
+}
+
+ViewServer::ViewServer(std::shared_ptr<log::LogReader> reader, ViewConfig config,
                        std::string log_name, std::function<void(const std::string&)> report)
     : reader_(std::move(reader)),
       config_(std::move(config)),
@@ -58,13 +70,129 @@ int ViewServer::bind(const std::string& host, int port) {
   return http_->bind_to_port(host, port) ? port : -1;
 }
 
-void ViewServer::run() { http_->listen_after_bind(); }
+void ViewServer::run() {
+  http_->listen_after_bind();
+}
 
-void ViewServer::stop() { http_->stop(); }
+void ViewServer::stop() {
+  http_->stop();
+}
+
+bool ViewServer::wait_running(int timeout_ms) {
+  for (int waited = 0; !http_->is_running() && waited < timeout_ms; ++waited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return http_->is_running();
+}
 
 void ViewServer::report_once(const std::string& message) {
   std::lock_guard lock(report_mutex_);
   if (reported_.insert(message).second && report_) report_(message);
+}
+
+namespace {
+
+nlohmann::json status_json(const LiveRun::Status& st, bool control) {
+  return {{"frames", st.frames},
+          {"firstFrame", st.first_frame},
+          {"tick", st.tick},
+          {"state", st.state},
+          {"speed", st.speed},
+          {"endMessage", st.end_message},
+          {"version", st.version},
+          {"control", control},
+          {"intervention", st.intervention},
+          {"interventions", st.interventions}};
+}
+
+}  // namespace
+
+void ViewServer::add_live_routes() {
+  httplib::Server& s = *http_;
+  auto has_token = [this](const httplib::Request& req) {
+    return req.has_param("token") && req.get_param_value("token") == live_.token;
+  };
+
+  s.Get("/api/live", [this, has_token](const httplib::Request& req, httplib::Response& res) {
+    const bool control = has_token(req);
+    if (req.has_param("token") && !control) {
+      send_error(res, 403,
+                 "this is not the run's token (the URL printed by `fleetsim run --view` "
+                 "carries it)");
+      return;
+    }
+    auto frames = param(req, "frames");
+    auto version = param(req, "version");
+    LiveRun::Status st = frames && version
+                             ? live_.run->wait(*frames, *version, std::chrono::milliseconds(1000))
+                             : live_.run->status();
+    res.set_content(status_json(st, control).dump(), kJson);
+  });
+
+  s.Post("/api/control", [this, has_token](const httplib::Request& req, httplib::Response& res) {
+    if (!has_token(req)) {
+      send_error(res, 403,
+                 req.has_param("token")
+                     ? "control refused: this is not the run's token"
+                     : "control refused: it needs the run's token (?token=..., in the URL "
+                       "`fleetsim run --view` prints)");
+      return;
+    }
+    nlohmann::json body = nlohmann::json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded() || !body.is_object() || !body.contains("command") ||
+        !body["command"].is_string()) {
+      send_error(res, 400,
+                 "expected a JSON object {\"command\": \"pause\"|\"play\"|\"step\"|\"speed\", "
+                 "\"value\": X}");
+      return;
+    }
+    const std::string command = body["command"].get<std::string>();
+    if (command == "move") {
+      // {"command": "move", "robot": ID, "x": X, "y": Y[, "heading": H]}
+      auto finite = [&](const char* key) {
+        return body.contains(key) && body[key].is_number() &&
+               std::isfinite(body[key].get<double>());
+      };
+      const bool robot_ok = body.contains("robot") && body["robot"].is_number_unsigned() &&
+                            body["robot"].get<std::uint64_t>() <= 0xffffffffu;
+      if (!robot_ok || !finite("x") || !finite("y") ||
+          (body.contains("heading") && !finite("heading"))) {
+        send_error(res, 400,
+                   "move expects {\"command\": \"move\", \"robot\": ID, \"x\": X, \"y\": Y} "
+                   "(metres; optional \"heading\", radians) with finite numbers");
+        return;
+      }
+      LiveRun::Move m;
+      m.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
+      m.x = body["x"].get<double>();
+      m.y = body["y"].get<double>();
+      if (body.contains("heading")) m.heading = body["heading"].get<double>();
+      const std::string refused = live_.run->request_move(m);
+      if (!refused.empty()) {
+        send_error(res, 409, refused);
+        return;
+      }
+      res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+      return;
+    }
+    std::optional<double> value;
+    if (command == "speed") {
+      const nlohmann::json& v = body.contains("value") ? body["value"] : nlohmann::json();
+      if (v.is_number()) {
+        value = v.get<double>();
+      } else if (!(v.is_string() && v.get<std::string>() == "max")) {
+        send_error(res, 400,
+                   "speed expects \"value\": simulated seconds per wall second, a number > 0 "
+                   "(1 = real time), or \"max\" (as fast as possible)");
+        return;
+      }
+    }
+    const std::string refused = live_.run->control(command, value);
+    if (!refused.empty()) {
+      send_error(res, refused.starts_with("the run has ended") ? 409 : 400, refused);
+      return;
+    }
+    res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+  });
 }
 
 void ViewServer::add_routes() {
@@ -86,11 +214,19 @@ void ViewServer::add_routes() {
   }
 
   s.Get("/api/header", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(header_json_, kJson);
+    if (!live_.run) {
+      res.set_content(header_json_, kJson);
+      return;
+    }
+    // A live run's frames grow: the count as it is now, and the oldest frame still held.
+    const LiveRun::Status st = live_.run->status();
+    nlohmann::json h = header_json(reader_->header(), reader_->format(), st.frames, log_name_);
+    h["live"] = true;
+    h["firstFrame"] = st.first_frame;
+    res.set_content(h.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
   });
-  s.Get("/api/ping", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("{}", kJson);
-  });
+  s.Get("/api/ping",
+        [](const httplib::Request&, httplib::Response& res) { res.set_content("{}", kJson); });
   s.Get("/api/config", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(config_json_, kJson);
   });
@@ -109,12 +245,12 @@ void ViewServer::add_routes() {
     try {
       std::lock_guard lock(reader_mutex_);
       if (*start >= reader_->frame_count()) {
-        send_error(res, 416, "frame " + std::to_string(*start) + " is past the end of the log (" +
-                                 std::to_string(reader_->frame_count()) + " frames)");
+        send_error(res, 416,
+                   "frame " + std::to_string(*start) + " is past the end of the log (" +
+                       std::to_string(reader_->frame_count()) + " frames)");
         return;
       }
-      body = encode_chunk(*reader_, *start, std::min<std::size_t>(*count, 100000),
-                          kMaxChunkBytes);
+      body = encode_chunk(*reader_, *start, std::min<std::size_t>(*count, 100000), kMaxChunkBytes);
     } catch (const std::exception& e) {
       std::string message = e.what();  // names the log and the frame
       report_once(message);
@@ -135,8 +271,8 @@ void ViewServer::add_routes() {
       std::lock_guard lock(reader_mutex_);
       nlohmann::json j = robot_json(*reader_, *frame, *index);
       if (j.is_null()) {
-        send_error(res, 404, "no robot " + std::to_string(*index) + " in frame " +
-                                 std::to_string(*frame));
+        send_error(res, 404,
+                   "no robot " + std::to_string(*index) + " in frame " + std::to_string(*frame));
         return;
       }
       res.set_content(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
@@ -169,18 +305,18 @@ void ViewServer::add_routes() {
     res.set_content(body.str(), a.mime_type.c_str());
   });
 
-  s.set_exception_handler([this](const httplib::Request&, httplib::Response& res,
-                                 std::exception_ptr ep) {
-    std::string what = "internal error";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    report_once(what);
-    send_error(res, 500, what);
-  });
+  s.set_exception_handler(
+      [this](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "internal error";
+        try {
+          if (ep) std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        report_once(what);
+        send_error(res, 500, what);
+      });
 }
 
 }  // namespace fleetsim::view

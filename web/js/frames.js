@@ -124,8 +124,16 @@ export class FrameStore {
     const c = this.chunks.get(k);
     if (c) c.used = performance.now();
     if (f) return f;
+    // A chunk loaded while the run had not computed all its frames yet: load the rest.
+    if (c && c.state === 'loaded') this.chunks.delete(k);
     this.request(k, true);
     return null;
+  }
+
+  /** A live run's frames grow: `count` frames now, the oldest still held `first`. */
+  setCount(count, first = 0) {
+    this.count = count;
+    this.first = first;
   }
 
   has(i) { return this.frames.has(i); }
@@ -163,7 +171,8 @@ export class FrameStore {
   async load(k, c) {
     const first = k * this.chunkFrames;
     const end = Math.min(this.count, first + this.chunkFrames);
-    let next = first;
+    let next = Math.max(first, this.first || 0);
+    while (next < end && this.frames.has(next)) next++; // (a live chunk's frames so far)
     try {
       while (next < end) {
         const res = await fetch(`/api/frames?start=${next}&count=${end - next}`);

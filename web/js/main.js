@@ -4,6 +4,7 @@
 //
 // window.fleetsimViewer is the page's test and benchmark hook (tests/e2e).
 
+import { LiveLink, speedOptions } from './live.js';
 import { FrameStore } from './frames.js';
 import { Player } from './player.js';
 import { LayerColoring, cssColor } from './colorings.js';
@@ -30,6 +31,8 @@ const ui = {
   canvas: $('scene'), status: $('status'), title: $('title'), message: $('message'),
   info: $('info'), play: $('play'), state: $('state'), timeline: $('timeline'),
   clock: $('clock'), speed: $('speed'), fps: $('fps'),
+  live: $('live'), runState: $('run-state'), runPause: $('run-pause'), runStep: $('run-step'),
+  runSpeed: $('run-speed'), runFollow: $('run-follow'),
 };
 
 function showMessage(text, kind = 'error') {
@@ -471,7 +474,10 @@ class Viewer {
     const dt = this.last ? (now - this.last) / 1000 : 0;
     this.last = now;
     const p = this.player;
-    if (this.bench) {
+    if (this.live && this.live.follow) {
+      // Live, following the run: the newest frame computed (shown once it has arrived).
+      p.position = Math.max(0, p.frameCount - 1);
+    } else if (this.bench) {
       const next = (p.frame + 1) % Math.max(1, p.frameCount);
       if (this.store.has(next)) { p.position = next; this.bench.shown++; }
     } else {
@@ -505,6 +511,7 @@ class Viewer {
     ui.status.textContent = f ? f.status : '';
     let state = p.mode;
     if (p.buffering && p.rate() !== 0) state += ' (loading)';
+    if (this.live && this.live.follow) state = 'live';
     ui.state.textContent = state;
     ui.play.textContent = p.playing ? 'pause' : 'play';
     if (document.activeElement !== ui.timeline) ui.timeline.value = String(p.frame);
@@ -578,6 +585,9 @@ function bindInput(v) {
   const held = new Set();
   window.addEventListener('keydown', (ev) => {
     if (ev.target === ui.timeline && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) ev.target.blur();
+    if (ev.target === ui.runSpeed) return;
+    // Live: looking back stops following the run's newest frame ("latest" follows again).
+    if (v.live && (ev.key === 'ArrowLeft' || ev.key === 'Enter')) v.live.follow = false;
     switch (ev.key) {
       case ' ': p.togglePlay(); break;
       case 'ArrowRight': if (!held.has(ev.key)) p.startSeek(+1); break;
@@ -596,7 +606,10 @@ function bindInput(v) {
   });
   window.addEventListener('blur', () => { held.clear(); if (p.seek) p.stopSeek(); });
   ui.play.addEventListener('click', () => { p.togglePlay(); ui.play.blur(); });
-  ui.timeline.addEventListener('input', () => p.goTo(Number(ui.timeline.value)));
+  ui.timeline.addEventListener('input', () => {
+    if (v.live) v.live.follow = false;
+    p.goTo(Number(ui.timeline.value));
+  });
   ui.timeline.addEventListener('change', () => ui.timeline.blur());
 
   const dpr = () => window.devicePixelRatio || 1;
@@ -614,22 +627,37 @@ function bindInput(v) {
     v.dirty = true;
   }, { passive: false });
   let drag = null;
+  const canvasPoint = (ev) => {
+    const rect = ui.canvas.getBoundingClientRect();
+    return [(ev.clientX - rect.left) * dpr(), (ev.clientY - rect.top) * dpr()];
+  };
   ui.canvas.addEventListener('pointerdown', (ev) => {
     drag = { x: ev.clientX, y: ev.clientY, cx: v.camera.cx, cy: v.camera.cy, moved: false };
+    // Live, with the token: shift-drag moves a robot (an intervention, recorded by the run).
+    if (ev.shiftKey && v.live && v.live.canControl && v.frame) {
+      const i = v.pick(...canvasPoint(ev));
+      if (i >= 0) drag.robotId = v.frame.robots.id[i];
+    }
     ui.canvas.setPointerCapture(ev.pointerId);
   });
   ui.canvas.addEventListener('pointermove', (ev) => {
     if (!drag) return;
     const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; ui.canvas.classList.add('dragging'); }
-    if (!drag.moved) return;
+    if (!drag.moved || drag.robotId !== undefined) return;
     v.camera.cx = drag.cx - dx * dpr() / v.camera.scale;
     v.camera.cy = drag.cy + dy * dpr() / v.camera.scale;
     v.dirty = true;
   });
   ui.canvas.addEventListener('pointerup', (ev) => {
     ui.canvas.classList.remove('dragging');
-    if (drag && !drag.moved) {
+    if (drag && drag.moved && drag.robotId !== undefined) {
+      const [x, y] = canvasPoint(ev);
+      const view = v.view(), c = v.header.arena.center;
+      const wx = view.cx + (x - view.width / 2) / view.scale + c[0];
+      const wy = view.cy - (y - view.height / 2) / view.scale + c[1];
+      v.live.move(drag.robotId, wx, wy);
+    } else if (drag && !drag.moved) {
       const rect = ui.canvas.getBoundingClientRect();
       v.select(v.pick((ev.clientX - rect.left) * dpr(), (ev.clientY - rect.top) * dpr()));
     }
@@ -652,6 +680,7 @@ function exposeApi(v) {
       return {
         frame: v.player.frame, frameCount: v.player.frameCount, tick: f ? f.tick : null,
         timeNs: f ? f.timeNs : null, shownFrame: f ? f.index : null, playing: v.player.playing,
+        live: v.live ? { ...v.live.status, follow: v.live.follow } : null,
         mode: v.player.mode, speed: v.player.speed, status: f ? f.status : null,
         fps: v.fpsSamples.length, error: document.body.dataset.error || null,
         selected: v.selected,
@@ -661,6 +690,7 @@ function exposeApi(v) {
     play() { v.player.setPlaying(true); },
     /** Shows frame i and resolves when it is drawn. */
     async show(i) {
+      if (v.live) v.live.follow = false; // (as the timeline does)
       v.player.setPlaying(false);
       v.player.goTo(i);
       while (!v.frame || v.frame.index !== v.player.frame) {
@@ -741,7 +771,81 @@ async function main() {
   bindInput(v);
   exposeApi(v);
   requestAnimationFrame((t) => v.tick(t));
-  watchServer();
+  if (header.live) watchRun(v); else watchServer();
+}
+
+// A live run (`fleetsim run --view`): the frame count follows the run's; the run's own
+// controls are shown, and enabled when the page's URL carries the run's token.
+function watchRun(v) {
+  ui.live.hidden = false;
+  document.getElementById('help-live').hidden = false;
+  document.body.dataset.run = 'running';
+  for (const s of speedOptions()) {
+    const o = document.createElement('option');
+    o.value = s;
+    o.textContent = s === 'max' ? 'as fast as possible' : s === '1' ? 'real time' : `×${s}`;
+    ui.runSpeed.append(o);
+  }
+  let lastIntervention = '';
+  const link = new LiveLink({
+    onStatus(st) {
+      v.store.setCount(st.frames, st.firstFrame);
+      v.player.frameCount = st.frames;
+      ui.timeline.min = String(st.firstFrame);
+      ui.timeline.max = String(Math.max(0, st.frames - 1));
+      ui.title.textContent = `${v.header.experiment} · live run · ${st.frames} frames` +
+        (st.firstFrame > 0 ? ` (from frame ${st.firstFrame})` : '');
+      const speed = st.speed > 0 ? `${+st.speed.toPrecision(4)}× real time` : 'as fast as possible';
+      ui.runState.textContent = st.state === 'ended' ? 'run: ended'
+        : `run: ${st.state} · tick ${st.tick} · ${speed}`;
+      ui.runPause.textContent = st.state === 'paused' ? 'resume run' : 'pause run';
+      const wanted = st.speed > 0 ? String(st.speed) : 'max';
+      if (document.activeElement !== ui.runSpeed && [...ui.runSpeed.options].some((o) => o.value === wanted)) {
+        ui.runSpeed.value = wanted;
+      }
+      const off = !st.control || st.state === 'ended';
+      for (const b of [ui.runPause, ui.runStep, ui.runSpeed]) {
+        b.disabled = off;
+        b.title = st.control ? b.title : 'control needs the run\'s token (open the URL that ' +
+          '`fleetsim run --view` printed)';
+      }
+      document.body.dataset.run = st.state;
+      if (st.intervention && st.intervention !== lastIntervention) {
+        showMessage(st.intervention, 'note');
+        lastIntervention = st.intervention;
+      }
+      v.dirty = true;
+    },
+    onEnd(st) {
+      showMessage(`the run has ended (${st.endMessage || 'finished'}); its server has stopped. ` +
+        'Frames already loaded still show.', 'note');
+      ui.runState.textContent = 'run: ended';
+      document.body.dataset.run = 'ended';
+    },
+    onLost(reason) {
+      document.body.dataset.run = 'lost';
+      ui.runState.textContent = 'run: gone';
+      showMessage(reason ? `the live view refused this page: ${reason}`
+        : 'lost contact with the run (it has ended or was stopped); frames already loaded still show',
+      'note');
+    },
+  });
+  v.live = link;
+  const send = async (command, value, fields) => {
+    const refused = await link.control(command, value, fields);
+    if (refused) showMessage(`the run refused "${command}": ${refused}`, 'note');
+  };
+  link.move = (robot, x, y) => send('move', undefined, { robot, x, y });
+  ui.runPause.addEventListener('click', () =>
+    send(link.status && link.status.state === 'paused' ? 'play' : 'pause'));
+  ui.runStep.addEventListener('click', () => { link.follow = true; send('step'); });
+  ui.runSpeed.addEventListener('change', () => {
+    const s = ui.runSpeed.value;
+    send('speed', s === 'max' ? 'max' : Number(s));
+    ui.runSpeed.blur();
+  });
+  ui.runFollow.addEventListener('click', () => { link.follow = true; });
+  link.run();
 }
 
 // Polls the server so that a stopped `fleetsim view` is said in the page, not discovered on

@@ -168,11 +168,11 @@ TEST(BenchSmoke, BadOptionsAreUserErrors) {
 }
 
 // The benchmarks' commands in the docs (docs/*.md, README.md: inline code and fenced blocks
-// naming bench/diffusion, bench/footbot, bench/timesync or bench/lua_states) use only options
-// that the program's --help lists; --help itself exits 0.
+// naming bench/diffusion, bench/footbot, bench/timesync, bench/lua_states or bench/live_view)
+// use only options that the program's --help lists; --help itself exits 0.
 TEST(BenchSmoke, TheDocsBenchmarkCommandsUseOptionsTheProgramsHave) {
   std::map<std::string, std::string> help;
-  for (const char* name : {"diffusion", "footbot", "timesync", "lua_states"})
+  for (const char* name : {"diffusion", "footbot", "timesync", "lua_states", "live_view"})
     help[name] = run(std::string(FLEETSIM_BINARY_DIR) + "/bench/" + name + " --help");
   std::vector<std::string> texts;
   std::vector<fs::path> files{fs::path(FLEETSIM_SOURCE_DIR) / "README.md"};

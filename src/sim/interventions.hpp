@@ -1,0 +1,49 @@
+// Interventions: changes a person makes to a running world from the live view (a robot dragged
+// to a new pose), recorded with the tick boundary they landed at so that `fleetsim run
+// --interventions FILE` replays the session with the same log bytes and final hash
+// (docs/view-format.md, "Interventions"). Each lands between two steps through the path loop
+// functions use (Simulation::place_robot), on one process.
+//
+// The file is text, one intervention a line, `#` starting a comment:
+//   TICK move ROBOT_ID X Y HEADING
+// TICK: the world's tick when it landed (before the step from TICK to TICK + 1); X, Y in metres,
+// HEADING in radians, each written as the shortest text that reads back as the same double.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/diagnostics.hpp"
+#include "fleetsim/types.hpp"
+
+namespace fleetsim {
+
+class Simulation;
+
+/// One intervention: robot `robot` placed at (x, y) heading `heading`, at tick boundary `tick`.
+struct Intervention {
+  Tick tick = 0;
+  EntityId robot = 0;
+  double x = 0, y = 0, heading = 0;
+  int line = 0;  ///< in the file it was read from (0: made live)
+};
+
+/// The line recording `i` (without newline).
+std::string format_intervention(const Intervention& i);
+
+/// Reads an interventions file: every problem in `diags` (file:line), nullopt if any. The
+/// interventions come in file order; their ticks must not decrease.
+std::optional<std::vector<Intervention>> load_interventions(const std::string& path,
+                                                            Diagnostics& diags);
+
+/// Why `i` cannot land on `sim` now ("" when it can): no such robot, a position outside the
+/// arena or a value that is not a finite number.
+std::string intervention_problem(const Simulation& sim, const Intervention& i);
+
+/// Lands `i` on `sim`, between steps (the robot's altitude, if it has one, is kept). Call
+/// intervention_problem() first; throws RunError otherwise.
+void apply_intervention(Simulation& sim, const Intervention& i);
+
+}  // namespace fleetsim

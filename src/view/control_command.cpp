@@ -1,0 +1,149 @@
+// `fleetsim control URL pause|play|step|speed X|move ID X Y [H]`: steers a run started with
+// `fleetsim run
+// --view` through its HTTP control API (docs/view-format.md, "Control"), as the page does.
+#include <httplib.h>
+
+#include <charconv>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/diagnostics.hpp"
+#include "view/view_command.hpp"
+
+namespace fleetsim::view {
+
+namespace {
+
+struct ControlOptions {
+  std::string url;
+  std::string command;
+  std::vector<std::string> values;
+};
+
+/// `text` as a finite double, or nullopt.
+std::optional<double> number(const std::string& text) {
+  double v = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() ||
+      !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
+int run_control(const ControlOptions& o) {
+  // http://HOST:PORT/...?token=T (the URL `fleetsim run --view` prints).
+  static const std::regex kUrl(R"(^http://(\[[^\]]+\]|[^/:?#]+):(\d+)[^?#]*(\?[^#]*)?$)");
+  std::smatch m;
+  if (!std::regex_match(o.url, m, kUrl)) {
+    std::cerr << "fleetsim control: error: '" << o.url
+              << "' is not the URL of a live run (expected http://HOST:PORT/?token=TOKEN, as "
+                 "`fleetsim run --view` prints it)\n";
+    return kExitUserError;
+  }
+  std::string host = m[1].str();
+  if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  int port = 0;
+  const std::string port_text = m[2].str();
+  std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  std::string token;
+  static const std::regex kToken(R"([?&]token=([0-9A-Za-z]+))");
+  const std::string query = m[3].str();
+  if (std::smatch t; std::regex_search(query, t, kToken)) token = t[1].str();
+
+  nlohmann::json body = {{"command", o.command}};
+  const std::vector<std::string>& v = o.values;
+  if (o.command == "speed") {
+    if (v.size() != 1) {
+      std::cerr << "fleetsim control: error: speed needs one value: simulated seconds per wall "
+                   "second (1 = real time) or max\n";
+      return kExitUserError;
+    }
+    if (v[0] == "max") {
+      body["value"] = "max";
+    } else if (auto x = number(v[0]); x && *x > 0) {
+      body["value"] = *x;
+    } else {
+      std::cerr << "fleetsim control: error: speed '" << v[0] << "' is not a number > 0 or max\n";
+      return kExitUserError;
+    }
+  } else if (o.command == "move") {
+    // move ROBOT_ID X Y [HEADING]
+    std::uint32_t robot = 0;
+    const bool id_ok =
+        v.size() >= 3 && std::from_chars(v[0].data(), v[0].data() + v[0].size(), robot).ptr ==
+                             v[0].data() + v[0].size();
+    std::optional<double> x, y, heading;
+    if (v.size() >= 3) x = number(v[1]), y = number(v[2]);
+    if (v.size() == 4) heading = number(v[3]);
+    if (!id_ok || v.size() > 4 || !x || !y || (v.size() == 4 && !heading)) {
+      std::cerr << "fleetsim control: error: move needs ROBOT_ID X Y [HEADING] (metres, "
+                   "radians)\n";
+      return kExitUserError;
+    }
+    body["robot"] = robot;
+    body["x"] = *x;
+    body["y"] = *y;
+    if (heading) body["heading"] = *heading;
+  } else if (!v.empty()) {
+    std::cerr << "fleetsim control: error: " << o.command << " takes no value\n";
+    return kExitUserError;
+  }
+
+  httplib::Client client(host, port);
+  client.set_connection_timeout(5);
+  client.set_read_timeout(5);
+  auto res = client.Post(token.empty() ? "/api/control" : "/api/control?token=" + token,
+                         body.dump(), "application/json");
+  if (!res) {
+    std::cerr << "fleetsim control: error: cannot reach " << host << ":" << port
+              << " (has the run ended?)\n";
+    return kExitRuntimeError;
+  }
+  nlohmann::json reply = nlohmann::json::parse(res->body, nullptr, false);
+  if (res->status != 200) {
+    std::cerr << "fleetsim control: refused: "
+              << (reply.is_object() && reply.contains("error") && reply["error"].is_string()
+                      ? reply["error"].get<std::string>()
+                      : "HTTP " + std::to_string(res->status))
+              << "\n";
+    return kExitRuntimeError;
+  }
+  if (o.command == "move")
+    std::cout << "move of robot " << body["robot"] << " sent: it lands at the run's next tick "
+              << "boundary (the page and the run's terminal say what became of it)\n";
+  if (reply.is_object() && reply.contains("state"))
+    std::cout << "run " << reply["state"].get<std::string>() << " at tick " << reply["tick"]
+              << ", speed "
+              << (reply["speed"].get<double>() > 0 ? reply["speed"].dump() + "x real time"
+                                                   : std::string("max"))
+              << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_control_command(CLI::App& app, int& status) {
+  auto options = std::make_shared<ControlOptions>();
+  CLI::App* control = app.add_subcommand(
+      "control",
+      "Steer a run started with `fleetsim run --view`: pause, play, step (one tick), "
+      "speed X (simulated seconds per wall second; 1 = real time) or speed max, move ROBOT_ID "
+      "X Y [HEADING] (at the next tick boundary, recorded by the run)");
+  control->add_option("URL", options->url, "the URL the run printed (it carries the token)")
+      ->required();
+  control->add_option("COMMAND", options->command, "pause, play, step, speed or move")
+      ->required()
+      ->check(CLI::IsMember({"pause", "play", "step", "speed", "move"}));
+  control->add_option("VALUES", options->values,
+                      "speed: a number > 0 (x real time) or max; move: ROBOT_ID X Y [HEADING]");
+  control->callback([options, &status] { status = run_control(*options); });
+}
+
+}  // namespace fleetsim::view

@@ -1,0 +1,278 @@
+#include "view/live_run.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+namespace fleetsim::view {
+
+LiveRun::LiveRun(Options options) : options_(options) {
+  paused_ = options.paused;
+  speed_ = options.speed > 0 ? options.speed : 0;
+  update_paced();
+}
+
+void LiveRun::begin(const log::LogHeader& header) {
+  std::lock_guard lock(mutex_);
+  header_ = header;
+  header_.every = 1;
+}
+
+void LiveRun::resume(const log::LogHeader&, const log::LogMark&) {
+  throw log::LogError("a live view is not continued from a checkpoint");
+}
+
+void LiveRun::write(const log::LogFrameView& v) {
+  latest_tick_.store(v.tick, std::memory_order_relaxed);
+  if (held_any_ && v.tick == last_held_tick_) return;  // (finish()'s frame, held already)
+  // At full speed, at most held_fps frames a wall second while a page watches (what it can
+  // show), idle_held_fps while none does: a cost bounded by wall time whatever the ticks per
+  // second, and small when nobody looks. Paused, stepped or paced: every frame.
+  const auto now = std::chrono::steady_clock::now();
+  if (held_any_ && !paced_.load(std::memory_order_relaxed)) {
+    const bool watched = now - last_poll() < kWatchedFor;
+    const double fps = watched ? options_.held_fps : options_.idle_held_fps;
+    if (fps > 0 && now - last_held_at_ < std::chrono::duration<double>(1.0 / fps)) {
+      last_view_ = v;  // held if the run pauses or ends right after it (vectors reused)
+      skipped_ = true;
+      return;
+    }
+  }
+  hold(v, now);
+}
+
+void LiveRun::finish() {
+  if (skipped_) hold(last_view_, std::chrono::steady_clock::now());
+}
+
+void LiveRun::hold(const log::LogFrameView& v, std::chrono::steady_clock::time_point now) {
+  held_any_ = true;
+  last_held_tick_ = v.tick;
+  last_held_at_ = now;
+  Frame f;
+  f.tick = v.tick;
+  f.time_ns = v.time_ns;
+  f.status = std::string(v.status);
+  f.tag_count = v.tags.size();
+  f.robot_count = v.robot_count;
+  f.object_count = v.object_count;
+  std::size_t total = 0;
+  for (auto c : v.robot_columns) total += c.size();
+  for (auto c : v.object_columns) total += c.size();
+  {
+    // A dropped frame's buffer, when there is one: memory already touched, no page faults.
+    std::lock_guard lock(mutex_);
+    if (!spare_.empty()) {
+      f.data = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  f.data.resize(total);
+  std::size_t at = 0;
+  auto copy = [&](std::span<const std::uint8_t> c, std::vector<std::size_t>& ends) {
+    if (!c.empty()) std::memcpy(f.data.data() + at, c.data(), c.size());
+    at += c.size();
+    ends.push_back(at);
+  };
+  for (auto c : v.robot_columns) copy(c, f.robot_ends);
+  for (auto c : v.object_columns) copy(c, f.object_ends);
+  {
+    std::lock_guard lock(mutex_);
+    for (std::size_t t = tags_.size(); t < v.tags.size(); ++t) tags_.push_back(v.tags[t]);
+    held_bytes_ += f.data.size();
+    frames_.push_back(std::move(f));
+    // Keep the newest frame whatever its size; drop the oldest beyond the budget.
+    while (frames_.size() > 1 && held_bytes_ > options_.memory_bytes) {
+      held_bytes_ -= frames_.front().data.size();
+      if (spare_.size() < 2) spare_.push_back(std::move(frames_.front().data));
+      frames_.pop_front();
+      ++first_frame_;
+    }
+  }
+  skipped_ = false;
+  changed_.notify_all();
+}
+
+std::size_t LiveRun::frame_count() const {
+  std::lock_guard lock(mutex_);
+  return first_frame_ + frames_.size();
+}
+
+log::LogFrame LiveRun::read_frame(std::size_t index) {
+  std::lock_guard lock(mutex_);
+  if (index < first_frame_)
+    throw log::LogError("frame " + std::to_string(index) +
+                        " is no longer held by the live view (it keeps the newest frames, from "
+                        "frame " +
+                        std::to_string(first_frame_) + "; the run's log has them all)");
+  if (index >= first_frame_ + frames_.size())
+    throw log::LogError("frame " + std::to_string(index) + " is not computed yet");
+  const Frame& s = frames_[index - first_frame_];
+  log::LogFrame f;
+  f.tick = s.tick;
+  f.time_ns = s.time_ns;
+  f.status = s.status;
+  f.tags.assign(tags_.begin(), tags_.begin() + static_cast<std::ptrdiff_t>(s.tag_count));
+  f.robot_count = s.robot_count;
+  f.object_count = s.object_count;
+  std::size_t at = 0;
+  for (std::size_t end : s.robot_ends) {
+    f.robot_columns.emplace_back(s.data.begin() + static_cast<std::ptrdiff_t>(at),
+                                 s.data.begin() + static_cast<std::ptrdiff_t>(end));
+    at = end;
+  }
+  for (std::size_t end : s.object_ends) {
+    f.object_columns.emplace_back(s.data.begin() + static_cast<std::ptrdiff_t>(at),
+                                  s.data.begin() + static_cast<std::ptrdiff_t>(end));
+    at = end;
+  }
+  return f;
+}
+
+std::string LiveRun::control(const std::string& command, std::optional<double> value) {
+  {
+    std::lock_guard lock(mutex_);
+    if (ended_) return "the run has ended (" + end_message_ + ")";
+    if (command == "pause") {
+      paused_ = true;
+      steps_ = 0;
+    } else if (command == "play") {
+      paused_ = false;
+      steps_ = 0;
+    } else if (command == "step") {
+      paused_ = true;
+      ++steps_;
+    } else if (command == "speed") {
+      if (value && !(std::isfinite(*value) && *value > 0))
+        return "speed expects simulated seconds per wall second, a number > 0 (1 = real time), "
+               "or \"max\" (as fast as possible)";
+      speed_ = value ? *value : 0;
+    } else {
+      return "unknown command '" + command + "' (expected pause, play, step, speed or move)";
+    }
+    anchored_ = false;  // the pace starts again from here
+    ++version_;
+    update_paced();
+  }
+  changed_.notify_all();
+  return "";
+}
+
+std::string LiveRun::request_move(const Move& move) {
+  std::lock_guard lock(mutex_);
+  if (ended_) return "the run has ended (" + end_message_ + ")";
+  moves_.push_back(move);
+  has_moves_.store(true);
+  return "";
+}
+
+std::vector<LiveRun::Move> LiveRun::take_moves() {
+  if (!has_moves_.load(std::memory_order_relaxed)) return {};
+  std::lock_guard lock(mutex_);
+  has_moves_.store(false);
+  return std::exchange(moves_, {});
+}
+
+void LiveRun::report_intervention(const std::string& message, bool landed) {
+  {
+    std::lock_guard lock(mutex_);
+    intervention_ = message;
+    if (landed) ++interventions_;
+    ++version_;
+  }
+  changed_.notify_all();
+}
+
+void LiveRun::update_paced() {
+  paced_.store(paused_ || steps_ > 0 || speed_ > 0);
+}
+
+LiveRun::Status LiveRun::status_locked() const {
+  Status s;
+  s.frames = first_frame_ + frames_.size();
+  s.first_frame = first_frame_;
+  s.tick = latest_tick_.load(std::memory_order_relaxed);
+  s.state = ended_ ? "ended" : paused_ ? "paused" : "running";
+  s.speed = speed_;
+  s.end_message = end_message_;
+  s.version = version_;
+  s.intervention = intervention_;
+  s.interventions = interventions_;
+  return s;
+}
+
+LiveRun::Status LiveRun::status() const {
+  last_poll_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count());
+  std::lock_guard lock(mutex_);
+  return status_locked();
+}
+
+LiveRun::Status LiveRun::wait(std::uint64_t frames, std::uint64_t version,
+                              std::chrono::milliseconds timeout) {
+  last_poll_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count());
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, timeout, [&] {
+    return ended_ || version_ != version || first_frame_ + frames_.size() > frames;
+  });
+  return status_locked();
+}
+
+std::chrono::steady_clock::time_point LiveRun::last_poll() const {
+  return std::chrono::steady_clock::time_point(
+      std::chrono::steady_clock::duration(last_poll_ns_.load()));
+}
+
+void LiveRun::before_step(Tick tick, SimTime tick_period_ns,
+                          const std::function<bool()>& keep_going) {
+  // A skipped frame's spans are valid until the step begins: held now or never.
+  if (!paced_.load(std::memory_order_relaxed)) {
+    skipped_ = false;
+    return;
+  }
+  // Paused or paced: the page shows the tick the run stands at.
+  if (skipped_) hold(last_view_, std::chrono::steady_clock::now());
+  constexpr auto kSlice = std::chrono::milliseconds(200);
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (ended_) return;
+    if (paused_ && steps_ > 0) {  // "step": this one tick, at once
+      --steps_;
+      update_paced();
+      anchored_ = false;
+      return;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    auto until = now + kSlice;
+    if (!paused_) {
+      if (speed_ <= 0) return;
+      // Paced: tick T starts at anchor + (T - anchor tick) periods / speed.
+      if (!anchored_) {
+        anchored_ = true;
+        anchor_tick_ = tick;
+        anchor_ = now;
+        return;
+      }
+      const double wall_ns = static_cast<double>((tick - anchor_tick_) * tick_period_ns) / speed_;
+      const auto due = anchor_ + std::chrono::nanoseconds(static_cast<std::int64_t>(wall_ns));
+      if (now >= due) return;
+      until = std::min(due, until);
+    }
+    // Paused, or early: wait for the time, a control or the end, then look again.
+    const std::uint64_t v = version_;
+    changed_.wait_until(lock, until, [&] { return version_ != v || ended_; });
+    if (keep_going && !keep_going()) return;
+  }
+}
+
+void LiveRun::end(const std::string& message) {
+  {
+    std::lock_guard lock(mutex_);
+    if (ended_) return;
+    ended_ = true;
+    end_message_ = message;
+    ++version_;
+  }
+  changed_.notify_all();
+}
+
+}  // namespace fleetsim::view

@@ -1,0 +1,190 @@
+// The live view (`fleetsim run --view`): a page attaches to a running run, pauses, steps and
+// resumes it; two pages watch at once; a page without the run's token watches but cannot
+// control; a robot dragged on the page moves, and the interventions file replays the session
+// with the same log bytes; the page says when the run has ended.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { FLEETSIM, openBrowser, load, state, screenshot, toCanvas } from './lib.mjs';
+
+const SOURCE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const EXPERIMENT = path.join(SOURCE, 'examples/diffusion/diffusion.xml');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetsim-live-'));
+const RECORD = path.join(dir, 'session.interventions');
+
+/** Runs `fleetsim run EXPERIMENT ARGS --json` to its end; resolves to { code, out, err }. */
+function runToEnd(args) {
+  return new Promise((resolve) => {
+    const p = spawn(FLEETSIM, ['run', EXPERIMENT, '--quiet', '--json', ...args], { cwd: SOURCE });
+    let out = '', err = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.stderr.on('data', (d) => { err += d; });
+    p.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+/** Starts a paused run with --view; resolves once it prints its URL. */
+function startLiveRun(logPath) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(FLEETSIM, ['run', EXPERIMENT, '--json', '--view', '--port', '0', '--view-paused',
+      '--log', logPath, '--record-interventions', RECORD], { cwd: SOURCE });
+    const run = { proc: p, out: '', err: '', url: null, code: undefined };
+    run.exited = new Promise((res) => p.on('exit', (code) => { run.code = code; res(code); }));
+    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${run.out}${run.err}`)), 20000);
+    p.stdout.on('data', (d) => {
+      run.out += d;
+      const m = run.out.match(/http:\/\/[^\s]+\?token=[0-9a-f]+/);
+      if (m && !run.url) { run.url = m[0]; clearTimeout(timer); resolve(run); }
+    });
+    p.stderr.on('data', (d) => { run.err += d; });
+    p.on('exit', (code) => { if (!run.url) { clearTimeout(timer); reject(new Error(`exited ${code}:\n${run.err}`)); } });
+  });
+}
+
+const live = (page) => page.evaluate(() => window.fleetsimViewer.state().live);
+/** Waits until the page's view of the run satisfies `pred(live, state)`. */
+async function until(page, pred, what, timeout = 15000) {
+  const t0 = Date.now();
+  for (;;) {
+    const s = await state(page);
+    if (s.live && pred(s.live, s)) return s;
+    if (Date.now() - t0 > timeout) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(s)}`);
+    await page.waitForTimeout(50);
+  }
+}
+
+let run, reference, browser, second;
+before(async () => {
+  reference = await runToEnd(['--log', path.join(dir, 'plain.flog')]);
+  assert.equal(reference.code, 0, reference.err);
+  run = await startLiveRun(path.join(dir, 'live.flog'));
+  browser = await openBrowser();
+  second = await openBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await second?.close();
+  if (run && run.code === undefined) run.proc.kill('SIGKILL');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a page attaches to the running run and pauses, steps and resumes it', async () => {
+  const page = browser.page;
+  await load(page, run.url);
+  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  assert.equal(s.live.control, true, 'the URL with the token controls the run');
+  assert.equal(await page.isDisabled('#run-step'), false);
+  const t0 = s.live.tick;
+  await page.click('#run-step');
+  s = await until(page, (l, st) => l.tick === t0 + 1 && st.tick === t0 + 1, 'one tick after step');
+  await page.click('#run-step');
+  s = await until(page, (l, st) => l.tick === t0 + 2 && st.tick === t0 + 2, 'a second tick');
+  assert.equal(s.live.state, 'paused', 'a step leaves the run paused');
+  assert.match(await page.textContent('#run-state'), /paused · tick 2/);
+
+  // Real time, then resume: the run goes on; pause: it stays where it is.
+  await page.selectOption('#run-speed', '1');
+  await until(page, (l) => l.speed === 1, 'real time');
+  await page.click('#run-pause');
+  s = await until(page, (l, st) => l.state === 'running' && st.tick >= t0 + 5, 'the run going on');
+  await page.click('#run-pause');
+  s = await until(page, (l) => l.state === 'paused', 'paused again');
+  const held = s.live.tick;
+  await page.waitForTimeout(500);
+  s = await state(page);
+  assert.equal(s.live.tick, held, 'a paused run computes nothing');
+  await screenshot(page, 'live-paused.png');
+});
+
+test('two pages watch at once; the one without the token cannot control', async () => {
+  const watcher = second.page;
+  const plain = run.url.replace(/\?token=.*/, '');
+  await load(watcher, plain);
+  let w = await until(watcher, (l) => l.state === 'paused', 'the second page');
+  assert.equal(w.live.control, false);
+  assert.equal(await watcher.isDisabled('#run-pause'), true, 'no control without the token');
+  assert.equal(await watcher.isDisabled('#run-step'), true);
+  // Asked directly, the server refuses it, and says why.
+  const refused = await watcher.evaluate(async () => {
+    const res = await fetch('/api/control', { method: 'POST', body: '{"command":"play"}' });
+    return { status: res.status, body: await res.json() };
+  });
+  assert.equal(refused.status, 403);
+  assert.match(refused.body.error, /needs the run's token/);
+  // A malformed command with the token is refused too; the run goes on.
+  const token = new URL(run.url).searchParams.get('token');
+  const bad = await watcher.evaluate(async (t) => {
+    const res = await fetch(`/api/control?token=${t}`, { method: 'POST', body: '{"command":"fly"}' });
+    return { status: res.status, body: await res.json() };
+  }, token);
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.error, /unknown command 'fly'/);
+
+  // The first page steps: both pages see the new tick.
+  const page = browser.page;
+  const t = (await state(page)).live.tick;
+  await page.click('#run-step');
+  await until(page, (l, st) => st.tick === t + 1, 'the stepping page');
+  w = await until(watcher, (l, st) => l.tick === t + 1 && st.tick === t + 1, 'the watching page');
+  // The watcher scrolls back over what the run has computed.
+  await watcher.evaluate(() => window.fleetsimViewer.show(0));
+  assert.equal((await state(watcher)).tick, 0);
+});
+
+test('a robot shift-dragged on the page moves at the next tick, recorded', async () => {
+  const page = browser.page;
+  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  const robot = await page.evaluate(() => window.fleetsimViewer.robot(0));
+  const target = [robot.x + 1.0, robot.y + 0.5];
+  const [sx, sy] = await toCanvas(page, robot.x, robot.y);
+  const [tx, ty] = await toCanvas(page, ...target);
+  const box = await page.locator('#scene').boundingBox();
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + sx, box.y + sy);
+  await page.mouse.down();
+  await page.mouse.move(box.x + tx, box.y + ty, { steps: 8 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  const t = s.live.tick;
+  await page.click('#run-step'); // it lands at the tick boundary, before this step
+  s = await until(page, (l, st) => l.interventions === 1 && st.tick === t + 1, 'the move landed');
+  assert.match(s.live.intervention, new RegExp(`robot ${robot.id} moved to .* at tick ${t}; recorded in`));
+  assert.match(await page.textContent('#message'), /recorded in/);
+  const moved = await page.evaluate((id) => {
+    const v = window.fleetsimViewer;
+    for (let i = 0; ; i++) { const r = v.robot(i); if (!r || r.id === id) return r; }
+  }, robot.id);
+  // Where it was dropped (to a pixel of the page's scale, plus one tick of motion).
+  assert.ok(Math.hypot(moved.x - target[0], moved.y - target[1]) < 0.25,
+    `robot ${robot.id} at (${moved.x}, ${moved.y}), dropped at (${target})`);
+  const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], new RegExp(`^${t} move ${robot.id} `));
+  await screenshot(page, 'live-moved.png');
+});
+
+test('the page says when the run has ended; the interventions file replays its log bytes', async () => {
+  const page = browser.page;
+  await page.selectOption('#run-speed', 'max');
+  await until(page, (l) => l.speed === 0, 'as fast as possible');
+  await page.click('#run-pause'); // resume
+  await page.waitForFunction(() => document.body.dataset.run === 'ended', null, { timeout: 60000 });
+  assert.match(await page.textContent('#message'), /the run has ended \(the run finished at tick 600\)/);
+  assert.equal(await page.isDisabled('#run-step'), true);
+  await second.page.waitForFunction(() => document.body.dataset.run === 'ended', null, { timeout: 10000 });
+  await screenshot(page, 'live-ended.png');
+  assert.equal(await run.exited, 0, run.err);
+  const summary = JSON.parse(run.out.trim().split('\n').pop());
+  const plain = JSON.parse(reference.out.trim().split('\n').pop());
+  assert.notEqual(summary.state_hash, plain.state_hash, 'the moved robot changed the run');
+  // Watching, pausing, stepping and pacing changed nothing; the move is in the file.
+  const replay = await runToEnd(['--interventions', RECORD, '--log', path.join(dir, 'replay.flog')]);
+  assert.equal(replay.code, 0, replay.err);
+  assert.equal(JSON.parse(replay.out.trim().split('\n').pop()).state_hash, summary.state_hash,
+    'the replay ends in the session\'s state');
+  assert.ok(fs.readFileSync(path.join(dir, 'live.flog')).equals(fs.readFileSync(path.join(dir, 'replay.flog'))),
+    'the replay writes the session\'s log, byte for byte');
+});

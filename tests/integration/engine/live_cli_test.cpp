@@ -1,0 +1,182 @@
+// `fleetsim run --view` and `fleetsim control` as a user meets them on the command line: the
+// URL with the token is printed, `fleetsim control` steps, paces and resumes the run, and
+// refuses (with the server's reason, status 1) without the token; a bad URL or value is a
+// user error (status 2); a bad --view option stops before the run.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "support/processes.hpp"
+
+namespace fleetsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_command;
+using testing::slurp;
+const std::string kFleetsim = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim";
+const std::string kDiffusion =
+    std::string(FLEETSIM_SOURCE_DIR) + "/examples/diffusion/diffusion.xml";
+
+TEST(LiveCli, ControlStepsPacesAndResumesARunAndRefusesWithoutTheToken) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
+  const pid_t run = testing::spawn_with_output(
+      kFleetsim,
+      {"run", kDiffusion, "--view", "--port", "0", "--view-paused", "--log",
+       (dir / "run.flog").string(), "--json", "--record-interventions",
+       (dir / "session.interventions").string()},
+      out, err);
+  struct Reap {  // a run left paused by a failed assertion is not left behind
+    pid_t pid;
+    bool waited = false;
+    ~Reap() {
+      if (!waited) {
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+      }
+    }
+  } reap{run};
+  std::string url;
+  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
+  for (int i = 0; i < 2000 && url.empty(); ++i) {
+    std::smatch m;
+    const std::string text = slurp(out);
+    if (std::regex_search(text, m, printed))
+      url = m[1].str();
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(url.empty()) << slurp(out) << slurp(err);
+  const std::string plain = url.substr(0, url.find('?'));
+  auto control = [&](const std::string& args) {
+    return run_command(kFleetsim + " control " + args, dir, 30);
+  };
+
+  auto r = control(url + " step");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("run paused at tick"), std::string::npos) << r.out;
+  r = control(url + " speed 2.5");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("2.5x real time"), std::string::npos) << r.out;
+
+  r = control(plain + " play");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("refused: control refused: it needs the run's token"), std::string::npos)
+      << r.err;
+  r = control(plain + "?token=00000000 play");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("not the run's token"), std::string::npos) << r.err;
+  for (const char* bad : {"ftp://x/ play", "http://127.0.0.1/ play", "nonsense play"}) {
+    r = control(std::string(bad));
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("is not the URL of a live run"), std::string::npos) << r.err;
+  }
+  r = control(url + " speed 0");
+  EXPECT_EQ(r.status, 2);
+  r = control(url + " speed");
+  EXPECT_EQ(r.status, 2);
+  r = control(url + " jump");
+  EXPECT_EQ(r.status, 2);  // (CLI11: not one of the commands)
+
+  // A move lands at the next tick boundary, recorded with it.
+  r = control(url + " move 3 1.5 2.25 0.5");
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* bad : {" move 3 1.5", " move x 1 2", " move 3 1 2 3 4", " move 3 nan 2"}) {
+    r = control(url + bad);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("move needs ROBOT_ID X Y [HEADING]"), std::string::npos) << r.err;
+  }
+  r = control(url + " step");
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (int i = 0;
+       i < 500 && slurp(dir / "session.interventions").find("move 3") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_NE(slurp(dir / "session.interventions").find("1 move 3 1.5 2.25 0.5"), std::string::npos)
+      << slurp(dir / "session.interventions");
+
+  r = control(url + " speed max");
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = control(url + " play");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(testing::wait_for(run, std::chrono::seconds(120)), 0) << slurp(err);
+  reap.waited = true;
+  const std::string text = slurp(out);
+  const auto j = nlohmann::json::parse(text.substr(text.rfind("\n{") + 1));
+  EXPECT_EQ(j["ticks"], 600);
+  r = control(url + " play");
+  EXPECT_EQ(r.status, 1) << "the run has ended: nobody answers";
+  EXPECT_NE(r.err.find("cannot reach"), std::string::npos) << r.err;
+}
+
+TEST(LiveCli, BadViewOptionsStopBeforeTheRun) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  auto r =
+      run_command(kFleetsim + " run " + kDiffusion + " --view --view-speed fast --log ''", dir, 60);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--view-speed 'fast': expected max or a number > 0"), std::string::npos)
+      << r.err;
+  r = run_command(kFleetsim + " run " + kDiffusion +
+                      " --view --network-role primary --network-secondaries 1 --log ''",
+                  dir, 60);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--view shows a run on this machine's processes only"), std::string::npos)
+      << r.err;
+  r = run_command(kFleetsim + " run " + kDiffusion + " --view --view-host 203.0.113.1 --log ''",
+                  dir, 60);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cannot listen on 203.0.113.1"), std::string::npos) << r.err;
+}
+
+// On several processes, process 0 serves the view; a paused run's other processes wait for it,
+// and the run ends with the state and log of one process.
+TEST(LiveCli, OnTwoProcessesTheFirstServesTheViewAndTheBitsAreThoseOfOne) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  auto one = run_command(
+      kFleetsim + " run " + kDiffusion + " --quiet --json --log " + (dir / "one.flog").string(),
+      dir, 120);
+  ASSERT_EQ(one.status, 0) << one.err;
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
+  const pid_t run =
+      testing::spawn_with_output(kFleetsim,
+                                 {"run", kDiffusion, "--processes", "2", "--view", "--port", "0",
+                                  "--view-paused", "--log", (dir / "two.flog").string(), "--json"},
+                                 out, err);
+  std::string url;
+  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
+  for (int i = 0; i < 3000 && url.empty(); ++i) {
+    std::smatch m;
+    const std::string text = slurp(out);
+    if (std::regex_search(text, m, printed))
+      url = m[1].str();
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (url.empty()) {
+    kill(run, SIGKILL);
+    waitpid(run, nullptr, 0);
+    FAIL() << slurp(out) << slurp(err);
+  }
+  for (const char* command : {" step", " step"}) {
+    auto r = run_command(kFleetsim + " control " + url + command, dir, 30);
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  auto r = run_command(kFleetsim + " control " + url + " move 3 1 1", dir, 30);
+  EXPECT_EQ(r.status, 0) << r.err;  // (sent; refused by the run: several processes)
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // paused: the others wait
+  r = run_command(kFleetsim + " control " + url + " play", dir, 30);
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(180)), 0) << slurp(err);
+  EXPECT_EQ(hash_of(slurp(out)), hash_of(one.out));
+  EXPECT_TRUE(slurp(dir / "two.flog") == slurp(dir / "one.flog")) << "the logs differ";
+}
+
+}  // namespace
+}  // namespace fleetsim
