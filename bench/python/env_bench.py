@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Batched stepping from Python (docs/benchmarks.md, "Environments for learning"): W worlds of
+R e-pucks whose controller is `external`, proximity observations, wheel speeds from a linear
+policy in numpy, a reward computed in C++ (minus the distance to the arena's centre, and
+collisions). Prints one JSON line: robot-steps per second of the whole loop, and the share of
+the loop spent in Python (the policy in numpy and the loop: everything outside env.step, whose
+Python wrapper is a few microseconds of a step of milliseconds).
+
+    PYTHONPATH=build/python python3 bench/python/env_bench.py --worlds 64 --robots 100
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import fleetsim
+
+SCENE = """<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="100000" seed="1"/>
+  <controllers><controller id="policy" type="external"/></controllers>
+  <arena size="{side},{side}">
+    <distribute count="{robots}" kind="epuck" controller="policy" id_prefix="ep"
+                region="-{half},-{half},{half},{half}"/>
+  </arena>
+</fleetsim>
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--worlds", type=int, default=64)
+    ap.add_argument("--robots", type=int, default=100, help="robots per world")
+    ap.add_argument("--steps", type=int, default=300, help="steps measured")
+    ap.add_argument("--warmup", type=int, default=20, help="steps before measuring")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--density", type=float, default=5.0, help="robots per square metre")
+    args = ap.parse_args()
+
+    side = (args.robots / args.density) ** 0.5 + 0.5
+    with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+        f.write(SCENE.format(side=round(side, 3), half=round(side / 2 - 0.25, 3),
+                             robots=args.robots))
+        path = f.name
+    try:
+        env = fleetsim.Env(path, args.worlds, observations=["proximity"],
+                           rewards={"target": (0.0, 0.0), "collision": 1.0},
+                           threads=args.threads)
+    finally:
+        os.unlink(path)
+    rng = np.random.default_rng(1)
+    weights = rng.normal(scale=0.05, size=(env.obs_dim, env.action_dim))
+    bias = np.array([0.08, 0.1])
+    high = env.single_action_space.high
+    actions = np.empty((env.num_worlds, env.num_agents, env.action_dim))
+    obs, _ = env.reset(seed=1)
+
+    def loop(steps):
+        in_engine = 0.0
+        nonlocal obs
+        for _ in range(steps):
+            np.matmul(obs, weights, out=actions)
+            actions += bias
+            np.clip(actions, -high, high, out=actions)
+            t = time.perf_counter()
+            obs, rewards, term, trunc, infos = env.step(actions)
+            in_engine += time.perf_counter() - t
+        return in_engine
+
+    loop(args.warmup)
+    start = time.perf_counter()
+    in_engine = loop(args.steps)
+    wall = time.perf_counter() - start
+    env.close()
+    robot_steps = args.worlds * env.num_agents * args.steps
+    print(json.dumps({
+        "benchmark": "env", "worlds": args.worlds, "robots": env.num_agents,
+        "threads": args.threads, "steps": args.steps, "wall_s": round(wall, 4),
+        "robot_steps_per_s": round(robot_steps / wall),
+        "python_share": round((wall - in_engine) / wall, 4),
+        "obs_dim": env.obs_dim, "python": sys.version.split()[0]}))
+
+
+if __name__ == "__main__":
+    main()
