@@ -10,8 +10,9 @@
 // truncations [W, agents] (bool). step() overwrites them and returns the same arrays (no copy).
 //
 // Repeatable: world w's first episode after reset(seed=s) is the run of seed s + w (the run
-// Simulation(path, seed=s + w) gives), and its episode e after that has seed s + w + e * K; no
-// seed depends on the number of worlds or threads, and the worlds share nothing.
+// Simulation(path, seed=s + w) gives; reset(seed=[...]) gives each world its own), and its
+// episode e after that has that seed + e * K; no seed depends on the number of worlds or
+// threads, and the worlds share nothing.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -104,7 +105,7 @@ class Worlds {
     registries_.resize(worlds);
     episode_.assign(worlds, 0);
     ended_.assign(worlds, 0);
-    base_seed_ = seed;
+    if (seed) seed_all(*seed);
     // World 0 tells the agents and the columns; the others are checked against it in reset().
     make_world(0);
     const Simulation& s = *sims_[0];
@@ -171,11 +172,22 @@ class Worlds {
     }
   }
 
-  /// Every world from the start of its first episode, seeds s + w (s: `seed`, else the last
-  /// reset's, else the experiment's). Returns the observations and infos.
-  py::tuple reset(std::optional<std::uint64_t> seed) {
+  /// Every world from the start of its first episode. `seed`: an int s (world w: s + w), one
+  /// seed per world, or None (the last reset's; at first the experiment's seed s, world w
+  /// s + w). Returns the observations and infos.
+  py::tuple reset(const py::object& seed) {
     live();
-    if (seed) base_seed_ = seed;
+    OneThreadAtATime::check(busy_);
+    if (py::isinstance<py::int_>(seed)) {
+      seed_all(seed.cast<std::uint64_t>());
+    } else if (!seed.is_none()) {
+      if (!py::isinstance<py::sequence>(seed) || py::isinstance<py::str>(seed))
+        throw py::type_error("seed must be an int, one int per world, or None");
+      const auto seeds = seed.cast<std::vector<std::uint64_t>>();
+      if (seeds.size() != static_cast<std::size_t>(worlds_))
+        throw py::value_error(fmt::format("seed: {} seeds for {} worlds", seeds.size(), worlds_));
+      seeds_ = seeds;
+    }
     {
       OneThreadAtATime busy(busy_);
       py::gil_scoped_release free;
@@ -289,9 +301,10 @@ class Worlds {
     live();
     return static_cast<double>(sims_[0]->model().tick_period_ns) / 1e9;
   }
-  std::uint64_t seed() const {
+  /// Each world's seed for its first episode after reset.
+  std::vector<std::uint64_t> seeds() const {
     live();
-    return base_seed_.value_or(first_seed_);
+    return seeds_;
   }
   std::vector<std::string> observation_columns() const {
     std::vector<std::string> out;
@@ -340,8 +353,13 @@ class Worlds {
     return {name, h, d.type, d.width * (d.type == ColumnType::kColor ? 4u : 1u)};
   }
 
+  void seed_all(std::uint64_t s) {
+    seeds_.resize(worlds_);
+    for (int w = 0; w < worlds_; ++w) seeds_[w] = s + static_cast<std::uint64_t>(w);
+  }
+
   /// (Re)makes world w for its current episode: a new run of the experiment (the loop
-  /// functions' and controllers' start), seed from base_seed_, w and episode_[w].
+  /// functions' and controllers' start), seed from seeds_[w] and episode_[w].
   void make_world(int w) {
     sims_[w].reset();
     auto registry = std::make_unique<PluginRegistry>();
@@ -349,17 +367,15 @@ class Worlds {
     ExperimentOverrides o;
     o.threads = 1;  // the worlds are the parallel work
     o.length_s = length_;
-    if (base_seed_)
-      o.seed = *base_seed_ + static_cast<std::uint64_t>(w) +
-               static_cast<std::uint64_t>(episode_[w]) * kEpisodeSeedStep;
+    if (!seeds_.empty())
+      o.seed = seeds_[w] + static_cast<std::uint64_t>(episode_[w]) * kEpisodeSeedStep;
     Diagnostics d;
     auto ex = parse_experiment(text_, path_, *registry, o, d);
     if (!ex) throw ExperimentError(d.str());
     ex->logs.clear();
-    if (!base_seed_) {
+    if (seeds_.empty()) {
       // No seed given: the experiment's own, as world 0's; the others follow from it.
-      base_seed_ = ex->model->seed;
-      first_seed_ = ex->model->seed;
+      seed_all(ex->model->seed);
       if (w != 0 || episode_[w] != 0) {
         make_world(w);
         return;
@@ -481,6 +497,10 @@ class Worlds {
     return 0;
   }
 
+  /// sqrt(dx² + dy²): correctly rounded and several times faster than std::hypot (whose extra
+  /// care for overflow no arena needs).
+  static double distance(double dx, double dy) { return std::sqrt(dx * dx + dy * dy); }
+
   /// The built-in terms, in the order given, summed in a fixed order (agents by row).
   void add_rewards(const Simulation& sim, double* out) const {
     const WorldState& st = sim.state();
@@ -490,7 +510,7 @@ class Worlds {
       switch (t.kind) {
         case RewardTerm::kTarget:
           for (std::size_t i = 0; i < A; ++i)
-            out[i] -= t.weight * std::hypot(x[agents_[i]] - t.a, y[agents_[i]] - t.b);
+            out[i] -= t.weight * distance(x[agents_[i]] - t.a, y[agents_[i]] - t.b);
           break;
         case RewardTerm::kCentroid: {
           double cx = 0, cy = 0;
@@ -498,7 +518,7 @@ class Worlds {
           cx /= static_cast<double>(A);
           cy /= static_cast<double>(A);
           for (std::size_t i = 0; i < A; ++i)
-            out[i] -= t.weight * std::hypot(x[agents_[i]] - cx, y[agents_[i]] - cy);
+            out[i] -= t.weight * distance(x[agents_[i]] - cx, y[agents_[i]] - cy);
           break;
         }
         case RewardTerm::kCollision: {
@@ -537,8 +557,7 @@ class Worlds {
   int worlds_;
   bool autoreset_;
   std::optional<double> length_;
-  std::optional<std::uint64_t> base_seed_;
-  std::uint64_t first_seed_ = 0;
+  std::vector<std::uint64_t> seeds_;  ///< per world, its first episode's; empty: the file's
   std::vector<RewardTerm> terms_;
   std::unique_ptr<ThreadPool> pool_;
   // Per world: its registry (plug-in libraries its file names), its run, its episode count
@@ -585,8 +604,8 @@ void bind_worlds(py::module_& m) {
            "actions: command column names; rewards: [(term, weight, a, b)] with term target "
            "(a, b: x, y), centroid, collision or neighbours (b: radius).")
       .def("reset", &Worlds::reset, py::arg("seed") = py::none(),
-           "Starts every world's first episode (world w: seed + w); returns (observations, "
-           "infos).")
+           "Starts every world's first episode (seed: an int s, world w then runs s + w; one "
+           "int per world; None: as before); returns (observations, infos).")
       .def("step", &Worlds::step, py::arg("actions"),
            "One tick of every world; returns (observations, rewards, terminations, "
            "truncations, infos), the same arrays each time.")
@@ -603,7 +622,8 @@ void bind_worlds(py::module_& m) {
       .def_property_readonly("threads", &Worlds::threads)
       .def_property_readonly("length_ticks", &Worlds::length_ticks)
       .def_property_readonly("tick_s", &Worlds::tick_s)
-      .def_property_readonly("seed", &Worlds::seed)
+      .def_property_readonly("seeds", &Worlds::seeds,
+                             "Each world's seed for its first episode after reset.")
       .def_property_readonly("observation_columns", &Worlds::observation_columns)
       .def_property_readonly("action_columns", &Worlds::action_columns);
 }

@@ -2,7 +2,9 @@
 """Batched stepping from Python (docs/benchmarks.md, "Environments for learning"): W worlds of
 R e-pucks whose controller is `external`, proximity observations, wheel speeds from a linear
 policy in numpy, a reward computed in C++ (minus the distance to the arena's centre, and
-collisions). Prints one JSON line: robot-steps per second of the whole loop, and the share of
+collisions). Prints one JSON line: robot-steps per second of the whole loop (and per CPU second,
+with cpu_usage = CPU seconds / wall seconds and the load average: on a shared machine the
+per-CPU figure is the one that does not depend on the others' load), and the share of
 the loop spent in Python (the policy in numpy and the loop: everything outside env.step, whose
 Python wrapper is a few microseconds of a step of milliseconds).
 
@@ -64,7 +66,7 @@ def main():
         nonlocal obs
         for _ in range(steps):
             np.matmul(obs, weights, out=actions)
-            actions += bias
+            np.add(actions, bias, out=actions)
             np.clip(actions, -high, high, out=actions)
             t = time.perf_counter()
             obs, rewards, term, trunc, infos = env.step(actions)
@@ -72,9 +74,9 @@ def main():
         return in_engine
 
     loop(args.warmup)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     in_engine = loop(args.steps)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     env.close()
     robot_steps = args.worlds * env.num_agents * args.steps
     print(json.dumps({
@@ -82,6 +84,9 @@ def main():
         "threads": args.threads, "steps": args.steps, "wall_s": round(wall, 4),
         "robot_steps_per_s": round(robot_steps / wall),
         "python_share": round((wall - in_engine) / wall, 4),
+        "cpu_usage": round(cpu / wall, 3),
+        "robot_steps_per_cpu_s": round(robot_steps / cpu),
+        "load": round(os.getloadavg()[0], 2),
         "obs_dim": env.obs_dim, "python": sys.version.split()[0]}))
 
 

@@ -14,7 +14,7 @@ def main():
     if not os.access(path, os.X_OK):
         sys.exit(f"fleetsim: the program is not installed beside the package ({path}); "
                  "install the package with pip (docs/python.md)")
-    os.execv(path, [path] + sys.argv[1:])
+    os.execv(path, ["fleetsim"] + sys.argv[1:])  # it finds itself by /proc/self/exe
 
 
 if __name__ == "__main__":

@@ -55,7 +55,8 @@ class Env:
     colliding; {"neighbours": radius}: +1 per other agent within radius). reward_fn(env,
     observations, rewards) -> [W, agents]: rewards computed in Python instead (the arrays are
     the engine's, zero-copy). threads: workers stepping the worlds (default: the machine's
-    cores, at most W). seed: world w's first episode runs seed + w (default: the file's).
+    cores, at most W). seed: world w's first episode runs seed + w (default: the file's), or
+    one seed per world.
     length: seconds per episode (default: the file's; the end truncates). autoreset: a world
     whose episode ended starts the next at the following step (Gymnasium's next-step mode).
     """
@@ -91,9 +92,11 @@ class Env:
                                 shape + (self.action_dim,), np.float64)
 
     def reset(self, seed=None, options=None):
-        """Every world from its start (world w: seed + w) -> (observations, infos)."""
-        if seed is not None:
-            self.action_space.seed(seed)
+        """Every world from its start -> (observations, infos). seed: an int s (world w runs
+        seed s + w), a sequence of one seed per world, or None (the previous reset's seeds; at
+        first the file's seed s, world w s + w)."""
+        if isinstance(seed, (int, np.integer)):
+            self.action_space.seed(int(seed))
         obs, infos = self._worlds.reset(seed)
         return obs, infos
 
@@ -119,8 +122,9 @@ class Env:
         return self._worlds.state_hash(world)
 
     @property
-    def seed_value(self):
-        return self._worlds.seed
+    def seeds(self):
+        """Each world's seed for its first episode after reset."""
+        return self._worlds.seeds
 
     @property
     def length_ticks(self):
@@ -173,8 +177,8 @@ class VectorView:
 
     def reset(self, *, seed=None, options=None):
         obs, infos = self.env.reset(seed=seed, options=options)
-        if seed is not None:
-            self.action_space.seed(seed)
+        if isinstance(seed, (int, np.integer)):
+            self.action_space.seed(int(seed))
         return obs.reshape(self.num_envs, -1), self._flat(infos)
 
     def step(self, actions):

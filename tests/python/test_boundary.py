@@ -140,6 +140,29 @@ class Boundary(unittest.TestCase):
 
 
 class Package(unittest.TestCase):
+    def test_the_installed_fleetsim_command_runs_what_the_module_runs(self):
+        """In an environment the package is installed in (make test's), `fleetsim` is on its
+        PATH, beside its python, and gives the run the module gives."""
+        exe = os.path.join(os.path.dirname(sys.executable), "fleetsim")
+        if not os.path.exists(exe):
+            self.skipTest("fleetsim imported from a build tree, not an installed package")
+        import json
+        import subprocess
+        with tempfile.TemporaryDirectory(prefix="fleetsim-cli-") as d:
+            path = os.path.join(d, "scene.xml")
+            with open(path, "w") as f:
+                f.write(SCENE.replace("${count}", "10"))
+            out = subprocess.run([exe, "run", path, "--quiet", "--json", "--log", ""],
+                                 capture_output=True, text=True, timeout=120)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            with fleetsim.Simulation(path, log="") as sim:
+                self.assertEqual(json.loads(out.stdout.splitlines()[-1])["state_hash"],
+                                 sim.run()["state_hash"])
+            # python -m fleetsim is the same program.
+            help_text = subprocess.run([sys.executable, "-m", "fleetsim", "--help"],
+                                       capture_output=True, text=True, timeout=60).stdout
+            self.assertIn("Usage: fleetsim", help_text)
+
     def test_an_interpreter_without_numpy_is_told_what_to_install(self):
         import subprocess
         code = "import sys; sys.modules['numpy'] = None; import fleetsim"
@@ -152,7 +175,8 @@ class Package(unittest.TestCase):
         import pydoc
         text = pydoc.render_doc(fleetsim.Simulation, renderer=pydoc.plaintext)
         self.assertIn("Simulates up to `ticks` ticks", text)
-        self.assertIn("step(self, ticks: int = 1) -> int", text)
+        self.assertIn("step(self: fleetsim._core.Simulation, ticks: int = 1) -> int", text)
+        self.assertIn("Ticks simulated so far", text)  # properties too
 
 
 if __name__ == "__main__":

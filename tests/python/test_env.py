@@ -235,3 +235,24 @@ class EnvTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LearningExample(unittest.TestCase):
+    """examples/python/learn_aggregation.py, short: the score on its held-out episode rises."""
+
+    def test_the_evolution_strategy_improves_aggregation(self):
+        import importlib.util
+        here = os.path.dirname(os.path.abspath(__file__))
+        path = os.path.join(here, "..", "..", "examples", "python", "learn_aggregation.py")
+        spec = importlib.util.spec_from_file_location("learn_aggregation", path)
+        example = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(example)
+        lines = []
+        first, last, history = example.train(generations=8, half=6, length=10,
+                                             report=lines.append)
+        self.assertEqual(len(history), 8)
+        # Minus the mean distance to the centroid, metres: the robots end up gathered closer
+        # than the policy that does not move leaves them (a third of the way, at least).
+        self.assertLess(first, 0)
+        self.assertGreater(last, first * 2 / 3, lines)
+        self.assertGreater(np.mean(history[-3:]), history[0], lines)
