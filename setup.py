@@ -74,6 +74,10 @@ class BuildWithCMake(build_py):
 
 setup(
     version=version(),
+    packages=["fleetsim"],
+    package_dir={"": "python"},
+    package_data={"fleetsim": ["*.pyi", "py.typed"]},
+    include_package_data=False,
     distclass=BinaryDistribution,
     cmdclass={"build_py": BuildWithCMake},
     # setuptools' own scratch files, away from CMake's build/ tree.

@@ -163,10 +163,10 @@ class Worlds {
     trunc_data_ = truncations_.mutable_data();
     tick_data_ = ticks_.mutable_data();
     episode_data_ = episodes_.mutable_data();
-    for (py::array* a : {static_cast<py::array*>(&observations_),
-                         static_cast<py::array*>(&rewards_), static_cast<py::array*>(&terminations_),
-                         static_cast<py::array*>(&truncations_), static_cast<py::array*>(&ticks_),
-                         static_cast<py::array*>(&episodes_)}) {
+    for (py::array* a :
+         {static_cast<py::array*>(&observations_), static_cast<py::array*>(&rewards_),
+          static_cast<py::array*>(&terminations_), static_cast<py::array*>(&truncations_),
+          static_cast<py::array*>(&ticks_), static_cast<py::array*>(&episodes_)}) {
       std::memset(a->mutable_data(), 0, a->nbytes());
       a->attr("setflags")(py::arg("write") = false);  // the engine's; copy to keep or change
     }
@@ -361,6 +361,7 @@ class Worlds {
   /// (Re)makes world w for its current episode: a new run of the experiment (the loop
   /// functions' and controllers' start), seed from seeds_[w] and episode_[w].
   void make_world(int w) {
+    if (sims_[w]) sims_[w]->finish();  // the episode's end: loop functions' destroy
     sims_[w].reset();
     auto registry = std::make_unique<PluginRegistry>();
     register_builtins(*registry);
@@ -385,9 +386,10 @@ class Worlds {
     sim->start();
     if (!agents_.empty()) {
       if (sim->state().robot_count() != robot_count_)
-        throw ExperimentError(fmt::format("world {} has {} robots, world 0 {} (an Env needs the "
-                                          "same robots in every world)",
-                                          w, sim->state().robot_count(), robot_count_));
+        throw ExperimentError(
+            fmt::format("world {} has {} robots, world 0 {} (an Env needs the "
+                        "same robots in every world)",
+                        w, sim->state().robot_count(), robot_count_));
     } else {
       robot_count_ = sim->state().robot_count();
     }
@@ -409,9 +411,10 @@ class Worlds {
                                         static_cast<py::ssize_t>(action_dim_)};
     const std::vector<py::ssize_t> got(raw.shape(), raw.shape() + raw.ndim());
     if (got != want)
-      throw py::value_error(fmt::format("actions must have shape ({}) (worlds, agents, "
-                                        "action_dim), not ({})",
-                                        fmt::join(want, ", "), fmt::join(got, ", ")));
+      throw py::value_error(
+          fmt::format("actions must have shape ({}) (worlds, agents, "
+                      "action_dim), not ({})",
+                      fmt::join(want, ", "), fmt::join(got, ", ")));
     const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(raw);
     const double* v = a.data();
     const std::size_t A = agents_.size(), D = action_dim_;
