@@ -418,7 +418,19 @@ class Worlds {
     const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(raw);
     const double* v = a.data();
     const std::size_t A = agents_.size(), D = action_dim_;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(worlds_) * A * D; ++i) {
+    // One pass, branch-free per value (NaN fails both comparisons, so the bounds test alone
+    // refuses it); the first bad value is looked up only when there is one.
+    const std::size_t n = static_cast<std::size_t>(worlds_) * A * D;
+    bool ok = true;
+    // (The bounds without infinities, so that the same test refuses an infinite value.)
+    std::vector<double> lo(D), hi(D);
+    for (std::size_t k = 0; k < D; ++k) {
+      lo[k] = std::max(low_[k], std::numeric_limits<double>::lowest());
+      hi[k] = std::min(high_[k], std::numeric_limits<double>::max());
+    }
+    for (std::size_t row = 0; row < n; row += D)
+      for (std::size_t k = 0; k < D; ++k) ok &= v[row + k] >= lo[k] && v[row + k] <= hi[k];
+    for (std::size_t i = 0; !ok && i < n; ++i) {
       const std::size_t k = i % D;
       if (std::isfinite(v[i]) && v[i] >= low_[k] && v[i] <= high_[k]) continue;
       const std::size_t agent = (i / D) % A, w = i / (D * A);

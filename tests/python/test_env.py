@@ -131,6 +131,15 @@ class EnvTest(unittest.TestCase):
             self.assertTrue(np.all(np.isfinite(x)))
         with self.assertRaises(ValueError):
             env.step(good)  # closed
+        # A command with no bounds still refuses what is not a finite number.
+        with fleetsim.Env(self.path, 1, actions=["turn_cmd"]) as env:
+            env.reset(seed=1)
+            bad = np.zeros(env.action_space.shape)
+            bad[0, 2, 0] = -np.inf
+            with self.assertRaises(ValueError) as e:
+                env.step(bad)
+            self.assertIn("a2", str(e.exception))
+            self.assertIn("turn_cmd", str(e.exception))
         with self.assertRaises(KeyError):
             fleetsim.Env(self.path, 1, observations=["proximty"])
         with self.assertRaises(ValueError):
