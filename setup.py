@@ -13,6 +13,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 from setuptools import Distribution, setup
@@ -42,10 +44,16 @@ class BuildWithCMake(build_py):
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2")
         subprocess.check_call(["cmake", "--build", str(tree), "-j", jobs, "--target",
                                "fleetsim_python", "fleetsim"])
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")  # e.g. .cpython-311-x86_64-linux-gnu.so
         modules = glob.glob(str(tree / "python" / "fleetsim" / "_core*.so"))
         if not modules:
             raise RuntimeError(f"{tree}: no python/fleetsim/_core*.so after the build "
                                "(is pybind11-dev installed? scripts/install-deps.sh)")
+        if not any(m.endswith(suffix) for m in modules):
+            raise RuntimeError(f"{tree}: the module there ({os.path.basename(modules[0])}) is "
+                               f"for another Python than this one ({sys.executable}, {suffix}); "
+                               "build with this interpreter (without FLEETSIM_BUILD_DIR)")
+        modules = [m for m in modules if m.endswith(suffix)]
         out = Path(self.build_lib) / "fleetsim"
         (out / "bin").mkdir(parents=True, exist_ok=True)
         for m in modules:
@@ -62,8 +70,10 @@ class BuildWithCMake(build_py):
             return tree
         tree = ROOT / "build" / "package"
         if not (tree / "CMakeCache.txt").exists():
+            # The module is built for the interpreter that runs pip (its headers, its ABI).
             args = ["cmake", "-S", str(ROOT), "-B", str(tree), "-DCMAKE_BUILD_TYPE=Release",
-                    "-DFLEETSIM_BUILD_TESTS=OFF", "-DFLEETSIM_BUILD_BENCH=OFF"]
+                    "-DFLEETSIM_BUILD_TESTS=OFF", "-DFLEETSIM_BUILD_BENCH=OFF",
+                    f"-DFLEETSIM_PYTHON3={sys.executable}"]
             if shutil.which("ninja"):
                 args += ["-G", "Ninja"]
             if shutil.which("ccache"):
