@@ -265,3 +265,23 @@ class LearningExample(unittest.TestCase):
         self.assertLess(first, 0)
         self.assertGreater(last, first * 2 / 3, lines)
         self.assertGreater(np.mean(history[-3:]), history[0], lines)
+
+
+class Bench(unittest.TestCase):
+    """bench/python/env_bench.py runs and prints its one JSON line (no timing is checked)."""
+
+    def test_the_bench_prints_one_json_line(self):
+        import json
+        import subprocess
+        import sys
+        here = os.path.dirname(os.path.abspath(__file__))
+        script = os.path.join(here, "..", "..", "bench", "python", "env_bench.py")
+        out = subprocess.run([sys.executable, script, "--worlds", "2", "--robots", "5",
+                              "--steps", "3", "--warmup", "1"],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), 1, out.stdout)
+        result = json.loads(lines[0])
+        self.assertEqual((result["worlds"], result["robots"], result["steps"]), (2, 5, 3))
+        self.assertGreater(result["robot_steps_per_s"], 0)
