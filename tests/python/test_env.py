@@ -232,6 +232,26 @@ class EnvTest(unittest.TestCase):
             p.step({"a0": (0, 0)})  # an action for every live agent
         p.close()
 
+    def test_gymnasiums_own_box_when_it_is_importable(self):
+        try:
+            import gymnasium
+        except ImportError:
+            self.skipTest("gymnasium is not installed (not in Debian)")
+        with self.make(2) as env:
+            self.assertIsInstance(env.single_action_space, gymnasium.spaces.Box)
+            v = env.vector()
+            obs, _ = v.reset(seed=1)
+            self.assertTrue(v.observation_space.contains(obs))
+
+    def test_pettingzoos_parallel_api_test_when_it_is_importable(self):
+        try:
+            from pettingzoo.test import parallel_api_test
+        except ImportError:
+            self.skipTest("pettingzoo is not installed (not in Debian)")
+        short = scene(self.dir, length=0.5)
+        env = fleetsim.Env(short, 1, autoreset=False)
+        parallel_api_test(env.parallel(), num_cycles=10)
+
     def test_rewards_from_python_over_the_arrays(self):
         def spread(env, obs, rewards):
             return -obs[..., 0] ** 2  # any function of the zero-copy observations
