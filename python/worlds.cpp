@@ -188,6 +188,7 @@ class Worlds {
         throw py::value_error(fmt::format("seed: {} seeds for {} worlds", seeds.size(), worlds_));
       seeds_ = seeds;
     }
+    started_ = false;  // until every world has started again (a failure leaves it false)
     {
       OneThreadAtATime busy(busy_);
       py::gil_scoped_release free;
@@ -361,8 +362,8 @@ class Worlds {
   /// (Re)makes world w for its current episode: a new run of the experiment (the loop
   /// functions' and controllers' start), seed from seeds_[w] and episode_[w].
   void make_world(int w) {
-    if (sims_[w]) sims_[w]->finish();  // the episode's end: loop functions' destroy
-    sims_[w].reset();
+    // The new run is made whole before the old one goes, so that a failure (a file that no
+    // longer loads) leaves the world as it was, never without a run.
     auto registry = std::make_unique<PluginRegistry>();
     register_builtins(*registry);
     ExperimentOverrides o;
@@ -393,8 +394,13 @@ class Worlds {
     } else {
       robot_count_ = sim->state().robot_count();
     }
+    // The ended run goes after its successor is in place: loop functions' destroy, then its
+    // registry (declared first, so destroyed last: the run refers to it).
+    auto old_registry = std::move(registries_[w]);
+    auto old_sim = std::move(sims_[w]);
     registries_[w] = std::move(registry);
     sims_[w] = std::move(sim);
+    if (old_sim) old_sim->finish();
   }
 
   /// Checks `actions` whole (dtype, shape, every value finite and within bounds) before

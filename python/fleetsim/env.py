@@ -96,7 +96,14 @@ class Env:
         seed s + w), a sequence of one seed per world, or None (the previous reset's seeds; at
         first the file's seed s, world w s + w)."""
         if isinstance(seed, (int, np.integer)):
-            self.action_space.seed(int(seed))
+            seed = int(seed)
+            if seed < 0:
+                raise ValueError(f"seed must be >= 0, not {seed}")
+            self.action_space.seed(seed)
+        elif seed is not None:
+            seed = [int(s) for s in seed]
+            if any(s < 0 for s in seed):
+                raise ValueError("seeds must be >= 0")
         obs, infos = self._worlds.reset(seed)
         return obs, infos
 

@@ -147,6 +147,22 @@ class EnvTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             fleetsim.Env(self.path, 0)
 
+    def test_seeds_per_world_and_bad_seeds(self):
+        with self.make(3, observations=["x", "y"]) as env:
+            with self.assertRaises(ValueError):
+                env.step(np.zeros(env.action_space.shape))  # before reset
+            same, _ = env.reset(seed=[5, 5, 5])
+            self.assertEqual(env.seeds, [5, 5, 5])
+            self.assertEqual(same[0].tobytes(), same[2].tobytes())  # one start, three times
+            first = env.reset(seed=5)[0].copy()
+            self.assertEqual(env.seeds, [5, 6, 7])
+            self.assertEqual(first[0].tobytes(), same[0].tobytes())
+            self.assertNotEqual(first[1].tobytes(), first[0].tobytes())
+            for bad, error in (([1, 2], ValueError), (-1, ValueError), ("x", ValueError),
+                               (1.5, TypeError)):
+                with self.assertRaises(error):
+                    env.reset(seed=bad)
+
     def test_a_second_thread_during_step_gets_an_exception(self):
         big = scene(self.dir, length=100, agents=400)
         with fleetsim.Env(big, 4, threads=1) as env:
