@@ -172,6 +172,22 @@ class Package(unittest.TestCase):
         self.assertIn("ImportError: fleetsim needs numpy", p.stderr)
         self.assertIn("python3-numpy", p.stderr)
 
+    def test_the_type_stubs_ship_with_the_package_and_name_every_member(self):
+        import ast
+        from fleetsim import _core
+        where = os.path.dirname(fleetsim.__file__)
+        self.assertTrue(os.path.exists(os.path.join(where, "py.typed")))
+        with open(os.path.join(where, "_core.pyi")) as f:
+            tree = ast.parse(f.read())
+        stubs = {c.name: {m.name for m in c.body if isinstance(m, ast.FunctionDef)}
+                 for c in tree.body if isinstance(c, ast.ClassDef)}
+        for name in ("Simulation", "Worlds", "Federate", "Log"):
+            members = {m for m in dir(getattr(_core, name)) if not m.startswith("_")}
+            self.assertEqual(members - stubs[name], set(), f"{name}: members without stubs")
+            self.assertEqual(stubs[name] - members - {"__init__", "__enter__", "__exit__",
+                                                       "__len__", "__getitem__"}, set(),
+                             f"{name}: stubs of no member")
+
     def test_help_shows_the_docstrings(self):
         import pydoc
         text = pydoc.render_doc(fleetsim.Simulation, renderer=pydoc.plaintext)
