@@ -51,8 +51,9 @@ class OneThreadAtATime {
 
 /// The overrides of a Simulation or Env that Python may get wrong: ValueError, not an abort.
 inline void check_overrides(std::optional<int> threads, std::optional<double> length_s) {
-  if (threads && *threads < 1)
-    throw pybind11::value_error(fmt::format("threads must be >= 1, not {}", *threads));
+  // The experiment file's own range for <framework threads> (scenario/experiment.cpp).
+  if (threads && (*threads < 1 || *threads > 1024))
+    throw pybind11::value_error(fmt::format("threads must be 1 to 1024, not {}", *threads));
   if (length_s && !(std::isfinite(*length_s) && *length_s > 0))
     throw pybind11::value_error(
         fmt::format("length must be a finite number of seconds > 0, not {}", *length_s));

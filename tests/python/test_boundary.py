@@ -88,6 +88,8 @@ class Boundary(unittest.TestCase):
         with self.assertRaises(ValueError):
             fleetsim.Simulation(self.path, threads=0)
         with self.assertRaises(ValueError):
+            fleetsim.Simulation(self.path, threads=10**6)  # not a million threads started
+        with self.assertRaises(ValueError):
             fleetsim.Simulation(self.path, length=-1.0)
         with self.assertRaises(ValueError):
             fleetsim.Simulation(self.path, length=float("nan"))
