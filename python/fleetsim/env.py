@@ -117,6 +117,7 @@ class Env:
             if self._rewards is None:
                 self._rewards = np.zeros(rewards.shape)
             np.copyto(self._rewards, self._reward_fn(self, obs, rewards))
+            self._rewards[infos["tick"] == 0] = 0.0  # a world that just started again: 0
             rewards = self._rewards
         return obs, rewards, term, trunc, infos
 
