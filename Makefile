@@ -1,5 +1,5 @@
 # fleetsim — one command for each thing a user or CI does.
-#   make demo   install dependencies, build, run the diffusion example
+#   make demo   install dependencies, build the program only, run the diffusion example
 #   make test   install dependencies, build, run the whole test suite (the Python tests from
 #               the package installed into a fresh virtual environment, build/python-venv)
 #   make build  build only (dependencies must be installed)
@@ -30,8 +30,10 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 600 --repeat after-timeout:2
 
+# Only the program the demo runs (the tests, benches and Python module are left to `make test`).
 demo: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory configure
+	cmake --build $(BUILD) -j $(JOBS) --target fleetsim
 	@scripts/demo.sh $(BUILD)
 
 e2e: deps

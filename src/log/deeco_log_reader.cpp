@@ -60,7 +60,8 @@ DeecoLogReader::DeecoLogReader(std::string path, double metres_per_unit)
         current.append(chunk.data() + from, to - from);
         if (current.size() > cap()) {
           // Only a cycle line may be this long.
-          if (section_line_ >= 3 && deeco::contains_unescaped(current, "&&")) {
+          if (section_line_ >= 3 && (!playground_ || separators_ == 3) &&
+              deeco::contains_unescaped(current, "&&")) {
             in_body = true;
             header_lines_ = line_number;
             current.clear();
@@ -74,7 +75,8 @@ DeecoLogReader::DeecoLogReader(std::string path, double metres_per_unit)
       const std::uint64_t end = offset + to;  // offset of the newline
       if (!in_body) {
         if (!current.empty() && current.back() == '\r') current.pop_back();
-        if (section_line_ >= 3 && deeco::contains_unescaped(current, "&&")) {
+        if (section_line_ >= 3 && (!playground_ || separators_ == 3) &&
+            deeco::contains_unescaped(current, "&&")) {
           in_body = true;
           header_lines_ = line_number;
         } else {
@@ -97,6 +99,10 @@ DeecoLogReader::DeecoLogReader(std::string path, double metres_per_unit)
                    "is incomplete)");
   }
   if (!in_body) header_lines_ = line_number;
+  if (playground_ && separators_ < 3) {
+    throw LogError("log '" + path_ + "' is truncated: its header ends before the third '---' " +
+                   "line (after the robots and the objects)");
+  }
   // Object ids follow the robots' so that every id is unique.
   for (std::size_t j = 0; j < header_.objects.size(); ++j) {
     header_.objects[j].id = static_cast<EntityId>(header_.robots.size() + j);
@@ -155,9 +161,35 @@ void DeecoLogReader::parse_header_line(const std::string& line, std::size_t line
       }
       break;
     default: {
+      if (line == "---") {
+        // The playground's sections: after the bitmap, the robots and the objects.
+        if (section_line_ == 3) {
+          playground_ = true;
+          if (has_bitmap_) {  // written column by column: rows again
+            const auto w = static_cast<std::size_t>(header_.bitmap_width);
+            const auto h = static_cast<std::size_t>(header_.bitmap_height);
+            std::vector<std::uint8_t> rows(w * h);
+            for (std::size_t col = 0; col < w; ++col)
+              for (std::size_t row = 0; row < h; ++row)
+                rows[row * w + col] = header_.bitmap[col * h + row];
+            header_.bitmap = std::move(rows);
+          }
+        } else if (!playground_ || separators_ >= 3) {
+          throw LogError(where + ": a '---' line where none belongs");
+        }
+        ++separators_;
+        in_objects_ = separators_ >= 2;
+        break;
+      }
+      if (playground_ && separators_ >= 3)
+        throw LogError(where + ": expected a cycle 'status&&robots&&objects'");
       auto fields = deeco::split_unescaped(line, ",");
-      if (fields.size() == 2) {
-        // Robot: kind,size (size = diameter in field units).
+      if (playground_ && !in_objects_ && fields.size() != 2)
+        throw LogError(where + ": expected a robot 'class,size' (or '---')");
+      if (playground_ && in_objects_) fields.resize(std::min<std::size_t>(fields.size(), 1));
+      if (fields.size() == 2 && !(playground_ && in_objects_)) {
+        // Robot: kind,size (size: the radius in the playground's grammar, the diameter in the
+        // document's).
         if (in_objects_) throw LogError(where + ": a robot line after the objects section");
         double size = 0;
         if (!deeco::parse_number(fields[1], size)) {
@@ -171,7 +203,7 @@ void DeecoLogReader::parse_header_line(const std::string& line, std::size_t line
         }
         if (k == header_.kinds.size()) {
           if (k > 0xffff) throw LogError(where + ": more than 65536 robot kinds");
-          header_.kinds.push_back({name, size / 2 * metres_per_unit_, 0, 0});
+          header_.kinds.push_back({name, (playground_ ? size : size / 2) * metres_per_unit_, 0, 0});
           field_sizes_.push_back(size);
         }
         const auto id = static_cast<EntityId>(header_.robots.size());
@@ -179,9 +211,9 @@ void DeecoLogReader::parse_header_line(const std::string& line, std::size_t line
             {id, static_cast<std::uint16_t>(k), "robot " + std::to_string(id)});
         robot_kind_.push_back(static_cast<std::uint16_t>(k));
       } else if (fields.size() == 1) {
-        // Object: class.
+        // Object: class (in the playground's grammar the whole line: a class name).
         in_objects_ = true;
-        std::string name = deeco::unescape(fields[0]);
+        std::string name = deeco::unescape(playground_ ? std::string_view(line) : fields[0]);
         std::size_t c = 0;
         while (c < header_.object_classes.size() && header_.object_classes[c].name != name) ++c;
         if (c == header_.object_classes.size()) {
@@ -239,8 +271,8 @@ LogFrame DeecoLogReader::read_frame(std::size_t index) {
   f.tags.emplace_back();
   std::unordered_map<std::string, std::uint32_t> tag_index{{"", 0}};
   auto tag = [&](std::string_view escaped) {
-    auto [it, added] = tag_index.try_emplace(deeco::unescape(escaped),
-                                             static_cast<std::uint32_t>(f.tags.size()));
+    auto [it, added] =
+        tag_index.try_emplace(deeco::unescape(escaped), static_cast<std::uint32_t>(f.tags.size()));
     if (added) f.tags.push_back(it->first);
     return it->second;
   };
@@ -257,15 +289,18 @@ LogFrame DeecoLogReader::read_frame(std::size_t index) {
   std::vector<EntityId> id(n);
   std::vector<double> x(n), y(n), theta(n);
   std::vector<std::uint32_t> tags(n);
+  const char* robot_separator = playground_ ? ",," : ",";
   for (std::size_t i = 0; i < n; ++i) {
-    auto fields = deeco::split_unescaped(robots[i], ",");
+    auto fields = deeco::split_unescaped(robots[i], robot_separator);
     if (fields.size() != 4) {
-      throw LogError(where + ": robot " + std::to_string(i) + " is not 'x,y,angle,tag'");
+      throw LogError(where + ": robot " + std::to_string(i) + " is not " +
+                     (playground_ ? "'x,,y,,angle,,tag'" : "'x,y,angle,tag'"));
     }
     id[i] = static_cast<EntityId>(i);
     x[i] = number(fields[0], "x") * unit - half_w;
     y[i] = half_h - number(fields[1], "y") * unit;
-    theta[i] = 0.0 - number(fields[2], "angle");
+    const double angle = number(fields[2], "angle");
+    theta[i] = playground_ ? deeco::FieldTransform::world_theta(angle) : 0.0 - angle;
     tags[i] = tag(fields[3]);
   }
   f.set_robot("id", header_, id);
@@ -288,7 +323,7 @@ LogFrame DeecoLogReader::read_frame(std::size_t index) {
     id[j] = static_cast<EntityId>(n + j);
     x[j] = number(fields[0], "x") * unit - half_w;
     y[j] = half_h - number(fields[1], "y") * unit;
-    size[j] = number(fields[2], "size") * unit;
+    size[j] = number(fields[2], "size") * unit * (playground_ ? 2 : 1);  // (a half width)
     tags[j] = tag(fields[3]);
   }
   f.set_object("id", header_, id);

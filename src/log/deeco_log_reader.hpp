@@ -10,7 +10,9 @@
 
 namespace fleetsim::log {
 
-/// Reads a DEECo text log. open() streams the file once, parsing the header sections and
+/// Reads a DEECo text log in either grammar (deeco::Grammar: the playground program's, or the
+/// architecture document's that fleetsim wrote before; told apart by the `---` line after the
+/// bitmap section). open() streams the file once, parsing the header sections and
 /// recording where each cycle line starts (the file is never held in memory); read_frame()
 /// then reads one line. Coordinates come back in world metres with the field centred on the
 /// origin; the file does not say how long a field unit is, so the caller does
@@ -54,6 +56,12 @@ class DeecoLogReader final : public LogReader {
   int section_line_ = 0;
   bool has_bitmap_ = false;
   bool in_objects_ = false;
+  bool playground_ = false;  ///< the playground's grammar (a `---` after the bitmap section)
+  int separators_ = 0;       ///< its `---` lines so far (3 end the header)
+
+ public:
+  /// The grammar the file is in (known once it is open).
+  bool playground_grammar() const { return playground_; }
 };
 
 }  // namespace fleetsim::log

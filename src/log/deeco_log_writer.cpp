@@ -1,5 +1,5 @@
-// The DEECo playground text log writer (grammar: DEECo report section 3, issue 2; details
-// in docs/log-format.md).
+// The DEECo playground text log writer, in the grammar the playground program writes and
+// reads (docs/log-format.md, section 2).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -90,23 +90,26 @@ void DeecoLogWriter::start(const LogHeader& h, const LogMark* mark) {
   field_ = deeco::FieldTransform::of(h);
 
   std::string text;
-  // Bitmap section.
+  // Bitmap section. The playground writes the encoding column by column (x outer, y inner).
   if (h.bitmap_width > 0 && h.bitmap_height > 0) {
     text += std::to_string(h.bitmap_width) + "\n" + std::to_string(h.bitmap_height) + "\n";
-    const std::size_t pixels =
-        static_cast<std::size_t>(h.bitmap_width) * static_cast<std::size_t>(h.bitmap_height);
-    if (h.bitmap.size() != pixels) {
+    const auto w = static_cast<std::size_t>(h.bitmap_width);
+    const auto ht = static_cast<std::size_t>(h.bitmap_height);
+    if (h.bitmap.size() != w * ht) {
       throw LogError("log '" + path_ + "': the bitmap has " + std::to_string(h.bitmap.size()) +
                      " pixels instead of width x height");
     }
-    for (std::uint8_t p : h.bitmap) text.push_back(p != 0 ? '1' : '0');
+    for (std::size_t col = 0; col < w; ++col)
+      for (std::size_t row = 0; row < ht; ++row)
+        text.push_back(h.bitmap[row * w + col] != 0 ? '1' : '0');
     text.push_back('\n');
   } else {
-    // The grammar's field size is integral: the arena in units of 10^-k metres.
+    // The field size is integral: the arena in units of 10^-k metres.
     text += "null\n" + std::to_string(field_.width_units) + "\n" +
             std::to_string(field_.height_units) + "\n";
   }
-  // Robots section: kind,size (diameter in field units).
+  text += "---\n";
+  // Robots section: kind,size (the radius in field units).
   for (const LogEntity& r : h.robots) {
     if (r.type_index >= h.kinds.size()) {
       throw LogError("log '" + path_ + "': robot '" + r.name + "' has no kind");
@@ -114,11 +117,12 @@ void DeecoLogWriter::start(const LogHeader& h, const LogMark* mark) {
     const LogKind& c = h.kinds[r.type_index];
     deeco::append_escaped(text, c.name);
     text.push_back(',');
-    deeco::append_number(text, field_.field_length(2 * c.radius_m));
+    deeco::append_java_number(text, field_.field_length(c.radius_m));
     text.push_back('\n');
     robot_pos_[r.id] = robot_ids_.size();
     robot_ids_.push_back(r.id);
   }
+  text += "---\n";
   // Objects section: class.
   for (const LogEntity& o : h.objects) {
     if (o.type_index >= h.object_classes.size()) {
@@ -129,6 +133,7 @@ void DeecoLogWriter::start(const LogHeader& h, const LogMark* mark) {
     object_pos_[o.id] = object_ids_.size();
     object_ids_.push_back(o.id);
   }
+  text += "---\n";
   if (mark)
     written_ = cut_to_mark(file_.get(), *mark, path_);
   else
@@ -141,10 +146,9 @@ const std::vector<std::size_t>* DeecoLogWriter::order_of(
     const char* kind, Tick tick) const {
   if (std::equal(ids.begin(), ids.end(), header_ids.begin(), header_ids.end())) return nullptr;
   auto fail = [&] {
-    throw LogError("log '" + path_ + "', tick " + std::to_string(tick) + ": the set of " +
-                   kind + "s differs from the start of the run; the DEECo log needs a fixed " +
-                   "set of " + kind + "s; use the frame log for runs that add or remove " +
-                   "entities");
+    throw LogError("log '" + path_ + "', tick " + std::to_string(tick) + ": the set of " + kind +
+                   "s differs from the start of the run; the DEECo log needs a fixed " + "set of " +
+                   kind + "s; use the frame log for runs that add or remove " + "entities");
   };
   if (ids.size() != header_ids.size()) fail();
   order.assign(header_ids.size(), header_ids.size());
@@ -184,29 +188,29 @@ void DeecoLogWriter::write(const LogFrameView& f) {
     return t < f.tags.size() ? std::string_view(f.tags[t]) : std::string_view();
   };
 
-  // status&&x,y,angle,tag;;...&&x,,y,,size,,tag;;...
+  // status&&x,,y,,angle,,tag;;...&&x,,y,,size,,tag;;... (an object's size: half its width)
   line_.clear();
   deeco::append_escaped(line_, f.status);
   line_ += "&&";
   for (std::size_t k = 0; k < n; ++k) {
     std::size_t i = robots ? (*robots)[k] : k;
-    deeco::append_number(line_, field_.field_x(robot_x[i]));
-    line_.push_back(',');
-    deeco::append_number(line_, field_.field_y(robot_y[i]));
-    line_.push_back(',');
-    deeco::append_number(line_, deeco::FieldTransform::field_angle(robot_theta[i]));
-    line_.push_back(',');
+    deeco::append_java_number(line_, field_.field_x(robot_x[i]));
+    line_ += ",,";
+    deeco::append_java_number(line_, field_.field_y(robot_y[i]));
+    line_ += ",,";
+    deeco::append_java_number(line_, deeco::FieldTransform::playground_angle(robot_theta[i]));
+    line_ += ",,";
     deeco::append_escaped(line_, tag(robot_tag[i]));
     line_ += ";;";
   }
   line_ += "&&";
   for (std::size_t k = 0; k < m; ++k) {
     std::size_t i = objects ? (*objects)[k] : k;
-    deeco::append_number(line_, field_.field_x(object_x[i]));
+    deeco::append_java_number(line_, field_.field_x(object_x[i]));
     line_ += ",,";
-    deeco::append_number(line_, field_.field_y(object_y[i]));
+    deeco::append_java_number(line_, field_.field_y(object_y[i]));
     line_ += ",,";
-    deeco::append_number(line_, field_.field_length(object_size[i]));
+    deeco::append_java_number(line_, field_.field_length(object_size[i]) / 2);
     line_ += ",,";
     deeco::append_escaped(line_, tag(object_tag[i]));
     line_ += ";;";

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+
+#include "fleetsim/types.hpp"
 
 namespace fleetsim::log::deeco {
 
@@ -32,20 +35,61 @@ std::string unescape(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
-      char c = s[++i];
-      out.push_back(c == 'n' ? '\n' : c == 'r' ? '\r' : c);
-    } else {
+    const char next = i + 1 < s.size() ? s[i + 1] : '\0';
+    if (s[i] != '\\' || !std::strchr("&;,\\nr", next) || next == '\0') {
       out.push_back(s[i]);
+      continue;
     }
+    ++i;
+    out.push_back(next == 'n' ? '\n' : next == 'r' ? '\r' : next);
   }
   return out;
 }
 
-void append_number(std::string& out, double v) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
+void append_java_number(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "NaN";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v < 0 ? "-Infinity" : "Infinity";
+    return;
+  }
+  if (v == 0) {
+    out += std::signbit(v) ? "-0.0" : "0.0";
+    return;
+  }
+  // The shortest digits d1.d2d3... and the exponent e of v = d1.d2d3... x 10^e.
+  char buf[40];
+  auto [end, ec] =
+      std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific);
+  const std::string_view text(buf, static_cast<std::size_t>(end - buf));
+  const std::size_t e_at = text.find('e');
+  std::string digits(1, text[0]);
+  if (text.size() > 1 && text[1] == '.') digits.append(text.substr(2, e_at - 2));
+  int exponent = 0;
+  std::string_view e_text = text.substr(e_at + 1);
+  if (!e_text.empty() && e_text.front() == '+') e_text.remove_prefix(1);
+  std::from_chars(e_text.data(), e_text.data() + e_text.size(), exponent);
+  if (v < 0) out.push_back('-');
+  if (exponent >= -3 && exponent < 7) {  // Java: plain from 10^-3 up to below 10^7
+    if (exponent >= 0) {
+      const auto whole = static_cast<std::size_t>(exponent) + 1;
+      for (std::size_t i = 0; i < whole; ++i) out.push_back(i < digits.size() ? digits[i] : '0');
+      out.push_back('.');
+      out += digits.size() > whole ? digits.substr(whole) : std::string("0");
+    } else {
+      out += "0.";
+      out.append(static_cast<std::size_t>(-exponent - 1), '0');
+      out += digits;
+    }
+    return;
+  }
+  out.push_back(digits[0]);
+  out.push_back('.');
+  out += digits.size() > 1 ? digits.substr(1) : std::string("0");
+  out.push_back('E');
+  out += std::to_string(exponent);
 }
 
 bool parse_number(std::string_view token, double& v) {
@@ -93,6 +137,14 @@ int decimal_places(double v) {
   const auto dot = text.find('.');
   const int fraction = dot == std::string_view::npos ? 0 : static_cast<int>(text.size() - dot - 1);
   return std::max(0, fraction - exponent);
+}
+
+double FieldTransform::playground_angle(double world_theta) {
+  return wrap_angle(world_theta + kPi / 2);
+}
+
+double FieldTransform::world_theta(double playground_angle) {
+  return wrap_angle(playground_angle - kPi / 2);
 }
 
 FieldTransform FieldTransform::of(const LogHeader& h) {

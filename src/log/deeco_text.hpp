@@ -1,4 +1,4 @@
-// Tokens of the DEECo playground text log (report section 3, issue 2): escaping, number
+// Tokens of the DEECo playground text log (docs/log-format.md, section 2): escaping, number
 // formatting, splitting on unescaped separators, and the field-unit transform.
 #pragma once
 
@@ -11,15 +11,22 @@
 
 namespace fleetsim::log::deeco {
 
-/// Appends `s` with `&`, `;`, `,` and `\` prefixed by a backslash, and line breaks written
-/// as `\n` / `\r` (so that one cycle stays on one line).
+/// The two grammars of the DEECo log: the playground program's (what its Simulation writes
+/// and its Visualization reads; fleetsim writes it) and the architecture document's section 3
+/// (fleetsim's DEECo logs before they followed the program; read only). docs/log-format.md 2.5.
+enum class Grammar { kPlayground, kReport };
+
+/// Appends `s` with `&`, `;` and `,` prefixed by a backslash as the playground does, and `\`
+/// doubled and line breaks written as `\n` / `\r` (so that one cycle stays on one line).
 void append_escaped(std::string& out, std::string_view s);
 
-/// Removes the escapes of append_escaped: `\n` and `\r` become line breaks, `\X` becomes X.
+/// Removes the escapes: `\&`, `\;`, `\,` and `\\` become the character, `\n` and `\r` line
+/// breaks; a backslash before anything else is kept (the playground writes it alone).
 std::string unescape(std::string_view s);
 
-/// Appends the shortest text that reads back as exactly `v` (std::to_chars).
-void append_number(std::string& out, double v);
+/// Appends `v` as Java's Double.toString prints it (`1.0`, `-0.5`, `1.0E-5`, `NaN`,
+/// `Infinity`), with the shortest digits that read back as exactly `v`.
+void append_java_number(std::string& out, double v);
 
 /// Parses a whole token as a double (surrounding spaces allowed); false if it is not one.
 bool parse_number(std::string_view token, double& v);
@@ -62,8 +69,12 @@ struct FieldTransform {
   double field_length(double metres) const {
     return units_per_metre > 0 ? metres * units_per_metre : metres / metres_per_unit;
   }
-  /// Heading in the field frame: y points down, so the angle changes sign.
-  static double field_angle(double world_theta) { return 0.0 - world_theta; }
+  /// The playground's heading of a world heading: a robot of heading a moves by
+  /// (sin a, cos a) in the field (y down), so a = theta + pi/2, in (-pi, pi] as its
+  /// Geometry.normalizeAngle leaves it.
+  static double playground_angle(double world_theta);
+  /// The world heading of a playground heading.
+  static double world_theta(double playground_angle);
 };
 
 }  // namespace fleetsim::log::deeco

@@ -605,9 +605,18 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
                 static_cast<float>(wrap_angle(bearing_atan2(at.y - p.y, at.x - p.x) - th));
         };
         const double touch = 4 * kSkin;
+        // A wall point is one contact however many segments end there (a corner of the
+        // bitmap's obstacles is the end of two edges), as the DEECo playground counts it.
+        Vec2 walls[kCollect];
+        int wall_count = 0;
         for (std::uint32_t si : index.segments.near(p)) {
           Vec2 closest;
-          if (distance_to_segment(p, segs[si], &closest) <= ri + touch) add(closest);
+          if (distance_to_segment(p, segs[si], &closest) > ri + touch) continue;
+          if (std::any_of(walls, walls + wall_count,
+                          [&](Vec2 w) { return w.x == closest.x && w.y == closest.y; }))
+            continue;
+          if (wall_count < kCollect) walls[wall_count++] = closest;
+          add(closest);
         }
         // Robots touching at the end are among the candidates of round 0 (same slot order).
         auto touching = [&](std::uint32_t t) {

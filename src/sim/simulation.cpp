@@ -607,6 +607,7 @@ void Simulation::remove_robot(EntityId id) {
     return;
   }
   state_.remove_robot(id);
+  if (id < host_.size()) host_[id] = -1;
   if (id < instances_.size() && instances_[id]) {
     instances_[id]->destroy();
     instances_[id].reset();

@@ -984,59 +984,32 @@ void Simulation::partition() {
 }
 
 void Simulation::hash_partitioned_world() {
-  // WorldState::hash() of the whole world, without it on any process: first every process's
-  // robots (the ones it ran last: their rows are the newest), then each hashed column of
-  // them, in parts, fed to the hash in id order as one process would.
-  const EntityId* ids = state_.robot_id().data();
-  std::vector<std::uint32_t> mine;
-  for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
-    if (host_[ids[i]] == dist_.process) mine.push_back(i);
-  std::sort(mine.begin(), mine.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
-  std::vector<std::uint8_t> out;
-  {
-    log::ByteWriter w(out);
-    w.u8(kState);
-    w.i64(state_.tick);
-    w.u32(static_cast<std::uint32_t>(mine.size()));
-    for (std::uint32_t i : mine) w.u32(ids[i]);
-  }
-  auto lists = gather(std::move(out), true);
+  // WorldState::hash() of the whole world, without it on any process: each hashed column of
+  // every robot, from the process that ran it last (its row is the newest), fed to the hash in
+  // id order as one process would. Who ran each robot last is known on every process (host_:
+  // the handoffs and the loop functions' changes reach every process), so every process knows
+  // the order of the rounds without a list from the others.
   const auto procs = static_cast<std::size_t>(dist_.processes);
-  std::vector<std::vector<EntityId>> held(procs);
+  const auto me = static_cast<std::int16_t>(dist_.process);
+  std::vector<std::uint32_t> mine;  // this process's rows, in id order
   std::size_t total = 0;
-  for (std::size_t p = 0; p < procs; ++p) {
-    try {
-      log::ByteReader r(lists[p].data(), lists[p].size(), "a message");
-      if (r.u8() != kState || r.i64() != state_.tick)
-        throw log::LogError("a message of another kind or tick");
-      held[p].resize(r.u32());
-      for (auto& id : held[p]) {
-        id = r.u32();
-        if (id >= host_.size() || host_[id] != static_cast<int>(p))
-          throw log::LogError("a robot it did not run");
-      }
-      if (std::adjacent_find(held[p].begin(), held[p].end(), std::greater_equal<>()) !=
-              held[p].end() ||
-          r.remaining() != 0)
-        throw log::LogError("robots out of order, or trailing bytes");
-    } catch (const log::LogError& e) {
-      desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
-    }
-    total += held[p].size();
+  for (EntityId id = 0; id < host_.size(); ++id) {
+    if (host_[id] < 0) continue;
+    ++total;
+    if (host_[id] != me) continue;
+    const std::uint32_t i = state_.robot_index(id);
+    if (i == kNoIndex)
+      throw RunError("process " + std::to_string(dist_.process) + " runs robot " +
+                     std::to_string(id) + " but does not hold it (a fault of fleetsim)");
+    mine.push_back(i);
   }
-  // Robots in id order over every process: the merge of their lists (each in id order).
-  struct Merge {
-    const std::vector<std::vector<EntityId>>* held;
-    std::vector<std::size_t> at;
+  // Robots in id order over every process: which process sends the next one.
+  struct Walk {
+    const std::vector<std::int16_t>* host;
+    EntityId id = 0;
     std::size_t next() {  // the process of the next robot in id order; steps past it
-      std::size_t best = at.size();
-      for (std::size_t p = 0; p < at.size(); ++p)
-        if (at[p] < (*held)[p].size() &&
-            (best == at.size() || (*held)[p][at[p]] < (*held)[best][at[best]]))
-          best = p;
-      ++at[best];
-      return best;
+      while ((*host)[id] < 0) ++id;
+      return static_cast<std::size_t>((*host)[id++]);
     }
   };
   Hasher h;
@@ -1046,7 +1019,6 @@ void Simulation::hash_partitioned_world() {
   ColumnHandle last_column = 0;  // the round ends with its last part
   for (ColumnHandle c = 0; c < schema.size(); ++c)
     if (schema[c].hashed) last_column = c;
-  const auto me = static_cast<std::size_t>(dist_.process);
   for (ColumnHandle c = 0; c < schema.size(); ++c) {
     const ColumnDesc& d = schema[c];
     if (!d.hashed) continue;
@@ -1061,14 +1033,15 @@ void Simulation::hash_partitioned_world() {
              : std::max<std::size_t>(1, std::min(dist_.part_bytes, std::size_t{4} << 20) /
                                             row_bytes);
     const std::size_t rounds = std::max<std::size_t>(1, (total + part - 1) / part);
-    Merge merge{&held, std::vector<std::size_t>(procs, 0)};
+    Walk walk{&host_};
+    std::size_t from = 0;  // this process's robots sent so far
     PiecewiseBytes stream(h);
     for (std::size_t q = 0; q < rounds; ++q) {
       const std::size_t n = std::min(part, total - q * part);
-      Merge feed = merge;  // (where this round starts)
+      Walk feed = walk;  // (where this round starts)
       std::vector<std::size_t> count(procs, 0);
-      for (std::size_t k = 0; k < n; ++k) ++count[merge.next()];
-      const std::size_t from = feed.at[me], to = from + count[me];
+      for (std::size_t k = 0; k < n; ++k) ++count[walk.next()];
+      const std::size_t to = from + count[static_cast<std::size_t>(me)];
       std::vector<std::uint8_t> piece;
       log::ByteWriter w(piece);
       w.u8(kState);
@@ -1083,6 +1056,7 @@ void Simulation::hash_partitioned_world() {
       } else {
         state_.robots.gather_rows(c, std::span(mine).subspan(from, to - from), piece);
       }
+      from = to;
       auto all = gather(std::move(piece), c != last_column || q + 1 < rounds);
       std::vector<log::ByteReader> readers;
       for (std::size_t p = 0; p < procs; ++p) {

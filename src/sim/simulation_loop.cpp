@@ -275,8 +275,10 @@ void Simulation::apply_loop_changes(bool finished) {
   }
   for (const auto& m : merged.moves)
     if (held(m.id)) move_robot(m.id, {m.x, m.y}, m.heading);
-  for (EntityId id : merged.removes)
+  for (EntityId id : merged.removes) {
     if (held(id)) remove_robot(id);
+    if (id < host_.size()) host_[id] = -1;  // (every process: no one runs it any more)
+  }
   for (const auto& a : merged.adds) {
     const Vec2 p{a.x, a.y};
     if (!partial || dist_.domains.at(p) == dist_.process || within_reach(p)) {

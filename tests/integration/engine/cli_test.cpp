@@ -139,10 +139,11 @@ TEST_F(Cli, DeecoExampleWritesTheTextLog) {
   Result r = run("run " + path("deeco/deeco.xml") + " --quiet");
   ASSERT_EQ(r.status, 0) << r.err;
   std::string text = slurp(path("deeco/deeco.log"));
-  // Header: field size in pixels, then the encoding; one line per robot and per object.
+  // Header (the playground's grammar): field size in pixels, the encoding, then `---` and a
+  // line per robot (its radius: 0.035 m in 0.05 m pixels), `---` and a line per object, `---`.
   EXPECT_EQ(text.rfind("80\n60\n", 0), 0u);
-  EXPECT_NE(text.find("\nepuck,1.4"), std::string::npos);
-  EXPECT_NE(text.find("\nBase\nBeacon\nBeacon\n"), std::string::npos);
+  EXPECT_NE(text.find("\n---\nepuck,0.7"), std::string::npos);
+  EXPECT_NE(text.find("\n---\nBase\nBeacon\nBeacon\n---\n"), std::string::npos);
   // Tags with metacharacters are escaped.
   EXPECT_NE(text.find("worker\\,\\&\\;special"), std::string::npos);
   EXPECT_NE(text.find("tick 300: "), std::string::npos);

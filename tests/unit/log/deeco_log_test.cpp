@@ -83,7 +83,8 @@ std::vector<Cycle> arena_cycles() {
   a.robots.kind = {0, 0};
   a.robots.x = {-4, 1.25};
   a.robots.y = {3, -2.5};
-  a.robots.theta = {0.5, -1.5};
+  // Headings whose playground angles (theta + pi/2) are exact: pi/2 and 0.
+  a.robots.theta = {0, -kPi / 2};
   a.robots.tag = {1, 0};
   a.robots.led = {Color{}, Color{}};
   a.objects.id = {20};
@@ -98,8 +99,8 @@ std::vector<Cycle> arena_cycles() {
   b.status = "";
   b.robots.x = {-5, 5};
   b.robots.y = {4, -4};
-  b.robots.theta = {0, 3};
-  b.objects.x = {-6};  // objects may leave the field
+  b.robots.theta = {kPi / 2, -kPi / 2};  // playground angles pi and 0
+  b.objects.x = {-6};                    // objects may leave the field
   b.objects.y = {5};
   b.objects.size = {0.5};
   b.objects.tag = {0};
@@ -112,16 +113,24 @@ std::vector<LogFrame> frames_of(const LogHeader& h, const std::vector<Cycle>& cy
   return out;
 }
 
-// Written by hand from the grammar (report section 3): robot size = diameter = 2 x 0.035.
+// Written by hand from the playground program's writer (EnvironmentImpl.writeHeader and
+// writeSimulationLogs): `---` after each header section; a robot's size is its radius
+// (0.035); robot fields separated by `,,`; numbers as Java's Double.toString prints them
+// (`1.0`; pi/2 and pi as Java prints Math.PI / 2 and Math.PI); the angle a moves a robot by
+// (sin a, cos a) in the field (y down): theta + pi/2; an object's size is half its width.
 constexpr const char* kArenaLog =
     "null\n"
     "10\n"
     "8\n"
-    "epuck,0.07\n"
-    "epuck,0.07\n"
+    "---\n"
+    "epuck,0.035\n"
+    "epuck,0.035\n"
+    "---\n"
     "box\n"
-    "status\\&1&&1,1,-0.5,a\\,b;;6.25,6.5,1.5,;;&&5,,4,,2,,x\\;y\\&z\\\\;;\n"
-    "&&0,0,0,a\\,b;;10,8,-3,;;&&-1,,-1,,0.5,,;;\n";
+    "---\n"
+    "status\\&1&&1.0,,1.0,,1.5707963267948966,,a\\,b;;6.25,,6.5,,0.0,,;;&&5.0,,4.0,,1.0,,"
+    "x\\;y\\&z\\\\;;\n"
+    "&&0.0,,0.0,,3.141592653589793,,a\\,b;;10.0,,8.0,,0.0,,;;&&-1.0,,-1.0,,0.25,,;;\n";
 
 // --- With a bitmap: 4 x 3 pixels of 0.5 m, top-left corner at world (-1, 0.75).
 
@@ -152,7 +161,7 @@ LogFrame bitmap_frame() {
   c.robots.kind = {0, 1};
   c.robots.x = {-0.25, 0.5};
   c.robots.y = {0.5, -0.5};
-  c.robots.theta = {0.25, -2};
+  c.robots.theta = {-kPi / 2, kPi / 2};  // playground angles 0 and pi
   c.robots.tag = {1, 0};
   c.robots.led = {Color{}, Color{}};
   c.objects.id = {2};
@@ -165,15 +174,20 @@ LogFrame bitmap_frame() {
 }
 
 // Pixel units: robot a at ((-0.25 + 1) / 0.5, (0.75 - 0.5) / 0.5) = (1.5, 0.5); sizes are
-// diameters in pixels (0.25 m / 0.5 = 0.5 and 0.5 m / 0.5 = 1).
+// radii in pixels (0.125 m / 0.5 = 0.25 and 0.25 m / 0.5 = 0.5); the encoding column by
+// column (columns 110, 100, 101, 101 from the rows 1111, 1000, 0011); the goal's 0.5 pixel
+// width is written as its half, 0.25.
 constexpr const char* kBitmapLog =
     "4\n"
     "3\n"
-    "111110000011\n"
-    "epuck,0.5\n"
-    "kilobot,1\n"
+    "110100101101\n"
+    "---\n"
+    "epuck,0.25\n"
+    "kilobot,0.5\n"
+    "---\n"
     "goal\n"
-    "ok&&1.5,0.5,-0.25,t;;3,2.5,2,;;&&2,,1.5,,0.5,,t;;\n";
+    "---\n"
+    "ok&&1.5,,0.5,,0.0,,t;;3.0,,2.5,,3.141592653589793,,;;&&2.0,,1.5,,0.25,,t;;\n";
 
 void write_deeco(const std::string& path, const LogHeader& h, const std::vector<LogFrame>& fs) {
   auto writer = make_deeco_log_writer(path);
@@ -253,13 +267,104 @@ TEST(DeecoLog, ReadsABitmapLogWithOnePixelPerMetre) {
   EXPECT_EQ(h.bitmap_top_left, (Vec2{-2, 1.5}));
   ASSERT_EQ(h.kinds.size(), 2u);
   EXPECT_EQ(h.kinds[1].name, "kilobot");
-  EXPECT_EQ(h.kinds[1].radius_m, 0.5);  // diameter 1 pixel
+  EXPECT_EQ(h.kinds[1].radius_m, 0.5);  // radius half a pixel
   LogFrame f = reader->read_frame(0);
   EXPECT_EQ(vec(f.robot<std::uint16_t>("kind", h)), (std::vector<std::uint16_t>{0, 1}));
   EXPECT_EQ(vec(f.robot<double>("x", h)), (std::vector<double>{1.5 - 2, 3 - 2}));
   EXPECT_EQ(vec(f.robot<double>("y", h)), (std::vector<double>{1.5 - 0.5, 1.5 - 2.5}));
-  EXPECT_EQ(vec(f.robot<double>("theta", h)), (std::vector<double>{0.25, -2}));
+  EXPECT_EQ(vec(f.robot<double>("theta", h)), (std::vector<double>{-kPi / 2, kPi / 2}));
   EXPECT_EQ(vec(f.object<double>("size", h)), (std::vector<double>{0.5}));
+}
+
+// Numbers as Java's Double.toString prints them (the playground writes them so): a decimal
+// point always, plain from 10^-3 to below 10^7, else d.dddE<n>.
+TEST(DeecoLog, NumbersAreWrittenAsJavaPrintsDoubles) {
+  auto java = [](double v) {
+    std::string s;
+    deeco::append_java_number(s, v);
+    return s;
+  };
+  EXPECT_EQ(java(1), "1.0");
+  EXPECT_EQ(java(-0.5), "-0.5");
+  EXPECT_EQ(java(100), "100.0");
+  EXPECT_EQ(java(0.001), "0.001");
+  EXPECT_EQ(java(0.0015), "0.0015");
+  EXPECT_EQ(java(1e-4), "1.0E-4");
+  EXPECT_EQ(java(9999999), "9999999.0");
+  EXPECT_EQ(java(1e7), "1.0E7");
+  EXPECT_EQ(java(123456789), "1.23456789E8");
+  EXPECT_EQ(java(-2.5e-300), "-2.5E-300");
+  EXPECT_EQ(java(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(java(0.0), "0.0");
+  EXPECT_EQ(java(-0.0), "-0.0");
+  EXPECT_EQ(java(std::nan("")), "NaN");
+  EXPECT_EQ(java(-INFINITY), "-Infinity");
+  // And they read back.
+  for (double v : {1e-4, 1.23456789e8, -2.5e-300, 0.1 + 0.2, -double(INFINITY)}) {
+    double r = 0;
+    ASSERT_TRUE(deeco::parse_number(java(v), r)) << java(v);
+    EXPECT_EQ(r, v);
+  }
+  double r = 0;
+  EXPECT_TRUE(deeco::parse_number("NaN", r) && std::isnan(r));
+  EXPECT_TRUE(deeco::parse_number("Infinity", r) && r == INFINITY);
+}
+
+// Logs in the architecture document's grammar (fleetsim's DEECo logs before they followed the
+// program: no `---` lines, a robot's size its diameter, its fields separated by one comma,
+// angles measured from +x towards +y down, an object's full width) are still read.
+TEST(DeecoLog, ReadsTheDocumentsGrammarToo) {
+  TempDir dir;
+  write_file(dir.file("r.log"),
+             "null\n10\n8\nepuck,0.07\nepuck,0.07\nbox\n"
+             "status\\&1&&1,1,-0.5,a\\,b;;6.25,6.5,1.5,;;&&5,,4,,2,,x\\;y\\&z\\\\;;\n");
+  DeecoLogReader reader(dir.file("r.log"));
+  EXPECT_FALSE(reader.playground_grammar());
+  const LogHeader& h = reader.header();
+  ASSERT_EQ(h.kinds.size(), 1u);
+  EXPECT_EQ(h.kinds[0].radius_m, 0.035);
+  LogFrame f = reader.read_frame(0);
+  EXPECT_EQ(f.status, "status&1");
+  EXPECT_EQ(vec(f.robot<double>("x", h)), (std::vector<double>{-4, 1.25}));
+  EXPECT_EQ(vec(f.robot<double>("y", h)), (std::vector<double>{3, -2.5}));
+  EXPECT_EQ(vec(f.robot<double>("theta", h)), (std::vector<double>{0.5, -1.5}));
+  EXPECT_EQ(vec(f.object<double>("size", h)), (std::vector<double>{2}));
+  EXPECT_EQ(f.tags.at(f.object<std::uint32_t>("tag", h)[0]), "x;y&z\\");
+}
+
+// What the playground writes, as its own code writes it: Java class names, integer field
+// sizes, no special characters; a lone backslash in a tag (the playground does not escape it)
+// stays a backslash.
+TEST(DeecoLog, ReadsALogAsThePlaygroundWritesIt) {
+  TempDir dir;
+  write_file(dir.file("p.log"),
+             "null\n"
+             "20\n"
+             "10\n"
+             "---\n"
+             "cz.cuni.mff.d3s.deeco.playground.examples.simple.SimpleRobot,0.5\n"
+             "---\n"
+             "cz.cuni.mff.d3s.deeco.playground.examples.simple.Item\n"
+             "---\n"
+             "&&2.0,,3.0,,0.0,,a\\b;;&&4.0,,5.0,,1.5,,;;\n"
+             "end&&2.0,,3.5,,3.141592653589793,,;;&&4.0,,5.0,,1.5,,;;\n");
+  DeecoLogReader reader(dir.file("p.log"));
+  EXPECT_TRUE(reader.playground_grammar());
+  const LogHeader& h = reader.header();
+  EXPECT_EQ(h.arena_width_m, 20);
+  EXPECT_EQ(h.kinds.at(0).radius_m, 0.5);
+  EXPECT_EQ(h.object_classes.at(0).name, "cz.cuni.mff.d3s.deeco.playground.examples.simple.Item");
+  ASSERT_EQ(reader.frame_count(), 2u);
+  LogFrame f = reader.read_frame(0);
+  // Field (2, 3) of a 20 x 10 field centred on the origin; angle 0 moves it down the field.
+  EXPECT_EQ(vec(f.robot<double>("x", h)), (std::vector<double>{-8}));
+  EXPECT_EQ(vec(f.robot<double>("y", h)), (std::vector<double>{2}));
+  EXPECT_EQ(vec(f.robot<double>("theta", h)), (std::vector<double>{-kPi / 2}));
+  EXPECT_EQ(f.tags.at(f.robot<std::uint32_t>("tag", h)[0]), "a\\b");
+  EXPECT_EQ(vec(f.object<double>("size", h)), (std::vector<double>{3}));
+  LogFrame g = reader.read_frame(1);
+  EXPECT_EQ(g.status, "end");
+  EXPECT_EQ(vec(g.robot<double>("theta", h)), (std::vector<double>{kPi / 2}));  // up the field
 }
 
 TEST(DeecoLog, ABitmapLogReadWithItsResolutionGivesMetres) {
@@ -322,7 +427,10 @@ TEST(DeecoLog, NumbersRoundTripExactlyInFieldUnits) {
   auto reader = LogReader::open(dir.file("n.log"));
   LogFrame f = reader->read_frame(0);
   const LogHeader& r = reader->header();
-  EXPECT_EQ(vec(f.robot<double>("theta", r)), cycles[0].robots.theta);  // negation is exact
+  // The playground's angle is theta + pi/2: a heading comes back within the rounding of
+  // that sum (a few units of the last place of pi).
+  for (std::size_t k = 0; k < 2; ++k)
+    EXPECT_NEAR(f.robot<double>("theta", r)[k], cycles[0].robots.theta[k], 1e-15);
   for (std::size_t k = 0; k < 2; ++k) {
     EXPECT_NEAR(f.robot<double>("x", r)[k], cycles[0].robots.x[k], 1e-15);
   }
@@ -342,17 +450,21 @@ TEST(DeecoLog, NonIntegralArenaIsWrittenInIntegerUnits) {
   cycles[0].objects.size = {0.25};
   write_deeco(dir.file("d.log"), h, frames_of(h, cycles));
 
-  // The field is 125 x 30 decimetres; the robots' diameter 0.1 m is 1 dm (docs/log-format.md,
-  // 2.4, shows this file).
+  // The field is 125 x 30 decimetres; the robots' radius 0.05 m is 0.5 dm; the box's 0.25 m
+  // width is 2.5 dm, written as its half (docs/log-format.md, 2.4, shows this file).
   EXPECT_EQ(read_file(dir.file("d.log")),
             "null\n"
             "125\n"
             "30\n"
-            "epuck,1\n"
-            "epuck,1\n"
+            "---\n"
+            "epuck,0.5\n"
+            "epuck,0.5\n"
+            "---\n"
             "box\n"
-            "status\\&1&&0,0,-0.5,a\\,b;;75,27.5,1.5,;;&&62.5,,15,,2.5,,x\\;y\\&z\\\\;;\n"
-            "&&12.5,-25,0,a\\,b;;112.5,55,-3,;;&&2.5,,-35,,5,,;;\n");
+            "---\n"
+            "status\\&1&&0.0,,0.0,,1.5707963267948966,,a\\,b;;75.0,,27.5,,0.0,,;;&&62.5,,15.0,,"
+            "1.25,,x\\;y\\&z\\\\;;\n"
+            "&&12.5,,-25.0,,3.141592653589793,,a\\,b;;112.5,,55.0,,0.0,,;;&&2.5,,-35.0,,2.5,,;;\n");
 
   DeecoLogReader reader(dir.file("d.log"), 0.1);
   const LogHeader& r = reader.header();

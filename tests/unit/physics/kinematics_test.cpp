@@ -55,6 +55,24 @@ TEST(Kinematics, RobotStopsAtAWallAtFirstContact) {
   EXPECT_LT(s.state.realization()[0], 1e-6f);          // pushing, not moving
 }
 
+// A corner where two walls end (as the edges of a bitmap's obstacle pixels do) is one wall
+// point: the collision sensor reports it once, as the DEECo playground does.
+TEST(Kinematics, ACornerOfTwoWallsIsOneContact) {
+  Scene s(10);
+  s.model->segments.push_back({{0, 0}, {1, 0}});  // the bottom edge of a block above and right
+  s.model->segments.push_back({{0, 0}, {0, 1}});  // its left edge
+  EntityId a = s.add(-0.2, -0.2, kPi / 4);        // heading for the corner
+  s.ready();
+  for (int t = 0; t < 100; ++t) {
+    s.drive(a, kV, kV);
+    s.step();
+  }
+  const Vec2 p = s.pos(a);
+  EXPECT_NEAR(std::hypot(p.x, p.y), kR + kSkin, 1e-6);  // stopped at the corner
+  ASSERT_EQ(s.state.contact_count()[0], 1);
+  EXPECT_NEAR(s.state.contact_angle()[0], 0.0, 1e-6);  // straight ahead
+}
+
 TEST(Kinematics, RealizationIsTheFractionDoneOnTheContactTick) {
   Scene s(10);
   // Gap to the wall 0.015 m: the first tick moves 0.01, the second only 0.005 of its 0.01.
