@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Batched stepping from Python (docs/benchmarks.md, "Environments for learning"): W worlds of
 R e-pucks whose controller is `external`, proximity observations, wheel speeds from a linear
 policy in numpy, a reward computed in C++ (minus the distance to the arena's centre, and

@@ -1,13 +1,12 @@
-#!/usr/bin/env python3
 """A linear policy for aggregation, trained by a simple evolution strategy, with numpy only.
 
-Each generation evaluates the policy and 2 * HALF perturbations of it at once, one per world of
-a fleetsim.Env. The perturbations start from the same placement (one seed per generation);
-world 0 runs the policy itself on a placement that never changes, so its score, printed, shows
-the progress. A robot sees the centroid of its world's robots
-in its own frame and its 8 proximity rays; its wheel speeds are a linear function of those.
-The score is the mean over the episode of minus the distance to the centroid (the built-in
-`centroid` reward), so it rises as the robots gather.
+Each generation evaluates the policy and 2 * half (16) perturbations of it at once, one per
+world of a fleetsim.Env. The perturbations start from the same placement (one seed per
+generation); world 0 runs the policy itself on a placement that never changes, so its score,
+printed, shows the progress. A robot sees the centroid of its world's robots in its own frame
+and its 8 proximity rays; its wheel speeds are a linear function of those. The score is the mean
+over the episode of minus the distance to the centroid (the built-in `centroid` reward), so it
+rises as the robots gather.
 
     PYTHONPATH=build/python python3 examples/python/learn_aggregation.py [--generations N]
 """
