@@ -63,7 +63,8 @@ def main():
     actions = np.empty((env.num_worlds, env.num_agents, env.action_dim))
     obs, _ = env.reset(seed=1)
 
-    flat_actions = actions.reshape(-1, env.action_dim)  # one matrix product for all worlds
+    flat_actions = actions.reshape(-1, env.action_dim)  # every world's robots, one row each
+    wheel = np.empty(env.num_worlds * env.num_agents)
 
     def loop(steps):
         """Returns the wall seconds inside env.step and the CPU seconds outside it."""
@@ -73,13 +74,14 @@ def main():
             c = time.thread_time()
             # Each wheel's speed: a matrix-vector product over all worlds' robots at once (two
             # of them cost half of one (N, 8) x (8, 2) product with Debian's reference BLAS),
-            # then within the wheels' bounds (minimum/maximum: faster than np.clip).
+            # its bias and bounds on the contiguous result, then into the actions' column:
+            # about 0.14 ms for 6,400 robots, against 0.25 ms with broadcasting over actions.
             flat_obs = obs.reshape(-1, env.obs_dim)
-            flat_actions[:, 0] = flat_obs @ left
-            flat_actions[:, 1] = flat_obs @ right
-            np.add(actions, bias, out=actions)
-            np.minimum(actions, high, out=actions)
-            np.maximum(actions, -high, out=actions)
+            for k, (w, b) in enumerate(((left, bias[0]), (right, bias[1]))):
+                np.dot(flat_obs, w, out=wheel)
+                np.add(wheel, b, out=wheel)
+                np.clip(wheel, -high[k], high[k], out=wheel)
+                flat_actions[:, k] = wheel
             t = time.perf_counter()
             python_cpu += time.thread_time() - c
             obs, rewards, term, trunc, infos = env.step(actions)
