@@ -1,6 +1,7 @@
 # fleetsim — one command for each thing a user or CI does.
 #   make demo   install dependencies, build the program only, run the diffusion example
-#   make test   install dependencies, build, run the whole test suite
+#   make test   install dependencies, build, run the whole test suite (the Python tests from
+#               the package installed into a fresh virtual environment, build/python-venv)
 #   make build  build only (dependencies must be installed)
 #   make e2e    build and run only the browser tests of the viewer
 #   make asan   the tests under ASan+UBSan (clang, build-fuzz/, shared with the fuzzers)

@@ -7,13 +7,16 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "boundary.hpp"
 #include "core/diagnostics.hpp"
 #include "core/hash.hpp"
 #include "fleetsim/federate.hpp"
@@ -26,12 +29,6 @@ namespace py = pybind11;
 
 namespace fleetsim::python {
 namespace {
-
-/// A user error in an input file: every problem, as `fleetsim check` prints them.
-class ExperimentError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 py::dtype dtype_of(ColumnType t) {
   switch (t) {
@@ -104,6 +101,7 @@ class PySimulation {
                std::optional<std::uint64_t> seed, std::optional<double> length,
                std::optional<std::string> log, std::optional<std::string> log_format,
                std::optional<std::string> text) {
+    check_overrides(threads, length);
     ExperimentOverrides o;
     o.threads = threads;
     o.seed = seed;
@@ -138,15 +136,21 @@ class PySimulation {
     }
   }
 
-  /// Steps up to `ticks` ticks (fewer when the run ends); returns how many.
+  /// Steps up to `ticks` ticks (fewer when the run ends); returns how many. Before each tick,
+  /// every command column must hold finite numbers (ValueError naming the robot otherwise,
+  /// before anything of the tick runs).
   std::int64_t step(std::int64_t ticks) {
     if (ticks < 0) throw py::value_error("ticks must be >= 0");
     live();
     start();
     std::int64_t done = 0;
     for (; done < ticks && !sim_->done(); ++done) {
+      check_commands(*sim_, [this](const ColumnDesc& d) { return writable(d); });
       {
-        py::gil_scoped_release free;  // other Python threads run meanwhile
+        // Other Python threads run meanwhile; any use of this simulation from them raises
+        // (OneThreadAtATime) instead of reading or writing memory the step is changing.
+        OneThreadAtATime stepping(busy_);
+        py::gil_scoped_release free;
         sim_->step();
       }
       if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C
@@ -169,6 +173,7 @@ class PySimulation {
   }
 
   py::dict summary() const {
+    not_stepping();
     py::dict s;
     s["experiment"] = sim_->model().name;
     s["seed"] = sim_->model().seed;
@@ -182,21 +187,27 @@ class PySimulation {
   }
 
   void finish() {
+    not_stepping();
     if (sim_ && !finished_) {
       finished_ = true;
       sim_->finish();
     }
   }
 
-  std::string hash_hex() const { return hex64(sim_->state().hash()); }
+  std::string hash_hex() const { return hex64(sim().state().hash()); }
   double time_s() const {
-    return static_cast<double>(sim_->state().tick * sim_->model().tick_period_ns) / 1e9;
+    return static_cast<double>(sim().state().tick * sim().model().tick_period_ns) / 1e9;
   }
-  const Simulation& sim() const { return *sim_; }
+  /// The run, for the bindings' properties; raises when another thread is stepping it.
+  const Simulation& sim() const {
+    not_stepping();
+    return *sim_;
+  }
   bool finished() const { return finished_; }
 
   /// Column `name` of every robot, over the engine's memory.
   py::array column(py::object self, const std::string& name) {
+    not_stepping();
     const ColumnStore& store = sim_->state().robots;
     const ColumnHandle c = store.find(name);
     if (c == kNoColumn) throw py::key_error(unknown_column(name));
@@ -215,6 +226,7 @@ class PySimulation {
   }
 
   py::list columns() const {
+    not_stepping();
     const ColumnStore& store = sim_->state().robots;
     py::list out;
     for (ColumnHandle c = 0; c < store.schema().size(); ++c) {
@@ -233,13 +245,15 @@ class PySimulation {
   }
 
   std::vector<std::string> robot_names() const {
-    const auto names = sim_->state().robot_name();
+    const auto names = sim().state().robot_name();
     return {names.begin(), names.end()};
   }
-  std::vector<std::string> tags() const { return sim_->state().tags.strings(); }
+  std::vector<std::string> tags() const { return sim().state().tags.strings(); }
 
  private:
+  void not_stepping() const { OneThreadAtATime::check(busy_); }
   void live() const {
+    not_stepping();
     if (finished_)
       throw py::value_error("the simulation is finished (finish() or the end of a with block)");
   }
@@ -254,6 +268,7 @@ class PySimulation {
   std::unique_ptr<PluginRegistry> registry_;
   std::unique_ptr<Simulation> sim_;
   bool started_ = false, finished_ = false;
+  std::atomic<bool> busy_{false};  ///< a step() is running with the GIL released
 };
 
 /// A log (frames or DEECo) read into numpy arrays, frame by frame (copies).
@@ -452,7 +467,10 @@ PYBIND11_MODULE(_core, m) {
            "or 'deeco') override the file, as fleetsim run's options do. text: the file's XML "
            "as a string instead (relative paths still resolve against path's directory).")
       .def("step", &PySimulation::step, py::arg("ticks") = 1,
-           "Simulates up to `ticks` ticks (fewer at the end of the run); returns how many.")
+           "Simulates up to `ticks` ticks (fewer at the end of the run); returns how many. Every "
+           "command column must hold finite numbers: ValueError names the robot and the column "
+           "otherwise, before the tick runs. Other Python threads run meanwhile; their use of "
+           "this simulation raises RuntimeError until it returns.")
       .def("run", &PySimulation::run,
            "Simulates to the end of the run; returns the summary, with wall_seconds.")
       .def("finish", &PySimulation::finish,
@@ -471,17 +489,26 @@ PYBIND11_MODULE(_core, m) {
            "writable, doc.")
       .def("robot_names", &PySimulation::robot_names, "Every robot's id string, in row order.")
       .def("tags", &PySimulation::tags, "The run's tag strings: a 'tag' column holds indices.")
-      .def_property_readonly("tick", [](const PySimulation& s) { return s.sim().state().tick; })
+      .def_property_readonly(
+          "tick", [](const PySimulation& s) { return s.sim().state().tick; },
+          "Ticks simulated so far.")
       .def_property_readonly("time", &PySimulation::time_s, "Simulated seconds.")
-      .def_property_readonly("done", [](const PySimulation& s) { return s.sim().done(); })
-      .def_property_readonly("length_ticks",
-                             [](const PySimulation& s) { return s.sim().model().length_ticks; })
-      .def_property_readonly("robot_count",
-                             [](const PySimulation& s) { return s.sim().state().robot_count(); })
-      .def_property_readonly("status", [](const PySimulation& s) { return s.sim().state().status; })
+      .def_property_readonly(
+          "done", [](const PySimulation& s) { return s.sim().done(); },
+          "True when the run has reached its length or its loop functions ended it.")
+      .def_property_readonly(
+          "length_ticks", [](const PySimulation& s) { return s.sim().model().length_ticks; },
+          "The run's length in ticks (0: until the loop functions end it).")
+      .def_property_readonly(
+          "robot_count", [](const PySimulation& s) { return s.sim().state().robot_count(); },
+          "Robots in the world now (rows of every column).")
+      .def_property_readonly(
+          "status", [](const PySimulation& s) { return s.sim().state().status; },
+          "The loop functions' status text.")
       .def_property_readonly("state_hash", &PySimulation::hash_hex,
                              "The world's state hash, as fleetsim run --json prints it.")
-      .def("summary", &PySimulation::summary)
+      .def("summary", &PySimulation::summary,
+           "experiment, seed, tick, time_s, robots, robot_steps, status, state_hash.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PySimulation& s, py::args) { s.finish(); });
 
@@ -648,6 +675,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("emitted", &Federate::emitted)
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](Federate& f, py::args) { f.resign(); });
+
+  bind_worlds(m);
 
   py::class_<PyLog>(m, "Log", "A frame log or DEECo log, read frame by frame into numpy arrays")
       .def(py::init<const std::string&>(), py::arg("path"))

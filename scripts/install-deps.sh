@@ -27,6 +27,8 @@ packages=(
   liblua5.4-dev         # Lua controllers (src/lua links liblua5.4-c++, the build compiled as C++)
   libbox2d-dev          # the dynamics2d physics engine (rigid bodies)
   pybind11-dev python3-dev python3-numpy # the Python module (docs/python.md)
+  python3-setuptools python3-wheel python3-build python3-venv python3-pip # the Python package: pip install ., wheels, make test's venv
+  python3-cloudpickle   # sweep() sends lambdas to its workers (its tests also run without it)
   cyclonedds-dev cyclonedds-tools # the ROS 2 bridge over DDS (docs/ros2.md; idlc generates its types)
   libgtest-dev libgmock-dev libbenchmark-dev
   libxml2-utils         # xmllint: the test that every XML file the project ships is well-formed

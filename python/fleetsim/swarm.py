@@ -7,6 +7,7 @@ its UTF-8 bytes. A malformed message raises ValueError.
     rays = readings.sensors["proximity"].values
     fed.update("wheels", fleetsim.swarm.encode_commands({"differential_drive": (0.1, 0.1)}))
 """
+import math
 import struct
 from collections import namedtuple
 
@@ -101,9 +102,16 @@ def encode_commands(commands):
     """{actuator name: command} -> a command message. A command is the bytes the actuator
     takes (its f64 values, then its colours' r, g, b, a bytes, then its data bytes), or a
     sequence of numbers for an actuator that takes f64 values only (differential_drive: left
-    and right wheel speeds, m/s; quadrotor_speed: vx, vy, vz, m/s, and yaw rate, rad/s)."""
+    and right wheel speeds, m/s; quadrotor_speed: vx, vy, vz, m/s, and yaw rate, rad/s). A
+    number that is not finite (NaN, infinity) raises ValueError naming the actuator."""
     out = struct.pack("<I", len(commands))
     for name, command in commands.items():
+        if not isinstance(command, (bytes, bytearray)):
+            command = [float(v) for v in command]
+            bad = [v for v in command if not math.isfinite(v)]
+            if bad:
+                raise ValueError(f"command '{name}': {bad[0]} is not a finite number (commands "
+                                 "must be finite numbers)")
         data = command if isinstance(command, (bytes, bytearray)) else \
             struct.pack(f"<{len(command)}d", *command)
         out += _str(name) + struct.pack("<I", len(data)) + bytes(data)

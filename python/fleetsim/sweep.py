@@ -3,6 +3,7 @@ import concurrent.futures
 import itertools
 import multiprocessing
 import os
+import pickle
 import re
 import sys
 import time
@@ -15,6 +16,7 @@ def _one(job):
     from ._core import Simulation
 
     path, text, seed, values, length, threads, measure = job
+    measure = _unpack(measure)
     row = {"seed": seed, **values}
     start = time.monotonic()
     try:
@@ -32,6 +34,41 @@ def _one(job):
         row.update(ok=False, ticks=0, robots=0, status="", state_hash="", error=str(e).strip())
     row["wall_seconds"] = round(time.monotonic() - start, 3)
     return row
+
+
+# A measure no pickle can carry, inherited by forked workers instead (see _pack).
+_FORKED = {}
+
+
+def _pack(measure):
+    """How a measure reaches the workers: itself when pickle can carry it (a module-level
+    function), else cloudpickle's bytes (a lambda, a closure), else, without cloudpickle, a
+    key into _FORKED, which workers forked from this process inherit (nothing pickled)."""
+    if measure is None:
+        return None
+    try:
+        pickle.dumps(measure)
+        return measure
+    except Exception:
+        pass
+    try:
+        import cloudpickle
+    except ImportError:
+        if "fork" not in multiprocessing.get_all_start_methods():
+            raise ValueError("sweep: this measure cannot be pickled and this system cannot fork "
+                             "(install cloudpickle, or give a module-level function)") from None
+        key = ("forked", id(measure))
+        _FORKED[key] = measure
+        return key
+    return ("cloudpickle", cloudpickle.dumps(measure))
+
+
+def _unpack(packed):
+    if isinstance(packed, tuple) and len(packed) == 2 and packed[0] == "cloudpickle":
+        return pickle.loads(packed[1])
+    if isinstance(packed, tuple) and len(packed) == 2 and packed[0] == "forked":
+        return _FORKED[packed]
+    return packed
 
 
 def sweep(path, seeds=(1,), params=None, workers=None, length=None, threads=1,
@@ -61,17 +98,27 @@ def sweep(path, seeds=(1,), params=None, workers=None, length=None, threads=1,
         if unset:
             raise ValueError(f"{path}: ${{{unset[0]}}} has no value (give params="
                              f"{{'{unset[0]}': [...]}})")
+    packed = _pack(measure)
     names = list(params)
     combos = [dict(zip(names, v)) for v in itertools.product(*(params[n] for n in names))]
-    jobs = [(os.path.abspath(path), text, int(s), c, length, threads, measure)
+    jobs = [(os.path.abspath(path), text, int(s), c, length, threads, packed)
             for c in combos for s in seeds]
     if not jobs:
         return []
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     show = sys.stderr.isatty() if progress is None else progress
-    rows = [None] * len(jobs)
     # fork: the workers inherit the loaded module; spawn where fork is not available.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    try:
+        return _run(jobs, workers, method, show)
+    finally:
+        if isinstance(packed, tuple) and packed[0] == "forked":
+            _FORKED.pop(packed, None)
+
+
+def _run(jobs, workers, method, show):
+    """Runs the jobs over `workers` processes; one row per job, in the jobs' order."""
+    rows = [None] * len(jobs)
     with concurrent.futures.ProcessPoolExecutor(
             max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
         futures = {pool.submit(_one, j): k for k, j in enumerate(jobs)}

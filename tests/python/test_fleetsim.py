@@ -183,6 +183,11 @@ class SwarmMessages(unittest.TestCase):
                          + struct.pack("<I", 18) + b"differential_drive"
                          + struct.pack("<I", 16) + struct.pack("<2d", 0.1, -0.1)
                          + struct.pack("<I", 4) + b"leds" + struct.pack("<I", 4) + b"\xff\0\0\xff")
+        # A command that is not a finite number never leaves Python.
+        for bad in (float("nan"), float("inf")):
+            with self.assertRaises(ValueError) as e:
+                swarm.encode_commands({"differential_drive": (0.1, bad)})
+            self.assertIn("differential_drive", str(e.exception))
         # An e-puck's readings: proximity (8 rays), then collision with one contact.
         readings = struct.pack("<qI", 7, 2)
         for name, values, angles in (("proximity", [0.5] * 8, [0.25] * 8),

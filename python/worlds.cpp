@@ -1,0 +1,652 @@
+// fleetsim._core.Worlds: W worlds of one experiment in one process, stepped together for
+// learning (docs/python.md, "Environments for learning"; fleetsim/env.py builds Env and its
+// Gymnasium- and PettingZoo-style views on it).
+//
+// Each world is a whole Simulation with one thread of its own; the worlds step in parallel over
+// this object's thread pool, with the GIL released. The agents are the robots whose controller
+// is `external`, in row order (the same in every world: one experiment). Their observations are
+// gathered from columns and their actions written to command columns, through arrays allocated
+// once: observations [W, agents, obs_dim] (float64), rewards [W, agents], terminations and
+// truncations [W, agents] (bool). step() overwrites them and returns the same arrays (no copy).
+//
+// Repeatable: world w's first episode after reset(seed=s) is the run of seed s + w (the run
+// Simulation(path, seed=s + w) gives; reset(seed=[...]) gives each world its own), and its
+// episode e after that has that seed + e * K; no seed depends on the number of worlds or
+// threads, and the worlds share nothing.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "boundary.hpp"
+#include "core/diagnostics.hpp"
+#include "core/thread_pool.hpp"
+#include "plugins/builtins.hpp"
+#include "scenario/experiment.hpp"
+#include "sim/simulation.hpp"
+
+namespace py = pybind11;
+
+namespace fleetsim::python {
+namespace {
+
+/// The seed step between a world's episodes (2^64 / golden ratio): episodes of one world, and
+/// worlds of one reset, never share a seed in practice.
+constexpr std::uint64_t kEpisodeSeedStep = 0x9E3779B97F4A7C15ull;
+
+/// A built-in reward term, summed over the terms for each agent after each step.
+///   target (weight, x, y): -weight * distance to (x, y), metres
+///   centroid (weight): -weight * distance to the centroid of the world's agents, metres
+///   collision (weight): -weight when the robot's `collision` column is set
+///   neighbours (weight, radius): +weight * other agents within radius metres
+struct RewardTerm {
+  enum Kind { kTarget, kCentroid, kCollision, kNeighbours } kind;
+  double weight = 1, a = 0, b = 0;
+};
+
+/// One column of the observations or actions: where it is and how many values it gives.
+struct Slot {
+  std::string name;
+  ColumnHandle handle = kNoColumn;
+  ColumnType type = ColumnType::kF64;
+  std::size_t values = 1;  ///< per robot (a colour counts 4)
+};
+
+class Worlds {
+ public:
+  Worlds(const std::string& path, std::optional<std::string> text, int worlds, int threads,
+         std::vector<std::string> observations, std::vector<std::string> actions,
+         std::vector<std::tuple<std::string, double, double, double>> rewards, bool autoreset,
+         std::optional<double> length, std::optional<std::uint64_t> seed)
+      : path_(path), worlds_(worlds), autoreset_(autoreset), length_(length) {
+    if (worlds < 1) throw py::value_error(fmt::format("worlds must be >= 1, not {}", worlds));
+    check_overrides(threads, length);
+    if (text) {
+      text_ = *text;
+    } else {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw ExperimentError(path + ": cannot read the file");
+      std::ostringstream all;
+      all << in.rdbuf();
+      text_ = all.str();
+    }
+    for (const auto& [name, weight, a, b] : rewards) {
+      RewardTerm t{RewardTerm::kTarget, weight, a, b};
+      if (name == "target")
+        t.kind = RewardTerm::kTarget;
+      else if (name == "centroid")
+        t.kind = RewardTerm::kCentroid;
+      else if (name == "collision")
+        t.kind = RewardTerm::kCollision;
+      else if (name == "neighbours")
+        t.kind = RewardTerm::kNeighbours;
+      else
+        throw py::value_error("no reward term '" + name +
+                              "' (expected target, centroid, collision or neighbours)");
+      if (!std::isfinite(weight) || !std::isfinite(a) || !std::isfinite(b))
+        throw py::value_error("reward term '" + name + "': its numbers must be finite");
+      terms_.push_back(t);
+    }
+    pool_ = std::make_unique<ThreadPool>(threads);
+    sims_.resize(worlds);
+    registries_.resize(worlds);
+    episode_.assign(worlds, 0);
+    ended_.assign(worlds, 0);
+    if (seed) seed_all(*seed);
+    // World 0 tells the agents and the columns; the others are checked against it in reset().
+    make_world(0);
+    const Simulation& s = *sims_[0];
+    const WorldState& st = s.state();
+    for (std::uint32_t r = 0; r < st.robot_count(); ++r)
+      if (s.model().controllers[st.robot_controller()[r]].type == "external") agents_.push_back(r);
+    if (agents_.empty())
+      throw py::value_error(path +
+                            ": no robot has the `external` controller (the agents are the robots "
+                            "whose controller is external; docs/python.md)");
+    for (auto r : agents_) agent_names_.push_back(st.robot_name()[r]);
+    const ColumnStore& store = st.robots;
+    for (const auto& name : observations) {
+      Slot c = slot(store, name);
+      if (c.type == ColumnType::kString)
+        throw py::type_error("observation column '" + name + "' holds strings");
+      obs_.push_back(c);
+      obs_dim_ += c.values;
+    }
+    if (actions.empty()) throw py::value_error("actions: name at least one command column");
+    double max_speed = 0;
+    for (auto r : agents_)
+      max_speed = std::max(max_speed, s.model().kinds[st.robot_kind()[r]].max_speed_m_per_s);
+    for (const auto& name : actions) {
+      Slot c = slot(store, name);
+      const ColumnDesc& d = store.desc(c.handle);
+      const bool command = registries_[0]->find(PluginKind::kActuator, d.owner) != nullptr ||
+                           (d.name.size() > 4 && d.name.ends_with("_cmd"));
+      if (!command || d.type != ColumnType::kF64)
+        throw py::value_error("action column '" + name +
+                              "' is not a command column of f64 values (columns() of a "
+                              "Simulation says which are writable)");
+      // The wheels' limit is the kinds' top speed; other commands are only required finite.
+      const double bound = d.owner == "differential_drive" && max_speed > 0
+                               ? max_speed
+                               : std::numeric_limits<double>::infinity();
+      for (std::size_t k = 0; k < c.values; ++k) {
+        low_.push_back(-bound);
+        high_.push_back(bound);
+      }
+      acts_.push_back(c);
+      action_dim_ += c.values;
+    }
+    const auto W = static_cast<py::ssize_t>(worlds_);
+    const auto A = static_cast<py::ssize_t>(agents_.size());
+    observations_ = py::array_t<double>({W, A, static_cast<py::ssize_t>(obs_dim_)});
+    rewards_ = py::array_t<double>({W, A});
+    terminations_ = py::array_t<bool>({W, A});
+    truncations_ = py::array_t<bool>({W, A});
+    ticks_ = py::array_t<std::int64_t>({W});
+    episodes_ = py::array_t<std::int64_t>({W});
+    obs_data_ = observations_.mutable_data();
+    reward_data_ = rewards_.mutable_data();
+    term_data_ = terminations_.mutable_data();
+    trunc_data_ = truncations_.mutable_data();
+    tick_data_ = ticks_.mutable_data();
+    episode_data_ = episodes_.mutable_data();
+    for (py::array* a :
+         {static_cast<py::array*>(&observations_), static_cast<py::array*>(&rewards_),
+          static_cast<py::array*>(&terminations_), static_cast<py::array*>(&truncations_),
+          static_cast<py::array*>(&ticks_), static_cast<py::array*>(&episodes_)}) {
+      std::memset(a->mutable_data(), 0, a->nbytes());
+      a->attr("setflags")(py::arg("write") = false);  // the engine's; copy to keep or change
+    }
+  }
+
+  /// Every world from the start of its first episode. `seed`: an int s (world w: s + w), one
+  /// seed per world, or None (the last reset's; at first the experiment's seed s, world w
+  /// s + w). Returns the observations and infos.
+  py::tuple reset(const py::object& seed) {
+    live();
+    OneThreadAtATime::check(busy_);
+    if (py::isinstance<py::int_>(seed)) {
+      seed_all(seed.cast<std::uint64_t>());
+    } else if (!seed.is_none()) {
+      if (!py::isinstance<py::sequence>(seed) || py::isinstance<py::str>(seed))
+        throw py::type_error("seed must be an int, one int per world, or None");
+      const auto seeds = seed.cast<std::vector<std::uint64_t>>();
+      if (seeds.size() != static_cast<std::size_t>(worlds_))
+        throw py::value_error(fmt::format("seed: {} seeds for {} worlds", seeds.size(), worlds_));
+      seeds_ = seeds;
+    }
+    started_ = false;  // until every world has started again (a failure leaves it false)
+    {
+      OneThreadAtATime busy(busy_);
+      py::gil_scoped_release free;
+      for (int w = 0; w < worlds_; ++w) {
+        episode_[w] = 0;
+        make_world(w);
+      }
+      pool_->parallel_for(worlds_, 1, [&](std::size_t begin, std::size_t end, int) {
+        for (std::size_t w = begin; w < end; ++w) {
+          ended_[w] = 0;
+          gather(w, false);
+        }
+      });
+    }
+    started_ = true;
+    return py::make_tuple(observations_, infos());
+  }
+
+  /// One tick of every world, `actions` [W, agents, action_dim] written to the agents' command
+  /// columns first. A world whose episode ended at the previous step starts its next episode
+  /// instead (its actions are ignored; Gymnasium's next-step autoreset): its observations are
+  /// its first, its rewards 0, its flags false.
+  py::tuple step(const py::handle& actions) {
+    live();
+    OneThreadAtATime::check(busy_);
+    if (!started_) throw py::value_error("call reset() before step()");
+    if (!autoreset_)
+      for (int w = 0; w < worlds_; ++w)
+        if (ended_[w])
+          throw py::value_error(fmt::format(
+              "world {}'s episode has ended: call reset() (this environment does not reset "
+              "by itself)",
+              w));
+    write_actions(actions);
+    {
+      OneThreadAtATime busy(busy_);
+      py::gil_scoped_release free;
+      // New episodes first, one world after another (loading a file is not made for threads).
+      for (int w = 0; w < worlds_; ++w) {
+        if (!ended_[w]) continue;
+        ++episode_[w];
+        make_world(w);
+      }
+      pool_->parallel_for(worlds_, 1, [&](std::size_t begin, std::size_t end, int) {
+        for (std::size_t w = begin; w < end; ++w) {
+          if (ended_[w]) {
+            ended_[w] = 0;
+            gather(w, false);
+            continue;
+          }
+          sims_[w]->step();
+          if (sims_[w]->state().robot_count() != robot_count_)
+            throw RunError(fmt::format(
+                "world {}: the loop functions added or removed robots (an Env needs a fixed set "
+                "of robots)",
+                w));
+          gather(w, true);
+        }
+      });
+    }
+    return py::make_tuple(observations_, rewards_, terminations_, truncations_, infos());
+  }
+
+  /// Column `name` of world `w`'s robots, a copy (a world's memory is replaced at its next
+  /// episode, so a view could outlive it). Rows are all robots, in row order.
+  py::array column(int w, const std::string& name) {
+    live();
+    OneThreadAtATime::check(busy_);
+    if (w < 0 || w >= worlds_)
+      throw py::index_error(fmt::format("world {} of {} worlds", w, worlds_));
+    const ColumnStore& store = sims_[w]->state().robots;
+    const Slot c = slot(store, name);
+    if (c.type == ColumnType::kString) throw py::type_error("column '" + name + "' holds strings");
+    std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(store.rows())};
+    const ColumnDesc& d = store.desc(c.handle);
+    if (d.width > 1) shape.push_back(d.width);
+    if (d.type == ColumnType::kColor) shape.push_back(4);
+    py::array view(dtype_of(d.type), shape, {}, store.data(c.handle));
+    return view.attr("copy")();
+  }
+
+  std::string state_hash(int w) {
+    live();
+    OneThreadAtATime::check(busy_);
+    if (w < 0 || w >= worlds_)
+      throw py::index_error(fmt::format("world {} of {} worlds", w, worlds_));
+    return fmt::format("{:016x}", sims_[w]->state().hash());
+  }
+
+  void close() {
+    OneThreadAtATime::check(busy_);
+    for (auto& s : sims_)
+      if (s) s->finish();
+    sims_.clear();
+    registries_.clear();
+    closed_ = true;
+  }
+
+  int worlds() const { return worlds_; }
+  const std::vector<std::string>& agent_names() const { return agent_names_; }
+  std::size_t obs_dim() const { return obs_dim_; }
+  std::size_t action_dim() const { return action_dim_; }
+  const std::vector<double>& low() const { return low_; }
+  const std::vector<double>& high() const { return high_; }
+  int threads() const { return pool_->size(); }
+  std::int64_t length_ticks() const {
+    live();
+    return sims_[0]->model().length_ticks;
+  }
+  double tick_s() const {
+    live();
+    return static_cast<double>(sims_[0]->model().tick_period_ns) / 1e9;
+  }
+  /// Each world's seed for its first episode after reset.
+  std::vector<std::uint64_t> seeds() const {
+    live();
+    return seeds_;
+  }
+  std::vector<std::string> observation_columns() const {
+    std::vector<std::string> out;
+    for (const auto& c : obs_) out.push_back(c.name);
+    return out;
+  }
+  std::vector<std::string> action_columns() const {
+    std::vector<std::string> out;
+    for (const auto& c : acts_) out.push_back(c.name);
+    return out;
+  }
+
+ private:
+  static py::dtype dtype_of(ColumnType t) {
+    switch (t) {
+      case ColumnType::kU8:
+      case ColumnType::kColor:
+        return py::dtype::of<std::uint8_t>();
+      case ColumnType::kU16:
+        return py::dtype::of<std::uint16_t>();
+      case ColumnType::kU32:
+      case ColumnType::kTag:
+        return py::dtype::of<std::uint32_t>();
+      case ColumnType::kI32:
+        return py::dtype::of<std::int32_t>();
+      case ColumnType::kF32:
+        return py::dtype::of<float>();
+      default:
+        return py::dtype::of<double>();
+    }
+  }
+
+  void live() const {
+    if (closed_) throw py::value_error("the environment is closed (close() or a with block's end)");
+  }
+
+  Slot slot(const ColumnStore& store, const std::string& name) const {
+    const ColumnHandle h = store.find(name);
+    if (h == kNoColumn) {
+      std::vector<std::string> names;
+      for (const auto& d : store.schema()) names.push_back(d.name);
+      throw py::key_error("no robot column '" + name + "' in this run (its columns: " +
+                          fmt::to_string(fmt::join(names, ", ")) + ")" + did_you_mean(name, names));
+    }
+    const ColumnDesc& d = store.desc(h);
+    return {name, h, d.type, d.width * (d.type == ColumnType::kColor ? 4u : 1u)};
+  }
+
+  void seed_all(std::uint64_t s) {
+    seeds_.resize(worlds_);
+    for (int w = 0; w < worlds_; ++w) seeds_[w] = s + static_cast<std::uint64_t>(w);
+  }
+
+  /// (Re)makes world w for its current episode: a new run of the experiment (the loop
+  /// functions' and controllers' start), seed from seeds_[w] and episode_[w].
+  void make_world(int w) {
+    // The new run is made whole before the old one goes, so that a failure (a file that no
+    // longer loads) leaves the world as it was, never without a run.
+    auto registry = std::make_unique<PluginRegistry>();
+    register_builtins(*registry);
+    ExperimentOverrides o;
+    o.threads = 1;  // the worlds are the parallel work
+    o.length_s = length_;
+    if (!seeds_.empty())
+      o.seed = seeds_[w] + static_cast<std::uint64_t>(episode_[w]) * kEpisodeSeedStep;
+    Diagnostics d;
+    auto ex = parse_experiment(text_, path_, *registry, o, d);
+    if (!ex) throw ExperimentError(d.str());
+    ex->logs.clear();
+    if (seeds_.empty()) {
+      // No seed given: the experiment's own, as world 0's; the others follow from it.
+      seed_all(ex->model->seed);
+      if (w != 0 || episode_[w] != 0) {
+        make_world(w);
+        return;
+      }
+    }
+    auto sim = std::make_unique<Simulation>(std::move(*ex), *registry);
+    sim->start();
+    if (!agents_.empty()) {
+      if (sim->state().robot_count() != robot_count_)
+        throw ExperimentError(
+            fmt::format("world {} has {} robots, world 0 {} (an Env needs the "
+                        "same robots in every world)",
+                        w, sim->state().robot_count(), robot_count_));
+    } else {
+      robot_count_ = sim->state().robot_count();
+    }
+    // The ended run goes after its successor is in place: loop functions' destroy, then its
+    // registry (declared first, so destroyed last: the run refers to it).
+    auto old_registry = std::move(registries_[w]);
+    auto old_sim = std::move(sims_[w]);
+    registries_[w] = std::move(registry);
+    sims_[w] = std::move(sim);
+    if (old_sim) old_sim->finish();
+  }
+
+  /// Checks `actions` whole (dtype, shape, every value finite and within bounds) before
+  /// writing any of it, so that a refused step leaves every world as it was.
+  void write_actions(const py::handle& given) {
+    if (!py::isinstance<py::array>(given))
+      throw py::type_error("actions must be a numpy array of shape (worlds, agents, action_dim)");
+    const auto raw = py::reinterpret_borrow<py::array>(given);
+    const char kind = raw.dtype().kind();
+    if (kind != 'f' && kind != 'i' && kind != 'u')
+      throw py::type_error(fmt::format("actions must be real numbers, not dtype {}",
+                                       std::string(py::str(raw.dtype()))));
+    const std::vector<py::ssize_t> want{worlds_, static_cast<py::ssize_t>(agents_.size()),
+                                        static_cast<py::ssize_t>(action_dim_)};
+    const std::vector<py::ssize_t> got(raw.shape(), raw.shape() + raw.ndim());
+    if (got != want)
+      throw py::value_error(
+          fmt::format("actions must have shape ({}) (worlds, agents, "
+                      "action_dim), not ({})",
+                      fmt::join(want, ", "), fmt::join(got, ", ")));
+    const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(raw);
+    const double* v = a.data();
+    const std::size_t A = agents_.size(), D = action_dim_;
+    // One pass, branch-free per value (NaN fails both comparisons, so the bounds test alone
+    // refuses it); the first bad value is looked up only when there is one.
+    const std::size_t n = static_cast<std::size_t>(worlds_) * A * D;
+    bool ok = true;
+    // (The bounds without infinities, so that the same test refuses an infinite value.)
+    std::vector<double> lo(D), hi(D);
+    for (std::size_t k = 0; k < D; ++k) {
+      lo[k] = std::max(low_[k], std::numeric_limits<double>::lowest());
+      hi[k] = std::min(high_[k], std::numeric_limits<double>::max());
+    }
+    for (std::size_t row = 0; row < n; row += D)
+      for (std::size_t k = 0; k < D; ++k) ok &= v[row + k] >= lo[k] && v[row + k] <= hi[k];
+    for (std::size_t i = 0; !ok && i < n; ++i) {
+      const std::size_t k = i % D;
+      if (std::isfinite(v[i]) && v[i] >= low_[k] && v[i] <= high_[k]) continue;
+      const std::size_t agent = (i / D) % A, w = i / (D * A);
+      std::size_t col = 0, first = 0;
+      while (k >= first + acts_[col].values) first += acts_[col++].values;
+      throw py::value_error(fmt::format(
+          "world {}, robot '{}': action for column '{}'{} is {} ({}; the step did not run)", w,
+          agent_names_[agent], acts_[col].name,
+          acts_[col].values > 1 ? fmt::format(" [{}]", k - first) : std::string(), v[i],
+          std::isfinite(v[i]) ? fmt::format("expected {} to {}", low_[k], high_[k])
+                              : std::string("actions must be finite numbers")));
+    }
+    for (int w = 0; w < worlds_; ++w) {
+      if (ended_[w]) continue;  // its next step starts a new episode instead
+      ColumnStore& store = sims_[w]->state_between_steps().robots;
+      for (std::size_t agent = 0; agent < A; ++agent) {
+        const double* src = v + (static_cast<std::size_t>(w) * A + agent) * D;
+        for (const Slot& c : acts_) {
+          double* dst = static_cast<double*>(store.data(c.handle)) + agents_[agent] * c.values;
+          std::copy(src, src + c.values, dst);
+          src += c.values;
+        }
+      }
+    }
+  }
+
+  /// World w's observations, and after a step its rewards and flags; marks its end.
+  void gather(std::size_t w, bool stepped) {
+    const Simulation& sim = *sims_[w];
+    const ColumnStore& store = sim.state().robots;
+    const std::size_t A = agents_.size();
+    double* obs = obs_data_ + w * A * obs_dim_;
+    for (std::size_t agent = 0; agent < A; ++agent) {
+      double* out = obs + agent * obs_dim_;
+      const std::size_t row = agents_[agent];
+      for (const Slot& c : obs_) {
+        const void* base = store.data(c.handle);
+        for (std::size_t k = 0; k < c.values; ++k) out[k] = value(c.type, base, row * c.values + k);
+        out += c.values;
+      }
+    }
+    double* reward = reward_data_ + w * A;
+    bool* term = term_data_ + w * A;
+    bool* trunc = trunc_data_ + w * A;
+    tick_data_[w] = sim.state().tick;
+    episode_data_[w] = episode_[w];
+    std::fill(reward, reward + A, 0.0);
+    std::fill(term, term + A, false);
+    std::fill(trunc, trunc + A, false);
+    if (!stepped) return;
+    add_rewards(sim, reward);
+    if (sim.done()) {
+      const bool truncated =
+          sim.model().length_ticks > 0 && sim.state().tick >= sim.model().length_ticks;
+      std::fill(truncated ? trunc : term, (truncated ? trunc : term) + A, true);
+      ended_[w] = 1;
+    }
+  }
+
+  static double value(ColumnType t, const void* base, std::size_t i) {
+    switch (t) {
+      case ColumnType::kU8:
+      case ColumnType::kColor:
+        return static_cast<const std::uint8_t*>(base)[i];
+      case ColumnType::kU16:
+        return static_cast<const std::uint16_t*>(base)[i];
+      case ColumnType::kU32:
+      case ColumnType::kTag:
+        return static_cast<const std::uint32_t*>(base)[i];
+      case ColumnType::kI32:
+        return static_cast<const std::int32_t*>(base)[i];
+      case ColumnType::kF32:
+        return static_cast<const float*>(base)[i];
+      case ColumnType::kF64:
+        return static_cast<const double*>(base)[i];
+      case ColumnType::kString:
+        break;
+    }
+    return 0;
+  }
+
+  /// sqrt(dx² + dy²): correctly rounded and several times faster than std::hypot (whose extra
+  /// care for overflow no arena needs).
+  static double distance(double dx, double dy) { return std::sqrt(dx * dx + dy * dy); }
+
+  /// The built-in terms, in the order given, summed in a fixed order (agents by row).
+  void add_rewards(const Simulation& sim, double* out) const {
+    const WorldState& st = sim.state();
+    const auto x = st.x(), y = st.y();
+    const std::size_t A = agents_.size();
+    for (const RewardTerm& t : terms_) {
+      switch (t.kind) {
+        case RewardTerm::kTarget:
+          for (std::size_t i = 0; i < A; ++i)
+            out[i] -= t.weight * distance(x[agents_[i]] - t.a, y[agents_[i]] - t.b);
+          break;
+        case RewardTerm::kCentroid: {
+          double cx = 0, cy = 0;
+          for (auto r : agents_) cx += x[r], cy += y[r];
+          cx /= static_cast<double>(A);
+          cy /= static_cast<double>(A);
+          for (std::size_t i = 0; i < A; ++i)
+            out[i] -= t.weight * distance(x[agents_[i]] - cx, y[agents_[i]] - cy);
+          break;
+        }
+        case RewardTerm::kCollision: {
+          const ColumnHandle h = st.robots.find("collision");
+          if (h == kNoColumn) break;  // no robot senses collisions
+          const Slot c{"collision", h, st.robots.desc(h).type, st.robots.desc(h).width};
+          const void* base = st.robots.data(h);
+          for (std::size_t i = 0; i < A; ++i)
+            if (value(c.type, base, agents_[i] * c.values) != 0) out[i] -= t.weight;
+          break;
+        }
+        case RewardTerm::kNeighbours: {
+          const double r2 = t.b * t.b;
+          for (std::size_t i = 0; i < A; ++i) {
+            int n = 0;
+            for (std::size_t j = 0; j < A; ++j) {
+              const double dx = x[agents_[j]] - x[agents_[i]], dy = y[agents_[j]] - y[agents_[i]];
+              n += (j != i && dx * dx + dy * dy <= r2) ? 1 : 0;
+            }
+            out[i] += t.weight * n;
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  py::dict infos() const {
+    py::dict d;
+    d["tick"] = ticks_;
+    d["episode"] = episodes_;
+    return d;
+  }
+
+  std::string path_, text_;
+  int worlds_;
+  bool autoreset_;
+  std::optional<double> length_;
+  std::vector<std::uint64_t> seeds_;  ///< per world, its first episode's; empty: the file's
+  std::vector<RewardTerm> terms_;
+  std::unique_ptr<ThreadPool> pool_;
+  // Per world: its registry (plug-in libraries its file names), its run, its episode count
+  // since reset, and whether its episode ended at the last step.
+  std::vector<std::unique_ptr<PluginRegistry>> registries_;
+  std::vector<std::unique_ptr<Simulation>> sims_;
+  std::vector<std::int64_t> episode_;
+  std::vector<std::uint8_t> ended_;
+  std::vector<std::uint32_t> agents_;  ///< rows, the same in every world
+  std::vector<std::string> agent_names_;
+  std::size_t robot_count_ = 0;
+  std::vector<Slot> obs_, acts_;
+  std::size_t obs_dim_ = 0, action_dim_ = 0;
+  std::vector<double> low_, high_;
+  // The arrays step() returns, overwritten in place (worker threads write their worlds' rows).
+  py::array_t<double> observations_, rewards_;
+  py::array_t<bool> terminations_, truncations_;
+  py::array_t<std::int64_t> ticks_, episodes_;
+  double *obs_data_ = nullptr, *reward_data_ = nullptr;
+  bool *term_data_ = nullptr, *trunc_data_ = nullptr;
+  std::int64_t *tick_data_ = nullptr, *episode_data_ = nullptr;
+  bool started_ = false, closed_ = false;
+  std::atomic<bool> busy_{false};
+};
+
+}  // namespace
+
+void bind_worlds(py::module_& m) {
+  py::class_<Worlds>(m, "Worlds",
+                     "W worlds of one experiment stepped together in this process "
+                     "(fleetsim.Env wraps it; docs/python.md)")
+      .def(py::init<const std::string&, std::optional<std::string>, int, int,
+                    std::vector<std::string>, std::vector<std::string>,
+                    std::vector<std::tuple<std::string, double, double, double>>, bool,
+                    std::optional<double>, std::optional<std::uint64_t>>(),
+           py::arg("path"), py::kw_only(), py::arg("text") = py::none(), py::arg("worlds") = 1,
+           py::arg("threads") = 1, py::arg("observations") = std::vector<std::string>{},
+           py::arg("actions") = std::vector<std::string>{"differential_drive"},
+           py::arg("rewards") = std::vector<std::tuple<std::string, double, double, double>>{},
+           py::arg("autoreset") = true, py::arg("length") = py::none(),
+           py::arg("seed") = py::none(),
+           "Loads the experiment `path` once per world. The agents are the robots whose "
+           "controller is `external`. observations: column names concatenated per agent; "
+           "actions: command column names; rewards: [(term, weight, a, b)] with term target "
+           "(a, b: x, y), centroid, collision or neighbours (b: radius).")
+      .def("reset", &Worlds::reset, py::arg("seed") = py::none(),
+           "Starts every world's first episode (seed: an int s, world w then runs s + w; one "
+           "int per world; None: as before); returns (observations, infos).")
+      .def("step", &Worlds::step, py::arg("actions"),
+           "One tick of every world; returns (observations, rewards, terminations, "
+           "truncations, infos), the same arrays each time.")
+      .def("column", &Worlds::column, py::arg("world"), py::arg("name"),
+           "Column `name` of every robot of world `world`, a copy.")
+      .def("state_hash", &Worlds::state_hash, py::arg("world"), "World `world`'s state hash.")
+      .def("close", &Worlds::close, "Ends every world's run. Idempotent.")
+      .def_property_readonly("worlds", &Worlds::worlds)
+      .def_property_readonly("agent_names", &Worlds::agent_names)
+      .def_property_readonly("obs_dim", &Worlds::obs_dim)
+      .def_property_readonly("action_dim", &Worlds::action_dim)
+      .def_property_readonly("action_low", &Worlds::low)
+      .def_property_readonly("action_high", &Worlds::high)
+      .def_property_readonly("threads", &Worlds::threads)
+      .def_property_readonly("length_ticks", &Worlds::length_ticks)
+      .def_property_readonly("tick_s", &Worlds::tick_s)
+      .def_property_readonly("seeds", &Worlds::seeds,
+                             "Each world's seed for its first episode after reset.")
+      .def_property_readonly("observation_columns", &Worlds::observation_columns)
+      .def_property_readonly("action_columns", &Worlds::action_columns);
+}
+
+}  // namespace fleetsim::python
