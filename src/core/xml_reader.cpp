@@ -148,8 +148,8 @@ int XmlFile::line_of(pugi::xml_node n) const {
   }
   std::ptrdiff_t off = n.offset_debug();
   if (off < 0) return 0;
-  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(),
-                             static_cast<std::size_t>(off));
+  auto it =
+      std::upper_bound(line_starts_.begin(), line_starts_.end(), static_cast<std::size_t>(off));
   return static_cast<int>(it - line_starts_.begin());
 }
 
@@ -188,8 +188,7 @@ int XmlFile::line_of(pugi::xml_node n, const char* attr) const {
   }
 }
 
-std::optional<std::string> XmlElement::raw(const char* attr, bool required,
-                                           const char* expected) {
+std::optional<std::string> XmlElement::raw(const char* attr, bool required, const char* expected) {
   asked_.emplace_back(attr);
   pugi::xml_attribute a = node_.attribute(attr);
   if (a.empty()) {
@@ -206,8 +205,7 @@ std::string XmlElement::text(const char* attr, const std::string& fallback, bool
   return v ? *v : fallback;
 }
 
-double XmlElement::real(const char* attr, double fallback, double lo, double hi,
-                        bool required) {
+double XmlElement::real(const char* attr, double fallback, double lo, double hi, bool required) {
   auto v = raw(attr, required, "a number");
   if (!v) return fallback;
   auto d = parse_real(*v);
@@ -255,8 +253,7 @@ std::int64_t XmlElement::integer(const char* attr, std::int64_t fallback, std::i
       range += " >= " + std::to_string(lo);
     else
       range += " <= " + std::to_string(hi);
-    error(std::string("attribute '") + attr + "' of <" + name() + "> is " + s + " (" + range +
-          ")");
+    error(std::string("attribute '") + attr + "' of <" + name() + "> is " + s + " (" + range + ")");
     return fallback;
   }
   return x;
@@ -282,8 +279,8 @@ std::vector<double> XmlElement::reals(const char* attr, std::size_t count, bool 
   bool bad = false;
   while (true) {
     std::size_t comma = s.find(',', start);
-    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos
-                                                                    : comma - start);
+    std::string part =
+        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto d = parse_real(part);
     if (!d) {
       bad = true;
@@ -296,8 +293,8 @@ std::vector<double> XmlElement::reals(const char* attr, std::size_t count, bool 
   if (bad || (count != 0 && out.size() != count)) {
     std::string expected = count ? std::to_string(count) + " finite numbers separated by commas"
                                  : "finite numbers separated by commas";
-    error(std::string("attribute '") + attr + "' of <" + name() + "> is '" + *v +
-          "' (expected " + expected + ")");
+    error(std::string("attribute '") + attr + "' of <" + name() + "> is '" + *v + "' (expected " +
+          expected + ")");
     return {};
   }
   return out;
@@ -335,6 +332,19 @@ std::vector<XmlElement> XmlElement::children(const char* child_name) const {
   return out;
 }
 
+std::optional<XmlElement> XmlElement::first_child(const char* child_name) const {
+  pugi::xml_node c = node_.child(child_name);
+  if (!c) return std::nullopt;
+  return XmlElement(*file_, c, *diags_);
+}
+
+void XmlElement::check_at_most_one(const std::vector<std::string>& names) const {
+  for (const std::string& n : names) {
+    auto v = children(n.c_str());
+    if (v.size() > 1) v[1].error("<" + n + "> appears more than once (expected at most one)");
+  }
+}
+
 void XmlElement::check_children(const std::vector<std::string>& allowed) const {
   for (pugi::xml_node c = node_.first_child(); c; c = c.next_sibling()) {
     if (c.type() != pugi::node_element) continue;
@@ -342,11 +352,10 @@ void XmlElement::check_children(const std::vector<std::string>& allowed) const {
     if (std::find(allowed.begin(), allowed.end(), n) == allowed.end()) {
       std::string list;
       for (const auto& o : allowed) list += (list.empty() ? "" : ", ") + o;
-      diags_->error(file_->where(c), "unknown element <" + n + "> in <" + name() +
-                                         "> (expected " +
-                                         (allowed.empty() ? std::string("no children")
-                                                          : "one of: " + list) +
-                                         ")" + did_you_mean(n, allowed));
+      diags_->error(file_->where(c),
+                    "unknown element <" + n + "> in <" + name() + "> (expected " +
+                        (allowed.empty() ? std::string("no children") : "one of: " + list) + ")" +
+                        did_you_mean(n, allowed));
     }
   }
 }

@@ -106,6 +106,10 @@ class XmlElement {
   std::vector<XmlElement> children() const;
   /// Children named `name`.
   std::vector<XmlElement> children(const char* name) const;
+  /// The first child named `name`, if any.
+  std::optional<XmlElement> first_child(const char* name) const;
+  /// Reports the second child of each of `names` ("appears more than once").
+  void check_at_most_one(const std::vector<std::string>& names) const;
   /// Reports every child element whose name is not in `allowed`.
   void check_children(const std::vector<std::string>& allowed) const;
   /// Reports unknown attributes (those never asked for). Call once, after reading.

@@ -185,7 +185,8 @@ bool segments_cross(Vec2 p, Vec2 q, const Segment& s) {
 }
 }  // namespace
 
-bool SegmentGrid::blocks(Vec2 a, Vec2 b) const {
+template <class Found>
+bool SegmentGrid::find_crossing(Vec2 a, Vec2 b, Found&& found) const {
   // The cells the line passes through (those whose centre is within half a diagonal of it);
   // each lists every segment that enters it.
   const double cell = 1.0 / inv_cell_;
@@ -200,28 +201,21 @@ bool SegmentGrid::blocks(Vec2 a, Vec2 b) const {
       std::size_t c = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_) +
                       static_cast<std::size_t>(gx);
       for (std::uint32_t k = start_[c]; k < start_[c + 1]; ++k)
-        if (segments_cross(a, b, segments_[items_[k]])) return true;
+        if (segments_cross(a, b, segments_[items_[k]]) && found(items_[k])) return true;
     }
   return false;
 }
 
+bool SegmentGrid::blocks(Vec2 a, Vec2 b) const {
+  return find_crossing(a, b, [](std::uint32_t) { return true; });
+}
+
 void SegmentGrid::for_each_crossing(Vec2 a, Vec2 b,
                                     const std::function<void(std::uint32_t)>& f) const {
-  // The cells along a-b, as in blocks().
-  const double cell = 1.0 / inv_cell_;
-  auto cx = [&](double v) { return clamp_cell(std::floor((v - min_.x) * inv_cell_), nx_); };
-  auto cy = [&](double v) { return clamp_cell(std::floor((v - min_.y) * inv_cell_), ny_); };
-  const Segment line{a, b};
-  const double half_diag = cell * 0.70710678118654757 * 1.000001;
-  for (int gy = cy(std::min(a.y, b.y)); gy <= cy(std::max(a.y, b.y)); ++gy)
-    for (int gx = cx(std::min(a.x, b.x)); gx <= cx(std::max(a.x, b.x)); ++gx) {
-      Vec2 center{min_.x + (gx + 0.5) * cell, min_.y + (gy + 0.5) * cell};
-      if (distance_to_segment(center, line) > half_diag) continue;
-      std::size_t c = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_) +
-                      static_cast<std::size_t>(gx);
-      for (std::uint32_t k = start_[c]; k < start_[c + 1]; ++k)
-        if (segments_cross(a, b, segments_[items_[k]])) f(items_[k]);
-    }
+  find_crossing(a, b, [&](std::uint32_t k) {
+    f(k);
+    return false;
+  });
 }
 
 std::size_t SegmentGrid::memory_bytes() const {

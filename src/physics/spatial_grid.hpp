@@ -174,6 +174,10 @@ class SegmentGrid {
   int nx_ = 1, ny_ = 1;
   std::vector<std::uint32_t> start_;
   std::vector<std::uint32_t> items_;
+  /// Walks the cells along a-b and calls `found(index)` for each indexed segment a-b crosses,
+  /// until it returns true; returns whether one did (blocks, for_each_crossing).
+  template <class Found>
+  bool find_crossing(Vec2 a, Vec2 b, Found&& found) const;
 };
 
 /// Distance from p to segment s, and the closest point.

@@ -229,17 +229,9 @@ class ArgosReader {
                          "media", "visualization"});
     fleetsim_ = out_->document().append_child("fleetsim");
     out_->set_line(fleetsim_, root.where().line);
-    for (const char* once :
-         {"framework", "controllers", "loop_functions", "arena", "physics_engines", "media"}) {
-      auto v = root.children(once);
-      if (v.size() > 1)
-        v[1].error(std::string("<") + once + "> appears more than once (expected at most one)");
-    }
-    auto first = [&](const char* n) -> std::optional<XmlElement> {
-      auto v = root.children(n);
-      if (v.empty()) return std::nullopt;
-      return v[0];
-    };
+    root.check_at_most_one(
+        {"framework", "controllers", "loop_functions", "arena", "physics_engines", "media"});
+    auto first = [&](const char* n) { return root.first_child(n); };
     if (auto e = first("framework"))
       read_framework(*e);
     else

@@ -225,17 +225,9 @@ class ExperimentParser {
     model_ = std::make_shared<WorldModel>();
     model_->name = file_.path();
     ex_.path = file_.path();
-    for (const char* once : {"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                             "distribution", "loop_functions"}) {
-      auto v = root.children(once);
-      if (v.size() > 1)
-        v[1].error(std::string("<") + once + "> appears more than once (expected at most one)");
-    }
-    auto first = [&](const char* n) -> std::optional<XmlElement> {
-      auto v = root.children(n);
-      if (v.empty()) return std::nullopt;
-      return v[0];
-    };
+    root.check_at_most_one({"framework", "plugins", "kinds", "controllers", "arena", "physics",
+                             "distribution", "loop_functions"});
+    auto first = [&](const char* n) { return root.first_child(n); };
     if (auto e = first("framework"))
       read_framework(*e);
     else
