@@ -210,12 +210,9 @@ bool SegmentGrid::blocks(Vec2 a, Vec2 b) const {
   return find_crossing(a, b, [](std::uint32_t) { return true; });
 }
 
-void SegmentGrid::for_each_crossing(Vec2 a, Vec2 b,
-                                    const std::function<void(std::uint32_t)>& f) const {
-  find_crossing(a, b, [&](std::uint32_t k) {
-    f(k);
-    return false;
-  });
+bool SegmentGrid::any_crossing(Vec2 a, Vec2 b,
+                               const std::function<bool(std::uint32_t)>& pred) const {
+  return find_crossing(a, b, pred);
 }
 
 std::size_t SegmentGrid::memory_bytes() const {

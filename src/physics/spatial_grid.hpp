@@ -161,9 +161,9 @@ class SegmentGrid {
   }
   /// True when the segment a-b crosses an indexed segment (walks the cells along a-b).
   bool blocks(Vec2 a, Vec2 b) const;
-  /// Calls f(index) for each indexed segment the segment a-b crosses (one may come more than
-  /// once: it is listed in every cell it enters).
-  void for_each_crossing(Vec2 a, Vec2 b, const std::function<void(std::uint32_t)>& f) const;
+  /// Whether `pred(index)` holds for an indexed segment the segment a-b crosses; stops at the
+  /// first (a segment may be asked more than once: it is listed in every cell it enters).
+  bool any_crossing(Vec2 a, Vec2 b, const std::function<bool(std::uint32_t)>& pred) const;
   const std::vector<Segment>& segments() const { return segments_; }
   std::size_t memory_bytes() const;
 
@@ -175,7 +175,7 @@ class SegmentGrid {
   std::vector<std::uint32_t> start_;
   std::vector<std::uint32_t> items_;
   /// Walks the cells along a-b and calls `found(index)` for each indexed segment a-b crosses,
-  /// until it returns true; returns whether one did (blocks, for_each_crossing).
+  /// until it returns true; returns whether one did (blocks, any_crossing).
   template <class Found>
   bool find_crossing(Vec2 a, Vec2 b, Found&& found) const;
 };

@@ -110,24 +110,19 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
     if (dist == 0) return false;  // straight above: nothing stands between
     const double ux = dx / dist, uy = dy / dist;
     // Static obstacles: blocked where the ray crosses one no higher than the obstacle.
-    const WorldModel& model = w.model();
+    const WorldModel& m = w.model();
     const auto& segs = w.index().segments.segments();
-    bool walled = false;
-    w.index().segments.for_each_crossing(p, l.position, [&](std::uint32_t k) {
-      if (walled) return;
+    const bool walled = w.index().segments.any_crossing(p, l.position, [&](std::uint32_t k) {
       const double s = ray_segment(p, {ux, uy}, dist, segs[k]);
-      const double h = k < model.segment_heights.size() ? model.segment_heights[k]
-                                                        : std::numeric_limits<double>::infinity();
-      walled = s >= 0 && l.z_m * s / dist <= h;
+      const double h = k < m.segment_heights.size() ? m.segment_heights[k]
+                                                    : std::numeric_limits<double>::infinity();
+      return s >= 0 && l.z_m * s / dist <= h;
     });
     if (walled) return true;
     // Bodies that may block: those whose outline the ray enters below their height, so within
     // the part of the ray lower than the tallest body.
-    const WorldModel& m = w.model();
     const double rmax = m.max_radius_m();
-    double hmax = 0;
-    for (const RobotKind& k : m.kinds)
-      if (k.in_run && !k.flies) hmax = std::max(hmax, k.height_m);
+    const double hmax = m.tallest_ground_body_m();
     const double span = l.z_m > 0 ? std::min(dist, hmax * dist / l.z_m) : dist;
     // The bodies near that part of the ray: a corridor of discs along it, nearest first (a
     // body next to the robot is the likeliest to block): a body that meets the ray has its
@@ -162,9 +157,7 @@ class FootbotLightSensor final : public BatchedSensor<FootbotLightSensor> {
 }  // namespace
 
 double light_occlusion_reach_m(const WorldModel& model) {
-  double hmax = 0;
-  for (const RobotKind& k : model.kinds)
-    if (k.in_run && !k.flies) hmax = std::max(hmax, k.height_m);
+  const double hmax = model.tallest_ground_body_m();
   double reach = 0;
   for (const Light& l : model.lights) {
     // Farthest (horizontally) a light still gives a reading from.

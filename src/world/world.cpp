@@ -15,6 +15,13 @@ double WorldModel::max_radius_m() const {
   return r;
 }
 
+double WorldModel::tallest_ground_body_m() const {
+  double h = 0;
+  for (const auto& k : kinds)
+    if (k.in_run && !k.flies) h = std::max(h, k.height_m);
+  return h;
+}
+
 namespace {
 bool inside_convex(const std::array<Vec2, 4>& c, Vec2 p) {
   for (int i = 0; i < 4; ++i)

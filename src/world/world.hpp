@@ -122,6 +122,9 @@ struct WorldModel {
   std::vector<std::string> object_classes;
 
   double max_radius_m() const;
+  /// The height of the tallest kind in the run that does not fly (what can block a light ray
+  /// low over the floor).
+  double tallest_ground_body_m() const;
   /// True when `p` lies in a filled obstacle (black pixel or inside a box).
   bool inside_obstacle(Vec2 p) const;
   /// Index of the engine of kind k's type owning point p (first region of that type
