@@ -186,7 +186,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
         auto reg = std::make_unique<PluginRegistry>();
         register_builtins(*reg);
         Diagnostics diags;
-        auto ex = bench::make_diffusion_experiment(o, dir, *reg, diags);
+        auto ex = bench::make_diffusion_experiment(o, dir, *reg, diags, /*defer_placement=*/true);
         if (!ex) {
           diags.print(std::cerr);
           return std::nullopt;

@@ -117,7 +117,8 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
   x += "  <controllers>\n";
   if (o.controller == "diffusion")
     x += "    <controller id=\"c\" type=\"diffusion\" alpha_degrees=\"7.5\" delta=\"0.1\" "
-         "speed=\"0.1\"" + (o.rule.empty() ? std::string() : " rule=\"" + o.rule + "\"") + "/>\n";
+         "speed=\"0.1\"" +
+         (o.rule.empty() ? std::string() : " rule=\"" + o.rule + "\"") + "/>\n";
   else if (o.controller == "lua")
     x += "    <controller id=\"c\" type=\"lua\" script=\"" + o.script + "\"/>\n";
   else
@@ -185,8 +186,7 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
              "," + real(edge(r + 1, rows)) + "\"" + engine_attributes + "/>\n";
     x += "  </physics>\n";
   }
-  if (!o.loop_functions.empty())
-    x += "  <loop_functions type=\"" + o.loop_functions + "\"/>\n";
+  if (!o.loop_functions.empty()) x += "  <loop_functions type=\"" + o.loop_functions + "\"/>\n";
   if (o.log_frames) x += "  <log path=\"diffusion.flog\" format=\"frames\"/>\n";
   x += "</fleetsim>\n";
   return x;
@@ -194,7 +194,8 @@ std::string diffusion_experiment_xml(const DiffusionSceneOptions& o) {
 
 std::optional<Experiment> make_diffusion_experiment(const DiffusionSceneOptions& o,
                                                     const std::string& directory,
-                                                    PluginRegistry& registry, Diagnostics& diags) {
+                                                    PluginRegistry& registry, Diagnostics& diags,
+                                                    bool defer_placement) {
   const int pixels = rooms_pixels(o.robots);
   const std::string png = directory + "/rooms.png";
   if (!write_rooms_png(png, pixels)) {
@@ -202,7 +203,7 @@ std::optional<Experiment> make_diffusion_experiment(const DiffusionSceneOptions&
     return std::nullopt;
   }
   return parse_experiment(diffusion_experiment_xml(o), directory + "/diffusion.xml", registry,
-                          ExperimentOverrides{}, diags);
+                          ExperimentOverrides{.defer_placement = defer_placement}, diags);
 }
 
 }  // namespace fleetsim::bench

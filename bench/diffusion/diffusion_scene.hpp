@@ -46,9 +46,11 @@ bool write_rooms_png(const std::string& path, int pixels);
 std::string diffusion_experiment_xml(const DiffusionSceneOptions& options);
 
 /// Writes the bitmap into `directory` and parses the experiment as if it were a file there,
-/// with the built-in plug-ins. Problems go to `diags`.
+/// with the built-in plug-ins. Problems go to `diags`. `defer_placement`: the robots are placed
+/// by the run (ExperimentOverrides::defer_placement), as `fleetsim run` on several processes does.
 std::optional<Experiment> make_diffusion_experiment(const DiffusionSceneOptions& options,
                                                     const std::string& directory,
-                                                    PluginRegistry& registry, Diagnostics& diags);
+                                                    PluginRegistry& registry, Diagnostics& diags,
+                                                    bool defer_placement = false);
 
 }  // namespace fleetsim::bench

@@ -55,6 +55,10 @@ ExperimentOverrides overrides_of(const RunArgs& a) {
   o.log_path = a.log_path;
   if (a.log_format == "deeco") o.log_format = log::LogFormat::kDeeco;
   if (a.log_format == "frames") o.log_format = log::LogFormat::kFrames;
+  // A run on several processes or ranks places its robots once each process knows its
+  // domain: a process of a partitioned run then places only its part (docs/distributed.md).
+  o.defer_placement = (a.processes > 1 || distributed::mpi_launched()) && a.network_role.empty() &&
+                      a.checkpoint_every <= 0 && a.resume.empty();
   return o;
 }
 
@@ -477,6 +481,7 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                      {"halo_robots_sent", r.exchange.halo_rows_sent},
                      {"partitioned", r.partitioned},
                      {"held_robots_max", r.exchange.held_robots_max},
+                     {"placed_robots", r.exchange.placed_robots},
                      {"migrations_in", r.exchange.migrations_in},
                      {"migrations_out", r.exchange.migrations_out},
                      {"rebalances", r.exchange.rebalances}});

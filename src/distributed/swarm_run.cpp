@@ -57,7 +57,8 @@ Assignment assign(const Experiment& ex, int processes, const std::string& how) {
     if (listed) return a;
     // Affinities only: the rest is automatic.
   }
-  const std::size_t robots = ex.state.robot_count();
+  const RobotPlan* plan = ex.robot_plan.get();  // (set: the robots are not placed yet)
+  const std::size_t robots = plan ? plan->total() : ex.state.robot_count();
   const bool split = processes > 1 &&
                      std::any_of(model.engines.begin(), model.engines.end(),
                                  [](const EngineRegion& r) { return splits_over_domains(r.type); });
@@ -76,6 +77,15 @@ Assignment assign(const Experiment& ex, int processes, const std::string& how) {
   std::vector<std::size_t> count(regions, 0);
   for (std::uint8_t e : ex.state.robot_engine()) ++count[e];
   a.region_process.assign(regions, 0);
+  if (split && plan) {
+    // A load that deferred the placement has one region, which splits: the domains are cut
+    // along the placement's tiles, balanced by their robot counts.
+    const std::vector<std::uint64_t> tiles = plan->tile_counts();
+    const TileGrid& g = plan->grid;
+    a.domains = Domains::bisect_tiles(tiles, g.lo, g.side, g.nx, g.ny, processes);
+    a.region_process.assign(regions, -1);
+    return a;
+  }
   if (split) {
     const auto xs = ex.state.x(), ys = ex.state.y();
     std::vector<Vec2> points(robots);
@@ -157,6 +167,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     d.kind_process = loaded.experiment.kind_affinity;
     d.robot_process = loaded.experiment.robot_affinity;
     d.partition_storage = o.partition_storage;
+    d.first_holds_all = p == 0 && static_cast<bool>(o.before_start);
     // Affinities add a round to each tick (the actuation, docs/distributed.md).
     if (make) exchange = make(d.has_affinities() ? 3 : 2);
     d.exchange = exchange.get();
@@ -285,6 +296,7 @@ std::string report_to_json(const ProcessReport& r) {
                         {"partitioned", r.partitioned},
                         {"held_robot_ticks", r.exchange.held_robot_ticks},
                         {"held_robots_max", r.exchange.held_robots_max},
+                        {"placed_robots", r.exchange.placed_robots},
                         {"migrations_in", r.exchange.migrations_in},
                         {"migrations_out", r.exchange.migrations_out},
                         {"exchange_seconds", r.exchange.seconds},
@@ -322,6 +334,7 @@ ProcessReport report_from_json(const std::string& text) {
   r.partitioned = j.at("partitioned");
   r.exchange.held_robot_ticks = j.at("held_robot_ticks");
   r.exchange.held_robots_max = j.at("held_robots_max");
+  r.exchange.placed_robots = j.at("placed_robots");
   r.exchange.migrations_in = j.at("migrations_in");
   r.exchange.migrations_out = j.at("migrations_out");
   r.exchange.seconds = j.at("exchange_seconds");

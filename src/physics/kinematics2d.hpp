@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <functional>
 #include <span>
 #include <utility>
@@ -40,7 +42,10 @@ struct SpatialIndex {
   /// (proximity rays) read the block their reach needs (RobotGrid::runs_within).
   /// `robots_hint`: robots expected (sizes the grid cells for sparse swarms; 0 = unknown).
   /// `sensing_m`: the longest sensor reach beyond a body's surface.
-  void init(const WorldModel& model, std::size_t robots_hint = 0, double sensing_m = 0);
+  /// `robots_min`/`robots_max`: the part of the arena the robot grid covers (default: all of
+  /// it); robots beyond it go to its edge cells, where every query still finds them.
+  void init(const WorldModel& model, std::size_t robots_hint = 0, double sensing_m = 0,
+            std::optional<std::pair<Vec2, Vec2>> robots_area = std::nullopt);
   void rebuild(const WorldModel& model, const WorldState& state, ThreadPool& pool);
   double interaction_m = 0;  ///< the longest distance any query reaches (contact or sensing)
   double contact_m = 0;      ///< the longest contact distance; the 3x3 block holds it

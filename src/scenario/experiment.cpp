@@ -19,6 +19,8 @@
 #include "robots/kinds.hpp"
 #include "scenario/argos_file.hpp"
 #include "scenario/bitmap.hpp"
+#include "scenario/placement.hpp"
+#include "scenario/robot_plan.hpp"
 
 namespace fleetsim {
 
@@ -118,93 +120,6 @@ std::optional<Box4> read_region(XmlElement& e, const char* attr, bool required) 
   return b;
 }
 
-/// Places bodies without overlap: a bucket grid over the arena for robot-robot checks, and
-/// the static segment grid for obstacles.
-class Placement {
- public:
-  /// `bodies`: how many will be placed (the grid gets about one cell per body).
-  Placement(const WorldModel& m, double rmax, std::size_t bodies) : model_(m) {
-    Vec2 lo = m.arena_min(), hi = m.arena_max();
-    // No robot kind in the run (rmax 0): no robot is placed, and robot-sized cells would be
-    // 1 mm ones, hundreds of MB and seconds up to the cap below; one cell does.
-    cell_ = rmax > 0 ? std::max(2 * rmax + 1e-6, 1e-3) : std::max({hi.x - lo.x, hi.y - lo.y, 1e-3});
-    lo_ = lo;
-    // Counted in doubles: a cell count can exceed an int before the cap makes cells larger.
-    // About a cell per body at most (robot-sized cells in a dense swarm were 13 bytes a robot
-    // at a million, more than the robots' own placement records).
-    auto cells = [&](double extent) { return std::max(1.0, std::ceil(extent / cell_)); };
-    const double most = std::clamp(static_cast<double>(bodies), 4096.0, 64e6);
-    while (cells(hi.x - lo.x) * cells(hi.y - lo.y) > most) cell_ *= 1.5;
-    nx_ = static_cast<int>(cells(hi.x - lo.x));
-    ny_ = static_cast<int>(cells(hi.y - lo.y));
-    head_.assign(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_), -1);
-    segs_.build(m.segments, lo, hi, cell_, rmax + 1e-6);
-  }
-
-  /// "" when a robot of radius r fits at p; otherwise what it hits (robots by their name in
-  /// `names`, the world's robot names).
-  std::string check(Vec2 p, double r, const StringColumn& names) const {
-    Vec2 lo = model_.arena_min(), hi = model_.arena_max();
-    if (p.x - r < lo.x || p.x + r > hi.x || p.y - r < lo.y || p.y + r > hi.y)
-      return "lies outside the arena";
-    if (model_.inside_obstacle(p)) return "lies inside an obstacle";
-    for (std::uint32_t si : segs_.near(p))
-      if (distance_to_segment(p, segs_.segments()[si]) < r + 2 * kSkin)
-        return "overlaps an obstacle";
-    int cx = cell_x(p.x), cy = cell_y(p.y);
-    for (int gy = std::max(0, cy - 1); gy <= std::min(ny_ - 1, cy + 1); ++gy)
-      for (int gx = std::max(0, cx - 1); gx <= std::min(nx_ - 1, cx + 1); ++gx)
-        for (int k = head_[static_cast<std::size_t>(gy) * nx_ + gx]; k >= 0; k = next_[k]) {
-          const auto slot = static_cast<std::size_t>(k);
-          Vec2 d = p - pos_[slot];
-          double rs = r + model_.kinds[kind_[slot]].radius_m + 2 * kSkin;
-          if (dot(d, d) < rs * rs)
-            return row_[slot] == kNoIndex ? "overlaps another robot"
-                                          : "overlaps robot '" + names[row_[slot]] + "'";
-        }
-    return "";
-  }
-  /// Records a placed robot of kind `kind`, at row `row` of the world (kNoIndex: not known
-  /// yet, see set_row); returns its slot.
-  int add(Vec2 p, std::uint16_t kind, std::uint32_t row) {
-    int k = static_cast<int>(pos_.size());
-    pos_.push_back(p);
-    kind_.push_back(kind);
-    row_.push_back(row);
-    std::size_t c = static_cast<std::size_t>(cell_y(p.y)) * nx_ + cell_x(p.x);
-    next_.push_back(head_[c]);
-    head_[c] = k;
-    return k;
-  }
-  void set_row(int slot, std::uint32_t row) { row_[static_cast<std::size_t>(slot)] = row; }
-  /// Room for `more` robots (no growth while they are placed).
-  void reserve(std::size_t more) {
-    pos_.reserve(pos_.size() + more);
-    kind_.reserve(kind_.size() + more);
-    row_.reserve(row_.size() + more);
-    next_.reserve(next_.size() + more);
-  }
-
- private:
-  int cell_x(double x) const {
-    return std::clamp(static_cast<int>((x - lo_.x) / cell_), 0, nx_ - 1);
-  }
-  int cell_y(double y) const {
-    return std::clamp(static_cast<int>((y - lo_.y) / cell_), 0, ny_ - 1);
-  }
-  const WorldModel& model_;
-  double cell_;
-  Vec2 lo_;
-  int nx_, ny_;
-  // Per robot: 30 bytes with the grid (a million robots' placement records are the parse's
-  // peak over the world it builds).
-  std::vector<int> head_, next_;
-  std::vector<Vec2> pos_;
-  std::vector<std::uint16_t> kind_;
-  std::vector<std::uint32_t> row_;  ///< the robot's row in the world, for names in errors
-  SegmentGrid segs_;
-};
-
 class ExperimentParser {
  public:
   ExperimentParser(const XmlFile& file, PluginRegistry& reg, const ExperimentOverrides& ov,
@@ -226,7 +141,7 @@ class ExperimentParser {
     model_->name = file_.path();
     ex_.path = file_.path();
     root.check_at_most_one({"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                             "distribution", "loop_functions"});
+                            "distribution", "loop_functions"});
     auto first = [&](const char* n) { return root.first_child(n); };
     if (auto e = first("framework"))
       read_framework(*e);
@@ -1104,21 +1019,17 @@ class ExperimentParser {
     std::map<std::string, SourceLocation> names;
     std::map<std::string, std::uint16_t> classes;
     int distribute_index = 0;
-    // Room for every body at once (the columns and the placement grid), read ahead without
-    // checks (the loop below checks): a run of 400 <distribute> elements then grows nothing
-    // 400 times, which left the freed copies resident at a million robots.
-    std::size_t bodies = 0;
-    for (pugi::xml_node b : arena.node().children()) {
-      const std::string_view n = b.name();
-      if (n == "robot") ++bodies;
-      if (n == "distribute")
-        bodies += static_cast<std::size_t>(
-            std::clamp<long long>(b.attribute("count").as_llong(0), 0, 100'000'000));
-    }
-    bodies = std::min<std::size_t>(bodies, std::size_t{1} << 24);  // beyond: grown as placed
-    Placement place(*model_, model_->max_radius_m(), bodies);
-    st.reserve_robots(bodies);
-    place.reserve(bodies);
+    auto plan = std::make_shared<RobotPlan>();
+    plan->seed = model_->seed;
+    plan->max_tries = ov_.max_placement_tries;
+    // Ids in the order of the file: robots, each <distribute>'s robots, objects.
+    EntityId next = 0;
+    std::size_t by_hand = 0;
+    for (pugi::xml_node b : arena.node().children())
+      if (std::string_view(b.name()) == "robot") ++by_hand;
+    Placement place(*model_, model_->max_radius_m(), by_hand);
+    place.reserve(by_hand);
+    plan->robots.reserve(by_hand);
     for (auto& e : arena.children()) {
       std::string n = e.name();
       if (n == "robot") {
@@ -1142,17 +1053,30 @@ class ExperimentParser {
         if (!id.empty() && !unique_name(e, id, names)) continue;
         if (k < 0 || c < 0 || !e.has("position")) continue;
         double r = model_->kinds[k].radius_m;
-        std::string why = place.check(p, r, st.robot_name());
+        std::string why = place.check(p, r, plan->robots);
         if (!why.empty()) {
           e.error("robot '" + id + "' at " + fmt_vec(p) + " " + why +
                   " (expected a free position inside the arena)");
           continue;
         }
-        place.add(p, static_cast<std::uint16_t>(k), static_cast<std::uint32_t>(st.robot_count()));
-        EntityId eid = st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c), p,
-                                    heading, st.tags.intern(tag), id);
+        if (colour && e.has("led") && !has_leds(k)) {
+          e.error("robot kind '" + model_->kinds[static_cast<std::size_t>(k)].name +
+                  "' has no LEDs (expected no led attribute, or a kind with a leds actuator)");
+          continue;
+        }
+        place.add(p, static_cast<std::uint16_t>(k),
+                  static_cast<std::uint32_t>(plan->robots.size()));
+        PlannedRobot pr{next++,
+                        static_cast<std::uint16_t>(k),
+                        static_cast<std::uint16_t>(c),
+                        p,
+                        heading,
+                        st.tags.intern(tag),
+                        id,
+                        std::nullopt};
+        if (colour && e.has("led")) pr.led = *colour;
+        plan->robots.push_back(std::move(pr));
         note_controller(c, k, e.where(), id);
-        if (colour && e.has("led")) set_leds(e, k, st.robot_index(eid), *colour);
       } else if (n == "distribute") {
         std::int64_t count = e.integer("count", 0, 1, 100'000'000, true);
         std::string kind = e.text("kind", "epuck");
@@ -1173,63 +1097,29 @@ class ExperimentParser {
         if (k >= 0 && !engine_accepts(e, k)) continue;
         if (k < 0 || c < 0 || count <= 0) continue;
         note_controller(c, k, e.where(), prefix + "0");
-        double r = model_->kinds[k].radius_m;
-        Box4 box = region ? *region : Box4{model_->arena_min(), model_->arena_max()};
-        std::uint32_t t = st.tags.intern(tag);
-        CounterRng rng(model_->seed, static_cast<EntityId>(dindex), 0, RandomStream::kPlacement);
-        struct Placed {
-          Vec2 p;
-          double heading;
-          int slot;  ///< index in `place`
-        };
-        std::vector<Placed> placed_robots;
-        placed_robots.reserve(static_cast<std::size_t>(count));
-        for (std::int64_t i = 0; i < count; ++i) {
-          bool placed = false;
-          for (std::int64_t attempt = 0; attempt < tries; ++attempt) {
-            if (ov_.max_placement_tries && ++placement_tries_ > *ov_.max_placement_tries) break;
-            Vec2 p{rng.uniform(box.lo.x + r, box.hi.x - r),
-                   rng.uniform(box.lo.y + r, box.hi.y - r)};
-            double heading = rng.uniform(-kPi, kPi);
-            if (!place.check(p, r, st.robot_name()).empty()) continue;
-            placed_robots.push_back(
-                {p, heading, place.add(p, static_cast<std::uint16_t>(k), kNoIndex)});
-            placed = true;
-            break;
-          }
-          if (!placed && ov_.max_placement_tries && placement_tries_ > *ov_.max_placement_tries) {
-            e.error("placing the robots takes more than " +
-                    std::to_string(*ov_.max_placement_tries) +
-                    " random tries in all, this check's limit (expected fewer robots)");
-            break;
-          }
-          if (!placed) {
-            e.error("could not place robot " + std::to_string(i + 1) + " of " +
-                    std::to_string(count) + " after " + std::to_string(tries) +
-                    " random tries (expected fewer robots, a larger region, or a higher "
-                    "max_tries)");
-            break;
-          }
+        const double r = model_->kinds[k].radius_m;
+        const Box4 box = region ? *region : Box4{model_->arena_min(), model_->arena_max()};
+        if (box.hi.x - box.lo.x <= 2 * r || box.hi.y - box.lo.y <= 2 * r) {
+          e.error("the region is too small for a robot of kind '" + kind + "' (radius " +
+                  fmt_real(r) + " m; expected a region wider and taller than " + fmt_real(2 * r) +
+                  " m)");
+          continue;
         }
-        // Ids follow space: robots are numbered strip by strip (strips of about 2,500 robots,
-        // left to right within a strip), so neighbours in the arena are neighbours in memory.
-        // Every column and the spatial grid are in id order, and this alone saves about a
-        // third of the CPU time at 100,000 robots. A pure function of the placement.
-        double rows_per_m = static_cast<double>(placed_robots.size()) / (box.hi.y - box.lo.y);
-        double strip = std::max(4 * r, 2500.0 / std::max(rows_per_m, 1e-9));
-        std::stable_sort(placed_robots.begin(), placed_robots.end(),
-                         [&](const Placed& a, const Placed& b) {
-                           auto sa = static_cast<std::int64_t>((a.p.y - box.lo.y) / strip);
-                           auto sb = static_cast<std::int64_t>((b.p.y - box.lo.y) / strip);
-                           if (sa != sb) return sa < sb;
-                           return a.p.x < b.p.x;
-                         });
-        for (std::size_t i = 0; i < placed_robots.size(); ++i) {
-          std::string name = prefix + std::to_string(i);
-          place.set_row(placed_robots[i].slot, static_cast<std::uint32_t>(st.robot_count()));
-          st.add_robot(static_cast<std::uint16_t>(k), static_cast<std::uint16_t>(c),
-                       placed_robots[i].p, placed_robots[i].heading, t, name);
-        }
+        DistributePlan d;
+        d.where = e.where();
+        d.index = dindex;
+        d.first_id = next;
+        d.count = count;
+        d.kind = static_cast<std::uint16_t>(k);
+        d.controller = static_cast<std::uint16_t>(c);
+        d.tag = st.tags.intern(tag);
+        d.prefix = prefix;
+        d.tries = tries;
+        d.radius = r;
+        d.lo = {box.lo.x + r, box.lo.y + r};
+        d.hi = {box.hi.x - r, box.hi.y - r};
+        plan->distributes.push_back(std::move(d));
+        next += static_cast<EntityId>(count);
       } else if (n == "object") {
         std::string id = e.text("id", "", true);
         std::string cls = e.text("class", "object");
@@ -1245,34 +1135,30 @@ class ExperimentParser {
               classes.emplace(cls, static_cast<std::uint16_t>(model_->object_classes.size())).first;
           model_->object_classes.push_back(cls);
         }
+        st.next_id = next++;
         st.add_object(it->second, p, size, st.tags.intern(tag), id);
       }
     }
-    // The engines own the robots in their regions from the start.
-    auto engine = st.robot_engine();
-    auto x = st.x(), y = st.y();
-    auto kind = st.robot_kind();
-    for (std::size_t i = 0; i < st.robot_count(); ++i)
-      engine[i] = static_cast<std::uint8_t>(model_->engine_at({x[i], y[i]}, kind[i]));
-  }
-
-  /// A robot's `led` attribute: every LED of its kind's first `leds` part, as shown and as
-  /// commanded.
-  void set_leds(XmlElement& e, int k, std::uint32_t row, Color colour) {
-    for (const auto& a : model_->kinds[static_cast<std::size_t>(k)].actuators) {
-      if (a.interface != "leds") continue;
-      for (const std::string& col : {a.name, a.name + "_cmd"}) {
-        ColumnHandle h = ex_.state.robots.find(col);
-        if (h == kNoColumn) continue;
-        const std::size_t width = ex_.state.robots.desc(h).width;
-        auto leds = ex_.state.robots.span<Color>(h);
-        const auto count = static_cast<std::size_t>(a.params.integer("count", 1));
-        for (std::size_t i = 0; i < count && i < width; ++i) leds[row * width + i] = colour;
-      }
+    st.skip_robot_ids_to(next);
+    if (d_.has_errors()) return;
+    plan->plan(*model_);
+    // Placed now, unless the run asked to place them later (a process of a partitioned run
+    // places only the tiles near its domain); robots pinned to processes by name are placed
+    // now, to be found.
+    const bool splits = model_->engines.size() == 1 && (model_->engines[0].type == "kinematics2d" ||
+                                                        model_->engines[0].type == "pointmass3d");
+    if (ov_.defer_placement && plan->total() >= ov_.defer_placement_from && splits &&
+        pinned_robots_.empty() && ex_.distribution.empty() && ex_.kind_affinity.empty()) {
+      ex_.robot_plan = std::move(plan);
       return;
     }
-    e.error("robot kind '" + model_->kinds[static_cast<std::size_t>(k)].name +
-            "' has no LEDs (expected no led attribute, or a kind with a leds actuator)");
+    plan->place(*model_, st, nullptr, d_);
+  }
+
+  bool has_leds(int k) const {
+    for (const auto& a : model_->kinds[static_cast<std::size_t>(k)].actuators)
+      if (a.interface == "leds") return true;
+    return false;
   }
 
   /// Remembers the first place each (controller, kind) pair is used.

@@ -16,6 +16,7 @@
 #include "fleetsim/plugin.hpp"
 #include "log/log_writer.hpp"
 #include "scenario/robot_assembly.hpp"
+#include "scenario/robot_plan.hpp"
 #include "world/world.hpp"
 
 namespace fleetsim {
@@ -39,6 +40,12 @@ struct ExperimentOverrides {
   /// millions of robots takes seconds to place, by design); the fuzz harness sets it so that
   /// every input is checked in bounded time.
   std::optional<std::int64_t> max_placement_tries;
+  /// The random placements are planned but not placed (Experiment::robot_plan): a process of
+  /// a partitioned run places only the tiles near its domain (docs/distributed.md).
+  bool defer_placement = false;
+  /// ... for swarms of at least this many robots (smaller ones are placed at load: their
+  /// domains then balance robot by robot, not tile by tile).
+  std::size_t defer_placement_from = 20'000;
 };
 
 /// A loaded, checked experiment, ready to run.
@@ -64,6 +71,9 @@ struct Experiment {
   /// the process running those robots' controllers, or -1; empty when none.
   std::vector<int> kind_affinity, robot_affinity;
   SourceLocation distribution_where;
+  /// Set when the load deferred the placement (ExperimentOverrides::defer_placement): `state`
+  /// then holds no robot, and RobotPlan::place adds them (all, or a process's tiles).
+  std::shared_ptr<const RobotPlan> robot_plan;
 };
 
 /// Reads and checks `path`. Loads the plug-in libraries it names into `registry`. Every

@@ -56,6 +56,9 @@ struct Distribution {
   /// when the run allows it (Simulation::partitioned(), docs/distributed.md "What a process
   /// holds"); otherwise, or when false, every process holds the whole world.
   bool partition_storage = false;
+  /// The first process holds every robot from the start (it shows the run, docs/view-format.md),
+  /// as when it writes a log.
+  bool first_holds_all = false;
   Exchange* exchange = nullptr;  ///< not owned; required when processes > 1
   /// Largest message of a moves or state round; larger rounds go in parts. Under the
   /// transport's 64 MiB limit (docs/wire-format.md); tests make it small.
@@ -80,6 +83,9 @@ struct ExchangeStats {
   /// world when it holds all), and the most it held at once.
   std::uint64_t held_robot_ticks = 0;
   std::uint64_t held_robots_max = 0;
+  /// The robots this process placed at the start, when the load left the placement to it
+  /// (all of them, or on a partitioned run those near its domain); 0 when the load placed them.
+  std::uint64_t placed_robots = 0;
 };
 
 }  // namespace fleetsim

@@ -33,6 +33,11 @@ class Domains {
   /// points (the cut midway between two points, ties in order of their other coordinate then
   /// of their index), and each side is cut again.
   static Domains bisect(std::span<const Vec2> points, Vec2 lo, Vec2 hi, int count);
+  /// The same over robots counted per tile (`counts`, nx x ny tiles of side `side` from `lo`,
+  /// row-major): cuts lie on tile borders, so every robot of a tile is in the tile's domain.
+  /// A box is cut where the robots below come nearest round(n * floor(k/2) / k).
+  static Domains bisect_tiles(std::span<const std::uint64_t> counts, Vec2 lo, double side, int nx,
+                              int ny, int count);
   bool empty() const { return boxes_.empty(); }
   int count() const { return static_cast<int>(boxes_.size()); }
   /// The domain holding p (a point on a cut belongs to the upper side).
@@ -56,6 +61,9 @@ class Domains {
   };
   std::int32_t build(std::vector<std::uint32_t>& idx, std::size_t b, std::size_t e,
                      std::span<const Vec2> points, Box box, Box bounds, int first, int k);
+  struct TileSums;
+  std::int32_t build_tiles(const TileSums& sums, int x0, int y0, int x1, int y1, Box bounds,
+                           int first, int k);
   std::vector<Cut> cuts_;  ///< cuts_[0] is the root (when count > 1)
   std::vector<Box> boxes_;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <sstream>
 
 #include "log/log_types.hpp"
 #include "robots/body_parts.hpp"
@@ -53,18 +54,38 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
       dist_(std::move(distribution)) {
   resuming_ = resume != nullptr;
   if (resume) restore_world(*resume);
-  setup_distribution();
-  const std::size_t kinds = model_->kinds.size();
-  shared_.assign(model_->controllers.size() * kinds, nullptr);
-  for (auto& [ck, ctrl] : experiment_.shared_controllers)
-    shared_[ck.first * kinds + ck.second] = ctrl.get();
-  for (std::size_t i = 0; i < state_.robot_count(); ++i) make_controller_instance(i);
   if (!experiment_.loop_functions.empty()) {
     const auto* f = registry.loop_functions_factory(experiment_.loop_functions);
     if (!f) throw RunError("loop functions '" + experiment_.loop_functions + "' have no factory");
     loop_ = (*f)();
     loop_local_ = loop_->per_process();
   }
+  for (const auto& k : experiment_.parts) near_reach_ = std::max(near_reach_, k.near_reach_m);
+  // (The index's reaches give the halo's, which a process placing only its part needs; until
+  // it has placed them, its grid covers its domain only.)
+  const bool deferred = static_cast<bool>(experiment_.robot_plan);
+  const bool own_area = deferred && distributed() && !dist_.domains.empty();
+  if (own_area) {
+    const Domains::Box& own = dist_.domains.box(dist_.process);
+    const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
+    const Vec2 a{std::clamp(own.min.x, lo.x, hi.x), std::clamp(own.min.y, lo.y, hi.y)};
+    const Vec2 b{std::clamp(own.max.x, lo.x, hi.x), std::clamp(own.max.y, lo.y, hi.y)};
+    index_.init(*model_,
+                experiment_.robot_plan->total() / static_cast<std::size_t>(dist_.processes),
+                near_reach_, std::make_pair(a, b));
+  } else {
+    index_.init(*model_, deferred ? experiment_.robot_plan->total() : state_.robot_count(),
+                near_reach_);
+  }
+  pinned_ = dist_.has_affinities();
+  if (deferred) place_planned_robots();
+  if (own_area && !placed_part_) index_.init(*model_, state_.robot_count(), near_reach_);
+  setup_distribution();
+  const std::size_t kinds = model_->kinds.size();
+  shared_.assign(model_->controllers.size() * kinds, nullptr);
+  for (auto& [ck, ctrl] : experiment_.shared_controllers)
+    shared_[ck.first * kinds + ck.second] = ctrl.get();
+  for (std::size_t i = 0; i < state_.robot_count(); ++i) make_controller_instance(i);
   if (resumed_) check_resumed_logs();
   const auto open = resumed_ ? log::LogOpen::kContinue : log::LogOpen::kCreate;
   for (const auto& spec : experiment_.logs) {
@@ -80,11 +101,9 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
     }
   }
   std::size_t max_sensors = 0, max_actuators = 0;
-  double near_reach = 0;
   for (const auto& k : experiment_.parts) {
     max_sensors = std::max(max_sensors, k.sensors.size());
     max_actuators = std::max(max_actuators, k.actuators.size());
-    near_reach = std::max(near_reach, k.near_reach_m);
   }
   for (int w = 0; w < pool_.size(); ++w) {
     workers_.push_back(std::make_unique<Worker>());
@@ -92,11 +111,56 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
     workers_.back()->actuators.resize(max_actuators * kPartBatch);
   }
   leds_ = state_.robots.find(kViewerLedColumn);
-  index_.init(*model_, state_.robot_count(), near_reach);
   if (distributed() && !dist_.domains.empty()) {  // (once the index knows its reaches)
     border_halo_ = may_send_border_halo();
     halo_reach_ = halo_reach();
   }
+}
+
+void Simulation::place_planned_robots() {
+  const auto plan = std::move(experiment_.robot_plan);
+  planned_world_ = {plan->fingerprint(), plan->total()};
+  // A process of a run that will be partitioned places only the tiles within the halo's
+  // reach of its domain (partition() then drops the robots beyond it, as after a whole load).
+  // The first process places every robot when it writes the logs or shows the run.
+  std::vector<std::uint8_t> mine;
+  const bool part = distributed() && !dist_.domains.empty() && dist_.partition_storage &&
+                    !resuming_ && may_send_border_halo() &&
+                    !(dist_.process == 0 && (!experiment_.logs.empty() || dist_.first_holds_all));
+  if (part) {
+    const double reach = halo_reach();
+    const Domains::Box& own = dist_.domains.box(dist_.process);
+    const TileGrid& g = plan->grid;
+    mine.assign(g.tiles(), 0);
+    for (int ty = 0; ty < g.ny; ++ty)
+      for (int tx = 0; tx < g.nx; ++tx) {
+        const double dx = std::max({own.min.x - g.x_at(tx + 1), 0.0, g.x_at(tx) - own.max.x});
+        const double dy = std::max({own.min.y - g.y_at(ty + 1), 0.0, g.y_at(ty) - own.max.y});
+        mine[g.at(tx, ty)] = dx * dx + dy * dy <= reach * reach ? 1 : 0;
+      }
+  }
+  Diagnostics diags;
+  if (!plan->place(*model_, state_, part ? &mine : nullptr, diags)) {
+    std::ostringstream text;
+    diags.print(text);
+    throw RunError(text.str());
+  }
+  xstats_.placed_robots = state_.robot_count();
+  if (!part) return;
+  // Who runs each robot at the start, for the robots not placed here too: a tile's robots are
+  // in the tile's domain (the domains are cut along tiles, Domains::bisect_tiles).
+  host_.assign(state_.next_id, -1);
+  const TileGrid& g = plan->grid;
+  plan->for_each_run([&](EntityId first, std::uint32_t count, std::size_t tile) {
+    const auto tx = static_cast<int>(tile % static_cast<std::size_t>(g.nx));
+    const auto ty = static_cast<int>(tile / static_cast<std::size_t>(g.nx));
+    const auto d = static_cast<std::int16_t>(dist_.domains.at(
+        {0.5 * (g.x_at(tx) + g.x_at(tx + 1)), 0.5 * (g.y_at(ty) + g.y_at(ty + 1))}));
+    std::fill_n(host_.begin() + first, count, d);
+  });
+  for (const PlannedRobot& r : plan->robots)
+    host_[r.id] = static_cast<std::int16_t>(dist_.domains.at(r.p));
+  placed_part_ = true;
 }
 
 Simulation::~Simulation() {

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -180,6 +182,9 @@ class Simulation final : private WorldAccess {
   }
   /// Every robot's process from where it is (owner_), at the start of the handoff.
   void refresh_owners();
+  /// Places the robots of a load that deferred them (Experiment::robot_plan): all, or on a
+  /// process of a run that will be partitioned only those near its domain.
+  void place_planned_robots();
   /// At the start of a handoff: makes the domains again from where the robots are when their
   /// robot counts have drifted apart, if every process holds every robot's position (the last
   /// moves carried every robot). Changes which process moves what, never a result.
@@ -373,6 +378,12 @@ class Simulation final : private WorldAccess {
   bool partitioned_ = false;      ///< partitioned(), from start()
   bool checkpoints_ = false;      ///< enable_checkpoints() was called (on every process)
   bool resuming_ = false;         ///< the run goes on from a checkpoint
+  /// This process placed only the robots near its domain (place_planned_robots).
+  bool placed_part_ = false;
+  double near_reach_ = 0;  ///< the parts' longest reach beyond a body (SpatialIndex::init)
+  /// A load that deferred the placement: the plan's fingerprint and robots (the processes
+  /// compare those at the start, having placed different parts).
+  std::optional<std::pair<std::uint64_t, std::size_t>> planned_world_;
   /// A partitioned run's first process when it writes logs: it holds every robot (the moves
   /// of a tick a log keeps carry every robot's row to it).
   bool holds_all_ = true;

@@ -248,6 +248,9 @@ void Simulation::check_resumed_logs() const {
 }
 
 void Simulation::enable_checkpoints(CheckpointSink write) {
+  if (placed_part_)
+    throw RunError("checkpoints need every robot placed on every process: load the experiment "
+                   "without ExperimentOverrides::defer_placement");
   checkpoint_write_ = std::move(write);
   checkpoints_ = true;
 }

@@ -152,9 +152,9 @@ void Simulation::setup_distribution() {
       if (p >= dist_.processes)
         throw RunError("an affinity names process " + std::to_string(p) + " of a run on " +
                        std::to_string(dist_.processes));
-  pinned_ = dist_.has_affinities();
   refresh_owners();
-  host_.assign(state_.next_id, -1);
+  // (A process that placed only its part knows the others' hosts from the plan.)
+  if (!placed_part_) host_.assign(state_.next_id, -1);
   for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
     host_[state_.robot_id()[i]] = static_cast<std::int16_t>(host_of(i));
   // Only the first process writes the logs.
@@ -369,9 +369,19 @@ void Simulation::hello() {
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u8(kHello);
-  w.u64(state_.hash());
+  // (Processes that placed different parts of one plan compare the plan and the objects.)
+  if (planned_world_) {
+    Hasher objects;
+    for (ColumnHandle c = 0; c < state_.objects.schema().size(); ++c) {
+      const auto bytes = state_.objects.bytes(c);
+      objects.bytes(bytes.data(), bytes.size());
+    }
+    w.u64(planned_world_->first ^ objects.value());
+  } else {
+    w.u64(state_.hash());
+  }
   w.u64(model_->seed);
-  w.u32(static_cast<std::uint32_t>(state_.robot_count()));
+  w.u32(static_cast<std::uint32_t>(planned_world_ ? planned_world_->second : state_.robot_count()));
   w.u32(static_cast<std::uint32_t>(dist_.processes));
   w.str(std::filesystem::path(model_->name).filename().string());
   auto all = gather(out);
@@ -982,6 +992,17 @@ void Simulation::partition() {
     keep[i] = owner_[ids[i]] == dist_.process || within_reach({state_.x()[i], state_.y()[i]});
   state_.retain_robots(keep);
   state_.robots.shrink_to_fit();
+  // The robot grid covers the domain and its reach only (its cells sized to the robots held):
+  // one over the whole arena would be as large as the whole swarm's.
+  const Domains::Box& own = dist_.domains.box(dist_.process);
+  const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
+  const double reach = halo_reach_;
+  const Vec2 a{std::clamp(own.min.x - reach, lo.x, hi.x),
+               std::clamp(own.min.y - reach, lo.y, hi.y)};
+  const Vec2 b{std::clamp(own.max.x + reach, lo.x, hi.x),
+               std::clamp(own.max.y + reach, lo.y, hi.y)};
+  if (b.x > a.x && b.y > a.y)
+    index_.init(*model_, state_.robot_count(), near_reach_, std::make_pair(a, b));
   // What the load and the whole world's columns took goes back to the system (the allocator
   // keeps freed memory otherwise, and the process would stay as large as the world).
   malloc_trim(0);
@@ -1034,8 +1055,8 @@ void Simulation::hash_partitioned_world() {
     // process holds more than a round (a few MB) of the whole world's column at once.
     const std::size_t part =
         text ? std::size_t{1} << 16
-             : std::max<std::size_t>(1, std::min(dist_.part_bytes, std::size_t{4} << 20) /
-                                            row_bytes);
+             : std::max<std::size_t>(1,
+                                     std::min(dist_.part_bytes, std::size_t{4} << 20) / row_bytes);
     const std::size_t rounds = std::max<std::size_t>(1, (total + part - 1) / part);
     Walk walk{&host_};
     std::size_t from = 0;  // this process's robots sent so far

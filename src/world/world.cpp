@@ -134,7 +134,14 @@ WorldState::WorldState() {
 
 EntityId WorldState::add_robot(std::uint16_t kind, std::uint16_t controller, Vec2 p, double heading,
                                std::uint32_t tag, const std::string& name) {
-  EntityId id = next_id++;
+  const EntityId id = next_id;
+  add_robot_at(id, kind, controller, p, heading, tag, name);
+  return id;
+}
+
+void WorldState::add_robot_at(EntityId id, std::uint16_t kind, std::uint16_t controller, Vec2 p,
+                              double heading, std::uint32_t tag, const std::string& name) {
+  next_id = std::max(next_id, id + 1);
   const std::size_t r = robots.append_row();
   robot_id()[r] = id;
   robot_kind()[r] = kind;
@@ -145,9 +152,8 @@ EntityId WorldState::add_robot(std::uint16_t kind, std::uint16_t controller, Vec
   realization()[r] = 1.0f;
   robot_tag()[r] = tag;
   robot_name().set(r, name);
-  index_of.resize(next_id, kNoIndex);
+  if (index_of.size() < next_id) index_of.resize(next_id, kNoIndex);
   index_of[id] = static_cast<std::uint32_t>(r);
-  return id;
 }
 
 void WorldState::reserve_robots(std::size_t more) {

@@ -210,6 +210,15 @@ struct WorldState {
   /// Appends a robot (ids are increasing, so order stays sorted); its part columns are zero.
   EntityId add_robot(std::uint16_t kind, std::uint16_t controller, Vec2 p, double heading,
                      std::uint32_t tag, const std::string& name);
+  /// The same, with id `id`, above the ids of the robots held (rows stay in id order); ids
+  /// skipped are no one's here.
+  void add_robot_at(EntityId id, std::uint16_t kind, std::uint16_t controller, Vec2 p,
+                    double heading, std::uint32_t tag, const std::string& name);
+  /// Ids up to `end` are taken (by robots this process does not hold).
+  void skip_robot_ids_to(EntityId end) {
+    if (end > next_id) next_id = end;
+    if (index_of.size() < next_id) index_of.resize(next_id, kNoIndex);
+  }
   EntityId add_object(std::uint16_t cls, Vec2 p, double size, std::uint32_t tag,
                       const std::string& name);
   /// Makes room for `more` robots beyond those there are (no growth, no slack while they are

@@ -37,12 +37,16 @@ class Swarm : public ::testing::Test {
   }
   std::string path(const std::string& n) const { return (dir_ / n).string(); }
 
-  distributed::Loader loader(const std::string& xml, const std::string& log) {
-    return [xml, log]() -> std::optional<LoadedExperiment> {
+  /// `defer`: the robots are placed by each process (ExperimentOverrides::defer_placement),
+  /// as `fleetsim run` does on several processes.
+  distributed::Loader loader(const std::string& xml, const std::string& log, bool defer = false) {
+    return [xml, log, defer]() -> std::optional<LoadedExperiment> {
       auto reg = test_registry();
       Diagnostics d;
       ExperimentOverrides ov;
       ov.log_path = log;
+      ov.defer_placement = defer;
+      ov.defer_placement_from = 0;
       auto ex = parse_experiment(xml, "swarm.xml", *reg, ov, d);
       if (!ex) {
         ADD_FAILURE() << d.str();
@@ -75,11 +79,12 @@ class Swarm : public ::testing::Test {
     o.transport = distributed::TransportKind::kInproc;
     o.sync = sync;
     o.jitter_us = jitter;
-    return distributed::run_swarm(loader(xml, log), o);
+    return distributed::run_swarm(loader(xml, log, defer_), o);
   }
 
   fs::path dir_;
   std::string script_;
+  bool defer_ = false;  ///< many() loads with ExperimentOverrides::defer_placement
 };
 
 TEST_F(Swarm, RandomExperimentsGiveOneProcessesBitsOnTwoThreeAndFour) {
@@ -314,6 +319,7 @@ end
       "  </arena>\n"
       "</fleetsim>\n";
   const std::uint64_t ref = single(xml, "");
+  defer_ = true;  // each process places its part, as `fleetsim run --processes N` does
   for (int n : {2, 4}) {
     SCOPED_TRACE(std::to_string(n) + " processes");
     auto reports = many(xml, "", n, SyncMode::kDsaam, 100);
@@ -327,16 +333,21 @@ end
       // Its domain (48 / n m) and 3.3 m of reach on each side of it, of 48 m.
       EXPECT_LT(r.exchange.held_robots_max, 400u / n + 100u) << "process " << r.process;
       EXPECT_GT(r.exchange.held_robots_max, 400u / n / 2) << "process " << r.process;
+      // It placed only its part at the start, never the whole swarm.
+      EXPECT_LT(r.exchange.placed_robots, 400u / n + 150u) << "process " << r.process;
+      EXPECT_GT(r.exchange.placed_robots, 400u / n / 2) << "process " << r.process;
       migrated += r.exchange.migrations_in;
     }
     EXPECT_GT(migrated, 0u) << "no robot crossed a border";
   }
+  defer_ = false;
   auto whole = many(xml, "", 3, SyncMode::kDsaam, 0, std::size_t{32} << 20, /*partition=*/false);
   for (const auto& r : whole) {
     ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
     EXPECT_EQ(r.state_hash, ref);
     EXPECT_FALSE(r.partitioned);
     EXPECT_EQ(r.exchange.held_robots_max, 400u);
+    EXPECT_EQ(r.exchange.placed_robots, 0u);  // (the load placed them: not deferred)
   }
 }
 

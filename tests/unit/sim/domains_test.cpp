@@ -36,12 +36,52 @@ TEST(Domains, BisectionBalancesRobotsForAnyCount) {
   }
 }
 
+TEST(Domains, CutAlongTilesEveryTileIsInOneDomainAndTheCountsBalance) {
+  // 40 x 25 tiles of side 0.5 from (-10, -6), robots per tile uneven (a dense band).
+  const int nx = 40, ny = 25;
+  const double side = 0.5;
+  const Vec2 lo{-10, -6};
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(nx * ny));
+  std::mt19937_64 g(4);
+  std::uint64_t total = 0, most = 0;
+  for (int ty = 0; ty < ny; ++ty)
+    for (int tx = 0; tx < nx; ++tx) {
+      const std::uint64_t c = (ty > 10 && ty < 15 ? 60 : 10) + g() % 7;
+      counts[static_cast<std::size_t>(ty * nx + tx)] = c;
+      total += c;
+      most = std::max(most, c);
+    }
+  for (int count : {1, 2, 3, 4, 7, 8}) {
+    SCOPED_TRACE(count);
+    const Domains d = Domains::bisect_tiles(counts, lo, side, nx, ny, count);
+    ASSERT_EQ(d.count(), count);
+    std::vector<std::uint64_t> held(static_cast<std::size_t>(count), 0);
+    for (int ty = 0; ty < ny; ++ty)
+      for (int tx = 0; tx < nx; ++tx) {
+        // Every point of a tile (its corners, just inside) is in the same domain.
+        const double x0 = lo.x + side * tx, y0 = lo.y + side * ty;
+        const int at = d.at({x0, y0});
+        for (Vec2 p : {Vec2{x0 + side * 0.999999, y0}, Vec2{x0, y0 + side * 0.999999},
+                       Vec2{x0 + side * 0.5, y0 + side * 0.5}})
+          ASSERT_EQ(d.at(p), at) << tx << "," << ty;
+        held[static_cast<std::size_t>(at)] += counts[static_cast<std::size_t>(ty * nx + tx)];
+      }
+    // Balanced to within a row or column of tiles at each of the (few) levels.
+    const double fair = static_cast<double>(total) / count;
+    for (std::uint64_t h : held) EXPECT_NEAR(static_cast<double>(h), fair, 3.0 * 25 * most);
+    if (count == 2) {
+      EXPECT_NEAR(static_cast<double>(held[0]), fair, 25.0 * most);  // one column's worth
+    }
+  }
+}
+
 TEST(Domains, EveryPointIsInTheBoxOfItsDomainOnly) {
   const auto points = random_points(500, 2, 10, 10);
   const Domains d = Domains::bisect(points, {-5, -5}, {5, 5}, 6);
   // Points of the arena, outside it, and on the cuts themselves.
   auto probes = random_points(2000, 3, 30, 30);
-  for (int q = 0; q < d.count(); ++q) probes.push_back(d.box(q).min), probes.push_back(d.box(q).max);
+  for (int q = 0; q < d.count(); ++q)
+    probes.push_back(d.box(q).min), probes.push_back(d.box(q).max);
   for (Vec2 p : probes) {
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
     const int at = d.at(p);
