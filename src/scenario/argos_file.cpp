@@ -525,8 +525,15 @@ class ArgosReader {
       }
       pugi::xml_node en = add(ph, type.c_str(), x.where().line);
       set(en, "id", x.text("id", type, true), line_of(x, "id"));
-      // Box2D's and fleetsim's own solver settings: ARGoS's do not carry over.
-      x.integer("iterations", 10, 1, 1000);
+      // ARGoS's `iterations` are its physics steps per tick, each with as many solver
+      // iterations: dynamics2d's sub_steps and velocity_iterations (10 by default in both).
+      if (type == "dynamics2d" && x.has("iterations")) {
+        const std::string it = std::to_string(x.integer("iterations", 10, 1, 100));
+        set(en, "sub_steps", it, line_of(x, "iterations"));
+        set(en, "velocity_iterations", it, line_of(x, "iterations"));
+      } else {
+        x.integer("iterations", 10, 1, 1000);
+      }
       if (type == "dynamics2d") {
         x.real("elevation", 0);
         x.real("gripping_rigidity", 0);
