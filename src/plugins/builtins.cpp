@@ -78,10 +78,16 @@ void register_sensors(PluginRegistry& r) {
       {"angles", "string", "",
        "ray angles, degrees CCW from the heading, comma-separated "
        "(default: the e-puck's for 8 rays, else evenly spaced)"},
-      {"range", "real", "0.1", "ray length from the body surface, metres"}};
+      {"range", "real", "0.1", "ray length from the body surface, metres"},
+      {"response", "string", "linear",
+       "distance d to reading: linear (1 - d/range), footbot (ARGoS's foot-bot: 1 within "
+       "9.9 mm, else 0.0100527/(d + 0.000163144)) or epuck (ARGoS's e-puck: a quadratic to "
+       "5 cm, 0 beyond)"},
+      {"noise_level", "real", "0",
+       "half-width of uniform noise added to each reading, then clamped to [0, 1] (ARGoS's)"}};
   r.add_sensor({PluginKind::kSensor, "proximity",
-                "infrared rays from the body surface, noise-free: 0 = nothing in range, 1 = "
-                "touching, linear in between (values, angles, directions)",
+                "infrared rays from the body surface: 0 = nothing in range, 1 = touching, "
+                "linear or ARGoS's curves in between (values, angles, directions)",
                 proximity_params},
                [] { return make_proximity_sensor(false); });
   auto noisy_params = proximity_params;

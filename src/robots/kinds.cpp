@@ -40,8 +40,8 @@ RobotKind footbot_kind() {
   k.argos_mass_kg = 1.6;  // ARGoS's dynamics2d foot-bot
   k.argos_max_force_n = 15;
   k.argos_max_torque_n_m = 150;
-  k.sensors = {part("proximity", {{"rays", "24"}, {"range", "0.1"}}), part("collision", {}),
-               part("positioning", {}),
+  k.sensors = {part("proximity", {{"rays", "24"}, {"range", "0.1"}, {"response", "footbot"}}),
+               part("collision", {}), part("positioning", {}),
                part("range_and_bearing", {{"range", "3"}, {"data_size", "10"}}),
                part("colored_blob_omnidirectional_camera", {{"range", "3"}})};
   k.actuators = {part("differential_drive", {{"axle_length", "0.14"}, {"max_wheel_speed", "0.3"}}),

@@ -415,13 +415,23 @@ class ArgosReader {
       p.text("medium");
       // ARGoS's noise settings: read, and only "none" (0, or the range "0:0") carries over,
       // but for the parts that draw ARGoS's noise_level from the counter-based generator.
-      const bool models_noise = map->part && std::string(map->part).rfind("footbot_", 0) == 0;
+      const bool models_noise = map->part && (std::string(map->part).rfind("footbot_", 0) == 0 ||
+                                              std::string(map->part) == "proximity");
       std::string noise_level;
       for (const char* noise : kNoiseAttributes) {
         if (!p.has(noise)) continue;
         if (models_noise && std::string(noise) == "noise_level") {
           const double v = p.real("noise_level", 0, 0, 1);
           if (v > 0) noise_level = num(v);
+          continue;
+        }
+        if (!sensors && n == "differential_steering" && std::string(noise) == "noise_level") {
+          // ARGoS's actuator reads no noise_level (its noise is bias_avg, bias_stddev,
+          // factor_avg, factor_stddev): files that set one run without noise there, as here.
+          p.real("noise_level", 0);
+          p.warning(
+              "noise_level on the <differential_steering> actuator is ignored, as ARGoS ignores "
+              "it (ARGoS's wheel noise is bias_avg, bias_stddev, factor_avg, factor_stddev)");
           continue;
         }
         p.accept(noise);
@@ -1132,6 +1142,9 @@ class ArgosReader {
       pugi::xml_node x = add(k, element, p.line);
       set(x, "type", p.map->part, p.line);
       if (!p.noise_level.empty()) set(x, "noise_level", p.noise_level, p.line);
+      // ARGoS's e-puck proximity curve (the built-in epuck kind keeps fleetsim's linear one,
+      // as the DEECo playground's robot; the foot-bot's is ARGoS's in the kind itself).
+      if (p.argos == "epuck_proximity") set(x, "response", "epuck", p.line);
       const std::string type = p.map->part;
       // The base kind's parameters for the part, when it has it (rays, axle, LED count).
       for (const PartDecl& d : own)
