@@ -122,16 +122,23 @@ void register_sensors(PluginRegistry& r) {
                   "lose messages whose line between the two robots' centres crosses a wall, box "
                   "or bitmap edge (robots never block)"}}},
                [] { return make_range_and_bearing_sensor(); });
-  r.add_sensor({PluginKind::kSensor,
-                kColoredBlobOmnidirectionalCamera,
-                "the lit LEDs of other robots within range as blobs (colour, distance_m, angle), "
-                "by owner id then LED index; disabled until the controller sets *enabled",
-                {{"range", "real", "3",
-                  "metres, horizontal distance from the robot's centre "
-                  "to an LED"},
-                 {"blocked_by_obstacles", "bool", "false",
-                  "hide LEDs behind a wall, box or bitmap edge (robots never hide LEDs)"}}},
-               [] { return make_colored_blob_omnidirectional_camera(); });
+  r.add_sensor(
+      {PluginKind::kSensor,
+       kColoredBlobOmnidirectionalCamera,
+       "the lit LEDs of other robots within range as blobs (colour, distance_m, angle), "
+       "by owner id then LED index; disabled until the controller sets *enabled",
+       {{"range", "real", "3",
+         "metres, horizontal distance from the robot's centre "
+         "to an LED"},
+        {"blocked_by_obstacles", "bool", "false", "hide LEDs behind a wall, box or bitmap edge"},
+        {"field", "string", "disc",
+         "disc: LEDs within range; square: ARGoS's, |dx| and |dy| (world axes) below "
+         "range"},
+        {"blocked_by_bodies", "bool", "false",
+         "hide LEDs behind other bodies, seen from camera_height (ARGoS's occlusion)"},
+        {"camera_height", "real", "0.288699733",
+         "metres above the floor, for blocked_by_bodies (ARGoS's foot-bot's)"}}},
+      [] { return make_colored_blob_omnidirectional_camera(); });
   const std::vector<ParamDoc> noise = {
       {"noise_level", "real", "0",
        "half-width of the uniform noise added to each reading (ARGoS's noise_level)"}};

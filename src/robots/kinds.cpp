@@ -43,7 +43,12 @@ RobotKind footbot_kind() {
   k.sensors = {part("proximity", {{"rays", "24"}, {"range", "0.1"}, {"response", "footbot"}}),
                part("collision", {}), part("positioning", {}),
                part("range_and_bearing", {{"range", "3"}, {"data_size", "10"}}),
-               part("colored_blob_omnidirectional_camera", {{"range", "3"}})};
+               // ARGoS's: the ground square seen by a camera 0.2887 m high with a 70 degree
+               // aperture (half side 0.2887 tan 70 = 0.7932 m), occluded by bodies and walls.
+               part("colored_blob_omnidirectional_camera", {{"range", "0.7932"},
+                                                            {"field", "square"},
+                                                            {"blocked_by_obstacles", "true"},
+                                                            {"blocked_by_bodies", "true"}})};
   k.actuators = {part("differential_drive", {{"axle_length", "0.14"}, {"max_wheel_speed", "0.3"}}),
                  part("leds", {{"count", "13"}}), part("range_and_bearing", {{"data_size", "10"}})};
   return k;
