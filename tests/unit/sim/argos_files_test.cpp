@@ -718,6 +718,11 @@ TEST_F(ArgosInline, EPucksAndEyeBotsOnTheirOwnEngines) {
   EXPECT_EQ(m.kinds[kind[0]].engine, "dynamics2d");
   EXPECT_EQ(m.kinds[kind[1]].engine, "pointmass3d");
   EXPECT_TRUE(m.kinds[kind[1]].flies);
+  // The e-puck's proximity readings follow ARGoS's e-puck curve.
+  std::string response;
+  for (const PartDecl& p : m.kinds[kind[0]].sensors)
+    if (p.type == "proximity") response = p.params.text("response");
+  EXPECT_EQ(response, "epuck");
   PluginRegistry reg;
   register_builtins(reg);
   Simulation sim(std::move(*l.ex), reg);
@@ -726,6 +731,33 @@ TEST_F(ArgosInline, EPucksAndEyeBotsOnTheirOwnEngines) {
   sim.finish();
   EXPECT_GT(sim.state().x()[0], -0.9);  // the e-puck drove forward (+x)
   EXPECT_GT(sim.state().x()[1], 0.5);   // the eye-bot flew towards +x
+}
+
+TEST_F(ArgosInline, NoiseLevelOnTheWheelsIsIgnoredAsArgosIgnoresItWithAWarning) {
+  auto l = run(std::string(kFramework) +
+               "  <controllers><lua_controller id=\"c\">\n"  // 4
+               "    <actuators><differential_steering implementation=\"default\" "
+               "noise_level=\"0.05\"/></actuators>\n"  // 5
+               "    <sensors><footbot_proximity implementation=\"default\" "
+               "noise_level=\"0.1\"/></sensors>\n"  // 6
+               "    <params script=\"forward.lua\"/>\n"
+               "  </lua_controller></controllers>\n" +
+               kPhysics +
+               arena("    <foot-bot id=\"fb0\"><body position=\"0,0,0\"/><controller "
+                     "config=\"c\"/></foot-bot>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  EXPECT_NE(
+      l.diags.str().find(path_ + ":5: warning: noise_level on the <differential_steering> actuator "
+                                 "is ignored, as ARGoS ignores it"),
+      std::string::npos)
+      << l.diags.str();
+  // The proximity sensor's is ARGoS's uniform noise, with ARGoS's foot-bot curve.
+  const auto& kind = l.ex->model->kinds[l.ex->state.robot_kind()[0]];
+  for (const PartDecl& p : kind.sensors)
+    if (p.type == "proximity") {
+      EXPECT_DOUBLE_EQ(p.params.real("noise_level", 0), 0.1);
+      EXPECT_EQ(p.params.text("response"), "footbot");
+    }
 }
 
 TEST_F(ArgosInline, ADeviceOfAnotherRobotIsRefusedAtItsLine) {
