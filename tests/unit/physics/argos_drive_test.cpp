@@ -140,5 +140,46 @@ TEST(ArgosDrive, TheFormerDriveTurnsRobotsToFaceTheWallAndSticksThem) {
   EXPECT_GT(o.max_turn_deg, 10.0);
 }
 
+// Two foot-bots driving at each other on parallel lines `offset` apart. With the heading held
+// (ARGoS's model), their contact's normal makes the angle psi with their motion, sin psi =
+// offset / (2 r), and they slide past each other when tan psi > mu = 0.7 x 0.7 = 0.49, that is
+// when the offset exceeds 2 r sin(atan 0.49) = 7.5 cm; closer to head-on they stall, pushing
+// with equal forces. Returns whether they passed within 12 s.
+bool pass_each_other(double offset, const std::string& model) {
+  const std::string xml =
+      "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"0\" seed=\"1\"/>\n"
+      "  <controllers>\n"
+      "    <controller id=\"straight\" type=\"diffusion\" delta=\"1000\" speed=\"0.1\"/>\n"
+      "  </controllers>\n"
+      "  <arena size=\"4,4\">\n"
+      "    <robot id=\"a\" kind=\"footbot\" controller=\"straight\" position=\"-0.4," +
+      std::to_string(offset / 2) +
+      "\" heading=\"0\"/>\n"
+      "    <robot id=\"b\" kind=\"footbot\" controller=\"straight\" position=\"0.4," +
+      std::to_string(-offset / 2) +
+      "\" heading=\"180\"/>\n"
+      "  </arena>\n"
+      "  <physics><dynamics2d model=\"" +
+      model + "\"/></physics>\n</fleetsim>\n";
+  PluginRegistry registry;
+  register_builtins(registry);
+  Diagnostics diags;
+  auto ex = parse_experiment(xml, "pair.xml", registry, {}, diags);
+  if (!ex) throw std::runtime_error(diags.str());
+  Simulation sim(std::move(*ex), registry);
+  for (int t = 0; t < 120; ++t) sim.step();
+  return sim.state().x()[0] > sim.state().x()[1] + 0.2;
+}
+
+TEST(ArgosDrive, TwoFootBotsMeetingOffCentrePassEachOtherAsInArgos) {
+  const double threshold = 2 * kFootbotRadius * std::sin(std::atan(0.49));
+  EXPECT_NEAR(threshold, 0.0748, 1e-4);
+  for (double offset : {0.0, 0.03, 0.06}) EXPECT_FALSE(pass_each_other(offset, "argos")) << offset;
+  for (double offset : {0.09, 0.12, 0.15}) EXPECT_TRUE(pass_each_other(offset, "argos")) << offset;
+  // The former drive lets contact friction turn them into each other: at 9 cm they stall.
+  EXPECT_FALSE(pass_each_other(0.09, "fleetsim"));
+}
+
 }  // namespace
 }  // namespace fleetsim::testing
