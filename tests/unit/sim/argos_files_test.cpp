@@ -634,6 +634,59 @@ TEST_F(ArgosInline, LightsAndAFloorGiveTheSameBitsOnThreadsAndProcesses) {
   EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 1 --processes 2"), one);
 }
 
+// ARGoS's behaviour by default (docs/argos.md): the velocity-controlled drive against walls and
+// other robots, the foot-bot's proximity curve with its noise_level, and the camera's square
+// view with occlusion, all feeding back into the motion, give the same bits on one and two
+// threads and on two processes.
+TEST_F(ArgosInline, ArgosDriveProximityNoiseAndCameraGiveTheSameBitsOnThreadsAndProcesses) {
+  std::ofstream(dir_ / "avoid.lua")
+      << "function init() robot.colored_blob_omnidirectional_camera.enable() "
+         "robot.leds.set_all_colors(\"red\") end\n"
+         "function step()\n"
+         "  local x, y = 0, 0\n"
+         "  for i = 1, #robot.proximity do\n"
+         "    x = x + robot.proximity[i].value * math.cos(robot.proximity[i].angle)\n"
+         "    y = y + robot.proximity[i].value * math.sin(robot.proximity[i].angle)\n"
+         "  end\n"
+         "  local seen = #robot.colored_blob_omnidirectional_camera\n"
+         "  if x > 0.2 then\n"
+         "    if y > 0 then robot.wheels.set_velocity(10, -10) else robot.wheels.set_velocity(-10, "
+         "10) end\n"
+         "  elseif seen > 3 then robot.wheels.set_velocity(15, 10)\n"
+         "  else robot.wheels.set_velocity(10, 10) end\n"
+         "end\n";
+  run(std::string(kFramework) +
+      "  <controllers><lua_controller id=\"c\">\n"
+      "    <actuators><differential_steering implementation=\"default\"/>"
+      "<leds implementation=\"default\" medium=\"leds\"/></actuators>\n"
+      "    <sensors><footbot_proximity implementation=\"default\" noise_level=\"0.05\"/>"
+      "<colored_blob_omnidirectional_camera implementation=\"rot_z_only\" medium=\"leds\"/>"
+      "</sensors>\n"
+      "    <params script=\"avoid.lua\"/>\n"
+      "  </lua_controller></controllers>\n"
+      "  <physics_engines>\n"
+      "    <dynamics2d id=\"west\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+      "<sides><vertex point=\"-2,-2\"/><vertex point=\"0,-2\"/><vertex point=\"0,2\"/>"
+      "<vertex point=\"-2,2\"/></sides></boundaries></dynamics2d>\n"
+      "    <dynamics2d id=\"east\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+      "<sides><vertex point=\"0,-2\"/><vertex point=\"2,-2\"/><vertex point=\"2,2\"/>"
+      "<vertex point=\"0,2\"/></sides></boundaries></dynamics2d>\n"
+      "  </physics_engines>\n"
+      "  <media><led id=\"leds\"/></media>\n" +
+      arena("    <box id=\"b\" size=\"0.1,1.5,0.2\" movable=\"false\"><body "
+            "position=\"0.6,0,0\" orientation=\"30,0,0\"/></box>\n"
+            "    <distribute>\n"
+            "      <position method=\"uniform\" min=\"-1.8,-1.8,0\" max=\"1.8,1.8,0\"/>\n"
+            "      <orientation method=\"uniform\" min=\"0,0,0\" max=\"360,0,0\"/>\n"
+            "      <entity quantity=\"40\" max_trials=\"100\"><foot-bot id=\"fb\">"
+            "<controller config=\"c\"/></foot-bot></entity>\n"
+            "    </distribute>\n"));
+  const std::string one = cli_state_hash(path_, "--length 20 --threads 1");
+  ASSERT_EQ(one.size(), 16u);
+  EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 2"), one);
+  EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 1 --processes 2"), one);
+}
+
 TEST_F(ArgosInline, AGroundSensorWithoutAFloorIsRefusedAsArgosDoes) {
   auto l = run(std::string(kFramework) +
                "  <controllers><lua_controller id=\"c\">\n"  // 4
