@@ -181,5 +181,28 @@ TEST(ArgosDrive, TwoFootBotsMeetingOffCentrePassEachOtherAsInArgos) {
   EXPECT_FALSE(pass_each_other(0.09, "fleetsim"));
 }
 
+TEST(ArgosDrive, AnUnknownModelOrANegativeFrictionIsAnErrorAtItsLine) {
+  PluginRegistry registry;
+  register_builtins(registry);
+  Diagnostics diags;
+  const std::string xml =
+      "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"1\"/><arena size=\"4,4\"/>\n"
+      "  <physics>\n"
+      "    <dynamics2d id=\"a\" region=\"-2,-2,0,2\" model=\"argo\"/>\n"
+      "    <dynamics2d id=\"b\" region=\"0,-2,2,2\" obstacle_friction=\"-0.1\"/>\n"
+      "  </physics>\n"
+      "</fleetsim>\n";
+  EXPECT_FALSE(parse_experiment(xml, "bad.xml", registry, {}, diags));
+  EXPECT_NE(diags.str().find("bad.xml:4: error: engine 'a': model=\"argo\" is not a dynamics2d "
+                             "model (expected argos or fleetsim)"),
+            std::string::npos)
+      << diags.str();
+  EXPECT_NE(diags.str().find("bad.xml:5: error: engine 'b': obstacle_friction=-0.1 is not a "
+                             "non-negative finite number"),
+            std::string::npos)
+      << diags.str();
+}
+
 }  // namespace
 }  // namespace fleetsim::testing
