@@ -51,9 +51,9 @@ struct Result {
 Result run(const std::string& xml, int threads, Tick ticks) {
   PluginRegistry registry;
   register_builtins(registry);
-  registry.add_loop_functions(
-      {PluginKind::kLoopFunctions, "remove_all", "test", {{"at", "integer", "2", "tick"}}},
-      [] { return std::make_unique<RemoveAll>(); });
+  registry.add_loop_functions({PluginKind::kLoopFunctions, "remove_all", "test",
+                               {{"at", "integer", "2", "tick"}}},
+                              [] { return std::make_unique<RemoveAll>(); });
   registry.add_controller({PluginKind::kController, "straight", "test", {}},
                           [] { return std::make_unique<Straight>(); });
   Diagnostics diags;
@@ -96,8 +96,8 @@ TEST(EmptyRegions, SeveralRegionsOfEachEngineTypeAndNoRobotStep) {
     }
   }
   // Every type at once, each with its regions empty.
-  const std::string all =
-      quadrants("kinematics2d") + "<dynamics2d id=\"d\"/><pointmass3d id=\"air\"/>";
+  const std::string all = quadrants("kinematics2d") +
+                          "<dynamics2d id=\"d\"/><pointmass3d id=\"air\"/>";
   for (int threads : {1, 2}) EXPECT_EQ(run(experiment(all, ""), threads, 5).ticks, 5);
 }
 
@@ -110,8 +110,8 @@ TEST(EmptyRegions, RegionsThatRobotsLeaveOrNeverEnterAndRunsWithoutRobotsLeft) {
       "<robot id=\"a\" controller=\"go\" position=\"-0.05,-1\" heading=\"0\"/>"
       "<robot id=\"b\" controller=\"go\" position=\"-0.05,-1.5\" heading=\"0\"/>";
   for (const std::string type : {"kinematics2d", "dynamics2d"}) {
-    const std::string kind =
-        "<kinds><kind name=\"epuck\" base=\"epuck\" engine=\"" + type + "\"/></kinds>";
+    const std::string kind = "<kinds><kind name=\"epuck\" base=\"epuck\" engine=\"" + type +
+                             "\"/></kinds>";
     const std::string physics = quadrants("kinematics2d") + "<dynamics2d id=\"d\"/>";
     auto file = [&](const std::string& loop) {
       std::string x = experiment(physics, robots, loop);
@@ -119,9 +119,9 @@ TEST(EmptyRegions, RegionsThatRobotsLeaveOrNeverEnterAndRunsWithoutRobotsLeft) {
     };
     // Crossing into the empty quadrant.
     const Result crossed = run(file(""), 1, 10);
-    const std::vector<std::string> east = type == "kinematics2d"
-                                              ? std::vector<std::string>{"se", "se"}
-                                              : std::vector<std::string>{"d", "d"};
+    const std::vector<std::string> east =
+        type == "kinematics2d" ? std::vector<std::string>{"se", "se"}
+                               : std::vector<std::string>{"d", "d"};
     EXPECT_EQ(crossed.regions, east) << type;
     EXPECT_EQ(run(file(""), 2, 10).hash, crossed.hash) << type;
     // Every robot removed after tick 2 (before any crossed): the run goes on with none.
