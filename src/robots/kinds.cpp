@@ -23,7 +23,8 @@ RobotKind epuck_kind() {
   k.argos_mass_kg = 0.4;  // ARGoS's dynamics2d e-puck
   k.argos_max_force_n = 1.5;
   k.argos_max_torque_n_m = 1.5;
-  k.sensors = {part("proximity", {{"rays", "8"}, {"range", "0.1"}}), part("collision", {})};
+  k.sensors = {part("proximity", {{"rays", "8"}, {"range", "0.1"}, {"response", "epuck"}}),
+               part("collision", {})};
   k.actuators = {
       part("differential_drive", {{"axle_length", "0.053"}, {"max_wheel_speed", "0.13"}}),
       part("leds", {{"count", "1"}})};

@@ -1142,9 +1142,6 @@ class ArgosReader {
       pugi::xml_node x = add(k, element, p.line);
       set(x, "type", p.map->part, p.line);
       if (!p.noise_level.empty()) set(x, "noise_level", p.noise_level, p.line);
-      // ARGoS's e-puck proximity curve (the built-in epuck kind keeps fleetsim's linear one,
-      // as the DEECo playground's robot; the foot-bot's is ARGoS's in the kind itself).
-      if (p.argos == "epuck_proximity") set(x, "response", "epuck", p.line);
       const std::string type = p.map->part;
       // The base kind's parameters for the part, when it has it (rays, axle, LED count).
       for (const PartDecl& d : own)
