@@ -1,10 +1,11 @@
-// The foot-bot's proximity readings follow ARGoS's curve by default
+// The foot-bot's and e-puck's proximity readings follow ARGoS's curves by default
 // (footbot_proximity_default_sensor.cpp in ARGoS: 1 within 9.9 mm of the body, else
 // 0.0100527 / (d + 0.000163144), so at least 0.1 whenever something is within the 10 cm
 // range); fleetsim's linear curve stays available as response="linear"; ARGoS's uniform
 // noise_level is drawn from the counter-based generator, so runs repeat.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -71,6 +72,38 @@ TEST(ArgosProximity, TheFootBotReadsArgosCurve) {
   }
   EXPECT_EQ(readings(0.002)[0], 1.0f) << "saturated within about 1 cm";
   EXPECT_EQ(readings(0.2)[0], 0.0f) << "nothing within range";
+}
+
+// The e-puck's (epuck_proximity_default_sensor.cpp in ARGoS): a quadratic fit to 5 cm, clamped
+// to [0, 1], and 0 beyond. Its first ray is 17.5 degrees left of the heading, from a 3.5 cm body.
+TEST(ArgosProximity, TheEPuckReadsArgosCurve) {
+  const double a = 17.5 * kPi / 180, r = 0.035;
+  for (double gap : {0.001, 0.01, 0.02, 0.04, 0.06}) {
+    SCOPED_TRACE(gap);
+    const double d = (r + gap - r * std::cos(a)) / std::cos(a);
+    const double argos =
+        d > 0.05 ? 0.0 : std::clamp(298.701 * d * d - 36.8961 * d + 1.08212, 0.0, 1.0);
+    const std::string wall =
+        "<fleetsim>\n"
+        "  <framework ticks_per_second=\"10\" length=\"0\"/>\n"
+        "  <controllers><controller id=\"idle\" type=\"idle\"/></controllers>\n"
+        "  <arena size=\"4,4\">\n"
+        "    <wall from=\"" +
+        std::to_string(r + gap) + ",-1\" to=\"" + std::to_string(r + gap) +
+        ",1\"/>\n"
+        "    <robot id=\"ep\" controller=\"idle\" position=\"0,0\"/>\n"
+        "  </arena>\n</fleetsim>\n";
+    PluginRegistry registry;
+    register_builtins(registry);
+    Diagnostics diags;
+    auto ex = parse_experiment(wall, "ep.xml", registry, {}, diags);
+    ASSERT_TRUE(ex) << diags.str();
+    Simulation sim(std::move(*ex), registry);
+    sim.step();
+    const ColumnStore& c = sim.state().robots;
+    const float* v = static_cast<const float*>(c.data(c.find("proximity")));
+    EXPECT_NEAR(v[0], argos, 1e-5) << "d = " << d;
+  }
 }
 
 TEST(ArgosProximity, FleetsimsLinearCurveIsANamedVariant) {
