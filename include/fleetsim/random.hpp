@@ -22,6 +22,7 @@ enum class RandomStream : std::uint32_t {
   kDatastreamNoise = 6,    ///< federation flows' <noise> (entity = flow, sink node, modifier)
   kLightSensorNoise = 7,   ///< footbot_light's noise_level
   kGroundSensorNoise = 8,  ///< footbot_motor_ground's and footbot_base_ground's noise_level
+  kProximityNoise = 9,     ///< proximity's noise_level (ARGoS's uniform noise)
   kUser = 100,             ///< first stream free for plug-ins
 };
 

@@ -1,15 +1,26 @@
 // `dynamics2d`: 2D rigid-body dynamics on Box2D 2.4 (Debian's libbox2d).
 //
 // Every robot is a dynamic circle with the robot's mass; the static obstacles (walls, box
-// sides, bitmap edges, the arena's border) are two-sided edges of one static body. Robots are
-// driven as ARGoS's dynamics2d drives its bodies through friction constraints toward the wheel
-// velocities: before each sub-step, every robot gets the impulse that would bring its velocity
-// to the commanded one (speed along its heading, no sideways slip, the commanded turn rate),
-// bounded by the wheels' friction (max_force x h, max_torque x h). Contacts then share the
-// motion between bodies: a robot pushing another slows down, one driving into a wall stops
-// against it. Bodies may overlap by up to Box2D's linear slop (0.5 mm at the scale below)
-// while pushing, as in any rigid-body engine; kinematics2d is the engine whose bodies never
-// overlap. Passive bodies (kinds without parts: cylinders, boxes) are held by the floor's
+// sides, bitmap edges, the arena's border) are two-sided edges of one static body.
+//
+// Two models (the region's `model`). "argos", the default, is ARGoS's dynamics2d
+// (`dynamics2d_velocity_control.cpp`, `dynamics2d_footbot_model.cpp`, `dynamics2d_epuck_model.cpp`
+// in ARGoS): each robot is tied to a kinematic control body, which moves at the wheels' velocity
+// (speed along the robot's heading, the commanded turn rate), by a Box2D motor joint without
+// position correction: a velocity constraint of at most max_force (linear) and max_torque
+// (angular), solved together with the contacts. A contact's friction therefore cannot turn the
+// robot (the foot-bot's 150 N m holds its heading): a robot meeting a wall at an angle slides
+// along it. Masses and limits are the kind's ARGoS values (RobotKind::argos_*), contact friction
+// the product of the two shapes' coefficients (robots and movable bodies 0.7, static obstacles
+// 0.1: Chipmunk's rule, which ARGoS uses), done in Box2D, whose rule is the geometric mean, by
+// giving each fixture the square of its coefficient. "fleetsim", the former default: before
+// each sub-step every robot gets the impulse that would bring its velocity to the commanded one,
+// bounded by max_force x h and max_torque x h, outside the solver, so a contact's friction
+// turns the robot; one mass and limit for every kind; Box2D's friction rule. Either way
+// contacts share the motion between bodies: a robot pushing another slows down, one driving
+// into a wall stops against it. Bodies may overlap by up to Box2D's linear slop (0.5 mm at the
+// scale below) while pushing, as in any rigid-body engine; kinematics2d is the engine whose bodies
+// never overlap. Passive bodies (kinds without parts: cylinders, boxes) are held by the floor's
 // Coulomb friction as ARGoS holds its movable boxes: a friction joint to the ground inside the
 // solver (mu m g, and (2/3) mu m g r against turning), so a push weaker than that moves nothing.
 //
@@ -40,15 +51,20 @@ namespace {
 constexpr double kScale = 10.0;  ///< Box2D units per metre
 
 struct RegionSettings {
+  bool argos = true;  ///< model="argos": velocity control in the solver, the kinds' ARGoS values
   int sub_steps = 4;
   int velocity_iterations = 8;
   int position_iterations = 3;
   double robot_mass = 0.4;
-  double max_force = 1.5;
-  double max_torque = 1.5;
-  double friction = 0.3;
+  double max_force = -1;                    ///< N; < 0: the kind's (model "argos") or 1.5
+  double max_torque = -1;                   ///< N m; < 0: the kind's (model "argos") or 1.5
+  float robot_fixture_friction = 0.49f;     ///< Box2D fixture friction of bodies
+  float obstacle_fixture_friction = 0.01f;  ///< of the static obstacles' edges
   double ground_friction = 0.5;
 };
+
+/// The former defaults (model="fleetsim"): one mass and limit for every kind.
+constexpr double kDefaultLimit = 1.5;
 
 /// A body's mass properties and the limits of what holds it to the floor (SI units).
 struct BodyDrive {
@@ -56,13 +72,15 @@ struct BodyDrive {
   double max_force, max_torque;  ///< N, N m
 };
 
-/// Robots drive through their wheels' friction (the region's max_force, max_torque); a passive
-/// body (no parts) is held by the floor's Coulomb friction: mu m g, and (2/3) mu m g r for the
-/// torque (a disc's; a box uses its bounding circle).
-BodyDrive body_drive(const RegionSettings& s, const KindInfo& k) {
+/// Robots drive through their wheels (the region's max_force, max_torque, else with model
+/// "argos" the kind's ARGoS values, else 1.5); a passive body (no parts) is held by the floor's
+/// Coulomb friction: mu m g, and (2/3) mu m g r for the torque (a disc's; a box uses its
+/// bounding circle).
+BodyDrive body_drive(const RegionSettings& s, const RobotKind& k) {
   constexpr double kGravity = 9.81;
   BodyDrive d{};
-  d.mass = k.mass_kg > 0 ? k.mass_kg : s.robot_mass;
+  const bool argos = s.argos && k.argos_mass_kg > 0;
+  d.mass = k.mass_kg > 0 ? k.mass_kg : argos ? k.argos_mass_kg : s.robot_mass;
   d.inertia = k.shape == BodyShape::kBox
                   ? d.mass * (k.length_m * k.length_m + k.width_m * k.width_m) / 12
                   : 0.5 * d.mass * k.radius_m * k.radius_m;
@@ -70,8 +88,10 @@ BodyDrive body_drive(const RegionSettings& s, const KindInfo& k) {
     d.max_force = s.ground_friction * d.mass * kGravity;
     d.max_torque = 2.0 / 3.0 * s.ground_friction * d.mass * kGravity * k.radius_m;
   } else {
-    d.max_force = s.max_force;
-    d.max_torque = s.max_torque;
+    d.max_force = s.max_force >= 0 ? s.max_force : argos ? k.argos_max_force_n : kDefaultLimit;
+    d.max_torque = s.max_torque >= 0 ? s.max_torque
+                   : argos           ? k.argos_max_torque_n_m
+                                     : kDefaultLimit;
   }
   return d;
 }
@@ -109,13 +129,34 @@ class Dynamics2d final : public PhysicsEngine {
       auto real = [&](const char* name, double fallback, bool positive) {
         return engine_real(setup, r, name, fallback, positive);
       };
-      s.sub_steps = integer("sub_steps", 4);
-      s.velocity_iterations = integer("velocity_iterations", 8);
+      // A parameter whose default depends on the model: not a number (the documented "model"
+      // default) when the file does not give it.
+      auto given = [&](const char* name, double fallback) {
+        return std::isnan(setup.params(r).real(name, std::nan(""))) ? fallback
+                                                                    : real(name, fallback, false);
+      };
+      const std::string model = setup.params(r).text("model", "argos");
+      if (model != "argos" && model != "fleetsim")
+        setup.error(r, "model=\"" + model + "\" is not a dynamics2d model (expected argos or " +
+                           "fleetsim)");
+      s.argos = model != "fleetsim";
+      // ARGoS steps its Chipmunk space `iterations` (10) times a tick, each with 10 solver
+      // iterations: fewer leave the velocity control short of holding a robot's heading
+      // against a contact's friction (a stuck robot then turns by degrees).
+      s.sub_steps = integer("sub_steps", s.argos ? 10 : 4);
+      s.velocity_iterations = integer("velocity_iterations", s.argos ? 10 : 8);
       s.position_iterations = integer("position_iterations", 3);
       s.robot_mass = real("robot_mass", 0.4, true);
-      s.max_force = real("max_force", 1.5, false);
-      s.max_torque = real("max_torque", 1.5, false);
-      s.friction = real("robot_friction", 0.3, false);
+      s.max_force = given("max_force", -1);
+      s.max_torque = given("max_torque", -1);
+      const double robot_friction = given("robot_friction", s.argos ? 0.7 : 0.3);
+      const double obstacle_friction = given("obstacle_friction", s.argos ? 0.1 : 0.2);
+      // Box2D mixes two fixtures' frictions as sqrt(a b); ARGoS (Chipmunk) as the product of
+      // the shapes' coefficients, which squared fixtures give.
+      s.robot_fixture_friction =
+          static_cast<float>(s.argos ? robot_friction * robot_friction : robot_friction);
+      s.obstacle_fixture_friction =
+          static_cast<float>(s.argos ? obstacle_friction * obstacle_friction : obstacle_friction);
       s.ground_friction = real("ground_friction", 0.5, false);
       settings_.push_back(s);
       regions_.push_back(setup.regions()[r]);
@@ -248,7 +289,7 @@ class Dynamics2d final : public PhysicsEngine {
   void move_free(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i) {
     const RegionSettings& s =
         settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
-    const KindInfo& kind = w.model.kinds[w.state.robot_kind()[i]];
+    const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
     double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
     const double v = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
     const double turn = c.turn[i];
@@ -327,17 +368,21 @@ class Dynamics2d final : public PhysicsEngine {
       for (std::uint32_t si : segments_near(w, r, margin)) {
         b2EdgeShape edge;
         edge.SetTwoSided(to_box(segs[si].a.x, segs[si].a.y), to_box(segs[si].b.x, segs[si].b.y));
-        ground->CreateFixture(&edge, 0.0f);
+        b2FixtureDef fd;
+        fd.shape = &edge;
+        fd.friction = s.obstacle_fixture_friction;
+        ground->CreateFixture(&fd);
       }
     }
     // The robots, in id order.
     const std::vector<std::uint32_t>& rows = rows_[r];
     std::vector<b2Body*> bodies(rows.size());
+    std::vector<b2Body*> controls(rows.size(), nullptr);  ///< model "argos": the control bodies
     std::vector<double> commanded(rows.size());
     std::vector<BodyDrive> drives(rows.size());
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const std::uint32_t i = rows[k];
-      const KindInfo& kind = w.model.kinds[w.state.robot_kind()[i]];
+      const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
       drives[k] = body_drive(s, kind);
       b2BodyDef def;
       def.type = b2_dynamicBody;
@@ -361,10 +406,31 @@ class Dynamics2d final : public PhysicsEngine {
         fd.shape = &circle;
         fd.density = static_cast<float>(mass / (kPi * circle.m_radius * circle.m_radius));
       }
-      fd.friction = static_cast<float>(s.friction);
+      fd.friction = s.robot_fixture_friction;
       fd.restitution = 0;
       body->CreateFixture(&fd);
       bodies[k] = body;
+      if (s.argos && !kind.passive) {
+        // The velocity control: a kinematic body moving as the wheels say, and a motor joint
+        // that drags the robot toward its velocity with at most max_force and max_torque. No
+        // position correction: only velocities are constrained, as ARGoS's pivot and gear
+        // joints with their correction disabled.
+        b2BodyDef cdef;
+        cdef.type = b2_kinematicBody;
+        cdef.position = def.position;
+        cdef.angle = def.angle;
+        b2Body* control = world.CreateBody(&cdef);
+        b2MotorJointDef joint;
+        joint.bodyA = control;
+        joint.bodyB = body;
+        joint.linearOffset.SetZero();
+        joint.angularOffset = 0;
+        joint.correctionFactor = 0;
+        joint.maxForce = static_cast<float>(drives[k].max_force * kScale);
+        joint.maxTorque = static_cast<float>(drives[k].max_torque * kScale * kScale);
+        world.CreateJoint(&joint);
+        controls[k] = control;
+      }
       if (kind.passive) {
         // The floor's friction, inside the solver: a push weaker than it moves nothing.
         b2FrictionJointDef joint;
@@ -376,7 +442,8 @@ class Dynamics2d final : public PhysicsEngine {
       const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
       commanded[k] = std::abs(v) * w.dt_s;
     }
-    // Sub-steps: the wheels' friction impulses, then Box2D's step.
+    // Sub-steps: the control bodies' velocities (model "argos") or the wheels' impulses (model
+    // "fleetsim"), then Box2D's step.
     const double h = w.dt_s / s.sub_steps;
     for (int sub = 0; sub < s.sub_steps; ++sub) {
       for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -384,6 +451,15 @@ class Dynamics2d final : public PhysicsEngine {
         b2Body* body = bodies[k];
         const KindInfo& kind = w.model.kinds[w.state.robot_kind()[i]];
         if (kind.passive) continue;  // held by its friction joint
+        if (b2Body* control = controls[k]) {
+          const double v =
+              std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;
+          const b2Rot& q = body->GetTransform().q;  // the heading's cosine and sine
+          control->SetLinearVelocity(
+              b2Vec2(static_cast<float>(v * q.c), static_cast<float>(v * q.s)));
+          control->SetAngularVelocity(static_cast<float>(turn[i]));
+          continue;
+        }
         const double max_impulse = drives[k].max_force * kScale * h;
         const double max_angular = drives[k].max_torque * kScale * kScale * h;
         const double v =

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "control/diffusion.hpp"
-#include "physics/physics_world.hpp"
 #include "lua/lua_controller.hpp"
+#include "physics/physics_world.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
 #include "robots/ground_sensors.hpp"
@@ -75,12 +75,19 @@ class TagOnContact : public LoopFunctions {
 void register_sensors(PluginRegistry& r) {
   const std::vector<ParamDoc> proximity_params = {
       {"rays", "integer", "8", "number of rays"},
-      {"angles", "string", "", "ray angles, degrees CCW from the heading, comma-separated "
-                               "(default: the e-puck's for 8 rays, else evenly spaced)"},
-      {"range", "real", "0.1", "ray length from the body surface, metres"}};
+      {"angles", "string", "",
+       "ray angles, degrees CCW from the heading, comma-separated "
+       "(default: the e-puck's for 8 rays, else evenly spaced)"},
+      {"range", "real", "0.1", "ray length from the body surface, metres"},
+      {"response", "string", "linear",
+       "distance d to reading: linear (1 - d/range), footbot (ARGoS's foot-bot: 1 within "
+       "9.9 mm, else 0.0100527/(d + 0.000163144)) or epuck (ARGoS's e-puck: a quadratic to "
+       "5 cm, 0 beyond)"},
+      {"noise_level", "real", "0",
+       "half-width of uniform noise added to each reading, then clamped to [0, 1] (ARGoS's)"}};
   r.add_sensor({PluginKind::kSensor, "proximity",
-                "infrared rays from the body surface, noise-free: 0 = nothing in range, 1 = "
-                "touching, linear in between (values, angles, directions)",
+                "infrared rays from the body surface: 0 = nothing in range, 1 = touching, "
+                "linear or ARGoS's curves in between (values, angles, directions)",
                 proximity_params},
                [] { return make_proximity_sensor(false); });
   auto noisy_params = proximity_params;
@@ -90,34 +97,48 @@ void register_sensors(PluginRegistry& r) {
                 "clamped to [0, 1]",
                 noisy_params, "built-in", "proximity"},
                [] { return make_proximity_sensor(true); });
-  r.add_sensor({PluginKind::kSensor, "collision",
+  r.add_sensor({PluginKind::kSensor,
+                "collision",
                 "contact angles at the end of the last tick (angles) and the degree of "
                 "realization of the last move (scalar), DEECo playground",
                 {}},
                [] { return make_collision_sensor(); });
-  r.add_sensor({PluginKind::kSensor, "positioning",
-                "the robot's pose: reals = x, y (metres), theta (radians)", {}},
+  r.add_sensor({PluginKind::kSensor,
+                "positioning",
+                "the robot's pose: reals = x, y (metres), theta (radians)",
+                {}},
                [] { return make_positioning_sensor(); });
-  r.add_sensor({PluginKind::kSensor, kRangeAndBearing,
+  r.add_sensor({PluginKind::kSensor,
+                kRangeAndBearing,
                 "situated communication, receiver: one message per emitting robot within range "
                 "(messages: sender id, the payload it sent last tick, range_m, horizontal and "
                 "vertical bearing), sorted by sender id; scalar = range",
-                {{"range", "real", "3", "reception range, metres, device to device (each device "
-                                        "on the robot's axis at its kind's height)"},
+                {{"range", "real", "3",
+                  "reception range, metres, device to device (each device "
+                  "on the robot's axis at its kind's height)"},
                  {"data_size", "integer", "10",
                   "bytes per message, 1 to 4096 (other sizes are cut or padded with zeros)"},
                  {"blocked_by_obstacles", "bool", "false",
                   "lose messages whose line between the two robots' centres crosses a wall, box "
                   "or bitmap edge (robots never block)"}}},
                [] { return make_range_and_bearing_sensor(); });
-  r.add_sensor({PluginKind::kSensor, kColoredBlobOmnidirectionalCamera,
-                "the lit LEDs of other robots within range as blobs (colour, distance_m, angle), "
-                "by owner id then LED index; disabled until the controller sets *enabled",
-                {{"range", "real", "3", "metres, horizontal distance from the robot's centre "
-                                        "to an LED"},
-                 {"blocked_by_obstacles", "bool", "false",
-                  "hide LEDs behind a wall, box or bitmap edge (robots never hide LEDs)"}}},
-               [] { return make_colored_blob_omnidirectional_camera(); });
+  r.add_sensor(
+      {PluginKind::kSensor,
+       kColoredBlobOmnidirectionalCamera,
+       "the lit LEDs of other robots within range as blobs (colour, distance_m, angle), "
+       "by owner id then LED index; disabled until the controller sets *enabled",
+       {{"range", "real", "3",
+         "metres, horizontal distance from the robot's centre "
+         "to an LED"},
+        {"blocked_by_obstacles", "bool", "false", "hide LEDs behind a wall, box or bitmap edge"},
+        {"field", "string", "disc",
+         "disc: LEDs within range; square: ARGoS's, |dx| and |dy| (world axes) below "
+         "range"},
+        {"blocked_by_bodies", "bool", "false",
+         "hide LEDs behind other bodies, seen from camera_height (ARGoS's occlusion)"},
+        {"camera_height", "real", "0.288699733",
+         "metres above the floor, for blocked_by_bodies (ARGoS's foot-bot's)"}}},
+      [] { return make_colored_blob_omnidirectional_camera(); });
   const std::vector<ParamDoc> noise = {
       {"noise_level", "real", "0",
        "half-width of the uniform noise added to each reading (ARGoS's noise_level)"}};
@@ -139,22 +160,26 @@ void register_sensors(PluginRegistry& r) {
 }
 
 void register_actuators(PluginRegistry& r) {
-  r.add_actuator({PluginKind::kActuator, "differential_drive",
+  r.add_actuator({PluginKind::kActuator,
+                  "differential_drive",
                   "two wheel speeds, m/s (values = left, right; constants = axle_length, "
                   "max_wheel_speed); the body's speed is clamped to the kind's max_speed",
                   {{"axle_length", "real", "0.053", "distance between the wheels, metres"},
                    {"max_wheel_speed", "real", "0.13", "limit on each wheel, m/s"}}},
                  [] { return make_differential_drive(); });
-  r.add_actuator({PluginKind::kActuator, "quadrotor_speed",
+  r.add_actuator({PluginKind::kActuator,
+                  "quadrotor_speed",
                   "a flyer's speed control for pointmass3d (values = target vx, vy, vz in m/s, "
                   "world frame, and yaw rate in rad/s; constants = max_speed)",
                   {}},
                  [] { return make_quadrotor_speed(); });
-  r.add_actuator({PluginKind::kActuator, "leds",
+  r.add_actuator({PluginKind::kActuator,
+                  "leds",
                   "RGB LEDs (colors), visible to cameras and the log from the act phase on",
                   {{"count", "integer", "1", "number of LEDs (the foot-bot: 12 ring + 1 beacon)"}}},
                  [] { return make_leds(); });
-  r.add_actuator({PluginKind::kActuator, kRangeAndBearing,
+  r.add_actuator({PluginKind::kActuator,
+                  kRangeAndBearing,
                   "situated communication, emitter: the payload to broadcast (data, kept until "
                   "overwritten; constants = data_size), heard by others in the next tick",
                   {{"data_size", "integer", "10", "payload bytes, 1 to 4096"}}},
@@ -162,31 +187,38 @@ void register_actuators(PluginRegistry& r) {
 }
 
 void register_controllers(PluginRegistry& r) {
-  r.add_controller({PluginKind::kController, "diffusion",
-                    "obstacle avoidance (ARGoS report, algorithm 2): straight unless an obstacle "
-                    "is in the frontal cone, then turn away; rule=\"argos\" follows ARGoS's own",
-                    {{"alpha_degrees", "real", "7.5", "half-angle of the frontal cone, degrees"},
-                     {"delta", "real", "0.1",
-                      "minimum length of the summed readings to react (argos: of their mean)"},
-                     {"speed", "real", "0.1", "wheel speed, m/s"},
-                     {"rule", "string", "fleetsim",
-                      "fleetsim (default: summed readings, turn on the spot, a blocked robot "
-                      "turns too) or argos (ARGoS's diffusion examples: mean reading, straight "
-                      "only if in the cone and below delta, turn by stopping one wheel)"}}},
-                   [] { return make_diffusion_controller(); }, ControllerScope::kShared);
-  r.add_controller({PluginKind::kController, "idle", "stands still (wheels at 0)", {}},
-                   [] { return make_idle_controller(); }, ControllerScope::kShared);
-  r.add_controller({PluginKind::kController, "external",
-                    "leaves the actuators' commands as they are, for a program outside the "
-                    "run to set (Python: Simulation.column, docs/python.md)",
-                    {}},
-                   [] { return make_external_controller(); }, ControllerScope::kShared);
-  r.add_controller({PluginKind::kController, "random_walk",
+  r.add_controller(
+      {PluginKind::kController,
+       "diffusion",
+       "obstacle avoidance (ARGoS report, algorithm 2): straight unless an obstacle "
+       "is in the frontal cone, then turn away; rule=\"argos\" follows ARGoS's own",
+       {{"alpha_degrees", "real", "7.5", "half-angle of the frontal cone, degrees"},
+        {"delta", "real", "0.1",
+         "minimum length of the summed readings to react (argos: of their mean)"},
+        {"speed", "real", "0.1", "wheel speed, m/s"},
+        {"rule", "string", "fleetsim",
+         "fleetsim (default: summed readings, turn on the spot, a blocked robot "
+         "turns too) or argos (ARGoS's diffusion examples: mean reading, straight "
+         "only if in the cone and below delta, turn by stopping one wheel)"}}},
+      [] { return make_diffusion_controller(); }, ControllerScope::kShared);
+  r.add_controller(
+      {PluginKind::kController, "idle", "stands still (wheels at 0)", {}},
+      [] { return make_idle_controller(); }, ControllerScope::kShared);
+  r.add_controller(
+      {PluginKind::kController,
+       "external",
+       "leaves the actuators' commands as they are, for a program outside the "
+       "run to set (Python: Simulation.column, docs/python.md)",
+       {}},
+      [] { return make_external_controller(); }, ControllerScope::kShared);
+  r.add_controller({PluginKind::kController,
+                    "random_walk",
                     "straight, with random on-the-spot turns (a per-robot controller)",
                     {{"speed", "real", "0.1", "wheel speed, m/s"},
                      {"turn_probability", "real", "0.1", "chance per tick of starting a turn"}}},
                    [] { return make_random_walk_controller(); });
-  r.add_controller({PluginKind::kController, "lua",
+  r.add_controller({PluginKind::kController,
+                    "lua",
                     "a Lua 5.4 script with ARGoS's Lua robot API (robot.proximity, robot.wheels, "
                     "robot.leds, robot.range_and_bearing, ...; docs/lua-api.md), one Lua state "
                     "per robot",
@@ -216,17 +248,33 @@ void register_builtins(PluginRegistry& r) {
                        [] { return make_kinematics2d_engine(); });
   r.add_physics_engine(
       {PluginKind::kPhysicsEngine, "dynamics2d",
-       "2D rigid-body dynamics on Box2D: wheeled robots driven through friction-limited wheel "
-       "forces, static walls; each region stepped by one thread",
-       engine_params("dynamics2d", {{"sub_steps", "integer", "4", "physics steps per tick, 1 to 100"},
-        {"velocity_iterations", "integer", "8", "Box2D velocity solver iterations per sub-step"},
-        {"position_iterations", "integer", "3", "Box2D position solver iterations per sub-step"},
-        {"robot_mass", "real", "0.4", "mass of a body whose kind gives none, kg"},
-        {"max_force", "real", "1.5", "largest force the wheels' friction exerts, N"},
-        {"max_torque", "real", "1.5", "largest torque the wheels' friction exerts, N m"},
-        {"robot_friction", "real", "0.3", "friction coefficient of robot bodies' contacts"},
-        {"ground_friction", "real", "0.5",
-         "floor friction coefficient holding passive bodies (cylinder, box): mu m g"}})},
+       "2D rigid-body dynamics on Box2D: wheeled robots driven by velocity constraints solved "
+       "with the contacts (ARGoS's model), static walls; each region stepped by one thread",
+       engine_params(
+           "dynamics2d",
+           {{"model", "string", "argos",
+             "argos: ARGoS's velocity control, masses, forces and friction; fleetsim: the former "
+             "drive (impulses before each sub-step) and defaults"},
+            {"sub_steps", "integer", "by model",
+             "physics steps per tick, 1 to 100 (argos 10, as ARGoS's iterations; fleetsim 4)"},
+            {"velocity_iterations", "integer", "by model",
+             "Box2D velocity solver iterations per sub-step (argos 10, fleetsim 8)"},
+            {"position_iterations", "integer", "3",
+             "Box2D position solver iterations per sub-step"},
+            {"robot_mass", "real", "0.4",
+             "mass of a body whose kind gives none (nor, with model argos, ARGoS's), kg"},
+            {"max_force", "real", "by model",
+             "largest force of a robot's drive, N (argos: the kind's, foot-bot 15, e-puck 1.5; "
+             "else 1.5)"},
+            {"max_torque", "real", "by model",
+             "largest torque of a robot's drive, N m (argos: the kind's, foot-bot 150, e-puck "
+             "1.5; else 1.5)"},
+            {"robot_friction", "real", "by model",
+             "friction coefficient of robots and passive bodies (argos 0.7, fleetsim 0.3)"},
+            {"obstacle_friction", "real", "by model",
+             "friction coefficient of walls and static boxes (argos 0.1, fleetsim 0.2)"},
+            {"ground_friction", "real", "0.5",
+             "floor friction coefficient holding passive bodies (cylinder, box): mu m g"}})},
       [] { return make_dynamics2d_engine(); });
   r.add_physics_engine(
       {PluginKind::kPhysicsEngine, "pointmass3d",
@@ -236,20 +284,23 @@ void register_builtins(PluginRegistry& r) {
                      {{"max_acceleration", "real", "2", "largest change of velocity, m/s^2"},
                       {"ceiling", "real", "10", "highest altitude, metres"}})},
       [] { return make_pointmass3d_engine(); });
-  r.add_loop_functions({PluginKind::kLoopFunctions, "tag_on_contact",
+  r.add_loop_functions({PluginKind::kLoopFunctions,
+                        "tag_on_contact",
                         "tags robots that bump into something; status shows the count",
                         {{"tag", "string", "bumped", "the tag given"},
                          {"end_when_all", "bool", "false", "end the run when all are tagged"}}},
                        [] { return std::make_unique<TagOnContact>(); });
-  r.add_builtin({PluginKind::kLogWriter, "frames",
-                 "binary frame log: zstd-compressed columns with a seek index (docs/log-format.md)",
-                 {{"path", "string", "", "output file"},
-                  {"every", "integer", "1", "log every k ticks"}}});
-  r.add_builtin({PluginKind::kLogWriter, "deeco",
-                 "DEECo playground text log, in the grammar its program writes and reads "
-                 "(docs/log-format.md)",
-                 {{"path", "string", "", "output file"},
-                  {"every", "integer", "1", "log every k ticks"}}});
+  r.add_builtin(
+      {PluginKind::kLogWriter,
+       "frames",
+       "binary frame log: zstd-compressed columns with a seek index (docs/log-format.md)",
+       {{"path", "string", "", "output file"}, {"every", "integer", "1", "log every k ticks"}}});
+  r.add_builtin(
+      {PluginKind::kLogWriter,
+       "deeco",
+       "DEECo playground text log, in the grammar its program writes and reads "
+       "(docs/log-format.md)",
+       {{"path", "string", "", "output file"}, {"every", "integer", "1", "log every k ticks"}}});
 }
 
 }  // namespace fleetsim

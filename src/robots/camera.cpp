@@ -28,6 +28,19 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
       setup.error("sensor '" + setup.name() + "': range must be >= 0 (metres)");
     range2_ = range_ * range_;
     blocked_ = p.boolean("blocked_by_obstacles", false);
+    const std::string field = p.text("field", "disc");
+    if (field == "square") {
+      square_ = true;
+    } else if (field != "disc") {
+      setup.error("sensor '" + setup.name() + "': field=\"" + field +
+                  "\" is not a camera field (expected disc or square)");
+    }
+    // The horizontal distance within which an LED can be seen: the square's corner.
+    reach_ = square_ ? range_ * std::sqrt(2.0) : range_;
+    bodies_ = p.boolean("blocked_by_bodies", false);
+    camera_height_ = p.real("camera_height", 0.288699733);
+    if (!(camera_height_ > 0) || !std::isfinite(camera_height_))
+      setup.error("sensor '" + setup.name() + "': camera_height must be > 0 (metres)");
     enabled_ = setup.column({setup.name() + "_enabled", ColumnType::kU8, 1, true, false,
                              "1 when the camera is enabled (0 at first, as in ARGoS)",
                              kColoredBlobOmnidirectionalCamera, false});
@@ -57,12 +70,19 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     const EntityId* ids = w.state().robot_id().data();
     const Vec2 p{gx[robot.slot], gy[robot.slot]};
     sc.near.clear();
-    grid.for_each_within(p, range_ + max_radius_, [&](std::uint32_t s) {
+    sc.bodies.clear();
+    grid.for_each_within(p, reach_ + max_body_radius_, [&](std::uint32_t s) {
       const double dx = gx[s] - p.x, dy = gy[s] - p.y;
       const std::uint32_t row = order[s];
+      if (s == robot.slot) return;
       const KindLeds& k = kinds_[kind[row]];
-      if (k.parts.empty() || s == robot.slot) return;
-      const double reach = range_ + k.radius_m;
+      // Bodies that may hide an LED (ground bodies: flyers never do), kept by slot.
+      if (bodies_ && !k.flies) {
+        const double reach = reach_ + k.radius_m;
+        if (dx * dx + dy * dy <= reach * reach) sc.bodies.push_back(s);
+      }
+      if (k.parts.empty()) return;
+      const double reach = reach_ + k.radius_m;
       if (dx * dx + dy * dy > reach * reach) return;
       sc.near.push_back(std::uint64_t{ids[row]} << 32 | s);
     });
@@ -96,8 +116,17 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
             rx += k.radius_m * (cj * part.ring_cos[i] - sj * part.ring_sin[i]);
             ry += k.radius_m * (sj * part.ring_cos[i] + cj * part.ring_sin[i]);
           }
-          if (rx * rx + ry * ry > range2_) continue;
+          if (square_ ? std::abs(rx) >= range_ || std::abs(ry) >= range_
+                      : rx * rx + ry * ry > range2_)
+            continue;
           if (blocked_ && w.line_blocked(p, {p.x + rx, p.y + ry})) continue;
+          // LED heights: the foot-bot's in ARGoS (ring 0.085 m, beacon 0.1742 m, of a body
+          // 0.1469 m high), in proportion to the owner's height.
+          const double led_height =
+              k.height_m *
+              (i < part.ring_cos.size() ? 0.085 / 0.146899733 : 0.174249733 / 0.146899733);
+          if (bodies_ && hidden_by_body(sc.bodies, gx, gy, kind, order, p, rx, ry, s, led_height))
+            continue;
           sc.rx.push_back(rx);
           sc.ry.push_back(ry);
           sc.colors.push_back(col);
@@ -129,8 +158,38 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
   };
   struct KindLeds {
     std::vector<LedPart> parts;
-    double radius_m = 0;
+    double radius_m = 0, height_m = 0;
+    bool flies = false;
   };
+
+  /// ARGoS's occlusion check, in fleetsim's geometry: the line from the camera (camera_height
+  /// above the sensing robot's centre) down to an LED (at `led_height`, offset (rx, ry) from the
+  /// camera's foot p) is hidden by a body (not the sensing robot's, not the
+  /// LED's owner's) when the line passes through the body's circle at a height no greater
+  /// than the body's top. The line descends, so its lowest point in a circle is where it leaves
+  /// the circle (or the LED, if that comes first).
+  bool hidden_by_body(const std::vector<std::uint32_t>& bodies, const double* gx, const double* gy,
+                      const std::uint16_t* kind, const std::uint32_t* order, Vec2 p, double rx,
+                      double ry, std::uint32_t owner, double led_height) const {
+    const double len2 = rx * rx + ry * ry;
+    if (!(len2 > 0)) return false;
+    for (const std::uint32_t s : bodies) {
+      if (s == owner) continue;
+      const KindLeds& b = kinds_[kind[order[s]]];
+      const double cx = gx[s] - p.x, cy = gy[s] - p.y;
+      // Where the line (t in [0, 1] from the camera's foot to the LED) meets the circle.
+      const double along = (cx * rx + cy * ry) / len2;
+      const double off2 = cx * cx + cy * cy - along * along * len2;
+      const double r2 = b.radius_m * b.radius_m;
+      if (off2 >= r2) continue;
+      const double half = std::sqrt((r2 - off2) / len2);
+      const double t0 = along - half, t1 = std::min(along + half, 1.0);
+      if (t1 < 0 || t0 > 1) continue;
+      const double z = camera_height_ + (led_height - camera_height_) * t1;
+      if (z <= b.height_m) return true;
+    }
+    return false;
+  }
   /// Every kind's LEDs, read once from the model (known only once the run is assembled).
   void find_leds(const EngineWorld& w) {
     const WorldModel& model = w.model();
@@ -138,6 +197,10 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     for (std::size_t k = 0; k < model.kinds.size(); ++k) {
       KindLeds& kl = kinds_[k];
       kl.radius_m = model.kinds[k].radius_m;
+      kl.height_m = model.kinds[k].height_m;
+      kl.flies = model.kinds[k].flies;
+      if (model.kinds[k].in_run && !kl.flies)
+        max_body_radius_ = std::max(max_body_radius_, kl.radius_m);
       for (const PartDecl& a : model.kinds[k].actuators) {
         if (!provides(a, "leds")) continue;
         LedPart part;
@@ -157,22 +220,26 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
           }
         kl.parts.push_back(std::move(part));
       }
-      if (!kl.parts.empty()) max_radius_ = std::max(max_radius_, kl.radius_m);
+      if (!kl.parts.empty()) max_body_radius_ = std::max(max_body_radius_, kl.radius_m);
     }
   }
 
   /// One worker's lists: valid until that worker senses its next robot.
   struct Scratch {
-    std::vector<std::uint64_t> near;  ///< robots with LEDs in reach: row << 32 | grid slot
-    std::vector<std::uint32_t> rows;  ///< sorting scratch
+    std::vector<std::uint64_t> near;    ///< robots with LEDs in reach: row << 32 | grid slot
+    std::vector<std::uint32_t> bodies;  ///< blocked_by_bodies: grid slots of bodies in reach
+    std::vector<std::uint32_t> rows;    ///< sorting scratch
     std::vector<std::uint64_t> sorted;
     std::vector<double> rx, ry, bearing;  ///< per blob: offset (world frame), bearing
     std::vector<Color> colors;
     std::vector<Blob> blobs;
   };
 
-  double range_ = 3, range2_ = 9, max_radius_ = 0;
-  bool blocked_ = false;
+  double range_ = 3, range2_ = 9, reach_ = 3;
+  double max_body_radius_ =
+      0;  ///< the largest radius of a kind with LEDs or (blocked_by_bodies) a body
+  double camera_height_ = 0.288699733;
+  bool blocked_ = false, square_ = false, bodies_ = false;
   ColumnHandle enabled_ = kNoColumn;
   std::vector<Scratch> scratch_;
   std::once_flag kinds_once_;

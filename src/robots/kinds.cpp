@@ -20,9 +20,14 @@ RobotKind epuck_kind() {
   k.height_m = 0.05;
   k.max_speed_m_per_s = 0.13;
   k.engine = "kinematics2d";
-  k.sensors = {part("proximity", {{"rays", "8"}, {"range", "0.1"}}), part("collision", {})};
-  k.actuators = {part("differential_drive", {{"axle_length", "0.053"}, {"max_wheel_speed", "0.13"}}),
-                 part("leds", {{"count", "1"}})};
+  k.argos_mass_kg = 0.4;  // ARGoS's dynamics2d e-puck
+  k.argos_max_force_n = 1.5;
+  k.argos_max_torque_n_m = 1.5;
+  k.sensors = {part("proximity", {{"rays", "8"}, {"range", "0.1"}, {"response", "epuck"}}),
+               part("collision", {})};
+  k.actuators = {
+      part("differential_drive", {{"axle_length", "0.053"}, {"max_wheel_speed", "0.13"}}),
+      part("leds", {{"count", "1"}})};
   return k;
 }
 
@@ -33,14 +38,20 @@ RobotKind footbot_kind() {
   k.height_m = 0.146;
   k.max_speed_m_per_s = 0.3;
   k.engine = "kinematics2d";
-  k.sensors = {part("proximity", {{"rays", "24"}, {"range", "0.1"}}),
-               part("collision", {}),
-               part("positioning", {}),
+  k.argos_mass_kg = 1.6;  // ARGoS's dynamics2d foot-bot
+  k.argos_max_force_n = 15;
+  k.argos_max_torque_n_m = 150;
+  k.sensors = {part("proximity", {{"rays", "24"}, {"range", "0.1"}, {"response", "footbot"}}),
+               part("collision", {}), part("positioning", {}),
                part("range_and_bearing", {{"range", "3"}, {"data_size", "10"}}),
-               part("colored_blob_omnidirectional_camera", {{"range", "3"}})};
+               // ARGoS's: the ground square seen by a camera 0.2887 m high with a 70 degree
+               // aperture (half side 0.2887 tan 70 = 0.7932 m), occluded by bodies and walls.
+               part("colored_blob_omnidirectional_camera", {{"range", "0.7932"},
+                                                            {"field", "square"},
+                                                            {"blocked_by_obstacles", "true"},
+                                                            {"blocked_by_bodies", "true"}})};
   k.actuators = {part("differential_drive", {{"axle_length", "0.14"}, {"max_wheel_speed", "0.3"}}),
-                 part("leds", {{"count", "13"}}),
-                 part("range_and_bearing", {{"data_size", "10"}})};
+                 part("leds", {{"count", "13"}}), part("range_and_bearing", {{"data_size", "10"}})};
   return k;
 }
 

@@ -235,6 +235,25 @@ void cast(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, d
 
 }  // namespace
 
+float proximity_response(ProximityResponse response, float linear, double range) {
+  if (!(linear > 0)) return 0.0f;  // nothing within range
+  // The distance the linear reading stands for (exact to a few nanometres).
+  const double d = range * (1.0 - static_cast<double>(linear));
+  switch (response) {
+    case ProximityResponse::kLinear:
+      return linear;
+    case ProximityResponse::kFootbot:
+      // ARGoS's footbot_proximity_default_sensor.cpp: saturated within about 1 cm, then the
+      // inverse of the distance (0.1 at the 10 cm range).
+      return d < 0.009889556 ? 1.0f : static_cast<float>(0.0100527 / (d + 0.000163144));
+    case ProximityResponse::kEpuck:
+      // ARGoS's epuck_proximity_default_sensor.cpp: a quadratic fit to 5 cm, clamped.
+      if (d > 0.05) return 0.0f;
+      return static_cast<float>(std::clamp(298.701 * d * d - 36.8961 * d + 1.08212, 0.0, 1.0));
+  }
+  return linear;
+}
+
 const RayLayout& epuck_rays() {
   static const RayLayout layout = [] {
     RayLayout l;
@@ -285,6 +304,21 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
     const auto rays = p.integer("rays", kEpuckRays);
     range_ = p.real("range", 0.1);
     noise_ = noisy_ ? p.real("noise", 0.05) : 0.0;
+    noise_level_ = p.real("noise_level", 0);
+    if (!(noise_level_ >= 0))
+      setup.error("sensor '" + setup.name() +
+                  "': noise_level must be >= 0 (ARGoS's uniform noise)");
+    const std::string response = p.text("response", "linear");
+    if (response == "linear") {
+      response_ = ProximityResponse::kLinear;
+    } else if (response == "footbot") {
+      response_ = ProximityResponse::kFootbot;
+    } else if (response == "epuck") {
+      response_ = ProximityResponse::kEpuck;
+    } else {
+      setup.error("sensor '" + setup.name() + "': response=\"" + response +
+                  "\" is not a proximity response (expected linear, footbot or epuck)");
+    }
     if (rays < 1 || rays > kMaxRays) {
       setup.error("sensor '" + setup.name() + "': rays=" + std::to_string(rays) +
                   " is out of range (expected 1 to " + std::to_string(kMaxRays) + ")");
@@ -348,6 +382,15 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
     const double* z = z_ == kNoColumn ? nullptr : static_cast<const double*>(store.data(z_));
     read_proximity_slot(w.state(), w.index(), robot.slot, radius_, range_, layout_, values, z,
                         height_);
+    if (response_ != ProximityResponse::kLinear)
+      for (std::size_t k = 0; k < layout_.count(); ++k)
+        values[k] = proximity_response(response_, values[k], range_);
+    if (noise_level_ > 0) {
+      CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kProximityNoise);
+      for (std::size_t k = 0; k < layout_.count(); ++k)
+        values[k] = static_cast<float>(
+            std::clamp(values[k] + rng.uniform(-noise_level_, noise_level_), 0.0, 1.0));
+    }
     if (noise_ > 0) {
       CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kSensorNoise);
       for (std::size_t k = 0; k < layout_.count(); ++k)
@@ -360,7 +403,8 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
 
  private:
   bool noisy_;
-  double range_ = 0.1, noise_ = 0, radius_ = 0, height_ = 0;
+  double range_ = 0.1, noise_ = 0, noise_level_ = 0, radius_ = 0, height_ = 0;
+  ProximityResponse response_ = ProximityResponse::kLinear;
   ColumnHandle z_ = kNoColumn;  ///< altitudes, when flyers are in the run
   RayLayout layout_;
   std::vector<float> angles_;

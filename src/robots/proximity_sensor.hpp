@@ -1,15 +1,18 @@
 // `proximity` and `proximity_noisy`: infrared rays from the body surface (the e-puck's 8, the
 // foot-bot's 24, or any list of angles). A reading is 0 when nothing is within `range` of the
-// sensor and rises linearly to 1 when touching: reading = 1 - distance / range. Rays hit
-// other robots (of any engine) and static obstacles. `proximity_noisy` adds Gaussian noise
-// (standard deviation `noise`, from the counter-based RNG: the same every run), clamped to
-// [0, 1].
+// sensor and 1 when touching; in between, `response` says: linear (reading = 1 - distance /
+// range, fleetsim's own), or ARGoS's foot-bot or e-puck curves (the built-in kinds' default).
+// Rays hit other robots (of any engine) and static obstacles. `noise_level` adds ARGoS's
+// uniform noise, `proximity_noisy` Gaussian noise (standard deviation `noise`), both from the
+// counter-based RNG (the same every run), clamped to [0, 1].
 //
 // XML parameters (attributes of <sensor type="proximity">):
 //   rays    integer  8      number of rays
 //   angles  string   ""     ray angles, degrees CCW from the heading, comma-separated; "" =
 //                           the e-puck's for 8 rays, else evenly spaced from half a spacing
 //   range   real     0.1    metres from the body surface
+//   response string  linear linear, footbot or epuck (ProximityResponse)
+//   noise_level real 0      half-width of ARGoS's uniform noise
 //   noise   real     0.05   (proximity_noisy only) standard deviation of the added noise
 // Column: `proximity` (f32 x rays), hashed, not logged.
 #pragma once
@@ -96,6 +99,17 @@ void read_proximity_slot(const WorldState& state, const SpatialIndex& index, std
 void read_proximity(const WorldState& state, const SpatialIndex& index, std::size_t i, double r,
                     double range, const RayLayout& layout, float* out, const double* z = nullptr,
                     double height = 0);
+
+/// How a ray's distance becomes a reading (the `response` parameter).
+enum class ProximityResponse : std::uint8_t {
+  kLinear,   ///< fleetsim's: 1 - d / range
+  kFootbot,  ///< ARGoS's foot-bot: 1 within 9.9 mm, else 0.0100527 / (d + 0.000163144)
+  kEpuck,    ///< ARGoS's e-puck: 298.701 d^2 - 36.8961 d + 1.08212 to 5 cm, clamped; 0 beyond
+};
+
+/// The reading of `response` for a ray whose linear reading (1 - d / range, 0 = nothing in
+/// range) is `linear`.
+float proximity_response(ProximityResponse response, float linear, double range);
 
 std::unique_ptr<Sensor> make_proximity_sensor(bool noisy);
 

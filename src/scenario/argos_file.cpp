@@ -415,13 +415,23 @@ class ArgosReader {
       p.text("medium");
       // ARGoS's noise settings: read, and only "none" (0, or the range "0:0") carries over,
       // but for the parts that draw ARGoS's noise_level from the counter-based generator.
-      const bool models_noise = map->part && std::string(map->part).rfind("footbot_", 0) == 0;
+      const bool models_noise = map->part && (std::string(map->part).rfind("footbot_", 0) == 0 ||
+                                              std::string(map->part) == "proximity");
       std::string noise_level;
       for (const char* noise : kNoiseAttributes) {
         if (!p.has(noise)) continue;
         if (models_noise && std::string(noise) == "noise_level") {
           const double v = p.real("noise_level", 0, 0, 1);
           if (v > 0) noise_level = num(v);
+          continue;
+        }
+        if (!sensors && n == "differential_steering" && std::string(noise) == "noise_level") {
+          // ARGoS's actuator reads no noise_level (its noise is bias_avg, bias_stddev,
+          // factor_avg, factor_stddev): files that set one run without noise there, as here.
+          p.real("noise_level", 0);
+          p.warning(
+              "noise_level on the <differential_steering> actuator is ignored, as ARGoS ignores "
+              "it (ARGoS's wheel noise is bias_avg, bias_stddev, factor_avg, factor_stddev)");
           continue;
         }
         p.accept(noise);
@@ -525,8 +535,15 @@ class ArgosReader {
       }
       pugi::xml_node en = add(ph, type.c_str(), x.where().line);
       set(en, "id", x.text("id", type, true), line_of(x, "id"));
-      // Box2D's and fleetsim's own solver settings: ARGoS's do not carry over.
-      x.integer("iterations", 10, 1, 1000);
+      // ARGoS's `iterations` are its physics steps per tick, each with as many solver
+      // iterations: dynamics2d's sub_steps and velocity_iterations (10 by default in both).
+      if (type == "dynamics2d" && x.has("iterations")) {
+        const std::string it = std::to_string(x.integer("iterations", 10, 1, 100));
+        set(en, "sub_steps", it, line_of(x, "iterations"));
+        set(en, "velocity_iterations", it, line_of(x, "iterations"));
+      } else {
+        x.integer("iterations", 10, 1, 1000);
+      }
       if (type == "dynamics2d") {
         x.real("elevation", 0);
         x.real("gripping_rigidity", 0);

@@ -39,6 +39,11 @@ struct RobotKind : KindInfo {
   /// in the run, and does not size the spatial grid (a larger unused kind would slow it down).
   bool in_run = true;
   std::uint8_t engine_type = 0;  ///< index of `engine` in WorldModel::engine_types
+  /// ARGoS's `dynamics2d` model of the robot: its mass (kg) and the largest force (N) and
+  /// torque (N m) its velocity control exerts (`dynamics2d_footbot_model.cpp`,
+  /// `dynamics2d_epuck_model.cpp` in ARGoS). 0: none, the engine's region defaults apply.
+  /// Read by dynamics2d's model="argos" only; an explicit `mass` (mass_kg) comes first.
+  double argos_mass_kg = 0, argos_max_force_n = 0, argos_max_torque_n_m = 0;
 };
 
 /// A declared controller: a built-in or plug-in type and its parameters.

@@ -174,7 +174,9 @@ TEST(Dynamics2d, RobotsPushLightCylindersAndBoxesButNotHeavyOnes) {
   // 0.2 kg: the floor holds it with 0.98 N, the e-puck's wheels push with up to 1.5 N.
   EXPECT_GT(light.pos("b").x, -0.45) << "a light cylinder is pushed along";
   EXPECT_GT(crate.pos("b").x, -0.45) << "a light box is pushed along";
-  EXPECT_LT(light.pos("pusher").x, -1 + 0.9) << "pushing slows the pusher down";
+  // The e-puck's velocity control pulls with up to 1.5 N, more than the 0.98 N that hold the
+  // cylinder: as in ARGoS, the pusher keeps its commanded speed (0.1 m/s for 10 s).
+  EXPECT_NEAR(light.pos("pusher").x, 0.0, 0.01) << "a push within the drive's force costs no speed";
   // 5 kg: 24.5 N of friction; the push moves nothing, the pusher stalls against it.
   EXPECT_NEAR(heavy.pos("b").x, -0.6, 1e-3) << "a heavy cylinder stays put";
   EXPECT_NEAR(heavy.pos("pusher").x, -0.6 - 0.08 - 0.035, 2e-3);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "part_scene.hpp"
@@ -25,6 +26,12 @@ RobotKind footbot_with_camera(double range, bool blocked) {
   return k;
 }
 
+/// The kinds of most tests below: the foot-bot with fleetsim's disc camera of 3 m (field="disc",
+/// the part's default); ARGoS's view, the built-in foot-bot's, is tested at the end.
+std::vector<RobotKind> disc_kinds() {
+  return {epuck_kind(), footbot_with_camera(3, false)};
+}
+
 /// Sets robot `id`'s LEDs as its controller would (all off but `lit`), then runs the act phase.
 void light(PartScene& s, EntityId id, std::vector<std::pair<std::size_t, Color>> lit) {
   ActuatorView v = s.bind(id, "leds");
@@ -43,7 +50,7 @@ SensorView look(PartScene& s, EntityId id) {
 }
 
 TEST(Camera, IsDisabledUntilTheControllerEnablesIt) {
-  PartScene s;
+  PartScene s(20, disc_kinds());
   EntityId a = s.add(kFootbot, 0, 0);
   EntityId b = s.add(kFootbot, 1, 0);
   light(s, b, {{12, kRed}});
@@ -63,7 +70,7 @@ TEST(Camera, IsDisabledUntilTheControllerEnablesIt) {
 // The ring's LED i is (i + 1/2) * 30 degrees from the owner's heading, at its body radius; the
 // beacon (12) at its centre.
 TEST(Camera, BlobsAreWhereTheLedsAreSeenFromTheCamerasHeading) {
-  PartScene s;
+  PartScene s(20, disc_kinds());
   EntityId a = s.add(kFootbot, 0, 0, 0);
   EntityId b = s.add(kFootbot, 1, 0, 90);
   light(s, b, {{0, kGreen}, {12, kRed}});
@@ -85,7 +92,7 @@ TEST(Camera, BlobsAreWhereTheLedsAreSeenFromTheCamerasHeading) {
 }
 
 TEST(Camera, AnglesTurnWithTheCamerasHeading) {
-  PartScene s;
+  PartScene s(20, disc_kinds());
   EntityId a = s.add(kFootbot, 0, 0, 90);
   EntityId b = s.add(kFootbot, 1, 0);
   EntityId c = s.add(kFootbot, -1, 0);
@@ -99,7 +106,7 @@ TEST(Camera, AnglesTurnWithTheCamerasHeading) {
 }
 
 TEST(Camera, BlackLedsAreUnlitWhateverTheirAlpha) {
-  PartScene s;
+  PartScene s(20, disc_kinds());
   EntityId a = s.add(kFootbot, 0, 0);
   EntityId b = s.add(kFootbot, 1, 0);
   light(s, b, {{0, Color{0, 0, 0, 255}}, {1, Color{0, 0, 1, 0}}});
@@ -127,7 +134,7 @@ TEST(Camera, RangeIsTestedPerLed) {
 }
 
 TEST(Camera, BlobsComeByOwnerIdThenLedIndexAndNeverFromItself) {
-  PartScene s;
+  PartScene s(20, disc_kinds());
   std::vector<EntityId> ids;
   for (int k = 0; k < 10; ++k) {
     double a = kPi / 2 - k * kPi / 9;
@@ -149,7 +156,7 @@ TEST(Camera, BlobsComeByOwnerIdThenLedIndexAndNeverFromItself) {
 }
 
 TEST(Camera, ASingleLedIsAtTheCentre) {
-  PartScene s;
+  PartScene s(20, disc_kinds());
   EntityId cam = s.add(kFootbot, 0, 0);
   EntityId e = s.add(kEpuck, 0.5, 0.5, 123);
   light(s, e, {{0, kGreen}});
@@ -173,6 +180,52 @@ TEST(Camera, WallsHideLedsOnlyWhenAsked) {
     SensorView v = look(s, cam);
     ASSERT_EQ(v.blobs.size(), blocked ? 1u : 2u) << "blocked=" << blocked;
     EXPECT_EQ(v.blobs.back().color, kGreen);
+  }
+}
+
+}  // namespace
+}  // namespace fleetsim::testing
+
+namespace fleetsim::testing {
+namespace {
+
+// The built-in foot-bot's camera is ARGoS's (colored_blob_omnidirectional_camera_rotzonly_
+// sensor.cpp): it sees the ground square |dx|, |dy| < 0.2887 m x tan 70 deg = 0.7932 m around
+// it, along the world's axes, and bodies hide LEDs from the camera on its mast.
+TEST(Camera, TheFootBotSeesArgosSquareNotThreeMetres) {
+  for (auto [x, y, seen] :
+       {std::tuple{0.7, 0.0, true}, std::tuple{0.9, 0.0, false}, std::tuple{0.7, 0.7, true},
+        std::tuple{0.0, -0.78, true}, std::tuple{0.5, 0.85, false}, std::tuple{2.0, 0.0, false}}) {
+    SCOPED_TRACE(::testing::Message() << x << "," << y);
+    PartScene s;                      // the built-in kinds
+    EntityId a = s.add(1, 0, 0, 30);  // its heading does not turn the square
+    EntityId b = s.add(1, x, y);
+    light(s, b, {{12, kRed}});
+    s.act();
+    SensorView v = look(s, a);
+    EXPECT_EQ(v.blobs.size(), seen ? 1u : 0u);
+    EXPECT_NEAR(v.scalar, 0.7932f, 1e-6f);
+  }
+}
+
+TEST(Camera, AnotherBodyHidesTheLedsBehindItFromTheMast) {
+  for (bool between : {false, true}) {
+    SCOPED_TRACE(between);
+    PartScene s;
+    EntityId a = s.add(1, 0, 0);
+    EntityId b = s.add(1, 0.7, 0);
+    if (between) s.add(1, 0.45, 0);  // its LEDs unlit
+    // Ring LED 5 (165 degrees) faces the camera, 8.5 cm above the floor; the beacon is at
+    // 17.4 cm, above the body between (14.7 cm) where the line from the 28.9 cm mast passes.
+    light(s, b, {{5, kGreen}, {12, kRed}});
+    s.act();
+    SensorView v = look(s, a);
+    if (!between) {
+      ASSERT_EQ(v.blobs.size(), 2u);
+    } else {
+      ASSERT_EQ(v.blobs.size(), 1u) << "the ring LED is hidden";
+      EXPECT_EQ(v.blobs[0].color, kRed) << "the beacon shows over the body";
+    }
   }
 }
 

@@ -96,8 +96,9 @@ const Expectation kFiles[] = {
      1.9, nullptr, Check::kPhototaxis},
     {"andrea-acampora+robotic-argos-programs/hellorobot/01-phototaxis/phototaxis.argos", 1, 1.9,
      nullptr, Check::kPhototaxis},
-    {"floyddc+Intelligent-Robotic-Systems/lab01/phototaxis/phototaxis.argos", -1, 0,
-     "noise_level=\"0.05\" on <differential_steering> is not supported"},
+    // (noise_level="0.05" on <differential_steering>: ARGoS's actuator reads none, a warning)
+    {"floyddc+Intelligent-Robotic-Systems/lab01/phototaxis/phototaxis.argos", 20, 1.5, nullptr,
+     Check::kPhototaxis},
     {"angelo-will+intelligent-robotic-system-labs/lab-01-&-02-2023-03-01/code/photoaxis.argos", 1,
      1.9, nullptr, Check::kPhototaxis},
     {"GiuliaNardicchia+intelligent-robotic-system/lab_activity-01/01a-phototaxis/phototaxis.argos",
@@ -105,7 +106,7 @@ const Expectation kFiles[] = {
     // Obstacle avoidance that still lists the light sensor (and no light).
     {"GiuliaNardicchia+intelligent-robotic-system/lab_activity-01/01b-obstacle-avoidance/"
      "obstacle_avoidance.argos",
-     -1, 0, "noise_level=\"0.1\" on <footbot_proximity> is not supported"},
+     3, 1.9, nullptr},  // (noise_level="0.1" on the proximity sensor: ARGoS's uniform noise)
     {"floyddc+Intelligent-Robotic-Systems/lab01/collisions/collisions_avoidance.argos", 2, 1.9,
      nullptr, Check::kScriptFails},
     // Composite behaviours: phototaxis with obstacle avoidance (and random walk).
@@ -633,6 +634,59 @@ TEST_F(ArgosInline, LightsAndAFloorGiveTheSameBitsOnThreadsAndProcesses) {
   EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 1 --processes 2"), one);
 }
 
+// ARGoS's behaviour by default (docs/argos.md): the velocity-controlled drive against walls and
+// other robots, the foot-bot's proximity curve with its noise_level, and the camera's square
+// view with occlusion, all feeding back into the motion, give the same bits on one and two
+// threads and on two processes.
+TEST_F(ArgosInline, ArgosDriveProximityNoiseAndCameraGiveTheSameBitsOnThreadsAndProcesses) {
+  std::ofstream(dir_ / "avoid.lua")
+      << "function init() robot.colored_blob_omnidirectional_camera.enable() "
+         "robot.leds.set_all_colors(\"red\") end\n"
+         "function step()\n"
+         "  local x, y = 0, 0\n"
+         "  for i = 1, #robot.proximity do\n"
+         "    x = x + robot.proximity[i].value * math.cos(robot.proximity[i].angle)\n"
+         "    y = y + robot.proximity[i].value * math.sin(robot.proximity[i].angle)\n"
+         "  end\n"
+         "  local seen = #robot.colored_blob_omnidirectional_camera\n"
+         "  if x > 0.2 then\n"
+         "    if y > 0 then robot.wheels.set_velocity(10, -10) else robot.wheels.set_velocity(-10, "
+         "10) end\n"
+         "  elseif seen > 3 then robot.wheels.set_velocity(15, 10)\n"
+         "  else robot.wheels.set_velocity(10, 10) end\n"
+         "end\n";
+  run(std::string(kFramework) +
+      "  <controllers><lua_controller id=\"c\">\n"
+      "    <actuators><differential_steering implementation=\"default\"/>"
+      "<leds implementation=\"default\" medium=\"leds\"/></actuators>\n"
+      "    <sensors><footbot_proximity implementation=\"default\" noise_level=\"0.05\"/>"
+      "<colored_blob_omnidirectional_camera implementation=\"rot_z_only\" medium=\"leds\"/>"
+      "</sensors>\n"
+      "    <params script=\"avoid.lua\"/>\n"
+      "  </lua_controller></controllers>\n"
+      "  <physics_engines>\n"
+      "    <dynamics2d id=\"west\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+      "<sides><vertex point=\"-2,-2\"/><vertex point=\"0,-2\"/><vertex point=\"0,2\"/>"
+      "<vertex point=\"-2,2\"/></sides></boundaries></dynamics2d>\n"
+      "    <dynamics2d id=\"east\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+      "<sides><vertex point=\"0,-2\"/><vertex point=\"2,-2\"/><vertex point=\"2,2\"/>"
+      "<vertex point=\"0,2\"/></sides></boundaries></dynamics2d>\n"
+      "  </physics_engines>\n"
+      "  <media><led id=\"leds\"/></media>\n" +
+      arena("    <box id=\"b\" size=\"0.1,1.5,0.2\" movable=\"false\"><body "
+            "position=\"0.6,0,0\" orientation=\"30,0,0\"/></box>\n"
+            "    <distribute>\n"
+            "      <position method=\"uniform\" min=\"-1.8,-1.8,0\" max=\"1.8,1.8,0\"/>\n"
+            "      <orientation method=\"uniform\" min=\"0,0,0\" max=\"360,0,0\"/>\n"
+            "      <entity quantity=\"40\" max_trials=\"100\"><foot-bot id=\"fb\">"
+            "<controller config=\"c\"/></foot-bot></entity>\n"
+            "    </distribute>\n"));
+  const std::string one = cli_state_hash(path_, "--length 20 --threads 1");
+  ASSERT_EQ(one.size(), 16u);
+  EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 2"), one);
+  EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 1 --processes 2"), one);
+}
+
 TEST_F(ArgosInline, AGroundSensorWithoutAFloorIsRefusedAsArgosDoes) {
   auto l = run(std::string(kFramework) +
                "  <controllers><lua_controller id=\"c\">\n"  // 4
@@ -717,6 +771,11 @@ TEST_F(ArgosInline, EPucksAndEyeBotsOnTheirOwnEngines) {
   EXPECT_EQ(m.kinds[kind[0]].engine, "dynamics2d");
   EXPECT_EQ(m.kinds[kind[1]].engine, "pointmass3d");
   EXPECT_TRUE(m.kinds[kind[1]].flies);
+  // The e-puck's proximity readings follow ARGoS's e-puck curve.
+  std::string response;
+  for (const PartDecl& p : m.kinds[kind[0]].sensors)
+    if (p.type == "proximity") response = p.params.text("response");
+  EXPECT_EQ(response, "epuck");
   PluginRegistry reg;
   register_builtins(reg);
   Simulation sim(std::move(*l.ex), reg);
@@ -725,6 +784,33 @@ TEST_F(ArgosInline, EPucksAndEyeBotsOnTheirOwnEngines) {
   sim.finish();
   EXPECT_GT(sim.state().x()[0], -0.9);  // the e-puck drove forward (+x)
   EXPECT_GT(sim.state().x()[1], 0.5);   // the eye-bot flew towards +x
+}
+
+TEST_F(ArgosInline, NoiseLevelOnTheWheelsIsIgnoredAsArgosIgnoresItWithAWarning) {
+  auto l = run(std::string(kFramework) +
+               "  <controllers><lua_controller id=\"c\">\n"  // 4
+               "    <actuators><differential_steering implementation=\"default\" "
+               "noise_level=\"0.05\"/></actuators>\n"  // 5
+               "    <sensors><footbot_proximity implementation=\"default\" "
+               "noise_level=\"0.1\"/></sensors>\n"  // 6
+               "    <params script=\"forward.lua\"/>\n"
+               "  </lua_controller></controllers>\n" +
+               kPhysics +
+               arena("    <foot-bot id=\"fb0\"><body position=\"0,0,0\"/><controller "
+                     "config=\"c\"/></foot-bot>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  EXPECT_NE(
+      l.diags.str().find(path_ + ":5: warning: noise_level on the <differential_steering> actuator "
+                                 "is ignored, as ARGoS ignores it"),
+      std::string::npos)
+      << l.diags.str();
+  // The proximity sensor's is ARGoS's uniform noise, with ARGoS's foot-bot curve.
+  const auto& kind = l.ex->model->kinds[l.ex->state.robot_kind()[0]];
+  for (const PartDecl& p : kind.sensors)
+    if (p.type == "proximity") {
+      EXPECT_DOUBLE_EQ(p.params.real("noise_level", 0), 0.1);
+      EXPECT_EQ(p.params.text("response"), "footbot");
+    }
 }
 
 TEST_F(ArgosInline, ADeviceOfAnotherRobotIsRefusedAtItsLine) {
