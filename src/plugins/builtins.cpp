@@ -7,6 +7,7 @@
 #include "lua/lua_controller.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
+#include "robots/deeco_wheels.hpp"
 #include "robots/ground_sensors.hpp"
 #include "robots/light_sensor.hpp"
 #include "robots/proximity_sensor.hpp"
@@ -145,6 +146,14 @@ void register_actuators(PluginRegistry& r) {
                   {{"axle_length", "real", "0.053", "distance between the wheels, metres"},
                    {"max_wheel_speed", "real", "0.13", "limit on each wheel, m/s"}}},
                  [] { return make_differential_drive(); });
+  r.add_actuator({PluginKind::kActuator, "deeco_wheels",
+                  "the DEECo playground's action model (values = speed, a fraction in [0, 1] of "
+                  "the kind's max_speed, and rotation angle, rad; constants = max_speed): the "
+                  "robot turns at once, then moves along its new heading, never backwards; the "
+                  "collision sensor echoes the action (reals = speed, angle, type) and its "
+                  "degree of realization (scalar); kinematics2d kinds only",
+                  {}},
+                 [] { return make_deeco_wheels(); });
   r.add_actuator({PluginKind::kActuator, "quadrotor_speed",
                   "a flyer's speed control for pointmass3d (values = target vx, vy, vz in m/s, "
                   "world frame, and yaw rate in rad/s; constants = max_speed)",
