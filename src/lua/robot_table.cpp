@@ -271,6 +271,19 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
   };
   parts_list_ = "its sensors: " + list(sensors) + "; its actuators: " + list(actuators);
 
+  // robot.knowledge: the experiment's knowledge fields, read and written through a metatable
+  // (straight into the robot's columns: nothing to copy in or out).
+  const auto fields = setup.knowledge_fields();
+  if (!fields.empty()) {
+    knowledge_names_.assign(fields.begin(), fields.end());
+    lua_newtable(L);
+    lua_createtable(L, 0, 2);
+    add_function(-1, "__index", knowledge_get);
+    add_function(-1, "__newindex", knowledge_set);
+    lua_setmetatable(L, -2);
+    lua_setfield(L, robot, "knowledge");
+  }
+
   // robot.collision.action: the DEECo action echoed with its degree of realization (a kind
   // with deeco_wheels; "stay" until the first action).
   if (collision_ && deeco_wheels_) {
@@ -759,6 +772,67 @@ int RobotTable::set_action(lua_State* L) {
     v[0] = speed;
     v[1] = angle;
   });
+  return 0;
+}
+
+std::size_t RobotTable::knowledge_field(lua_State* L, int arg) const {
+  const char* key = lua_tostring(L, arg);
+  if (key && lua_type(L, arg) == LUA_TSTRING)
+    for (std::size_t i = 0; i < knowledge_names_.size(); ++i)
+      if (knowledge_names_[i] == key) return i;
+  std::string fields;
+  for (const auto& n : knowledge_names_) fields += (fields.empty() ? "" : ", ") + n;
+  luaL_error(L, "robot.knowledge.%s: no such knowledge field (the experiment declares: %s)",
+             key ? key : "?", fields.c_str());
+  return 0;
+}
+
+// robot.knowledge.<field>: a number (a field of size 1) or a new table of its numbers.
+int RobotTable::knowledge_get(lua_State* L) {
+  RobotTable& t = self(L);
+  const std::size_t f = t.knowledge_field(L, 2);
+  if (!t.io_ || !t.io_->knowledge_columns)
+    return luaL_error(L, "robot.knowledge.%s: knowledge is read and written in step() only",
+                      t.knowledge_names_[f].c_str());
+  const std::span<const double> v = t.io_->knowledge(f);
+  if (v.size() == 1) {
+    lua_pushnumber(L, v[0]);
+    return 1;
+  }
+  lua_createtable(L, static_cast<int>(v.size()), 0);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  return 1;
+}
+
+// robot.knowledge.<field> = a number (size 1) or a table of exactly `size` numbers.
+int RobotTable::knowledge_set(lua_State* L) {
+  RobotTable& t = self(L);
+  const std::size_t f = t.knowledge_field(L, 2);
+  const char* name = t.knowledge_names_[f].c_str();
+  if (!t.io_ || !t.io_->knowledge_columns)
+    return luaL_error(L, "robot.knowledge.%s: knowledge is read and written in step() only", name);
+  const std::span<double> v = t.io_->knowledge(f);
+  if (lua_type(L, 3) == LUA_TNUMBER && v.size() == 1) {
+    v[0] = lua_tonumber(L, 3);
+    return 0;
+  }
+  if (lua_type(L, 3) != LUA_TTABLE || lua_rawlen(L, 3) != v.size())
+    return luaL_error(L, "robot.knowledge.%s: expected %s", name,
+                      v.size() == 1 ? "a number"
+                                    : ("a table of " + std::to_string(v.size()) + " numbers").c_str());
+  double values[64];
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    lua_rawgeti(L, 3, static_cast<lua_Integer>(i + 1));
+    if (lua_type(L, -1) != LUA_TNUMBER)
+      return luaL_error(L, "robot.knowledge.%s[%d]: expected a number", name,
+                        static_cast<int>(i + 1));
+    values[i] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  std::copy(values, values + v.size(), v.begin());
   return 0;
 }
 

@@ -21,6 +21,7 @@
 //   actuator deeco_wheels                  robot.deeco_wheels.set_action(speed, angle) [0,1], rad
 //   actuator quadrotor_speed               robot.quadrotor.set_linear_velocity(x, y, z),
 //                                          .set_rotational_speed(w)            m/s, rad/s
+//   experiment's <knowledge>               robot.knowledge.<field> (read, write)   numbers
 //   always                                 robot.id, robot.random, log(), logerr()
 //
 // For repeatable runs it also replaces two standard functions: math.random draws from the
@@ -127,6 +128,10 @@ class RobotTable {
   static RobotTable& self(lua_State* state);
   static int set_velocity(lua_State* state);
   static int set_action(lua_State* state);
+  static int knowledge_get(lua_State* state);
+  static int knowledge_set(lua_State* state);
+  /// The handle of knowledge field `name` (the key at `arg`), or a Lua error listing them.
+  std::size_t knowledge_field(lua_State* state, int arg) const;
   static int set_linear_velocity(lua_State* state);
   static int set_rotational_speed(lua_State* state);
   static int set_all_colors(lua_State* state);
@@ -168,6 +173,8 @@ class RobotTable {
   std::optional<std::size_t> proximity_, collision_, positioning_, rab_in_, camera_;
   std::optional<std::size_t> light_, motor_ground_, base_ground_;
   std::optional<std::size_t> wheels_, leds_, rab_out_, quadrotor_, deeco_wheels_;
+  // The experiment's knowledge fields (robot.knowledge.<name>), in declaration order.
+  std::vector<std::string> knowledge_names_;
 
   // What the tables show now, to write only what changed.
   std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;

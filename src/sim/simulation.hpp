@@ -17,6 +17,7 @@
 #include "robots/engine_world.hpp"
 #include "scenario/experiment.hpp"
 #include "sim/distribution.hpp"
+#include "sim/ensembles.hpp"
 #include "world/world.hpp"
 
 namespace fleetsim::log {
@@ -26,8 +27,10 @@ class ByteReader;
 namespace fleetsim {
 
 /// The phases of a step, in order. The same names appear in timings, errors and test hooks.
-enum class Phase { kPreStep, kSenseControl, kAct, kPhysics, kPostStep, kLog };
-inline constexpr int kPhaseCount = 6;
+/// (kEnsembles runs between kPhysics and kPostStep; it is listed last so that the earlier
+/// phases keep their numbers.)
+enum class Phase { kPreStep, kSenseControl, kAct, kPhysics, kPostStep, kLog, kEnsembles };
+inline constexpr int kPhaseCount = 7;
 const char* phase_name(Phase p);
 
 /// A failure during a run (tier 2): carries the context a user needs.
@@ -343,6 +346,10 @@ class Simulation final : private WorldAccess {
   EngineWorld world_;
   CorePhysicsWorld physics_;  ///< what the engines (experiment_.engines) step in
   RegionMigration migration_;
+  /// <ensembles> (sim/ensembles.hpp); null when the experiment has none.
+  std::unique_ptr<EnsembleRunner> ensembles_;
+  /// Where controllers find the knowledge columns (RobotIO::knowledge), refreshed each tick.
+  KnowledgeColumns knowledge_;
   /// Shared controllers by controller * kinds + kind (owned by experiment_), or null.
   std::vector<Controller*> shared_;
   /// By entity id, up to the largest id with its own controller instance (a robot whose

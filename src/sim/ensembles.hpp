@@ -1,0 +1,60 @@
+// The ensembles phase (docs/experiment-format.md, <ensembles>; include/fleetsim/ensemble.hpp):
+// after a tick's physics, each <ensemble> whose period divides the tick evaluates its pairs.
+//
+// Order, the same on any number of threads (everything runs on the calling thread):
+// ensembles in file order; for one ensemble, first is_coordinator and is_member for every
+// robot its selectors accept, in increasing id order (the flags hold for the whole
+// evaluation); then each coordinator in increasing id order, and for it each member candidate
+// in increasing id order: membership, then, when true, exchange. A later pair sees an earlier
+// pair's writes.
+//
+// Cost: a spatial ensemble (`within` > 0) reads, per coordinator, the robots of the spatial
+// grid's cells within `within` (plus the tick's motion) of it: O(N) for a bounded density. A
+// global one (no `within`) pairs every coordinator with every member: O(C x M).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "physics/kinematics2d.hpp"
+#include "scenario/experiment.hpp"
+#include "world/world.hpp"
+
+namespace fleetsim {
+
+class EnsembleRunner {
+ public:
+  /// The run's status and end signal (Simulation's, as loop functions set them).
+  struct Hooks {
+    std::function<void(const std::string&)> set_status;
+    std::function<void()> end_run;
+  };
+  EnsembleRunner(const WorldModel& model, WorldState& state, std::vector<EnsembleDecl>& ensembles,
+                 Hooks hooks);
+  bool empty() const { return ensembles_.empty(); }
+  /// Evaluates the ensembles due after tick `tick`'s physics. `index`: the spatial grid built
+  /// for this tick's sensing (positions before the move: the query reach adds the motion).
+  /// Throws RunError-like std::runtime_error with the ensemble's context on a plug-in's error.
+  void run(Tick tick, const SpatialIndex& index);
+  /// Pairs whose membership was evaluated, and exchanges made, in the last run (tests, bench).
+  std::uint64_t last_pairs() const { return pairs_; }
+  std::uint64_t last_exchanges() const { return exchanges_; }
+
+ private:
+  const WorldModel& model_;
+  WorldState& state_;
+  std::vector<EnsembleDecl>& ensembles_;
+  Hooks hooks_;
+  std::vector<ColumnHandle> knowledge_;  ///< per field
+  double motion_m_ = 0;  ///< the farthest two robots can close in on each other in a tick
+  // Scratch: rows in id order; per row, the flags of the ensemble being evaluated; a
+  // coordinator's candidates.
+  std::vector<std::uint32_t> by_id_;
+  std::vector<std::uint8_t> coordinator_, member_;
+  std::vector<std::pair<EntityId, std::uint32_t>> near_;
+  std::uint64_t pairs_ = 0, exchanges_ = 0;
+};
+
+}  // namespace fleetsim
