@@ -42,7 +42,7 @@ class EnsembleWorld {
   /// A knowledge field of the component (handle from EnsembleSetup::knowledge), its `size`
   /// numbers; writable.
   virtual std::span<double> knowledge(const Component& c, std::size_t field) = 0;
-  virtual Vec2 position(const Component& c) const = 0;  ///< metres
+  virtual Vec2 position(const Component& c) const = 0;   ///< metres
   virtual double heading(const Component& c) const = 0;  ///< radians, CCW from +x
   virtual const std::string& tag(const Component& c) const = 0;
   virtual const KindInfo& kind(const Component& c) const = 0;

@@ -190,8 +190,9 @@ class LuaEnsemble final : public Ensemble {
     LuaEnsemble& e = self(L);
     const Proxy& p = proxy(L, 1);
     if (!p.knowledge)
-      return luaL_error(L, "a component's fields are read only (write its knowledge: "
-                           "c.knowledge.name = value)");
+      return luaL_error(L,
+                        "a component's fields are read only (write its knowledge: "
+                        "c.knowledge.name = value)");
     const std::size_t f = e.field(L, 2);
     const char* name = e.names_[f].c_str();
     const std::span<double> v = e.world_->knowledge(p.component, f);
@@ -201,9 +202,9 @@ class LuaEnsemble final : public Ensemble {
     }
     if (lua_type(L, 3) != LUA_TTABLE || lua_rawlen(L, 3) != v.size())
       return luaL_error(L, "knowledge.%s: expected %s", name,
-                        v.size() == 1 ? "a number"
-                                      : ("a table of " + std::to_string(v.size()) + " numbers")
-                                            .c_str());
+                        v.size() == 1
+                            ? "a number"
+                            : ("a table of " + std::to_string(v.size()) + " numbers").c_str());
     double values[64];
     for (std::size_t i = 0; i < v.size(); ++i) {
       lua_rawgeti(L, 3, static_cast<lua_Integer>(i + 1));

@@ -90,12 +90,16 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index) {
         if (strings[t] == s.value) return static_cast<std::int64_t>(t);
       return -1;
     };
-    const std::int64_t coordinator_tag = tag_index(e.coordinators), member_tag = tag_index(e.members);
+    const std::int64_t coordinator_tag = tag_index(e.coordinators),
+                       member_tag = tag_index(e.members);
     auto selected = [&](const ComponentSelector& s, std::int64_t tag, std::uint32_t row) {
       switch (s.by) {
-        case ComponentSelector::By::kAll: return true;
-        case ComponentSelector::By::kKind: return kinds[row] == s.kind;
-        case ComponentSelector::By::kTag: return static_cast<std::int64_t>(tags[row]) == tag;
+        case ComponentSelector::By::kAll:
+          return true;
+        case ComponentSelector::By::kKind:
+          return kinds[row] == s.kind;
+        case ComponentSelector::By::kTag:
+          return static_cast<std::int64_t>(tags[row]) == tag;
       }
       return false;
     };
@@ -104,8 +108,8 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index) {
       std::vector<std::uint32_t> coordinators, members;
       for (std::uint32_t row : by_id_) {
         const Component c{ids[row], row};
-        coordinator_[row] = selected(e.coordinators, coordinator_tag, row) &&
-                            ens.is_coordinator(world, c);
+        coordinator_[row] =
+            selected(e.coordinators, coordinator_tag, row) && ens.is_coordinator(world, c);
         member_[row] = selected(e.members, member_tag, row) && ens.is_member(world, c);
         if (coordinator_[row]) coordinators.push_back(row);
         if (member_[row] && e.within_m <= 0) members.push_back(row);
@@ -140,8 +144,8 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index) {
         for (const auto& [id, row] : near_) pair(c, row);
       }
     } catch (const std::exception& ex) {
-      throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type +
-                               "' (" + e.where.file + ":" + std::to_string(e.where.line) +
+      throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type + "' (" +
+                               e.where.file + ":" + std::to_string(e.where.line) +
                                "): " + ex.what());
     }
   }

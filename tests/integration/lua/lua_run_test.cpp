@@ -434,5 +434,51 @@ end
   EXPECT_GT(moved, 300);
 }
 
+// examples/deeco/gossip.xml: knowledge read and written by Lua controllers and spread by
+// ensembles (the built-in knowledge_max within 0.6 m, a Lua one counting neighbours). The
+// scout's news reaches most robots, which then show green; the same bits on 1 and 2 threads;
+// several processes are refused before the run, at the <ensemble> line.
+TEST_F(LuaRun, DeecoGossipExampleSpreadsKnowledgeThroughEnsembles) {
+  const std::string xml = kSrc + "/examples/deeco/gossip.xml";
+  std::vector<std::uint64_t> hashes;
+  for (int threads : {1, 2}) {
+    PluginRegistry registry;
+    register_builtins(registry);
+    Diagnostics diags;
+    ExperimentOverrides o;
+    o.threads = threads;
+    o.log_path = "";
+    auto ex = load_experiment(xml, registry, o, diags);
+    ASSERT_TRUE(ex) << diags.str();
+    Simulation sim(std::move(*ex), registry);
+    sim.start();
+    while (!sim.done()) sim.step();
+    sim.finish();
+    const WorldState& s = sim.state();
+    const ColumnHandle base = s.robots.find("knowledge.base");
+    const ColumnHandle neighbours = s.robots.find("knowledge.neighbours");
+    const ColumnHandle leds = s.robots.find("leds");
+    ASSERT_NE(base, kNoColumn);
+    int heard = 0, green = 0, with_neighbours = 0;
+    for (std::size_t i = 0; i < s.robot_count(); ++i) {
+      heard += s.robots.span<double>(base)[i * 3] > 0;
+      green += s.robots.span<Color>(leds)[i] == Color{0, 255, 0, 255};
+      with_neighbours += s.robots.span<double>(neighbours)[i] > 0;
+    }
+    ASSERT_EQ(s.robot_count(), 25u);
+    EXPECT_GE(heard, 20) << "the scout's news spread";
+    EXPECT_GE(green, heard - 1) << "robots that heard head for the base (the scout included)";
+    EXPECT_GE(with_neighbours, 5) << "robots gathered at the base count their neighbours";
+    hashes.push_back(s.hash());
+  }
+  EXPECT_EQ(hashes[0], hashes[1]);
+  const Result r = fleetsim("run " + xml + " --processes 2 --log " + path("g.flog"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gossip.xml:32: error: ensembles run on one process for now"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(path("g.flog")));
+}
+
 }  // namespace
 }  // namespace fleetsim
