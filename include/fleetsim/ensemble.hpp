@@ -14,7 +14,9 @@
 // increasing id order: membership(coordinator, member), and when true exchange(coordinator,
 // member), which writes knowledge of either. Calls are sequential, on one thread, in that
 // order, so a later pair sees an earlier pair's writes and a run gives the same bits on any
-// number of threads. docs/experiment-format.md has the element; docs/ensembles.md the model.
+// number of threads. An ensemble whose exchange writes only the coordinator may say so
+// (Ensemble::concurrent) and have its coordinators evaluated on every worker.
+// docs/experiment-format.md has the element; docs/ensembles.md the model.
 #pragma once
 
 #include <cstdint>
@@ -84,6 +86,15 @@ class Ensemble {
   /// coordinator.
   virtual void exchange(EnsembleWorld& world, const Component& coordinator,
                         const Component& member) = 0;
+
+  /// True when exchange writes only the coordinator's knowledge and membership and exchange
+  /// may run concurrently for different coordinators (they change no member of the plug-in).
+  /// The run then evaluates coordinators on every worker: each coordinator reads and writes
+  /// its own knowledge, and reads its members' knowledge as it was before the evaluation (a
+  /// member's span is a copy: writing it changes nothing); set_status and end_run throw. The
+  /// result does not depend on the number of threads either. Default false: one thread, in
+  /// order, every write allowed.
+  virtual bool concurrent() const { return false; }
 };
 
 }  // namespace fleetsim

@@ -35,6 +35,8 @@ class KnowledgeMax final : public Ensemble {
     const std::span<double> to = world.knowledge(into_member_ ? m : c, field_);
     if (from[0] > to[0]) std::copy(from.begin(), from.end(), to.begin());
   }
+  // Pulling into the coordinator writes only it: coordinators may be evaluated concurrently.
+  bool concurrent() const override { return !into_member_; }
 
  private:
   std::size_t field_ = 0;

@@ -49,6 +49,70 @@ class RunEnsembleWorld final : public EnsembleWorld {
   std::vector<std::uint32_t> size_;
 };
 
+/// A concurrent ensemble's world on one worker: the coordinator's own knowledge is live; the
+/// member's (the only other component its calls get) is a copy of the snapshot taken before
+/// the evaluation, which is in the grid's slot order (neighbours are near in it).
+class ConcurrentEnsembleWorld final : public EnsembleWorld {
+ public:
+  ConcurrentEnsembleWorld(const WorldModel& model, WorldState& state,
+                          const std::vector<ColumnHandle>& knowledge,
+                          const std::vector<std::vector<double>>& snapshot, Tick tick,
+                          std::vector<double>& copy)
+      : model_(model), state_(state), snapshot_(snapshot), tick_(tick), copy_(copy) {
+    std::uint32_t at = 0;
+    for (std::size_t f = 0; f < knowledge.size(); ++f) {
+      data_.push_back(static_cast<double*>(state.robots.data(knowledge[f])));
+      size_.push_back(model.knowledge_sizes[f]);
+      offset_.push_back(at);
+      at += model.knowledge_sizes[f];
+    }
+    copy_.assign(at, 0.0);
+  }
+  std::uint32_t coordinator = 0;  ///< the row being evaluated
+  std::uint32_t member_slot = 0;  ///< the slot of the member of the current call
+  std::span<double> knowledge(const Component& c, std::size_t field) override {
+    if (field >= data_.size())
+      throw std::runtime_error("knowledge field handle " + std::to_string(field) +
+                               " out of range (" + std::to_string(data_.size()) + " fields)");
+    const std::uint32_t n = size_[field];
+    if (c.row == coordinator) return {data_[field] + std::size_t{c.row} * n, n};
+    const double* from = snapshot_[field].data() + std::size_t{member_slot} * n;
+    double* to = copy_.data() + offset_[field];
+    for (std::uint32_t k = 0; k < n; ++k) to[k] = from[k];  // (a few numbers: no memmove call)
+    return {to, n};
+  }
+  Vec2 position(const Component& c) const override {
+    return {state_.x()[c.row], state_.y()[c.row]};
+  }
+  double heading(const Component& c) const override { return state_.theta()[c.row]; }
+  const std::string& tag(const Component& c) const override {
+    return state_.tags.str(state_.robot_tag()[c.row]);
+  }
+  const KindInfo& kind(const Component& c) const override {
+    return model_.kinds[state_.robot_kind()[c.row]];
+  }
+  Tick tick() const override { return tick_; }
+  void set_status(const std::string&) override {
+    throw std::runtime_error(
+        "set_status: not from a concurrent ensemble (its concurrent() is "
+        "true; docs/experiment-format.md, <ensembles>)");
+  }
+  void end_run() override {
+    throw std::runtime_error(
+        "end_run: not from a concurrent ensemble (its concurrent() is "
+        "true; docs/experiment-format.md, <ensembles>)");
+  }
+
+ private:
+  const WorldModel& model_;
+  WorldState& state_;
+  const std::vector<std::vector<double>>& snapshot_;  ///< per field, in slot order
+  Tick tick_;
+  std::vector<double>& copy_;
+  std::vector<double*> data_;
+  std::vector<std::uint32_t> size_, offset_;
+};
+
 }  // namespace
 
 EnsembleRunner::EnsembleRunner(const WorldModel& model, WorldState& state,
@@ -56,30 +120,36 @@ EnsembleRunner::EnsembleRunner(const WorldModel& model, WorldState& state,
     : model_(model), state_(state), ensembles_(ensembles), hooks_(std::move(hooks)) {
   for (const std::string& name : model.knowledge_names)
     knowledge_.push_back(state.robots.find("knowledge." + name));
-  const double dt = static_cast<double>(model.tick_period_ns) / kNanosPerSecond;
-  for (const RobotKind& k : model.kinds)
-    if (k.in_run) motion_m_ = std::max(motion_m_, 2 * k.max_speed_m_per_s * dt);
 }
 
-void EnsembleRunner::run(Tick tick, const SpatialIndex& index) {
+bool EnsembleRunner::due(Tick tick) const {
+  return std::any_of(ensembles_.begin(), ensembles_.end(),
+                     [&](const EnsembleDecl& e) { return tick % e.period == 0; });
+}
+
+void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool) {
+  if (!due(tick)) return;
   pairs_ = exchanges_ = 0;
-  if (ensembles_.empty()) return;
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   const std::uint16_t* kinds = state_.robot_kind().data();
   const std::uint32_t* tags = state_.robot_tag().data();
-  const double* x = state_.x().data();
-  const double* y = state_.y().data();
-  // Rows in increasing id order.
+  const std::uint32_t* order = index.robots.order().data();
+  const double* sx = index.robots.sorted_x().data();
+  const double* sy = index.robots.sorted_y().data();
+  // Rows in increasing id order; ids in slot order.
   by_id_.resize(n);
   std::iota(by_id_.begin(), by_id_.end(), 0u);
   if (!state_.ids_in_order)
     std::sort(by_id_.begin(), by_id_.end(),
               [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
+  id_slot_.resize(n);
+  for (std::size_t s = 0; s < n; ++s) id_slot_[s] = ids[order[s]];
   RunEnsembleWorld world(model_, state_, knowledge_, tick, hooks_);
   coordinator_.assign(n, 0);
   member_.assign(n, 0);
-  const auto& order = index.robots.order();
+  member_slot_.resize(n);
+  workers_.resize(static_cast<std::size_t>(pool.size()));
   for (EnsembleDecl& e : ensembles_) {
     if (tick % e.period != 0) continue;
     Ensemble& ens = *e.instance;
@@ -90,8 +160,8 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index) {
         if (strings[t] == s.value) return static_cast<std::int64_t>(t);
       return -1;
     };
-    const std::int64_t coordinator_tag = tag_index(e.coordinators),
-                       member_tag = tag_index(e.members);
+    const std::int64_t coordinator_tag = tag_index(e.coordinators);
+    const std::int64_t member_tag = tag_index(e.members);
     auto selected = [&](const ComponentSelector& s, std::int64_t tag, std::uint32_t row) {
       switch (s.by) {
         case ComponentSelector::By::kAll:
@@ -102,6 +172,26 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index) {
           return static_cast<std::int64_t>(tags[row]) == tag;
       }
       return false;
+    };
+    // A coordinator's members within reach, as (id, slot), by id: the grid's cells around it,
+    // read in slot order (positions, flags and ids contiguous).
+    const double d2 = e.within_m * e.within_m;
+    auto gather = [&](std::uint32_t cslot, std::vector<std::pair<EntityId, std::uint32_t>>& near) {
+      const double px = sx[cslot], py = sy[cslot];
+      const std::uint8_t* member = member_slot_.data();
+      const EntityId* id = id_slot_.data();
+      near.clear();
+      // (The loop's pointers are copies: push_back could alias references, and the compiler
+      // would reload them at every slot.)
+      index.robots.for_each_run_within(
+          {px, py}, e.within_m,
+          [&near, sx, sy, member, id, px, py, d2, cslot](std::uint32_t b, std::uint32_t end) {
+            for (std::uint32_t t = b; t < end; ++t) {
+              const double dx = sx[t] - px, dy = sy[t] - py;
+              if (dx * dx + dy * dy <= d2 && member[t] && t != cslot) near.push_back({id[t], t});
+            }
+          });
+      std::sort(near.begin(), near.end());
     };
     try {
       // The selections, once per evaluation, in id order.
@@ -114,6 +204,65 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index) {
         if (coordinator_[row]) coordinators.push_back(row);
         if (member_[row] && e.within_m <= 0) members.push_back(row);
       }
+      for (std::size_t s = 0; s < n; ++s) member_slot_[s] = member_[order[s]];
+      if (ens.concurrent()) {
+        // Every coordinator on some worker (each writes only itself, so their order is free:
+        // slot order, for locality), members read from the snapshot, in slot order.
+        std::vector<std::uint32_t> slots;  // the coordinators' slots
+        std::vector<std::uint32_t> slot_of;
+        if (e.within_m <= 0) {
+          slot_of.resize(n);
+          for (std::size_t s = 0; s < n; ++s) slot_of[order[s]] = static_cast<std::uint32_t>(s);
+        }
+        for (std::size_t s = 0; s < n; ++s)
+          if (coordinator_[order[s]]) slots.push_back(static_cast<std::uint32_t>(s));
+        snapshot_.resize(knowledge_.size());
+        for (std::size_t f = 0; f < knowledge_.size(); ++f) {
+          const double* data = static_cast<const double*>(state_.robots.data(knowledge_[f]));
+          const std::uint32_t size = model_.knowledge_sizes[f];
+          snapshot_[f].resize(n * size);
+          double* to = snapshot_[f].data();
+          for (std::size_t s = 0; s < n; ++s)
+            for (std::uint32_t k = 0; k < size; ++k)
+              to[s * size + k] = data[std::size_t{order[s]} * size + k];
+        }
+        for (WorkerScratch& w : workers_) w.pairs = w.exchanges = 0, w.error.clear();
+        pool.parallel_for(slots.size(), 256, [&](std::size_t b, std::size_t end, int k) {
+          WorkerScratch& w = workers_[static_cast<std::size_t>(k)];
+          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, tick, w.copy);
+          try {
+            for (std::size_t i = b; i < end; ++i) {
+              const std::uint32_t cslot = slots[i], crow = order[cslot];
+              const Component c{ids[crow], crow};
+              cw.coordinator = crow;
+              auto visit = [&](std::uint32_t mslot) {
+                const Component m{id_slot_[mslot], order[mslot]};
+                cw.member_slot = mslot;
+                ++w.pairs;
+                if (ens.membership(cw, c, m)) {
+                  ++w.exchanges;
+                  ens.exchange(cw, c, m);
+                }
+              };
+              if (e.within_m <= 0) {
+                for (std::uint32_t row : members)
+                  if (row != crow) visit(slot_of[row]);
+              } else {
+                gather(cslot, w.near);
+                for (const auto& [id, mslot] : w.near) visit(mslot);
+              }
+            }
+          } catch (const std::exception& ex) {
+            if (w.error.empty()) w.error = ex.what();
+          }
+        });
+        for (const WorkerScratch& w : workers_) {
+          if (!w.error.empty()) throw std::runtime_error(w.error);
+          pairs_ += w.pairs;
+          exchanges_ += w.exchanges;
+        }
+        continue;
+      }
       auto pair = [&](const Component& c, std::uint32_t row) {
         const Component m{ids[row], row};
         ++pairs_;
@@ -122,6 +271,9 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index) {
           ens.exchange(world, c, m);
         }
       };
+      std::vector<std::uint32_t> slot_of(n);
+      if (e.within_m > 0)
+        for (std::size_t s = 0; s < n; ++s) slot_of[order[s]] = static_cast<std::uint32_t>(s);
       for (std::uint32_t crow : coordinators) {
         const Component c{ids[crow], crow};
         if (e.within_m <= 0) {  // global: every member
@@ -129,19 +281,8 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index) {
             if (row != crow) pair(c, row);
           continue;
         }
-        // Spatial: the grid holds the positions of before the move; robots moved at most
-        // motion_m_ closer, so its cells within `within` + motion_m_ hold every candidate.
-        const Vec2 p{x[crow], y[crow]};
-        const double d2 = e.within_m * e.within_m;
-        near_.clear();
-        index.robots.for_each_within(p, e.within_m + motion_m_, [&](std::uint32_t slot) {
-          const std::uint32_t row = order[slot];
-          if (row == crow || !member_[row]) return;
-          const double dx = x[row] - p.x, dy = y[row] - p.y;
-          if (dx * dx + dy * dy <= d2) near_.push_back({ids[row], row});
-        });
-        std::sort(near_.begin(), near_.end());
-        for (const auto& [id, row] : near_) pair(c, row);
+        gather(slot_of[crow], near_);
+        for (const auto& [id, mslot] : near_) pair(c, order[mslot]);
       }
     } catch (const std::exception& ex) {
       throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type + "' (" +

@@ -330,7 +330,8 @@ void Simulation::start() {
 }
 
 void Simulation::sense_and_control() {
-  index_.rebuild(*model_, state_, pool_);
+  if (!index_fresh_) index_.rebuild(*model_, state_, pool_);
+  index_fresh_ = false;
   // Knowledge columns move when robots are added: their starts, once a tick.
   knowledge_.data.clear();
   knowledge_.size = model_->knowledge_sizes;
@@ -483,6 +484,21 @@ void Simulation::step() {
     if (loop_) run_hook([&] { loop_->pre_step(*this); });
   });
   if (distributed()) handoff();
+  // Ensembles exchange knowledge on the world the robots are about to sense, through the grid
+  // the sensing uses (built here once for both; not counted in the ensembles phase).
+  if (ensembles_ && ensembles_->due(state_.tick)) {
+    index_.rebuild(*model_, state_, pool_);
+    index_fresh_ = true;
+    run_phase(Phase::kEnsembles, [&] {
+      try {
+        ensembles_->run(state_.tick, index_, pool_);
+      } catch (const RunError&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw RunError(e.what());
+      }
+    });
+  }
   run_phase(Phase::kSenseControl, [&] { sense_and_control(); });
   run_phase(Phase::kAct, [&] {
     act();
@@ -498,16 +514,6 @@ void Simulation::step() {
     if (distributed()) exchange_moves();
     migration_.migrate(*model_, state_, index_, pool_);
   });
-  if (ensembles_)
-    run_phase(Phase::kEnsembles, [&] {
-      try {
-        ensembles_->run(state_.tick, index_);
-      } catch (const RunError&) {
-        throw;
-      } catch (const std::exception& e) {
-        throw RunError(e.what());
-      }
-    });
   state_.tick++;
   run_phase(Phase::kPostStep, [&] {
     if (loop_) run_hook([&] { loop_->post_step(*this); }, /*post_step=*/true);

@@ -242,20 +242,27 @@ function exchange(c, m) c.knowledge.neighbours = c.knowledge.neighbours + 1 end
     const ColumnHandle news = ex->state.robots.find("knowledge.news");
     ex->state.robots.span<double>(news)[0] = 1;  // robot 0 has news at first: (1, 0, 0)
     Simulation sim(std::move(*ex), reg);
+    std::vector<Vec2> at;  // the positions of the last evaluation
+    sim.on_phase = [&](Phase p, const WorldState& w) {
+      if (p != Phase::kEnsembles) return;
+      at.clear();
+      for (std::size_t i = 0; i < w.robot_count(); ++i) at.push_back({w.x()[i], w.y()[i]});
+    };
     sim.start();
     while (!sim.done()) sim.step();
     sim.finish();
     const WorldState& s = sim.state();
+    ASSERT_EQ(at.size(), s.robot_count());
     int heard = 0;
     for (std::size_t i = 0; i < s.robot_count(); ++i) heard += knowledge(s, "news", i) == 1;
     EXPECT_GT(heard, 100) << "the news spread";
-    // Each robot's count is the number of robots within 0.25 m of it at the end (the last
-    // evaluation ran after the last tick's physics), counted here over every pair.
+    // Each robot's count is the number of robots within 0.25 m of it where they were at the
+    // last evaluation (the start of the last tick), counted here over every pair.
     int counted = 0;
     for (std::size_t i = 0; i < s.robot_count(); ++i) {
       int near = 0;
       for (std::size_t j = 0; j < s.robot_count(); ++j) {
-        const double dx = s.x()[i] - s.x()[j], dy = s.y()[i] - s.y()[j];
+        const double dx = at[i].x - at[j].x, dy = at[i].y - at[j].y;
         near += j != i && dx * dx + dy * dy <= 0.25 * 0.25;
       }
       EXPECT_EQ(knowledge(s, "neighbours", i), near) << "robot " << i;
