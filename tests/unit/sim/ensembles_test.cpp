@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -130,8 +131,14 @@ TEST(Ensembles, CallsFollowTheDocumentedOrder) {
   ex->state.robots.span<double>(v)[3] = -1;
   Simulation sim(std::move(*ex), reg);
   g_calls.clear();
+  std::vector<Phase> phases;
+  sim.on_phase = [&](Phase p, const WorldState&) { phases.push_back(p); };
   sim.start();
   sim.step();  // tick 0
+  // The ensembles run after pre_step, before the robots sense (on the ticks they are due).
+  EXPECT_EQ(phases,
+            (std::vector<Phase>{Phase::kPreStep, Phase::kEnsembles, Phase::kSenseControl,
+                                Phase::kAct, Phase::kPhysics, Phase::kPostStep, Phase::kLog}));
   std::vector<std::tuple<Tick, EntityId, EntityId>> tick0 = {
       {0, 0, 1}, {0, 1, 0}, {0, 1, 2}, {0, 2, 1}, {0, 3, 2}};
   EXPECT_EQ(g_calls, tick0);
@@ -346,6 +353,61 @@ TEST(Ensembles, EveryMistakeIsReportedAtItsLine) {
                           "(the experiment's <knowledge> declares: v)"),
             std::string::npos)
       << d2.str();
+}
+
+// A Lua ensemble's mistakes: a syntax error and a missing exchange at load (file:line, before
+// the run); an error in exchange stops the run with the tick, the ensemble and the line.
+TEST(Ensembles, LuaEnsembleErrorsNameTheScriptsLine) {
+  const auto dir = fleetsim::testing::fresh_test_dir("ensembles-lua");
+  std::ofstream(dir / "syntax.lua") << "function exchange(c, m)\n  c.knowledge.v = = 1\nend\n";
+  std::ofstream(dir / "none.lua") << "function membership(c, m) return true end\n";
+  std::ofstream(dir / "fails.lua")
+      << "function exchange(c, m)\n  if m.id == 2 then c.knowledge.w = 1 end\nend\n";
+  auto xml = [&](const std::string& script) {
+    return R"(<fleetsim>
+  <framework ticks_per_second="10" length="1"/>
+  <knowledge><field name="v"/></knowledge>
+  <controllers><controller id="i" type="idle"/></controllers>
+  <arena size="10,10">
+    <robot id="a" controller="i" position="0,0"/>
+    <robot id="b" controller="i" position="1,0"/>
+    <robot id="c" controller="i" position="2,0"/>
+  </arena>
+  <ensembles><ensemble type="lua" script=")" +
+           (dir / script).string() + R"("/></ensembles>
+</fleetsim>)";
+  };
+  PluginRegistry reg = registry();
+  {
+    Diagnostics d;
+    EXPECT_FALSE(parse(reg, xml("syntax.lua"), d));
+    EXPECT_NE(d.str().find((dir / "syntax.lua").string() + ":2: error:"), std::string::npos)
+        << d.str();
+  }
+  {
+    Diagnostics d;
+    EXPECT_FALSE(parse(reg, xml("none.lua"), d));
+    EXPECT_NE(d.str().find("ens.xml:10: error: ensemble 'lua': the ensemble script"),
+              std::string::npos)
+        << d.str();
+    EXPECT_NE(d.str().find("defines no global function exchange(c, m)"), std::string::npos);
+  }
+  Diagnostics d;
+  auto ex = parse(reg, xml("fails.lua"), d);
+  ASSERT_TRUE(ex) << d.str();
+  Simulation sim(std::move(*ex), reg);
+  sim.start();
+  try {
+    sim.step();
+    FAIL() << "the run went on";
+  } catch (const RunError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("tick 0, ensemble 'lua' (ens.xml:10)"), std::string::npos) << m;
+    EXPECT_NE(m.find("fails.lua:2:"), std::string::npos) << m;
+    EXPECT_NE(m.find("knowledge.w: no such knowledge field (the experiment declares: v)"),
+              std::string::npos)
+        << m;
+  }
 }
 
 }  // namespace
