@@ -87,13 +87,13 @@ class Ensemble {
   virtual void exchange(EnsembleWorld& world, const Component& coordinator,
                         const Component& member) = 0;
 
-  /// True when exchange writes only the coordinator's knowledge and membership and exchange
-  /// may run concurrently for different coordinators (they change no member of the plug-in).
-  /// The run then evaluates coordinators on every worker: each coordinator reads and writes
-  /// its own knowledge, and reads its members' knowledge as it was before the evaluation (a
-  /// member's span is a copy: writing it changes nothing); set_status and end_run throw. The
-  /// result does not depend on the number of threads either. Default false: one thread, in
-  /// order, every write allowed.
+  /// True when exchange writes only the coordinator's knowledge, is_coordinator and is_member
+  /// only their robot's, and all four may run concurrently for different robots (they change
+  /// no member of the plug-in). The run then calls them on every worker: each coordinator
+  /// reads and writes its own knowledge, and reads its members' knowledge as it was before the
+  /// evaluation (a member's span is a copy: writing it changes nothing); set_status and
+  /// end_run throw. The result does not depend on the number of threads either. Default
+  /// false: one thread, in order, every write allowed.
   virtual bool concurrent() const { return false; }
 };
 

@@ -144,7 +144,9 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
     std::sort(by_id_.begin(), by_id_.end(),
               [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
   id_slot_.resize(n);
-  for (std::size_t s = 0; s < n; ++s) id_slot_[s] = ids[order[s]];
+  pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t e, int) {
+    for (std::size_t s = b; s < e; ++s) id_slot_[s] = ids[order[s]];
+  });
   RunEnsembleWorld world(model_, state_, knowledge_, tick, hooks_);
   coordinator_.assign(n, 0);
   member_.assign(n, 0);
@@ -194,45 +196,75 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       std::sort(near.begin(), near.end());
     };
     try {
+      if (ens.concurrent()) {
+        // The selections on every worker (a concurrent type's is_coordinator and is_member
+        // read and write only their robot), then the knowledge's snapshot and the flags in
+        // slot order.
+        for (WorkerScratch& w : workers_) w.error.clear();
+        pool.parallel_for(n, 4096, [&](std::size_t b, std::size_t end, int k) {
+          WorkerScratch& w = workers_[static_cast<std::size_t>(k)];
+          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, tick, w.copy);
+          try {
+            for (std::size_t row = b; row < end; ++row) {
+              const Component c{ids[row], static_cast<std::uint32_t>(row)};
+              cw.coordinator = c.row;
+              coordinator_[row] =
+                  selected(e.coordinators, coordinator_tag, c.row) && ens.is_coordinator(cw, c);
+              member_[row] = selected(e.members, member_tag, c.row) && ens.is_member(cw, c);
+            }
+          } catch (const std::exception& ex) {
+            if (w.error.empty()) w.error = ex.what();
+          }
+        });
+        for (WorkerScratch& w : workers_)
+          if (!w.error.empty()) throw std::runtime_error(w.error);
+      }
       // The selections, once per evaluation, in id order.
       std::vector<std::uint32_t> coordinators, members;
-      for (std::uint32_t row : by_id_) {
-        const Component c{ids[row], row};
-        coordinator_[row] =
-            selected(e.coordinators, coordinator_tag, row) && ens.is_coordinator(world, c);
-        member_[row] = selected(e.members, member_tag, row) && ens.is_member(world, c);
-        if (coordinator_[row]) coordinators.push_back(row);
-        if (member_[row] && e.within_m <= 0) members.push_back(row);
+      if (!ens.concurrent()) {
+        for (std::uint32_t row : by_id_) {
+          const Component c{ids[row], row};
+          coordinator_[row] =
+              selected(e.coordinators, coordinator_tag, row) && ens.is_coordinator(world, c);
+          member_[row] = selected(e.members, member_tag, row) && ens.is_member(world, c);
+          if (coordinator_[row]) coordinators.push_back(row);
+        }
       }
-      for (std::size_t s = 0; s < n; ++s) member_slot_[s] = member_[order[s]];
+      if (e.within_m <= 0)
+        for (std::uint32_t row : by_id_)
+          if (member_[row]) members.push_back(row);
+      pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t end, int) {
+        for (std::size_t s = b; s < end; ++s) member_slot_[s] = member_[order[s]];
+      });
       if (ens.concurrent()) {
         // Every coordinator on some worker (each writes only itself, so their order is free:
         // slot order, for locality), members read from the snapshot, in slot order.
-        std::vector<std::uint32_t> slots;  // the coordinators' slots
         std::vector<std::uint32_t> slot_of;
         if (e.within_m <= 0) {
           slot_of.resize(n);
           for (std::size_t s = 0; s < n; ++s) slot_of[order[s]] = static_cast<std::uint32_t>(s);
         }
-        for (std::size_t s = 0; s < n; ++s)
-          if (coordinator_[order[s]]) slots.push_back(static_cast<std::uint32_t>(s));
         snapshot_.resize(knowledge_.size());
         for (std::size_t f = 0; f < knowledge_.size(); ++f) {
           const double* data = static_cast<const double*>(state_.robots.data(knowledge_[f]));
           const std::uint32_t size = model_.knowledge_sizes[f];
           snapshot_[f].resize(n * size);
           double* to = snapshot_[f].data();
-          for (std::size_t s = 0; s < n; ++s)
-            for (std::uint32_t k = 0; k < size; ++k)
-              to[s * size + k] = data[std::size_t{order[s]} * size + k];
+          pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t end, int) {
+            for (std::size_t s = b; s < end; ++s)
+              for (std::uint32_t k = 0; k < size; ++k)
+                to[s * size + k] = data[std::size_t{order[s]} * size + k];
+          });
         }
         for (WorkerScratch& w : workers_) w.pairs = w.exchanges = 0, w.error.clear();
-        pool.parallel_for(slots.size(), 256, [&](std::size_t b, std::size_t end, int k) {
+        pool.parallel_for(n, 256, [&](std::size_t b, std::size_t end, int k) {
           WorkerScratch& w = workers_[static_cast<std::size_t>(k)];
           ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, tick, w.copy);
           try {
             for (std::size_t i = b; i < end; ++i) {
-              const std::uint32_t cslot = slots[i], crow = order[cslot];
+              const auto cslot = static_cast<std::uint32_t>(i);
+              const std::uint32_t crow = order[cslot];
+              if (!coordinator_[crow]) continue;
               const Component c{ids[crow], crow};
               cw.coordinator = crow;
               auto visit = [&](std::uint32_t mslot) {

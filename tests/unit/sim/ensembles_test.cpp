@@ -236,49 +236,54 @@ function is_coordinator(r) r.knowledge.neighbours = 0 return true end
 function membership(c, m) return m.kind == "epuck" end
 function exchange(c, m) c.knowledge.neighbours = c.knowledge.neighbours + 1 end
 )";
-  const std::string ensembles =
-      R"(<ensemble type="knowledge_max" field="news" within="0.5"/>
+  // knowledge_max pushing into members (one thread, in order), and pulling into coordinators
+  // (concurrent: on every worker, members read from a snapshot).
+  for (const std::string into : {"member", "coordinator"}) {
+    SCOPED_TRACE("into=" + into);
+    const std::string ensembles =
+        R"(<ensemble type="knowledge_max" field="news" within="0.5" into=")" + into + R"("/>
          <ensemble type="lua" script=")" +
-      (dir / "count.lua").string() + R"(" within="0.25" period="1"/>)";
-  std::vector<std::uint64_t> hashes;
-  for (int threads : {1, 2}) {
-    PluginRegistry reg = registry();
-    Diagnostics d;
-    auto ex = parse(reg, crowd(threads, ensembles), d, threads);
-    ASSERT_TRUE(ex) << d.str();
-    const ColumnHandle news = ex->state.robots.find("knowledge.news");
-    ex->state.robots.span<double>(news)[0] = 1;  // robot 0 has news at first: (1, 0, 0)
-    Simulation sim(std::move(*ex), reg);
-    std::vector<Vec2> at;  // the positions of the last evaluation
-    sim.on_phase = [&](Phase p, const WorldState& w) {
-      if (p != Phase::kEnsembles) return;
-      at.clear();
-      for (std::size_t i = 0; i < w.robot_count(); ++i) at.push_back({w.x()[i], w.y()[i]});
-    };
-    sim.start();
-    while (!sim.done()) sim.step();
-    sim.finish();
-    const WorldState& s = sim.state();
-    ASSERT_EQ(at.size(), s.robot_count());
-    int heard = 0;
-    for (std::size_t i = 0; i < s.robot_count(); ++i) heard += knowledge(s, "news", i) == 1;
-    EXPECT_GT(heard, 100) << "the news spread";
-    // Each robot's count is the number of robots within 0.25 m of it where they were at the
-    // last evaluation (the start of the last tick), counted here over every pair.
-    int counted = 0;
-    for (std::size_t i = 0; i < s.robot_count(); ++i) {
-      int near = 0;
-      for (std::size_t j = 0; j < s.robot_count(); ++j) {
-        const double dx = at[i].x - at[j].x, dy = at[i].y - at[j].y;
-        near += j != i && dx * dx + dy * dy <= 0.25 * 0.25;
+        (dir / "count.lua").string() + R"(" within="0.25" period="1"/>)";
+    std::vector<std::uint64_t> hashes;
+    for (int threads : {1, 2}) {
+      PluginRegistry reg = registry();
+      Diagnostics d;
+      auto ex = parse(reg, crowd(threads, ensembles), d, threads);
+      ASSERT_TRUE(ex) << d.str();
+      const ColumnHandle news = ex->state.robots.find("knowledge.news");
+      ex->state.robots.span<double>(news)[0] = 1;  // robot 0 has news at first: (1, 0, 0)
+      Simulation sim(std::move(*ex), reg);
+      std::vector<Vec2> at;  // the positions of the last evaluation
+      sim.on_phase = [&](Phase p, const WorldState& w) {
+        if (p != Phase::kEnsembles) return;
+        at.clear();
+        for (std::size_t i = 0; i < w.robot_count(); ++i) at.push_back({w.x()[i], w.y()[i]});
+      };
+      sim.start();
+      while (!sim.done()) sim.step();
+      sim.finish();
+      const WorldState& s = sim.state();
+      ASSERT_EQ(at.size(), s.robot_count());
+      int heard = 0;
+      for (std::size_t i = 0; i < s.robot_count(); ++i) heard += knowledge(s, "news", i) == 1;
+      EXPECT_GT(heard, 100) << "the news spread";
+      // Each robot's count is the number of robots within 0.25 m of it where they were at the
+      // last evaluation (the start of the last tick), counted here over every pair.
+      int counted = 0;
+      for (std::size_t i = 0; i < s.robot_count(); ++i) {
+        int near = 0;
+        for (std::size_t j = 0; j < s.robot_count(); ++j) {
+          const double dx = at[i].x - at[j].x, dy = at[i].y - at[j].y;
+          near += j != i && dx * dx + dy * dy <= 0.25 * 0.25;
+        }
+        EXPECT_EQ(knowledge(s, "neighbours", i), near) << "robot " << i;
+        counted += near;
       }
-      EXPECT_EQ(knowledge(s, "neighbours", i), near) << "robot " << i;
-      counted += near;
+      EXPECT_GT(counted, 300);
+      hashes.push_back(s.hash());
     }
-    EXPECT_GT(counted, 300);
-    hashes.push_back(s.hash());
+    EXPECT_EQ(hashes[0], hashes[1]);
   }
-  EXPECT_EQ(hashes[0], hashes[1]);
 }
 
 // A C++ controller reads and writes its knowledge (and a field it does not know is refused).
