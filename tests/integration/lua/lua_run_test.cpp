@@ -480,5 +480,43 @@ TEST_F(LuaRun, DeecoGossipExampleSpreadsKnowledgeThroughEnsembles) {
   EXPECT_FALSE(fs::exists(path("g.flog")));
 }
 
+// robot.knowledge's mistakes stop the run at the script's line, saying what was expected.
+TEST_F(LuaRun, KnowledgeMistakesNameTheFieldAndTheLine) {
+  auto experiment = [&](const std::string& script) {
+    return write("k.xml", R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="1"/>
+  <knowledge><field name="base" size="3"/><field name="energy"/></knowledge>
+  <controllers><controller id="k" type="lua" script=")" +
+                              script + R"("/></controllers>
+  <arena size="4,4"><robot id="r" controller="k" position="0,0"/></arena>
+</fleetsim>
+)");
+  };
+  write("size.lua",
+        "function step()\n  robot.knowledge.energy = 2\n  robot.knowledge.base = {1, 2}\nend\n");
+  Result r = fleetsim("run " + experiment("size.lua") + " --quiet");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(
+      r.err.find(path("size.lua") + ":3: robot.knowledge.base: expected a table of 3 numbers"),
+      std::string::npos)
+      << r.err;
+  write("name.lua", "function step()\n  local e = robot.knowledge.enrgy\nend\n");
+  r = fleetsim("run " + experiment("name.lua") + " --quiet");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(path("name.lua") +
+                       ":2: robot.knowledge.enrgy: no such knowledge field (the experiment "
+                       "declares: base, energy)"),
+            std::string::npos)
+      << r.err;
+  write("init.lua", "function init()\n  robot.knowledge.energy = 1\nend\nfunction step() end\n");
+  r = fleetsim("check " + experiment("init.lua"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(path("init.lua") + ":2: error: robot.knowledge.energy: knowledge is read "
+                                          "and written in step() only"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace fleetsim
