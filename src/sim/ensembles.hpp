@@ -59,13 +59,13 @@ class EnsembleRunner {
   // The same in the grid's slot order (contiguous for the spatial queries), with the ids.
   std::vector<std::uint8_t> member_slot_;
   std::vector<EntityId> id_slot_;
-  std::vector<std::pair<EntityId, std::uint32_t>> near_;
+  std::vector<std::uint64_t> near_;  ///< id << 32 | slot
   // Concurrent ensembles: the knowledge as it was before the evaluation (per field), and per
   // worker its candidates and pair count.
   std::vector<std::vector<double>> snapshot_;
   struct WorkerScratch {
-    std::vector<std::pair<EntityId, std::uint32_t>> near;
-    std::vector<double> copy;  ///< a member's knowledge, copied for the exchange
+    std::vector<std::uint64_t> near;  ///< id << 32 | slot
+    std::vector<double> copy;         ///< a member's knowledge, copied for the exchange
     std::uint64_t pairs = 0, exchanges = 0;
     std::string error;
   };
