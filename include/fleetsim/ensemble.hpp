@@ -7,7 +7,8 @@
 // period=... coordinators=... members=... within=.../></ensembles>) and implemented by an
 // Ensemble plug-in (C++, PluginRegistry::add_ensemble) or a Lua script (type="lua").
 //
-// Every `period` ticks, after the physics, the run evaluates each ensemble in file order: for
+// At the start of every tick t with t % period == 0 (after the loop functions' pre_step, before
+// the robots sense), the run evaluates each ensemble in file order: for
 // each coordinator (robots the `coordinators` selector and is_coordinator accept), in
 // increasing id order, for each member candidate (the `members` selector and is_member; within
 // `within` metres of the coordinator when given, found through the spatial grid), in
@@ -48,7 +49,7 @@ class EnsembleWorld {
   virtual double heading(const Component& c) const = 0;  ///< radians, CCW from +x
   virtual const std::string& tag(const Component& c) const = 0;
   virtual const KindInfo& kind(const Component& c) const = 0;
-  /// The tick just simulated (ensembles run after its physics).
+  /// The tick about to be simulated (ensembles run before its robots sense).
   virtual Tick tick() const = 0;
   /// The run's status line and end signal (the playground's coordinator; as loop functions').
   virtual void set_status(const std::string& status) = 0;

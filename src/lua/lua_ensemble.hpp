@@ -5,8 +5,8 @@
 //   membership(c, m)                  -> boolean   (whether m belongs to c's ensemble now)
 //   exchange(c, m)                              (writes c.knowledge.* or m.knowledge.*)
 //
-// where r, c and m are components: tables whose fields read the robot (`id`, `name` is not
-// given, `tag`, `kind`, `x`, `y`, `heading`) and whose `knowledge` reads and writes its
+// where r, c and m are components: tables whose fields read the robot (`id`, the entity id;
+// `tag`, `kind`, `x`, `y`, `heading`) and whose `knowledge` reads and writes its
 // knowledge fields (a number, or a table of numbers for a field of size > 1). Globals:
 // `tick()`, `status(text)`, `end_run()`, `log(...)`. One Lua state per <ensemble>, used on
 // the run's main thread only.

@@ -53,7 +53,7 @@ struct ComponentSelector {
 struct EnsembleDecl {
   std::string type;
   Params params;
-  std::int64_t period = 1;  ///< runs after the physics of ticks t with t % period == 0
+  std::int64_t period = 1;  ///< runs at the start of the ticks t with t % period == 0
   ComponentSelector coordinators, members;
   double within_m = 0;  ///< > 0: members within this distance of the coordinator (spatial grid)
   SourceLocation where;
