@@ -53,6 +53,13 @@ class TagSink {
   virtual void stage(std::uint32_t row, const std::string& tag) = 0;
 };
 
+/// Where the run's knowledge fields (docs/experiment-format.md, <knowledge>) are stored: per
+/// field, the start of its column and its size (numbers per robot). Engine-owned.
+struct KnowledgeColumns {
+  std::vector<double*> data;
+  std::vector<std::uint32_t> size;
+};
+
 /// What a controller reads and writes for one robot in one tick. Valid only during step().
 /// Sensors are those of the robot's kind, in the kind's order, with this tick's readings;
 /// actuators likewise, pointing at this tick's commands.
@@ -73,6 +80,15 @@ struct RobotIO {
   TagSink* tag_sink = nullptr;
   void set_tag(const std::string& t) const {
     if (tag_sink) tag_sink->stage(row, t);
+  }
+
+  /// The run's knowledge columns (null when the experiment declares no knowledge).
+  const KnowledgeColumns* knowledge_columns = nullptr;
+  /// This robot's knowledge field at a handle from ControllerSetup::knowledge: its `size`
+  /// numbers, readable and writable (only this robot's).
+  std::span<double> knowledge(std::size_t field) const {
+    const std::uint32_t n = knowledge_columns->size[field];
+    return {knowledge_columns->data[field] + std::size_t{row} * n, n};
   }
 
   /// The sensor or actuator at a handle from ControllerSetup.
@@ -108,6 +124,22 @@ class ControllerSetup {
   /// it: x, y (metres), heading (radians), then a flyer's altitude (metres). Empty for a shared
   /// controller and in the check made at load.
   virtual std::span<const double> start_pose() const { return {}; }
+  /// Handle of the experiment's knowledge field `name` (RobotIO::knowledge); throws SetupError
+  /// naming the declared fields when absent.
+  std::size_t knowledge(std::string_view name) const {
+    const std::span<const std::string> fields = knowledge_fields();
+    std::string declared;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i] == name) return i;
+      declared += (i ? ", " : "") + fields[i];
+    }
+    throw SetupError("no knowledge field '" + std::string(name) + "' (the experiment's <knowledge> " +
+                     (fields.empty() ? std::string("declares none") : "declares: " + declared) +
+                     ")");
+  }
+  /// The knowledge fields' names and sizes, in declaration order (handle i is field i).
+  virtual std::span<const std::string> knowledge_fields() const { return {}; }
+  virtual std::span<const std::uint32_t> knowledge_sizes() const { return {}; }
 };
 
 /// A controller plug-in. Per-robot controllers (the default) get one instance per robot;

@@ -78,6 +78,25 @@ struct ActuatorView {
   std::span<const double> constants;  ///< documented per type, e.g. axle length, max speed
 };
 
+/// The DEECo playground's action types (its Action.Type), as the `deeco_wheels` actuator's
+/// echo gives them: the collision sensor's `reals` = speed, angle, type code (the enum's value).
+enum class DeecoActionType : std::uint8_t { kStay = 0, kMove = 1, kRotate = 2, kRotateAndMove = 3 };
+
+/// "stay", "move", "rotate", "rotate_and_move" (what Lua's robot.collision.action.type shows).
+inline const char* to_string(DeecoActionType type) {
+  switch (type) {
+    case DeecoActionType::kStay:
+      return "stay";
+    case DeecoActionType::kMove:
+      return "move";
+    case DeecoActionType::kRotate:
+      return "rotate";
+    case DeecoActionType::kRotateAndMove:
+      return "rotate_and_move";
+  }
+  return "stay";
+}
+
 /// The outline of a body in the plane.
 enum class BodyShape : std::uint8_t {
   kCircle,  ///< radius_m

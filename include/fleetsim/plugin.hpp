@@ -17,12 +17,13 @@
 #include <vector>
 
 #include "fleetsim/controller.hpp"
+#include "fleetsim/ensemble.hpp"
 #include "fleetsim/loop_functions.hpp"
 #include "fleetsim/parts.hpp"
 #include "fleetsim/physics.hpp"
 
 /// Bumped whenever a public SDK type changes layout or meaning.
-#define FLEETSIM_PLUGIN_ABI_VERSION 8
+#define FLEETSIM_PLUGIN_ABI_VERSION 9
 
 namespace fleetsim {
 
@@ -33,7 +34,8 @@ enum class PluginKind {
   kController,
   kPhysicsEngine,
   kLoopFunctions,
-  kLogWriter
+  kLogWriter,
+  kEnsemble
 };
 const char* to_string(PluginKind kind);
 
@@ -63,6 +65,7 @@ using LoopFunctionsFactory = std::function<std::unique_ptr<LoopFunctions>()>;
 using SensorFactory = std::function<std::unique_ptr<Sensor>()>;
 using ActuatorFactory = std::function<std::unique_ptr<Actuator>()>;
 using PhysicsEngineFactory = std::function<std::unique_ptr<PhysicsEngine>()>;
+using EnsembleFactory = std::function<std::unique_ptr<Ensemble>()>;
 
 /// How many instances of a controller a run makes.
 enum class ControllerScope {
@@ -87,6 +90,9 @@ class PluginRegistry {
   /// run that declares engines of the type. Its ParamDocs are the attributes of its <physics>
   /// elements besides `id` and `region`.
   void add_physics_engine(PluginInfo info, PhysicsEngineFactory factory);
+  /// Registers an ensemble type (fleetsim/ensemble.hpp); `factory` makes one instance per
+  /// <ensemble> element of the type. Its ParamDocs are the element's other attributes.
+  void add_ensemble(PluginInfo info, EnsembleFactory factory);
 
   const PluginInfo* find(PluginKind kind, const std::string& name) const;
   std::vector<std::string> names(PluginKind kind) const;
@@ -96,6 +102,7 @@ class PluginRegistry {
   const SensorFactory* sensor_factory(const std::string& name) const;
   const ActuatorFactory* actuator_factory(const std::string& name) const;
   const PhysicsEngineFactory* physics_engine_factory(const std::string& name) const;
+  const EnsembleFactory* ensemble_factory(const std::string& name) const;
   ControllerScope controller_scope(const std::string& name) const;
 
  private:
@@ -114,6 +121,7 @@ class PluginRegistry {
   std::map<std::string, SensorFactory> sensors_;
   std::map<std::string, ActuatorFactory> actuators_;
   std::map<std::string, PhysicsEngineFactory> engines_;
+  std::map<std::string, EnsembleFactory> ensembles_;
   std::map<std::string, ControllerScope> scopes_;
 };
 

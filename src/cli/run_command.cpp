@@ -416,6 +416,15 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
       return kExitUserError;
     }
     for (auto& [ex, reg] : *all) {
+      // Ensembles read and write any robot's knowledge in one sequential pass: one process.
+      if (several && !ex.ensembles.empty()) {
+        const SourceLocation& at = ex.ensembles.front().where;
+        err << at.file << ":" << at.line
+            << ": error: ensembles run on one process for now: drop --processes (or "
+               "--network-role, mpirun) to run this file (docs/experiment-format.md, "
+               "<ensembles>)\nfleetsim: nothing was run\n";
+        return kExitUserError;
+      }
       if (several && !mpi && a.network_role != "secondary") {  // (the primary says how many)
         try {
           assign(ex, network ? a.network_secondaries + 1 : a.processes,

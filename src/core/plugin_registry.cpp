@@ -15,6 +15,7 @@ const char* to_string(PluginKind kind) {
     case PluginKind::kPhysicsEngine: return "physics engine";
     case PluginKind::kLoopFunctions: return "loop functions";
     case PluginKind::kLogWriter: return "log writer";
+    case PluginKind::kEnsemble: return "ensemble";
   }
   return "?";
 }
@@ -110,6 +111,17 @@ void PluginRegistry::add_loop_functions(PluginInfo info, LoopFunctionsFactory fa
   info.kind = PluginKind::kLoopFunctions;
   if (!find(info.kind, info.name)) loop_functions_[info.name] = std::move(factory);
   add_info(std::move(info));
+}
+
+void PluginRegistry::add_ensemble(PluginInfo info, EnsembleFactory factory) {
+  info.kind = PluginKind::kEnsemble;
+  if (!find(info.kind, info.name)) ensembles_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+const EnsembleFactory* PluginRegistry::ensemble_factory(const std::string& name) const {
+  auto it = ensembles_.find(name);
+  return it == ensembles_.end() ? nullptr : &it->second;
 }
 
 const PluginInfo* PluginRegistry::find(PluginKind kind, const std::string& name) const {

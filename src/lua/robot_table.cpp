@@ -39,6 +39,8 @@ enum Key : int {
   kVelocityRight,
   kDistanceLeft,
   kDistanceRight,
+  kSpeed,
+  kType,
   kKeyCount
 };
 constexpr const char* kKeyNames[kKeyCount] = {"value",
@@ -61,7 +63,9 @@ constexpr const char* kKeyNames[kKeyCount] = {"value",
                                               "velocity_left",
                                               "velocity_right",
                                               "distance_left",
-                                              "distance_right"};
+                                              "distance_right",
+                                              "speed",
+                                              "type"};
 
 /// "file:line:" of the Lua code calling the running C function (full path), for errors found
 /// later than the call.
@@ -267,6 +271,32 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
   };
   parts_list_ = "its sensors: " + list(sensors) + "; its actuators: " + list(actuators);
 
+  // robot.knowledge: the experiment's knowledge fields, read and written through a metatable
+  // (straight into the robot's columns: nothing to copy in or out).
+  const auto fields = setup.knowledge_fields();
+  if (!fields.empty()) {
+    knowledge_names_.assign(fields.begin(), fields.end());
+    lua_newtable(L);
+    lua_createtable(L, 0, 2);
+    add_function(-1, "__index", knowledge_get);
+    add_function(-1, "__newindex", knowledge_set);
+    lua_setmetatable(L, -2);
+    lua_setfield(L, robot, "knowledge");
+  }
+
+  // robot.collision.action: the DEECo action echoed with its degree of realization (a kind
+  // with deeco_wheels; "stay" until the first action).
+  if (collision_ && deeco_wheels_) {
+    lua_createtable(L, 0, 4);
+    slot_.action = lua_gettop(L);
+    for (int k : {kSpeed, kAngle, kRealization}) set_number(slot_.action, k, 0);
+    lua_pushvalue(L, slot_.keys + kType);
+    lua_pushstring(L, to_string(DeecoActionType::kStay));
+    lua_rawset(L, slot_.action);
+    lua_pushvalue(L, slot_.action);
+    lua_setfield(L, slot_.collision, "action");
+  }
+
   // robot.range_and_bearing is one table for the sensor (its array) and the actuator (its
   // functions), as in ARGoS.
   if (rab_in_ || rab_out_) {
@@ -445,6 +475,10 @@ void RobotTable::build_actuator(std::string_view type, std::size_t index) {
     add_function(t, "set_single_color", set_single_color);
   } else if (type == "range_and_bearing" && !rab_out_) {
     rab_out_ = index;
+  } else if (type == "deeco_wheels" && !deeco_wheels_) {
+    deeco_wheels_ = index;
+    const int t = new_slot_table("deeco_wheels", robot);
+    add_function(t, "set_action", set_action);
   } else if (type == "quadrotor_speed" && !quadrotor_) {
     quadrotor_ = index;
     const int t = new_slot_table("quadrotor", robot);
@@ -571,6 +605,17 @@ void RobotTable::refresh_collision(const SensorView& v) {
     lua_rawgeti(L, t, static_cast<lua_Integer>(i + 1));
     set_number(lua_gettop(L), kAngle, v.angles[i]);
     lua_pop(L, 1);
+  }
+  if (slot_.action && v.reals.size() >= 3) {
+    set_number(slot_.action, kSpeed, v.reals[0]);
+    set_number(slot_.action, kAngle, v.reals[1]);
+    set_number(slot_.action, kRealization, v.scalar);
+    const double code = v.reals[2];
+    const auto type = code >= 0 && code <= 3 ? static_cast<DeecoActionType>(static_cast<int>(code))
+                                             : DeecoActionType::kStay;
+    lua_pushvalue(L, slot_.keys + kType);
+    lua_pushstring(L, to_string(type));
+    lua_rawset(L, slot_.action);
   }
 }
 
@@ -708,6 +753,86 @@ int RobotTable::set_velocity(lua_State* L) {
     v[0] = left;
     v[1] = right;
   });
+  return 0;
+}
+
+int RobotTable::set_action(lua_State* L) {
+  RobotTable& t = self(L);
+  if (lua_gettop(L) != 2)
+    return luaL_error(L,
+                      "robot.deeco_wheels.set_action() expects 2 arguments (speed, a fraction of "
+                      "the kind's max_speed in [0, 1], and rotation angle, radians)");
+  const double speed = luaL_checknumber(L, 1), angle = luaL_checknumber(L, 2);
+  if (!std::isfinite(speed) || !std::isfinite(angle))
+    return luaL_error(L, "robot.deeco_wheels.set_action(): speed and angle must be finite");
+  const std::size_t a = *t.deeco_wheels_;
+  t.stage(L, [a, speed, angle](RobotTable&, RobotIO& io) {
+    std::span<double> v = io.actuators[a].values;
+    if (v.size() < 2) throw std::runtime_error("robot.deeco_wheels: the actuator has no command");
+    v[0] = speed;
+    v[1] = angle;
+  });
+  return 0;
+}
+
+std::size_t RobotTable::knowledge_field(lua_State* L, int arg) const {
+  const char* key = lua_tostring(L, arg);
+  if (key && lua_type(L, arg) == LUA_TSTRING)
+    for (std::size_t i = 0; i < knowledge_names_.size(); ++i)
+      if (knowledge_names_[i] == key) return i;
+  std::string fields;
+  for (const auto& n : knowledge_names_) fields += (fields.empty() ? "" : ", ") + n;
+  luaL_error(L, "robot.knowledge.%s: no such knowledge field (the experiment declares: %s)",
+             key ? key : "?", fields.c_str());
+  return 0;
+}
+
+// robot.knowledge.<field>: a number (a field of size 1) or a new table of its numbers.
+int RobotTable::knowledge_get(lua_State* L) {
+  RobotTable& t = self(L);
+  const std::size_t f = t.knowledge_field(L, 2);
+  if (!t.io_ || !t.io_->knowledge_columns)
+    return luaL_error(L, "robot.knowledge.%s: knowledge is read and written in step() only",
+                      t.knowledge_names_[f].c_str());
+  const std::span<const double> v = t.io_->knowledge(f);
+  if (v.size() == 1) {
+    lua_pushnumber(L, v[0]);
+    return 1;
+  }
+  lua_createtable(L, static_cast<int>(v.size()), 0);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  return 1;
+}
+
+// robot.knowledge.<field> = a number (size 1) or a table of exactly `size` numbers.
+int RobotTable::knowledge_set(lua_State* L) {
+  RobotTable& t = self(L);
+  const std::size_t f = t.knowledge_field(L, 2);
+  const char* name = t.knowledge_names_[f].c_str();
+  if (!t.io_ || !t.io_->knowledge_columns)
+    return luaL_error(L, "robot.knowledge.%s: knowledge is read and written in step() only", name);
+  const std::span<double> v = t.io_->knowledge(f);
+  if (lua_type(L, 3) == LUA_TNUMBER && v.size() == 1) {
+    v[0] = lua_tonumber(L, 3);
+    return 0;
+  }
+  if (lua_type(L, 3) != LUA_TTABLE || lua_rawlen(L, 3) != v.size())
+    return luaL_error(L, "robot.knowledge.%s: expected %s", name,
+                      v.size() == 1 ? "a number"
+                                    : ("a table of " + std::to_string(v.size()) + " numbers").c_str());
+  double values[64];
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    lua_rawgeti(L, 3, static_cast<lua_Integer>(i + 1));
+    if (lua_type(L, -1) != LUA_TNUMBER)
+      return luaL_error(L, "robot.knowledge.%s[%d]: expected a number", name,
+                        static_cast<int>(i + 1));
+    values[i] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  std::copy(values, values + v.size(), v.begin());
   return 0;
 }
 

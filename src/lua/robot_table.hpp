@@ -6,6 +6,8 @@
 //   interface                              table                                   units
 //   sensor proximity                       robot.proximity[i].value / .angle        [0,1], rad
 //   sensor collision                       robot.collision.realization, [i].angle   [0,1], rad
+//                                          .action.speed/.angle/.type/.realization
+//                                          (with a deeco_wheels actuator)
 //   sensor positioning                     robot.positioning.position / .orientation  m
 //   sensor range_and_bearing               robot.range_and_bearing[i]...            cm, rad
 //   sensor colored_blob_omnidirectional_camera  robot.colored_blob_omnidirectional_camera[i]  cm
@@ -16,8 +18,10 @@
 //                                          .velocity_left/right, .distance_left/right
 //   actuator leds                          robot.leds.set_all_colors / set_single_color
 //   actuator range_and_bearing             robot.range_and_bearing.set_data / clear_data
+//   actuator deeco_wheels                  robot.deeco_wheels.set_action(speed, angle) [0,1], rad
 //   actuator quadrotor_speed               robot.quadrotor.set_linear_velocity(x, y, z),
 //                                          .set_rotational_speed(w)            m/s, rad/s
+//   experiment's <knowledge>               robot.knowledge.<field> (read, write)   numbers
 //   always                                 robot.id, robot.random, log(), logerr()
 //
 // For repeatable runs it also replaces two standard functions: math.random draws from the
@@ -93,6 +97,7 @@ class RobotTable {
     int proximity = 0, collision = 0, positioning = 0, position = 0, orientation = 0;
     int rab = 0, rab_pool = 0, camera = 0, camera_pool = 0, wheels = 0;
     int light = 0, motor_ground = 0, base_ground = 0;
+    int action = 0;  ///< robot.collision.action (0: none)
   };
 
   void add_key_slots();
@@ -122,6 +127,11 @@ class RobotTable {
   // The C functions of the API; upvalue 1 is the RobotTable.
   static RobotTable& self(lua_State* state);
   static int set_velocity(lua_State* state);
+  static int set_action(lua_State* state);
+  static int knowledge_get(lua_State* state);
+  static int knowledge_set(lua_State* state);
+  /// The handle of knowledge field `name` (the key at `arg`), or a Lua error listing them.
+  std::size_t knowledge_field(lua_State* state, int arg) const;
   static int set_linear_velocity(lua_State* state);
   static int set_rotational_speed(lua_State* state);
   static int set_all_colors(lua_State* state);
@@ -162,7 +172,9 @@ class RobotTable {
   // Parts by interface (indices into RobotIO::sensors / actuators).
   std::optional<std::size_t> proximity_, collision_, positioning_, rab_in_, camera_;
   std::optional<std::size_t> light_, motor_ground_, base_ground_;
-  std::optional<std::size_t> wheels_, leds_, rab_out_, quadrotor_;
+  std::optional<std::size_t> wheels_, leds_, rab_out_, quadrotor_, deeco_wheels_;
+  // The experiment's knowledge fields (robot.knowledge.<name>), in declaration order.
+  std::vector<std::string> knowledge_names_;
 
   // What the tables show now, to write only what changed.
   std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;

@@ -5,8 +5,10 @@
 #include "control/diffusion.hpp"
 #include "lua/lua_controller.hpp"
 #include "physics/physics_world.hpp"
+#include "lua/lua_ensemble.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
+#include "robots/deeco_wheels.hpp"
 #include "robots/ground_sensors.hpp"
 #include "robots/light_sensor.hpp"
 #include "robots/proximity_sensor.hpp"
@@ -15,6 +17,35 @@
 namespace fleetsim {
 
 namespace {
+
+/// `knowledge_max`: the built-in ensemble (and the C++ example of one): copies a knowledge
+/// field between the coordinator and a member when the source's first number is greater, so
+/// the largest value (or the newest, for a field that starts with a timestamp) spreads.
+class KnowledgeMax final : public Ensemble {
+ public:
+  void init(const Params& params, const EnsembleSetup& setup) override {
+    field_ = setup.knowledge(params.text("field"));
+    const std::string into = params.text("into", "member");
+    if (into != "member" && into != "coordinator")
+      throw SetupError("into=\"" + into + "\" (expected member or coordinator)");
+    into_member_ = into == "member";
+  }
+  void exchange(EnsembleWorld& world, const Component& c, const Component& m) override {
+    const std::span<double> from = world.knowledge(into_member_ ? c : m, field_);
+    const std::span<double> to = world.knowledge(into_member_ ? m : c, field_);
+    if (from[0] > to[0]) std::copy(from.begin(), from.end(), to.begin());
+  }
+  // Pulling into the coordinator writes only it: coordinators may be evaluated concurrently.
+  bool concurrent() const override { return !into_member_; }
+
+ private:
+  std::size_t field_ = 0;
+  bool into_member_ = true;
+};
+
+std::unique_ptr<Ensemble> make_knowledge_max_ensemble() {
+  return std::make_unique<KnowledgeMax>();
+}
 
 /// `tag_on_contact`: tags every robot that touches something, shows the count in the status,
 /// and ends the run when every robot is tagged (if asked to). In the per-process form: each
@@ -167,8 +198,15 @@ void register_actuators(PluginRegistry& r) {
                   {{"axle_length", "real", "0.053", "distance between the wheels, metres"},
                    {"max_wheel_speed", "real", "0.13", "limit on each wheel, m/s"}}},
                  [] { return make_differential_drive(); });
-  r.add_actuator({PluginKind::kActuator,
-                  "quadrotor_speed",
+  r.add_actuator({PluginKind::kActuator, "deeco_wheels",
+                  "the DEECo playground's action model (values = speed, a fraction in [0, 1] of "
+                  "the kind's max_speed, and rotation angle, rad; constants = max_speed): the "
+                  "robot turns at once, then moves along its new heading, never backwards; the "
+                  "collision sensor echoes the action (reals = speed, angle, type) and its "
+                  "degree of realization (scalar); kinematics2d kinds only",
+                  {}},
+                 [] { return make_deeco_wheels(); });
+  r.add_actuator({PluginKind::kActuator, "quadrotor_speed",
                   "a flyer's speed control for pointmass3d (values = target vx, vy, vz in m/s, "
                   "world frame, and yaw rate in rad/s; constants = max_speed)",
                   {}},
@@ -290,17 +328,28 @@ void register_builtins(PluginRegistry& r) {
                         {{"tag", "string", "bumped", "the tag given"},
                          {"end_when_all", "bool", "false", "end the run when all are tagged"}}},
                        [] { return std::make_unique<TagOnContact>(); });
-  r.add_builtin(
-      {PluginKind::kLogWriter,
-       "frames",
-       "binary frame log: zstd-compressed columns with a seek index (docs/log-format.md)",
-       {{"path", "string", "", "output file"}, {"every", "integer", "1", "log every k ticks"}}});
-  r.add_builtin(
-      {PluginKind::kLogWriter,
-       "deeco",
-       "DEECo playground text log, in the grammar its program writes and reads "
-       "(docs/log-format.md)",
-       {{"path", "string", "", "output file"}, {"every", "integer", "1", "log every k ticks"}}});
+  r.add_ensemble({PluginKind::kEnsemble, "lua",
+                  "an ensemble written in Lua: is_coordinator(r), is_member(r), membership(c, m) "
+                  "and exchange(c, m) over components' knowledge (docs/lua-api.md, Ensembles)",
+                  {{"script", "path", "", "the Lua file, relative to the experiment file"}}},
+                 [] { return lua::make_lua_ensemble(); });
+  r.add_ensemble({PluginKind::kEnsemble, "knowledge_max",
+                  "knowledge spreads: a knowledge field is copied from the coordinator to each "
+                  "member (into=member) or from each member to the coordinator "
+                  "(into=coordinator) when the source's first number is greater",
+                  {{"field", "string", "", "the knowledge field (any size; its first number is "
+                                           "compared: a value, or a timestamp with data)"},
+                   {"into", "string", "member", "member or coordinator: the side written"}}},
+                 [] { return make_knowledge_max_ensemble(); });
+  r.add_builtin({PluginKind::kLogWriter, "frames",
+                 "binary frame log: zstd-compressed columns with a seek index (docs/log-format.md)",
+                 {{"path", "string", "", "output file"},
+                  {"every", "integer", "1", "log every k ticks"}}});
+  r.add_builtin({PluginKind::kLogWriter, "deeco",
+                 "DEECo playground text log, in the grammar its program writes and reads "
+                 "(docs/log-format.md)",
+                 {{"path", "string", "", "output file"},
+                  {"every", "integer", "1", "log every k ticks"}}});
 }
 
 }  // namespace fleetsim

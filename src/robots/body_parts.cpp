@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <mutex>
 #include <vector>
 
 #include "fleetsim/controller.hpp"
+#include "robots/deeco_wheels.hpp"
 #include "robots/engine_world.hpp"
 #include "robots/part_geometry.hpp"
 
@@ -21,13 +23,32 @@ namespace {
 
 class CollisionSensor final : public BatchedSensor<CollisionSensor> {
  public:
-  void setup(PartSetup&) override {}
+  void setup(PartSetup& setup) override { kind_ = setup.kind().index; }
   void sense(const PartContext& ctx, RobotRef robot, SensorView& out) override {
     WorldState& s = engine_world(ctx).state();
     const std::size_t r = robot.row;
     out.angles = {s.contact_angle().data() + r * kMaxContacts, s.contact_count()[r]};
     out.scalar = s.realization()[r];
+    // A kind with deeco_wheels: the last action, and the playground's degree of realization.
+    std::call_once(resolved_, [&] { resolve(engine_world(ctx)); });
+    if (echo_ != kNoColumn) {
+      const double* a = static_cast<const double*>(s.robots.data(echo_)) + 3 * r;
+      out.reals = {a, 3};
+      out.scalar = deeco_degree_of_realization(a[2], out.scalar);
+    }
   }
+
+ private:
+  // The kind's actuators are set up after its sensors: the echo column is looked up at the
+  // first sense (once per kind; the columns never change during a run).
+  void resolve(const EngineWorld& world) {
+    const RobotKind& kind = world.model().kinds[kind_];
+    for (const PartDecl& a : kind.actuators)
+      if (provides(a, "deeco_wheels")) echo_ = world.state().robots.find(kDeecoActionColumn);
+  }
+  std::uint16_t kind_ = 0;
+  std::once_flag resolved_;
+  ColumnHandle echo_ = kNoColumn;
 };
 
 class PositioningSensor final : public Sensor {

@@ -35,6 +35,7 @@ std::unique_ptr<Controller> make_controller(const WorldModel& model,
   std::unique_ptr<Controller> ctrl = (*f)();
   KindControllerSetup setup(model.kinds[k], parts[k], robot, start.name,
                             {start.pose.data(), start.pose_size});
+  setup.set_model(&model);
   ctrl->init(decl.params, setup);
   return ctrl;
 }
@@ -120,6 +121,31 @@ std::optional<Box4> read_region(XmlElement& e, const char* attr, bool required) 
   return b;
 }
 
+/// What an ensemble's init sees: the experiment's knowledge fields.
+class KnowledgeSetup final : public EnsembleSetup {
+ public:
+  explicit KnowledgeSetup(const WorldModel& model) : model_(model) {}
+  std::size_t knowledge(std::string_view field) const override {
+    std::string declared;
+    for (std::size_t i = 0; i < model_.knowledge_names.size(); ++i) {
+      if (model_.knowledge_names[i] == field) return i;
+      declared += (i ? ", " : "") + model_.knowledge_names[i];
+    }
+    throw SetupError("no knowledge field '" + std::string(field) + "' (the experiment's " +
+                     "<knowledge> " + (declared.empty() ? "declares none" : "declares: " + declared) +
+                     ")");
+  }
+  std::span<const std::string> knowledge_fields() const override {
+    return model_.knowledge_names;
+  }
+  std::span<const std::uint32_t> knowledge_sizes() const override {
+    return model_.knowledge_sizes;
+  }
+
+ private:
+  const WorldModel& model_;
+};
+
 class ExperimentParser {
  public:
   ExperimentParser(const XmlFile& file, PluginRegistry& reg, const ExperimentOverrides& ov,
@@ -136,12 +162,12 @@ class ExperimentParser {
     }
     root.finish();
     root.check_children({"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                         "distribution", "loop_functions", "log"});
+                         "distribution", "loop_functions", "log", "knowledge", "ensembles"});
     model_ = std::make_shared<WorldModel>();
     model_->name = file_.path();
     ex_.path = file_.path();
     root.check_at_most_one({"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                            "distribution", "loop_functions"});
+                             "distribution", "loop_functions", "knowledge", "ensembles"});
     auto first = [&](const char* n) { return root.first_child(n); };
     if (auto e = first("framework"))
       read_framework(*e);
@@ -156,6 +182,7 @@ class ExperimentParser {
     for (std::size_t k = 0; k < model_->kinds.size(); ++k)
       model_->kinds[k].index = static_cast<std::uint16_t>(k);
     if (model_->kinds.size() > 65535) root.error("more than 65535 robot kinds");
+    if (auto e = first("knowledge")) read_knowledge(*e);
     if (auto e = first("controllers")) read_controllers(*e);
     if (auto e = first("arena"))
       read_arena_geometry(*e);
@@ -183,10 +210,12 @@ class ExperimentParser {
     resolve_engine_types(root);
     setup_engines();
     ex_.parts = assemble_kinds(*model_, ex_.state, reg_, ex_.threads, d_);
+    add_knowledge_columns();
     // Bodies last: placement needs the whole geometry.
     if (auto e = first("arena"); e && arena_ok_) read_arena_bodies(*e);
     resolve_pinned_robots();
     if (!d_.has_errors()) check_controllers();
+    if (auto e = first("ensembles")) read_ensembles(*e);
     if (d_.has_errors()) return std::nullopt;
     ex_.model = model_;
     return std::move(ex_);
@@ -927,6 +956,113 @@ class ExperimentParser {
       e.finish();
     }
     e.check_children({});
+  }
+
+  // <knowledge><field name="energy" size="1"/>...</knowledge>: every robot's knowledge.
+  void read_knowledge(XmlElement& e) {
+    e.finish();
+    e.check_children({"field"});
+    for (auto& f : e.children("field")) {
+      const std::string name = f.text("name", "", true);
+      const auto size = f.integer("size", 1, 1, 64);
+      f.finish();
+      f.check_children({});
+      if (name.empty()) continue;
+      if (std::find(model_->knowledge_names.begin(), model_->knowledge_names.end(), name) !=
+          model_->knowledge_names.end()) {
+        f.error("knowledge field '" + name + "' is declared twice (expected unique names)");
+        continue;
+      }
+      const bool word = std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      });
+      if (!word || std::isdigit(static_cast<unsigned char>(name[0]))) {
+        f.error("knowledge field name '" + name +
+                "' is not a word (expected letters, digits and _, not starting with a digit: "
+                "Lua scripts read it as robot.knowledge." + name + ")");
+        continue;
+      }
+      model_->knowledge_names.push_back(name);
+      model_->knowledge_sizes.push_back(static_cast<std::uint32_t>(size));
+    }
+  }
+
+  void add_knowledge_columns() {
+    for (std::size_t i = 0; i < model_->knowledge_names.size(); ++i)
+      ex_.state.robots.add({"knowledge." + model_->knowledge_names[i], ColumnType::kF64,
+                            model_->knowledge_sizes[i], true, false,
+                            "knowledge field (docs/experiment-format.md, <knowledge>)",
+                            "knowledge", true});
+  }
+
+  // <ensembles><ensemble type=... period=... coordinators=... members=... within=.../>: made
+  // and initialised here, so their problems are reported before the run.
+  void read_ensembles(XmlElement& e) {
+    e.finish();
+    e.check_children({"ensemble"});
+    for (auto& x : e.children("ensemble")) {
+      EnsembleDecl d;
+      d.where = x.where();
+      d.type = x.text("type", "", true);
+      d.period = x.integer("period", 1, 1, 1'000'000'000);
+      d.within_m = x.real("within", 0, 0, 1e9);
+      auto selector = [&](const char* attr) {
+        ComponentSelector s;
+        const std::string text = x.text(attr, "all");
+        if (text == "all") return s;
+        const auto colon = text.find(':');
+        const std::string how = colon == std::string::npos ? "" : text.substr(0, colon);
+        s.value = colon == std::string::npos ? "" : text.substr(colon + 1);
+        if (how == "tag") {
+          s.by = ComponentSelector::By::kTag;
+        } else if (how == "kind") {
+          s.by = ComponentSelector::By::kKind;
+          bool found = false;
+          for (const RobotKind& k : model_->kinds)
+            if (k.name == s.value) found = true, s.kind = k.index;
+          if (!found)
+            x.diagnostics().error(x.where(attr), std::string(attr) + "=\"" + text +
+                                                     "\": no robot kind '" + s.value + "'");
+        } else {
+          x.diagnostics().error(x.where(attr),
+                                std::string(attr) + "=\"" + text +
+                                    "\" is not a selector (expected all, kind:NAME or tag:TAG)");
+        }
+        return s;
+      };
+      d.coordinators = selector("coordinators");
+      d.members = selector("members");
+      const PluginInfo* info = reg_.find(PluginKind::kEnsemble, d.type);
+      if (!d.type.empty() && !info) {
+        x.error("unknown ensemble type '" + d.type + "' (expected one of: " +
+                join(reg_.names(PluginKind::kEnsemble)) +
+                "; plug-in libraries are named in <plugins>)" +
+                did_you_mean(d.type, reg_.names(PluginKind::kEnsemble)));
+        continue;
+      }
+      if (!info) continue;
+      bool files_exist = true;
+      d.params =
+          read_params(x, *info, {"type", "period", "coordinators", "members", "within"}, file_,
+                      &files_exist);
+      x.finish();
+      x.check_children({});
+      if (!files_exist || d_.has_errors()) continue;
+      d.instance = (*reg_.ensemble_factory(d.type))();
+      try {
+        d.instance->init(d.params, KnowledgeSetup(*model_));
+      } catch (const SetupError& err) {
+        if (!err.file.empty())
+          d_.error({err.file, err.line}, err.what());
+        else
+          d_.error(d.where, "ensemble '" + d.type + "': " + err.what());
+        continue;
+      } catch (const std::exception& err) {
+        d_.error(d.where, "ensemble '" + d.type + "': init failed: " + err.what());
+        continue;
+      }
+      ex_.ensembles.push_back(std::move(d));
+    }
   }
 
   void read_log(XmlElement& e) {

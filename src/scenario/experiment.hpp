@@ -48,6 +48,25 @@ struct ExperimentOverrides {
   std::size_t defer_placement_from = 20'000;
 };
 
+/// Which robots an ensemble's `coordinators` or `members` attribute selects: all, those of a
+/// kind, or those with a tag (docs/experiment-format.md, <ensembles>).
+struct ComponentSelector {
+  enum class By : std::uint8_t { kAll, kKind, kTag } by = By::kAll;
+  std::string value;       ///< the kind's name or the tag
+  std::uint16_t kind = 0;  ///< kKind: the kind's index
+};
+
+/// One <ensemble> element: its plug-in instance (initialised at load) and how it selects.
+struct EnsembleDecl {
+  std::string type;
+  Params params;
+  std::int64_t period = 1;  ///< runs at the start of the ticks t with t % period == 0
+  ComponentSelector coordinators, members;
+  double within_m = 0;  ///< > 0: members within this distance of the coordinator (spatial grid)
+  SourceLocation where;
+  std::unique_ptr<Ensemble> instance;
+};
+
 /// A loaded, checked experiment, ready to run.
 struct Experiment {
   std::string path;
@@ -56,6 +75,7 @@ struct Experiment {
   int threads = 1;
   std::vector<LogSpec> logs;
   std::string loop_functions;  ///< registry name, "" = none
+  std::vector<EnsembleDecl> ensembles;  ///< in file order
   Params loop_params;
   /// Every kind's parts, set up (their columns are in `state`), by kind index.
   std::vector<AssembledKind> parts;

@@ -75,8 +75,19 @@ class KindControllerSetup final : public ControllerSetup {
   std::optional<std::size_t> find_actuator_type(std::string_view type) const override;
   std::span<const SensorView> sensors() const override { return parts_.sensor_views; }
   std::span<const ActuatorView> actuators() const override { return parts_.actuator_views; }
+  std::span<const std::string> knowledge_fields() const override {
+    return model_ ? std::span<const std::string>(model_->knowledge_names)
+                  : std::span<const std::string>();
+  }
+  std::span<const std::uint32_t> knowledge_sizes() const override {
+    return model_ ? std::span<const std::uint32_t>(model_->knowledge_sizes)
+                  : std::span<const std::uint32_t>();
+  }
+  /// The run's knowledge fields come from `model`.
+  void set_model(const WorldModel* model) { model_ = model; }
 
  private:
+  const WorldModel* model_ = nullptr;
   const RobotKind& kind_;
   const AssembledKind& parts_;
   EntityId robot_;

@@ -25,6 +25,8 @@ const char* phase_name(Phase p) {
       return "post_step";
     case Phase::kLog:
       return "log";
+    case Phase::kEnsembles:
+      return "ensembles";
   }
   return "?";
 }
@@ -86,6 +88,17 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
   for (auto& [ck, ctrl] : experiment_.shared_controllers)
     shared_[ck.first * kinds + ck.second] = ctrl.get();
   for (std::size_t i = 0; i < state_.robot_count(); ++i) make_controller_instance(i);
+  if (!experiment_.ensembles.empty()) {
+    if (dist_.processes > 1)
+      throw RunError(experiment_.ensembles.front().where.file + ":" +
+                     std::to_string(experiment_.ensembles.front().where.line) +
+                     ": ensembles run on one process for now (give --processes 1; "
+                     "docs/experiment-format.md, <ensembles>)");
+    ensembles_ = std::make_unique<EnsembleRunner>(
+        *model_, state_, experiment_.ensembles,
+        EnsembleRunner::Hooks{[this](const std::string& s) { state_.status = s; },
+                              [this] { state_.end_requested = true; }});
+  }
   if (resumed_) check_resumed_logs();
   const auto open = resumed_ ? log::LogOpen::kContinue : log::LogOpen::kCreate;
   for (const auto& spec : experiment_.logs) {
@@ -381,7 +394,14 @@ void Simulation::start() {
 }
 
 void Simulation::sense_and_control() {
-  index_.rebuild(*model_, state_, pool_);
+  if (!index_fresh_) index_.rebuild(*model_, state_, pool_);
+  index_fresh_ = false;
+  // Knowledge columns move when robots are added: their starts, once a tick.
+  knowledge_.data.clear();
+  knowledge_.size = model_->knowledge_sizes;
+  for (const std::string& name : model_->knowledge_names)
+    knowledge_.data.push_back(
+        static_cast<double*>(state_.robots.data(state_.robots.find("knowledge." + name))));
   const std::size_t n = state_.robot_count();
   const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
   const std::uint32_t* order = index_.robots.order().data();
@@ -451,6 +471,7 @@ void Simulation::sense_and_control() {
         io.actuators = {av, na};
         io.rng = CounterRng(model_->seed, robot.id, state_.tick, RandomStream::kController);
         io.tag = &state_.tags.str(tags[robot.row]);
+        io.knowledge_columns = &knowledge_;
         Controller* c = shared_[controller[robot.row] * kinds + k];
         if (!c) c = instance(robot.id);
         try {
@@ -527,6 +548,21 @@ void Simulation::step() {
     if (loop_) run_hook([&] { loop_->pre_step(*this); });
   });
   if (distributed()) handoff();
+  // Ensembles exchange knowledge on the world the robots are about to sense, through the grid
+  // the sensing uses (built here once for both; not counted in the ensembles phase).
+  if (ensembles_ && ensembles_->due(state_.tick)) {
+    index_.rebuild(*model_, state_, pool_);
+    index_fresh_ = true;
+    run_phase(Phase::kEnsembles, [&] {
+      try {
+        ensembles_->run(state_.tick, index_, pool_);
+      } catch (const RunError&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw RunError(e.what());
+      }
+    });
+  }
   run_phase(Phase::kSenseControl, [&] { sense_and_control(); });
   run_phase(Phase::kAct, [&] {
     act();

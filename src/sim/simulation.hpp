@@ -19,6 +19,7 @@
 #include "robots/engine_world.hpp"
 #include "scenario/experiment.hpp"
 #include "sim/distribution.hpp"
+#include "sim/ensembles.hpp"
 #include "world/world.hpp"
 
 namespace fleetsim::log {
@@ -28,8 +29,10 @@ class ByteReader;
 namespace fleetsim {
 
 /// The phases of a step, in order. The same names appear in timings, errors and test hooks.
-enum class Phase { kPreStep, kSenseControl, kAct, kPhysics, kPostStep, kLog };
-inline constexpr int kPhaseCount = 6;
+/// (kEnsembles runs between kPreStep and kSenseControl, on the ticks an ensemble is due; it is
+/// listed last so that the other phases keep their numbers.)
+enum class Phase { kPreStep, kSenseControl, kAct, kPhysics, kPostStep, kLog, kEnsembles };
+inline constexpr int kPhaseCount = 7;
 const char* phase_name(Phase p);
 
 /// A failure during a run (tier 2): carries the context a user needs.
@@ -103,6 +106,8 @@ class Simulation final : private WorldAccess {
   int threads() const { return pool_.size(); }
   /// Wall seconds spent in each phase so far.
   const std::array<double, kPhaseCount>& phase_seconds() const { return phase_seconds_; }
+  /// Member pairs the ensembles evaluated after the last tick (0 without ensembles).
+  std::uint64_t ensemble_pairs() const { return ensembles_ ? ensembles_->last_pairs() : 0; }
   /// Robot-steps made by this process (its regions' robots only, in a distributed run).
   std::uint64_t robot_steps() const { return robot_steps_; }
   /// A distributed run, after its last step and on every process: brings every robot's
@@ -348,6 +353,11 @@ class Simulation final : private WorldAccess {
   EngineWorld world_;
   CorePhysicsWorld physics_;  ///< what the engines (experiment_.engines) step in
   RegionMigration migration_;
+  /// <ensembles> (sim/ensembles.hpp); null when the experiment has none.
+  std::unique_ptr<EnsembleRunner> ensembles_;
+  bool index_fresh_ = false;  ///< the grid was built this tick already (for the ensembles)
+  /// Where controllers find the knowledge columns (RobotIO::knowledge), refreshed each tick.
+  KnowledgeColumns knowledge_;
   /// Shared controllers by controller * kinds + kind (owned by experiment_), or null.
   std::vector<Controller*> shared_;
   /// By entity id, up to the largest id with its own controller instance (a robot whose

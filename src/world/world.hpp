@@ -125,6 +125,10 @@ struct WorldModel {
   std::vector<EngineRegion> engines;      ///< at least one; each type's regions tile the arena
   std::vector<std::string> engine_types;  ///< the types of `engines`, in order of first use
   std::vector<std::string> object_classes;
+  /// <knowledge>: every robot's knowledge fields, in declaration order (field i's column is
+  /// `knowledge.<name>`, f64 x size), docs/experiment-format.md.
+  std::vector<std::string> knowledge_names;
+  std::vector<std::uint32_t> knowledge_sizes;
 
   double max_radius_m() const;
   /// The height of the tallest kind in the run that does not fly (what can block a light ray

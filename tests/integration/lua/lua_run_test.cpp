@@ -339,5 +339,184 @@ TEST_F(LuaRun, ForagingExample) {
   EXPECT_GT(one.yellow_ticks, 10) << "foot-bots heard of pushers through an eye-bot";
 }
 
+// examples/deeco/simple.xml: the DEECo playground's SimpleRobot in Lua on deeco_wheels. Each
+// robot touching something turns around in one tick (a rotation of pi, which the echo shows as
+// "rotate" so that it then drives on), and only then: its heading changes by pi or not at all.
+// The run repeats byte for byte on 1 and 2 threads and on 2 processes.
+TEST_F(LuaRun, DeecoSimpleRobotExampleTurnsAroundOnContact) {
+  const std::string xml = kSrc + "/examples/deeco/simple.xml";
+  PluginRegistry registry;
+  register_builtins(registry);
+  Diagnostics diags;
+  ExperimentOverrides o;
+  o.threads = 1;
+  o.log_path = path("one.log");
+  auto ex = load_experiment(xml, registry, o, diags);
+  ASSERT_TRUE(ex) << diags.str();
+  Simulation sim(std::move(*ex), registry);
+  sim.start();
+  const WorldState& s = sim.state();
+  const std::size_t n = s.robot_count();
+  ASSERT_EQ(n, 16u);
+  std::vector<int> turns(n, 0), other(n, 0);
+  std::vector<double> last(s.theta().begin(), s.theta().end());
+  while (!sim.done()) {
+    sim.step();
+    for (std::size_t i = 0; i < n; ++i) {
+      const double d = std::fabs(std::remainder(s.theta()[i] - last[i], 2 * kPi));
+      if (d > 1e-12) (std::fabs(d - kPi) < 1e-9 ? turns[i] : other[i]) += 1;
+      last[i] = s.theta()[i];
+    }
+  }
+  sim.finish();
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_GE(turns[i], 2) << s.robot_name()[i] << " never bounced";
+    EXPECT_EQ(other[i], 0) << s.robot_name()[i] << " turned by something else than pi";
+  }
+  // The same log on 2 threads and on 2 processes (`fleetsim run`).
+  const std::string one = slurp(path("one.log"));
+  ASSERT_GT(one.size(), 1000u);
+  for (const std::string flags : {"--threads 2", "--threads 1 --processes 2"}) {
+    const Result r = fleetsim("run " + xml + " --quiet " + flags + " --log " + path("other.log"));
+    ASSERT_EQ(r.status, 0) << flags << ": " << r.err;
+    EXPECT_TRUE(slurp(path("other.log")) == one) << flags << ": the log differs";
+  }
+}
+
+// deeco_wheels under random actions (speeds, angles, stays and rotations, from the robot's
+// stream) in a crowded walled arena with boxes: the same frame log on 1 and 2 threads and on 2
+// processes, robots crossing between the processes' domains with their actions' echo.
+TEST_F(LuaRun, DeecoWheelsRepeatOnThreadsAndProcesses) {
+  write("wander.lua", R"(
+function step()
+  local c = robot.collision
+  local r = robot.random.uniform()
+  if #c > 0 and c.action.type ~= "rotate" then
+    robot.deeco_wheels.set_action(0, robot.random.uniform(-math.pi, math.pi))
+  elseif r < 0.05 then
+    robot.deeco_wheels.set_action(0, 0)
+  elseif r < 0.2 then
+    robot.deeco_wheels.set_action(robot.random.uniform(), robot.random.uniform(-1, 1))
+  else
+    robot.deeco_wheels.set_action(c.action.realization < 0.5 and 1 or 0.8, 0)
+  end
+end
+)");
+  const std::string xml = write("wander.xml", R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="20" seed="9"/>
+  <kinds>
+    <kind name="deeco" base="epuck" max_speed="0.3">
+      <sensor type="collision"/>
+      <actuator type="deeco_wheels"/>
+    </kind>
+  </kinds>
+  <controllers><controller id="w" type="lua" script="wander.lua"/></controllers>
+  <arena size="6,6">
+    <box center="0,0" size="0.8,0.3" angle="30"/>
+    <box center="1.5,-1" size="0.4,0.4"/>
+    <distribute count="400" kind="deeco" controller="w" id_prefix="d"/>
+  </arena>
+</fleetsim>
+)");
+  const Outcome one = simulate(xml, 1, path("one.flog"));
+  const Outcome two = simulate(xml, 2, path("two.flog"));
+  EXPECT_EQ(one.hash, two.hash);
+  const std::string log = slurp(path("one.flog"));
+  EXPECT_TRUE(slurp(path("two.flog")) == log) << "frame logs differ";
+  const Result r =
+      fleetsim("run " + xml + " --quiet --threads 1 --processes 2 --log " + path("procs.flog"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(slurp(path("procs.flog")) == log) << "the log on 2 processes differs";
+  int moved = 0;
+  for (std::size_t i = 0; i < one.start.size(); ++i)
+    moved += length(one.end[i] - one.start[i]) > 0.3;
+  EXPECT_GT(moved, 300);
+}
+
+// examples/deeco/gossip.xml: knowledge read and written by Lua controllers and spread by
+// ensembles (the built-in knowledge_max within 0.6 m, a Lua one counting neighbours). The
+// scout's news reaches most robots, which then show green; the same bits on 1 and 2 threads;
+// several processes are refused before the run, at the <ensemble> line.
+TEST_F(LuaRun, DeecoGossipExampleSpreadsKnowledgeThroughEnsembles) {
+  const std::string xml = kSrc + "/examples/deeco/gossip.xml";
+  std::vector<std::uint64_t> hashes;
+  for (int threads : {1, 2}) {
+    PluginRegistry registry;
+    register_builtins(registry);
+    Diagnostics diags;
+    ExperimentOverrides o;
+    o.threads = threads;
+    o.log_path = "";
+    auto ex = load_experiment(xml, registry, o, diags);
+    ASSERT_TRUE(ex) << diags.str();
+    Simulation sim(std::move(*ex), registry);
+    sim.start();
+    while (!sim.done()) sim.step();
+    sim.finish();
+    const WorldState& s = sim.state();
+    const ColumnHandle base = s.robots.find("knowledge.base");
+    const ColumnHandle neighbours = s.robots.find("knowledge.neighbours");
+    const ColumnHandle leds = s.robots.find("leds");
+    ASSERT_NE(base, kNoColumn);
+    int heard = 0, green = 0, with_neighbours = 0;
+    for (std::size_t i = 0; i < s.robot_count(); ++i) {
+      heard += s.robots.span<double>(base)[i * 3] > 0;
+      green += s.robots.span<Color>(leds)[i] == Color{0, 255, 0, 255};
+      with_neighbours += s.robots.span<double>(neighbours)[i] > 0;
+    }
+    ASSERT_EQ(s.robot_count(), 25u);
+    EXPECT_GE(heard, 20) << "the scout's news spread";
+    EXPECT_GE(green, heard - 1) << "robots that heard head for the base (the scout included)";
+    EXPECT_GE(with_neighbours, 5) << "robots gathered at the base count their neighbours";
+    hashes.push_back(s.hash());
+  }
+  EXPECT_EQ(hashes[0], hashes[1]);
+  const Result r = fleetsim("run " + xml + " --processes 2 --log " + path("g.flog"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gossip.xml:32: error: ensembles run on one process for now"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(path("g.flog")));
+}
+
+// robot.knowledge's mistakes stop the run at the script's line, saying what was expected.
+TEST_F(LuaRun, KnowledgeMistakesNameTheFieldAndTheLine) {
+  auto experiment = [&](const std::string& script) {
+    return write("k.xml", R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="1"/>
+  <knowledge><field name="base" size="3"/><field name="energy"/></knowledge>
+  <controllers><controller id="k" type="lua" script=")" +
+                              script + R"("/></controllers>
+  <arena size="4,4"><robot id="r" controller="k" position="0,0"/></arena>
+</fleetsim>
+)");
+  };
+  write("size.lua",
+        "function step()\n  robot.knowledge.energy = 2\n  robot.knowledge.base = {1, 2}\nend\n");
+  Result r = fleetsim("run " + experiment("size.lua") + " --quiet");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(
+      r.err.find(path("size.lua") + ":3: robot.knowledge.base: expected a table of 3 numbers"),
+      std::string::npos)
+      << r.err;
+  write("name.lua", "function step()\n  local e = robot.knowledge.enrgy\nend\n");
+  r = fleetsim("run " + experiment("name.lua") + " --quiet");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(path("name.lua") +
+                       ":2: robot.knowledge.enrgy: no such knowledge field (the experiment "
+                       "declares: base, energy)"),
+            std::string::npos)
+      << r.err;
+  write("init.lua", "function init()\n  robot.knowledge.energy = 1\nend\nfunction step() end\n");
+  r = fleetsim("check " + experiment("init.lua"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(path("init.lua") + ":2: error: robot.knowledge.energy: knowledge is read "
+                                          "and written in step() only"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace fleetsim

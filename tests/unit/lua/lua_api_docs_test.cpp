@@ -61,9 +61,10 @@ TEST(LuaApiDocs, EveryArgosTableHasItsRowAndMissingMeansMissing) {
 
 TEST(LuaApiDocs, TheTablesOfARobotWithEveryPartAreTheDocumentedOnes) {
   // Every interface the Lua API knows.
-  LuaRobot r({"proximity", "collision", "positioning", "range_and_bearing",
-              "colored_blob_omnidirectional_camera", "light", "motor_ground", "base_ground"},
-             {"differential_drive", "leds", "range_and_bearing", "quadrotor_speed"});
+  LuaRobot r(
+      {"proximity", "collision", "positioning", "range_and_bearing",
+       "colored_blob_omnidirectional_camera", "light", "motor_ground", "base_ground"},
+      {"differential_drive", "leds", "range_and_bearing", "quadrotor_speed", "deeco_wheels"});
   r.load("function step() for k in pairs(robot) do log(k) end end");
   r.step();
   const std::set<std::string> in_code(r.lines.begin(), r.lines.end());
@@ -72,7 +73,7 @@ TEST(LuaApiDocs, TheTablesOfARobotWithEveryPartAreTheDocumentedOnes) {
     if (!robot_table(row.fleetsim).empty()) in_doc.insert(robot_table(row.fleetsim));
   EXPECT_EQ(in_code, in_doc);
   // And each is one of ARGoS's tables, but fleetsim's own (and robot.id, robot.random).
-  std::set<std::string> argos = {"id", "random", "collision"};
+  std::set<std::string> argos = {"id", "random", "collision", "deeco_wheels"};
   for (const ArgosTable& t : argos_tables())
     if (t.in_fleetsim()) argos.insert(t.name);
   EXPECT_EQ(in_code, argos);

@@ -1,0 +1,336 @@
+#include "sim/ensembles.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace fleetsim {
+
+namespace {
+
+/// The engine's EnsembleWorld: the state's columns, for the calling thread only.
+class RunEnsembleWorld final : public EnsembleWorld {
+ public:
+  RunEnsembleWorld(const WorldModel& model, WorldState& state,
+                   const std::vector<ColumnHandle>& knowledge, Tick tick,
+                   const EnsembleRunner::Hooks& hooks)
+      : model_(model), state_(state), tick_(tick), hooks_(hooks) {
+    for (std::size_t f = 0; f < knowledge.size(); ++f) {
+      data_.push_back(static_cast<double*>(state.robots.data(knowledge[f])));
+      size_.push_back(model.knowledge_sizes[f]);
+    }
+  }
+  std::span<double> knowledge(const Component& c, std::size_t field) override {
+    if (field >= data_.size())
+      throw std::runtime_error("knowledge field handle " + std::to_string(field) +
+                               " out of range (" + std::to_string(data_.size()) + " fields)");
+    return {data_[field] + std::size_t{c.row} * size_[field], size_[field]};
+  }
+  Vec2 position(const Component& c) const override {
+    return {state_.x()[c.row], state_.y()[c.row]};
+  }
+  double heading(const Component& c) const override { return state_.theta()[c.row]; }
+  const std::string& tag(const Component& c) const override {
+    return state_.tags.str(state_.robot_tag()[c.row]);
+  }
+  const KindInfo& kind(const Component& c) const override {
+    return model_.kinds[state_.robot_kind()[c.row]];
+  }
+  Tick tick() const override { return tick_; }
+  void set_status(const std::string& status) override { hooks_.set_status(status); }
+  void end_run() override { hooks_.end_run(); }
+
+ private:
+  const WorldModel& model_;
+  WorldState& state_;
+  Tick tick_;
+  const EnsembleRunner::Hooks& hooks_;
+  std::vector<double*> data_;
+  std::vector<std::uint32_t> size_;
+};
+
+/// A concurrent ensemble's world on one worker: the coordinator's own knowledge is live; the
+/// member's (the only other component its calls get) is a copy of the snapshot taken before
+/// the evaluation, which is in the grid's slot order (neighbours are near in it).
+class ConcurrentEnsembleWorld final : public EnsembleWorld {
+ public:
+  ConcurrentEnsembleWorld(const WorldModel& model, WorldState& state,
+                          const std::vector<ColumnHandle>& knowledge,
+                          const std::vector<std::vector<double>>& snapshot, Tick tick,
+                          std::vector<double>& copy)
+      : model_(model), state_(state), snapshot_(snapshot), tick_(tick), copy_(copy) {
+    std::uint32_t at = 0;
+    for (std::size_t f = 0; f < knowledge.size(); ++f) {
+      data_.push_back(static_cast<double*>(state.robots.data(knowledge[f])));
+      size_.push_back(model.knowledge_sizes[f]);
+      offset_.push_back(at);
+      at += model.knowledge_sizes[f];
+    }
+    copy_.assign(at, 0.0);
+  }
+  std::uint32_t coordinator = 0;  ///< the row being evaluated
+  std::uint32_t member_slot = 0;  ///< the slot of the member of the current call
+  std::span<double> knowledge(const Component& c, std::size_t field) override {
+    if (field >= data_.size())
+      throw std::runtime_error("knowledge field handle " + std::to_string(field) +
+                               " out of range (" + std::to_string(data_.size()) + " fields)");
+    const std::uint32_t n = size_[field];
+    if (c.row == coordinator) return {data_[field] + std::size_t{c.row} * n, n};
+    const double* from = snapshot_[field].data() + std::size_t{member_slot} * n;
+    double* to = copy_.data() + offset_[field];
+    for (std::uint32_t k = 0; k < n; ++k) to[k] = from[k];  // (a few numbers: no memmove call)
+    return {to, n};
+  }
+  Vec2 position(const Component& c) const override {
+    return {state_.x()[c.row], state_.y()[c.row]};
+  }
+  double heading(const Component& c) const override { return state_.theta()[c.row]; }
+  const std::string& tag(const Component& c) const override {
+    return state_.tags.str(state_.robot_tag()[c.row]);
+  }
+  const KindInfo& kind(const Component& c) const override {
+    return model_.kinds[state_.robot_kind()[c.row]];
+  }
+  Tick tick() const override { return tick_; }
+  void set_status(const std::string&) override {
+    throw std::runtime_error(
+        "set_status: not from a concurrent ensemble (its concurrent() is "
+        "true; docs/experiment-format.md, <ensembles>)");
+  }
+  void end_run() override {
+    throw std::runtime_error(
+        "end_run: not from a concurrent ensemble (its concurrent() is "
+        "true; docs/experiment-format.md, <ensembles>)");
+  }
+
+ private:
+  const WorldModel& model_;
+  WorldState& state_;
+  const std::vector<std::vector<double>>& snapshot_;  ///< per field, in slot order
+  Tick tick_;
+  std::vector<double>& copy_;
+  std::vector<double*> data_;
+  std::vector<std::uint32_t> size_, offset_;
+};
+
+}  // namespace
+
+EnsembleRunner::EnsembleRunner(const WorldModel& model, WorldState& state,
+                               std::vector<EnsembleDecl>& ensembles, Hooks hooks)
+    : model_(model), state_(state), ensembles_(ensembles), hooks_(std::move(hooks)) {
+  for (const std::string& name : model.knowledge_names)
+    knowledge_.push_back(state.robots.find("knowledge." + name));
+}
+
+bool EnsembleRunner::due(Tick tick) const {
+  return std::any_of(ensembles_.begin(), ensembles_.end(),
+                     [&](const EnsembleDecl& e) { return tick % e.period == 0; });
+}
+
+void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool) {
+  if (!due(tick)) return;
+  pairs_ = exchanges_ = 0;
+  const std::size_t n = state_.robot_count();
+  const EntityId* ids = state_.robot_id().data();
+  const std::uint16_t* kinds = state_.robot_kind().data();
+  const std::uint32_t* tags = state_.robot_tag().data();
+  const std::uint32_t* order = index.robots.order().data();
+  const double* sx = index.robots.sorted_x().data();
+  const double* sy = index.robots.sorted_y().data();
+  // Rows in increasing id order; ids in slot order.
+  by_id_.resize(n);
+  std::iota(by_id_.begin(), by_id_.end(), 0u);
+  if (!state_.ids_in_order)
+    std::sort(by_id_.begin(), by_id_.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
+  id_slot_.resize(n);
+  pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t e, int) {
+    for (std::size_t s = b; s < e; ++s) id_slot_[s] = ids[order[s]];
+  });
+  RunEnsembleWorld world(model_, state_, knowledge_, tick, hooks_);
+  coordinator_.assign(n, 0);
+  member_.assign(n, 0);
+  member_slot_.resize(n);
+  workers_.resize(static_cast<std::size_t>(pool.size()));
+  for (EnsembleDecl& e : ensembles_) {
+    if (tick % e.period != 0) continue;
+    Ensemble& ens = *e.instance;
+    // A selector's tag as an index of the run's tag table (none: it selects no robot).
+    auto tag_index = [&](const ComponentSelector& s) -> std::int64_t {
+      const auto& strings = state_.tags.strings();
+      for (std::size_t t = 0; t < strings.size(); ++t)
+        if (strings[t] == s.value) return static_cast<std::int64_t>(t);
+      return -1;
+    };
+    const std::int64_t coordinator_tag = tag_index(e.coordinators);
+    const std::int64_t member_tag = tag_index(e.members);
+    auto selected = [&](const ComponentSelector& s, std::int64_t tag, std::uint32_t row) {
+      switch (s.by) {
+        case ComponentSelector::By::kAll:
+          return true;
+        case ComponentSelector::By::kKind:
+          return kinds[row] == s.kind;
+        case ComponentSelector::By::kTag:
+          return static_cast<std::int64_t>(tags[row]) == tag;
+      }
+      return false;
+    };
+    // A coordinator's members within reach, as (id, slot), by id: the grid's cells around it,
+    // read in slot order (positions, flags and ids contiguous).
+    const double d2 = e.within_m * e.within_m;
+    // Each kept as id << 32 | slot: sorting the numbers sorts by id.
+    auto gather = [&](std::uint32_t cslot, std::vector<std::uint64_t>& near) {
+      const double px = sx[cslot], py = sy[cslot];
+      const std::uint8_t* member = member_slot_.data();
+      const EntityId* id = id_slot_.data();
+      std::size_t count = 0;
+      // Without a branch per slot (a third of them pass, at random: a branch mispredicted half
+      // the time cost more than the test): every slot is written, the count moves on the kept.
+      index.robots.for_each_run_within(
+          {px, py}, e.within_m, [&](std::uint32_t b, std::uint32_t end) {
+            if (near.size() < count + (end - b)) near.resize(2 * (count + (end - b)));
+            std::uint64_t* out = near.data();
+            std::size_t k = count;
+            for (std::uint32_t t = b; t < end; ++t) {
+              const double dx = sx[t] - px, dy = sy[t] - py;
+              out[k] = std::uint64_t{id[t]} << 32 | t;
+              k += static_cast<std::size_t>((dx * dx + dy * dy <= d2) & (member[t] != 0) &
+                                            (t != cslot));
+            }
+            count = k;
+          });
+      std::sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(count));
+      return count;
+    };
+    try {
+      if (ens.concurrent()) {
+        // The selections on every worker (a concurrent type's is_coordinator and is_member
+        // read and write only their robot), then the knowledge's snapshot and the flags in
+        // slot order.
+        for (WorkerScratch& w : workers_) w.error.clear();
+        pool.parallel_for(n, 4096, [&](std::size_t b, std::size_t end, int k) {
+          WorkerScratch& w = workers_[static_cast<std::size_t>(k)];
+          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, tick, w.copy);
+          try {
+            for (std::size_t row = b; row < end; ++row) {
+              const Component c{ids[row], static_cast<std::uint32_t>(row)};
+              cw.coordinator = c.row;
+              coordinator_[row] =
+                  selected(e.coordinators, coordinator_tag, c.row) && ens.is_coordinator(cw, c);
+              member_[row] = selected(e.members, member_tag, c.row) && ens.is_member(cw, c);
+            }
+          } catch (const std::exception& ex) {
+            if (w.error.empty()) w.error = ex.what();
+          }
+        });
+        for (WorkerScratch& w : workers_)
+          if (!w.error.empty()) throw std::runtime_error(w.error);
+      }
+      // The selections, once per evaluation, in id order.
+      std::vector<std::uint32_t> coordinators, members;
+      if (!ens.concurrent()) {
+        for (std::uint32_t row : by_id_) {
+          const Component c{ids[row], row};
+          coordinator_[row] =
+              selected(e.coordinators, coordinator_tag, row) && ens.is_coordinator(world, c);
+          member_[row] = selected(e.members, member_tag, row) && ens.is_member(world, c);
+          if (coordinator_[row]) coordinators.push_back(row);
+        }
+      }
+      if (e.within_m <= 0)
+        for (std::uint32_t row : by_id_)
+          if (member_[row]) members.push_back(row);
+      pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t end, int) {
+        for (std::size_t s = b; s < end; ++s) member_slot_[s] = member_[order[s]];
+      });
+      if (ens.concurrent()) {
+        // Every coordinator on some worker (each writes only itself, so their order is free:
+        // slot order, for locality), members read from the snapshot, in slot order.
+        std::vector<std::uint32_t> slot_of;
+        if (e.within_m <= 0) {
+          slot_of.resize(n);
+          for (std::size_t s = 0; s < n; ++s) slot_of[order[s]] = static_cast<std::uint32_t>(s);
+        }
+        snapshot_.resize(knowledge_.size());
+        for (std::size_t f = 0; f < knowledge_.size(); ++f) {
+          const double* data = static_cast<const double*>(state_.robots.data(knowledge_[f]));
+          const std::uint32_t size = model_.knowledge_sizes[f];
+          snapshot_[f].resize(n * size);
+          double* to = snapshot_[f].data();
+          pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t end, int) {
+            for (std::size_t s = b; s < end; ++s)
+              for (std::uint32_t k = 0; k < size; ++k)
+                to[s * size + k] = data[std::size_t{order[s]} * size + k];
+          });
+        }
+        for (WorkerScratch& w : workers_) w.pairs = w.exchanges = 0, w.error.clear();
+        pool.parallel_for(n, 256, [&](std::size_t b, std::size_t end, int k) {
+          WorkerScratch& w = workers_[static_cast<std::size_t>(k)];
+          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, tick, w.copy);
+          try {
+            for (std::size_t i = b; i < end; ++i) {
+              const auto cslot = static_cast<std::uint32_t>(i);
+              const std::uint32_t crow = order[cslot];
+              if (!coordinator_[crow]) continue;
+              const Component c{ids[crow], crow};
+              cw.coordinator = crow;
+              auto visit = [&](std::uint32_t mslot) {
+                const Component m{id_slot_[mslot], order[mslot]};
+                cw.member_slot = mslot;
+                ++w.pairs;
+                if (ens.membership(cw, c, m)) {
+                  ++w.exchanges;
+                  ens.exchange(cw, c, m);
+                }
+              };
+              if (e.within_m <= 0) {
+                for (std::uint32_t row : members)
+                  if (row != crow) visit(slot_of[row]);
+              } else {
+                const std::size_t count = gather(cslot, w.near);
+                for (std::size_t j = 0; j < count; ++j)
+                  visit(static_cast<std::uint32_t>(w.near[j]));
+              }
+            }
+          } catch (const std::exception& ex) {
+            if (w.error.empty()) w.error = ex.what();
+          }
+        });
+        for (const WorkerScratch& w : workers_) {
+          if (!w.error.empty()) throw std::runtime_error(w.error);
+          pairs_ += w.pairs;
+          exchanges_ += w.exchanges;
+        }
+        continue;
+      }
+      auto pair = [&](const Component& c, std::uint32_t row) {
+        const Component m{ids[row], row};
+        ++pairs_;
+        if (ens.membership(world, c, m)) {
+          ++exchanges_;
+          ens.exchange(world, c, m);
+        }
+      };
+      std::vector<std::uint32_t> slot_of(n);
+      if (e.within_m > 0)
+        for (std::size_t s = 0; s < n; ++s) slot_of[order[s]] = static_cast<std::uint32_t>(s);
+      for (std::uint32_t crow : coordinators) {
+        const Component c{ids[crow], crow};
+        if (e.within_m <= 0) {  // global: every member
+          for (std::uint32_t row : members)
+            if (row != crow) pair(c, row);
+          continue;
+        }
+        const std::size_t count = gather(slot_of[crow], near_);
+        for (std::size_t j = 0; j < count; ++j)
+          pair(c, order[static_cast<std::uint32_t>(near_[j])]);
+      }
+    } catch (const std::exception& ex) {
+      throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type + "' (" +
+                               e.where.file + ":" + std::to_string(e.where.line) +
+                               "): " + ex.what());
+    }
+  }
+}
+
+}  // namespace fleetsim
