@@ -295,7 +295,7 @@ void add_engine_commands(CLI::App& app, int& status) {
                   "or simulated seconds per wall second (1 = real time)");
   run->add_option("--interventions", args->interventions,
                   "replay the interventions recorded by a --view session (robots moved from "
-                  "the page), each at its tick: the same log bytes and final state as that "
+                  "the page, resets), each at its tick: the same log bytes and final state as that "
                   "session (docs/view-format.md, \"Interventions\")")
       ->check(CLI::ExistingFile);
   run->add_option("--record-interventions", args->record_interventions,

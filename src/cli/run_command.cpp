@@ -251,6 +251,13 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     if (!loaded) throw std::invalid_argument("the interventions file has errors");
     replay = std::move(*loaded);
   }
+  const bool replays_reset = std::any_of(replay.begin(), replay.end(), [](const Intervention& i) {
+    return i.kind == Intervention::Kind::kReset;
+  });
+  if (replays_reset && resume)
+    throw std::invalid_argument(a.interventions +
+                                ": a session with a reset is replayed from its start, not from a "
+                                "checkpoint (drop --resume)");
   std::size_t replayed = 0;
   auto land_replayed = [&replay, &replayed, path = a.interventions](Simulation& sim) {
     for (; replayed < replay.size() && replay[replayed].tick <= sim.state().tick; ++replayed) {
@@ -258,10 +265,19 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       if (i.tick < sim.state().tick) continue;  // (landed before the checkpoint resumed from)
       if (std::string why = intervention_problem(sim, i); !why.empty())
         throw RunError(path + ":" + std::to_string(i.line) + ": tick " + std::to_string(i.tick) +
-                       ": cannot move robot " + std::to_string(i.robot) + ": " + why);
-      apply_intervention(sim, i);
+                       (i.kind == Intervention::Kind::kReset
+                            ? std::string(": cannot reset: ")
+                            : ": cannot move robot " + std::to_string(i.robot) + ": ") +
+                       why);
+      apply_intervention(sim, i);  // (a reset takes the tick back to 0: the loop goes on)
     }
   };
+  // The run keeps its start for a reset from a page or the replayed file.
+  if (replays_reset || a.view)
+    o.before_start = [inner = o.before_start](Simulation& sim) {
+      if (inner) inner(sim);
+      sim.enable_reset();
+    };
   if (!replay.empty())
     o.before_step = [land_replayed, inner = o.before_step](Simulation& sim) {
       land_replayed(sim);
@@ -275,13 +291,17 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
           ? a.record_interventions
           : std::filesystem::path(file).stem().string() + ".interventions";
   auto land_live = [&live, &record, record_path](Simulation& sim) {
-    for (const view::LiveRun::Move& m : live->run().take_moves()) {
+    for (const view::LiveRun::Request& m : live->run().take_requests()) {
+      const bool reset = m.kind == view::LiveRun::Request::Kind::kReset;
+      const std::string what = reset ? "reset" : "move robot " + std::to_string(m.robot);
       if (sim.distribution().processes > 1) {
         live->run().report_intervention(
-            "refused: robots are moved on a run of one process only for now", false);
+            "refused: cannot " + what + ": interventions are for a run of one process for now",
+            false);
         continue;
       }
       Intervention i;
+      i.kind = reset ? Intervention::Kind::kReset : Intervention::Kind::kMove;
       i.tick = sim.state().tick;
       i.robot = m.robot;
       i.x = m.x;
@@ -289,8 +309,7 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       const std::uint32_t row = sim.state().robot_index(m.robot);
       i.heading = m.heading ? *m.heading : row != kNoIndex ? sim.state().theta()[row] : 0.0;
       if (std::string why = intervention_problem(sim, i); !why.empty()) {
-        live->run().report_intervention(
-            "refused: cannot move robot " + std::to_string(m.robot) + ": " + why, false);
+        live->run().report_intervention("refused: cannot " + what + ": " + why, false);
         continue;
       }
       apply_intervention(sim, i);
@@ -302,22 +321,23 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
         std::cerr << "\nfleetsim run: interventions are recorded in " << record_path << "\n";
       }
       *record << format_intervention(i) << std::endl;  // (flushed: kept if the run dies)
+      const std::string done =
+          reset ? fmt::format("the run was reset at tick {} (back to tick 0)", i.tick)
+                : fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}", i.robot, i.x, i.y,
+                              i.tick);
       if (!*record)
-        live->run().report_intervention("robot " + std::to_string(m.robot) +
-                                            " moved, but it could not be recorded in " +
-                                            record_path,
+        live->run().report_intervention(done + ", but it could not be recorded in " + record_path,
                                         true);
       else
-        live->run().report_intervention(
-            fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}; recorded in {}", i.robot,
-                        i.x, i.y, i.tick, record_path),
-            true);
+        live->run().report_intervention(done + "; recorded in " + record_path, true);
     }
   };
   if (live)
     o.before_step = [&live, land_live, inner = o.before_step](Simulation& sim) {
-      live->run().before_step(sim.state().tick, sim.model().tick_period_ns,
-                              [] { return !g_interrupted.load(); });
+      // A paused (or paced) run lands what the pages ask for at once, as it comes.
+      while (!live->run().before_step(sim.state().tick, sim.model().tick_period_ns,
+                                      [] { return !g_interrupted.load(); }))
+        land_live(sim);
       if (inner) inner(sim);  // (replayed interventions first: they were recorded first)
       land_live(sim);
     };

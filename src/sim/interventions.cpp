@@ -14,6 +14,7 @@ namespace fleetsim {
 std::string format_intervention(const Intervention& i) {
   // {} is the shortest text that reads back as the same double: the replay's pose is the
   // session's, bit for bit.
+  if (i.kind == Intervention::Kind::kReset) return fmt::format("{} reset", i.tick);
   return fmt::format("{} move {} {} {} {}", i.tick, i.robot, i.x, i.y, i.heading);
 }
 
@@ -46,14 +47,31 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
     for (std::string s; words >> s;) w.push_back(s);
     if (w.empty()) continue;
     const SourceLocation at{path, line};
-    if (w.size() < 2 || w[1] != "move") {
+    if (w.size() < 2 || (w[1] != "move" && w[1] != "reset")) {
       diags.error(at, "'" + (w.size() > 1 ? w[1] : w[0]) +
-                          "' is not an intervention (expected: TICK move ROBOT_ID X Y HEADING)");
+                          "' is not an intervention (expected: TICK move ROBOT_ID X Y HEADING, "
+                          "or TICK reset)");
       continue;
     }
     Intervention i;
     i.line = line;
     std::int64_t tick = -1;
+    if (w[1] == "reset") {
+      if (w.size() != 2 || !parse_number(w[0], tick) || tick < 0) {
+        diags.error(at, "malformed reset (expected: TICK reset, a tick >= 0)");
+        continue;
+      }
+      if (tick < last) {
+        diags.error(at, "tick " + std::to_string(tick) + " comes after tick " +
+                            std::to_string(last) + " (expected ticks in increasing order)");
+        continue;
+      }
+      i.kind = Intervention::Kind::kReset;
+      i.tick = tick;
+      last = 0;  // the world is back at tick 0
+      out.push_back(i);
+      continue;
+    }
     std::uint32_t robot = 0;
     if (w.size() != 6 || !parse_number(w[0], tick) || tick < 0 || !parse_number(w[2], robot) ||
         !parse_number(w[3], i.x) || !parse_number(w[4], i.y) || !parse_number(w[5], i.heading) ||
@@ -78,6 +96,7 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
 }
 
 std::string intervention_problem(const Simulation& sim, const Intervention& i) {
+  if (i.kind == Intervention::Kind::kReset) return sim.reset_problem();
   if (!std::isfinite(i.x) || !std::isfinite(i.y) || !std::isfinite(i.heading))
     return "a position or heading that is not a finite number";
   if (sim.state().robot_index(i.robot) == kNoIndex)
@@ -91,8 +110,15 @@ std::string intervention_problem(const Simulation& sim, const Intervention& i) {
 
 void apply_intervention(Simulation& sim, const Intervention& i) {
   if (std::string why = intervention_problem(sim, i); !why.empty())
-    throw RunError("tick " + std::to_string(sim.state().tick) + ": intervention on robot " +
-                   std::to_string(i.robot) + ": " + why);
+    throw RunError("tick " + std::to_string(sim.state().tick) +
+                   (i.kind == Intervention::Kind::kReset
+                        ? std::string(": reset: ")
+                        : ": intervention on robot " + std::to_string(i.robot) + ": ") +
+                   why);
+  if (i.kind == Intervention::Kind::kReset) {
+    sim.reset();
+    return;
+  }
   double z = 0;
   const WorldState& s = sim.state();
   if (const ColumnHandle zc = s.robots.find("z"); zc != kNoColumn)

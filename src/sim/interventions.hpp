@@ -1,13 +1,16 @@
 // Interventions: changes a person makes to a running world from the live view (a robot dragged
-// to a new pose), recorded with the tick boundary they landed at so that `fleetsim run
+// to a new pose, the experiment's reset), recorded with the tick boundary they landed at so that
+// `fleetsim run
 // --interventions FILE` replays the session with the same log bytes and final hash
 // (docs/view-format.md, "Interventions"). Each lands between two steps through the path loop
 // functions use (Simulation::place_robot), on one process.
 //
 // The file is text, one intervention a line, `#` starting a comment:
 //   TICK move ROBOT_ID X Y HEADING
+//   TICK reset
 // TICK: the world's tick when it landed (before the step from TICK to TICK + 1); X, Y in metres,
 // HEADING in radians, each written as the shortest text that reads back as the same double.
+// Ticks do not decrease, but after a reset, which takes the world back to tick 0.
 #pragma once
 
 #include <cstdint>
@@ -22,12 +25,15 @@ namespace fleetsim {
 
 class Simulation;
 
-/// One intervention: robot `robot` placed at (x, y) heading `heading`, at tick boundary `tick`.
+/// One intervention at tick boundary `tick`: robot `robot` placed at (x, y) heading `heading`
+/// (kMove), or the experiment's reset (kReset, Simulation::reset).
 struct Intervention {
+  enum class Kind { kMove, kReset };
   Tick tick = 0;
   EntityId robot = 0;
   double x = 0, y = 0, heading = 0;
   int line = 0;  ///< in the file it was read from (0: made live)
+  Kind kind = Kind::kMove;
 };
 
 /// The line recording `i` (without newline).
@@ -39,10 +45,11 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
                                                             Diagnostics& diags);
 
 /// Why `i` cannot land on `sim` now ("" when it can): no such robot, a position outside the
-/// arena or a value that is not a finite number.
+/// arena or a value that is not a finite number; a reset the run cannot make
+/// (Simulation::reset_problem).
 std::string intervention_problem(const Simulation& sim, const Intervention& i);
 
-/// Lands `i` on `sim`, between steps (the robot's altitude, if it has one, is kept). Call
+/// Lands `i` on `sim`, between steps (a moved robot's altitude, if it has one, is kept). Call
 /// intervention_problem() first; throws RunError otherwise.
 void apply_intervention(Simulation& sim, const Intervention& i);
 

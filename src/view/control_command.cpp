@@ -1,6 +1,6 @@
-// `fleetsim control URL pause|play|step|speed X|move ID X Y [H]`: steers a run started with
-// `fleetsim run
-// --view` through its HTTP control API (docs/view-format.md, "Control"), as the page does.
+// `fleetsim control URL pause|play|step|speed X|reset|move ID X Y [H]`: steers a run started
+// with `fleetsim run --view` through its HTTP control API (docs/view-format.md, "Control"), as
+// the page does.
 #include <httplib.h>
 
 #include <charconv>
@@ -115,6 +115,9 @@ int run_control(const ControlOptions& o) {
               << "\n";
     return kExitRuntimeError;
   }
+  if (o.command == "reset")
+    std::cout << "reset sent: it lands at the run's next tick boundary (the page and the run's "
+                 "terminal say what became of it)\n";
   if (o.command == "move")
     std::cout << "move of robot " << body["robot"] << " sent: it lands at the run's next tick "
               << "boundary (the page and the run's terminal say what became of it)\n";
@@ -134,13 +137,14 @@ void add_control_command(CLI::App& app, int& status) {
   CLI::App* control = app.add_subcommand(
       "control",
       "Steer a run started with `fleetsim run --view`: pause, play, step (one tick), "
-      "speed X (simulated seconds per wall second; 1 = real time) or speed max, move ROBOT_ID "
-      "X Y [HEADING] (at the next tick boundary, recorded by the run)");
+      "speed X (simulated seconds per wall second; 1 = real time) or speed max, reset (the "
+      "experiment's reset: back to tick 0) or move ROBOT_ID X Y [HEADING] (these two at the "
+      "next tick boundary, recorded by the run)");
   control->add_option("URL", options->url, "the URL the run printed (it carries the token)")
       ->required();
-  control->add_option("COMMAND", options->command, "pause, play, step, speed or move")
+  control->add_option("COMMAND", options->command, "pause, play, step, speed, reset or move")
       ->required()
-      ->check(CLI::IsMember({"pause", "play", "step", "speed", "move"}));
+      ->check(CLI::IsMember({"pause", "play", "step", "speed", "reset", "move"}));
   control->add_option("VALUES", options->values,
                       "speed: a number > 0 (x real time) or max; move: ROBOT_ID X Y [HEADING]");
   control->callback([options, &status] { status = run_control(*options); });

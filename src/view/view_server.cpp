@@ -141,8 +141,8 @@ void ViewServer::add_live_routes() {
     if (body.is_discarded() || !body.is_object() || !body.contains("command") ||
         !body["command"].is_string()) {
       send_error(res, 400,
-                 "expected a JSON object {\"command\": \"pause\"|\"play\"|\"step\"|\"speed\", "
-                 "\"value\": X}");
+                 "expected a JSON object {\"command\": \"pause\"|\"play\"|\"step\"|\"speed\"|"
+                 "\"reset\"|\"move\", ...}");
       return;
     }
     const std::string command = body["command"].get<std::string>();
@@ -161,13 +161,24 @@ void ViewServer::add_live_routes() {
                    "(metres; optional \"heading\", radians) with finite numbers");
         return;
       }
-      LiveRun::Move m;
+      LiveRun::Request m;
+      m.kind = LiveRun::Request::Kind::kMove;
       m.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
       m.x = body["x"].get<double>();
       m.y = body["y"].get<double>();
       if (body.contains("heading")) m.heading = body["heading"].get<double>();
-      const std::string refused = live_.run->request_move(m);
+      const std::string refused = live_.run->request(m);
       if (!refused.empty()) {
+        send_error(res, 409, refused);
+        return;
+      }
+      res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+      return;
+    }
+    if (command == "reset") {  // {"command": "reset"}: lands at the next tick boundary
+      LiveRun::Request r;
+      r.kind = LiveRun::Request::Kind::kReset;
+      if (const std::string refused = live_.run->request(r); !refused.empty()) {
         send_error(res, 409, refused);
         return;
       }

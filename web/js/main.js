@@ -32,7 +32,7 @@ const ui = {
   info: $('info'), play: $('play'), state: $('state'), timeline: $('timeline'),
   clock: $('clock'), speed: $('speed'), fps: $('fps'),
   live: $('live'), runState: $('run-state'), runPause: $('run-pause'), runStep: $('run-step'),
-  runSpeed: $('run-speed'), runFollow: $('run-follow'),
+  runReset: $('run-reset'), runSpeed: $('run-speed'), runFollow: $('run-follow'),
 };
 
 function showMessage(text, kind = 'error') {
@@ -804,7 +804,7 @@ function watchRun(v) {
         ui.runSpeed.value = wanted;
       }
       const off = !st.control || st.state === 'ended';
-      for (const b of [ui.runPause, ui.runStep, ui.runSpeed]) {
+      for (const b of [ui.runPause, ui.runStep, ui.runReset, ui.runSpeed]) {
         b.disabled = off;
         b.title = st.control ? b.title : 'control needs the run\'s token (open the URL that ' +
           '`fleetsim run --view` printed)';
@@ -839,6 +839,7 @@ function watchRun(v) {
   ui.runPause.addEventListener('click', () =>
     send(link.status && link.status.state === 'paused' ? 'play' : 'pause'));
   ui.runStep.addEventListener('click', () => { link.follow = true; send('step'); });
+  ui.runReset.addEventListener('click', () => { link.follow = true; send('reset'); });
   ui.runSpeed.addEventListener('change', () => {
     const s = ui.runSpeed.value;
     send('speed', s === 'max' ? 'max' : Number(s));

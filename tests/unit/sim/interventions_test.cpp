@@ -34,17 +34,19 @@ struct Result {
   std::uint64_t hash = 0;
 };
 
-/// Runs the experiment; before the step from tick T, `before(sim)` may intervene.
-Result run(const fs::path& log, const std::function<void(Simulation&)>& before) {
+/// Runs the experiment (`xml`, whose LOG is replaced by `log`); before the step from tick T,
+/// `before(sim)` may intervene. The run keeps its start for a reset (Simulation::enable_reset).
+Result run(const fs::path& log, const std::function<void(Simulation&)>& before,
+           std::string xml = kExperiment) {
   PluginRegistry reg;
   register_builtins(reg);
-  std::string xml = kExperiment;
   xml.replace(xml.find("LOG"), 3, log.string());
   Diagnostics diags;
   auto ex = parse_experiment(xml, (log.parent_path() / "exp.xml").string(), reg, {}, diags);
   EXPECT_TRUE(ex) << diags.str();
   if (!ex) return {};
   Simulation sim(std::move(*ex), reg);
+  sim.enable_reset();
   sim.start();
   while (!sim.done()) {
     if (before) before(sim);
@@ -145,6 +147,152 @@ TEST(Interventions, OneThatCannotLandSaysWhy) {
               std::string::npos);
     EXPECT_THROW(apply_intervention(sim, {0, 2, 50, 0, 0}), RunError);
   });
+}
+
+// Robots of two kinds and controllers: built-in (diffusion), Lua with state kept in globals
+// and reset() (the aggregation example's script), dynamics2d with a pushable box, loop functions
+// that tag robots and count them in the status, and robots added and removed by nobody but the
+// test (moves). A reset must bring all of that back to the start.
+const char* kRich = R"(<fleetsim>
+  <framework ticks_per_second="10" length="4" seed="5"/>
+  <controllers>
+    <controller id="c" type="diffusion"/>
+    <controller id="agg" type="lua" script="SCRIPT"/>
+  </controllers>
+  <arena size="4,4">
+    <distribute count="8" kind="epuck" controller="c"/>
+    <distribute count="6" kind="footbot" controller="agg"/>
+  </arena>
+  <physics><dynamics2d/></physics>
+  <loop_functions type="tag_on_contact"/>
+  <log path="LOG" format="frames"/>
+</fleetsim>
+)";
+
+std::string rich() {
+  std::string xml = kRich;
+  xml.replace(xml.find("SCRIPT"), 6,
+              std::string(FLEETSIM_SOURCE_DIR) + "/examples/footbot/aggregation.lua");
+  return xml;
+}
+
+TEST(Reset, ARunResetEndsAsAFreshRunWithTheSameLogBytes) {
+  const fs::path dir = fresh_test_dir("interventions");
+  for (const std::string& xml : {std::string(kExperiment), rich()}) {
+    const Result fresh = run(dir / "fresh.flog", {}, xml);
+    ASSERT_FALSE(fresh.log.empty());
+    // Robots moved at tick 3, the run reset at tick 12 (its tick back to 0), then left alone.
+    int resets = 0;
+    const Result reset = run(
+        dir / "reset.flog",
+        [&](Simulation& sim) {
+          if (resets > 0) return;
+          if (sim.state().tick == 3) apply_intervention(sim, {3, 2, 1.0, 1.0, 0.5});
+          if (sim.state().tick == 12) {
+            ASSERT_EQ(sim.reset_problem(), "");
+            sim.reset();
+            EXPECT_EQ(sim.state().tick, 0);
+            ++resets;
+          }
+        },
+        xml);
+    EXPECT_EQ(resets, 1);
+    EXPECT_EQ(reset.hash, fresh.hash) << "the reset run does not end as a fresh run";
+    EXPECT_TRUE(reset.log == fresh.log) << "the reset run's log is not the fresh run's";
+  }
+}
+
+TEST(Reset, ASessionWithAResetReplaysWithTheSameBytesAndHash) {
+  const fs::path dir = fresh_test_dir("interventions");
+  const std::string xml = rich();
+  const Result fresh = run(dir / "fresh.flog", {}, xml);
+  const fs::path file = dir / "session.interventions";
+  std::vector<Intervention> session;
+  int resets = 0;
+  // A move at tick 3, a reset at tick 9, a move at tick 0 (right after the reset) and at 5.
+  const Result live = run(
+      dir / "live.flog",
+      [&](Simulation& sim) {
+        const Tick t = sim.state().tick;
+        std::vector<Intervention> now;
+        if (resets == 0 && t == 3) now.push_back({t, 2, 1.0 / 3.0, -0.7, 0.1 + 0.2});
+        if (resets == 0 && t == 9) {
+          Intervention r;
+          r.tick = t;
+          r.kind = Intervention::Kind::kReset;
+          now.push_back(r);
+          now.push_back({0, 5, -1.25, 1.5, -2.0 / 7.0});  // (at tick 0, after the reset)
+        }
+        if (resets == 1 && t == 5) now.push_back({t, 4, 0.5, 0.25, 1.0});
+        for (const Intervention& i : now) {
+          ASSERT_EQ(intervention_problem(sim, i), "");
+          apply_intervention(sim, i);
+          if (i.kind == Intervention::Kind::kReset) ++resets;
+          session.push_back(i);
+        }
+      },
+      xml);
+  ASSERT_EQ(resets, 1);
+  EXPECT_NE(live.hash, fresh.hash) << "the moves after the reset changed the run";
+  {
+    std::ofstream out(file);
+    for (const Intervention& i : session) out << format_intervention(i) << "\n";
+  }
+  EXPECT_NE(slurp(file).find("9 reset\n0 move 5"), std::string::npos) << slurp(file);
+  Diagnostics diags;
+  auto loaded = load_interventions(file.string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 4u);
+  EXPECT_EQ((*loaded)[1].kind, Intervention::Kind::kReset);
+  // Replayed as `fleetsim run --interventions` does: each at its tick, a reset taking the tick
+  // back to 0 and the file going on from there.
+  std::size_t next = 0;
+  const Result replay = run(
+      dir / "replay.flog",
+      [&](Simulation& sim) {
+        for (; next < loaded->size() && (*loaded)[next].tick <= sim.state().tick; ++next)
+          apply_intervention(sim, (*loaded)[next]);
+      },
+      xml);
+  EXPECT_EQ(next, 4u);
+  EXPECT_EQ(replay.hash, live.hash);
+  EXPECT_TRUE(replay.log == live.log) << "the replay's log bytes differ from the session's";
+}
+
+TEST(Reset, TicksStartAgainAfterAResetInTheFile) {
+  const fs::path dir = fresh_test_dir("interventions");
+  std::ofstream(dir / "ok") << "4 move 2 0 0 0\n9 reset\n0 move 2 0 0 0\n0 reset\n3 reset\n";
+  Diagnostics diags;
+  auto loaded = load_interventions((dir / "ok").string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 5u);
+  std::ofstream(dir / "bad") << "9 move 2 0 0 0\n5 reset\n7 reset now\n-1 reset\n";
+  Diagnostics bad;
+  EXPECT_FALSE(load_interventions((dir / "bad").string(), bad));
+  const std::string text = bad.str();
+  for (const char* where : {"bad:2: error: tick 5 comes after tick 9",
+                            "bad:3: error: malformed reset", "bad:4: error: malformed reset"})
+    EXPECT_NE(text.find(where), std::string::npos) << where << "\n" << text;
+}
+
+TEST(Reset, ARunThatKeepsNoStartSaysSo) {
+  PluginRegistry reg;
+  register_builtins(reg);
+  std::string xml = kExperiment;
+  const fs::path dir = fresh_test_dir("interventions");
+  xml.replace(xml.find("LOG"), 3, (dir / "run.flog").string());
+  Diagnostics diags;
+  auto ex = parse_experiment(xml, (dir / "exp.xml").string(), reg, {}, diags);
+  ASSERT_TRUE(ex) << diags.str();
+  Simulation sim(std::move(*ex), reg);
+  sim.start();
+  sim.step();
+  Intervention r;
+  r.tick = 1;
+  r.kind = Intervention::Kind::kReset;
+  EXPECT_NE(intervention_problem(sim, r).find("keeps no copy of its start"), std::string::npos);
+  EXPECT_THROW(sim.reset(), RunError);
+  EXPECT_EQ(sim.state().tick, 1);
 }
 
 }  // namespace
