@@ -720,6 +720,11 @@ function exposeApi(v) {
       return { x: r.x[i] + c[0], y: r.y[i] + c[1], theta: r.theta[i], tag: f.tags[r.tag[i]],
         id: r.id[i], kind: v.header.kinds[r.kind[i]]?.name, columns };
     },
+    /** The canvas as a PNG data URL, drawn now (tests/e2e/render_vs_page.test.mjs). */
+    canvasPng() {
+      v.render();
+      return ui.canvas.toDataURL('image/png');
+    },
     /** RGBA of the canvas at CSS pixel (x, y), drawn now. */
     pixel(x, y) {
       v.render();
