@@ -1,9 +1,13 @@
 #include "view/frame_painter.hpp"
 
 #include <png.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <csetjmp>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -449,19 +453,43 @@ void FramePainter::paint(const log::LogFrame& frame, std::vector<std::uint8_t>& 
 
 void write_png(const std::string& path, int width, int height,
                const std::vector<std::uint8_t>& rgb) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  image.width = static_cast<png_uint_32>(width);
-  image.height = static_cast<png_uint_32>(height);
-  image.format = PNG_FORMAT_RGB;
-  image.flags = PNG_IMAGE_FLAG_FAST;  // speed over size (libpng's fastest filters and zlib)
   if (rgb.size() != static_cast<std::size_t>(width) * height * 3)
     throw std::runtime_error("cannot write '" + path + "': the picture has the wrong size");
-  if (!png_image_write_to_file(&image, path.c_str(), 0, rgb.data(), width * 3, nullptr)) {
-    const std::string why = image.message;
-    png_image_free(&image);
-    throw std::runtime_error("cannot write '" + path + "': " + why);
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  std::string error;
+  png_structp png = png_create_write_struct(
+      PNG_LIBPNG_VER_STRING, &error,
+      [](png_structp p, png_const_charp message) {
+        *static_cast<std::string*>(png_get_error_ptr(p)) = message;
+        png_longjmp(p, 1);
+      },
+      nullptr);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  // (libpng reports errors by longjmp: nothing with a destructor lives past this point)
+  if (!png || !info || setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    std::fclose(file);
+    throw std::runtime_error("cannot write '" + path +
+                             "': " + (error.empty() ? std::string("out of memory") : error));
   }
+  png_init_io(png, file);
+  // The pictures are mostly flat colour: the "sub" filter turns runs of one colour into zeros,
+  // which zlib's run-length strategy at its fastest level packs in a fraction of the default's
+  // time (at 1920 x 1080: ~19 ms against ~90 ms, bench/render), to a few tens of kB.
+  png_set_compression_level(png, 1);
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
+  png_set_compression_strategy(png, Z_RLE);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8,
+               PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE,
+               PNG_FILTER_TYPE_BASE);
+  png_write_info(png, info);
+  for (int j = 0; j < height; ++j)
+    png_write_row(png, rgb.data() + static_cast<std::size_t>(j) * width * 3);
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  if (std::fclose(file) != 0)
+    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
 }
 
 std::vector<std::uint8_t> read_png(const std::string& path, int& width, int& height) {

@@ -90,8 +90,8 @@ class FramePainter {
   std::vector<std::string> unsupported_;
 };
 
-/// Writes `rgb` (width x height, 3 bytes a pixel, rows from the top) as a PNG file (libpng, the
-/// fastest zlib level). Throws std::runtime_error naming the file when it cannot.
+/// Writes `rgb` (width x height, 3 bytes a pixel, rows from the top) as a PNG file (libpng,
+/// zlib's fastest level). Throws std::runtime_error naming the file when it cannot.
 void write_png(const std::string& path, int width, int height,
                const std::vector<std::uint8_t>& rgb);
 
