@@ -1,7 +1,8 @@
 // The live view (`fleetsim run --view`): a page attaches to a running run, pauses, steps and
 // resumes it; two pages watch at once; a page without the run's token watches but cannot
-// control; a robot dragged on the page moves, and the interventions file replays the session
-// with the same log bytes; the page says when the run has ended.
+// control; the reset button takes the run back to tick 0; a robot dragged on the page moves,
+// and the interventions file replays the session (reset and move) with the same log bytes; the
+// page says when the run has ended.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -134,6 +135,28 @@ test('two pages watch at once; the one without the token cannot control', async 
   assert.equal((await state(watcher)).tick, 0);
 });
 
+test('the reset button takes the paused run back to tick 0 at once, recorded', async () => {
+  const page = browser.page;
+  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  const t = s.live.tick;
+  assert.ok(t > 0);
+  const first = await page.evaluate(() => window.fleetsimViewer.show(0).then(() =>
+    window.fleetsimViewer.robot(0)));
+  await page.click('#run-reset');
+  s = await until(page, (l, st) => l.interventions === 1 && l.tick === 0, 'the reset landed');
+  assert.equal(s.live.state, 'paused', 'a reset does not play the run');
+  assert.match(s.live.intervention, new RegExp(`the run was reset at tick ${t} \\(back to tick 0\\); recorded in`));
+  // The page follows the run back to its start: the world as it was at tick 0.
+  await page.click('#run-follow');
+  s = await until(page, (l, st) => st.tick === 0 && st.frame === st.frameCount - 1, 'the page at tick 0');
+  const again = await page.evaluate(() => window.fleetsimViewer.robot(0));
+  assert.deepEqual([again.id, again.x, again.y, again.theta], [first.id, first.x, first.y, first.theta]);
+  const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.deepEqual(lines, [`${t} reset`]);
+  await page.click('#run-step');
+  await until(page, (l, st) => l.tick === 1 && st.tick === 1, 'a step after the reset');
+});
+
 test('a robot shift-dragged on the page moves at the next tick, recorded', async () => {
   const page = browser.page;
   let s = await until(page, (l) => l.state === 'paused', 'the paused run');
@@ -150,7 +173,7 @@ test('a robot shift-dragged on the page moves at the next tick, recorded', async
   await page.keyboard.up('Shift');
   const t = s.live.tick;
   await page.click('#run-step'); // it lands at the tick boundary, before this step
-  s = await until(page, (l, st) => l.interventions === 1 && st.tick === t + 1, 'the move landed');
+  s = await until(page, (l, st) => l.interventions === 2 && st.tick === t + 1, 'the move landed');
   assert.match(s.live.intervention, new RegExp(`robot ${robot.id} moved to .* at tick ${t}; recorded in`));
   assert.match(await page.textContent('#message'), /recorded in/);
   const moved = await page.evaluate((id) => {
@@ -161,8 +184,8 @@ test('a robot shift-dragged on the page moves at the next tick, recorded', async
   assert.ok(Math.hypot(moved.x - target[0], moved.y - target[1]) < 0.25,
     `robot ${robot.id} at (${moved.x}, ${moved.y}), dropped at (${target})`);
   const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
-  assert.equal(lines.length, 1);
-  assert.match(lines[0], new RegExp(`^${t} move ${robot.id} `));
+  assert.equal(lines.length, 2);
+  assert.match(lines[1], new RegExp(`^${t} move ${robot.id} `));
   await screenshot(page, 'live-moved.png');
 });
 
@@ -180,7 +203,8 @@ test('the page says when the run has ended; the interventions file replays its l
   const summary = JSON.parse(run.out.trim().split('\n').pop());
   const plain = JSON.parse(reference.out.trim().split('\n').pop());
   assert.notEqual(summary.state_hash, plain.state_hash, 'the moved robot changed the run');
-  // Watching, pausing, stepping and pacing changed nothing; the move is in the file.
+  // Watching, pausing, stepping and pacing changed nothing; the reset and the move are in the
+  // file.
   const replay = await runToEnd(['--interventions', RECORD, '--log', path.join(dir, 'replay.flog')]);
   assert.equal(replay.code, 0, replay.err);
   assert.equal(JSON.parse(replay.out.trim().split('\n').pop()).state_hash, summary.state_hash,
