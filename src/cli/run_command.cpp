@@ -265,10 +265,7 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       if (i.tick < sim.state().tick) continue;  // (landed before the checkpoint resumed from)
       if (std::string why = intervention_problem(sim, i); !why.empty())
         throw RunError(path + ":" + std::to_string(i.line) + ": tick " + std::to_string(i.tick) +
-                       (i.kind == Intervention::Kind::kReset
-                            ? std::string(": cannot reset: ")
-                            : ": cannot move robot " + std::to_string(i.robot) + ": ") +
-                       why);
+                       ": cannot " + describe(i) + ": " + why);
       apply_intervention(sim, i);  // (a reset takes the tick back to 0: the loop goes on)
     }
   };
@@ -291,27 +288,35 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
           ? a.record_interventions
           : std::filesystem::path(file).stem().string() + ".interventions";
   auto land_live = [&live, &record, record_path](Simulation& sim) {
+    using Kind = view::LiveRun::Request::Kind;
     for (const view::LiveRun::Request& m : live->run().take_requests()) {
-      const bool reset = m.kind == view::LiveRun::Request::Kind::kReset;
-      const std::string what = reset ? "reset" : "move robot " + std::to_string(m.robot);
-      if (sim.distribution().processes > 1) {
-        live->run().report_intervention(
-            "refused: cannot " + what + ": interventions are for a run of one process for now",
-            false);
-        continue;
-      }
       Intervention i;
-      i.kind = reset ? Intervention::Kind::kReset : Intervention::Kind::kMove;
+      i.kind = m.kind == Kind::kReset    ? Intervention::Kind::kReset
+               : m.kind == Kind::kAdd    ? Intervention::Kind::kAdd
+               : m.kind == Kind::kRemove ? Intervention::Kind::kRemove
+                                         : Intervention::Kind::kMove;
       i.tick = sim.state().tick;
       i.robot = m.robot;
       i.x = m.x;
       i.y = m.y;
+      i.robot_kind = m.robot_kind;
+      i.controller = m.controller;
       const std::uint32_t row = sim.state().robot_index(m.robot);
-      i.heading = m.heading ? *m.heading : row != kNoIndex ? sim.state().theta()[row] : 0.0;
-      if (std::string why = intervention_problem(sim, i); !why.empty()) {
-        live->run().report_intervention("refused: cannot " + what + ": " + why, false);
+      i.heading = m.heading ? *m.heading
+                  : i.kind == Intervention::Kind::kMove && row != kNoIndex
+                      ? sim.state().theta()[row]
+                      : 0.0;
+      if (sim.distribution().processes > 1) {
+        live->run().report_intervention("refused: cannot " + describe(i) +
+                                            ": interventions are for a run of one process for now",
+                                        false);
         continue;
       }
+      if (std::string why = intervention_problem(sim, i); !why.empty()) {
+        live->run().report_intervention("refused: cannot " + describe(i) + ": " + why, false);
+        continue;
+      }
+      const EntityId next = sim.state().next_id;
       apply_intervention(sim, i);
       if (!record) {
         record = std::make_unique<std::ofstream>(record_path);
@@ -321,10 +326,23 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
         std::cerr << "\nfleetsim run: interventions are recorded in " << record_path << "\n";
       }
       *record << format_intervention(i) << std::endl;  // (flushed: kept if the run dies)
-      const std::string done =
-          reset ? fmt::format("the run was reset at tick {} (back to tick 0)", i.tick)
-                : fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}", i.robot, i.x, i.y,
-                              i.tick);
+      std::string done;
+      switch (i.kind) {
+        case Intervention::Kind::kReset:
+          done = fmt::format("the run was reset at tick {} (back to tick 0)", i.tick);
+          break;
+        case Intervention::Kind::kAdd:
+          done = fmt::format("robot {} ({}) added at ({:.3f}, {:.3f}) at tick {}", next,
+                             i.robot_kind, i.x, i.y, i.tick);
+          break;
+        case Intervention::Kind::kRemove:
+          done = fmt::format("robot {} removed at tick {}", i.robot, i.tick);
+          break;
+        case Intervention::Kind::kMove:
+          done = fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}", i.robot, i.x, i.y,
+                             i.tick);
+          break;
+      }
       if (!*record)
         live->run().report_intervention(done + ", but it could not be recorded in " + record_path,
                                         true);

@@ -112,6 +112,15 @@ class Simulation final : private WorldAccess {
   /// another program computes: a federation's swarm node), and sets its altitude when the
   /// run has a `z` column. Throws RunError for a position outside the arena.
   void place_robot(EntityId id, Vec2 p, double heading, double z);
+  /// Between steps, as loop functions' add_robot and remove_robot (WorldAccess) do: the live
+  /// view's interventions (sim/interventions.hpp). The added robot gets the next entity id, the
+  /// empty tag, and a controller made and init() for it; returns its id. Throw RunError as
+  /// those do (an unknown kind or controller, a position outside the arena, no such robot).
+  EntityId add_robot_between_steps(const std::string& kind, const std::string& controller,
+                                   Vec2 position, double heading) {
+    return add_robot(kind, controller, position, heading, "");
+  }
+  void remove_robot_between_steps(EntityId id) { remove_robot(id); }
   /// The world, writable between steps: for bindings that set actuator commands (python/).
   WorldState& state_between_steps() { return state_; }
   int threads() const { return pool_.size(); }

@@ -1,4 +1,5 @@
-// `fleetsim control URL pause|play|step|speed X|reset|move ID X Y [H]`: steers a run started
+// `fleetsim control URL pause|play|step|speed X|reset|move ID X Y [H]|add KIND CONTROLLER X Y
+// [H]|remove ID`: steers a run started
 // with `fleetsim run --view` through its HTTP control API (docs/view-format.md, "Control"), as
 // the page does.
 #include <httplib.h>
@@ -91,6 +92,29 @@ int run_control(const ControlOptions& o) {
     body["x"] = *x;
     body["y"] = *y;
     if (heading) body["heading"] = *heading;
+  } else if (o.command == "add") {
+    // add KIND CONTROLLER X Y [HEADING]
+    std::optional<double> x, y, heading;
+    if (v.size() >= 4) x = number(v[2]), y = number(v[3]);
+    if (v.size() == 5) heading = number(v[4]);
+    if (v.size() < 4 || v.size() > 5 || !x || !y || (v.size() == 5 && !heading)) {
+      std::cerr << "fleetsim control: error: add needs KIND CONTROLLER X Y [HEADING] (the "
+                   "experiment's names; metres, radians)\n";
+      return kExitUserError;
+    }
+    body["kind"] = v[0];
+    body["controller"] = v[1];
+    body["x"] = *x;
+    body["y"] = *y;
+    if (heading) body["heading"] = *heading;
+  } else if (o.command == "remove") {
+    std::uint32_t robot = 0;
+    if (v.size() != 1 || std::from_chars(v[0].data(), v[0].data() + v[0].size(), robot).ptr !=
+                             v[0].data() + v[0].size()) {
+      std::cerr << "fleetsim control: error: remove needs one ROBOT_ID\n";
+      return kExitUserError;
+    }
+    body["robot"] = robot;
   } else if (!v.empty()) {
     std::cerr << "fleetsim control: error: " << o.command << " takes no value\n";
     return kExitUserError;
@@ -115,6 +139,10 @@ int run_control(const ControlOptions& o) {
               << "\n";
     return kExitRuntimeError;
   }
+  if (o.command == "add" || o.command == "remove")
+    std::cout << o.command
+              << " sent: it lands at the run's next tick boundary (the page and the "
+                 "run's terminal say what became of it)\n";
   if (o.command == "reset")
     std::cout << "reset sent: it lands at the run's next tick boundary (the page and the run's "
                  "terminal say what became of it)\n";
@@ -138,15 +166,18 @@ void add_control_command(CLI::App& app, int& status) {
       "control",
       "Steer a run started with `fleetsim run --view`: pause, play, step (one tick), "
       "speed X (simulated seconds per wall second; 1 = real time) or speed max, reset (the "
-      "experiment's reset: back to tick 0) or move ROBOT_ID X Y [HEADING] (these two at the "
-      "next tick boundary, recorded by the run)");
+      "experiment's reset: back to tick 0), move ROBOT_ID X Y [HEADING], add KIND CONTROLLER X Y "
+      "[HEADING] or remove ROBOT_ID (these four at the next tick boundary, recorded by the run)");
   control->add_option("URL", options->url, "the URL the run printed (it carries the token)")
       ->required();
-  control->add_option("COMMAND", options->command, "pause, play, step, speed, reset or move")
+  control
+      ->add_option("COMMAND", options->command,
+                   "pause, play, step, speed, reset, move, add or remove")
       ->required()
-      ->check(CLI::IsMember({"pause", "play", "step", "speed", "reset", "move"}));
+      ->check(CLI::IsMember({"pause", "play", "step", "speed", "reset", "move", "add", "remove"}));
   control->add_option("VALUES", options->values,
-                      "speed: a number > 0 (x real time) or max; move: ROBOT_ID X Y [HEADING]");
+                      "speed: a number > 0 (x real time) or max; move: ROBOT_ID X Y [HEADING]; "
+                      "add: KIND CONTROLLER X Y [HEADING]; remove: ROBOT_ID");
   control->callback([options, &status] { status = run_control(*options); });
 }
 

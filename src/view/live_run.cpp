@@ -160,7 +160,8 @@ std::string LiveRun::control(const std::string& command, std::optional<double> v
                "or \"max\" (as fast as possible)";
       speed_ = value ? *value : 0;
     } else {
-      return "unknown command '" + command + "' (expected pause, play, step, speed, reset or move)";
+      return "unknown command '" + command +
+             "' (expected pause, play, step, speed, reset, move, add or remove)";
     }
     anchored_ = false;  // the pace starts again from here
     ++version_;

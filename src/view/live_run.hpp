@@ -84,13 +84,16 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// thread takes it with take_requests()), or is refused there (report_intervention()).
   struct Request {
     enum class Kind {
-      kMove,   ///< a robot dragged to a new pose
-      kReset,  ///< the experiment's reset (Simulation::reset)
+      kMove,    ///< a robot dragged to a new pose
+      kReset,   ///< the experiment's reset (Simulation::reset)
+      kAdd,     ///< a robot added
+      kRemove,  ///< a robot removed
     };
     Kind kind = Kind::kMove;
-    std::uint32_t robot = 0;        ///< entity id (move)
-    double x = 0, y = 0;            ///< metres, world frame (move)
-    std::optional<double> heading;  ///< radians; none: the robot keeps its heading (move)
+    std::uint32_t robot = 0;             ///< entity id (move, remove)
+    double x = 0, y = 0;                 ///< metres, world frame (move, add)
+    std::optional<double> heading;       ///< radians; none: kept (move), 0 (add)
+    std::string robot_kind, controller;  ///< add: the experiment's names
   };
   /// Queues a request; returns why it is refused at once (the run has ended), else "".
   std::string request(const Request& r);

@@ -175,6 +175,47 @@ void ViewServer::add_live_routes() {
       res.set_content(status_json(live_.run->status(), true).dump(), kJson);
       return;
     }
+    if (command == "add" || command == "remove") {
+      // {"command": "add", "kind": K, "controller": C, "x": X, "y": Y[, "heading": H]} or
+      // {"command": "remove", "robot": ID}: at the next tick boundary, as a move.
+      auto finite = [&](const char* key) {
+        return body.contains(key) && body[key].is_number() &&
+               std::isfinite(body[key].get<double>());
+      };
+      auto name = [&](const char* key) {
+        return body.contains(key) && body[key].is_string() && !body[key].get<std::string>().empty();
+      };
+      LiveRun::Request r;
+      if (command == "add") {
+        if (!name("kind") || !name("controller") || !finite("x") || !finite("y") ||
+            (body.contains("heading") && !finite("heading"))) {
+          send_error(res, 400,
+                     "add expects {\"command\": \"add\", \"kind\": KIND, \"controller\": "
+                     "CONTROLLER, \"x\": X, \"y\": Y} (metres; optional \"heading\", radians)");
+          return;
+        }
+        r.kind = LiveRun::Request::Kind::kAdd;
+        r.robot_kind = body["kind"].get<std::string>();
+        r.controller = body["controller"].get<std::string>();
+        r.x = body["x"].get<double>();
+        r.y = body["y"].get<double>();
+        if (body.contains("heading")) r.heading = body["heading"].get<double>();
+      } else {
+        if (!body.contains("robot") || !body["robot"].is_number_unsigned() ||
+            body["robot"].get<std::uint64_t>() > 0xffffffffu) {
+          send_error(res, 400, "remove expects {\"command\": \"remove\", \"robot\": ID}");
+          return;
+        }
+        r.kind = LiveRun::Request::Kind::kRemove;
+        r.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
+      }
+      if (const std::string refused = live_.run->request(r); !refused.empty()) {
+        send_error(res, 409, refused);
+        return;
+      }
+      res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+      return;
+    }
     if (command == "reset") {  // {"command": "reset"}: lands at the next tick boundary
       LiveRun::Request r;
       r.kind = LiveRun::Request::Kind::kReset;

@@ -161,18 +161,30 @@ test('a robot shift-dragged on the page moves at the next tick, recorded', async
   const page = browser.page;
   let s = await until(page, (l) => l.state === 'paused', 'the paused run');
   const robot = await page.evaluate(() => window.fleetsimViewer.robot(0));
-  const target = [robot.x + 1.0, robot.y + 0.5];
-  const [sx, sy] = await toCanvas(page, robot.x, robot.y);
-  const [tx, ty] = await toCanvas(page, ...target);
-  const box = await page.locator('#scene').boundingBox();
-  await page.keyboard.down('Shift');
-  await page.mouse.move(box.x + sx, box.y + sy);
-  await page.mouse.down();
-  await page.mouse.move(box.x + tx, box.y + ty, { steps: 8 });
-  await page.mouse.up();
-  await page.keyboard.up('Shift');
   const t = s.live.tick;
-  await page.click('#run-step'); // it lands at the tick boundary, before this step
+  // A paused run takes the drop at once; one onto a wall or another robot is refused (and
+  // not recorded): then a drop elsewhere.
+  let target = null;
+  let said = s.live.intervention;
+  for (const [dx, dy] of [[1, 0.5], [-1, 0.5], [1, -0.5], [-1, -0.5], [0.5, 1], [-0.5, -1],
+    [0.6, 0], [-0.6, 0], [0, 0.6], [0, -0.6]]) {
+    const drop = [robot.x + dx, robot.y + dy];
+    const [sx, sy] = await toCanvas(page, robot.x, robot.y);
+    const [tx, ty] = await toCanvas(page, ...drop);
+    const box = await page.locator('#scene').boundingBox();
+    await page.keyboard.down('Shift');
+    await page.mouse.move(box.x + sx, box.y + sy);
+    await page.mouse.down();
+    await page.mouse.move(box.x + tx, box.y + ty, { steps: 8 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    s = await until(page, (l) => l.intervention !== said, 'what became of the drop');
+    said = s.live.intervention;
+    if (!said.startsWith('refused')) { target = drop; break; }
+    assert.match(said, /^refused: cannot move robot \d+: /);
+  }
+  assert.ok(target, `every drop was refused: ${said}`);
+  await page.click('#run-step'); // the run goes on from there
   s = await until(page, (l, st) => l.interventions === 2 && st.tick === t + 1, 'the move landed');
   assert.match(s.live.intervention, new RegExp(`robot ${robot.id} moved to .* at tick ${t}; recorded in`));
   assert.match(await page.textContent('#message'), /recorded in/);

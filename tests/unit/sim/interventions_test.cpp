@@ -295,5 +295,139 @@ TEST(Reset, ARunThatKeepsNoStartSaysSo) {
   EXPECT_EQ(sim.state().tick, 1);
 }
 
+/// The first point of a 0.25 m grid over the arena where `i` (a move or an add) could land.
+Intervention somewhere_free(const Simulation& sim, Intervention i) {
+  for (double y = -1.75; y <= 1.75; y += 0.25)
+    for (double x = -1.75; x <= 1.75; x += 0.25) {
+      i.x = x;
+      i.y = y;
+      if (intervention_problem(sim, i).empty()) return i;
+    }
+  ADD_FAILURE() << "no free place";
+  return i;
+}
+
+TEST(Interventions, RobotsAddedAndRemovedAreRecordedAndReplayed) {
+  const fs::path dir = fresh_test_dir("interventions");
+  const Result plain = run(dir / "plain.flog", {});
+  std::vector<Intervention> session;
+  std::size_t robots_after_add = 0, robots_at_end = 0;
+  EntityId added = kNoEntity;
+  const Result live = run(dir / "live.flog", [&](Simulation& sim) {
+    const Tick t = sim.state().tick;
+    Intervention i;
+    i.tick = t;
+    if (t == 2) {
+      i.kind = Intervention::Kind::kAdd;
+      i.robot_kind = "epuck";
+      i.controller = "c";
+      i.heading = 0.25;
+      i = somewhere_free(sim, i);
+      added = sim.state().next_id;
+    } else if (t == 5) {
+      i.kind = Intervention::Kind::kRemove;
+      i.robot = 3;
+    } else {
+      if (t == 6) robots_after_add = sim.state().robot_count();
+      robots_at_end = sim.state().robot_count();
+      return;
+    }
+    ASSERT_EQ(intervention_problem(sim, i), "");
+    apply_intervention(sim, i);
+    session.push_back(i);
+  });
+  EXPECT_EQ(robots_after_add, 10u) << "ten, one added, one removed";
+  EXPECT_EQ(robots_at_end, 10u);
+  EXPECT_NE(live.hash, plain.hash);
+  const fs::path file = dir / "session.interventions";
+  {
+    std::ofstream out(file);
+    for (const Intervention& i : session) out << format_intervention(i) << "\n";
+  }
+  EXPECT_NE(slurp(file).find(" add epuck c "), std::string::npos) << slurp(file);
+  EXPECT_NE(slurp(file).find("5 remove 3\n"), std::string::npos) << slurp(file);
+  Diagnostics diags;
+  auto loaded = load_interventions(file.string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 2u);
+  std::size_t next = 0;
+  EntityId replay_added = kNoEntity;
+  const Result replay = run(dir / "replay.flog", [&](Simulation& sim) {
+    for (; next < loaded->size() && (*loaded)[next].tick == sim.state().tick; ++next) {
+      if ((*loaded)[next].kind == Intervention::Kind::kAdd) replay_added = sim.state().next_id;
+      apply_intervention(sim, (*loaded)[next]);
+    }
+  });
+  EXPECT_EQ(replay_added, added) << "the added robot gets the same id";
+  EXPECT_EQ(replay.hash, live.hash);
+  EXPECT_TRUE(replay.log == live.log) << "the replay's log bytes differ from the session's";
+}
+
+TEST(Interventions, OverlapsObstaclesAndUnknownNamesAreRefusedWithTheReason) {
+  const fs::path dir = fresh_test_dir("interventions");
+  run(dir / "run.flog", [&](Simulation& sim) {
+    if (sim.state().tick != 0) return;
+    const WorldState& s = sim.state();
+    const std::uint32_t five = s.robot_index(5);
+    // Robot 2 onto robot 5, half a radius off: refused, naming robot 5.
+    Intervention onto{0, 2, s.x()[five] + 0.02, s.y()[five], 0};
+    EXPECT_NE(intervention_problem(sim, onto).find("would overlap robot"), std::string::npos)
+        << intervention_problem(sim, onto);
+    EXPECT_NE(intervention_problem(sim, onto).find("(id 5)"), std::string::npos);
+    EXPECT_THROW(apply_intervention(sim, onto), RunError);
+    // Robot 5 a hair from where it is: only itself is there.
+    Intervention itself{0, 5, s.x()[five] + 1e-6, s.y()[five], 0};
+    EXPECT_EQ(intervention_problem(sim, itself), "");
+    Intervention add;
+    add.kind = Intervention::Kind::kAdd;
+    add.robot_kind = "epuck";
+    add.controller = "c";
+    add.x = s.x()[five];
+    add.y = s.y()[five];
+    EXPECT_NE(intervention_problem(sim, add).find("would overlap robot"), std::string::npos);
+    add.x = 9;
+    EXPECT_NE(intervention_problem(sim, add).find("outside the arena"), std::string::npos);
+    add.x = 1.99;  // the arena's wall at x = 2
+    add.y = 0;
+    EXPECT_NE(intervention_problem(sim, add).find("would overlap a wall or obstacle"),
+              std::string::npos)
+        << intervention_problem(sim, add);
+    add.robot_kind = "tank";
+    EXPECT_NE(intervention_problem(sim, add).find("no robot kind 'tank' in this run (its kinds: "
+                                                  "epuck)"),
+              std::string::npos)
+        << intervention_problem(sim, add);
+    add.robot_kind = "epuck";
+    add.controller = "pilot";
+    EXPECT_NE(intervention_problem(sim, add).find("no controller 'pilot'"), std::string::npos);
+    Intervention remove;
+    remove.kind = Intervention::Kind::kRemove;
+    remove.robot = 999;
+    EXPECT_NE(intervention_problem(sim, remove).find("no robot with id 999"), std::string::npos);
+    EXPECT_EQ(describe(remove), "remove robot 999");
+  });
+}
+
+TEST(Interventions, AddAndRemoveLinesAreReadAndTheirMistakesReported) {
+  const fs::path dir = fresh_test_dir("interventions");
+  std::ofstream(dir / "ok") << "1 add epuck c 0.5 -0.25 1\n2 remove 4\n";
+  Diagnostics diags;
+  auto loaded = load_interventions((dir / "ok").string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 2u);
+  EXPECT_EQ((*loaded)[0].kind, Intervention::Kind::kAdd);
+  EXPECT_EQ((*loaded)[0].robot_kind, "epuck");
+  EXPECT_EQ((*loaded)[0].controller, "c");
+  EXPECT_EQ((*loaded)[0].y, -0.25);
+  EXPECT_EQ(format_intervention((*loaded)[0]), "1 add epuck c 0.5 -0.25 1");
+  EXPECT_EQ(format_intervention((*loaded)[1]), "2 remove 4");
+  std::ofstream(dir / "bad") << "1 add epuck c 0.5\n2 remove x\n3 remove 4 5\n";
+  Diagnostics bad;
+  EXPECT_FALSE(load_interventions((dir / "bad").string(), bad));
+  for (const char* where :
+       {"bad:1: error: malformed add", "bad:2: error: malformed remove", "bad:3: error: malformed"})
+    EXPECT_NE(bad.str().find(where), std::string::npos) << where << "\n" << bad.str();
+}
+
 }  // namespace
 }  // namespace fleetsim

@@ -312,8 +312,8 @@ TEST_F(LiveViewTest, ControlNeedsTheTokenAndBadRequestsAreRefusedWhileTheRunGoes
   }
   res = c.Post(with_token, R"({"command": "fly"})", "application/json");
   EXPECT_EQ(res->status, 400);
-  EXPECT_NE(error_of(res).find("unknown command 'fly' (expected pause, play, step, speed, reset "
-                               "or move)"),
+  EXPECT_NE(error_of(res).find("unknown command 'fly' (expected pause, play, step, speed, reset, "
+                               "move, add or remove)"),
             std::string::npos);
   res = c.Post(with_token, R"({"command": "speed", "value": "fast"})", "application/json");
   EXPECT_EQ(res->status, 400);
