@@ -289,6 +289,11 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
           : std::filesystem::path(file).stem().string() + ".interventions";
   auto land_live = [&live, &record, record_path](Simulation& sim) {
     using Kind = view::LiveRun::Request::Kind;
+    // What became of it: on the pages and on the run's terminal.
+    auto tell = [&live](const std::string& message, bool landed) {
+      std::cerr << "\nfleetsim run: " << message << std::endl;
+      live->run().report_intervention(message, landed);
+    };
     for (const view::LiveRun::Request& m : live->run().take_requests()) {
       Intervention i;
       i.kind = m.kind == Kind::kReset    ? Intervention::Kind::kReset
@@ -307,13 +312,13 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
                       ? sim.state().theta()[row]
                       : 0.0;
       if (sim.distribution().processes > 1) {
-        live->run().report_intervention("refused: cannot " + describe(i) +
-                                            ": interventions are for a run of one process for now",
-                                        false);
+        tell("refused: cannot " + describe(i) +
+                 ": interventions are for a run of one process for now",
+             false);
         continue;
       }
       if (std::string why = intervention_problem(sim, i); !why.empty()) {
-        live->run().report_intervention("refused: cannot " + describe(i) + ": " + why, false);
+        tell("refused: cannot " + describe(i) + ": " + why, false);
         continue;
       }
       const EntityId next = sim.state().next_id;
@@ -344,10 +349,9 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
           break;
       }
       if (!*record)
-        live->run().report_intervention(done + ", but it could not be recorded in " + record_path,
-                                        true);
+        tell(done + ", but it could not be recorded in " + record_path, true);
       else
-        live->run().report_intervention(done + "; recorded in " + record_path, true);
+        tell(done + "; recorded in " + record_path, true);
     }
   };
   if (live)
