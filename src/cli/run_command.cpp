@@ -299,6 +299,7 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       i.kind = m.kind == Kind::kReset    ? Intervention::Kind::kReset
                : m.kind == Kind::kAdd    ? Intervention::Kind::kAdd
                : m.kind == Kind::kRemove ? Intervention::Kind::kRemove
+               : m.kind == Kind::kLeds   ? Intervention::Kind::kLeds
                                          : Intervention::Kind::kMove;
       i.tick = sim.state().tick;
       i.robot = m.robot;
@@ -306,6 +307,7 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       i.y = m.y;
       i.robot_kind = m.robot_kind;
       i.controller = m.controller;
+      i.color = m.color;
       const std::uint32_t row = sim.state().robot_index(m.robot);
       i.heading = m.heading ? *m.heading
                   : i.kind == Intervention::Kind::kMove && row != kNoIndex
@@ -342,6 +344,10 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
           break;
         case Intervention::Kind::kRemove:
           done = fmt::format("robot {} removed at tick {}", i.robot, i.tick);
+          break;
+        case Intervention::Kind::kLeds:
+          done = fmt::format("robot {}'s LEDs set to {},{},{},{} at tick {}", i.robot, i.color.r,
+                             i.color.g, i.color.b, i.color.a, i.tick);
           break;
         case Intervention::Kind::kMove:
           done = fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}", i.robot, i.x, i.y,

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/named_colors.hpp"
+#include "robots/body_parts.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim {
@@ -23,6 +25,9 @@ std::string format_intervention(const Intervention& i) {
                          i.heading);
     case Intervention::Kind::kRemove:
       return fmt::format("{} remove {}", i.tick, i.robot);
+    case Intervention::Kind::kLeds:
+      return fmt::format("{} leds {} {},{},{},{}", i.tick, i.robot, i.color.r, i.color.g, i.color.b,
+                         i.color.a);
     case Intervention::Kind::kMove:
       break;
   }
@@ -60,7 +65,7 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
     const SourceLocation at{path, line};
     static const char* kExpected =
         "expected: TICK move ROBOT_ID X Y HEADING, TICK add KIND CONTROLLER X Y HEADING, TICK "
-        "remove ROBOT_ID or TICK reset";
+        "remove ROBOT_ID, TICK leds ROBOT_ID R,G,B,A or TICK reset";
     Intervention i;
     i.line = line;
     std::int64_t tick = -1;
@@ -75,6 +80,9 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
     } else if (what == "remove") {
       i.kind = Intervention::Kind::kRemove;
       words_wanted = 3;
+    } else if (what == "leds") {
+      i.kind = Intervention::Kind::kLeds;
+      words_wanted = 4;
     } else if (what == "reset") {
       i.kind = Intervention::Kind::kReset;
       words_wanted = 2;
@@ -92,6 +100,11 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
       ok = parse_number(w[4], i.x) && parse_number(w[5], i.y) && parse_number(w[6], i.heading);
     }
     if (ok && i.kind == Intervention::Kind::kRemove) ok = parse_number(w[2], i.robot);
+    if (ok && i.kind == Intervention::Kind::kLeds) {
+      const auto color = parse_color(w[3]);
+      ok = parse_number(w[2], i.robot) && color.has_value();
+      if (ok) i.color = *color;
+    }
     ok = ok && std::isfinite(i.x) && std::isfinite(i.y) && std::isfinite(i.heading);
     if (!ok) {
       diags.error(at, "malformed " + what + " (" + kExpected +
@@ -164,6 +177,15 @@ std::string intervention_problem(const Simulation& sim, const Intervention& i) {
       return s.robot_index(i.robot) == kNoIndex
                  ? "there is no robot with id " + std::to_string(i.robot)
                  : "";
+    case Intervention::Kind::kLeds: {
+      const std::uint32_t row = s.robot_index(i.robot);
+      if (row == kNoIndex) return "there is no robot with id " + std::to_string(i.robot);
+      const RobotKind& kind = m.kinds[s.robot_kind()[row]];
+      if (led_count(kind) == 0 ||
+          s.robots.find(std::string(kViewerLedColumn) + "_cmd") == kNoColumn)
+        return "robot " + std::to_string(i.robot) + "'s kind '" + kind.name + "' has no LEDs";
+      return "";
+    }
     case Intervention::Kind::kAdd: {
       if (!std::isfinite(i.x) || !std::isfinite(i.y) || !std::isfinite(i.heading))
         return "a position or heading that is not a finite number";
@@ -209,6 +231,21 @@ void apply_intervention(Simulation& sim, const Intervention& i) {
     case Intervention::Kind::kRemove:
       sim.remove_robot_between_steps(i.robot);
       return;
+    case Intervention::Kind::kLeds: {
+      // The visible colours and the command, as if the controller had set them: what others
+      // see now, and what the actuator shows again unless the controller sets others.
+      WorldState& s = sim.state_between_steps();
+      const std::uint32_t row = s.robot_index(i.robot);
+      const std::size_t count = led_count(sim.model().kinds[s.robot_kind()[row]]);
+      for (const std::string name :
+           {std::string(kViewerLedColumn), std::string(kViewerLedColumn) + "_cmd"}) {
+        const ColumnHandle c = s.robots.find(name);
+        const std::size_t width = s.robots.desc(c).width;
+        Color* leds = static_cast<Color*>(s.robots.data(c)) + row * width;
+        std::fill(leds, leds + std::min(count, width), i.color);
+      }
+      return;
+    }
     case Intervention::Kind::kMove:
       break;
   }
@@ -227,6 +264,8 @@ std::string describe(const Intervention& i) {
       return "add a robot of kind '" + i.robot_kind + "'";
     case Intervention::Kind::kRemove:
       return "remove robot " + std::to_string(i.robot);
+    case Intervention::Kind::kLeds:
+      return "set the LEDs of robot " + std::to_string(i.robot);
     case Intervention::Kind::kMove:
       break;
   }

@@ -9,6 +9,7 @@
 //   TICK move ROBOT_ID X Y HEADING
 //   TICK add KIND CONTROLLER X Y HEADING     (the robot gets the run's next entity id)
 //   TICK remove ROBOT_ID
+//   TICK leds ROBOT_ID R,G,B,A                (every LED of the robot, each channel 0 .. 255)
 //   TICK reset
 // TICK: the world's tick when it landed (before the step from TICK to TICK + 1); X, Y in metres,
 // HEADING in radians, each written as the shortest text that reads back as the same double.
@@ -29,15 +30,17 @@ class Simulation;
 
 /// One intervention at tick boundary `tick`: robot `robot` placed at (x, y) heading `heading`
 /// (kMove); a robot of kind `robot_kind` driven by controller `controller` added there (kAdd);
-/// robot `robot` removed (kRemove); or the experiment's reset (kReset, Simulation::reset).
+/// robot `robot` removed (kRemove); robot `robot`'s LEDs all set to `color`, as if its
+/// controller had set them (kLeds); or the experiment's reset (kReset, Simulation::reset).
 struct Intervention {
-  enum class Kind { kMove, kReset, kAdd, kRemove };
+  enum class Kind { kMove, kReset, kAdd, kRemove, kLeds };
   Tick tick = 0;
   EntityId robot = 0;
   double x = 0, y = 0, heading = 0;
   int line = 0;  ///< in the file it was read from (0: made live)
   Kind kind = Kind::kMove;
   std::string robot_kind, controller;  ///< kAdd: names from the experiment (no spaces)
+  Color color;                         ///< kLeds
 };
 
 /// "move robot 3", "reset", ...: what `i` is, for messages.

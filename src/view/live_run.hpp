@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/types.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
 
@@ -88,12 +89,14 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
       kReset,   ///< the experiment's reset (Simulation::reset)
       kAdd,     ///< a robot added
       kRemove,  ///< a robot removed
+      kLeds,    ///< a robot's LEDs set
     };
     Kind kind = Kind::kMove;
     std::uint32_t robot = 0;             ///< entity id (move, remove)
     double x = 0, y = 0;                 ///< metres, world frame (move, add)
     std::optional<double> heading;       ///< radians; none: kept (move), 0 (add)
     std::string robot_kind, controller;  ///< add: the experiment's names
+    Color color;                         ///< leds
   };
   /// Queues a request; returns why it is refused at once (the run has ended), else "".
   std::string request(const Request& r);

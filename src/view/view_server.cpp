@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/named_colors.hpp"
 #include "view/frame_encoding.hpp"
 #include "view/page_files.hpp"
 
@@ -169,6 +170,30 @@ void ViewServer::add_live_routes() {
       if (body.contains("heading")) m.heading = body["heading"].get<double>();
       const std::string refused = live_.run->request(m);
       if (!refused.empty()) {
+        send_error(res, 409, refused);
+        return;
+      }
+      res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+      return;
+    }
+    if (command == "leds") {
+      // {"command": "leds", "robot": ID, "color": "red" | "r,g,b[,a]"}: every LED of the robot.
+      const bool robot_ok = body.contains("robot") && body["robot"].is_number_unsigned() &&
+                            body["robot"].get<std::uint64_t>() <= 0xffffffffu;
+      std::optional<Color> color;
+      if (body.contains("color") && body["color"].is_string())
+        color = fleetsim::parse_color(body["color"].get<std::string>());
+      if (!robot_ok || !color) {
+        send_error(res, 400,
+                   "leds expects {\"command\": \"leds\", \"robot\": ID, \"color\": C} (a colour "
+                   "name such as \"red\", or \"r,g,b\" or \"r,g,b,a\", each 0 to 255)");
+        return;
+      }
+      LiveRun::Request r;
+      r.kind = LiveRun::Request::Kind::kLeds;
+      r.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
+      r.color = *color;
+      if (const std::string refused = live_.run->request(r); !refused.empty()) {
         send_error(res, 409, refused);
         return;
       }

@@ -197,9 +197,13 @@ TEST(LiveCli, ResetAddAndRemoveFromTheCommandLineAreRecordedAndReplayed) {
   EXPECT_EQ(r.status, 0) << r.err;
   r = control(url + " remove 7");
   EXPECT_EQ(r.status, 0) << r.err;
+  r = control(url + " leds 9 red");
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = control(url + " leds 9 mauve");
+  EXPECT_EQ(r.status, 2) << "not a colour";
   r = control(url + " add tank diffuse 0.5 0.25");  // (sent; refused by the run, not recorded)
   EXPECT_EQ(r.status, 0) << r.err;
-  wait_for_line("remove 7");
+  wait_for_line("leds 9");
   r = control(url + " play");
   EXPECT_EQ(r.status, 0) << r.err;
   ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(180)), 0) << slurp(err);
@@ -208,7 +212,7 @@ TEST(LiveCli, ResetAddAndRemoveFromTheCommandLineAreRecordedAndReplayed) {
   EXPECT_TRUE(std::regex_search(
       file,
       std::regex(
-          R"(\n2 move 3 1\.5 2\.25 0\.5\n3 reset\n1 add epuck diffuse 0\.5 0\.25 1\.5\n1 remove 7\n$)")))
+          R"(\n2 move 3 1\.5 2\.25 0\.5\n3 reset\n1 add epuck diffuse 0\.5 0\.25 1\.5\n1 remove 7\n1 leds 9 255,0,0,255\n$)")))
       << file;
   EXPECT_NE(hash_of(slurp(out)), hash_of(fresh.out)) << "the robot added and removed count";
 

@@ -408,6 +408,47 @@ TEST(Interventions, OverlapsObstaclesAndUnknownNamesAreRefusedWithTheReason) {
   });
 }
 
+TEST(Interventions, LedsSetFromTheViewAreSeenRecordedAndReplayed) {
+  const fs::path dir = fresh_test_dir("interventions");
+  std::vector<Intervention> session;
+  const Result live = run(dir / "live.flog", [&](Simulation& sim) {
+    if (sim.state().tick != 3) return;
+    Intervention i;
+    i.tick = 3;
+    i.kind = Intervention::Kind::kLeds;
+    i.robot = 2;
+    i.color = {255, 0, 128, 255};
+    ASSERT_EQ(intervention_problem(sim, i), "");
+    apply_intervention(sim, i);
+    session.push_back(i);
+    const WorldState& s = sim.state();
+    const ColumnHandle leds = s.robots.find("leds");
+    ASSERT_NE(leds, kNoColumn);
+    EXPECT_EQ(s.robots.span<Color>(leds)[s.robot_index(2) * s.robots.desc(leds).width],
+              (Color{255, 0, 128, 255}))
+        << "others see it at once";
+    i.robot = 999;
+    EXPECT_NE(intervention_problem(sim, i).find("no robot with id 999"), std::string::npos);
+  });
+  ASSERT_EQ(session.size(), 1u);
+  EXPECT_EQ(format_intervention(session[0]), "3 leds 2 255,0,128,255");
+  std::ofstream(dir / "session") << format_intervention(session[0]) << "\n";
+  Diagnostics diags;
+  auto loaded = load_interventions((dir / "session").string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 1u);
+  EXPECT_EQ((*loaded)[0].color, (Color{255, 0, 128, 255}));
+  const Result replay = run(dir / "replay.flog", [&](Simulation& sim) {
+    if (sim.state().tick == 3) apply_intervention(sim, (*loaded)[0]);
+  });
+  EXPECT_EQ(replay.hash, live.hash);
+  EXPECT_TRUE(replay.log == live.log);
+  std::ofstream(dir / "bad") << "1 leds 2 mauve\n";
+  Diagnostics bad;
+  EXPECT_FALSE(load_interventions((dir / "bad").string(), bad));
+  EXPECT_NE(bad.str().find("bad:1: error: malformed leds"), std::string::npos) << bad.str();
+}
+
 TEST(Interventions, AddAndRemoveLinesAreReadAndTheirMistakesReported) {
   const fs::path dir = fresh_test_dir("interventions");
   std::ofstream(dir / "ok") << "1 add epuck c 0.5 -0.25 1\n2 remove 4\n";

@@ -313,7 +313,7 @@ TEST_F(LiveViewTest, ControlNeedsTheTokenAndBadRequestsAreRefusedWhileTheRunGoes
   res = c.Post(with_token, R"({"command": "fly"})", "application/json");
   EXPECT_EQ(res->status, 400);
   EXPECT_NE(error_of(res).find("unknown command 'fly' (expected pause, play, step, speed, reset, "
-                               "move, add or remove)"),
+                               "move, add, remove or leds)"),
             std::string::npos);
   res = c.Post(with_token, R"({"command": "speed", "value": "fast"})", "application/json");
   EXPECT_EQ(res->status, 400);
