@@ -1,8 +1,8 @@
 // The live view (`fleetsim run --view`): a page attaches to a running run, pauses, steps and
 // resumes it; two pages watch at once; a page without the run's token watches but cannot
-// control; the reset button takes the run back to tick 0; a robot dragged on the page moves,
-// and the interventions file replays the session (reset and move) with the same log bytes; the
-// page says when the run has ended.
+// control; the reset button takes the run back to tick 0; a robot dragged on the page moves, and
+// one clicked gets new LEDs (c) and is removed (Delete); the interventions file replays the
+// session with the same log bytes; the page says when the run has ended.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -199,6 +199,28 @@ test('a robot shift-dragged on the page moves at the next tick, recorded', async
   assert.equal(lines.length, 2);
   assert.match(lines[1], new RegExp(`^${t} move ${robot.id} `));
   await screenshot(page, 'live-moved.png');
+});
+
+test('c sets the clicked robot\'s LEDs and Delete removes it, recorded', async () => {
+  const page = browser.page;
+  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  const before = s.live.interventions;
+  await page.click('#run-follow');
+  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
+  const robot = await page.evaluate(() => window.fleetsimViewer.robot(1));
+  const [x, y] = await toCanvas(page, robot.x, robot.y);
+  const box = await page.locator('#scene').boundingBox();
+  await page.mouse.click(box.x + x, box.y + y);
+  await page.waitForFunction((id) => window.fleetsimViewer.state().selected?.id === id, robot.id);
+  await page.keyboard.press('c');
+  s = await until(page, (l) => l.interventions === before + 1, 'the LEDs set');
+  assert.match(s.live.intervention, new RegExp(`robot ${robot.id}'s LEDs set to 255,0,0,255 at tick`));
+  await page.keyboard.press('Delete');
+  s = await until(page, (l) => l.interventions === before + 2, 'the robot removed');
+  assert.match(s.live.intervention, new RegExp(`robot ${robot.id} removed at tick`));
+  const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.match(lines.at(-2), new RegExp(` leds ${robot.id} 255,0,0,255$`));
+  assert.match(lines.at(-1), new RegExp(` remove ${robot.id}$`));
 });
 
 test('the page says when the run has ended; the interventions file replays its log bytes', async () => {

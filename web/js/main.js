@@ -595,6 +595,13 @@ function bindInput(v) {
       case 'ArrowUp': p.faster(); break;
       case 'ArrowDown': p.slower(); break;
       case 'Enter': p.restart(); break;
+      // Live, with the token: the selected robot's LEDs take the next colour; Delete removes it.
+      case 'c':
+      case 'Delete':
+        if (!v.live || !v.selected || !v.live.status?.control) return;
+        if (ev.key === 'Delete') v.live.remove(v.selected.id);
+        else v.live.cycleLeds(v.selected.id);
+        break;
       default: return;
     }
     held.add(ev.key);
@@ -841,6 +848,13 @@ function watchRun(v) {
     if (refused) showMessage(`the run refused "${command}": ${refused}`, 'note');
   };
   link.move = (robot, x, y) => send('move', undefined, { robot, x, y });
+  link.remove = (robot) => send('remove', undefined, { robot });
+  const ledColors = ['red', 'green', 'blue', 'yellow', 'cyan', 'magenta', 'white', 'off'];
+  let ledNext = 0;
+  link.cycleLeds = (robot) => {
+    send('leds', undefined, { robot, color: ledColors[ledNext] });
+    ledNext = (ledNext + 1) % ledColors.length;
+  };
   ui.runPause.addEventListener('click', () =>
     send(link.status && link.status.state === 'paused' ? 'play' : 'pause'));
   ui.runStep.addEventListener('click', () => { link.follow = true; send('step'); });
