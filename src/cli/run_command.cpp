@@ -34,6 +34,7 @@
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
 #include "view/live_view.hpp"
+#include "view/picture_files.hpp"
 #endif
 
 namespace fleetsim::cli {
@@ -221,6 +222,59 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     o.on_start = [&, inner = o.on_start](Tick t) {
       live->serve(file, std::cout, std::cerr);
       inner(t);
+    };
+  }
+#endif
+#ifdef FLEETSIM_HAVE_VIEWER
+  // --render-png, --render-video: the run's frames painted as they come, as `fleetsim render`
+  // paints a log's (the simulation hands them over as to a log of its own).
+  std::unique_ptr<view::FramePictures> pictures;
+  if (!a.render_png.empty() || !a.render_video.empty()) {
+    if (a.view || a.processes > 1 || !a.network_role.empty() || distributed::mpi_launched())
+      throw std::invalid_argument(
+          "--render-png and --render-video paint a run of one process without --view for now "
+          "(render its log afterwards: fleetsim render LOG)");
+    view::RenderOptions ro;
+    ro.png = a.render_png;
+    ro.video = a.render_video;
+    ro.every = a.render_every;
+    ro.fps = a.render_fps;
+    const auto x = a.render_size.find('x');
+    try {
+      std::size_t used = 0;
+      ro.width = std::stoi(a.render_size.substr(0, x), &used);
+      if (used != x) throw std::invalid_argument("");
+      ro.height = std::stoi(a.render_size.substr(x + 1), &used);
+      if (used != a.render_size.size() - x - 1) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      ro.width = 0;
+    }
+    if (x == std::string::npos || ro.width < 16 || ro.height < 16 || ro.width > 16384 ||
+        ro.height > 16384 || (!ro.video.empty() && (ro.width % 2 || ro.height % 2)))
+      throw std::invalid_argument("--render-size '" + a.render_size +
+                                  "' (expected WIDTHxHEIGHT in pixels, 16 to 16384 each, even "
+                                  "for a video)");
+    if (!ro.png.empty()) {
+      const auto pattern = view::parse_name_pattern(ro.png);
+      if (!pattern)
+        throw std::invalid_argument("--render-png '" + ro.png +
+                                    "' (expected a file name with one frame-number field, such "
+                                    "as frames/frame_%06d.png)");
+      const auto dir = std::filesystem::path(pattern->name(0)).parent_path();
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    }
+    if (!a.render_config.empty()) {
+      Diagnostics diags;
+      auto config = view::load_view_config(a.render_config, diags);
+      diags.print(std::cerr);
+      if (!config) throw std::invalid_argument("the view configuration has errors");
+      ro.config = std::move(*config);
+    }
+    pictures = std::make_unique<view::FramePictures>(std::move(ro));
+    o.before_start = [&pictures, inner = o.before_start](Simulation& sim) {
+      if (inner) inner(sim);
+      sim.observe_frames(pictures.get());
     };
   }
 #endif

@@ -220,7 +220,7 @@ void Simulation::begin_observer(log::LogHeader h) {
   try {
     observer_->begin(h);
   } catch (const std::exception& e) {
-    throw RunError(std::string("live view: ") + e.what());
+    throw RunError(std::string("watching the run (--view, --render-...): ") + e.what());
   }
 }
 
@@ -271,7 +271,7 @@ void Simulation::write_logs() {
     try {
       observer_->write(v);
     } catch (const std::exception& e) {
-      throw RunError("tick " + std::to_string(state_.tick) + ": live view: " + e.what());
+      throw RunError("tick " + std::to_string(state_.tick) + ": watching the run: " + e.what());
     }
   }
 }
@@ -569,7 +569,7 @@ void Simulation::finish() {
       observer_->write(frame_view());
       observer_->finish();
     } catch (const std::exception& e) {
-      error = std::string("live view: ") + e.what();
+      error = std::string("watching the run: ") + e.what();
     }
   }
   if (loop_ && started_) {

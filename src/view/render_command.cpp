@@ -26,6 +26,7 @@
 #include "core/diagnostics.hpp"
 #include "log/log_reader.hpp"
 #include "view/frame_painter.hpp"
+#include "view/picture_files.hpp"
 #include "view/view_command.hpp"
 #include "view/view_config.hpp"
 
@@ -35,7 +36,7 @@ namespace fleetsim::view {
 
 namespace {
 
-struct RenderOptions {
+struct RenderArgs {
   std::string log_path;
   std::string png;
   std::string video;
@@ -46,132 +47,7 @@ struct RenderOptions {
   bool quiet = false;
 };
 
-/// A file name pattern with one printf-style integer field (`frame_%06d.png`): the text before
-/// and after it, and its width (zero-padded when `zero`).
-struct NamePattern {
-  std::string before, after;
-  int width = 0;
-  bool zero = false;
-  std::string name(std::size_t n) const {
-    return before + (zero ? fmt::format("{:0{}}", n, width) : fmt::format("{:{}}", n, width)) +
-           after;
-  }
-};
-
-/// Reads `text` as a pattern with exactly one %d (optionally %0Nd or %Nd; %% for a percent
-/// sign). nullopt otherwise.
-std::optional<NamePattern> parse_pattern(const std::string& text) {
-  NamePattern p;
-  bool found = false;
-  std::string* out = &p.before;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      *out += text[i];
-      continue;
-    }
-    if (i + 1 < text.size() && text[i + 1] == '%') {
-      *out += '%';
-      ++i;
-      continue;
-    }
-    if (found) return std::nullopt;
-    std::size_t j = i + 1;
-    if (j < text.size() && text[j] == '0') p.zero = true, ++j;
-    const std::size_t digits = j;
-    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    if (j - digits > 2) return std::nullopt;
-    if (j > digits) std::from_chars(text.data() + digits, text.data() + j, p.width);
-    if (j >= text.size() || text[j] != 'd') return std::nullopt;
-    found = true;
-    out = &p.after;
-    i = j;
-  }
-  if (!found) return std::nullopt;
-  return p;
-}
-
-/// An ffmpeg child process that encodes the raw RGB frames written to it into a video file.
-class VideoEncoder {
- public:
-  VideoEncoder(const std::string& path, int width, int height, double fps) : path_(path) {
-    const bool webm = std::filesystem::path(path).extension() == ".webm";
-    std::vector<std::string> args = {"ffmpeg",    "-hide_banner",
-                                     "-loglevel", "error",
-                                     "-nostdin",  "-y",
-                                     "-f",        "rawvideo",
-                                     "-pix_fmt",  "rgb24",
-                                     "-s",        fmt::format("{}x{}", width, height),
-                                     "-r",        fmt::format("{}", fps),
-                                     "-i",        "-"};
-    if (webm)
-      args.insert(args.end(), {"-c:v", "libvpx-vp9", "-b:v", "0", "-crf", "32"});
-    else
-      args.insert(args.end(), {"-c:v", "libx264", "-preset", "veryfast", "-crf", "20"});
-    args.insert(args.end(), {"-pix_fmt", "yuv420p", path});
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-      throw std::runtime_error(std::string("cannot make a pipe to ffmpeg: ") +
-                               std::strerror(errno));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[0], 0);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int err = posix_spawnp(&pid_, "ffmpeg", &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[0]);
-    if (err != 0) {
-      close(fds[1]);
-      pid_ = -1;
-      throw std::runtime_error(
-          err == ENOENT ? "--video needs the ffmpeg program, which is not on the PATH (Debian "
-                          "package ffmpeg; scripts/install-deps.sh installs it)"
-                        : std::string("cannot start ffmpeg: ") + std::strerror(err));
-    }
-    fd_ = fds[1];
-  }
-  ~VideoEncoder() {
-    try {
-      finish();
-    } catch (...) {
-    }
-  }
-  /// Writes one frame (width x height x 3 bytes). Throws when ffmpeg has gone.
-  void write(const std::vector<std::uint8_t>& rgb) {
-    std::size_t at = 0;
-    while (at < rgb.size()) {
-      const ssize_t n = ::write(fd_, rgb.data() + at, rgb.size() - at);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const std::string why = std::strerror(errno);
-        finish();
-        throw std::runtime_error("ffmpeg stopped taking frames (" + why + ")");
-      }
-      at += static_cast<std::size_t>(n);
-    }
-  }
-  /// Closes its input and waits for it; throws when it failed.
-  void finish() {
-    if (pid_ < 0) return;
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      throw std::runtime_error("ffmpeg could not write '" + path_ +
-                               "' (its message is above; status " + std::to_string(status) + ")");
-  }
-
- private:
-  std::string path_;
-  pid_t pid_ = -1;
-  int fd_ = -1;
-};
-
-int run_render(const RenderOptions& o) {
+int run_render(const RenderArgs& o) {
   auto fail = [](const std::string& what, int status) {
     std::cerr << "fleetsim render: error: " << what << "\n";
     return status;
@@ -195,7 +71,7 @@ int run_render(const RenderOptions& o) {
   }
   std::optional<NamePattern> pattern;
   if (!o.png.empty()) {
-    pattern = parse_pattern(o.png);
+    pattern = parse_name_pattern(o.png);
     if (!pattern)
       return fail("--png '" + o.png +
                       "' (expected a file name with one frame-number field, such as "
@@ -295,7 +171,7 @@ int run_render(const RenderOptions& o) {
 }  // namespace
 
 void add_render_command(CLI::App& app, int& status) {
-  auto o = std::make_shared<RenderOptions>();
+  auto o = std::make_shared<RenderArgs>();
   CLI::App* render = app.add_subcommand(
       "render",
       "Paint a log's frames as the viewer page draws them, without a browser or a display: PNG "

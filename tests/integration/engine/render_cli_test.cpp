@@ -73,6 +73,45 @@ TEST_F(RenderCli, AVideoHasAFrameForEachPaintedOne) {
   EXPECT_EQ(probe.out, "h264,320,240,11\n");
 }
 
+// `fleetsim run --render-png` paints the run's frames as it computes them: the same files,
+// byte for byte, as `fleetsim render` of its log; `--render-video` has a frame a picture.
+TEST_F(RenderCli, ARunPaintsWhileItRunsThePicturesRenderPaintsFromItsLog) {
+  auto run = run_command(kFleetsim + " run " + kDiffusion + " --length 2 --quiet --log " +
+                             (dir_ / "again.flog").string() + " --render-png " +
+                             (dir_ / "live/f_%03d.png").string() +
+                             " --render-every 5 --render-size 320x200",
+                         dir_, 120);
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto r = render("--png " + (dir_ / "post/f_%03d.png").string() + " --every 5 --size 320x200");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* name : {"f_000.png", "f_005.png", "f_010.png", "f_015.png", "f_020.png"}) {
+    ASSERT_TRUE(fs::exists(dir_ / "live" / name)) << name;
+    EXPECT_TRUE(testing::slurp(dir_ / "live" / name) == testing::slurp(dir_ / "post" / name))
+        << name << " differs";
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "live" / "f_001.png"));
+  if (std::system("command -v ffprobe >/dev/null 2>&1") == 0) {
+    run = run_command(kFleetsim + " run " + kDiffusion + " --length 2 --quiet --log '' " +
+                          "--render-video " + (dir_ / "run.mp4").string() +
+                          " --render-every 2 --render-size 320x240",
+                      dir_, 120);
+    ASSERT_EQ(run.status, 0) << run.err;
+    auto probe = run_command(
+        "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+        "stream=nb_read_frames -of csv=p=0 " +
+            (dir_ / "run.mp4").string(),
+        dir_, 60);
+    EXPECT_EQ(probe.out, "11\n") << "ticks 0, 2, ..., 20";
+  }
+  for (const char* bad :
+       {"--render-png f.png", "--render-png 'f%d.png' --render-size 99",
+        "--render-video v.mp4 --render-size 641x480", "--render-png 'f%d.png' --view"}) {
+    auto refused = run_command(
+        kFleetsim + " run " + kDiffusion + " --length 1 --quiet --log '' " + bad, dir_, 60);
+    EXPECT_EQ(refused.status, 2) << bad << "\n" << refused.err;
+  }
+}
+
 TEST_F(RenderCli, MistakesAreRefusedBeforeAnythingIsWritten) {
   struct Case {
     std::string args, message;
@@ -100,7 +139,7 @@ TEST_F(RenderCli, MistakesAreRefusedBeforeAnythingIsWritten) {
                       " --video " + (dir_ / "v.mp4").string() + " --size 64x64",
                   dir_, 60);
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_NE(r.err.find("--video needs the ffmpeg program"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a video needs the ffmpeg program"), std::string::npos) << r.err;
 }
 
 }  // namespace
