@@ -18,7 +18,8 @@ packages=(
   libpugixml-dev        # experiment, federation and view files (XML)
   libzmq3-dev cppzmq-dev # distributed transport
   libopenmpi-dev openmpi-bin # runs on a cluster: mpirun -n P fleetsim run ... (docs/distributed.md)
-  libpng-dev            # bitmap fields
+  libpng-dev            # bitmap fields, and fleetsim render's pictures
+  ffmpeg                # fleetsim render --video (encodes the raw frames fleetsim pipes to it)
   libzstd-dev           # frame log compression
   libcli11-dev          # command line
   libfmt-dev            # formatting

@@ -80,7 +80,9 @@ Run run_once(const bench::DiffusionSceneOptions& o, const std::string& dir, bool
   const auto w0 = std::chrono::steady_clock::now();
   const double c0 = bench::cpu_seconds();
   while (!sim.done()) {
-    if (live) live->run().before_step(sim.state().tick, sim.model().tick_period_ns, {});
+    if (live)  // (nobody controls the run here: requests, if any, are dropped)
+      while (!live->run().before_step(sim.state().tick, sim.model().tick_period_ns, {}))
+        live->run().take_requests();
     sim.step();
   }
   Run r;

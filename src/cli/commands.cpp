@@ -293,9 +293,25 @@ void add_engine_commands(CLI::App& app, int& status) {
   run->add_option("--view-speed", args->view_speed,
                   "with --view: the run's pace at the start: max (as fast as possible, default) "
                   "or simulated seconds per wall second (1 = real time)");
+  run->add_option("--render-png", args->render_png,
+                  "paint the run's frames as it computes them, one PNG file a picture, named by "
+                  "tick: frames/frame_%06d.png (docs/view-format.md, \"Pictures and videos\")");
+  run->add_option("--render-video", args->render_video,
+                  "paint the run's frames as it computes them into a video (ffmpeg): out.mp4");
+  run->add_option("--render-every", args->render_every,
+                  "with --render-png or --render-video: a picture every K ticks (default 1)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  run->add_option("--render-size", args->render_size,
+                  "with --render-png or --render-video: WIDTHxHEIGHT pixels (default 1280x720)");
+  run->add_option("--render-fps", args->render_fps,
+                  "with --render-video: frames a second (default: real time)")
+      ->check(CLI::Range(0.01, 1000.0));
+  run->add_option("--render-config", args->render_config,
+                  "with --render-png or --render-video: a view configuration (layers, colourings)")
+      ->check(CLI::ExistingFile);
   run->add_option("--interventions", args->interventions,
                   "replay the interventions recorded by a --view session (robots moved from "
-                  "the page), each at its tick: the same log bytes and final state as that "
+                  "the page, resets), each at its tick: the same log bytes and final state as that "
                   "session (docs/view-format.md, \"Interventions\")")
       ->check(CLI::ExistingFile);
   run->add_option("--record-interventions", args->record_interventions,

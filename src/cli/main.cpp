@@ -1,4 +1,4 @@
-// fleetsim command line: `fleetsim run|check|list|view|launch|node ...`.
+// fleetsim command line: `fleetsim run|check|list|view|render|control|launch|node ...`.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
 #ifdef FLEETSIM_HAVE_VIEWER
   fleetsim::view::add_command(app, status);
   fleetsim::view::add_control_command(app, status);
+  fleetsim::view::add_render_command(app, status);
 #endif
   if (int code = fleetsim::parse_command_line(app, argc, argv); code >= 0) return code;
   return status;

@@ -34,6 +34,7 @@
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
 #include "view/live_view.hpp"
+#include "view/picture_files.hpp"
 #endif
 
 namespace fleetsim::cli {
@@ -228,6 +229,59 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     };
   }
 #endif
+#ifdef FLEETSIM_HAVE_VIEWER
+  // --render-png, --render-video: the run's frames painted as they come, as `fleetsim render`
+  // paints a log's (the simulation hands them over as to a log of its own).
+  std::unique_ptr<view::FramePictures> pictures;
+  if (!a.render_png.empty() || !a.render_video.empty()) {
+    if (a.view || a.processes > 1 || !a.network_role.empty() || distributed::mpi_launched())
+      throw std::invalid_argument(
+          "--render-png and --render-video paint a run of one process without --view for now "
+          "(render its log afterwards: fleetsim render LOG)");
+    view::RenderOptions ro;
+    ro.png = a.render_png;
+    ro.video = a.render_video;
+    ro.every = a.render_every;
+    ro.fps = a.render_fps;
+    const auto x = a.render_size.find('x');
+    try {
+      std::size_t used = 0;
+      ro.width = std::stoi(a.render_size.substr(0, x), &used);
+      if (used != x) throw std::invalid_argument("");
+      ro.height = std::stoi(a.render_size.substr(x + 1), &used);
+      if (used != a.render_size.size() - x - 1) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      ro.width = 0;
+    }
+    if (x == std::string::npos || ro.width < 16 || ro.height < 16 || ro.width > 16384 ||
+        ro.height > 16384 || (!ro.video.empty() && (ro.width % 2 || ro.height % 2)))
+      throw std::invalid_argument("--render-size '" + a.render_size +
+                                  "' (expected WIDTHxHEIGHT in pixels, 16 to 16384 each, even "
+                                  "for a video)");
+    if (!ro.png.empty()) {
+      const auto pattern = view::parse_name_pattern(ro.png);
+      if (!pattern)
+        throw std::invalid_argument("--render-png '" + ro.png +
+                                    "' (expected a file name with one frame-number field, such "
+                                    "as frames/frame_%06d.png)");
+      const auto dir = std::filesystem::path(pattern->name(0)).parent_path();
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    }
+    if (!a.render_config.empty()) {
+      Diagnostics diags;
+      auto config = view::load_view_config(a.render_config, diags);
+      diags.print(std::cerr);
+      if (!config) throw std::invalid_argument("the view configuration has errors");
+      ro.config = std::move(*config);
+    }
+    pictures = std::make_unique<view::FramePictures>(std::move(ro));
+    o.before_start = [&pictures, inner = o.before_start](Simulation& sim) {
+      if (inner) inner(sim);
+      sim.observe_frames(pictures.get());
+    };
+  }
+#endif
 #ifdef FLEETSIM_HAVE_ROS2
   std::unique_ptr<ros2::Bridge> ros;  // made on the first step, with the started simulation
   if (a.ros2) {
@@ -255,6 +309,13 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     if (!loaded) throw std::invalid_argument("the interventions file has errors");
     replay = std::move(*loaded);
   }
+  const bool replays_reset = std::any_of(replay.begin(), replay.end(), [](const Intervention& i) {
+    return i.kind == Intervention::Kind::kReset;
+  });
+  if (replays_reset && resume)
+    throw std::invalid_argument(a.interventions +
+                                ": a session with a reset is replayed from its start, not from a "
+                                "checkpoint (drop --resume)");
   std::size_t replayed = 0;
   auto land_replayed = [&replay, &replayed, path = a.interventions](Simulation& sim) {
     for (; replayed < replay.size() && replay[replayed].tick <= sim.state().tick; ++replayed) {
@@ -262,10 +323,16 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       if (i.tick < sim.state().tick) continue;  // (landed before the checkpoint resumed from)
       if (std::string why = intervention_problem(sim, i); !why.empty())
         throw RunError(path + ":" + std::to_string(i.line) + ": tick " + std::to_string(i.tick) +
-                       ": cannot move robot " + std::to_string(i.robot) + ": " + why);
-      apply_intervention(sim, i);
+                       ": cannot " + describe(i) + ": " + why);
+      apply_intervention(sim, i);  // (a reset takes the tick back to 0: the loop goes on)
     }
   };
+  // The run keeps its start for a reset from a page or the replayed file.
+  if (replays_reset || a.view)
+    o.before_start = [inner = o.before_start](Simulation& sim) {
+      if (inner) inner(sim);
+      sim.enable_reset();
+    };
   if (!replay.empty())
     o.before_step = [land_replayed, inner = o.before_step](Simulation& sim) {
       land_replayed(sim);
@@ -279,24 +346,42 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
           ? a.record_interventions
           : std::filesystem::path(file).stem().string() + ".interventions";
   auto land_live = [&live, &record, record_path](Simulation& sim) {
-    for (const view::LiveRun::Move& m : live->run().take_moves()) {
-      if (sim.distribution().processes > 1) {
-        live->run().report_intervention(
-            "refused: robots are moved on a run of one process only for now", false);
-        continue;
-      }
+    using Kind = view::LiveRun::Request::Kind;
+    // What became of it: on the pages and on the run's terminal.
+    auto tell = [&live](const std::string& message, bool landed) {
+      std::cerr << "\nfleetsim run: " << message << std::endl;
+      live->run().report_intervention(message, landed);
+    };
+    for (const view::LiveRun::Request& m : live->run().take_requests()) {
       Intervention i;
+      i.kind = m.kind == Kind::kReset    ? Intervention::Kind::kReset
+               : m.kind == Kind::kAdd    ? Intervention::Kind::kAdd
+               : m.kind == Kind::kRemove ? Intervention::Kind::kRemove
+               : m.kind == Kind::kLeds   ? Intervention::Kind::kLeds
+                                         : Intervention::Kind::kMove;
       i.tick = sim.state().tick;
       i.robot = m.robot;
       i.x = m.x;
       i.y = m.y;
+      i.robot_kind = m.robot_kind;
+      i.controller = m.controller;
+      i.color = m.color;
       const std::uint32_t row = sim.state().robot_index(m.robot);
-      i.heading = m.heading ? *m.heading : row != kNoIndex ? sim.state().theta()[row] : 0.0;
-      if (std::string why = intervention_problem(sim, i); !why.empty()) {
-        live->run().report_intervention(
-            "refused: cannot move robot " + std::to_string(m.robot) + ": " + why, false);
+      i.heading = m.heading ? *m.heading
+                  : i.kind == Intervention::Kind::kMove && row != kNoIndex
+                      ? sim.state().theta()[row]
+                      : 0.0;
+      if (sim.distribution().processes > 1) {
+        tell("refused: cannot " + describe(i) +
+                 ": interventions are for a run of one process for now",
+             false);
         continue;
       }
+      if (std::string why = intervention_problem(sim, i); !why.empty()) {
+        tell("refused: cannot " + describe(i) + ": " + why, false);
+        continue;
+      }
+      const EntityId next = sim.state().next_id;
       apply_intervention(sim, i);
       if (!record) {
         record = std::make_unique<std::ofstream>(record_path);
@@ -306,22 +391,39 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
         std::cerr << "\nfleetsim run: interventions are recorded in " << record_path << "\n";
       }
       *record << format_intervention(i) << std::endl;  // (flushed: kept if the run dies)
+      std::string done;
+      switch (i.kind) {
+        case Intervention::Kind::kReset:
+          done = fmt::format("the run was reset at tick {} (back to tick 0)", i.tick);
+          break;
+        case Intervention::Kind::kAdd:
+          done = fmt::format("robot {} ({}) added at ({:.3f}, {:.3f}) at tick {}", next,
+                             i.robot_kind, i.x, i.y, i.tick);
+          break;
+        case Intervention::Kind::kRemove:
+          done = fmt::format("robot {} removed at tick {}", i.robot, i.tick);
+          break;
+        case Intervention::Kind::kLeds:
+          done = fmt::format("robot {}'s LEDs set to {},{},{},{} at tick {}", i.robot, i.color.r,
+                             i.color.g, i.color.b, i.color.a, i.tick);
+          break;
+        case Intervention::Kind::kMove:
+          done = fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}", i.robot, i.x, i.y,
+                             i.tick);
+          break;
+      }
       if (!*record)
-        live->run().report_intervention("robot " + std::to_string(m.robot) +
-                                            " moved, but it could not be recorded in " +
-                                            record_path,
-                                        true);
+        tell(done + ", but it could not be recorded in " + record_path, true);
       else
-        live->run().report_intervention(
-            fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}; recorded in {}", i.robot,
-                        i.x, i.y, i.tick, record_path),
-            true);
+        tell(done + "; recorded in " + record_path, true);
     }
   };
   if (live)
     o.before_step = [&live, land_live, inner = o.before_step](Simulation& sim) {
-      live->run().before_step(sim.state().tick, sim.model().tick_period_ns,
-                              [] { return !g_interrupted.load(); });
+      // A paused (or paced) run lands what the pages ask for at once, as it comes.
+      while (!live->run().before_step(sim.state().tick, sim.model().tick_period_ns,
+                                      [] { return !g_interrupted.load(); }))
+        land_live(sim);
       if (inner) inner(sim);  // (replayed interventions first: they were recorded first)
       land_live(sim);
     };

@@ -50,6 +50,10 @@ struct RunArgs {
   std::string view_host = "127.0.0.1";
   bool view_paused = false;
   std::string view_speed = "max";
+  /// Pictures while running (`--render-png`, `--render-video`; docs/view-format.md).
+  std::string render_png, render_video, render_size = "1280x720", render_config;
+  std::int64_t render_every = 1;
+  double render_fps = 0;
   /// Interventions to replay (`--interventions`), and where live ones are recorded.
   std::string interventions;
   std::string record_interventions;

@@ -199,13 +199,20 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     const bool paced = hooks && pacer.mode() != time::TimeMode::kAsFastAsPossible;
     if (hooks && o.on_start) o.on_start(from);
     pacer.start();
+    Tick paced_from = from;
     while (!sim.done()) {
+      const Tick before = sim.state().tick;
       if (hooks && o.before_step) o.before_step(sim);
+      if (paced && sim.state().tick < before) {  // reset from the live view: paced from tick 0
+        pacer = o.pacing;
+        pacer.start();
+        paced_from = sim.state().tick;
+      }
       sim.step();
       if (hooks && o.after_step) o.after_step(sim);
       if (o.progress_tick) o.progress_tick->store(sim.state().tick);
       if (paced) {
-        pacer.wait_until((sim.state().tick - from) * tick, "the run");
+        pacer.wait_until((sim.state().tick - paced_from) * tick, "the run");
         r.max_lag_seconds = static_cast<double>(pacer.max_lag_ns()) / 1e9;
       }
       timer.after_step(sim);

@@ -163,7 +163,10 @@ void LuaController::step(RobotIO& io) {
 }
 
 void LuaController::reset() {
-  if (state_) call("reset", false);
+  if (!state_) return;
+  // reset() draws what init() drew (ARGoS starts its generators again on a reset).
+  robot_->set_rng_outside_step(CounterRng(0, id_, -1, RandomStream::kController));
+  call("reset", false);
 }
 
 void LuaController::destroy() {

@@ -62,6 +62,15 @@ class TagOnContact : public LoopFunctions {
     }
     update_status(w, w.sum(tagged), w.sum(robots));
   }
+  // The world is back at its start (Simulation::reset): counted again from its tags, as init().
+  void reset(WorldAccess& w) override {
+    std::int64_t tagged = 0, robots = 0;
+    for (EntityId id : w.robots()) {
+      ++robots;
+      tagged += w.robot_tag(id) == tag_ ? 1 : 0;
+    }
+    update_status(w, w.sum(tagged), w.sum(robots));
+  }
   void post_step(WorldAccess& w) override {
     std::int64_t tagged = 0, robots = 0;
     for (EntityId id : w.robots()) {

@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "core/named_colors.hpp"
+#include "robots/body_parts.hpp"
 #include "sim/simulation.hpp"
 
 namespace fleetsim {
@@ -14,6 +17,20 @@ namespace fleetsim {
 std::string format_intervention(const Intervention& i) {
   // {} is the shortest text that reads back as the same double: the replay's pose is the
   // session's, bit for bit.
+  switch (i.kind) {
+    case Intervention::Kind::kReset:
+      return fmt::format("{} reset", i.tick);
+    case Intervention::Kind::kAdd:
+      return fmt::format("{} add {} {} {} {} {}", i.tick, i.robot_kind, i.controller, i.x, i.y,
+                         i.heading);
+    case Intervention::Kind::kRemove:
+      return fmt::format("{} remove {}", i.tick, i.robot);
+    case Intervention::Kind::kLeds:
+      return fmt::format("{} leds {} {},{},{},{}", i.tick, i.robot, i.color.r, i.color.g, i.color.b,
+                         i.color.a);
+    case Intervention::Kind::kMove:
+      break;
+  }
   return fmt::format("{} move {} {} {} {}", i.tick, i.robot, i.x, i.y, i.heading);
 }
 
@@ -46,58 +63,213 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
     for (std::string s; words >> s;) w.push_back(s);
     if (w.empty()) continue;
     const SourceLocation at{path, line};
-    if (w.size() < 2 || w[1] != "move") {
-      diags.error(at, "'" + (w.size() > 1 ? w[1] : w[0]) +
-                          "' is not an intervention (expected: TICK move ROBOT_ID X Y HEADING)");
-      continue;
-    }
+    static const char* kExpected =
+        "expected: TICK move ROBOT_ID X Y HEADING, TICK add KIND CONTROLLER X Y HEADING, TICK "
+        "remove ROBOT_ID, TICK leds ROBOT_ID R,G,B,A or TICK reset";
     Intervention i;
     i.line = line;
     std::int64_t tick = -1;
-    std::uint32_t robot = 0;
-    if (w.size() != 6 || !parse_number(w[0], tick) || tick < 0 || !parse_number(w[2], robot) ||
-        !parse_number(w[3], i.x) || !parse_number(w[4], i.y) || !parse_number(w[5], i.heading) ||
-        !std::isfinite(i.x) || !std::isfinite(i.y) || !std::isfinite(i.heading)) {
-      diags.error(at,
-                  "malformed move (expected: TICK move ROBOT_ID X Y HEADING, a tick >= 0, a "
-                  "robot id and three finite numbers)");
+    const std::string what = w.size() > 1 ? w[1] : w[0];
+    std::size_t words_wanted = 0;
+    if (what == "move") {
+      i.kind = Intervention::Kind::kMove;
+      words_wanted = 6;
+    } else if (what == "add") {
+      i.kind = Intervention::Kind::kAdd;
+      words_wanted = 7;
+    } else if (what == "remove") {
+      i.kind = Intervention::Kind::kRemove;
+      words_wanted = 3;
+    } else if (what == "leds") {
+      i.kind = Intervention::Kind::kLeds;
+      words_wanted = 4;
+    } else if (what == "reset") {
+      i.kind = Intervention::Kind::kReset;
+      words_wanted = 2;
+    } else {
+      diags.error(at, "'" + what + "' is not an intervention (" + kExpected + ")");
+      continue;
+    }
+    bool ok = w.size() == words_wanted && parse_number(w[0], tick) && tick >= 0;
+    if (ok && i.kind == Intervention::Kind::kMove)
+      ok = parse_number(w[2], i.robot) && parse_number(w[3], i.x) && parse_number(w[4], i.y) &&
+           parse_number(w[5], i.heading);
+    if (ok && i.kind == Intervention::Kind::kAdd) {
+      i.robot_kind = w[2];
+      i.controller = w[3];
+      ok = parse_number(w[4], i.x) && parse_number(w[5], i.y) && parse_number(w[6], i.heading);
+    }
+    if (ok && i.kind == Intervention::Kind::kRemove) ok = parse_number(w[2], i.robot);
+    if (ok && i.kind == Intervention::Kind::kLeds) {
+      const auto color = parse_color(w[3]);
+      ok = parse_number(w[2], i.robot) && color.has_value();
+      if (ok) i.color = *color;
+    }
+    ok = ok && std::isfinite(i.x) && std::isfinite(i.y) && std::isfinite(i.heading);
+    if (!ok) {
+      diags.error(at, "malformed " + what + " (" + kExpected +
+                          "; a tick >= 0, robot ids and finite numbers)");
       continue;
     }
     i.tick = tick;
-    i.robot = robot;
     if (i.tick < last) {
       diags.error(at, "tick " + std::to_string(i.tick) + " comes after tick " +
                           std::to_string(last) + " (expected ticks in increasing order)");
       continue;
     }
-    last = i.tick;
+    // After a reset the world is back at tick 0.
+    last = i.kind == Intervention::Kind::kReset ? 0 : i.tick;
     out.push_back(i);
   }
   if (diags.has_errors()) return std::nullopt;
   return out;
 }
 
+namespace {
+
+/// Distance from `p` to segment `s`.
+double distance_to(const Segment& s, Vec2 p) {
+  const double dx = s.b.x - s.a.x, dy = s.b.y - s.a.y;
+  const double len2 = dx * dx + dy * dy;
+  double t = len2 > 0 ? ((p.x - s.a.x) * dx + (p.y - s.a.y) * dy) / len2 : 0;
+  t = std::clamp(t, 0.0, 1.0);
+  return std::hypot(p.x - (s.a.x + t * dx), p.y - (s.a.y + t * dy));
+}
+
+/// Why a robot of kind `k` cannot stand at `p` ("" when it can): outside the arena, over an
+/// obstacle or a wall, or overlapping another robot (but the one in row `except`). Flyers
+/// collide with nothing (pointmass3d) and ground robots do not meet them.
+std::string placement_problem(const Simulation& sim, std::uint16_t k, Vec2 p,
+                              std::uint32_t except) {
+  const WorldModel& m = sim.model();
+  const WorldState& s = sim.state();
+  const Vec2 lo = m.arena_min(), hi = m.arena_max();
+  if (p.x < lo.x || p.x > hi.x || p.y < lo.y || p.y > hi.y)
+    return fmt::format("({}, {}) is outside the arena (x {} .. {}, y {} .. {})", p.x, p.y, lo.x,
+                       hi.x, lo.y, hi.y);
+  const RobotKind& kind = m.kinds[k];
+  if (kind.flies) return "";
+  const double r = kind.radius_m;
+  if (m.inside_obstacle(p)) return fmt::format("({}, {}) is inside an obstacle", p.x, p.y);
+  for (const Segment& w : m.segments)
+    if (distance_to(w, p) < r)
+      return fmt::format("at ({}, {}) it would overlap a wall or obstacle", p.x, p.y);
+  const auto kinds = s.robot_kind();
+  for (std::uint32_t j = 0; j < s.robot_count(); ++j) {
+    if (j == except || m.kinds[kinds[j]].flies) continue;
+    const double d = std::hypot(s.x()[j] - p.x, s.y()[j] - p.y);
+    if (d < r + m.kinds[kinds[j]].radius_m)
+      return fmt::format("at ({}, {}) it would overlap robot '{}' (id {})", p.x, p.y,
+                         s.robot_name()[j], s.robot_id()[j]);
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string intervention_problem(const Simulation& sim, const Intervention& i) {
+  const WorldState& s = sim.state();
+  const WorldModel& m = sim.model();
+  switch (i.kind) {
+    case Intervention::Kind::kReset:
+      return sim.reset_problem();
+    case Intervention::Kind::kRemove:
+      return s.robot_index(i.robot) == kNoIndex
+                 ? "there is no robot with id " + std::to_string(i.robot)
+                 : "";
+    case Intervention::Kind::kLeds: {
+      const std::uint32_t row = s.robot_index(i.robot);
+      if (row == kNoIndex) return "there is no robot with id " + std::to_string(i.robot);
+      const RobotKind& kind = m.kinds[s.robot_kind()[row]];
+      if (led_count(kind) == 0 ||
+          s.robots.find(std::string(kViewerLedColumn) + "_cmd") == kNoColumn)
+        return "robot " + std::to_string(i.robot) + "'s kind '" + kind.name + "' has no LEDs";
+      return "";
+    }
+    case Intervention::Kind::kAdd: {
+      if (!std::isfinite(i.x) || !std::isfinite(i.y) || !std::isfinite(i.heading))
+        return "a position or heading that is not a finite number";
+      int k = -1;
+      std::string kinds, controllers;
+      for (std::size_t n = 0; n < m.kinds.size(); ++n) {
+        if (!m.kinds[n].in_run) continue;
+        if (m.kinds[n].name == i.robot_kind) k = static_cast<int>(n);
+        kinds += (kinds.empty() ? "" : ", ") + m.kinds[n].name;
+      }
+      if (k < 0)
+        return "no robot kind '" + i.robot_kind + "' in this run (its kinds: " + kinds + ")";
+      bool controller = false;
+      for (const ControllerDecl& c : m.controllers) {
+        controller = controller || c.id == i.controller;
+        controllers += (controllers.empty() ? "" : ", ") + c.id;
+      }
+      if (!controller)
+        return "no controller '" + i.controller + "' in this run (its controllers: " + controllers +
+               ")";
+      return placement_problem(sim, static_cast<std::uint16_t>(k), {i.x, i.y}, kNoIndex);
+    }
+    case Intervention::Kind::kMove:
+      break;
+  }
   if (!std::isfinite(i.x) || !std::isfinite(i.y) || !std::isfinite(i.heading))
     return "a position or heading that is not a finite number";
-  if (sim.state().robot_index(i.robot) == kNoIndex)
-    return "there is no robot with id " + std::to_string(i.robot);
-  const Vec2 lo = sim.model().arena_min(), hi = sim.model().arena_max();
-  if (i.x < lo.x || i.x > hi.x || i.y < lo.y || i.y > hi.y)
-    return fmt::format("({}, {}) is outside the arena (x {} .. {}, y {} .. {})", i.x, i.y, lo.x,
-                       hi.x, lo.y, hi.y);
-  return "";
+  const std::uint32_t row = s.robot_index(i.robot);
+  if (row == kNoIndex) return "there is no robot with id " + std::to_string(i.robot);
+  return placement_problem(sim, s.robot_kind()[row], {i.x, i.y}, row);
 }
 
 void apply_intervention(Simulation& sim, const Intervention& i) {
   if (std::string why = intervention_problem(sim, i); !why.empty())
-    throw RunError("tick " + std::to_string(sim.state().tick) + ": intervention on robot " +
-                   std::to_string(i.robot) + ": " + why);
+    throw RunError("tick " + std::to_string(sim.state().tick) + ": " + describe(i) + ": " + why);
+  switch (i.kind) {
+    case Intervention::Kind::kReset:
+      sim.reset();
+      return;
+    case Intervention::Kind::kAdd:
+      sim.add_robot_between_steps(i.robot_kind, i.controller, {i.x, i.y}, i.heading);
+      return;
+    case Intervention::Kind::kRemove:
+      sim.remove_robot_between_steps(i.robot);
+      return;
+    case Intervention::Kind::kLeds: {
+      // The visible colours and the command, as if the controller had set them: what others
+      // see now, and what the actuator shows again unless the controller sets others.
+      WorldState& s = sim.state_between_steps();
+      const std::uint32_t row = s.robot_index(i.robot);
+      const std::size_t count = led_count(sim.model().kinds[s.robot_kind()[row]]);
+      for (const std::string name :
+           {std::string(kViewerLedColumn), std::string(kViewerLedColumn) + "_cmd"}) {
+        const ColumnHandle c = s.robots.find(name);
+        const std::size_t width = s.robots.desc(c).width;
+        Color* leds = static_cast<Color*>(s.robots.data(c)) + row * width;
+        std::fill(leds, leds + std::min(count, width), i.color);
+      }
+      return;
+    }
+    case Intervention::Kind::kMove:
+      break;
+  }
   double z = 0;
   const WorldState& s = sim.state();
   if (const ColumnHandle zc = s.robots.find("z"); zc != kNoColumn)
     z = static_cast<const double*>(s.robots.data(zc))[s.robot_index(i.robot)];
   sim.place_robot(i.robot, {i.x, i.y}, i.heading, z);
+}
+
+std::string describe(const Intervention& i) {
+  switch (i.kind) {
+    case Intervention::Kind::kReset:
+      return "reset";
+    case Intervention::Kind::kAdd:
+      return "add a robot of kind '" + i.robot_kind + "'";
+    case Intervention::Kind::kRemove:
+      return "remove robot " + std::to_string(i.robot);
+    case Intervention::Kind::kLeds:
+      return "set the LEDs of robot " + std::to_string(i.robot);
+    case Intervention::Kind::kMove:
+      break;
+  }
+  return "move robot " + std::to_string(i.robot);
 }
 
 }  // namespace fleetsim

@@ -1,13 +1,19 @@
 // Interventions: changes a person makes to a running world from the live view (a robot dragged
-// to a new pose), recorded with the tick boundary they landed at so that `fleetsim run
+// to a new pose, added or removed, the experiment's reset), recorded with the tick boundary they
+// landed at so that `fleetsim run
 // --interventions FILE` replays the session with the same log bytes and final hash
 // (docs/view-format.md, "Interventions"). Each lands between two steps through the path loop
 // functions use (Simulation::place_robot), on one process.
 //
 // The file is text, one intervention a line, `#` starting a comment:
 //   TICK move ROBOT_ID X Y HEADING
+//   TICK add KIND CONTROLLER X Y HEADING     (the robot gets the run's next entity id)
+//   TICK remove ROBOT_ID
+//   TICK leds ROBOT_ID R,G,B,A                (every LED of the robot, each channel 0 .. 255)
+//   TICK reset
 // TICK: the world's tick when it landed (before the step from TICK to TICK + 1); X, Y in metres,
 // HEADING in radians, each written as the shortest text that reads back as the same double.
+// Ticks do not decrease, but after a reset, which takes the world back to tick 0.
 #pragma once
 
 #include <cstdint>
@@ -22,13 +28,23 @@ namespace fleetsim {
 
 class Simulation;
 
-/// One intervention: robot `robot` placed at (x, y) heading `heading`, at tick boundary `tick`.
+/// One intervention at tick boundary `tick`: robot `robot` placed at (x, y) heading `heading`
+/// (kMove); a robot of kind `robot_kind` driven by controller `controller` added there (kAdd);
+/// robot `robot` removed (kRemove); robot `robot`'s LEDs all set to `color`, as if its
+/// controller had set them (kLeds); or the experiment's reset (kReset, Simulation::reset).
 struct Intervention {
+  enum class Kind { kMove, kReset, kAdd, kRemove, kLeds };
   Tick tick = 0;
   EntityId robot = 0;
   double x = 0, y = 0, heading = 0;
   int line = 0;  ///< in the file it was read from (0: made live)
+  Kind kind = Kind::kMove;
+  std::string robot_kind, controller;  ///< kAdd: names from the experiment (no spaces)
+  Color color;                         ///< kLeds
 };
+
+/// "move robot 3", "reset", ...: what `i` is, for messages.
+std::string describe(const Intervention& i);
 
 /// The line recording `i` (without newline).
 std::string format_intervention(const Intervention& i);
@@ -38,11 +54,13 @@ std::string format_intervention(const Intervention& i);
 std::optional<std::vector<Intervention>> load_interventions(const std::string& path,
                                                             Diagnostics& diags);
 
-/// Why `i` cannot land on `sim` now ("" when it can): no such robot, a position outside the
-/// arena or a value that is not a finite number.
+/// Why `i` cannot land on `sim` now ("" when it can): no such robot, kind or controller, a
+/// value that is not a finite number, a robot moved or added outside the arena, onto an
+/// obstacle or a wall, or overlapping another robot (flyers excepted: they collide with
+/// nothing); a reset the run cannot make (Simulation::reset_problem).
 std::string intervention_problem(const Simulation& sim, const Intervention& i);
 
-/// Lands `i` on `sim`, between steps (the robot's altitude, if it has one, is kept). Call
+/// Lands `i` on `sim`, between steps (a moved robot's altitude, if it has one, is kept). Call
 /// intervention_problem() first; throws RunError otherwise.
 void apply_intervention(Simulation& sim, const Intervention& i);
 

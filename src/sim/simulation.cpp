@@ -100,19 +100,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
                               [this] { state_.end_requested = true; }});
   }
   if (resumed_) check_resumed_logs();
-  const auto open = resumed_ ? log::LogOpen::kContinue : log::LogOpen::kCreate;
-  for (const auto& spec : experiment_.logs) {
-    try {
-      writers_.push_back(spec.format == log::LogFormat::kDeeco
-                             ? log::make_deeco_log_writer(spec.path, open)
-                             : log::make_frame_log_writer(spec.path, frame_log_options(), open));
-    } catch (const log::LogError& e) {
-      throw RunError(e.what());  // (it names the log and says what went wrong)
-    } catch (const std::exception& e) {
-      throw RunError(std::string(resumed_ ? "cannot continue log '" : "cannot create log '") +
-                     spec.path + "': " + e.what());
-    }
-  }
+  open_logs(resumed_ ? log::LogOpen::kContinue : log::LogOpen::kCreate);
   std::size_t max_sensors = 0, max_actuators = 0;
   for (const auto& k : experiment_.parts) {
     max_sensors = std::max(max_sensors, k.sensors.size());
@@ -180,6 +168,22 @@ Simulation::~Simulation() {
   try {
     finish();
   } catch (...) {
+  }
+}
+
+void Simulation::open_logs(log::LogOpen open) {
+  writers_.clear();  // (a writer being replaced finishes its file first)
+  for (const auto& spec : experiment_.logs) {
+    try {
+      writers_.push_back(spec.format == log::LogFormat::kDeeco
+                             ? log::make_deeco_log_writer(spec.path, open)
+                             : log::make_frame_log_writer(spec.path, frame_log_options(), open));
+    } catch (const log::LogError& e) {
+      throw RunError(e.what());  // (it names the log and says what went wrong)
+    } catch (const std::exception& e) {
+      throw RunError(std::string(resumed_ ? "cannot continue log '" : "cannot create log '") +
+                     spec.path + "': " + e.what());
+    }
   }
 }
 
@@ -293,7 +297,7 @@ void Simulation::begin_observer(log::LogHeader h) {
   try {
     observer_->begin(h);
   } catch (const std::exception& e) {
-    throw RunError(std::string("live view: ") + e.what());
+    throw RunError(std::string("watching the run (--view, --render-...): ") + e.what());
   }
 }
 
@@ -344,7 +348,7 @@ void Simulation::write_logs() {
     try {
       observer_->write(v);
     } catch (const std::exception& e) {
-      throw RunError("tick " + std::to_string(state_.tick) + ": live view: " + e.what());
+      throw RunError("tick " + std::to_string(state_.tick) + ": watching the run: " + e.what());
     }
   }
 }
@@ -367,6 +371,7 @@ void Simulation::start() {
     }
     write_headers();
     write_logs();
+    if (reset_enabled_ && !distributed()) start_state_ = std::make_unique<WorldState>(state_);
   }
   if (checkpoint_write_) {
     // Refused now rather than at the first checkpoint, an hour into the run.
@@ -585,6 +590,69 @@ void Simulation::step() {
   run_phase(Phase::kLog, [&] { write_logs(); });
 }
 
+std::string Simulation::reset_problem() const {
+  if (distributed()) return "a run on several processes is not reset (for now)";
+  if (resuming_) return "a run resumed from a checkpoint is not reset (its start is not kept)";
+  if (!started_ || !start_state_)
+    return "this run keeps no copy of its start (Simulation::enable_reset before start)";
+  if (finished_) return "the run has ended";
+  return "";
+}
+
+void Simulation::reset() {
+  if (std::string why = reset_problem(); !why.empty()) throw RunError("reset: " + why);
+  const Tick at = state_.tick;
+  auto fail = [at](const std::string& what) {
+    return RunError("tick " + std::to_string(at) + ": reset: " + what);
+  };
+  // The world as it was at tick 0 (after the loop functions' init), then the controllers as
+  // ARGoS resets its space: the robots there keep their controller and reset() it, in id
+  // order; robots added since lose theirs; robots removed since get theirs made again.
+  state_ = *start_state_;
+  for (std::size_t id = 0; id < instances_.size(); ++id) {
+    if (!instances_[id] || state_.robot_index(static_cast<EntityId>(id)) != kNoIndex) continue;
+    instances_[id]->destroy();
+    instances_[id].reset();
+  }
+  for (std::size_t i = 0; i < state_.robot_count(); ++i) {
+    const EntityId id = state_.robot_id()[i];
+    Controller* c = instance(id);
+    if (!c) {
+      make_controller_instance(i);  // (nothing when the robot's controller is shared)
+      continue;
+    }
+    try {
+      c->reset();
+    } catch (const std::exception& e) {
+      throw fail("robot '" + state_.robot_name()[i] + "', controller '" +
+                 model_->controllers[state_.robot_controller()[i]].id + "': " + e.what());
+    }
+  }
+  for (auto& [ck, c] : experiment_.shared_controllers) {
+    try {
+      c->reset();
+    } catch (const std::exception& e) {
+      throw fail("controller '" + model_->controllers[ck.first].id + "': " + e.what());
+    }
+  }
+  if (loop_) {
+    try {
+      run_hook([&] { loop_->reset(*this); });
+    } catch (const std::exception& e) {
+      throw fail("loop functions '" + experiment_.loop_functions + "': " + e.what());
+    }
+  }
+  // The logs start again, as a new run's would: header and the frame of tick 0.
+  try {
+    open_logs(log::LogOpen::kCreate);
+  } catch (const RunError& e) {
+    throw fail(e.what());
+  }
+  observed_ = false;
+  write_headers();
+  write_logs();
+}
+
 bool Simulation::done() const {
   if (state_.end_requested) return true;
   return model_->length_ticks > 0 && state_.tick >= model_->length_ticks;
@@ -601,7 +669,7 @@ void Simulation::finish() {
       observer_->write(frame_view());
       observer_->finish();
     } catch (const std::exception& e) {
-      error = std::string("live view: ") + e.what();
+      error = std::string("watching the run: ") + e.what();
     }
   }
   if (loop_ && started_) {

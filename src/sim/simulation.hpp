@@ -82,6 +82,22 @@ class Simulation final : private WorldAccess {
   /// observed gives the same bits as one not. Not in checkpoints. Call before start();
   /// `observer` must outlive the run.
   void observe_frames(log::LogWriter* observer) { observer_ = observer; }
+  /// Keeps a copy of the world as it stands at tick 0, after the loop functions' init (the
+  /// logs' first frame), for reset(). Call before start(). Costs one copy of the world's
+  /// columns, kept for the run.
+  void enable_reset() { reset_enabled_ = true; }
+  /// Why reset() cannot be done now ("" when it can): not enabled, not started, a run on
+  /// several processes, a run resumed from a checkpoint (its start is not in memory).
+  std::string reset_problem() const;
+  /// The experiment's reset, as ARGoS's, between two steps: the world goes back to its state
+  /// at tick 0 (enable_reset()), the per-robot controllers of the robots there are reset()
+  /// (those of robots added since are destroyed, those of robots removed since are made and
+  /// init() again), then the shared controllers' reset(), then the loop functions'
+  /// reset(world). The logs start again (each file is cut and gets its header and the frame of
+  /// tick 0 after the reset), and the observer gets the header and that frame once more. Throws
+  /// RunError when reset_problem() is not empty, or from a controller's or the loop
+  /// functions' reset().
+  void reset();
   /// True when the experiment's length is reached or the loop functions ended the run.
   bool done() const;
   /// Ends the run: loop functions' destroy, logs completed. Idempotent; called on errors too.
@@ -101,6 +117,15 @@ class Simulation final : private WorldAccess {
   /// another program computes: a federation's swarm node), and sets its altitude when the
   /// run has a `z` column. Throws RunError for a position outside the arena.
   void place_robot(EntityId id, Vec2 p, double heading, double z);
+  /// Between steps, as loop functions' add_robot and remove_robot (WorldAccess) do: the live
+  /// view's interventions (sim/interventions.hpp). The added robot gets the next entity id, the
+  /// empty tag, and a controller made and init() for it; returns its id. Throw RunError as
+  /// those do (an unknown kind or controller, a position outside the arena, no such robot).
+  EntityId add_robot_between_steps(const std::string& kind, const std::string& controller,
+                                   Vec2 position, double heading) {
+    return add_robot(kind, controller, position, heading, "");
+  }
+  void remove_robot_between_steps(EntityId id) { remove_robot(id); }
   /// The world, writable between steps: for bindings that set actuator commands (python/).
   WorldState& state_between_steps() { return state_; }
   int threads() const { return pool_.size(); }
@@ -423,6 +448,10 @@ class Simulation final : private WorldAccess {
   bool checkpoint_due_ = false;        ///< every process: take one at the next step()
   std::uint64_t robot_steps_ = 0;
   bool started_ = false, finished_ = false;
+  bool reset_enabled_ = false;               ///< enable_reset()
+  std::unique_ptr<WorldState> start_state_;  ///< the world at tick 0, for reset()
+  /// (Re)creates the experiment's log writers (kCreate cuts an existing file).
+  void open_logs(log::LogOpen open);
 };
 
 }  // namespace fleetsim

@@ -1,6 +1,7 @@
-// `fleetsim control URL pause|play|step|speed X|move ID X Y [H]`: steers a run started with
-// `fleetsim run
-// --view` through its HTTP control API (docs/view-format.md, "Control"), as the page does.
+// `fleetsim control URL pause|play|step|speed X|reset|move ID X Y [H]|add KIND CONTROLLER X Y
+// [H]|remove ID|leds ID COLOR`: steers a run started
+// with `fleetsim run --view` through its HTTP control API (docs/view-format.md, "Control"), as
+// the page does.
 #include <httplib.h>
 
 #include <charconv>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/diagnostics.hpp"
+#include "core/named_colors.hpp"
 #include "view/view_command.hpp"
 
 namespace fleetsim::view {
@@ -58,6 +60,7 @@ int run_control(const ControlOptions& o) {
   if (std::smatch t; std::regex_search(query, t, kToken)) token = t[1].str();
 
   nlohmann::json body = {{"command", o.command}};
+  std::uint32_t robot_id = 0;
   const std::vector<std::string>& v = o.values;
   if (o.command == "speed") {
     if (v.size() != 1) {
@@ -91,6 +94,39 @@ int run_control(const ControlOptions& o) {
     body["x"] = *x;
     body["y"] = *y;
     if (heading) body["heading"] = *heading;
+  } else if (o.command == "add") {
+    // add KIND CONTROLLER X Y [HEADING]
+    std::optional<double> x, y, heading;
+    if (v.size() >= 4) x = number(v[2]), y = number(v[3]);
+    if (v.size() == 5) heading = number(v[4]);
+    if (v.size() < 4 || v.size() > 5 || !x || !y || (v.size() == 5 && !heading)) {
+      std::cerr << "fleetsim control: error: add needs KIND CONTROLLER X Y [HEADING] (the "
+                   "experiment's names; metres, radians)\n";
+      return kExitUserError;
+    }
+    body["kind"] = v[0];
+    body["controller"] = v[1];
+    body["x"] = *x;
+    body["y"] = *y;
+    if (heading) body["heading"] = *heading;
+  } else if (o.command == "leds") {
+    if (v.size() != 2 || !fleetsim::parse_color(v[1]) ||
+        std::from_chars(v[0].data(), v[0].data() + v[0].size(), robot_id).ptr !=
+            v[0].data() + v[0].size()) {
+      std::cerr << "fleetsim control: error: leds needs ROBOT_ID COLOR (a colour name such as "
+                   "red, or R,G,B or R,G,B,A, each 0 to 255)\n";
+      return kExitUserError;
+    }
+    body["robot"] = robot_id;
+    body["color"] = v[1];
+  } else if (o.command == "remove") {
+    std::uint32_t robot = 0;
+    if (v.size() != 1 || std::from_chars(v[0].data(), v[0].data() + v[0].size(), robot).ptr !=
+                             v[0].data() + v[0].size()) {
+      std::cerr << "fleetsim control: error: remove needs one ROBOT_ID\n";
+      return kExitUserError;
+    }
+    body["robot"] = robot;
   } else if (!v.empty()) {
     std::cerr << "fleetsim control: error: " << o.command << " takes no value\n";
     return kExitUserError;
@@ -115,6 +151,13 @@ int run_control(const ControlOptions& o) {
               << "\n";
     return kExitRuntimeError;
   }
+  if (o.command == "add" || o.command == "remove" || o.command == "leds")
+    std::cout << o.command
+              << " sent: it lands at the run's next tick boundary (the page and the "
+                 "run's terminal say what became of it)\n";
+  if (o.command == "reset")
+    std::cout << "reset sent: it lands at the run's next tick boundary (the page and the run's "
+                 "terminal say what became of it)\n";
   if (o.command == "move")
     std::cout << "move of robot " << body["robot"] << " sent: it lands at the run's next tick "
               << "boundary (the page and the run's terminal say what became of it)\n";
@@ -134,15 +177,21 @@ void add_control_command(CLI::App& app, int& status) {
   CLI::App* control = app.add_subcommand(
       "control",
       "Steer a run started with `fleetsim run --view`: pause, play, step (one tick), "
-      "speed X (simulated seconds per wall second; 1 = real time) or speed max, move ROBOT_ID "
-      "X Y [HEADING] (at the next tick boundary, recorded by the run)");
+      "speed X (simulated seconds per wall second; 1 = real time) or speed max, reset (the "
+      "experiment's reset: back to tick 0), move ROBOT_ID X Y [HEADING], add KIND CONTROLLER X Y "
+      "[HEADING], remove ROBOT_ID or leds ROBOT_ID COLOR (these five at the next tick boundary, "
+      "recorded by the run)");
   control->add_option("URL", options->url, "the URL the run printed (it carries the token)")
       ->required();
-  control->add_option("COMMAND", options->command, "pause, play, step, speed or move")
+  control
+      ->add_option("COMMAND", options->command,
+                   "pause, play, step, speed, reset, move, add, remove or leds")
       ->required()
-      ->check(CLI::IsMember({"pause", "play", "step", "speed", "move"}));
+      ->check(CLI::IsMember(
+          {"pause", "play", "step", "speed", "reset", "move", "add", "remove", "leds"}));
   control->add_option("VALUES", options->values,
-                      "speed: a number > 0 (x real time) or max; move: ROBOT_ID X Y [HEADING]");
+                      "speed: a number > 0 (x real time) or max; move: ROBOT_ID X Y [HEADING]; "
+                      "add: KIND CONTROLLER X Y [HEADING]; remove: ROBOT_ID; leds: ROBOT_ID COLOR");
   control->callback([options, &status] { status = run_control(*options); });
 }
 

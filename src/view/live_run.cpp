@@ -14,6 +14,14 @@ LiveRun::LiveRun(Options options) : options_(options) {
 
 void LiveRun::begin(const log::LogHeader& header) {
   std::lock_guard lock(mutex_);
+  tag_tables_.emplace_back();
+  if (begun_) {  // a reset: the world's start again, shown at once, and paced from there
+    held_any_ = false;
+    skipped_ = false;
+    anchored_ = false;
+    return;
+  }
+  begun_ = true;
   header_ = header;
   header_.every = 1;
 }
@@ -78,7 +86,10 @@ void LiveRun::hold(const log::LogFrameView& v, std::chrono::steady_clock::time_p
   for (auto c : v.object_columns) copy(c, f.object_ends);
   {
     std::lock_guard lock(mutex_);
-    for (std::size_t t = tags_.size(); t < v.tags.size(); ++t) tags_.push_back(v.tags[t]);
+    if (tag_tables_.empty()) tag_tables_.emplace_back();
+    f.tag_table = tag_tables_.size() - 1;
+    auto& tags = tag_tables_.back();
+    for (std::size_t t = tags.size(); t < v.tags.size(); ++t) tags.push_back(v.tags[t]);
     held_bytes_ += f.data.size();
     frames_.push_back(std::move(f));
     // Keep the newest frame whatever its size; drop the oldest beyond the budget.
@@ -112,7 +123,8 @@ log::LogFrame LiveRun::read_frame(std::size_t index) {
   f.tick = s.tick;
   f.time_ns = s.time_ns;
   f.status = s.status;
-  f.tags.assign(tags_.begin(), tags_.begin() + static_cast<std::ptrdiff_t>(s.tag_count));
+  const auto& tags = tag_tables_[s.tag_table];
+  f.tags.assign(tags.begin(), tags.begin() + static_cast<std::ptrdiff_t>(s.tag_count));
   f.robot_count = s.robot_count;
   f.object_count = s.object_count;
   std::size_t at = 0;
@@ -148,7 +160,8 @@ std::string LiveRun::control(const std::string& command, std::optional<double> v
                "or \"max\" (as fast as possible)";
       speed_ = value ? *value : 0;
     } else {
-      return "unknown command '" + command + "' (expected pause, play, step, speed or move)";
+      return "unknown command '" + command +
+             "' (expected pause, play, step, speed, reset, move, add, remove or leds)";
     }
     anchored_ = false;  // the pace starts again from here
     ++version_;
@@ -158,19 +171,20 @@ std::string LiveRun::control(const std::string& command, std::optional<double> v
   return "";
 }
 
-std::string LiveRun::request_move(const Move& move) {
+std::string LiveRun::request(const Request& r) {
   std::lock_guard lock(mutex_);
   if (ended_) return "the run has ended (" + end_message_ + ")";
-  moves_.push_back(move);
-  has_moves_.store(true);
+  requests_.push_back(r);
+  has_requests_.store(true);
+  changed_.notify_all();  // (a paused run takes it at once)
   return "";
 }
 
-std::vector<LiveRun::Move> LiveRun::take_moves() {
-  if (!has_moves_.load(std::memory_order_relaxed)) return {};
+std::vector<LiveRun::Request> LiveRun::take_requests() {
+  if (!has_requests_.load(std::memory_order_relaxed)) return {};
   std::lock_guard lock(mutex_);
-  has_moves_.store(false);
-  return std::exchange(moves_, {});
+  has_requests_.store(false);
+  return std::exchange(requests_, {});
 }
 
 void LiveRun::report_intervention(const std::string& message, bool landed) {
@@ -222,45 +236,46 @@ std::chrono::steady_clock::time_point LiveRun::last_poll() const {
       std::chrono::steady_clock::duration(last_poll_ns_.load()));
 }
 
-void LiveRun::before_step(Tick tick, SimTime tick_period_ns,
+bool LiveRun::before_step(Tick tick, SimTime tick_period_ns,
                           const std::function<bool()>& keep_going) {
   // A skipped frame's spans are valid until the step begins: held now or never.
   if (!paced_.load(std::memory_order_relaxed)) {
     skipped_ = false;
-    return;
+    return true;
   }
   // Paused or paced: the page shows the tick the run stands at.
   if (skipped_) hold(last_view_, std::chrono::steady_clock::now());
   constexpr auto kSlice = std::chrono::milliseconds(200);
   std::unique_lock lock(mutex_);
   for (;;) {
-    if (ended_) return;
+    if (ended_) return true;
     if (paused_ && steps_ > 0) {  // "step": this one tick, at once
       --steps_;
       update_paced();
       anchored_ = false;
-      return;
+      return true;
     }
     const auto now = std::chrono::steady_clock::now();
     auto until = now + kSlice;
     if (!paused_) {
-      if (speed_ <= 0) return;
+      if (speed_ <= 0) return true;
       // Paced: tick T starts at anchor + (T - anchor tick) periods / speed.
       if (!anchored_) {
         anchored_ = true;
         anchor_tick_ = tick;
         anchor_ = now;
-        return;
+        return true;
       }
       const double wall_ns = static_cast<double>((tick - anchor_tick_) * tick_period_ns) / speed_;
       const auto due = anchor_ + std::chrono::nanoseconds(static_cast<std::int64_t>(wall_ns));
-      if (now >= due) return;
+      if (now >= due) return true;
       until = std::min(due, until);
     }
-    // Paused, or early: wait for the time, a control or the end, then look again.
+    // Paused, or early: wait for the time, a control, a request or the end, then look again.
+    if (!requests_.empty()) return false;
     const std::uint64_t v = version_;
-    changed_.wait_until(lock, until, [&] { return version_ != v || ended_; });
-    if (keep_going && !keep_going()) return;
+    changed_.wait_until(lock, until, [&] { return version_ != v || ended_ || !requests_.empty(); });
+    if (keep_going && !keep_going()) return true;
   }
 }
 

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/types.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
 
@@ -48,6 +49,10 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   explicit LiveRun(Options options);
 
   // --- log::LogWriter: the run's main thread -----------------------------------------------
+  /// The first call gives the header. A later one comes after the run was reset
+  /// (Simulation::reset): the world is back at its start, whose header is the first one's, so
+  /// only the tag table starts again (the frames held before are kept, their ticks before the
+  /// reset), and the next frame is held.
   void begin(const log::LogHeader& header) override;
   /// Holds the frame (copies its columns: the page may ask for any frame still held), or at
   /// full speed skips it when one was held less than 1 / held_fps s ago; a skipped frame's
@@ -76,15 +81,25 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// why it was refused (an unknown command, a bad value, a run that has ended), else "".
   std::string control(const std::string& command, std::optional<double> value);
 
-  /// A robot dragged to a new pose from a page: it lands at the next tick boundary (the run's
-  /// thread takes it with take_moves()), or is refused there (report_intervention()).
-  struct Move {
-    std::uint32_t robot = 0;        ///< entity id
-    double x = 0, y = 0;            ///< metres, world frame
-    std::optional<double> heading;  ///< radians; none: the robot keeps its heading
+  /// An intervention asked for by a page: it lands at the next tick boundary (the run's
+  /// thread takes it with take_requests()), or is refused there (report_intervention()).
+  struct Request {
+    enum class Kind {
+      kMove,    ///< a robot dragged to a new pose
+      kReset,   ///< the experiment's reset (Simulation::reset)
+      kAdd,     ///< a robot added
+      kRemove,  ///< a robot removed
+      kLeds,    ///< a robot's LEDs set
+    };
+    Kind kind = Kind::kMove;
+    std::uint32_t robot = 0;             ///< entity id (move, remove)
+    double x = 0, y = 0;                 ///< metres, world frame (move, add)
+    std::optional<double> heading;       ///< radians; none: kept (move), 0 (add)
+    std::string robot_kind, controller;  ///< add: the experiment's names
+    Color color;                         ///< leds
   };
-  /// Queues a move; returns why it is refused at once (the run has ended), else "".
-  std::string request_move(const Move& move);
+  /// Queues a request; returns why it is refused at once (the run has ended), else "".
+  std::string request(const Request& r);
 
   /// What a page shows of the run.
   struct Status {
@@ -104,13 +119,17 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   Status wait(std::uint64_t frames, std::uint64_t version, std::chrono::milliseconds timeout);
 
   // --- The run's main thread ---------------------------------------------------------------
-  /// Before each step, with the tick about to be computed from and the tick period: returns at
-  /// once when the run is neither paused nor paced; else waits while paused (a "step" lets one
-  /// tick through) and holds the run to its speed. Returns early when `keep_going` turns false
-  /// (checked every 200 ms: Ctrl-C on a paused run).
-  void before_step(Tick tick, SimTime tick_period_ns, const std::function<bool()>& keep_going);
-  /// The moves requested since the last call (at a tick boundary). Cheap when there are none.
-  std::vector<Move> take_moves();
+  /// Before each step, with the tick about to be computed from and the tick period: returns
+  /// true at once when the run is neither paused nor paced; else waits while paused (a "step"
+  /// lets one tick through) and holds the run to its speed. Returns false, without waiting
+  /// more, when a request (take_requests()) comes while it waits: the caller lands it and calls
+  /// again (with the tick then: a reset changes it), so that a paused run takes a move or a
+  /// reset at once. Returns true early when `keep_going` turns false (checked every 200 ms:
+  /// Ctrl-C on a paused run).
+  bool before_step(Tick tick, SimTime tick_period_ns, const std::function<bool()>& keep_going);
+  /// The requests made since the last call, in the order they came (at a tick boundary).
+  /// Cheap when there are none.
+  std::vector<Request> take_requests();
   /// What became of an intervention ("robot 3 moved ... at tick 12", "refused: ..."), for the
   /// pages; `landed` counts it.
   void report_intervention(const std::string& message, bool landed);
@@ -122,11 +141,12 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
  private:
   /// One frame as written: the columns' bytes copied one after the other into one buffer
   /// (one allocation, recycled once the frame is dropped), the tag table as a size (the table
-  /// only grows, tags_ holds it).
+  /// only grows, tag_tables_ holds it).
   struct Frame {
     Tick tick = 0;
     SimTime time_ns = 0;
     std::string status;
+    std::size_t tag_table = 0;  ///< index into tag_tables_ (a new one at each reset)
     std::size_t tag_count = 0;
     std::size_t robot_count = 0, object_count = 0;
     std::vector<std::uint8_t> data;  ///< every column's bytes, robots' then objects'
@@ -145,14 +165,16 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   std::deque<Frame> frames_;         ///< the held frames, oldest first
   std::uint64_t first_frame_ = 0;    ///< index of frames_.front()
   std::size_t held_bytes_ = 0;
-  std::vector<std::string> tags_;
+  /// The tag tables: one per start of the run (its beginning, then each reset); each only grows.
+  std::vector<std::vector<std::string>> tag_tables_;
+  bool begun_ = false;
   std::vector<std::vector<std::uint8_t>> spare_;  ///< dropped frames' buffers, for reuse
   bool paused_ = false;
   std::uint64_t steps_ = 0;  ///< ticks let through while paused
   double speed_ = 0;
   bool ended_ = false;
-  std::vector<Move> moves_;             ///< requested, not taken yet
-  std::atomic<bool> has_moves_{false};  ///< moves_ is not empty (read without the mutex)
+  std::vector<Request> requests_;          ///< requested, not taken yet
+  std::atomic<bool> has_requests_{false};  ///< requests_ is not empty (read without the mutex)
   std::string intervention_;
   std::uint64_t interventions_ = 0;
   std::string end_message_;

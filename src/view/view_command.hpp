@@ -16,4 +16,10 @@ void add_command(CLI::App& app, int& status);
 /// reached, 2 for a bad URL or value.
 void add_control_command(CLI::App& app, int& status);
 
+/// Adds the `render` subcommand (render_command.cpp): pictures (PNG) and videos (ffmpeg) of a
+/// log's frames, painted as the page draws them, without a browser. Status 0 when every frame
+/// was written, 1 when writing failed (ffmpeg missing or failing, a full disk), 2 for a bad
+/// log, view configuration or option.
+void add_render_command(CLI::App& app, int& status);
+
 }  // namespace fleetsim::view

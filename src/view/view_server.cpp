@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/named_colors.hpp"
 #include "view/frame_encoding.hpp"
 #include "view/page_files.hpp"
 
@@ -141,8 +142,8 @@ void ViewServer::add_live_routes() {
     if (body.is_discarded() || !body.is_object() || !body.contains("command") ||
         !body["command"].is_string()) {
       send_error(res, 400,
-                 "expected a JSON object {\"command\": \"pause\"|\"play\"|\"step\"|\"speed\", "
-                 "\"value\": X}");
+                 "expected a JSON object {\"command\": \"pause\"|\"play\"|\"step\"|\"speed\"|"
+                 "\"reset\"|\"move\", ...}");
       return;
     }
     const std::string command = body["command"].get<std::string>();
@@ -161,13 +162,89 @@ void ViewServer::add_live_routes() {
                    "(metres; optional \"heading\", radians) with finite numbers");
         return;
       }
-      LiveRun::Move m;
+      LiveRun::Request m;
+      m.kind = LiveRun::Request::Kind::kMove;
       m.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
       m.x = body["x"].get<double>();
       m.y = body["y"].get<double>();
       if (body.contains("heading")) m.heading = body["heading"].get<double>();
-      const std::string refused = live_.run->request_move(m);
+      const std::string refused = live_.run->request(m);
       if (!refused.empty()) {
+        send_error(res, 409, refused);
+        return;
+      }
+      res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+      return;
+    }
+    if (command == "leds") {
+      // {"command": "leds", "robot": ID, "color": "red" | "r,g,b[,a]"}: every LED of the robot.
+      const bool robot_ok = body.contains("robot") && body["robot"].is_number_unsigned() &&
+                            body["robot"].get<std::uint64_t>() <= 0xffffffffu;
+      std::optional<Color> color;
+      if (body.contains("color") && body["color"].is_string())
+        color = fleetsim::parse_color(body["color"].get<std::string>());
+      if (!robot_ok || !color) {
+        send_error(res, 400,
+                   "leds expects {\"command\": \"leds\", \"robot\": ID, \"color\": C} (a colour "
+                   "name such as \"red\", or \"r,g,b\" or \"r,g,b,a\", each 0 to 255)");
+        return;
+      }
+      LiveRun::Request r;
+      r.kind = LiveRun::Request::Kind::kLeds;
+      r.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
+      r.color = *color;
+      if (const std::string refused = live_.run->request(r); !refused.empty()) {
+        send_error(res, 409, refused);
+        return;
+      }
+      res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+      return;
+    }
+    if (command == "add" || command == "remove") {
+      // {"command": "add", "kind": K, "controller": C, "x": X, "y": Y[, "heading": H]} or
+      // {"command": "remove", "robot": ID}: at the next tick boundary, as a move.
+      auto finite = [&](const char* key) {
+        return body.contains(key) && body[key].is_number() &&
+               std::isfinite(body[key].get<double>());
+      };
+      auto name = [&](const char* key) {
+        return body.contains(key) && body[key].is_string() && !body[key].get<std::string>().empty();
+      };
+      LiveRun::Request r;
+      if (command == "add") {
+        if (!name("kind") || !name("controller") || !finite("x") || !finite("y") ||
+            (body.contains("heading") && !finite("heading"))) {
+          send_error(res, 400,
+                     "add expects {\"command\": \"add\", \"kind\": KIND, \"controller\": "
+                     "CONTROLLER, \"x\": X, \"y\": Y} (metres; optional \"heading\", radians)");
+          return;
+        }
+        r.kind = LiveRun::Request::Kind::kAdd;
+        r.robot_kind = body["kind"].get<std::string>();
+        r.controller = body["controller"].get<std::string>();
+        r.x = body["x"].get<double>();
+        r.y = body["y"].get<double>();
+        if (body.contains("heading")) r.heading = body["heading"].get<double>();
+      } else {
+        if (!body.contains("robot") || !body["robot"].is_number_unsigned() ||
+            body["robot"].get<std::uint64_t>() > 0xffffffffu) {
+          send_error(res, 400, "remove expects {\"command\": \"remove\", \"robot\": ID}");
+          return;
+        }
+        r.kind = LiveRun::Request::Kind::kRemove;
+        r.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
+      }
+      if (const std::string refused = live_.run->request(r); !refused.empty()) {
+        send_error(res, 409, refused);
+        return;
+      }
+      res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+      return;
+    }
+    if (command == "reset") {  // {"command": "reset"}: lands at the next tick boundary
+      LiveRun::Request r;
+      r.kind = LiveRun::Request::Kind::kReset;
+      if (const std::string refused = live_.run->request(r); !refused.empty()) {
         send_error(res, 409, refused);
         return;
       }

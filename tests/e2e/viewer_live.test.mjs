@@ -1,7 +1,8 @@
 // The live view (`fleetsim run --view`): a page attaches to a running run, pauses, steps and
 // resumes it; two pages watch at once; a page without the run's token watches but cannot
-// control; a robot dragged on the page moves, and the interventions file replays the session
-// with the same log bytes; the page says when the run has ended.
+// control; the reset button takes the run back to tick 0; a robot dragged on the page moves, and
+// one clicked gets new LEDs (c) and is removed (Delete); the interventions file replays the
+// session with the same log bytes; the page says when the run has ended.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -134,23 +135,57 @@ test('two pages watch at once; the one without the token cannot control', async 
   assert.equal((await state(watcher)).tick, 0);
 });
 
+test('the reset button takes the paused run back to tick 0 at once, recorded', async () => {
+  const page = browser.page;
+  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  const t = s.live.tick;
+  assert.ok(t > 0);
+  const first = await page.evaluate(() => window.fleetsimViewer.show(0).then(() =>
+    window.fleetsimViewer.robot(0)));
+  await page.click('#run-reset');
+  s = await until(page, (l, st) => l.interventions === 1 && l.tick === 0, 'the reset landed');
+  assert.equal(s.live.state, 'paused', 'a reset does not play the run');
+  assert.match(s.live.intervention, new RegExp(`the run was reset at tick ${t} \\(back to tick 0\\); recorded in`));
+  // The page follows the run back to its start: the world as it was at tick 0.
+  await page.click('#run-follow');
+  s = await until(page, (l, st) => st.tick === 0 && st.frame === st.frameCount - 1, 'the page at tick 0');
+  const again = await page.evaluate(() => window.fleetsimViewer.robot(0));
+  assert.deepEqual([again.id, again.x, again.y, again.theta], [first.id, first.x, first.y, first.theta]);
+  const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.deepEqual(lines, [`${t} reset`]);
+  await page.click('#run-step');
+  await until(page, (l, st) => l.tick === 1 && st.tick === 1, 'a step after the reset');
+});
+
 test('a robot shift-dragged on the page moves at the next tick, recorded', async () => {
   const page = browser.page;
   let s = await until(page, (l) => l.state === 'paused', 'the paused run');
   const robot = await page.evaluate(() => window.fleetsimViewer.robot(0));
-  const target = [robot.x + 1.0, robot.y + 0.5];
-  const [sx, sy] = await toCanvas(page, robot.x, robot.y);
-  const [tx, ty] = await toCanvas(page, ...target);
-  const box = await page.locator('#scene').boundingBox();
-  await page.keyboard.down('Shift');
-  await page.mouse.move(box.x + sx, box.y + sy);
-  await page.mouse.down();
-  await page.mouse.move(box.x + tx, box.y + ty, { steps: 8 });
-  await page.mouse.up();
-  await page.keyboard.up('Shift');
   const t = s.live.tick;
-  await page.click('#run-step'); // it lands at the tick boundary, before this step
-  s = await until(page, (l, st) => l.interventions === 1 && st.tick === t + 1, 'the move landed');
+  // A paused run takes the drop at once; one onto a wall or another robot is refused (and
+  // not recorded): then a drop elsewhere.
+  let target = null;
+  let said = s.live.intervention;
+  for (const [dx, dy] of [[1, 0.5], [-1, 0.5], [1, -0.5], [-1, -0.5], [0.5, 1], [-0.5, -1],
+    [0.6, 0], [-0.6, 0], [0, 0.6], [0, -0.6]]) {
+    const drop = [robot.x + dx, robot.y + dy];
+    const [sx, sy] = await toCanvas(page, robot.x, robot.y);
+    const [tx, ty] = await toCanvas(page, ...drop);
+    const box = await page.locator('#scene').boundingBox();
+    await page.keyboard.down('Shift');
+    await page.mouse.move(box.x + sx, box.y + sy);
+    await page.mouse.down();
+    await page.mouse.move(box.x + tx, box.y + ty, { steps: 8 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    s = await until(page, (l) => l.intervention !== said, 'what became of the drop');
+    said = s.live.intervention;
+    if (!said.startsWith('refused')) { target = drop; break; }
+    assert.match(said, /^refused: cannot move robot \d+: /);
+  }
+  assert.ok(target, `every drop was refused: ${said}`);
+  await page.click('#run-step'); // the run goes on from there
+  s = await until(page, (l, st) => l.interventions === 2 && st.tick === t + 1, 'the move landed');
   assert.match(s.live.intervention, new RegExp(`robot ${robot.id} moved to .* at tick ${t}; recorded in`));
   assert.match(await page.textContent('#message'), /recorded in/);
   const moved = await page.evaluate((id) => {
@@ -161,9 +196,31 @@ test('a robot shift-dragged on the page moves at the next tick, recorded', async
   assert.ok(Math.hypot(moved.x - target[0], moved.y - target[1]) < 0.25,
     `robot ${robot.id} at (${moved.x}, ${moved.y}), dropped at (${target})`);
   const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
-  assert.equal(lines.length, 1);
-  assert.match(lines[0], new RegExp(`^${t} move ${robot.id} `));
+  assert.equal(lines.length, 2);
+  assert.match(lines[1], new RegExp(`^${t} move ${robot.id} `));
   await screenshot(page, 'live-moved.png');
+});
+
+test('c sets the clicked robot\'s LEDs and Delete removes it, recorded', async () => {
+  const page = browser.page;
+  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  const before = s.live.interventions;
+  await page.click('#run-follow');
+  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
+  const robot = await page.evaluate(() => window.fleetsimViewer.robot(1));
+  const [x, y] = await toCanvas(page, robot.x, robot.y);
+  const box = await page.locator('#scene').boundingBox();
+  await page.mouse.click(box.x + x, box.y + y);
+  await page.waitForFunction((id) => window.fleetsimViewer.state().selected?.id === id, robot.id);
+  await page.keyboard.press('c');
+  s = await until(page, (l) => l.interventions === before + 1, 'the LEDs set');
+  assert.match(s.live.intervention, new RegExp(`robot ${robot.id}'s LEDs set to 255,0,0,255 at tick`));
+  await page.keyboard.press('Delete');
+  s = await until(page, (l) => l.interventions === before + 2, 'the robot removed');
+  assert.match(s.live.intervention, new RegExp(`robot ${robot.id} removed at tick`));
+  const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.match(lines.at(-2), new RegExp(` leds ${robot.id} 255,0,0,255$`));
+  assert.match(lines.at(-1), new RegExp(` remove ${robot.id}$`));
 });
 
 test('the page says when the run has ended; the interventions file replays its log bytes', async () => {
@@ -180,7 +237,8 @@ test('the page says when the run has ended; the interventions file replays its l
   const summary = JSON.parse(run.out.trim().split('\n').pop());
   const plain = JSON.parse(reference.out.trim().split('\n').pop());
   assert.notEqual(summary.state_hash, plain.state_hash, 'the moved robot changed the run');
-  // Watching, pausing, stepping and pacing changed nothing; the move is in the file.
+  // Watching, pausing, stepping and pacing changed nothing; the reset and the move are in the
+  // file.
   const replay = await runToEnd(['--interventions', RECORD, '--log', path.join(dir, 'replay.flog')]);
   assert.equal(replay.code, 0, replay.err);
   assert.equal(JSON.parse(replay.out.trim().split('\n').pop()).state_hash, summary.state_hash,

@@ -32,7 +32,7 @@ const ui = {
   info: $('info'), play: $('play'), state: $('state'), timeline: $('timeline'),
   clock: $('clock'), speed: $('speed'), fps: $('fps'),
   live: $('live'), runState: $('run-state'), runPause: $('run-pause'), runStep: $('run-step'),
-  runSpeed: $('run-speed'), runFollow: $('run-follow'),
+  runReset: $('run-reset'), runSpeed: $('run-speed'), runFollow: $('run-follow'),
 };
 
 function showMessage(text, kind = 'error') {
@@ -595,6 +595,13 @@ function bindInput(v) {
       case 'ArrowUp': p.faster(); break;
       case 'ArrowDown': p.slower(); break;
       case 'Enter': p.restart(); break;
+      // Live, with the token: the selected robot's LEDs take the next colour; Delete removes it.
+      case 'c':
+      case 'Delete':
+        if (!v.live || !v.selected || !v.live.status?.control) return;
+        if (ev.key === 'Delete') v.live.remove(v.selected.id);
+        else v.live.cycleLeds(v.selected.id);
+        break;
       default: return;
     }
     held.add(ev.key);
@@ -720,6 +727,11 @@ function exposeApi(v) {
       return { x: r.x[i] + c[0], y: r.y[i] + c[1], theta: r.theta[i], tag: f.tags[r.tag[i]],
         id: r.id[i], kind: v.header.kinds[r.kind[i]]?.name, columns };
     },
+    /** The canvas as a PNG data URL, drawn now (tests/e2e/render_vs_page.test.mjs). */
+    canvasPng() {
+      v.render();
+      return ui.canvas.toDataURL('image/png');
+    },
     /** RGBA of the canvas at CSS pixel (x, y), drawn now. */
     pixel(x, y) {
       v.render();
@@ -804,7 +816,7 @@ function watchRun(v) {
         ui.runSpeed.value = wanted;
       }
       const off = !st.control || st.state === 'ended';
-      for (const b of [ui.runPause, ui.runStep, ui.runSpeed]) {
+      for (const b of [ui.runPause, ui.runStep, ui.runReset, ui.runSpeed]) {
         b.disabled = off;
         b.title = st.control ? b.title : 'control needs the run\'s token (open the URL that ' +
           '`fleetsim run --view` printed)';
@@ -836,9 +848,17 @@ function watchRun(v) {
     if (refused) showMessage(`the run refused "${command}": ${refused}`, 'note');
   };
   link.move = (robot, x, y) => send('move', undefined, { robot, x, y });
+  link.remove = (robot) => send('remove', undefined, { robot });
+  const ledColors = ['red', 'green', 'blue', 'yellow', 'cyan', 'magenta', 'white', 'off'];
+  let ledNext = 0;
+  link.cycleLeds = (robot) => {
+    send('leds', undefined, { robot, color: ledColors[ledNext] });
+    ledNext = (ledNext + 1) % ledColors.length;
+  };
   ui.runPause.addEventListener('click', () =>
     send(link.status && link.status.state === 'paused' ? 'play' : 'pause'));
   ui.runStep.addEventListener('click', () => { link.follow = true; send('step'); });
+  ui.runReset.addEventListener('click', () => { link.follow = true; send('reset'); });
   ui.runSpeed.addEventListener('change', () => {
     const s = ui.runSpeed.value;
     send('speed', s === 'max' ? 'max' : Number(s));

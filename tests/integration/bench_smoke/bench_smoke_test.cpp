@@ -54,6 +54,18 @@ TEST(BenchSmoke, TimesyncRunsOnTheFederateApiAndTheTimeLayer) {
   }
 }
 
+// bench/render at small size: one JSON line, every frame of the log painted and written.
+TEST(BenchSmoke, RenderBenchmarkPaintsEveryFrameOfItsLog) {
+  const std::string out = run(std::string(FLEETSIM_BINARY_DIR) +
+                              "/bench/render --robots 200 --seconds 0.5 --repeat 2 --size 320x240");
+  auto j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << out;
+  EXPECT_EQ(j["robots"], 200);
+  EXPECT_EQ(j["frames_painted"], 12) << "ticks 0 .. 5, twice";
+  EXPECT_GT(j["paint_ms_median"].get<double>(), 0);
+  EXPECT_GT(j["png_ms_median"].get<double>(), 0);
+}
+
 // bench/faults on one kind of process and one transport (docs/testing.md, Faults): one JSON
 // line; each case's run stopped (no process past the bench's 10 s limit), the supervisor with
 // status 1 naming the process hit.
@@ -168,11 +180,12 @@ TEST(BenchSmoke, BadOptionsAreUserErrors) {
 }
 
 // The benchmarks' commands in the docs (docs/*.md, README.md: inline code and fenced blocks
-// naming bench/diffusion, bench/footbot, bench/timesync, bench/lua_states or bench/live_view)
+// naming bench/diffusion, bench/footbot, bench/timesync, bench/lua_states, bench/live_view or
+// bench/render)
 // use only options that the program's --help lists; --help itself exits 0.
 TEST(BenchSmoke, TheDocsBenchmarkCommandsUseOptionsTheProgramsHave) {
   std::map<std::string, std::string> help;
-  for (const char* name : {"diffusion", "footbot", "timesync", "lua_states", "live_view"})
+  for (const char* name : {"diffusion", "footbot", "timesync", "lua_states", "live_view", "render"})
     help[name] = run(std::string(FLEETSIM_BINARY_DIR) + "/bench/" + name + " --help");
   std::vector<std::string> texts;
   std::vector<fs::path> files{fs::path(FLEETSIM_SOURCE_DIR) / "README.md"};

@@ -132,6 +132,99 @@ TEST(LiveCli, BadViewOptionsStopBeforeTheRun) {
   EXPECT_NE(r.err.find("cannot listen on 203.0.113.1"), std::string::npos) << r.err;
 }
 
+// `fleetsim control URL reset` takes the run back to tick 0 (after a move), `add` and `remove`
+// add and remove robots; all are recorded with their ticks (a refused addition is not), and the
+// session file replays with `--interventions` to the same log bytes and hash. (That a reset run
+// with nothing else changed ends as a fresh run: tests/unit/sim/interventions_test.cpp.)
+TEST(LiveCli, ResetAddAndRemoveFromTheCommandLineAreRecordedAndReplayed) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  auto fresh = run_command(kFleetsim + " run " + kDiffusion + " --length 5 --quiet --json --log " +
+                               (dir / "fresh.flog").string(),
+                           dir, 120);
+  ASSERT_EQ(fresh.status, 0) << fresh.err;
+  const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
+  const fs::path session = dir / "session.interventions";
+  const pid_t run = testing::spawn_with_output(
+      kFleetsim,
+      {"run", kDiffusion, "--length", "5", "--view", "--port", "0", "--view-paused", "--log",
+       (dir / "live.flog").string(), "--json", "--record-interventions", session.string()},
+      out, err);
+  std::string url;
+  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
+  for (int i = 0; i < 3000 && url.empty(); ++i) {
+    std::smatch m;
+    const std::string text = slurp(out);
+    if (std::regex_search(text, m, printed))
+      url = m[1].str();
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (url.empty()) {
+    kill(run, SIGKILL);
+    waitpid(run, nullptr, 0);
+    FAIL() << slurp(out) << slurp(err);
+  }
+  auto control = [&](const std::string& args) {
+    return run_command(kFleetsim + " control " + args, dir, 30);
+  };
+  auto wait_for_line = [&](const std::string& text) {
+    for (int i = 0; i < 1000 && slurp(session).find(text) == std::string::npos; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  };
+  for (const char* command : {" step", " step", " move 3 1.5 2.25 0.5", " step"}) {
+    auto r = control(url + command);
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+  }
+  wait_for_line("move 3");
+  auto r = control(url + " reset");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reset sent"), std::string::npos) << r.out;
+  r = control(url + " step");  // (the reset lands before this tick)
+  EXPECT_EQ(r.status, 0) << r.err;
+  wait_for_line("reset");
+  r = control(url + " reset now");
+  EXPECT_EQ(r.status, 2) << "reset takes no value";
+  // A robot added and one removed (after the reset: the reset run is a fresh run's till then).
+  for (const char* bad :
+       {" add epuck diffuse 1", " add epuck diffuse x 1", " remove", " remove x"}) {
+    r = control(url + bad);
+    EXPECT_EQ(r.status, 2) << bad;
+  }
+  r = control(url + " add epuck diffuse 0.5 0.25 1.5");
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = control(url + " remove 7");
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = control(url + " leds 9 red");
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = control(url + " leds 9 mauve");
+  EXPECT_EQ(r.status, 2) << "not a colour";
+  r = control(url + " add tank diffuse 0.5 0.25");  // (sent; refused by the run, not recorded)
+  EXPECT_EQ(r.status, 0) << r.err;
+  wait_for_line("leds 9");
+  r = control(url + " play");
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(180)), 0) << slurp(err);
+  const std::string file = slurp(session);
+  // (A paused run takes a move or a reset at once, at the tick it stands at.)
+  EXPECT_TRUE(std::regex_search(
+      file,
+      std::regex(
+          R"(\n2 move 3 1\.5 2\.25 0\.5\n3 reset\n1 add epuck diffuse 0\.5 0\.25 1\.5\n1 remove 7\n1 leds 9 255,0,0,255\n$)")))
+      << file;
+  EXPECT_NE(hash_of(slurp(out)), hash_of(fresh.out)) << "the robot added and removed count";
+
+  auto replay =
+      run_command(kFleetsim + " run " + kDiffusion + " --length 5 --quiet --json --interventions " +
+                      session.string() + " --log " + (dir / "replay.flog").string(),
+                  dir, 120);
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  EXPECT_EQ(hash_of(replay.out), hash_of(slurp(out)));
+  EXPECT_TRUE(slurp(dir / "replay.flog") == slurp(dir / "live.flog")) << "the replay differs";
+}
+
 // On several processes, process 0 serves the view; a paused run's other processes wait for it,
 // and the run ends with the state and log of one process.
 TEST(LiveCli, OnTwoProcessesTheFirstServesTheViewAndTheBitsAreThoseOfOne) {

@@ -34,17 +34,19 @@ struct Result {
   std::uint64_t hash = 0;
 };
 
-/// Runs the experiment; before the step from tick T, `before(sim)` may intervene.
-Result run(const fs::path& log, const std::function<void(Simulation&)>& before) {
+/// Runs the experiment (`xml`, whose LOG is replaced by `log`); before the step from tick T,
+/// `before(sim)` may intervene. The run keeps its start for a reset (Simulation::enable_reset).
+Result run(const fs::path& log, const std::function<void(Simulation&)>& before,
+           std::string xml = kExperiment) {
   PluginRegistry reg;
   register_builtins(reg);
-  std::string xml = kExperiment;
   xml.replace(xml.find("LOG"), 3, log.string());
   Diagnostics diags;
   auto ex = parse_experiment(xml, (log.parent_path() / "exp.xml").string(), reg, {}, diags);
   EXPECT_TRUE(ex) << diags.str();
   if (!ex) return {};
   Simulation sim(std::move(*ex), reg);
+  sim.enable_reset();
   sim.start();
   while (!sim.done()) {
     if (before) before(sim);
@@ -145,6 +147,327 @@ TEST(Interventions, OneThatCannotLandSaysWhy) {
               std::string::npos);
     EXPECT_THROW(apply_intervention(sim, {0, 2, 50, 0, 0}), RunError);
   });
+}
+
+// Robots of two kinds and controllers: built-in (diffusion), Lua with state kept in globals
+// and reset() (the aggregation example's script), dynamics2d with a pushable box, loop functions
+// that tag robots and count them in the status, and robots added and removed by nobody but the
+// test (moves). A reset must bring all of that back to the start.
+const char* kRich = R"(<fleetsim>
+  <framework ticks_per_second="10" length="4" seed="5"/>
+  <controllers>
+    <controller id="c" type="diffusion"/>
+    <controller id="agg" type="lua" script="SCRIPT"/>
+  </controllers>
+  <arena size="4,4">
+    <distribute count="8" kind="epuck" controller="c"/>
+    <distribute count="6" kind="footbot" controller="agg"/>
+  </arena>
+  <physics><dynamics2d/></physics>
+  <loop_functions type="tag_on_contact"/>
+  <log path="LOG" format="frames"/>
+</fleetsim>
+)";
+
+std::string rich() {
+  std::string xml = kRich;
+  xml.replace(xml.find("SCRIPT"), 6,
+              std::string(FLEETSIM_SOURCE_DIR) + "/examples/footbot/aggregation.lua");
+  return xml;
+}
+
+TEST(Reset, ARunResetEndsAsAFreshRunWithTheSameLogBytes) {
+  const fs::path dir = fresh_test_dir("interventions");
+  for (const std::string& xml : {std::string(kExperiment), rich()}) {
+    const Result fresh = run(dir / "fresh.flog", {}, xml);
+    ASSERT_FALSE(fresh.log.empty());
+    // Robots moved at tick 3, the run reset at tick 12 (its tick back to 0), then left alone.
+    int resets = 0;
+    const Result reset = run(
+        dir / "reset.flog",
+        [&](Simulation& sim) {
+          if (resets > 0) return;
+          if (sim.state().tick == 3) apply_intervention(sim, {3, 2, 1.0, 1.0, 0.5});
+          if (sim.state().tick == 12) {
+            ASSERT_EQ(sim.reset_problem(), "");
+            sim.reset();
+            EXPECT_EQ(sim.state().tick, 0);
+            ++resets;
+          }
+        },
+        xml);
+    EXPECT_EQ(resets, 1);
+    EXPECT_EQ(reset.hash, fresh.hash) << "the reset run does not end as a fresh run";
+    EXPECT_TRUE(reset.log == fresh.log) << "the reset run's log is not the fresh run's";
+  }
+}
+
+TEST(Reset, ASessionWithAResetReplaysWithTheSameBytesAndHash) {
+  const fs::path dir = fresh_test_dir("interventions");
+  const std::string xml = rich();
+  const Result fresh = run(dir / "fresh.flog", {}, xml);
+  const fs::path file = dir / "session.interventions";
+  std::vector<Intervention> session;
+  int resets = 0;
+  // A move at tick 3, a reset at tick 9, a move at tick 0 (right after the reset) and at 5.
+  const Result live = run(
+      dir / "live.flog",
+      [&](Simulation& sim) {
+        const Tick t = sim.state().tick;
+        std::vector<Intervention> now;
+        if (resets == 0 && t == 3) now.push_back({t, 2, 1.0 / 3.0, -0.7, 0.1 + 0.2});
+        if (resets == 0 && t == 9) {
+          Intervention r;
+          r.tick = t;
+          r.kind = Intervention::Kind::kReset;
+          now.push_back(r);
+          now.push_back({0, 5, -1.25, 1.5, -2.0 / 7.0});  // (at tick 0, after the reset)
+        }
+        if (resets == 1 && t == 5) now.push_back({t, 4, 0.5, 0.25, 1.0});
+        for (const Intervention& i : now) {
+          ASSERT_EQ(intervention_problem(sim, i), "");
+          apply_intervention(sim, i);
+          if (i.kind == Intervention::Kind::kReset) ++resets;
+          session.push_back(i);
+        }
+      },
+      xml);
+  ASSERT_EQ(resets, 1);
+  EXPECT_NE(live.hash, fresh.hash) << "the moves after the reset changed the run";
+  {
+    std::ofstream out(file);
+    for (const Intervention& i : session) out << format_intervention(i) << "\n";
+  }
+  EXPECT_NE(slurp(file).find("9 reset\n0 move 5"), std::string::npos) << slurp(file);
+  Diagnostics diags;
+  auto loaded = load_interventions(file.string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 4u);
+  EXPECT_EQ((*loaded)[1].kind, Intervention::Kind::kReset);
+  // Replayed as `fleetsim run --interventions` does: each at its tick, a reset taking the tick
+  // back to 0 and the file going on from there.
+  std::size_t next = 0;
+  const Result replay = run(
+      dir / "replay.flog",
+      [&](Simulation& sim) {
+        for (; next < loaded->size() && (*loaded)[next].tick <= sim.state().tick; ++next)
+          apply_intervention(sim, (*loaded)[next]);
+      },
+      xml);
+  EXPECT_EQ(next, 4u);
+  EXPECT_EQ(replay.hash, live.hash);
+  EXPECT_TRUE(replay.log == live.log) << "the replay's log bytes differ from the session's";
+}
+
+TEST(Reset, TicksStartAgainAfterAResetInTheFile) {
+  const fs::path dir = fresh_test_dir("interventions");
+  std::ofstream(dir / "ok") << "4 move 2 0 0 0\n9 reset\n0 move 2 0 0 0\n0 reset\n3 reset\n";
+  Diagnostics diags;
+  auto loaded = load_interventions((dir / "ok").string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 5u);
+  std::ofstream(dir / "bad") << "9 move 2 0 0 0\n5 reset\n7 reset now\n-1 reset\n";
+  Diagnostics bad;
+  EXPECT_FALSE(load_interventions((dir / "bad").string(), bad));
+  const std::string text = bad.str();
+  for (const char* where : {"bad:2: error: tick 5 comes after tick 9",
+                            "bad:3: error: malformed reset", "bad:4: error: malformed reset"})
+    EXPECT_NE(text.find(where), std::string::npos) << where << "\n" << text;
+}
+
+TEST(Reset, ARunThatKeepsNoStartSaysSo) {
+  PluginRegistry reg;
+  register_builtins(reg);
+  std::string xml = kExperiment;
+  const fs::path dir = fresh_test_dir("interventions");
+  xml.replace(xml.find("LOG"), 3, (dir / "run.flog").string());
+  Diagnostics diags;
+  auto ex = parse_experiment(xml, (dir / "exp.xml").string(), reg, {}, diags);
+  ASSERT_TRUE(ex) << diags.str();
+  Simulation sim(std::move(*ex), reg);
+  sim.start();
+  sim.step();
+  Intervention r;
+  r.tick = 1;
+  r.kind = Intervention::Kind::kReset;
+  EXPECT_NE(intervention_problem(sim, r).find("keeps no copy of its start"), std::string::npos);
+  EXPECT_THROW(sim.reset(), RunError);
+  EXPECT_EQ(sim.state().tick, 1);
+}
+
+/// The first point of a 0.25 m grid over the arena where `i` (a move or an add) could land.
+Intervention somewhere_free(const Simulation& sim, Intervention i) {
+  for (double y = -1.75; y <= 1.75; y += 0.25)
+    for (double x = -1.75; x <= 1.75; x += 0.25) {
+      i.x = x;
+      i.y = y;
+      if (intervention_problem(sim, i).empty()) return i;
+    }
+  ADD_FAILURE() << "no free place";
+  return i;
+}
+
+TEST(Interventions, RobotsAddedAndRemovedAreRecordedAndReplayed) {
+  const fs::path dir = fresh_test_dir("interventions");
+  const Result plain = run(dir / "plain.flog", {});
+  std::vector<Intervention> session;
+  std::size_t robots_after_add = 0, robots_at_end = 0;
+  EntityId added = kNoEntity;
+  const Result live = run(dir / "live.flog", [&](Simulation& sim) {
+    const Tick t = sim.state().tick;
+    Intervention i;
+    i.tick = t;
+    if (t == 2) {
+      i.kind = Intervention::Kind::kAdd;
+      i.robot_kind = "epuck";
+      i.controller = "c";
+      i.heading = 0.25;
+      i = somewhere_free(sim, i);
+      added = sim.state().next_id;
+    } else if (t == 5) {
+      i.kind = Intervention::Kind::kRemove;
+      i.robot = 3;
+    } else {
+      if (t == 6) robots_after_add = sim.state().robot_count();
+      robots_at_end = sim.state().robot_count();
+      return;
+    }
+    ASSERT_EQ(intervention_problem(sim, i), "");
+    apply_intervention(sim, i);
+    session.push_back(i);
+  });
+  EXPECT_EQ(robots_after_add, 10u) << "ten, one added, one removed";
+  EXPECT_EQ(robots_at_end, 10u);
+  EXPECT_NE(live.hash, plain.hash);
+  const fs::path file = dir / "session.interventions";
+  {
+    std::ofstream out(file);
+    for (const Intervention& i : session) out << format_intervention(i) << "\n";
+  }
+  EXPECT_NE(slurp(file).find(" add epuck c "), std::string::npos) << slurp(file);
+  EXPECT_NE(slurp(file).find("5 remove 3\n"), std::string::npos) << slurp(file);
+  Diagnostics diags;
+  auto loaded = load_interventions(file.string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 2u);
+  std::size_t next = 0;
+  EntityId replay_added = kNoEntity;
+  const Result replay = run(dir / "replay.flog", [&](Simulation& sim) {
+    for (; next < loaded->size() && (*loaded)[next].tick == sim.state().tick; ++next) {
+      if ((*loaded)[next].kind == Intervention::Kind::kAdd) replay_added = sim.state().next_id;
+      apply_intervention(sim, (*loaded)[next]);
+    }
+  });
+  EXPECT_EQ(replay_added, added) << "the added robot gets the same id";
+  EXPECT_EQ(replay.hash, live.hash);
+  EXPECT_TRUE(replay.log == live.log) << "the replay's log bytes differ from the session's";
+}
+
+TEST(Interventions, OverlapsObstaclesAndUnknownNamesAreRefusedWithTheReason) {
+  const fs::path dir = fresh_test_dir("interventions");
+  run(dir / "run.flog", [&](Simulation& sim) {
+    if (sim.state().tick != 0) return;
+    const WorldState& s = sim.state();
+    const std::uint32_t five = s.robot_index(5);
+    // Robot 2 onto robot 5, half a radius off: refused, naming robot 5.
+    Intervention onto{0, 2, s.x()[five] + 0.02, s.y()[five], 0};
+    EXPECT_NE(intervention_problem(sim, onto).find("would overlap robot"), std::string::npos)
+        << intervention_problem(sim, onto);
+    EXPECT_NE(intervention_problem(sim, onto).find("(id 5)"), std::string::npos);
+    EXPECT_THROW(apply_intervention(sim, onto), RunError);
+    // Robot 5 a hair from where it is: only itself is there.
+    Intervention itself{0, 5, s.x()[five] + 1e-6, s.y()[five], 0};
+    EXPECT_EQ(intervention_problem(sim, itself), "");
+    Intervention add;
+    add.kind = Intervention::Kind::kAdd;
+    add.robot_kind = "epuck";
+    add.controller = "c";
+    add.x = s.x()[five];
+    add.y = s.y()[five];
+    EXPECT_NE(intervention_problem(sim, add).find("would overlap robot"), std::string::npos);
+    add.x = 9;
+    EXPECT_NE(intervention_problem(sim, add).find("outside the arena"), std::string::npos);
+    add.x = 1.99;  // the arena's wall at x = 2
+    add.y = 0;
+    EXPECT_NE(intervention_problem(sim, add).find("would overlap a wall or obstacle"),
+              std::string::npos)
+        << intervention_problem(sim, add);
+    add.robot_kind = "tank";
+    EXPECT_NE(intervention_problem(sim, add).find("no robot kind 'tank' in this run (its kinds: "
+                                                  "epuck)"),
+              std::string::npos)
+        << intervention_problem(sim, add);
+    add.robot_kind = "epuck";
+    add.controller = "pilot";
+    EXPECT_NE(intervention_problem(sim, add).find("no controller 'pilot'"), std::string::npos);
+    Intervention remove;
+    remove.kind = Intervention::Kind::kRemove;
+    remove.robot = 999;
+    EXPECT_NE(intervention_problem(sim, remove).find("no robot with id 999"), std::string::npos);
+    EXPECT_EQ(describe(remove), "remove robot 999");
+  });
+}
+
+TEST(Interventions, LedsSetFromTheViewAreSeenRecordedAndReplayed) {
+  const fs::path dir = fresh_test_dir("interventions");
+  std::vector<Intervention> session;
+  const Result live = run(dir / "live.flog", [&](Simulation& sim) {
+    if (sim.state().tick != 3) return;
+    Intervention i;
+    i.tick = 3;
+    i.kind = Intervention::Kind::kLeds;
+    i.robot = 2;
+    i.color = {255, 0, 128, 255};
+    ASSERT_EQ(intervention_problem(sim, i), "");
+    apply_intervention(sim, i);
+    session.push_back(i);
+    const WorldState& s = sim.state();
+    const ColumnHandle leds = s.robots.find("leds");
+    ASSERT_NE(leds, kNoColumn);
+    EXPECT_EQ(s.robots.span<Color>(leds)[s.robot_index(2) * s.robots.desc(leds).width],
+              (Color{255, 0, 128, 255}))
+        << "others see it at once";
+    i.robot = 999;
+    EXPECT_NE(intervention_problem(sim, i).find("no robot with id 999"), std::string::npos);
+  });
+  ASSERT_EQ(session.size(), 1u);
+  EXPECT_EQ(format_intervention(session[0]), "3 leds 2 255,0,128,255");
+  std::ofstream(dir / "session") << format_intervention(session[0]) << "\n";
+  Diagnostics diags;
+  auto loaded = load_interventions((dir / "session").string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 1u);
+  EXPECT_EQ((*loaded)[0].color, (Color{255, 0, 128, 255}));
+  const Result replay = run(dir / "replay.flog", [&](Simulation& sim) {
+    if (sim.state().tick == 3) apply_intervention(sim, (*loaded)[0]);
+  });
+  EXPECT_EQ(replay.hash, live.hash);
+  EXPECT_TRUE(replay.log == live.log);
+  std::ofstream(dir / "bad") << "1 leds 2 mauve\n";
+  Diagnostics bad;
+  EXPECT_FALSE(load_interventions((dir / "bad").string(), bad));
+  EXPECT_NE(bad.str().find("bad:1: error: malformed leds"), std::string::npos) << bad.str();
+}
+
+TEST(Interventions, AddAndRemoveLinesAreReadAndTheirMistakesReported) {
+  const fs::path dir = fresh_test_dir("interventions");
+  std::ofstream(dir / "ok") << "1 add epuck c 0.5 -0.25 1\n2 remove 4\n";
+  Diagnostics diags;
+  auto loaded = load_interventions((dir / "ok").string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 2u);
+  EXPECT_EQ((*loaded)[0].kind, Intervention::Kind::kAdd);
+  EXPECT_EQ((*loaded)[0].robot_kind, "epuck");
+  EXPECT_EQ((*loaded)[0].controller, "c");
+  EXPECT_EQ((*loaded)[0].y, -0.25);
+  EXPECT_EQ(format_intervention((*loaded)[0]), "1 add epuck c 0.5 -0.25 1");
+  EXPECT_EQ(format_intervention((*loaded)[1]), "2 remove 4");
+  std::ofstream(dir / "bad") << "1 add epuck c 0.5\n2 remove x\n3 remove 4 5\n";
+  Diagnostics bad;
+  EXPECT_FALSE(load_interventions((dir / "bad").string(), bad));
+  for (const char* where :
+       {"bad:1: error: malformed add", "bad:2: error: malformed remove", "bad:3: error: malformed"})
+    EXPECT_NE(bad.str().find(where), std::string::npos) << where << "\n" << bad.str();
 }
 
 }  // namespace

@@ -132,13 +132,23 @@ RunResult run_experiment(const fs::path& log, LiveView* live,
   if (!ex) return r;
   Simulation sim(std::move(*ex), reg);
   if (live) sim.observe_frames(&live->run());
+  sim.enable_reset();
   sim.start();
   if (live) {
     std::ostringstream out, err;
     live->serve("test", out, err);
   }
   while (!sim.done()) {
-    if (live) live->run().before_step(sim.state().tick, sim.model().tick_period_ns, {});
+    if (live) {
+      // Resets from the pages land as `fleetsim run --view` lands them (moves are not tested
+      // here: tests/unit/sim/interventions_test.cpp).
+      auto land = [&] {
+        for (const LiveRun::Request& q : live->run().take_requests())
+          if (q.kind == LiveRun::Request::Kind::kReset) sim.reset();
+      };
+      while (!live->run().before_step(sim.state().tick, sim.model().tick_period_ns, {})) land();
+      land();
+    }
     if (between) between(sim.state().tick);
     sim.step();
   }
@@ -300,9 +310,11 @@ TEST_F(LiveViewTest, ControlNeedsTheTokenAndBadRequestsAreRefusedWhileTheRunGoes
     EXPECT_EQ(res->status, 400) << body;
     EXPECT_NE(error_of(res).find("expected a JSON object"), std::string::npos) << body;
   }
-  res = c.Post(with_token, R"({"command": "reset"})", "application/json");
+  res = c.Post(with_token, R"({"command": "fly"})", "application/json");
   EXPECT_EQ(res->status, 400);
-  EXPECT_NE(error_of(res).find("unknown command 'reset'"), std::string::npos);
+  EXPECT_NE(error_of(res).find("unknown command 'fly' (expected pause, play, step, speed, reset, "
+                               "move, add, remove or leds)"),
+            std::string::npos);
   res = c.Post(with_token, R"({"command": "speed", "value": "fast"})", "application/json");
   EXPECT_EQ(res->status, 400);
   EXPECT_NE(error_of(res).find("speed expects"), std::string::npos);
@@ -324,6 +336,43 @@ TEST_F(LiveViewTest, ControlNeedsTheTokenAndBadRequestsAreRefusedWhileTheRunGoes
   EXPECT_TRUE(ran.load());
   EXPECT_EQ(live.run().status().state, "ended");
   EXPECT_EQ(live.run().status().end_message, "the run finished at tick 40");
+}
+
+// A reset asked for by a page lands at once on a paused run: the pages see tick 0 again (the
+// world's start, byte for byte the log's first frame), the frames before it stay on the
+// timeline, and the run then ends with the bits of a run never reset.
+TEST_F(LiveViewTest, AResetFromAPageTakesThePausedRunBackToTickZero) {
+  const RunResult plain = run_experiment(dir_ / "plain.flog", nullptr);
+  LiveView::Options o;
+  o.port = 0;
+  o.run.paused = true;
+  LiveView live(o, {});
+  const Url url = parse(live.url());
+  RunResult watched;
+  std::thread run([&] { watched = run_experiment(dir_ / "run.flog", &live); });
+  ASSERT_TRUE(eventually([&] { return live.run().status().frames >= 1; }));
+  httplib::Client c(url.host, url.port);
+  const std::string with_token = "/api/control?token=" + url.token;
+  for (int k = 0; k < 3; ++k) {
+    const std::uint64_t before = live.run().status().frames;
+    ASSERT_EQ(c.Post(with_token, R"({"command": "step"})", "application/json")->status, 200);
+    ASSERT_TRUE(eventually([&] { return live.run().status().frames > before; }));
+  }
+  ASSERT_EQ(live.run().status().tick, 3);
+  ASSERT_EQ(c.Post(with_token, R"({"command": "reset"})", "application/json")->status, 200);
+  ASSERT_TRUE(eventually([&] { return live.run().status().tick == 0; }));
+  const LiveRun::Status st = live.run().status();
+  EXPECT_EQ(st.state, "paused") << "a reset does not play the run";
+  EXPECT_EQ(st.frames, 5u) << "ticks 0 to 3, then 0 again";
+  EXPECT_EQ(live.run().read_frame(3).tick, 3);
+  const log::LogFrame again = live.run().read_frame(4), first = live.run().read_frame(0);
+  EXPECT_EQ(again.tick, 0);
+  EXPECT_EQ(again.robot_columns, first.robot_columns);
+  EXPECT_EQ(again.tags, first.tags);
+  ASSERT_EQ(c.Post(with_token, R"({"command": "play"})", "application/json")->status, 200);
+  run.join();
+  EXPECT_EQ(watched.hash, plain.hash);
+  EXPECT_TRUE(watched.log_bytes == plain.log_bytes) << "the reset run's log is a fresh run's";
 }
 
 }  // namespace
