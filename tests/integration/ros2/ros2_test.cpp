@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -362,6 +363,21 @@ TEST_F(Ros2Bridge, RosToolsSeeTheNodeItsEndpointsAndTheirTypeHashes) {
     ASSERT_TRUE(hashes.count(type)) << type;
     EXPECT_EQ(e.user_data, "typehash=" + hashes.at(type) + ";") << name;
   }
+  // docs/ros2.md's table lists each topic (/NS/ROBOT/leaf for a robot's) with its type.
+  std::ifstream doc(std::string(FLEETSIM_SOURCE_DIR) + "/docs/ros2.md");
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(doc, line);)
+    if (line.rfind("| `", 0) == 0) rows.push_back(line);
+  for (const auto& [name, type] : expected) {
+    std::string doc_name = name.rfind("rt/", 0) == 0 ? name.substr(2) : name;
+    if (doc_name.rfind("/" + ns_ + "/", 0) == 0) doc_name = "/NS/" + doc_name.substr(ns_.size() + 2);
+    for (const char* robot : {"pilot/", "w0/", "w1/", "w2/"})
+      if (doc_name.rfind("/NS/" + std::string(robot), 0) == 0)
+        doc_name = "/NS/ROBOT/" + doc_name.substr(4 + std::strlen(robot));
+    EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [&](const std::string& row) {
+      return row.rfind("| `" + doc_name + "` | `" + type + "` |", 0) == 0;
+    })) << "docs/ros2.md has no row for " << doc_name << " " << type;
+  }
   EXPECT_EQ(by_topic["rt/tf"].depth, 100);
   EXPECT_EQ(by_topic["rt" + topic("pilot/odom")].depth, 10);
 }
@@ -369,15 +385,48 @@ TEST_F(Ros2Bridge, RosToolsSeeTheNodeItsEndpointsAndTheirTypeHashes) {
 TEST_F(Ros2Bridge, HumbleHasNoTypeHashesAnd24ByteGids) {
   const dds_entity_t publications =
       dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, nullptr, nullptr);
+  // Humble's ParticipantEntitiesInfo under its DDS name (no XTypes metadata: it would carry
+  // the IDL's module name; rmw_cyclonedds sends none).
+  const dds_topic_descriptor_t& h = rmw_dds_common_humble_msg_dds__ParticipantEntitiesInfo__desc;
+  const dds_topic_descriptor_t humble{h.m_size,
+                                      h.m_align,
+                                      h.m_flagset & ~DDS_TOPIC_XTYPES_METADATA,
+                                      h.m_nkeys,
+                                      "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_",
+                                      h.m_keys,
+                                      h.m_nops,
+                                      h.m_ops,
+                                      h.m_meta,
+                                      {nullptr, 0},
+                                      {nullptr, 0},
+                                      h.restrict_data_representation};
+  dds_qos_t* q = dds_create_qos();
+  dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+  dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+  const dds_entity_t info = dds_create_reader(
+      participant_, dds_create_topic(participant_, &humble, "ros_discovery_info", nullptr, nullptr),
+      q, nullptr);
+  dds_delete_qos(q);
+  ASSERT_GT(info, 0);
   start_run({"--ros2-distro", "humble"});
   std::map<std::string, Endpoint> mine;  // by topic
+  std::string gid, participant;
+  std::size_t writers = 0;
   const auto deadline = Clock::now() + std::chrono::seconds(20);
-  while (Clock::now() < deadline && mine.size() < 5) {
+  while (Clock::now() < deadline && (mine.size() < 5 || gid.empty())) {
+    take_all<rmw_dds_common_humble_msg_dds__ParticipantEntitiesInfo_>(info, [&](const auto& m) {
+      for (std::uint32_t i = 0; i < m.node_entities_info_seq._length; ++i)
+        if (std::string(m.node_entities_info_seq._buffer[i].node_name) == ns_) {
+          gid = hex(m.gid.data, 24);
+          writers = m.node_entities_info_seq._buffer[i].writer_gid_seq._length;
+        }
+    });
     take_all<dds_builtintopic_endpoint_t>(publications, [&](const auto& e) {
       const std::string t = e.topic_name;
       if (t.find("/" + ns_ + "/") != std::string::npos || t == "ros_discovery_info") {
         mine[t].type = e.type_name;
         mine[t].user_data = user_data(e.qos);
+        participant = hex(e.participant_key.v, 16);
       }
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
