@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <atomic>
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -124,11 +126,30 @@ std::optional<ScanLayout> scan_layout(const Simulation& sim, std::uint16_t kind)
 
 }  // namespace
 
+/// A DDS writer and how many readers it has (kept by DDS's listener thread): the bridge builds
+/// and writes a message only when someone subscribes. Its writers are volatile, so a message
+/// nobody receives is lost anyway; skipping it is invisible to ROS 2, and saves the run the
+/// serialising (rclcpp drivers do the same with get_subscription_count()).
+struct Publisher {
+  dds_entity_t writer = 0;
+  std::atomic<std::uint32_t>* readers = nullptr;
+  bool wanted() const { return readers && readers->load(std::memory_order_relaxed) > 0; }
+  void write(const void* message) const { dds_write(writer, message); }
+};
+
+void on_publication_matched(dds_entity_t, const dds_publication_matched_status_t status,
+                            void* readers) {
+  static_cast<std::atomic<std::uint32_t>*>(readers)->store(status.current_count,
+                                                           std::memory_order_relaxed);
+}
+
 struct Bridge::Impl {
   Simulation& sim;
   BridgeOptions o;
   dds_entity_t participant = 0;
-  dds_entity_t clock_writer = 0, poses_writer = 0, tf_writer = 0, discovery_writer = 0;
+  Publisher clock_writer, poses_writer, tf_writer;
+  dds_entity_t discovery_writer = 0;
+  std::deque<std::atomic<std::uint32_t>> reader_counts;  // (a deque: their addresses stay)
   /// Every writer and reader of the node, for ros_discovery_info.
   std::vector<dds_entity_t> node_writers, node_readers;
   std::vector<std::string> topic_list;  // "/topic pkg/msg/Type"
@@ -137,14 +158,17 @@ struct Bridge::Impl {
   /// A robot driven from ROS 2 (controller `external`).
   struct Driven {
     std::string name;
-    dds_entity_t pose_writer = 0, cmd_reader = 0;
+    EntityId id = 0;
+    Publisher pose_writer;
+    dds_entity_t cmd_reader = 0;
   };
   std::vector<Driven> driven;
   /// A robot with odometry, tf and (with a proximity sensor) scans.
   struct Shown {
     std::string name;
+    EntityId id = 0;
     std::string base_frame;  ///< ROBOT/base_link
-    dds_entity_t odom_writer = 0, scan_writer = 0;
+    Publisher odom_writer, scan_writer;
     double last_x = 0, last_y = 0, last_theta = 0;
     Tick last_tick = -1;
   };
@@ -195,14 +219,19 @@ struct Bridge::Impl {
 
   /// A publisher of ROS 2 topic `name` (absolute; on DDS "rt" + name), reliable, keeping the
   /// last `depth` samples (ROS 2's default profile has 10).
-  dds_entity_t writer(const dds_topic_descriptor_t* type, const std::string& name, int depth = 10) {
+  Publisher writer(const dds_topic_descriptor_t* type, const std::string& name, int depth = 10) {
     const std::string ros_type = ros_type_name(type->m_typename);
     dds_qos_t* q = qos(ros_type, true, depth);
-    const dds_entity_t w = dds_create_writer(participant, topic(type, "rt" + name), q, nullptr);
+    Publisher p;
+    p.readers = &reader_counts.emplace_back(0);
+    dds_listener_t* l = dds_create_listener(nullptr);
+    dds_lset_publication_matched_arg(l, on_publication_matched, p.readers, true);
+    p.writer = dds_create_writer(participant, topic(type, "rt" + name), q, l);
+    dds_delete_listener(l);
     dds_delete_qos(q);
-    node_writers.push_back(checked(w, "publish " + name));
+    node_writers.push_back(checked(p.writer, "publish " + name));
     topic_list.push_back(name + " " + ros_type);
-    return w;
+    return p;
   }
   /// A subscription: best effort, the last sample, so that reliable and best-effort
   /// publishers both reach it.
@@ -363,6 +392,7 @@ Bridge::Bridge(Simulation& sim, BridgeOptions options)
     if (external[row]) {
       Impl::Driven d;
       d.name = name;
+      d.id = st.robot_id()[row];
       d.pose_writer =
           m.writer(&geometry_msgs_msg_dds__PoseStamped__desc, m.robot_topic(name, "pose"));
       d.cmd_reader = m.reader(&geometry_msgs_msg_dds__Twist__desc, m.robot_topic(name, "cmd_vel"));
@@ -371,10 +401,12 @@ Bridge::Bridge(Simulation& sim, BridgeOptions options)
     if (selected[row]) {
       Impl::Shown s;
       s.name = name;
+      s.id = st.robot_id()[row];
       s.base_frame = token(name) + "/base_link";
       s.odom_writer = m.writer(&nav_msgs_msg_dds__Odometry__desc, m.robot_topic(name, "odom"));
       const std::uint16_t kind = st.robot_kind()[row];
-      if (!m.scans.count(kind)) m.scans[kind] = scan_layout(sim, kind);
+      if (!m.scans.count(kind))
+        m.scans[kind] = m.o.scans ? scan_layout(sim, kind) : std::nullopt;
       if (m.scans[kind])
         s.scan_writer =
             m.writer(&sensor_msgs_msg_dds__LaserScan__desc, m.robot_topic(name, "scan"));
@@ -454,7 +486,7 @@ void Bridge::Impl::publish_scan(const Shown& s, std::size_t row, SimTime now) {
                  ranges.data(), false};
   scan.intensities = {static_cast<std::uint32_t>(l.bins), static_cast<std::uint32_t>(l.bins),
                       intensities.data(), false};
-  dds_write(s.scan_writer, &scan);
+  s.scan_writer.write(&scan);
 }
 
 void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
@@ -469,70 +501,73 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
     poses[row] = Pose{{st.x()[row], st.y()[row], z ? z[row] : 0.0},
                       {0.0, 0.0, std::sin(half), std::cos(half)}};
   }
-  PoseArray all{};
-  all.header.stamp = stamp(now);
-  all.header.frame_id = o.frame.data();
-  all.poses._maximum = all.poses._length = static_cast<std::uint32_t>(n);
-  all.poses._buffer = poses.data();
-  all.poses._release = false;
-  dds_write(poses_writer, &all);
+  if (poses_writer.wanted()) {
+    PoseArray all{};
+    all.header.stamp = stamp(now);
+    all.header.frame_id = o.frame.data();
+    all.poses._maximum = all.poses._length = static_cast<std::uint32_t>(n);
+    all.poses._buffer = poses.data();
+    all.poses._release = false;
+    poses_writer.write(&all);
+  }
 
-  // Rows by robot id for the robots with topics of their own (rows can change when loop
-  // functions add or remove robots).
-  const auto& names = st.robot_name();
-  std::map<std::string, std::size_t> row_of;
-  for (std::size_t row = 0; row < n; ++row) row_of[names[row]] = row;
+  // (A robot's row by its id: rows change when loop functions add or remove robots.)
   for (const Driven& d : driven) {
-    auto it = row_of.find(d.name);
-    if (it == row_of.end()) continue;
+    const std::uint32_t row = st.robot_index(d.id);
+    if (row == kNoIndex || !d.pose_writer.wanted()) continue;
     PoseStamped one{};
     one.header.stamp = stamp(now);
     one.header.frame_id = o.frame.data();
-    one.pose = poses[it->second];
-    dds_write(d.pose_writer, &one);
+    one.pose = poses[row];
+    d.pose_writer.write(&one);
   }
 
   transforms.clear();
+  const bool tf = tf_writer.wanted();
   for (Shown& s : shown) {
-    auto it = row_of.find(s.name);
-    if (it == row_of.end()) continue;
-    const std::size_t row = it->second;
+    const std::uint32_t row = st.robot_index(s.id);
+    if (row == kNoIndex) continue;
     const double x = st.x()[row], y = st.y()[row], theta = st.theta()[row];
-    Odometry odom{};
-    odom.header.stamp = stamp(now);
-    odom.header.frame_id = o.frame.data();
-    odom.child_frame_id = s.base_frame.data();
-    odom.pose.pose = poses[row];
-    // The velocity since the last publication, in the robot's frame (REP-105: the twist is in
-    // child_frame_id).
-    if (s.last_tick >= 0 && tick > s.last_tick) {
-      const double dt =
-          static_cast<double>((tick - s.last_tick) * sim.model().tick_period_ns) * 1e-9;
-      const double dx = x - s.last_x, dy = y - s.last_y;
-      const double c = std::cos(theta), sn = std::sin(theta);
-      odom.twist.twist.linear.x = (dx * c + dy * sn) / dt;
-      odom.twist.twist.linear.y = (-dx * sn + dy * c) / dt;
-      odom.twist.twist.angular.z = std::remainder(theta - s.last_theta, 2 * kPi) / dt;
+    if (s.odom_writer.wanted()) {
+      Odometry odom{};
+      odom.header.stamp = stamp(now);
+      odom.header.frame_id = o.frame.data();
+      odom.child_frame_id = s.base_frame.data();
+      odom.pose.pose = poses[row];
+      // The velocity since the last publication, in the robot's frame (REP-105: the twist is
+      // in child_frame_id).
+      if (s.last_tick >= 0 && tick > s.last_tick) {
+        const double dt =
+            static_cast<double>((tick - s.last_tick) * sim.model().tick_period_ns) * 1e-9;
+        const double dx = x - s.last_x, dy = y - s.last_y;
+        const double c = std::cos(theta), sn = std::sin(theta);
+        odom.twist.twist.linear.x = (dx * c + dy * sn) / dt;
+        odom.twist.twist.linear.y = (-dx * sn + dy * c) / dt;
+        odom.twist.twist.angular.z = std::remainder(theta - s.last_theta, 2 * kPi) / dt;
+      }
+      s.odom_writer.write(&odom);
     }
     s.last_x = x;
     s.last_y = y;
     s.last_theta = theta;
     s.last_tick = tick;
-    dds_write(s.odom_writer, &odom);
-    TransformStamped t{};
-    t.header.stamp = stamp(now);
-    t.header.frame_id = o.frame.data();
-    t.child_frame_id = s.base_frame.data();
-    t.transform.translation = {poses[row].position.x, poses[row].position.y, poses[row].position.z};
-    t.transform.rotation = poses[row].orientation;
-    transforms.push_back(t);
-    if (s.scan_writer) publish_scan(s, row, now);
+    if (tf) {
+      TransformStamped t{};
+      t.header.stamp = stamp(now);
+      t.header.frame_id = o.frame.data();
+      t.child_frame_id = s.base_frame.data();
+      t.transform.translation = {poses[row].position.x, poses[row].position.y,
+                                 poses[row].position.z};
+      t.transform.rotation = poses[row].orientation;
+      transforms.push_back(t);
+    }
+    if (s.scan_writer.wanted()) publish_scan(s, row, now);
   }
-  if (tf_writer) {
-    TFMessage tf{};
-    tf.transforms = {static_cast<std::uint32_t>(transforms.size()),
-                     static_cast<std::uint32_t>(transforms.size()), transforms.data(), false};
-    dds_write(tf_writer, &tf);
+  if (tf) {
+    TFMessage message{};
+    message.transforms = {static_cast<std::uint32_t>(transforms.size()),
+                          static_cast<std::uint32_t>(transforms.size()), transforms.data(), false};
+    tf_writer.write(&message);
   }
 }
 
@@ -541,7 +576,7 @@ void Bridge::publish() {
   const WorldState& st = m.sim.state();
   const SimTime now = st.tick * m.sim.model().tick_period_ns;
   Clock clock{stamp(now)};
-  dds_write(m.clock_writer, &clock);
+  if (m.clock_writer.wanted()) m.clock_writer.write(&clock);
   if (st.tick % m.publish_every == 0) m.publish_robots(st.tick, now);
 }
 

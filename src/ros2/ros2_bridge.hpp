@@ -32,6 +32,8 @@ struct BridgeOptions {
   std::vector<std::string> robots;
   /// Poses, odometry, tf and scans per simulated second (at most one per tick); 0: every tick.
   double rate_hz = 0;
+  /// Laser scans for the selected robots with proximity sensors (off: odometry and tf only).
+  bool scans = true;
   /// Where the commands taken are recorded (ros2_inputs.hpp); "" records none.
   std::string record_inputs;
 };
