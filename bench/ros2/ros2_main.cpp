@@ -4,25 +4,37 @@
 // it, alternated (so that the machine's load falls on both alike). With the bridge, every
 // robot is chosen (`--ros2-robots all`): after every step it publishes /clock and, at
 // `--rate` Hz of simulated time, /NS/poses, each robot's odometry (and scan with --scans on)
-// and /tf, before every step it takes commands, as `fleetsim run --ros2` does. No ROS 2 node
-// subscribes: the cost is the bridge's own (serialising, writing into DDS's history). DDS
-// stays on the loopback interface (CYCLONEDDS_URI, unless set), in domain `--domain`.
+// and /tf, before every step it takes commands, as `fleetsim run --ros2` does. The bridge
+// writes only what someone subscribes to, so `--subscribe` starts a second process, a
+// subscriber as a ROS 2 node with the default QoS makes it (reliable, the last 10), before the
+// runs: to /tf (`tf`, as rviz does), to /tf and every robot's odometry (and scan with --scans
+// on) (`all`), or none. Each run's loop starts once every subscription has matched. DDS stays
+// on the loopback interface (CYCLONEDDS_URI, unless set), in domain `--domain`.
 //
-//   ros2 --robots N --threads P --seconds S --pairs K --rate HZ --scans on|off --seed S
+//   ros2 --robots N --threads P --seconds S --pairs K --rate HZ --scans on|off
+//        --subscribe none|tf|all --seed S
 //
 // Prints one JSON line: the loop's wall seconds of each run (`off_seconds`, `ros2_seconds`),
-// their medians, `overhead` = median(ros2) / median(off) - 1, `pair_overhead_median` (the
-// median of each pair's own ratio), the same for the process's CPU seconds in the loop
-// (`cpu_overhead`, `pair_cpu_overhead_median`), the bridge's setup seconds (joining DDS,
-// creating the writers), the messages it published per run, and `same_hash` (the bridge
-// changes nothing in the run).
+// their medians, `overhead` = median(ros2) / median(off) - 1 (as fast as possible),
+// `pair_overhead_median` (the median of each pair's own ratio), the same for the process's
+// CPU seconds in the loop (`cpu_overhead`, `pair_cpu_overhead_median`), `realtime_share` =
+// (median(ros2) - median(off)) / simulated seconds: the share of each wall second the bridge
+// takes in a real-time run (`--time-mode realtime`, as ROS 2 users run it),
+// `realtime_cpu_cores` the same for CPU time, the bridge's setup seconds (joining DDS,
+// creating the writers), the messages it published per run, the samples the subscriber
+// received in all, and `same_hash` (the bridge changes nothing in the run).
+#include <dds/dds.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +45,7 @@
 #include "diffusion_scene.hpp"
 #include "plugins/builtins.hpp"
 #include "ros2/ros2_bridge.hpp"
+#include "ros2_msgs.h"
 #include "sim/simulation.hpp"
 
 namespace {
@@ -53,6 +66,50 @@ struct Run {
   std::size_t topics = 0;
 };
 
+std::atomic<std::uint64_t> g_samples{0};
+bool g_best_effort = false;  ///< the subscriptions' reliability (ROS 2's default: reliable)
+volatile sig_atomic_t g_stop = 0;
+
+void on_data(dds_entity_t reader, void*) {
+  constexpr int kBatch = 32;
+  for (;;) {
+    void* s[kBatch] = {};
+    dds_sample_info_t info[kBatch];
+    const int n = dds_take(reader, s, info, kBatch, kBatch);
+    if (n <= 0) return;
+    for (int i = 0; i < n; ++i) g_samples += info[i].valid_data;
+    dds_return_loan(reader, s, n);
+    if (n < kBatch) return;
+  }
+}
+
+/// The subscriber process: reliable subscriptions keeping the last 10 (a ROS 2 node's
+/// default) to `topics`, counting the samples; on SIGTERM it writes the count to `fd`.
+[[noreturn]] void subscriber(
+    int domain, const std::vector<std::pair<std::string, const dds_topic_descriptor_t*>>& topics,
+    int fd) {
+  signal(SIGTERM, [](int) { g_stop = 1; });
+  const dds_entity_t p =
+      dds_create_participant(static_cast<dds_domainid_t>(domain), nullptr, nullptr);
+  dds_qos_t* q = dds_create_qos();
+  if (g_best_effort)
+    dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);
+  else
+    dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
+  dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 10);
+  dds_listener_t* l = dds_create_listener(nullptr);
+  dds_lset_data_available(l, on_data);
+  for (const auto& [name, type] : topics)
+    dds_create_reader(p, dds_create_topic(p, type, name.c_str(), nullptr, nullptr), q, l);
+  while (!g_stop) usleep(20000);
+  const std::uint64_t n = g_samples;
+  [[maybe_unused]] const auto written = write(fd, &n, sizeof n);
+  dds_delete(p);
+  _exit(0);
+}
+
+std::size_t g_subscriptions = 0;  ///< writers the subscriber process matches
+
 Run run_once(const bench::DiffusionSceneOptions& o, const std::string& dir,
              const ros2::BridgeOptions* bridge) {
   PluginRegistry registry;
@@ -71,6 +128,12 @@ Run run_once(const bench::DiffusionSceneOptions& o, const std::string& dir,
     const auto s0 = std::chrono::steady_clock::now();
     ros = std::make_unique<ros2::Bridge>(sim, *bridge);
     ros->publish();
+    // Until the subscriber has matched every writer it subscribes to (at most a minute).
+    for (int t = 0; t < 6000 && ros->subscribed_writers() < g_subscriptions; ++t)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (ros->subscribed_writers() < g_subscriptions)
+      std::cerr << "ros2 bench: only " << ros->subscribed_writers() << " of " << g_subscriptions
+                << " writers matched\n";
     r.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
     r.topics = ros->topics().size();
   }
@@ -117,7 +180,18 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 232));
   app.add_option("--seed", o.seed, "Random seed of the placement and the controllers")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0x7fffffffffffffff}));
+  std::string subscribe = "tf";
+  app.add_option("--subscribe", subscribe,
+                 "a subscriber process to /tf (tf), to /tf and every robot's odometry and scans "
+                 "(all), or none")
+      ->check(CLI::IsMember({"none", "tf", "all"}));
+  std::string reliability = "reliable";
+  app.add_option("--subscriber-reliability", reliability,
+                 "the subscriptions': reliable (ROS 2's default profile) or best_effort (its "
+                 "sensor data profile)")
+      ->check(CLI::IsMember({"reliable", "best_effort"}));
   if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
+  g_best_effort = reliability == "best_effort";
   // Nothing leaves the machine.
   setenv("CYCLONEDDS_URI",
          "<CycloneDDS><Domain><General><Interfaces><NetworkInterface address=\"127.0.0.1\"/>"
@@ -136,6 +210,35 @@ int main(int argc, char** argv) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("fleetsim_bench_ros2_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
+
+  // The subscriber's topics, from the scene's robot ids; it forks before this process uses
+  // DDS.
+  std::vector<std::pair<std::string, const dds_topic_descriptor_t*>> subscriptions;
+  if (subscribe != "none") subscriptions.push_back({"rt/tf", &tf2_msgs_msg_dds__TFMessage__desc});
+  if (subscribe == "all") {
+    PluginRegistry registry;
+    register_builtins(registry);
+    Diagnostics diags;
+    auto ex = bench::make_diffusion_experiment(o, dir.string(), registry, diags);
+    const auto& names = ex->state.robot_name();
+    for (std::size_t row = 0; row < names.size(); ++row) {
+      const std::string base = "rt/" + b.ns + "/" + ros2::ros_name_token(names[row]);
+      subscriptions.push_back({base + "/odom", &nav_msgs_msg_dds__Odometry__desc});
+      if (b.scans) subscriptions.push_back({base + "/scan", &sensor_msgs_msg_dds__LaserScan__desc});
+    }
+  }
+  g_subscriptions = subscriptions.size();
+  int pipe_fds[2] = {-1, -1};
+  pid_t child = -1;
+  if (!subscriptions.empty()) {
+    if (pipe(pipe_fds) != 0) return 1;
+    child = fork();
+    if (child == 0) {
+      close(pipe_fds[0]);
+      subscriber(domain, subscriptions, pipe_fds[1]);
+    }
+    close(pipe_fds[1]);
+  }
   std::vector<double> off, on, ratio, off_cpu, on_cpu, cpu_ratio, setup;
   std::uint64_t hash = 0;
   bool same = true;
@@ -161,6 +264,12 @@ int main(int argc, char** argv) {
     same = same && a.hash == hash && c.hash == hash;
   }
   std::filesystem::remove_all(dir);
+  std::uint64_t received = 0;
+  if (child > 0) {
+    kill(child, SIGTERM);
+    if (read(pipe_fds[0], &received, sizeof received) != sizeof received) received = 0;
+    waitpid(child, nullptr, 0);
+  }
   const double m_off = median(off), m_on = median(on);
   const double ticks = o.seconds * 10;
   const double publications = std::floor(ticks * rate / 10 + 1e-9);
@@ -186,6 +295,14 @@ int main(int argc, char** argv) {
       {"ros2_cpu_seconds", on_cpu},
       {"cpu_overhead", median(on_cpu) / median(off_cpu) - 1},
       {"pair_cpu_overhead_median", median(cpu_ratio)},
+      // In a real-time run (a simulated second per wall second, as ROS 2 users run it), the
+      // share of each wall second the bridge takes, and the cores its CPU time fills.
+      {"realtime_share", (m_on - m_off) / o.seconds},
+      {"realtime_cpu_cores", (median(on_cpu) - median(off_cpu)) / o.seconds},
+      {"subscribe", subscribe},
+      {"subscriber_reliability", reliability},
+      {"subscribed_writers", g_subscriptions},
+      {"samples_received", received},
       {"setup_seconds_median", median(setup)},
       {"same_hash", same},
       {"state_hash", hex64(hash)}};

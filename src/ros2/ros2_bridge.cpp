@@ -3,8 +3,8 @@
 #include <dds/dds.h>
 
 #include <algorithm>
-#include <cctype>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <deque>
 #include <filesystem>
@@ -405,8 +405,7 @@ Bridge::Bridge(Simulation& sim, BridgeOptions options)
       s.base_frame = token(name) + "/base_link";
       s.odom_writer = m.writer(&nav_msgs_msg_dds__Odometry__desc, m.robot_topic(name, "odom"));
       const std::uint16_t kind = st.robot_kind()[row];
-      if (!m.scans.count(kind))
-        m.scans[kind] = m.o.scans ? scan_layout(sim, kind) : std::nullopt;
+      if (!m.scans.count(kind)) m.scans[kind] = m.o.scans ? scan_layout(sim, kind) : std::nullopt;
       if (m.scans[kind])
         s.scan_writer =
             m.writer(&sensor_msgs_msg_dds__LaserScan__desc, m.robot_topic(name, "scan"));
@@ -591,6 +590,16 @@ std::string Bridge::describe() const {
     line += fmt::format("; {} external robot(s) publish /{}/ROBOT/pose and take /{}/ROBOT/cmd_vel",
                         m.driven.size(), m.o.ns, m.o.ns);
   return line;
+}
+
+std::size_t Bridge::subscribed_writers() const {
+  std::size_t n = 0;
+  for (const auto& c : impl_->reader_counts) n += c.load(std::memory_order_relaxed) > 0;
+  return n;
+}
+
+std::string ros_name_token(const std::string& robot) {
+  return token(robot);
 }
 
 std::vector<std::string> Bridge::topics() const {

@@ -64,11 +64,17 @@ class Bridge {
   std::string describe() const;
   /// Every topic the bridge has, "/topic pkg/msg/Type" (docs/ros2.md lists the same).
   std::vector<std::string> topics() const;
+  /// How many of its writers have at least one subscriber now (benchmarks wait for theirs).
+  std::size_t subscribed_writers() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// A robot's id as one token of a ROS 2 name, as its topics have it: letters, digits and `_`
+/// (others become `_`), not starting with a digit (`r` is put before one).
+std::string ros_name_token(const std::string& robot);
 
 /// Per robot row: does BridgeOptions::robots `items` select it? Throws std::invalid_argument
 /// for an id or kind:KIND that matches no robot of the run (checked before the run starts).
