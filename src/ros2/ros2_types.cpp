@@ -143,8 +143,16 @@ std::string ros_type_name(const std::string& dds) {
   std::string s = dds;
   if (const auto at = s.find("::dds_::"); at != std::string::npos) s.erase(at, 6);
   if (!s.empty() && s.back() == '_') s.pop_back();
-  for (std::size_t at; (at = s.find("::")) != std::string::npos;) s.replace(at, 2, "/");
-  return s;
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s.compare(i, 2, "::") == 0) {
+      out += '/';
+      ++i;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
 }
 
 }  // namespace fleetsim::ros2
