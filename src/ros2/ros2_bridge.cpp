@@ -7,11 +7,9 @@
 #include <cctype>
 #include <cmath>
 #include <deque>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <vector>
 
