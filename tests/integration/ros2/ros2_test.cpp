@@ -370,13 +370,16 @@ TEST_F(Ros2Bridge, RosToolsSeeTheNodeItsEndpointsAndTheirTypeHashes) {
     if (line.rfind("| `", 0) == 0) rows.push_back(line);
   for (const auto& [name, type] : expected) {
     std::string doc_name = name.rfind("rt/", 0) == 0 ? name.substr(2) : name;
-    if (doc_name.rfind("/" + ns_ + "/", 0) == 0) doc_name = "/NS/" + doc_name.substr(ns_.size() + 2);
+    if (doc_name.rfind("/" + ns_ + "/", 0) == 0)
+      doc_name = "/NS/" + doc_name.substr(ns_.size() + 2);
     for (const char* robot : {"pilot/", "w0/", "w1/", "w2/"})
       if (doc_name.rfind("/NS/" + std::string(robot), 0) == 0)
         doc_name = "/NS/ROBOT/" + doc_name.substr(4 + std::strlen(robot));
-    EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [&](const std::string& row) {
-      return row.rfind("| `" + doc_name + "` | `" + type + "` |", 0) == 0;
-    })) << "docs/ros2.md has no row for " << doc_name << " " << type;
+    EXPECT_TRUE(std::any_of(rows.begin(), rows.end(),
+                            [&](const std::string& row) {
+                              return row.rfind("| `" + doc_name + "` | `" + type + "` |", 0) == 0;
+                            }))
+        << "docs/ros2.md has no row for " << doc_name << " " << type;
   }
   EXPECT_EQ(by_topic["rt/tf"].depth, 100);
   EXPECT_EQ(by_topic["rt" + topic("pilot/odom")].depth, 10);
