@@ -199,6 +199,9 @@ struct Bridge::Impl {
       dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);
     dds_qset_durability(q, DDS_DURABILITY_VOLATILE);
     dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, DDS_INFINITY);
+    // rmw_cyclonedds's types speak XCDR1 only: a writer offering XCDR2 would not match them.
+    const dds_data_representation_id_t xcdr1[] = {DDS_DATA_REPRESENTATION_XCDR1};
+    dds_qset_data_representation(q, 1, xcdr1);
     if (o.distro != Distro::kHumble) {
       const std::string user_data = "typehash=" + type_hash(ros_type) + ";";
       dds_qset_userdata(q, user_data.data(), user_data.size());

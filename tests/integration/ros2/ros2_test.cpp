@@ -110,6 +110,7 @@ struct Endpoint {
   dds_durability_kind_t durability = DDS_DURABILITY_VOLATILE;
   dds_history_kind_t history = DDS_HISTORY_KEEP_LAST;
   int depth = 0;
+  std::vector<dds_data_representation_id_t> representations;
 };
 
 class Ros2Bridge : public ::testing::Test {
@@ -271,6 +272,12 @@ TEST_F(Ros2Bridge, RosToolsSeeTheNodeItsEndpointsAndTheirTypeHashes) {
     int32_t depth = 0;
     dds_qget_history(e.qos, &p.history, &depth);
     p.depth = depth;
+    uint32_t n = 0;
+    dds_data_representation_id_t* ids = nullptr;
+    if (dds_qget_data_representation(e.qos, &n, &ids) && n > 0) {
+      p.representations.assign(ids, ids + n);
+      dds_free(ids);
+    }
     return p;
   };
   const auto complete = [&] {
@@ -362,6 +369,10 @@ TEST_F(Ros2Bridge, RosToolsSeeTheNodeItsEndpointsAndTheirTypeHashes) {
     // USER_DATA as rmw_cyclonedds writes it for Iron and later, with ROS 2's hash.
     ASSERT_TRUE(hashes.count(type)) << type;
     EXPECT_EQ(e.user_data, "typehash=" + hashes.at(type) + ";") << name;
+    // rmw_cyclonedds's types are XCDR1 only: an endpoint must offer exactly that to match.
+    EXPECT_EQ(e.representations,
+              std::vector<dds_data_representation_id_t>{DDS_DATA_REPRESENTATION_XCDR1})
+        << name;
   }
   // docs/ros2.md's table lists each topic (/NS/ROBOT/leaf for a robot's) with its type.
   std::ifstream doc(std::string(FLEETSIM_SOURCE_DIR) + "/docs/ros2.md");
