@@ -31,6 +31,7 @@ packages=(
   python3-setuptools python3-wheel python3-build python3-venv python3-pip # the Python package: pip install ., wheels, make test's venv
   python3-cloudpickle   # sweep() sends lambdas to its workers (its tests also run without it)
   cyclonedds-dev cyclonedds-tools # the ROS 2 bridge over DDS (docs/ros2.md; idlc generates its types)
+  libsodium-dev         # the ROS 2 bridge's type hashes (SHA-256)
   libgtest-dev libgmock-dev libbenchmark-dev
   libxml2-utils         # xmllint: the test that every XML file the project ships is well-formed
   clang-14 libclang-rt-14-dev # fuzzers (make fuzz): libclang-rt-14-dev has libFuzzer, ASan, UBSan

@@ -327,7 +327,30 @@ void add_engine_commands(CLI::App& app, int& status) {
                   "with --ros2: the DDS domain, as ROS_DOMAIN_ID (default: $ROS_DOMAIN_ID, else 0)")
       ->check(CLI::Range(0, 232));
   run->add_option("--ros2-namespace", args->ros2_namespace,
-                  "with --ros2: the topics' namespace NS (default: fleetsim)");
+                  "with --ros2: the topics' namespace NS and the node's name (default: fleetsim)");
+  run->add_option("--ros2-distro", args->ros2_distro,
+                  "with --ros2: the ROS 2 release to speak to: jazzy (default; also iron, "
+                  "kilted, rolling: type hashes in USER_DATA, 16-byte gids) or humble (no type "
+                  "hashes, 24-byte gids)")
+      ->check(CLI::IsMember({"humble", "iron", "jazzy", "kilted", "rolling"}));
+  run->add_option("--ros2-robots", args->ros2_robots,
+                  "with --ros2: the robots that publish /NS/ROBOT/odom, /NS/ROBOT/scan and /tf: "
+                  "robot ids, kind:KIND or all, comma-separated (default: the robots whose "
+                  "controller is external)")
+      ->delimiter(',');
+  run->add_option("--ros2-rate", args->ros2_rate,
+                  "with --ros2: poses, odometry, tf and scans per simulated second (default: "
+                  "every tick; /clock is published every tick)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--record-inputs", args->record_inputs,
+                  "with --ros2: where the velocity commands taken from ROS 2 are recorded, each "
+                  "with its tick (default: EXPERIMENT-NAME.ros2-inputs in the current "
+                  "directory, written at the first command; '' records none)");
+  run->add_option("--replay-inputs", args->replay_inputs,
+                  "land the ROS 2 commands recorded by a --ros2 run at their ticks, without "
+                  "ROS 2: the same log bytes and final state as that run (docs/ros2.md, "
+                  "\"Repeatability\")")
+      ->check(CLI::ExistingFile);
   run->callback([args, &status] { status = run_command(*args); });
 
   auto check_args = std::make_shared<RunArgs>();
@@ -335,8 +358,9 @@ void add_engine_commands(CLI::App& app, int& status) {
       "check",
       "Check experiment files (or federation files) without running them: every problem, as "
       "file:line.");
-  check->add_option("EXPERIMENT", check_args->files,
-                    "experiment (fleetsim or ARGoS .argos) or federation files")
+  check
+      ->add_option("EXPERIMENT", check_args->files,
+                   "experiment (fleetsim or ARGoS .argos) or federation files")
       ->required();
   check->callback([check_args, &status] { status = check_command(*check_args); });
 

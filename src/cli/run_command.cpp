@@ -25,6 +25,7 @@
 #include "distributed/network_run.hpp"
 #include "distributed/swarm_run.hpp"
 #include "plugins/builtins.hpp"
+#include "ros2/ros2_inputs.hpp"
 #include "sim/checkpoint.hpp"
 #include "sim/interventions.hpp"
 #include "sim/simulation.hpp"
@@ -285,18 +286,40 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
 #ifdef FLEETSIM_HAVE_ROS2
   std::unique_ptr<ros2::Bridge> ros;  // made on the first step, with the started simulation
   if (a.ros2) {
-    o.before_step = [&](Simulation& sim) {
+    ros2::BridgeOptions bo;
+    bo.domain = a.ros2_domain;
+    bo.ns = a.ros2_namespace;
+    ros2::parse_distro(a.ros2_distro, bo.distro);  // (checked by the command line)
+    bo.robots = a.ros2_robots;
+    bo.rate_hz = a.ros2_rate;
+    bo.record_inputs = a.record_inputs
+                           ? *a.record_inputs
+                           : std::filesystem::path(file).stem().string() + ".ros2-inputs";
+    o.before_step = [&, bo](Simulation& sim) {
       if (!ros) {
-        ros = std::make_unique<ros2::Bridge>(sim,
-                                             ros2::BridgeOptions{a.ros2_domain, a.ros2_namespace});
+        ros = std::make_unique<ros2::Bridge>(sim, bo);
         if (!a.quiet) std::cerr << ros->describe() << "\n";
         ros->publish();
       }
+      // A tick boundary: the commands received so far take effect from this step on.
       ros->take_commands();
     };
     o.after_step = [&](Simulation&) { ros->publish(); };
   }
 #endif
+  // --replay-inputs: recorded ROS 2 commands, each at its tick boundary (ros2_inputs.hpp).
+  std::shared_ptr<ros2::InputReplay> inputs;
+  if (!a.replay_inputs.empty()) {
+    Diagnostics diags;
+    auto loaded = ros2::load_velocity_inputs(a.replay_inputs, diags);
+    diags.print(std::cerr);
+    if (!loaded) throw std::invalid_argument("the ROS 2 inputs file has errors");
+    inputs = std::make_shared<ros2::InputReplay>(a.replay_inputs, std::move(*loaded));
+    o.before_step = [inputs, inner = o.before_step](Simulation& sim) {
+      inputs->before_step(sim);
+      if (inner) inner(sim);
+    };
+  }
   // --interventions: each lands at its tick boundary, before the step from that tick.
   std::vector<Intervention> replay;
   if (!a.interventions.empty()) {
@@ -456,6 +479,10 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   } else if (a.network_role.empty() && a.processes == 1) {
     auto loaded = load();
     if (!loaded) throw std::invalid_argument("the experiment has errors");
+#ifdef FLEETSIM_HAVE_ROS2
+    if (a.ros2)  // (a bad --ros2-robots is bad input: refused before the run starts)
+      ros2::selected_robots(*loaded->experiment.model, loaded->experiment.state, a.ros2_robots);
+#endif
     reports = {run_alone(*loaded, o)};
   } else if (a.network_role.empty()) {
     reports = run_swarm(load, o);
@@ -809,7 +836,15 @@ std::string resume_command(const std::string& program, const RunArgs& a, const s
     w.push_back("--ros2");
     if (a.ros2_domain != 0) add("--ros2-domain", std::to_string(a.ros2_domain));
     if (a.ros2_namespace != "fleetsim") add("--ros2-namespace", a.ros2_namespace);
+    if (a.ros2_distro != "jazzy") add("--ros2-distro", a.ros2_distro);
+    if (!a.ros2_robots.empty()) {
+      std::string list;
+      for (const auto& r : a.ros2_robots) list += (list.empty() ? "" : ",") + r;
+      add("--ros2-robots", list);
+    }
+    if (a.ros2_rate > 0) add("--ros2-rate", fmt::format("{}", a.ros2_rate));
   }
+  if (!a.replay_inputs.empty()) add("--replay-inputs", a.replay_inputs);
   if (a.quiet) w.push_back("--quiet");
   if (a.json) w.push_back("--json");
   std::string out;
@@ -869,6 +904,13 @@ int run_command(const RunArgs& given) {
 #endif
     if (a.processes > 1 || !a.network_role.empty())
       why = "--ros2 runs on one process (give --processes 1)";
+    if (!a.replay_inputs.empty())
+      why = "--replay-inputs replays the commands a --ros2 run took, without ROS 2: drop --ros2";
+    for (const auto& r : a.ros2_robots)
+      if (r.empty() || r == "kind:")
+        why =
+            "--ros2-robots: an empty item (expected robot ids, kind:KIND or all, "
+            "comma-separated)";
     const auto& ns = a.ros2_namespace;
     if (ns.empty() || std::isdigit(static_cast<unsigned char>(ns[0])) ||
         !std::all_of(ns.begin(), ns.end(), [](char c) {
@@ -880,6 +922,16 @@ int run_command(const RunArgs& given) {
       std::cerr << "fleetsim run: error: " << why << "\n";
       return kExitUserError;
     }
+  }
+  if (!a.replay_inputs.empty() && (a.processes > 1 || !a.network_role.empty())) {
+    std::cerr << "fleetsim run: error: --replay-inputs replays on one process for now (drop "
+                 "--processes)\n";
+    return kExitUserError;
+  }
+  if (!a.ros2 && (a.record_inputs || !a.ros2_robots.empty() || a.ros2_rate > 0)) {
+    std::cerr << "fleetsim run: error: --record-inputs, --ros2-robots and --ros2-rate go with "
+                 "--ros2\n";
+    return kExitUserError;
   }
   return run_files(a, resume);
 }

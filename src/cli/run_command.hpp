@@ -61,6 +61,13 @@ struct RunArgs {
   bool ros2 = false;
   int ros2_domain = 0;
   std::string ros2_namespace = "fleetsim";
+  std::string ros2_distro = "jazzy";
+  std::vector<std::string> ros2_robots;  ///< ids, kind:KIND or all; empty: the external robots
+  double ros2_rate = 0;                  ///< Hz of simulated time; 0: every tick
+  /// Where the ROS 2 commands taken are recorded; unset: EXPERIMENT-NAME.ros2-inputs in the
+  /// current directory (written at the first command), "": nowhere.
+  std::optional<std::string> record_inputs;
+  std::string replay_inputs;  ///< recorded ROS 2 commands to land at their ticks
 };
 
 using LoadedFiles = std::vector<std::pair<Experiment, std::unique_ptr<PluginRegistry>>>;

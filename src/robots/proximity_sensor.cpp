@@ -254,6 +254,45 @@ float proximity_response(ProximityResponse response, float linear, double range)
   return linear;
 }
 
+std::vector<double> proximity_ray_angles(const Params& p, std::string& error) {
+  const auto rays = p.integer("rays", kEpuckRays);
+  if (rays < 1 || rays > kMaxRays) {
+    error = "rays=" + std::to_string(rays) + " is out of range (expected 1 to " +
+            std::to_string(kMaxRays) + ")";
+    return {};
+  }
+  std::vector<double> angles;
+  std::string list = p.text("angles");
+  if (!list.empty()) {
+    std::stringstream ss(list);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      try {
+        std::size_t used = 0;
+        double deg = std::stod(item, &used);
+        if (item.find_first_not_of(" \t", used) != std::string::npos) throw std::exception();
+        angles.push_back(deg * kPi / 180.0);
+      } catch (...) {
+        error = "angles=\"" + list +
+                "\" is not a list of numbers (expected degrees, e.g. \"0,90,180,-90\")";
+        return {};
+      }
+    }
+    if (static_cast<std::int64_t>(angles.size()) != rays && p.has("rays")) {
+      error = std::to_string(angles.size()) + " angles for rays=" + std::to_string(rays) +
+              " (expected as many)";
+      return {};
+    }
+  } else if (rays == kEpuckRays) {
+    angles.assign(kEpuckProximityAngles, kEpuckProximityAngles + kEpuckRays);
+  } else {
+    for (std::int64_t k = 0; k < rays; ++k)
+      angles.push_back(
+          wrap_angle((static_cast<double>(k) + 0.5) * 2 * kPi / static_cast<double>(rays)));
+  }
+  return angles;
+}
+
 const RayLayout& epuck_rays() {
   static const RayLayout layout = [] {
     RayLayout l;
@@ -301,7 +340,6 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
 
   void setup(PartSetup& setup) override {
     const Params& p = setup.params();
-    const auto rays = p.integer("rays", kEpuckRays);
     range_ = p.real("range", 0.1);
     noise_ = noisy_ ? p.real("noise", 0.05) : 0.0;
     noise_level_ = p.real("noise_level", 0);
@@ -319,40 +357,12 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
       setup.error("sensor '" + setup.name() + "': response=\"" + response +
                   "\" is not a proximity response (expected linear, footbot or epuck)");
     }
-    if (rays < 1 || rays > kMaxRays) {
-      setup.error("sensor '" + setup.name() + "': rays=" + std::to_string(rays) +
-                  " is out of range (expected 1 to " + std::to_string(kMaxRays) + ")");
-      return;
-    }
     if (range_ < 0) setup.error("sensor '" + setup.name() + "': range must be >= 0 (metres)");
-    std::vector<double> angles;
-    std::string list = p.text("angles");
-    if (!list.empty()) {
-      std::stringstream ss(list);
-      std::string item;
-      while (std::getline(ss, item, ',')) {
-        try {
-          std::size_t used = 0;
-          double deg = std::stod(item, &used);
-          if (item.find_first_not_of(" \t", used) != std::string::npos) throw std::exception();
-          angles.push_back(deg * kPi / 180.0);
-        } catch (...) {
-          setup.error("sensor '" + setup.name() + "': angles=\"" + list +
-                      "\" is not a list of numbers (expected degrees, e.g. \"0,90,180,-90\")");
-          return;
-        }
-      }
-      if (static_cast<std::int64_t>(angles.size()) != rays && p.has("rays")) {
-        setup.error("sensor '" + setup.name() + "': " + std::to_string(angles.size()) +
-                    " angles for rays=" + std::to_string(rays) + " (expected as many)");
-        return;
-      }
-    } else if (rays == kEpuckRays) {
-      angles.assign(kEpuckProximityAngles, kEpuckProximityAngles + kEpuckRays);
-    } else {
-      for (std::int64_t k = 0; k < rays; ++k)
-        angles.push_back(
-            wrap_angle((static_cast<double>(k) + 0.5) * 2 * kPi / static_cast<double>(rays)));
+    std::string error;
+    const std::vector<double> angles = proximity_ray_angles(p, error);
+    if (!error.empty()) {
+      setup.error("sensor '" + setup.name() + "': " + error);
+      return;
     }
     for (double a : angles) {
       layout_.cos.push_back(std::cos(a));

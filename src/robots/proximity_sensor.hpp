@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/det_math.hpp"
@@ -42,6 +43,12 @@ struct RayLayout {
 
 /// The e-puck's 8 rays.
 const RayLayout& epuck_rays();
+
+/// The ray angles, radians CCW from the heading, that a proximity sensor's parameters give:
+/// `angles` when set, else the e-puck's for 8 rays, else `rays` evenly spaced. On a bad
+/// parameter, `error` says what is wrong and the result is empty. (The sensor and the ROS 2
+/// bridge's laser scans read the same rays.)
+std::vector<double> proximity_ray_angles(const Params& p, std::string& error);
 
 /// No hit: the value ray_circle_hit returns for a ray that misses.
 inline constexpr float kRayMiss = 3.0e38f;

@@ -1,22 +1,33 @@
-// The ROS 2 bridge as a ROS 2 node meets it (docs/ros2.md): a DDS participant of its own, with
-// the ROS 2 type and topic names and no fleetsim code, subscribes to a live run's poses and
-// clock and drives its external robot with geometry_msgs/Twist on cmd_vel.
+// The ROS 2 bridge as ROS 2 meets it (docs/ros2.md): a DDS participant of its own, with types
+// written from ROS 2's message definitions (ros2_client.idl, msg/) and no fleetsim code,
+// - finds the node in ros_discovery_info as rmw_cyclonedds announces nodes, with the gids of
+//   its readers and writers, and the type hashes in USER_DATA that ROS 2 Iron and later read,
+//   recomputed here from the .msg files by ROS 2's published algorithm (type_hash.py);
+// - receives the clock, poses, odometry, tf and laser scans of a live run;
+// - drives the external robot with geometry_msgs/Twist on cmd_vel, and replays the commands
+//   the run recorded to the same bits.
 #include <dds/dds.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 
 #include <fmt/format.h>
 
-#include "ros2_msgs.h"
+#include "ros2_client.h"
 #include "support/processes.hpp"
 #include "support/test_files.hpp"
 
@@ -36,64 +47,147 @@ constexpr const char* kLoopbackConfig =
 /// The example of docs/ros2.md: `pilot` external, three robots wandering.
 const std::string kExample = std::string(FLEETSIM_SOURCE_DIR) + "/examples/ros2/pilot.xml";
 
+/// geometry_msgs/msg/Twist's hash as ROS 2 Jazzy's `ros2 topic info -v` prints it: the check
+/// that type_hash.py computes what ROS 2 computes.
+constexpr const char* kTwistHashAsRos2Prints =
+    "RIHS01_9c45bf16fe0983d80e3cfe750d6835843d265a9a6c46bd2e609fcddde6fb8d2a";
+
+/// "pkg/msg/Name" -> "RIHS01_...", from ROS 2's .msg files by type_hash.py.
+std::map<std::string, std::string> hashes_from_msg_files() {
+  std::map<std::string, std::string> out;
+  FILE* p = popen(
+      ("/usr/bin/python3 " + std::string(ROS2_TYPE_HASH_PY) + " " + ROS2_MSG_DIR).c_str(), "r");
+  if (!p) return out;
+  char name[256], hash[128];
+  while (std::fscanf(p, "%255s %127s", name, hash) == 2) out[name] = hash;
+  pclose(p);
+  return out;
+}
+
+/// The ROS 2 type of a DDS type name, as rmw demangles it: pkg::msg::dds_::Name_ -> pkg/msg/Name.
+std::string ros_type(std::string dds) {
+  const auto at = dds.find("::dds_::");
+  if (at == std::string::npos || dds.back() != '_') return dds;
+  dds = dds.substr(0, at) + "::" + dds.substr(at + 8, dds.size() - at - 9);
+  for (std::size_t c; (c = dds.find("::")) != std::string::npos;) dds.replace(c, 2, "/");
+  return dds;
+}
+
+std::string user_data(const dds_qos_t* qos) {
+  void* v = nullptr;
+  std::size_t n = 0;
+  if (!qos || !dds_qget_userdata(qos, &v, &n) || !v) return "";
+  std::string s(static_cast<const char*>(v), n);
+  dds_free(v);
+  return s;
+}
+
+std::string hex(const std::uint8_t* b, std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s += fmt::format("{:02x}", b[i]);
+  return s;
+}
+
+/// Takes every sample `reader` has, handing the valid ones to `f`.
+template <class T>
+void take_all(dds_entity_t reader, const std::function<void(const T&)>& f) {
+  for (;;) {
+    void* s[16] = {};
+    dds_sample_info_t info[16];
+    const int n = dds_take(reader, s, info, 16, 16);
+    if (n <= 0) return;
+    for (int i = 0; i < n; ++i)
+      if (info[i].valid_data) f(*static_cast<const T*>(s[i]));
+    dds_return_loan(reader, s, n);
+    if (n < 16) return;
+  }
+}
+
+/// A DDS endpoint as the built-in topics describe it.
+struct Endpoint {
+  std::string guid, participant, topic, type, user_data;
+  dds_reliability_kind_t reliability = DDS_RELIABILITY_BEST_EFFORT;
+  dds_durability_kind_t durability = DDS_DURABILITY_VOLATILE;
+  dds_history_kind_t history = DDS_HISTORY_KEEP_LAST;
+  int depth = 0;
+  std::vector<dds_data_representation_id_t> representations;
+};
+
 class Ros2Bridge : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fleetsim::testing::fresh_test_dir("ros2");
     setenv("CYCLONEDDS_URI", kLoopbackConfig, 1);
-    // A domain of its own: other tests of the suite may run at the same time.
+    // A domain and a namespace of its own: other tests, this suite's or other checkouts', may
+    // run at the same time.
     domain_ = 100 + static_cast<int>(std::random_device{}() % 100);
+    ns_ = fmt::format("t{}_{}", getpid(), std::random_device{}() % 100000);
+    participant_ = dds_create_participant(static_cast<dds_domainid_t>(domain_), nullptr, nullptr);
+    ASSERT_GT(participant_, 0) << dds_strretcode(-participant_);
+    reliable_ = dds_create_qos();
+    dds_qset_reliability(reliable_, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+    dds_qset_history(reliable_, DDS_HISTORY_KEEP_LAST, 100);
   }
   void TearDown() override {
     if (pid_ > 0) {
       kill(pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
     }
+    dds_delete_qos(reliable_);
+    dds_delete(participant_);
   }
-  void start_run() {
-    const std::string exe = FLEETSIM_EXE, file = kExample, domain = std::to_string(domain_),
-                      err = (dir_ / "err").string();
-    pid_ = fleetsim::testing::spawn_with_output(exe,
-                                                {"run", file, "--ros2", "--ros2-domain", domain,
-                                                 "--time-mode", "realtime", "--log", "", "--quiet"},
-                                                (dir_ / "out").string(), err);
+  void start_run(std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run",
+                                     kExample,
+                                     "--ros2",
+                                     "--ros2-domain",
+                                     std::to_string(domain_),
+                                     "--ros2-namespace",
+                                     ns_,
+                                     "--time-mode",
+                                     "realtime",
+                                     "--quiet",
+                                     "--record-inputs",
+                                     (dir_ / "inputs").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    if (std::find(args.begin(), args.end(), "--log") == args.end())
+      args.insert(args.end(), {"--log", ""});
+    pid_ = fleetsim::testing::spawn_with_output(FLEETSIM_EXE, args, (dir_ / "out").string(),
+                                                (dir_ / "err").string());
     ASSERT_GT(pid_, 0);
   }
+  /// A reader of ROS 2 topic `name` (DDS "rt" + name) with the test's own type.
+  dds_entity_t reader(const dds_topic_descriptor_t* type, const std::string& name) {
+    const dds_entity_t r = dds_create_reader(
+        participant_, dds_create_topic(participant_, type, ("rt" + name).c_str(), nullptr, nullptr),
+        reliable_, nullptr);
+    EXPECT_GT(r, 0) << name;
+    return r;
+  }
+  dds_entity_t writer(const dds_topic_descriptor_t* type, const std::string& name) {
+    const dds_entity_t w = dds_create_writer(
+        participant_, dds_create_topic(participant_, type, ("rt" + name).c_str(), nullptr, nullptr),
+        reliable_, nullptr);
+    EXPECT_GT(w, 0) << name;
+    return w;
+  }
+  std::string topic(const std::string& leaf) const { return "/" + ns_ + "/" + leaf; }
+  std::string run_said() { return fleetsim::testing::slurp(dir_ / "err"); }
+
   fs::path dir_;
   int domain_ = 0;
+  std::string ns_;
   pid_t pid_ = -1;
+  dds_entity_t participant_ = 0;
+  dds_qos_t* reliable_ = nullptr;
 };
 
 TEST_F(Ros2Bridge, ARos2NodeSeesTheLiveRunAndDrivesItsExternalRobot) {
-  const dds_entity_t p =
-      dds_create_participant(static_cast<dds_domainid_t>(domain_), nullptr, nullptr);
-  ASSERT_GT(p, 0) << dds_strretcode(-p);
-  dds_qos_t* reliable = dds_create_qos();
-  dds_qset_reliability(reliable, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
-  // ROS 2's topic names: "rt" + the ROS name; its type names, as generated from its IDL.
-  const dds_entity_t poses =
-      dds_create_reader(p,
-                        dds_create_topic(p, &geometry_msgs_msg_dds__PoseArray__desc,
-                                         "rt/fleetsim/poses", nullptr, nullptr),
-                        reliable, nullptr);
-  const dds_entity_t pilot =
-      dds_create_reader(p,
-                        dds_create_topic(p, &geometry_msgs_msg_dds__PoseStamped__desc,
-                                         "rt/fleetsim/pilot/pose", nullptr, nullptr),
-                        reliable, nullptr);
-  const dds_entity_t clock = dds_create_reader(
-      p, dds_create_topic(p, &rosgraph_msgs_msg_dds__Clock__desc, "rt/clock", nullptr, nullptr),
-      reliable, nullptr);
-  const dds_entity_t cmd =
-      dds_create_writer(p,
-                        dds_create_topic(p, &geometry_msgs_msg_dds__Twist__desc,
-                                         "rt/fleetsim/pilot/cmd_vel", nullptr, nullptr),
-                        reliable, nullptr);
-  ASSERT_GT(poses, 0);
-  ASSERT_GT(pilot, 0);
-  ASSERT_GT(clock, 0);
-  ASSERT_GT(cmd, 0);
-  start_run();
+  const dds_entity_t poses = reader(&geometry_msgs_msg_dds__PoseArray__desc, topic("poses"));
+  const dds_entity_t pilot = reader(&geometry_msgs_msg_dds__PoseStamped__desc, topic("pilot/pose"));
+  const dds_entity_t clock = reader(&rosgraph_msgs_msg_dds__Clock__desc, "/clock");
+  const dds_entity_t cmd = writer(&geometry_msgs_msg_dds__Twist__desc, topic("pilot/cmd_vel"));
+  start_run({});
 
   std::size_t robots = 0;
   double first_x = 0, last_x = 0, last_stamp = -1;
@@ -102,39 +196,24 @@ TEST_F(Ros2Bridge, ARos2NodeSeesTheLiveRunAndDrivesItsExternalRobot) {
   int clock_steps = 0;
   const auto deadline = Clock::now() + std::chrono::seconds(20);
   while (Clock::now() < deadline && !(have_first && last_x > first_x + 0.05)) {
-    void* s[16] = {};
-    dds_sample_info_t info[16];
-    int n = dds_take(poses, s, info, 16, 16);
-    for (int i = 0; i < n; ++i)
-      if (info[i].valid_data)
-        robots = static_cast<const geometry_msgs_msg_dds__PoseArray_*>(s[i])->poses._length;
-    if (n > 0) dds_return_loan(poses, s, n);
-    std::fill(std::begin(s), std::end(s), nullptr);
-    n = dds_take(pilot, s, info, 16, 16);
-    for (int i = 0; i < n; ++i) {
-      if (!info[i].valid_data) continue;
-      const auto* m = static_cast<const geometry_msgs_msg_dds__PoseStamped_*>(s[i]);
-      EXPECT_EQ(std::string(m->header.frame_id), "map");
-      const double t = m->header.stamp.sec + m->header.stamp.nanosec * 1e-9;
+    take_all<geometry_msgs_msg_dds__PoseArray_>(poses,
+                                                [&](const auto& m) { robots = m.poses._length; });
+    take_all<geometry_msgs_msg_dds__PoseStamped_>(pilot, [&](const auto& m) {
+      EXPECT_EQ(std::string(m.header.frame_id), "map");
+      const double t = m.header.stamp.sec + m.header.stamp.nanosec * 1e-9;
       EXPECT_GT(t, last_stamp) << "stamps go forward";
       last_stamp = t;
-      last_x = m->pose.position.x;
+      last_x = m.pose.position.x;
       if (!have_first) {
         first_x = last_x;
         have_first = true;
       }
-    }
-    if (n > 0) dds_return_loan(pilot, s, n);
-    std::fill(std::begin(s), std::end(s), nullptr);
-    n = dds_take(clock, s, info, 16, 16);
-    for (int i = 0; i < n; ++i) {
-      if (!info[i].valid_data) continue;
-      const auto* c = static_cast<const rosgraph_msgs_msg_dds__Clock_*>(s[i]);
-      const std::int64_t ns = std::int64_t{c->clock.sec} * 1'000'000'000 + c->clock.nanosec;
+    });
+    take_all<rosgraph_msgs_msg_dds__Clock_>(clock, [&](const auto& c) {
+      const std::int64_t ns = std::int64_t{c.clock.sec} * 1'000'000'000 + c.clock.nanosec;
       if (ns > last_clock_ns) ++clock_steps;
       last_clock_ns = ns;
-    }
-    if (n > 0) dds_return_loan(clock, s, n);
+    });
     if (have_first) {
       // Forward at 0.1 m/s, as a ROS 2 teleop node would command it.
       geometry_msgs_msg_dds__Twist_ twist{{0.1, 0, 0}, {0, 0, 0}};
@@ -142,26 +221,391 @@ TEST_F(Ros2Bridge, ARos2NodeSeesTheLiveRunAndDrivesItsExternalRobot) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  EXPECT_TRUE(have_first) << "no pose of the external robot arrived; the run said:\n"
-                          << fleetsim::testing::slurp(dir_ / "err");
-  EXPECT_EQ(robots, 4u) << "every robot in /fleetsim/poses";
+  EXPECT_TRUE(have_first) << "no pose of the external robot arrived; the run said:\n" << run_said();
+  EXPECT_EQ(robots, 4u) << "every robot in /NS/poses";
   EXPECT_GT(last_x, first_x + 0.05) << "the robot did not follow cmd_vel";
   EXPECT_GT(clock_steps, 5) << "/clock follows the simulated time";
-  dds_delete_qos(reliable);
-  dds_delete(p);
+}
+
+// What `ros2 node list`, `ros2 topic info -v` and rqt_graph read: the participant's
+// ros_discovery_info, the endpoints' DDS topic and type names, QoS and USER_DATA.
+TEST_F(Ros2Bridge, RosToolsSeeTheNodeItsEndpointsAndTheirTypeHashes) {
+  const auto hashes = hashes_from_msg_files();
+  ASSERT_EQ(hashes.count("geometry_msgs/msg/Twist"), 1u) << "type_hash.py failed";
+  EXPECT_EQ(hashes.at("geometry_msgs/msg/Twist"), kTwistHashAsRos2Prints);
+
+  // ros_discovery_info as rmw_cyclonedds reads it: reliable, transient local.
+  dds_qos_t* q = dds_create_qos();
+  dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+  dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+  dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+  const dds_entity_t info = dds_create_reader(
+      participant_,
+      dds_create_topic(participant_, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
+                       "ros_discovery_info", nullptr, nullptr),
+      q, nullptr);
+  dds_delete_qos(q);
+  ASSERT_GT(info, 0);
+  const dds_entity_t participants =
+      dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSPARTICIPANT, nullptr, nullptr);
+  const dds_entity_t publications =
+      dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, nullptr, nullptr);
+  const dds_entity_t subscriptions =
+      dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, nullptr, nullptr);
+  start_run({"--ros2-robots", "all"});
+
+  // The node's announcement, and every endpoint of the domain by GUID.
+  std::string node_ns, node_name, participant_gid;
+  std::set<std::string> node_readers, node_writers;
+  std::map<std::string, std::string> enclave;  // participant GUID -> USER_DATA
+  std::map<std::string, Endpoint> pubs, subs;
+  const auto endpoint = [](const dds_builtintopic_endpoint_t& e) {
+    Endpoint p;
+    p.guid = hex(e.key.v, 16);
+    p.participant = hex(e.participant_key.v, 16);
+    p.topic = e.topic_name;
+    p.type = e.type_name;
+    p.user_data = user_data(e.qos);
+    dds_duration_t block;
+    dds_qget_reliability(e.qos, &p.reliability, &block);
+    dds_qget_durability(e.qos, &p.durability);
+    int32_t depth = 0;
+    dds_qget_history(e.qos, &p.history, &depth);
+    p.depth = depth;
+    uint32_t n = 0;
+    dds_data_representation_id_t* ids = nullptr;
+    if (dds_qget_data_representation(e.qos, &n, &ids) && n > 0) {
+      p.representations.assign(ids, ids + n);
+      dds_free(ids);
+    }
+    return p;
+  };
+  const auto complete = [&] {
+    if (node_writers.empty()) return false;
+    for (const auto& g : node_writers)
+      if (!pubs.count(g)) return false;
+    for (const auto& g : node_readers)
+      if (!subs.count(g)) return false;
+    return enclave.count(participant_gid) > 0;
+  };
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && !complete()) {
+    take_all<rmw_dds_common_msg_dds__ParticipantEntitiesInfo_>(info, [&](const auto& m) {
+      for (std::uint32_t i = 0; i < m.node_entities_info_seq._length; ++i) {
+        const auto& node = m.node_entities_info_seq._buffer[i];
+        if (std::string(node.node_name) != ns_) continue;  // (another test's fleetsim)
+        node_ns = node.node_namespace;
+        node_name = node.node_name;
+        participant_gid = hex(m.gid.data, 16);
+        node_readers.clear();
+        node_writers.clear();
+        for (std::uint32_t k = 0; k < node.reader_gid_seq._length; ++k)
+          node_readers.insert(hex(node.reader_gid_seq._buffer[k].data, 16));
+        for (std::uint32_t k = 0; k < node.writer_gid_seq._length; ++k)
+          node_writers.insert(hex(node.writer_gid_seq._buffer[k].data, 16));
+      }
+    });
+    take_all<dds_builtintopic_participant_t>(
+        participants, [&](const auto& p) { enclave[hex(p.key.v, 16)] = user_data(p.qos); });
+    take_all<dds_builtintopic_endpoint_t>(
+        publications, [&](const auto& e) { pubs[hex(e.key.v, 16)] = endpoint(e); });
+    take_all<dds_builtintopic_endpoint_t>(
+        subscriptions, [&](const auto& e) { subs[hex(e.key.v, 16)] = endpoint(e); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(complete()) << "the node or its endpoints were not discovered; the run said:\n"
+                          << run_said();
+
+  // One node, /NS, as `ros2 node list` prints it.
+  EXPECT_EQ(node_ns, "/");
+  EXPECT_EQ(node_name, ns_);
+  EXPECT_EQ(enclave[participant_gid], "enclave=/;");
+
+  // The node's writers are every publication of its participant but ros_discovery_info's, and
+  // its readers every subscription: by topic, as `ros2 topic info -v` groups them.
+  std::map<std::string, Endpoint> by_topic;
+  std::size_t participant_writers = 0;
+  for (const auto& [guid, e] : pubs) {
+    if (e.participant != participant_gid) continue;
+    ++participant_writers;
+    if (e.topic == "ros_discovery_info") {
+      EXPECT_FALSE(node_writers.count(guid));
+      EXPECT_EQ(e.reliability, DDS_RELIABILITY_RELIABLE);
+      EXPECT_EQ(e.durability, DDS_DURABILITY_TRANSIENT_LOCAL);
+      EXPECT_EQ(e.depth, 1);
+    } else {
+      EXPECT_TRUE(node_writers.count(guid)) << e.topic << " is not in the node's writers";
+      EXPECT_EQ(e.reliability, DDS_RELIABILITY_RELIABLE) << e.topic;
+      EXPECT_EQ(e.durability, DDS_DURABILITY_VOLATILE) << e.topic;
+    }
+    by_topic[e.topic] = e;
+  }
+  EXPECT_EQ(participant_writers, node_writers.size() + 1);
+  for (const auto& g : node_readers) {
+    EXPECT_EQ(subs[g].participant, participant_gid);
+    EXPECT_EQ(subs[g].reliability, DDS_RELIABILITY_BEST_EFFORT);
+    by_topic[subs[g].topic] = subs[g];
+  }
+  // The topics of docs/ros2.md for this run: 4 robots with odometry, tf and scans (e-pucks
+  // have proximity rays), `pilot` external.
+  std::vector<std::pair<std::string, std::string>> expected = {
+      {"rt/clock", "rosgraph_msgs/msg/Clock"},
+      {"rt/tf", "tf2_msgs/msg/TFMessage"},
+      {"rt" + topic("poses"), "geometry_msgs/msg/PoseArray"},
+      {"rt" + topic("pilot/pose"), "geometry_msgs/msg/PoseStamped"},
+      {"rt" + topic("pilot/cmd_vel"), "geometry_msgs/msg/Twist"},
+      {"rt" + topic("pilot/odom"), "nav_msgs/msg/Odometry"},
+      {"rt" + topic("pilot/scan"), "sensor_msgs/msg/LaserScan"},
+      {"ros_discovery_info", "rmw_dds_common/msg/ParticipantEntitiesInfo"}};
+  for (const char* w : {"w0", "w1", "w2"}) {
+    expected.push_back({"rt" + topic(std::string(w) + "/odom"), "nav_msgs/msg/Odometry"});
+    expected.push_back({"rt" + topic(std::string(w) + "/scan"), "sensor_msgs/msg/LaserScan"});
+  }
+  EXPECT_EQ(by_topic.size(), expected.size());
+  for (const auto& [name, type] : expected) {
+    ASSERT_TRUE(by_topic.count(name)) << name << " is missing";
+    const Endpoint& e = by_topic[name];
+    EXPECT_EQ(ros_type(e.type), type) << name;
+    // USER_DATA as rmw_cyclonedds writes it for Iron and later, with ROS 2's hash.
+    ASSERT_TRUE(hashes.count(type)) << type;
+    EXPECT_EQ(e.user_data, "typehash=" + hashes.at(type) + ";") << name;
+    // rmw_cyclonedds's types are XCDR1 only: an endpoint must offer exactly that to match.
+    EXPECT_EQ(e.representations,
+              std::vector<dds_data_representation_id_t>{DDS_DATA_REPRESENTATION_XCDR1})
+        << name;
+  }
+  // docs/ros2.md's table lists each topic (/NS/ROBOT/leaf for a robot's) with its type.
+  std::ifstream doc(std::string(FLEETSIM_SOURCE_DIR) + "/docs/ros2.md");
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(doc, line);)
+    if (line.rfind("| `", 0) == 0) rows.push_back(line);
+  for (const auto& [name, type] : expected) {
+    std::string doc_name = name.rfind("rt/", 0) == 0 ? name.substr(2) : name;
+    if (doc_name.rfind("/" + ns_ + "/", 0) == 0)
+      doc_name = "/NS/" + doc_name.substr(ns_.size() + 2);
+    for (const char* robot : {"pilot/", "w0/", "w1/", "w2/"})
+      if (doc_name.rfind("/NS/" + std::string(robot), 0) == 0)
+        doc_name = "/NS/ROBOT/" + doc_name.substr(4 + std::strlen(robot));
+    EXPECT_TRUE(std::any_of(rows.begin(), rows.end(),
+                            [&](const std::string& row) {
+                              return row.rfind("| `" + doc_name + "` | `" + type + "` |", 0) == 0;
+                            }))
+        << "docs/ros2.md has no row for " << doc_name << " " << type;
+  }
+  EXPECT_EQ(by_topic["rt/tf"].depth, 100);
+  EXPECT_EQ(by_topic["rt" + topic("pilot/odom")].depth, 10);
+}
+
+TEST_F(Ros2Bridge, HumbleHasNoTypeHashesAnd24ByteGids) {
+  const dds_entity_t publications =
+      dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, nullptr, nullptr);
+  // Humble's ParticipantEntitiesInfo under its DDS name (no XTypes metadata: it would carry
+  // the IDL's module name; rmw_cyclonedds sends none).
+  const dds_topic_descriptor_t& h = rmw_dds_common_humble_msg_dds__ParticipantEntitiesInfo__desc;
+  const dds_topic_descriptor_t humble{h.m_size,
+                                      h.m_align,
+                                      h.m_flagset & ~DDS_TOPIC_XTYPES_METADATA,
+                                      h.m_nkeys,
+                                      "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_",
+                                      h.m_keys,
+                                      h.m_nops,
+                                      h.m_ops,
+                                      h.m_meta,
+                                      {nullptr, 0},
+                                      {nullptr, 0},
+                                      h.restrict_data_representation};
+  dds_qos_t* q = dds_create_qos();
+  dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+  dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+  const dds_entity_t info = dds_create_reader(
+      participant_, dds_create_topic(participant_, &humble, "ros_discovery_info", nullptr, nullptr),
+      q, nullptr);
+  dds_delete_qos(q);
+  ASSERT_GT(info, 0);
+  start_run({"--ros2-distro", "humble"});
+  std::map<std::string, Endpoint> mine;  // by topic
+  std::string gid, participant;
+  std::size_t writers = 0;
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && (mine.size() < 5 || gid.empty())) {
+    take_all<rmw_dds_common_humble_msg_dds__ParticipantEntitiesInfo_>(info, [&](const auto& m) {
+      for (std::uint32_t i = 0; i < m.node_entities_info_seq._length; ++i)
+        if (std::string(m.node_entities_info_seq._buffer[i].node_name) == ns_) {
+          gid = hex(m.gid.data, 24);
+          writers = m.node_entities_info_seq._buffer[i].writer_gid_seq._length;
+        }
+    });
+    take_all<dds_builtintopic_endpoint_t>(publications, [&](const auto& e) {
+      const std::string t = e.topic_name;
+      if (t.find("/" + ns_ + "/") != std::string::npos || t == "ros_discovery_info") {
+        mine[t].type = e.type_name;
+        mine[t].user_data = user_data(e.qos);
+        participant = hex(e.participant_key.v, 16);
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(mine.count("ros_discovery_info")) << run_said();
+  ASSERT_TRUE(mine.count("rt" + topic("pilot/pose")));
+  for (const auto& [t, e] : mine) EXPECT_EQ(e.user_data, "") << t << ": Humble has no hashes";
+  EXPECT_EQ(mine["ros_discovery_info"].type, "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_");
+}
+
+TEST_F(Ros2Bridge, OdometryTfAndScansFollowTheRobots) {
+  const dds_entity_t odom = reader(&nav_msgs_msg_dds__Odometry__desc, topic("pilot/odom"));
+  const dds_entity_t scan = reader(&sensor_msgs_msg_dds__LaserScan__desc, topic("pilot/scan"));
+  const dds_entity_t tf = reader(&tf2_msgs_msg_dds__TFMessage__desc, "/tf");
+  const dds_entity_t cmd = writer(&geometry_msgs_msg_dds__Twist__desc, topic("pilot/cmd_vel"));
+  start_run({"--ros2-robots", "pilot,kind:epuck"});
+
+  // tf per stamp: the pilot's transform; odometry per stamp: its pose and twist.
+  std::map<std::int64_t, geometry_msgs_msg_dds__Transform_> pilot_tf;
+  std::set<std::string> children;
+  std::size_t tf_size = 0;
+  std::map<std::int64_t, nav_msgs_msg_dds__Odometry_> odoms;
+  int scans = 0;
+  double fastest = 0;
+  const auto ns_of = [](const builtin_interfaces_msg_dds__Time_& t) {
+    return std::int64_t{t.sec} * 1'000'000'000 + t.nanosec;
+  };
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && (odoms.size() < 20 || scans < 5 || fastest < 0.0999)) {
+    take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
+      tf_size = m.transforms._length;
+      for (std::uint32_t i = 0; i < m.transforms._length; ++i) {
+        const auto& t = m.transforms._buffer[i];
+        EXPECT_EQ(std::string(t.header.frame_id), "map");
+        children.insert(t.child_frame_id);
+        if (std::string(t.child_frame_id) == "pilot/base_link")
+          pilot_tf[ns_of(t.header.stamp)] = t.transform;
+      }
+    });
+    take_all<nav_msgs_msg_dds__Odometry_>(odom, [&](const auto& m) {
+      EXPECT_EQ(std::string(m.header.frame_id), "map");
+      EXPECT_EQ(std::string(m.child_frame_id), "pilot/base_link");
+      auto copy = m;
+      copy.header.frame_id = nullptr;  // (the loan's strings are not kept)
+      copy.child_frame_id = nullptr;
+      odoms[ns_of(m.header.stamp)] = copy;
+      fastest = std::max(fastest, m.twist.twist.linear.x);
+    });
+    take_all<sensor_msgs_msg_dds__LaserScan_>(scan, [&](const auto& s) {
+      ++scans;
+      EXPECT_EQ(std::string(s.header.frame_id), "pilot/base_link");
+      // The e-puck's 8 rays, from -150 to 150 degrees, in one-degree bins.
+      EXPECT_EQ(s.ranges._length, 301u);
+      EXPECT_EQ(s.intensities._length, s.ranges._length);
+      EXPECT_NEAR(s.angle_min, -150 * M_PI / 180, 1e-5);
+      EXPECT_NEAR(s.angle_max, 150 * M_PI / 180, 1e-5);
+      EXPECT_NEAR(s.angle_increment, M_PI / 180, 1e-7);
+      int rays = 0;
+      for (std::uint32_t i = 0; i < s.ranges._length; ++i) {
+        const float r = s.ranges._buffer[i];
+        if (std::isnan(r)) continue;
+        ++rays;
+        EXPECT_TRUE(std::isinf(r) || (r >= s.range_min && r <= s.range_max)) << r;
+      }
+      EXPECT_EQ(rays, 8);
+    });
+    // Forward at 0.1 m/s: odometry's twist, in the robot's frame, says so.
+    geometry_msgs_msg_dds__Twist_ twist{{0.1, 0, 0}, {0, 0, 0}};
+    dds_write(cmd, &twist);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(tf_size, 4u) << "every e-puck in /tf; the run said:\n" << run_said();
+  EXPECT_EQ(children, (std::set<std::string>{"pilot/base_link", "w0/base_link", "w1/base_link",
+                                             "w2/base_link"}));
+  EXPECT_GE(odoms.size(), 20u);
+  EXPECT_GE(scans, 5);
+  EXPECT_NEAR(fastest, 0.1, 1e-6) << "odometry's twist is the commanded speed";
+  // Odometry and tf give the same pose at the same stamp.
+  int same = 0;
+  for (const auto& [stamp, o] : odoms) {
+    auto it = pilot_tf.find(stamp);
+    if (it == pilot_tf.end()) continue;
+    ++same;
+    EXPECT_EQ(o.pose.pose.position.x, it->second.translation.x);
+    EXPECT_EQ(o.pose.pose.position.y, it->second.translation.y);
+    EXPECT_EQ(o.pose.pose.orientation.z, it->second.rotation.z);
+    EXPECT_EQ(o.pose.pose.orientation.w, it->second.rotation.w);
+  }
+  EXPECT_GT(same, 10);
+}
+
+// A ROS-driven run, then the same run from its recorded inputs without ROS 2: the same bits.
+TEST_F(Ros2Bridge, ARosDrivenRunRepeatsFromItsRecordedInputs) {
+  const dds_entity_t pilot = reader(&geometry_msgs_msg_dds__PoseStamped__desc, topic("pilot/pose"));
+  const dds_entity_t cmd = writer(&geometry_msgs_msg_dds__Twist__desc, topic("pilot/cmd_vel"));
+  const std::string live_log = (dir_ / "live.log").string();
+  start_run({"--length", "6", "--log", live_log, "--json"});
+  // Commands that change as the wall clock goes: a different run each time, which the record
+  // must capture.
+  int sent = 0;
+  bool seen = false;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  int status = -3;
+  while (Clock::now() < deadline) {
+    take_all<geometry_msgs_msg_dds__PoseStamped_>(pilot, [&](const auto&) { seen = true; });
+    if (seen) {
+      const double v = 0.02 + 0.01 * (sent % 7), w = 0.3 * ((sent % 5) - 2);
+      geometry_msgs_msg_dds__Twist_ twist{{v, 0, 0}, {0, 0, w}};
+      dds_write(cmd, &twist);
+      ++sent;
+    }
+    int st = 0;
+    if (waitpid(pid_, &st, WNOHANG) == pid_) {
+      status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      pid_ = -1;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(37));
+  }
+  ASSERT_EQ(status, 0) << run_said();
+  const std::string live = fleetsim::testing::slurp(dir_ / "out");
+  const std::string record = fleetsim::testing::slurp(dir_ / "inputs");
+  ASSERT_NE(record.find(" pilot "), std::string::npos) << "no command was recorded";
+
+  const auto replay = fleetsim::testing::run_command(
+      std::string(FLEETSIM_EXE) + " run " + kExample + " --length 6 --quiet --json --log " +
+          (dir_ / "replay.log").string() + " --replay-inputs " + (dir_ / "inputs").string(),
+      dir_);
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  const auto hash_of = [](const std::string& json) {
+    const auto at = json.rfind("\"state_hash\":\"");
+    return at == std::string::npos ? std::string() : json.substr(at + 14, 16);
+  };
+  EXPECT_FALSE(hash_of(live).empty()) << live;
+  EXPECT_EQ(hash_of(replay.out), hash_of(live));
+  EXPECT_EQ(fleetsim::testing::slurp(dir_ / "replay.log"), fleetsim::testing::slurp(live_log))
+      << "the logs differ";
+  // Without the inputs the run is another: the record is what made it.
+  const auto undriven = fleetsim::testing::run_command(
+      std::string(FLEETSIM_EXE) + " run " + kExample + " --length 6 --quiet --json --log ''", dir_);
+  EXPECT_NE(hash_of(undriven.out), hash_of(live));
 }
 
 TEST_F(Ros2Bridge, BadOptionsAreRefusedBeforeTheRun) {
   const std::string exe = FLEETSIM_EXE, file = kExample;
   const std::string err = (dir_ / "err").string();
-  EXPECT_EQ(WEXITSTATUS(std::system(
-                (exe + " run " + file + " --ros2 --ros2-namespace 9lives 2>" + err).c_str())),
-            2);
+  const auto status_of = [&](const std::string& args) {
+    return WEXITSTATUS(std::system((exe + " run " + file + " " + args + " 2>" + err).c_str()));
+  };
+  EXPECT_EQ(status_of("--ros2 --ros2-namespace 9lives"), 2);
   EXPECT_NE(fleetsim::testing::slurp(err).find("is not one ROS 2 name token"), std::string::npos);
-  EXPECT_EQ(
-      WEXITSTATUS(std::system((exe + " run " + file + " --ros2 --processes 2 2>" + err).c_str())),
-      2);
+  EXPECT_EQ(status_of("--ros2 --processes 2"), 2);
   EXPECT_NE(fleetsim::testing::slurp(err).find("--ros2 runs on one process"), std::string::npos);
+  EXPECT_EQ(status_of("--ros2 --ros2-domain " + std::to_string(domain_) +
+                      " --ros2-robots pilot,kind:footbot --log ''"),
+            2);
+  EXPECT_NE(fleetsim::testing::slurp(err).find("no robot of kind 'footbot'"), std::string::npos);
+  EXPECT_EQ(status_of("--ros2 --ros2-distro galactic"), 2);
+  // A recorded inputs file with a bad line: file:line.
+  const auto bad = dir_ / "bad.inputs";
+  std::ofstream(bad) << "# fleetsim ROS 2 inputs\n3 pilot 0.1 0\n4 pilot fast 0\n";
+  EXPECT_EQ(status_of("--log '' --replay-inputs " + bad.string()), 2);
+  EXPECT_NE(fleetsim::testing::slurp(err).find(bad.string() + ":3: error: malformed input"),
+            std::string::npos)
+      << fleetsim::testing::slurp(err);
 }
 
 }  // namespace
