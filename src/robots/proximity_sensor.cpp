@@ -392,9 +392,10 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
     const double* z = z_ == kNoColumn ? nullptr : static_cast<const double*>(store.data(z_));
     read_proximity_slot(w.state(), w.index(), robot.slot, radius_, range_, layout_, values, z,
                         height_);
+    // (Most rays see nothing: their 0 stays 0 under every response, without the call.)
     if (response_ != ProximityResponse::kLinear)
       for (std::size_t k = 0; k < layout_.count(); ++k)
-        values[k] = proximity_response(response_, values[k], range_);
+        if (values[k] > 0) values[k] = proximity_response(response_, values[k], range_);
     if (noise_level_ > 0) {
       CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kProximityNoise);
       for (std::size_t k = 0; k < layout_.count(); ++k)

@@ -50,10 +50,10 @@ class Splitter {
  public:
   Splitter(DistributePlan& d, std::uint64_t seed, std::vector<double> weights)
       : d_(d), seed_(seed), w_(std::move(weights)) {
-    // Dense: the robots' discs cover more than a quarter of the free area.
+    // Sparse: the robots' discs cover less than a twentieth of the free area.
     double free = 0;
     for (double w : w_) free += w;
-    binomial_ = static_cast<double>(d.count) * kPi * d.radius * d.radius < 0.25 * free;
+    binomial_ = static_cast<double>(d.count) * kPi * d.radius * d.radius < 0.05 * free;
     eps_ = 1e-9 * free;
     // Summed weights: sum_[(y) * (nx + 1) + x] over the tiles below x and y.
     const auto nx = static_cast<std::size_t>(d.nx), ny = static_cast<std::size_t>(d.ny);
@@ -100,8 +100,8 @@ class Splitter {
         for (std::uint64_t i = 0; i < n; ++i) left += rng.next() < below ? 1 : 0;
         if (p >= 1) left = n;
       } else {
-        // A dense placement: shares in proportion to the free area, so that every tile can
-        // hold its robots.
+        // A crowded placement: shares in proportion to the free area, so that no tile is much
+        // denser than the region and every tile can hold its robots.
         const double share = static_cast<double>(n) * p;
         left = std::min<std::uint64_t>(n, static_cast<std::uint64_t>(std::floor(share)));
         if (left < n && rng.uniform() < share - static_cast<double>(left)) ++left;
@@ -152,14 +152,17 @@ void RobotPlan::plan(const WorldModel& m) {
   const double rmax = m.max_radius_m();
   const double narrowest = std::max(2 * rmax + 4 * kSkin + 1e-9, 1e-3);
   double side = std::max({hi.x - lo.x, hi.y - lo.y, 1e-3});
+  double swarm = 0;
+  for (const DistributePlan& d : distributes) swarm += static_cast<double>(d.count);
   for (const DistributePlan& d : distributes) {
     const double area = (d.hi.x - d.lo.x + 2 * d.radius) * (d.hi.y - d.lo.y + 2 * d.radius);
     const auto n = static_cast<double>(d.count);
-    // A sparse swarm: tiles of a 256th of it (8 to 128 robots), fine enough to balance the
-    // domains of a run on several processes; a dense one (its discs cover a quarter of its
-    // region or more): 128 robots, which a tile's random draws fill as one region's would.
-    const bool dense = n * kPi * d.radius * d.radius >= 0.25 * area;
-    const double per_tile = dense ? 128.0 : std::clamp(n / 256, 8.0, 128.0);
+    // A swarm whose discs cover a twentieth of its region or more: tiles of 128 robots, whose
+    // counts vary little, so that none is much denser than the region. A sparser one: a 256th
+    // of the swarm (8 to 128 robots), fine enough to balance the domains of a run on several
+    // processes.
+    const bool crowded = n * kPi * d.radius * d.radius >= 0.05 * area;
+    const double per_tile = crowded ? 128.0 : std::clamp(swarm / 256, 8.0, 128.0);
     side = std::min(side, std::sqrt(per_tile * area / n));
   }
   side = std::max(side, narrowest);
