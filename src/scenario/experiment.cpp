@@ -132,15 +132,11 @@ class KnowledgeSetup final : public EnsembleSetup {
       declared += (i ? ", " : "") + model_.knowledge_names[i];
     }
     throw SetupError("no knowledge field '" + std::string(field) + "' (the experiment's " +
-                     "<knowledge> " + (declared.empty() ? "declares none" : "declares: " + declared) +
-                     ")");
+                     "<knowledge> " +
+                     (declared.empty() ? "declares none" : "declares: " + declared) + ")");
   }
-  std::span<const std::string> knowledge_fields() const override {
-    return model_.knowledge_names;
-  }
-  std::span<const std::uint32_t> knowledge_sizes() const override {
-    return model_.knowledge_sizes;
-  }
+  std::span<const std::string> knowledge_fields() const override { return model_.knowledge_names; }
+  std::span<const std::uint32_t> knowledge_sizes() const override { return model_.knowledge_sizes; }
 
  private:
   const WorldModel& model_;
@@ -167,7 +163,7 @@ class ExperimentParser {
     model_->name = file_.path();
     ex_.path = file_.path();
     root.check_at_most_one({"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                             "distribution", "loop_functions", "knowledge", "ensembles"});
+                            "distribution", "loop_functions", "knowledge", "ensembles"});
     auto first = [&](const char* n) { return root.first_child(n); };
     if (auto e = first("framework"))
       read_framework(*e);
@@ -979,7 +975,8 @@ class ExperimentParser {
       if (!word || std::isdigit(static_cast<unsigned char>(name[0]))) {
         f.error("knowledge field name '" + name +
                 "' is not a word (expected letters, digits and _, not starting with a digit: "
-                "Lua scripts read it as robot.knowledge." + name + ")");
+                "Lua scripts read it as robot.knowledge." +
+                name + ")");
         continue;
       }
       model_->knowledge_names.push_back(name);
@@ -991,8 +988,8 @@ class ExperimentParser {
     for (std::size_t i = 0; i < model_->knowledge_names.size(); ++i)
       ex_.state.robots.add({"knowledge." + model_->knowledge_names[i], ColumnType::kF64,
                             model_->knowledge_sizes[i], true, false,
-                            "knowledge field (docs/experiment-format.md, <knowledge>)",
-                            "knowledge", true});
+                            "knowledge field (docs/experiment-format.md, <knowledge>)", "knowledge",
+                            true});
   }
 
   // <ensembles><ensemble type=... period=... coordinators=... members=... within=.../>: made
@@ -1034,17 +1031,16 @@ class ExperimentParser {
       d.members = selector("members");
       const PluginInfo* info = reg_.find(PluginKind::kEnsemble, d.type);
       if (!d.type.empty() && !info) {
-        x.error("unknown ensemble type '" + d.type + "' (expected one of: " +
-                join(reg_.names(PluginKind::kEnsemble)) +
+        x.error("unknown ensemble type '" + d.type +
+                "' (expected one of: " + join(reg_.names(PluginKind::kEnsemble)) +
                 "; plug-in libraries are named in <plugins>)" +
                 did_you_mean(d.type, reg_.names(PluginKind::kEnsemble)));
         continue;
       }
       if (!info) continue;
       bool files_exist = true;
-      d.params =
-          read_params(x, *info, {"type", "period", "coordinators", "members", "within"}, file_,
-                      &files_exist);
+      d.params = read_params(x, *info, {"type", "period", "coordinators", "members", "within"},
+                             file_, &files_exist);
       x.finish();
       x.check_children({});
       if (!files_exist || d_.has_errors()) continue;
@@ -1277,6 +1273,14 @@ class ExperimentParser {
     }
     st.skip_robot_ids_to(next);
     if (d_.has_errors()) return;
+    // (Every robot takes a try at least: a bound on the tries bounds the plan's work too.)
+    if (ov_.max_placement_tries && !plan->distributes.empty() &&
+        static_cast<std::int64_t>(plan->total()) > *ov_.max_placement_tries) {
+      d_.error(plan->distributes.front().where,
+               "placing the robots takes more than " + std::to_string(*ov_.max_placement_tries) +
+                   " random tries in all, this check's limit (expected fewer robots)");
+      return;
+    }
     plan->plan(*model_);
     // Placed now, unless the run asked to place them later (a process of a partitioned run
     // places only the tiles near its domain); robots pinned to processes by name are placed

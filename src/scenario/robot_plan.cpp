@@ -344,6 +344,13 @@ bool RobotPlan::place(const WorldModel& m, WorldState& st, const std::vector<std
                   static_cast<std::uint64_t>(std::max(1.0, std::floor((b.y - a.y) / step)));
               const std::uint64_t spots = cols * rows, from = rng.below(spots);
               for (std::uint64_t j = 0; j < spots && !done; ++j) {
+                if (max_tries && ++tries_so_far > *max_tries) {
+                  diags.error(d.where, "placing the robots takes more than " +
+                                           std::to_string(*max_tries) +
+                                           " random tries in all, this check's limit (expected "
+                                           "fewer robots)");
+                  return false;
+                }
                 const std::uint64_t q = (from + j) % spots;
                 const Vec2 p{a.x + (static_cast<double>(q % cols) + 0.5) * step,
                              a.y + (static_cast<double>(q / cols) + 0.5) * step};

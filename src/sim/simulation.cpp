@@ -66,7 +66,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
   // (The index's reaches give the halo's, which a process placing only its part needs; until
   // it has placed them, its grid covers its domain only.)
   const bool deferred = static_cast<bool>(experiment_.robot_plan);
-  const bool own_area = deferred && distributed() && !dist_.domains.empty();
+  const bool own_area = deferred && distributed() && dist_.domains.count() == dist_.processes;
   if (own_area) {
     const Domains::Box& own = dist_.domains.box(dist_.process);
     const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
@@ -125,8 +125,8 @@ void Simulation::place_planned_robots() {
   // reach of its domain (partition() then drops the robots beyond it, as after a whole load).
   // The first process places every robot when it writes the logs or shows the run.
   std::vector<std::uint8_t> mine;
-  const bool part = distributed() && !dist_.domains.empty() && dist_.partition_storage &&
-                    !resuming_ && may_send_border_halo() &&
+  const bool part = distributed() && dist_.domains.count() == dist_.processes &&
+                    dist_.partition_storage && !resuming_ && may_send_border_halo() &&
                     !(dist_.process == 0 && (!experiment_.logs.empty() || dist_.first_holds_all));
   if (part) {
     const double reach = halo_reach();
