@@ -92,7 +92,8 @@ TEST_F(Mpi, RandomExperimentsOnSeveralRanksGiveTheOneProcessBits) {
     std::ofstream(xml) << s.xml;
     Result one = shell(kFleetsim + " run " + xml + " --quiet --json --log " + path("one.flog"));
     ASSERT_EQ(one.status, 0) << one.err;
-    const auto ref = nlohmann::json::parse(one.out.substr(one.out.rfind('\n', one.out.size() - 2) + 1));
+    const auto ref =
+        nlohmann::json::parse(one.out.substr(one.out.rfind('\n', one.out.size() - 2) + 1));
     const std::string ref_log = slurp(path("one.flog"));
     ASSERT_GT(ref_log.size(), 1000u);
     for (int ranks : {2, 3, 4, 8}) {
@@ -109,6 +110,43 @@ TEST_F(Mpi, RandomExperimentsOnSeveralRanksGiveTheOneProcessBits) {
           << "the log of " << ranks << " ranks differs from one process's";
     }
   }
+}
+
+// A swarm large enough that no rank loads it whole (docs/distributed.md, "The start"): each
+// rank places only the tiles near its domain, fewer than half the robots on 4 ranks, and the
+// state hash is one process's; with a log, rank 0 places every robot and the log's bytes are
+// one process's.
+TEST_F(Mpi, ALargeSwarmIsPlacedByEachRankForItsPartWithTheOneProcessBits) {
+  const std::string xml = path("large.xml");
+  std::ofstream(xml)
+      << "<fleetsim><framework ticks_per_second=\"10\" length=\"2\" seed=\"5\"/>\n"
+         "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>\n"
+         "<arena size=\"60,40\"><wall from=\"-10,-10\" to=\"10,10\"/>\n"
+         "<distribute count=\"20000\" controller=\"c\" id_prefix=\"a\"/>\n"
+         "<robot id=\"solo\" controller=\"c\" position=\"1.5,-3\"/>\n"
+         "<distribute count=\"6000\" kind=\"footbot\" controller=\"c\" id_prefix=\"f\" "
+         "region=\"-30,-20,0,20\"/></arena></fleetsim>\n";
+  Result one =
+      shell(kFleetsim + " run " + xml + " --threads 1 --quiet --json --log " + path("one.flog"));
+  ASSERT_EQ(one.status, 0) << one.err;
+  const auto ref =
+      nlohmann::json::parse(one.out.substr(one.out.rfind('\n', one.out.size() - 2) + 1));
+  Result r = mpirun(4, xml + " --threads 1 --quiet --json --log ''");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+  EXPECT_EQ(j["state_hash"], ref["state_hash"]);
+  std::uint64_t placed = 0;
+  for (const auto& p : j["per_process"]) {
+    EXPECT_TRUE(p["partitioned"].get<bool>());
+    EXPECT_GT(p["placed_robots"].get<std::uint64_t>(), 0u);
+    EXPECT_LT(p["placed_robots"].get<std::uint64_t>(), 26001u / 2) << p.dump();
+    placed += p["placed_robots"].get<std::uint64_t>();
+  }
+  EXPECT_GE(placed, 26001u) << "every robot placed by some rank";
+  Result logged = mpirun(3, xml + " --threads 1 --quiet --json --log " + path("mpi.flog"));
+  ASSERT_EQ(logged.status, 0) << logged.err;
+  EXPECT_TRUE(slurp(path("mpi.flog")) == slurp(path("one.flog")))
+      << "the log of 3 ranks differs from one process's";
 }
 
 TEST_F(Mpi, BadStartsAreUserErrorsSaidOnce) {
@@ -182,8 +220,7 @@ TEST_F(Mpi, AKilledOrStoppedRankEndsTheJobWithNoProcessLeft) {
     EXPECT_NE(status, 0);
     const std::string err = slurp(path("k.err"));
     EXPECT_NE(err.find("rank 1"), std::string::npos) << err;
-    if (sig == SIGSTOP)
-      EXPECT_NE(err.find("stopped answering at tick "), std::string::npos) << err;
+    if (sig == SIGSTOP) EXPECT_NE(err.find("stopped answering at tick "), std::string::npos) << err;
     // (mpirun's ranks are reparented when it exits: give their new parent a moment to reap
     // them.)
     for (pid_t r : ranks) {
