@@ -7,9 +7,10 @@
 // contact rounds). The decomposition is a question of speed only: robots collide, sense and
 // communicate across a border exactly as inside a domain, so the results are the same bits
 // for any number of domains. It is built once, at the start, by recursive bisection balanced
-// by robot count, and is a pure function of the robots' positions and the domain count (every
-// process computes it alike). Domains tile the plane: the ones at the arena's edges reach to
-// infinity beyond it, so every point is in exactly one.
+// by robot count, and is a pure function of the robots' positions (or of the robots planned per
+// placement tile, bisect_tiles) and the domain count (every process computes it alike).
+// Domains tile the plane: the ones at the arena's edges reach to infinity beyond it, so every
+// point is in exactly one.
 #pragma once
 
 #include <cstdint>
