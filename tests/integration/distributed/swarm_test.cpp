@@ -184,10 +184,13 @@ TEST_F(Swarm, PerProcessLoopFunctionsGiveOneProcessesBits) {
       for (const auto& r : reports) {
         ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
         EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
-        // The first process holds every robot (it writes the log), the others their part.
+        // The first process holds every robot (it writes the log), the others their part:
+        // fewer robots over the run (at some tick one may hold nearly all of a small arena's:
+        // which ghosts it keeps is a matter of speed, not of the bits).
         EXPECT_TRUE(r.partitioned) << "process " << r.process;
         if (r.process > 0)
-          EXPECT_LT(r.exchange.held_robots_max, r.robots) << "process " << r.process;
+          EXPECT_LT(r.exchange.held_robot_ticks, reports[0].exchange.held_robot_ticks * 9 / 10)
+              << "process " << r.process;
         migrated += r.exchange.migrations_in;
         sent += r.exchange.halo_rows_sent;
         steps += r.robot_steps;
