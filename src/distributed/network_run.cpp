@@ -111,7 +111,8 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   if (net.primary) {
     const int n = net.secondaries + 1;
     o.processes = n;
-    const auto owner = assign(loaded->experiment, n, "--network-secondaries (plus 1)");  // before anyone waits
+    const auto owner =
+        assign(loaded->experiment, n, "--network-secondaries (plus 1)");  // before anyone waits
     const auto [host, port] = split_tcp(net.listen, "--listen");
     if (port == 0)
       throw std::invalid_argument("--listen " + net.listen + ": give a port (e.g. 7770)");
@@ -342,14 +343,22 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   // the run picks a free block of 64 (up to 64 processes).
   const std::string endpoint =
       tcp(host, port == 0 ? free_port_block(64, host == "0.0.0.0" ? "127.0.0.1" : host) : port);
-  send_json(control, {{"type", "join"},
-                      {"host", hostname},
-                      {"endpoint", endpoint},
-                      {"files", files},
-                      {"wire", transport::kWireVersion}});
+  // The join waits at most the connect timeout to leave too: a primary that refuses the
+  // connection's handshake (it requires keys this one lacks) leaves no pipe to send on, and an
+  // unbounded send would wait for ever.
+  const auto wait_ms = static_cast<int>(net.connect_timeout_s * 1000);
+  control.set(zmq::sockopt::sndtimeo, wait_ms);
+  const std::string join = nlohmann::json{{"type", "join"},
+                                          {"host", hostname},
+                                          {"endpoint", endpoint},
+                                          {"files", files},
+                                          {"wire", transport::kWireVersion}}
+                               .dump();
+  const bool sent = control.send(zmq::buffer(join), zmq::send_flags::none).has_value();
+  control.set(zmq::sockopt::sndtimeo, -1);
   std::cerr << "fleetsim: secondary: joining the primary at " << net.primary_address << "\n";
   zmq::pollitem_t item{control.handle(), 0, ZMQ_POLLIN, 0};
-  zmq::poll(&item, 1, std::chrono::milliseconds(static_cast<long>(net.connect_timeout_s * 1000)));
+  if (sent) zmq::poll(&item, 1, std::chrono::milliseconds(wait_ms));
   if (!(item.revents & ZMQ_POLLIN)) {
     control.set(zmq::sockopt::linger, 0);
     throw std::runtime_error("no answer from a primary at " + net.primary_address + " within " +
