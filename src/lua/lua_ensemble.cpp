@@ -149,16 +149,7 @@ class LuaEnsemble final : public Ensemble {
     const Proxy& p = proxy(L, 1);
     EnsembleWorld& w = *e.world_;
     if (p.knowledge) {
-      const std::span<double> v = w.knowledge(p.component, e.field(L, 2));
-      if (v.size() == 1) {
-        lua_pushnumber(L, v[0]);
-        return 1;
-      }
-      lua_createtable(L, static_cast<int>(v.size()), 0);
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        lua_pushnumber(L, v[i]);
-        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-      }
+      push_knowledge(L, w.knowledge(p.component, e.field(L, 2)));
       return 1;
     }
     const std::string key = luaL_checkstring(L, 2);

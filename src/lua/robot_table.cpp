@@ -1,5 +1,7 @@
 #include "lua/robot_table.hpp"
 
+#include "lua/script.hpp"
+
 #include <lua.hpp>
 
 #include <algorithm>
@@ -794,16 +796,7 @@ int RobotTable::knowledge_get(lua_State* L) {
   if (!t.io_ || !t.io_->knowledge_columns)
     return luaL_error(L, "robot.knowledge.%s: knowledge is read and written in step() only",
                       t.knowledge_names_[f].c_str());
-  const std::span<const double> v = t.io_->knowledge(f);
-  if (v.size() == 1) {
-    lua_pushnumber(L, v[0]);
-    return 1;
-  }
-  lua_createtable(L, static_cast<int>(v.size()), 0);
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    lua_pushnumber(L, v[i]);
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
+  push_knowledge(L, t.io_->knowledge(f));
   return 1;
 }
 
@@ -821,8 +814,9 @@ int RobotTable::knowledge_set(lua_State* L) {
   }
   if (lua_type(L, 3) != LUA_TTABLE || lua_rawlen(L, 3) != v.size())
     return luaL_error(L, "robot.knowledge.%s: expected %s", name,
-                      v.size() == 1 ? "a number"
-                                    : ("a table of " + std::to_string(v.size()) + " numbers").c_str());
+                      v.size() == 1
+                          ? "a number"
+                          : ("a table of " + std::to_string(v.size()) + " numbers").c_str());
   double values[64];
   for (std::size_t i = 0; i < v.size(); ++i) {
     lua_rawgeti(L, 3, static_cast<lua_Integer>(i + 1));

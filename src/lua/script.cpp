@@ -259,6 +259,18 @@ StatePtr new_state(const std::string& script_path, MemoryBudget& budget) {
   return state;
 }
 
+void push_knowledge(lua_State* state, std::span<const double> values) {
+  if (values.size() == 1) {
+    lua_pushnumber(state, values[0]);
+    return;
+  }
+  lua_createtable(state, static_cast<int>(values.size()), 0);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    lua_pushnumber(state, values[i]);
+    lua_rawseti(state, -2, static_cast<lua_Integer>(i + 1));
+  }
+}
+
 void push_message_handler(lua_State* state, ScriptError* error) {
   lua_pushlightuserdata(state, error);
   lua_pushcclosure(state, message_handler, 1);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -53,6 +54,9 @@ void push_message_handler(lua_State* state, ScriptError* error);
 /// crafted one can crash Lua). On success pushes the chunk and returns true; otherwise fills
 /// `error` (line set for a syntax error, 0 when the file cannot be read) and pushes nothing.
 bool load_script(lua_State* state, const std::string& path, ScriptError& error);
+
+/// Pushes a knowledge field's numbers: a number when it has one, else a table 1..n.
+void push_knowledge(lua_State* state, std::span<const double> values);
 
 /// Splits a compile error message ("<chunk>:<line>: text") given the chunk's file path.
 ScriptError split_compile_error(std::string_view message, const std::string& path);

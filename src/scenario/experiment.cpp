@@ -1276,9 +1276,7 @@ class ExperimentParser {
     // (Every robot takes a try at least: a bound on the tries bounds the plan's work too.)
     if (ov_.max_placement_tries && !plan->distributes.empty() &&
         static_cast<std::int64_t>(plan->total()) > *ov_.max_placement_tries) {
-      d_.error(plan->distributes.front().where,
-               "placing the robots takes more than " + std::to_string(*ov_.max_placement_tries) +
-                   " random tries in all, this check's limit (expected fewer robots)");
+      d_.error(plan->distributes.front().where, too_many_placement_tries(*ov_.max_placement_tries));
       return;
     }
     plan->plan(*model_);

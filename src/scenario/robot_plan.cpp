@@ -127,6 +127,11 @@ class Splitter {
 
 }  // namespace
 
+std::string too_many_placement_tries(std::int64_t limit) {
+  return "placing the robots takes more than " + std::to_string(limit) +
+         " random tries in all, this check's limit (expected fewer robots)";
+}
+
 bool set_robot_leds(const WorldModel& m, WorldState& st, std::uint16_t k, std::uint32_t row,
                     Color colour) {
   for (const auto& a : m.kinds[k].actuators) {
@@ -204,9 +209,7 @@ std::vector<std::uint64_t> RobotPlan::tile_counts() const {
   std::vector<std::uint64_t> c(grid.tiles(), 0);
   for (const PlannedRobot& r : robots) ++c[grid.at(grid.tile_x(r.p.x), grid.tile_y(r.p.y))];
   for (const DistributePlan& d : distributes)
-    for (std::uint32_t t : d.order)
-      c[grid.at(d.tx0 + static_cast<int>(t % static_cast<std::uint32_t>(d.nx)),
-                d.ty0 + static_cast<int>(t / static_cast<std::uint32_t>(d.nx)))] += d.count_of[t];
+    for (std::uint32_t t : d.order) c[grid.at(d.tile_x(t), d.tile_y(t))] += d.count_of[t];
   return c;
 }
 
@@ -240,9 +243,7 @@ void RobotPlan::for_each_run(
     const std::function<void(EntityId, std::uint32_t, std::size_t)>& f) const {
   for (const DistributePlan& d : distributes)
     for (std::uint32_t t : d.order)
-      f(d.first_id + d.first_of[t], d.count_of[t],
-        grid.at(d.tx0 + static_cast<int>(t % static_cast<std::uint32_t>(d.nx)),
-                d.ty0 + static_cast<int>(t / static_cast<std::uint32_t>(d.nx))));
+      f(d.first_id + d.first_of[t], d.count_of[t], grid.at(d.tile_x(t), d.tile_y(t)));
 }
 
 bool RobotPlan::place(const WorldModel& m, WorldState& st, const std::vector<std::uint8_t>* wanted,
@@ -319,10 +320,7 @@ bool RobotPlan::place(const WorldModel& m, WorldState& st, const std::vector<std
             bool done = false;
             for (std::int64_t attempt = 0; attempt < d.tries && !done; ++attempt) {
               if (max_tries && ++tries_so_far > *max_tries) {
-                diags.error(d.where, "placing the robots takes more than " +
-                                         std::to_string(*max_tries) +
-                                         " random tries in all, this check's limit (expected "
-                                         "fewer robots)");
+                diags.error(d.where, too_many_placement_tries(*max_tries));
                 return false;
               }
               const Vec2 p{rng.uniform(a.x, b.x), rng.uniform(a.y, b.y)};
@@ -345,10 +343,7 @@ bool RobotPlan::place(const WorldModel& m, WorldState& st, const std::vector<std
               const std::uint64_t spots = cols * rows, from = rng.below(spots);
               for (std::uint64_t j = 0; j < spots && !done; ++j) {
                 if (max_tries && ++tries_so_far > *max_tries) {
-                  diags.error(d.where, "placing the robots takes more than " +
-                                           std::to_string(*max_tries) +
-                                           " random tries in all, this check's limit (expected "
-                                           "fewer robots)");
+                  diags.error(d.where, too_many_placement_tries(*max_tries));
                   return false;
                 }
                 const std::uint64_t q = (from + j) % spots;
@@ -393,11 +388,7 @@ bool RobotPlan::place(const WorldModel& m, WorldState& st, const std::vector<std
   std::size_t adding = robots.size();
   for (std::size_t k = 0; k < distributes.size(); ++k)
     for (std::uint32_t t : distributes[k].order)
-      if (!wanted ||
-          (*wanted)[grid.at(distributes[k].tx0 +
-                                static_cast<int>(t % static_cast<std::uint32_t>(distributes[k].nx)),
-                            distributes[k].ty0 + static_cast<int>(t / static_cast<std::uint32_t>(
-                                                                          distributes[k].nx)))])
+      if (!wanted || (*wanted)[grid.at(distributes[k].tile_x(t), distributes[k].tile_y(t))])
         adding += distributes[k].count_of[t];
   st.robots.reserve(st.robot_count() + adding);
   const std::size_t first_row = st.robot_count();
@@ -417,8 +408,7 @@ bool RobotPlan::place(const WorldModel& m, WorldState& st, const std::vector<std
     if (k == distributes.size()) break;
     const DistributePlan& d = distributes[k];
     for (std::uint32_t t : d.order) {
-      const int tx = d.tx0 + static_cast<int>(t % static_cast<std::uint32_t>(d.nx));
-      const int ty = d.ty0 + static_cast<int>(t / static_cast<std::uint32_t>(d.nx));
+      const int tx = d.tile_x(t), ty = d.tile_y(t);
       if (wanted && !(*wanted)[grid.at(tx, ty)]) continue;
       for (std::uint32_t i = 0; i < d.count_of[t]; ++i) {
         const Placed& pl = placed[k][slot_of[k][t] + i];

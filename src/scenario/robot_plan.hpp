@@ -69,7 +69,17 @@ struct DistributePlan {
   /// Per tile of the range (row-major): how many robots, and the first one's number (its id
   /// is first_id + number); the tiles in id order (those with robots).
   std::vector<std::uint32_t> count_of, first_of, order;
+  /// Tile t of the range (row-major) as a column and a row of the grid.
+  int tile_x(std::uint32_t t) const {
+    return tx0 + static_cast<int>(t % static_cast<std::uint32_t>(nx));
+  }
+  int tile_y(std::uint32_t t) const {
+    return ty0 + static_cast<int>(t / static_cast<std::uint32_t>(nx));
+  }
 };
+
+/// The error of a placement past ExperimentOverrides::max_placement_tries.
+std::string too_many_placement_tries(std::int64_t limit);
 
 /// Sets every LED of robot kind `k`'s first leds part, as shown and as commanded, on row
 /// `row`; false when the kind has no LEDs.
