@@ -83,18 +83,6 @@ class WordFeeder {
   std::size_t fill_ = 0;
 };
 
-/// Hasher::bytes over a range given in pieces: the same words, then (end()) the same tail.
-class PiecewiseBytes {
- public:
-  explicit PiecewiseBytes(Hasher& h) : h_(h) {}
-  void bytes(const void* data, std::size_t n) { words_.bytes(h_, data, n); }
-  void end() { h_.word(words_.tail() ^ (static_cast<std::uint64_t>(words_.fill()) << 56)); }
-
- private:
-  Hasher& h_;
-  WordFeeder words_;
-};
-
 /// A hash of a stream of bytes given in pieces of any size: the value depends on the bytes
 /// alone, not on where the pieces were cut (a log's bytes hashed as they are written, then
 /// again as they are read back in blocks).

@@ -24,7 +24,7 @@ namespace fleetsim {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'L', 'E', 'E', 'T', 'C', 'K', 'P'};
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2;  // 2: the state hash sums robot digests (docs/checkpoints.md)
 constexpr std::size_t kHeaderSize = 40;
 
 std::uint64_t checksum(const std::uint8_t* head, const std::uint8_t* body, std::size_t n) {

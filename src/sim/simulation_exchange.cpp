@@ -1009,113 +1009,46 @@ void Simulation::partition() {
 }
 
 void Simulation::hash_partitioned_world() {
-  // WorldState::hash() of the whole world, without it on any process: each hashed column of
-  // every robot, from the process that ran it last (its row is the newest), fed to the hash in
-  // id order as one process would. Who ran each robot last is known on every process (host_:
-  // the handoffs and the loop functions' changes reach every process), so every process knows
-  // the order of the rounds without a list from the others.
+  // WorldState::hash() of the whole world, without it on any process. The hash takes the
+  // robots as one sum per column of digests of (id, column, row), so each process sums the
+  // digests of the robots it ran last (their rows are the newest: ghosts are left out), the
+  // processes exchange their sums and counts (a few hundred bytes each), and every process
+  // adds them up, in any order, and hashes them with the tick, status, objects and tags, which
+  // every process holds alike. No process sees another's robots.
   const auto procs = static_cast<std::size_t>(dist_.processes);
   const auto me = static_cast<std::int16_t>(dist_.process);
-  std::vector<std::uint32_t> mine;  // this process's rows, in id order
-  std::size_t total = 0;
-  for (EntityId id = 0; id < host_.size(); ++id) {
-    if (host_[id] < 0) continue;
-    ++total;
-    if (host_[id] != me) continue;
-    const std::uint32_t i = state_.robot_index(id);
-    if (i == kNoIndex)
-      throw RunError("process " + std::to_string(dist_.process) + " runs robot " +
-                     std::to_string(id) + " but does not hold it (a fault of fleetsim)");
-    mine.push_back(i);
+  const auto ids = state_.robot_id();
+  std::vector<std::uint8_t> take(ids.size());
+  std::uint64_t mine = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    take[i] = host_[ids[i]] == me;
+    mine += take[i];
   }
-  // Robots in id order over every process: which process sends the next one.
-  struct Walk {
-    const std::vector<std::int16_t>* host;
-    EntityId id = 0;
-    std::size_t next() {  // the process of the next robot in id order; steps past it
-      while ((*host)[id] < 0) ++id;
-      return static_cast<std::size_t>((*host)[id++]);
+  const std::vector<std::uint64_t> own = state_.robot_digests(take);
+  std::vector<std::uint8_t> piece;
+  log::ByteWriter w(piece);
+  w.u8(kState);
+  w.i64(state_.tick);
+  w.u64(mine);
+  w.u32(static_cast<std::uint32_t>(own.size()));
+  for (std::uint64_t d : own) w.u64(d);
+  const auto all = gather(std::move(piece));
+  std::uint64_t total = 0;
+  std::vector<std::uint64_t> sums(own.size(), 0);
+  for (std::size_t p = 0; p < procs; ++p) {
+    try {
+      log::ByteReader r(all[p].data(), all[p].size(), "a message");
+      if (r.u8() != kState || r.i64() != state_.tick)
+        throw log::LogError("a message of another kind or tick");
+      total += r.u64();
+      if (r.u32() != sums.size()) throw log::LogError("another number of columns");
+      for (auto& d : sums) d += r.u64();
+      if (r.remaining() != 0) throw log::LogError("bytes after its end");
+    } catch (const log::LogError& e) {
+      desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
     }
-  };
-  Hasher h;
-  h.word(static_cast<std::uint64_t>(state_.tick));
-  h.text(state_.status);
-  const auto& schema = state_.robots.schema();
-  ColumnHandle last_column = 0;  // the round ends with its last part
-  for (ColumnHandle c = 0; c < schema.size(); ++c)
-    if (schema[c].hashed) last_column = c;
-  for (ColumnHandle c = 0; c < schema.size(); ++c) {
-    const ColumnDesc& d = schema[c];
-    if (!d.hashed) continue;
-    h.word(total * d.width);
-    const bool text = d.type == ColumnType::kString;
-    const std::size_t row_bytes = text ? 0 : d.row_bytes();
-    // Rounds of the next `part` robots of the whole world in id order: each process sends
-    // those of them it ran, and every process feeds them to the hash as they come, so no
-    // process holds more than a round (a few MB) of the whole world's column at once.
-    const std::size_t part =
-        text ? std::size_t{1} << 16
-             : std::max<std::size_t>(1,
-                                     std::min(dist_.part_bytes, std::size_t{4} << 20) / row_bytes);
-    const std::size_t rounds = std::max<std::size_t>(1, (total + part - 1) / part);
-    Walk walk{&host_};
-    std::size_t from = 0;  // this process's robots sent so far
-    PiecewiseBytes stream(h);
-    for (std::size_t q = 0; q < rounds; ++q) {
-      const std::size_t n = std::min(part, total - q * part);
-      Walk feed = walk;  // (where this round starts)
-      std::vector<std::size_t> count(procs, 0);
-      for (std::size_t k = 0; k < n; ++k) ++count[walk.next()];
-      const std::size_t to = from + count[static_cast<std::size_t>(me)];
-      std::vector<std::uint8_t> piece;
-      log::ByteWriter w(piece);
-      w.u8(kState);
-      w.i64(state_.tick);
-      w.u32(c);
-      w.u32(static_cast<std::uint32_t>(to - from));
-      if (text) {
-        StringColumn::Buffer buf;
-        for (std::size_t j = from; j < to; ++j)
-          for (std::uint32_t k = 0; k < d.width; ++k)
-            w.str(state_.robots.strings(c).view(mine[j] * d.width + k, buf));
-      } else {
-        state_.robots.gather_rows(c, std::span(mine).subspan(from, to - from), piece);
-      }
-      from = to;
-      auto all = gather(std::move(piece), c != last_column || q + 1 < rounds);
-      std::vector<log::ByteReader> readers;
-      for (std::size_t p = 0; p < procs; ++p) {
-        readers.emplace_back(all[p].data(), all[p].size(), "a message");
-        try {
-          log::ByteReader& r = readers.back();
-          if (r.u8() != kState || r.i64() != state_.tick || r.u32() != c)
-            throw log::LogError("a message of another kind, tick or column");
-          if (r.u32() != count[p]) throw log::LogError("another number of robots");
-          if (!text && r.remaining() != count[p] * row_bytes)
-            throw log::LogError("another number of bytes");
-        } catch (const log::LogError& e) {
-          desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
-        }
-      }
-      for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t p = feed.next();
-        try {
-          if (text)
-            for (std::uint32_t e = 0; e < d.width; ++e) h.text(readers[p].str());
-          else
-            stream.bytes(readers[p].take(row_bytes), row_bytes);
-        } catch (const log::LogError& e) {
-          desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
-        }
-      }
-      for (std::size_t p = 0; p < procs; ++p)
-        if (readers[p].remaining() != 0) desync(static_cast<int>(p), "a malformed 'S' message");
-    }
-    if (!text && total > 0) stream.end();  // (as ColumnStore::hash_into: no bytes for no rows)
   }
-  state_.objects.hash_into(h);
-  for (const auto& t : state_.tags.strings()) h.text(t);
-  world_hash_ = h.value();
+  world_hash_ = state_.hash_with(total, sums);
   world_robots_ = total;
 }
 

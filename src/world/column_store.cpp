@@ -351,6 +351,33 @@ void ColumnStore::hash_into(Hasher& h) const {
   }
 }
 
+void ColumnStore::add_row_digests(std::span<const std::uint32_t> keys,
+                                  std::span<const std::uint8_t> take,
+                                  std::span<std::uint64_t> sums) const {
+  for (std::size_t c = 0; c < schema_.size(); ++c) {
+    const ColumnDesc& d = schema_[c];
+    if (!d.hashed) continue;
+    std::uint64_t sum = 0;
+    const bool text = d.type == ColumnType::kString;
+    const std::size_t n = text ? 0 : d.row_bytes();
+    const std::byte* base = columns_[c].bytes.get();
+    StringColumn::Buffer b;
+    for (std::size_t r = 0; r < rows_; ++r) {
+      if (!take.empty() && !take[r]) continue;
+      Hasher h;
+      h.word(keys[r]);
+      h.word(c);
+      if (text)
+        for (std::size_t k = 0; k < d.width; ++k)
+          h.text(columns_[c].strings.view(r * d.width + k, b));
+      else
+        h.bytes(base + r * n, n);
+      sum += h.value();
+    }
+    sums[c] += sum;
+  }
+}
+
 std::size_t ColumnStore::memory_bytes() const {
   std::size_t n = 0;
   for (std::size_t c = 0; c < schema_.size(); ++c) {

@@ -238,10 +238,26 @@ void WorldState::remove_object(EntityId id) {
 }
 
 std::uint64_t WorldState::hash() const {
+  return hash_with(robot_count(), robot_digests());
+}
+
+std::vector<std::uint64_t> WorldState::robot_digests(std::span<const std::uint8_t> take) const {
+  std::vector<std::uint64_t> sums(robots.schema().size(), 0);
+  robots.add_row_digests(robot_id(), take, sums);
+  return sums;
+}
+
+std::uint64_t WorldState::hash_with(std::size_t robot_rows,
+                                    std::span<const std::uint64_t> digests) const {
   Hasher h;
   h.word(static_cast<std::uint64_t>(tick));
   h.text(status);
-  robots.hash_into(h);
+  const auto& schema = robots.schema();
+  for (std::size_t c = 0; c < schema.size(); ++c) {
+    if (!schema[c].hashed) continue;
+    h.word(robot_rows * schema[c].width);
+    h.word(digests[c]);
+  }
   objects.hash_into(h);
   for (const auto& t : tags.strings()) h.text(t);
   return h.value();

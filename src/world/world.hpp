@@ -256,7 +256,15 @@ struct WorldState {
   std::uint32_t object_index(EntityId id) const;  ///< kNoIndex if not a live object
 
   /// A hash of every hashed column (the determinism tests compare it across thread counts).
+  /// Robots enter it as one sum per column of digests of (id, column, row): the robots'
+  /// rows in any order or spread over processes give the same hash (robot_digests).
   std::uint64_t hash() const;
+  /// The per-column digest sums of the robot rows flagged in `take` (all if empty), one per
+  /// robot column (ColumnStore::add_row_digests).
+  std::vector<std::uint64_t> robot_digests(std::span<const std::uint8_t> take = {}) const;
+  /// hash() of a world whose robots are `robots` rows with digest sums `digests` (this state
+  /// held only a part of them): the tick, status, objects and tags are this state's.
+  std::uint64_t hash_with(std::size_t robots, std::span<const std::uint64_t> digests) const;
 
   // The body's columns, typed (spans over all rows; re-fetch after adding robots).
   std::span<EntityId> robot_id() { return robots.span<EntityId>(body::kId); }
