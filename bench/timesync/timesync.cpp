@@ -34,6 +34,7 @@
 #include "time/flow_node.hpp"
 #include "time/lockstep.hpp"
 #include "transport/inproc_transport.hpp"
+#include "transport/open_port.hpp"
 #include "transport/shm_transport.hpp"
 #include "transport/zmq_transport.hpp"
 
@@ -312,16 +313,15 @@ int main(int argc, char** argv) {
     if (c.node >= 0) {
       auto layout = make_layout(c);
       const auto& name = layout.nodes[static_cast<std::size_t>(c.node)].name;
-      transport::ShmOptions so;
-      if (c.spin_us >= 0) so.spin = std::chrono::microseconds(c.spin_us);
-      if (c.yield_us >= 0) so.yield = std::chrono::microseconds(c.yield_us);
-      transport::ZmqOptions zo;
+      transport::PortConfig pc;
+      pc.carrier = c.transport == "shm" ? transport::Carrier::kShm : transport::Carrier::kZmq;
+      if (c.spin_us >= 0) pc.shm.spin = std::chrono::microseconds(c.spin_us);
+      if (c.yield_us >= 0) pc.shm.yield = std::chrono::microseconds(c.yield_us);
       if (c.zmq_io_thread == "dedicated") {
-        zo.io_thread_cpu = transport::kIoThreadCpuByNode;
-        zo.io_thread_batch = true;
+        pc.zmq.io_thread_cpu = transport::kIoThreadCpuByNode;
+        pc.zmq.io_thread_batch = true;
       }
-      auto port = c.transport == "shm" ? transport::make_shm_port(layout, name, {}, so)
-                                       : transport::make_zmq_port(layout, name, {}, zo);
+      auto port = transport::open_port(layout, name, std::move(pc));
       auto t = run_node(c, layout, c.node, *port);
       std::printf("%.9f %lu\n", t.elapsed_s, static_cast<unsigned long>(t.messages));
       return 0;

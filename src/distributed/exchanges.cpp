@@ -13,13 +13,25 @@ std::string process_name(int p) {
   return "process-" + std::to_string(p);
 }
 
+std::unique_ptr<transport::Port> open_process_port(const transport::FederationLayout& layout, int p,
+                                                   transport::Carrier carrier,
+                                                   transport::PortOptions options,
+                                                   transport::ZmqOptions zmq) {
+  transport::PortConfig c;
+  c.carrier = carrier;
+  c.port = std::move(options);
+  c.shm.ring_bytes = std::size_t{1} << 20;
+  c.zmq = std::move(zmq);
+  return transport::open_port(layout, process_name(p), std::move(c));
+}
+
 SimTime round_time(std::uint64_t g, SimTime tick_ns, int rounds_per_tick) {
   if (g == 0) return 0;  // the start: every process is there, with the same world
   const auto per = static_cast<std::uint64_t>(rounds_per_tick);
   const auto tick = static_cast<SimTime>((g - 1) / per);
   const auto k = static_cast<SimTime>((g - 1) % per + 1);  // 1 .. rounds_per_tick
-  const SimTime at = k == rounds_per_tick ? tick_ns
-                                          : std::max<SimTime>(k, tick_ns * k / rounds_per_tick);
+  const SimTime at =
+      k == rounds_per_tick ? tick_ns : std::max<SimTime>(k, tick_ns * k / rounds_per_tick);
   return tick * tick_ns + at;
 }
 
@@ -64,8 +76,7 @@ class FlowExchange final : public PortExchange {
         tick_ns_(tick_ns),
         per_tick_(rounds_per_tick) {}
 
-  std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine,
-                                               bool more) override {
+  std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine, bool more) override {
     std::vector<std::vector<std::uint8_t>> all(static_cast<std::size_t>(processes_));
     // The parts of a round one nanosecond apart, from the round's time on.
     const SimTime t = round_time(round_, tick_ns_, per_tick_) + part_;

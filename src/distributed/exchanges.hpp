@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/distribution.hpp"
+#include "transport/open_port.hpp"
 #include "transport/port.hpp"
 
 namespace fleetsim::distributed {
@@ -27,6 +28,14 @@ std::string process_name(int p);
 /// the actuation at two thirds, the moves at its end. Lockstep: make_lockstep_layout's wiring
 /// with process 0 as the primary.
 transport::FederationLayout make_swarm_layout(SyncMode mode, int processes, SimTime tick_ns);
+
+/// The port of process `p` of a swarm run's `layout` (`fleetsim run --processes`, a swarm
+/// node's processes, a run over the network), over `carrier`: shared-memory rings of 1 MiB, so
+/// that a halo of many robots goes in a few pieces; `zmq` for ZeroMQ (keys, I/O thread).
+std::unique_ptr<transport::Port> open_process_port(const transport::FederationLayout& layout, int p,
+                                                   transport::Carrier carrier,
+                                                   transport::PortOptions options,
+                                                   transport::ZmqOptions zmq = {});
 
 /// The timestamp of round g (0-based) for ticks of `tick_ns` with `rounds_per_tick` rounds.
 SimTime round_time(std::uint64_t g, SimTime tick_ns, int rounds_per_tick = 2);

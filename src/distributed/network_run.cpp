@@ -266,7 +266,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
       return !on_tick || on_tick(t, total);
     };
     try {
-      auto p0 = transport::make_zmq_port(layout, process_name(0), po, zo);
+      auto p0 = open_process_port(layout, 0, transport::Carrier::kZmq, po, zo);
       reports[0] = run_process(*loaded, 0, owner, o, *p0);
     } catch (const std::exception& e) {
       reports[0].error = e.what();
@@ -416,7 +416,7 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
   ProcessReport r;
   r.process = index;
   try {
-    auto port_ = transport::make_zmq_port(layout, process_name(index), po, zo);
+    auto port_ = open_process_port(layout, index, transport::Carrier::kZmq, po, zo);
     r = run_process(*loaded, index, owner, o, *port_);
   } catch (const std::exception& e) {
     r.error = e.what();

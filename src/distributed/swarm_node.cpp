@@ -747,7 +747,7 @@ class SwarmShare {
   std::unique_ptr<Experiment> experiment_;  ///< until start()
   std::unique_ptr<Simulation> sim_;
   SimTime tick_ = 1;
-  Assignment owner_;  ///< which process simulates what (processes > 1)
+  Assignment owner_;                             ///< which process simulates what (processes > 1)
   bool affinities_ = false;                      ///< robots pinned to processes: one more round
   std::vector<int> output_robot_, input_robot_;  ///< slot in external_, or -1 (poses)
   std::vector<std::string> input_flows_;
@@ -898,11 +898,9 @@ int run_swarm_process(const federation::Federation& fed, std::size_t node, int p
     po.jitter_us = jitter_us;
     po.run_id = run_id;
     po.log = log_refusal;
-    transport::ShmOptions so;
-    so.ring_bytes = std::size_t{1} << 20;  // as `fleetsim run --processes`
-    auto port = transport::make_shm_port(
-        make_swarm_layout(SyncMode::kDsaam, share.processes(), share.tick_ns()),
-        process_name(process), po, so);
+    auto port =
+        open_process_port(make_swarm_layout(SyncMode::kDsaam, share.processes(), share.tick_ns()),
+                          process, transport::Carrier::kShm, std::move(po));
     line = run_share_on(share, *port, process);
   } catch (const std::exception& e) {
     line = std::string("error: ") + e.what();

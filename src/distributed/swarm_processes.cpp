@@ -56,9 +56,7 @@ SwarmProcesses::SwarmProcesses(const federation::Federation& fed, std::size_t no
     po.run_id = run_id_;
     po.wait_report_after = std::chrono::milliseconds(100);
     po.on_wait = [this](const transport::WaitReport&) { check_children(); };
-    transport::ShmOptions so;
-    so.ring_bytes = std::size_t{1} << 20;  // as `fleetsim run --processes`
-    port_ = transport::make_shm_port(layout, process_name(0), po, so);
+    port_ = open_process_port(layout, 0, transport::Carrier::kShm, std::move(po));
   } catch (...) {
     reap(std::chrono::seconds(0));  // (the destructor does not run)
     throw;

@@ -472,11 +472,10 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
         po.jitter_us = o.jitter_us;
         po.run_id = run_id;
         po.log = log_refusal;
-        transport::ShmOptions so;
-        so.ring_bytes = std::size_t{1} << 20;  // a halo of many robots in a few pieces
-        auto port = o.transport == TransportKind::kShm
-                        ? transport::make_shm_port(layout, process_name(p), po, so)
-                        : transport::make_zmq_port(layout, process_name(p), po);
+        auto port = open_process_port(layout, p,
+                                      o.transport == TransportKind::kShm ? transport::Carrier::kShm
+                                                                         : transport::Carrier::kZmq,
+                                      std::move(po));
         SwarmRunOptions mine = o;
         if (p != 0) mine.on_tick = nullptr;
         // The supervisor learns of each checkpoint as it is written, so that it can say where

@@ -24,8 +24,8 @@
 #include "federation/node_runner.hpp"
 #include "time/flow_node.hpp"
 #include "time/trace.hpp"
+#include "transport/open_port.hpp"
 #include "transport/shm_transport.hpp"
-#include "transport/tap.hpp"
 #include "transport/zmq_transport.hpp"
 
 namespace fleetsim {
@@ -406,13 +406,18 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
   m.subscriptions.resize(decl->inputs.size());
   m.streams.emplace(m.fed, m.index);
 
-  transport::ZmqOptions zo;
+  transport::PortConfig pc;
+  // An optional node reads and writes taps only: no one connects to it or waits for it.
+  pc.carrier = decl->optional ? transport::Carrier::kTap
+               : shm          ? transport::Carrier::kShm
+                              : transport::Carrier::kZmq;
   try {
-    zo = federation::zmq_options_for(m.fed, name, options.secret_keys_dir, options.zmq_io_thread);
+    pc.zmq =
+        federation::zmq_options_for(m.fed, name, options.secret_keys_dir, options.zmq_io_thread);
   } catch (const std::runtime_error& e) {
     throw FederateError(e.what());
   }
-  transport::PortOptions po;
+  transport::PortOptions& po = pc.port;
   po.jitter_us = options.jitter_us;
   po.run_id = options.run_id;
   po.wait_report_after = std::chrono::milliseconds(
@@ -422,11 +427,8 @@ Federate::Federate(const std::string& federation_file, const std::string& name,
   po.on_wait = [self](const transport::WaitReport& r) {
     if (self->node) federation::log_line(self->node->describe_wait(r));
   };
-  auto layout = m.fed.layout();
-  // An optional node reads and writes taps only: no one connects to it or waits for it.
-  m.port = decl->optional ? transport::make_tap_port(layout, name, options.run_id, po)
-           : shm          ? transport::make_shm_port(layout, name, po)
-                          : transport::make_zmq_port(layout, name, po, zo);
+  const auto layout = m.fed.layout();
+  m.port = transport::open_port(layout, name, std::move(pc));
   if (!options.trace_dir.empty()) {
     std::filesystem::create_directories(options.trace_dir);
     m.trace.emplace((std::filesystem::path(options.trace_dir) / (name + ".trace")).string(), name);

@@ -20,6 +20,7 @@
 #include "core/diagnostics.hpp"
 #include "transport/curve.hpp"
 #include "transport/inproc_transport.hpp"
+#include "transport/open_port.hpp"
 #include "transport/shm_transport.hpp"
 #include "transport/tap.hpp"
 #include "transport/zmq_transport.hpp"
@@ -285,11 +286,12 @@ int run_node_process(const Federation& fed, const std::string& name, const RunOp
   NodeResult result;
   try {
     const auto layout = fed.layout();
-    auto port = transport::use_shm(layout, options.transport)
-                    ? transport::make_shm_port(layout, name, run.port_options())
-                    : transport::make_zmq_port(layout, name, run.port_options(),
-                                               zmq_options_for(fed, name, options.secret_keys_dir,
-                                                               options.zmq_io_thread));
+    transport::PortConfig pc;
+    pc.carrier = transport::choose_carrier(layout, options.transport);
+    pc.port = run.port_options();
+    if (pc.carrier == transport::Carrier::kZmq)
+      pc.zmq = zmq_options_for(fed, name, options.secret_keys_dir, options.zmq_io_thread);
+    auto port = transport::open_port(layout, name, std::move(pc));
     result = run.run(*port);
   } catch (const std::exception& e) {
     result.name = name;
