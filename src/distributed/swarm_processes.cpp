@@ -58,7 +58,7 @@ SwarmProcesses::SwarmProcesses(const federation::Federation& fed, std::size_t no
     po.on_wait = [this](const transport::WaitReport&) { check_children(); };
     port_ = open_process_port(layout, 0, transport::Carrier::kShm, std::move(po));
   } catch (...) {
-    reap(std::chrono::seconds(0));  // (the destructor does not run)
+    children_.reap(std::chrono::seconds(0));  // (the destructor does not run)
     throw;
   }
 }
@@ -67,7 +67,7 @@ SwarmProcesses::~SwarmProcesses() {
   if (net_ && !ended_) net_->stop("swarm node '" + fed_.nodes[node_].name + "' stopped");
   port_.reset();
   for (auto& t : threads_) t.join();
-  reap(std::chrono::seconds(1));
+  children_.reap(std::chrono::seconds(1));
   if (run_id_) transport::remove_stale_shm_segments(run_id_);
 }
 
@@ -76,7 +76,7 @@ void SwarmProcesses::end() {
   port_->close();
   for (auto& t : threads_) t.join();
   threads_.clear();
-  reap(std::chrono::seconds(10));
+  children_.reap(std::chrono::seconds(10));
   const std::string why = failure();
   if (!why.empty()) throw std::runtime_error(why);
 }
@@ -93,11 +93,10 @@ void SwarmProcesses::check(const std::function<std::string(int)>& regions) {
 std::string SwarmProcesses::failure(const std::function<std::string(int)>& regions) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
   while (true) {
-    poll_children();
+    children_.poll();
     const std::string why = first_failure(regions);
-    bool all = true;
-    for (const Child& c : children_) all = all && (c.exited || c.stopped);
-    if (!why.empty() || all || std::chrono::steady_clock::now() >= until) return why;
+    if (!why.empty() || children_.all_ended() || std::chrono::steady_clock::now() >= until)
+      return why;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
@@ -110,7 +109,7 @@ std::string SwarmProcesses::first_failure(const std::function<std::string(int)>&
       std::lock_guard lock(errors_mutex_);
       said = errors_[static_cast<std::size_t>(p)];
     } else {
-      const Child& c = children_[static_cast<std::size_t>(p - 1)];
+      const ChildProcesses::Child& c = children_[static_cast<std::size_t>(p - 1)];
       if (!c.exited && !c.stopped) continue;
       said = c.out.substr(0, c.out.find('\n'));
       status = c.status;
@@ -156,61 +155,16 @@ void SwarmProcesses::spawn(const std::string& program, int p, std::uint32_t jitt
     throw std::runtime_error("swarm node '" + fed_.nodes[node_].name + "': cannot start process " +
                              std::to_string(p) + " (" + program + "): " + std::strerror(rc));
   }
-  fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-  children_.push_back({pid, fds[0], {}, false, 0});
-}
-
-void SwarmProcesses::poll_children() {
-  for (Child& c : children_) {
-    char buf[4096];
-    for (ssize_t n; c.fd >= 0 && (n = read(c.fd, buf, sizeof buf)) != 0;) {
-      if (n < 0) break;  // nothing more for now
-      c.out.append(buf, static_cast<std::size_t>(n));
-    }
-    int st = 0;
-    if (!c.exited && waitpid(c.pid, &st, WNOHANG | WUNTRACED | WCONTINUED) == c.pid) {
-      if (WIFSTOPPED(st) || WIFCONTINUED(st)) {
-        c.stopped = WIFSTOPPED(st);
-      } else {
-        c.status = st;
-        c.exited = true;
-      }
-    }
-    if (c.exited && c.fd >= 0) {
-      for (ssize_t n; (n = read(c.fd, buf, sizeof buf)) > 0;)
-        c.out.append(buf, static_cast<std::size_t>(n));
-      close(c.fd);
-      c.fd = -1;
-    }
-  }
+  children_.adopt(pid, fds[0]);
 }
 
 void SwarmProcesses::check_children() {
-  poll_children();
+  children_.poll();
   for (std::size_t k = 0; k < children_.size(); ++k)
     if (children_[k].exited)
       throw transport::PeerLost(process_name(static_cast<int>(k) + 1),
                                 "swarm node '" + fed_.nodes[node_].name + "': process " +
                                     std::to_string(k + 1) + " left before the end");
-}
-
-void SwarmProcesses::reap(std::chrono::steady_clock::duration patience) {
-  const auto until = std::chrono::steady_clock::now() + patience;
-  while (true) {
-    poll_children();
-    // (A process stopped by a signal cannot end on its own: it is not waited for.)
-    bool all = true;
-    for (const Child& c : children_) all = all && (c.exited || c.stopped);
-    if (all || std::chrono::steady_clock::now() >= until) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  for (Child& c : children_)
-    if (!c.exited) {
-      ::kill(c.pid, SIGKILL);
-      waitpid(c.pid, &c.status, 0);
-      c.exited = true;
-    }
-  poll_children();
 }
 
 }  // namespace fleetsim::distributed

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/child_processes.hpp"
 #include "federation/example_nodes.hpp"
 #include "federation/federation_file.hpp"
 #include "transport/inproc_transport.hpp"
@@ -59,23 +60,11 @@ class SwarmProcesses {
   std::string failure(const std::function<std::string(int)>& regions = {});
 
  private:
-  struct Child {
-    pid_t pid = -1;
-    int fd = -1;  ///< its stdout: "error: ..." or "stopped: ..." when it fails
-    std::string out;
-    bool exited = false;
-    int status = 0;
-    bool stopped = false;  ///< by a signal (SIGSTOP): it cannot end on its own
-  };
   /// failure(), among the processes that have ended so far.
   std::string first_failure(const std::function<std::string(int)>& regions);
   void spawn(const std::string& program, int p, std::uint32_t jitter_us);
-  /// Reads what the children wrote; notes those that exited.
-  void poll_children();
   /// While process 0 waits in a round: a child that exited before the end is a lost peer.
   void check_children();
-  /// Waits up to `patience` for the children to exit; then kills those left.
-  void reap(std::chrono::steady_clock::duration patience);
 
   const federation::Federation& fed_;
   std::size_t node_;
@@ -84,8 +73,9 @@ class SwarmProcesses {
   std::vector<std::thread> threads_;
   std::mutex errors_mutex_;
   std::vector<std::string> errors_;  ///< threads: per process, "error: ..." when it failed
-  std::vector<Child> children_;      ///< processes 1..N-1
-  std::uint64_t run_id_ = 0;         ///< children: their shared memory's
+  /// Processes 1..N-1; each one's stdout: "error: ..." or "stopped: ..." when it fails.
+  ChildProcesses children_;
+  std::uint64_t run_id_ = 0;  ///< children: their shared memory's
   std::unique_ptr<transport::Port> port_;
   bool ended_ = false;
 };

@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/child_processes.hpp"
 #include "core/diagnostics.hpp"
 #include "sim/simulation.hpp"
 #include "transport/inproc_transport.hpp"
@@ -445,15 +446,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
   std::fflush(nullptr);
   const pid_t parent = getpid();
   const std::uint64_t run_id = transport::new_run_id();
-  struct Child {
-    pid_t pid = -1;
-    int fd = -1;
-    std::string out;
-    bool exited = false;
-    bool stopped = false;  ///< by a signal (SIGSTOP): it cannot stop on its own
-    int status = 0;
-  };
-  std::vector<Child> children(static_cast<std::size_t>(o.processes));
+  ChildProcesses children;
   for (int p = 0; p < o.processes; ++p) {
     int fds[2];
     if (pipe(fds) != 0) throw std::runtime_error("cannot create a pipe for a process");
@@ -464,7 +457,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(1);
       close(fds[0]);
-      for (int q = 0; q < p; ++q) close(children[static_cast<std::size_t>(q)].fd);
+      for (std::size_t q = 0; q < children.size(); ++q) close(children[q].fd);
       ProcessReport r;
       r.process = p;
       try {
@@ -500,8 +493,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
       _exit(r.ok ? 0 : 1);
     }
     close(fds[1]);
-    children[static_cast<std::size_t>(p)].pid = pid;
-    children[static_cast<std::size_t>(p)].fd = fds[0];
+    children.adopt(pid, fds[0]);
   }
   // The supervisor: reads every report; once one process failed, the others get a grace
   // period to notice (their ports see the peer leave within a second) before being killed.
@@ -510,50 +502,20 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
   std::optional<std::chrono::steady_clock::time_point> failed_at;
   const auto grace = std::chrono::seconds(3);
   while (true) {
+    children.wait(std::chrono::milliseconds(50));
     bool running = false;
-    for (auto& c : children) {
-      if (c.exited) continue;
-      int st = 0;
-      pid_t w = waitpid(c.pid, &st, WNOHANG | WUNTRACED | WCONTINUED);
-      if (w == c.pid && (WIFSTOPPED(st) || WIFCONTINUED(st))) {
-        c.stopped = WIFSTOPPED(st);
-        running = true;
-      } else if (w == c.pid) {
-        c.status = st;
-        c.exited = true;
-        if (!(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0) && !failed_at)
-          failed_at = std::chrono::steady_clock::now();
-      } else {
-        running = true;
-      }
+    for (std::size_t k = 0; k < children.size(); ++k) {
+      const auto& c = children[k];
+      running = running || !c.exited;
+      if (c.exited && !(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0) && !failed_at)
+        failed_at = std::chrono::steady_clock::now();
     }
-    std::vector<pollfd> fds;
-    for (auto& c : children)
-      if (c.fd >= 0) fds.push_back({c.fd, POLLIN, 0});
-    if (!fds.empty()) poll(fds.data(), fds.size(), 50);
-    for (auto& c : children) {
-      if (c.fd < 0) continue;
-      pollfd one{c.fd, POLLIN, 0};
-      if (poll(&one, 1, 0) <= 0) continue;
-      char buf[65536];
-      const ssize_t n = read(c.fd, buf, sizeof buf);
-      if (n > 0) {
-        c.out.append(buf, static_cast<std::size_t>(n));
-      } else {
-        close(c.fd);
-        c.fd = -1;
-      }
-    }
-    if (!running &&
-        std::all_of(children.begin(), children.end(), [](const Child& c) { return c.fd < 0; }))
-      break;
-    if (!running) continue;
+    if (!running) break;
     // (A stopped process is killed at once: the others see it hang within a second.)
-    for (auto& c : children)
-      if (failed_at && !c.exited &&
-          (c.stopped || std::chrono::steady_clock::now() - *failed_at > grace))
-        kill(c.pid, SIGKILL);
-    if (fds.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (std::size_t k = 0; k < children.size(); ++k)
+      if (failed_at && !children[k].exited &&
+          (children[k].stopped || std::chrono::steady_clock::now() - *failed_at > grace))
+        children.kill(k);
   }
   transport::remove_stale_shm_segments(run_id);  // what killed processes left in /dev/shm
   if (!dir.empty()) {
@@ -562,7 +524,7 @@ std::vector<ProcessReport> run_children(const Loader& load, const SwarmRunOption
   }
   std::vector<ProcessReport> reports;
   for (int p = 0; p < o.processes; ++p) {
-    const Child& c = children[static_cast<std::size_t>(p)];
+    const ChildProcesses::Child& c = children[static_cast<std::size_t>(p)];
     // A child writes a line per checkpoint (process 0), then its report's line.
     std::vector<std::string> checkpoints;
     std::size_t at = 0;
