@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <thread>
 
 namespace fleetsim {
@@ -15,7 +16,7 @@ ChildProcesses::~ChildProcesses() {
 }
 
 void ChildProcesses::adopt(pid_t pid, int fd) {
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   Child c;
   c.pid = pid;
   c.fd = fd;
@@ -28,7 +29,8 @@ void ChildProcesses::poll() {
     for (ssize_t n; c.fd >= 0 && (n = read(c.fd, buf, sizeof buf)) > 0;)
       c.out.append(buf, static_cast<std::size_t>(n));
     int st = 0;
-    if (!c.exited && waitpid(c.pid, &st, WNOHANG | WUNTRACED | WCONTINUED) == c.pid) {
+    const pid_t w = c.exited ? 0 : waitpid(c.pid, &st, WNOHANG | WUNTRACED | WCONTINUED);
+    if (w == c.pid) {
       if (WIFSTOPPED(st) || WIFCONTINUED(st)) {
         c.stopped = WIFSTOPPED(st);
       } else {
@@ -36,6 +38,9 @@ void ChildProcesses::poll() {
         c.exited = true;
         c.stopped = false;
       }
+    } else if (w < 0 && errno == ECHILD) {  // (waited for elsewhere: gone, status unknown)
+      c.exited = true;
+      c.stopped = false;
     }
     if (c.exited && c.fd >= 0) {  // (it writes no more: what is in the pipe is all)
       for (ssize_t n; (n = read(c.fd, buf, sizeof buf)) > 0;)
@@ -76,8 +81,8 @@ void ChildProcesses::reap(std::chrono::steady_clock::duration patience) {
   poll();
 }
 
-void ChildProcesses::kill(std::size_t k) const {
-  if (!children_[k].exited) ::kill(children_[k].pid, SIGKILL);
+void ChildProcesses::kill(std::size_t k, int signal) const {
+  if (!children_[k].exited) ::kill(children_[k].pid, signal);
 }
 
 bool ChildProcesses::all_ended() const {

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -32,8 +33,8 @@ class ChildProcesses {
   ~ChildProcesses();
 
   /// Takes over child `pid`, which writes into the pipe whose read end is `fd` (made
-  /// non-blocking here; closed by this object).
-  void adopt(pid_t pid, int fd);
+  /// non-blocking here; closed by this object), or -1 for a child whose output goes elsewhere.
+  void adopt(pid_t pid, int fd = -1);
   /// Reads what the children wrote so far, without blocking, and notes those that exited or
   /// were stopped or continued; an exited child's pipe is read to its end and closed.
   void poll();
@@ -42,8 +43,8 @@ class ChildProcesses {
   /// Waits up to `patience` for every child to exit (stopped ones excepted), then kills and
   /// waits for those left.
   void reap(std::chrono::steady_clock::duration patience);
-  /// Kills child k (SIGKILL); poll() notes its end.
-  void kill(std::size_t k) const;
+  /// Sends child k `signal` (SIGKILL by default) unless it has exited; poll() notes its end.
+  void kill(std::size_t k, int signal = SIGKILL) const;
 
   std::size_t size() const { return children_.size(); }
   const Child& operator[](std::size_t k) const { return children_[k]; }

@@ -11,12 +11,11 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <map>
-#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "core/child_processes.hpp"
 #include "core/diagnostics.hpp"
 #include "transport/curve.hpp"
 #include "transport/inproc_transport.hpp"
@@ -128,7 +127,8 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
 
-  std::map<pid_t, std::string> running;
+  ChildProcesses children;
+  std::vector<std::string> names;  // per child
   int status = kExitOk;
   const std::uint64_t run = transport::new_run_id();
   const std::string run_id = transport::run_id_text(run);
@@ -162,7 +162,8 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
       status = kExitRuntimeError;
       break;
     }
-    running[pid] = n.name;
+    children.adopt(pid);
+    names.push_back(n.name);
   }
 
   // Reap every child. After the first failure, the others get a grace period to detect it and
@@ -174,58 +175,51 @@ int launch_processes(const Federation& fed_in, const std::string& federation_pat
   auto fail_at = Clock::now();
   bool terminated = false, killed = false;
   const auto grace = std::chrono::seconds(3);
-  std::set<pid_t> stopped, killed_stopped;
-  while (!running.empty()) {
-    bool reaped = false;
-    for (auto it = running.begin(); it != running.end();) {
-      int st = 0;
-      pid_t p = waitpid(it->first, &st, WNOHANG | WUNTRACED | WCONTINUED);
-      if (p == it->first && (WIFSTOPPED(st) || WIFCONTINUED(st))) {
-        if (WIFSTOPPED(st))
-          stopped.insert(p);
-        else
-          stopped.erase(p);
-        ++it;
+  std::vector<char> reported(children.size(), 0), killed_stopped(children.size(), 0);
+  while (true) {
+    children.wait(std::chrono::milliseconds(5));
+    bool running = false;
+    for (std::size_t k = 0; k < children.size(); ++k) {
+      const ChildProcesses::Child& c = children[k];
+      if (!c.exited) {
+        running = true;
         continue;
       }
-      if (p == it->first || (p < 0 && errno == ECHILD)) {
-        if (p == it->first && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-          if (!killed && !killed_stopped.count(p))
-            log_line(fmt::format("node '{}' {}", it->second, describe_exit_status(st)));
-          status = kExitRuntimeError;
-          if (!failing) fail_at = Clock::now();
-          failing = true;
-        }
-        it = running.erase(it);
-        reaped = true;
-      } else {
-        ++it;
+      if (reported[k]) continue;
+      reported[k] = 1;
+      if (!(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0)) {
+        if (!killed && !killed_stopped[k])
+          log_line(fmt::format("node '{}' {}", names[k], describe_exit_status(c.status)));
+        status = kExitRuntimeError;
+        if (!failing) fail_at = Clock::now();
+        failing = true;
       }
     }
-    if (running.empty()) break;
+    if (!running) break;
     if (g_interrupted.load() && !terminated) {
       terminated = true;
       status = kExitRuntimeError;
       failing = true;
       fail_at = Clock::now();
-      for (const auto& [pid, name] : running) kill(pid, SIGTERM);
+      for (std::size_t k = 0; k < children.size(); ++k) children.kill(k, SIGTERM);
     }
     if (failing)
-      for (pid_t p : stopped)
-        if (running.count(p) && killed_stopped.insert(p).second) {
-          log_line(fmt::format("node '{}' is stopped (by a signal such as SIGSTOP): killed",
-                               running[p]));
-          kill(p, SIGKILL);
+      for (std::size_t k = 0; k < children.size(); ++k)
+        if (children[k].stopped && !children[k].exited && !killed_stopped[k]) {
+          killed_stopped[k] = 1;
+          log_line(
+              fmt::format("node '{}' is stopped (by a signal such as SIGSTOP): killed", names[k]));
+          children.kill(k);
         }
     if (failing && !killed && Clock::now() - fail_at > grace) {
       killed = true;
-      for (const auto& [pid, name] : running) {
-        log_line(fmt::format("node '{}' did not stop within {} s of the failure: killed", name,
-                             grace.count()));
-        kill(pid, SIGKILL);
-      }
+      for (std::size_t k = 0; k < children.size(); ++k)
+        if (!children[k].exited) {
+          log_line(fmt::format("node '{}' did not stop within {} s of the failure: killed",
+                               names[k], grace.count()));
+          children.kill(k);
+        }
     }
-    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
