@@ -24,13 +24,20 @@
 // Coulomb friction as ARGoS holds its movable boxes: a friction joint to the ground inside the
 // solver (mu m g, and (2/3) mu m g r against turning), so a push weaker than that moves nothing.
 //
-// Determinism. Box2D is deterministic for the same sequence of calls in one thread. Each
-// region's world is rebuilt every tick from the columns alone, its bodies created in robot
-// order (increasing ids), and stepped by one worker; regions run in parallel. The state kept
-// between ticks is in columns (pose, and the velocities this engine declares), so the result
-// depends on nothing else: not on the thread count, a checkpoint and resume, or which
-// process held the robot last tick. Rebuilding also means no warm start across ticks (Box2D
-// warm-starts contacts between the sub-steps of a tick).
+// Which robots Box2D steps. Robots that cannot touch anything this tick move by the drive
+// alone (find_free_robots). The others form groups that cannot touch each other during the
+// tick (group_batches); in a group, the robots whose free paths stay apart move on them too
+// (move_apart_robots); the rest go to Box2D.
+//
+// Determinism. Box2D is deterministic for the same sequence of calls in one thread. The robots
+// that go to Box2D are stepped in worlds built anew every tick from the columns alone: groups,
+// in the order of their lowest row (robot id), fill worlds of at least kBatchBodies robots of
+// one region, each group's bodies created in row order; each world is stepped by one worker,
+// worlds in parallel. The state kept between ticks is in columns (pose, and the velocities this
+// engine declares), and what a world holds depends on them alone, so the result depends on
+// nothing else: not on the thread count, a checkpoint and resume, or which process held the
+// robot last tick. Building anew also means no warm start across ticks (Box2D warm-starts
+// contacts between the sub-steps of a tick).
 //
 // Scale: Box2D is tuned for bodies of 0.1 to 10 units; an e-puck is 7 cm across, so lengths
 // are multiplied by 10 (1 unit = 10 cm) and coordinates are relative to the region's centre
@@ -452,18 +459,16 @@ class Dynamics2d final : public PhysicsEngine {
   struct Scratch {
     std::vector<double> path;
     std::vector<FreeMotion> motions;
-    std::vector<std::uint8_t> boxed;
+    std::vector<int> first;  ///< per robot of the group: the first sub-step it may meet something
   };
 
   /// Moves the robots of group g that need no Box2D this tick, and moves the others to the
   /// front of the group's rows; returns how many those are. Each robot's free path
   /// (free_motion) is computed, with the centre at the start of each sub-step, where Box2D finds
-  /// its contacts. A robot goes to Box2D when it lies near an obstacle, or when its free path
-  /// comes within the two radii + kMissMargin of another's; then, until no more do, when its
-  /// free path comes within that distance + d of the free path of a robot that goes to Box2D,
-  /// d being how far that one may stray from its free path by then (stopped, or pushed: twice
-  /// the region's reach over the tick). The others meet nothing, so Box2D would compute their
-  /// free path too. The result does not depend on the order of the robots.
+  /// its contacts. A robot goes to Box2D when something may touch it during the tick: a near
+  /// obstacle, or another robot whose free path comes near enough to its own (below). The
+  /// others meet nothing, so Box2D would move them on their free paths too. The result does not
+  /// depend on the order of the robots.
   std::uint32_t move_apart_robots(const CorePhysicsWorld& w, const Columns& c, std::uint32_t g,
                                   Scratch& scratch) {
     std::uint32_t* rows = &group_rows_[group_start_[g]];
@@ -473,48 +478,50 @@ class Dynamics2d final : public PhysicsEngine {
     const std::size_t stride = 2 * static_cast<std::size_t>(subs) + 2;
     std::vector<double>& path = scratch.path;
     std::vector<FreeMotion>& motions = scratch.motions;
-    std::vector<std::uint8_t>& boxed = scratch.boxed;
+    std::vector<int>& first = scratch.first;
     path.resize(k * stride);
     motions.resize(k);
-    boxed.assign(k, 0);
+    first.resize(k);
     for (std::size_t a = 0; a < k; ++a) {
       double* p = &path[a * stride];
       motions[a] = free_motion(w, c, rows[a], p);
       p[2 * subs] = motions[a].x;
       p[2 * subs + 1] = motions[a].y;
-      boxed[a] = walled_[rows[a]];
+      first[a] = walled_[rows[a]] ? 0 : subs + 1;
     }
     auto radius = [&](std::size_t a) {
       return w.model.kinds[w.state.robot_kind()[rows[a]]].radius_m;
     };
-    // Whether a's and b's free paths come within their radii + kMissMargin + `stray` x the
-    // fraction of the tick gone.
-    auto close = [&](std::size_t a, std::size_t b, double stray) {
+    // first[a]: the first sub-step at which something may touch robot a (subs + 1: none).
+    // Until then a moves on its free path; then it may stray from it by at most
+    // 2 reach x (q - first[a]) / subs by sub-step q, stopped or pushed by bodies no faster.
+    // Something may touch a at sub-step q if a wall is near (q = 0), or if another's free path
+    // comes within the radii + kMissMargin + both strays of a's. Lowered until no more is: the
+    // greatest solution, whatever the order of the updates.
+    const double stray = 2 * reach_[r] / subs;
+    auto first_meeting = [&](std::size_t a, std::size_t b) {
       const double gap = radius(a) + radius(b) + kMissMargin;
       const double* pa = &path[a * stride];
       const double* pb = &path[b * stride];
-      for (int q = 0; q <= subs; ++q) {
+      for (int q = 0; q < first[a]; ++q) {
         const double dx = pa[2 * q] - pb[2 * q], dy = pa[2 * q + 1] - pb[2 * q + 1];
-        const double within = gap + stray * q / subs;
-        if (dx * dx + dy * dy < within * within) return true;
+        const double within = gap + stray * std::max(0, q - first[b]);  // a's is 0 before first[a]
+        if (dx * dx + dy * dy < within * within) return q;
       }
-      return false;
+      return first[a];
     };
-    for (std::size_t a = 0; a < k; ++a)
-      for (std::size_t b = a + 1; b < k; ++b)
-        if ((!boxed[a] || !boxed[b]) && close(a, b, 0)) boxed[a] = boxed[b] = 1;
-    const double stray = 2 * reach_[r];
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (std::size_t a = 0; a < k; ++a) {
-        if (boxed[a]) continue;
-        for (std::size_t b = 0; b < k && !boxed[a]; ++b)
-          if (boxed[b] == 1 && close(a, b, stray)) boxed[a] = 1, grew = true;
-      }
+    for (bool lowered = true; lowered;) {
+      lowered = false;
+      for (std::size_t a = 0; a < k; ++a)
+        for (std::size_t b = 0; b < k; ++b) {
+          if (b == a || first[a] == 0) continue;
+          const int q = first_meeting(a, b);
+          if (q < first[a]) first[a] = q, lowered = true;
+        }
     }
     std::uint32_t kept = 0;
     for (std::size_t a = 0; a < k; ++a) {
-      if (boxed[a])
+      if (first[a] <= subs)
         rows[kept++] = rows[a];  // a >= kept: rows in order, the group's Box2D robots first
       else
         commit_free(w, c, rows[a], motions[a]);
