@@ -460,6 +460,8 @@ class Dynamics2d final : public PhysicsEngine {
     std::vector<double> path;
     std::vector<FreeMotion> motions;
     std::vector<int> first;  ///< per robot of the group: the first sub-step it may meet something
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> near;  ///< pairs that may meet
+    std::vector<std::uint8_t> lowered;
   };
 
   /// Moves the robots of group g that need no Box2D this tick, and moves the others to the
@@ -510,14 +512,31 @@ class Dynamics2d final : public PhysicsEngine {
       }
       return first[a];
     };
-    for (bool lowered = true; lowered;) {
-      lowered = false;
-      for (std::size_t a = 0; a < k; ++a)
-        for (std::size_t b = 0; b < k; ++b) {
-          if (b == a || first[a] == 0) continue;
+    // The pairs that may meet: robots whose centres start farther apart than their radii +
+    // kMissMargin + 4 reach never do (each moves at most `reach` and strays at most 2 reach).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>>& near = scratch.near;
+    near.clear();
+    for (std::uint32_t a = 0; a < k; ++a)
+      for (std::uint32_t b = a + 1; b < k; ++b) {
+        const double dx = path[a * stride] - path[b * stride];
+        const double dy = path[a * stride + 1] - path[b * stride + 1];
+        const double limit = radius(a) + radius(b) + kMissMargin + 4 * reach_[r];
+        if (dx * dx + dy * dy < limit * limit) near.emplace_back(a, b);
+      }
+    // A robot's first sub-step changes only when another's was lowered: after the first pass,
+    // only the pairs with one lowered in the pass before are looked at again.
+    std::vector<std::uint8_t>& lowered = scratch.lowered;
+    lowered.assign(2 * k, 1);  // [0, k): in the pass before; [k, 2k): in this one
+    for (bool again = true; again;) {
+      again = false;
+      for (const auto& [u, v] : near)
+        for (const auto& [a, b] : {std::pair{u, v}, std::pair{v, u}}) {
+          if (!lowered[b] || first[a] == 0) continue;
           const int q = first_meeting(a, b);
-          if (q < first[a]) first[a] = q, lowered = true;
+          if (q < first[a]) first[a] = q, lowered[k + a] = 1, again = true;
         }
+      std::copy(lowered.begin() + static_cast<std::ptrdiff_t>(k), lowered.end(), lowered.begin());
+      std::fill(lowered.begin() + static_cast<std::ptrdiff_t>(k), lowered.end(), 0);
     }
     std::uint32_t kept = 0;
     for (std::size_t a = 0; a < k; ++a) {
