@@ -257,6 +257,7 @@ class Dynamics2d final : public PhysicsEngine {
     const std::size_t n = w.robot_count();
     free_.assign(n, 0);
     walled_.assign(n, 0);
+    first_sub_.resize(n);
     pairs_.resize(static_cast<std::size_t>(w.workers()));
     for (auto& p : pairs_) p.clear();
     const RobotGrid& grid = w.index.robots;
@@ -403,10 +404,11 @@ class Dynamics2d final : public PhysicsEngine {
   };
 
   /// Robot i's tick as Box2D computes it for a body that nothing touches, in SI units: the
-  /// drive's impulses, then position += h velocity, each sub-step. `path`, if not null,
-  /// receives the centre (x, y) at the start of each sub-step.
-  FreeMotion free_motion(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i,
-                         double* path) const {
+  /// drive's impulses, then position += h velocity, each sub-step; `stop` >= 0: only the first
+  /// `stop` sub-steps. `path`, if not null, receives the centre (x, y) at the start of each
+  /// sub-step.
+  FreeMotion free_motion(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i, double* path,
+                         int stop = -1) const {
     const RegionSettings& s =
         settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
     const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
@@ -417,7 +419,7 @@ class Dynamics2d final : public PhysicsEngine {
     const double m = drive.mass, inertia = drive.inertia;
     const double max_impulse = drive.max_force * h, max_angular = drive.max_torque * h;
     double px = c.x[i], py = c.y[i], a = c.theta[i], ux = c.vx[i], uy = c.vy[i], wz = c.omega[i];
-    for (int sub = 0; sub < s.sub_steps; ++sub) {
+    for (int sub = 0; sub < (stop >= 0 ? std::min(stop, s.sub_steps) : s.sub_steps); ++sub) {
       if (path) {
         path[2 * sub] = px;
         path[2 * sub + 1] = py;
@@ -477,7 +479,7 @@ class Dynamics2d final : public PhysicsEngine {
     const std::size_t k = group_start_[g + 1] - group_start_[g];
     const std::size_t r = static_cast<std::size_t>(region_of_[w.state.robot_engine()[rows[0]]]);
     const int subs = settings_[r].sub_steps;
-    const std::size_t stride = 2 * static_cast<std::size_t>(subs) + 2;
+    const std::size_t stride = 2 * static_cast<std::size_t>(subs);
     std::vector<double>& path = scratch.path;
     std::vector<FreeMotion>& motions = scratch.motions;
     std::vector<int>& first = scratch.first;
@@ -487,9 +489,7 @@ class Dynamics2d final : public PhysicsEngine {
     for (std::size_t a = 0; a < k; ++a) {
       double* p = &path[a * stride];
       motions[a] = free_motion(w, c, rows[a], p);
-      p[2 * subs] = motions[a].x;
-      p[2 * subs + 1] = motions[a].y;
-      first[a] = walled_[rows[a]] ? 0 : subs + 1;
+      first[a] = walled_[rows[a]] ? 0 : subs;
     }
     auto radius = [&](std::size_t a) {
       return w.model.kinds[w.state.robot_kind()[rows[a]]].radius_m;
@@ -540,8 +540,10 @@ class Dynamics2d final : public PhysicsEngine {
     }
     std::uint32_t kept = 0;
     for (std::size_t a = 0; a < k; ++a) {
-      if (first[a] <= subs)
-        rows[kept++] = rows[a];  // a >= kept: rows in order, the group's Box2D robots first
+      if (first[a] < subs)
+        rows[kept++] = rows[a],
+        first_sub_[rows[a]] = static_cast<std::uint8_t>(
+            first[a]);  // a >= kept: rows in order, the group's Box2D robots first
       else
         commit_free(w, c, rows[a], motions[a]);
     }
@@ -614,22 +616,25 @@ class Dynamics2d final : public PhysicsEngine {
         ground->CreateFixture(&fd);
       }
     }
-    // The robots, group by group, each in id order.
-    std::vector<b2Body*> bodies(rows.size());
+    // The robots, group by group, each in id order, each from the first sub-step at which
+    // something may touch it (move_apart_robots), before which it moves on its free path.
+    std::vector<b2Body*> bodies(rows.size(), nullptr);
     std::vector<b2Body*> controls(rows.size(), nullptr);  ///< model "argos": the control bodies
     std::vector<double> commanded(rows.size());
     std::vector<BodyDrive> drives(rows.size());
-    for (std::size_t k = 0; k < rows.size(); ++k) {
+    auto create = [&](std::size_t k, int sub) {
       const std::uint32_t i = rows[k];
+      const FreeMotion f = sub == 0 ? FreeMotion{x[i], y[i], theta[i], vx[i], vy[i], omega[i]}
+                                    : free_motion(w, c, i, nullptr, sub);
       const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
       drives[k] = body_drive(s, kind);
       b2BodyDef def;
       def.type = b2_dynamicBody;
-      def.position = to_box(x[i], y[i]);
-      def.angle = static_cast<float>(theta[i]);
+      def.position = to_box(f.x, f.y);
+      def.angle = static_cast<float>(f.theta);
       def.linearVelocity =
-          b2Vec2(static_cast<float>(vx[i] * kScale), static_cast<float>(vy[i] * kScale));
-      def.angularVelocity = static_cast<float>(omega[i]);
+          b2Vec2(static_cast<float>(f.vx * kScale), static_cast<float>(f.vy * kScale));
+      def.angularVelocity = static_cast<float>(f.omega);
       b2Body* body = world.CreateBody(&def);
       const double mass = drives[k].mass;
       b2CircleShape circle;
@@ -680,16 +685,18 @@ class Dynamics2d final : public PhysicsEngine {
       }
       const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
       commanded[k] = std::abs(v) * w.dt_s;
-    }
+    };
     // Sub-steps: the control bodies' velocities (model "argos") or the wheels' impulses (model
     // "fleetsim"), then Box2D's step.
     const double h = w.dt_s / s.sub_steps;
     for (int sub = 0; sub < s.sub_steps; ++sub) {
+      for (std::size_t k = 0; k < rows.size(); ++k)
+        if (first_sub_[rows[k]] == sub) create(k, sub);
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const std::uint32_t i = rows[k];
         b2Body* body = bodies[k];
         const KindInfo& kind = w.model.kinds[w.state.robot_kind()[i]];
-        if (kind.passive) continue;  // held by its friction joint
+        if (!body || kind.passive) continue;  // not yet in the world; held by its friction joint
         if (b2Body* control = controls[k]) {
           const double v =
               std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;
@@ -767,6 +774,7 @@ class Dynamics2d final : public PhysicsEngine {
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> pairs_;  ///< per worker
   std::vector<std::uint32_t> parent_, group_, group_start_, group_rows_, fill_;
   std::vector<std::uint8_t> walled_;        ///< per robot row: near an obstacle segment
+  std::vector<std::uint8_t> first_sub_;     ///< per robot row going to Box2D: its first sub-step
   std::vector<std::uint32_t> group_boxed_;  ///< per group: how many of its robots go to Box2D
   std::vector<Scratch> scratch_;            ///< per worker
   std::vector<int> open_;                   ///< per region: its batch being filled, -1 if none
