@@ -26,8 +26,9 @@
 //
 // Which robots Box2D steps. Robots that cannot touch anything this tick move by the drive
 // alone (find_free_robots). The others form groups that cannot touch each other during the
-// tick (group_batches); in a group, the robots whose free paths stay apart move on them too
-// (move_apart_robots); the rest go to Box2D.
+// tick (group_batches); in a group, the robots that nothing may touch during the tick move on
+// their free paths too, and the others enter Box2D at the first sub-step at which something may
+// touch them (move_apart_robots).
 //
 // Determinism. Box2D is deterministic for the same sequence of calls in one thread. The robots
 // that go to Box2D are stepped in worlds built anew every tick from the columns alone: groups,
