@@ -33,11 +33,11 @@
 // Determinism. Box2D is deterministic for the same sequence of calls in one thread. The robots
 // that go to Box2D are stepped in worlds built anew every tick from the columns alone: groups,
 // in the order of their lowest row (robot id), fill worlds of at least kBatchBodies robots of
-// one region, each group's bodies created in row order; each world is stepped by one worker,
-// worlds in parallel. The state kept between ticks is in columns (pose, and the velocities this
-// engine declares), and what a world holds depends on them alone, so the result depends on
-// nothing else: not on the thread count, a checkpoint and resume, or which process held the
-// robot last tick. Building anew also means no warm start across ticks (Box2D warm-starts
+// one region, the bodies created in row order, each at its first sub-step; each world is stepped by
+// one worker, worlds in parallel. The state kept between ticks is in columns (pose, and the
+// velocities this engine declares), and what a world holds depends on them alone, so the result
+// depends on nothing else: not on the thread count, a checkpoint and resume, or which process held
+// the robot last tick. Building anew also means no warm start across ticks (Box2D warm-starts
 // contacts between the sub-steps of a tick).
 //
 // Scale: Box2D is tuned for bodies of 0.1 to 10 units; an e-puck is 7 cm across, so lengths
@@ -495,12 +495,13 @@ class Dynamics2d final : public PhysicsEngine {
     auto radius = [&](std::size_t a) {
       return w.model.kinds[w.state.robot_kind()[rows[a]]].radius_m;
     };
-    // first[a]: the first sub-step at which something may touch robot a (subs + 1: none).
-    // Until then a moves on its free path; then it may stray from it by at most
-    // 2 reach x (q - first[a]) / subs by sub-step q, stopped or pushed by bodies no faster.
-    // Something may touch a at sub-step q if a wall is near (q = 0), or if another's free path
-    // comes within the radii + kMissMargin + both strays of a's. Lowered until no more is: the
-    // greatest solution, whatever the order of the updates.
+    // first[a]: the first sub-step at which something may touch robot a (subs: none; a contact
+    // at the tick's end is found by the next tick's first sub-step). Until then a moves on its
+    // free path; then it may stray from it by at most 2 reach x (q - first[a]) / subs by
+    // sub-step q, stopped or pushed by bodies no faster. Something may touch a at sub-step q if
+    // an obstacle is near (q = 0), or if another's free path comes within the radii +
+    // kMissMargin + that other's stray of a's. Lowered until none is: the greatest solution,
+    // whatever the order of the updates.
     const double stray = 2 * reach_[r] / subs;
     auto first_meeting = [&](std::size_t a, std::size_t b) {
       const double gap = radius(a) + radius(b) + kMissMargin;
@@ -540,13 +541,13 @@ class Dynamics2d final : public PhysicsEngine {
       std::fill(lowered.begin() + static_cast<std::ptrdiff_t>(k), lowered.end(), 0);
     }
     std::uint32_t kept = 0;
-    for (std::size_t a = 0; a < k; ++a) {
-      if (first[a] < subs)
-        rows[kept++] = rows[a],
-        first_sub_[rows[a]] = static_cast<std::uint8_t>(
-            first[a]);  // a >= kept: rows in order, the group's Box2D robots first
-      else
+    for (std::size_t a = 0; a < k; ++a) {  // a >= kept: the group's Box2D robots first, in order
+      if (first[a] < subs) {
+        first_sub_[rows[a]] = static_cast<std::uint8_t>(first[a]);
+        rows[kept++] = rows[a];
+      } else {
         commit_free(w, c, rows[a], motions[a]);
+      }
     }
     return kept;
   }
@@ -767,9 +768,9 @@ class Dynamics2d final : public PhysicsEngine {
   /// (its allocators, the ground body) is small beside its bodies', few enough that its bodies
   /// stay in cache over the sub-steps. Changing it changes the bits.
   static constexpr std::size_t kBatchBodies = 64;
-  /// How near (m) two robots' free paths may come, beyond their radii, before their group goes
-  /// to Box2D: more than the difference between this double-precision integration and Box2D's
-  /// single-precision one, and than a box's polygon skin (1 mm).
+  /// How near (m) two robots' free paths may come, beyond their radii, before they may meet
+  /// (move_apart_robots): more than the difference between this double-precision integration
+  /// and Box2D's single-precision one, and than a box's polygon skin (1 mm).
   static constexpr double kMissMargin = 0.002;
   std::vector<double> reach_;  ///< per region: the farthest a body goes this tick
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> pairs_;  ///< per worker
