@@ -24,13 +24,21 @@
 // Coulomb friction as ARGoS holds its movable boxes: a friction joint to the ground inside the
 // solver (mu m g, and (2/3) mu m g r against turning), so a push weaker than that moves nothing.
 //
-// Determinism. Box2D is deterministic for the same sequence of calls in one thread. Each
-// region's world is rebuilt every tick from the columns alone, its bodies created in robot
-// order (increasing ids), and stepped by one worker; regions run in parallel. The state kept
-// between ticks is in columns (pose, and the velocities this engine declares), so the result
-// depends on nothing else: not on the thread count, a checkpoint and resume, or which
-// process held the robot last tick. Rebuilding also means no warm start across ticks (Box2D
-// warm-starts contacts between the sub-steps of a tick).
+// Which robots Box2D steps. Robots that cannot touch anything this tick move by the drive
+// alone (find_free_robots). The others form groups that cannot touch each other during the
+// tick (group_batches); in a group, the robots that nothing may touch during the tick move on
+// their free paths too, and the others enter Box2D at the first sub-step at which something may
+// touch them (move_apart_robots).
+//
+// Determinism. Box2D is deterministic for the same sequence of calls in one thread. The robots
+// that go to Box2D are stepped in worlds built anew every tick from the columns alone: groups,
+// in the order of their lowest row (robot id), fill worlds of at least kBatchBodies robots of
+// one region, the bodies created in row order, each at its first sub-step; each world is stepped by
+// one worker, worlds in parallel. The state kept between ticks is in columns (pose, and the
+// velocities this engine declares), and what a world holds depends on them alone, so the result
+// depends on nothing else: not on the thread count, a checkpoint and resume, or which process held
+// the robot last tick. Building anew also means no warm start across ticks (Box2D warm-starts
+// contacts between the sub-steps of a tick).
 //
 // Scale: Box2D is tuned for bodies of 0.1 to 10 units; an e-puck is 7 cm across, so lengths
 // are multiplied by 10 (1 unit = 10 cm) and coordinates are relative to the region's centre
@@ -39,6 +47,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/det_math.hpp"
@@ -117,6 +126,12 @@ inline void drive_impulse(double m, double v, double c, double s, double ux, dou
     jy *= max / j;
   }
 }
+
+/// Robots stepped in one Box2D world (Dynamics2d::group_batches).
+struct Batch {
+  std::size_t region = 0;
+  std::vector<std::uint32_t> rows;
+};
 
 class Dynamics2d final : public PhysicsEngine {
  public:
@@ -207,32 +222,45 @@ class Dynamics2d final : public PhysicsEngine {
       rmax = std::max(rmax, k.radius_m);
     }
     const Columns c = columns(w);
-    find_free_robots(w, c, move, rmax);
-    // The robots of each region that meet something this tick, in row (id) order, go to Box2D.
-    rows_.resize(regions_.size());
-    for (auto& r : rows_) r.clear();
-    for (std::uint32_t i = 0; i < n; ++i)
-      if (steps[engine[i]] && region_of_[engine[i]] >= 0 && !free_[i])
-        rows_[static_cast<std::size_t>(region_of_[engine[i]])].push_back(i);
-    w.parallel_for(regions_.size(), 1, [&](std::size_t b, std::size_t e, int) {
-      for (std::size_t r = b; r < e; ++r)
-        if (!rows_[r].empty()) step_region(w, c, r, 2 * rmax + 2 * move + 0.1);
+    // Per region, the farthest any of its bodies goes this tick: the drive's reach, or more for
+    // a body moving faster (pushed last tick). A maximum, so the same in any order.
+    reach_.assign(regions_.size(), move);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!steps[engine[i]] || region_of_[engine[i]] < 0) continue;
+      double& m = reach_[static_cast<std::size_t>(region_of_[engine[i]])];
+      m = std::max(m, std::sqrt(c.vx[i] * c.vx[i] + c.vy[i] * c.vy[i]) * w.dt_s);
+    }
+    double reach = move;
+    for (double m : reach_) reach = std::max(reach, m);
+    const double margin = 2 * rmax + 2 * reach + 0.1;
+    for (std::size_t r = 0; r < regions_.size(); ++r) segments_near(w, r, margin);
+    find_free_robots(w, c, move, rmax, reach);
+    group_batches(w, c);
+    w.parallel_for(batches_.size(), 1, [&](std::size_t b, std::size_t e, int) {
+      for (std::size_t k = b; k < e; ++k) step_batch(w, c, batches_[k], margin);
     });
   }
 
  private:
-  /// Marks the robots that cannot touch anything this tick, and moves them. Most robots of a
-  /// swarm are alone most of the time: each would be an island of one body in Box2D, whose
-  /// solver costs far more than the drive's integration. A robot is free when it goes no
-  /// faster than the fastest kind's drive (so it moves at most `move`), no obstacle segment
-  /// lies within its radius + `move`, and no robot of its region lies within the two radii +
-  /// 2 `move` + 1 cm (the other may be pushed, and Box2D's position correction moves
-  /// overlapping bodies apart). A free robot's sub-steps are what Box2D computes for a body
-  /// without contacts: the drive's impulses, then position += h velocity. The test reads only
-  /// this tick's columns, so it is the same for any thread count.
-  void find_free_robots(CorePhysicsWorld& w, const Columns& c, double move, double rmax) {
+  /// Marks the robots that cannot touch anything this tick, and moves them; lists the pairs of
+  /// the others that may meet. Most robots of a sparse swarm are alone most of the time: each
+  /// would be an island of one body in Box2D, whose solver costs far more than the drive's
+  /// integration. A robot is free when it goes no faster than the fastest kind's drive (so it
+  /// moves at most `move`), no obstacle segment lies within its radius + `move`, and no robot
+  /// of its region lies within the two radii + 2 `reach` + 1 cm (`reach`: the farthest any
+  /// body of the region goes this tick; the other may be pushed, and Box2D's position
+  /// correction moves overlapping bodies apart). A free robot's sub-steps are what Box2D
+  /// computes for a body without contacts: the drive's impulses, then position += h velocity.
+  /// The same distance links two robots that are not free into one group (group_batches). The
+  /// test reads only this tick's columns, so it is the same for any thread count.
+  void find_free_robots(CorePhysicsWorld& w, const Columns& c, double move, double rmax,
+                        double reach) {
     const std::size_t n = w.robot_count();
     free_.assign(n, 0);
+    walled_.assign(n, 0);
+    first_sub_.resize(n);
+    pairs_.resize(static_cast<std::size_t>(w.workers()));
+    for (auto& p : pairs_) p.clear();
     const RobotGrid& grid = w.index.robots;
     const std::uint32_t* order = grid.order().data();
     const double* gx = grid.sorted_x().data();
@@ -243,32 +271,113 @@ class Dynamics2d final : public PhysicsEngine {
     const auto& segs = w.index.segments.segments();
     const double* vx = c.vx;
     const double* vy = c.vy;
-    const double robot_reach = 2 * rmax + 2 * move + 0.01;
-    w.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int) {
+    const double robot_reach = 2 * rmax + 2 * reach + 0.01;
+    w.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int worker) {
+      std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs =
+          pairs_[static_cast<std::size_t>(worker)];
       for (std::size_t s = b; s < e; ++s) {
         const std::uint32_t i = order[s];
         if (!steps[engine[i]] || region_of_[engine[i]] < 0) continue;
-        if ((vx[i] * vx[i] + vy[i] * vy[i]) * w.dt_s * w.dt_s > move * move) continue;
         const Vec2 p{gx[s], gy[s]};
         const double r = gr[s];
+        const double link = 2 * reach_[static_cast<std::size_t>(region_of_[engine[i]])] + 0.01;
         bool near = false;
         for (std::uint32_t si : w.index.segments.near(p))
           if (distance_to_segment(p, segs[si]) < r + move + 4 * kSkin) {
             near = true;
+            walled_[i] = 1;
             break;
           }
-        if (near) continue;
+        near = near || (vx[i] * vx[i] + vy[i] * vy[i]) * w.dt_s * w.dt_s > move * move;
         grid.for_each_within(p, robot_reach, [&](std::uint32_t t) {
-          if (near || t == s || engine[order[t]] != engine[i]) return;
+          const std::uint32_t j = order[t];
+          if (t == s || engine[j] != engine[i]) return;
           const double dx = gx[t] - p.x, dy = gy[t] - p.y;
-          const double reach = r + gr[t] + 2 * move + 0.01;
-          if (dx * dx + dy * dy < reach * reach) near = true;
+          const double within = r + gr[t] + link;
+          if (dx * dx + dy * dy >= within * within) return;
+          near = true;
+          if (j > i) pairs.emplace_back(i, j);
         });
         if (near) continue;
         free_[i] = 1;
         move_free(w, c, i);
       }
     });
+  }
+
+  /// Groups the robots that go to Box2D: two robots that may meet this tick (find_free_robots)
+  /// are in one group, and so are the groups they link, so no two groups touch during the
+  /// tick. Groups, in the order of their lowest row (robot id), fill batches of at least
+  /// kBatchBodies robots of one region, one Box2D world each, each group's robots in row order.
+  /// What a batch holds depends on the columns alone, not on the thread count, the process,
+  /// or a checkpoint; the batches are stepped in parallel.
+  void group_batches(CorePhysicsWorld& w, const Columns& c) {
+    const std::size_t n = w.robot_count();
+    const std::uint8_t* engine = w.state.robot_engine().data();
+    const std::uint8_t* steps = w.steps_mask().data();
+    // Union-find whose root is the lowest row of its set, whatever the order of the unions.
+    parent_.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) parent_[i] = i;
+    auto find = [&](std::uint32_t i) {
+      while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
+      return i;
+    };
+    for (const auto& list : pairs_)
+      for (const auto& [a, b] : list) {
+        const std::uint32_t ra = find(a), rb = find(b);
+        if (ra < rb)
+          parent_[rb] = ra;
+        else if (rb < ra)
+          parent_[ra] = rb;
+      }
+    // Each group's rows, in row order, the groups in the order of their roots.
+    constexpr std::uint32_t kNone = ~std::uint32_t{0};
+    group_.assign(n, kNone);
+    group_start_.clear();
+    std::uint32_t groups = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!steps[engine[i]] || region_of_[engine[i]] < 0 || free_[i]) continue;
+      const std::uint32_t root = find(i);
+      if (root == i) {
+        group_[i] = groups++;
+        group_start_.push_back(0);
+      }
+      ++group_start_[group_[i] = group_[root]];
+    }
+    std::uint32_t sum = 0;
+    for (std::uint32_t& g : group_start_) sum += std::exchange(g, sum);
+    group_start_.push_back(sum);
+    group_rows_.resize(sum);
+    fill_.assign(group_start_.begin(), group_start_.end() - 1);
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (group_[i] != kNone) group_rows_[fill_[group_[i]]++] = i;
+    // The robots of a group that meet nothing move without Box2D.
+    scratch_.resize(pairs_.size());
+    group_boxed_.assign(groups, 0);
+    w.parallel_for(groups, 16, [&](std::size_t b, std::size_t e, int worker) {
+      for (std::size_t g = b; g < e; ++g)
+        group_boxed_[g] = move_apart_robots(w, c, static_cast<std::uint32_t>(g),
+                                            scratch_[static_cast<std::size_t>(worker)]);
+    });
+    // Batches: the others, groups in root order, per region.
+    std::size_t used = 0;
+    open_.assign(regions_.size(), -1);
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      if (group_boxed_[g] == 0) continue;
+      const std::uint32_t* rows = &group_rows_[group_start_[g]];
+      const std::uint32_t size = group_boxed_[g];
+      const std::size_t r = static_cast<std::size_t>(region_of_[engine[rows[0]]]);
+      if (open_[r] < 0) {
+        if (batches_.size() <= used) batches_.emplace_back();
+        batches_[used].region = r;
+        batches_[used].rows.clear();
+        open_[r] = static_cast<int>(used++);
+      }
+      Batch& batch = batches_[static_cast<std::size_t>(open_[r])];
+      batch.rows.insert(batch.rows.end(), rows, rows + size);
+      if (batch.rows.size() >= kBatchBodies) open_[r] = -1;
+    }
+    batches_.resize(used);
   }
 
   Columns columns(const PhysicsWorld& w) const {
@@ -286,20 +395,36 @@ class Dynamics2d final : public PhysicsEngine {
   }
 
   /// A free robot's tick (see find_free_robots), in SI units.
-  void move_free(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i) {
+  void move_free(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i) const {
+    commit_free(w, c, i, free_motion(w, c, i, nullptr));
+  }
+
+  /// The end of a tick without contacts.
+  struct FreeMotion {
+    double x, y, theta, vx, vy, omega;
+  };
+
+  /// Robot i's tick as Box2D computes it for a body that nothing touches, in SI units: the
+  /// drive's impulses, then position += h velocity, each sub-step; `stop` >= 0: only the first
+  /// `stop` sub-steps. `path`, if not null, receives the centre (x, y) at the start of each
+  /// sub-step.
+  FreeMotion free_motion(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i, double* path,
+                         int stop = -1) const {
     const RegionSettings& s =
         settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
     const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
-    double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
     const double v = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
     const double turn = c.turn[i];
     const double h = w.dt_s / s.sub_steps;
     const BodyDrive drive = body_drive(s, kind);
     const double m = drive.mass, inertia = drive.inertia;
     const double max_impulse = drive.max_force * h, max_angular = drive.max_torque * h;
-    const double x0 = x[i], y0 = y[i];
-    double px = x0, py = y0, a = theta[i], ux = vx[i], uy = vy[i], wz = omega[i];
-    for (int sub = 0; sub < s.sub_steps; ++sub) {
+    double px = c.x[i], py = c.y[i], a = c.theta[i], ux = c.vx[i], uy = c.vy[i], wz = c.omega[i];
+    for (int sub = 0; sub < (stop >= 0 ? std::min(stop, s.sub_steps) : s.sub_steps); ++sub) {
+      if (path) {
+        path[2 * sub] = px;
+        path[2 * sub + 1] = py;
+      }
       double jx, jy, sa, ca;
       det_sincos(a, sa, ca);
       drive_impulse(m, v, ca, sa, ux, uy, max_impulse, jx, jy);
@@ -310,18 +435,121 @@ class Dynamics2d final : public PhysicsEngine {
       py += h * uy;
       a += h * wz;
     }
-    x[i] = px;
-    y[i] = py;
-    theta[i] = wrap_angle(a);
-    vx[i] = ux;
-    vy[i] = uy;
-    omega[i] = wz;
+    return {px, py, wrap_angle(a), ux, uy, wz};
+  }
+
+  /// Writes robot i's free tick to the columns: pose, velocities, no contact.
+  void commit_free(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i,
+                   const FreeMotion& f) const {
+    const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
+    const double v = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
     const double commanded = std::abs(v) * w.dt_s;
-    const double moved = std::sqrt((px - x0) * (px - x0) + (py - y0) * (py - y0));
+    const double moved =
+        std::sqrt((f.x - c.x[i]) * (f.x - c.x[i]) + (f.y - c.y[i]) * (f.y - c.y[i]));
     c.realization[i] = commanded > 0 ? static_cast<float>(std::min(1.0, moved / commanded)) : 1.0f;
+    c.x[i] = f.x;
+    c.y[i] = f.y;
+    c.theta[i] = f.theta;
+    c.vx[i] = f.vx;
+    c.vy[i] = f.vy;
+    c.omega[i] = f.omega;
     c.contact_count[i] = 0;
     float* angles = &c.contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
     for (int q = 0; q < kMaxContacts; ++q) angles[q] = 0;
+  }
+
+  /// A worker's buffers for move_apart_robots.
+  struct Scratch {
+    std::vector<double> path;
+    std::vector<FreeMotion> motions;
+    std::vector<int> first;  ///< per robot of the group: the first sub-step it may meet something
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> near;  ///< pairs that may meet
+    std::vector<std::uint8_t> lowered;
+  };
+
+  /// Moves the robots of group g that need no Box2D this tick, and moves the others to the
+  /// front of the group's rows; returns how many those are. Each robot's free path
+  /// (free_motion) is computed, with the centre at the start of each sub-step, where Box2D finds
+  /// its contacts. A robot goes to Box2D when something may touch it during the tick: a near
+  /// obstacle, or another robot whose free path comes near enough to its own (below). The
+  /// others meet nothing, so Box2D would move them on their free paths too. The result does not
+  /// depend on the order of the robots.
+  std::uint32_t move_apart_robots(const CorePhysicsWorld& w, const Columns& c, std::uint32_t g,
+                                  Scratch& scratch) {
+    std::uint32_t* rows = &group_rows_[group_start_[g]];
+    const std::size_t k = group_start_[g + 1] - group_start_[g];
+    const std::size_t r = static_cast<std::size_t>(region_of_[w.state.robot_engine()[rows[0]]]);
+    const int subs = settings_[r].sub_steps;
+    const std::size_t stride = 2 * static_cast<std::size_t>(subs);
+    std::vector<double>& path = scratch.path;
+    std::vector<FreeMotion>& motions = scratch.motions;
+    std::vector<int>& first = scratch.first;
+    path.resize(k * stride);
+    motions.resize(k);
+    first.resize(k);
+    for (std::size_t a = 0; a < k; ++a) {
+      double* p = &path[a * stride];
+      motions[a] = free_motion(w, c, rows[a], p);
+      first[a] = walled_[rows[a]] ? 0 : subs;
+    }
+    auto radius = [&](std::size_t a) {
+      return w.model.kinds[w.state.robot_kind()[rows[a]]].radius_m;
+    };
+    // first[a]: the first sub-step at which something may touch robot a (subs: none; a contact
+    // at the tick's end is found by the next tick's first sub-step). Until then a moves on its
+    // free path; then it may stray from it by at most 2 reach x (q - first[a]) / subs by
+    // sub-step q, stopped or pushed by bodies no faster. Something may touch a at sub-step q if
+    // an obstacle is near (q = 0), or if another's free path comes within the radii +
+    // kMissMargin + that other's stray of a's. Lowered until none is: the greatest solution,
+    // whatever the order of the updates.
+    const double stray = 2 * reach_[r] / subs;
+    auto first_meeting = [&](std::size_t a, std::size_t b) {
+      const double gap = radius(a) + radius(b) + kMissMargin;
+      const double* pa = &path[a * stride];
+      const double* pb = &path[b * stride];
+      for (int q = 0; q < first[a]; ++q) {
+        const double dx = pa[2 * q] - pb[2 * q], dy = pa[2 * q + 1] - pb[2 * q + 1];
+        const double within = gap + stray * std::max(0, q - first[b]);  // a's is 0 before first[a]
+        if (dx * dx + dy * dy < within * within) return q;
+      }
+      return first[a];
+    };
+    // The pairs that may meet: robots whose centres start farther apart than their radii +
+    // kMissMargin + 4 reach never do (each moves at most `reach` and strays at most 2 reach).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>>& near = scratch.near;
+    near.clear();
+    for (std::uint32_t a = 0; a < k; ++a)
+      for (std::uint32_t b = a + 1; b < k; ++b) {
+        const double dx = path[a * stride] - path[b * stride];
+        const double dy = path[a * stride + 1] - path[b * stride + 1];
+        const double limit = radius(a) + radius(b) + kMissMargin + 4 * reach_[r];
+        if (dx * dx + dy * dy < limit * limit) near.emplace_back(a, b);
+      }
+    // A robot's first sub-step changes only when another's was lowered: after the first pass,
+    // only the pairs with one lowered in the pass before are looked at again.
+    std::vector<std::uint8_t>& lowered = scratch.lowered;
+    lowered.assign(2 * k, 1);  // [0, k): in the pass before; [k, 2k): in this one
+    for (bool again = true; again;) {
+      again = false;
+      for (const auto& [u, v] : near)
+        for (const auto& [a, b] : {std::pair{u, v}, std::pair{v, u}}) {
+          if (!lowered[b] || first[a] == 0) continue;
+          const int q = first_meeting(a, b);
+          if (q < first[a]) first[a] = q, lowered[k + a] = 1, again = true;
+        }
+      std::copy(lowered.begin() + static_cast<std::ptrdiff_t>(k), lowered.end(), lowered.begin());
+      std::fill(lowered.begin() + static_cast<std::ptrdiff_t>(k), lowered.end(), 0);
+    }
+    std::uint32_t kept = 0;
+    for (std::size_t a = 0; a < k; ++a) {  // a >= kept: the group's Box2D robots first, in order
+      if (first[a] < subs) {
+        first_sub_[rows[a]] = static_cast<std::uint8_t>(first[a]);
+        rows[kept++] = rows[a];
+      } else {
+        commit_free(w, c, rows[a], motions[a]);
+      }
+    }
+    return kept;
   }
 
   /// The obstacle segments that can touch region r's bodies (those within `margin` of it).
@@ -342,7 +570,11 @@ class Dynamics2d final : public PhysicsEngine {
     return segments_[r];
   }
 
-  void step_region(const CorePhysicsWorld& w, const Columns& c, std::size_t r, double margin) {
+  /// Steps one batch of robots (group_batches) in a Box2D world of its own: its robots and the
+  /// obstacle segments near them.
+  void step_batch(const CorePhysicsWorld& w, const Columns& c, const Batch& batch,
+                  double margin) const {
+    const std::size_t r = batch.region;
     const RegionSettings& s = settings_[r];
     const EngineRegionInfo& g = regions_[r];
     const double ox = (g.min.x + g.max.x) / 2, oy = (g.min.y + g.max.y) / 2;
@@ -359,13 +591,25 @@ class Dynamics2d final : public PhysicsEngine {
     // No time-of-impact sub-stepping: a robot moves a fraction of its radius per sub-step (an
     // e-puck at full speed: 3 mm of its 35 mm at 4 sub-steps), so nothing tunnels.
     world.SetContinuousPhysics(false);
-    // The static obstacles near the region, on the ground body.
+    // The static obstacles near the batch's robots, on the ground body.
+    const std::vector<std::uint32_t>& rows = batch.rows;
     b2Body* ground = nullptr;
     {
+      double lx = x[rows[0]], hx = lx, ly = y[rows[0]], hy = ly;
+      for (std::uint32_t i : rows) {
+        lx = std::min(lx, x[i]);
+        hx = std::max(hx, x[i]);
+        ly = std::min(ly, y[i]);
+        hy = std::max(hy, y[i]);
+      }
       b2BodyDef def;
       ground = world.CreateBody(&def);
       const auto segs = w.obstacles();
-      for (std::uint32_t si : segments_near(w, r, margin)) {
+      for (std::uint32_t si : segments_[r]) {
+        const Segment& q = segs[si];
+        if (std::max(q.a.x, q.b.x) < lx - margin || std::min(q.a.x, q.b.x) > hx + margin ||
+            std::max(q.a.y, q.b.y) < ly - margin || std::min(q.a.y, q.b.y) > hy + margin)
+          continue;
         b2EdgeShape edge;
         edge.SetTwoSided(to_box(segs[si].a.x, segs[si].a.y), to_box(segs[si].b.x, segs[si].b.y));
         b2FixtureDef fd;
@@ -374,23 +618,25 @@ class Dynamics2d final : public PhysicsEngine {
         ground->CreateFixture(&fd);
       }
     }
-    // The robots, in id order.
-    const std::vector<std::uint32_t>& rows = rows_[r];
-    std::vector<b2Body*> bodies(rows.size());
+    // The robots, group by group, each in id order, each from the first sub-step at which
+    // something may touch it (move_apart_robots), before which it moves on its free path.
+    std::vector<b2Body*> bodies(rows.size(), nullptr);
     std::vector<b2Body*> controls(rows.size(), nullptr);  ///< model "argos": the control bodies
     std::vector<double> commanded(rows.size());
     std::vector<BodyDrive> drives(rows.size());
-    for (std::size_t k = 0; k < rows.size(); ++k) {
+    auto create = [&](std::size_t k, int sub) {
       const std::uint32_t i = rows[k];
+      const FreeMotion f = sub == 0 ? FreeMotion{x[i], y[i], theta[i], vx[i], vy[i], omega[i]}
+                                    : free_motion(w, c, i, nullptr, sub);
       const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
       drives[k] = body_drive(s, kind);
       b2BodyDef def;
       def.type = b2_dynamicBody;
-      def.position = to_box(x[i], y[i]);
-      def.angle = static_cast<float>(theta[i]);
+      def.position = to_box(f.x, f.y);
+      def.angle = static_cast<float>(f.theta);
       def.linearVelocity =
-          b2Vec2(static_cast<float>(vx[i] * kScale), static_cast<float>(vy[i] * kScale));
-      def.angularVelocity = static_cast<float>(omega[i]);
+          b2Vec2(static_cast<float>(f.vx * kScale), static_cast<float>(f.vy * kScale));
+      def.angularVelocity = static_cast<float>(f.omega);
       b2Body* body = world.CreateBody(&def);
       const double mass = drives[k].mass;
       b2CircleShape circle;
@@ -441,16 +687,18 @@ class Dynamics2d final : public PhysicsEngine {
       }
       const double v = std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
       commanded[k] = std::abs(v) * w.dt_s;
-    }
+    };
     // Sub-steps: the control bodies' velocities (model "argos") or the wheels' impulses (model
     // "fleetsim"), then Box2D's step.
     const double h = w.dt_s / s.sub_steps;
     for (int sub = 0; sub < s.sub_steps; ++sub) {
+      for (std::size_t k = 0; k < rows.size(); ++k)
+        if (first_sub_[rows[k]] == sub) create(k, sub);
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const std::uint32_t i = rows[k];
         b2Body* body = bodies[k];
         const KindInfo& kind = w.model.kinds[w.state.robot_kind()[i]];
-        if (kind.passive) continue;  // held by its friction joint
+        if (!body || kind.passive) continue;  // not yet in the world; held by its friction joint
         if (b2Body* control = controls[k]) {
           const double v =
               std::clamp(speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s) * kScale;
@@ -516,7 +764,23 @@ class Dynamics2d final : public PhysicsEngine {
   std::vector<EngineRegionInfo> regions_;
   std::vector<RegionSettings> settings_;
   std::vector<int> region_of_;  ///< engine index -> index in regions_, -1 if not this type's
-  std::vector<std::vector<std::uint32_t>> rows_;
+  /// The fewest robots of a batch (but its last of a region): enough that a world's own cost
+  /// (its allocators, the ground body) is small beside its bodies', few enough that its bodies
+  /// stay in cache over the sub-steps. Changing it changes the bits.
+  static constexpr std::size_t kBatchBodies = 64;
+  /// How near (m) two robots' free paths may come, beyond their radii, before they may meet
+  /// (move_apart_robots): more than the difference between this double-precision integration
+  /// and Box2D's single-precision one, and than a box's polygon skin (1 mm).
+  static constexpr double kMissMargin = 0.002;
+  std::vector<double> reach_;  ///< per region: the farthest a body goes this tick
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> pairs_;  ///< per worker
+  std::vector<std::uint32_t> parent_, group_, group_start_, group_rows_, fill_;
+  std::vector<std::uint8_t> walled_;        ///< per robot row: near an obstacle segment
+  std::vector<std::uint8_t> first_sub_;     ///< per robot row going to Box2D: its first sub-step
+  std::vector<std::uint32_t> group_boxed_;  ///< per group: how many of its robots go to Box2D
+  std::vector<Scratch> scratch_;            ///< per worker
+  std::vector<int> open_;                   ///< per region: its batch being filled, -1 if none
+  std::vector<Batch> batches_;
   std::vector<std::uint8_t> free_;  ///< per robot row: moved without Box2D this tick
   std::vector<std::vector<std::uint32_t>> segments_;
   std::vector<double> segment_margin_;

@@ -127,6 +127,40 @@ TEST_F(Checkpoints, AResumedRunEndsWithTheStateAndLogOfAnUninterruptedOne) {
   }
 }
 
+// A dense crowd on dynamics2d (40 robots/m²): most robots meet others, so each tick's Box2D
+// worlds hold many groups, and robots enter them at several sub-steps. Resumed from a
+// checkpoint on one process or on two (one region each), it ends as the uninterrupted run.
+TEST_F(Checkpoints, ADenseDynamics2dCrowdResumesWithTheBitsOfAnUninterruptedRun) {
+  const std::string log = path("crowd.flog");
+  const std::string xml = R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="6" seed="7"/>
+  <controllers><controller id="diffuse" type="diffusion"/></controllers>
+  <arena size="4,4">
+    <wall from="-1,-1" to="1,-1"/>
+    <distribute count="640" kind="epuck" controller="diffuse"/>
+  </arena>
+  <physics>
+    <dynamics2d id="w" region="-2,-2,0,2"/>
+    <dynamics2d id="e" region="0,-2,2,2"/>
+  </physics>
+  <log path=")" + log + R"("/>
+</fleetsim>
+)";
+  const std::uint64_t ref = run(xml, log);
+  Checkpoint ck;
+  EXPECT_EQ(run(xml, log, 25, &ck), ref);
+  ASSERT_EQ(ck.tick, 25);
+  const Checkpoint back = decode_checkpoint(encode_checkpoint(ck), "test");
+  EXPECT_EQ(run(xml, log, -1, nullptr, &back), ref) << "resumed on one process";
+  distributed::SwarmRunOptions o;
+  o.resume = std::make_shared<Checkpoint>(back);
+  for (const auto& r : many(xml, log, 2, o)) {
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.state_hash, ref) << "resumed on two processes, process " << r.process;
+  }
+}
+
 TEST_F(Checkpoints, ACheckpointOfSeveralProcessesResumesOnOne) {
   const auto s = random_scenario(21, script_, "unused.flog");
   const std::string ref_log = path("ref.flog");
