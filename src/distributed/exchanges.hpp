@@ -37,6 +37,14 @@ std::unique_ptr<transport::Port> open_process_port(const transport::FederationLa
                                                    transport::PortOptions options,
                                                    transport::ZmqOptions zmq = {});
 
+/// The rounds of the time layer in each tick of a run's simulation, in their order
+/// (docs/distributed.md, "The tick"): the handoff, with affinities the actuation, and the moves.
+/// The loop functions' changes, the contact rounds and a checkpoint's state are parts of these
+/// rounds, not rounds of their own. A swarm node adds its inputs and results (swarm_node.cpp).
+inline int simulation_rounds_per_tick(bool affinities) {
+  return affinities ? 3 : 2;
+}
+
 /// The timestamp of round g (0-based) for ticks of `tick_ns` with `rounds_per_tick` rounds.
 SimTime round_time(std::uint64_t g, SimTime tick_ns, int rounds_per_tick = 2);
 

@@ -435,7 +435,9 @@ class SwarmShare {
   /// The rounds of the processes' exchange in each tick: the simulation's (handoff, moves,
   /// and with affinities the actuation), then the inputs and, when a port names a robot, the
   /// results.
-  int rounds_per_tick() const { return (affinities_ ? 3 : 2) + 1 + (external_.empty() ? 0 : 1); }
+  int rounds_per_tick() const {
+    return simulation_rounds_per_tick(affinities_) + 1 + (external_.empty() ? 0 : 1);
+  }
 
   /// Makes the run and starts it; `exchange` joins the processes when there are several.
   void start(Exchange* exchange) {

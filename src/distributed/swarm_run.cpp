@@ -169,8 +169,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     d.robot_process = loaded.experiment.robot_affinity;
     d.partition_storage = o.partition_storage;
     d.first_holds_all = p == 0 && static_cast<bool>(o.before_start);
-    // Affinities add a round to each tick (the actuation, docs/distributed.md).
-    if (make) exchange = make(d.has_affinities() ? 3 : 2);
+    if (make) exchange = make(simulation_rounds_per_tick(d.has_affinities()));
     d.exchange = exchange.get();
     d.part_bytes = o.part_bytes;
     CheckpointSink sink;
