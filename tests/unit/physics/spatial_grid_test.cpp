@@ -133,6 +133,70 @@ TEST(SpatialGrid, RaysMatchBruteForceOnRandomScenes) {
   }
 }
 
+// The response curve and the noise are applied inside the cast, where the readings are
+// produced: each reading is the scalar curve of the linear reading, plus the generator's draws
+// for that robot and tick, the same on the baseline and AVX2 kernels, for 8 rays (the
+// e-puck's), 24 (the foot-bot's) and a count known only at run time (5).
+TEST(SpatialGrid, ResponseAndNoiseAreAppliedInTheCastOnEveryPath) {
+  Scene s(4.0, 1);
+  fill_random(s, 3, 1500, 4.0, false);
+  std::vector<RayLayout> layouts(3);
+  layouts[0] = epuck_rays();
+  for (int n : {24, 5}) {
+    RayLayout& l = layouts[n == 24 ? 1 : 2];
+    for (int k = 0; k < n; ++k) {
+      const double a = (k + 0.5) * 2 * kPi / n;
+      l.cos.push_back(std::cos(a));
+      l.sin.push_back(std::sin(a));
+    }
+  }
+  const auto& order = s.index.robots.order();
+  const SimdPath before = simd_path();
+  int curved = 0, noisy = 0;
+  for (const RayLayout& layout : layouts) {
+    const std::size_t n = layout.count();
+    for (ProximityResponse response : {ProximityResponse::kFootbot, ProximityResponse::kEpuck}) {
+      for (double level : {0.0, 0.05}) {
+        for (double sd : {0.0, 0.02}) {
+          for (std::uint32_t slot = 0; slot < order.size(); slot += 7) {
+            const EntityId id = order[slot] + 100;
+            const ProximityReadingModel model{response, level, sd, 42, id, 9};
+            std::vector<float> linear(n), base(n), fast(n);
+            set_simd_path(SimdPath::kBaseline);
+            read_proximity_slot(s.state, s.index, slot, 0.035, 0.1, layout, linear.data());
+            read_proximity_slot(s.state, s.index, slot, 0.035, 0.1, layout, base.data(), nullptr, 0,
+                                model);
+            // The expected readings, from the scalar curve and the generator's streams.
+            std::vector<float> expected(n);
+            CounterRng uniform(42, id, 9, RandomStream::kProximityNoise);
+            CounterRng gauss(42, id, 9, RandomStream::kSensorNoise);
+            for (std::size_t k = 0; k < n; ++k)
+              expected[k] = proximity_response(response, linear[k], 0.1);
+            for (std::size_t k = 0; level > 0 && k < n; ++k)
+              expected[k] = static_cast<float>(
+                  std::clamp(expected[k] + uniform.uniform(-level, level), 0.0, 1.0));
+            for (std::size_t k = 0; sd > 0 && k < n; ++k)
+              expected[k] =
+                  static_cast<float>(std::clamp(expected[k] + sd * gauss.normal(), 0.0, 1.0));
+            ASSERT_EQ(base, expected) << "slot " << slot << ", " << n << " rays";
+            for (std::size_t k = 0; k < n; ++k) {
+              curved += linear[k] > 0 && level == 0 && sd == 0 && base[k] != linear[k];
+              noisy += linear[k] == 0 && base[k] > 0;
+            }
+            if (set_simd_path(SimdPath::kAvx2) != SimdPath::kAvx2) continue;
+            read_proximity_slot(s.state, s.index, slot, 0.035, 0.1, layout, fast.data(), nullptr, 0,
+                                model);
+            ASSERT_EQ(fast, base) << "slot " << slot << ", " << n << " rays (AVX2)";
+          }
+        }
+      }
+    }
+  }
+  set_simd_path(before);
+  EXPECT_GT(curved, 500) << "the scene should give readings the curves change";
+  EXPECT_GT(noisy, 500) << "noise should lift rays that see nothing";
+}
+
 TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     Scene s(5.0, 2);
