@@ -197,6 +197,50 @@ TEST(SpatialGrid, ResponseAndNoiseAreAppliedInTheCastOnEveryPath) {
   EXPECT_GT(noisy, 500) << "noise should lift rays that see nothing";
 }
 
+// The obstacle grid's line test (walls between robots for the range-and-bearing and the
+// camera) walks only the cells a line crosses, row by row, and skips blocks of cells without a
+// segment: it must answer as a scan of every segment does, for lines inside the grid, leaving
+// it, level, upright and long, over sparse and dense walls.
+TEST(SpatialGrid, ALineIsBlockedExactlyWhenItCrossesASegment) {
+  auto side = [](Vec2 p, Vec2 q, Vec2 r) {
+    const double v = (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x);
+    return (v > 0) - (v < 0);
+  };
+  auto crosses = [&](Vec2 a, Vec2 b, const Segment& s) {
+    return side(a, b, s.a) * side(a, b, s.b) < 0 && side(s.a, s.b, a) * side(s.a, s.b, b) < 0;
+  };
+  int blocked = 0, clear = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    CounterRng rng(seed, 0, 0, RandomStream::kPlacement);
+    std::vector<Segment> walls;
+    const int count = seed % 2 ? 6 : 200;
+    for (int w = 0; w < count; ++w) {
+      const Vec2 a{rng.uniform(-17, 17), rng.uniform(-17, 17)};  // (walls inside the grid)
+      walls.push_back({a, a + Vec2{rng.uniform(-2, 2), rng.uniform(-2, 2)}});
+    }
+    SegmentGrid grid;
+    grid.build(walls, {-20, -20}, {20, 20}, 0.17, 0.1);
+    for (int k = 0; k < 4000; ++k) {
+      const Vec2 a{rng.uniform(-22, 22), rng.uniform(-22, 22)};
+      const double len = k % 4 == 0 ? 15.0 : 3.0;
+      Vec2 b = a + Vec2{rng.uniform(-len, len), rng.uniform(-len, len)};
+      if (k % 10 == 1) b.y = a.y;  // level
+      if (k % 10 == 2) b.x = a.x;  // upright
+      bool expected = false;
+      for (const Segment& w : walls) expected = expected || crosses(a, b, w);
+      ASSERT_EQ(grid.blocks(a, b), expected) << "seed " << seed << ", line " << k;
+      if (expected) {
+        EXPECT_TRUE(grid.any_near_square(a, std::max(std::abs(b.x - a.x), std::abs(b.y - a.y))));
+        ++blocked;
+      } else {
+        ++clear;
+      }
+    }
+  }
+  EXPECT_GT(blocked, 1000);
+  EXPECT_GT(clear, 1000);
+}
+
 TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     Scene s(5.0, 2);
