@@ -146,6 +146,20 @@ std::string footbot_experiment_xml(const FootbotSceneOptions& o) {
          "<actuator type=\"range_and_bearing\" data_size=\"10\"/>\n"
          "  </kind></kinds>\n";
   }
+  if (!o.light && !o.occlusion) {
+    kind = "footbot_open";  // the built-in foot-bot, its messages never blocked
+    x += "  <kinds><kind name=\"footbot_open\" base=\"footbot\">\n"
+         "    <sensor type=\"proximity\" rays=\"24\" range=\"0.1\" response=\"footbot\"/>"
+         "<sensor type=\"collision\"/><sensor type=\"positioning\"/>\n"
+         "    <sensor type=\"range_and_bearing\" range=\"3\" data_size=\"10\" "
+         "blocked_by_obstacles=\"false\" blocked_by_bodies=\"false\"/>\n"
+         "    <sensor type=\"colored_blob_omnidirectional_camera\" range=\"0.7932\" "
+         "field=\"square\" blocked_by_obstacles=\"true\" blocked_by_bodies=\"true\"/>\n"
+         "    <actuator type=\"differential_drive\" axle_length=\"0.14\" "
+         "max_wheel_speed=\"0.3\"/><actuator type=\"leds\" count=\"13\"/>"
+         "<actuator type=\"range_and_bearing\" data_size=\"10\"/>\n"
+         "  </kind></kinds>\n";
+  }
   x += "  <controllers>\n    <controller id=\"c\" type=\"rab_disperse\" camera=\"" +
        std::string(o.camera ? "true" : "false") + "\"/>\n  </controllers>\n";
   x += "  <arena size=\"" + real(side) + "," + real(side) + "\">\n";

@@ -166,6 +166,17 @@ void SegmentGrid::build(const std::vector<Segment>& segments, Vec2 min, Vec2 max
     items_.insert(items_.end(), lists[c].begin(), lists[c].end());
   }
   start_[cells] = static_cast<std::uint32_t>(items_.size());
+  // Which blocks of kBlock x kBlock cells hold a segment: a line's walk skips the empty ones
+  // without reading their cells (a few hundred bytes for the largest grid's million cells).
+  bx_ = (nx_ + kBlock - 1) / kBlock;
+  const int by = (ny_ + kBlock - 1) / kBlock;
+  block_used_.assign(static_cast<std::size_t>(bx_) * static_cast<std::size_t>(by), 0);
+  for (int gy = 0; gy < ny_; ++gy)
+    for (int gx = 0; gx < nx_; ++gx) {
+      const std::size_t c = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_) +
+                            static_cast<std::size_t>(gx);
+      if (start_[c] != start_[c + 1]) block_used_[block_of(gx, gy)] = 1;
+    }
 }
 
 namespace {
@@ -194,20 +205,55 @@ bool SegmentGrid::find_crossing(Vec2 a, Vec2 b, Found&& found) const {
   auto cy = [&](double v) { return clamp_cell(std::floor((v - min_.y) * inv_cell_), ny_); };
   const Segment line{a, b};
   const double half_diag = cell * 0.70710678118654757 * 1.000001;
-  for (int gy = cy(std::min(a.y, b.y)); gy <= cy(std::max(a.y, b.y)); ++gy)
-    for (int gx = cx(std::min(a.x, b.x)); gx <= cx(std::max(a.x, b.x)); ++gx) {
+  const double ylo = std::min(a.y, b.y), yhi = std::max(a.y, b.y);
+  const int x_first = cx(std::min(a.x, b.x)), x_last = cx(std::max(a.x, b.x));
+  const int y_last = cy(yhi);
+  for (int gy = cy(ylo); gy <= y_last; ++gy) {
+    // The columns the line can enter in this row: where it crosses the row's band (the border
+    // rows reach out to infinity, as clamp_cell does), one column more each side for rounding.
+    // A crossing lies on the line, so its cell is among them; the test below then keeps the
+    // cells the whole-box walk kept, so the answer is the same, in fewer steps.
+    int from = x_first, to = x_last;
+    if (a.y != b.y) {
+      const double band_lo = gy == 0 ? ylo : std::max(ylo, min_.y + gy * cell);
+      const double band_hi = gy == ny_ - 1 ? yhi : std::min(yhi, min_.y + (gy + 1) * cell);
+      const double slope = (b.x - a.x) / (b.y - a.y);
+      const double x0 = a.x + (band_lo - a.y) * slope, x1 = a.x + (band_hi - a.y) * slope;
+      from = std::max(from, cx(std::min(x0, x1)) - 1);
+      to = std::min(to, cx(std::max(x0, x1)) + 1);
+    }
+    for (int gx = from; gx <= to; ++gx) {
+      if (!block_used_[block_of(gx, gy)]) {  // the rest of this block's columns hold nothing
+        gx |= kBlock - 1;
+        continue;
+      }
+      const std::size_t c = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_) +
+                            static_cast<std::size_t>(gx);
+      if (start_[c] == start_[c + 1]) continue;  // most cells hold no segment
       Vec2 center{min_.x + (gx + 0.5) * cell, min_.y + (gy + 0.5) * cell};
       if (distance_to_segment(center, line) > half_diag) continue;
-      std::size_t c = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_) +
-                      static_cast<std::size_t>(gx);
       for (std::uint32_t k = start_[c]; k < start_[c + 1]; ++k)
         if (segments_cross(a, b, segments_[items_[k]]) && found(items_[k])) return true;
     }
+  }
   return false;
 }
 
 bool SegmentGrid::blocks(Vec2 a, Vec2 b) const {
   return find_crossing(a, b, [](std::uint32_t) { return true; });
+}
+
+bool SegmentGrid::any_near_square(Vec2 p, double r) const {
+  const int x0 = clamp_cell(std::floor((p.x - r - min_.x) * inv_cell_), nx_) / kBlock;
+  const int x1 = clamp_cell(std::floor((p.x + r - min_.x) * inv_cell_), nx_) / kBlock;
+  const int y0 = clamp_cell(std::floor((p.y - r - min_.y) * inv_cell_), ny_) / kBlock;
+  const int y1 = clamp_cell(std::floor((p.y + r - min_.y) * inv_cell_), ny_) / kBlock;
+  for (int by = y0; by <= y1; ++by)
+    for (int bx = x0; bx <= x1; ++bx)
+      if (block_used_[static_cast<std::size_t>(by) * static_cast<std::size_t>(bx_) +
+                      static_cast<std::size_t>(bx)])
+        return true;
+  return false;
 }
 
 bool SegmentGrid::any_crossing(Vec2 a, Vec2 b,
@@ -216,7 +262,8 @@ bool SegmentGrid::any_crossing(Vec2 a, Vec2 b,
 }
 
 std::size_t SegmentGrid::memory_bytes() const {
-  return segments_.capacity() * sizeof(Segment) + start_.capacity() * 4 + items_.capacity() * 4;
+  return segments_.capacity() * sizeof(Segment) + start_.capacity() * 4 + items_.capacity() * 4 +
+         block_used_.capacity();
 }
 
 double ray_circle(Vec2 o, Vec2 u, double max_t, Vec2 c, double r) {

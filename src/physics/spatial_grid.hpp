@@ -161,6 +161,9 @@ class SegmentGrid {
   }
   /// True when the segment a-b crosses an indexed segment (walks the cells along a-b).
   bool blocks(Vec2 a, Vec2 b) const;
+  /// False when no indexed segment comes near the square of half side `r` around p (then no
+  /// line inside it is blocked); true may still mean none does. A few bytes read.
+  bool any_near_square(Vec2 p, double r) const;
   /// Whether `pred(index)` holds for an indexed segment the segment a-b crosses; stops at the
   /// first (a segment may be asked more than once: it is listed in every cell it enters).
   bool any_crossing(Vec2 a, Vec2 b, const std::function<bool(std::uint32_t)>& pred) const;
@@ -174,6 +177,15 @@ class SegmentGrid {
   int nx_ = 1, ny_ = 1;
   std::vector<std::uint32_t> start_;
   std::vector<std::uint32_t> items_;
+  /// 1 for each block of kBlock x kBlock cells (row-major, bx_ blocks a row) that lists a
+  /// segment in one of its cells; built with the lists, read by the line walks.
+  static constexpr int kBlock = 8;
+  int bx_ = 1;
+  std::vector<std::uint8_t> block_used_;
+  std::size_t block_of(int gx, int gy) const {
+    return static_cast<std::size_t>(gy / kBlock) * static_cast<std::size_t>(bx_) +
+           static_cast<std::size_t>(gx / kBlock);
+  }
   /// Walks the cells along a-b and calls `found(index)` for each indexed segment a-b crosses,
   /// until it returns true; returns whether one did (blocks, any_crossing).
   template <class Found>

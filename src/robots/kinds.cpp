@@ -43,7 +43,11 @@ RobotKind footbot_kind() {
   k.argos_max_torque_n_m = 150;
   k.sensors = {part("proximity", {{"rays", "24"}, {"range", "0.1"}, {"response", "footbot"}}),
                part("collision", {}), part("positioning", {}),
-               part("range_and_bearing", {{"range", "3"}, {"data_size", "10"}}),
+               // ARGoS's medium checks occlusions by default: walls and bodies block messages.
+               part("range_and_bearing", {{"range", "3"},
+                                          {"data_size", "10"},
+                                          {"blocked_by_obstacles", "true"},
+                                          {"blocked_by_bodies", "true"}}),
                // ARGoS's: the ground square seen by a camera 0.2887 m high with a 70 degree
                // aperture (half side 0.2887 tan 70 = 0.7932 m), occluded by bodies and walls.
                part("colored_blob_omnidirectional_camera", {{"range", "0.7932"},

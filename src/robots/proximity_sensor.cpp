@@ -44,6 +44,23 @@ constexpr int kMaxRays = 64;
   }
 }
 
+// ARGoS's uniform noise (`noise_level`), then proximity_noisy's Gaussian noise, clamped to
+// [0, 1]; each from its own stream of the counter-based generator, one draw per ray in ray
+// order. Out of line: most sensors have none.
+[[gnu::noinline]] void add_noise(const ProximityReadingModel& model, int n, float* out) {
+  if (model.noise_level > 0) {
+    CounterRng rng(model.seed, model.robot, model.tick, RandomStream::kProximityNoise);
+    for (int k = 0; k < n; ++k)
+      out[k] = static_cast<float>(
+          std::clamp(out[k] + rng.uniform(-model.noise_level, model.noise_level), 0.0, 1.0));
+  }
+  if (model.noise_sd > 0) {
+    CounterRng rng(model.seed, model.robot, model.tick, RandomStream::kSensorNoise);
+    for (int k = 0; k < n; ++k)
+      out[k] = static_cast<float>(std::clamp(out[k] + model.noise_sd * rng.normal(), 0.0, 1.0));
+  }
+}
+
 // Where the gather of the robots within reach stands: the run of slots, and the slot in it.
 struct GatherCursor {
   int run = 0;
@@ -107,7 +124,7 @@ template <int N, bool kAvx2>
                                              double range, const RayLayout& dir, int n_runtime,
                                              float* out, const double* z, double height,
                                              const std::uint32_t* rb, const std::uint32_t* re,
-                                             int runs) {
+                                             int runs, const ProximityReadingModel& model) {
   const int n = N > 0 ? N : n_runtime;
   constexpr int kCap = N > 0 ? N : kMaxRays;
   // World directions and the nearest hit per ray, as separate arrays so the ray loop
@@ -173,7 +190,27 @@ template <int N, bool kAvx2>
   }
   rays();
   hit_segments(index, px, py, r, range, n, ux, uy, best);
-  for (int k = 0; k < n; ++k) out[k] = best[k] < rangef ? 1.0f - best[k] / rangef : 0.0f;
+  // The readings, produced here: the linear reading of each ray's nearest hit, then the
+  // response curve on the whole vector of rays, then the noise.
+  alignas(32) float linear[kCap];
+  for (int k = 0; k < n; ++k) linear[k] = best[k] < rangef ? 1.0f - best[k] / rangef : 0.0f;
+  switch (model.response) {
+    case ProximityResponse::kLinear:
+      for (int k = 0; k < n; ++k) out[k] = linear[k];
+      break;
+    case ProximityResponse::kFootbot:
+#pragma omp simd
+      for (int k = 0; k < n; ++k)
+        out[k] = proximity_response<ProximityResponse::kFootbot>(linear[k], range);
+      break;
+    case ProximityResponse::kEpuck:
+#pragma omp simd
+      for (int k = 0; k < n; ++k)
+        out[k] = proximity_response<ProximityResponse::kEpuck>(linear[k], range);
+      break;
+  }
+  if (model.noise_level > 0 || model.noise_sd > 0) [[unlikely]]
+    add_noise(model, n, out);
 }
 
 // The kernel for the baseline instruction set (SSE2: 4 floats per vector) and for AVX2 (8 per
@@ -183,16 +220,17 @@ template <int N, bool kAvx2>
   const int n = static_cast<int>(dir.count());                                                    \
   if (n == 8)                                                                                     \
     return cast_rays<8, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb,  \
-                               re, runs);                                                         \
+                               re, runs, model);                                                  \
   if (n == 24)                                                                                    \
     return cast_rays<24, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, \
-                                re, runs);                                                        \
-  cast_rays<0, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re, runs);
+                                re, runs, model);                                                 \
+  cast_rays<0, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re, runs, \
+                      model);
 
 void cast_baseline(const SpatialIndex& index, std::uint32_t self, double px, double py,
                    double theta, double r, double range, const RayLayout& dir, float* out,
                    const double* z, double height, const std::uint32_t* rb, const std::uint32_t* re,
-                   int runs) {
+                   int runs, const ProximityReadingModel& model) {
   constexpr bool kAvx2 = false;
   FLEETSIM_CAST_BODY
 }
@@ -201,14 +239,16 @@ void cast_baseline(const SpatialIndex& index, std::uint32_t self, double px, dou
                                        double py, double theta, double r, double range,
                                        const RayLayout& dir, float* out, const double* z,
                                        double height, const std::uint32_t* rb,
-                                       const std::uint32_t* re, int runs) {
+                                       const std::uint32_t* re, int runs,
+                                       const ProximityReadingModel& model) {
   constexpr bool kAvx2 = true;
   FLEETSIM_CAST_BODY
 }
 #undef FLEETSIM_CAST_BODY
 
 void cast(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, double r,
-          double range, const RayLayout& dir, float* out, const double* z, double height) {
+          double range, const RayLayout& dir, float* out, const double* z, double height,
+          const ProximityReadingModel& model) {
   // The rows of cells the rays can reach (any robot within r + range + its radius): 5 for the
   // e-puck. A reach needing more rows than kRuns (a sensor reaching dozens of cells) takes
   // them from the heap.
@@ -229,27 +269,21 @@ void cast(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, d
     e = wide_e.data();
   }
   if (simd_path() == SimdPath::kAvx2)
-    return cast_avx2(index, self, p.x, p.y, theta, r, range, dir, out, z, height, b, e, runs);
-  cast_baseline(index, self, p.x, p.y, theta, r, range, dir, out, z, height, b, e, runs);
+    return cast_avx2(index, self, p.x, p.y, theta, r, range, dir, out, z, height, b, e, runs,
+                     model);
+  cast_baseline(index, self, p.x, p.y, theta, r, range, dir, out, z, height, b, e, runs, model);
 }
 
 }  // namespace
 
 float proximity_response(ProximityResponse response, float linear, double range) {
-  if (!(linear > 0)) return 0.0f;  // nothing within range
-  // The distance the linear reading stands for (exact to a few nanometres).
-  const double d = range * (1.0 - static_cast<double>(linear));
   switch (response) {
     case ProximityResponse::kLinear:
       return linear;
     case ProximityResponse::kFootbot:
-      // ARGoS's footbot_proximity_default_sensor.cpp: saturated within about 1 cm, then the
-      // inverse of the distance (0.1 at the 10 cm range).
-      return d < 0.009889556 ? 1.0f : static_cast<float>(0.0100527 / (d + 0.000163144));
+      return proximity_response<ProximityResponse::kFootbot>(linear, range);
     case ProximityResponse::kEpuck:
-      // ARGoS's epuck_proximity_default_sensor.cpp: a quadratic fit to 5 cm, clamped.
-      if (d > 0.05) return 0.0f;
-      return static_cast<float>(std::clamp(298.701 * d * d - 36.8961 * d + 1.08212, 0.0, 1.0));
+      return proximity_response<ProximityResponse::kEpuck>(linear, range);
   }
   return linear;
 }
@@ -307,21 +341,22 @@ const RayLayout& epuck_rays() {
 
 void read_proximity_slot(const WorldState& state, const SpatialIndex& index, std::uint32_t slot,
                          double r, double range, const RayLayout& layout, float* out,
-                         const double* z, double height) {
+                         const double* z, double height, const ProximityReadingModel& model) {
   const std::uint32_t i = index.robots.order()[slot];
   if (range <= 0) {
     std::fill(out, out + layout.count(), 0.0f);
+    add_noise(model, static_cast<int>(layout.count()), out);
     return;
   }
   const Vec2 p{index.robots.sorted_x()[slot], index.robots.sorted_y()[slot]};
-  cast(index, slot, p, state.theta()[i], r, range, layout, out, z, height);
+  cast(index, slot, p, state.theta()[i], r, range, layout, out, z, height, model);
 }
 
 void read_proximity(const WorldState& state, const SpatialIndex& index, std::size_t i, double r,
                     double range, const RayLayout& layout, float* out, const double* z,
-                    double height) {
+                    double height, const ProximityReadingModel& model) {
   std::fill(out, out + layout.count(), 0.0f);
-  if (range <= 0) return;
+  if (range <= 0) return add_noise(model, static_cast<int>(layout.count()), out);
   // Robot i's own slot (to skip itself): in the cells around it, linear in their population.
   const Vec2 p{state.x()[i], state.y()[i]};
   const auto& order = index.robots.order();
@@ -329,7 +364,7 @@ void read_proximity(const WorldState& state, const SpatialIndex& index, std::siz
   index.robots.for_each_near(p, [&](std::uint32_t s) {
     if (order[s] == i) self = s;
   });
-  cast(index, self, p, state.theta()[i], r, range, layout, out, z, height);
+  cast(index, self, p, state.theta()[i], r, range, layout, out, z, height, model);
 }
 
 namespace {
@@ -390,23 +425,10 @@ class ProximitySensor final : public BatchedSensor<ProximitySensor> {
     const std::size_t width = store.desc(column_).width;
     float* values = static_cast<float*>(store.data(column_)) + std::size_t{robot.row} * width;
     const double* z = z_ == kNoColumn ? nullptr : static_cast<const double*>(store.data(z_));
+    const ProximityReadingModel model{response_, noise_level_, noise_,
+                                      ctx.seed,  robot.id,     ctx.tick};
     read_proximity_slot(w.state(), w.index(), robot.slot, radius_, range_, layout_, values, z,
-                        height_);
-    // (Most rays see nothing: their 0 stays 0 under every response, without the call.)
-    if (response_ != ProximityResponse::kLinear)
-      for (std::size_t k = 0; k < layout_.count(); ++k)
-        if (values[k] > 0) values[k] = proximity_response(response_, values[k], range_);
-    if (noise_level_ > 0) {
-      CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kProximityNoise);
-      for (std::size_t k = 0; k < layout_.count(); ++k)
-        values[k] = static_cast<float>(
-            std::clamp(values[k] + rng.uniform(-noise_level_, noise_level_), 0.0, 1.0));
-    }
-    if (noise_ > 0) {
-      CounterRng rng(ctx.seed, robot.id, ctx.tick, RandomStream::kSensorNoise);
-      for (std::size_t k = 0; k < layout_.count(); ++k)
-        values[k] = static_cast<float>(std::clamp(values[k] + noise_ * rng.normal(), 0.0, 1.0));
-    }
+                        height_, model);
     out.values = {values, layout_.count()};
     out.angles = angles_;
     out.directions = directions_;

@@ -94,19 +94,6 @@ inline float ray_circle_hit(float relx, float rely, float ux, float uy, float r,
   }
 }
 
-/// Fills `out` (layout.count() floats) with the readings of the robot in grid slot `slot`
-/// (index.robots.order()[slot]) for a body of radius `r` and rays of length `range`: the hot
-/// path, reading neighbours from contiguous memory. `z` (per robot row, or null): altitudes;
-/// robots higher than `height` (the sensing robot's) are not seen.
-void read_proximity_slot(const WorldState& state, const SpatialIndex& index, std::uint32_t slot,
-                         double r, double range, const RayLayout& layout, float* out,
-                         const double* z = nullptr, double height = 0);
-
-/// The same for robot index i, by a slower path (tests compare the two).
-void read_proximity(const WorldState& state, const SpatialIndex& index, std::size_t i, double r,
-                    double range, const RayLayout& layout, float* out, const double* z = nullptr,
-                    double height = 0);
-
 /// How a ray's distance becomes a reading (the `response` parameter).
 enum class ProximityResponse : std::uint8_t {
   kLinear,   ///< fleetsim's: 1 - d / range
@@ -114,9 +101,57 @@ enum class ProximityResponse : std::uint8_t {
   kEpuck,    ///< ARGoS's e-puck: 298.701 d^2 - 36.8961 d + 1.08212 to 5 cm, clamped; 0 beyond
 };
 
-/// The reading of `response` for a ray whose linear reading (1 - d / range, 0 = nothing in
-/// range) is `linear`.
+/// The reading of response R for a ray whose linear reading (1 - d / range, 0 = nothing in
+/// range) is `linear`. Selects only, so the cast's loop over the rays runs on vectors; the
+/// distance is the one the linear reading stands for (exact to a few nanometres).
+template <ProximityResponse R>
+[[gnu::always_inline]] inline float proximity_response(float linear, double range) {
+  if constexpr (R == ProximityResponse::kLinear) return linear;
+  const double d = range * (1.0 - static_cast<double>(linear));
+  double v;
+  if constexpr (R == ProximityResponse::kFootbot) {
+    // ARGoS's footbot_proximity_default_sensor.cpp: saturated within about 1 cm, then the
+    // inverse of the distance (0.1 at the 10 cm range).
+    v = d < 0.009889556 ? 1.0 : 0.0100527 / (d + 0.000163144);
+  } else {
+    // ARGoS's epuck_proximity_default_sensor.cpp: a quadratic fit to 5 cm, clamped.
+    v = 298.701 * d * d - 36.8961 * d + 1.08212;
+    v = v < 0.0 ? 0.0 : v;
+    v = v > 1.0 ? 1.0 : v;
+    v = d > 0.05 ? 0.0 : v;
+  }
+  return linear > 0 ? static_cast<float>(v) : 0.0f;  // 0: nothing within range
+}
+
+/// The same with the response chosen at run time.
 float proximity_response(ProximityResponse response, float linear, double range);
+
+/// What the cast makes of the rays' distances: the response curve, then the noise, both
+/// applied where the readings are produced. The noise comes from the counter-based generator
+/// keyed by (seed, robot, tick), so it is the same every run and on every path.
+struct ProximityReadingModel {
+  ProximityResponse response = ProximityResponse::kLinear;
+  double noise_level = 0;  ///< half-width of ARGoS's uniform noise (0: none)
+  double noise_sd = 0;     ///< standard deviation of proximity_noisy's Gaussian noise (0: none)
+  std::uint64_t seed = 0;  ///< the experiment's seed
+  EntityId robot = 0;      ///< the sensing robot's id
+  Tick tick = 0;           ///< the tick sensed
+};
+
+/// Fills `out` (layout.count() floats) with the readings of the robot in grid slot `slot`
+/// (index.robots.order()[slot]) for a body of radius `r` and rays of length `range`: the hot
+/// path, reading neighbours from contiguous memory. `z` (per robot row, or null): altitudes;
+/// robots higher than `height` (the sensing robot's) are not seen. `model`: the response and
+/// noise (linear and noise-free by default).
+void read_proximity_slot(const WorldState& state, const SpatialIndex& index, std::uint32_t slot,
+                         double r, double range, const RayLayout& layout, float* out,
+                         const double* z = nullptr, double height = 0,
+                         const ProximityReadingModel& model = {});
+
+/// The same for robot index i, by a slower path (tests compare the two).
+void read_proximity(const WorldState& state, const SpatialIndex& index, std::size_t i, double r,
+                    double range, const RayLayout& layout, float* out, const double* z = nullptr,
+                    double height = 0, const ProximityReadingModel& model = {});
 
 std::unique_ptr<Sensor> make_proximity_sensor(bool noisy);
 

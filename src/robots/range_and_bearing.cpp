@@ -2,6 +2,7 @@
 #include "core/det_math.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -20,6 +21,20 @@ double rab_range_m(const RobotKind& kind) {
 }
 
 namespace {
+
+/// Sectors of directions for the occlusion test, and the sector of direction (x, y) != 0: a
+/// pseudo-angle in [0, 4) that grows with the angle (a quarter turn per unit, exact at the
+/// axes), cut in kSectors equal parts. No trigonometry; any monotone cut serves. (A power of
+/// two: sector arithmetic wraps with a mask.)
+constexpr int kSectors = 32;
+inline int sector(double x, double y) {
+  const double ax = std::abs(x), ay = std::abs(y);
+  const double f = ay / (ax + ay);  // 0 on the x axis, 1 on the y axis
+  // Selects, not branches: the quadrant of a neighbour is a coin toss for a predictor.
+  const double t = x >= 0 ? (y >= 0 ? f : 4 - f) : (y >= 0 ? 2 - f : 2 + f);
+  const int b = static_cast<int>(t * (kSectors / 4));
+  return b < kSectors ? b : kSectors - 1;
+}
 
 /// Reads and checks `data_size` (both parts).
 std::uint32_t read_data_size(PartSetup& setup, const char* what) {
@@ -82,6 +97,7 @@ class RangeAndBearingSensor final : public Sensor {
       setup.error("sensor '" + setup.name() + "': range must be > 0 (metres)");
     range2_ = range_ * range_;
     blocked_ = p.boolean("blocked_by_obstacles", false);
+    bodies_ = p.boolean("blocked_by_bodies", false);
     data_size_ = read_data_size(setup, "sensor");
     height_ = setup.kind().height_m;
     z_ = setup.find_column("z");
@@ -135,11 +151,13 @@ class RangeAndBearingSensor final : public Sensor {
     }
     // The documented order: by sender id.
     sort_by_row(sc.senders, sc.rows, sc.sorted);
-    if (blocked_)
+    if (blocked_ && w.index().segments.any_near_square(p, range_))
       std::erase_if(sc.senders, [&](std::uint64_t rs) {
         const auto s = static_cast<std::uint32_t>(rs);
         return w.line_blocked(p, {gx[s], gy[s]});
       });
+    if (bodies_ && !sc.senders.empty() && !(z && own_z > 0))
+      drop_hidden_by_bodies(sc, grid, kind, order, z, robot.slot, p);
 
     // 3. Range and bearings in the receiver's frame; the payload is read in place (only the
     //    act phase writes it, so it is stable for the whole sense+control phase).
@@ -180,11 +198,15 @@ class RangeAndBearingSensor final : public Sensor {
   }
 
  private:
-  /// Which kinds emit, and the height of their device: read once from the model (the parts of
-  /// every kind are known only once the run is assembled).
+  /// Which kinds emit, the height of their device, their radius and whether they fly: read
+  /// once from the model (the parts of every kind are known only once the run is assembled).
   void find_emitters(const WorldModel& model) {
     emitters_.resize(model.kinds.size());
     for (std::size_t k = 0; k < model.kinds.size(); ++k) {
+      emitters_[k].radius_m = model.kinds[k].radius_m;
+      emitters_[k].flies = model.kinds[k].flies;
+      if (model.kinds[k].in_run && !model.kinds[k].flies)
+        max_body_radius_ = std::max(max_body_radius_, model.kinds[k].radius_m);
       emitters_[k].height_m = model.kinds[k].height_m;
       for (const PartDecl& a : model.kinds[k].actuators)
         if (provides(a, kRangeAndBearing)) emitters_[k].emits = true;
@@ -192,8 +214,8 @@ class RangeAndBearingSensor final : public Sensor {
   }
 
   struct Emitter {
-    bool emits = false;
-    double height_m = 0;
+    bool emits = false, flies = false;
+    double height_m = 0, radius_m = 0;
   };
   /// One worker's lists: valid until that worker senses its next robot.
   struct Scratch {
@@ -203,11 +225,115 @@ class RangeAndBearingSensor final : public Sensor {
     std::vector<std::uint64_t> sorted;   ///< sorting scratch
     std::vector<double> geometry;        ///< per sender: dx, dy, dz, bearing (4 arrays)
     std::vector<RabMessage> messages;
+    std::vector<double> ox, oy, o2, or2;  ///< blocked_by_bodies: bodies that may block, their
+    std::vector<double> oslot;            ///< offsets, squared distance and radius, grid slots
+    std::vector<int> ofirst, ocount;      ///< each body's first sector and how many it spans
+    std::vector<std::uint32_t> listed;    ///< the bodies listed per sector, sector after sector
   };
+
+  /// ARGoS's occlusion check (its medium's `check_occlusions`), in fleetsim's plane: a message
+  /// is lost when the segment from the receiver's centre to the sender's crosses the body of a
+  /// third robot on the ground before it reaches the sender's body (ARGoS: the closest body
+  /// the line between the two devices meets, the receiver's aside, is not the sender's).
+  /// Flyers neither block nor are blocked. Each pair's test reads only the positions, so the
+  /// result does not depend on the order of the lists, the threads or the processes.
+  void drop_hidden_by_bodies(Scratch& sc, const RobotGrid& grid, const std::uint16_t* kind,
+                             const std::uint32_t* order, const double* z, std::uint32_t self,
+                             Vec2 p) const {
+    const double* gx = grid.sorted_x().data();
+    const double* gy = grid.sorted_y().data();
+    // The bodies that may stand between this robot and a sender within range: those whose
+    // circle reaches into the disc of the range.
+    sc.ox.clear();
+    sc.oy.clear();
+    sc.o2.clear();
+    sc.or2.clear();
+    sc.oslot.clear();
+    grid.for_each_run_within(p, range_ + max_body_radius_, [&](std::uint32_t b, std::uint32_t e) {
+      for (std::uint32_t s = b; s < e; ++s) {
+        const std::uint32_t row = order[s];
+        const Emitter& k = emitters_[kind[row]];
+        if (s == self || k.flies || (z && z[row] > 0)) continue;
+        const double dx = gx[s] - p.x, dy = gy[s] - p.y;
+        const double reach = range_ + k.radius_m;
+        if (dx * dx + dy * dy > reach * reach) continue;
+        sc.ox.push_back(dx);
+        sc.oy.push_back(dy);
+        sc.o2.push_back(dx * dx + dy * dy);
+        sc.or2.push_back(k.radius_m * k.radius_m);
+        sc.oslot.push_back(static_cast<double>(s));
+      }
+    });
+    const std::size_t q = sc.ox.size();
+    const double* ox = sc.ox.data();
+    const double* oy = sc.oy.data();
+    const double* o2 = sc.o2.data();
+    const double* or2 = sc.or2.data();
+    const double* oslot = sc.oslot.data();
+    // Each body is listed in the sectors of directions (seen from this robot) in which it can
+    // stand on a line: between its two tangents, widened by a sector each side, so that the
+    // exact test below finds every body the full scan would (the sectors only skip bodies off
+    // the line). Sectors are cut in a pseudo-angle (no trigonometry), a body over this robot's
+    // centre is in every sector.
+    std::array<std::uint32_t, kSectors + 1> start{};
+    auto sectors_of = [&](std::size_t j, int& first, int& count) {
+      if (o2[j] <= or2[j]) {
+        first = 0;
+        count = kSectors;
+        return;
+      }
+      const double r = std::sqrt(or2[j]), c = std::sqrt(o2[j] - or2[j]);
+      first = sector(ox[j] * c + oy[j] * r, oy[j] * c - ox[j] * r) - 1;  // the right tangent
+      const int last = sector(ox[j] * c - oy[j] * r, oy[j] * c + ox[j] * r) + 1;
+      count = ((last - first) & (kSectors - 1)) + 1;
+    };
+    sc.ofirst.resize(q);
+    sc.ocount.resize(q);
+    for (std::size_t j = 0; j < q; ++j) {
+      sectors_of(j, sc.ofirst[j], sc.ocount[j]);
+      for (int k = 0; k < sc.ocount[j]; ++k) ++start[((sc.ofirst[j] + k) & (kSectors - 1)) + 1];
+    }
+    for (int k = 0; k < kSectors; ++k) start[k + 1] += start[k];
+    sc.listed.resize(start[kSectors]);
+    std::array<std::uint32_t, kSectors> fill{};
+    for (std::size_t j = 0; j < q; ++j)
+      for (int k = 0; k < sc.ocount[j]; ++k) {
+        const int b = (sc.ofirst[j] + k) & (kSectors - 1);
+        sc.listed[start[b] + fill[b]++] = static_cast<std::uint32_t>(j);
+      }
+    std::erase_if(sc.senders, [&](std::uint64_t rs) {
+      const auto s = static_cast<std::uint32_t>(rs);
+      const std::uint32_t row = order[s];
+      if (z && z[row] > 0) return false;  // a flyer's messages pass over the ground robots
+      const double sx = gx[s] - p.x, sy = gy[s] - p.y;
+      const double d = std::sqrt(sx * sx + sy * sy);
+      if (!(d > 0)) return false;
+      const double ux = sx / d, uy = sy / d;
+      // Where the segment enters the sender's body, from this robot's centre.
+      const double end = d - emitters_[kind[row]].radius_m;
+      if (!(end > 0)) return false;  // this robot's centre is inside the sender's body
+      const double sender = static_cast<double>(s);
+      const int b = sector(sx, sy);
+      for (std::uint32_t k = start[b]; k < start[b + 1]; ++k) {
+        const std::uint32_t j = sc.listed[k];
+        // The body's centre projected on the line (a) and its distance from it: the line is
+        // inside the body between a - w and a + w, w^2 = r^2 - (o2 - a^2). That stretch meets
+        // the segment's [0, end] when w^2 > 0, a + w > 0 and a - w < end (without the root).
+        const double a = ox[j] * ux + oy[j] * uy;
+        const double w2 = or2[j] - (o2[j] - a * a);
+        const double past = a - end;
+        if ((w2 > 0) & ((a >= 0) | (o2[j] < or2[j])) & ((past < 0) | (w2 > past * past)) &
+            (oslot[j] != sender))
+          return true;
+      }
+      return false;
+    });
+  }
 
   double range_ = 3, range2_ = 9, height_ = 0;
   ColumnHandle z_ = kNoColumn;
-  bool blocked_ = false;
+  bool blocked_ = false, bodies_ = false;
+  double max_body_radius_ = 0;  ///< the largest radius of a ground kind in the run
   std::uint32_t data_size_ = 10;
   ColumnHandle data_ = kNoColumn;
   std::vector<Scratch> scratch_;

@@ -31,12 +31,13 @@
 // different sizes; here a heterogeneous swarm still hears each other.)
 // Range: the receiver's (ARGoS uses the sender's; the two agree when every kind has the same).
 // blocked_by_obstacles: when true, a message is lost when the segment between the two robots'
-// centres crosses a static obstacle (wall, box side, bitmap edge); other robots never block.
-// It is false by default, unlike ARGoS's medium: a line-of-sight test per message pair costs
-// about as much as everything else the sensor does, and most swarm experiments in open arenas
-// do not need it.
+// centres crosses a static obstacle (wall, box side, bitmap edge). blocked_by_bodies: when
+// true, also when that segment crosses a third robot's body (a ground robot of any kind,
+// passive bodies too) before it reaches the sender's body: ARGoS's medium's check_occlusions
+// (in the plane; flyers neither block nor are blocked). Both are false by default for a kind of
+// one's own and true on the built-in foot-bot, as ARGoS checks occlusions by default.
 //   XML: range (real, 3, metres, > 0), data_size (integer, 10, 1 to 4096),
-//   blocked_by_obstacles (bool, false).
+//   blocked_by_obstacles (bool, false), blocked_by_bodies (bool, false).
 //   SensorView: messages (sender id, data, range_m, horizontal_bearing, vertical_bearing),
 //   scalar = range (metres). The message spans are valid until the controller's step returns.
 //   Columns: declares `range_and_bearing` too (same as the emitter's; widths merge), so its

@@ -1153,7 +1153,11 @@ class ArgosReader {
         if (std::string(element) == "sensor") {
           x.remove_attribute("data_size");
           set(x, "range", num(rab_range), p.line);
-          if (rab_occlusions_) set(x, "blocked_by_obstacles", "true", p.line);
+          // The medium's check_occlusions: walls and other robots' bodies block messages.
+          for (const char* flag : {"blocked_by_obstacles", "blocked_by_bodies"}) {
+            x.remove_attribute(flag);
+            set(x, flag, rab_occlusions_ ? "true" : "false", p.line);
+          }
         }
         x.remove_attribute("data_size");
         set(x, "data_size", std::to_string(rab_size), p.line);

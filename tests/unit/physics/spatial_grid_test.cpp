@@ -133,6 +133,114 @@ TEST(SpatialGrid, RaysMatchBruteForceOnRandomScenes) {
   }
 }
 
+// The response curve and the noise are applied inside the cast, where the readings are
+// produced: each reading is the scalar curve of the linear reading, plus the generator's draws
+// for that robot and tick, the same on the baseline and AVX2 kernels, for 8 rays (the
+// e-puck's), 24 (the foot-bot's) and a count known only at run time (5).
+TEST(SpatialGrid, ResponseAndNoiseAreAppliedInTheCastOnEveryPath) {
+  Scene s(4.0, 1);
+  fill_random(s, 3, 1500, 4.0, false);
+  std::vector<RayLayout> layouts(3);
+  layouts[0] = epuck_rays();
+  for (int n : {24, 5}) {
+    RayLayout& l = layouts[n == 24 ? 1 : 2];
+    for (int k = 0; k < n; ++k) {
+      const double a = (k + 0.5) * 2 * kPi / n;
+      l.cos.push_back(std::cos(a));
+      l.sin.push_back(std::sin(a));
+    }
+  }
+  const auto& order = s.index.robots.order();
+  const SimdPath before = simd_path();
+  int curved = 0, noisy = 0;
+  for (const RayLayout& layout : layouts) {
+    const std::size_t n = layout.count();
+    for (ProximityResponse response : {ProximityResponse::kFootbot, ProximityResponse::kEpuck}) {
+      for (double level : {0.0, 0.05}) {
+        for (double sd : {0.0, 0.02}) {
+          for (std::uint32_t slot = 0; slot < order.size(); slot += 7) {
+            const EntityId id = order[slot] + 100;
+            const ProximityReadingModel model{response, level, sd, 42, id, 9};
+            std::vector<float> linear(n), base(n), fast(n);
+            set_simd_path(SimdPath::kBaseline);
+            read_proximity_slot(s.state, s.index, slot, 0.035, 0.1, layout, linear.data());
+            read_proximity_slot(s.state, s.index, slot, 0.035, 0.1, layout, base.data(), nullptr, 0,
+                                model);
+            // The expected readings, from the scalar curve and the generator's streams.
+            std::vector<float> expected(n);
+            CounterRng uniform(42, id, 9, RandomStream::kProximityNoise);
+            CounterRng gauss(42, id, 9, RandomStream::kSensorNoise);
+            for (std::size_t k = 0; k < n; ++k)
+              expected[k] = proximity_response(response, linear[k], 0.1);
+            for (std::size_t k = 0; level > 0 && k < n; ++k)
+              expected[k] = static_cast<float>(
+                  std::clamp(expected[k] + uniform.uniform(-level, level), 0.0, 1.0));
+            for (std::size_t k = 0; sd > 0 && k < n; ++k)
+              expected[k] =
+                  static_cast<float>(std::clamp(expected[k] + sd * gauss.normal(), 0.0, 1.0));
+            ASSERT_EQ(base, expected) << "slot " << slot << ", " << n << " rays";
+            for (std::size_t k = 0; k < n; ++k) {
+              curved += linear[k] > 0 && level == 0 && sd == 0 && base[k] != linear[k];
+              noisy += linear[k] == 0 && base[k] > 0;
+            }
+            if (set_simd_path(SimdPath::kAvx2) != SimdPath::kAvx2) continue;
+            read_proximity_slot(s.state, s.index, slot, 0.035, 0.1, layout, fast.data(), nullptr, 0,
+                                model);
+            ASSERT_EQ(fast, base) << "slot " << slot << ", " << n << " rays (AVX2)";
+          }
+        }
+      }
+    }
+  }
+  set_simd_path(before);
+  EXPECT_GT(curved, 500) << "the scene should give readings the curves change";
+  EXPECT_GT(noisy, 500) << "noise should lift rays that see nothing";
+}
+
+// The obstacle grid's line test (walls between robots for the range-and-bearing and the
+// camera) walks only the cells a line crosses, row by row, and skips blocks of cells without a
+// segment: it must answer as a scan of every segment does, for lines inside the grid, leaving
+// it, level, upright and long, over sparse and dense walls.
+TEST(SpatialGrid, ALineIsBlockedExactlyWhenItCrossesASegment) {
+  auto side = [](Vec2 p, Vec2 q, Vec2 r) {
+    const double v = (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x);
+    return (v > 0) - (v < 0);
+  };
+  auto crosses = [&](Vec2 a, Vec2 b, const Segment& s) {
+    return side(a, b, s.a) * side(a, b, s.b) < 0 && side(s.a, s.b, a) * side(s.a, s.b, b) < 0;
+  };
+  int blocked = 0, clear = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    CounterRng rng(seed, 0, 0, RandomStream::kPlacement);
+    std::vector<Segment> walls;
+    const int count = seed % 2 ? 6 : 200;
+    for (int w = 0; w < count; ++w) {
+      const Vec2 a{rng.uniform(-17, 17), rng.uniform(-17, 17)};  // (walls inside the grid)
+      walls.push_back({a, a + Vec2{rng.uniform(-2, 2), rng.uniform(-2, 2)}});
+    }
+    SegmentGrid grid;
+    grid.build(walls, {-20, -20}, {20, 20}, 0.17, 0.1);
+    for (int k = 0; k < 4000; ++k) {
+      const Vec2 a{rng.uniform(-22, 22), rng.uniform(-22, 22)};
+      const double len = k % 4 == 0 ? 15.0 : 3.0;
+      Vec2 b = a + Vec2{rng.uniform(-len, len), rng.uniform(-len, len)};
+      if (k % 10 == 1) b.y = a.y;  // level
+      if (k % 10 == 2) b.x = a.x;  // upright
+      bool expected = false;
+      for (const Segment& w : walls) expected = expected || crosses(a, b, w);
+      ASSERT_EQ(grid.blocks(a, b), expected) << "seed " << seed << ", line " << k;
+      if (expected) {
+        EXPECT_TRUE(grid.any_near_square(a, std::max(std::abs(b.x - a.x), std::abs(b.y - a.y))));
+        ++blocked;
+      } else {
+        ++clear;
+      }
+    }
+  }
+  EXPECT_GT(blocked, 1000);
+  EXPECT_GT(clear, 1000);
+}
+
 TEST(SpatialGrid, NeighbourQueriesHoldEveryRobotWithinReach) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     Scene s(5.0, 2);

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "part_scene.hpp"
+#include "physics/spatial_grid.hpp"
 #include "robots/range_and_bearing.hpp"
 
 namespace fleetsim::testing {
@@ -14,7 +16,8 @@ constexpr float kEps = 1e-5f;
 /// A kind with a range-and-bearing receiver (`rx_bytes`, 0 = none) and emitter (`tx_bytes`,
 /// 0 = none), of body height `height`.
 RobotKind rab_kind(const std::string& name, double height, std::int64_t rx_bytes,
-                   std::int64_t tx_bytes, double range = 3, bool blocked = false) {
+                   std::int64_t tx_bytes, double range = 3, bool blocked = false,
+                   bool bodies = false) {
   RobotKind k;
   k.name = name;
   k.radius_m = 0.085;
@@ -25,7 +28,8 @@ RobotKind rab_kind(const std::string& name, double height, std::int64_t rx_bytes
     k.sensors.push_back(
         make_part("range_and_bearing", {{"range", std::to_string(range)},
                                         {"data_size", std::to_string(rx_bytes)},
-                                        {"blocked_by_obstacles", blocked ? "true" : "false"}}));
+                                        {"blocked_by_obstacles", blocked ? "true" : "false"},
+                                        {"blocked_by_bodies", bodies ? "true" : "false"}}));
   if (tx_bytes > 0)
     k.actuators.push_back(
         make_part("range_and_bearing", {{"data_size", std::to_string(tx_bytes)}}));
@@ -188,6 +192,85 @@ TEST(RangeAndBearing, WallsBlockMessagesOnlyWhenAsked) {
         blocked ? std::vector<EntityId>{c} : std::vector<EntityId>{b, c};
     EXPECT_EQ(senders(s.sense(a, "range_and_bearing")), expected) << "blocked=" << blocked;
   }
+}
+
+// ARGoS's medium checks occlusions by default: a message is lost when the line between the
+// two robots' centres crosses a third robot's body. Off, everyone in range is heard.
+TEST(RangeAndBearing, ARobotBehindAnotherIsNotHeardUnlessOcclusionIsOff) {
+  for (bool bodies : {true, false}) {
+    SCOPED_TRACE(bodies);
+    PartScene s(20, {rab_kind("bot", 0.1, 10, 10, 3, false, bodies), rab_kind("mute", 0.1, 0, 0)});
+    EntityId rx = s.add(0, 0, 0);
+    EntityId front = s.add(0, 1, 0);
+    EntityId behind = s.add(0, 2, 0);       // straight behind `front`
+    EntityId aside = s.add(0, 2, 0.3);      // the line passes 0.148 m from front's centre
+    EntityId past_mute = s.add(0, 0, 2);    // behind a body without a device
+    s.add(1, 0, 1.05);                      // (the mute body, radius 0.085 m)
+    EntityId grazing = s.add(0, -2, 0.18);  // the line passes 0.09 m from `left`
+    EntityId left = s.add(0, -1, 0.0);
+    const auto heard = senders(s.sense(rx, "range_and_bearing"));
+    const std::vector<EntityId> expected =
+        bodies ? std::vector<EntityId>{front, aside, grazing, left}
+               : std::vector<EntityId>{front, behind, aside, past_mute, grazing, left};
+    EXPECT_EQ(heard, expected);
+    // Both ways: the hidden robot does not hear the receiver either.
+    const auto back = senders(s.sense(behind, "range_and_bearing"));
+    EXPECT_EQ(std::count(back.begin(), back.end(), rx), bodies ? 0 : 1);
+  }
+}
+
+// The sensor lists the bodies by sectors of direction to test fewer of them; what it hears
+// must be exactly what a scan of every body gives: a message from s is lost when some third
+// robot's centre is closer than its radius to the segment from the receiver's centre to the
+// point where that segment enters s's body. Random crowds, two radii.
+TEST(RangeAndBearing, OcclusionByBodiesHearsWhatAScanOfEveryBodyHears) {
+  RobotKind small = rab_kind("small", 0.1, 10, 10, 2, false, true);
+  RobotKind big = rab_kind("big", 0.1, 10, 10, 2, false, true);
+  big.radius_m = 0.2;
+  std::uint64_t state = 12345;
+  auto uniform = [&](double lo, double hi) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lo + (hi - lo) * static_cast<double>(state >> 11) * 0x1.0p-53;
+  };
+  int heard = 0, lost = 0;
+  for (int scene = 0; scene < 4; ++scene) {
+    PartScene s(20, {small, big});
+    std::vector<EntityId> ids;
+    for (int i = 0; i < 150; ++i)
+      ids.push_back(s.add(uniform(0, 1) < 0.2 ? 1 : 0, uniform(-3, 3), uniform(-3, 3)));
+    for (EntityId rx : ids) {
+      const Vec2 p{s.state.x()[s.row(rx)], s.state.y()[s.row(rx)]};
+      std::vector<EntityId> expected;
+      for (EntityId tx : ids) {
+        if (tx == rx) continue;
+        const Vec2 q{s.state.x()[s.row(tx)], s.state.y()[s.row(tx)]};
+        const double d = std::hypot(q.x - p.x, q.y - p.y);
+        if (d > 2) continue;
+        const double rs = s.model->kinds[s.state.robot_kind()[s.row(tx)]].radius_m;
+        const Vec2 entry = p + (q - p) * ((d - rs) / d);
+        bool blocked = false;
+        for (EntityId o : ids) {
+          if (o == rx || o == tx) continue;
+          const Vec2 c{s.state.x()[s.row(o)], s.state.y()[s.row(o)]};
+          const double ro = s.model->kinds[s.state.robot_kind()[s.row(o)]].radius_m;
+          if (d > rs && distance_to_segment(c, {p, entry}) < ro) blocked = true;
+        }
+        if (!blocked) expected.push_back(tx);
+        blocked ? ++lost : ++heard;
+      }
+      ASSERT_EQ(senders(s.sense(rx, "range_and_bearing")), expected) << "scene " << scene;
+    }
+  }
+  EXPECT_GT(lost, 1000) << "the crowds should hide many robots";
+  EXPECT_GT(heard, 1000);
+}
+
+TEST(RangeAndBearing, TheFootBotChecksOcclusionsByDefault) {
+  PartScene s;
+  EntityId rx = s.add(kFootbot, 0, 0);
+  EntityId front = s.add(kFootbot, 1, 0);
+  s.add(kFootbot, 2, 0);
+  EXPECT_EQ(senders(s.sense(rx, "range_and_bearing")), (std::vector<EntityId>{front}));
 }
 
 TEST(RangeAndBearing, BadParametersAreReportedAtLoad) {

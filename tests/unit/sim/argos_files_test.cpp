@@ -589,6 +589,17 @@ std::string cli_state_hash(const std::string& file, const std::string& args) {
   return at == std::string::npos ? "" : out.substr(at + 14, 16);
 }
 
+/// Two dynamics2d regions side by side, west and east of x = 0 (a run on two processes).
+const char* kWestAndEast =
+    "  <physics_engines>\n"
+    "    <dynamics2d id=\"west\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+    "<sides><vertex point=\"-2,-2\"/><vertex point=\"0,-2\"/><vertex point=\"0,2\"/>"
+    "<vertex point=\"-2,2\"/></sides></boundaries></dynamics2d>\n"
+    "    <dynamics2d id=\"east\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
+    "<sides><vertex point=\"0,-2\"/><vertex point=\"2,-2\"/><vertex point=\"2,2\"/>"
+    "<vertex point=\"0,2\"/></sides></boundaries></dynamics2d>\n"
+    "  </physics_engines>\n";
+
 TEST_F(ArgosInline, LightsAndAFloorGiveTheSameBitsOnThreadsAndProcesses) {
   fs::copy_file(kArgos +
                     "andrea-acampora+robotic-argos-programs/swarm-robotics/floors/"
@@ -610,15 +621,8 @@ TEST_F(ArgosInline, LightsAndAFloorGiveTheSameBitsOnThreadsAndProcesses) {
       "    <sensors><footbot_light implementation=\"rot_z_only\" noise_level=\"0.05\"/>"
       "<footbot_motor_ground implementation=\"rot_z_only\"/></sensors>\n"
       "    <params script=\"photo.lua\"/>\n"
-      "  </lua_controller></controllers>\n"
-      "  <physics_engines>\n"
-      "    <dynamics2d id=\"west\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
-      "<sides><vertex point=\"-2,-2\"/><vertex point=\"0,-2\"/><vertex point=\"0,2\"/>"
-      "<vertex point=\"-2,2\"/></sides></boundaries></dynamics2d>\n"
-      "    <dynamics2d id=\"east\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
-      "<sides><vertex point=\"0,-2\"/><vertex point=\"2,-2\"/><vertex point=\"2,2\"/>"
-      "<vertex point=\"0,2\"/></sides></boundaries></dynamics2d>\n"
-      "  </physics_engines>\n" +
+      "  </lua_controller></controllers>\n" +
+      std::string(kWestAndEast) +
       arena("    <light id=\"l\" position=\"0.5,0.5,0.3\" orientation=\"0,0,0\" "
             "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"
             "    <floor id=\"f\" source=\"image\" path=\"spots.png\"/>\n"
@@ -663,16 +667,8 @@ TEST_F(ArgosInline, ArgosDriveProximityNoiseAndCameraGiveTheSameBitsOnThreadsAnd
       "<colored_blob_omnidirectional_camera implementation=\"rot_z_only\" medium=\"leds\"/>"
       "</sensors>\n"
       "    <params script=\"avoid.lua\"/>\n"
-      "  </lua_controller></controllers>\n"
-      "  <physics_engines>\n"
-      "    <dynamics2d id=\"west\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
-      "<sides><vertex point=\"-2,-2\"/><vertex point=\"0,-2\"/><vertex point=\"0,2\"/>"
-      "<vertex point=\"-2,2\"/></sides></boundaries></dynamics2d>\n"
-      "    <dynamics2d id=\"east\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
-      "<sides><vertex point=\"0,-2\"/><vertex point=\"2,-2\"/><vertex point=\"2,2\"/>"
-      "<vertex point=\"0,2\"/></sides></boundaries></dynamics2d>\n"
-      "  </physics_engines>\n"
-      "  <media><led id=\"leds\"/></media>\n" +
+      "  </lua_controller></controllers>\n" +
+      std::string(kWestAndEast) + "  <media><led id=\"leds\"/></media>\n" +
       arena("    <box id=\"b\" size=\"0.1,1.5,0.2\" movable=\"false\"><body "
             "position=\"0.6,0,0\" orientation=\"30,0,0\"/></box>\n"
             "    <distribute>\n"
@@ -685,6 +681,89 @@ TEST_F(ArgosInline, ArgosDriveProximityNoiseAndCameraGiveTheSameBitsOnThreadsAnd
   ASSERT_EQ(one.size(), 16u);
   EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 2"), one);
   EXPECT_EQ(cli_state_hash(path_, "--length 20 --threads 1 --processes 2"), one);
+}
+
+// ARGoS's range-and-bearing medium checks occlusions unless check_occlusions="false": three
+// foot-bots in a row, each driving on only when it hears two others. The middle one hears both
+// ends; the ends hide each other behind it, so with occlusions only the middle one drives (for
+// the first 0.8 s: then it has left the line between them, by more than its radius).
+TEST_F(ArgosInline, RangeAndBearingMessagesAreBlockedByRobotsUnlessTheMediumSaysNot) {
+  std::ofstream(dir_ / "count.lua")
+      << "function step()\n"
+         "  if #robot.range_and_bearing >= 2 then robot.wheels.set_velocity(10, 10)\n"
+         "  else robot.wheels.set_velocity(0, 0) end\n"
+         "end\n";
+  for (const char* occlusions : {"", " check_occlusions=\"false\"", " check_occlusions=\"true\""}) {
+    SCOPED_TRACE(occlusions);
+    std::string bots;
+    for (int i = 0; i < 3; ++i)
+      bots += "    <foot-bot id=\"fb" + std::to_string(i) + "\"><body position=\"" +
+              std::to_string(i - 1) +
+              ",0,0\" orientation=\"90,0,0\"/><controller config=\"c\"/></foot-bot>\n";
+    auto l = run(std::string(kFramework) +
+                 "  <controllers><lua_controller id=\"c\">\n"
+                 "    <actuators><differential_steering implementation=\"default\"/>"
+                 "<range_and_bearing implementation=\"default\"/></actuators>\n"
+                 "    <sensors><range_and_bearing implementation=\"medium\" medium=\"rab\"/>"
+                 "</sensors>\n"
+                 "    <params script=\"count.lua\"/>\n"
+                 "  </lua_controller></controllers>\n"
+                 "  <physics_engines><dynamics2d id=\"dyn2d\"/></physics_engines>\n"
+                 "  <media><range_and_bearing id=\"rab\"" +
+                 std::string(occlusions) + "/></media>\n" + arena(bots));
+    ASSERT_TRUE(l.ex) << l.diags.str();
+    PluginRegistry reg;
+    register_builtins(reg);
+    Simulation sim(std::move(*l.ex), reg);
+    sim.start();
+    for (int t = 0; t < 6; ++t) sim.step();
+    sim.finish();
+    const bool checked = std::string(occlusions).find("false") == std::string::npos;
+    for (std::size_t i = 0; i < 3; ++i) {
+      const bool drives = sim.state().y()[i] > 0.02;
+      EXPECT_EQ(drives, i == 1 || !checked) << sim.state().robot_name()[i];
+    }
+  }
+}
+
+// 120 foot-bots steering by what their neighbours say, messages blocked by bodies (ARGoS's
+// default): the same bits on 1 and 2 threads and on 2 processes; occlusion changes the run.
+TEST_F(ArgosInline, RangeAndBearingOcclusionGivesTheSameBitsOnThreadsAndProcesses) {
+  std::ofstream(dir_ / "steer.lua")
+      << "function step()\n"
+         "  local n = #robot.range_and_bearing\n"
+         "  robot.range_and_bearing.set_data(1, n)\n"
+         "  local turn = 0\n"
+         "  for i = 1, n do\n"
+         "    local m = robot.range_and_bearing[i]\n"
+         "    turn = turn + m.data[1] * math.sin(m.horizontal_bearing)\n"
+         "  end\n"
+         "  if turn > 0 then robot.wheels.set_velocity(5, 10) else "
+         "robot.wheels.set_velocity(10, 5) end\n"
+         "end\n";
+  std::string hashes[2];
+  for (int checked = 0; checked < 2; ++checked) {
+    run(std::string(kFramework) +
+        "  <controllers><lua_controller id=\"c\">\n"
+        "    <actuators><differential_steering implementation=\"default\"/>"
+        "<range_and_bearing implementation=\"default\"/></actuators>\n"
+        "    <sensors><range_and_bearing implementation=\"medium\" medium=\"rab\"/></sensors>\n"
+        "    <params script=\"steer.lua\"/>\n"
+        "  </lua_controller></controllers>\n" +
+        std::string(kWestAndEast) + "  <media><range_and_bearing id=\"rab\" check_occlusions=\"" +
+        std::string(checked ? "true" : "false") + "\"/></media>\n" +
+        arena("    <distribute>\n"
+              "      <position method=\"uniform\" min=\"-1.8,-1.8,0\" max=\"1.8,1.8,0\"/>\n"
+              "      <orientation method=\"uniform\" min=\"0,0,0\" max=\"360,0,0\"/>\n"
+              "      <entity quantity=\"120\" max_trials=\"100\"><foot-bot id=\"fb\">"
+              "<controller config=\"c\"/></foot-bot></entity>\n"
+              "    </distribute>\n"));
+    hashes[checked] = cli_state_hash(path_, "--length 10 --threads 1");
+    ASSERT_EQ(hashes[checked].size(), 16u);
+  }
+  EXPECT_NE(hashes[0], hashes[1]) << "bodies between the robots should block some messages";
+  EXPECT_EQ(cli_state_hash(path_, "--length 10 --threads 2"), hashes[1]);
+  EXPECT_EQ(cli_state_hash(path_, "--length 10 --threads 1 --processes 2"), hashes[1]);
 }
 
 TEST_F(ArgosInline, AGroundSensorWithoutAFloorIsRefusedAsArgosDoes) {
@@ -723,15 +802,7 @@ TEST_F(ArgosInline, ScriptIsFoundBesideTheFileWhenNotInTheWorkingDirectory) {
 }
 
 TEST_F(ArgosInline, StaticBodiesBecomeObstaclesAndRegionsBoxes) {
-  auto l = run(std::string(kFramework) + kController +
-               "  <physics_engines>\n"
-               "    <dynamics2d id=\"west\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
-               "<sides><vertex point=\"-2,-2\"/><vertex point=\"0,-2\"/><vertex point=\"0,2\"/>"
-               "<vertex point=\"-2,2\"/></sides></boundaries></dynamics2d>\n"
-               "    <dynamics2d id=\"east\"><boundaries><top height=\"1\"/><bottom height=\"0\"/>"
-               "<sides><vertex point=\"0,-2\"/><vertex point=\"2,-2\"/><vertex point=\"2,2\"/>"
-               "<vertex point=\"0,2\"/></sides></boundaries></dynamics2d>\n"
-               "  </physics_engines>\n" +
+  auto l = run(std::string(kFramework) + kController + kWestAndEast +
                arena("    <box id=\"w\" size=\"0.2,2,0.5\" movable=\"false\"><body "
                      "position=\"1,0,0\"/></box>\n"
                      "    <cylinder id=\"p\" radius=\"0.2\" height=\"0.5\" movable=\"false\">"
