@@ -28,10 +28,13 @@ $(BUILD)/build.ninja:
 
 configure: $(BUILD)/build.ninja
 
-# Configures again even when build/ exists: after `make demo` installed only the program's
-# packages, the optional ones (Open MPI, pybind11, Google Benchmark, node) are found now.
+# After `make demo` configured build/ with only the program's packages, configures again once
+# the rest is installed, so that the optional ones (Open MPI, pybind11, Google Benchmark) are
+# found. Only then: CMake's second configure changes how libzmq's flags are spelled, which
+# rebuilds the files that include it.
 reconfigure:
-	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+	@if [ -f $(BUILD)/.configured-by-demo ]; then \
+	  cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) && rm -f $(BUILD)/.configured-by-demo; fi
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -43,7 +46,8 @@ test: deps
 
 # Only the program the demo runs (the tests, benches and Python module are left to `make test`).
 demo: demo-deps
-	@$(MAKE) --no-print-directory configure
+	@test -f $(BUILD)/build.ninja || { $(MAKE) --no-print-directory configure && \
+	  touch $(BUILD)/.configured-by-demo; }
 	cmake --build $(BUILD) -j $(JOBS) --target fleetsim
 	@scripts/demo.sh $(BUILD)
 
