@@ -23,15 +23,18 @@ deps:
 demo-deps:
 	@scripts/install-deps.sh --demo
 
+# Twice: CMake's first configure spells libzmq's include flags one way and every later one
+# another, so a later configure (make test's after make demo, or CMake's own after an edit to a
+# CMakeLists.txt) would rebuild every file that includes libzmq (about half of the program).
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
 
 configure: $(BUILD)/build.ninja
 
 # After `make demo` configured build/ with only the program's packages, configures again once
 # the rest is installed, so that the optional ones (Open MPI, pybind11, Google Benchmark) are
-# found. Only then: CMake's second configure changes how libzmq's flags are spelled, which
-# rebuilds the files that include it.
+# found.
 reconfigure:
 	@if [ -f $(BUILD)/.configured-by-demo ]; then \
 	  cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) && rm -f $(BUILD)/.configured-by-demo; fi
