@@ -1,5 +1,5 @@
 # fleetsim — one command for each thing a user or CI does.
-#   make demo   install dependencies, build the program only, run the diffusion example
+#   make demo   install the program's dependencies, build the program only, run the diffusion example
 #   make test   install dependencies, build, run the whole test suite (the Python tests from
 #               the package installed into a fresh virtual environment, build/python-venv)
 #   make build  build only (dependencies must be installed)
@@ -13,30 +13,49 @@ CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 30
 FUZZ_SEED ?= 0
 
-.PHONY: deps configure build test demo e2e asan tsan fuzz bench clean format
+.PHONY: deps demo-deps configure reconfigure build test demo e2e asan tsan fuzz bench clean format
 
 deps:
 	@scripts/install-deps.sh
 
+# The packages configuring and building the program need, and no more (no browser, Open MPI,
+# Python, ffmpeg, clang): a fresh machine's first demo does not wait for the test tools.
+demo-deps:
+	@scripts/install-deps.sh --demo
+
+# Twice: CMake's first configure spells libzmq's include flags one way and every later one
+# another, so a later configure (make test's after make demo, or CMake's own after an edit to a
+# CMakeLists.txt) would rebuild every file that includes libzmq (about half of the program).
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
 
 configure: $(BUILD)/build.ninja
+
+# After `make demo` configured build/ with only the program's packages, configures again once
+# the rest is installed, so that the optional ones (Open MPI, pybind11, Google Benchmark) are
+# found.
+reconfigure:
+	@if [ -f $(BUILD)/.configured-by-demo ]; then \
+	  cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) && rm -f $(BUILD)/.configured-by-demo; fi
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: deps
+	@$(MAKE) --no-print-directory reconfigure
 	@$(MAKE) --no-print-directory build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 600 --repeat after-timeout:2
 
 # Only the program the demo runs (the tests, benches and Python module are left to `make test`).
-demo: deps
-	@$(MAKE) --no-print-directory configure
+demo: demo-deps
+	@test -f $(BUILD)/build.ninja || { $(MAKE) --no-print-directory configure && \
+	  touch $(BUILD)/.configured-by-demo; }
 	cmake --build $(BUILD) -j $(JOBS) --target fleetsim
 	@scripts/demo.sh $(BUILD)
 
 e2e: deps
+	@$(MAKE) --no-print-directory reconfigure
 	@$(MAKE) --no-print-directory build
 	ctest --test-dir $(BUILD) --output-on-failure -L e2e
 
