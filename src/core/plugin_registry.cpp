@@ -16,6 +16,7 @@ const char* to_string(PluginKind kind) {
     case PluginKind::kLoopFunctions: return "loop functions";
     case PluginKind::kLogWriter: return "log writer";
     case PluginKind::kEnsemble: return "ensemble";
+    case PluginKind::kObjectBehaviour: return "object behaviour";
   }
   return "?";
 }
@@ -122,6 +123,18 @@ void PluginRegistry::add_ensemble(PluginInfo info, EnsembleFactory factory) {
 const EnsembleFactory* PluginRegistry::ensemble_factory(const std::string& name) const {
   auto it = ensembles_.find(name);
   return it == ensembles_.end() ? nullptr : &it->second;
+}
+
+void PluginRegistry::add_object_behaviour(PluginInfo info, ObjectBehaviourFactory factory) {
+  info.kind = PluginKind::kObjectBehaviour;
+  if (!find(info.kind, info.name)) object_behaviours_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+const ObjectBehaviourFactory* PluginRegistry::object_behaviour_factory(
+    const std::string& name) const {
+  auto it = object_behaviours_.find(name);
+  return it == object_behaviours_.end() ? nullptr : &it->second;
 }
 
 const PluginInfo* PluginRegistry::find(PluginKind kind, const std::string& name) const {
