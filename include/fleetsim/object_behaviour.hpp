@@ -51,8 +51,8 @@ class ObjectWorld {
 struct ObjectIO {
   EntityId id = kNoEntity;
   Tick tick = 0;
-  double dt_s = 0;  ///< seconds per tick
-  int round = 0;    ///< the round within the tick (0 .. processing_time)
+  double dt_s = 0;                ///< seconds per tick
+  int round = 0;                  ///< the round within the tick (0 .. processing_time - 1)
   std::string_view name;          ///< the object's id in the experiment
   std::string_view object_class;  ///< its class
   /// The object's state: the behaviour may change any of them; the engine applies them after

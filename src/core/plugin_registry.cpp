@@ -9,14 +9,22 @@ namespace fleetsim {
 
 const char* to_string(PluginKind kind) {
   switch (kind) {
-    case PluginKind::kSensor: return "sensor";
-    case PluginKind::kActuator: return "actuator";
-    case PluginKind::kController: return "controller";
-    case PluginKind::kPhysicsEngine: return "physics engine";
-    case PluginKind::kLoopFunctions: return "loop functions";
-    case PluginKind::kLogWriter: return "log writer";
-    case PluginKind::kEnsemble: return "ensemble";
-    case PluginKind::kObjectBehaviour: return "object behaviour";
+    case PluginKind::kSensor:
+      return "sensor";
+    case PluginKind::kActuator:
+      return "actuator";
+    case PluginKind::kController:
+      return "controller";
+    case PluginKind::kPhysicsEngine:
+      return "physics engine";
+    case PluginKind::kLoopFunctions:
+      return "loop functions";
+    case PluginKind::kLogWriter:
+      return "log writer";
+    case PluginKind::kEnsemble:
+      return "ensemble";
+    case PluginKind::kObjectBehaviour:
+      return "object behaviour";
   }
   return "?";
 }
@@ -58,7 +66,9 @@ void PluginRegistry::add_info(PluginInfo info) {
   infos_.push_back(std::move(info));
 }
 
-void PluginRegistry::add_builtin(PluginInfo info) { add_info(std::move(info)); }
+void PluginRegistry::add_builtin(PluginInfo info) {
+  add_info(std::move(info));
+}
 
 void PluginRegistry::add_controller(PluginInfo info, ControllerFactory factory,
                                     ControllerScope scope) {
@@ -155,8 +165,7 @@ const ControllerFactory* PluginRegistry::controller_factory(const std::string& n
   return it == controllers_.end() ? nullptr : &it->second;
 }
 
-const LoopFunctionsFactory* PluginRegistry::loop_functions_factory(
-    const std::string& name) const {
+const LoopFunctionsFactory* PluginRegistry::loop_functions_factory(const std::string& name) const {
   auto it = loop_functions_.find(name);
   return it == loop_functions_.end() ? nullptr : &it->second;
 }

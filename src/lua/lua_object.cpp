@@ -240,9 +240,8 @@ class LuaObjectBehaviour final : public ObjectBehaviour {
                         "object.random.uniform_int(%I, %I): the range [a, b) is empty "
                         "(expected a < b)",
                         lo, hi);
-    lua_pushinteger(L, lo + static_cast<lua_Integer>(
-                                rng.below(static_cast<std::uint64_t>(hi) -
-                                          static_cast<std::uint64_t>(lo))));
+    lua_pushinteger(L, lo + static_cast<lua_Integer>(rng.below(static_cast<std::uint64_t>(hi) -
+                                                               static_cast<std::uint64_t>(lo))));
     return 1;
   }
   static int log(lua_State* L) {

@@ -4,9 +4,9 @@
 
 #include "control/diffusion.hpp"
 #include "lua/lua_controller.hpp"
-#include "physics/physics_world.hpp"
 #include "lua/lua_ensemble.hpp"
 #include "lua/lua_object.hpp"
+#include "physics/physics_world.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
 #include "robots/deeco_wheels.hpp"
@@ -208,7 +208,8 @@ void register_actuators(PluginRegistry& r) {
                   {{"axle_length", "real", "0.053", "distance between the wheels, metres"},
                    {"max_wheel_speed", "real", "0.13", "limit on each wheel, m/s"}}},
                  [] { return make_differential_drive(); });
-  r.add_actuator({PluginKind::kActuator, "deeco_wheels",
+  r.add_actuator({PluginKind::kActuator,
+                  "deeco_wheels",
                   "the DEECo playground's action model (values = speed, a fraction in [0, 1] of "
                   "the kind's max_speed, and rotation angle, rad; constants = max_speed): the "
                   "robot turns at once, then moves along its new heading, never backwards; the "
@@ -216,7 +217,8 @@ void register_actuators(PluginRegistry& r) {
                   "degree of realization (scalar); kinematics2d kinds only",
                   {}},
                  [] { return make_deeco_wheels(); });
-  r.add_actuator({PluginKind::kActuator, "quadrotor_speed",
+  r.add_actuator({PluginKind::kActuator,
+                  "quadrotor_speed",
                   "a flyer's speed control for pointmass3d (values = target vx, vy, vz in m/s, "
                   "world frame, and yaw rate in rad/s; constants = max_speed)",
                   {}},
@@ -338,34 +340,40 @@ void register_builtins(PluginRegistry& r) {
                         {{"tag", "string", "bumped", "the tag given"},
                          {"end_when_all", "bool", "false", "end the run when all are tagged"}}},
                        [] { return std::make_unique<TagOnContact>(); });
-  r.add_ensemble({PluginKind::kEnsemble, "lua",
+  r.add_ensemble({PluginKind::kEnsemble,
+                  "lua",
                   "an ensemble written in Lua: is_coordinator(r), is_member(r), membership(c, m) "
                   "and exchange(c, m) over components' knowledge (docs/lua-api.md, Ensembles)",
                   {{"script", "path", "", "the Lua file, relative to the experiment file"}}},
                  [] { return lua::make_lua_ensemble(); });
-  r.add_ensemble({PluginKind::kEnsemble, "knowledge_max",
+  r.add_ensemble({PluginKind::kEnsemble,
+                  "knowledge_max",
                   "knowledge spreads: a knowledge field is copied from the coordinator to each "
                   "member (into=member) or from each member to the coordinator "
                   "(into=coordinator) when the source's first number is greater",
-                  {{"field", "string", "", "the knowledge field (any size; its first number is "
-                                           "compared: a value, or a timestamp with data)"},
+                  {{"field", "string", "",
+                    "the knowledge field (any size; its first number is "
+                    "compared: a value, or a timestamp with data)"},
                    {"into", "string", "member", "member or coordinator: the side written"}}},
                  [] { return make_knowledge_max_ensemble(); });
   r.add_object_behaviour(
-      {PluginKind::kObjectBehaviour, "lua",
+      {PluginKind::kObjectBehaviour,
+       "lua",
        "an object's behaviour written in Lua: step() sets object.x, object.y, object.size and "
        "object.tag (docs/lua-api.md, Objects)",
        {{"script", "path", "", "the Lua file, relative to the experiment file"}}},
       [] { return lua::make_lua_object_behaviour(); });
-  r.add_builtin({PluginKind::kLogWriter, "frames",
-                 "binary frame log: zstd-compressed columns with a seek index (docs/log-format.md)",
-                 {{"path", "string", "", "output file"},
-                  {"every", "integer", "1", "log every k ticks"}}});
-  r.add_builtin({PluginKind::kLogWriter, "deeco",
-                 "DEECo playground text log, in the grammar its program writes and reads "
-                 "(docs/log-format.md)",
-                 {{"path", "string", "", "output file"},
-                  {"every", "integer", "1", "log every k ticks"}}});
+  r.add_builtin(
+      {PluginKind::kLogWriter,
+       "frames",
+       "binary frame log: zstd-compressed columns with a seek index (docs/log-format.md)",
+       {{"path", "string", "", "output file"}, {"every", "integer", "1", "log every k ticks"}}});
+  r.add_builtin(
+      {PluginKind::kLogWriter,
+       "deeco",
+       "DEECo playground text log, in the grammar its program writes and reads "
+       "(docs/log-format.md)",
+       {{"path", "string", "", "output file"}, {"every", "integer", "1", "log every k ticks"}}});
 }
 
 }  // namespace fleetsim

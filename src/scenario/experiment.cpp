@@ -20,6 +20,7 @@
 #include "scenario/argos_file.hpp"
 #include "scenario/bitmap.hpp"
 #include "scenario/placement.hpp"
+#include "scenario/playground_file.hpp"
 #include "scenario/robot_plan.hpp"
 
 namespace fleetsim {
@@ -152,8 +153,8 @@ class ExperimentParser {
     XmlElement root(file_, file_.root(), d_);
     if (std::string(root.name()) != "fleetsim") {
       root.error(std::string("root element is <") + root.name() +
-                 "> (expected <fleetsim>, or ARGoS's <argos-configuration>; see "
-                 "docs/experiment-format.md and docs/argos.md)");
+                 "> (expected <fleetsim>, ARGoS's <argos-configuration> or the DEECo playground's "
+                 "<simulation>; see docs/experiment-format.md and docs/argos.md)");
       return std::nullopt;
     }
     root.finish();
@@ -239,7 +240,7 @@ class ExperimentParser {
     model_->seed = ov_.seed ? *ov_.seed : static_cast<std::uint64_t>(seed);
     ex_.threads = static_cast<int>(e.integer("threads", 1, 1, 1024));
     if (ov_.threads) ex_.threads = *ov_.threads;
-    model_->processing_time = static_cast<int>(e.integer("processing_time", 0, 0, 1000));
+    model_->processing_time = static_cast<int>(e.integer("processing_time", 1, 1, 1000));
     e.finish();
     e.check_children({});
   }
@@ -1471,7 +1472,7 @@ class ExperimentParser {
   };
   std::vector<PinnedRobot> pinned_robots_;  ///< <process robots="...">, resolved after placement
   std::set<std::string> declared_kinds_;
-  std::set<std::size_t> missing_files_;  ///< controllers naming a file that does not exist
+  std::set<std::size_t> missing_files_;       ///< controllers naming a file that does not exist
   std::set<std::size_t> missing_behaviours_;  ///< behaviours whose own element has an error
 };
 
@@ -1489,11 +1490,13 @@ std::optional<Experiment> release_scratch(std::optional<Experiment> ex) {
 }  // namespace
 
 namespace {
-/// An ARGoS experiment (root <argos-configuration>, whatever its extension) is read into
-/// fleetsim's format first; both then go through the one builder.
+/// An ARGoS experiment (root <argos-configuration>, whatever its extension) and a DEECo
+/// playground scenario (root <simulation>) are read into fleetsim's format first; all then go
+/// through the one builder.
 std::unique_ptr<XmlFile> in_fleetsim_format(std::unique_ptr<XmlFile> file,
                                             const ExperimentOverrides& overrides,
                                             Diagnostics& diags) {
+  if (file && is_playground_scenario(*file)) return read_playground_scenario(*file, diags);
   if (!file || !is_argos_configuration(*file)) return file;
   return read_argos_experiment(*file, diags, overrides.max_placement_tries);
 }

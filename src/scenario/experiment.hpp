@@ -89,8 +89,8 @@ struct Experiment {
   WorldState state;
   int threads = 1;
   std::vector<LogSpec> logs;
-  std::string loop_functions;  ///< registry name, "" = none
-  std::vector<EnsembleDecl> ensembles;  ///< in file order
+  std::string loop_functions;                          ///< registry name, "" = none
+  std::vector<EnsembleDecl> ensembles;                 ///< in file order
   std::vector<ObjectBehaviourDecl> behaviours;         ///< in file order
   std::vector<ObjectWithBehaviour> object_behaviours;  ///< by increasing object id
   Params loop_params;

@@ -100,9 +100,10 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
         EnsembleRunner::Hooks{[this](const std::string& s) { state_.status = s; },
                               [this] { state_.end_requested = true; }});
   }
-  if (dist_.processes > 1 && (model_->processing_time > 0 || !experiment_.object_behaviours.empty()))
+  if (dist_.processes > 1 &&
+      (model_->processing_time > 1 || !experiment_.object_behaviours.empty()))
     throw RunError(experiment_.path + ": " +
-                   (model_->processing_time > 0 ? std::string("processing_time")
+                   (model_->processing_time > 1 ? std::string("processing_time")
                                                 : std::string("objects with behaviour")) +
                    " run on one process for now (give --processes 1; "
                    "docs/experiment-format.md)");
@@ -396,8 +397,9 @@ void Simulation::start() {
                      ". Run without --checkpoint-every, or give the type save() and restore() "
                      "(docs/checkpoints.md)");
     if (!experiment_.object_behaviours.empty())
-      throw RunError("objects with behaviour cannot be checkpointed for now (their state is "
-                     "not saved). Run without --checkpoint-every");
+      throw RunError(
+          "objects with behaviour cannot be checkpointed for now (their state is "
+          "not saved). Run without --checkpoint-every");
     refuse_unsavable_controllers("be checkpointed: a checkpoint holds every controller's state",
                                  "run without --checkpoint-every");
   }
@@ -431,7 +433,7 @@ void Simulation::sense_and_control() {
   const std::size_t kinds = model_->kinds.size();
   std::atomic<std::uint64_t> stepped{0};
   // A round's draws differ from another's (the tick's own with one round).
-  const Tick draw_tick = state_.tick * (model_->processing_time + 1) + round_;
+  const Tick draw_tick = state_.tick * model_->processing_time + round_;
   // Robots are visited in the grid's slot order (neighbours adjacent in memory), in batches of
   // up to kPartBatch robots of one kind: the batching sensors read the world for the whole
   // batch and the batching actuators expose its commands (one virtual call per part and
@@ -531,8 +533,10 @@ class RunObjectWorld final : public ObjectWorld {
       const std::uint32_t i = order[s];
       // (The column gives a copy; a deque's elements stay where they are as it grows.)
       names_.push_back(state_.robot_name()[i]);
-      out.push_back({state_.robot_id()[i], names_.back(),
-                     {state_.x()[i], state_.y()[i]}, state_.theta()[i],
+      out.push_back({state_.robot_id()[i],
+                     names_.back(),
+                     {state_.x()[i], state_.y()[i]},
+                     state_.theta()[i],
                      state_.tags.str(state_.robot_tag()[i]),
                      model_.kinds[state_.robot_kind()[i]].name});
     });
@@ -553,7 +557,7 @@ void Simulation::step_objects() {
   if (experiment_.object_behaviours.empty()) return;
   const RunObjectWorld world(*model_, state_, index_);
   const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
-  const Tick draw_tick = state_.tick * (model_->processing_time + 1) + round_;
+  const Tick draw_tick = state_.tick * model_->processing_time + round_;
   for (ObjectWithBehaviour& o : experiment_.object_behaviours) {
     const std::uint32_t row = state_.object_index(o.object);
     if (row == kNoIndex) continue;  // removed by the loop functions
@@ -572,16 +576,15 @@ void Simulation::step_objects() {
     try {
       o.instance->step(io);
     } catch (const std::exception& e) {
-      throw RunError("tick " + std::to_string(state_.tick) + ", object '" +
-                     std::string(io.name) + "' (id " + std::to_string(o.object) +
-                     "), behaviour '" + experiment_.behaviours[o.behaviour].id + "' (type '" +
+      throw RunError("tick " + std::to_string(state_.tick) + ", object '" + std::string(io.name) +
+                     "' (id " + std::to_string(o.object) + "), behaviour '" +
+                     experiment_.behaviours[o.behaviour].id + "' (type '" +
                      experiment_.behaviours[o.behaviour].type + "'): " + e.what());
     }
-    if (!std::isfinite(io.position.x) || !std::isfinite(io.position.y) ||
-        !(io.size >= 0) || !std::isfinite(io.size))
-      throw RunError("tick " + std::to_string(state_.tick) + ", object '" +
-                     std::string(io.name) + "', behaviour '" +
-                     experiment_.behaviours[o.behaviour].id +
+    if (!std::isfinite(io.position.x) || !std::isfinite(io.position.y) || !(io.size >= 0) ||
+        !std::isfinite(io.size))
+      throw RunError("tick " + std::to_string(state_.tick) + ", object '" + std::string(io.name) +
+                     "', behaviour '" + experiment_.behaviours[o.behaviour].id +
                      "': set a position that is not finite or a size below 0");
     state_.object_x()[row] = io.position.x;
     state_.object_y()[row] = io.position.y;
@@ -649,11 +652,11 @@ void Simulation::step() {
     if (loop_) run_hook([&] { loop_->pre_step(*this); });
   });
   if (distributed()) handoff();
-  // Rounds of ensembles, controllers and object behaviours (processing_time + 1 of them, one
-  // by default) on the same world, as the playground's components run processingTime + 1
-  // times a cycle: a later round sees an earlier one's knowledge, tags and objects, and the
-  // actuators' last command is the tick's.
-  for (round_ = 0; round_ <= model_->processing_time; ++round_) {
+  // Rounds of ensembles, controllers and object behaviours (processing_time of them, one by
+  // default) on the same world, as the playground's components decide processingTime times
+  // between two cycles' inputs and the fetch of their actions: a later round sees an earlier
+  // one's knowledge, tags and objects, and the actuators' last command is the tick's.
+  for (round_ = 0; round_ < model_->processing_time; ++round_) {
     // Ensembles exchange knowledge on the world the robots are about to sense, through the
     // grid the sensing uses (built here once for both; not counted in the ensembles phase).
     if (ensembles_ && ensembles_->due(state_.tick)) {
@@ -672,7 +675,7 @@ void Simulation::step() {
     if (round_ > 0) index_fresh_ = true;  // (nothing has moved since the first round)
     run_phase(Phase::kSenseControl, [&] {
       sense_and_control();
-      if (round_ < model_->processing_time) apply_controller_tags();
+      if (round_ + 1 < model_->processing_time) apply_controller_tags();
       step_objects();
     });
   }

@@ -2,7 +2,7 @@
 // processing_time> in whole runs: a C++ behaviour through the registry and a Lua one move,
 // resize and retag their objects, the DEECo log shows it as the playground writes objects,
 // robots never meet an object's body; processing_time runs controllers, ensembles and
-// behaviours that many more times a tick; the same bits on 1 and 2 threads; and every mistake
+// behaviours that many times a tick; the same bits on 1 and 2 threads; and every mistake
 // is reported at its line before the run.
 #include <gtest/gtest.h>
 
@@ -42,9 +42,9 @@ class Drift final : public ObjectBehaviour {
 PluginRegistry registry() {
   PluginRegistry r;
   register_builtins(r);
-  r.add_object_behaviour({PluginKind::kObjectBehaviour, "drift", "test",
-                          {{"dx", "real", "0.25", "metres per step"}}},
-                         [] { return std::make_unique<Drift>(); });
+  r.add_object_behaviour(
+      {PluginKind::kObjectBehaviour, "drift", "test", {{"dx", "real", "0.25", "metres per step"}}},
+      [] { return std::make_unique<Drift>(); });
   return r;
 }
 
@@ -64,7 +64,8 @@ TEST(ObjectBehaviours, ACppBehaviourMovesResizesAndRetagsItsObject) {
   const auto dir = testing::fresh_test_dir("objects");
   PluginRegistry reg = registry();
   Diagnostics d;
-  auto ex = parse(reg, R"(<fleetsim>
+  auto ex = parse(reg,
+                  R"(<fleetsim>
   <framework ticks_per_second="10" length="0.4"/>
   <controllers>
     <controller id="i" type="idle"/>
@@ -75,7 +76,8 @@ TEST(ObjectBehaviours, ACppBehaviourMovesResizesAndRetagsItsObject) {
     <object id="cart" class="Cart" position="1,1" size="0.5" tag="start" behaviour="move"/>
     <object id="post" class="Post" position="-2,-2" size="1" tag="post"/>
   </arena>
-  <log path=")" + (dir / "obj.log").string() + R"(" format="deeco"/>
+  <log path=")" + (dir / "obj.log").string() +
+                      R"(" format="deeco"/>
 </fleetsim>)",
                   d);
   ASSERT_TRUE(ex) << d.str();
@@ -142,10 +144,10 @@ end
   sim.finish();
 }
 
-// processing_time = 2: three rounds a tick. The behaviour steps three times a tick (rounds 0,
+// processing_time = 3: three rounds a tick. The behaviour steps three times a tick (rounds 0,
 // 1, 2), a Lua controller's step() three times (its knowledge counter), an ensemble three
 // times (its exchanges); the robots still move once a tick.
-TEST(ObjectBehaviours, ProcessingTimeRunsThatManyMoreRoundsATick) {
+TEST(ObjectBehaviours, ProcessingTimeRunsThatManyRoundsATick) {
   const auto dir = testing::fresh_test_dir("objects");
   std::ofstream(dir / "count.lua") << R"(
 function step()
@@ -160,7 +162,7 @@ end
   PluginRegistry reg = registry();
   Diagnostics d;
   auto ex = parse(reg, R"(<fleetsim>
-  <framework ticks_per_second="10" length="0.4" processing_time="2"/>
+  <framework ticks_per_second="10" length="0.4" processing_time="3"/>
   <knowledge><field name="calls"/><field name="pairs"/></knowledge>
   <controllers>
     <controller id="c" type="lua" script="count.lua"/>
@@ -218,17 +220,20 @@ end
     Diagnostics d;
     std::string items;
     for (int i = 0; i < 8; ++i)
-      items += "<object id=\"i" + std::to_string(i) + "\" class=\"Item\" position=\"" + std::to_string(i % 4 - 1.5) + "," +
-               std::to_string(i / 4 - 0.5) + "\" size=\"0.4\" behaviour=\"item\"/>";
-    auto ex = parse(reg, R"(<fleetsim>
-  <framework ticks_per_second="10" length="20" seed="5" processing_time="2"/>
+      items += "<object id=\"i" + std::to_string(i) + "\" class=\"Item\" position=\"" +
+               std::to_string(i % 4 - 1.5) + "," + std::to_string(i / 4 - 0.5) +
+               "\" size=\"0.4\" behaviour=\"item\"/>";
+    auto ex = parse(reg,
+                    R"(<fleetsim>
+  <framework ticks_per_second="10" length="20" seed="5" processing_time="3"/>
   <controllers>
     <controller id="w" type="random_walk" speed="0.5" turn_probability="0.1"/>
     <behaviour id="item" type="lua" script="item.lua"/>
   </controllers>
   <arena size="5,5">
-    <distribute count="60" controller="w" id_prefix="w"/>)" + items +
-                                 R"(</arena>
+    <distribute count="60" controller="w" id_prefix="w"/>)" +
+                        items +
+                        R"(</arena>
 </fleetsim>)",
                     d, (dir / "obj.xml").string(), threads);
     EXPECT_TRUE(ex) << d.str();
@@ -253,7 +258,7 @@ TEST(ObjectBehaviours, MistakesAreReportedAtTheirLines) {
   PluginRegistry reg = registry();
   Diagnostics d;
   auto ex = parse(reg, R"(<fleetsim>
-  <framework ticks_per_second="10" length="1" processing_time="-1"/>
+  <framework ticks_per_second="10" length="1" processing_time="0"/>
   <controllers>
     <behaviour id="m" type="drfit"/>
     <behaviour id="bad" type="lua" script="bad.lua"/>
@@ -269,8 +274,7 @@ TEST(ObjectBehaviours, MistakesAreReportedAtTheirLines) {
   EXPECT_FALSE(ex);
   const std::string all = d.str();
   EXPECT_NE(all.find("obj.xml:2: error: attribute 'processing_time'"), std::string::npos) << all;
-  EXPECT_NE(all.find("obj.xml:4: error: unknown object behaviour type 'drfit'"),
-            std::string::npos)
+  EXPECT_NE(all.find("obj.xml:4: error: unknown object behaviour type 'drfit'"), std::string::npos)
       << all;
   EXPECT_NE(all.find("did you mean 'drift'"), std::string::npos) << all;
   EXPECT_NE(all.find("obj.xml:9: error: unknown behaviour 'nobody'"), std::string::npos) << all;
@@ -284,7 +288,7 @@ TEST(ObjectBehaviours, MistakesAreReportedAtTheirLines) {
 TEST(ObjectBehaviours, AnErrorDuringTheRunNamesTheObjectAndTheLine) {
   const auto dir = testing::fresh_test_dir("objects");
   std::ofstream(dir / "late.lua") << "function step()\n  if object.tick == 2 then\n"
-                                      "    error('boom')\n  end\nend\n";
+                                     "    error('boom')\n  end\nend\n";
   PluginRegistry reg = registry();
   Diagnostics d;
   auto ex = parse(reg, R"(<fleetsim>
