@@ -240,7 +240,7 @@ class ExperimentParser {
     model_->seed = ov_.seed ? *ov_.seed : static_cast<std::uint64_t>(seed);
     ex_.threads = static_cast<int>(e.integer("threads", 1, 1, 1024));
     if (ov_.threads) ex_.threads = *ov_.threads;
-    model_->processing_time = static_cast<int>(e.integer("processing_time", 1, 1, 1000));
+    model_->processing_time = static_cast<int>(e.integer("processing_time", 0, 0, 1000));
     e.finish();
     e.check_children({});
   }

@@ -56,8 +56,8 @@ class PlaygroundReader {
     pugi::xml_node framework = add(fleetsim_, "framework", line);
     set(framework, "ticks_per_second", "1", line);
     set(framework, "length", std::to_string(cycles), root.where("cycles").line);
-    // processingTime p: p rounds of the components' processes between a cycle's inputs and
-    // the fetch of its actions.
+    // processingTime p: the components decide p + 1 times on a cycle's inputs, and the last
+    // decision is fetched (measured on the playground: docs/experiment-format.md).
     set(framework, "processing_time", std::to_string(processing),
         root.where("processingTime").line);
     std::string bitmap_path;

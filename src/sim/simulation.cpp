@@ -103,7 +103,7 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
   if (dist_.processes > 1 &&
       (model_->processing_time > 1 || !experiment_.object_behaviours.empty()))
     throw RunError(experiment_.path + ": " +
-                   (model_->processing_time > 1 ? std::string("processing_time")
+                   (model_->processing_time > 0 ? std::string("processing_time")
                                                 : std::string("objects with behaviour")) +
                    " run on one process for now (give --processes 1; "
                    "docs/experiment-format.md)");
@@ -433,7 +433,7 @@ void Simulation::sense_and_control() {
   const std::size_t kinds = model_->kinds.size();
   std::atomic<std::uint64_t> stepped{0};
   // A round's draws differ from another's (the tick's own with one round).
-  const Tick draw_tick = state_.tick * model_->processing_time + round_;
+  const Tick draw_tick = state_.tick * (model_->processing_time + 1) + round_;
   // Robots are visited in the grid's slot order (neighbours adjacent in memory), in batches of
   // up to kPartBatch robots of one kind: the batching sensors read the world for the whole
   // batch and the batching actuators expose its commands (one virtual call per part and
@@ -557,7 +557,7 @@ void Simulation::step_objects() {
   if (experiment_.object_behaviours.empty()) return;
   const RunObjectWorld world(*model_, state_, index_);
   const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
-  const Tick draw_tick = state_.tick * model_->processing_time + round_;
+  const Tick draw_tick = state_.tick * (model_->processing_time + 1) + round_;
   for (ObjectWithBehaviour& o : experiment_.object_behaviours) {
     const std::uint32_t row = state_.object_index(o.object);
     if (row == kNoIndex) continue;  // removed by the loop functions
@@ -652,11 +652,12 @@ void Simulation::step() {
     if (loop_) run_hook([&] { loop_->pre_step(*this); });
   });
   if (distributed()) handoff();
-  // Rounds of ensembles, controllers and object behaviours (processing_time of them, one by
-  // default) on the same world, as the playground's components decide processingTime times
-  // between two cycles' inputs and the fetch of their actions: a later round sees an earlier
-  // one's knowledge, tags and objects, and the actuators' last command is the tick's.
-  for (round_ = 0; round_ < model_->processing_time; ++round_) {
+  // Rounds of ensembles, controllers and object behaviours (processing_time + 1 of them, one
+  // by default) on the same sensed world, as the playground's components decide
+  // processingTime + 1 times between two cycles' inputs and the fetch of the last decision: a
+  // later round sees an earlier one's knowledge, tags and objects, and the actuators' last
+  // command is the tick's.
+  for (round_ = 0; round_ <= model_->processing_time; ++round_) {
     // Ensembles exchange knowledge on the world the robots are about to sense, through the
     // grid the sensing uses (built here once for both; not counted in the ensembles phase).
     if (ensembles_ && ensembles_->due(state_.tick)) {
@@ -675,7 +676,7 @@ void Simulation::step() {
     if (round_ > 0) index_fresh_ = true;  // (nothing has moved since the first round)
     run_phase(Phase::kSenseControl, [&] {
       sense_and_control();
-      if (round_ + 1 < model_->processing_time) apply_controller_tags();
+      if (round_ < model_->processing_time) apply_controller_tags();
       step_objects();
     });
   }

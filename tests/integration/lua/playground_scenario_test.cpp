@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,7 @@ TEST(PlaygroundScenario, SimpleOneRunsFromThePlaygroundsOwnFile) {
   EXPECT_EQ(ex->model->length_ticks, 500);
   EXPECT_EQ(ex->model->tick_period_ns, kNanosPerSecond);
   EXPECT_EQ(ex->model->arena_width_m, 100);
-  EXPECT_EQ(ex->model->processing_time, 1);  // the playground's default processingTime
+  EXPECT_EQ(ex->model->processing_time, 1);  // the playground's default: two rounds a tick
   Simulation sim(std::move(*ex), reg);
   sim.start();
   const WorldState& s = sim.state();
@@ -91,8 +92,10 @@ TEST(PlaygroundScenario, SimpleOneRunsFromThePlaygroundsOwnFile) {
 
 // predator from the playground's file: the ensemble alerts the prey within 20 units of the
 // predator, and only those run. A user sees: a prey moves only once it has been within 20 of
-// the predator; its first step takes it away from the predator; the prey never that close
-// stay where they are; the predator roams the field.
+// the predator; five ticks after it starts, it is farther from where the predator was then
+// (as in the playground, its first step may go on along its heading: the second decision of
+// the cycle, which is the one taken, finds it already reacting, and it turns its back a tick
+// later); the prey never that close stay where they are; the predator roams the field.
 TEST(PlaygroundScenario, PredatorsPreyRunOnlyWhenAlertedAndAway) {
   const auto dir = testing::fresh_test_dir("playground");
   PluginRegistry reg;
@@ -105,8 +108,14 @@ TEST(PlaygroundScenario, PredatorsPreyRunOnlyWhenAlertedAndAway) {
   const WorldState& s = sim.state();
   const std::size_t n = s.robot_count();
   ASSERT_EQ(n, 9u);
-  std::vector<bool> near(n, false), moved(n, false);
+  std::vector<bool> near(n, false);
   std::vector<double> px(s.x().begin(), s.x().end()), py(s.y().begin(), s.y().end());
+  // Per prey, from its first move: the predator's place then, its own, and the tick.
+  struct Start {
+    double pred_x, pred_y, x, y;
+    Tick tick;
+  };
+  std::vector<std::optional<Start>> start(n);
   double roamed = 0;
   int fled = 0;
   while (!sim.done()) {
@@ -118,17 +127,17 @@ TEST(PlaygroundScenario, PredatorsPreyRunOnlyWhenAlertedAndAway) {
     sim.step();
     roamed += std::hypot(s.x()[0] - px[0], s.y()[0] - py[0]);
     for (std::size_t i = 1; i < n; ++i) {
-      const double dx = s.x()[i] - px[i], dy = s.y()[i] - py[i];
-      if (dx != 0 || dy != 0) {
+      if (s.x()[i] != px[i] || s.y()[i] != py[i]) {
         EXPECT_TRUE(was_near[i]) << "prey " << i << " ran at tick " << s.tick
                                  << " without having been near the predator";
-        if (!moved[i]) {
-          moved[i] = true;
-          // Its first step: away from where the predator was.
-          EXPECT_GT(dx * (px[i] - pred_x) + dy * (py[i] - pred_y), 0)
-              << "prey " << i << " first moved towards the predator";
-          ++fled;
-        }
+        if (!start[i]) start[i] = Start{pred_x, pred_y, px[i], py[i], s.tick};
+      }
+      if (start[i] && s.tick == start[i]->tick + 5) {
+        const Start& a = *start[i];
+        EXPECT_GT(std::hypot(s.x()[i] - a.pred_x, s.y()[i] - a.pred_y),
+                  std::hypot(a.x - a.pred_x, a.y - a.pred_y))
+            << "prey " << i << " did not get away from the predator";
+        ++fled;
       }
     }
     std::copy(s.x().begin(), s.x().end(), px.begin());
@@ -137,7 +146,7 @@ TEST(PlaygroundScenario, PredatorsPreyRunOnlyWhenAlertedAndAway) {
   sim.finish();
   EXPECT_GE(fled, 4) << "the four prey 10 units from the predator at the start must run";
   for (std::size_t i = 1; i < n; ++i)
-    if (!near[i]) EXPECT_FALSE(moved[i]) << "prey " << i;
+    if (!near[i]) EXPECT_FALSE(start[i]) << "prey " << i;
   EXPECT_GT(roamed, 200) << "the predator barely moved";
   // The same log on 2 threads.
   PluginRegistry reg2;

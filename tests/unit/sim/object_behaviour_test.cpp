@@ -1,8 +1,8 @@
 // Objects with behaviour (include/fleetsim/object_behaviour.hpp) and <framework
 // processing_time> in whole runs: a C++ behaviour through the registry and a Lua one move,
 // resize and retag their objects, the DEECo log shows it as the playground writes objects,
-// robots never meet an object's body; processing_time runs controllers, ensembles and
-// behaviours that many times a tick; the same bits on 1 and 2 threads; and every mistake
+// robots never meet an object's body; processing_time p runs controllers, ensembles and
+// behaviours p + 1 times a tick; the same bits on 1 and 2 threads; and every mistake
 // is reported at its line before the run.
 #include <gtest/gtest.h>
 
@@ -144,7 +144,7 @@ end
   sim.finish();
 }
 
-// processing_time = 3: three rounds a tick. The behaviour steps three times a tick (rounds 0,
+// processing_time = 2: three rounds a tick. The behaviour steps three times a tick (rounds 0,
 // 1, 2), a Lua controller's step() three times (its knowledge counter), an ensemble three
 // times (its exchanges); the robots still move once a tick.
 TEST(ObjectBehaviours, ProcessingTimeRunsThatManyRoundsATick) {
@@ -162,7 +162,7 @@ end
   PluginRegistry reg = registry();
   Diagnostics d;
   auto ex = parse(reg, R"(<fleetsim>
-  <framework ticks_per_second="10" length="0.4" processing_time="3"/>
+  <framework ticks_per_second="10" length="0.4" processing_time="2"/>
   <knowledge><field name="calls"/><field name="pairs"/></knowledge>
   <controllers>
     <controller id="c" type="lua" script="count.lua"/>
@@ -225,7 +225,7 @@ end
                "\" size=\"0.4\" behaviour=\"item\"/>";
     auto ex = parse(reg,
                     R"(<fleetsim>
-  <framework ticks_per_second="10" length="20" seed="5" processing_time="3"/>
+  <framework ticks_per_second="10" length="20" seed="5" processing_time="2"/>
   <controllers>
     <controller id="w" type="random_walk" speed="0.5" turn_probability="0.1"/>
     <behaviour id="item" type="lua" script="item.lua"/>
@@ -258,7 +258,7 @@ TEST(ObjectBehaviours, MistakesAreReportedAtTheirLines) {
   PluginRegistry reg = registry();
   Diagnostics d;
   auto ex = parse(reg, R"(<fleetsim>
-  <framework ticks_per_second="10" length="1" processing_time="0"/>
+  <framework ticks_per_second="10" length="1" processing_time="-1"/>
   <controllers>
     <behaviour id="m" type="drfit"/>
     <behaviour id="bad" type="lua" script="bad.lua"/>
