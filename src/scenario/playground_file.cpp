@@ -126,14 +126,10 @@ class PlaygroundReader {
 
  private:
   pugi::xml_node add(pugi::xml_node parent, const char* name, int line) {
-    pugi::xml_node n = parent.append_child(name);
-    out_->set_line(n, line);
-    return n;
+    return out_->add_element(parent, name, line);
   }
   void set(pugi::xml_node n, const char* attr, const std::string& value, int line) {
-    pugi::xml_attribute a = n.append_attribute(attr);
-    a.set_value(value.c_str());
-    out_->set_line(a, line);
+    out_->add_attribute(n, attr, value, line);
   }
   void copy_element(pugi::xml_node from, pugi::xml_node parent, int line) {
     pugi::xml_node n = add(parent, from.name(), line);
