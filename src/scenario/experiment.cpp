@@ -241,6 +241,7 @@ class ExperimentParser {
     ex_.threads = static_cast<int>(e.integer("threads", 1, 1, 1024));
     if (ov_.threads) ex_.threads = *ov_.threads;
     model_->processing_time = static_cast<int>(e.integer("processing_time", 0, 0, 1000));
+    ex_.processing_time_where = e.where("processing_time");
     e.finish();
     e.check_children({});
   }

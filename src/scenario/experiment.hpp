@@ -93,6 +93,7 @@ struct Experiment {
   std::vector<EnsembleDecl> ensembles;                 ///< in file order
   std::vector<ObjectBehaviourDecl> behaviours;         ///< in file order
   std::vector<ObjectWithBehaviour> object_behaviours;  ///< by increasing object id
+  SourceLocation processing_time_where;  ///< <framework processing_time>, for messages
   Params loop_params;
   /// Every kind's parts, set up (their columns are in `state`), by kind index.
   std::vector<AssembledKind> parts;

@@ -160,13 +160,31 @@ TEST(PlaygroundScenario, PredatorsPreyRunOnlyWhenAlertedAndAway) {
   EXPECT_EQ(testing::slurp(dir / "one.txt"), testing::slurp(dir / "two.txt"));
 }
 
-/// `fleetsim check FILE`: its status and what it said.
-std::pair<int, std::string> check(const fs::path& file) {
-  const std::string out = (file.parent_path() / "check.txt").string();
-  const int raw = std::system((std::string(FLEETSIM_BINARY_DIR) + "/fleetsim check '" +
-                               file.string() + "' > '" + out + "' 2>&1")
+/// `fleetsim COMMAND FILE FLAGS` run in `dir`: its status and what it said.
+std::pair<int, std::string> fleetsim(const std::string& command, const fs::path& file,
+                                     const fs::path& dir, const std::string& flags = "") {
+  const std::string out = (dir / "said.txt").string();
+  const int raw = std::system(("cd '" + dir.string() + "' && " + std::string(FLEETSIM_BINARY_DIR) +
+                               "/fleetsim " + command + " '" + file.string() + "' " + flags +
+                               " > '" + out + "' 2>&1")
                                   .c_str());
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, testing::slurp(out)};
+}
+std::pair<int, std::string> check(const fs::path& file) {
+  return fleetsim("check", file, file.parent_path());
+}
+
+// Several processes are refused before anything runs, at the line that asks for what runs on
+// one process only: processingTime (the playground's default 1, at its root element).
+TEST(PlaygroundScenario, SeveralProcessesAreRefusedAtTheLine) {
+  const auto dir = testing::fresh_test_dir("playground");
+  auto [status, said] = fleetsim("run", kExamples / "simple-1.xml", dir, "--processes 2");
+  EXPECT_EQ(status, 2) << said;
+  EXPECT_NE(said.find((kExamples / "simple-1.xml").string() +
+                      ":9: error: processing_time > 0 run on one process for now"),
+            std::string::npos)
+      << said;
+  EXPECT_FALSE(fs::exists(dir / "simple-1.txt"));
 }
 
 // What cannot map, all at once, at its line, with what to do; status 2.
