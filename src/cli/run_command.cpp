@@ -554,8 +554,9 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                "<ensembles>)\nfleetsim: nothing was run\n";
         return kExitUserError;
       }
-      // processing_time's rounds and objects' behaviours: one process for now too.
-      if (several && (ex.model->processing_time > 0 || !ex.object_behaviours.empty())) {
+      // processing_time's rounds and objects' behaviours: one process for now too (a rank
+      // whose files did not load holds empty experiments: no model).
+      if (several && ex.model && (ex.model->processing_time > 0 || !ex.object_behaviours.empty())) {
         const bool rounds = ex.model->processing_time > 0;
         const SourceLocation& at =
             rounds ? ex.processing_time_where
