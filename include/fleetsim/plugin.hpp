@@ -19,11 +19,12 @@
 #include "fleetsim/controller.hpp"
 #include "fleetsim/ensemble.hpp"
 #include "fleetsim/loop_functions.hpp"
+#include "fleetsim/object_behaviour.hpp"
 #include "fleetsim/parts.hpp"
 #include "fleetsim/physics.hpp"
 
 /// Bumped whenever a public SDK type changes layout or meaning.
-#define FLEETSIM_PLUGIN_ABI_VERSION 9
+#define FLEETSIM_PLUGIN_ABI_VERSION 10
 
 namespace fleetsim {
 
@@ -35,7 +36,8 @@ enum class PluginKind {
   kPhysicsEngine,
   kLoopFunctions,
   kLogWriter,
-  kEnsemble
+  kEnsemble,
+  kObjectBehaviour
 };
 const char* to_string(PluginKind kind);
 
@@ -66,6 +68,7 @@ using SensorFactory = std::function<std::unique_ptr<Sensor>()>;
 using ActuatorFactory = std::function<std::unique_ptr<Actuator>()>;
 using PhysicsEngineFactory = std::function<std::unique_ptr<PhysicsEngine>()>;
 using EnsembleFactory = std::function<std::unique_ptr<Ensemble>()>;
+using ObjectBehaviourFactory = std::function<std::unique_ptr<ObjectBehaviour>()>;
 
 /// How many instances of a controller a run makes.
 enum class ControllerScope {
@@ -93,6 +96,10 @@ class PluginRegistry {
   /// Registers an ensemble type (fleetsim/ensemble.hpp); `factory` makes one instance per
   /// <ensemble> element of the type. Its ParamDocs are the element's other attributes.
   void add_ensemble(PluginInfo info, EnsembleFactory factory);
+  /// Registers an object behaviour (fleetsim/object_behaviour.hpp); `factory` makes one
+  /// instance per object that names a <behaviour> of the type. Its ParamDocs are the
+  /// <behaviour> element's attributes besides `id` and `type`.
+  void add_object_behaviour(PluginInfo info, ObjectBehaviourFactory factory);
 
   const PluginInfo* find(PluginKind kind, const std::string& name) const;
   std::vector<std::string> names(PluginKind kind) const;
@@ -103,6 +110,7 @@ class PluginRegistry {
   const ActuatorFactory* actuator_factory(const std::string& name) const;
   const PhysicsEngineFactory* physics_engine_factory(const std::string& name) const;
   const EnsembleFactory* ensemble_factory(const std::string& name) const;
+  const ObjectBehaviourFactory* object_behaviour_factory(const std::string& name) const;
   ControllerScope controller_scope(const std::string& name) const;
 
  private:
@@ -122,6 +130,7 @@ class PluginRegistry {
   std::map<std::string, ActuatorFactory> actuators_;
   std::map<std::string, PhysicsEngineFactory> engines_;
   std::map<std::string, EnsembleFactory> ensembles_;
+  std::map<std::string, ObjectBehaviourFactory> object_behaviours_;
   std::map<std::string, ControllerScope> scopes_;
 };
 

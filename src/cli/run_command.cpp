@@ -554,6 +554,19 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                "<ensembles>)\nfleetsim: nothing was run\n";
         return kExitUserError;
       }
+      // processing_time's rounds and objects' behaviours: one process for now too (a rank
+      // whose files did not load holds empty experiments: no model).
+      if (several && ex.model && (ex.model->processing_time > 0 || !ex.object_behaviours.empty())) {
+        const bool rounds = ex.model->processing_time > 0;
+        const SourceLocation& at =
+            rounds ? ex.processing_time_where
+                   : ex.behaviours[ex.object_behaviours.front().behaviour].where;
+        err << at.file << ":" << at.line
+            << ": error: " << (rounds ? "processing_time > 0" : "objects with behaviour")
+            << " run on one process for now: drop --processes (or --network-role, mpirun) to "
+               "run this file (docs/experiment-format.md)\nfleetsim: nothing was run\n";
+        return kExitUserError;
+      }
       if (several && !mpi && a.network_role != "secondary") {  // (the primary says how many)
         try {
           assign(ex, network ? a.network_secondaries + 1 : a.processes,

@@ -9,13 +9,22 @@ namespace fleetsim {
 
 const char* to_string(PluginKind kind) {
   switch (kind) {
-    case PluginKind::kSensor: return "sensor";
-    case PluginKind::kActuator: return "actuator";
-    case PluginKind::kController: return "controller";
-    case PluginKind::kPhysicsEngine: return "physics engine";
-    case PluginKind::kLoopFunctions: return "loop functions";
-    case PluginKind::kLogWriter: return "log writer";
-    case PluginKind::kEnsemble: return "ensemble";
+    case PluginKind::kSensor:
+      return "sensor";
+    case PluginKind::kActuator:
+      return "actuator";
+    case PluginKind::kController:
+      return "controller";
+    case PluginKind::kPhysicsEngine:
+      return "physics engine";
+    case PluginKind::kLoopFunctions:
+      return "loop functions";
+    case PluginKind::kLogWriter:
+      return "log writer";
+    case PluginKind::kEnsemble:
+      return "ensemble";
+    case PluginKind::kObjectBehaviour:
+      return "object behaviour";
   }
   return "?";
 }
@@ -57,7 +66,9 @@ void PluginRegistry::add_info(PluginInfo info) {
   infos_.push_back(std::move(info));
 }
 
-void PluginRegistry::add_builtin(PluginInfo info) { add_info(std::move(info)); }
+void PluginRegistry::add_builtin(PluginInfo info) {
+  add_info(std::move(info));
+}
 
 void PluginRegistry::add_controller(PluginInfo info, ControllerFactory factory,
                                     ControllerScope scope) {
@@ -124,6 +135,18 @@ const EnsembleFactory* PluginRegistry::ensemble_factory(const std::string& name)
   return it == ensembles_.end() ? nullptr : &it->second;
 }
 
+void PluginRegistry::add_object_behaviour(PluginInfo info, ObjectBehaviourFactory factory) {
+  info.kind = PluginKind::kObjectBehaviour;
+  if (!find(info.kind, info.name)) object_behaviours_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+const ObjectBehaviourFactory* PluginRegistry::object_behaviour_factory(
+    const std::string& name) const {
+  auto it = object_behaviours_.find(name);
+  return it == object_behaviours_.end() ? nullptr : &it->second;
+}
+
 const PluginInfo* PluginRegistry::find(PluginKind kind, const std::string& name) const {
   for (const auto& i : infos_)
     if (i.kind == kind && i.name == name) return &i;
@@ -142,8 +165,7 @@ const ControllerFactory* PluginRegistry::controller_factory(const std::string& n
   return it == controllers_.end() ? nullptr : &it->second;
 }
 
-const LoopFunctionsFactory* PluginRegistry::loop_functions_factory(
-    const std::string& name) const {
+const LoopFunctionsFactory* PluginRegistry::loop_functions_factory(const std::string& name) const {
   auto it = loop_functions_.find(name);
   return it == loop_functions_.end() ? nullptr : &it->second;
 }

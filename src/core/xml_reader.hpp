@@ -37,6 +37,17 @@ class XmlFile {
   /// The line in path() a derived file's node or attribute comes from.
   void set_line(pugi::xml_node n, int line) { node_lines_[n.internal_object()] = line; }
   void set_line(pugi::xml_attribute a, int line) { attribute_lines_[a.internal_object()] = line; }
+  /// A derived file's new element under `parent`, and a new attribute of `n`, both from `line`.
+  pugi::xml_node add_element(pugi::xml_node parent, const char* name, int line) {
+    pugi::xml_node n = parent.append_child(name);
+    set_line(n, line);
+    return n;
+  }
+  void add_attribute(pugi::xml_node n, const char* name, const std::string& value, int line) {
+    pugi::xml_attribute a = n.append_attribute(name);
+    a.set_value(value.c_str());
+    set_line(a, line);
+  }
 
   pugi::xml_node root() const { return doc_.document_element(); }
   const std::string& path() const { return path_; }

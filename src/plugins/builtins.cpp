@@ -5,6 +5,7 @@
 #include "control/diffusion.hpp"
 #include "lua/lua_controller.hpp"
 #include "lua/lua_ensemble.hpp"
+#include "lua/lua_object.hpp"
 #include "physics/physics_world.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
@@ -359,6 +360,13 @@ void register_builtins(PluginRegistry& r) {
                     "compared: a value, or a timestamp with data)"},
                    {"into", "string", "member", "member or coordinator: the side written"}}},
                  [] { return make_knowledge_max_ensemble(); });
+  r.add_object_behaviour(
+      {PluginKind::kObjectBehaviour,
+       "lua",
+       "an object's behaviour written in Lua: step() sets object.x, object.y, object.size and "
+       "object.tag (docs/lua-api.md, Objects)",
+       {{"script", "path", "", "the Lua file, relative to the experiment file"}}},
+      [] { return lua::make_lua_object_behaviour(); });
   r.add_builtin(
       {PluginKind::kLogWriter,
        "frames",

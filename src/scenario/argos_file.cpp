@@ -271,14 +271,10 @@ class ArgosReader {
  private:
   // ---------------------------------------------------------------- output helpers
   pugi::xml_node add(pugi::xml_node parent, const char* name, int line) {
-    pugi::xml_node n = parent.append_child(name);
-    out_->set_line(n, line);
-    return n;
+    return out_->add_element(parent, name, line);
   }
   void set(pugi::xml_node n, const char* attr, const std::string& value, int line) {
-    pugi::xml_attribute a = n.append_attribute(attr);
-    a.set_value(value.c_str());
-    out_->set_line(a, line);
+    out_->add_attribute(n, attr, value, line);
   }
   static int line_of(const XmlElement& e, const char* attr) { return e.where(attr).line; }
 

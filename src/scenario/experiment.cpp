@@ -20,6 +20,7 @@
 #include "scenario/argos_file.hpp"
 #include "scenario/bitmap.hpp"
 #include "scenario/placement.hpp"
+#include "scenario/playground_file.hpp"
 #include "scenario/robot_plan.hpp"
 
 namespace fleetsim {
@@ -152,8 +153,8 @@ class ExperimentParser {
     XmlElement root(file_, file_.root(), d_);
     if (std::string(root.name()) != "fleetsim") {
       root.error(std::string("root element is <") + root.name() +
-                 "> (expected <fleetsim>, or ARGoS's <argos-configuration>; see "
-                 "docs/experiment-format.md and docs/argos.md)");
+                 "> (expected <fleetsim>, ARGoS's <argos-configuration> or the DEECo playground's "
+                 "<simulation>; see docs/experiment-format.md and docs/argos.md)");
       return std::nullopt;
     }
     root.finish();
@@ -239,6 +240,8 @@ class ExperimentParser {
     model_->seed = ov_.seed ? *ov_.seed : static_cast<std::uint64_t>(seed);
     ex_.threads = static_cast<int>(e.integer("threads", 1, 1, 1024));
     if (ov_.threads) ex_.threads = *ov_.threads;
+    model_->processing_time = static_cast<int>(e.integer("processing_time", 0, 0, 1000));
+    ex_.processing_time_where = e.where("processing_time");
     e.finish();
     e.check_children({});
   }
@@ -431,7 +434,8 @@ class ExperimentParser {
 
   void read_controllers(XmlElement& e) {
     e.finish();
-    e.check_children({"controller"});
+    e.check_children({"controller", "behaviour"});
+    for (auto& b : e.children("behaviour")) read_behaviour(b);
     for (auto& c : e.children("controller")) {
       ControllerDecl decl;
       decl.id = c.text("id", "", true);
@@ -456,6 +460,79 @@ class ExperimentParser {
           c.error("controller id '" + decl.id + "' is declared twice (expected unique ids)");
       model_->controllers.push_back(std::move(decl));
     }
+  }
+
+  // <behaviour id=... type=... .../> in <controllers>: an object behaviour's declaration.
+  void read_behaviour(XmlElement& b) {
+    ObjectBehaviourDecl decl;
+    decl.id = b.text("id", "", true);
+    decl.type = b.text("type", "", true);
+    decl.where = b.where();
+    const PluginInfo* info = reg_.find(PluginKind::kObjectBehaviour, decl.type);
+    if (!decl.type.empty() && !info)
+      b.error("unknown object behaviour type '" + decl.type + "' (expected one of: " +
+              join(reg_.names(PluginKind::kObjectBehaviour)) + "; `fleetsim list` shows them)" +
+              did_you_mean(decl.type, reg_.names(PluginKind::kObjectBehaviour)));
+    if (info) {
+      bool files_exist = true;
+      decl.params = read_params(b, *info, {"id", "type"}, file_, &files_exist);
+      if (!files_exist) missing_behaviours_.insert(ex_.behaviours.size());
+      b.finish();
+    }
+    b.check_children({});
+    for (const auto& other : ex_.behaviours)
+      if (other.id == decl.id && !decl.id.empty())
+        b.error("behaviour id '" + decl.id + "' is declared twice (expected unique ids)");
+    if (!info) missing_behaviours_.insert(ex_.behaviours.size());
+    ex_.behaviours.push_back(std::move(decl));
+  }
+
+  /// The behaviour of the object at `e` made and initialised (its errors reported there, or
+  /// at the script's line).
+  void add_object_behaviour(XmlElement& e, const std::string& behaviour, EntityId object) {
+    std::size_t b = 0;
+    std::vector<std::string> ids;
+    while (b < ex_.behaviours.size() && ex_.behaviours[b].id != behaviour)
+      ids.push_back(ex_.behaviours[b++].id);
+    if (b == ex_.behaviours.size()) {
+      e.error("unknown behaviour '" + behaviour +
+              "' (expected the id of a <behaviour> in <controllers>" +
+              (ids.empty() ? std::string(", and there is none") : ": " + join(ids)) + ")" +
+              did_you_mean(behaviour, ids));
+      return;
+    }
+    if (missing_behaviours_.count(b)) return;  // (its element's error is reported)
+    const ObjectBehaviourDecl& decl = ex_.behaviours[b];
+    ObjectWithBehaviour o;
+    o.object = object;
+    o.behaviour = static_cast<std::uint16_t>(b);
+    o.instance = (*reg_.object_behaviour_factory(decl.type))();
+    struct Setup final : ObjectSetup {
+      const WorldState& st;
+      std::uint32_t row;
+      Setup(const WorldState& s, std::uint32_t r) : st(s), row(r) {}
+      EntityId object() const override { return st.object_id()[row]; }
+      std::string_view name() const override { return st.object_name()[row]; }
+      std::string_view object_class() const override { return cls; }
+      Vec2 position() const override { return {st.object_x()[row], st.object_y()[row]}; }
+      double size() const override { return st.object_size()[row]; }
+      std::string_view tag() const override { return st.tags.str(st.object_tag()[row]); }
+      std::string cls;
+    } setup(ex_.state, ex_.state.object_index(object));
+    setup.cls = model_->object_classes[ex_.state.object_class()[setup.row]];
+    try {
+      o.instance->init(decl.params, setup);
+    } catch (const SetupError& err) {
+      if (!err.file.empty())
+        d_.error({err.file, err.line}, err.what());
+      else
+        e.error("behaviour '" + decl.id + "': " + err.what());
+      return;
+    } catch (const std::exception& err) {
+      e.error("behaviour '" + decl.id + "': init failed: " + err.what());
+      return;
+    }
+    ex_.object_behaviours.push_back(std::move(o));
   }
 
   void read_arena_geometry(XmlElement& e) {
@@ -1258,6 +1335,7 @@ class ExperimentParser {
         Vec2 p = e.vec2("position", {}, true);
         double size = e.real("size", 0.1, 0, 1e6);
         std::string tag = e.text("tag");
+        std::string behaviour = e.text("behaviour");
         e.finish();
         e.check_children({});
         if (!id.empty() && !unique_name(e, id, names)) continue;
@@ -1268,7 +1346,8 @@ class ExperimentParser {
           model_->object_classes.push_back(cls);
         }
         st.next_id = next++;
-        st.add_object(it->second, p, size, st.tags.intern(tag), id);
+        const EntityId object = st.add_object(it->second, p, size, st.tags.intern(tag), id);
+        if (!behaviour.empty()) add_object_behaviour(e, behaviour, object);
       }
     }
     st.skip_robot_ids_to(next);
@@ -1394,7 +1473,8 @@ class ExperimentParser {
   };
   std::vector<PinnedRobot> pinned_robots_;  ///< <process robots="...">, resolved after placement
   std::set<std::string> declared_kinds_;
-  std::set<std::size_t> missing_files_;  ///< controllers naming a file that does not exist
+  std::set<std::size_t> missing_files_;       ///< controllers naming a file that does not exist
+  std::set<std::size_t> missing_behaviours_;  ///< behaviours whose own element has an error
 };
 
 }  // namespace
@@ -1411,11 +1491,13 @@ std::optional<Experiment> release_scratch(std::optional<Experiment> ex) {
 }  // namespace
 
 namespace {
-/// An ARGoS experiment (root <argos-configuration>, whatever its extension) is read into
-/// fleetsim's format first; both then go through the one builder.
+/// An ARGoS experiment (root <argos-configuration>, whatever its extension) and a DEECo
+/// playground scenario (root <simulation>) are read into fleetsim's format first; all then go
+/// through the one builder.
 std::unique_ptr<XmlFile> in_fleetsim_format(std::unique_ptr<XmlFile> file,
                                             const ExperimentOverrides& overrides,
                                             Diagnostics& diags) {
+  if (file && is_playground_scenario(*file)) return read_playground_scenario(*file, diags);
   if (!file || !is_argos_configuration(*file)) return file;
   return read_argos_experiment(*file, diags, overrides.max_placement_tries);
 }

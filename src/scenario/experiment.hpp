@@ -67,6 +67,21 @@ struct EnsembleDecl {
   std::unique_ptr<Ensemble> instance;
 };
 
+/// One <behaviour> element of <controllers>: an object behaviour's type and parameters.
+struct ObjectBehaviourDecl {
+  std::string id;    ///< the name objects refer to (<object behaviour="...">)
+  std::string type;  ///< registry name, e.g. "lua"
+  Params params;
+  SourceLocation where;
+};
+
+/// An object that runs a behaviour: its instance, made and initialised at load.
+struct ObjectWithBehaviour {
+  EntityId object = kNoEntity;
+  std::uint16_t behaviour = 0;  ///< index into Experiment::behaviours
+  std::unique_ptr<ObjectBehaviour> instance;
+};
+
 /// A loaded, checked experiment, ready to run.
 struct Experiment {
   std::string path;
@@ -74,8 +89,11 @@ struct Experiment {
   WorldState state;
   int threads = 1;
   std::vector<LogSpec> logs;
-  std::string loop_functions;  ///< registry name, "" = none
-  std::vector<EnsembleDecl> ensembles;  ///< in file order
+  std::string loop_functions;                          ///< registry name, "" = none
+  std::vector<EnsembleDecl> ensembles;                 ///< in file order
+  std::vector<ObjectBehaviourDecl> behaviours;         ///< in file order
+  std::vector<ObjectWithBehaviour> object_behaviours;  ///< by increasing object id
+  SourceLocation processing_time_where;  ///< <framework processing_time>, for messages
   Params loop_params;
   /// Every kind's parts, set up (their columns are in `state`), by kind index.
   std::vector<AssembledKind> parts;

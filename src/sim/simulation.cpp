@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <deque>
 #include <sstream>
 
 #include "log/log_types.hpp"
@@ -99,6 +100,13 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
         EnsembleRunner::Hooks{[this](const std::string& s) { state_.status = s; },
                               [this] { state_.end_requested = true; }});
   }
+  if (dist_.processes > 1 &&
+      (model_->processing_time > 1 || !experiment_.object_behaviours.empty()))
+    throw RunError(experiment_.path + ": " +
+                   (model_->processing_time > 0 ? std::string("processing_time")
+                                                : std::string("objects with behaviour")) +
+                   " run on one process for now (give --processes 1; "
+                   "docs/experiment-format.md)");
   if (resumed_) check_resumed_logs();
   open_logs(resumed_ ? log::LogOpen::kContinue : log::LogOpen::kCreate);
   std::size_t max_sensors = 0, max_actuators = 0;
@@ -388,6 +396,10 @@ void Simulation::start() {
                      "' cannot be checkpointed: " + why +
                      ". Run without --checkpoint-every, or give the type save() and restore() "
                      "(docs/checkpoints.md)");
+    if (!experiment_.object_behaviours.empty())
+      throw RunError(
+          "objects with behaviour cannot be checkpointed for now (their state is "
+          "not saved). Run without --checkpoint-every");
     refuse_unsavable_controllers("be checkpointed: a checkpoint holds every controller's state",
                                  "run without --checkpoint-every");
   }
@@ -420,6 +432,8 @@ void Simulation::sense_and_control() {
   auto here = [&](std::uint32_t i) { return !runs || runs[i]; };
   const std::size_t kinds = model_->kinds.size();
   std::atomic<std::uint64_t> stepped{0};
+  // A round's draws differ from another's (the tick's own with one round).
+  const Tick draw_tick = state_.tick * (model_->processing_time + 1) + round_;
   // Robots are visited in the grid's slot order (neighbours adjacent in memory), in batches of
   // up to kPartBatch robots of one kind: the batching sensors read the world for the whole
   // batch and the batching actuators expose its commands (one virtual call per part and
@@ -474,7 +488,7 @@ void Simulation::sense_and_control() {
         io.row = robot.row;
         io.sensors = {sv, ns};
         io.actuators = {av, na};
-        io.rng = CounterRng(model_->seed, robot.id, state_.tick, RandomStream::kController);
+        io.rng = CounterRng(model_->seed, robot.id, draw_tick, RandomStream::kController);
         io.tag = &state_.tags.str(tags[robot.row]);
         io.knowledge_columns = &knowledge_;
         Controller* c = shared_[controller[robot.row] * kinds + k];
@@ -495,6 +509,88 @@ void Simulation::sense_and_control() {
     stepped.fetch_add(count, std::memory_order_relaxed);
   });
   robot_steps_ += stepped.load();
+}
+
+namespace {
+
+/// What an object's behaviour reads: the robots through the grid built for this tick's
+/// sensing.
+class RunObjectWorld final : public ObjectWorld {
+ public:
+  RunObjectWorld(const WorldModel& model, const WorldState& state, const SpatialIndex& index)
+      : model_(model), state_(state), index_(index) {}
+  void robots_within(Vec2 p, double reach_m, std::vector<RobotSeen>& out) const override {
+    out.clear();
+    names_.clear();
+    if (!(reach_m >= 0)) return;
+    const auto& order = index_.robots.order();
+    const auto& sx = index_.robots.sorted_x();
+    const auto& sy = index_.robots.sorted_y();
+    const double r2 = reach_m * reach_m;
+    index_.robots.for_each_within(p, reach_m, [&](std::uint32_t s) {
+      const double dx = sx[s] - p.x, dy = sy[s] - p.y;
+      if (dx * dx + dy * dy > r2) return;
+      const std::uint32_t i = order[s];
+      // (The column gives a copy; a deque's elements stay where they are as it grows.)
+      names_.push_back(state_.robot_name()[i]);
+      out.push_back({state_.robot_id()[i],
+                     names_.back(),
+                     {state_.x()[i], state_.y()[i]},
+                     state_.theta()[i],
+                     state_.tags.str(state_.robot_tag()[i]),
+                     model_.kinds[state_.robot_kind()[i]].name});
+    });
+    std::sort(out.begin(), out.end(),
+              [](const RobotSeen& a, const RobotSeen& b) { return a.id < b.id; });
+  }
+
+ private:
+  const WorldModel& model_;
+  const WorldState& state_;
+  const SpatialIndex& index_;
+  mutable std::deque<std::string> names_;  ///< the last answer's robot names
+};
+
+}  // namespace
+
+void Simulation::step_objects() {
+  if (experiment_.object_behaviours.empty()) return;
+  const RunObjectWorld world(*model_, state_, index_);
+  const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
+  const Tick draw_tick = state_.tick * (model_->processing_time + 1) + round_;
+  for (ObjectWithBehaviour& o : experiment_.object_behaviours) {
+    const std::uint32_t row = state_.object_index(o.object);
+    if (row == kNoIndex) continue;  // removed by the loop functions
+    ObjectIO io;
+    io.id = o.object;
+    io.tick = state_.tick;
+    io.dt_s = dt;
+    io.round = round_;
+    io.name = state_.object_name()[row];
+    io.object_class = model_->object_classes[state_.object_class()[row]];
+    io.position = {state_.object_x()[row], state_.object_y()[row]};
+    io.size = state_.object_size()[row];
+    io.tag = state_.tags.str(state_.object_tag()[row]);
+    io.rng = CounterRng(model_->seed, o.object, draw_tick, RandomStream::kObjectBehaviour);
+    io.world = &world;
+    try {
+      o.instance->step(io);
+    } catch (const std::exception& e) {
+      throw RunError("tick " + std::to_string(state_.tick) + ", object '" + std::string(io.name) +
+                     "' (id " + std::to_string(o.object) + "), behaviour '" +
+                     experiment_.behaviours[o.behaviour].id + "' (type '" +
+                     experiment_.behaviours[o.behaviour].type + "'): " + e.what());
+    }
+    if (!std::isfinite(io.position.x) || !std::isfinite(io.position.y) || !(io.size >= 0) ||
+        !std::isfinite(io.size))
+      throw RunError("tick " + std::to_string(state_.tick) + ", object '" + std::string(io.name) +
+                     "', behaviour '" + experiment_.behaviours[o.behaviour].id +
+                     "': set a position that is not finite or a size below 0");
+    state_.object_x()[row] = io.position.x;
+    state_.object_y()[row] = io.position.y;
+    state_.object_size()[row] = io.size;
+    state_.object_tag()[row] = state_.tags.intern(io.tag);
+  }
 }
 
 void Simulation::act() {
@@ -527,6 +623,11 @@ void Simulation::act() {
       i += m;
     }
   });
+  std::vector<std::pair<std::uint32_t, std::string>> tags = apply_controller_tags();
+  if (!tags.empty()) staged_tags_ = std::move(tags);  // exchanged in exchange_moves
+}
+
+std::vector<std::pair<std::uint32_t, std::string>> Simulation::apply_controller_tags() {
   // Tags set by controllers are interned here, in robot order, so tag indices (and the log)
   // do not depend on which worker ran which robot.
   std::vector<std::pair<std::uint32_t, std::string>> all;
@@ -535,15 +636,13 @@ void Simulation::act() {
                std::make_move_iterator(w->tags.end()));
     w->tags.clear();
   }
-  if (all.empty()) return;
+  if (all.empty()) return {};
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (distributed()) {  // with every process's, after the exchange (exchange_moves)
-    staged_tags_ = std::move(all);
-    return;
-  }
+  if (distributed()) return all;  // with every process's, after the exchange (exchange_moves)
   auto robot_tag = state_.robot_tag();
   for (auto& [i, t] : all) robot_tag[i] = state_.tags.intern(t);
+  return {};
 }
 
 void Simulation::step() {
@@ -553,22 +652,35 @@ void Simulation::step() {
     if (loop_) run_hook([&] { loop_->pre_step(*this); });
   });
   if (distributed()) handoff();
-  // Ensembles exchange knowledge on the world the robots are about to sense, through the grid
-  // the sensing uses (built here once for both; not counted in the ensembles phase).
-  if (ensembles_ && ensembles_->due(state_.tick)) {
-    index_.rebuild(*model_, state_, pool_);
-    index_fresh_ = true;
-    run_phase(Phase::kEnsembles, [&] {
-      try {
-        ensembles_->run(state_.tick, index_, pool_);
-      } catch (const RunError&) {
-        throw;
-      } catch (const std::exception& e) {
-        throw RunError(e.what());
-      }
+  // Rounds of ensembles, controllers and object behaviours (processing_time + 1 of them, one
+  // by default) on the same sensed world, as the playground's components decide
+  // processingTime + 1 times between two cycles' inputs and the fetch of the last decision: a
+  // later round sees an earlier one's knowledge, tags and objects, and the actuators' last
+  // command is the tick's.
+  for (round_ = 0; round_ <= model_->processing_time; ++round_) {
+    // Ensembles exchange knowledge on the world the robots are about to sense, through the
+    // grid the sensing uses (built here once for both; not counted in the ensembles phase).
+    if (ensembles_ && ensembles_->due(state_.tick)) {
+      if (round_ == 0) index_.rebuild(*model_, state_, pool_);
+      index_fresh_ = true;
+      run_phase(Phase::kEnsembles, [&] {
+        try {
+          ensembles_->run(state_.tick, index_, pool_);
+        } catch (const RunError&) {
+          throw;
+        } catch (const std::exception& e) {
+          throw RunError(e.what());
+        }
+      });
+    }
+    if (round_ > 0) index_fresh_ = true;  // (nothing has moved since the first round)
+    run_phase(Phase::kSenseControl, [&] {
+      sense_and_control();
+      if (round_ < model_->processing_time) apply_controller_tags();
+      step_objects();
     });
   }
-  run_phase(Phase::kSenseControl, [&] { sense_and_control(); });
+  round_ = 0;
   run_phase(Phase::kAct, [&] {
     act();
     if (pinned_) exchange_actuation();
@@ -626,6 +738,13 @@ void Simulation::reset() {
     } catch (const std::exception& e) {
       throw fail("robot '" + state_.robot_name()[i] + "', controller '" +
                  model_->controllers[state_.robot_controller()[i]].id + "': " + e.what());
+    }
+  }
+  for (ObjectWithBehaviour& o : experiment_.object_behaviours) {
+    try {
+      o.instance->reset();
+    } catch (const std::exception& e) {
+      throw fail("behaviour '" + experiment_.behaviours[o.behaviour].id + "': " + e.what());
     }
   }
   for (auto& [ck, c] : experiment_.shared_controllers) {

@@ -6,8 +6,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/thread_pool.hpp"
@@ -155,6 +155,12 @@ class Simulation final : private WorldAccess {
   struct Worker;
   void run_phase(Phase p, const std::function<void()>& body);
   void sense_and_control();
+  /// Objects with behaviour (fleetsim/object_behaviour.hpp): each steps on this thread, in id
+  /// order, after the robots' controllers of the round.
+  void step_objects();
+  /// Interns the tags the controllers set in this round, in robot order; returns them
+  /// instead when the run is on several processes (they are exchanged first).
+  std::vector<std::pair<std::uint32_t, std::string>> apply_controller_tags();
   void act();
   void write_logs();
   /// The logged columns of the world as it is now (spans on the store: valid until it changes).
@@ -381,6 +387,7 @@ class Simulation final : private WorldAccess {
   /// <ensembles> (sim/ensembles.hpp); null when the experiment has none.
   std::unique_ptr<EnsembleRunner> ensembles_;
   bool index_fresh_ = false;  ///< the grid was built this tick already (for the ensembles)
+  int round_ = 0;             ///< the round within the tick (<framework processing_time>)
   /// Where controllers find the knowledge columns (RobotIO::knowledge), refreshed each tick.
   KnowledgeColumns knowledge_;
   /// Shared controllers by controller * kinds + kind (owned by experiment_), or null.

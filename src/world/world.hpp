@@ -91,6 +91,10 @@ struct Floor {
 struct WorldModel {
   std::string name;  ///< experiment file
   std::uint64_t seed = 0;
+  /// <framework processing_time>: the DEECo playground's processingTime. Every tick runs
+  /// processing_time + 1 rounds of ensembles, controllers and object behaviours on the same
+  /// sensed world before the actuators act (docs/experiment-format.md, <framework>).
+  int processing_time = 0;
   SimTime tick_period_ns = 100'000'000;
   Tick length_ticks = 0;  ///< 0 = until the loop functions end the run
 

@@ -1,0 +1,233 @@
+// The DEECo playground's own scenario files (src/scenario/playground_file.hpp): the examples in
+// examples/deeco/playground/ (the playground's simple-1 and predator, with a class mapping to
+// Lua ports) run from the playground's format; what they show, worked out from the
+// playground's rules; the same log on 1 and 2 threads; and what cannot map is reported at its
+// line with what to do, status 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plugins/builtins.hpp"
+#include "sim/simulation.hpp"
+#include "support/test_files.hpp"
+
+namespace fleetsim {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kExamples = fs::path(FLEETSIM_SOURCE_DIR) / "examples" / "deeco" / "playground";
+const std::string kBasic = "cz.cuni.mff.d3s.deeco.playground.examples.basic.";
+
+std::optional<Experiment> load(const fs::path& xml, const fs::path& log, PluginRegistry& reg,
+                               Diagnostics& d, int threads = 1) {
+  ExperimentOverrides o;
+  o.threads = threads;
+  o.log_path = log.string();
+  return load_experiment(xml.string(), reg, o, d);
+}
+
+// simple-1 from the playground's file: 11 robots of the scenario's classes (kinds named after
+// them: radius 3, the playground's default size; a field unit a metre, a cycle a second), the
+// field 100 x 100, 500 cycles. The first robot (a SimpleRobot at field (50, 95), angle 180:
+// up the field) is at field (50, 94) after one cycle, which is world (50, 6). The StaticRobot
+// never moves; the SimpleRobots bounce off the walls (their heading turns by pi, never by
+// anything else). The DEECo log's robot section names the Java classes with their radius.
+TEST(PlaygroundScenario, SimpleOneRunsFromThePlaygroundsOwnFile) {
+  const auto dir = testing::fresh_test_dir("playground");
+  PluginRegistry reg;
+  register_builtins(reg);
+  Diagnostics d;
+  auto ex = load(kExamples / "simple-1.xml", dir / "simple-1.txt", reg, d);
+  ASSERT_TRUE(ex) << d.str();
+  EXPECT_EQ(ex->model->length_ticks, 500);
+  EXPECT_EQ(ex->model->tick_period_ns, kNanosPerSecond);
+  EXPECT_EQ(ex->model->arena_width_m, 100);
+  EXPECT_EQ(ex->model->processing_time, 1);  // the playground's default: two rounds a tick
+  Simulation sim(std::move(*ex), reg);
+  sim.start();
+  const WorldState& s = sim.state();
+  ASSERT_EQ(s.robot_count(), 11u);
+  const RobotKind& simple = sim.model().kinds[s.robot_kind()[0]];
+  EXPECT_EQ(simple.name, kBasic + "SimpleRobot");
+  EXPECT_EQ(simple.radius_m, 3);
+  EXPECT_EQ(simple.max_speed_m_per_s, 1);
+  sim.step();
+  EXPECT_NEAR(s.x()[0], 50, 1e-9);
+  EXPECT_NEAR(s.y()[0], 6, 1e-6);
+  const double static_x = s.x()[4], static_y = s.y()[4];
+  std::vector<int> bounces(s.robot_count()), other(s.robot_count());
+  std::vector<double> last(s.theta().begin(), s.theta().end());
+  while (!sim.done()) {
+    sim.step();
+    for (std::size_t i = 0; i < s.robot_count(); ++i) {
+      const double turn = std::fabs(std::remainder(s.theta()[i] - last[i], 2 * kPi));
+      if (turn > 1e-12) (std::fabs(turn - kPi) < 1e-9 ? bounces : other)[i] += 1;
+      last[i] = s.theta()[i];
+    }
+  }
+  sim.finish();
+  EXPECT_EQ(s.x()[4], static_x);
+  EXPECT_EQ(s.y()[4], static_y);
+  for (std::size_t i : {0u, 2u, 3u, 5u, 8u}) {
+    EXPECT_EQ(sim.model().kinds[s.robot_kind()[i]].name, kBasic + "SimpleRobot");
+    EXPECT_GE(bounces[i], 2) << "robot " << i << " never bounced";
+    EXPECT_EQ(other[i], 0) << "robot " << i << " turned by something else than pi";
+  }
+  const std::string log = testing::slurp(dir / "simple-1.txt");
+  EXPECT_EQ(log.rfind("null\n100\n100\n---\n" + kBasic + "SimpleRobot,3.0\n" + kBasic +
+                          "OrtogonalRobot,3.0\n",
+                      0),
+            0u)
+      << log.substr(0, 200);
+  // Cycles 0 to 500: 501 lines after the header.
+  const std::size_t body = log.find("---\n---\n") + 8;
+  EXPECT_EQ(std::count(log.begin() + static_cast<std::ptrdiff_t>(body), log.end(), '\n'), 501);
+}
+
+// predator from the playground's file: the ensemble alerts the prey within 20 units of the
+// predator, and only those run. A user sees: a prey moves only once it has been within 20 of
+// the predator; five ticks after it starts, it is farther from where the predator was then
+// (as in the playground, its first step may go on along its heading: the second decision of
+// the cycle, which is the one taken, finds it already reacting, and it turns its back a tick
+// later); the prey never that close stay where they are; the predator roams the field.
+TEST(PlaygroundScenario, PredatorsPreyRunOnlyWhenAlertedAndAway) {
+  const auto dir = testing::fresh_test_dir("playground");
+  PluginRegistry reg;
+  register_builtins(reg);
+  Diagnostics d;
+  auto ex = load(kExamples / "predator.xml", dir / "one.txt", reg, d);
+  ASSERT_TRUE(ex) << d.str();
+  Simulation sim(std::move(*ex), reg);
+  sim.start();
+  const WorldState& s = sim.state();
+  const std::size_t n = s.robot_count();
+  ASSERT_EQ(n, 9u);
+  std::vector<bool> near(n, false);
+  std::vector<double> px(s.x().begin(), s.x().end()), py(s.y().begin(), s.y().end());
+  // Per prey, from its first move: the predator's place then, its own, and the tick.
+  struct Start {
+    double pred_x, pred_y, x, y;
+    Tick tick;
+  };
+  std::vector<std::optional<Start>> start(n);
+  double roamed = 0;
+  int fled = 0;
+  while (!sim.done()) {
+    // Within 20 of the predator now (the ensemble of the next tick sees this).
+    for (std::size_t i = 1; i < n; ++i)
+      near[i] = near[i] || std::hypot(s.x()[i] - s.x()[0], s.y()[i] - s.y()[0]) < 20;
+    const std::vector<bool> was_near = near;
+    const double pred_x = s.x()[0], pred_y = s.y()[0];
+    sim.step();
+    roamed += std::hypot(s.x()[0] - px[0], s.y()[0] - py[0]);
+    for (std::size_t i = 1; i < n; ++i) {
+      if (s.x()[i] != px[i] || s.y()[i] != py[i]) {
+        EXPECT_TRUE(was_near[i]) << "prey " << i << " ran at tick " << s.tick
+                                 << " without having been near the predator";
+        if (!start[i]) start[i] = Start{pred_x, pred_y, px[i], py[i], s.tick};
+      }
+      if (start[i] && s.tick == start[i]->tick + 5) {
+        const Start& a = *start[i];
+        EXPECT_GT(std::hypot(s.x()[i] - a.pred_x, s.y()[i] - a.pred_y),
+                  std::hypot(a.x - a.pred_x, a.y - a.pred_y))
+            << "prey " << i << " did not get away from the predator";
+        ++fled;
+      }
+    }
+    std::copy(s.x().begin(), s.x().end(), px.begin());
+    std::copy(s.y().begin(), s.y().end(), py.begin());
+  }
+  sim.finish();
+  EXPECT_GE(fled, 4) << "the four prey 10 units from the predator at the start must run";
+  for (std::size_t i = 1; i < n; ++i)
+    if (!near[i]) EXPECT_FALSE(start[i]) << "prey " << i;
+  EXPECT_GT(roamed, 200) << "the predator barely moved";
+  // The same log on 2 threads.
+  PluginRegistry reg2;
+  register_builtins(reg2);
+  auto ex2 = load(kExamples / "predator.xml", dir / "two.txt", reg2, d, 2);
+  ASSERT_TRUE(ex2) << d.str();
+  Simulation sim2(std::move(*ex2), reg2);
+  sim2.start();
+  while (!sim2.done()) sim2.step();
+  sim2.finish();
+  EXPECT_EQ(testing::slurp(dir / "one.txt"), testing::slurp(dir / "two.txt"));
+}
+
+/// `fleetsim COMMAND FILE FLAGS` run in `dir`: its status and what it said.
+std::pair<int, std::string> fleetsim(const std::string& command, const fs::path& file,
+                                     const fs::path& dir, const std::string& flags = "") {
+  const std::string out = (dir / "said.txt").string();
+  const int raw = std::system(("cd '" + dir.string() + "' && " + std::string(FLEETSIM_BINARY_DIR) +
+                               "/fleetsim " + command + " '" + file.string() + "' " + flags +
+                               " > '" + out + "' 2>&1")
+                                  .c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, testing::slurp(out)};
+}
+std::pair<int, std::string> check(const fs::path& file) {
+  return fleetsim("check", file, file.parent_path());
+}
+
+// Several processes are refused before anything runs, at the line that asks for what runs on
+// one process only: processingTime (the playground's default 1, at its root element).
+TEST(PlaygroundScenario, SeveralProcessesAreRefusedAtTheLine) {
+  const auto dir = testing::fresh_test_dir("playground");
+  auto [status, said] = fleetsim("run", kExamples / "simple-1.xml", dir, "--processes 2");
+  EXPECT_EQ(status, 2) << said;
+  EXPECT_NE(said.find((kExamples / "simple-1.xml").string() +
+                      ":9: error: processing_time > 0 run on one process for now"),
+            std::string::npos)
+      << said;
+  EXPECT_FALSE(fs::exists(dir / "simple-1.txt"));
+}
+
+// What cannot map, all at once, at its line, with what to do; status 2.
+TEST(PlaygroundScenario, WhatCannotMapIsReportedAtItsLine) {
+  const auto dir = testing::fresh_test_dir("playground");
+  std::ofstream(dir / "s.xml") << R"(<simulation cycles="10" logfile="s.txt" sizeX="50" sizeY="50">
+  <robots>
+    <robot class="pkg.Known" posX="10" posY="10" angle="0" arg="fast"/>
+    <robot class="pkg.Unknown" posX="20" posY="10" angle="0"/>
+    <robot class="pkg.Known" posX="30" posY="10" angle="0" size="0.5"/>
+  </robots>
+  <ensembles>
+    <ensemble class="pkg.Gossip"/>
+  </ensembles>
+  <sensors>
+    <sensor name="coords" processor="pkg.Coords"/>
+  </sensors>
+</simulation>
+)";
+  std::ofstream(dir / "classes.xml") << R"(<classes>
+  <robot class="pkg.Known" type="idle"/>
+</classes>
+)";
+  auto [status, said] = check(dir / "s.xml");
+  EXPECT_EQ(status, 2) << said;
+  const std::string s = (dir / "s.xml").string();
+  EXPECT_NE(said.find(s + ":3: error: arg=\"fast\""), std::string::npos) << said;
+  EXPECT_NE(said.find(s + ":4: error: robot class 'pkg.Unknown' has no fleetsim counterpart"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("<robot class=\"pkg.Unknown\" type=\"lua\""), std::string::npos) << said;
+  EXPECT_NE(said.find(s + ":5: error: attribute 'size'"), std::string::npos) << said;
+  EXPECT_NE(said.find(s + ":8: error: ensemble class 'pkg.Gossip'"), std::string::npos) << said;
+  EXPECT_NE(said.find(s + ":11: error: sensor processor class 'pkg.Coords'"), std::string::npos)
+      << said;
+  // Without a mapping file: the scenario's root says what to write.
+  fs::remove(dir / "classes.xml");
+  auto [status2, said2] = check(dir / "s.xml");
+  EXPECT_EQ(status2, 2);
+  EXPECT_NE(said2.find(s + ":1: error: a DEECo playground scenario needs a class mapping"),
+            std::string::npos)
+      << said2;
+}
+
+}  // namespace
+}  // namespace fleetsim
