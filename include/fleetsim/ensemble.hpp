@@ -17,7 +17,7 @@
 // order, so a later pair sees an earlier pair's writes and a run gives the same bits on any
 // number of threads. An ensemble whose exchange writes only the coordinator may say so
 // (Ensemble::concurrent) and have its coordinators evaluated on every worker.
-// docs/experiment-format.md has the element; docs/ensembles.md the model.
+// docs/experiment-format.md, `<ensembles>`, has the element and the model.
 #pragma once
 
 #include <cstdint>
