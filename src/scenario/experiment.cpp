@@ -512,14 +512,16 @@ class ExperimentParser {
       std::uint32_t row;
       Setup(const WorldState& s, std::uint32_t r) : st(s), row(r) {}
       EntityId object() const override { return st.object_id()[row]; }
-      std::string_view name() const override { return st.object_name()[row]; }
+      // (A copy: the string column gives its strings by value, and a view of one would dangle.)
+      std::string_view name() const override { return name_copy; }
       std::string_view object_class() const override { return cls; }
       Vec2 position() const override { return {st.object_x()[row], st.object_y()[row]}; }
       double size() const override { return st.object_size()[row]; }
       std::string_view tag() const override { return st.tags.str(st.object_tag()[row]); }
-      std::string cls;
+      std::string cls, name_copy;
     } setup(ex_.state, ex_.state.object_index(object));
     setup.cls = model_->object_classes[ex_.state.object_class()[setup.row]];
+    setup.name_copy = ex_.state.object_name()[setup.row];
     try {
       o.instance->init(decl.params, setup);
     } catch (const SetupError& err) {

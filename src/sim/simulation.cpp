@@ -561,12 +561,14 @@ void Simulation::step_objects() {
   for (ObjectWithBehaviour& o : experiment_.object_behaviours) {
     const std::uint32_t row = state_.object_index(o.object);
     if (row == kNoIndex) continue;  // removed by the loop functions
+    // (The string column gives its strings by value: the view is of this copy.)
+    const std::string name = state_.object_name()[row];
     ObjectIO io;
     io.id = o.object;
     io.tick = state_.tick;
     io.dt_s = dt;
     io.round = round_;
-    io.name = state_.object_name()[row];
+    io.name = name;
     io.object_class = model_->object_classes[state_.object_class()[row]];
     io.position = {state_.object_x()[row], state_.object_y()[row]};
     io.size = state_.object_size()[row];
