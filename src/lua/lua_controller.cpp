@@ -72,10 +72,7 @@ void LuaController::init(const Params& params, const ControllerSetup& setup) {
       throw SetupError("the script '" + script_ + "' failed while loading: " + error_.text);
     throw SetupError(error_.text, error_.file, error_.line);
   }
-  lua_getglobal(L, "step");
-  const bool has_step = lua_isfunction(L, -1);
-  lua_pop(L, 1);
-  if (!has_step)
+  if (!is_global_function(L, "step"))
     throw SetupError("the script '" + script_ +
                      "' defines no global function step() (expected `function step() ... end`)");
   call("init", false);

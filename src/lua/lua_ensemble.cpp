@@ -207,13 +207,7 @@ class LuaEnsemble final : public Ensemble {
     std::copy(values, values + v.size(), v.begin());
     return 0;
   }
-  bool defined(const char* name) {
-    lua_State* L = state_.get();
-    lua_getglobal(L, name);
-    const bool f = lua_isfunction(L, -1);
-    lua_pop(L, 1);
-    return f;
-  }
+  bool defined(const char* name) { return is_global_function(state_.get(), name); }
   // Calls the script's `name` with one or two components; returns its result as a boolean.
   bool call(const char* name, EnsembleWorld& world, const Component* a, const Component* b,
             bool result) {

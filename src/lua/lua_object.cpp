@@ -102,13 +102,7 @@ class LuaObjectBehaviour final : public ObjectBehaviour {
     lua_pushcclosure(L, f, 1);
     lua_setfield(L, -2, name);
   }
-  bool defined(const char* name) {
-    lua_State* L = state_.get();
-    lua_getglobal(L, name);
-    const bool f = lua_isfunction(L, -1);
-    lua_pop(L, 1);
-    return f;
-  }
+  bool defined(const char* name) { return is_global_function(state_.get(), name); }
   bool call(const char* name) {
     lua_State* L = state_.get();
     lua_getglobal(L, name);

@@ -271,6 +271,13 @@ void push_knowledge(lua_State* state, std::span<const double> values) {
   }
 }
 
+bool is_global_function(lua_State* state, const char* name) {
+  lua_getglobal(state, name);
+  const bool f = lua_isfunction(state, -1);
+  lua_pop(state, 1);
+  return f;
+}
+
 void push_message_handler(lua_State* state, ScriptError* error) {
   lua_pushlightuserdata(state, error);
   lua_pushcclosure(state, message_handler, 1);

@@ -50,6 +50,9 @@ StatePtr new_state(const std::string& script_path, MemoryBudget& budget);
 /// as the error value.
 void push_message_handler(lua_State* state, ScriptError* error);
 
+/// Whether the script defined a global function `name` (after its chunk ran).
+bool is_global_function(lua_State* state, const char* name);
+
 /// Reads the script at `path` and compiles it (text only: binary chunks are refused, since a
 /// crafted one can crash Lua). On success pushes the chunk and returns true; otherwise fills
 /// `error` (line set for a syntax error, 0 when the file cannot be read) and pushes nothing.
