@@ -12,6 +12,7 @@
 #include "distributed/exchanges.hpp"
 #include "distributed/swarm_processes.hpp"
 #include "distributed/swarm_run.hpp"
+#include "distributed/tick_rounds.hpp"
 #include "federation/example_nodes.hpp"
 #include "fleetsim/controller.hpp"
 #include "log/byte_io.hpp"
@@ -450,6 +451,7 @@ class SwarmShare {
       d.kind_process = experiment_->kind_affinity;
       d.robot_process = experiment_->robot_affinity;
       d.exchange = exchange;
+      d.make_rounds = make_tick_rounds;
     }
     sim_ = std::make_unique<Simulation>(std::move(*experiment_), *registry_, d);
     experiment_.reset();

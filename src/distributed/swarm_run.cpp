@@ -23,6 +23,7 @@
 
 #include "core/child_processes.hpp"
 #include "core/diagnostics.hpp"
+#include "distributed/tick_rounds.hpp"
 #include "sim/simulation.hpp"
 #include "transport/inproc_transport.hpp"
 #include "transport/shm_transport.hpp"
@@ -170,6 +171,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     d.first_holds_all = p == 0 && static_cast<bool>(o.before_start);
     if (make) exchange = make(simulation_rounds_per_tick(d.has_affinities()));
     d.exchange = exchange.get();
+    d.make_rounds = make_tick_rounds;
     d.part_bytes = o.part_bytes;
     CheckpointSink sink;
     if (o.checkpoint_every_s > 0 && p == 0) {

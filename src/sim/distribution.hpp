@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/domains.hpp"
+#include "sim/process_rounds.hpp"
 
 namespace fleetsim {
 
@@ -60,6 +61,9 @@ struct Distribution {
   /// as when it writes a log.
   bool first_holds_all = false;
   Exchange* exchange = nullptr;  ///< not owned; required when processes > 1
+  /// Makes the rounds that go over `exchange` (distributed::make_tick_rounds); required when
+  /// processes > 1.
+  MakeProcessRounds make_rounds = nullptr;
   /// Largest message of a moves or state round; larger rounds go in parts. Under the
   /// transport's 64 MiB limit (docs/wire-format.md); tests make it small.
   std::size_t part_bytes = std::size_t{32} << 20;

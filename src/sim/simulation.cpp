@@ -404,10 +404,7 @@ void Simulation::start() {
                                  "run without --checkpoint-every");
   }
   // Every process is there and starts from the same world (after the loop functions' init).
-  if (distributed()) {
-    hello();
-    partition();
-  }
+  if (rounds_) rounds_->start();
 }
 
 void Simulation::sense_and_control() {
@@ -626,7 +623,7 @@ void Simulation::act() {
     }
   });
   std::vector<std::pair<std::uint32_t, std::string>> tags = apply_controller_tags();
-  if (!tags.empty()) staged_tags_ = std::move(tags);  // exchanged in exchange_moves
+  if (!tags.empty()) staged_tags_ = std::move(tags);  // sent with the moves
 }
 
 std::vector<std::pair<std::uint32_t, std::string>> Simulation::apply_controller_tags() {
@@ -641,7 +638,7 @@ std::vector<std::pair<std::uint32_t, std::string>> Simulation::apply_controller_
   if (all.empty()) return {};
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (distributed()) return all;  // with every process's, after the exchange (exchange_moves)
+  if (distributed()) return all;  // with every process's, after the moves round
   auto robot_tag = state_.robot_tag();
   for (auto& [i, t] : all) robot_tag[i] = state_.tags.intern(t);
   return {};
@@ -653,7 +650,7 @@ void Simulation::step() {
   run_phase(Phase::kPreStep, [&] {
     if (loop_) run_hook([&] { loop_->pre_step(*this); });
   });
-  if (distributed()) handoff();
+  if (rounds_) rounds_->handoff();
   // Rounds of ensembles, controllers and object behaviours (processing_time + 1 of them, one
   // by default) on the same sensed world, as the playground's components decide
   // processingTime + 1 times between two cycles' inputs and the fetch of the last decision: a
@@ -685,7 +682,7 @@ void Simulation::step() {
   round_ = 0;
   run_phase(Phase::kAct, [&] {
     act();
-    if (pinned_) exchange_actuation();
+    if (pinned_) rounds_->actuation();
   });
   run_phase(Phase::kPhysics, [&] {
     physics_.borders = distributed() && !dist_.domains.empty() ? &borders_ : nullptr;
@@ -694,7 +691,7 @@ void Simulation::step() {
                           distributed() ? owned_engine_.data() : nullptr);
       experiment_.engines[t]->step(physics_);
     }
-    if (distributed()) exchange_moves();
+    if (rounds_) rounds_->moves();
     migration_.migrate(*model_, state_, index_, pool_);
   });
   state_.tick++;

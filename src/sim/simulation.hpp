@@ -20,13 +20,14 @@
 #include "scenario/experiment.hpp"
 #include "sim/distribution.hpp"
 #include "sim/ensembles.hpp"
+#include "sim/process_rounds.hpp"
 #include "world/world.hpp"
 
-namespace fleetsim::log {
-class ByteReader;
-}  // namespace fleetsim::log
-
 namespace fleetsim {
+
+namespace distributed {
+class TickRounds;
+}  // namespace distributed
 
 /// The phases of a step, in order. The same names appear in timings, errors and test hooks.
 /// (kEnsembles runs between kPreStep and kSenseControl, on the ticks an ensemble is due; it is
@@ -45,6 +46,10 @@ class RunError : public std::runtime_error {
 using CheckpointSink = std::function<void(Tick, std::uint64_t, std::vector<std::uint8_t>)>;
 
 class Simulation final : private WorldAccess {
+  /// The rounds of a run on several processes read and write the world and the bookkeeping
+  /// below (which process runs and moves each robot, the per-row flags of the tick).
+  friend class distributed::TickRounds;
+
  public:
   /// Takes the loaded experiment (its kinds' parts set up, shared controllers initialised);
   /// creates the thread pool, per-robot controllers, loop functions and log writers. Throws
@@ -190,11 +195,6 @@ class Simulation final : private WorldAccess {
   /// A resumed run writes the logs the checkpointed run wrote: as many, in the same formats.
   void check_resumed_logs() const;
   void take_checkpoint();
-  using SavedControllers = std::vector<std::pair<EntityId, std::vector<std::uint8_t>>>;
-  /// A checkpoint's rounds (before the handoff, in its round): every robot's columns from the
-  /// process holding it, then every process's controllers (`mine`). Returns all of them, by
-  /// robot id.
-  SavedControllers checkpoint_rounds(const SavedControllers& mine);
   /// Saves `c`'s state into `out`; returns why it could not (empty when it did).
   static std::string save_controller(const Controller& c, std::vector<std::uint8_t>& out);
   /// Throws RunError naming a per-robot controller that cannot save its state, saying why
@@ -202,7 +202,7 @@ class Simulation final : private WorldAccess {
   /// `pinned_ok`: robots pinned to one process by an affinity need not save (they never move).
   void refuse_unsavable_controllers(const std::string& need, const std::string& hint,
                                     bool pinned_ok = false) const;
-  // Distributed runs (simulation_exchange.cpp).
+  // Distributed runs (simulation_processes.cpp; their rounds: distributed/tick_rounds.hpp).
   bool distributed() const { return dist_.processes > 1; }
   /// The process that moves the robot this tick: its region's, or for a region split over
   /// the domains the one whose domain held it when the tick's handoff began.
@@ -221,10 +221,6 @@ class Simulation final : private WorldAccess {
   /// Places the robots of a load that deferred them (Experiment::robot_plan): all, or on a
   /// process of a run that will be partitioned only those near its domain.
   void place_planned_robots();
-  /// At the start of a handoff: makes the domains again from where the robots are when their
-  /// robot counts have drifted apart, if every process holds every robot's position (the last
-  /// moves carried every robot). Changes which process moves what, never a result.
-  void rebalance();
   /// After the handoff: the per-row flags of the tick (runs_, mover_, shared_).
   void mark_rows();
   /// The process that should run the robot's sensors, controller and actuators: its
@@ -243,48 +239,9 @@ class Simulation final : private WorldAccess {
     return k < dist_.kind_process.size() ? dist_.kind_process[k] : -1;
   }
   void setup_distribution();
-  void hello();
-  /// A partitioned run (partitioned()), at the start: drops the robots this process neither
-  /// moves nor may read.
-  void partition();
   /// Whether a robot at `p` may be read by this process's robots in the next tick: it lies
   /// within halo_reach() of this process's domain.
   bool within_reach(Vec2 p) const;
-  /// The columns a moves round carries: the halo columns, the logged ones when `logged` (a
-  /// frame follows), and in a partitioned run who each robot is.
-  std::vector<ColumnHandle> moves_columns(bool logged) const;
-  /// The robots' whole-world hash, one column per round from the processes that hold them
-  /// (a partitioned run's gather_state()).
-  void hash_partitioned_world();
-  /// A moves round of the listed robots only (border moves 'N'): `listed` this process's,
-  /// increasing ids. A partitioned process takes in the robots it does not hold, and at the
-  /// end of a tick (`end_of_tick`) drops those it was not sent and those beyond its reach.
-  void exchange_listed(const std::vector<ColumnHandle>& columns, std::vector<EntityId> listed,
-                       bool end_of_tick);
-  void handoff();
-  void exchange_moves();
-  /// Affinities: the rows of the robots this process runs but another simulates, to it,
-  /// between the actuators and the physics.
-  void exchange_actuation();
-  /// A robot's whole row in a message: u32 row, then its bytes column by column.
-  void put_row(std::vector<std::uint8_t>& out, std::uint32_t row) const;
-  /// Reads the bytes put_row wrote for `row` (after its u32); writes them when `write`.
-  void take_row(log::ByteReader& r, std::uint32_t row, bool write);
-  std::vector<std::vector<std::uint8_t>> gather(std::vector<std::uint8_t> mine, bool more = false);
-  std::size_t rows_per_part(const std::vector<ColumnHandle>& columns) const;
-  /// One moves ('M') or state ('S') round: `columns` of every robot, each sent by the process
-  /// that simulates it (by_host false) or holds it (holder, by_host true).
-  /// `more_after`: the round goes on after this exchange (a checkpoint's rounds come before
-  /// the handoff of the same round).
-  /// `listed` (moves only): the rows this process sends, increasing; the message then lists
-  /// them (the others cannot tell which), and a process receives only the others' lists.
-  void exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
-                     const std::vector<std::int16_t>& holder, bool by_host,
-                     bool more_after = false);
-  /// The last part of a moves round, after the columns: every process's tags, the flags, and
-  /// with affinities the whole rows of robots simulated for another process.
-  void put_moves_tail(std::vector<std::uint8_t>& out) const;
-  void take_moves_tail(log::ByteReader& r, int from);
   /// Whether this run's moves may carry only the robots near another domain (halo_list_): a
   /// run split over domains with one region, no loop functions, no affinities, and parts that
   /// read other robots no farther than halo_reach() (the built-in ones).
@@ -292,20 +249,10 @@ class Simulation final : private WorldAccess {
   /// How far from another domain a robot's halo must reach it (sensing, contacts, one tick's
   /// motion).
   double halo_reach() const;
-  [[noreturn]] void desync(int from, const std::string& what) const;
   /// What is wrong with `rows` of `columns` of `store` (empty when nothing): a real number
   /// that is not finite, or (`positions`: the robots' store) a position far outside the arena.
   std::string bad_value(const ColumnStore& store, std::span<const std::uint32_t> rows,
                         const std::vector<ColumnHandle>& columns, bool positions) const;
-  /// Refuses received rows whose real numbers are not finite or whose position is far outside
-  /// the arena (the columns were just written from process `from`).
-  void check_received(int from, std::span<const std::uint32_t> rows,
-                      const std::vector<ColumnHandle>& columns) const;
-  /// Whether a robot's kind, controller, region and tag (indices) are this run's.
-  bool known_identity(std::uint16_t kind, std::uint16_t controller, std::uint8_t engine,
-                      std::uint32_t tag) const;
-  /// Refuses received rows whose kind, controller, region or tag is none of this run's.
-  void check_identity(int from, std::span<const std::uint32_t> rows) const;
 
   // WorldAccess (for loop functions).
   Tick tick() const override { return state_.tick; }
@@ -351,25 +298,8 @@ class Simulation final : private WorldAccess {
   void run_hook(const std::function<void()>& hook, bool post_step = false);
   /// Every process's staged changes, applied alike everywhere (in the order WorldAccess says).
   void apply_loop_changes(bool finished);
-  /// One reduction round: `op` and this process's 8 bytes; every process's, by index.
+  /// One reduction: `op` and this process's 8 bytes; every process's, by process.
   std::vector<std::array<std::uint8_t, 8>> reduce(char op, std::array<std::uint8_t, 8> mine);
-  struct LoopChanges {
-    bool end = false, has_status = false;
-    std::string status;
-    std::vector<std::pair<EntityId, std::string>> tags;
-    struct Move {
-      EntityId id;
-      double x, y, heading;
-    };
-    std::vector<Move> moves;
-    std::vector<EntityId> removes;
-    struct Add {
-      std::string kind, controller;
-      double x, y, heading;
-      std::string tag;
-    };
-    std::vector<Add> adds;
-  };
   LoopChanges staged_loop_;
   bool loop_local_ = false;  ///< the loop functions are in the per-process form
   bool in_hook_ = false;
@@ -404,6 +334,8 @@ class Simulation final : private WorldAccess {
   /// The columns the frame logs carry, in header order (write_headers()).
   std::vector<ColumnHandle> logged_robot_columns_, logged_object_columns_;
   Distribution dist_;
+  /// The rounds with the other processes (Distribution::make_rounds); null on one process.
+  std::unique_ptr<ProcessRounds> rounds_;
   /// Per engine: 1 when this process simulates it (whole, or its domain's part of it).
   std::vector<std::uint8_t> owned_engine_;
   std::vector<std::int16_t> host_;   ///< per entity id: the process holding its controller
@@ -431,17 +363,13 @@ class Simulation final : private WorldAccess {
   bool holds_all_ = true;
   std::uint64_t world_hash_ = 0;
   std::size_t world_robots_ = 0;
-  bool last_moves_full_ = true;  ///< the last moves round carried every robot (or none ran)
   double halo_reach_ = 0;
   std::vector<std::int16_t> mover_;
   ContactBorders borders_;  ///< the contact rounds of a run split over domains
   bool pinned_ = false;     ///< some robots have affinities (distributed only)
   /// Distributed: tags this process's robots set this tick (by row), interned after the
-  /// exchange with every process's (by robot id).
-  std::vector<std::pair<std::uint32_t, std::string>> staged_tags_, incoming_tags_;
-  /// Columns a robot's process sends: every tick (halo) and with the robot (whole row). The
-  /// body's identity, engine and tag columns are the same on every process and never sent.
-  std::vector<ColumnHandle> halo_columns_, row_columns_;
+  /// moves round with every process's (ProcessRounds::moves).
+  std::vector<std::pair<std::uint32_t, std::string>> staged_tags_;
   ExchangeStats xstats_;
   std::vector<std::int64_t> log_every_;  ///< every log's `every` (all processes; process 0 logs)
   std::unique_ptr<LoopFunctions> loop_;

@@ -249,8 +249,9 @@ void Simulation::check_resumed_logs() const {
 
 void Simulation::enable_checkpoints(CheckpointSink write) {
   if (placed_part_)
-    throw RunError("checkpoints need every robot placed on every process: load the experiment "
-                   "without ExperimentOverrides::defer_placement");
+    throw RunError(
+        "checkpoints need every robot placed on every process: load the experiment "
+        "without ExperimentOverrides::defer_placement");
   checkpoint_write_ = std::move(write);
   checkpoints_ = true;
 }
@@ -284,7 +285,7 @@ void Simulation::take_checkpoint() {
   // On several processes: every column of every robot and every controller's state to the
   // first process, which writes the file.
   if (distributed()) {
-    auto all = checkpoint_rounds(saved);
+    auto all = rounds_->checkpoint(saved);
     if (dist_.process != 0) return;
     saved = std::move(all);
   }

@@ -3,15 +3,7 @@
 // are staged during a hook, then every process's are exchanged and applied alike everywhere, in
 // an order that does not depend on how the robots are spread; global quantities come from
 // reductions, each a round of the exchange.
-//
-// Messages (every process sends one per round, the same to all; little-endian), parts of the
-// run's next round (Exchange::all_gather with `more`):
-//   reduction 'R' u8 operation ('s' sum, 'n' min, 'x' max, 'a' any, 'l' all), 8 bytes: the
-//             value (i64, f64, or u8 then 7 zero bytes)
-//   changes  'L' i64 tick, u8 flags (1: the run ends; 2: a status follows), [string status],
-//            u32 n, n x (u32 robot id, string tag), u32 n, n x (u32 id, f64 x, f64 y,
-//            f64 heading), u32 n, n x u32 id removed, u32 n, n x (string kind, string
-//            controller, f64 x, f64 y, f64 heading, string tag) added
+// (Their rounds: distributed/tick_rounds.cpp.)
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -21,10 +13,6 @@
 #include "sim/simulation.hpp"
 
 namespace fleetsim {
-
-namespace {
-constexpr char kReduction = 'R', kChanges = 'L';
-}  // namespace
 
 std::vector<EntityId> Simulation::robots() const {
   const auto ids = state_.robot_id();
@@ -75,23 +63,8 @@ void Simulation::run_hook(const std::function<void()>& hook, bool post_step) {
 
 std::vector<std::array<std::uint8_t, 8>> Simulation::reduce(char op,
                                                             std::array<std::uint8_t, 8> mine) {
-  if (!distributed()) return {mine};
-  std::vector<std::uint8_t> out = {static_cast<std::uint8_t>(kReduction),
-                                   static_cast<std::uint8_t>(op)};
-  out.insert(out.end(), mine.begin(), mine.end());
-  auto all = gather(std::move(out), /*more=*/true);
-  std::vector<std::array<std::uint8_t, 8>> values(all.size());
-  for (std::size_t p = 0; p < all.size(); ++p) {
-    const auto& m = all[p];
-    if (m.size() != 10 || m[0] != kReduction) desync(static_cast<int>(p), "a malformed reduction");
-    if (m[1] != static_cast<std::uint8_t>(op))
-      throw RunError("tick " + std::to_string(state_.tick) + ": loop functions asked for " +
-                     "different reductions on process " + std::to_string(dist_.process) +
-                     " and process " + std::to_string(p) +
-                     " (every process must call the same ones in the same order)");
-    std::memcpy(values[p].data(), m.data() + 2, 8);
-  }
-  return values;
+  if (!rounds_) return {mine};
+  return rounds_->reduce(op, mine);
 }
 
 namespace {
@@ -120,9 +93,8 @@ std::array<std::uint8_t, 8> bytes_of(T v) {
 std::int64_t Simulation::sum(std::int64_t mine) {
   // Exact and modulo 2^64, as unsigned addition: the order does not matter, and a sum that
   // overflows wraps the same way on any number of processes.
-  return static_cast<std::int64_t>(
-      fold_values<std::uint64_t>(reduce('s', bytes_of(mine)), 0,
-                                 [](std::uint64_t a, std::uint64_t b) { return a + b; }));
+  return static_cast<std::int64_t>(fold_values<std::uint64_t>(
+      reduce('s', bytes_of(mine)), 0, [](std::uint64_t a, std::uint64_t b) { return a + b; }));
 }
 
 double Simulation::min(double mine) {
@@ -152,104 +124,7 @@ void Simulation::apply_loop_changes(bool finished) {
   // A partitioned process holds some robots only: it applies the changes of those, and adds
   // only the robots it moves or may read.
   const bool partial = partitioned_ && !holds_all_;
-  if (distributed()) {
-    std::vector<std::uint8_t> out;
-    log::ByteWriter w(out);
-    w.u8(kChanges);
-    w.i64(state_.tick);
-    w.u8(static_cast<std::uint8_t>((merged.end ? 1 : 0) | (merged.has_status ? 2 : 0)));
-    if (merged.has_status) w.str(merged.status);
-    w.u32(static_cast<std::uint32_t>(merged.tags.size()));
-    for (const auto& [id, tag] : merged.tags) {
-      w.u32(id);
-      w.str(tag);
-    }
-    w.u32(static_cast<std::uint32_t>(merged.moves.size()));
-    for (const auto& m : merged.moves) {
-      w.u32(m.id);
-      w.f64(m.x);
-      w.f64(m.y);
-      w.f64(m.heading);
-    }
-    w.u32(static_cast<std::uint32_t>(merged.removes.size()));
-    for (EntityId id : merged.removes) w.u32(id);
-    w.u32(static_cast<std::uint32_t>(merged.adds.size()));
-    for (const auto& a : merged.adds) {
-      w.str(a.kind);
-      w.str(a.controller);
-      w.f64(a.x);
-      w.f64(a.y);
-      w.f64(a.heading);
-      w.str(a.tag);
-    }
-    auto all = gather(std::move(out), /*more=*/true);
-    // Process 0's status; everyone's end, tags, moves, removals and additions.
-    bool status0 = merged.has_status && dist_.process == 0;
-    std::string status = status0 ? merged.status : "";
-    if (dist_.process != 0) {
-      merged.has_status = false;
-      merged.status.clear();
-    }
-    for (int p = 0; p < dist_.processes; ++p) {
-      if (p == dist_.process) continue;
-      try {
-        log::ByteReader r(all[p].data(), all[p].size(), "loop functions' changes");
-        if (r.u8() != kChanges || r.i64() != state_.tick)
-          throw log::LogError("a message of another kind or tick");
-        const std::uint8_t flags = r.u8();
-        if (flags > 3) throw log::LogError("unknown flags");
-        merged.end = merged.end || (flags & 1);
-        if (flags & 2) {
-          std::string s = r.str();
-          if (p == 0) {
-            status0 = true;
-            status = std::move(s);
-          }
-        }
-        // Each robot's changes come from the process that moves it.
-        // (A partitioned process may not hold it: it then does not know who moves it.)
-        auto own = [&](EntityId id) {
-          const std::uint32_t i = state_.robot_index(id);
-          if (i == kNoIndex ? !partial || id >= state_.next_id : process_of(i) != p)
-            throw log::LogError("a change of a robot it does not move");
-        };
-        for (std::uint32_t k = r.u32(); k > 0; --k) {
-          const EntityId id = r.u32();
-          own(id);
-          merged.tags.emplace_back(id, r.str());
-        }
-        for (std::uint32_t k = r.u32(); k > 0; --k) {
-          LoopChanges::Move m{};
-          m.id = r.u32();
-          own(m.id);
-          m.x = r.f64();
-          m.y = r.f64();
-          m.heading = r.f64();
-          merged.moves.push_back(m);
-        }
-        for (std::uint32_t k = r.u32(); k > 0; --k) {
-          const EntityId id = r.u32();
-          own(id);
-          merged.removes.push_back(id);
-        }
-        for (std::uint32_t k = r.u32(); k > 0; --k) {
-          LoopChanges::Add a;
-          a.kind = r.str();
-          a.controller = r.str();
-          a.x = r.f64();
-          a.y = r.f64();
-          a.heading = r.f64();
-          a.tag = r.str();
-          merged.adds.push_back(std::move(a));
-        }
-        if (r.remaining() != 0) throw log::LogError("trailing bytes");
-      } catch (const log::LogError& e) {
-        desync(p, std::string("malformed loop functions' changes (") + e.what() + ")");
-      }
-    }
-    merged.has_status = status0;
-    merged.status = status;
-  }
+  if (rounds_) rounds_->loop_changes(merged, partial);
   // The same order on every process, whoever made each change: by robot id (a robot's own in
   // the order they were made), then additions by what they add.
   auto by_id = [](const auto& a, const auto& b) { return a.first < b.first; };
@@ -301,7 +176,7 @@ void Simulation::apply_loop_changes(bool finished) {
           i != kNoIndex && process_of(i) == dist_.process)
         mine.push_back(m.id);
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-    exchange_listed(moves_columns(/*logged=*/false), std::move(mine), /*end_of_tick=*/false);
+    rounds_->loop_moves(std::move(mine));
   }
 }
 

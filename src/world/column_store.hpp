@@ -86,7 +86,7 @@ class ColumnStore {
   /// set (every row if `take` is empty): a hash of the row's key (`keys[row]`, the entity's
   /// id), c and the row's bytes or strings, summed with wrap-around. A sum depends neither on
   /// the rows' order nor on how rows are spread over stores: the sums of a world's parts add up
-  /// to the whole world's (a partitioned run's hash, sim/simulation_exchange.cpp). `sums` has
+  /// to the whole world's (a partitioned run's hash, distributed/tick_rounds.cpp). `sums` has
   /// one element per column; those of columns not hashed stay as they are.
   void add_row_digests(std::span<const std::uint32_t> keys, std::span<const std::uint8_t> take,
                        std::span<std::uint64_t> sums) const;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/tick_rounds.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/distribution.hpp"
 #include "sim/simulation.hpp"
@@ -76,6 +77,7 @@ inline Distribution share_of(Scene scene, const Experiment& ex, int p, Exchange*
   // holds"): robots arrive by id, in handoffs and border moves, and are dropped again.
   dist.partition_storage = scene == Scene::kDomains;
   dist.exchange = exchange;
+  dist.make_rounds = distributed::make_tick_rounds;
   dist.part_bytes = part_bytes;
   return dist;
 }

@@ -1,6 +1,6 @@
-// The distributed part of a run (sim/distribution.hpp, docs/distributed.md): which robots this
-// process simulates (its domain's, or its whole regions'), the exchange of their moves each
-// tick, and the handoff of robots that changed domain or region.
+// The rounds of a run on several processes (tick_rounds.hpp, docs/distributed.md): the start,
+// the exchange of the robots' moves each tick, the handoff of robots that changed domain or
+// region, the loop functions' rounds, a checkpoint's and the end's.
 //
 // Messages (every process sends one per round, the same to all; little-endian; the layouts
 // are in docs/distributed.md, "Messages"):
@@ -33,6 +33,14 @@
 // k) of the world, k from the row size), so a message stays under the transport's 64 MiB. Which
 // rows a process sends is not in the message but for 'N': every process knows it (the robots it
 // moves, or those it held).
+//   reduction 'R' u8 operation ('s' sum, 'n' min, 'x' max, 'a' any, 'l' all), 8 bytes: the
+//            value (i64, f64, or u8 then 7 zero bytes): loop functions in the per-process form,
+//            a part of the run's next round
+//   changes  'L' i64 tick, u8 flags (1: the run ends; 2: a status follows), [string status],
+//            u32 n, n x (u32 robot id, string tag), u32 n, n x (u32 id, f64 x, f64 y,
+//            f64 heading), u32 n, n x u32 id removed, u32 n, n x (string kind, string
+//            controller, f64 x, f64 y, f64 heading, string tag) added: the same loop functions'
+//            changes in one of their hooks, a part of the run's next round
 //   hello    'E' u64 hash of the world state, u64 seed, u32 robots, u32 processes, string
 //            experiment name: the first round, before tick 0; every process must agree
 // Rows in 'M', 'A' and a whole-world run's 'S' are the dense robot indices, the same on every
@@ -41,6 +49,8 @@
 // holds"). A message that does not fit (a row out of range, a robot the
 // sender does not simulate, a size that does not add up) stops the run: the processes no
 // longer agree, and going on would give a different world than one process.
+#include "distributed/tick_rounds.hpp"
+
 #include <malloc.h>
 
 #include <algorithm>
@@ -48,19 +58,15 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
-#include <set>
 
 #include "core/hash.hpp"
 #include "log/byte_io.hpp"
-#include "robots/light_sensor.hpp"
-#include "robots/range_and_bearing.hpp"
-#include "sim/simulation.hpp"
 
-namespace fleetsim {
+namespace fleetsim::distributed {
+
+using namespace message;
 
 namespace {
-constexpr char kMoves = 'M', kHandoff = 'H', kState = 'S', kHello = 'E', kControllers = 'C',
-               kActuation = 'A', kBorderMoves = 'N';
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -68,97 +74,19 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-std::string Simulation::bad_value(const ColumnStore& store, std::span<const std::uint32_t> rows,
-                                  const std::vector<ColumnHandle>& columns, bool positions) const {
-  // Real numbers are finite and positions near the arena: a robot never gets far from it, and
-  // a position beyond any grid (1e253, NaN) would make the next tick's index meaningless.
-  const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
-  const double margin = 1e6;
-  for (ColumnHandle c : columns) {
-    const ColumnDesc& d = store.desc(c);
-    const std::size_t w = d.width;
-    if (d.type == ColumnType::kF64) {
-      const double* v = static_cast<const double*>(store.data(c));
-      for (std::uint32_t r : rows)
-        for (std::size_t k = 0; k < w; ++k)
-          if (!std::isfinite(v[r * w + k]))
-            return "a non-finite '" + d.name + "' for row " + std::to_string(r);
-      if (positions && (c == body::kX || c == body::kY)) {
-        const double a = (c == body::kX ? lo.x : lo.y) - margin;
-        const double b = (c == body::kX ? hi.x : hi.y) + margin;
-        for (std::uint32_t r : rows)
-          if (!(v[r] >= a && v[r] <= b))
-            return "a position " + std::to_string(v[r]) + " m far outside the arena";
-      }
-    } else if (d.type == ColumnType::kF32) {
-      const float* v = static_cast<const float*>(store.data(c));
-      for (std::uint32_t r : rows)
-        for (std::size_t k = 0; k < w; ++k)
-          if (!std::isfinite(v[r * w + k]))
-            return "a non-finite '" + d.name + "' for row " + std::to_string(r);
-    }
-  }
-  return "";
+std::unique_ptr<ProcessRounds> make_tick_rounds(Simulation& sim) {
+  return std::make_unique<TickRounds>(sim);
 }
 
-void Simulation::check_received(int from, std::span<const std::uint32_t> rows,
-                                const std::vector<ColumnHandle>& columns) const {
-  if (auto why = bad_value(state_.robots, rows, columns, true); !why.empty()) desync(from, why);
-}
-
-bool Simulation::known_identity(std::uint16_t kind, std::uint16_t controller, std::uint8_t engine,
-                                std::uint32_t tag) const {
-  return kind < model_->kinds.size() && controller < model_->controllers.size() &&
-         engine < model_->engines.size() && tag < state_.tags.strings().size();
-}
-
-void Simulation::check_identity(int from, std::span<const std::uint32_t> rows) const {
-  const auto kind = state_.robot_kind();
-  const auto controller = state_.robot_controller();
-  const auto engine = state_.robot_engine();
-  const auto tag = state_.robot_tag();
-  for (std::uint32_t i : rows)
-    if (!known_identity(kind[i], controller[i], engine[i], tag[i]))
-      desync(from, "a robot of no kind, controller, region or tag of this run");
-}
-
-void Simulation::setup_distribution() {
-  for (const auto& spec : experiment_.logs) log_every_.push_back(spec.every);
-  if (!distributed()) return;
+TickRounds::TickRounds(Simulation& sim)
+    : sim_(sim),
+      state_(sim.state_),
+      model_(*sim.model_),
+      dist_(sim.dist_),
+      host_(sim.host_),
+      owner_(sim.owner_),
+      xstats_(sim.xstats_) {
   if (!dist_.exchange) throw RunError("a distributed run needs an exchange between processes");
-  if (dist_.engine_process.size() != model_->engines.size())
-    throw RunError("the distribution names " + std::to_string(dist_.engine_process.size()) +
-                   " regions; the experiment has " + std::to_string(model_->engines.size()));
-  const bool split = !dist_.domains.empty();
-  if (split && dist_.domains.count() != dist_.processes)
-    throw RunError("the distribution has " + std::to_string(dist_.domains.count()) +
-                   " domains for " + std::to_string(dist_.processes) + " processes");
-  owned_engine_.assign(model_->engines.size(), 0);
-  for (std::size_t e = 0; e < model_->engines.size(); ++e) {
-    const int p = dist_.engine_process[e];
-    if (p >= dist_.processes || p < (split ? -1 : 0))
-      throw RunError("the distribution gives region '" + model_->engines[e].id + "' to process " +
-                     std::to_string(p) + " of " + std::to_string(dist_.processes));
-    owned_engine_[e] = p == dist_.process || p < 0 ? 1 : 0;
-  }
-  borders_.process = dist_.process;
-  borders_.row_of = [this](EntityId id) { return state_.robot_index(id); };
-  borders_.round = [this](std::vector<std::uint8_t> mine) {
-    // Parts of the moves round: the contact rounds come before its last part.
-    return gather(std::move(mine), /*more=*/true);
-  };
-  for (const auto* v : {&dist_.kind_process, &dist_.robot_process})
-    for (int p : *v)
-      if (p >= dist_.processes)
-        throw RunError("an affinity names process " + std::to_string(p) + " of a run on " +
-                       std::to_string(dist_.processes));
-  refresh_owners();
-  // (A process that placed only its part knows the others' hosts from the plan.)
-  if (!placed_part_) host_.assign(state_.next_id, -1);
-  for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
-    host_[state_.robot_id()[i]] = static_cast<std::int16_t>(host_of(i));
-  // Only the first process writes the logs.
-  if (dist_.process != 0) experiment_.logs.clear();
   for (ColumnHandle c = 0; c < state_.robots.schema().size(); ++c) {
     const ColumnDesc& d = state_.robots.desc(c);
     if (d.type == ColumnType::kString || c == body::kId || c == body::kKind ||
@@ -169,19 +97,55 @@ void Simulation::setup_distribution() {
   }
 }
 
-void Simulation::refresh_owners() {
-  const std::size_t n = state_.robot_count();
-  const EntityId* ids = state_.robot_id().data();
-  // (Only the robots held here: the others' entries are never read. No pass over the whole
-  // swarm's ids.)
-  if (owner_.size() < state_.next_id) owner_.resize(state_.next_id, -1);
-  pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t i = b; i < e; ++i)
-      owner_[ids[i]] = static_cast<std::int16_t>(owner_now(static_cast<std::uint32_t>(i)));
-  });
+void TickRounds::start() {
+  hello();
+  partition();
 }
 
-void Simulation::rebalance() {
+void TickRounds::actuation() {
+  exchange_actuation();
+}
+
+void TickRounds::end() {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto& xstats = xstats_;
+  const std::uint64_t before = xstats.bytes_sent;
+  if (sim_.partitioned_) {
+    hash_partitioned_world();
+  } else {
+    // Every column of every robot, from the process that held it last.
+    exchange_rows(kState, row_columns_, host_, true);
+    sim_.world_hash_ = state_.hash();
+    sim_.world_robots_ = state_.robot_count();
+  }
+  xstats_.gather_bytes = xstats_.bytes_sent - before;
+  xstats_.gather_seconds = seconds_since(t0);
+  xstats_.seconds += xstats_.gather_seconds;
+}
+
+void TickRounds::check_received(int from, std::span<const std::uint32_t> rows,
+                                const std::vector<ColumnHandle>& columns) const {
+  if (auto why = sim_.bad_value(state_.robots, rows, columns, true); !why.empty())
+    desync(from, why);
+}
+
+bool TickRounds::known_identity(std::uint16_t kind, std::uint16_t controller, std::uint8_t engine,
+                                std::uint32_t tag) const {
+  return kind < model_.kinds.size() && controller < model_.controllers.size() &&
+         engine < model_.engines.size() && tag < state_.tags.strings().size();
+}
+
+void TickRounds::check_identity(int from, std::span<const std::uint32_t> rows) const {
+  const auto kind = state_.robot_kind();
+  const auto controller = state_.robot_controller();
+  const auto engine = state_.robot_engine();
+  const auto tag = state_.robot_tag();
+  for (std::uint32_t i : rows)
+    if (!known_identity(kind[i], controller[i], engine[i], tag[i]))
+      desync(from, "a robot of no kind, controller, region or tag of this run");
+}
+
+void TickRounds::rebalance() {
   // Checked every kEvery ticks; made again when a domain holds more than kSlack times its
   // share. Every process decides alike: the robot counts per process (owner_) and, after moves
   // that carried every robot, the positions are the same everywhere.
@@ -202,145 +166,18 @@ void Simulation::rebalance() {
   if (static_cast<double>(*std::max_element(held.begin(), held.end())) <= kSlack * share) return;
   std::vector<Vec2> points(n);
   for (std::size_t i = 0; i < n; ++i) points[i] = {state_.x()[i], state_.y()[i]};
-  dist_.domains =
-      Domains::bisect(points, model_->arena_min(), model_->arena_max(), dist_.processes);
+  dist_.domains = Domains::bisect(points, model_.arena_min(), model_.arena_max(), dist_.processes);
   ++xstats_.rebalances;
 }
 
-void Simulation::mark_rows() {
-  const std::size_t n = state_.robot_count();
-  const EntityId* ids = state_.robot_id().data();
-  const std::uint8_t* engine = state_.robot_engine().data();
-  const double* x = state_.x().data();
-  const double* y = state_.y().data();
-  const bool split = !dist_.domains.empty();
-  const int me = dist_.process;
-  const double reach = index_.border_m;
-  runs_.resize(n);
-  mover_.resize(n);
-  shared_rows_.resize(n);
-  const double far = border_halo_ ? std::max(reach, halo_reach_) : reach;
-  // The rows near another domain, listed per worker as the pass finds them (a few along the
-  // borders), then in row order: the contact rounds and the border moves send those.
-  shared_by_worker_.resize(static_cast<std::size_t>(pool_.size()));
-  halo_by_worker_.resize(shared_by_worker_.size());
-  for (auto& l : shared_by_worker_) l.clear();
-  for (auto& l : halo_by_worker_) l.clear();
-  std::vector<std::size_t> moving(shared_by_worker_.size(), 0);
-  pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int worker) {
-    auto& shared = shared_by_worker_[static_cast<std::size_t>(worker)];
-    auto& halo = halo_by_worker_[static_cast<std::size_t>(worker)];
-    std::size_t& mine = moving[static_cast<std::size_t>(worker)];
-    for (std::size_t i = b; i < e; ++i) {
-      const int mover = owner_[ids[i]];
-      mine += mover == me ? 1 : 0;
-      runs_[i] = host_[ids[i]] == me;
-      mover_[i] = static_cast<std::int16_t>(mover);
-      const double d = split && mover == me ? dist_.domains.to_other({x[i], y[i]}, me, far)
-                                            : std::numeric_limits<double>::infinity();
-      // A robot of this domain near another's: the contact rounds carry it there.
-      shared_rows_[i] = dist_.engine_process[engine[i]] < 0 && d <= reach;
-      if (shared_rows_[i]) shared.push_back(static_cast<std::uint32_t>(i));
-      // A robot others may sense in the next tick: their halo keeps it up to date.
-      if (border_halo_ && d <= halo_reach_) halo.push_back(static_cast<std::uint32_t>(i));
-    }
-  });
-  auto gather_sorted = [](std::vector<std::vector<std::uint32_t>>& parts,
-                          std::vector<std::uint32_t>& out) {
-    out.clear();
-    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-    std::sort(out.begin(), out.end());
-  };
-  gather_sorted(shared_by_worker_, shared_list_);
-  gather_sorted(halo_by_worker_, halo_list_);
-  moving_count_ = 0;
-  for (std::size_t m : moving) moving_count_ += m;
-  borders_.mover = mover_.data();
-  borders_.shared = shared_rows_.data();
-  borders_.shared_rows = shared_list_;
-  borders_.ids = ids;
-}
-
-bool Simulation::may_send_border_halo() const {
-  // (Loop functions in the per-process form read only their process's robots.)
-  if (dist_.domains.empty() || model_->engines.size() != 1 || dist_.engine_process[0] >= 0 ||
-      (loop_ && !loop_local_) || pinned_)
-    return false;
-  // The built-in parts, whose reach is known: the others may read any robot.
-  static const std::set<std::string> sensors = {
-      "proximity",     "proximity_noisy",      "collision",
-      "positioning",   "range_and_bearing",    "colored_blob_omnidirectional_camera",
-      "footbot_light", "footbot_motor_ground", "footbot_base_ground"};
-  static const std::set<std::string> actuators = {"differential_drive", "quadrotor_speed", "leds",
-                                                  "range_and_bearing"};
-  for (const RobotKind& k : model_->kinds) {
-    if (!k.in_run) continue;
-    for (const PartDecl& p : k.sensors)
-      if (!sensors.count(p.type)) return false;
-    for (const PartDecl& p : k.actuators)
-      if (!actuators.count(p.type)) return false;
-  }
-  return true;
-}
-
-double Simulation::halo_reach() const {
-  // The farthest any part reads another robot: proximity rays and contacts (the index's
-  // interaction), range-and-bearing and cameras (their range, from a centre or a device to
-  // the other's far side); then two ticks of the fastest kind's motion.
-  double reach = std::max(index_.interaction_m, index_.border_m);
-  double move = 0;
-  const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
-  for (const RobotKind& k : model_->kinds) {
-    if (!k.in_run) continue;
-    move = std::max(move, k.max_speed_m_per_s * dt);
-    reach = std::max(reach, rab_range_m(k) + 2 * index_.max_radius_m);
-    for (const PartDecl& p : k.sensors)
-      if (p.type == "colored_blob_omnidirectional_camera")
-        reach = std::max(reach, p.params.real("range", 3.0) + 2 * index_.max_radius_m);
-      else if (p.type == "footbot_light")  // bodies between it and the lights occlude
-        reach = std::max(reach, light_occlusion_reach_m(*model_));
-  }
-  return (reach + 2 * move) * 1.01;
-}
-
-void Simulation::desync(int from, const std::string& what) const {
+void TickRounds::desync(int from, const std::string& what) const {
   throw RunError("tick " + std::to_string(state_.tick) + ": process " + std::to_string(from) +
                  " sent " + what +
                  "; the processes no longer agree on the world (a corrupt message, or processes "
                  "built from different experiments or plug-ins)");
 }
 
-std::string Simulation::save_controller(const Controller& c, std::vector<std::uint8_t>& out) {
-  try {
-    if (c.save(out)) return "";
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "its type cannot save its state (Controller::save returns false)";
-}
-
-void Simulation::refuse_unsavable_controllers(const std::string& need, const std::string& hint,
-                                              bool pinned_ok) const {
-  // One probe per controller declaration, on the first robot that has its own instance.
-  std::vector<bool> checked(model_->controllers.size(), false);
-  for (std::uint32_t i = 0; i < state_.robot_count(); ++i) {
-    const std::uint16_t c = state_.robot_controller()[i];
-    const EntityId id = state_.robot_id()[i];
-    const Controller* ctrl = instance(id);
-    if (!ctrl || checked[c] || (pinned_ok && pinned_process(i) >= 0)) continue;
-    checked[c] = true;
-    std::vector<std::uint8_t> probe;
-    const std::string why = save_controller(*ctrl, probe);
-    if (!why.empty()) {
-      const auto& decl = model_->controllers[c];
-      throw RunError("controller '" + decl.id + "' (type '" + decl.type + "') cannot " + need +
-                     ", and " + why +
-                     ". Give the type save() and restore() (docs/robot-parts.md), or " + hint);
-    }
-  }
-}
-
-std::vector<std::vector<std::uint8_t>> Simulation::gather(std::vector<std::uint8_t> mine,
+std::vector<std::vector<std::uint8_t>> TickRounds::gather(std::vector<std::uint8_t> mine,
                                                           bool more) {
   const auto t0 = std::chrono::steady_clock::now();
   if (mine.size() > (std::size_t{60} << 20))
@@ -358,9 +195,9 @@ std::vector<std::vector<std::uint8_t>> Simulation::gather(std::vector<std::uint8
   return all;
 }
 
-void Simulation::hello() {
+void TickRounds::hello() {
   const auto t0 = std::chrono::steady_clock::now();
-  refuse_unsavable_controllers(
+  sim_.refuse_unsavable_controllers(
       "run on several processes: a robot moving to another process takes its controller's "
       "state",
       "pin its robots to one process (<distribution><process kinds=\"...\"/>, "
@@ -370,20 +207,21 @@ void Simulation::hello() {
   log::ByteWriter w(out);
   w.u8(kHello);
   // (Processes that placed different parts of one plan compare the plan and the objects.)
-  if (planned_world_) {
+  if (sim_.planned_world_) {
     Hasher objects;
     for (ColumnHandle c = 0; c < state_.objects.schema().size(); ++c) {
       const auto bytes = state_.objects.bytes(c);
       objects.bytes(bytes.data(), bytes.size());
     }
-    w.u64(planned_world_->first ^ objects.value());
+    w.u64(sim_.planned_world_->first ^ objects.value());
   } else {
     w.u64(state_.hash());
   }
-  w.u64(model_->seed);
-  w.u32(static_cast<std::uint32_t>(planned_world_ ? planned_world_->second : state_.robot_count()));
+  w.u64(model_.seed);
+  w.u32(static_cast<std::uint32_t>(sim_.planned_world_ ? sim_.planned_world_->second
+                                                       : state_.robot_count()));
   w.u32(static_cast<std::uint32_t>(dist_.processes));
-  w.str(std::filesystem::path(model_->name).filename().string());
+  w.str(std::filesystem::path(model_.name).filename().string());
   auto all = gather(out);
   for (int p = 0; p < dist_.processes; ++p) {
     if (p == dist_.process || all[p] == out) continue;
@@ -394,28 +232,28 @@ void Simulation::hello() {
   xstats_.seconds += seconds_since(t0);
 }
 
-void Simulation::handoff() {
+void TickRounds::handoff() {
   const auto t0 = std::chrono::steady_clock::now();
   // (A partitioned process holds some positions only: the domains stay as they are.)
-  if (!partitioned_) rebalance();
-  refresh_owners();  // robots of a split region belong to the domain they are in now
+  if (!sim_.partitioned_) rebalance();
+  sim_.refresh_owners();  // robots of a split region belong to the domain they are in now
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
-  const std::size_t kinds = model_->kinds.size();
+  const std::size_t kinds = model_.kinds.size();
   // Robots this process holds whose region or domain another process simulates now (loop
   // functions moved them, or the physics took them across). The robots it holds that come
   // here must come (a partitioned process may get others it does not hold).
   std::vector<std::uint32_t> leaving;
   std::vector<EntityId> expected;
   {
-    const auto workers = static_cast<std::size_t>(pool_.size());
+    const auto workers = static_cast<std::size_t>(sim_.pool_.size());
     std::vector<std::vector<std::uint32_t>> leave_by(workers);
     std::vector<std::vector<EntityId>> expect_by(workers);
-    pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int worker) {
+    sim_.pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int worker) {
       auto& leave = leave_by[static_cast<std::size_t>(worker)];
       auto& expect = expect_by[static_cast<std::size_t>(worker)];
       for (std::size_t i = b; i < e; ++i) {
-        const int to = host_of(static_cast<std::uint32_t>(i));
+        const int to = sim_.host_of(static_cast<std::uint32_t>(i));
         const int from = host_[ids[i]];
         if (from == to) continue;
         if (from == dist_.process) leave.push_back(static_cast<std::uint32_t>(i));
@@ -435,7 +273,7 @@ void Simulation::handoff() {
   w.u32(static_cast<std::uint32_t>(leaving.size()));
   for (std::uint32_t i : leaving) {
     w.u32(ids[i]);
-    w.u16(static_cast<std::uint16_t>(host_of(i)));
+    w.u16(static_cast<std::uint16_t>(sim_.host_of(i)));
     w.u16(state_.robot_kind()[i]);
     w.u16(state_.robot_controller()[i]);
     w.u8(state_.robot_engine()[i]);
@@ -443,23 +281,23 @@ void Simulation::handoff() {
     w.str(state_.robot_name()[i]);
     for (ColumnHandle c : row_columns_) state_.robots.gather_rows(c, {&i, 1}, out);
     std::vector<std::uint8_t> saved;
-    if (Controller* c = instance(ids[i])) {
+    if (Controller* c = sim_.instance(ids[i])) {
       try {
         if (!c->save(saved)) throw std::runtime_error("its controller type cannot save its state");
       } catch (const std::exception& e) {
-        const auto& decl = model_->controllers[state_.robot_controller()[i]];
+        const auto& decl = model_.controllers[state_.robot_controller()[i]];
         throw RunError("tick " + std::to_string(state_.tick) + ", robot '" +
                        state_.robot_name()[i] + "' cannot move to process " +
-                       std::to_string(host_of(i)) + ": controller '" + decl.id + "' (type '" +
+                       std::to_string(sim_.host_of(i)) + ": controller '" + decl.id + "' (type '" +
                        decl.type + "'): " + e.what());
       }
-      instances_[ids[i]].reset();  // it goes on elsewhere: no destroy()
+      sim_.instances_[ids[i]].reset();  // it goes on elsewhere: no destroy()
     }
     w.u32(static_cast<std::uint32_t>(saved.size()));
     w.raw(saved.data(), saved.size());
   }
   xstats_.migrations_out += leaving.size();
-  for (std::uint32_t i : leaving) host_[ids[i]] = static_cast<std::int16_t>(host_of(i));
+  for (std::uint32_t i : leaving) host_[ids[i]] = static_cast<std::int16_t>(sim_.host_of(i));
   // Every process takes part in every round, even with nothing to hand over.
   auto all = gather(std::move(out));
   struct Arrival {
@@ -503,7 +341,7 @@ void Simulation::handoff() {
         // Where this process holds the robot it knows where it goes (its position is fresh:
         // it was near a border).
         const std::uint32_t i = state_.robot_index(a.id);
-        if (i != kNoIndex ? host_of(i) != a.to : !partitioned_)
+        if (i != kNoIndex ? sim_.host_of(i) != a.to : !sim_.partitioned_)
           throw log::LogError("a robot that does not go there");
         if (a.to == dist_.process && i == kNoIndex) fresh.push_back(a.id);
         moved.push_back(std::move(a));
@@ -536,21 +374,21 @@ void Simulation::handoff() {
     check_received(a.from, row, row_columns_);
     owner_[a.id] = static_cast<std::int16_t>(a.to);
     try {
-      make_controller_instance(i);
+      sim_.make_controller_instance(i);
     } catch (const RunError& e) {
       throw RunError("tick " + std::to_string(state_.tick) + ", a robot arriving from process " +
                      std::to_string(a.from) + ": " + e.what());
     }
-    if (Controller* c = instance(a.id)) {
+    if (Controller* c = sim_.instance(a.id)) {
       try {
         c->restore({a.saved, a.saved_len});
       } catch (const std::exception& e) {
-        const auto& decl = model_->controllers[a.controller];
+        const auto& decl = model_.controllers[a.controller];
         throw RunError("tick " + std::to_string(state_.tick) + ", robot '" + a.name +
                        "' arriving from process " + std::to_string(a.from) + ": controller '" +
                        decl.id + "': " + e.what());
       }
-    } else if (!shared_[a.controller * kinds + a.kind]) {
+    } else if (!sim_.shared_[a.controller * kinds + a.kind]) {
       desync(a.from, "a robot whose controller could not be made here");
     }
     came.push_back(a.id);
@@ -561,37 +399,37 @@ void Simulation::handoff() {
     if (!std::binary_search(came.begin(), came.end(), id))
       desync(host_[id], "no handoff of robot '" + state_.robot_name()[state_.robot_index(id)] +
                             "', which it held");
-  mark_rows();
+  sim_.mark_rows();
   xstats_.seconds += seconds_since(t0);
 }
 
 /// Rows per part of a round, so that a part's message stays well under the transport's limit
 /// (64 MiB, docs/wire-format.md): the same on every process (it depends on the schema only).
-std::size_t Simulation::rows_per_part(const std::vector<ColumnHandle>& columns) const {
+std::size_t TickRounds::rows_per_part(const std::vector<ColumnHandle>& columns) const {
   std::size_t bytes = 1;
   for (ColumnHandle c : columns) bytes += state_.robots.desc(c).row_bytes();
   return std::max<std::size_t>(1, dist_.part_bytes / bytes);
 }
 
-void Simulation::put_moves_tail(std::vector<std::uint8_t>& out) const {
+void TickRounds::put_moves_tail(std::vector<std::uint8_t>& out) const {
   log::ByteWriter w(out);
   const EntityId* ids = state_.robot_id().data();
-  w.u32(static_cast<std::uint32_t>(staged_tags_.size()));
-  for (const auto& [row, tag] : staged_tags_) {
+  w.u32(static_cast<std::uint32_t>(sim_.staged_tags_.size()));
+  for (const auto& [row, tag] : sim_.staged_tags_) {
     w.u32(ids[row]);
     w.str(tag);
   }
-  w.u8(dist_.process == 0 && checkpoint_requested_ ? 1 : 0);
-  if (pinned_) {  // whole rows for the processes running these robots' controllers
+  w.u8(dist_.process == 0 && sim_.checkpoint_requested_ ? 1 : 0);
+  if (sim_.pinned_) {  // whole rows for the processes running these robots' controllers
     std::vector<std::uint32_t> away;
     for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
-      if (process_of(i) == dist_.process && host_[ids[i]] != dist_.process) away.push_back(i);
+      if (sim_.process_of(i) == dist_.process && host_[ids[i]] != dist_.process) away.push_back(i);
     w.u32(static_cast<std::uint32_t>(away.size()));
     for (std::uint32_t i : away) put_row(out, i);
   }
 }
 
-void Simulation::take_moves_tail(log::ByteReader& r, int p) {
+void TickRounds::take_moves_tail(log::ByteReader& r, int p) {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   for (std::uint32_t t = r.u32(); t > 0; --t) {
@@ -602,11 +440,11 @@ void Simulation::take_moves_tail(log::ByteReader& r, int p) {
   }
   const std::uint8_t flags = r.u8();
   if (flags > 1 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
-  if (flags) checkpoint_due_ = true;
-  if (pinned_)
+  if (flags) sim_.checkpoint_due_ = true;
+  if (sim_.pinned_)
     for (std::uint32_t k = r.u32(); k > 0; --k) {
       const std::uint32_t row = r.u32();
-      if (row >= n || process_of(row) != p || host_[ids[row]] == p)
+      if (row >= n || sim_.process_of(row) != p || host_[ids[row]] == p)
         throw log::LogError("a whole row of a robot it does not simulate for another");
       take_row(r, row, true);
       const std::uint32_t one[1] = {row};
@@ -614,7 +452,7 @@ void Simulation::take_moves_tail(log::ByteReader& r, int p) {
     }
 }
 
-void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
+void TickRounds::exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
                                const std::vector<std::int16_t>& holder, bool by_host,
                                bool more_after) {
   const std::size_t n = state_.robot_count();
@@ -626,7 +464,7 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
     // Who sends which rows of this part: every process knows (the same world everywhere).
     for (auto& r : rows) r.clear();
     for (std::size_t i = lo; i < hi; ++i) {
-      const int p = by_host ? holder[ids[i]] : process_of(static_cast<std::uint32_t>(i));
+      const int p = by_host ? holder[ids[i]] : sim_.process_of(static_cast<std::uint32_t>(i));
       rows[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
     }
     const auto& mine = rows[static_cast<std::size_t>(dist_.process)];
@@ -664,12 +502,12 @@ void Simulation::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
   }
 }
 
-void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
+void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
                                  std::vector<EntityId> listed, bool end_of_tick) {
   // Parts by id: ids [lo, lo + part) (every process has the same next_id).
   const std::size_t part = rows_per_part(columns);
   const EntityId end = state_.next_id;
-  const bool takes_in = partitioned_ && !holds_all_;
+  const bool takes_in = sim_.partitioned_ && !sim_.holds_all_;
   std::vector<EntityId> received;  // the robots of other processes this process was sent
   std::size_t bytes = 0;
   for (ColumnHandle c : columns) bytes += state_.robots.desc(c).row_bytes();
@@ -720,7 +558,7 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
           if (i == kNoIndex) {
             if (!takes_in) throw log::LogError("a robot this process does not know");
             fresh.push_back(id);
-          } else if (process_of(i) != p) {
+          } else if (sim_.process_of(i) != p) {
             throw log::LogError("a robot it does not move");
           }
         }
@@ -751,7 +589,7 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
           state_.robots.scatter_rows(c, theirs,
                                      r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
         check_received(p, theirs, columns);
-        if (partitioned_) check_identity(p, theirs);
+        if (sim_.partitioned_) check_identity(p, theirs);
         if (last) take_moves_tail(r, p);
         if (r.remaining() != 0) throw log::LogError("trailing bytes");
       } catch (const log::LogError& e) {
@@ -773,10 +611,10 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
   // (Counted first, without a pass over every row: this process's robots are those it moves
   // this tick, counted by mark_rows; the robots taken in since were sent, so not its own.)
   const std::size_t n = state_.robot_count();
-  std::size_t needed = moving_count_;
+  std::size_t needed = sim_.moving_count_;
   for (EntityId id : received) {
     const std::uint32_t i = state_.robot_index(id);
-    needed += within_reach({state_.x()[i], state_.y()[i]}) ? 1 : 0;
+    needed += sim_.within_reach({state_.x()[i], state_.y()[i]}) ? 1 : 0;
   }
   if ((n - std::min(n, needed)) * 16 <= n) return;
   const EntityId* ids = state_.robot_id().data();
@@ -784,64 +622,60 @@ void Simulation::exchange_listed(const std::vector<ColumnHandle>& columns,
   for (std::size_t i = 0; i < n; ++i) keep[i] = owner_[ids[i]] == dist_.process;
   for (EntityId id : received) {
     const std::uint32_t i = state_.robot_index(id);
-    keep[i] = keep[i] || within_reach({state_.x()[i], state_.y()[i]});
+    keep[i] = keep[i] || sim_.within_reach({state_.x()[i], state_.y()[i]});
   }
   state_.retain_robots(keep);  // (owner_ of the robots dropped is never read again)
 }
 
-std::vector<ColumnHandle> Simulation::moves_columns(bool logged) const {
+std::vector<ColumnHandle> TickRounds::moves_columns(bool logged) const {
   std::vector<ColumnHandle> columns = halo_columns_;
   if (logged)
     for (ColumnHandle c : row_columns_)
       if (state_.robots.desc(c).logged && !state_.robots.desc(c).halo) columns.push_back(c);
   // A partitioned process may be sent robots it does not hold: with who they are.
-  if (partitioned_)
+  if (sim_.partitioned_)
     for (ColumnHandle c : {body::kKind, body::kController, body::kEngine, body::kTag})
       columns.push_back(c);
   std::sort(columns.begin(), columns.end());
   return columns;
 }
 
-bool Simulation::within_reach(Vec2 p) const {
-  return Domains::distance(p, dist_.domains.box(dist_.process)) <= halo_reach_;
-}
-
-void Simulation::exchange_moves() {
+void TickRounds::moves() {
   const auto t0 = std::chrono::steady_clock::now();
   // The logged columns too when the first process writes a frame after this tick (the next
   // tick's number).
   const Tick next = state_.tick + 1;
   bool frame = false;
-  for (std::int64_t every : log_every_) frame = frame || next % every == 0;
+  for (std::int64_t every : sim_.log_every_) frame = frame || next % every == 0;
   const std::vector<ColumnHandle> columns = moves_columns(frame);
   // The robots each process moved this tick are those of its regions (engines as the tick
   // began: migration comes after the exchange).
   // This process's tags are sent (staged_tags_) and merged with the others' (incoming_tags_).
   incoming_tags_.clear();
-  for (const auto& [row, tag] : staged_tags_)
+  for (const auto& [row, tag] : sim_.staged_tags_)
     incoming_tags_.emplace_back(state_.robot_id()[row], tag);
   // A run whose robots read only their neighbours (may_send_border_halo), on a tick no log
   // keeps: only the robots near another domain, whose halo another process may read. A
   // partitioned run sends those alike, or on such a tick every robot each process moves.
-  last_moves_full_ = !(border_halo_ && !frame);
-  if (partitioned_ || !last_moves_full_) {
+  last_moves_full_ = !(sim_.border_halo_ && !frame);
+  if (sim_.partitioned_ || !last_moves_full_) {
     std::vector<EntityId> listed;
     const EntityId* ids = state_.robot_id().data();
     if (!frame) {
-      for (std::uint32_t i : halo_list_) listed.push_back(ids[i]);
+      for (std::uint32_t i : sim_.halo_list_) listed.push_back(ids[i]);
     } else {
       for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
-        if (mover_[i] == dist_.process) listed.push_back(ids[i]);
+        if (sim_.mover_[i] == dist_.process) listed.push_back(ids[i]);
     }
     std::sort(listed.begin(), listed.end());  // (rows may not be in id order)
     exchange_listed(columns, std::move(listed), /*end_of_tick=*/true);
   } else {
     exchange_rows(kMoves, columns, host_, false);
   }
-  staged_tags_.clear();
-  if (checkpoint_requested_) {  // announced: every process takes it at the next step
-    checkpoint_requested_ = false;
-    checkpoint_due_ = true;
+  sim_.staged_tags_.clear();
+  if (sim_.checkpoint_requested_) {  // announced: every process takes it at the next step
+    sim_.checkpoint_requested_ = false;
+    sim_.checkpoint_due_ = true;
   }
   // Everyone's tags, interned in robot order as one process would (each robot's come from the
   // one process that stepped it, in the order it set them); set on the robots held here.
@@ -860,13 +694,13 @@ void Simulation::exchange_moves() {
   xstats_.seconds += seconds_since(t0);
 }
 
-void Simulation::put_row(std::vector<std::uint8_t>& out, std::uint32_t row) const {
+void TickRounds::put_row(std::vector<std::uint8_t>& out, std::uint32_t row) const {
   log::ByteWriter w(out);
   w.u32(row);
   for (ColumnHandle c : row_columns_) state_.robots.gather_rows(c, {&row, 1}, out);
 }
 
-void Simulation::take_row(log::ByteReader& r, std::uint32_t row, bool write) {
+void TickRounds::take_row(log::ByteReader& r, std::uint32_t row, bool write) {
   const std::uint32_t one[1] = {row};
   for (ColumnHandle c : row_columns_) {
     const auto* bytes = r.take(state_.robots.desc(c).row_bytes());
@@ -874,7 +708,7 @@ void Simulation::take_row(log::ByteReader& r, std::uint32_t row, bool write) {
   }
 }
 
-void Simulation::exchange_actuation() {
+void TickRounds::exchange_actuation() {
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint32_t n = static_cast<std::uint32_t>(state_.robot_count());
   const EntityId* ids = state_.robot_id().data();
@@ -882,7 +716,7 @@ void Simulation::exchange_actuation() {
   // commands and everything the actuators set, for the physics there (and the halo after).
   std::vector<std::uint32_t> away;
   for (std::uint32_t i = 0; i < n; ++i)
-    if (host_[ids[i]] == dist_.process && process_of(i) != dist_.process) away.push_back(i);
+    if (host_[ids[i]] == dist_.process && sim_.process_of(i) != dist_.process) away.push_back(i);
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u8(kActuation);
@@ -898,7 +732,7 @@ void Simulation::exchange_actuation() {
         throw log::LogError("a message of another kind or tick");
       for (std::uint32_t k = r.u32(); k > 0; --k) {
         const std::uint32_t i = r.u32();
-        if (i >= n || host_[ids[i]] != p || process_of(i) == p)
+        if (i >= n || host_[ids[i]] != p || sim_.process_of(i) == p)
           throw log::LogError("a robot it does not run for another");
         take_row(r, i, true);
         const std::uint32_t one[1] = {i};
@@ -912,7 +746,7 @@ void Simulation::exchange_actuation() {
   xstats_.seconds += seconds_since(t0);
 }
 
-Simulation::SavedControllers Simulation::checkpoint_rounds(const SavedControllers& mine) {
+SavedControllers TickRounds::checkpoint(const SavedControllers& mine) {
   const auto t0 = std::chrono::steady_clock::now();
   exchange_rows(kState, row_columns_, host_, true, /*more_after=*/true);
   std::vector<std::uint8_t> out;
@@ -957,58 +791,38 @@ Simulation::SavedControllers Simulation::checkpoint_rounds(const SavedController
   return merged;
 }
 
-void Simulation::gather_state() {
-  if (!distributed()) {
-    world_hash_ = state_.hash();
-    world_robots_ = state_.robot_count();
-    return;
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::uint64_t before = xstats_.bytes_sent;
-  if (partitioned_) {
-    hash_partitioned_world();
-  } else {
-    // Every column of every robot, from the process that held it last.
-    exchange_rows(kState, row_columns_, host_, true);
-    world_hash_ = state_.hash();
-    world_robots_ = state_.robot_count();
-  }
-  xstats_.gather_bytes = xstats_.bytes_sent - before;
-  xstats_.gather_seconds = seconds_since(t0);
-  xstats_.seconds += xstats_.gather_seconds;
-}
-
-void Simulation::partition() {
+void TickRounds::partition() {
   // (border_halo_: loop functions, if any, are in the per-process form.)
-  partitioned_ = dist_.partition_storage && border_halo_ && !checkpoints_ && !resuming_;
-  holds_all_ = !partitioned_ || (dist_.process == 0 && !log_every_.empty());
-  if (!partitioned_ || holds_all_) return;
-  borders_.partial = true;
-  refresh_owners();
+  sim_.partitioned_ =
+      dist_.partition_storage && sim_.border_halo_ && !sim_.checkpoints_ && !sim_.resuming_;
+  sim_.holds_all_ = !sim_.partitioned_ || (dist_.process == 0 && !sim_.log_every_.empty());
+  if (!sim_.partitioned_ || sim_.holds_all_) return;
+  sim_.borders_.partial = true;
+  sim_.refresh_owners();
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   std::vector<std::uint8_t> keep(n);
   for (std::size_t i = 0; i < n; ++i)
-    keep[i] = owner_[ids[i]] == dist_.process || within_reach({state_.x()[i], state_.y()[i]});
+    keep[i] = owner_[ids[i]] == dist_.process || sim_.within_reach({state_.x()[i], state_.y()[i]});
   state_.retain_robots(keep);
   state_.robots.shrink_to_fit();
   // The robot grid covers the domain and its reach only (its cells sized to the robots held):
   // one over the whole arena would be as large as the whole swarm's.
   const Domains::Box& own = dist_.domains.box(dist_.process);
-  const Vec2 lo = model_->arena_min(), hi = model_->arena_max();
-  const double reach = halo_reach_;
+  const Vec2 lo = model_.arena_min(), hi = model_.arena_max();
+  const double reach = sim_.halo_reach_;
   const Vec2 a{std::clamp(own.min.x - reach, lo.x, hi.x),
                std::clamp(own.min.y - reach, lo.y, hi.y)};
   const Vec2 b{std::clamp(own.max.x + reach, lo.x, hi.x),
                std::clamp(own.max.y + reach, lo.y, hi.y)};
   if (b.x > a.x && b.y > a.y)
-    index_.init(*model_, state_.robot_count(), near_reach_, std::make_pair(a, b));
+    sim_.index_.init(model_, state_.robot_count(), sim_.near_reach_, std::make_pair(a, b));
   // What the load and the whole world's columns took goes back to the system (the allocator
   // keeps freed memory otherwise, and the process would stay as large as the world).
   malloc_trim(0);
 }
 
-void Simulation::hash_partitioned_world() {
+void TickRounds::hash_partitioned_world() {
   // WorldState::hash() of the whole world, without it on any process. The hash takes the
   // robots as one sum per column of digests of (id, column, row), so each process sums the
   // digests of the robots it ran last (their rows are the newest: ghosts are left out), the
@@ -1048,8 +862,131 @@ void Simulation::hash_partitioned_world() {
       desync(static_cast<int>(p), std::string("a malformed 'S' message (") + e.what() + ")");
     }
   }
-  world_hash_ = state_.hash_with(total, sums);
-  world_robots_ = total;
+  sim_.world_hash_ = state_.hash_with(total, sums);
+  sim_.world_robots_ = total;
 }
 
-}  // namespace fleetsim
+std::vector<std::array<std::uint8_t, 8>> TickRounds::reduce(char op,
+                                                            std::array<std::uint8_t, 8> mine) {
+  std::vector<std::uint8_t> out = {static_cast<std::uint8_t>(kReduction),
+                                   static_cast<std::uint8_t>(op)};
+  out.insert(out.end(), mine.begin(), mine.end());
+  auto all = gather(std::move(out), /*more=*/true);
+  std::vector<std::array<std::uint8_t, 8>> values(all.size());
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    const auto& m = all[p];
+    if (m.size() != 10 || m[0] != kReduction) desync(static_cast<int>(p), "a malformed reduction");
+    if (m[1] != static_cast<std::uint8_t>(op))
+      throw RunError("tick " + std::to_string(state_.tick) + ": loop functions asked for " +
+                     "different reductions on process " + std::to_string(dist_.process) +
+                     " and process " + std::to_string(p) +
+                     " (every process must call the same ones in the same order)");
+    std::memcpy(values[p].data(), m.data() + 2, 8);
+  }
+  return values;
+}
+
+void TickRounds::loop_changes(LoopChanges& merged, bool partial) {
+  std::vector<std::uint8_t> out;
+  log::ByteWriter w(out);
+  w.u8(kLoopChanges);
+  w.i64(state_.tick);
+  w.u8(static_cast<std::uint8_t>((merged.end ? 1 : 0) | (merged.has_status ? 2 : 0)));
+  if (merged.has_status) w.str(merged.status);
+  w.u32(static_cast<std::uint32_t>(merged.tags.size()));
+  for (const auto& [id, tag] : merged.tags) {
+    w.u32(id);
+    w.str(tag);
+  }
+  w.u32(static_cast<std::uint32_t>(merged.moves.size()));
+  for (const auto& m : merged.moves) {
+    w.u32(m.id);
+    w.f64(m.x);
+    w.f64(m.y);
+    w.f64(m.heading);
+  }
+  w.u32(static_cast<std::uint32_t>(merged.removes.size()));
+  for (EntityId id : merged.removes) w.u32(id);
+  w.u32(static_cast<std::uint32_t>(merged.adds.size()));
+  for (const auto& a : merged.adds) {
+    w.str(a.kind);
+    w.str(a.controller);
+    w.f64(a.x);
+    w.f64(a.y);
+    w.f64(a.heading);
+    w.str(a.tag);
+  }
+  auto all = gather(std::move(out), /*more=*/true);
+  // Process 0's status; everyone's end, tags, moves, removals and additions.
+  bool status0 = merged.has_status && dist_.process == 0;
+  std::string status = status0 ? merged.status : "";
+  if (dist_.process != 0) {
+    merged.has_status = false;
+    merged.status.clear();
+  }
+  for (int p = 0; p < dist_.processes; ++p) {
+    if (p == dist_.process) continue;
+    try {
+      log::ByteReader r(all[p].data(), all[p].size(), "loop functions' changes");
+      if (r.u8() != kLoopChanges || r.i64() != state_.tick)
+        throw log::LogError("a message of another kind or tick");
+      const std::uint8_t flags = r.u8();
+      if (flags > 3) throw log::LogError("unknown flags");
+      merged.end = merged.end || (flags & 1);
+      if (flags & 2) {
+        std::string s = r.str();
+        if (p == 0) {
+          status0 = true;
+          status = std::move(s);
+        }
+      }
+      // Each robot's changes come from the process that moves it.
+      // (A partitioned process may not hold it: it then does not know who moves it.)
+      auto own = [&](EntityId id) {
+        const std::uint32_t i = state_.robot_index(id);
+        if (i == kNoIndex ? !partial || id >= state_.next_id : sim_.process_of(i) != p)
+          throw log::LogError("a change of a robot it does not move");
+      };
+      for (std::uint32_t k = r.u32(); k > 0; --k) {
+        const EntityId id = r.u32();
+        own(id);
+        merged.tags.emplace_back(id, r.str());
+      }
+      for (std::uint32_t k = r.u32(); k > 0; --k) {
+        LoopChanges::Move m{};
+        m.id = r.u32();
+        own(m.id);
+        m.x = r.f64();
+        m.y = r.f64();
+        m.heading = r.f64();
+        merged.moves.push_back(m);
+      }
+      for (std::uint32_t k = r.u32(); k > 0; --k) {
+        const EntityId id = r.u32();
+        own(id);
+        merged.removes.push_back(id);
+      }
+      for (std::uint32_t k = r.u32(); k > 0; --k) {
+        LoopChanges::Add a;
+        a.kind = r.str();
+        a.controller = r.str();
+        a.x = r.f64();
+        a.y = r.f64();
+        a.heading = r.f64();
+        a.tag = r.str();
+        merged.adds.push_back(std::move(a));
+      }
+      if (r.remaining() != 0) throw log::LogError("trailing bytes");
+    } catch (const log::LogError& e) {
+      desync(p, std::string("malformed loop functions' changes (") + e.what() + ")");
+    }
+  }
+  merged.has_status = status0;
+  merged.status = status;
+}
+
+void TickRounds::loop_moves(std::vector<EntityId> mine) {
+  exchange_listed(moves_columns(/*logged=*/false), std::move(mine), /*end_of_tick=*/false);
+}
+
+}  // namespace fleetsim::distributed

@@ -1,0 +1,82 @@
+// The seam between a run's step and the other processes of a run on several (docs/distributed.md,
+// "The tick"). Simulation calls a ProcessRounds at fixed points of its start, step and end; a
+// run on one process has none, and its step does nothing extra. The rounds themselves, their
+// messages and the transports they go over are src/distributed/'s (tick_rounds.hpp).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fleetsim/types.hpp"
+
+namespace fleetsim {
+
+class Simulation;
+
+/// Per-robot controllers' saved state, by robot id.
+using SavedControllers = std::vector<std::pair<EntityId, std::vector<std::uint8_t>>>;
+
+/// What per-process loop functions changed in one of their hooks (staged, then exchanged, then
+/// applied alike on every process: Simulation::apply_loop_changes).
+struct LoopChanges {
+  bool end = false, has_status = false;
+  std::string status;
+  std::vector<std::pair<EntityId, std::string>> tags;
+  struct Move {
+    EntityId id;
+    double x, y, heading;
+  };
+  std::vector<Move> moves;
+  std::vector<EntityId> removes;
+  struct Add {
+    std::string kind, controller;
+    double x, y, heading;
+    std::string tag;
+  };
+  std::vector<Add> adds;
+};
+
+/// The rounds of a run on several processes, in the order a run calls them.
+class ProcessRounds {
+ public:
+  virtual ~ProcessRounds() = default;
+  /// After the loop functions' init, before tick 0: every process starts from the same world;
+  /// then a partitioned process drops the robots it neither moves nor may read.
+  virtual void start() = 0;
+  /// Before the sensors: robots whose region or domain another process has now go there, with
+  /// their rows and their controllers' state; then this tick's per-row flags.
+  virtual void handoff() = 0;
+  /// After the actuators (runs with affinities only): the rows of the robots this process ran
+  /// but another simulates, to it.
+  virtual void actuation() = 0;
+  /// After the physics: the robots' moves (as much of them as others read), the tags set this
+  /// tick, and a checkpoint's announcement.
+  virtual void moves() = 0;
+  /// After the last step: the whole world's hash and robot count (Simulation::world_hash).
+  virtual void end() = 0;
+  /// A checkpoint, on every process: every robot's columns and every controller's state (`mine`:
+  /// this process's) to the first process; returns them all, by robot id, there.
+  virtual SavedControllers checkpoint(const SavedControllers& mine) = 0;
+  /// Loop functions in the per-process form: one reduction (`op` and this process's 8 bytes);
+  /// every process's, by process.
+  virtual std::vector<std::array<std::uint8_t, 8>> reduce(char op,
+                                                          std::array<std::uint8_t, 8> mine) = 0;
+  /// Loop functions in the per-process form: adds every other process's changes to this
+  /// process's (`merged`); the status is the first process's. `partial`: this process holds
+  /// some robots only.
+  virtual void loop_changes(LoopChanges& merged, bool partial) = 0;
+  /// After the loop functions' moves: `mine` (this process's robots moved, increasing ids) to
+  /// the processes that may read them and do not hold them.
+  virtual void loop_moves(std::vector<EntityId> mine) = 0;
+  /// One part of the current round for the physics' contact rounds (every process's bytes).
+  virtual std::vector<std::vector<std::uint8_t>> contact_round(std::vector<std::uint8_t> mine) = 0;
+};
+
+/// Makes the rounds of `sim`'s run (distributed::make_tick_rounds).
+using MakeProcessRounds = std::unique_ptr<ProcessRounds> (*)(Simulation& sim);
+
+}  // namespace fleetsim
