@@ -1,9 +1,9 @@
 #include "distributed/exchanges.hpp"
 
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 
+#include "log/byte_io.hpp"
 #include "time/flow_node.hpp"
 #include "time/lockstep.hpp"
 
@@ -157,42 +157,35 @@ class LockstepExchange final : public PortExchange {
   }
 
  private:
+  // The primary's step order: u32 n, then n x (u32 length, bytes), every process's by index.
   static std::vector<std::uint8_t> encode(const std::vector<std::vector<std::uint8_t>>& all) {
     std::vector<std::uint8_t> out;
-    auto u32 = [&](std::uint32_t v) {
-      const auto* b = reinterpret_cast<const std::uint8_t*>(&v);
-      out.insert(out.end(), b, b + 4);
-    };
-    u32(static_cast<std::uint32_t>(all.size()));
+    log::ByteWriter w(out);
+    w.u32(static_cast<std::uint32_t>(all.size()));
     for (const auto& a : all) {
-      u32(static_cast<std::uint32_t>(a.size()));
-      out.insert(out.end(), a.begin(), a.end());
+      w.u32(static_cast<std::uint32_t>(a.size()));
+      w.raw(a.data(), a.size());
     }
     return out;
   }
   std::vector<std::vector<std::uint8_t>> decode(const std::vector<std::uint8_t>& in) const {
-    std::size_t at = 0;
-    auto u32 = [&]() {
-      if (in.size() - at < 4) throw std::runtime_error("a truncated lockstep step order");
-      std::uint32_t v;
-      std::memcpy(&v, in.data() + at, 4);
-      at += 4;
-      return v;
-    };
-    const std::uint32_t n = u32();
-    if (n != static_cast<std::uint32_t>(processes_))
-      throw std::runtime_error("a lockstep step order for " + std::to_string(n) +
-                               " processes (expected " + std::to_string(processes_) + ")");
-    std::vector<std::vector<std::uint8_t>> all(n);
-    for (auto& a : all) {
-      const std::uint32_t len = u32();
-      if (in.size() - at < len) throw std::runtime_error("a truncated lockstep step order");
-      a.assign(in.begin() + static_cast<std::ptrdiff_t>(at),
-               in.begin() + static_cast<std::ptrdiff_t>(at + len));
-      at += len;
+    try {
+      log::ByteReader r(in.data(), in.size(), "a lockstep step order");
+      const std::uint32_t n = r.u32();
+      if (n != static_cast<std::uint32_t>(processes_))
+        throw std::runtime_error("a lockstep step order for " + std::to_string(n) +
+                                 " processes (expected " + std::to_string(processes_) + ")");
+      std::vector<std::vector<std::uint8_t>> all(n);
+      for (auto& a : all) {
+        const std::uint32_t len = r.u32();
+        const std::uint8_t* bytes = r.take(len);
+        a.assign(bytes, bytes + len);
+      }
+      if (r.remaining() != 0) throw std::runtime_error("a lockstep step order with trailing bytes");
+      return all;
+    } catch (const log::LogError& e) {
+      throw std::runtime_error(e.what());
     }
-    if (at != in.size()) throw std::runtime_error("a lockstep step order with trailing bytes");
-    return all;
   }
 
   transport::Port& port_;
