@@ -19,6 +19,11 @@
 //   actuator leds                          robot.leds.set_all_colors / set_single_color
 //   actuator range_and_bearing             robot.range_and_bearing.set_data / clear_data
 //   actuator deeco_wheels                  robot.deeco_wheels.set_action(speed, angle) [0,1], rad
+//   sensor turret_encoder                  robot.turret.rotation                    rad
+//   actuator gripper                       robot.gripper.lock_positive / lock_negative / unlock
+//   actuator turret                        robot.turret.set_rotation, set_rotation_speed,  rad, rpm
+//                                          set_position_control_mode, set_speed_control_mode,
+//                                          set_passive_mode
 //   actuator quadrotor_speed               robot.quadrotor.set_linear_velocity(x, y, z),
 //                                          .set_rotational_speed(w)            m/s, rad/s
 //   experiment's <knowledge>               robot.knowledge.<field> (read, write)   numbers
@@ -97,6 +102,7 @@ class RobotTable {
     int proximity = 0, collision = 0, positioning = 0, position = 0, orientation = 0;
     int rab = 0, rab_pool = 0, camera = 0, camera_pool = 0, wheels = 0;
     int light = 0, motor_ground = 0, base_ground = 0;
+    int turret = 0;  ///< robot.turret (the encoder's rotation, the actuator's functions)
     int action = 0;  ///< robot.collision.action (0: none)
   };
 
@@ -138,6 +144,17 @@ class RobotTable {
   static int set_single_color(lua_State* state);
   static int set_data(lua_State* state);
   static int clear_data(lua_State* state);
+  static int gripper_set(lua_State* state, const char* name, double aperture);
+  static int gripper_lock_positive(lua_State* state);
+  static int gripper_lock_negative(lua_State* state);
+  static int gripper_unlock(lua_State* state);
+  static int turret_set(lua_State* state, std::size_t slot, double value);
+  static int turret_mode(lua_State* state, const char* name, double mode);
+  static int turret_set_rotation(lua_State* state);
+  static int turret_set_rotation_speed(lua_State* state);
+  static int turret_position_mode(lua_State* state);
+  static int turret_speed_mode(lua_State* state);
+  static int turret_passive_mode(lua_State* state);
   static int camera_enable(lua_State* state);
   static int camera_disable(lua_State* state);
   static int camera_switch(lua_State* state, bool on);
@@ -171,8 +188,9 @@ class RobotTable {
 
   // Parts by interface (indices into RobotIO::sensors / actuators).
   std::optional<std::size_t> proximity_, collision_, positioning_, rab_in_, camera_;
-  std::optional<std::size_t> light_, motor_ground_, base_ground_;
+  std::optional<std::size_t> light_, motor_ground_, base_ground_, turret_in_;
   std::optional<std::size_t> wheels_, leds_, rab_out_, quadrotor_, deeco_wheels_;
+  std::optional<std::size_t> gripper_, turret_out_;
   // The experiment's knowledge fields (robot.knowledge.<name>), in declaration order.
   std::vector<std::string> knowledge_names_;
 

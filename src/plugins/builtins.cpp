@@ -11,6 +11,7 @@
 #include "robots/camera.hpp"
 #include "robots/deeco_wheels.hpp"
 #include "robots/ground_sensors.hpp"
+#include "robots/gripper.hpp"
 #include "robots/light_sensor.hpp"
 #include "robots/proximity_sensor.hpp"
 #include "robots/range_and_bearing.hpp"
@@ -202,6 +203,11 @@ void register_sensors(PluginRegistry& r) {
                 "level below 0.5) or 1 (values; directions = offsets, metres)",
                 noise, "built-in", "base_ground"},
                [] { return make_footbot_base_ground_sensor(); });
+  r.add_sensor({PluginKind::kSensor, "footbot_turret_encoder",
+                "ARGoS's foot-bot turret encoder: reals = the turret's rotation relative to "
+                "the heading, radians (0 without a footbot_turret)",
+                {}, "built-in", "turret_encoder"},
+               [] { return make_footbot_turret_encoder(); });
 }
 
 void register_actuators(PluginRegistry& r) {
@@ -238,6 +244,17 @@ void register_actuators(PluginRegistry& r) {
                   "overwritten; constants = data_size), heard by others in the next tick",
                   {{"data_size", "integer", "10", "payload bytes, 1 to 4096"}}},
                  [] { return make_range_and_bearing_actuator(); });
+  r.add_actuator({PluginKind::kActuator, "footbot_gripper",
+                  "ARGoS's foot-bot gripper (values = aperture, rad: pi/2 or -pi/2 locks, 0 "
+                  "unlocks); in dynamics2d, locked, it holds the body it touches in the "
+                  "turret's direction (a joint) until unlocked",
+                  {}, "built-in", "gripper"},
+                 [] { return make_footbot_gripper(); });
+  r.add_actuator({PluginKind::kActuator, "footbot_turret",
+                  "ARGoS's foot-bot turret, which turns the gripper (values = mode: 0 off, 1 "
+                  "passive, 2 speed, 3 position; target rotation, rad; target speed, rad/s)",
+                  {}, "built-in", "turret"},
+                 [] { return make_footbot_turret(); });
 }
 
 void register_controllers(PluginRegistry& r) {

@@ -82,7 +82,7 @@ constexpr PartMapping kSensors[] = {
      "generic ground sensor (the foot-bot's are footbot_motor_ground and footbot_base_ground)"},
     {"colored_blob_perspective_camera", nullptr, 0, "perspective camera"},
     {"battery", nullptr, 0, "battery model"},
-    {"footbot_turret_encoder", nullptr, 0, "foot-bot turret"},
+    {"footbot_turret_encoder", "footbot_turret_encoder", kFootBot, nullptr},
     {"footbot_distance_scanner", nullptr, 0, "foot-bot distance scanner"},
     {"eyebot_proximity", nullptr, 0, "eye-bot proximity sensor"},
 };
@@ -94,8 +94,8 @@ constexpr PartMapping kActuators[] = {
     {"quadrotor_position", nullptr, 0,
      "position-controlled quadrotor (its eye-bot has quadrotor_speed: steer towards the target "
      "with robot.quadrotor.set_linear_velocity)"},
-    {"footbot_gripper", nullptr, 0, "gripper"},
-    {"footbot_turret", nullptr, 0, "foot-bot turret"},
+    {"footbot_gripper", "footbot_gripper", kFootBot, nullptr},
+    {"footbot_turret", "footbot_turret", kFootBot, nullptr},
     {"footbot_distance_scanner", nullptr, 0, "foot-bot distance scanner"},
 };
 
@@ -411,8 +411,9 @@ class ArgosReader {
       p.text("medium");
       // ARGoS's noise settings: read, and only "none" (0, or the range "0:0") carries over,
       // but for the parts that draw ARGoS's noise_level from the counter-based generator.
-      const bool models_noise = map->part && (std::string(map->part).rfind("footbot_", 0) == 0 ||
-                                              std::string(map->part) == "proximity");
+      const std::string part = map->part ? map->part : "";
+      const bool models_noise = part == "proximity" || part == "footbot_light" ||
+                                part == "footbot_motor_ground" || part == "footbot_base_ground";
       std::string noise_level;
       for (const char* noise : kNoiseAttributes) {
         if (!p.has(noise)) continue;
