@@ -21,7 +21,7 @@ inline constexpr const char* kGrippedColumn = "gripped";
 inline constexpr const char* kGripAnchorColumn = "grip_anchor";
 /// The turret's rotation relative to the robot's heading, radians in (-pi, pi], and the
 /// position controller's last error (f64 x 2). Written by the `footbot_turret` actuator.
-inline constexpr const char* kTurretColumn = "turret";
+inline constexpr const char* kTurretColumn = "footbot_turret_rotation";
 
 /// ARGoS's gripper: a 1 cm circle on the body's edge in the turret's direction; it locks
 /// when |aperture| / (pi/2) reaches the lock threshold, 0.5.

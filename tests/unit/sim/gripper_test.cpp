@@ -188,23 +188,32 @@ TEST(Turret, SpeedAndPositionControlReachTheirAnglesAsArgosTurnsThem) {
       "robot.turret.set_rotation_speed(10) end\n"
       "function step()\n"
       "  t = t + 1\n"
-      "  if t == 11 then log(string.format('%.6f', robot.turret.rotation))\n"
+      "  robot.wheels.set_velocity(0, 0)\n"
+      "  if t == 11 then robot.wheels.set_velocity(10 * robot.turret.rotation, 0)\n"
       "    robot.turret.set_position_control_mode(); robot.turret.set_rotation(-math.pi / 2) end\n"
-      "  if t == 211 then log(string.format('%.6f', robot.turret.rotation)) end\n"
+      "  if t == 211 then robot.turret.set_passive_mode(); robot.turret.set_rotation(0) end\n"
+      "  if t == 230 then robot.turret.set_speed_control_mode() end\n"
       "end\n";
   GripRun r(scene(dir.path, script, ""));
   r.steps(10);
-  EXPECT_NEAR(r.column("turret", "g"), kPi / 3, 1e-9) << "10 rpm for 1 s";
+  EXPECT_NEAR(r.column("footbot_turret_rotation", "g"), kPi / 3, 1e-9) << "10 rpm for 1 s";
   r.steps(1);
+  // robot.turret.rotation showed it (the script wrote it, in cm/s, to the left wheel).
+  EXPECT_NEAR(r.column("differential_drive", "g"), kPi / 3 / 10, 1e-12);
   // ARGoS's PD (0.4 e + 0.2 de/dt as a turn rate): its first tick turns by 0.24 e0 + ... (a
   // kick of the derivative), then the error decays with a time constant of about 3 s.
   const double e0 = -kPi / 2 - kPi / 3;
   const double first = (0.4 * e0 + 0.2 * (e0 - 0) / 0.1) * 0.1;
-  EXPECT_NEAR(r.column("turret", "g"), wrap_angle(kPi / 3 + first), 1e-9);
+  EXPECT_NEAR(r.column("footbot_turret_rotation", "g"), wrap_angle(kPi / 3 + first), 1e-9);
   r.steps(200);
-  EXPECT_NEAR(r.column("turret", "g"), -kPi / 2, 0.01);
-  // Passive: it stays where it is.
-  EXPECT_NEAR(r.column("turret", "g", 0), r.column("turret", "g", 0), 0);
+  const double reached = r.column("footbot_turret_rotation", "g");
+  EXPECT_NEAR(reached, -kPi / 2, 0.01);
+  // Passive, it stays where it is, whatever the target.
+  r.steps(18);  // to tick 229
+  EXPECT_EQ(r.column("footbot_turret_rotation", "g"), reached);
+  // Speed control again from tick 230 (10 rpm kept): pi/30 a tick.
+  r.steps(2);
+  EXPECT_NEAR(r.column("footbot_turret_rotation", "g"), reached + 2 * kPi / 30, 1e-9);
 }
 
 TEST(Turret, TurnsWhereTheGripperGrips) {
@@ -226,8 +235,8 @@ TEST(Turret, TurnsWhereTheGripperGrips) {
   GripRun turned(scene(dir.path, script(true), can));
   GripRun ahead(scene(dir.path, script(false), can));
   for (GripRun* r : {&turned, &ahead}) r->steps(200);
-  EXPECT_NEAR(turned.column("turret", "g"), kPi / 2, 0.01);
-  EXPECT_EQ(ahead.column("turret", "g"), 0.0);
+  EXPECT_NEAR(turned.column("footbot_turret_rotation", "g"), kPi / 2, 0.01);
+  EXPECT_EQ(ahead.column("footbot_turret_rotation", "g"), 0.0);
   for (GripRun* r : {&turned, &ahead}) r->steps(1);
   EXPECT_NE(turned.column("gripped", "g"), 0.0) << "the gripper, turned left, touches the can";
   EXPECT_EQ(ahead.column("gripped", "g"), 0.0) << "the gripper ahead does not";
