@@ -916,8 +916,8 @@ class Dynamics2d final : public PhysicsEngine {
       joint.bodyA = bodies[k];
       joint.bodyB = bodies[other];
       joint.localAnchorA.SetZero();
-      joint.localAnchorB = b2Vec2(static_cast<float>(anchor[0] * kScale),
-                                  static_cast<float>(anchor[1] * kScale));
+      joint.localAnchorB =
+          b2Vec2(static_cast<float>(anchor[0] * kScale), static_cast<float>(anchor[1] * kScale));
       joint.length = joint.minLength = joint.maxLength = static_cast<float>(anchor[2] * kScale);
       joint.collideConnected = true;
       world.CreateJoint(&joint);
@@ -946,11 +946,14 @@ class Dynamics2d final : public PhysicsEngine {
   std::vector<Batch> batches_;
   std::vector<std::uint8_t> free_;  ///< per robot row: moved without Box2D this tick
   // The grips of this tick (update_grips): none without the gripper in the run.
-  std::vector<std::uint8_t> in_grip_;  ///< per robot row: gripping or held
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> grip_pairs_;  ///< (gripper, held) rows
-  std::uint32_t* held_ = nullptr;      ///< the `gripped` column
-  double* anchor_ = nullptr;           ///< the `grip_anchor` column
-  const EntityId* state_ids_ = nullptr;  ///< the robots' ids
+  /// Per robot row: gripping or held.
+  std::vector<std::uint8_t> in_grip_;
+  /// (gripper, held) rows.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> grip_pairs_;
+  /// The `gripped` and `grip_anchor` columns, and the robots' ids.
+  std::uint32_t* held_ = nullptr;
+  double* anchor_ = nullptr;
+  const EntityId* state_ids_ = nullptr;
   std::vector<std::vector<std::uint32_t>> segments_;
   std::vector<double> segment_margin_;
   ColumnHandle vx_ = kNoColumn, vy_ = kNoColumn, omega_ = kNoColumn;

@@ -61,7 +61,8 @@ class FootbotTurret final : public BatchedActuator<FootbotTurret> {
   }
   void act(const PartContext& ctx, RobotRef robot) override {
     WorldState& s = engine_world(ctx).state();
-    const double* c = static_cast<const double*>(s.robots.data(command_)) + 3 * std::size_t{robot.row};
+    const double* c =
+        static_cast<const double*>(s.robots.data(command_)) + 3 * std::size_t{robot.row};
     double* t = static_cast<double*>(s.robots.data(turret_)) + 2 * std::size_t{robot.row};
     const int mode = std::isfinite(c[0]) ? static_cast<int>(c[0]) : kTurretOff;
     double rate = 0;
@@ -88,9 +89,8 @@ class FootbotTurretEncoder final : public BatchedSensor<FootbotTurretEncoder> {
     // The kind's actuators are set up after its sensors: the turret's column is found at the
     // first sense (a kind without the turret reads 0, as ARGoS's encoder of a turret never
     // moved).
-    std::call_once(resolved_, [&] {
-      turret_ = engine_world(ctx).state().robots.find(kTurretColumn);
-    });
+    std::call_once(resolved_,
+                   [&] { turret_ = engine_world(ctx).state().robots.find(kTurretColumn); });
     if (turret_ == kNoColumn) {
       out.reals = {&kZero, 1};
       return;

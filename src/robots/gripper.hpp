@@ -11,8 +11,8 @@
 //   1 passive, 2 speed control, 3 position control: ARGoS's), target rotation (radians,
 //   relative to the heading), target speed (rad/s). In the act phase the turret turns: at the
 //   target speed, or by ARGoS's PD controller toward the target rotation (0.4 e + 0.2 de/dt, as
-//   a turn rate); off and passive, it stays. Column `footbot_turret_rotation` (f64 x 2: rotation, last error)
-//   and `footbot_turret` (the command).
+//   a turn rate); off and passive, it stays. Column `footbot_turret_rotation` (f64 x 2: rotation,
+//   last error) and `footbot_turret` (the command).
 // `footbot_turret_encoder` (sensor, interface `turret_encoder`): SensorView::reals = the
 //   turret's rotation, radians in (-pi, pi] (0 without a `footbot_turret`).
 #pragma once

@@ -83,7 +83,7 @@ constexpr PartMapping kSensors[] = {
     {"colored_blob_perspective_camera", nullptr, 0, "perspective camera"},
     {"battery", nullptr, 0, "battery model"},
     {"footbot_turret_encoder", "footbot_turret_encoder", kFootBot, nullptr},
-    {"footbot_distance_scanner", nullptr, 0, "foot-bot distance scanner"},
+    {"footbot_distance_scanner", "footbot_distance_scanner", kFootBot, nullptr},
     {"eyebot_proximity", nullptr, 0, "eye-bot proximity sensor"},
 };
 constexpr PartMapping kActuators[] = {
@@ -96,7 +96,7 @@ constexpr PartMapping kActuators[] = {
      "with robot.quadrotor.set_linear_velocity)"},
     {"footbot_gripper", "footbot_gripper", kFootBot, nullptr},
     {"footbot_turret", "footbot_turret", kFootBot, nullptr},
-    {"footbot_distance_scanner", nullptr, 0, "foot-bot distance scanner"},
+    {"footbot_distance_scanner", "footbot_distance_scanner", kFootBot, nullptr},
 };
 
 /// ARGoS's device noise attributes (uniform ranges "a:b", standard deviations, levels).
@@ -429,6 +429,14 @@ class ArgosReader {
           p.warning(
               "noise_level on the <differential_steering> actuator is ignored, as ARGoS ignores "
               "it (ARGoS's wheel noise is bias_avg, bias_stddev, factor_avg, factor_stddev)");
+          continue;
+        }
+        if (sensors && n == "footbot_distance_scanner" && std::string(noise) == "noise_range") {
+          // ARGoS's rot_z_only scanner reads noise_range and never adds it to a reading.
+          p.accept(noise);
+          p.warning(
+              "noise_range on the <footbot_distance_scanner> sensor is ignored, as ARGoS's "
+              "rot_z_only scanner reads it and adds no noise");
           continue;
         }
         p.accept(noise);

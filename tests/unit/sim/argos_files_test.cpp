@@ -463,20 +463,19 @@ TEST_F(ArgosInline, AGripperControllerGripsAMovableBoxPullsItAndLeavesIt) {
          "  else robot.wheels.set_velocity(-10, -10) end\n"
          "  if robot.turret.rotation ~= 0 then logerr('the turret moved') end\n"
          "end\n";
-  auto l = run(
-      std::string(kFramework) +
-      "  <controllers><lua_controller id=\"c\">\n"
-      "    <actuators><differential_steering implementation=\"default\"/>"
-      "<footbot_gripper implementation=\"default\"/>"
-      "<footbot_turret implementation=\"default\"/></actuators>\n"
-      "    <sensors><footbot_turret_encoder implementation=\"default\"/></sensors>\n"
-      "    <params script=\"grip.lua\"/>\n"
-      "  </lua_controller></controllers>\n" +
-      kPhysics +
-      arena("    <foot-bot id=\"fb\"><body position=\"-1,0,0\" orientation=\"0,0,0\"/>"
-            "<controller config=\"c\"/></foot-bot>\n"
-            "    <box id=\"crate\" size=\"0.2,0.2,0.2\" movable=\"true\" mass=\"0.5\">"
-            "<body position=\"-0.5,0,0\" orientation=\"0,0,0\"/></box>\n"));
+  auto l = run(std::string(kFramework) +
+               "  <controllers><lua_controller id=\"c\">\n"
+               "    <actuators><differential_steering implementation=\"default\"/>"
+               "<footbot_gripper implementation=\"default\"/>"
+               "<footbot_turret implementation=\"default\"/></actuators>\n"
+               "    <sensors><footbot_turret_encoder implementation=\"default\"/></sensors>\n"
+               "    <params script=\"grip.lua\"/>\n"
+               "  </lua_controller></controllers>\n" +
+               kPhysics +
+               arena("    <foot-bot id=\"fb\"><body position=\"-1,0,0\" orientation=\"0,0,0\"/>"
+                     "<controller config=\"c\"/></foot-bot>\n"
+                     "    <box id=\"crate\" size=\"0.2,0.2,0.2\" movable=\"true\" mass=\"0.5\">"
+                     "<body position=\"-0.5,0,0\" orientation=\"0,0,0\"/></box>\n"));
   ASSERT_TRUE(l.ex) << l.diags.str();
   PluginRegistry reg;
   register_builtins(reg);
@@ -501,6 +500,31 @@ TEST_F(ArgosInline, AGripperControllerGripsAMovableBoxPullsItAndLeavesIt) {
   for (int k = 0; k < 30; ++k) sim.step();
   EXPECT_NEAR(x_of("crate"), left, 0.005);
   EXPECT_LT(x_of("fb"), left - 0.185 - 0.25);
+}
+
+TEST_F(ArgosInline, TheDistanceScannerLoadsAndItsIgnoredNoiseGetsAWarning) {
+  auto l = run(std::string(kFramework) +
+               "  <controllers><lua_controller id=\"c\">\n"  // 4
+               "    <actuators><footbot_distance_scanner implementation=\"default\"/>"
+               "<differential_steering implementation=\"default\"/></actuators>\n"  // 5
+               "    <sensors><footbot_distance_scanner implementation=\"rot_z_only\" "
+               "noise_range=\"-0.1:0.1\"/></sensors>\n"  // 6
+               "    <params script=\"forward.lua\"/>\n"  // 7
+               "  </lua_controller></controllers>\n" +   // 8
+               kPhysics +
+               arena("    <foot-bot id=\"fb\"><body position=\"0,0,0\" orientation=\"0,0,0\"/>"
+                     "<controller config=\"c\"/></foot-bot>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  const RobotKind& kind = l.ex->model->kinds[l.ex->state.robot_kind()[0]];
+  ASSERT_EQ(kind.sensors.size(), 1u);
+  EXPECT_EQ(kind.sensors[0].type, "footbot_distance_scanner");
+  ASSERT_EQ(kind.actuators.size(), 2u);
+  EXPECT_EQ(kind.actuators[0].type, "footbot_distance_scanner");
+  EXPECT_NE(l.diags.str().find(path_ + ":6: warning: noise_range on the <footbot_distance_scanner> "
+                                       "sensor is ignored, as ARGoS's rot_z_only scanner reads "
+                                       "it and adds no noise"),
+            std::string::npos)
+      << l.diags.str();
 }
 
 TEST_F(ArgosInline, DistributeMethodsPlaceAsArgosDoes) {
@@ -574,13 +598,13 @@ TEST_F(ArgosInline, MisspellingsGetLinesAndSuggestions) {
 TEST_F(ArgosInline, WhatFleetsimLacksIsRefusedAllAtOnce) {
   auto l = run(
       std::string(kFramework) +
-      "  <controllers><lua_controller id=\"c\">\n"                                  // 4
+      "  <controllers><lua_controller id=\"c\">\n"                                     // 4
       "    <actuators><quadrotor_position implementation=\"default\"/></actuators>\n"  // 5
-      "    <sensors><epuck_light implementation=\"rot_z_only\"/></sensors>\n"       // 6
-      "    <params script=\"forward.lua\" speed=\"3\"/>\n"                          // 7
-      "  </lua_controller></controllers>\n"                                         // 8
-      "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +      // 9
-      kPhysics +                                                                    // 10, 11
+      "    <sensors><epuck_light implementation=\"rot_z_only\"/></sensors>\n"          // 6
+      "    <params script=\"forward.lua\" speed=\"3\"/>\n"                             // 7
+      "  </lua_controller></controllers>\n"                                            // 8
+      "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +         // 9
+      kPhysics +                                                                       // 10, 11
       arena("    <light id=\"l\" position=\"0,0,1\" orientation=\"0,0,0\" "
             "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"                          // 13
             "    <floor id=\"f\" source=\"loop_functions\" pixels_per_meter=\"50\"/>\n"));  // 14

@@ -96,11 +96,12 @@ struct GripRun {
 /// Drives 4 s ahead (into the box), locks the gripper (unless `lock` is false), backs up 6 s,
 /// unlocks, backs up 6 s more.
 std::string pull_script(bool lock) {
-  return std::string("local t = 0\n"
-                     "function step()\n"
-                     "  t = t + 1\n"
-                     "  if t <= 40 then robot.wheels.set_velocity(10, 10)\n"
-                     "  elseif t == 41 then robot.wheels.set_velocity(0, 0)\n") +
+  return std::string(
+             "local t = 0\n"
+             "function step()\n"
+             "  t = t + 1\n"
+             "  if t <= 40 then robot.wheels.set_velocity(10, 10)\n"
+             "  elseif t == 41 then robot.wheels.set_velocity(0, 0)\n") +
          (lock ? "    robot.gripper.lock_positive()\n" : "") +
          "  elseif t <= 100 then robot.wheels.set_velocity(-10, -10)\n"
          "  elseif t == 101 then robot.wheels.set_velocity(0, 0); robot.gripper.unlock()\n"
@@ -111,7 +112,8 @@ std::string pull_script(bool lock) {
 
 TEST(Gripper, GripsABoxPullsItAlongAndLeavesItWhereItReleasesIt) {
   TempDir dir("grip_pull");
-  const std::string box = "    <robot id=\"b\" kind=\"crate\" position=\"-0.5,0\" heading=\"0\"/>\n";
+  const std::string box =
+      "    <robot id=\"b\" kind=\"crate\" position=\"-0.5,0\" heading=\"0\"/>\n";
   GripRun grip(scene(dir.path, pull_script(true), box));
   GripRun push(scene(dir.path, pull_script(false), box));
   for (GripRun* r : {&grip, &push}) r->steps(40);
@@ -145,13 +147,14 @@ TEST(Gripper, GripsAnotherRobotAndACylinder) {
   // g drives into o, then backs up at 10 cm/s while o (facing g) backs up at 5 cm/s: gripped,
   // they go together; without the grip g pulls away.
   const auto script = [](bool lock) {
-    return std::string("local t = 0\n"
-                       "function step()\n"
-                       "  t = t + 1\n"
-                       "  if robot.id ~= 'g' then\n"
-                       "    if t > 40 then robot.wheels.set_velocity(5, 5) end\n"
-                       "    return\n"
-                       "  end\n") +
+    return std::string(
+               "local t = 0\n"
+               "function step()\n"
+               "  t = t + 1\n"
+               "  if robot.id ~= 'g' then\n"
+               "    if t > 40 then robot.wheels.set_velocity(5, 5) end\n"
+               "    return\n"
+               "  end\n") +
            (lock ? "  robot.gripper.lock_negative()\n" : "") +
            "  if t <= 40 then robot.wheels.set_velocity(10, 10)\n"
            "  else robot.wheels.set_velocity(-10, -10) end\n"
@@ -221,9 +224,10 @@ TEST(Turret, TurnsWhereTheGripperGrips) {
   // The box is on the robot's left: with the turret at +90 degrees the gripper touches it.
   // A can on the robot's left, 1 mm from its side: the gripper reaches it turned left only.
   const auto script = [](bool turn) {
-    return std::string("local t = 0\n"
-                       "function step()\n"
-                       "  t = t + 1\n") +
+    return std::string(
+               "local t = 0\n"
+               "function step()\n"
+               "  t = t + 1\n") +
            (turn ? "  robot.turret.set_position_control_mode()\n"
                    "  robot.turret.set_rotation(math.pi / 2)\n"
                  : "") +
@@ -274,14 +278,15 @@ TEST(Gripper, SameBitsOnOneAndTwoThreadsAndRefusedOnSeveralProcesses) {
   std::string bodies;
   for (int k = 0; k < 10; ++k) {
     const std::string y = std::to_string(-1.6 + 0.35 * k);
-    bodies += "    <robot id=\"g" + std::to_string(k) + "\" kind=\"fb\" controller=\"c\" position=\"-1," +
-              y + "\" heading=\"0\"/>\n    <robot id=\"b" + std::to_string(k) +
+    bodies += "    <robot id=\"g" + std::to_string(k) +
+              "\" kind=\"fb\" controller=\"c\" position=\"-1," + y +
+              "\" heading=\"0\"/>\n    <robot id=\"b" + std::to_string(k) +
               "\" kind=\"crate\" position=\"-0.6," + y + "\" heading=\"" + std::to_string(5 * k) +
               "\"/>\n";
   }
   std::string xml = scene(dir.path, pull_script(true), bodies);
-  xml.replace(xml.find("    <robot id=\"g\" "), xml.find('\n', xml.find("<robot id=\"g\" ")) -
-                                                     xml.find("    <robot id=\"g\" ") + 1,
+  xml.replace(xml.find("    <robot id=\"g\" "),
+              xml.find('\n', xml.find("<robot id=\"g\" ")) - xml.find("    <robot id=\"g\" ") + 1,
               "");
   xml.replace(xml.find("length=\"0\""), 10, "length=\"18\"");
   const std::string file = (dir.path / "grip.xml").string();
