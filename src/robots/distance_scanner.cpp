@@ -8,6 +8,7 @@
 
 #include "core/det_math.hpp"
 #include "robots/engine_world.hpp"
+#include "robots/rotating_motor.hpp"
 
 namespace fleetsim {
 namespace {
@@ -36,38 +37,25 @@ double unsigned_angle(double a) {
   return a < 0 ? a + 2 * kPi : a;
 }
 
-class ScannerActuator final : public BatchedActuator<ScannerActuator> {
+class ScannerActuator final : public RotatingMotor<ScannerActuator> {
  public:
   void setup(PartSetup& setup) override {
-    command_ = setup.column({"footbot_distance_scanner", ColumnType::kF64, 3, true, false,
-                             "distance scanner command: mode (0 off, 1 position, 2 speed), "
-                             "angle (rad), speed (rad/s)",
-                             "footbot_distance_scanner", false});
-    state_ = setup.column({kScannerStateColumn, ColumnType::kF64, 3, true, false,
-                           "distance scanner: mode applied, rotation before and after the last "
-                           "act phase (rad, relative to the heading, in [0, 2 pi))",
-                           "footbot_distance_scanner", false});
+    declare(setup, "footbot_distance_scanner",
+            "distance scanner command: mode (0 off, 1 position, 2 speed), angle (rad), speed "
+            "(rad/s)",
+            kScannerStateColumn, 3,
+            "distance scanner: mode applied, rotation before and after the last act phase "
+            "(rad, relative to the heading, in [0, 2 pi))");
   }
-  void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
-    auto* c = static_cast<double*>(engine_world(ctx).state().robots.data(command_));
-    out.values = {c + 3 * std::size_t{robot.row}, 3};
-  }
-  void act(const PartContext& ctx, RobotRef robot) override {
-    WorldState& s = engine_world(ctx).state();
-    const double* c =
-        static_cast<const double*>(s.robots.data(command_)) + 3 * std::size_t{robot.row};
-    double* st = static_cast<double*>(s.robots.data(state_)) + 3 * std::size_t{robot.row};
-    const int mode = std::isfinite(c[0]) ? static_cast<int>(c[0]) : kScannerOff;
+  /// st: the mode applied, the rotation before and after this act phase.
+  void turn(double dt, int mode, const double* c, double* st) const {
     st[0] = mode;
     st[1] = st[2];
     if (mode == kScannerPosition && std::isfinite(c[1]))
       st[2] = unsigned_angle(c[1]);
     else if (mode == kScannerSpeed && std::isfinite(c[2]) && c[2] != 0)
-      st[2] = unsigned_angle(st[2] + c[2] * ctx.dt_s);
+      st[2] = unsigned_angle(st[2] + c[2] * dt);
   }
-
- private:
-  ColumnHandle command_ = kNoColumn, state_ = kNoColumn;
 };
 
 class ScannerSensor final : public BatchedSensor<ScannerSensor> {

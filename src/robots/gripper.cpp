@@ -5,6 +5,7 @@
 
 #include "physics/gripping.hpp"
 #include "robots/engine_world.hpp"
+#include "robots/rotating_motor.hpp"
 
 namespace fleetsim {
 namespace {
@@ -43,28 +44,18 @@ class FootbotGripper final : public BatchedActuator<FootbotGripper> {
   ColumnHandle aperture_ = kNoColumn;
 };
 
-class FootbotTurret final : public BatchedActuator<FootbotTurret> {
+class FootbotTurret final : public RotatingMotor<FootbotTurret> {
  public:
   void setup(PartSetup& setup) override {
-    command_ = setup.column({"footbot_turret", ColumnType::kF64, 3, true, false,
-                             "turret command: mode (0 off, 1 passive, 2 speed, 3 position), "
-                             "target rotation (rad), target speed (rad/s)",
-                             "footbot_turret", false});
-    turret_ = setup.column({kTurretColumn, ColumnType::kF64, 2, true, false,
-                            "turret rotation relative to the heading (rad) and the position "
-                            "control's last error (rad)",
-                            "footbot_turret", false});
+    declare(setup, "footbot_turret",
+            "turret command: mode (0 off, 1 passive, 2 speed, 3 position), target rotation "
+            "(rad), target speed (rad/s)",
+            kTurretColumn, 2,
+            "turret rotation relative to the heading (rad) and the position control's last "
+            "error (rad)");
   }
-  void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
-    auto* c = static_cast<double*>(engine_world(ctx).state().robots.data(command_));
-    out.values = {c + 3 * std::size_t{robot.row}, 3};
-  }
-  void act(const PartContext& ctx, RobotRef robot) override {
-    WorldState& s = engine_world(ctx).state();
-    const double* c =
-        static_cast<const double*>(s.robots.data(command_)) + 3 * std::size_t{robot.row};
-    double* t = static_cast<double*>(s.robots.data(turret_)) + 2 * std::size_t{robot.row};
-    const int mode = std::isfinite(c[0]) ? static_cast<int>(c[0]) : kTurretOff;
+  /// t: the rotation and the last error.
+  void turn(double dt, int mode, const double* c, double* t) const {
     double rate = 0;
     if (mode == kTurretSpeed) {
       rate = std::isfinite(c[2]) ? c[2] : 0;
@@ -72,14 +63,11 @@ class FootbotTurret final : public BatchedActuator<FootbotTurret> {
       // ARGoS's PD controller on the error to the target, as a turn rate of the turret.
       const double target = std::isfinite(c[1]) ? wrap_angle(c[1]) : 0;
       const double error = wrap_angle(target - t[0]);
-      rate = kTurretP * error + kTurretD * (error - t[1]) / ctx.dt_s;
+      rate = kTurretP * error + kTurretD * (error - t[1]) / dt;
       t[1] = error;
     }
-    t[0] = wrap_angle(t[0] + rate * ctx.dt_s);
+    t[0] = wrap_angle(t[0] + rate * dt);
   }
-
- private:
-  ColumnHandle command_ = kNoColumn, turret_ = kNoColumn;
 };
 
 class FootbotTurretEncoder final : public BatchedSensor<FootbotTurretEncoder> {

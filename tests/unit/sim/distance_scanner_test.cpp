@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 
+#include "cli_json.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
@@ -226,25 +227,6 @@ TEST(DistanceScanner, SpeedControlSweepsSixReadingsPerRayOverTheTicksTurn) {
   }
 }
 
-std::string run_cli(const std::string& args, int* status) {
-  const std::string cmd =
-      std::string(FLEETSIM_BINARY_DIR) + "/fleetsim run " + args + " --quiet --json 2>&1";
-  std::FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (p && std::fgets(buf, sizeof buf, p)) out += buf;
-  const int s = p ? pclose(p) : -1;
-  *status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-  return out;
-}
-
-std::string field(const std::string& json, const std::string& key) {
-  const auto at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return "";
-  const auto begin = at + key.size() + 3;
-  return json.substr(begin, json.find_first_of(",}", begin) - begin);
-}
-
 TEST(DistanceScanner, SameBitsOnOneAndTwoThreadsAndTwoProcesses) {
   // Sixty foot-bots turning their scanners and steering away from what the short rays see.
   const fs::path dir =
@@ -282,16 +264,16 @@ TEST(DistanceScanner, SameBitsOnOneAndTwoThreadsAndTwoProcesses) {
          "<dynamics2d id=\"e\" region=\"0,-3,3,3\"/></physics>\n"
          "</fleetsim>\n";
   int status = 0;
-  const std::string one = run_cli(file + " --threads 1", &status);
+  const std::string one = test::run_fleetsim(file + " --threads 1", &status);
   ASSERT_EQ(status, 0) << one;
-  const std::string two = run_cli(file + " --threads 2", &status);
+  const std::string two = test::run_fleetsim(file + " --threads 2", &status);
   ASSERT_EQ(status, 0) << two;
-  const std::string procs = run_cli(file + " --threads 1 --processes 2", &status);
+  const std::string procs = test::run_fleetsim(file + " --threads 1 --processes 2", &status);
   ASSERT_EQ(status, 0) << procs;
   fs::remove_all(dir);
-  ASSERT_FALSE(field(one, "state_hash").empty()) << one;
-  EXPECT_EQ(field(two, "state_hash"), field(one, "state_hash"));
-  EXPECT_EQ(field(procs, "state_hash"), field(one, "state_hash"));
+  ASSERT_FALSE(test::json_field(one, "state_hash").empty()) << one;
+  EXPECT_EQ(test::json_field(two, "state_hash"), test::json_field(one, "state_hash"));
+  EXPECT_EQ(test::json_field(procs, "state_hash"), test::json_field(one, "state_hash"));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli_json.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
@@ -253,25 +254,6 @@ TEST(Turret, TurnsWhereTheGripperGrips) {
   EXPECT_NEAR(ahead.pos("k").x, -1, 1e-3);
 }
 
-std::string run_cli(const std::string& args, int* status) {
-  const std::string cmd =
-      std::string(FLEETSIM_BINARY_DIR) + "/fleetsim run " + args + " --quiet --json 2>&1";
-  std::FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (p && std::fgets(buf, sizeof buf, p)) out += buf;
-  const int s = p ? pclose(p) : -1;
-  *status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-  return out;
-}
-
-std::string field(const std::string& json, const std::string& key) {
-  const auto at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return "";
-  const auto begin = at + key.size() + 3;
-  return json.substr(begin, json.find_first_of(",}", begin) - begin);
-}
-
 TEST(Gripper, SameBitsOnOneAndTwoThreadsAndRefusedOnSeveralProcesses) {
   TempDir dir("grip_bits");
   // Ten grippers, each pulling a box of its own.
@@ -292,13 +274,13 @@ TEST(Gripper, SameBitsOnOneAndTwoThreadsAndRefusedOnSeveralProcesses) {
   const std::string file = (dir.path / "grip.xml").string();
   std::ofstream(file) << xml;
   int status = 0;
-  const std::string one = run_cli(file + " --threads 1", &status);
+  const std::string one = test::run_fleetsim(file + " --threads 1", &status);
   ASSERT_EQ(status, 0) << one;
-  const std::string two = run_cli(file + " --threads 2", &status);
+  const std::string two = test::run_fleetsim(file + " --threads 2", &status);
   ASSERT_EQ(status, 0) << two;
-  ASSERT_FALSE(field(one, "state_hash").empty()) << one;
-  EXPECT_EQ(field(two, "state_hash"), field(one, "state_hash"));
-  const std::string procs = run_cli(file + " --processes 2", &status);
+  ASSERT_FALSE(test::json_field(one, "state_hash").empty()) << one;
+  EXPECT_EQ(test::json_field(two, "state_hash"), test::json_field(one, "state_hash"));
+  const std::string procs = test::run_fleetsim(file + " --processes 2", &status);
   EXPECT_EQ(status, 2) << procs;
   EXPECT_NE(procs.find(file + ":7: error: the foot-bot's gripper runs on one process"),
             std::string::npos)
