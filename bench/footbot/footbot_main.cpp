@@ -1,7 +1,7 @@
 // bench/footbot: foot-bots talking on range-and-bearing every tick (footbot_scene.hpp).
 //
 //   footbot --robots N --threads P --engines E --seconds S --density D --camera off|on --light
-//   off|on --occlusion on|off --seed S
+//   off|on --scanner off|on --occlusion on|off --seed S
 //
 // Prints one JSON line on stdout and the wall seconds of each phase on stderr. Times cover the
 // main loop only (as bench/diffusion). `neighbours_in_range` is the mean number of robots
@@ -35,7 +35,7 @@ using fleetsim::bench::peak_rss_bytes;
 /// The options; exits after `--help` (0) and after a bad option (2, the error printed).
 FootbotSceneOptions parse_args(int argc, char** argv) {
   FootbotSceneOptions o;
-  std::string camera = "off", light = "off", occlusion = "on";
+  std::string camera = "off", light = "off", occlusion = "on", scanner = "off";
   CLI::App app{
       "Foot-bots dispersing on range-and-bearing messages every tick (optionally with the "
       "omnidirectional camera and LEDs). Prints one JSON line (rtf, cpu_usage, "
@@ -59,6 +59,10 @@ FootbotSceneOptions parse_args(int argc, char** argv) {
                  "on: the foot-bots also carry the light and ground sensors, under lights on a "
                  "grey floor")
       ->check(CLI::IsMember({"off", "on"}));
+  app.add_option("--scanner", scanner,
+                 "on: the foot-bots also carry the distance scanner, turning at 30 rpm (not with "
+                 "--light on)")
+      ->check(CLI::IsMember({"off", "on"}));
   app.add_option("--occlusion", occlusion,
                  "on: range-and-bearing messages are blocked by walls and bodies (the built-in "
                  "foot-bot's default, ARGoS's); off: every robot in range is heard")
@@ -68,6 +72,11 @@ FootbotSceneOptions parse_args(int argc, char** argv) {
   if (int status = fleetsim::parse_command_line(app, argc, argv); status >= 0) std::exit(status);
   o.camera = camera == "on";
   o.light = light == "on";
+  o.scanner = scanner == "on";
+  if (o.light && o.scanner) {
+    std::cerr << "footbot: --light on and --scanner on measure one part each: give one\n";
+    std::exit(2);
+  }
   o.occlusion = occlusion == "on";
   return o;
 }
@@ -113,6 +122,7 @@ int main(int argc, char** argv) {
         {"arena_m", bench::footbot_arena_side_m(o)},
         {"camera", o.camera},
         {"light", o.light},
+        {"scanner", o.scanner},
         {"occlusion", o.occlusion},
         {"sim_seconds", t.sim_seconds},
         {"setup_seconds", setup},

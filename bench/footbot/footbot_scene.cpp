@@ -46,6 +46,7 @@ class RabDisperse final : public Controller {
       camera_ = setup.sensor("colored_blob_omnidirectional_camera");
       leds_ = setup.actuator("leds");
     }
+    scanner_ = setup.find_actuator_type("footbot_distance_scanner");
   }
 
   void step(RobotIO& io) override {
@@ -64,6 +65,13 @@ class RabDisperse final : public Controller {
     const RabMessage* nearest = nullptr;
     for (const RabMessage& m : rab.messages)
       if (!nearest || m.range_m < nearest->range_m) nearest = &m;
+
+    // The distance scanner, when the kind has one, turns at 30 rpm (its readings unread).
+    if (scanner_) {
+      std::span<double> scan = io.actuator(*scanner_).values;
+      scan[0] = 2;
+      scan[2] = M_PI;
+    }
 
     std::span<double> wheels = io.actuator(wheels_).values;
     // Obstacle in the frontal cone (as diffusion): spin away from it.
@@ -101,7 +109,7 @@ class RabDisperse final : public Controller {
  private:
   double spacing_ = 1, speed_ = 0.2;
   std::size_t rab_in_ = 0, rab_out_ = 0, proximity_ = 0, wheels_ = 0;
-  std::optional<std::size_t> camera_, leds_;
+  std::optional<std::size_t> camera_, leds_, scanner_;
 };
 
 }  // namespace
@@ -145,8 +153,23 @@ std::string footbot_experiment_xml(const FootbotSceneOptions& o) {
          "max_wheel_speed=\"0.3\"/><actuator type=\"leds\" count=\"13\"/>"
          "<actuator type=\"range_and_bearing\" data_size=\"10\"/>\n"
          "  </kind></kinds>\n";
+  } else if (o.scanner) {
+    kind = "footbot_scan";  // the built-in foot-bot's parts and the distance scanner
+    x += "  <kinds><kind name=\"footbot_scan\" base=\"footbot\">\n"
+         "    <sensor type=\"proximity\" rays=\"24\" range=\"0.1\" response=\"footbot\"/>"
+         "<sensor type=\"collision\"/><sensor type=\"positioning\"/>\n"
+         "    <sensor type=\"range_and_bearing\" range=\"3\" data_size=\"10\" "
+         "blocked_by_obstacles=\"true\" blocked_by_bodies=\"true\"/>\n"
+         "    <sensor type=\"colored_blob_omnidirectional_camera\" range=\"0.7932\" "
+         "field=\"square\" blocked_by_obstacles=\"true\" blocked_by_bodies=\"true\"/>\n"
+         "    <sensor type=\"footbot_distance_scanner\"/>\n"
+         "    <actuator type=\"differential_drive\" axle_length=\"0.14\" "
+         "max_wheel_speed=\"0.3\"/><actuator type=\"leds\" count=\"13\"/>"
+         "<actuator type=\"range_and_bearing\" data_size=\"10\"/>"
+         "<actuator type=\"footbot_distance_scanner\"/>\n"
+         "  </kind></kinds>\n";
   }
-  if (!o.light && !o.occlusion) {
+  if (!o.light && !o.scanner && !o.occlusion) {
     kind = "footbot_open";  // the built-in foot-bot, its messages never blocked
     x += "  <kinds><kind name=\"footbot_open\" base=\"footbot\">\n"
          "    <sensor type=\"proximity\" rays=\"24\" range=\"0.1\" response=\"footbot\"/>"

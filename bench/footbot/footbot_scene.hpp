@@ -35,6 +35,9 @@ struct FootbotSceneOptions {
   /// under a light every 10 m (0.5 m high, intensity 2) on a grey floor (their cost: the
   /// controller does not read them).
   bool light = false;
+  /// The foot-bots also carry the distance scanner (sensor and actuator), turning at 30 rpm
+  /// (six readings per ray a tick; the controller does not read them). Not with `light`.
+  bool scanner = false;
   /// Range-and-bearing messages blocked by walls and bodies (the built-in foot-bot's default);
   /// false: a kind based on it whose receiver hears every robot in range.
   bool occlusion = true;

@@ -138,6 +138,15 @@ class MutedErrors {
 };
 
 /// Whether this process is a rank of an MPI job other than rank 0.
+/// The first footbot_gripper of a kind in the run, or null.
+const PartDecl* find_gripper(const WorldModel& model) {
+  for (const RobotKind& k : model.kinds)
+    if (k.in_run)
+      for (const PartDecl& p : k.actuators)
+        if (p.type == "footbot_gripper") return &p;
+  return nullptr;
+}
+
 bool silent_rank() {
   return distributed::mpi_launched() && distributed::mpi_launched_rank() != 0;
 }
@@ -567,6 +576,15 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                "run this file (docs/experiment-format.md)\nfleetsim: nothing was run\n";
         return kExitUserError;
       }
+      // A grip joins two bodies in one Box2D world, which the processes' parts would split.
+      if (several && ex.model)
+        if (const PartDecl* g = find_gripper(*ex.model)) {
+          err << g->where.file << ":" << g->where.line
+              << ": error: the foot-bot's gripper runs on one process for now: drop --processes "
+                 "(or --network-role, mpirun) to run this file (docs/robot-parts.md, "
+                 "footbot_gripper)\nfleetsim: nothing was run\n";
+          return kExitUserError;
+        }
       if (several && !mpi && a.network_role != "secondary") {  // (the primary says how many)
         try {
           assign(ex, network ? a.network_secondaries + 1 : a.processes,

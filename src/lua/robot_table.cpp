@@ -43,6 +43,7 @@ enum Key : int {
   kDistanceRight,
   kSpeed,
   kType,
+  kRotation,
   kKeyCount
 };
 constexpr const char* kKeyNames[kKeyCount] = {"value",
@@ -67,7 +68,8 @@ constexpr const char* kKeyNames[kKeyCount] = {"value",
                                               "distance_left",
                                               "distance_right",
                                               "speed",
-                                              "type"};
+                                              "type",
+                                              "rotation"};
 
 /// "file:line:" of the Lua code calling the running C function (full path), for errors found
 /// later than the call.
@@ -121,6 +123,10 @@ void make_rab_message(lua_State* L) {
   lua_createtable(L, 0, 4);
   lua_createtable(L, 16, 0);
   lua_setfield(L, -2, "data");
+}
+
+void make_scan_reading(lua_State* L) {
+  lua_createtable(L, 0, 2);
 }
 
 void make_blob(lua_State* L) {
@@ -190,9 +196,11 @@ constexpr ArgosTable kArgosTables[] = {
     {"motor_ground", "motor ground sensor", "motor_ground"},
     {"base_ground", "base ground sensor", "base_ground"},
     {"ground", "ground sensor"},
-    {"gripper", "gripper"},
-    {"turret", "turret"},
-    {"distance_scanner", "distance scanner"},
+    {"gripper", "gripper (a footbot_gripper actuator)", nullptr, "gripper"},
+    {"turret", "turret (a footbot_turret actuator or footbot_turret_encoder sensor)",
+     "turret_encoder", "turret"},
+    {"distance_scanner", "distance scanner (a footbot_distance_scanner sensor or actuator)",
+     "distance_scanner", "distance_scanner"},
     {"colored_blob_perspective_camera", "perspective camera"},
     {"battery", "battery sensor"},
 };
@@ -310,6 +318,39 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
     if (rab_out_) {
       add_function(slot_.rab, "set_data", set_data);
       add_function(slot_.rab, "clear_data", clear_data);
+    }
+  }
+
+  // robot.turret likewise: the encoder's rotation and the actuator's functions.
+  if (turret_in_ || turret_out_) {
+    slot_.turret = new_slot_table("turret", robot);
+    if (turret_in_) set_number(slot_.turret, kRotation, 0);
+    if (turret_out_) {
+      add_function(slot_.turret, "set_rotation", turret_set_rotation);
+      add_function(slot_.turret, "set_rotation_speed", turret_set_rotation_speed);
+      add_function(slot_.turret, "set_position_control_mode", turret_position_mode);
+      add_function(slot_.turret, "set_speed_control_mode", turret_speed_mode);
+      add_function(slot_.turret, "set_passive_mode", turret_passive_mode);
+    }
+  }
+
+  // robot.distance_scanner likewise: the sensor's short_range and long_range arrays, the
+  // actuator's functions.
+  if (scanner_in_ || scanner_out_) {
+    slot_.scanner = new_slot_table("distance_scanner", robot);
+    if (scanner_in_) {
+      slot_.scanner_short = new_slot_table("short_range", slot_.scanner);
+      lua_newtable(L);
+      slot_.scanner_short_pool = lua_gettop(L);
+      slot_.scanner_long = new_slot_table("long_range", slot_.scanner);
+      lua_newtable(L);
+      slot_.scanner_long_pool = lua_gettop(L);
+    }
+    if (scanner_out_) {
+      add_function(slot_.scanner, "enable", scanner_enable);
+      add_function(slot_.scanner, "disable", scanner_disable);
+      add_function(slot_.scanner, "set_angle", scanner_set_angle);
+      add_function(slot_.scanner, "set_rpm", scanner_set_rpm);
     }
   }
 
@@ -454,6 +495,10 @@ void RobotTable::build_sensor(const SensorView& view, std::size_t index) {
     lua_setfield(L, slot_.positioning, "orientation");
   } else if (type == "range_and_bearing" && !rab_in_) {
     rab_in_ = index;  // the table is made after the actuators (they share it)
+  } else if (type == "turret_encoder" && !turret_in_) {
+    turret_in_ = index;  // likewise
+  } else if (type == "distance_scanner" && !scanner_in_) {
+    scanner_in_ = index;  // likewise
   } else if (type == "colored_blob_omnidirectional_camera" && !camera_) {
     camera_ = index;
     slot_.camera = new_slot_table("colored_blob_omnidirectional_camera", robot);
@@ -477,6 +522,16 @@ void RobotTable::build_actuator(std::string_view type, std::size_t index) {
     add_function(t, "set_single_color", set_single_color);
   } else if (type == "range_and_bearing" && !rab_out_) {
     rab_out_ = index;
+  } else if (type == "gripper" && !gripper_) {
+    gripper_ = index;
+    const int t = new_slot_table("gripper", robot);
+    add_function(t, "lock_positive", gripper_lock_positive);
+    add_function(t, "lock_negative", gripper_lock_negative);
+    add_function(t, "unlock", gripper_unlock);
+  } else if (type == "turret" && !turret_out_) {
+    turret_out_ = index;
+  } else if (type == "distance_scanner" && !scanner_out_) {
+    scanner_out_ = index;
   } else if (type == "deeco_wheels" && !deeco_wheels_) {
     deeco_wheels_ = index;
     const int t = new_slot_table("deeco_wheels", robot);
@@ -517,6 +572,11 @@ void RobotTable::begin_step(RobotIO& io) {
   if (light_) refresh_readings(slot_.light, io.sensors[*light_]);
   if (motor_ground_) refresh_readings(slot_.motor_ground, io.sensors[*motor_ground_]);
   if (base_ground_) refresh_readings(slot_.base_ground, io.sensors[*base_ground_]);
+  if (scanner_in_) refresh_scanner(io.sensors[*scanner_in_]);
+  if (turret_in_) {
+    const SensorView& v = io.sensors[*turret_in_];
+    set_number(slot_.turret, kRotation, v.reals.empty() ? 0.0 : v.reals[0]);
+  }
 }
 
 void RobotTable::end_step() {
@@ -656,6 +716,25 @@ void RobotTable::refresh_rab(const SensorView& v) {
     }
     lua_pop(L, 2);
   }
+}
+
+void RobotTable::refresh_scanner(const SensorView& v) {
+  lua_State* L = state_;
+  const std::size_t n = std::min(v.values.size(), v.angles.size());
+  const std::size_t shorts = std::min(n, static_cast<std::size_t>(v.scalar));
+  auto fill = [&](int array, int pool, std::size_t from, std::size_t count, std::size_t& shown) {
+    resize_array(array, pool, count, shown, make_scan_reading);
+    for (std::size_t i = 0; i < count; ++i) {
+      lua_rawgeti(L, pool, static_cast<lua_Integer>(i + 1));
+      const float d = v.values[from + i];
+      // Centimetres, as ARGoS's; -1 (too near) and -2 (nothing) as they are.
+      set_number(lua_gettop(L), kDistance, d > 0 ? d * kCmPerM : d);
+      set_number(lua_gettop(L), kAngle, v.angles[from + i]);
+      lua_pop(L, 1);
+    }
+  };
+  fill(slot_.scanner_short, slot_.scanner_short_pool, 0, shorts, scanner_short_shown_);
+  fill(slot_.scanner_long, slot_.scanner_long_pool, shorts, n - shorts, scanner_long_shown_);
 }
 
 void RobotTable::refresh_camera(const SensorView& v) {
@@ -950,6 +1029,106 @@ int RobotTable::clear_data(lua_State* L) {
     for (std::uint8_t& b : io.actuators[a].data) b = 0;
   });
   return 0;
+}
+
+// robot.gripper: ARGoS's apertures (ci_footbot_gripper_actuator.cpp): pi/2 and -pi/2 lock.
+
+int RobotTable::gripper_set(lua_State* L, const char* name, double aperture) {
+  RobotTable& t = self(L);
+  if (lua_gettop(L) != 0) return luaL_error(L, "robot.gripper.%s() expects no arguments", name);
+  const std::size_t a = *t.gripper_;
+  t.stage(L, [a, aperture](RobotTable&, RobotIO& io) {
+    std::span<double> v = io.actuators[a].values;
+    if (v.empty()) throw std::runtime_error("robot.gripper: the actuator has no aperture");
+    v[0] = aperture;
+  });
+  return 0;
+}
+int RobotTable::gripper_lock_positive(lua_State* L) {
+  return gripper_set(L, "lock_positive", kPi / 2);
+}
+int RobotTable::gripper_lock_negative(lua_State* L) {
+  return gripper_set(L, "lock_negative", -kPi / 2);
+}
+int RobotTable::gripper_unlock(lua_State* L) {
+  return gripper_set(L, "unlock", 0);
+}
+
+// robot.turret: ARGoS's (ci_footbot_turret_actuator.cpp, footbot_turret_default_actuator.cpp).
+// The command: mode, target rotation (rad), target speed (rad/s).
+
+int RobotTable::turret_set(lua_State* L, std::size_t slot, double value) {
+  RobotTable& t = self(L);
+  const std::size_t a = *t.turret_out_;
+  t.stage(L, [a, slot, value](RobotTable&, RobotIO& io) {
+    std::span<double> v = io.actuators[a].values;
+    if (v.size() < 3) throw std::runtime_error("robot.turret: the actuator has no command");
+    v[slot] = value;
+  });
+  return 0;
+}
+int RobotTable::turret_set_rotation(lua_State* L) {
+  if (lua_gettop(L) != 1) return luaL_error(L, "robot.turret.set_rotation() expects 1 argument");
+  return turret_set(L, 1, wrap_angle(luaL_checknumber(L, 1)));
+}
+int RobotTable::turret_set_rotation_speed(lua_State* L) {
+  if (lua_gettop(L) != 1)
+    return luaL_error(L, "robot.turret.set_rotation_speed() expects 1 argument");
+  // ARGoS takes a whole number of RPM (its SInt32 speed pulses), turning pi/30 rad/s each.
+  const double rpm = std::trunc(luaL_checknumber(L, 1));
+  return turret_set(L, 2, std::isfinite(rpm) ? rpm * kPi / 30 : 0.0);
+}
+int RobotTable::turret_mode(lua_State* L, const char* name, double mode) {
+  if (lua_gettop(L) != 0) return luaL_error(L, "robot.turret.%s() expects no arguments", name);
+  return turret_set(L, 0, mode);
+}
+int RobotTable::turret_position_mode(lua_State* L) {
+  return turret_mode(L, "set_position_control_mode", 3);
+}
+int RobotTable::turret_speed_mode(lua_State* L) {
+  return turret_mode(L, "set_speed_control_mode", 2);
+}
+int RobotTable::turret_passive_mode(lua_State* L) {
+  return turret_mode(L, "set_passive_mode", 1);
+}
+
+// robot.distance_scanner: ARGoS's (ci_footbot_distance_scanner_actuator.cpp,
+// footbot_distance_scanner_default_actuator.cpp). The command: mode (0 off, 1 position, 2
+// speed), angle (rad), speed (rad/s).
+
+int RobotTable::scanner_command(lua_State* L, double mode, int slot, double value) {
+  RobotTable& t = self(L);
+  const std::size_t a = *t.scanner_out_;
+  t.stage(L, [a, mode, slot, value](RobotTable&, RobotIO& io) {
+    std::span<double> v = io.actuators[a].values;
+    if (v.size() < 3)
+      throw std::runtime_error("robot.distance_scanner: the actuator has no command");
+    v[0] = mode;
+    if (slot > 0) v[static_cast<std::size_t>(slot)] = value;
+  });
+  return 0;
+}
+int RobotTable::scanner_enable(lua_State* L) {
+  if (lua_gettop(L) != 0)
+    return luaL_error(L, "robot.distance_scanner.enable() expects no arguments");
+  return scanner_command(L, 1, 0, 0);
+}
+int RobotTable::scanner_disable(lua_State* L) {
+  if (lua_gettop(L) != 0)
+    return luaL_error(L, "robot.distance_scanner.disable() expects no arguments");
+  return scanner_command(L, 0, 0, 0);
+}
+int RobotTable::scanner_set_angle(lua_State* L) {
+  if (lua_gettop(L) != 1)
+    return luaL_error(L, "robot.distance_scanner.set_angle() expects 1 argument");
+  luaL_checktype(L, 1, LUA_TNUMBER);
+  return scanner_command(L, 1, 1, lua_tonumber(L, 1));
+}
+int RobotTable::scanner_set_rpm(lua_State* L) {
+  if (lua_gettop(L) != 1)
+    return luaL_error(L, "robot.distance_scanner.set_rpm() expects 1 argument");
+  luaL_checktype(L, 1, LUA_TNUMBER);
+  return scanner_command(L, 2, 2, lua_tonumber(L, 1) * kPi / 30);
 }
 
 int RobotTable::camera_switch(lua_State* L, bool on) {

@@ -19,6 +19,15 @@
 //   actuator leds                          robot.leds.set_all_colors / set_single_color
 //   actuator range_and_bearing             robot.range_and_bearing.set_data / clear_data
 //   actuator deeco_wheels                  robot.deeco_wheels.set_action(speed, angle) [0,1], rad
+//   sensor turret_encoder                  robot.turret.rotation                    rad
+//   sensor distance_scanner                robot.distance_scanner.short_range[i] /     cm, rad
+//                                          .long_range[i]: .distance, .angle (-1, -2 as ARGoS)
+//   actuator distance_scanner              robot.distance_scanner.enable, disable, set_angle,
+//                                          set_rpm                              rad, rpm
+//   actuator gripper                       robot.gripper.lock_positive / lock_negative / unlock
+//   actuator turret                        robot.turret.set_rotation, set_rotation_speed,  rad, rpm
+//                                          set_position_control_mode, set_speed_control_mode,
+//                                          set_passive_mode
 //   actuator quadrotor_speed               robot.quadrotor.set_linear_velocity(x, y, z),
 //                                          .set_rotational_speed(w)            m/s, rad/s
 //   experiment's <knowledge>               robot.knowledge.<field> (read, write)   numbers
@@ -97,7 +106,10 @@ class RobotTable {
     int proximity = 0, collision = 0, positioning = 0, position = 0, orientation = 0;
     int rab = 0, rab_pool = 0, camera = 0, camera_pool = 0, wheels = 0;
     int light = 0, motor_ground = 0, base_ground = 0;
-    int action = 0;  ///< robot.collision.action (0: none)
+    int turret = 0;  ///< robot.turret (the encoder's rotation, the actuator's functions)
+    int scanner = 0, scanner_short = 0, scanner_short_pool = 0, scanner_long = 0,
+        scanner_long_pool = 0;  ///< robot.distance_scanner and its arrays
+    int action = 0;             ///< robot.collision.action (0: none)
   };
 
   void add_key_slots();
@@ -116,6 +128,7 @@ class RobotTable {
   void refresh_positioning(const SensorView& v);
   void refresh_rab(const SensorView& v);
   void refresh_camera(const SensorView& v);
+  void refresh_scanner(const SensorView& v);
   void refresh_wheels(RobotIO& io);
   /// Fills the tables as they are before the first step (what ARGoS shows in init()).
   void show_start(const ControllerSetup& setup);
@@ -138,6 +151,22 @@ class RobotTable {
   static int set_single_color(lua_State* state);
   static int set_data(lua_State* state);
   static int clear_data(lua_State* state);
+  static int gripper_set(lua_State* state, const char* name, double aperture);
+  static int gripper_lock_positive(lua_State* state);
+  static int gripper_lock_negative(lua_State* state);
+  static int gripper_unlock(lua_State* state);
+  static int turret_set(lua_State* state, std::size_t slot, double value);
+  static int turret_mode(lua_State* state, const char* name, double mode);
+  static int turret_set_rotation(lua_State* state);
+  static int turret_set_rotation_speed(lua_State* state);
+  static int turret_position_mode(lua_State* state);
+  static int turret_speed_mode(lua_State* state);
+  static int turret_passive_mode(lua_State* state);
+  static int scanner_command(lua_State* state, double mode, int slot, double value);
+  static int scanner_enable(lua_State* state);
+  static int scanner_disable(lua_State* state);
+  static int scanner_set_angle(lua_State* state);
+  static int scanner_set_rpm(lua_State* state);
   static int camera_enable(lua_State* state);
   static int camera_disable(lua_State* state);
   static int camera_switch(lua_State* state, bool on);
@@ -171,13 +200,15 @@ class RobotTable {
 
   // Parts by interface (indices into RobotIO::sensors / actuators).
   std::optional<std::size_t> proximity_, collision_, positioning_, rab_in_, camera_;
-  std::optional<std::size_t> light_, motor_ground_, base_ground_;
+  std::optional<std::size_t> light_, motor_ground_, base_ground_, turret_in_, scanner_in_;
   std::optional<std::size_t> wheels_, leds_, rab_out_, quadrotor_, deeco_wheels_;
+  std::optional<std::size_t> gripper_, turret_out_, scanner_out_;
   // The experiment's knowledge fields (robot.knowledge.<name>), in declaration order.
   std::vector<std::string> knowledge_names_;
 
   // What the tables show now, to write only what changed.
   std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;
+  std::size_t scanner_short_shown_ = 0, scanner_long_shown_ = 0;
   std::vector<float> proximity_angles_;
   int ray_slot0_ = 0;  ///< stack slot of ray 1's table (0 until the first step)
   double axis_length_shown_ = -1;

@@ -40,6 +40,18 @@
 // the robot last tick. Building anew also means no warm start across ticks (Box2D warm-starts
 // contacts between the sub-steps of a tick).
 //
+// Gripping (ARGoS's `dynamics2d_gripping.cpp`), in a run whose kinds have the `footbot_gripper`
+// actuator (src/physics/gripping.hpp; without it nothing below runs and the bits are the same).
+// At the start of each tick, a robot whose gripper is locked and holds nothing grips the body
+// (a robot or a passive body, not a flyer) its gripper touches: a 1 cm circle on its edge in
+// the turret's direction. The anchor is the middle of the overlap of the two outlines (where
+// Chipmunk puts the contact point ARGoS takes), kept in the held body's frame, and the rest
+// length is its distance from the gripping robot's centre: as ARGoS, a joint that keeps that
+// distance (ARGoS: a stiff damped spring, 10000 N/m; here a rigid distance joint, rebuilt every
+// tick from the columns), with the two bodies still colliding. An unlocked gripper, or a held
+// body in another region, releases. Both bodies go to Box2D from the tick's first sub-step, in
+// one world.
+//
 // Scale: Box2D is tuned for bodies of 0.1 to 10 units; an e-puck is 7 cm across, so lengths
 // are multiplied by 10 (1 unit = 10 cm) and coordinates are relative to the region's centre
 // (single-precision floats keep about a micrometre there).
@@ -51,6 +63,7 @@
 #include <vector>
 
 #include "core/det_math.hpp"
+#include "physics/gripping.hpp"
 #include "physics/physics_world.hpp"
 #include "physics/spatial_grid.hpp"
 
@@ -222,6 +235,7 @@ class Dynamics2d final : public PhysicsEngine {
       rmax = std::max(rmax, k.radius_m);
     }
     const Columns c = columns(w);
+    update_grips(w, c);
     // Per region, the farthest any of its bodies goes this tick: the drive's reach, or more for
     // a body moving faster (pushed last tick). A maximum, so the same in any order.
     reach_.assign(regions_.size(), move);
@@ -242,6 +256,125 @@ class Dynamics2d final : public PhysicsEngine {
   }
 
  private:
+  /// The grips at the start of the tick (see the file's comment): releases, new grips, and the
+  /// pairs of a gripper and what it holds, which share a Box2D world. Reads poses and the
+  /// gripper's columns only; a robot's decision writes its own row. Without the gripper in the
+  /// run (no `gripped` column) it does nothing.
+  void update_grips(CorePhysicsWorld& w, const Columns& c) {
+    grip_pairs_.clear();
+    in_grip_.clear();
+    const ColumnHandle held_column = w.state.robots.find(kGrippedColumn);
+    if (held_column == kNoColumn) return;
+    held_ = w.column<std::uint32_t>(held_column);
+    state_ids_ = w.state.robot_id().data();
+    anchor_ = w.column<double>(w.state.robots.find(kGripAnchorColumn));
+    const double* aperture = w.column<double>(w.state.robots.find(kGripperColumn));
+    const ColumnHandle turret_column = w.state.robots.find(kTurretColumn);
+    const double* turret = turret_column == kNoColumn ? nullptr : w.column<double>(turret_column);
+    const std::size_t n = w.robot_count();
+    in_grip_.assign(n, 0);
+    const std::uint8_t* engine = w.state.robot_engine().data();
+    const std::uint8_t* steps = w.steps_mask().data();
+    double rmax = 0;
+    for (const RobotKind& k : w.model.kinds)
+      if (k.in_run) rmax = std::max(rmax, k.radius_m);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!steps[engine[i]] || region_of_[engine[i]] < 0) continue;
+      // ARGoS's lock state: |aperture| / (pi/2), locked above the threshold.
+      const bool locked = std::abs(aperture[i]) / (kPi / 2) > kGripperLockThreshold;
+      std::uint32_t& held = held_[i];
+      double* anchor = &anchor_[3 * std::size_t{i}];
+      if (held != 0) {
+        const std::uint32_t j = w.state.robot_index(held - 1);
+        if (!locked || j == kNoIndex || engine[j] != engine[i]) {
+          held = 0;
+          anchor[0] = anchor[1] = anchor[2] = 0;
+        }
+      } else if (locked) {
+        grip(w, c, i, turret ? turret[2 * std::size_t{i}] : 0.0, rmax);
+      }
+      if (held != 0) {
+        const std::uint32_t j = w.state.robot_index(held - 1);
+        grip_pairs_.emplace_back(i, j);
+        in_grip_[i] = in_grip_[j] = 1;
+      }
+    }
+  }
+
+  /// Robot i's locked, empty gripper grips the body its gripper circle overlaps most (the
+  /// lowest id among equals), if any: writes the held body and the anchor to i's row.
+  void grip(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i, double turret,
+            double rmax) {
+    const std::uint8_t* engine = w.state.robot_engine().data();
+    const RobotGrid& grid = w.index.robots;
+    const std::uint32_t* order = grid.order().data();
+    const KindInfo& kind = w.robot_kind(i);
+    double sa, ca;
+    det_sincos(c.theta[i] + turret, sa, ca);
+    const double gx = c.x[i] + kind.radius_m * ca, gy = c.y[i] + kind.radius_m * sa;
+    constexpr std::uint32_t kNone = ~std::uint32_t{0};
+    std::uint32_t best = kNone;
+    double best_d = 0, best_nx = 0, best_ny = 0;
+    grid.for_each_within({gx, gy}, rmax + kGripperRadiusM, [&](std::uint32_t t) {
+      const std::uint32_t j = order[t];
+      if (j == i || engine[j] != engine[i]) return;
+      // Signed distance from the gripper's centre to j's outline (< 0 inside), and the
+      // direction from the gripper's centre into j.
+      const KindInfo& other = w.robot_kind(j);
+      double d, nx, ny;
+      if (other.shape == BodyShape::kBox) {
+        double sb, cb;
+        det_sincos(c.theta[j], sb, cb);
+        const double rx = gx - c.x[j], ry = gy - c.y[j];
+        const double lx = cb * rx + sb * ry, ly = -sb * rx + cb * ry;
+        const double hx = other.length_m / 2, hy = other.width_m / 2;
+        const double qx = std::clamp(lx, -hx, hx), qy = std::clamp(ly, -hy, hy);
+        double ux, uy;
+        if (qx != lx || qy != ly) {
+          d = std::sqrt((qx - lx) * (qx - lx) + (qy - ly) * (qy - ly));
+          ux = (qx - lx) / d;
+          uy = (qy - ly) / d;
+        } else if (hx - std::abs(lx) <= hy - std::abs(ly)) {
+          d = -(hx - std::abs(lx));
+          ux = lx > 0 ? -1 : 1;
+          uy = 0;
+        } else {
+          d = -(hy - std::abs(ly));
+          ux = 0;
+          uy = ly > 0 ? -1 : 1;
+        }
+        nx = cb * ux - sb * uy;
+        ny = sb * ux + cb * uy;
+      } else {
+        const double dx = c.x[j] - gx, dy = c.y[j] - gy;
+        const double dist = std::sqrt(dx * dx + dy * dy);
+        d = dist - other.radius_m;
+        nx = dist > 0 ? dx / dist : ca;
+        ny = dist > 0 ? dy / dist : sa;
+      }
+      if (d >= kGripperRadiusM) return;
+      if (best == kNone || d < best_d || (d == best_d && j < best)) {
+        best = j;
+        best_d = d;
+        best_nx = nx;
+        best_ny = ny;
+      }
+    });
+    if (best == kNone) return;
+    // The anchor: the middle of the overlap, between the gripper's deepest point in the body
+    // and the body's outline; in the held body's frame.
+    const double half = (kGripperRadiusM + best_d) / 2;
+    const double mx = gx + best_nx * half, my = gy + best_ny * half;
+    double sb, cb;
+    det_sincos(c.theta[best], sb, cb);
+    const double rx = mx - c.x[best], ry = my - c.y[best];
+    double* anchor = &anchor_[3 * std::size_t{i}];
+    anchor[0] = cb * rx + sb * ry;
+    anchor[1] = -sb * rx + cb * ry;
+    anchor[2] = std::sqrt((mx - c.x[i]) * (mx - c.x[i]) + (my - c.y[i]) * (my - c.y[i]));
+    held_[i] = w.state.robot_id()[best] + 1;
+  }
+
   /// Marks the robots that cannot touch anything this tick, and moves them; lists the pairs of
   /// the others that may meet. Most robots of a sparse swarm are alone most of the time: each
   /// would be an island of one body in Box2D, whose solver costs far more than the drive's
@@ -289,6 +422,7 @@ class Dynamics2d final : public PhysicsEngine {
             break;
           }
         near = near || (vx[i] * vx[i] + vy[i] * vy[i]) * w.dt_s * w.dt_s > move * move;
+        near = near || (!in_grip_.empty() && in_grip_[i]);
         grid.for_each_within(p, robot_reach, [&](std::uint32_t t) {
           const std::uint32_t j = order[t];
           if (t == s || engine[j] != engine[i]) return;
@@ -322,14 +456,16 @@ class Dynamics2d final : public PhysicsEngine {
       while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
       return i;
     };
+    auto unite = [&](std::uint32_t a, std::uint32_t b) {
+      const std::uint32_t ra = find(a), rb = find(b);
+      if (ra < rb)
+        parent_[rb] = ra;
+      else if (rb < ra)
+        parent_[ra] = rb;
+    };
     for (const auto& list : pairs_)
-      for (const auto& [a, b] : list) {
-        const std::uint32_t ra = find(a), rb = find(b);
-        if (ra < rb)
-          parent_[rb] = ra;
-        else if (rb < ra)
-          parent_[ra] = rb;
-      }
+      for (const auto& [a, b] : list) unite(a, b);
+    for (const auto& [a, b] : grip_pairs_) unite(a, b);  // a gripper and what it holds
     // Each group's rows, in row order, the groups in the order of their roots.
     constexpr std::uint32_t kNone = ~std::uint32_t{0};
     group_.assign(n, kNone);
@@ -490,7 +626,7 @@ class Dynamics2d final : public PhysicsEngine {
     for (std::size_t a = 0; a < k; ++a) {
       double* p = &path[a * stride];
       motions[a] = free_motion(w, c, rows[a], p);
-      first[a] = walled_[rows[a]] ? 0 : subs;
+      first[a] = walled_[rows[a]] || (!in_grip_.empty() && in_grip_[rows[a]]) ? 0 : subs;
     }
     auto radius = [&](std::size_t a) {
       return w.model.kinds[w.state.robot_kind()[rows[a]]].radius_m;
@@ -694,6 +830,7 @@ class Dynamics2d final : public PhysicsEngine {
     for (int sub = 0; sub < s.sub_steps; ++sub) {
       for (std::size_t k = 0; k < rows.size(); ++k)
         if (first_sub_[rows[k]] == sub) create(k, sub);
+      if (sub == 0 && !grip_pairs_.empty()) add_grip_joints(world, rows, bodies);
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const std::uint32_t i = rows[k];
         b2Body* body = bodies[k];
@@ -761,6 +898,32 @@ class Dynamics2d final : public PhysicsEngine {
     }
   }
 
+  /// The joints of the grips among a batch's bodies (all made at the first sub-step): from the
+  /// gripping robot's centre to the anchor on the held body, at the rest length, the two
+  /// bodies still colliding (a Chipmunk constraint does not stop its bodies' contacts).
+  void add_grip_joints(b2World& world, const std::vector<std::uint32_t>& rows,
+                       const std::vector<b2Body*>& bodies) const {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const std::uint32_t i = rows[k];
+      if (!in_grip_[i] || held_[i] == 0) continue;
+      const EntityId held = held_[i] - 1;
+      std::size_t other = rows.size();
+      for (std::size_t q = 0; q < rows.size(); ++q)
+        if (state_ids_[rows[q]] == held) other = q;
+      if (other == rows.size() || !bodies[k] || !bodies[other]) continue;
+      const double* anchor = &anchor_[3 * std::size_t{i}];
+      b2DistanceJointDef joint;
+      joint.bodyA = bodies[k];
+      joint.bodyB = bodies[other];
+      joint.localAnchorA.SetZero();
+      joint.localAnchorB =
+          b2Vec2(static_cast<float>(anchor[0] * kScale), static_cast<float>(anchor[1] * kScale));
+      joint.length = joint.minLength = joint.maxLength = static_cast<float>(anchor[2] * kScale);
+      joint.collideConnected = true;
+      world.CreateJoint(&joint);
+    }
+  }
+
   std::vector<EngineRegionInfo> regions_;
   std::vector<RegionSettings> settings_;
   std::vector<int> region_of_;  ///< engine index -> index in regions_, -1 if not this type's
@@ -782,6 +945,15 @@ class Dynamics2d final : public PhysicsEngine {
   std::vector<int> open_;                   ///< per region: its batch being filled, -1 if none
   std::vector<Batch> batches_;
   std::vector<std::uint8_t> free_;  ///< per robot row: moved without Box2D this tick
+  // The grips of this tick (update_grips): none without the gripper in the run.
+  /// Per robot row: gripping or held.
+  std::vector<std::uint8_t> in_grip_;
+  /// (gripper, held) rows.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> grip_pairs_;
+  /// The `gripped` and `grip_anchor` columns, and the robots' ids.
+  std::uint32_t* held_ = nullptr;
+  double* anchor_ = nullptr;
+  const EntityId* state_ids_ = nullptr;
   std::vector<std::vector<std::uint32_t>> segments_;
   std::vector<double> segment_margin_;
   ColumnHandle vx_ = kNoColumn, vy_ = kNoColumn, omega_ = kNoColumn;

@@ -10,6 +10,8 @@
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
 #include "robots/deeco_wheels.hpp"
+#include "robots/distance_scanner.hpp"
+#include "robots/gripper.hpp"
 #include "robots/ground_sensors.hpp"
 #include "robots/light_sensor.hpp"
 #include "robots/proximity_sensor.hpp"
@@ -202,6 +204,23 @@ void register_sensors(PluginRegistry& r) {
                 "level below 0.5) or 1 (values; directions = offsets, metres)",
                 noise, "built-in", "base_ground"},
                [] { return make_footbot_base_ground_sensor(); });
+  r.add_sensor({PluginKind::kSensor,
+                "footbot_turret_encoder",
+                "ARGoS's foot-bot turret encoder: reals = the turret's rotation relative to "
+                "the heading, radians (0 without a footbot_turret)",
+                {},
+                "built-in",
+                "turret_encoder"},
+               [] { return make_footbot_turret_encoder(); });
+  r.add_sensor({PluginKind::kSensor,
+                "footbot_distance_scanner",
+                "ARGoS's foot-bot distance scanner: 2 short rays (0.26 m) and 2 long ones (1.42 "
+                "m) turning together; values = distances from the body's edge (m; -1 too near, "
+                "-2 nothing), short ones first (scalar = their count), angles (rad)",
+                {},
+                "built-in",
+                "distance_scanner"},
+               [] { return make_footbot_distance_scanner_sensor(); });
 }
 
 void register_actuators(PluginRegistry& r) {
@@ -238,6 +257,31 @@ void register_actuators(PluginRegistry& r) {
                   "overwritten; constants = data_size), heard by others in the next tick",
                   {{"data_size", "integer", "10", "payload bytes, 1 to 4096"}}},
                  [] { return make_range_and_bearing_actuator(); });
+  r.add_actuator({PluginKind::kActuator,
+                  "footbot_gripper",
+                  "ARGoS's foot-bot gripper (values = aperture, rad: pi/2 or -pi/2 locks, 0 "
+                  "unlocks); in dynamics2d, locked, it holds the body it touches in the "
+                  "turret's direction (a joint) until unlocked",
+                  {},
+                  "built-in",
+                  "gripper"},
+                 [] { return make_footbot_gripper(); });
+  r.add_actuator({PluginKind::kActuator,
+                  "footbot_turret",
+                  "ARGoS's foot-bot turret, which turns the gripper (values = mode: 0 off, 1 "
+                  "passive, 2 speed, 3 position; target rotation, rad; target speed, rad/s)",
+                  {},
+                  "built-in",
+                  "turret"},
+                 [] { return make_footbot_turret(); });
+  r.add_actuator({PluginKind::kActuator,
+                  "footbot_distance_scanner",
+                  "ARGoS's foot-bot distance scanner's motor (values = mode: 0 off, 1 position, 2 "
+                  "speed; angle, rad; speed, rad/s)",
+                  {},
+                  "built-in",
+                  "distance_scanner"},
+                 [] { return make_footbot_distance_scanner_actuator(); });
 }
 
 void register_controllers(PluginRegistry& r) {

@@ -82,8 +82,8 @@ constexpr PartMapping kSensors[] = {
      "generic ground sensor (the foot-bot's are footbot_motor_ground and footbot_base_ground)"},
     {"colored_blob_perspective_camera", nullptr, 0, "perspective camera"},
     {"battery", nullptr, 0, "battery model"},
-    {"footbot_turret_encoder", nullptr, 0, "foot-bot turret"},
-    {"footbot_distance_scanner", nullptr, 0, "foot-bot distance scanner"},
+    {"footbot_turret_encoder", "footbot_turret_encoder", kFootBot, nullptr},
+    {"footbot_distance_scanner", "footbot_distance_scanner", kFootBot, nullptr},
     {"eyebot_proximity", nullptr, 0, "eye-bot proximity sensor"},
 };
 constexpr PartMapping kActuators[] = {
@@ -94,9 +94,9 @@ constexpr PartMapping kActuators[] = {
     {"quadrotor_position", nullptr, 0,
      "position-controlled quadrotor (its eye-bot has quadrotor_speed: steer towards the target "
      "with robot.quadrotor.set_linear_velocity)"},
-    {"footbot_gripper", nullptr, 0, "gripper"},
-    {"footbot_turret", nullptr, 0, "foot-bot turret"},
-    {"footbot_distance_scanner", nullptr, 0, "foot-bot distance scanner"},
+    {"footbot_gripper", "footbot_gripper", kFootBot, nullptr},
+    {"footbot_turret", "footbot_turret", kFootBot, nullptr},
+    {"footbot_distance_scanner", "footbot_distance_scanner", kFootBot, nullptr},
 };
 
 /// ARGoS's device noise attributes (uniform ranges "a:b", standard deviations, levels).
@@ -411,8 +411,9 @@ class ArgosReader {
       p.text("medium");
       // ARGoS's noise settings: read, and only "none" (0, or the range "0:0") carries over,
       // but for the parts that draw ARGoS's noise_level from the counter-based generator.
-      const bool models_noise = map->part && (std::string(map->part).rfind("footbot_", 0) == 0 ||
-                                              std::string(map->part) == "proximity");
+      const std::string part = map->part ? map->part : "";
+      const bool models_noise = part == "proximity" || part == "footbot_light" ||
+                                part == "footbot_motor_ground" || part == "footbot_base_ground";
       std::string noise_level;
       for (const char* noise : kNoiseAttributes) {
         if (!p.has(noise)) continue;
@@ -428,6 +429,14 @@ class ArgosReader {
           p.warning(
               "noise_level on the <differential_steering> actuator is ignored, as ARGoS ignores "
               "it (ARGoS's wheel noise is bias_avg, bias_stddev, factor_avg, factor_stddev)");
+          continue;
+        }
+        if (sensors && n == "footbot_distance_scanner" && std::string(noise) == "noise_range") {
+          // ARGoS's rot_z_only scanner reads noise_range and never adds it to a reading.
+          p.accept(noise);
+          p.warning(
+              "noise_range on the <footbot_distance_scanner> sensor is ignored, as ARGoS's "
+              "rot_z_only scanner reads it and adds no noise");
           continue;
         }
         p.accept(noise);

@@ -227,10 +227,20 @@ TEST_F(LuaRun, ATableTheKindLacksIsAnErrorAtLoad) {
 )");
   const Result r = fleetsim("check " + xml);
   EXPECT_EQ(r.status, 2) << r.err;
+  // The built-in foot-bot lists no gripper: a kind that needs one names it.
   EXPECT_NE(r.err.find(path("grip.lua") + ":3: error: robot.gripper: kind 'footbot' has no "
-                                          "gripper, and fleetsim has none yet (its sensors: "),
+                                          "gripper (a footbot_gripper actuator) (its sensors: "),
             std::string::npos)
       << r.err;
+  // A table fleetsim has no part for says so.
+  write("grip.lua", "function step()\n  log(robot.battery.available_charge)\nend\n");
+  const Result b = fleetsim("check " + xml);
+  EXPECT_EQ(b.status, 2) << b.err;
+  EXPECT_NE(
+      b.err.find(path("grip.lua") + ":2: error: robot.battery: kind 'footbot' has no "
+                                    "battery sensor, and fleetsim has none yet (its sensors: "),
+      std::string::npos)
+      << b.err;
 }
 
 // examples/footbot: the example runs, repeats byte for byte on 1 and 2 threads, and does what

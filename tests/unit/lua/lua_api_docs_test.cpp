@@ -61,10 +61,11 @@ TEST(LuaApiDocs, EveryArgosTableHasItsRowAndMissingMeansMissing) {
 
 TEST(LuaApiDocs, TheTablesOfARobotWithEveryPartAreTheDocumentedOnes) {
   // Every interface the Lua API knows.
-  LuaRobot r(
-      {"proximity", "collision", "positioning", "range_and_bearing",
-       "colored_blob_omnidirectional_camera", "light", "motor_ground", "base_ground"},
-      {"differential_drive", "leds", "range_and_bearing", "quadrotor_speed", "deeco_wheels"});
+  LuaRobot r({"proximity", "collision", "positioning", "range_and_bearing",
+              "colored_blob_omnidirectional_camera", "light", "motor_ground", "base_ground",
+              "turret_encoder", "distance_scanner"},
+             {"differential_drive", "leds", "range_and_bearing", "quadrotor_speed", "deeco_wheels",
+              "gripper", "turret", "distance_scanner"});
   r.load("function step() for k in pairs(robot) do log(k) end end");
   r.step();
   const std::set<std::string> in_code(r.lines.begin(), r.lines.end());

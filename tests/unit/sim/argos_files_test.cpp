@@ -155,8 +155,9 @@ const Expectation kFiles[] = {
     {"angelo-will+intelligent-robotic-system-labs/lab-05-2023-04-14/test-aggregation.argos", -1, 0,
      "floor image 'no_spot.png' is not a file"},
     {"a-hamzah+argos_simulator_projects/boundry_following/boundry_following.argos", 1, 2, nullptr},
+    // Its gripper, turret and encoder load; the LEDs on its cylinders do not.
     {"a-hamzah+argos_simulator_projects/obstacle_avoidance/obstacleAvoidance.argos", -1, 0,
-     "<footbot_gripper>: fleetsim has no gripper"},
+     "<leds> on a <cylinder> is not supported"},
     // A flocking swarm on range-and-bearing: ARGoS ignores an attribute its sensor does not
     // have (range=), fleetsim does not.
     {"Cuongpetter+Collective_Robots/Task2_Swarm_Behaviour/simulation.argos", -1, 0,
@@ -446,6 +447,86 @@ TEST_F(ArgosInline, ARobotWrittenOutIsWhereTheFileSaysAndDrives) {
   EXPECT_GT(sim.state().y()[0], -0.7);
 }
 
+TEST_F(ArgosInline, AGripperControllerGripsAMovableBoxPullsItAndLeavesIt) {
+  // ARGoS's gripping example's moves, in Lua: ahead into the box, lock, back up, unlock.
+  std::ofstream(dir_ / "grip.lua")
+      << "local t = 0\n"
+         "function init()\n"
+         "  robot.turret.set_position_control_mode(); robot.turret.set_rotation(0)\n"
+         "end\n"
+         "function step()\n"
+         "  t = t + 1\n"
+         "  if t <= 40 then robot.wheels.set_velocity(10, 10)\n"
+         "  elseif t == 41 then robot.wheels.set_velocity(0, 0); robot.gripper.lock_positive()\n"
+         "  elseif t <= 100 then robot.wheels.set_velocity(-10, -10)\n"
+         "  elseif t == 101 then robot.wheels.set_velocity(0, 0); robot.gripper.unlock()\n"
+         "  else robot.wheels.set_velocity(-10, -10) end\n"
+         "  if robot.turret.rotation ~= 0 then logerr('the turret moved') end\n"
+         "end\n";
+  auto l = run(std::string(kFramework) +
+               "  <controllers><lua_controller id=\"c\">\n"
+               "    <actuators><differential_steering implementation=\"default\"/>"
+               "<footbot_gripper implementation=\"default\"/>"
+               "<footbot_turret implementation=\"default\"/></actuators>\n"
+               "    <sensors><footbot_turret_encoder implementation=\"default\"/></sensors>\n"
+               "    <params script=\"grip.lua\"/>\n"
+               "  </lua_controller></controllers>\n" +
+               kPhysics +
+               arena("    <foot-bot id=\"fb\"><body position=\"-1,0,0\" orientation=\"0,0,0\"/>"
+                     "<controller config=\"c\"/></foot-bot>\n"
+                     "    <box id=\"crate\" size=\"0.2,0.2,0.2\" movable=\"true\" mass=\"0.5\">"
+                     "<body position=\"-0.5,0,0\" orientation=\"0,0,0\"/></box>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  PluginRegistry reg;
+  register_builtins(reg);
+  Simulation sim(std::move(*l.ex), reg);
+  sim.start();
+  auto x_of = [&](const char* name) {
+    const auto& names = sim.state().robot_name();
+    for (std::uint32_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return sim.state().x()[i];
+    ADD_FAILURE() << "no " << name;
+    return 0.0;
+  };
+  for (int k = 0; k < 41; ++k) sim.step();
+  const double pushed = x_of("crate");
+  EXPECT_GT(pushed, -0.48) << "pushed ahead";
+  // Backing up 6 s at 10 cm/s: the box comes along.
+  for (int k = 0; k < 59; ++k) sim.step();
+  EXPECT_NEAR(x_of("crate"), pushed - 0.59, 0.01);
+  EXPECT_NEAR(x_of("crate") - x_of("fb"), 0.085 + 0.1, 0.01);
+  // Released: the robot goes on backing up, the box stays.
+  const double left = x_of("crate");
+  for (int k = 0; k < 30; ++k) sim.step();
+  EXPECT_NEAR(x_of("crate"), left, 0.005);
+  EXPECT_LT(x_of("fb"), left - 0.185 - 0.25);
+}
+
+TEST_F(ArgosInline, TheDistanceScannerLoadsAndItsIgnoredNoiseGetsAWarning) {
+  auto l = run(std::string(kFramework) +
+               "  <controllers><lua_controller id=\"c\">\n"  // 4
+               "    <actuators><footbot_distance_scanner implementation=\"default\"/>"
+               "<differential_steering implementation=\"default\"/></actuators>\n"  // 5
+               "    <sensors><footbot_distance_scanner implementation=\"rot_z_only\" "
+               "noise_range=\"-0.1:0.1\"/></sensors>\n"  // 6
+               "    <params script=\"forward.lua\"/>\n"  // 7
+               "  </lua_controller></controllers>\n" +   // 8
+               kPhysics +
+               arena("    <foot-bot id=\"fb\"><body position=\"0,0,0\" orientation=\"0,0,0\"/>"
+                     "<controller config=\"c\"/></foot-bot>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  const RobotKind& kind = l.ex->model->kinds[l.ex->state.robot_kind()[0]];
+  ASSERT_EQ(kind.sensors.size(), 1u);
+  EXPECT_EQ(kind.sensors[0].type, "footbot_distance_scanner");
+  ASSERT_EQ(kind.actuators.size(), 2u);
+  EXPECT_EQ(kind.actuators[0].type, "footbot_distance_scanner");
+  EXPECT_NE(l.diags.str().find(path_ + ":6: warning: noise_range on the <footbot_distance_scanner> "
+                                       "sensor is ignored, as ARGoS's rot_z_only scanner reads "
+                                       "it and adds no noise"),
+            std::string::npos)
+      << l.diags.str();
+}
+
 TEST_F(ArgosInline, DistributeMethodsPlaceAsArgosDoes) {
   auto l = run(std::string(kFramework) + kController + kPhysics +
                arena("    <distribute>\n"
@@ -517,20 +598,20 @@ TEST_F(ArgosInline, MisspellingsGetLinesAndSuggestions) {
 TEST_F(ArgosInline, WhatFleetsimLacksIsRefusedAllAtOnce) {
   auto l = run(
       std::string(kFramework) +
-      "  <controllers><lua_controller id=\"c\">\n"                                  // 4
-      "    <actuators><footbot_gripper implementation=\"default\"/></actuators>\n"  // 5
-      "    <sensors><epuck_light implementation=\"rot_z_only\"/></sensors>\n"       // 6
-      "    <params script=\"forward.lua\" speed=\"3\"/>\n"                          // 7
-      "  </lua_controller></controllers>\n"                                         // 8
-      "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +      // 9
-      kPhysics +                                                                    // 10, 11
+      "  <controllers><lua_controller id=\"c\">\n"                                     // 4
+      "    <actuators><quadrotor_position implementation=\"default\"/></actuators>\n"  // 5
+      "    <sensors><epuck_light implementation=\"rot_z_only\"/></sensors>\n"          // 6
+      "    <params script=\"forward.lua\" speed=\"3\"/>\n"                             // 7
+      "  </lua_controller></controllers>\n"                                            // 8
+      "  <loop_functions library=\"build/libmy_loop\" label=\"my_loop\"/>\n" +         // 9
+      kPhysics +                                                                       // 10, 11
       arena("    <light id=\"l\" position=\"0,0,1\" orientation=\"0,0,0\" "
             "color=\"yellow\" intensity=\"1\" medium=\"leds\"/>\n"                          // 13
             "    <floor id=\"f\" source=\"loop_functions\" pixels_per_meter=\"50\"/>\n"));  // 14
   EXPECT_FALSE(l.ex);
   const std::string s = l.diags.str();
   for (const char* want :
-       {":5: error: <footbot_gripper>", ":6: error: <epuck_light>: fleetsim has no e-puck light",
+       {":5: error: <quadrotor_position>", ":6: error: <epuck_light>: fleetsim has no e-puck light",
         ":7: error: <params speed=",
         ":9: error: <loop_functions library=...> names ARGoS C++ code: ARGoS C++ plug-ins cannot "
         "be loaded; see docs/argos.md for what to do",

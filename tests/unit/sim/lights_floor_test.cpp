@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli_json.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 
@@ -279,10 +280,7 @@ std::string run_json(const std::string& args) {
 }
 
 std::string field(const std::string& json, const std::string& key) {
-  const auto at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return "";
-  const auto begin = at + key.size() + 3;
-  return json.substr(begin, json.find_first_of(",}", begin) - begin);
+  return test::json_field(json, key);
 }
 
 TEST(LightsAndFloor, SameBitsOnOneAndTwoThreadsAndTwoProcesses) {
