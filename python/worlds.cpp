@@ -13,6 +13,12 @@
 // Simulation(path, seed=s + w) gives; reset(seed=[...]) gives each world its own), and its
 // episode e after that has that seed + e * K; no seed depends on the number of worlds or
 // threads, and the worlds share nothing.
+//
+// An episode starts with the experiment's reset (Simulation::reset with the episode's seed):
+// the world goes back to tick 0, placed with that seed, and the controllers' and loop
+// functions' reset() run; the experiment is loaded once per world, when the world is first
+// made. (A file whose placement cannot be redone with another seed, an .argos or DEECo file,
+// is loaded again for each episode instead.)
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -106,7 +112,7 @@ class Worlds {
     episode_.assign(worlds, 0);
     ended_.assign(worlds, 0);
     if (seed) seed_all(*seed);
-    // World 0 tells the agents and the columns; the others are checked against it in reset().
+    // World 0 tells the agents and the columns; the others are checked against it.
     make_world(0);
     const Simulation& s = *sims_[0];
     const WorldState& st = s.state();
@@ -149,6 +155,9 @@ class Worlds {
       acts_.push_back(c);
       action_dim_ += c.values;
     }
+    // Every world is made now, so that every episode, the first included, starts with the
+    // experiment's reset.
+    for (int w = 1; w < worlds_; ++w) make_world(w);
     const auto W = static_cast<py::ssize_t>(worlds_);
     const auto A = static_cast<py::ssize_t>(agents_.size());
     observations_ = py::array_t<double>({W, A, static_cast<py::ssize_t>(obs_dim_)});
@@ -192,15 +201,10 @@ class Worlds {
     {
       OneThreadAtATime busy(busy_);
       py::gil_scoped_release free;
-      for (int w = 0; w < worlds_; ++w) {
-        episode_[w] = 0;
-        make_world(w);
-      }
+      for (int w = 0; w < worlds_; ++w) episode_[w] = 0;
+      const std::vector<Start> how = begin_episodes([](int) { return true; });
       pool_->parallel_for(worlds_, 1, [&](std::size_t begin, std::size_t end, int) {
-        for (std::size_t w = begin; w < end; ++w) {
-          ended_[w] = 0;
-          gather(w, false);
-        }
+        for (std::size_t w = begin; w < end; ++w) start_episode(w, how[w]);
       });
     }
     started_ = true;
@@ -226,17 +230,13 @@ class Worlds {
     {
       OneThreadAtATime busy(busy_);
       py::gil_scoped_release free;
-      // New episodes first, one world after another (loading a file is not made for threads).
-      for (int w = 0; w < worlds_; ++w) {
-        if (!ended_[w]) continue;
-        ++episode_[w];
-        make_world(w);
-      }
+      // A world whose episode ended at the previous step starts its next one instead.
+      for (int w = 0; w < worlds_; ++w) episode_[w] += ended_[w];
+      const std::vector<Start> how = begin_episodes([&](int w) { return ended_[w] != 0; });
       pool_->parallel_for(worlds_, 1, [&](std::size_t begin, std::size_t end, int) {
         for (std::size_t w = begin; w < end; ++w) {
-          if (ended_[w]) {
-            ended_[w] = 0;
-            gather(w, false);
+          if (how[w] != kGoesOn) {
+            start_episode(w, how[w]);
             continue;
           }
           sims_[w]->step();
@@ -359,6 +359,47 @@ class Worlds {
     for (int w = 0; w < worlds_; ++w) seeds_[w] = s + static_cast<std::uint64_t>(w);
   }
 
+  /// World w's seed for its current episode.
+  std::uint64_t episode_seed(int w) const {
+    return seeds_[w] + static_cast<std::uint64_t>(episode_[w]) * kEpisodeSeedStep;
+  }
+
+  /// How each world starts its current episode (begin_episodes).
+  enum Start : std::uint8_t { kGoesOn, kMade, kReset };
+
+  /// Readies the current episode of the worlds `due(w)` selects: a world not yet made, or
+  /// whose run cannot take another seed, is made anew here, one after another (loading a file
+  /// is not made for threads); the others are to be reset (start_episode), in parallel.
+  template <typename Due>
+  std::vector<Start> begin_episodes(Due due) {
+    std::vector<Start> how(worlds_, kGoesOn);
+    for (int w = 0; w < worlds_; ++w) {
+      if (!due(w)) continue;
+      if (sims_[w] && sims_[w]->reset_problem(episode_seed(w)).empty()) {
+        how[w] = kReset;
+      } else {
+        make_world(w);
+        how[w] = kMade;
+      }
+    }
+    return how;
+  }
+
+  /// World w's episode starts (`how` from begin_episodes: the experiment's reset with the
+  /// episode's seed, each world resetting only its own run); its first observations.
+  void start_episode(std::size_t w, Start how) {
+    if (how == kReset) {
+      sims_[w]->reset(episode_seed(static_cast<int>(w)));
+      if (sims_[w]->state().robot_count() != robot_count_)
+        throw RunError(fmt::format(
+            "world {}: after the reset it has {} robots, not {} (an Env needs a fixed set of "
+            "robots)",
+            w, sims_[w]->state().robot_count(), robot_count_));
+    }
+    ended_[w] = 0;
+    gather(w, false);
+  }
+
   /// (Re)makes world w for its current episode: a new run of the experiment (the loop
   /// functions' and controllers' start), seed from seeds_[w] and episode_[w].
   void make_world(int w) {
@@ -369,8 +410,8 @@ class Worlds {
     ExperimentOverrides o;
     o.threads = 1;  // the worlds are the parallel work
     o.length_s = length_;
-    if (!seeds_.empty())
-      o.seed = seeds_[w] + static_cast<std::uint64_t>(episode_[w]) * kEpisodeSeedStep;
+    o.keep_placement = true;  // for the episodes' resets with their seeds
+    if (!seeds_.empty()) o.seed = episode_seed(w);
     Diagnostics d;
     auto ex = parse_experiment(text_, path_, *registry, o, d);
     if (!ex) throw ExperimentError(d.str());
@@ -384,6 +425,7 @@ class Worlds {
       }
     }
     auto sim = std::make_unique<Simulation>(std::move(*ex), *registry);
+    sim->enable_reset();
     sim->start();
     if (!agents_.empty()) {
       if (sim->state().robot_count() != robot_count_)

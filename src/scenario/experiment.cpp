@@ -1371,6 +1371,10 @@ class ExperimentParser {
       ex_.robot_plan = std::move(plan);
       return;
     }
+    if (ov_.keep_placement) {
+      ex_.placement = plan;
+      ex_.unplaced = std::make_shared<const WorldState>(st);
+    }
     plan->place(*model_, st, nullptr, d_);
   }
 

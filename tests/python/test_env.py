@@ -27,6 +27,29 @@ SCENE = """<?xml version="1.0"?>
 """
 
 
+# A Lua controller that counts its init() and reset() calls and shows them on its LEDs.
+COUNTER = """
+inits, resets = 0, 0
+function init() inits = inits + 1 end
+function reset() resets = resets + 1 end
+function step() robot.leds.set_all_colors(resets, inits, 0) end
+"""
+
+COUNTED = """<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="0.3" seed="2"/>
+  <controllers>
+    <controller id="learner" type="external"/>
+    <controller id="count" type="lua" script="count.lua"/>
+  </controllers>
+  <arena size="3,3">
+    <distribute count="2" kind="epuck" controller="learner" id_prefix="a" region="-1,-1,1,1"/>
+    <robot id="counter" kind="epuck" controller="count" position="1.2,1.2"/>
+  </arena>
+</fleetsim>
+"""
+
+
 def scene(directory, length=2, agents=6):
     path = os.path.join(directory, f"env-{length}-{agents}.xml")
     with open(path, "w") as f:
@@ -206,6 +229,60 @@ class EnvTest(unittest.TestCase):
             self.assertFalse(np.array_equal(obs, first))  # the next episode: another seed
             obs, *_ = env.step(zero)
             np.testing.assert_array_equal(env.step(zero)[4]["tick"], [2, 2])
+
+    def test_an_episode_starts_with_the_experiments_reset(self):
+        # A Lua robot beside the agents counts its controller's init() and reset() calls into
+        # its LED (red: resets, green: inits); the agents' episodes end every 3 ticks.
+        with open(os.path.join(self.dir, "count.lua"), "w") as f:
+            f.write(COUNTER)
+        path = os.path.join(self.dir, "counted.xml")
+        with open(path, "w") as f:
+            f.write(COUNTED)
+
+        def leds(env, w):
+            return env.column(w, "leds")[-1][:2].tolist()  # the counter is the last robot
+
+        with fleetsim.Env(path, 2, observations=["x"]) as env:
+            zero = np.zeros(env.action_space.shape)
+            env.reset(seed=5)
+            env.step(zero)
+            self.assertEqual([leds(env, w) for w in range(2)], [[1, 1], [1, 1]])
+            # Ticks 2 and 3 end the first episode; then each episode is a step that starts it
+            # (the autoreset) and three ticks. Steps 2 to 12, then 13: episode 3's tick 1.
+            for _ in range(2 + 4 + 4 + 1):
+                env.step(zero)
+            infos = env.step(zero)[4]
+            np.testing.assert_array_equal(infos["episode"], [3, 3])
+            np.testing.assert_array_equal(infos["tick"], [1, 1])
+            self.assertEqual([leds(env, w) for w in range(2)], [[4, 1], [4, 1]])
+            env.reset(seed=5)
+            env.step(zero)
+            self.assertEqual(leds(env, 1), [5, 1])  # init() once, at the load, never again
+
+    def test_episodes_after_resets_give_the_same_bits_for_any_worlds_and_threads(self):
+        short = scene(self.dir, length=0.4)  # episodes of 4 ticks: resets with new seeds
+        rng = np.random.default_rng(3)
+        actions = [rng.uniform(-0.13, 0.13, size=(3, 6, 2)) for _ in range(14)]
+
+        def run(worlds, threads):
+            with fleetsim.Env(short, worlds, threads=threads, observations=["x", "y"]) as env:
+                hashes, obs = [], []
+                for again in range(2):
+                    env.reset(seed=9)
+                    for a in actions:
+                        obs.append(env.step(a[:worlds])[0].copy())
+                        hashes.append([env.state_hash(w) for w in range(worlds)])
+                return np.stack(obs), hashes
+
+        three, h3 = run(3, 2)
+        one, h1 = run(1, 1)
+        self.assertEqual(three[:, :1].tobytes(), one.tobytes())
+        self.assertEqual([h[0] for h in h3], [h[0] for h in h1])
+        self.assertEqual(h3[:14], h3[14:])  # reset(seed=9) again: the same episodes
+        self.assertEqual(len({h[0] for h in h3[:14]}), 14)  # every tick's world differs
+        # Episode e of world w is the run of seed 9 + w + e * K, placed with it: episode 1's
+        # first observations are not episode 0's.
+        self.assertFalse(np.array_equal(three[4], three[0]))
 
     def test_vector_view(self):
         with self.make(2) as env:

@@ -37,12 +37,12 @@ struct Result {
 /// Runs the experiment (`xml`, whose LOG is replaced by `log`); before the step from tick T,
 /// `before(sim)` may intervene. The run keeps its start for a reset (Simulation::enable_reset).
 Result run(const fs::path& log, const std::function<void(Simulation&)>& before,
-           std::string xml = kExperiment) {
+           std::string xml = kExperiment, const ExperimentOverrides& overrides = {}) {
   PluginRegistry reg;
   register_builtins(reg);
   xml.replace(xml.find("LOG"), 3, log.string());
   Diagnostics diags;
-  auto ex = parse_experiment(xml, (log.parent_path() / "exp.xml").string(), reg, {}, diags);
+  auto ex = parse_experiment(xml, (log.parent_path() / "exp.xml").string(), reg, overrides, diags);
   EXPECT_TRUE(ex) << diags.str();
   if (!ex) return {};
   Simulation sim(std::move(*ex), reg);
@@ -200,6 +200,57 @@ TEST(Reset, ARunResetEndsAsAFreshRunWithTheSameLogBytes) {
     EXPECT_EQ(reset.hash, fresh.hash) << "the reset run does not end as a fresh run";
     EXPECT_TRUE(reset.log == fresh.log) << "the reset run's log is not the fresh run's";
   }
+}
+
+TEST(Reset, AResetWithAnotherSeedEndsAsAFreshRunOfThatSeed) {
+  const fs::path dir = fresh_test_dir("interventions");
+  ExperimentOverrides keep;
+  keep.keep_placement = true;
+  for (const std::string& xml : {std::string(kExperiment), rich()}) {
+    ExperimentOverrides seeded = keep;
+    seeded.seed = 23;
+    const Result fresh = run(dir / "fresh.flog", {}, xml, seeded);
+    const Result other = run(dir / "other.flog", {}, xml, keep);  // the file's seed
+    ASSERT_NE(fresh.hash, other.hash) << "the seed does not change this run";
+    // The file's seed until tick 7, then the reset with seed 23 (robots placed anew with it).
+    int resets = 0;
+    const Result reset = run(
+        dir / "reset.flog",
+        [&](Simulation& sim) {
+          if (resets > 0 || sim.state().tick != 7) return;
+          ASSERT_EQ(sim.reset_problem(23), "");
+          sim.reset(23);
+          EXPECT_EQ(sim.state().tick, 0);
+          EXPECT_EQ(sim.model().seed, 23u);
+          ++resets;
+        },
+        xml, keep);
+    EXPECT_EQ(resets, 1);
+    EXPECT_EQ(reset.hash, fresh.hash) << "the reset run does not end as a fresh run of seed 23";
+    EXPECT_TRUE(reset.log == fresh.log) << "the reset run's log is not seed 23's";
+  }
+}
+
+TEST(Reset, AnotherSeedNeedsThePlacementKept) {
+  PluginRegistry reg;
+  register_builtins(reg);
+  std::string xml = kExperiment;
+  const fs::path dir = fresh_test_dir("interventions");
+  xml.replace(xml.find("LOG"), 3, (dir / "run.flog").string());
+  Diagnostics diags;
+  auto ex = parse_experiment(xml, (dir / "exp.xml").string(), reg, {}, diags);
+  ASSERT_TRUE(ex) << diags.str();
+  Simulation sim(std::move(*ex), reg);
+  sim.enable_reset();
+  sim.start();
+  sim.step();
+  EXPECT_NE(sim.reset_problem(12).find("cannot take another seed"), std::string::npos)
+      << sim.reset_problem(12);
+  EXPECT_THROW(sim.reset(12), RunError);
+  EXPECT_EQ(sim.state().tick, 1);        // nothing done
+  EXPECT_EQ(sim.reset_problem(11), "");  // its own seed needs nothing more
+  sim.reset(11);
+  EXPECT_EQ(sim.state().tick, 0);
 }
 
 TEST(Reset, ASessionWithAResetReplaysWithTheSameBytesAndHash) {
