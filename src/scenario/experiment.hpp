@@ -15,6 +15,7 @@
 #include "core/diagnostics.hpp"
 #include "fleetsim/plugin.hpp"
 #include "log/log_writer.hpp"
+#include "scenario/learning.hpp"
 #include "scenario/robot_assembly.hpp"
 #include "scenario/robot_plan.hpp"
 #include "world/world.hpp"
@@ -121,6 +122,8 @@ struct Experiment {
   /// .argos and DEECo files (placed by their own readers).
   std::shared_ptr<const RobotPlan> placement;
   std::shared_ptr<const WorldState> unplaced;
+  /// <learning> (what Python's fleetsim.Env observes, commands and rewards), checked at load.
+  LearningSpec learning;
 };
 
 /// Reads and checks `path`. Loads the plug-in libraries it names into `registry`. Every
