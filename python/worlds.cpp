@@ -499,8 +499,8 @@ class Worlds {
     const PluginInfo* info = reg.find(PluginKind::kReward, type);
     const auto names = reg.names(PluginKind::kReward);
     if (!info)
-      throw py::value_error("no reward term '" + type + "' (expected one of: " +
-                            fmt::to_string(fmt::join(names, ", ")) +
+      throw py::value_error("no reward term '" + type +
+                            "' (expected one of: " + fmt::to_string(fmt::join(names, ", ")) +
                             "; plug-in libraries are named in the experiment's <plugins>)" +
                             did_you_mean(type, names));
     std::map<std::string, std::string> values;
@@ -510,11 +510,11 @@ class Worlds {
       const auto doc = std::find_if(info->params.begin(), info->params.end(),
                                     [&](const ParamDoc& p) { return p.name == name; });
       if (doc == info->params.end())
-        throw py::value_error("reward term '" + type + "' has no parameter '" + name + "'" +
-                              (known.empty() ? std::string(" (it has none)")
-                                             : " (its parameters: " +
-                                                   fmt::to_string(fmt::join(known, ", ")) + ")") +
-                              did_you_mean(name, known));
+        throw py::value_error(
+            "reward term '" + type + "' has no parameter '" + name + "'" +
+            (known.empty() ? std::string(" (it has none)")
+                           : " (its parameters: " + fmt::to_string(fmt::join(known, ", ")) + ")") +
+            did_you_mean(name, known));
       const bool number = doc->type == "real" || doc->type == "integer";
       if (number && !parse_real(text))
         throw py::value_error("reward term '" + type + "': " + name + "=" + text +
@@ -673,7 +673,7 @@ class Worlds {
   bool autoreset_;
   std::optional<double> length_;
   std::vector<std::uint64_t> seeds_;  ///< per world, its first episode's; empty: the file's
-  LearningSpec learning_;  ///< the file's <learning>
+  LearningSpec learning_;             ///< the file's <learning>
   std::vector<Term> terms_;
   bool rewards_ready_ = false;  ///< terms_ is final: worlds made from now on get theirs
   std::unique_ptr<ThreadPool> pool_;
@@ -682,7 +682,7 @@ class Worlds {
   std::vector<std::unique_ptr<PluginRegistry>> registries_;
   std::vector<std::unique_ptr<Simulation>> sims_;
   std::vector<std::vector<std::unique_ptr<Reward>>> terms_of_;  ///< per world, per term
-  std::vector<std::vector<double>> reward_values_;             ///< per world: one term's values
+  std::vector<std::vector<double>> reward_values_;              ///< per world: one term's values
   std::vector<std::int64_t> episode_;
   std::vector<std::uint8_t> ended_;
   std::vector<std::uint32_t> agents_;  ///< rows, the same in every world
@@ -709,9 +709,9 @@ void bind_worlds(py::module_& m) {
                      "W worlds of one experiment stepped together in this process "
                      "(fleetsim.Env wraps it; docs/python.md)")
       .def(py::init<const std::string&, std::optional<std::string>, int, int,
-                    std::optional<std::vector<std::string>>, std::optional<std::vector<std::string>>,
-                    std::optional<PyTerms>, bool, std::optional<double>,
-                    std::optional<std::uint64_t>>(),
+                    std::optional<std::vector<std::string>>,
+                    std::optional<std::vector<std::string>>, std::optional<PyTerms>, bool,
+                    std::optional<double>, std::optional<std::uint64_t>>(),
            py::arg("path"), py::kw_only(), py::arg("text") = py::none(), py::arg("worlds") = 1,
            py::arg("threads") = 1, py::arg("observations") = py::none(),
            py::arg("actions") = py::none(), py::arg("rewards") = py::none(),

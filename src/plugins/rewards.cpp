@@ -10,7 +10,9 @@ namespace {
 
 /// sqrt(dx² + dy²): correctly rounded and several times faster than std::hypot (whose extra
 /// care for overflow no arena needs).
-double distance(double dx, double dy) { return std::sqrt(dx * dx + dy * dy); }
+double distance(double dx, double dy) {
+  return std::sqrt(dx * dx + dy * dy);
+}
 
 /// `target`: minus the distance to a point, metres.
 class TargetReward final : public Reward {
@@ -21,7 +23,7 @@ class TargetReward final : public Reward {
     char comma = 0;
     if (!(in >> x_ >> comma >> y_) || comma != ',' || !(in >> std::ws).eof() ||
         !std::isfinite(x_) || !std::isfinite(y_))
-      throw SetupError("target: at=\"" + at + "\" is not a point (expected \"x,y\" in metres)");
+      throw SetupError("at=\"" + at + "\" is not a point (expected \"x,y\" in metres)");
   }
   void compute(const RewardWorld& world, std::span<const std::uint32_t> agents,
                std::span<double> values) override {
@@ -99,7 +101,7 @@ class NeighboursReward final : public Reward {
   void init(const Params& params, const RewardSetup&) override {
     radius_ = params.real("radius", 0.3);
     if (!(radius_ >= 0) || !std::isfinite(radius_))
-      throw SetupError("neighbours: radius must be a finite number >= 0 (metres)");
+      throw SetupError("radius must be a finite number >= 0 (metres)");
   }
   void compute(const RewardWorld& world, std::span<const std::uint32_t> agents,
                std::span<double> values) override {

@@ -1111,7 +1111,8 @@ class ExperimentParser {
     }
     const std::vector<std::uint32_t> agents =
         ex_.robot_plan ? std::vector<std::uint32_t>{} : agent_rows(*model_, ex_.state);
-    if (!ex_.robot_plan && agents.empty())
+    // (No robot at all after an error elsewhere is that error's consequence.)
+    if (!ex_.robot_plan && agents.empty() && (ex_.state.robot_count() > 0 || !d_.has_errors()))
       e.error(
           "<learning>, but no robot has the `external` controller (the agents are the robots "
           "whose controller is external)");

@@ -16,8 +16,9 @@ namespace {
 std::string no_column(const ColumnStore& robots, const std::string& name) {
   std::vector<std::string> names;
   for (const auto& d : robots.schema()) names.push_back(d.name);
-  return "no robot column '" + name + "' in this run (its columns: " +
-         fmt::to_string(fmt::join(names, ", ")) + ")" + did_you_mean(name, names);
+  return "no robot column '" + name +
+         "' in this run (its columns: " + fmt::to_string(fmt::join(names, ", ")) + ")" +
+         did_you_mean(name, names);
 }
 
 }  // namespace
@@ -54,8 +55,8 @@ std::unique_ptr<Reward> make_reward(const PluginRegistry& registry, const std::s
   const RewardFactory* f = registry.reward_factory(type);
   if (!f) {
     const auto names = registry.names(PluginKind::kReward);
-    throw SetupError("no reward term '" + type + "' (expected one of: " +
-                     fmt::to_string(fmt::join(names, ", ")) +
+    throw SetupError("no reward term '" + type +
+                     "' (expected one of: " + fmt::to_string(fmt::join(names, ", ")) +
                      "; plug-in libraries are named in <plugins>)" + did_you_mean(type, names));
   }
   auto term = (*f)();

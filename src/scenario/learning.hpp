@@ -69,9 +69,7 @@ class StateRewardWorld final : public RewardWorld {
   }
   double robot_heading(std::uint32_t row) const override { return state_->theta()[row]; }
   const void* column_data(ColumnHandle c) const override { return state_->robots.data(c); }
-  std::uint32_t column_width(ColumnHandle c) const override {
-    return state_->robots.desc(c).width;
-  }
+  std::uint32_t column_width(ColumnHandle c) const override { return state_->robots.desc(c).width; }
   Tick tick() const override { return state_->tick; }
   double tick_s() const override { return static_cast<double>(model_->tick_period_ns) / 1e9; }
 

@@ -359,6 +359,104 @@ if __name__ == "__main__":
     unittest.main()
 
 
+LEARNING = """<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="2" seed="4"/>
+  ${plugins}
+  <controllers><controller id="learner" type="external"/></controllers>
+  <arena size="3,3">
+    <distribute count="5" kind="epuck" controller="learner" id_prefix="a" region="-1,-1,1,1"/>
+  </arena>
+  <learning>
+    <observations columns="x, y theta"/>
+    <actions columns="differential_drive"/>
+    <reward type="target" weight="2" at="0.5,-0.25"/>
+    ${reward}
+  </learning>
+</fleetsim>
+"""
+
+
+class DeclaredInTheFile(unittest.TestCase):
+    """<learning> in the experiment (docs/experiment-format.md): observations, actions and
+    reward terms; Python's arguments replace the file's; reward terms from a plug-in library
+    (examples/plugins: `progress`)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="fleetsim-learning-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, reward="", plugins=""):
+        path = os.path.join(self.dir, "learning.xml")
+        with open(path, "w") as f:
+            f.write(LEARNING.replace("${reward}", reward).replace("${plugins}", plugins))
+        return path
+
+    def test_the_files_observations_actions_and_rewards(self):
+        with fleetsim.Env(self.write(), 2) as env:
+            self.assertEqual(env.observation_columns, ["x", "y", "theta"])
+            self.assertEqual(env.action_columns, ["differential_drive"])
+            self.assertEqual(env.reward_terms, [("target", 2.0, {"at": "0.5,-0.25"})])
+            obs, _ = env.reset(seed=1)
+            self.assertEqual(obs.shape, (2, 5, 3))
+            a = np.full(env.action_space.shape, 0.1)
+            obs, rew, *_ = env.step(a)
+            for w in range(2):
+                x, y = env.column(w, "x"), env.column(w, "y")
+                np.testing.assert_array_equal(obs[w, :, 0], x)
+                np.testing.assert_allclose(rew[w], -2 * np.hypot(x - 0.5, y + 0.25), rtol=1e-12)
+
+    def test_pythons_arguments_replace_the_files(self):
+        with fleetsim.Env(self.write(), 1, observations=["proximity"],
+                          rewards={"centroid": 1.0}) as env:
+            self.assertEqual(env.observation_columns, ["proximity"])
+            self.assertEqual(env.action_columns, ["differential_drive"])  # the file's
+            self.assertEqual(env.reward_terms, [("centroid", 1.0, {})])
+            env.reset(seed=1)
+            _, rew, *_ = env.step(np.zeros(env.action_space.shape))
+            x, y = env.column(0, "x"), env.column(0, "y")
+            np.testing.assert_allclose(rew[0], -np.hypot(x - x.mean(), y - y.mean()),
+                                       rtol=1e-12)
+
+    def test_bad_reward_terms_from_python_raise(self):
+        path = self.write()
+        with self.assertRaisesRegex(ValueError, "no reward term 'centriod'.*did you mean"):
+            fleetsim.Env(path, 1, rewards={"centriod": 1.0})
+        with self.assertRaisesRegex(ValueError, "'target' has no parameter 'to'"):
+            fleetsim.Env(path, 1, rewards={"target": {"to": (1, 2)}})
+        with self.assertRaisesRegex(ValueError, "radius=wide is not a number"):
+            fleetsim.Env(path, 1, rewards={"neighbours": {"radius": "wide"}})
+        with self.assertRaisesRegex(ValueError, "is not a point"):
+            fleetsim.Env(path, 1, rewards={"target": {"at": "1"}})
+
+    def test_a_reward_term_from_a_plug_in_library(self):
+        library = os.environ.get("FLEETSIM_EXAMPLE_PLUGINS")
+        if not library or not os.path.exists(library):
+            self.skipTest("the example plug-in library is not built (FLEETSIM_EXAMPLE_PLUGINS)")
+        path = self.write(reward='<reward type="progress" weight="3" to="-1,1"/>',
+                          plugins=f'<plugins><library path="{library}"/></plugins>')
+        with fleetsim.Env(path, 2, length=0.3, rewards=None) as env:
+            self.assertEqual([t[0] for t in env.reward_terms], ["target", "progress"])
+            env.reset(seed=2)
+            a = np.full(env.action_space.shape, 0.12)
+            for episode_step in range(5):  # 3 ticks, the autoreset, then tick 1 again
+                x0, y0 = env.column(0, "x"), env.column(0, "y")
+                _, rew, _, _, infos = env.step(a)
+                x, y = env.column(0, "x"), env.column(0, "y")
+                if infos["tick"][0] == 0:
+                    np.testing.assert_array_equal(rew[0], 0)
+                    continue
+                # progress: how much closer to (-1, 1) since the last step (from tick 0 at
+                # an episode's first step: the term's reset)
+                progress = np.hypot(x0 + 1, y0 - 1) - np.hypot(x + 1, y - 1)
+                target = -np.hypot(x - 0.5, y + 0.25)
+                np.testing.assert_allclose(rew[0], 2 * target + 3 * progress, rtol=1e-9,
+                                           atol=1e-12)
+                self.assertTrue(np.any(progress != 0))
+
+
 class LearningExample(unittest.TestCase):
     """examples/python/learn_aggregation.py, short: the score on its held-out episode rises."""
 
