@@ -497,3 +497,20 @@ class Bench(unittest.TestCase):
         result = json.loads(lines[0])
         self.assertEqual((result["worlds"], result["robots"], result["steps"]), (2, 5, 3))
         self.assertGreater(result["robot_steps_per_s"], 0)
+
+    def test_the_reset_bench_prints_one_json_line(self):
+        import json
+        import subprocess
+        import sys
+        here = os.path.dirname(os.path.abspath(__file__))
+        script = os.path.join(here, "..", "..", "bench", "python", "env_bench.py")
+        out = subprocess.run([sys.executable, script, "--worlds", "2", "--robots", "5",
+                              "--lua", "2", "--resets", "2"],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), 1, out.stdout)
+        result = json.loads(lines[0])
+        self.assertEqual((result["benchmark"], result["lua_robots"]), ("env_reset", 2))
+        self.assertGreater(result["reset_ms_per_world"], 0)
+        self.assertGreater(result["new_run_ms_per_world"], 0)
