@@ -118,7 +118,7 @@ def main():
     weights = rng.normal(scale=0.05, size=(env.obs_dim, env.action_dim))
     left, right = np.ascontiguousarray(weights[:, 0]), np.ascontiguousarray(weights[:, 1])
     bias = np.array([0.08, 0.1])
-    high = env.single_action_space.high
+    high = [float(h) for h in env.single_action_space.high]
     actions = np.empty((env.num_worlds, env.num_agents, env.action_dim))
     obs, _ = env.reset(seed=1)
 
@@ -133,13 +133,15 @@ def main():
             c = time.thread_time()
             # Each wheel's speed: a matrix-vector product over all worlds' robots at once (two
             # of them cost half of one (N, 8) x (8, 2) product with Debian's reference BLAS),
-            # its bias and bounds on the contiguous result, then into the actions' column:
-            # about 0.14 ms for 6,400 robots, against 0.25 ms with broadcasting over actions.
+            # its bias and bounds on the contiguous result (np.minimum and np.maximum: np.clip
+            # with scalar bounds costs about 14 us a call in Debian's numpy 1.24, against 2 us),
+            # then into the actions' column: about 32 us for 1,000 robots.
             flat_obs = obs.reshape(-1, env.obs_dim)
             for k, (w, b) in enumerate(((left, bias[0]), (right, bias[1]))):
                 np.dot(flat_obs, w, out=wheel)
                 np.add(wheel, b, out=wheel)
-                np.clip(wheel, -high[k], high[k], out=wheel)
+                np.minimum(wheel, high[k], out=wheel)
+                np.maximum(wheel, -high[k], out=wheel)
                 flat_actions[:, k] = wheel
             t = time.perf_counter()
             python_cpu += time.thread_time() - c
