@@ -30,14 +30,14 @@ Parsed parse(const std::string& xml) {
 
 // A valid experiment; the tests below break one thing at a time.
 std::string valid(const std::string& arena_extra = "", const std::string& top_extra = "") {
-  return "<fleetsim>\n"                                                      // 1
-         "  <framework ticks_per_second=\"10\" length=\"2\" seed=\"3\"/>\n"  // 2
-         "  <controllers>\n"                                                 // 3
-         "    <controller id=\"d\" type=\"diffusion\"/>\n"                   // 4
-         "  </controllers>\n"                                                // 5
-         "  <arena size=\"4,4\">\n"                                          // 6
-         "    <robot id=\"a\" controller=\"d\" position=\"0,0\"/>\n"         // 7
-         + arena_extra +                                                     // 8..
+  return "<fleetsim>\n"                                                         // 1
+         "  <framework ticks_per_second=\"10\" length=\"2\" seed=\"3\"/>\n"     // 2
+         "  <controllers>\n"                                                    // 3
+         "    <controller id=\"d\" type=\"diffusion\"/>\n"                       // 4
+         "  </controllers>\n"                                                   // 5
+         "  <arena size=\"4,4\">\n"                                             // 6
+         "    <robot id=\"a\" controller=\"d\" position=\"0,0\"/>\n"            // 7
+         + arena_extra +                                                        // 8..
          "  </arena>\n" + top_extra + "</fleetsim>\n";
 }
 
@@ -129,87 +129,63 @@ TEST(Experiment, PlacementTriesCanBeBounded) {
 }
 
 TEST(Experiment, MalformedTruncatedEmptyAndBinaryFiles) {
-  EXPECT_NE(
-      parse("<fleetsim><framework></fleetsim>").text().find("exp.xml:1: error: malformed XML"),
-      std::string::npos);
+  EXPECT_NE(parse("<fleetsim><framework></fleetsim>").text().find("exp.xml:1: error: malformed XML"),
+            std::string::npos);
   std::string v = valid();
   auto truncated = parse(v.substr(0, v.size() / 2));
   EXPECT_FALSE(truncated.ex);
   EXPECT_NE(truncated.text().find("truncated"), std::string::npos) << truncated.text();
   EXPECT_NE(parse("  \n").text().find("exp.xml:1: error: file is empty"), std::string::npos);
-  EXPECT_NE(parse(std::string("\x89PNG\r\n\x1a\n\0\0", 10)).text().find("binary"),
-            std::string::npos);
+  EXPECT_NE(parse(std::string("\x89PNG\r\n\x1a\n\0\0", 10)).text().find("binary"), std::string::npos);
 }
 
 TEST(Experiment, UnknownElementAndAttributeSuggestTheRightName) {
   auto p = parse(valid("    <robott id=\"b\"/>\n", "  <log path=\"x\" evry=\"2\"/>\n"));
   EXPECT_FALSE(p.ex);
-  EXPECT_NE(p.text().find("exp.xml:8: error: unknown element <robott> in <arena>"),
-            std::string::npos)
+  EXPECT_NE(p.text().find("exp.xml:8: error: unknown element <robott> in <arena>"), std::string::npos)
       << p.text();
   EXPECT_NE(p.text().find("did you mean 'robot'?"), std::string::npos);
-  EXPECT_NE(p.text().find("exp.xml:10: error: unknown attribute 'evry' on <log>"),
-            std::string::npos)
+  EXPECT_NE(p.text().find("exp.xml:10: error: unknown attribute 'evry' on <log>"), std::string::npos)
       << p.text();
   EXPECT_NE(p.text().find("did you mean 'every'?"), std::string::npos);
 }
 
 TEST(Experiment, WrongTypesRangesAndNonFiniteNumbers) {
-  auto p =
-      parse(valid("    <robot id=\"b\" controller=\"d\" position=\"1,nan\"/>\n"
-                  "    <robot id=\"c\" controller=\"d\" position=\"1,inf\"/>\n"
-                  "    <distribute count=\"many\" controller=\"d\"/>\n"
-                  "    <distribute count=\"-3\" controller=\"d\"/>\n"));
+  auto p = parse(valid("    <robot id=\"b\" controller=\"d\" position=\"1,nan\"/>\n"
+                       "    <robot id=\"c\" controller=\"d\" position=\"1,inf\"/>\n"
+                       "    <distribute count=\"many\" controller=\"d\"/>\n"
+                       "    <distribute count=\"-3\" controller=\"d\"/>\n"));
   EXPECT_FALSE(p.ex);
   const std::string t = p.text();
-  EXPECT_NE(t.find("exp.xml:8: error: attribute 'position' of <robot> is '1,nan'"),
-            std::string::npos)
-      << t;
-  EXPECT_NE(t.find("exp.xml:9: error: attribute 'position' of <robot> is '1,inf'"),
-            std::string::npos)
-      << t;
-  EXPECT_NE(
-      t.find(
-          "exp.xml:10: error: attribute 'count' of <distribute> is 'many' (expected an integer)"),
-      std::string::npos)
-      << t;
-  EXPECT_NE(t.find("exp.xml:11: error: attribute 'count' of <distribute> is -3 (expected an "
-                   "integer between 1"),
-            std::string::npos)
-      << t;
+  EXPECT_NE(t.find("exp.xml:8: error: attribute 'position' of <robot> is '1,nan'"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:9: error: attribute 'position' of <robot> is '1,inf'"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:10: error: attribute 'count' of <distribute> is 'many' (expected an integer)"),
+            std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:11: error: attribute 'count' of <distribute> is -3 (expected an integer between 1"),
+            std::string::npos) << t;
 }
 
 TEST(Experiment, BitmapMissingOrNotPng) {
   auto missing = parse(valid("    <bitmap file=\"" + kData + "nope.png\" resolution=\"0.1\"/>\n"));
   EXPECT_NE(missing.text().find("exp.xml:8: error: cannot open bitmap"), std::string::npos)
       << missing.text();
-  auto notpng =
-      parse(valid("    <bitmap file=\"" + kData + "not-a-png.png\" resolution=\"0.1\"/>\n"));
+  auto notpng = parse(valid("    <bitmap file=\"" + kData + "not-a-png.png\" resolution=\"0.1\"/>\n"));
   EXPECT_NE(notpng.text().find("is not a PNG file"), std::string::npos) << notpng.text();
 }
 
 TEST(Experiment, RobotsOutsideOrOverlapping) {
-  auto p =
-      parse(valid("    <robot id=\"out\" controller=\"d\" position=\"1.99,0\"/>\n"
-                  "    <robot id=\"over\" controller=\"d\" position=\"0.05,0\"/>\n"
-                  "    <wall from=\"1,-1\" to=\"1,1\"/>\n"
-                  "    <robot id=\"wall\" controller=\"d\" position=\"1.02,0.5\"/>\n"
-                  "    <box center=\"-1,-1\" size=\"0.5,0.5\"/>\n"
-                  "    <robot id=\"inbox\" controller=\"d\" position=\"-1,-1\"/>\n"));
+  auto p = parse(valid("    <robot id=\"out\" controller=\"d\" position=\"1.99,0\"/>\n"
+                       "    <robot id=\"over\" controller=\"d\" position=\"0.05,0\"/>\n"
+                       "    <wall from=\"1,-1\" to=\"1,1\"/>\n"
+                       "    <robot id=\"wall\" controller=\"d\" position=\"1.02,0.5\"/>\n"
+                       "    <box center=\"-1,-1\" size=\"0.5,0.5\"/>\n"
+                       "    <robot id=\"inbox\" controller=\"d\" position=\"-1,-1\"/>\n"));
   EXPECT_FALSE(p.ex);
   const std::string t = p.text();
-  EXPECT_NE(t.find("exp.xml:8: error: robot 'out' at (1.99, 0) lies outside the arena"),
-            std::string::npos)
-      << t;
-  EXPECT_NE(t.find("exp.xml:9: error: robot 'over' at (0.05, 0) overlaps robot 'a'"),
-            std::string::npos)
-      << t;
-  EXPECT_NE(t.find("exp.xml:11: error: robot 'wall' at (1.02, 0.5) overlaps an obstacle"),
-            std::string::npos)
-      << t;
-  EXPECT_NE(t.find("exp.xml:13: error: robot 'inbox' at (-1, -1) lies inside an obstacle"),
-            std::string::npos)
-      << t;
+  EXPECT_NE(t.find("exp.xml:8: error: robot 'out' at (1.99, 0) lies outside the arena"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:9: error: robot 'over' at (0.05, 0) overlaps robot 'a'"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:11: error: robot 'wall' at (1.02, 0.5) overlaps an obstacle"), std::string::npos) << t;
+  EXPECT_NE(t.find("exp.xml:13: error: robot 'inbox' at (-1, -1) lies inside an obstacle"), std::string::npos) << t;
 }
 
 TEST(Experiment, UnknownPluginNamesAndLibrariesThatDoNotLoad) {
@@ -219,8 +195,7 @@ TEST(Experiment, UnknownPluginNamesAndLibrariesThatDoNotLoad) {
   const std::string t = p.text();
   EXPECT_NE(t.find("exp.xml:4: error: unknown controller type 'difusion'"), std::string::npos) << t;
   EXPECT_NE(t.find("did you mean 'diffusion'?"), std::string::npos) << t;
-  EXPECT_NE(t.find("exp.xml:9: error: unknown loop functions 'tag_on_contakt'"), std::string::npos)
-      << t;
+  EXPECT_NE(t.find("exp.xml:9: error: unknown loop functions 'tag_on_contakt'"), std::string::npos) << t;
   EXPECT_NE(t.find("did you mean 'tag_on_contact'?"), std::string::npos) << t;
 
   std::string lib = valid();
@@ -234,26 +209,20 @@ TEST(Experiment, UnknownPluginNamesAndLibrariesThatDoNotLoad) {
 TEST(Experiment, DistributeThatCannotFitSaysSo) {
   auto p = parse(valid("    <distribute count=\"5000\" controller=\"d\" max_tries=\"50\"/>\n"));
   EXPECT_FALSE(p.ex);
-  EXPECT_NE(p.text().find("exp.xml:8: error: could not place robot"), std::string::npos)
-      << p.text();
+  EXPECT_NE(p.text().find("exp.xml:8: error: could not place robot"), std::string::npos) << p.text();
   EXPECT_NE(p.text().find("after 50 random tries"), std::string::npos);
 }
 
 TEST(Experiment, EngineRegionsMustTileTheArena) {
-  auto overlap = parse(valid("",
-                             "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0.5,2\"/>\n"
-                             "    <kinematics2d id=\"b\" region=\"0,-2,2,2\"/>\n  </physics>\n"));
+  auto overlap = parse(valid("", "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0.5,2\"/>\n"
+                                 "    <kinematics2d id=\"b\" region=\"0,-2,2,2\"/>\n  </physics>\n"));
   EXPECT_NE(overlap.text().find("exp.xml:11: error: engine 'b' region overlaps engine 'a'"),
-            std::string::npos)
-      << overlap.text();
-  auto gap = parse(
-      valid("", "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0,2\"/>\n  </physics>\n"));
-  EXPECT_NE(gap.text().find("expected regions of each engine type that tile the whole arena"),
-            std::string::npos)
+            std::string::npos) << overlap.text();
+  auto gap = parse(valid("", "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0,2\"/>\n  </physics>\n"));
+  EXPECT_NE(gap.text().find("expected regions of each engine type that tile the whole arena"), std::string::npos)
       << gap.text();
-  auto ok = parse(valid("",
-                        "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0,2\"/>\n"
-                        "    <kinematics2d id=\"b\" region=\"0,-2,2,2\"/>\n  </physics>\n"));
+  auto ok = parse(valid("", "  <physics>\n    <kinematics2d id=\"a\" region=\"-2,-2,0,2\"/>\n"
+                            "    <kinematics2d id=\"b\" region=\"0,-2,2,2\"/>\n  </physics>\n"));
   EXPECT_TRUE(ok.ex) << ok.text();
 }
 
@@ -261,17 +230,16 @@ TEST(Experiment, EngineTypesAndTheKindsTheyAccept) {
   // Regions of different types are views of the same space: they may overlap.
   const std::string kinds =
       "  <kinds>\n    <kind name=\"rigid\" base=\"epuck\" engine=\"dynamics2d\"/>\n  </kinds>\n";
-  auto both =
-      parse(valid("    <robot id=\"r\" kind=\"rigid\" controller=\"d\" position=\"1,1\"/>\n",
-                  kinds + "  <physics>\n    <kinematics2d/>\n    <dynamics2d/>\n  </physics>\n"));
+  auto both = parse(valid("    <robot id=\"r\" kind=\"rigid\" controller=\"d\" position=\"1,1\"/>\n",
+                          kinds + "  <physics>\n    <kinematics2d/>\n    <dynamics2d/>\n  </physics>\n"));
   // The epuck of valid() does not say which of the two types accepts it.
   EXPECT_NE(both.text().find("robot kind 'epuck' does not say which physics engine type accepts "
                              "it, and the experiment declares kinematics2d, dynamics2d"),
             std::string::npos)
       << both.text();
   // A kind whose engine type the experiment does not declare, at the kind's line.
-  auto missing = parse(
-      valid("    <robot id=\"r\" kind=\"rigid\" controller=\"d\" position=\"1,1\"/>\n", kinds));
+  auto missing = parse(valid("    <robot id=\"r\" kind=\"rigid\" controller=\"d\" position=\"1,1\"/>\n",
+                             kinds));
   EXPECT_NE(missing.text().find("robot kind 'rigid' needs a dynamics2d engine, and the experiment "
                                 "declares none"),
             std::string::npos)
@@ -348,9 +316,8 @@ TEST(Experiment, AScriptWithoutStepIsReportedAtItsController) {
 
 TEST(Experiment, PassiveBodiesNeedNoControllerAndBoxesNeedARigidBodyEngine) {
   // A cylinder (no parts) needs no controller; an e-puck still does.
-  auto p =
-      parse(valid("    <robot id=\"c\" kind=\"cylinder\" position=\"1,1\"/>\n"
-                  "    <robot id=\"e\" position=\"-1,-1\"/>\n"));
+  auto p = parse(valid("    <robot id=\"c\" kind=\"cylinder\" position=\"1,1\"/>\n"
+                       "    <robot id=\"e\" position=\"-1,-1\"/>\n"));
   EXPECT_NE(p.text().find("exp.xml:9: error: <robot> is missing attribute 'controller'"),
             std::string::npos)
       << p.text();
@@ -368,12 +335,10 @@ TEST(Experiment, PassiveBodiesNeedNoControllerAndBoxesNeedARigidBodyEngine) {
                            "  <physics><dynamics2d/></physics>\n"));
   EXPECT_TRUE(rigid.ex) << rigid.text();
   // Masses and box sizes are checked.
-  auto bad = parse(valid("",
-                         "  <kinds>\n    <kind name=\"k\" base=\"box\" mass=\"0\" size=\"1,-2\"/>\n"
-                         "    <kind name=\"r\" base=\"cylinder\" size=\"1,1\"/>\n  </kinds>\n"));
-  for (const char* want :
-       {"mass of kind 'k' is not positive", "size of kind 'k' is not two lengths",
-        "attribute 'size' is for box-shaped kinds"})
+  auto bad = parse(valid("", "  <kinds>\n    <kind name=\"k\" base=\"box\" mass=\"0\" size=\"1,-2\"/>\n"
+                             "    <kind name=\"r\" base=\"cylinder\" size=\"1,1\"/>\n  </kinds>\n"));
+  for (const char* want : {"mass of kind 'k' is not positive", "size of kind 'k' is not two lengths",
+                           "attribute 'size' is for box-shaped kinds"})
     EXPECT_NE(bad.text().find(want), std::string::npos) << want << "\n" << bad.text();
 }
 
@@ -382,14 +347,13 @@ TEST(Experiment, PassiveBodiesNeedNoControllerAndBoxesNeedARigidBodyEngine) {
 // of its own, reported an error without a file. Every error names the file now, and an
 // engine's parameters are read (not called unknown) even when the arena is broken.
 TEST(Experiment, EveryErrorNamesTheFileEvenForBuiltInKindsParts) {
-  auto p = parse(
-      "<fleetsim>\n  <framework/>\n"
-      "  <controllers><controller id=\"w\" type=\"idle\"/></controllers>\n"
-      "  <arena sise=\"4,4\">\n"
-      "    <robot id=\"y\" kind=\"eyebot\" controller=\"w\" position=\"0,0\"/>\n"
-      "  </arena>\n"
-      "  <physics><pointmass3d ceiling=\"5\"/></physics>\n"
-      "</fleetsim>\n");
+  auto p = parse("<fleetsim>\n  <framework/>\n"
+                 "  <controllers><controller id=\"w\" type=\"idle\"/></controllers>\n"
+                 "  <arena sise=\"4,4\">\n"
+                 "    <robot id=\"y\" kind=\"eyebot\" controller=\"w\" position=\"0,0\"/>\n"
+                 "  </arena>\n"
+                 "  <physics><pointmass3d ceiling=\"5\"/></physics>\n"
+                 "</fleetsim>\n");
   EXPECT_FALSE(p.ex);
   ASSERT_TRUE(p.diags.has_errors());
   for (const auto& d : p.diags.items()) EXPECT_EQ(d.where.file, "exp.xml") << d.message;
@@ -400,24 +364,20 @@ TEST(Experiment, EveryErrorNamesTheFileEvenForBuiltInKindsParts) {
 // overflowed placement's cell count (an int) before its cap applied. Arenas are bounded at
 // 1,000 km now, and the count is taken in doubles.
 TEST(Experiment, ArenasBeyondAThousandKilometresAreRefused) {
-  auto huge = parse(
-      "<fleetsim>\n  <framework/>\n  <arena size=\"2444444444444444444444446,40\"/>\n"
-      "</fleetsim>\n");
+  auto huge = parse("<fleetsim>\n  <framework/>\n  <arena size=\"2444444444444444444444446,40\"/>\n"
+                    "</fleetsim>\n");
   EXPECT_NE(huge.text().find("exp.xml:3: error: arena size or center beyond 1,000 km"),
             std::string::npos)
       << huge.text();
-  auto far =
-      parse("<fleetsim>\n  <framework/>\n  <arena size=\"4,4\" center=\"0,5e6\"/>\n</fleetsim>\n");
+  auto far = parse("<fleetsim>\n  <framework/>\n  <arena size=\"4,4\" center=\"0,5e6\"/>\n</fleetsim>\n");
   EXPECT_FALSE(far.ex);
-  auto big =
-      parse("<fleetsim>\n  <framework/>\n  <arena size=\"1000000,1000000\"/>\n</fleetsim>\n");
+  auto big = parse("<fleetsim>\n  <framework/>\n  <arena size=\"1000000,1000000\"/>\n</fleetsim>\n");
   EXPECT_TRUE(big.ex) << big.text();
 }
 
 TEST(Experiment, Dynamics2dParametersAreChecked) {
-  auto bad = parse(valid("",
-                         "  <physics>\n    <dynamics2d sub_steps=\"0\" robot_mass=\"-1\"\n"
-                         "      max_force=\"nan\" velocity_iterations=\"1000\"/>\n  </physics>\n"));
+  auto bad = parse(valid("", "  <physics>\n    <dynamics2d sub_steps=\"0\" robot_mass=\"-1\"\n"
+                             "      max_force=\"nan\" velocity_iterations=\"1000\"/>\n  </physics>\n"));
   EXPECT_FALSE(bad.ex);
   for (const char* want :
        {"exp.xml:10: error: engine 'dynamics2d': sub_steps=0 is out of range (expected 1 to 100)",
@@ -427,11 +387,10 @@ TEST(Experiment, Dynamics2dParametersAreChecked) {
 }
 
 TEST(Experiment, AllErrorsAreReportedAtOnce) {
-  auto p =
-      parse(valid("    <robot id=\"b\" controller=\"nobody\" position=\"0.5,0\"/>\n"
-                  "    <wall from=\"0,0\" to=\"0,0\"/>\n"
-                  "    <object id=\"o\" size=\"-1\" position=\"9,9\"/>\n",
-                  "  <log path=\"x\" format=\"json\"/>\n"));
+  auto p = parse(valid("    <robot id=\"b\" controller=\"nobody\" position=\"0.5,0\"/>\n"
+                       "    <wall from=\"0,0\" to=\"0,0\"/>\n"
+                       "    <object id=\"o\" size=\"-1\" position=\"9,9\"/>\n",
+                       "  <log path=\"x\" format=\"json\"/>\n"));
   EXPECT_GE(p.diags.error_count(), 4) << p.text();
 }
 
