@@ -1074,6 +1074,18 @@ class ExperimentParser {
                             true});
   }
 
+  /// The registry's plug-in `type` of `kind` named by element `x`; reports an unknown one at
+  /// `x` (with the known ones; `what` names the kind) and returns null (also for no type).
+  const PluginInfo* find_plugin(XmlElement& x, PluginKind kind, const std::string& type,
+                                const char* what) {
+    const PluginInfo* info = reg_.find(kind, type);
+    if (!type.empty() && !info)
+      x.error("unknown " + std::string(what) + " '" + type +
+              "' (expected one of: " + join(reg_.names(kind)) +
+              "; plug-in libraries are named in <plugins>)" + did_you_mean(type, reg_.names(kind)));
+    return info;
+  }
+
   // <learning>: <observations columns=...>, <actions columns=...>, <reward type=... weight=...
   // .../>, for Python's fleetsim.Env. Every column and term is checked here, and each term
   // made and initialised once, so that their problems are reported before any run.
@@ -1122,14 +1134,7 @@ class ExperimentParser {
       d.where = x.where();
       d.type = x.text("type", "", true);
       d.weight = x.real("weight", 1);
-      const PluginInfo* info = reg_.find(PluginKind::kReward, d.type);
-      if (!d.type.empty() && !info) {
-        x.error("unknown reward term '" + d.type +
-                "' (expected one of: " + join(reg_.names(PluginKind::kReward)) +
-                "; plug-in libraries are named in <plugins>)" +
-                did_you_mean(d.type, reg_.names(PluginKind::kReward)));
-        continue;
-      }
+      const PluginInfo* info = find_plugin(x, PluginKind::kReward, d.type, "reward term");
       if (!info) continue;
       bool files_exist = true;
       d.params = read_params(x, *info, {"type", "weight"}, file_, &files_exist);
@@ -1189,14 +1194,7 @@ class ExperimentParser {
       };
       d.coordinators = selector("coordinators");
       d.members = selector("members");
-      const PluginInfo* info = reg_.find(PluginKind::kEnsemble, d.type);
-      if (!d.type.empty() && !info) {
-        x.error("unknown ensemble type '" + d.type +
-                "' (expected one of: " + join(reg_.names(PluginKind::kEnsemble)) +
-                "; plug-in libraries are named in <plugins>)" +
-                did_you_mean(d.type, reg_.names(PluginKind::kEnsemble)));
-        continue;
-      }
+      const PluginInfo* info = find_plugin(x, PluginKind::kEnsemble, d.type, "ensemble type");
       if (!info) continue;
       bool files_exist = true;
       d.params = read_params(x, *info, {"type", "period", "coordinators", "members", "within"},

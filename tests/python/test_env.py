@@ -482,35 +482,26 @@ class LearningExample(unittest.TestCase):
 class Bench(unittest.TestCase):
     """bench/python/env_bench.py runs and prints its one JSON line (no timing is checked)."""
 
-    def test_the_bench_prints_one_json_line(self):
+    def run_bench(self, *args):
         import json
         import subprocess
         import sys
         here = os.path.dirname(os.path.abspath(__file__))
         script = os.path.join(here, "..", "..", "bench", "python", "env_bench.py")
-        out = subprocess.run([sys.executable, script, "--worlds", "2", "--robots", "5",
-                              "--steps", "3", "--warmup", "1"],
+        out = subprocess.run([sys.executable, script, "--worlds", "2", "--robots", "5", *args],
                              capture_output=True, text=True, timeout=120)
         self.assertEqual(out.returncode, 0, out.stderr)
         lines = out.stdout.splitlines()
         self.assertEqual(len(lines), 1, out.stdout)
-        result = json.loads(lines[0])
+        return json.loads(lines[0])
+
+    def test_the_bench_prints_one_json_line(self):
+        result = self.run_bench("--steps", "3", "--warmup", "1")
         self.assertEqual((result["worlds"], result["robots"], result["steps"]), (2, 5, 3))
         self.assertGreater(result["robot_steps_per_s"], 0)
 
     def test_the_reset_bench_prints_one_json_line(self):
-        import json
-        import subprocess
-        import sys
-        here = os.path.dirname(os.path.abspath(__file__))
-        script = os.path.join(here, "..", "..", "bench", "python", "env_bench.py")
-        out = subprocess.run([sys.executable, script, "--worlds", "2", "--robots", "5",
-                              "--lua", "2", "--resets", "2"],
-                             capture_output=True, text=True, timeout=120)
-        self.assertEqual(out.returncode, 0, out.stderr)
-        lines = out.stdout.splitlines()
-        self.assertEqual(len(lines), 1, out.stdout)
-        result = json.loads(lines[0])
+        result = self.run_bench("--lua", "2", "--resets", "2")
         self.assertEqual((result["benchmark"], result["lua_robots"]), ("env_reset", 2))
         self.assertGreater(result["reset_ms_per_world"], 0)
         self.assertGreater(result["new_run_ms_per_world"], 0)

@@ -202,6 +202,19 @@ TEST(Reset, ARunResetEndsAsAFreshRunWithTheSameLogBytes) {
   }
 }
 
+/// kExperiment as a run (its log in a fresh directory), not started; null when it does not
+/// load. `reg` gets the built-ins and must outlive the run.
+std::unique_ptr<Simulation> load_experiment_here(PluginRegistry& reg) {
+  register_builtins(reg);
+  std::string xml = kExperiment;
+  const fs::path dir = fresh_test_dir("interventions");
+  xml.replace(xml.find("LOG"), 3, (dir / "run.flog").string());
+  Diagnostics diags;
+  auto ex = parse_experiment(xml, (dir / "exp.xml").string(), reg, {}, diags);
+  EXPECT_TRUE(ex) << diags.str();
+  return ex ? std::make_unique<Simulation>(std::move(*ex), reg) : nullptr;
+}
+
 TEST(Reset, AResetWithAnotherSeedEndsAsAFreshRunOfThatSeed) {
   const fs::path dir = fresh_test_dir("interventions");
   ExperimentOverrides keep;
@@ -233,14 +246,9 @@ TEST(Reset, AResetWithAnotherSeedEndsAsAFreshRunOfThatSeed) {
 
 TEST(Reset, AnotherSeedNeedsThePlacementKept) {
   PluginRegistry reg;
-  register_builtins(reg);
-  std::string xml = kExperiment;
-  const fs::path dir = fresh_test_dir("interventions");
-  xml.replace(xml.find("LOG"), 3, (dir / "run.flog").string());
-  Diagnostics diags;
-  auto ex = parse_experiment(xml, (dir / "exp.xml").string(), reg, {}, diags);
-  ASSERT_TRUE(ex) << diags.str();
-  Simulation sim(std::move(*ex), reg);
+  auto loaded = load_experiment_here(reg);
+  ASSERT_TRUE(loaded);
+  Simulation& sim = *loaded;
   sim.enable_reset();
   sim.start();
   sim.step();
@@ -328,14 +336,9 @@ TEST(Reset, TicksStartAgainAfterAResetInTheFile) {
 
 TEST(Reset, ARunThatKeepsNoStartSaysSo) {
   PluginRegistry reg;
-  register_builtins(reg);
-  std::string xml = kExperiment;
-  const fs::path dir = fresh_test_dir("interventions");
-  xml.replace(xml.find("LOG"), 3, (dir / "run.flog").string());
-  Diagnostics diags;
-  auto ex = parse_experiment(xml, (dir / "exp.xml").string(), reg, {}, diags);
-  ASSERT_TRUE(ex) << diags.str();
-  Simulation sim(std::move(*ex), reg);
+  auto loaded = load_experiment_here(reg);
+  ASSERT_TRUE(loaded);
+  Simulation& sim = *loaded;
   sim.start();
   sim.step();
   Intervention r;
