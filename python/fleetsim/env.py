@@ -107,9 +107,10 @@ class Env:
                                 shape + (self.action_dim,), np.float64)
 
     def reset(self, seed=None, options=None):
-        """Every world from its start -> (observations, infos). seed: an int s (world w runs
-        seed s + w), a sequence of one seed per world, or None (the previous reset's seeds; at
-        first the file's seed s, world w s + w)."""
+        """Every world from its start -> (observations, infos): the experiment's reset
+        (controllers' and loop functions' reset; the robots placed anew with the seed). seed:
+        an int s (world w runs seed s + w), a sequence of one seed per world, or None (the
+        previous reset's seeds; at first the file's seed s, world w s + w)."""
         if isinstance(seed, (int, np.integer)):
             seed = int(seed)
             if seed < 0:
