@@ -13,15 +13,23 @@
 // Simulation(path, seed=s + w) gives; reset(seed=[...]) gives each world its own), and its
 // episode e after that has that seed + e * K; no seed depends on the number of worlds or
 // threads, and the worlds share nothing.
+//
+// An episode starts with the experiment's reset (Simulation::reset with the episode's seed):
+// the world goes back to tick 0, placed with that seed, and the controllers' and loop
+// functions' reset() run; the experiment is loaded once per world, when the world is first
+// made. (A file whose placement cannot be redone with another seed, an .argos or DEECo file,
+// is loaded again for each episode instead.)
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -34,8 +42,10 @@
 #include "boundary.hpp"
 #include "core/diagnostics.hpp"
 #include "core/thread_pool.hpp"
+#include "core/xml_reader.hpp"
 #include "plugins/builtins.hpp"
 #include "scenario/experiment.hpp"
+#include "scenario/learning.hpp"
 #include "sim/simulation.hpp"
 
 namespace py = pybind11;
@@ -47,15 +57,16 @@ namespace {
 /// worlds of one reset, never share a seed in practice.
 constexpr std::uint64_t kEpisodeSeedStep = 0x9E3779B97F4A7C15ull;
 
-/// A built-in reward term, summed over the terms for each agent after each step.
-///   target (weight, x, y): -weight * distance to (x, y), metres
-///   centroid (weight): -weight * distance to the centroid of the world's agents, metres
-///   collision (weight): -weight when the robot's `collision` column is set
-///   neighbours (weight, radius): +weight * other agents within radius metres
-struct RewardTerm {
-  enum Kind { kTarget, kCentroid, kCollision, kNeighbours } kind;
-  double weight = 1, a = 0, b = 0;
+/// A reward term as given: its type (a Reward plug-in, fleetsim/reward.hpp), weight and
+/// parameters (checked against its ParamDocs, defaults filled in).
+struct Term {
+  std::string type;
+  double weight = 1;
+  Params params;
 };
+
+/// Python's reward terms: (type, weight, {parameter: text}).
+using PyTerms = std::vector<std::tuple<std::string, double, std::map<std::string, std::string>>>;
 
 /// One column of the observations or actions: where it is and how many values it gives.
 struct Slot {
@@ -68,9 +79,9 @@ struct Slot {
 class Worlds {
  public:
   Worlds(const std::string& path, std::optional<std::string> text, int worlds, int threads,
-         std::vector<std::string> observations, std::vector<std::string> actions,
-         std::vector<std::tuple<std::string, double, double, double>> rewards, bool autoreset,
-         std::optional<double> length, std::optional<std::uint64_t> seed)
+         std::optional<std::vector<std::string>> observations,
+         std::optional<std::vector<std::string>> actions, std::optional<PyTerms> rewards,
+         bool autoreset, std::optional<double> length, std::optional<std::uint64_t> seed)
       : path_(path), worlds_(worlds), autoreset_(autoreset), length_(length) {
     if (worlds < 1) throw py::value_error(fmt::format("worlds must be >= 1, not {}", worlds));
     check_overrides(threads, length);
@@ -83,61 +94,55 @@ class Worlds {
       all << in.rdbuf();
       text_ = all.str();
     }
-    for (const auto& [name, weight, a, b] : rewards) {
-      RewardTerm t{RewardTerm::kTarget, weight, a, b};
-      if (name == "target")
-        t.kind = RewardTerm::kTarget;
-      else if (name == "centroid")
-        t.kind = RewardTerm::kCentroid;
-      else if (name == "collision")
-        t.kind = RewardTerm::kCollision;
-      else if (name == "neighbours")
-        t.kind = RewardTerm::kNeighbours;
-      else
-        throw py::value_error("no reward term '" + name +
-                              "' (expected target, centroid, collision or neighbours)");
-      if (!std::isfinite(weight) || !std::isfinite(a) || !std::isfinite(b))
-        throw py::value_error("reward term '" + name + "': its numbers must be finite");
-      terms_.push_back(t);
-    }
     pool_ = std::make_unique<ThreadPool>(threads);
     sims_.resize(worlds);
     registries_.resize(worlds);
+    terms_of_.resize(worlds);
+    reward_values_.resize(worlds);
     episode_.assign(worlds, 0);
     ended_.assign(worlds, 0);
     if (seed) seed_all(*seed);
-    // World 0 tells the agents and the columns; the others are checked against it in reset().
+    // World 0 tells the agents and the columns; the others are checked against it.
     make_world(0);
     const Simulation& s = *sims_[0];
     const WorldState& st = s.state();
-    for (std::uint32_t r = 0; r < st.robot_count(); ++r)
-      if (s.model().controllers[st.robot_controller()[r]].type == "external") agents_.push_back(r);
+    agents_ = agent_rows(s.model(), st);
     if (agents_.empty())
       throw py::value_error(path +
                             ": no robot has the `external` controller (the agents are the robots "
                             "whose controller is external; docs/python.md)");
     for (auto r : agents_) agent_names_.push_back(st.robot_name()[r]);
     const ColumnStore& store = st.robots;
-    for (const auto& name : observations) {
+    // Python's observations, actions and rewards, each where given; else the file's
+    // <learning>; else proximity, the wheels and no reward.
+    const LearningSpec& file = learning_;
+    const std::vector<std::string> obs_names =
+        observations ? *observations
+                     : file.observations.value_or(std::vector<std::string>{"proximity"});
+    const std::vector<std::string> act_names =
+        actions ? *actions : file.actions.value_or(std::vector<std::string>{"differential_drive"});
+    for (const auto& name : obs_names) {
+      if (std::string why = observation_column_problem(store, name); !why.empty())
+        if (store.find(name) == kNoColumn)
+          throw py::key_error(why);
+        else
+          throw py::type_error(why);
       Slot c = slot(store, name);
-      if (c.type == ColumnType::kString)
-        throw py::type_error("observation column '" + name + "' holds strings");
       obs_.push_back(c);
       obs_dim_ += c.values;
     }
-    if (actions.empty()) throw py::value_error("actions: name at least one command column");
+    if (act_names.empty()) throw py::value_error("actions: name at least one command column");
     double max_speed = 0;
     for (auto r : agents_)
       max_speed = std::max(max_speed, s.model().kinds[st.robot_kind()[r]].max_speed_m_per_s);
-    for (const auto& name : actions) {
+    for (const auto& name : act_names) {
+      if (std::string why = action_column_problem(*registries_[0], store, name); !why.empty())
+        if (store.find(name) == kNoColumn)
+          throw py::key_error(why);
+        else
+          throw py::value_error(why);
       Slot c = slot(store, name);
       const ColumnDesc& d = store.desc(c.handle);
-      const bool command = registries_[0]->find(PluginKind::kActuator, d.owner) != nullptr ||
-                           (d.name.size() > 4 && d.name.ends_with("_cmd"));
-      if (!command || d.type != ColumnType::kF64)
-        throw py::value_error("action column '" + name +
-                              "' is not a command column of f64 values (columns() of a "
-                              "Simulation says which are writable)");
       // The wheels' limit is the kinds' top speed; other commands are only required finite.
       const double bound = d.owner == "differential_drive" && max_speed > 0
                                ? max_speed
@@ -149,6 +154,19 @@ class Worlds {
       acts_.push_back(c);
       action_dim_ += c.values;
     }
+    if (rewards) {
+      for (const auto& [type, weight, params] : *rewards)
+        terms_.push_back({type, weight, checked_params(type, params)});
+    } else if (file.rewards) {
+      for (const RewardDecl& d : *file.rewards) terms_.push_back({d.type, d.weight, d.params});
+    }
+    for (const Term& t : terms_)
+      if (!std::isfinite(t.weight))
+        throw py::value_error("reward term '" + t.type + "': its weight must be finite");
+    // Every world is made now (world 0's terms too), so that every episode, the first
+    // included, starts with the experiment's reset.
+    make_rewards(0);
+    for (int w = 1; w < worlds_; ++w) make_world(w);
     const auto W = static_cast<py::ssize_t>(worlds_);
     const auto A = static_cast<py::ssize_t>(agents_.size());
     observations_ = py::array_t<double>({W, A, static_cast<py::ssize_t>(obs_dim_)});
@@ -192,15 +210,10 @@ class Worlds {
     {
       OneThreadAtATime busy(busy_);
       py::gil_scoped_release free;
-      for (int w = 0; w < worlds_; ++w) {
-        episode_[w] = 0;
-        make_world(w);
-      }
+      for (int w = 0; w < worlds_; ++w) episode_[w] = 0;
+      const std::vector<Start> how = begin_episodes([](int) { return true; });
       pool_->parallel_for(worlds_, 1, [&](std::size_t begin, std::size_t end, int) {
-        for (std::size_t w = begin; w < end; ++w) {
-          ended_[w] = 0;
-          gather(w, false);
-        }
+        for (std::size_t w = begin; w < end; ++w) start_episode(w, how[w]);
       });
     }
     started_ = true;
@@ -226,17 +239,13 @@ class Worlds {
     {
       OneThreadAtATime busy(busy_);
       py::gil_scoped_release free;
-      // New episodes first, one world after another (loading a file is not made for threads).
-      for (int w = 0; w < worlds_; ++w) {
-        if (!ended_[w]) continue;
-        ++episode_[w];
-        make_world(w);
-      }
+      // A world whose episode ended at the previous step starts its next one instead.
+      for (int w = 0; w < worlds_; ++w) episode_[w] += ended_[w];
+      const std::vector<Start> how = begin_episodes([&](int w) { return ended_[w] != 0; });
       pool_->parallel_for(worlds_, 1, [&](std::size_t begin, std::size_t end, int) {
         for (std::size_t w = begin; w < end; ++w) {
-          if (ended_[w]) {
-            ended_[w] = 0;
-            gather(w, false);
+          if (how[w] != kGoesOn) {
+            start_episode(w, how[w]);
             continue;
           }
           sims_[w]->step();
@@ -280,6 +289,7 @@ class Worlds {
 
   void close() {
     OneThreadAtATime::check(busy_);
+    terms_of_.clear();
     for (auto& s : sims_)
       if (s) s->finish();
     sims_.clear();
@@ -310,6 +320,11 @@ class Worlds {
   std::vector<std::string> observation_columns() const {
     std::vector<std::string> out;
     for (const auto& c : obs_) out.push_back(c.name);
+    return out;
+  }
+  PyTerms reward_terms() const {
+    PyTerms out;
+    for (const Term& t : terms_) out.emplace_back(t.type, t.weight, t.params.values());
     return out;
   }
   std::vector<std::string> action_columns() const {
@@ -359,6 +374,51 @@ class Worlds {
     for (int w = 0; w < worlds_; ++w) seeds_[w] = s + static_cast<std::uint64_t>(w);
   }
 
+  /// World w's seed for its current episode.
+  std::uint64_t episode_seed(int w) const {
+    return seeds_[w] + static_cast<std::uint64_t>(episode_[w]) * kEpisodeSeedStep;
+  }
+
+  /// How each world starts its current episode (begin_episodes).
+  enum Start : std::uint8_t { kGoesOn, kMade, kReset };
+
+  /// Readies the current episode of the worlds `due(w)` selects: a world not yet made, or
+  /// whose run cannot take another seed, is made anew here, one after another (loading a file
+  /// is not made for threads); the others are to be reset (start_episode), in parallel.
+  template <typename Due>
+  std::vector<Start> begin_episodes(Due due) {
+    std::vector<Start> how(worlds_, kGoesOn);
+    for (int w = 0; w < worlds_; ++w) {
+      if (!due(w)) continue;
+      if (sims_[w] && sims_[w]->reset_problem(episode_seed(w)).empty()) {
+        how[w] = kReset;
+      } else {
+        make_world(w);
+        how[w] = kMade;
+      }
+    }
+    return how;
+  }
+
+  /// World w's episode starts (`how` from begin_episodes: the experiment's reset with the
+  /// episode's seed, each world resetting only its own run); its first observations.
+  void start_episode(std::size_t w, Start how) {
+    if (how == kReset) {
+      sims_[w]->reset(episode_seed(static_cast<int>(w)));
+      if (sims_[w]->state().robot_count() != robot_count_)
+        throw RunError(fmt::format(
+            "world {}: after the reset it has {} robots, not {} (an Env needs a fixed set of "
+            "robots)",
+            w, sims_[w]->state().robot_count(), robot_count_));
+    }
+    if (!terms_of_[w].empty()) {
+      const StateRewardWorld world(sims_[w]->model(), sims_[w]->state());
+      for (auto& term : terms_of_[w]) term->reset(world);
+    }
+    ended_[w] = 0;
+    gather(w, false);
+  }
+
   /// (Re)makes world w for its current episode: a new run of the experiment (the loop
   /// functions' and controllers' start), seed from seeds_[w] and episode_[w].
   void make_world(int w) {
@@ -369,12 +429,13 @@ class Worlds {
     ExperimentOverrides o;
     o.threads = 1;  // the worlds are the parallel work
     o.length_s = length_;
-    if (!seeds_.empty())
-      o.seed = seeds_[w] + static_cast<std::uint64_t>(episode_[w]) * kEpisodeSeedStep;
+    o.keep_placement = true;  // for the episodes' resets with their seeds
+    if (!seeds_.empty()) o.seed = episode_seed(w);
     Diagnostics d;
     auto ex = parse_experiment(text_, path_, *registry, o, d);
     if (!ex) throw ExperimentError(d.str());
     ex->logs.clear();
+    if (w == 0 && agents_.empty()) learning_ = ex->learning;
     if (seeds_.empty()) {
       // No seed given: the experiment's own, as world 0's; the others follow from it.
       seed_all(ex->model->seed);
@@ -384,6 +445,7 @@ class Worlds {
       }
     }
     auto sim = std::make_unique<Simulation>(std::move(*ex), *registry);
+    sim->enable_reset();
     sim->start();
     if (!agents_.empty()) {
       if (sim->state().robot_count() != robot_count_)
@@ -394,13 +456,79 @@ class Worlds {
     } else {
       robot_count_ = sim->state().robot_count();
     }
-    // The ended run goes after its successor is in place: loop functions' destroy, then its
-    // registry (declared first, so destroyed last: the run refers to it).
+    std::vector<std::unique_ptr<Reward>> terms;
+    if (rewards_ready_) terms = new_rewards(*registry, sim->state());
+    // The ended run goes after its successor is in place: its reward terms, its loop
+    // functions' destroy, then its registry (declared first, so destroyed last: the run and
+    // the terms may come from its libraries).
     auto old_registry = std::move(registries_[w]);
     auto old_sim = std::move(sims_[w]);
+    auto old_terms = std::move(terms_of_[w]);
     registries_[w] = std::move(registry);
     sims_[w] = std::move(sim);
+    terms_of_[w] = std::move(terms);
+    old_terms.clear();
     if (old_sim) old_sim->finish();
+  }
+
+  /// World w's reward terms, once the terms are known (the constructor, then make_world).
+  void make_rewards(int w) {
+    terms_of_[w] = new_rewards(*registries_[w], sims_[w]->state());
+    rewards_ready_ = true;
+  }
+
+  std::vector<std::unique_ptr<Reward>> new_rewards(const PluginRegistry& registry,
+                                                   const WorldState& state) const {
+    std::vector<std::unique_ptr<Reward>> out;
+    const StateRewardSetup setup(state.robots, agents_);
+    for (const Term& t : terms_) {
+      try {
+        out.push_back(make_reward(registry, t.type, t.params, setup));
+      } catch (const SetupError& e) {
+        throw py::value_error(std::string("reward term '") + t.type + "': " + e.what());
+      }
+    }
+    return out;
+  }
+
+  /// Python's parameters of reward term `type`, checked against its ParamDocs (defaults
+  /// filled in), as the experiment file's are at load.
+  Params checked_params(const std::string& type,
+                        const std::map<std::string, std::string>& given) const {
+    const PluginRegistry& reg = *registries_[0];
+    const PluginInfo* info = reg.find(PluginKind::kReward, type);
+    const auto names = reg.names(PluginKind::kReward);
+    if (!info)
+      throw py::value_error("no reward term '" + type +
+                            "' (expected one of: " + fmt::to_string(fmt::join(names, ", ")) +
+                            "; plug-in libraries are named in the experiment's <plugins>)" +
+                            did_you_mean(type, names));
+    std::map<std::string, std::string> values;
+    std::vector<std::string> known;
+    for (const ParamDoc& p : info->params) known.push_back(p.name);
+    for (const auto& [name, text] : given) {
+      const auto doc = std::find_if(info->params.begin(), info->params.end(),
+                                    [&](const ParamDoc& p) { return p.name == name; });
+      if (doc == info->params.end())
+        throw py::value_error(
+            "reward term '" + type + "' has no parameter '" + name + "'" +
+            (known.empty() ? std::string(" (it has none)")
+                           : " (its parameters: " + fmt::to_string(fmt::join(known, ", ")) + ")") +
+            did_you_mean(name, known));
+      const bool number = doc->type == "real" || doc->type == "integer";
+      if (number && !parse_real(text))
+        throw py::value_error("reward term '" + type + "': " + name + "=" + text +
+                              " is not a number (" + doc->doc + ")");
+      values[name] = text;
+    }
+    for (const ParamDoc& p : info->params) {
+      if (values.count(p.name)) continue;
+      if (p.default_value.empty() && p.type != "string")
+        throw py::value_error("reward term '" + type + "' needs parameter '" + p.name + "' (" +
+                              p.doc + ")");
+      if (!p.default_value.empty()) values[p.name] = p.default_value;
+    }
+    return Params(std::move(values));
   }
 
   /// Checks `actions` whole (dtype, shape, every value finite and within bounds) before
@@ -487,7 +615,7 @@ class Worlds {
     std::fill(term, term + A, false);
     std::fill(trunc, trunc + A, false);
     if (!stepped) return;
-    add_rewards(sim, reward);
+    add_rewards(w, sim, reward);
     if (sim.done()) {
       const bool truncated =
           sim.model().length_ticks > 0 && sim.state().tick >= sim.model().length_ticks;
@@ -518,52 +646,18 @@ class Worlds {
     return 0;
   }
 
-  /// sqrt(dx² + dy²): correctly rounded and several times faster than std::hypot (whose extra
-  /// care for overflow no arena needs).
-  static double distance(double dx, double dy) { return std::sqrt(dx * dx + dy * dy); }
-
-  /// The built-in terms, in the order given, summed in a fixed order (agents by row).
-  void add_rewards(const Simulation& sim, double* out) const {
-    const WorldState& st = sim.state();
-    const auto x = st.x(), y = st.y();
+  /// The terms, in the order given, each weighted, added per agent in a fixed order.
+  void add_rewards(std::size_t w, const Simulation& sim, double* out) {
+    if (terms_of_[w].empty()) return;
+    const StateRewardWorld world(sim.model(), sim.state());
     const std::size_t A = agents_.size();
-    for (const RewardTerm& t : terms_) {
-      switch (t.kind) {
-        case RewardTerm::kTarget:
-          for (std::size_t i = 0; i < A; ++i)
-            out[i] -= t.weight * distance(x[agents_[i]] - t.a, y[agents_[i]] - t.b);
-          break;
-        case RewardTerm::kCentroid: {
-          double cx = 0, cy = 0;
-          for (auto r : agents_) cx += x[r], cy += y[r];
-          cx /= static_cast<double>(A);
-          cy /= static_cast<double>(A);
-          for (std::size_t i = 0; i < A; ++i)
-            out[i] -= t.weight * distance(x[agents_[i]] - cx, y[agents_[i]] - cy);
-          break;
-        }
-        case RewardTerm::kCollision: {
-          const ColumnHandle h = st.robots.find("collision");
-          if (h == kNoColumn) break;  // no robot senses collisions
-          const Slot c{"collision", h, st.robots.desc(h).type, st.robots.desc(h).width};
-          const void* base = st.robots.data(h);
-          for (std::size_t i = 0; i < A; ++i)
-            if (value(c.type, base, agents_[i] * c.values) != 0) out[i] -= t.weight;
-          break;
-        }
-        case RewardTerm::kNeighbours: {
-          const double r2 = t.b * t.b;
-          for (std::size_t i = 0; i < A; ++i) {
-            int n = 0;
-            for (std::size_t j = 0; j < A; ++j) {
-              const double dx = x[agents_[j]] - x[agents_[i]], dy = y[agents_[j]] - y[agents_[i]];
-              n += (j != i && dx * dx + dy * dy <= r2) ? 1 : 0;
-            }
-            out[i] += t.weight * n;
-          }
-          break;
-        }
-      }
+    std::vector<double>& values = reward_values_[w];
+    values.resize(A);
+    for (std::size_t k = 0; k < terms_.size(); ++k) {
+      std::fill(values.begin(), values.end(), 0.0);
+      terms_of_[w][k]->compute(world, agents_, values);
+      const double weight = terms_[k].weight;
+      for (std::size_t i = 0; i < A; ++i) out[i] += weight * values[i];
     }
   }
 
@@ -579,12 +673,16 @@ class Worlds {
   bool autoreset_;
   std::optional<double> length_;
   std::vector<std::uint64_t> seeds_;  ///< per world, its first episode's; empty: the file's
-  std::vector<RewardTerm> terms_;
+  LearningSpec learning_;             ///< the file's <learning>
+  std::vector<Term> terms_;
+  bool rewards_ready_ = false;  ///< terms_ is final: worlds made from now on get theirs
   std::unique_ptr<ThreadPool> pool_;
   // Per world: its registry (plug-in libraries its file names), its run, its episode count
   // since reset, and whether its episode ended at the last step.
   std::vector<std::unique_ptr<PluginRegistry>> registries_;
   std::vector<std::unique_ptr<Simulation>> sims_;
+  std::vector<std::vector<std::unique_ptr<Reward>>> terms_of_;  ///< per world, per term
+  std::vector<std::vector<double>> reward_values_;              ///< per world: one term's values
   std::vector<std::int64_t> episode_;
   std::vector<std::uint8_t> ended_;
   std::vector<std::uint32_t> agents_;  ///< rows, the same in every world
@@ -611,19 +709,20 @@ void bind_worlds(py::module_& m) {
                      "W worlds of one experiment stepped together in this process "
                      "(fleetsim.Env wraps it; docs/python.md)")
       .def(py::init<const std::string&, std::optional<std::string>, int, int,
-                    std::vector<std::string>, std::vector<std::string>,
-                    std::vector<std::tuple<std::string, double, double, double>>, bool,
+                    std::optional<std::vector<std::string>>,
+                    std::optional<std::vector<std::string>>, std::optional<PyTerms>, bool,
                     std::optional<double>, std::optional<std::uint64_t>>(),
            py::arg("path"), py::kw_only(), py::arg("text") = py::none(), py::arg("worlds") = 1,
-           py::arg("threads") = 1, py::arg("observations") = std::vector<std::string>{},
-           py::arg("actions") = std::vector<std::string>{"differential_drive"},
-           py::arg("rewards") = std::vector<std::tuple<std::string, double, double, double>>{},
+           py::arg("threads") = 1, py::arg("observations") = py::none(),
+           py::arg("actions") = py::none(), py::arg("rewards") = py::none(),
            py::arg("autoreset") = true, py::arg("length") = py::none(),
            py::arg("seed") = py::none(),
            "Loads the experiment `path` once per world. The agents are the robots whose "
            "controller is `external`. observations: column names concatenated per agent; "
-           "actions: command column names; rewards: [(term, weight, a, b)] with term target "
-           "(a, b: x, y), centroid, collision or neighbours (b: radius).")
+           "actions: command column names; rewards: [(type, weight, {parameter: text})], reward "
+           "terms (built-in target, centroid, collision, neighbours, or a plug-in's). Each of "
+           "the three, when None, is the experiment's <learning> one (else proximity, the "
+           "wheels, no reward).")
       .def("reset", &Worlds::reset, py::arg("seed") = py::none(),
            "Starts every world's first episode (seed: an int s, world w then runs s + w; one "
            "int per world; None: as before); returns (observations, infos).")
@@ -646,7 +745,9 @@ void bind_worlds(py::module_& m) {
       .def_property_readonly("seeds", &Worlds::seeds,
                              "Each world's seed for its first episode after reset.")
       .def_property_readonly("observation_columns", &Worlds::observation_columns)
-      .def_property_readonly("action_columns", &Worlds::action_columns);
+      .def_property_readonly("action_columns", &Worlds::action_columns)
+      .def_property_readonly("reward_terms", &Worlds::reward_terms,
+                             "The reward terms in use: [(type, weight, {parameter: text})].");
 }
 
 }  // namespace fleetsim::python

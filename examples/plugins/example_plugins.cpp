@@ -8,6 +8,7 @@
 //   phototaxis   a controller that drives toward the light with that sensor
 //   blinker      a controller that blinks its LED and flips its tag
 //   follow_centroid  loop functions that keep an object at the robots' centroid
+//   progress     a reward term for learning: how much closer each agent came to a point
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -229,6 +230,40 @@ class FollowCentroid final : public LoopFunctions {
   EntityId marker_ = kNoEntity;
 };
 
+/// `progress`: a reward term (fleetsim/reward.hpp) for Python's fleetsim.Env: the metres each
+/// agent came closer to the point `to` in the last step (negative when it went away). It keeps
+/// each agent's last distance, so it starts again at every episode (reset).
+///   XML: <learning><reward type="progress" weight="1" to="x,y"/></learning>, or from Python
+///   Env(path, rewards={"progress": {"to": (x, y)}}).
+class Progress final : public Reward {
+ public:
+  void init(const Params& p, const RewardSetup& setup) override {
+    std::istringstream at(p.text("to"));
+    char comma = 0;
+    if (!(at >> to_.x >> comma >> to_.y) || comma != ',' || !(at >> std::ws).eof())
+      throw SetupError("to=\"" + p.text("to") + "\" is not a point (expected \"x,y\" in metres)");
+    agents_.assign(setup.agents().begin(), setup.agents().end());
+    last_.assign(agents_.size(), 0.0);
+  }
+  void reset(const RewardWorld& world) override {
+    for (std::size_t i = 0; i < agents_.size(); ++i)
+      last_[i] = length(world.robot_position(agents_[i]) - to_);
+  }
+  void compute(const RewardWorld& world, std::span<const std::uint32_t> agents,
+               std::span<double> values) override {
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+      const double d = length(world.robot_position(agents[i]) - to_);
+      values[i] = last_[i] - d;
+      last_[i] = d;
+    }
+  }
+
+ private:
+  Vec2 to_;
+  std::vector<std::uint32_t> agents_;  ///< their rows
+  std::vector<double> last_;           ///< each agent's distance after the last step
+};
+
 }  // namespace
 
 extern "C" int fleetsim_plugin_abi_version() {
@@ -267,4 +302,9 @@ extern "C" void fleetsim_register_plugins(fleetsim::PluginRegistry& registry) {
                                  "end the run when all robots are within this of the "
                                  "centroid, metres"}}},
                               [] { return std::make_unique<FollowCentroid>(); });
+  registry.add_reward({PluginKind::kReward,
+                       "progress",
+                       "metres the agent came closer to a point in the last step",
+                       {{"to", "string", "", "the point, \"x,y\" in metres"}}},
+                      [] { return std::make_unique<Progress>(); });
 }

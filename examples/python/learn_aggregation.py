@@ -53,9 +53,9 @@ def train(generations=30, half=8, sigma=0.5, rate=0.3, length=None, seed=1, thre
     """Returns (the score of the first policy, of the last, both on the held-out episode, and
     the policy's score at each generation on it)."""
     worlds = 1 + 2 * half
-    env = fleetsim.Env(path, worlds, observations=["proximity", "x", "y", "theta"],
-                       rewards={"centroid": 1.0}, length=length, threads=threads,
-                       autoreset=False)
+    # Observations (proximity, x, y, theta), the wheels and the reward (centroid) are those
+    # the experiment's <learning> declares.
+    env = fleetsim.Env(path, worlds, length=length, threads=threads, autoreset=False)
     rng = np.random.default_rng(seed)
     theta = np.zeros((2, 11))
     held_out = 10_000  # world 0's seed: the same episode every generation

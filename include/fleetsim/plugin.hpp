@@ -22,9 +22,10 @@
 #include "fleetsim/object_behaviour.hpp"
 #include "fleetsim/parts.hpp"
 #include "fleetsim/physics.hpp"
+#include "fleetsim/reward.hpp"
 
 /// Bumped whenever a public SDK type changes layout or meaning.
-#define FLEETSIM_PLUGIN_ABI_VERSION 10
+#define FLEETSIM_PLUGIN_ABI_VERSION 11
 
 namespace fleetsim {
 
@@ -37,7 +38,8 @@ enum class PluginKind {
   kLoopFunctions,
   kLogWriter,
   kEnsemble,
-  kObjectBehaviour
+  kObjectBehaviour,
+  kReward
 };
 const char* to_string(PluginKind kind);
 
@@ -69,6 +71,7 @@ using ActuatorFactory = std::function<std::unique_ptr<Actuator>()>;
 using PhysicsEngineFactory = std::function<std::unique_ptr<PhysicsEngine>()>;
 using EnsembleFactory = std::function<std::unique_ptr<Ensemble>()>;
 using ObjectBehaviourFactory = std::function<std::unique_ptr<ObjectBehaviour>()>;
+using RewardFactory = std::function<std::unique_ptr<Reward>()>;
 
 /// How many instances of a controller a run makes.
 enum class ControllerScope {
@@ -100,6 +103,10 @@ class PluginRegistry {
   /// instance per object that names a <behaviour> of the type. Its ParamDocs are the
   /// <behaviour> element's attributes besides `id` and `type`.
   void add_object_behaviour(PluginInfo info, ObjectBehaviourFactory factory);
+  /// Registers a reward term for learning (fleetsim/reward.hpp); `factory` makes one instance
+  /// per world and term. Its ParamDocs are the <reward> element's attributes besides `type`
+  /// and `weight`.
+  void add_reward(PluginInfo info, RewardFactory factory);
 
   const PluginInfo* find(PluginKind kind, const std::string& name) const;
   std::vector<std::string> names(PluginKind kind) const;
@@ -111,6 +118,7 @@ class PluginRegistry {
   const PhysicsEngineFactory* physics_engine_factory(const std::string& name) const;
   const EnsembleFactory* ensemble_factory(const std::string& name) const;
   const ObjectBehaviourFactory* object_behaviour_factory(const std::string& name) const;
+  const RewardFactory* reward_factory(const std::string& name) const;
   ControllerScope controller_scope(const std::string& name) const;
 
  private:
@@ -131,6 +139,7 @@ class PluginRegistry {
   std::map<std::string, PhysicsEngineFactory> engines_;
   std::map<std::string, EnsembleFactory> ensembles_;
   std::map<std::string, ObjectBehaviourFactory> object_behaviours_;
+  std::map<std::string, RewardFactory> rewards_;
   std::map<std::string, ControllerScope> scopes_;
 };
 

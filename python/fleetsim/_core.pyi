@@ -40,9 +40,9 @@ class Simulation:
 
 class Worlds:
     def __init__(self, path: str, *, text: Optional[str] = None, worlds: int = 1,
-                 threads: int = 1, observations: Sequence[str] = ...,
-                 actions: Sequence[str] = ...,
-                 rewards: Sequence[Tuple[str, float, float, float]] = ...,
+                 threads: int = 1, observations: Optional[Sequence[str]] = None,
+                 actions: Optional[Sequence[str]] = None,
+                 rewards: Optional[Sequence[Tuple[str, float, Dict[str, str]]]] = None,
                  autoreset: bool = True, length: Optional[float] = None,
                  seed: Optional[int] = None) -> None: ...
     def reset(self, seed: Union[None, int, Sequence[int]] = None
@@ -77,6 +77,8 @@ class Worlds:
     def observation_columns(self) -> List[str]: ...
     @property
     def action_columns(self) -> List[str]: ...
+    @property
+    def reward_terms(self) -> List[Tuple[str, float, Dict[str, str]]]: ...
 
 class Message:
     input: str

@@ -19,28 +19,36 @@ from . import _core
 from .spaces import box
 
 
+def _text(value):
+    """A parameter's value as the experiment file would write it: numbers exactly (repr), a
+    pair or list of numbers as "a,b"."""
+    if isinstance(value, (tuple, list, np.ndarray)):
+        return ",".join(_text(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return repr(float(value)) if isinstance(value, (float, np.floating)) else str(int(value))
+    return str(value)
+
+
 def _reward_terms(rewards):
     """{"target": (x, y) | {"at": (x, y), "weight": w}, "centroid": w, "collision": w,
-    "neighbours": radius | {"radius": r, "weight": w}} -> [(term, weight, a, b)]."""
+    "neighbours": radius | {"radius": r, "weight": w}, "NAME": w | {"weight": w, param: value}}
+    -> [(type, weight, {parameter: text})]; None stays None (the experiment's terms)."""
+    if rewards is None:
+        return None
     terms = []
-    for name, spec in (rewards or {}).items():
-        if name == "target":
-            if isinstance(spec, dict):
-                (x, y), w = spec["at"], spec.get("weight", 1.0)
-            else:
-                (x, y), w = spec, 1.0
-            terms.append(("target", float(w), float(x), float(y)))
+    for name, spec in rewards.items():
+        if isinstance(spec, dict):
+            params = dict(spec)
+            weight = params.pop("weight", 1.0)
+        elif name == "target":
+            params, weight = {"at": spec}, 1.0
         elif name == "neighbours":
-            if isinstance(spec, dict):
-                r, w = spec["radius"], spec.get("weight", 1.0)
-            else:
-                r, w = spec, 1.0
-            terms.append(("neighbours", float(w), 0.0, float(r)))
-        elif name in ("centroid", "collision"):
-            terms.append((name, float(spec), 0.0, 0.0))
+            params, weight = {"radius": spec}, 1.0
         else:
-            raise ValueError(f"no reward term '{name}' (expected target, centroid, collision "
-                             "or neighbours)")
+            params, weight = {}, spec
+        terms.append((str(name), float(weight), {str(k): _text(v) for k, v in params.items()}))
     return terms
 
 
@@ -49,10 +57,13 @@ class Env:
 
     observations: robot column names, concatenated per agent (sensor columns such as
     "proximity", body columns such as "x", "y", "theta"). actions: command column names
-    (default: the wheels, "differential_drive"). rewards: built-in terms computed in C++ after
+    (default: the wheels, "differential_drive"). rewards: reward terms computed in C++ after
     each step, summed ({"target": (x, y)}: minus the distance to a point; {"centroid": w}: minus
     w times the distance to the world's agents' centroid; {"collision": w}: -w while
-    colliding; {"neighbours": radius}: +1 per other agent within radius). reward_fn(env,
+    colliding; {"neighbours": radius}: +1 per other agent within radius; {"NAME": {"weight": w,
+    parameter: value}}: a reward plug-in's term). observations, actions and rewards, when not
+    given, are those of the experiment's <learning> element (then proximity, the wheels and no
+    reward); given, they replace the file's. reward_fn(env,
     observations, rewards) -> [W, agents]: rewards computed in Python instead (the arrays are
     the engine's, zero-copy). threads: workers stepping the worlds (default: the machine's
     cores, at most W). seed: world w's first episode runs seed + w (default: the file's), or
@@ -63,8 +74,8 @@ class Env:
 
     metadata = {"autoreset_mode": "NextStep", "render_modes": []}
 
-    def __init__(self, path, worlds=1, *, observations=("proximity",),
-                 actions=("differential_drive",), rewards=None, reward_fn=None, threads=None,
+    def __init__(self, path, worlds=1, *, observations=None, actions=None, rewards=None,
+                 reward_fn=None, threads=None,
                  seed=None, length=None, text=None, autoreset=True):
         if isinstance(observations, str) or isinstance(actions, str):
             raise TypeError("observations and actions are lists of column names")
@@ -72,7 +83,8 @@ class Env:
                                                                  os.cpu_count() or 1))
         self._worlds = _core.Worlds(
             str(path), text=text, worlds=int(worlds), threads=threads,
-            observations=list(observations), actions=list(actions),
+            observations=None if observations is None else list(observations),
+            actions=None if actions is None else list(actions),
             rewards=_reward_terms(rewards), autoreset=autoreset, length=length, seed=seed)
         self._reward_fn = reward_fn
         self._rewards = None
@@ -81,6 +93,9 @@ class Env:
         self.agents = list(w.agent_names)
         self.num_agents = len(self.agents)
         self.obs_dim, self.action_dim = w.obs_dim, w.action_dim
+        self.observation_columns = list(w.observation_columns)
+        self.action_columns = list(w.action_columns)
+        self.reward_terms = [(t, wt, dict(p)) for t, wt, p in w.reward_terms]
         self.autoreset = autoreset
         low, high = np.asarray(w.action_low), np.asarray(w.action_high)
         self.single_observation_space = box(-np.inf, np.inf, (self.obs_dim,), np.float64)
@@ -92,9 +107,10 @@ class Env:
                                 shape + (self.action_dim,), np.float64)
 
     def reset(self, seed=None, options=None):
-        """Every world from its start -> (observations, infos). seed: an int s (world w runs
-        seed s + w), a sequence of one seed per world, or None (the previous reset's seeds; at
-        first the file's seed s, world w s + w)."""
+        """Every world from its start -> (observations, infos): the experiment's reset
+        (controllers' and loop functions' reset; the robots placed anew with the seed). seed:
+        an int s (world w runs seed s + w), a sequence of one seed per world, or None (the
+        previous reset's seeds; at first the file's seed s, world w s + w)."""
         if isinstance(seed, (int, np.integer)):
             seed = int(seed)
             if seed < 0:

@@ -25,6 +25,8 @@ const char* to_string(PluginKind kind) {
       return "ensemble";
     case PluginKind::kObjectBehaviour:
       return "object behaviour";
+    case PluginKind::kReward:
+      return "reward term";
   }
   return "?";
 }
@@ -145,6 +147,17 @@ const ObjectBehaviourFactory* PluginRegistry::object_behaviour_factory(
     const std::string& name) const {
   auto it = object_behaviours_.find(name);
   return it == object_behaviours_.end() ? nullptr : &it->second;
+}
+
+void PluginRegistry::add_reward(PluginInfo info, RewardFactory factory) {
+  info.kind = PluginKind::kReward;
+  if (!find(info.kind, info.name)) rewards_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+const RewardFactory* PluginRegistry::reward_factory(const std::string& name) const {
+  auto it = rewards_.find(name);
+  return it == rewards_.end() ? nullptr : &it->second;
 }
 
 const PluginInfo* PluginRegistry::find(PluginKind kind, const std::string& name) const {

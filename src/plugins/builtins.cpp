@@ -7,6 +7,7 @@
 #include "lua/lua_ensemble.hpp"
 #include "lua/lua_object.hpp"
 #include "physics/physics_world.hpp"
+#include "plugins/rewards.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
 #include "robots/deeco_wheels.hpp"
@@ -422,6 +423,7 @@ void register_builtins(PluginRegistry& r) {
        "DEECo playground text log, in the grammar its program writes and reads "
        "(docs/log-format.md)",
        {{"path", "string", "", "output file"}, {"every", "integer", "1", "log every k ticks"}}});
+  register_builtin_rewards(r);
 }
 
 }  // namespace fleetsim

@@ -159,12 +159,14 @@ class ExperimentParser {
     }
     root.finish();
     root.check_children({"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                         "distribution", "loop_functions", "log", "knowledge", "ensembles"});
+                         "distribution", "loop_functions", "log", "knowledge", "ensembles",
+                         "learning"});
     model_ = std::make_shared<WorldModel>();
     model_->name = file_.path();
     ex_.path = file_.path();
     root.check_at_most_one({"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                            "distribution", "loop_functions", "knowledge", "ensembles"});
+                            "distribution", "loop_functions", "knowledge", "ensembles",
+                            "learning"});
     auto first = [&](const char* n) { return root.first_child(n); };
     if (auto e = first("framework"))
       read_framework(*e);
@@ -213,6 +215,7 @@ class ExperimentParser {
     resolve_pinned_robots();
     if (!d_.has_errors()) check_controllers();
     if (auto e = first("ensembles")) read_ensembles(*e);
+    if (auto e = first("learning")) read_learning(*e);
     if (d_.has_errors()) return std::nullopt;
     ex_.model = model_;
     return std::move(ex_);
@@ -1071,6 +1074,89 @@ class ExperimentParser {
                             true});
   }
 
+  /// The registry's plug-in `type` of `kind` named by element `x`; reports an unknown one at
+  /// `x` (with the known ones; `what` names the kind) and returns null (also for no type).
+  const PluginInfo* find_plugin(XmlElement& x, PluginKind kind, const std::string& type,
+                                const char* what) {
+    const PluginInfo* info = reg_.find(kind, type);
+    if (!type.empty() && !info)
+      x.error("unknown " + std::string(what) + " '" + type +
+              "' (expected one of: " + join(reg_.names(kind)) +
+              "; plug-in libraries are named in <plugins>)" + did_you_mean(type, reg_.names(kind)));
+    return info;
+  }
+
+  // <learning>: <observations columns=...>, <actions columns=...>, <reward type=... weight=...
+  // .../>, for Python's fleetsim.Env. Every column and term is checked here, and each term
+  // made and initialised once, so that their problems are reported before any run.
+  void read_learning(XmlElement& e) {
+    LearningSpec& spec = ex_.learning;
+    spec.where = e.where();
+    e.finish();
+    e.check_children({"observations", "actions", "reward"});
+    e.check_at_most_one({"observations", "actions"});
+    const ColumnStore& robots = ex_.state.robots;
+    auto columns = [&](XmlElement& x) {
+      std::vector<std::string> names;
+      std::string list = x.text("columns", "", true);
+      x.finish();
+      x.check_children({});
+      for (char& c : list)
+        if (c == ',') c = ' ';
+      std::istringstream words(list);
+      for (std::string w; words >> w;) names.push_back(w);
+      if (names.empty() && x.has("columns"))
+        x.diagnostics().error(x.where("columns"), "columns=\"\" names no column");
+      return names;
+    };
+    if (auto x = e.first_child("observations")) {
+      spec.observations = columns(*x);
+      for (const auto& name : *spec.observations)
+        if (std::string why = observation_column_problem(robots, name); !why.empty())
+          x->diagnostics().error(x->where("columns"), "<observations>: " + why);
+    }
+    if (auto x = e.first_child("actions")) {
+      spec.actions = columns(*x);
+      for (const auto& name : *spec.actions)
+        if (std::string why = action_column_problem(reg_, robots, name); !why.empty())
+          x->diagnostics().error(x->where("columns"), "<actions>: " + why);
+    }
+    const std::vector<std::uint32_t> agents =
+        ex_.robot_plan ? std::vector<std::uint32_t>{} : agent_rows(*model_, ex_.state);
+    // (No robot at all after an error elsewhere is that error's consequence.)
+    if (!ex_.robot_plan && agents.empty() && (ex_.state.robot_count() > 0 || !d_.has_errors()))
+      e.error(
+          "<learning>, but no robot has the `external` controller (the agents are the robots "
+          "whose controller is external)");
+    for (auto& x : e.children("reward")) {
+      if (!spec.rewards) spec.rewards.emplace();
+      RewardDecl d;
+      d.where = x.where();
+      d.type = x.text("type", "", true);
+      d.weight = x.real("weight", 1);
+      const PluginInfo* info = find_plugin(x, PluginKind::kReward, d.type, "reward term");
+      if (!info) continue;
+      bool files_exist = true;
+      d.params = read_params(x, *info, {"type", "weight"}, file_, &files_exist);
+      x.finish();
+      x.check_children({});
+      if (!files_exist) continue;
+      try {
+        make_reward(reg_, d.type, d.params, StateRewardSetup(robots, agents));
+      } catch (const SetupError& err) {
+        if (!err.file.empty())
+          d_.error({err.file, err.line}, err.what());
+        else
+          x.error("reward '" + d.type + "': " + err.what());
+        continue;
+      } catch (const std::exception& err) {
+        x.error("reward '" + d.type + "': init failed: " + err.what());
+        continue;
+      }
+      spec.rewards->push_back(std::move(d));
+    }
+  }
+
   // <ensembles><ensemble type=... period=... coordinators=... members=... within=.../>: made
   // and initialised here, so their problems are reported before the run.
   void read_ensembles(XmlElement& e) {
@@ -1108,14 +1194,7 @@ class ExperimentParser {
       };
       d.coordinators = selector("coordinators");
       d.members = selector("members");
-      const PluginInfo* info = reg_.find(PluginKind::kEnsemble, d.type);
-      if (!d.type.empty() && !info) {
-        x.error("unknown ensemble type '" + d.type +
-                "' (expected one of: " + join(reg_.names(PluginKind::kEnsemble)) +
-                "; plug-in libraries are named in <plugins>)" +
-                did_you_mean(d.type, reg_.names(PluginKind::kEnsemble)));
-        continue;
-      }
+      const PluginInfo* info = find_plugin(x, PluginKind::kEnsemble, d.type, "ensemble type");
       if (!info) continue;
       bool files_exist = true;
       d.params = read_params(x, *info, {"type", "period", "coordinators", "members", "within"},
@@ -1370,6 +1449,10 @@ class ExperimentParser {
         pinned_robots_.empty() && ex_.distribution.empty() && ex_.kind_affinity.empty()) {
       ex_.robot_plan = std::move(plan);
       return;
+    }
+    if (ov_.keep_placement) {
+      ex_.placement = plan;
+      ex_.unplaced = std::make_shared<const WorldState>(st);
     }
     plan->place(*model_, st, nullptr, d_);
   }

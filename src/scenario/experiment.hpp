@@ -15,6 +15,7 @@
 #include "core/diagnostics.hpp"
 #include "fleetsim/plugin.hpp"
 #include "log/log_writer.hpp"
+#include "scenario/learning.hpp"
 #include "scenario/robot_assembly.hpp"
 #include "scenario/robot_plan.hpp"
 #include "world/world.hpp"
@@ -46,6 +47,10 @@ struct ExperimentOverrides {
   /// ... for swarms of at least this many robots (smaller ones are placed at load: their
   /// domains then balance robot by robot, not tile by tile).
   std::size_t defer_placement_from = 20'000;
+  /// The load keeps the robots' placement (Experiment::placement and ::unplaced), so that the
+  /// run can be reset with another seed (Simulation::reset(seed)). Costs one copy of the
+  /// world before its robots (arena and objects) and of the plan.
+  bool keep_placement = false;
 };
 
 /// Which robots an ensemble's `coordinators` or `members` attribute selects: all, those of a
@@ -112,6 +117,13 @@ struct Experiment {
   /// Set when the load deferred the placement (ExperimentOverrides::defer_placement): `state`
   /// then holds no robot, and RobotPlan::place adds them (all, or a process's tiles).
   std::shared_ptr<const RobotPlan> robot_plan;
+  /// ExperimentOverrides::keep_placement: the robots' placement (its seed the load's) and the
+  /// world as it was before it placed them; null otherwise, for a deferred placement, and for
+  /// .argos and DEECo files (placed by their own readers).
+  std::shared_ptr<const RobotPlan> placement;
+  std::shared_ptr<const WorldState> unplaced;
+  /// <learning> (what Python's fleetsim.Env observes, commands and rewards), checked at load.
+  LearningSpec learning;
 };
 
 /// Reads and checks `path`. Loads the plug-in libraries it names into `registry`. Every

@@ -701,21 +701,45 @@ void Simulation::step() {
   run_phase(Phase::kLog, [&] { write_logs(); });
 }
 
-std::string Simulation::reset_problem() const {
+std::string Simulation::reset_problem(std::optional<std::uint64_t> seed) const {
   if (distributed()) return "a run on several processes is not reset (for now)";
   if (resuming_) return "a run resumed from a checkpoint is not reset (its start is not kept)";
   if (!started_ || !start_state_)
     return "this run keeps no copy of its start (Simulation::enable_reset before start)";
   if (finished_) return "the run has ended";
+  if (seed && *seed != model_->seed && (!experiment_.placement || !experiment_.unplaced))
+    return "this run cannot take another seed: its robots' placement is not kept (an .argos or "
+           "DEECo file, or a load without ExperimentOverrides::keep_placement)";
   return "";
 }
 
-void Simulation::reset() {
-  if (std::string why = reset_problem(); !why.empty()) throw RunError("reset: " + why);
+void Simulation::reset(std::optional<std::uint64_t> seed) {
+  if (std::string why = reset_problem(seed); !why.empty()) throw RunError("reset: " + why);
   const Tick at = state_.tick;
   auto fail = [at](const std::string& what) {
     return RunError("tick " + std::to_string(at) + ": reset: " + what);
   };
+  if (seed && *seed != model_->seed) {
+    // Tick 0 of a run of the new seed: the robots placed as its load places them.
+    RobotPlan plan = *experiment_.placement;
+    plan.seed = *seed;
+    plan.plan(*model_);
+    auto start = std::make_unique<WorldState>(*experiment_.unplaced);
+    Diagnostics diags;
+    if (!plan.place(*model_, *start, nullptr, diags)) {
+      std::ostringstream text;
+      diags.print(text);
+      throw fail("seed " + std::to_string(*seed) + ": " + text.str());
+    }
+    if (start->robots.schema().size() != state_.robots.schema().size() ||
+        start->objects.schema().size() != state_.objects.schema().size())
+      throw fail(
+          "seed " + std::to_string(*seed) +
+          ": the run's columns are not the load's (loop functions that add columns in init() "
+          "cannot be reset with another seed)");
+    experiment_.model->seed = *seed;
+    start_state_ = std::move(start);  // (a later reset() without a seed starts from it too)
+  }
   // The world as it was at tick 0 (after the loop functions' init), then the controllers as
   // ARGoS resets its space: the robots there keep their controller and reset() it, in id
   // order; robots added since lose theirs; robots removed since get theirs made again.

@@ -91,9 +91,10 @@ class Simulation final : private WorldAccess {
   /// logs' first frame), for reset(). Call before start(). Costs one copy of the world's
   /// columns, kept for the run.
   void enable_reset() { reset_enabled_ = true; }
-  /// Why reset() cannot be done now ("" when it can): not enabled, not started, a run on
-  /// several processes, a run resumed from a checkpoint (its start is not in memory).
-  std::string reset_problem() const;
+  /// Why reset(seed) cannot be done now ("" when it can): not enabled, not started, a run on
+  /// several processes, a run resumed from a checkpoint (its start is not in memory), a new
+  /// seed without the experiment's placement (ExperimentOverrides::keep_placement).
+  std::string reset_problem(std::optional<std::uint64_t> seed = std::nullopt) const;
   /// The experiment's reset, as ARGoS's, between two steps: the world goes back to its state
   /// at tick 0 (enable_reset()), the per-robot controllers of the robots there are reset()
   /// (those of robots added since are destroyed, those of robots removed since are made and
@@ -102,7 +103,16 @@ class Simulation final : private WorldAccess {
   /// tick 0 after the reset), and the observer gets the header and that frame once more. Throws
   /// RunError when reset_problem() is not empty, or from a controller's or the loop
   /// functions' reset().
-  void reset();
+  ///
+  /// With a `seed` other than the run's (ARGoS's CSimulator::Reset(seed)): every later draw
+  /// uses `seed`, and the world at tick 0 is the one loading the experiment with that seed
+  /// gives (its robots placed with it), before any loop functions' init; the loop functions'
+  /// reset() then does what the episode needs (as ARGoS's do). For an experiment without
+  /// loop functions, or whose loop functions' reset() does to the world what their init()
+  /// does, and controllers whose reset() brings them back to their state after init() (the
+  /// built-in ones), the run from there is, bit for bit, a new run of that seed. A later
+  /// reset() without a seed starts from that world too.
+  void reset(std::optional<std::uint64_t> seed = std::nullopt);
   /// True when the experiment's length is reached or the loop functions ended the run.
   bool done() const;
   /// Ends the run: loop functions' destroy, logs completed. Idempotent; called on errors too.

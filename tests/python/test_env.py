@@ -27,6 +27,29 @@ SCENE = """<?xml version="1.0"?>
 """
 
 
+# A Lua controller that counts its init() and reset() calls and shows them on its LEDs.
+COUNTER = """
+inits, resets = 0, 0
+function init() inits = inits + 1 end
+function reset() resets = resets + 1 end
+function step() robot.leds.set_all_colors(resets, inits, 0) end
+"""
+
+COUNTED = """<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="0.3" seed="2"/>
+  <controllers>
+    <controller id="learner" type="external"/>
+    <controller id="count" type="lua" script="count.lua"/>
+  </controllers>
+  <arena size="3,3">
+    <distribute count="2" kind="epuck" controller="learner" id_prefix="a" region="-1,-1,1,1"/>
+    <robot id="counter" kind="epuck" controller="count" position="1.2,1.2"/>
+  </arena>
+</fleetsim>
+"""
+
+
 def scene(directory, length=2, agents=6):
     path = os.path.join(directory, f"env-{length}-{agents}.xml")
     with open(path, "w") as f:
@@ -207,6 +230,60 @@ class EnvTest(unittest.TestCase):
             obs, *_ = env.step(zero)
             np.testing.assert_array_equal(env.step(zero)[4]["tick"], [2, 2])
 
+    def test_an_episode_starts_with_the_experiments_reset(self):
+        # A Lua robot beside the agents counts its controller's init() and reset() calls into
+        # its LED (red: resets, green: inits); the agents' episodes end every 3 ticks.
+        with open(os.path.join(self.dir, "count.lua"), "w") as f:
+            f.write(COUNTER)
+        path = os.path.join(self.dir, "counted.xml")
+        with open(path, "w") as f:
+            f.write(COUNTED)
+
+        def leds(env, w):
+            return env.column(w, "leds")[-1][:2].tolist()  # the counter is the last robot
+
+        with fleetsim.Env(path, 2, observations=["x"]) as env:
+            zero = np.zeros(env.action_space.shape)
+            env.reset(seed=5)
+            env.step(zero)
+            self.assertEqual([leds(env, w) for w in range(2)], [[1, 1], [1, 1]])
+            # Ticks 2 and 3 end the first episode; then each episode is a step that starts it
+            # (the autoreset) and three ticks. Steps 2 to 12, then 13: episode 3's tick 1.
+            for _ in range(2 + 4 + 4 + 1):
+                env.step(zero)
+            infos = env.step(zero)[4]
+            np.testing.assert_array_equal(infos["episode"], [3, 3])
+            np.testing.assert_array_equal(infos["tick"], [1, 1])
+            self.assertEqual([leds(env, w) for w in range(2)], [[4, 1], [4, 1]])
+            env.reset(seed=5)
+            env.step(zero)
+            self.assertEqual(leds(env, 1), [5, 1])  # init() once, at the load, never again
+
+    def test_episodes_after_resets_give_the_same_bits_for_any_worlds_and_threads(self):
+        short = scene(self.dir, length=0.4)  # episodes of 4 ticks: resets with new seeds
+        rng = np.random.default_rng(3)
+        actions = [rng.uniform(-0.13, 0.13, size=(3, 6, 2)) for _ in range(14)]
+
+        def run(worlds, threads):
+            with fleetsim.Env(short, worlds, threads=threads, observations=["x", "y"]) as env:
+                hashes, obs = [], []
+                for again in range(2):
+                    env.reset(seed=9)
+                    for a in actions:
+                        obs.append(env.step(a[:worlds])[0].copy())
+                        hashes.append([env.state_hash(w) for w in range(worlds)])
+                return np.stack(obs), hashes
+
+        three, h3 = run(3, 2)
+        one, h1 = run(1, 1)
+        self.assertEqual(three[:, :1].tobytes(), one.tobytes())
+        self.assertEqual([h[0] for h in h3], [h[0] for h in h1])
+        self.assertEqual(h3[:14], h3[14:])  # reset(seed=9) again: the same episodes
+        self.assertEqual(len({h[0] for h in h3[:14]}), 14)  # every tick's world differs
+        # Episode e of world w is the run of seed 9 + w + e * K, placed with it: episode 1's
+        # first observations are not episode 0's.
+        self.assertFalse(np.array_equal(three[4], three[0]))
+
     def test_vector_view(self):
         with self.make(2) as env:
             v = env.vector()
@@ -282,6 +359,104 @@ if __name__ == "__main__":
     unittest.main()
 
 
+LEARNING = """<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="2" seed="4"/>
+  ${plugins}
+  <controllers><controller id="learner" type="external"/></controllers>
+  <arena size="3,3">
+    <distribute count="5" kind="epuck" controller="learner" id_prefix="a" region="-1,-1,1,1"/>
+  </arena>
+  <learning>
+    <observations columns="x, y theta"/>
+    <actions columns="differential_drive"/>
+    <reward type="target" weight="2" at="0.5,-0.25"/>
+    ${reward}
+  </learning>
+</fleetsim>
+"""
+
+
+class DeclaredInTheFile(unittest.TestCase):
+    """<learning> in the experiment (docs/experiment-format.md): observations, actions and
+    reward terms; Python's arguments replace the file's; reward terms from a plug-in library
+    (examples/plugins: `progress`)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="fleetsim-learning-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, reward="", plugins=""):
+        path = os.path.join(self.dir, "learning.xml")
+        with open(path, "w") as f:
+            f.write(LEARNING.replace("${reward}", reward).replace("${plugins}", plugins))
+        return path
+
+    def test_the_files_observations_actions_and_rewards(self):
+        with fleetsim.Env(self.write(), 2) as env:
+            self.assertEqual(env.observation_columns, ["x", "y", "theta"])
+            self.assertEqual(env.action_columns, ["differential_drive"])
+            self.assertEqual(env.reward_terms, [("target", 2.0, {"at": "0.5,-0.25"})])
+            obs, _ = env.reset(seed=1)
+            self.assertEqual(obs.shape, (2, 5, 3))
+            a = np.full(env.action_space.shape, 0.1)
+            obs, rew, *_ = env.step(a)
+            for w in range(2):
+                x, y = env.column(w, "x"), env.column(w, "y")
+                np.testing.assert_array_equal(obs[w, :, 0], x)
+                np.testing.assert_allclose(rew[w], -2 * np.hypot(x - 0.5, y + 0.25), rtol=1e-12)
+
+    def test_pythons_arguments_replace_the_files(self):
+        with fleetsim.Env(self.write(), 1, observations=["proximity"],
+                          rewards={"centroid": 1.0}) as env:
+            self.assertEqual(env.observation_columns, ["proximity"])
+            self.assertEqual(env.action_columns, ["differential_drive"])  # the file's
+            self.assertEqual(env.reward_terms, [("centroid", 1.0, {})])
+            env.reset(seed=1)
+            _, rew, *_ = env.step(np.zeros(env.action_space.shape))
+            x, y = env.column(0, "x"), env.column(0, "y")
+            np.testing.assert_allclose(rew[0], -np.hypot(x - x.mean(), y - y.mean()),
+                                       rtol=1e-12)
+
+    def test_bad_reward_terms_from_python_raise(self):
+        path = self.write()
+        with self.assertRaisesRegex(ValueError, "no reward term 'centriod'.*did you mean"):
+            fleetsim.Env(path, 1, rewards={"centriod": 1.0})
+        with self.assertRaisesRegex(ValueError, "'target' has no parameter 'to'"):
+            fleetsim.Env(path, 1, rewards={"target": {"to": (1, 2)}})
+        with self.assertRaisesRegex(ValueError, "radius=wide is not a number"):
+            fleetsim.Env(path, 1, rewards={"neighbours": {"radius": "wide"}})
+        with self.assertRaisesRegex(ValueError, "is not a point"):
+            fleetsim.Env(path, 1, rewards={"target": {"at": "1"}})
+
+    def test_a_reward_term_from_a_plug_in_library(self):
+        library = os.environ.get("FLEETSIM_EXAMPLE_PLUGINS")
+        if not library or not os.path.exists(library):
+            self.skipTest("the example plug-in library is not built (FLEETSIM_EXAMPLE_PLUGINS)")
+        path = self.write(reward='<reward type="progress" weight="3" to="-1,1"/>',
+                          plugins=f'<plugins><library path="{library}"/></plugins>')
+        with fleetsim.Env(path, 2, length=0.3, rewards=None) as env:
+            self.assertEqual([t[0] for t in env.reward_terms], ["target", "progress"])
+            env.reset(seed=2)
+            a = np.full(env.action_space.shape, 0.12)
+            for episode_step in range(5):  # 3 ticks, the autoreset, then tick 1 again
+                x0, y0 = env.column(0, "x"), env.column(0, "y")
+                _, rew, _, _, infos = env.step(a)
+                x, y = env.column(0, "x"), env.column(0, "y")
+                if infos["tick"][0] == 0:
+                    np.testing.assert_array_equal(rew[0], 0)
+                    continue
+                # progress: how much closer to (-1, 1) since the last step (from tick 0 at
+                # an episode's first step: the term's reset)
+                progress = np.hypot(x0 + 1, y0 - 1) - np.hypot(x + 1, y - 1)
+                target = -np.hypot(x - 0.5, y + 0.25)
+                np.testing.assert_allclose(rew[0], 2 * target + 3 * progress, rtol=1e-9,
+                                           atol=1e-12)
+                self.assertTrue(np.any(progress != 0))
+
+
 class LearningExample(unittest.TestCase):
     """examples/python/learn_aggregation.py, short: the score on its held-out episode rises."""
 
@@ -307,18 +482,26 @@ class LearningExample(unittest.TestCase):
 class Bench(unittest.TestCase):
     """bench/python/env_bench.py runs and prints its one JSON line (no timing is checked)."""
 
-    def test_the_bench_prints_one_json_line(self):
+    def run_bench(self, *args):
         import json
         import subprocess
         import sys
         here = os.path.dirname(os.path.abspath(__file__))
         script = os.path.join(here, "..", "..", "bench", "python", "env_bench.py")
-        out = subprocess.run([sys.executable, script, "--worlds", "2", "--robots", "5",
-                              "--steps", "3", "--warmup", "1"],
+        out = subprocess.run([sys.executable, script, "--worlds", "2", "--robots", "5", *args],
                              capture_output=True, text=True, timeout=120)
         self.assertEqual(out.returncode, 0, out.stderr)
         lines = out.stdout.splitlines()
         self.assertEqual(len(lines), 1, out.stdout)
-        result = json.loads(lines[0])
+        return json.loads(lines[0])
+
+    def test_the_bench_prints_one_json_line(self):
+        result = self.run_bench("--steps", "3", "--warmup", "1")
         self.assertEqual((result["worlds"], result["robots"], result["steps"]), (2, 5, 3))
         self.assertGreater(result["robot_steps_per_s"], 0)
+
+    def test_the_reset_bench_prints_one_json_line(self):
+        result = self.run_bench("--lua", "2", "--resets", "2")
+        self.assertEqual((result["benchmark"], result["lua_robots"]), ("env_reset", 2))
+        self.assertGreater(result["reset_ms_per_world"], 0)
+        self.assertGreater(result["new_run_ms_per_world"], 0)

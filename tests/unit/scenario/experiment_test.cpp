@@ -410,4 +410,74 @@ TEST(Experiment, DistributeIsAPureFunctionOfTheSeed) {
 }
 
 }  // namespace
+// <learning> (docs/experiment-format.md): what Python's fleetsim.Env observes, commands and
+// rewards, checked at load like the rest of the file.
+std::string learning(const std::string& body) {
+  return "<fleetsim>\n"                                                             // 1
+         "  <framework ticks_per_second=\"10\" length=\"2\" seed=\"3\"/>\n"         // 2
+         "  <controllers><controller id=\"e\" type=\"external\"/></controllers>\n"  // 3
+         "  <arena size=\"4,4\">\n"                                                 // 4
+         "    <robot id=\"a\" controller=\"e\" position=\"0,0\"/>\n"                // 5
+         "  </arena>\n"                                                             // 6
+         "  <learning>\n" +                                                         // 7
+         body +                                                                     // 8..
+         "  </learning>\n"
+         "</fleetsim>\n";
+}
+
+TEST(Experiment, LearningDeclaresObservationsActionsAndRewards) {
+  auto p =
+      parse(learning("    <observations columns=\"proximity, x y\"/>\n"
+                     "    <actions columns=\"differential_drive\"/>\n"
+                     "    <reward type=\"target\" weight=\"2\" at=\"1,-1\"/>\n"
+                     "    <reward type=\"neighbours\"/>\n"));
+  ASSERT_TRUE(p.ex) << p.text();
+  const LearningSpec& l = p.ex->learning;
+  EXPECT_EQ(*l.observations, (std::vector<std::string>{"proximity", "x", "y"}));
+  EXPECT_EQ(*l.actions, (std::vector<std::string>{"differential_drive"}));
+  ASSERT_EQ(l.rewards->size(), 2u);
+  EXPECT_EQ((*l.rewards)[0].type, "target");
+  EXPECT_EQ((*l.rewards)[0].weight, 2.0);
+  EXPECT_EQ((*l.rewards)[0].params.text("at"), "1,-1");
+  EXPECT_EQ((*l.rewards)[1].params.text("radius"), "0.3");  // its documented default
+  // Without <learning> nothing is declared: Python's arguments (or its defaults) decide.
+  auto none = parse(valid());
+  ASSERT_TRUE(none.ex);
+  EXPECT_FALSE(none.ex->learning.observations || none.ex->learning.actions ||
+               none.ex->learning.rewards);
+}
+
+TEST(Experiment, LearningsUnknownColumnsAndTermsAreReportedAllAtOnce) {
+  auto p =
+      parse(learning("    <observations columns=\"proximty x name\"/>\n"            // 8
+                     "    <actions columns=\"x differential_drive\"/>\n"            // 9
+                     "    <reward type=\"centriod\"/>\n"                            // 10
+                     "    <reward type=\"target\" at=\"here\" weight=\"1\"/>\n"     // 11
+                     "    <reward type=\"neighbours\" radius=\"-1\" far=\"2\"/>\n"  // 12
+                     "    <penalty/>\n"));                                          // 13
+  EXPECT_FALSE(p.ex);
+  const std::string text = p.text();
+  for (const char* want :
+       {"exp.xml:8: error: <observations>: no robot column 'proximty'", "did you mean 'proximity'",
+        "exp.xml:8: error: <observations>: observation column 'name' holds strings",
+        "exp.xml:9: error: <actions>: action column 'x' is not a command column",
+        "exp.xml:10: error: unknown reward term 'centriod' (expected one of: target, centroid, "
+        "collision, neighbours",
+        "exp.xml:11: error: reward 'target': at=\"here\" is not a point",
+        "exp.xml:12: error: reward 'neighbours': radius must be", "exp.xml:12", "far",
+        "exp.xml:13"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+}
+
+TEST(Experiment, LearningNeedsAgents) {
+  std::string xml = learning("    <reward type=\"centroid\"/>\n");
+  xml.replace(xml.find("type=\"external\""), 15, "type=\"diffusion\"");
+  auto p = parse(xml);
+  EXPECT_FALSE(p.ex);
+  EXPECT_NE(p.text().find("exp.xml:7: error: <learning>, but no robot has the `external` "
+                          "controller"),
+            std::string::npos)
+      << p.text();
+}
+
 }  // namespace fleetsim

@@ -37,12 +37,12 @@ struct Result {
 /// Runs the experiment (`xml`, whose LOG is replaced by `log`); before the step from tick T,
 /// `before(sim)` may intervene. The run keeps its start for a reset (Simulation::enable_reset).
 Result run(const fs::path& log, const std::function<void(Simulation&)>& before,
-           std::string xml = kExperiment) {
+           std::string xml = kExperiment, const ExperimentOverrides& overrides = {}) {
   PluginRegistry reg;
   register_builtins(reg);
   xml.replace(xml.find("LOG"), 3, log.string());
   Diagnostics diags;
-  auto ex = parse_experiment(xml, (log.parent_path() / "exp.xml").string(), reg, {}, diags);
+  auto ex = parse_experiment(xml, (log.parent_path() / "exp.xml").string(), reg, overrides, diags);
   EXPECT_TRUE(ex) << diags.str();
   if (!ex) return {};
   Simulation sim(std::move(*ex), reg);
@@ -202,6 +202,65 @@ TEST(Reset, ARunResetEndsAsAFreshRunWithTheSameLogBytes) {
   }
 }
 
+/// kExperiment as a run (its log in a fresh directory), not started; null when it does not
+/// load. `reg` gets the built-ins and must outlive the run.
+std::unique_ptr<Simulation> load_experiment_here(PluginRegistry& reg) {
+  register_builtins(reg);
+  std::string xml = kExperiment;
+  const fs::path dir = fresh_test_dir("interventions");
+  xml.replace(xml.find("LOG"), 3, (dir / "run.flog").string());
+  Diagnostics diags;
+  auto ex = parse_experiment(xml, (dir / "exp.xml").string(), reg, {}, diags);
+  EXPECT_TRUE(ex) << diags.str();
+  return ex ? std::make_unique<Simulation>(std::move(*ex), reg) : nullptr;
+}
+
+TEST(Reset, AResetWithAnotherSeedEndsAsAFreshRunOfThatSeed) {
+  const fs::path dir = fresh_test_dir("interventions");
+  ExperimentOverrides keep;
+  keep.keep_placement = true;
+  for (const std::string& xml : {std::string(kExperiment), rich()}) {
+    ExperimentOverrides seeded = keep;
+    seeded.seed = 23;
+    const Result fresh = run(dir / "fresh.flog", {}, xml, seeded);
+    const Result other = run(dir / "other.flog", {}, xml, keep);  // the file's seed
+    ASSERT_NE(fresh.hash, other.hash) << "the seed does not change this run";
+    // The file's seed until tick 7, then the reset with seed 23 (robots placed anew with it).
+    int resets = 0;
+    const Result reset = run(
+        dir / "reset.flog",
+        [&](Simulation& sim) {
+          if (resets > 0 || sim.state().tick != 7) return;
+          ASSERT_EQ(sim.reset_problem(23), "");
+          sim.reset(23);
+          EXPECT_EQ(sim.state().tick, 0);
+          EXPECT_EQ(sim.model().seed, 23u);
+          ++resets;
+        },
+        xml, keep);
+    EXPECT_EQ(resets, 1);
+    EXPECT_EQ(reset.hash, fresh.hash) << "the reset run does not end as a fresh run of seed 23";
+    EXPECT_TRUE(reset.log == fresh.log) << "the reset run's log is not seed 23's";
+  }
+}
+
+TEST(Reset, AnotherSeedNeedsThePlacementKept) {
+  PluginRegistry reg;
+  auto loaded = load_experiment_here(reg);
+  ASSERT_TRUE(loaded);
+  Simulation& sim = *loaded;
+  sim.enable_reset();
+  sim.start();
+  sim.step();
+  EXPECT_NE(sim.reset_problem(12).find("cannot take another seed"), std::string::npos)
+      << sim.reset_problem(12);
+  EXPECT_THROW(sim.reset(12), RunError);
+  EXPECT_EQ(sim.state().tick, 1);        // nothing done
+  EXPECT_EQ(sim.reset_problem(11), "");  // its own seed needs nothing more
+  sim.reset(11);
+  EXPECT_EQ(sim.state().tick, 0);
+}
+
 TEST(Reset, ASessionWithAResetReplaysWithTheSameBytesAndHash) {
   const fs::path dir = fresh_test_dir("interventions");
   const std::string xml = rich();
@@ -277,14 +336,9 @@ TEST(Reset, TicksStartAgainAfterAResetInTheFile) {
 
 TEST(Reset, ARunThatKeepsNoStartSaysSo) {
   PluginRegistry reg;
-  register_builtins(reg);
-  std::string xml = kExperiment;
-  const fs::path dir = fresh_test_dir("interventions");
-  xml.replace(xml.find("LOG"), 3, (dir / "run.flog").string());
-  Diagnostics diags;
-  auto ex = parse_experiment(xml, (dir / "exp.xml").string(), reg, {}, diags);
-  ASSERT_TRUE(ex) << diags.str();
-  Simulation sim(std::move(*ex), reg);
+  auto loaded = load_experiment_here(reg);
+  ASSERT_TRUE(loaded);
+  Simulation& sim = *loaded;
   sim.start();
   sim.step();
   Intervention r;
