@@ -26,6 +26,8 @@ const LED_MIN_PIXELS = 6;
 const ALTITUDE_GROWTH = 0.25;
 // Range-and-bearing links, device pixels wide.
 const RAB_LINE_PIXELS = 1.5;
+// Live, following the run: how far back from the newest frame to look for one that arrived.
+const FOLLOW_SEARCH = 64;
 
 const ui = {
   canvas: $('scene'), status: $('status'), title: $('title'), message: $('message'),
@@ -424,7 +426,8 @@ class Viewer {
           list.push({ type: 'entities', key: l, entities: e, size: sizes, rgba, tex,
             textured: coloring.textured,
             circle: robots || l.circles, heading: robots && l.rotation, rotation: robots && l.rotation });
-          if (robots && l.leds && this.smallestLedBody() * view.scale >= LED_MIN_PIXELS) {
+          const ledBody = this.smallestLedBody();
+          if (robots && l.leds && ledBody < Infinity && ledBody * view.scale >= LED_MIN_PIXELS) {
             const dots = this.ledDots(f);
             if (!this.ledKeys.has(l)) this.ledKeys.set(l, {});
             list.push({ type: 'entities', key: this.ledKeys.get(l), ...dots, textured: false,
@@ -463,9 +466,10 @@ class Viewer {
     return { width, height, dpr, scale: this.camera.scale, cx: this.camera.cx, cy: this.camera.cy };
   }
 
-  render() {
+  /** Draws the frame; `force`: everything anew (to read pixels back). */
+  render(force = false) {
     const view = this.view();
-    this.renderer.draw(view, this.drawList(view));
+    this.renderer.draw(view, this.drawList(view), force);
     this.lastView = view;
   }
 
@@ -475,8 +479,17 @@ class Viewer {
     this.last = now;
     const p = this.player;
     if (this.live && this.live.follow) {
-      // Live, following the run: the newest frame computed (shown once it has arrived).
-      p.position = Math.max(0, p.frameCount - 1);
+      // Live, following the run: the newest frame computed, once it has arrived; until then
+      // the newest one that has (not the one shown before it: at a large swarm the run
+      // computes the next frame before the page has received one). Requests for frames older
+      // than that one are dropped.
+      const newest = Math.max(0, p.frameCount - 1);
+      if (p.frameCount) this.store.get(newest); // (starts loading it)
+      const shown = this.frame ? this.frame.index : -1;
+      let i = newest;
+      while (i > shown && newest - i < FOLLOW_SEARCH && !this.store.has(i)) i--;
+      p.position = this.store.has(i) ? i : newest;
+      if (p.frameCount) this.store.dropQueuedBefore(p.position);
     } else if (this.bench) {
       const next = (p.frame + 1) % Math.max(1, p.frameCount);
       if (this.store.has(next)) { p.position = next; this.bench.shown++; }
@@ -486,10 +499,16 @@ class Viewer {
     const want = p.frame;
     const f = p.frameCount ? this.store.get(want) : null;
     if (f && f !== this.frame) {
+      if (this.bench && this.live && this.live.follow) this.bench.shown++;
       this.frame = f;
       this.dirty = true;
     }
     if (p.frameCount) this.store.prefetch(want, p.rate() < 0 ? -1 : 1);
+    if (this.bench && this.bench.pan) {
+      // As while the user drags the view: a move of a few pixels at every animation frame.
+      this.camera.cx += 4 * Math.cos(now / 500) / this.camera.scale;
+      this.dirty = true;
+    }
     if (this.dirty || this.bench) {
       this.render();
       this.dirty = false;
@@ -497,7 +516,11 @@ class Viewer {
     }
     while (this.fpsSamples.length && now - this.fpsSamples[0] > 1000) this.fpsSamples.shift();
     this.updateUi();
-    if (this.bench) this.bench.rendered++;
+    if (this.bench) {
+      this.bench.rendered++;
+      if (this.bench.lastNow !== undefined) this.bench.intervals.push(now - this.bench.lastNow);
+      this.bench.lastNow = now;
+    }
     if (!this.readyResolved && (this.frame || p.frameCount === 0)) {
       this.readyResolved = true;
       this.resolveReady();
@@ -729,12 +752,12 @@ function exposeApi(v) {
     },
     /** The canvas as a PNG data URL, drawn now (tests/e2e/render_vs_page.test.mjs). */
     canvasPng() {
-      v.render();
-      return ui.canvas.toDataURL('image/png');
+      v.render(true);
+      return (v.renderer.composited ? v.renderer.composited() : ui.canvas).toDataURL('image/png');
     },
     /** RGBA of the canvas at CSS pixel (x, y), drawn now. */
     pixel(x, y) {
-      v.render();
+      v.render(true);
       return v.renderer.readPixel(x * dpr(), y * dpr());
     },
     /** Loads every frame (small logs / benchmarks only). */
@@ -749,15 +772,26 @@ function exposeApi(v) {
       }
     },
     /** Draws a new frame at every animation frame for `seconds`; returns the rates. */
-    async benchmark(seconds) {
-      v.player.setPlaying(false);
-      v.bench = { shown: 0, rendered: 0 };
+    async benchmark(seconds, { pan = false } = {}) {
+      // Replay: a new frame at every animation frame. Live, following the run: the newest
+      // frame, redrawn at every animation frame (as while the user pans or zooms).
+      if (!v.live) v.player.setPlaying(false);
+      v.bench = { shown: 0, rendered: 0, intervals: [], pan };
       await new Promise((r) => setTimeout(r, 500)); // warm-up
       const b0 = { ...v.bench }, t0 = performance.now();
+      v.bench.intervals = [];
+      v.store.decodeMs = [];
       await new Promise((r) => setTimeout(r, seconds * 1000));
       const t1 = performance.now();
+      const quantile = (a, q) => {
+        if (!a.length) return null;
+        const s = [...a].sort((x, y) => x - y);
+        return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+      };
       const out = { seconds: (t1 - t0) / 1000, fps: (v.bench.rendered - b0.rendered) * 1000 / (t1 - t0),
         newFramesPerSecond: (v.bench.shown - b0.shown) * 1000 / (t1 - t0),
+        frameMsMedian: quantile(v.bench.intervals, 0.5), frameMsP90: quantile(v.bench.intervals, 0.9),
+        decodeMsMedian: quantile(v.store.decodeMs, 0.5), decoder: v.store.decoder,
         robots: v.frame ? v.frame.robots.count : 0, renderer: v.renderer.name, device: v.renderer.device,
         mode: v.renderer.lastMode || 'canvas2d' };
       v.bench = null;
