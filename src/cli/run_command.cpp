@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/diagnostics.hpp"
 #include "core/hash.hpp"
@@ -343,7 +344,14 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   auto land_replayed = [&replay, &replayed, path = a.interventions](Simulation& sim) {
     for (; replayed < replay.size() && replay[replayed].tick <= sim.state().tick; ++replayed) {
       const Intervention& i = replay[replayed];
-      if (i.tick < sim.state().tick) continue;  // (landed before the checkpoint resumed from)
+      if (i.tick < sim.state().tick) {
+        // Landed before the checkpoint resumed from; but a held command is not in the
+        // checkpoint: hold it again (and release it again) in order.
+        if ((i.kind == Intervention::Kind::kCommand || i.kind == Intervention::Kind::kRelease) &&
+            intervention_problem(sim, i).empty())
+          apply_intervention(sim, i);
+        continue;
+      }
       if (std::string why = intervention_problem(sim, i); !why.empty())
         throw RunError(path + ":" + std::to_string(i.line) + ": tick " + std::to_string(i.tick) +
                        ": cannot " + describe(i) + ": " + why);
@@ -377,11 +385,14 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     };
     for (const view::LiveRun::Request& m : live->run().take_requests()) {
       Intervention i;
-      i.kind = m.kind == Kind::kReset    ? Intervention::Kind::kReset
-               : m.kind == Kind::kAdd    ? Intervention::Kind::kAdd
-               : m.kind == Kind::kRemove ? Intervention::Kind::kRemove
-               : m.kind == Kind::kLeds   ? Intervention::Kind::kLeds
-                                         : Intervention::Kind::kMove;
+      i.kind = m.kind == Kind::kReset     ? Intervention::Kind::kReset
+               : m.kind == Kind::kAdd     ? Intervention::Kind::kAdd
+               : m.kind == Kind::kRemove  ? Intervention::Kind::kRemove
+               : m.kind == Kind::kLeds    ? Intervention::Kind::kLeds
+               : m.kind == Kind::kCommand ? Intervention::Kind::kCommand
+               : m.kind == Kind::kRelease ? Intervention::Kind::kRelease
+               : m.kind == Kind::kParam   ? Intervention::Kind::kParam
+                                          : Intervention::Kind::kMove;
       i.tick = sim.state().tick;
       i.robot = m.robot;
       i.x = m.x;
@@ -389,6 +400,10 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       i.robot_kind = m.robot_kind;
       i.controller = m.controller;
       i.color = m.color;
+      i.actuator = m.actuator;
+      i.values = m.values;
+      i.name = m.name;
+      i.value = m.value;
       const std::uint32_t row = sim.state().robot_index(m.robot);
       i.heading = m.heading ? *m.heading
                   : i.kind == Intervention::Kind::kMove && row != kNoIndex
@@ -429,6 +444,18 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
         case Intervention::Kind::kLeds:
           done = fmt::format("robot {}'s LEDs set to {},{},{},{} at tick {}", i.robot, i.color.r,
                              i.color.g, i.color.b, i.color.a, i.tick);
+          break;
+        case Intervention::Kind::kCommand:
+          done = fmt::format("robot {}'s '{}' held at {} from tick {} (until released)", i.robot,
+                             i.actuator, fmt::join(i.values, ","), i.tick);
+          break;
+        case Intervention::Kind::kRelease:
+          done = fmt::format("robot {}'s '{}' left to its controller again at tick {}", i.robot,
+                             i.actuator, i.tick);
+          break;
+        case Intervention::Kind::kParam:
+          done = fmt::format("global '{}' of robot {}'s script set to {} at tick {}", i.name,
+                             i.robot, i.value.json(), i.tick);
           break;
         case Intervention::Kind::kMove:
           done = fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}", i.robot, i.x, i.y,

@@ -683,6 +683,7 @@ void Simulation::step() {
     });
   }
   round_ = 0;
+  if (!held_.empty()) apply_held_commands();
   run_phase(Phase::kAct, [&] {
     act();
     if (pinned_) exchange_actuation();
@@ -704,6 +705,18 @@ void Simulation::step() {
   run_phase(Phase::kLog, [&] { write_logs(); });
 }
 
+void Simulation::apply_held_commands() {
+  for (auto it = held_.begin(); it != held_.end();) {
+    const std::uint32_t row = state_.robot_index(it->first.first);
+    if (row == kNoIndex) {  // (removed since)
+      it = held_.erase(it);
+      continue;
+    }
+    set_command(row, it->first.second, it->second);
+    ++it;
+  }
+}
+
 std::string Simulation::reset_problem() const {
   if (distributed()) return "a run on several processes is not reset (for now)";
   if (resuming_) return "a run resumed from a checkpoint is not reset (its start is not kept)";
@@ -723,6 +736,7 @@ void Simulation::reset() {
   // ARGoS resets its space: the robots there keep their controller and reset() it, in id
   // order; robots added since lose theirs; robots removed since get theirs made again.
   state_ = *start_state_;
+  held_.clear();  // (interventions, as the moves before the reset)
   for (std::size_t id = 0; id < instances_.size(); ++id) {
     if (!instances_[id] || state_.robot_index(static_cast<EntityId>(id)) != kNoIndex) continue;
     instances_[id]->destroy();

@@ -161,7 +161,8 @@ std::string LiveRun::control(const std::string& command, std::optional<double> v
       speed_ = value ? *value : 0;
     } else {
       return "unknown command '" + command +
-             "' (expected pause, play, step, speed, reset, move, add, remove or leds)";
+             "' (expected pause, play, step, speed, reset, move, add, remove, leds, command, "
+             "release or param)";
     }
     anchored_ = false;  // the pace starts again from here
     ++version_;

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/script_globals.hpp"
 #include "fleetsim/types.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
@@ -85,11 +86,14 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// thread takes it with take_requests()), or is refused there (report_intervention()).
   struct Request {
     enum class Kind {
-      kMove,    ///< a robot dragged to a new pose
-      kReset,   ///< the experiment's reset (Simulation::reset)
-      kAdd,     ///< a robot added
-      kRemove,  ///< a robot removed
-      kLeds,    ///< a robot's LEDs set
+      kMove,     ///< a robot dragged to a new pose
+      kReset,    ///< the experiment's reset (Simulation::reset)
+      kAdd,      ///< a robot added
+      kRemove,   ///< a robot removed
+      kLeds,     ///< a robot's LEDs set
+      kCommand,  ///< a robot's actuator command held
+      kRelease,  ///< a held command released
+      kParam,    ///< a global of a robot's script set
     };
     Kind kind = Kind::kMove;
     std::uint32_t robot = 0;             ///< entity id (move, remove)
@@ -97,6 +101,10 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
     std::optional<double> heading;       ///< radians; none: kept (move), 0 (add)
     std::string robot_kind, controller;  ///< add: the experiment's names
     Color color;                         ///< leds
+    std::string actuator;                ///< command, release
+    std::vector<double> values;          ///< command
+    std::string name;                    ///< param: the global's name
+    ScriptValue value;                   ///< param
   };
   /// Queues a request; returns why it is refused at once (the run has ended), else "".
   std::string request(const Request& r);
