@@ -1,8 +1,9 @@
 // The live view (`fleetsim run --view`): a page attaches to a running run, pauses, steps and
 // resumes it; two pages watch at once; a page without the run's token watches but cannot
 // control; the reset button takes the run back to tick 0; a robot dragged on the page moves, and
-// one clicked gets new LEDs (c) and is removed (Delete); the interventions file replays the
-// session with the same log bytes; the page says when the run has ended.
+// one clicked gets new LEDs (c) and is removed (Delete), one gets a held command from its panel;
+// the interventions file replays the session with the same log bytes; the page says when the
+// run has ended.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -221,6 +222,47 @@ test('c sets the clicked robot\'s LEDs and Delete removes it, recorded', async (
   const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
   assert.match(lines.at(-2), new RegExp(` leds ${robot.id} 255,0,0,255$`));
   assert.match(lines.at(-1), new RegExp(` remove ${robot.id}$`));
+});
+
+test('the robot panel holds a command, releases it and refuses a global the controller lacks', async () => {
+  const page = browser.page;
+  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  const before = s.live.interventions;
+  await page.click('#run-follow');
+  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
+  const robot = await page.evaluate(() => window.fleetsimViewer.robot(2));
+  const [x, y] = await toCanvas(page, robot.x, robot.y);
+  const box = await page.locator('#scene').boundingBox();
+  await page.mouse.click(box.x + x, box.y + y);
+  await page.waitForFunction((id) => window.fleetsimViewer.state().selected?.id === id, robot.id);
+  assert.equal(await page.isVisible('#robot-controls'), true, 'the token holder gets the panel');
+  await page.fill('#command-actuator', 'differential_drive');
+  await page.fill('#command-values', '0.05 -0.05');
+  await page.click('#command-hold');
+  s = await until(page, (l) => l.interventions === before + 1, 'the command held');
+  assert.match(s.live.intervention, new RegExp(`robot ${robot.id}'s 'differential_drive' held at 0.05,-0.05 from tick \\d+ \\(until released\\)`));
+  // The held command turns the robot on the spot at the next step, whatever its controller says.
+  const t = s.live.tick;
+  await page.click('#run-step');
+  await until(page, (l, st) => st.tick === t + 1 && st.frame === st.frameCount - 1, 'a step');
+  const after = await page.evaluate((id) => {
+    const v = window.fleetsimViewer;
+    for (let i = 0; ; i++) { const r = v.robot(i); if (!r || r.id === id) return r; }
+  }, robot.id);
+  assert.ok(Math.hypot(after.x - robot.x, after.y - robot.y) < 1e-4, 'it did not move');
+  assert.ok(Math.abs(after.theta - robot.theta) > 0.1, `it turned (${robot.theta} -> ${after.theta})`);
+  await page.click('#command-release');
+  s = await until(page, (l) => l.interventions === before + 2, 'the command released');
+  assert.match(s.live.intervention, /left to its controller again/);
+  // A global of a controller that has none (diffusion is built in): refused, not recorded.
+  await page.fill('#param-name', 'speed');
+  await page.fill('#param-value', '0.2');
+  await page.click('#param-set');
+  s = await until(page, (l) => /has no parameters to change/.test(l.intervention), 'the refusal');
+  assert.equal(s.live.interventions, before + 2);
+  const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.match(lines.at(-2), new RegExp(`^\\d+ command ${robot.id} differential_drive 0.05,-0.05$`));
+  assert.match(lines.at(-1), new RegExp(`^\\d+ release ${robot.id} differential_drive$`));
 });
 
 test('the page says when the run has ended; the interventions file replays its log bytes', async () => {

@@ -35,6 +35,9 @@ const ui = {
   clock: $('clock'), speed: $('speed'), fps: $('fps'),
   live: $('live'), runState: $('run-state'), runPause: $('run-pause'), runStep: $('run-step'),
   runReset: $('run-reset'), runSpeed: $('run-speed'), runFollow: $('run-follow'),
+  robotControls: $('robot-controls'), commandActuator: $('command-actuator'),
+  commandValues: $('command-values'), commandRelease: $('command-release'),
+  paramName: $('param-name'), paramValue: $('param-value'), paramSet: $('param-set'),
 };
 
 function showMessage(text, kind = 'error') {
@@ -569,6 +572,7 @@ class Viewer {
     const f = this.frame;
     if (i < 0 || !f) {
       ui.info.hidden = true;
+      ui.robotControls.hidden = true;
       this.selected = null;
       return;
     }
@@ -589,6 +593,7 @@ class Viewer {
         `θ      ${d.theta.toFixed(4)} rad (${(d.theta * 180 / Math.PI).toFixed(1)}°)\ntick   ${d.tick}` +
         more;
       ui.info.hidden = false;
+      ui.robotControls.hidden = !(this.live && this.live.canControl);
       this.selected = d;
     };
     show({ id: r.id[i], name, kind, tag: f.tags[r.tag[i]], x: r.x[i] + c[0], y: r.y[i] + c[1],
@@ -608,7 +613,7 @@ function bindInput(v) {
   const held = new Set();
   window.addEventListener('keydown', (ev) => {
     if (ev.target === ui.timeline && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) ev.target.blur();
-    if (ev.target === ui.runSpeed) return;
+    if (ev.target === ui.runSpeed || ev.target instanceof HTMLInputElement) return;
     // Live: looking back stops following the run's newest frame ("latest" follows again).
     if (v.live && (ev.key === 'ArrowLeft' || ev.key === 'Enter')) v.live.follow = false;
     switch (ev.key) {
@@ -889,6 +894,25 @@ function watchRun(v) {
     send('leds', undefined, { robot, color: ledColors[ledNext] });
     ledNext = (ledNext + 1) % ledColors.length;
   };
+  // The selected robot's panel: hold an actuator's command, release it, set a global of its
+  // Lua script (each recorded by the run, as a move is).
+  ui.robotControls.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (!v.selected) return;
+    const values = ui.commandValues.value.split(/[\s,]+/).filter((w) => w).map(Number);
+    send('command', undefined, { robot: v.selected.id, actuator: ui.commandActuator.value.trim(), values });
+  });
+  ui.commandRelease.addEventListener('click', () => {
+    if (v.selected) send('release', undefined, { robot: v.selected.id, actuator: ui.commandActuator.value.trim() });
+  });
+  ui.paramSet.addEventListener('click', () => {
+    if (!v.selected) return;
+    // A number, true or false, or a JSON string; any other text is a string.
+    const text = ui.paramValue.value.trim();
+    let value = text;
+    try { const j = JSON.parse(text); if (['number', 'boolean', 'string'].includes(typeof j)) value = j; } catch { /* a string */ }
+    send('param', value, { robot: v.selected.id, name: ui.paramName.value.trim() });
+  });
   ui.runPause.addEventListener('click', () =>
     send(link.status && link.status.state === 'paused' ? 'play' : 'pause'));
   ui.runStep.addEventListener('click', () => { link.follow = true; send('step'); });
