@@ -11,6 +11,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -42,6 +43,79 @@
 namespace fleetsim::cli {
 
 using distributed::LoadedExperiment;
+
+namespace {
+
+#ifdef FLEETSIM_HAVE_VIEWER
+/// Robot `id` as the run holds it between steps, for the live view's robot panel
+/// (`/api/robot-now`): {"robot", "tick", "columns": {NAME: value or [values]} (every column but
+/// names and tags; at most 64 values each, "truncated" lists the longer), "globals": {NAME:
+/// VALUE} of its Lua script or null with "why"}.
+std::string robot_now_json(const Simulation& sim, EntityId id) {
+  const WorldState& s = sim.state();
+  nlohmann::json j = {{"robot", id}, {"tick", s.tick}};
+  const std::uint32_t row = s.robot_index(id);
+  if (row == kNoIndex) {
+    j["error"] = "there is no robot with id " + std::to_string(id);
+    return j.dump();
+  }
+  nlohmann::json columns = nlohmann::json::object(), truncated = nlohmann::json::array();
+  const auto& schema = s.robots.schema();
+  for (ColumnHandle c = 0; c < schema.size(); ++c) {
+    const ColumnDesc& d = schema[c];
+    if (d.type == ColumnType::kString || d.type == ColumnType::kTag) continue;
+    const std::size_t n = std::min<std::size_t>(d.width, 64);
+    if (n < d.width) truncated.push_back(d.name);
+    const auto* base = static_cast<const std::uint8_t*>(s.robots.data(c)) + row * d.row_bytes();
+    nlohmann::json values = nlohmann::json::array();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint8_t* e = base + k * d.element_bytes();
+      auto get = [e]<class T>(T) {
+        T v;
+        std::memcpy(&v, e, sizeof v);
+        return v;
+      };
+      switch (d.type) {
+        case ColumnType::kU8: values.push_back(get(std::uint8_t{})); break;
+        case ColumnType::kU16: values.push_back(get(std::uint16_t{})); break;
+        case ColumnType::kU32: values.push_back(get(std::uint32_t{})); break;
+        case ColumnType::kI32: values.push_back(get(std::int32_t{})); break;
+        case ColumnType::kF32: {
+          const float v = get(float{});
+          values.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
+          break;
+        }
+        case ColumnType::kF64: {
+          const double v = get(double{});
+          values.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
+          break;
+        }
+        case ColumnType::kColor: {
+          const Color col = get(Color{});
+          values.push_back({col.r, col.g, col.b, col.a});
+          break;
+        }
+        default: break;
+      }
+    }
+    columns[d.name] = d.width == 1 && !values.empty() ? values[0] : values;
+  }
+  j["columns"] = columns;
+  if (!truncated.empty()) j["truncated"] = truncated;
+  if (auto* g = dynamic_cast<ScriptGlobals*>(sim.controller_between_steps(id))) {
+    nlohmann::json globals = nlohmann::json::object();
+    for (const auto& [name, value] : g->script_globals())
+      globals[name] = nlohmann::json::parse(value.json(), nullptr, false);
+    j["globals"] = globals;
+  } else {
+    j["globals"] = nullptr;
+    j["why"] = "its controller is not a Lua script (it has no script globals)";
+  }
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+#endif
+
+}  // namespace
 
 namespace {
 
@@ -384,6 +458,10 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       live->run().report_intervention(message, landed);
     };
     for (const view::LiveRun::Request& m : live->run().take_requests()) {
+      if (m.kind == Kind::kLook) {  // (a question from a page's robot panel)
+        live->run().answer_look(m.robot, robot_now_json(sim, m.robot));
+        continue;
+      }
       Intervention i;
       i.kind = m.kind == Kind::kReset     ? Intervention::Kind::kReset
                : m.kind == Kind::kAdd     ? Intervention::Kind::kAdd

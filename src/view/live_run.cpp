@@ -181,6 +181,31 @@ std::string LiveRun::request(const Request& r) {
   return "";
 }
 
+std::string LiveRun::look(std::uint32_t robot, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  if (ended_) return "";
+  Request r;
+  r.kind = Request::Kind::kLook;
+  r.robot = robot;
+  requests_.push_back(r);
+  has_requests_.store(true);
+  changed_.notify_all();  // (a paused run answers at once)
+  changed_.wait_for(lock, timeout, [&] { return ended_ || looks_.count(robot); });
+  auto it = looks_.find(robot);
+  if (it == looks_.end()) return "";
+  std::string answer = std::move(it->second);
+  looks_.erase(it);
+  return answer;
+}
+
+void LiveRun::answer_look(std::uint32_t robot, std::string json) {
+  {
+    std::lock_guard lock(mutex_);
+    looks_[robot] = std::move(json);
+  }
+  changed_.notify_all();
+}
+
 std::vector<LiveRun::Request> LiveRun::take_requests() {
   if (!has_requests_.load(std::memory_order_relaxed)) return {};
   std::lock_guard lock(mutex_);

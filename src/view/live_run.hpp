@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -94,6 +95,7 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
       kCommand,  ///< a robot's actuator command held
       kRelease,  ///< a held command released
       kParam,    ///< a global of a robot's script set
+      kLook,     ///< not an intervention: a page asks for a robot as the run holds it
     };
     Kind kind = Kind::kMove;
     std::uint32_t robot = 0;             ///< entity id (move, remove)
@@ -108,6 +110,13 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   };
   /// Queues a request; returns why it is refused at once (the run has ended), else "".
   std::string request(const Request& r);
+
+  /// Server threads: robot `robot` as the run holds it (JSON made by the run's thread at its
+  /// next tick boundary: a Request of kind kLook, answered with answer_look()); "" when no
+  /// answer came within `timeout` (the run has ended).
+  std::string look(std::uint32_t robot, std::chrono::milliseconds timeout);
+  /// The run's thread, between steps: the answer to a kLook request.
+  void answer_look(std::uint32_t robot, std::string json);
 
   /// What a page shows of the run.
   struct Status {
@@ -182,6 +191,7 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   double speed_ = 0;
   bool ended_ = false;
   std::vector<Request> requests_;          ///< requested, not taken yet
+  std::map<std::uint32_t, std::string> looks_;  ///< answer_look(), by robot
   std::atomic<bool> has_requests_{false};  ///< requests_ is not empty (read without the mutex)
   std::string intervention_;
   std::uint64_t interventions_ = 0;

@@ -129,6 +129,23 @@ void ViewServer::add_live_routes() {
     res.set_content(status_json(st, control).dump(), kJson);
   });
 
+  // GET /api/robot-now?robot=ID: the robot as the run holds it at its next tick boundary,
+  // every column and its script's globals (for its panel; watching is enough).
+  s.Get("/api/robot-now", [this](const httplib::Request& req, httplib::Response& res) {
+    auto robot = param(req, "robot");
+    if (!robot || *robot > 0xffffffffu) {
+      send_error(res, 400, "expected /api/robot-now?robot=ID");
+      return;
+    }
+    const std::string answer =
+        live_.run->look(static_cast<std::uint32_t>(*robot), std::chrono::seconds(2));
+    if (answer.empty()) {
+      send_error(res, 503, "the run did not answer (has it ended?)");
+      return;
+    }
+    res.set_content(answer, kJson);
+  });
+
   s.Post("/api/control", [this, has_token](const httplib::Request& req, httplib::Response& res) {
     if (!has_token(req)) {
       send_error(res, 403,

@@ -591,7 +591,7 @@ class Viewer {
         `robot  ${d.name ? d.name + ' ' : ''}(id ${d.id})\nkind   ${d.kind}\ntag    ${d.tag || '(none)'}\n` +
         `x      ${d.x.toFixed(4)} m\ny      ${d.y.toFixed(4)} m\n` +
         `θ      ${d.theta.toFixed(4)} rad (${(d.theta * 180 / Math.PI).toFixed(1)}°)\ntick   ${d.tick}` +
-        more;
+        more + (d.globals || '');
       ui.info.hidden = false;
       ui.robotControls.hidden = !(this.live && this.live.canControl);
       this.selected = d;
@@ -603,6 +603,24 @@ class Viewer {
       if (this.frame === f) {
         show({ id: exact.id, name: exact.name, kind: exact.kind, tag: exact.tag, x: exact.x,
           y: exact.y, theta: exact.theta, tick: exact.tick, index: i, columns: exact.columns });
+      }
+      // Live: what the run holds of it now and the log does not carry (its sensors' readings,
+      // its commands ...), and the globals of its Lua script (numbers, strings, booleans).
+      if (this.live && this.frame === f) {
+        const now = await fetchJson(`/api/robot-now?robot=${exact.id}`);
+        const logged = new Set(['x', 'y', 'theta', 'id', 'kind', ...Object.keys(exact.columns || {})]);
+        const clip = (t) => (t.length > 60 ? t.slice(0, 57) + '...' : t);
+        let lines = `\n— the run now (tick ${now.tick}) —`;
+        for (const [k, val] of Object.entries(now.columns || {})) {
+          if (!logged.has(k)) lines += `\n${k.padEnd(6)} ${clip(JSON.stringify(val))}`;
+        }
+        lines += now.globals
+          ? Object.entries(now.globals).map(([k, val]) => `\nglobal ${k} = ${clip(JSON.stringify(val))}`).join('') ||
+            '\n(its script has no number, string or boolean global)'
+          : `\n(no script globals: ${now.why || now.error})`;
+        if (this.selected && this.selected.id === exact.id) {
+          show({ ...this.selected, globals: lines, now });
+        }
       }
     } catch { /* keep the page's values */ }
   }
