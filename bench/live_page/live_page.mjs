@@ -19,12 +19,12 @@
 //        [--run-args '--view-paused'] [--profile 15] [--pan 1]
 // --pan 1: the view also moves a few pixels at every animation frame (as while the user drags
 // it), so that everything is drawn anew each time.
-// FLEETSIM (default build/fleetsim) names the binary; run from the source tree.
-import { spawn } from 'node:child_process';
+// FLEETSIM names the binary (default: build/fleetsim below the current folder: run it from the
+// source tree).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openBrowser, load } from '../../tests/e2e/lib.mjs';
+import { openBrowser, load, startLiveRun } from '../../tests/e2e/lib.mjs';
 
 const SOURCE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const args = Object.fromEntries(process.argv.slice(2).reduce((out, a, i, all) => {
@@ -36,7 +36,6 @@ const speed = args.speed || '1';
 const seconds = Number(args.seconds || 15);
 const threads = Number(args.threads || 1);
 const width = Number(args.width || 1280), height = Number(args.height || 720);
-const FLEETSIM = process.env.FLEETSIM || path.join(SOURCE, 'build/fleetsim');
 
 // The diffusion example, grown, without a log, long enough for the measurement.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetsim-live-page-'));
@@ -49,22 +48,6 @@ const xml = fs.readFileSync(path.join(SOURCE, 'examples/diffusion/diffusion.xml'
 const experiment = path.join(dir, 'live.xml');
 fs.writeFileSync(experiment, xml);
 
-function startRun() {
-  return new Promise((resolve, reject) => {
-    const p = spawn(FLEETSIM, ['run', experiment, '--quiet', '--view', '--port', '0',
-      '--view-speed', speed, ...(args['run-args'] ? args['run-args'].split(' ') : [])], { cwd: dir });
-    const run = { proc: p, out: '', err: '', url: null };
-    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${run.out}${run.err}`)), 120000);
-    p.stdout.on('data', (d) => {
-      run.out += d;
-      const m = run.out.match(/http:\/\/[^\s]+\?token=[0-9a-f]+/);
-      if (m && !run.url) { run.url = m[0]; clearTimeout(timer); resolve(run); }
-    });
-    p.stderr.on('data', (d) => { run.err += d; });
-    p.on('exit', (code) => { if (!run.url) { clearTimeout(timer); reject(new Error(`exited ${code}:\n${run.err}`)); } });
-  });
-}
-
 const status = async (url) => {
   const u = new URL(url);
   const res = await fetch(`${u.origin}/api/live${u.search}`);
@@ -72,7 +55,8 @@ const status = async (url) => {
 };
 
 const load0 = os.loadavg()[0];
-const run = await startRun();
+const run = await startLiveRun(experiment, ['--quiet', '--view-speed', speed,
+  ...(args['run-args'] ? args['run-args'].split(' ') : [])], dir);
 const browser = await openBrowser({ width, height });
 let code = 0;
 try {

@@ -36,6 +36,7 @@
 #include "ros2/ros2_bridge.hpp"
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
+#include "view/frame_encoding.hpp"
 #include "view/live_view.hpp"
 #include "view/picture_files.hpp"
 #endif
@@ -68,36 +69,8 @@ std::string robot_now_json(const Simulation& sim, EntityId id) {
     if (n < d.width) truncated.push_back(d.name);
     const auto* base = static_cast<const std::uint8_t*>(s.robots.data(c)) + row * d.row_bytes();
     nlohmann::json values = nlohmann::json::array();
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::uint8_t* e = base + k * d.element_bytes();
-      auto get = [e]<class T>(T) {
-        T v;
-        std::memcpy(&v, e, sizeof v);
-        return v;
-      };
-      switch (d.type) {
-        case ColumnType::kU8: values.push_back(get(std::uint8_t{})); break;
-        case ColumnType::kU16: values.push_back(get(std::uint16_t{})); break;
-        case ColumnType::kU32: values.push_back(get(std::uint32_t{})); break;
-        case ColumnType::kI32: values.push_back(get(std::int32_t{})); break;
-        case ColumnType::kF32: {
-          const float v = get(float{});
-          values.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
-          break;
-        }
-        case ColumnType::kF64: {
-          const double v = get(double{});
-          values.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
-          break;
-        }
-        case ColumnType::kColor: {
-          const Color col = get(Color{});
-          values.push_back({col.r, col.g, col.b, col.a});
-          break;
-        }
-        default: break;
-      }
-    }
+    for (std::size_t k = 0; k < n; ++k)
+      values.push_back(view::element_json(d, base + k * d.element_bytes(), {}));
     columns[d.name] = d.width == 1 && !values.empty() ? values[0] : values;
   }
   j["columns"] = columns;

@@ -190,9 +190,9 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   std::uint64_t steps_ = 0;  ///< ticks let through while paused
   double speed_ = 0;
   bool ended_ = false;
-  std::vector<Request> requests_;          ///< requested, not taken yet
+  std::vector<Request> requests_;               ///< requested, not taken yet
   std::map<std::uint32_t, std::string> looks_;  ///< answer_look(), by robot
-  std::atomic<bool> has_requests_{false};  ///< requests_ is not empty (read without the mutex)
+  std::atomic<bool> has_requests_{false};       ///< requests_ is not empty (read without the mutex)
   std::string intervention_;
   std::uint64_t interventions_ = 0;
   std::string end_message_;

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FLEETSIM, openBrowser, load, state, screenshot, toCanvas } from './lib.mjs';
+import { FLEETSIM, openBrowser, load, state, screenshot, toCanvas, startLiveRun } from './lib.mjs';
 
 const SOURCE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const EXPERIMENT = path.join(SOURCE, 'examples/diffusion/diffusion.xml');
@@ -29,22 +29,8 @@ function runToEnd(args) {
 }
 
 /** Starts a paused run with --view; resolves once it prints its URL. */
-function startLiveRun(logPath) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(FLEETSIM, ['run', EXPERIMENT, '--json', '--view', '--port', '0', '--view-paused',
-      '--log', logPath, '--record-interventions', RECORD], { cwd: SOURCE });
-    const run = { proc: p, out: '', err: '', url: null, code: undefined };
-    run.exited = new Promise((res) => p.on('exit', (code) => { run.code = code; res(code); }));
-    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${run.out}${run.err}`)), 20000);
-    p.stdout.on('data', (d) => {
-      run.out += d;
-      const m = run.out.match(/http:\/\/[^\s]+\?token=[0-9a-f]+/);
-      if (m && !run.url) { run.url = m[0]; clearTimeout(timer); resolve(run); }
-    });
-    p.stderr.on('data', (d) => { run.err += d; });
-    p.on('exit', (code) => { if (!run.url) { clearTimeout(timer); reject(new Error(`exited ${code}:\n${run.err}`)); } });
-  });
-}
+const startPausedRun = (logPath) => startLiveRun(EXPERIMENT, ['--view-paused', '--log', logPath,
+  '--record-interventions', RECORD], SOURCE);
 
 const live = (page) => page.evaluate(() => window.fleetsimViewer.state().live);
 /** Waits until the page's view of the run satisfies `pred(live, state)`. */
@@ -62,7 +48,7 @@ let run, reference, browser, second;
 before(async () => {
   reference = await runToEnd(['--log', path.join(dir, 'plain.flog')]);
   assert.equal(reference.code, 0, reference.err);
-  run = await startLiveRun(path.join(dir, 'live.flog'));
+  run = await startPausedRun(path.join(dir, 'live.flog'));
   browser = await openBrowser();
   second = await openBrowser();
 });

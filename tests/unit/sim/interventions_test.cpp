@@ -58,6 +58,20 @@ Result run(const fs::path& log, const std::function<void(Simulation&)>& before,
   return {slurp(log), sim.state().hash()};
 }
 
+/// Runs `xml` landing each of `file`'s interventions at its tick (a reset takes the tick back
+/// to 0 and the file goes on from there), as `fleetsim run --interventions` does; `landed`
+/// counts them.
+Result replay_file(const fs::path& log, const std::vector<Intervention>& file,
+                   const std::string& xml, std::size_t& landed) {
+  return run(
+      log,
+      [&](Simulation& sim) {
+        for (; landed < file.size() && file[landed].tick <= sim.state().tick; ++landed)
+          apply_intervention(sim, file[landed]);
+      },
+      xml);
+}
+
 TEST(Interventions, ARecordedSessionReplaysWithTheSameBytesAndHash) {
   const fs::path dir = fresh_test_dir("interventions");
   const Result plain = run(dir / "plain.flog", {});
@@ -249,13 +263,7 @@ TEST(Reset, ASessionWithAResetReplaysWithTheSameBytesAndHash) {
   // Replayed as `fleetsim run --interventions` does: each at its tick, a reset taking the tick
   // back to 0 and the file going on from there.
   std::size_t next = 0;
-  const Result replay = run(
-      dir / "replay.flog",
-      [&](Simulation& sim) {
-        for (; next < loaded->size() && (*loaded)[next].tick <= sim.state().tick; ++next)
-          apply_intervention(sim, (*loaded)[next]);
-      },
-      xml);
+  const Result replay = replay_file(dir / "replay.flog", *loaded, xml, next);
   EXPECT_EQ(next, 4u);
   EXPECT_EQ(replay.hash, live.hash);
   EXPECT_TRUE(replay.log == live.log) << "the replay's log bytes differ from the session's";
@@ -601,13 +609,7 @@ TEST(Interventions, CommandsAndScriptGlobalsSetLiveAreRecordedAndReplayed) {
   ASSERT_EQ(loaded->size(), 5u);
   EXPECT_EQ((*loaded)[1].value.text, "spin # with \"quotes\"");
   std::size_t next = 0;
-  const Result replay = run(
-      dir / "replay.flog",
-      [&](Simulation& sim) {
-        for (; next < loaded->size() && (*loaded)[next].tick == sim.state().tick; ++next)
-          apply_intervention(sim, (*loaded)[next]);
-      },
-      xml);
+  const Result replay = replay_file(dir / "replay.flog", *loaded, xml, next);
   EXPECT_EQ(next, 5u);
   EXPECT_EQ(replay.hash, live.hash);
   EXPECT_TRUE(replay.log == live.log) << "the replay's log bytes differ from the session's";
