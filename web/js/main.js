@@ -26,6 +26,11 @@ const LED_MIN_PIXELS = 6;
 const ALTITUDE_GROWTH = 0.25;
 // Range-and-bearing links, device pixels wide.
 const RAB_LINE_PIXELS = 1.5;
+// The clicked robot's trail (t): its positions over the last TRAIL_SECONDS of simulated time,
+// from the frames the page holds; TRAIL_PIXELS wide, under the robots.
+const TRAIL_SECONDS = 10;
+const TRAIL_PIXELS = 2;
+const TRAIL_COLOR = [0.15, 0.15, 0.15, 0.85];
 // Live, following the run: how far back from the newest frame to look for one that arrived.
 const FOLLOW_SEARCH = 64;
 
@@ -114,6 +119,9 @@ class Viewer {
     this.customs = new Map();
     this.selected = null;
     this.bench = null;
+    this.trailOn = false; // t: the selected robot's trail
+    this.following = false; // f: the camera follows the selected robot
+    this.trailCache = null;
   }
 
   async init() {
@@ -389,6 +397,37 @@ class Viewer {
     return { type: 'screen', canvas };
   }
 
+  /** Row of robot `id` in frame `f` (-1 when absent); `hint`, a row to try first. */
+  rowOf(f, id, hint = -1) {
+    const ids = f.robots.id;
+    if (hint >= 0 && hint < f.robots.count && ids[hint] === id) return hint;
+    for (let i = 0; i < f.robots.count; i++) if (ids[i] === id) return i;
+    return -1;
+  }
+
+  /**
+   * Robot `id`'s trail up to frame `f`: segments between its positions in the frames the page
+   * holds over the last TRAIL_SECONDS (simulated), newest first; kept until the frame changes.
+   */
+  trail(f, id) {
+    const c = this.trailCache;
+    if (c && c.frame === f && c.id === id) return c;
+    const xs = [], ys = [];
+    let row = -1;
+    for (let i = f.index; i >= 0 && this.store.has(i); i--) {
+      const g = this.store.frames.get(i);
+      if (f.timeNs - g.timeNs > TRAIL_SECONDS * 1e9 || g.timeNs > f.timeNs) break;
+      row = this.rowOf(g, id, row);
+      if (row < 0) break;
+      xs.push(g.robots.x[row]);
+      ys.push(g.robots.y[row]);
+    }
+    const segments = new Float32Array(Math.max(0, xs.length - 1) * 4);
+    for (let k = 0; k + 1 < xs.length; k++) segments.set([xs[k], ys[k], xs[k + 1], ys[k + 1]], 4 * k);
+    this.trailCache = { frame: f, id, segments, count: xs.length - 1 > 0 ? xs.length - 1 : 0, points: xs.length };
+    return this.trailCache;
+  }
+
   /** Entity id -> position in the header's table, for 'robots' or 'objects'. */
   idIndex(set) {
     this.idIndexes = this.idIndexes || {};
@@ -421,6 +460,11 @@ class Viewer {
         case 'robots':
         case 'objects': {
           if (!f) break;
+          if (l.type === 'robots' && this.trailOn && this.selected) {
+            const t = this.trail(f, this.selected.id);
+            list.push({ type: 'lines', key: 'trail', segments: t.segments, count: t.count,
+              color: TRAIL_COLOR, widthPx: TRAIL_PIXELS * (view.dpr || 1) });
+          }
           const robots = l.type === 'robots';
           const e = robots ? f.robots : f.objects;
           const sizes = robots ? this.robotSizes(f) : this.objectSizes(f);
@@ -507,6 +551,16 @@ class Viewer {
       this.dirty = true;
     }
     if (p.frameCount) this.store.prefetch(want, p.rate() < 0 ? -1 : 1);
+    if (this.following && this.selected && this.frame) {
+      // f: the camera keeps the selected robot at the centre of the window.
+      const row = this.rowOf(this.frame, this.selected.id, this.followRow ?? -1);
+      this.followRow = row;
+      if (row >= 0 && (this.camera.cx !== this.frame.robots.x[row] || this.camera.cy !== this.frame.robots.y[row])) {
+        this.camera.cx = this.frame.robots.x[row];
+        this.camera.cy = this.frame.robots.y[row];
+        this.dirty = true;
+      }
+    }
     if (this.bench && this.bench.pan) {
       // As while the user drags the view: a move of a few pixels at every animation frame.
       this.camera.cx += 4 * Math.cos(now / 500) / this.camera.scale;
@@ -641,6 +695,9 @@ function bindInput(v) {
       case 'ArrowUp': p.faster(); break;
       case 'ArrowDown': p.slower(); break;
       case 'Enter': p.restart(); break;
+      // The clicked robot: follow it with the camera / draw its trail (again: stop).
+      case 'f': v.following = !v.following && !!v.selected; v.dirty = true; break;
+      case 't': v.trailOn = !v.trailOn && !!v.selected; v.dirty = true; break;
       // Live, with the token: the selected robot's LEDs take the next colour; Delete removes it.
       case 'c':
       case 'Delete':
@@ -736,7 +793,8 @@ function exposeApi(v) {
         live: v.live ? { ...v.live.status, follow: v.live.follow } : null,
         mode: v.player.mode, speed: v.player.speed, status: f ? f.status : null,
         fps: v.fpsSamples.length, error: document.body.dataset.error || null,
-        selected: v.selected,
+        selected: v.selected, following: v.following,
+        trail: v.trailOn && v.trailCache ? { points: v.trailCache.points } : null,
       };
     },
     pause() { v.player.setPlaying(false); },
