@@ -11,6 +11,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/diagnostics.hpp"
 #include "core/hash.hpp"
@@ -34,6 +36,7 @@
 #include "ros2/ros2_bridge.hpp"
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
+#include "view/frame_encoding.hpp"
 #include "view/live_view.hpp"
 #include "view/picture_files.hpp"
 #endif
@@ -41,6 +44,51 @@
 namespace fleetsim::cli {
 
 using distributed::LoadedExperiment;
+
+namespace {
+
+#ifdef FLEETSIM_HAVE_VIEWER
+/// Robot `id` as the run holds it between steps, for the live view's robot panel
+/// (`/api/robot-now`): {"robot", "tick", "columns": {NAME: value or [values]} (every column but
+/// names and tags; at most 64 values each, "truncated" lists the longer), "globals": {NAME:
+/// VALUE} of its Lua script or null with "why"}.
+std::string robot_now_json(const Simulation& sim, EntityId id) {
+  const WorldState& s = sim.state();
+  nlohmann::json j = {{"robot", id}, {"tick", s.tick}};
+  const std::uint32_t row = s.robot_index(id);
+  if (row == kNoIndex) {
+    j["error"] = "there is no robot with id " + std::to_string(id);
+    return j.dump();
+  }
+  nlohmann::json columns = nlohmann::json::object(), truncated = nlohmann::json::array();
+  const auto& schema = s.robots.schema();
+  for (ColumnHandle c = 0; c < schema.size(); ++c) {
+    const ColumnDesc& d = schema[c];
+    if (d.type == ColumnType::kString || d.type == ColumnType::kTag) continue;
+    const std::size_t n = std::min<std::size_t>(d.width, 64);
+    if (n < d.width) truncated.push_back(d.name);
+    const auto* base = static_cast<const std::uint8_t*>(s.robots.data(c)) + row * d.row_bytes();
+    nlohmann::json values = nlohmann::json::array();
+    for (std::size_t k = 0; k < n; ++k)
+      values.push_back(view::element_json(d, base + k * d.element_bytes(), {}));
+    columns[d.name] = d.width == 1 && !values.empty() ? values[0] : values;
+  }
+  j["columns"] = columns;
+  if (!truncated.empty()) j["truncated"] = truncated;
+  if (auto* g = dynamic_cast<ScriptGlobals*>(sim.controller_between_steps(id))) {
+    nlohmann::json globals = nlohmann::json::object();
+    for (const auto& [name, value] : g->script_globals())
+      globals[name] = nlohmann::json::parse(value.json(), nullptr, false);
+    j["globals"] = globals;
+  } else {
+    j["globals"] = nullptr;
+    j["why"] = "its controller is not a Lua script (it has no script globals)";
+  }
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+#endif
+
+}  // namespace
 
 namespace {
 
@@ -352,7 +400,14 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   auto land_replayed = [&replay, &replayed, path = a.interventions](Simulation& sim) {
     for (; replayed < replay.size() && replay[replayed].tick <= sim.state().tick; ++replayed) {
       const Intervention& i = replay[replayed];
-      if (i.tick < sim.state().tick) continue;  // (landed before the checkpoint resumed from)
+      if (i.tick < sim.state().tick) {
+        // Landed before the checkpoint resumed from; but a held command is not in the
+        // checkpoint: hold it again (and release it again) in order.
+        if ((i.kind == Intervention::Kind::kCommand || i.kind == Intervention::Kind::kRelease) &&
+            intervention_problem(sim, i).empty())
+          apply_intervention(sim, i);
+        continue;
+      }
       if (std::string why = intervention_problem(sim, i); !why.empty())
         throw RunError(path + ":" + std::to_string(i.line) + ": tick " + std::to_string(i.tick) +
                        ": cannot " + describe(i) + ": " + why);
@@ -385,12 +440,19 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       live->run().report_intervention(message, landed);
     };
     for (const view::LiveRun::Request& m : live->run().take_requests()) {
+      if (m.kind == Kind::kLook) {  // (a question from a page's robot panel)
+        live->run().answer_look(m.robot, robot_now_json(sim, m.robot));
+        continue;
+      }
       Intervention i;
-      i.kind = m.kind == Kind::kReset    ? Intervention::Kind::kReset
-               : m.kind == Kind::kAdd    ? Intervention::Kind::kAdd
-               : m.kind == Kind::kRemove ? Intervention::Kind::kRemove
-               : m.kind == Kind::kLeds   ? Intervention::Kind::kLeds
-                                         : Intervention::Kind::kMove;
+      i.kind = m.kind == Kind::kReset     ? Intervention::Kind::kReset
+               : m.kind == Kind::kAdd     ? Intervention::Kind::kAdd
+               : m.kind == Kind::kRemove  ? Intervention::Kind::kRemove
+               : m.kind == Kind::kLeds    ? Intervention::Kind::kLeds
+               : m.kind == Kind::kCommand ? Intervention::Kind::kCommand
+               : m.kind == Kind::kRelease ? Intervention::Kind::kRelease
+               : m.kind == Kind::kParam   ? Intervention::Kind::kParam
+                                          : Intervention::Kind::kMove;
       i.tick = sim.state().tick;
       i.robot = m.robot;
       i.x = m.x;
@@ -398,6 +460,10 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       i.robot_kind = m.robot_kind;
       i.controller = m.controller;
       i.color = m.color;
+      i.actuator = m.actuator;
+      i.values = m.values;
+      i.name = m.name;
+      i.value = m.value;
       const std::uint32_t row = sim.state().robot_index(m.robot);
       i.heading = m.heading ? *m.heading
                   : i.kind == Intervention::Kind::kMove && row != kNoIndex
@@ -438,6 +504,18 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
         case Intervention::Kind::kLeds:
           done = fmt::format("robot {}'s LEDs set to {},{},{},{} at tick {}", i.robot, i.color.r,
                              i.color.g, i.color.b, i.color.a, i.tick);
+          break;
+        case Intervention::Kind::kCommand:
+          done = fmt::format("robot {}'s '{}' held at {} from tick {} (until released)", i.robot,
+                             i.actuator, fmt::join(i.values, ","), i.tick);
+          break;
+        case Intervention::Kind::kRelease:
+          done = fmt::format("robot {}'s '{}' left to its controller again at tick {}", i.robot,
+                             i.actuator, i.tick);
+          break;
+        case Intervention::Kind::kParam:
+          done = fmt::format("global '{}' of robot {}'s script set to {} at tick {}", i.name,
+                             i.robot, i.value.json(), i.tick);
           break;
         case Intervention::Kind::kMove:
           done = fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}", i.robot, i.x, i.y,

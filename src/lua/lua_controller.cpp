@@ -2,7 +2,9 @@
 
 #include <lua.hpp>
 
+#include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -206,6 +208,100 @@ void LuaController::restore(std::span<const std::uint8_t> in) {
 
 std::size_t LuaController::memory_bytes() const {
   return state_ ? budget_.used : 0;
+}
+
+namespace {
+
+/// The value on top of the stack if it is a number, a string or a boolean.
+std::optional<ScriptValue> scalar(lua_State* L) {
+  ScriptValue v;
+  switch (lua_type(L, -1)) {
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, -1)) {
+        v.type = ScriptValue::Type::kInteger;
+        v.integer = lua_tointeger(L, -1);
+      } else {
+        v.type = ScriptValue::Type::kNumber;
+        v.number = lua_tonumber(L, -1);
+      }
+      return v;
+    case LUA_TSTRING: {
+      std::size_t n = 0;
+      const char* text = lua_tolstring(L, -1, &n);
+      v.type = ScriptValue::Type::kString;
+      v.text.assign(text, n);
+      return v;
+    }
+    case LUA_TBOOLEAN:
+      v.type = ScriptValue::Type::kBoolean;
+      v.boolean = lua_toboolean(L, -1);
+      return v;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, ScriptValue>> LuaController::script_globals() const {
+  std::vector<std::pair<std::string, ScriptValue>> out;
+  if (!state_) return out;
+  lua_State* L = state_.get();
+  for (const std::string& name : lua::script_globals(L, base_globals_)) {
+    lua_getglobal(L, name.c_str());
+    if (auto v = scalar(L)) out.emplace_back(name, std::move(*v));
+    lua_pop(L, 1);
+  }
+  return out;
+}
+
+std::string LuaController::set_script_global(const std::string& name, const ScriptValue& value) {
+  if (!state_) return "the robot's script is not loaded";
+  lua_State* L = state_.get();
+  std::optional<ScriptValue> now;
+  if (!base_globals_.count(name)) {
+    lua_getglobal(L, name.c_str());
+    now = scalar(L);
+    lua_pop(L, 1);
+  }
+  if (!now) {
+    std::string names;
+    for (const auto& [n, v] : script_globals()) names += (names.empty() ? "" : ", ") + n;
+    return "the script '" + script_ + "' has no global '" + name +
+           "' that is a number, a string or a boolean (" +
+           (names.empty() ? std::string("it has none") : "its: " + names) + ")";
+  }
+  if (!now->same_kind(value))
+    return "global '" + name + "' of the script is a " +
+           (now->type == ScriptValue::Type::kInteger ? std::string("number") : now->type_name()) +
+           ", not a " +
+           (value.type == ScriptValue::Type::kInteger ? std::string("number") : value.type_name());
+  switch (value.type) {
+    case ScriptValue::Type::kInteger:
+      // A global keeps its subtype (Lua tells integers from floats in `//`, tostring, ...):
+      // a float global given an integer gets it as a float, an integer one given an integral
+      // number gets it as an integer.
+      if (now->type == ScriptValue::Type::kNumber)
+        lua_pushnumber(L, static_cast<lua_Number>(value.integer));
+      else
+        lua_pushinteger(L, value.integer);
+      break;
+    case ScriptValue::Type::kNumber:
+      if (now->type == ScriptValue::Type::kInteger && std::trunc(value.number) == value.number &&
+          std::abs(value.number) < 9.2e18)
+        lua_pushinteger(L, static_cast<lua_Integer>(value.number));
+      else
+        lua_pushnumber(L, value.number);
+      break;
+    case ScriptValue::Type::kString:
+      lua_pushlstring(L, value.text.data(), value.text.size());
+      break;
+    case ScriptValue::Type::kBoolean:
+      lua_pushboolean(L, value.boolean);
+      break;
+  }
+  lua_setglobal(L, name.c_str());
+  return "";
 }
 
 }  // namespace lua

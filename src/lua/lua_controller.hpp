@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "core/script_globals.hpp"
 #include "fleetsim/controller.hpp"
 #include "lua/robot_table.hpp"
 #include "lua/script.hpp"
@@ -23,7 +24,7 @@ namespace fleetsim {
 
 namespace lua {
 
-class LuaController final : public Controller {
+class LuaController final : public Controller, public ScriptGlobals {
  public:
   /// What one robot's script may allocate, bytes.
   static constexpr std::size_t kDefaultMemoryLimit = std::size_t{256} << 20;
@@ -45,6 +46,10 @@ class LuaController final : public Controller {
 
   /// Bytes the Lua state uses now (for measurements and tests).
   std::size_t memory_bytes() const;
+
+  /// Between steps: the script's globals that are numbers, strings or booleans (the live view).
+  std::vector<std::pair<std::string, ScriptValue>> script_globals() const override;
+  std::string set_script_global(const std::string& name, const ScriptValue& value) override;
 
  private:
   /// Calls the global function `name` if the script defines it (returns false if not); on a

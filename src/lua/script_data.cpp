@@ -14,7 +14,8 @@ namespace {
 enum Tag : std::uint8_t { kNil, kFalse, kTrue, kInteger, kFloat, kString, kTable, kKeep };
 constexpr int kMaxDepth = 100;
 
-/// The globals a script defined, sorted by name (strings keys only; others are not variables).
+}  // namespace
+
 std::vector<std::string> script_globals(lua_State* L, const std::set<std::string>& base) {
   std::vector<std::string> names;
   lua_pushglobaltable(L);
@@ -30,6 +31,8 @@ std::vector<std::string> script_globals(lua_State* L, const std::set<std::string
   std::sort(names.begin(), names.end());
   return names;
 }
+
+namespace {
 
 /// Visits, in a fixed order, the upvalues of the script's global functions (recursively through
 /// upvalues that hold functions), each once: `slot(fn, n, name)` is called with the upvalue's

@@ -26,6 +26,10 @@ namespace fleetsim::lua {
 /// The names of the globals present in `state` now (call before the script runs).
 std::set<std::string> global_names(lua_State* state);
 
+/// The globals a script defined (those not in `base`, from global_names()), sorted by name
+/// (string keys only; others are not variables).
+std::vector<std::string> script_globals(lua_State* state, const std::set<std::string>& base);
+
 /// Appends the script's data to `out`. Throws std::runtime_error naming a variable it cannot
 /// carry. `base`: global_names() from before the script ran.
 void save_script_data(lua_State* state, const std::set<std::string>& base,

@@ -1,6 +1,7 @@
 #include "sim/interventions.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -28,6 +29,13 @@ std::string format_intervention(const Intervention& i) {
     case Intervention::Kind::kLeds:
       return fmt::format("{} leds {} {},{},{},{}", i.tick, i.robot, i.color.r, i.color.g, i.color.b,
                          i.color.a);
+    case Intervention::Kind::kCommand:
+      return fmt::format("{} command {} {} {}", i.tick, i.robot, i.actuator,
+                         fmt::join(i.values, ","));
+    case Intervention::Kind::kRelease:
+      return fmt::format("{} release {} {}", i.tick, i.robot, i.actuator);
+    case Intervention::Kind::kParam:
+      return fmt::format("{} param {} {} {}", i.tick, i.robot, i.name, i.value.json());
     case Intervention::Kind::kMove:
       break;
   }
@@ -40,6 +48,50 @@ template <class T>
 bool parse_number(const std::string& word, T& out) {
   auto r = std::from_chars(word.data(), word.data() + word.size(), out);
   return r.ec == std::errc() && r.ptr == word.data() + word.size();
+}
+
+/// Where a `#` comment starts in `text` (not inside a double-quoted string), or npos.
+std::size_t comment_start(const std::string& text) {
+  bool quoted = false;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    if (quoted && text[k] == '\\') {
+      ++k;
+    } else if (text[k] == '"') {
+      quoted = !quoted;
+    } else if (!quoted && text[k] == '#') {
+      return k;
+    }
+  }
+  return std::string::npos;
+}
+
+/// `text` after its first `n` words and the blanks after them, without trailing blanks.
+std::string after_words(const std::string& text, int n) {
+  std::size_t k = 0;
+  for (int w = 0; w < n; ++w) {
+    k = text.find_first_not_of(" \t\r", k);
+    k = text.find_first_of(" \t\r", k == std::string::npos ? text.size() : k);
+    if (k == std::string::npos) return "";
+  }
+  k = text.find_first_not_of(" \t\r", k);
+  if (k == std::string::npos) return "";
+  const std::size_t end = text.find_last_not_of(" \t\r");
+  return text.substr(k, end + 1 - k);
+}
+
+/// "0.1,-0.1" as numbers; false if any is not a finite number.
+bool parse_values(const std::string& list, std::vector<double>& out) {
+  out.clear();
+  std::size_t k = 0;
+  for (;;) {
+    const std::size_t comma = list.find(',', k);
+    const std::string word = list.substr(k, comma == std::string::npos ? comma : comma - k);
+    double v = 0;
+    if (!parse_number(word, v) || !std::isfinite(v)) return false;
+    out.push_back(v);
+    if (comma == std::string::npos) return true;
+    k = comma + 1;
+  }
 }
 
 }  // namespace
@@ -57,7 +109,7 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
   Tick last = 0;
   while (std::getline(in, text)) {
     ++line;
-    if (const auto hash = text.find('#'); hash != std::string::npos) text.resize(hash);
+    if (const auto hash = comment_start(text); hash != std::string::npos) text.resize(hash);
     std::istringstream words(text);
     std::vector<std::string> w;
     for (std::string s; words >> s;) w.push_back(s);
@@ -65,7 +117,8 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
     const SourceLocation at{path, line};
     static const char* kExpected =
         "expected: TICK move ROBOT_ID X Y HEADING, TICK add KIND CONTROLLER X Y HEADING, TICK "
-        "remove ROBOT_ID, TICK leds ROBOT_ID R,G,B,A or TICK reset";
+        "remove ROBOT_ID, TICK leds ROBOT_ID R,G,B,A, TICK command ROBOT_ID ACTUATOR V1,V2,..., "
+        "TICK release ROBOT_ID ACTUATOR, TICK param ROBOT_ID NAME VALUE or TICK reset";
     Intervention i;
     i.line = line;
     std::int64_t tick = -1;
@@ -86,6 +139,16 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
     } else if (what == "reset") {
       i.kind = Intervention::Kind::kReset;
       words_wanted = 2;
+    } else if (what == "command") {
+      i.kind = Intervention::Kind::kCommand;
+      words_wanted = 5;
+    } else if (what == "release") {
+      i.kind = Intervention::Kind::kRelease;
+      words_wanted = 4;
+    } else if (what == "param") {
+      // The value (JSON: a number, true, false or a string in double quotes) may hold blanks.
+      i.kind = Intervention::Kind::kParam;
+      words_wanted = w.size() >= 5 ? w.size() : 5;
     } else {
       diags.error(at, "'" + what + "' is not an intervention (" + kExpected + ")");
       continue;
@@ -104,6 +167,15 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
       const auto color = parse_color(w[3]);
       ok = parse_number(w[2], i.robot) && color.has_value();
       if (ok) i.color = *color;
+    }
+    if (ok && (i.kind == Intervention::Kind::kCommand || i.kind == Intervention::Kind::kRelease)) {
+      i.actuator = w[3];
+      ok = parse_number(w[2], i.robot) &&
+           (i.kind == Intervention::Kind::kRelease || parse_values(w[4], i.values));
+    }
+    if (ok && i.kind == Intervention::Kind::kParam) {
+      i.name = w[3];
+      ok = parse_number(w[2], i.robot) && ScriptValue::parse(after_words(text, 4), i.value);
     }
     ok = ok && std::isfinite(i.x) && std::isfinite(i.y) && std::isfinite(i.heading);
     if (!ok) {
@@ -167,6 +239,28 @@ std::string placement_problem(const Simulation& sim, std::uint16_t k, Vec2 p,
 
 }  // namespace
 
+ColumnHandle command_column(const Simulation& sim, std::uint16_t kind, const std::string& actuator,
+                            std::string& why) {
+  const RobotKind& k = sim.model().kinds[kind];
+  const ColumnStore& robots = sim.state().robots;
+  std::string names;
+  ColumnHandle found = kNoColumn;
+  for (const auto& a : k.actuators) {
+    // A flyer's speed actuator writes the engine's column; the others their own.
+    const ColumnHandle c =
+        robots.find(a.type == "quadrotor_speed" || a.interface == "quadrotor_speed"
+                        ? std::string("velocity_cmd")
+                        : a.name);
+    if (c == kNoColumn || robots.desc(c).type != ColumnType::kF64) continue;
+    names += (names.empty() ? "" : ", ") + a.name;
+    if (a.name == actuator) found = c;
+  }
+  if (found == kNoColumn)
+    why = fmt::format("robot kind '{}' has no actuator '{}' with a numeric command ({})", k.name,
+                      actuator, names.empty() ? std::string("it has none") : "its: " + names);
+  return found;
+}
+
 std::string intervention_problem(const Simulation& sim, const Intervention& i) {
   const WorldState& s = sim.state();
   const WorldModel& m = sim.model();
@@ -185,6 +279,53 @@ std::string intervention_problem(const Simulation& sim, const Intervention& i) {
           s.robots.find(std::string(kViewerLedColumn) + "_cmd") == kNoColumn)
         return "robot " + std::to_string(i.robot) + "'s kind '" + kind.name + "' has no LEDs";
       return "";
+    }
+    case Intervention::Kind::kCommand:
+    case Intervention::Kind::kRelease: {
+      const std::uint32_t row = s.robot_index(i.robot);
+      if (row == kNoIndex) return "there is no robot with id " + std::to_string(i.robot);
+      std::string why;
+      const ColumnHandle c = command_column(sim, s.robot_kind()[row], i.actuator, why);
+      if (c == kNoColumn) return why;
+      if (i.kind == Intervention::Kind::kRelease)
+        return sim.held_commands().count({i.robot, c})
+                   ? ""
+                   : fmt::format("robot {}'s '{}' is not held (nothing to release)", i.robot,
+                                 i.actuator);
+      const std::size_t width = s.robots.desc(c).width;
+      if (i.values.size() != width)
+        return fmt::format("actuator '{}' takes {} value{} ({}), not {}", i.actuator, width,
+                           width == 1 ? "" : "s", s.robots.desc(c).doc, i.values.size());
+      for (double v : i.values)
+        if (!std::isfinite(v)) return "a command value that is not a finite number";
+      return "";
+    }
+    case Intervention::Kind::kParam: {
+      if (s.robot_index(i.robot) == kNoIndex)
+        return "there is no robot with id " + std::to_string(i.robot);
+      auto* globals = dynamic_cast<ScriptGlobals*>(sim.controller_between_steps(i.robot));
+      if (!globals)
+        return fmt::format(
+            "robot {}'s controller has no parameters to change (only a Lua controller's script "
+            "globals can be set)",
+            i.robot);
+      if (i.value.type == ScriptValue::Type::kNumber && !std::isfinite(i.value.number))
+        return "a value that is not a finite number";
+      for (const auto& [name, now] : globals->script_globals()) {
+        if (name != i.name) continue;
+        if (!now.same_kind(i.value))
+          return fmt::format(
+              "global '{}' of robot {}'s script is a {}, not a {}", name, i.robot,
+              now.type == ScriptValue::Type::kInteger ? "number" : now.type_name(),
+              i.value.type == ScriptValue::Type::kInteger ? "number" : i.value.type_name());
+        return "";
+      }
+      std::string names;
+      for (const auto& [name, now] : globals->script_globals())
+        names += (names.empty() ? "" : ", ") + name;
+      return fmt::format(
+          "robot {}'s script has no global '{}' that is a number, a string or a boolean ({})",
+          i.robot, i.name, names.empty() ? std::string("it has none") : "its: " + names);
     }
     case Intervention::Kind::kAdd: {
       if (!std::isfinite(i.x) || !std::isfinite(i.y) || !std::isfinite(i.heading))
@@ -237,13 +378,31 @@ void apply_intervention(Simulation& sim, const Intervention& i) {
       WorldState& s = sim.state_between_steps();
       const std::uint32_t row = s.robot_index(i.robot);
       const std::size_t count = led_count(sim.model().kinds[s.robot_kind()[row]]);
-      for (const std::string name :
+      for (const std::string& name :
            {std::string(kViewerLedColumn), std::string(kViewerLedColumn) + "_cmd"}) {
         const ColumnHandle c = s.robots.find(name);
         const std::size_t width = s.robots.desc(c).width;
         Color* leds = static_cast<Color*>(s.robots.data(c)) + row * width;
         std::fill(leds, leds + std::min(count, width), i.color);
       }
+      return;
+    }
+    case Intervention::Kind::kCommand:
+    case Intervention::Kind::kRelease: {
+      const WorldState& s = sim.state();
+      std::string why;
+      const ColumnHandle c =
+          command_column(sim, s.robot_kind()[s.robot_index(i.robot)], i.actuator, why);
+      if (i.kind == Intervention::Kind::kRelease)
+        sim.release_command(i.robot, c);
+      else
+        sim.hold_command(i.robot, c, i.values);
+      return;
+    }
+    case Intervention::Kind::kParam: {
+      auto* globals = dynamic_cast<ScriptGlobals*>(sim.controller_between_steps(i.robot));
+      if (std::string why = globals->set_script_global(i.name, i.value); !why.empty())
+        throw RunError(why);
       return;
     }
     case Intervention::Kind::kMove:
@@ -266,6 +425,12 @@ std::string describe(const Intervention& i) {
       return "remove robot " + std::to_string(i.robot);
     case Intervention::Kind::kLeds:
       return "set the LEDs of robot " + std::to_string(i.robot);
+    case Intervention::Kind::kCommand:
+      return "command robot " + std::to_string(i.robot) + "'s '" + i.actuator + "'";
+    case Intervention::Kind::kRelease:
+      return "release robot " + std::to_string(i.robot) + "'s '" + i.actuator + "'";
+    case Intervention::Kind::kParam:
+      return "set global '" + i.name + "' of robot " + std::to_string(i.robot) + "'s script";
     case Intervention::Kind::kMove:
       break;
   }

@@ -10,6 +10,9 @@
 //   TICK add KIND CONTROLLER X Y HEADING     (the robot gets the run's next entity id)
 //   TICK remove ROBOT_ID
 //   TICK leds ROBOT_ID R,G,B,A                (every LED of the robot, each channel 0 .. 255)
+//   TICK command ROBOT_ID ACTUATOR V1,V2,...  (held until released: Simulation::hold_command)
+//   TICK release ROBOT_ID ACTUATOR
+//   TICK param ROBOT_ID NAME VALUE            (a global of the robot's script; VALUE as JSON)
 //   TICK reset
 // TICK: the world's tick when it landed (before the step from TICK to TICK + 1); X, Y in metres,
 // HEADING in radians, each written as the shortest text that reads back as the same double.
@@ -22,6 +25,8 @@
 #include <vector>
 
 #include "core/diagnostics.hpp"
+#include "core/script_globals.hpp"
+#include "fleetsim/parts.hpp"
 #include "fleetsim/types.hpp"
 
 namespace fleetsim {
@@ -31,9 +36,12 @@ class Simulation;
 /// One intervention at tick boundary `tick`: robot `robot` placed at (x, y) heading `heading`
 /// (kMove); a robot of kind `robot_kind` driven by controller `controller` added there (kAdd);
 /// robot `robot` removed (kRemove); robot `robot`'s LEDs all set to `color`, as if its
-/// controller had set them (kLeds); or the experiment's reset (kReset, Simulation::reset).
+/// controller had set them (kLeds); robot `robot`'s actuator `actuator` commanded `values`
+/// from now on, whatever its controller commands (kCommand), or left to its controller again
+/// (kRelease); the global `name` of robot `robot`'s script set to `value` (kParam); or the
+/// experiment's reset (kReset, Simulation::reset).
 struct Intervention {
-  enum class Kind { kMove, kReset, kAdd, kRemove, kLeds };
+  enum class Kind { kMove, kReset, kAdd, kRemove, kLeds, kCommand, kRelease, kParam };
   Tick tick = 0;
   EntityId robot = 0;
   double x = 0, y = 0, heading = 0;
@@ -41,6 +49,10 @@ struct Intervention {
   Kind kind = Kind::kMove;
   std::string robot_kind, controller;  ///< kAdd: names from the experiment (no spaces)
   Color color;                         ///< kLeds
+  std::string actuator;                ///< kCommand, kRelease: the kind's actuator name
+  std::vector<double> values;          ///< kCommand: as many as its command has
+  std::string name;                    ///< kParam: the global's name
+  ScriptValue value;                   ///< kParam
 };
 
 /// "move robot 3", "reset", ...: what `i` is, for messages.
@@ -59,6 +71,11 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
 /// obstacle or a wall, or overlapping another robot (flyers excepted: they collide with
 /// nothing); a reset the run cannot make (Simulation::reset_problem).
 std::string intervention_problem(const Simulation& sim, const Intervention& i);
+
+/// The f64 command column of actuator `actuator` of robot kind `kind` (`velocity_cmd` for a
+/// quadrotor_speed actuator), or kNoColumn with why not in `why` (naming the ones there are).
+ColumnHandle command_column(const Simulation& sim, std::uint16_t kind, const std::string& actuator,
+                            std::string& why);
 
 /// Lands `i` on `sim`, between steps (a moved robot's altitude, if it has one, is kept). Call
 /// intervention_problem() first; throws RunError otherwise.

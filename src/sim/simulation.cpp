@@ -680,6 +680,7 @@ void Simulation::step() {
     });
   }
   round_ = 0;
+  if (!held_.empty()) apply_held_commands();
   run_phase(Phase::kAct, [&] {
     act();
     if (pinned_) rounds_->actuation();
@@ -699,6 +700,18 @@ void Simulation::step() {
     if (loop_) run_hook([&] { loop_->post_step(*this); }, /*post_step=*/true);
   });
   run_phase(Phase::kLog, [&] { write_logs(); });
+}
+
+void Simulation::apply_held_commands() {
+  for (auto it = held_.begin(); it != held_.end();) {
+    const std::uint32_t row = state_.robot_index(it->first.first);
+    if (row == kNoIndex) {  // (removed since)
+      it = held_.erase(it);
+      continue;
+    }
+    set_command(row, it->first.second, it->second);
+    ++it;
+  }
 }
 
 std::string Simulation::reset_problem(std::optional<std::uint64_t> seed) const {
@@ -744,6 +757,7 @@ void Simulation::reset(std::optional<std::uint64_t> seed) {
   // ARGoS resets its space: the robots there keep their controller and reset() it, in id
   // order; robots added since lose theirs; robots removed since get theirs made again.
   state_ = *start_state_;
+  held_.clear();  // (interventions, as the moves before the reset)
   for (std::size_t id = 0; id < instances_.size(); ++id) {
     if (!instances_[id] || state_.robot_index(static_cast<EntityId>(id)) != kNoIndex) continue;
     instances_[id]->destroy();

@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -141,6 +142,23 @@ class Simulation final : private WorldAccess {
     return add_robot(kind, controller, position, heading, "");
   }
   void remove_robot_between_steps(EntityId id) { remove_robot(id); }
+  /// Between steps: robot `id`'s own controller (a per-robot one, such as a Lua script's), or
+  /// nullptr (no such robot, or a controller shared by robots: the built-in ones).
+  Controller* controller_between_steps(EntityId id) const {
+    return state_.robot_index(id) == kNoIndex ? nullptr : instance(id);
+  }
+  /// From the next step on, robot `id`'s f64 command column `column` (an actuator's) holds
+  /// `values` once its controller has run, replacing what it commanded, until release_command(),
+  /// the robot's removal or a reset: the live view's `command` intervention.
+  void hold_command(EntityId id, ColumnHandle column, std::vector<double> values) {
+    held_[{id, column}] = std::move(values);
+  }
+  /// Returns false when nothing was held there.
+  bool release_command(EntityId id, ColumnHandle column) { return held_.erase({id, column}) > 0; }
+  /// The commands held now: (robot id, column) -> values.
+  const std::map<std::pair<EntityId, ColumnHandle>, std::vector<double>>& held_commands() const {
+    return held_;
+  }
   /// The world, writable between steps: for bindings that set actuator commands (python/).
   WorldState& state_between_steps() { return state_; }
   int threads() const { return pool_.size(); }
@@ -335,6 +353,9 @@ class Simulation final : private WorldAccess {
   /// By entity id, up to the largest id with its own controller instance (a robot whose
   /// controller is shared across robots, such as the built-in ones, has none).
   std::vector<std::unique_ptr<Controller>> instances_;
+  /// hold_command(): written after the controllers ran, before the act phase.
+  std::map<std::pair<EntityId, ColumnHandle>, std::vector<double>> held_;
+  void apply_held_commands();
   log::FrameLogOptions frame_log_options();
   Controller* instance(EntityId id) const {
     return id < instances_.size() ? instances_[id].get() : nullptr;

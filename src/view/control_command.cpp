@@ -1,5 +1,6 @@
 // `fleetsim control URL pause|play|step|speed X|reset|move ID X Y [H]|add KIND CONTROLLER X Y
-// [H]|remove ID|leds ID COLOR`: steers a run started
+// [H]|remove ID|leds ID COLOR|command ID ACTUATOR V...|release ID ACTUATOR|param ID NAME V`:
+// steers a run started
 // with `fleetsim run --view` through its HTTP control API (docs/view-format.md, "Control"), as
 // the page does.
 #include <httplib.h>
@@ -17,6 +18,7 @@
 
 #include "core/diagnostics.hpp"
 #include "core/named_colors.hpp"
+#include "core/script_globals.hpp"
 #include "view/view_command.hpp"
 
 namespace fleetsim::view {
@@ -119,6 +121,50 @@ int run_control(const ControlOptions& o) {
     }
     body["robot"] = robot_id;
     body["color"] = v[1];
+  } else if (o.command == "command" || o.command == "release" || o.command == "param") {
+    // command ROBOT_ID ACTUATOR V1 [V2 ...] | release ROBOT_ID ACTUATOR | param ROBOT_ID NAME V
+    const bool id_ok =
+        !v.empty() && std::from_chars(v[0].data(), v[0].data() + v[0].size(), robot_id).ptr ==
+                          v[0].data() + v[0].size();
+    bool ok = id_ok && v.size() >= 2;
+    if (o.command == "command") {
+      ok = ok && v.size() >= 3;
+      nlohmann::json values = nlohmann::json::array();
+      for (std::size_t k = 2; ok && k < v.size(); ++k) {
+        const auto x = number(v[k]);
+        ok = x.has_value();
+        if (ok) values.push_back(*x);
+      }
+      if (!ok) {
+        std::cerr << "fleetsim control: error: command needs ROBOT_ID ACTUATOR V1 [V2 ...] "
+                     "(finite numbers: the actuator's command, e.g. wheels 0.05 -0.05)\n";
+        return kExitUserError;
+      }
+      body["actuator"] = v[1];
+      body["values"] = values;
+    } else if (o.command == "release") {
+      if (!ok || v.size() != 2) {
+        std::cerr << "fleetsim control: error: release needs ROBOT_ID ACTUATOR\n";
+        return kExitUserError;
+      }
+      body["actuator"] = v[1];
+    } else {
+      // A number, true or false, a JSON string ("12" in double quotes); any other word is a
+      // string.
+      ScriptValue value;
+      if (ok && v.size() == 3 && !ScriptValue::parse(v[2], value)) {
+        value.type = ScriptValue::Type::kString;
+        value.text = v[2];
+      }
+      if (!ok || v.size() != 3) {
+        std::cerr << "fleetsim control: error: param needs ROBOT_ID NAME VALUE (a global of the "
+                     "robot's Lua script; VALUE a number, true, false or a string)\n";
+        return kExitUserError;
+      }
+      body["name"] = v[1];
+      body["value"] = nlohmann::json::parse(value.json());
+    }
+    body["robot"] = robot_id;
   } else if (o.command == "remove") {
     std::uint32_t robot = 0;
     if (v.size() != 1 || std::from_chars(v[0].data(), v[0].data() + v[0].size(), robot).ptr !=
@@ -151,7 +197,8 @@ int run_control(const ControlOptions& o) {
               << "\n";
     return kExitRuntimeError;
   }
-  if (o.command == "add" || o.command == "remove" || o.command == "leds")
+  if (o.command == "add" || o.command == "remove" || o.command == "leds" ||
+      o.command == "command" || o.command == "release" || o.command == "param")
     std::cout << o.command
               << " sent: it lands at the run's next tick boundary (the page and the "
                  "run's terminal say what became of it)\n";
@@ -179,19 +226,23 @@ void add_control_command(CLI::App& app, int& status) {
       "Steer a run started with `fleetsim run --view`: pause, play, step (one tick), "
       "speed X (simulated seconds per wall second; 1 = real time) or speed max, reset (the "
       "experiment's reset: back to tick 0), move ROBOT_ID X Y [HEADING], add KIND CONTROLLER X Y "
-      "[HEADING], remove ROBOT_ID or leds ROBOT_ID COLOR (these five at the next tick boundary, "
-      "recorded by the run)");
+      "[HEADING], remove ROBOT_ID, leds ROBOT_ID COLOR, command ROBOT_ID ACTUATOR V1 [V2 ...] "
+      "(held until released), release ROBOT_ID ACTUATOR or param ROBOT_ID NAME VALUE (a global "
+      "of the robot's Lua script) (these eight at the next tick boundary, recorded by the run)");
   control->add_option("URL", options->url, "the URL the run printed (it carries the token)")
       ->required();
   control
       ->add_option("COMMAND", options->command,
-                   "pause, play, step, speed, reset, move, add, remove or leds")
+                   "pause, play, step, speed, reset, move, add, remove, leds, command, "
+                   "release or param")
       ->required()
-      ->check(CLI::IsMember(
-          {"pause", "play", "step", "speed", "reset", "move", "add", "remove", "leds"}));
+      ->check(CLI::IsMember({"pause", "play", "step", "speed", "reset", "move", "add", "remove",
+                             "leds", "command", "release", "param"}));
   control->add_option("VALUES", options->values,
                       "speed: a number > 0 (x real time) or max; move: ROBOT_ID X Y [HEADING]; "
-                      "add: KIND CONTROLLER X Y [HEADING]; remove: ROBOT_ID; leds: ROBOT_ID COLOR");
+                      "add: KIND CONTROLLER X Y [HEADING]; remove: ROBOT_ID; leds: ROBOT_ID COLOR; "
+                      "command: ROBOT_ID ACTUATOR V1 [V2 ...]; release: ROBOT_ID ACTUATOR; "
+                      "param: ROBOT_ID NAME VALUE");
   control->callback([options, &status] { status = run_control(*options); });
 }
 

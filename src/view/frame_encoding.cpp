@@ -43,7 +43,8 @@ class ChunkWriter {
     std::size_t at = out_.size();
     out_.resize(at + n, '\0');
     const std::size_t copied = std::min(n, bytes.size());
-    if (copied > 0) std::memcpy(out_.data() + at, bytes.data(), copied);  // (empty: data() may be null)
+    if (copied > 0)
+      std::memcpy(out_.data() + at, bytes.data(), copied);  // (empty: data() may be null)
     pad();
   }
   std::size_t size() const { return out_.size(); }
@@ -152,8 +153,8 @@ void put_columns(ChunkWriter& w, ChunkTags& tags, const std::vector<ColumnDesc>&
 
 }  // namespace
 
-nlohmann::json header_json(const log::LogHeader& h, log::LogFormat format,
-                           std::size_t frame_count, const std::string& log_name) {
+nlohmann::json header_json(const log::LogHeader& h, log::LogFormat format, std::size_t frame_count,
+                           const std::string& log_name) {
   Vec2 c = h.arena_center;
   nlohmann::json segments = nlohmann::json::array();
   for (const Segment& s : h.segments)
@@ -243,9 +244,6 @@ std::string encode_chunk(log::LogReader& reader, std::size_t first, std::size_t 
   return out;
 }
 
-namespace {
-
-// One element of a column as JSON: numbers, a colour as [r, g, b, a], a tag as its string.
 nlohmann::json element_json(const ColumnDesc& d, const std::uint8_t* p,
                             const std::vector<std::string>& tags) {
   auto get = [p]<class T>(T) {
@@ -277,8 +275,6 @@ nlohmann::json element_json(const ColumnDesc& d, const std::uint8_t* p,
   }
   return nullptr;
 }
-
-}  // namespace
 
 nlohmann::json robot_json(log::LogReader& reader, std::size_t frame, std::size_t index) {
   if (frame >= reader.frame_count()) return nullptr;

@@ -43,4 +43,9 @@ std::string encode_chunk(log::LogReader& reader, std::size_t first, std::size_t 
 /// panel. Throws log::LogError; null when out of range.
 nlohmann::json robot_json(log::LogReader& reader, std::size_t frame, std::size_t index);
 
+/// One element of a column (at `p`) as JSON: a number (null if not finite, as JSON has no
+/// such numbers), a colour as [r, g, b, a], a tag as its string in `tags`.
+nlohmann::json element_json(const ColumnDesc& d, const std::uint8_t* p,
+                            const std::vector<std::string>& tags);
+
 }  // namespace fleetsim::view

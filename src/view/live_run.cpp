@@ -161,7 +161,8 @@ std::string LiveRun::control(const std::string& command, std::optional<double> v
       speed_ = value ? *value : 0;
     } else {
       return "unknown command '" + command +
-             "' (expected pause, play, step, speed, reset, move, add, remove or leds)";
+             "' (expected pause, play, step, speed, reset, move, add, remove, leds, command, "
+             "release or param)";
     }
     anchored_ = false;  // the pace starts again from here
     ++version_;
@@ -178,6 +179,31 @@ std::string LiveRun::request(const Request& r) {
   has_requests_.store(true);
   changed_.notify_all();  // (a paused run takes it at once)
   return "";
+}
+
+std::string LiveRun::look(std::uint32_t robot, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  if (ended_) return "";
+  Request r;
+  r.kind = Request::Kind::kLook;
+  r.robot = robot;
+  requests_.push_back(r);
+  has_requests_.store(true);
+  changed_.notify_all();  // (a paused run answers at once)
+  changed_.wait_for(lock, timeout, [&] { return ended_ || looks_.count(robot); });
+  auto it = looks_.find(robot);
+  if (it == looks_.end()) return "";
+  std::string answer = std::move(it->second);
+  looks_.erase(it);
+  return answer;
+}
+
+void LiveRun::answer_look(std::uint32_t robot, std::string json) {
+  {
+    std::lock_guard lock(mutex_);
+    looks_[robot] = std::move(json);
+  }
+  changed_.notify_all();
 }
 
 std::vector<LiveRun::Request> LiveRun::take_requests() {

@@ -20,12 +20,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "core/script_globals.hpp"
 #include "fleetsim/types.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
@@ -85,11 +87,15 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// thread takes it with take_requests()), or is refused there (report_intervention()).
   struct Request {
     enum class Kind {
-      kMove,    ///< a robot dragged to a new pose
-      kReset,   ///< the experiment's reset (Simulation::reset)
-      kAdd,     ///< a robot added
-      kRemove,  ///< a robot removed
-      kLeds,    ///< a robot's LEDs set
+      kMove,     ///< a robot dragged to a new pose
+      kReset,    ///< the experiment's reset (Simulation::reset)
+      kAdd,      ///< a robot added
+      kRemove,   ///< a robot removed
+      kLeds,     ///< a robot's LEDs set
+      kCommand,  ///< a robot's actuator command held
+      kRelease,  ///< a held command released
+      kParam,    ///< a global of a robot's script set
+      kLook,     ///< not an intervention: a page asks for a robot as the run holds it
     };
     Kind kind = Kind::kMove;
     std::uint32_t robot = 0;             ///< entity id (move, remove)
@@ -97,9 +103,20 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
     std::optional<double> heading;       ///< radians; none: kept (move), 0 (add)
     std::string robot_kind, controller;  ///< add: the experiment's names
     Color color;                         ///< leds
+    std::string actuator;                ///< command, release
+    std::vector<double> values;          ///< command
+    std::string name;                    ///< param: the global's name
+    ScriptValue value;                   ///< param
   };
   /// Queues a request; returns why it is refused at once (the run has ended), else "".
   std::string request(const Request& r);
+
+  /// Server threads: robot `robot` as the run holds it (JSON made by the run's thread at its
+  /// next tick boundary: a Request of kind kLook, answered with answer_look()); "" when no
+  /// answer came within `timeout` (the run has ended).
+  std::string look(std::uint32_t robot, std::chrono::milliseconds timeout);
+  /// The run's thread, between steps: the answer to a kLook request.
+  void answer_look(std::uint32_t robot, std::string json);
 
   /// What a page shows of the run.
   struct Status {
@@ -173,8 +190,9 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   std::uint64_t steps_ = 0;  ///< ticks let through while paused
   double speed_ = 0;
   bool ended_ = false;
-  std::vector<Request> requests_;          ///< requested, not taken yet
-  std::atomic<bool> has_requests_{false};  ///< requests_ is not empty (read without the mutex)
+  std::vector<Request> requests_;               ///< requested, not taken yet
+  std::map<std::uint32_t, std::string> looks_;  ///< answer_look(), by robot
+  std::atomic<bool> has_requests_{false};       ///< requests_ is not empty (read without the mutex)
   std::string intervention_;
   std::uint64_t interventions_ = 0;
   std::string end_message_;

@@ -129,6 +129,23 @@ void ViewServer::add_live_routes() {
     res.set_content(status_json(st, control).dump(), kJson);
   });
 
+  // GET /api/robot-now?robot=ID: the robot as the run holds it at its next tick boundary,
+  // every column and its script's globals (for its panel; watching is enough).
+  s.Get("/api/robot-now", [this](const httplib::Request& req, httplib::Response& res) {
+    auto robot = param(req, "robot");
+    if (!robot || *robot > 0xffffffffu) {
+      send_error(res, 400, "expected /api/robot-now?robot=ID");
+      return;
+    }
+    const std::string answer =
+        live_.run->look(static_cast<std::uint32_t>(*robot), std::chrono::seconds(2));
+    if (answer.empty()) {
+      send_error(res, 503, "the run did not answer (has it ended?)");
+      return;
+    }
+    res.set_content(answer, kJson);
+  });
+
   s.Post("/api/control", [this, has_token](const httplib::Request& req, httplib::Response& res) {
     if (!has_token(req)) {
       send_error(res, 403,
@@ -143,7 +160,8 @@ void ViewServer::add_live_routes() {
         !body["command"].is_string()) {
       send_error(res, 400,
                  "expected a JSON object {\"command\": \"pause\"|\"play\"|\"step\"|\"speed\"|"
-                 "\"reset\"|\"move\", ...}");
+                 "\"reset\"|\"move\"|\"add\"|\"remove\"|\"leds\"|\"command\"|\"release\"|"
+                 "\"param\", ...}");
       return;
     }
     const std::string command = body["command"].get<std::string>();
@@ -234,6 +252,56 @@ void ViewServer::add_live_routes() {
         r.kind = LiveRun::Request::Kind::kRemove;
         r.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
       }
+      if (const std::string refused = live_.run->request(r); !refused.empty()) {
+        send_error(res, 409, refused);
+        return;
+      }
+      res.set_content(status_json(live_.run->status(), true).dump(), kJson);
+      return;
+    }
+    if (command == "command" || command == "release" || command == "param") {
+      // {"command": "command", "robot": ID, "actuator": A, "values": [V, ...]},
+      // {"command": "release", "robot": ID, "actuator": A} or
+      // {"command": "param", "robot": ID, "name": N, "value": number | string | boolean}.
+      auto text = [&](const char* key) {
+        return body.contains(key) && body[key].is_string() && !body[key].get<std::string>().empty();
+      };
+      LiveRun::Request r;
+      bool ok = body.contains("robot") && body["robot"].is_number_unsigned() &&
+                body["robot"].get<std::uint64_t>() <= 0xffffffffu;
+      std::string expected;
+      if (command == "command") {
+        r.kind = LiveRun::Request::Kind::kCommand;
+        expected =
+            "{\"command\": \"command\", \"robot\": ID, \"actuator\": NAME, \"values\": "
+            "[V, ...]} (finite numbers, as many as the actuator's command has)";
+        ok = ok && text("actuator") && body.contains("values") && body["values"].is_array() &&
+             !body["values"].empty();
+        if (ok)
+          for (const auto& v : body["values"]) {
+            ok = ok && v.is_number() && std::isfinite(v.get<double>());
+            if (ok) r.values.push_back(v.get<double>());
+          }
+        if (ok) r.actuator = body["actuator"].get<std::string>();
+      } else if (command == "release") {
+        r.kind = LiveRun::Request::Kind::kRelease;
+        expected = "{\"command\": \"release\", \"robot\": ID, \"actuator\": NAME}";
+        ok = ok && text("actuator");
+        if (ok) r.actuator = body["actuator"].get<std::string>();
+      } else {
+        r.kind = LiveRun::Request::Kind::kParam;
+        expected =
+            "{\"command\": \"param\", \"robot\": ID, \"name\": NAME, \"value\": V} (a "
+            "finite number, a string or a boolean)";
+        ok = ok && text("name") && body.contains("value") &&
+             ScriptValue::parse(body["value"].dump(), r.value);
+        if (ok) r.name = body["name"].get<std::string>();
+      }
+      if (!ok) {
+        send_error(res, 400, command + " expects " + expected);
+        return;
+      }
+      r.robot = static_cast<std::uint32_t>(body["robot"].get<std::uint64_t>());
       if (const std::string refused = live_.run->request(r); !refused.empty()) {
         send_error(res, 409, refused);
         return;

@@ -111,3 +111,23 @@ export function insideRobot(r) {
 export async function screenshot(page, name) {
   await page.screenshot({ path: path.join(ARTIFACTS, name) });
 }
+
+/**
+ * Starts `fleetsim run EXPERIMENT --json --view --port 0 ARGS` in `cwd`; resolves once it prints
+ * its URL: { proc, out, err, url, code, exited }.
+ */
+export function startLiveRun(experiment, args, cwd) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(FLEETSIM, ['run', experiment, '--json', '--view', '--port', '0', ...args], { cwd });
+    const run = { proc: p, out: '', err: '', url: null, code: undefined };
+    run.exited = new Promise((res) => p.on('exit', (code) => { run.code = code; res(code); }));
+    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${run.out}${run.err}`)), 20000);
+    p.stdout.on('data', (d) => {
+      run.out += d;
+      const m = run.out.match(/http:\/\/[^\s]+\?token=[0-9a-f]+/);
+      if (m && !run.url) { run.url = m[0]; clearTimeout(timer); resolve(run); }
+    });
+    p.stderr.on('data', (d) => { run.err += d; });
+    p.on('exit', (code) => { if (!run.url) { clearTimeout(timer); reject(new Error(`exited ${code}:\n${run.err}`)); } });
+  });
+}

@@ -1,15 +1,16 @@
 // The live view (`fleetsim run --view`): a page attaches to a running run, pauses, steps and
 // resumes it; two pages watch at once; a page without the run's token watches but cannot
 // control; the reset button takes the run back to tick 0; a robot dragged on the page moves, and
-// one clicked gets new LEDs (c) and is removed (Delete); the interventions file replays the
-// session with the same log bytes; the page says when the run has ended.
+// one clicked gets new LEDs (c) and is removed (Delete), one gets a held command from its panel;
+// the interventions file replays the session with the same log bytes; the page says when the
+// run has ended.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FLEETSIM, openBrowser, load, state, screenshot, toCanvas } from './lib.mjs';
+import { FLEETSIM, openBrowser, load, state, screenshot, toCanvas, startLiveRun } from './lib.mjs';
 
 const SOURCE = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const EXPERIMENT = path.join(SOURCE, 'examples/diffusion/diffusion.xml');
@@ -28,22 +29,8 @@ function runToEnd(args) {
 }
 
 /** Starts a paused run with --view; resolves once it prints its URL. */
-function startLiveRun(logPath) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(FLEETSIM, ['run', EXPERIMENT, '--json', '--view', '--port', '0', '--view-paused',
-      '--log', logPath, '--record-interventions', RECORD], { cwd: SOURCE });
-    const run = { proc: p, out: '', err: '', url: null, code: undefined };
-    run.exited = new Promise((res) => p.on('exit', (code) => { run.code = code; res(code); }));
-    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${run.out}${run.err}`)), 20000);
-    p.stdout.on('data', (d) => {
-      run.out += d;
-      const m = run.out.match(/http:\/\/[^\s]+\?token=[0-9a-f]+/);
-      if (m && !run.url) { run.url = m[0]; clearTimeout(timer); resolve(run); }
-    });
-    p.stderr.on('data', (d) => { run.err += d; });
-    p.on('exit', (code) => { if (!run.url) { clearTimeout(timer); reject(new Error(`exited ${code}:\n${run.err}`)); } });
-  });
-}
+const startPausedRun = (logPath) => startLiveRun(EXPERIMENT, ['--view-paused', '--log', logPath,
+  '--record-interventions', RECORD], SOURCE);
 
 const live = (page) => page.evaluate(() => window.fleetsimViewer.state().live);
 /** Waits until the page's view of the run satisfies `pred(live, state)`. */
@@ -61,7 +48,7 @@ let run, reference, browser, second;
 before(async () => {
   reference = await runToEnd(['--log', path.join(dir, 'plain.flog')]);
   assert.equal(reference.code, 0, reference.err);
-  run = await startLiveRun(path.join(dir, 'live.flog'));
+  run = await startPausedRun(path.join(dir, 'live.flog'));
   browser = await openBrowser();
   second = await openBrowser();
 });
@@ -221,6 +208,47 @@ test('c sets the clicked robot\'s LEDs and Delete removes it, recorded', async (
   const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
   assert.match(lines.at(-2), new RegExp(` leds ${robot.id} 255,0,0,255$`));
   assert.match(lines.at(-1), new RegExp(` remove ${robot.id}$`));
+});
+
+test('the robot panel holds a command, releases it and refuses a global the controller lacks', async () => {
+  const page = browser.page;
+  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  const before = s.live.interventions;
+  await page.click('#run-follow');
+  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
+  const robot = await page.evaluate(() => window.fleetsimViewer.robot(2));
+  const [x, y] = await toCanvas(page, robot.x, robot.y);
+  const box = await page.locator('#scene').boundingBox();
+  await page.mouse.click(box.x + x, box.y + y);
+  await page.waitForFunction((id) => window.fleetsimViewer.state().selected?.id === id, robot.id);
+  assert.equal(await page.isVisible('#robot-controls'), true, 'the token holder gets the panel');
+  await page.fill('#command-actuator', 'differential_drive');
+  await page.fill('#command-values', '0.05 -0.05');
+  await page.click('#command-hold');
+  s = await until(page, (l) => l.interventions === before + 1, 'the command held');
+  assert.match(s.live.intervention, new RegExp(`robot ${robot.id}'s 'differential_drive' held at 0.05,-0.05 from tick \\d+ \\(until released\\)`));
+  // The held command turns the robot on the spot at the next step, whatever its controller says.
+  const t = s.live.tick;
+  await page.click('#run-step');
+  await until(page, (l, st) => st.tick === t + 1 && st.frame === st.frameCount - 1, 'a step');
+  const after = await page.evaluate((id) => {
+    const v = window.fleetsimViewer;
+    for (let i = 0; ; i++) { const r = v.robot(i); if (!r || r.id === id) return r; }
+  }, robot.id);
+  assert.ok(Math.hypot(after.x - robot.x, after.y - robot.y) < 1e-4, 'it did not move');
+  assert.ok(Math.abs(after.theta - robot.theta) > 0.1, `it turned (${robot.theta} -> ${after.theta})`);
+  await page.click('#command-release');
+  s = await until(page, (l) => l.interventions === before + 2, 'the command released');
+  assert.match(s.live.intervention, /left to its controller again/);
+  // A global of a controller that has none (diffusion is built in): refused, not recorded.
+  await page.fill('#param-name', 'speed');
+  await page.fill('#param-value', '0.2');
+  await page.click('#param-set');
+  s = await until(page, (l) => /has no parameters to change/.test(l.intervention), 'the refusal');
+  assert.equal(s.live.interventions, before + 2);
+  const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.match(lines.at(-2), new RegExp(`^\\d+ command ${robot.id} differential_drive 0.05,-0.05$`));
+  assert.match(lines.at(-1), new RegExp(`^\\d+ release ${robot.id} differential_drive$`));
 });
 
 test('the page says when the run has ended; the interventions file replays its log bytes', async () => {

@@ -173,6 +173,43 @@ test('clicking a robot shows its id, tag and pose', async () => {
   await screenshot(page, 'replay-click.png');
 });
 
+test('the clicked robot: f follows it with the camera, t draws its trail', async () => {
+  // (r0 is selected by the test before.)
+  await show(page, 0);
+  await page.keyboard.press('f');
+  await page.keyboard.press('t');
+  await show(page, 30);
+  const s = await state(page);
+  assert.equal(s.following, true);
+  const robot = await page.evaluate(() => {
+    const v = window.fleetsimViewer;
+    for (let i = 0; ; i++) { const r = v.robot(i); if (!r || r.id === 0) return r; }
+  });
+  const box = await page.locator('#scene').boundingBox();
+  const [cx, cy] = await toCanvas(page, robot.x, robot.y);
+  assert.ok(Math.abs(cx - box.width / 2) < 1.5 && Math.abs(cy - box.height / 2) < 1.5,
+    `the robot at the centre of the window (${cx}, ${cy} in ${box.width} x ${box.height})`);
+  // Its trail: its positions in the frames held over the last 10 s, each a point of the line.
+  assert.ok(s.trail && s.trail.points >= 2, `a trail of ${JSON.stringify(s.trail)}`);
+  const earlier = await page.evaluate(async () => {
+    const v = window.fleetsimViewer;
+    await v.show(25);
+    for (let i = 0; ; i++) { const r = v.robot(i); if (!r || r.id === 0) return r; }
+  });
+  await show(page, 30);
+  const moved = Math.hypot(robot.x - earlier.x, robot.y - earlier.y);
+  if (moved > 0.5) { // (far enough from the body to see the line there)
+    const at = await toCanvas(page, earlier.x, earlier.y);
+    const px = await pixel(page, at);
+    assert.ok(px[0] < 100 && px[1] < 100 && px[2] < 100, `the trail's dark line at frame 25's position: ${px}`);
+  }
+  await screenshot(page, 'replay-follow-trail.png');
+  await page.keyboard.press('f');
+  await page.keyboard.press('t');
+  assert.equal((await state(page)).following, false);
+  await page.dblclick('#scene', { position: { x: 5, y: 5 } }); // (the arena fitted again)
+});
+
 test('wheel zooms around the cursor, drag pans, double-click fits', async () => {
   const box = await page.locator('#scene').boundingBox();
   const before = await toCanvas(page, 2, 0);

@@ -113,6 +113,8 @@ export class FrameStore {
     this.onError = onError;
     this.failed = null; // first error message, stops further loading of that chunk
     this.onLoad = () => {};
+    this.decoder = 'main thread';
+    this.decodeMs = null; // decoding times (ms), while a benchmark collects them
   }
 
   chunkOf(i) { return Math.floor(i / this.chunkFrames); }
@@ -145,6 +147,16 @@ export class FrameStore {
       const kk = k + d * (dir < 0 ? -1 : 1);
       if (kk >= 0 && kk * this.chunkFrames < this.count) this.request(kk, false);
     }
+  }
+
+  /** Forgets the requests not started yet for chunks before the one of frame `i`. */
+  dropQueuedBefore(i) {
+    const first = this.chunkOf(i);
+    this.queue = this.queue.filter((k) => {
+      if (k >= first) return true;
+      if (this.chunks.get(k)?.state === 'queued') this.chunks.delete(k);
+      return false;
+    });
   }
 
   request(k, urgent) {
@@ -182,7 +194,9 @@ export class FrameStore {
           throw new Error(message);
         }
         const buf = await res.arrayBuffer();
+        const d0 = performance.now();
         const { frames } = parseChunk(buf, this.header);
+        if (this.decodeMs) this.decodeMs.push(performance.now() - d0);
         if (frames.length === 0) throw new Error(`no frames returned from frame ${next}`);
         for (const f of frames) this.frames.set(f.index, f);
         c.bytes += buf.byteLength;

@@ -233,6 +233,17 @@ export class GlRenderer {
     const params = new URLSearchParams(location.search);
     this.usePoints = params.get('points') !== 'off';
     this.useSplat = params.get('splat') !== 'off';
+    this.maxSizes = new WeakMap(); // size array -> its largest entry
+    // The 2D canvas a large swarm is stamped into, over this one (draw()); ?overlay=off draws
+    // it into a texture of this canvas instead.
+    this.ids = new WeakMap();
+    this.idCount = 0;
+    if (params.get('overlay') !== 'off' && canvas.parentNode) {
+      this.overlay = document.createElement('canvas');
+      this.overlay.className = 'scene-overlay';
+      this.overlay.hidden = true;
+      canvas.after(this.overlay);
+    }
     this.map = compile(gl, MAP_VS, MAP_FS);
     this.segment = compile(gl, SEGMENT_VS, FLAT_FS);
     this.rect = compile(gl, RECT_VS, FLAT_FS);
@@ -342,14 +353,64 @@ export class GlRenderer {
     }
   }
 
-  /** Draws the list. `view` = { scale (device px per metre), cx, cy, width, height }. */
-  draw(view, list) {
+  /**
+   * Draws the list. `view` = { scale (device px per metre), cx, cy, width, height }.
+   *
+   * A large swarm seen whole, drawn last (robots on top: the default order), is stamped into
+   * an image of the window shown on a 2D canvas laid over this one (`overlay`), and what is
+   * under it is drawn with WebGL only when it changes (the view, the map, objects, lines ...):
+   * in software, redrawing the WebGL canvas costs a full readback of it per frame. `force`
+   * redraws everything (for reading pixels back).
+   */
+  draw(view, list, force = false) {
     const gl = this.gl;
     const { width, height } = view;
     if (this.canvas.width !== width || this.canvas.height !== height) {
       this.canvas.width = width;
       this.canvas.height = height;
+      this.baseKey = null;
     }
+    const last = list[list.length - 1];
+    const overlay = this.overlay && last && last.type === 'entities' && this.splatting(view, last);
+    if (overlay) {
+      const key = this.keyOf(view, list.slice(0, -1));
+      if (force || key !== this.baseKey) {
+        this.drawList(view, list.slice(0, -1));
+        this.baseKey = key;
+      }
+      this.splatOverlay(view, last);
+      this.lastMode = 'splat';
+      return;
+    }
+    this.baseKey = null;
+    if (this.overlayShown) {
+      this.overlay.hidden = true;
+      this.overlayShown = false;
+    }
+    this.drawList(view, list);
+  }
+
+  /** A key that changes when what `list` draws may change (the objects drawn, not their values). */
+  keyOf(view, list) {
+    const id = (o) => {
+      if (!o || typeof o !== 'object') return String(o);
+      if (!this.ids.has(o)) this.ids.set(o, ++this.idCount);
+      return this.ids.get(o);
+    };
+    let key = `${view.width}x${view.height}@${view.scale},${view.cx},${view.cy}`;
+    for (const item of list) {
+      if (item.type === 'entities' && item.entities.count === 0) continue; // (draws nothing)
+      key += `|${item.type}:${id(item.entities)}:${id(item.rgba)}:${id(item.size)}:` +
+        `${id(item.segments)}:${id(item.image)}:${item.color}:${item.rect}:${id(item.canvas)}`;
+      // A 2D overlay (labels, custom layers) is drawn anew at every render.
+      if (item.canvas) key += `:${++this.idCount}`;
+    }
+    return key;
+  }
+
+  drawList(view, list) {
+    const gl = this.gl;
+    const { width, height } = view;
     gl.viewport(0, 0, width, height);
     const sx = 2 * view.scale / width, sy = 2 * view.scale / height;
     const uView = [sx, sy, -view.cx * sx, -view.cy * sy];
@@ -484,9 +545,7 @@ export class GlRenderer {
     // ~1 microsecond per point whatever the shader, so the dots are stamped into an image in
     // JavaScript and the image is drawn as one texture (same picture: no heading is drawn at
     // that size anyway).
-    const radiusPx = Math.max(b.maxSize * view.scale, 1.5);
-    if (this.useSplat && e.count >= SPLAT_MIN_COUNT && radiusPx <= SPLAT_MAX_RADIUS_PX &&
-        !item.textured) {
+    if (this.splatting(view, item)) {
       this.splat(view, item);
       this.lastMode = 'splat';
       return;
@@ -533,14 +592,39 @@ export class GlRenderer {
     this.lastMode = points ? 'points' : 'instanced';
   }
 
-  /** Stamps every entity as a disc into an RGBA image of the window and draws that image. */
-  splat(view, item) {
-    const { width, height, scale, cx, cy } = view;
-    if (!this.splatPixels || this.splatPixels.length !== width * height) {
-      this.splatPixels = new Uint32Array(width * height);
-      this.splatCanvas = { width, height };
+  /** Whether entity item `item` is drawn by stamping its entities into an image. */
+  splatting(view, item) {
+    const e = item.entities;
+    if (!this.useSplat || !e || e.count < SPLAT_MIN_COUNT || item.textured) return false;
+    let m = this.maxSizes.get(item.size);
+    if (m === undefined) {
+      m = 0;
+      for (let i = 0; i < item.size.length; i++) if (item.size[i] > m) m = item.size[i];
+      this.maxSizes.set(item.size, m);
     }
-    const px = this.splatPixels;
+    return Math.max(m * view.scale, 1.5) <= SPLAT_MAX_RADIUS_PX;
+  }
+
+  /** Stamps the entities into the overlay canvas's image (see draw()). */
+  splatOverlay(view, item) {
+    const { width, height } = view;
+    const c = this.overlay;
+    if (c.width !== width || c.height !== height || !this.overlayImage) {
+      c.width = width;
+      c.height = height;
+      this.overlayImage = new ImageData(width, height);
+    }
+    this.stamp(view, item, new Uint32Array(this.overlayImage.data.buffer));
+    c.getContext('2d').putImageData(this.overlayImage, 0, 0);
+    if (!this.overlayShown) {
+      c.hidden = false;
+      this.overlayShown = true;
+    }
+  }
+
+  /** Writes every entity of `item` as a disc of its colour into `px` (the window, cleared first). */
+  stamp(view, item, px) {
+    const { width, height, scale, cx, cy } = view;
     px.fill(0);
     const e = item.entities, size = item.size, rgba = item.rgba;
     const ox = width / 2 - cx * scale, oy = height / 2 + cy * scale;
@@ -559,6 +643,17 @@ export class GlRenderer {
         }
       }
     }
+  }
+
+  /** Stamps every entity as a disc into an RGBA image of the window and draws that image. */
+  splat(view, item) {
+    const { width, height } = view;
+    if (!this.splatPixels || this.splatPixels.length !== width * height) {
+      this.splatPixels = new Uint32Array(width * height);
+      this.splatCanvas = { width, height };
+    }
+    this.stamp(view, item, this.splatPixels);
+    const px = this.splatPixels;
     const gl = this.gl;
     if (!this.splatTexture || this.splatSize !== width * 65536 + height) {
       if (this.splatTexture) gl.deleteTexture(this.splatTexture);
@@ -584,12 +679,29 @@ export class GlRenderer {
     gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
   }
 
-  /** RGBA bytes at device pixel (x, y from the top left); call right after draw(). */
+  /** RGBA bytes at device pixel (x, y from the top left); call right after draw(..., true). */
   readPixel(x, y) {
     const gl = this.gl;
     const out = new Uint8Array(4);
     gl.readPixels(Math.round(x), this.canvas.height - 1 - Math.round(y), 1, 1, gl.RGBA,
       gl.UNSIGNED_BYTE, out);
+    if (this.overlayShown) { // the overlay's pixel over it, as the browser composites them
+      const d = this.overlayImage.data, k = 4 * (Math.round(y) * this.overlayImage.width + Math.round(x));
+      const a = d[k + 3] / 255;
+      for (let i = 0; i < 3; i++) out[i] = Math.round(a * d[k + i] + (1 - a) * out[i]);
+    }
     return [...out];
+  }
+
+  /** The picture as shown (with the overlay, if any); call right after draw(..., true). */
+  composited() {
+    if (!this.overlayShown) return this.canvas;
+    const c = document.createElement('canvas');
+    c.width = this.canvas.width;
+    c.height = this.canvas.height;
+    const g = c.getContext('2d');
+    g.drawImage(this.canvas, 0, 0);
+    g.drawImage(this.overlay, 0, 0);
+    return c;
   }
 }

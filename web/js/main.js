@@ -26,6 +26,13 @@ const LED_MIN_PIXELS = 6;
 const ALTITUDE_GROWTH = 0.25;
 // Range-and-bearing links, device pixels wide.
 const RAB_LINE_PIXELS = 1.5;
+// The clicked robot's trail (t): its positions over the last TRAIL_SECONDS of simulated time,
+// from the frames the page holds; TRAIL_PIXELS wide, under the robots.
+const TRAIL_SECONDS = 10;
+const TRAIL_PIXELS = 2;
+const TRAIL_COLOR = [0.15, 0.15, 0.15, 0.85];
+// Live, following the run: how far back from the newest frame to look for one that arrived.
+const FOLLOW_SEARCH = 64;
 
 const ui = {
   canvas: $('scene'), status: $('status'), title: $('title'), message: $('message'),
@@ -33,6 +40,9 @@ const ui = {
   clock: $('clock'), speed: $('speed'), fps: $('fps'),
   live: $('live'), runState: $('run-state'), runPause: $('run-pause'), runStep: $('run-step'),
   runReset: $('run-reset'), runSpeed: $('run-speed'), runFollow: $('run-follow'),
+  robotControls: $('robot-controls'), commandActuator: $('command-actuator'),
+  commandValues: $('command-values'), commandRelease: $('command-release'),
+  paramName: $('param-name'), paramValue: $('param-value'), paramSet: $('param-set'),
 };
 
 function showMessage(text, kind = 'error') {
@@ -109,6 +119,9 @@ class Viewer {
     this.customs = new Map();
     this.selected = null;
     this.bench = null;
+    this.trailOn = false; // t: the selected robot's trail
+    this.following = false; // f: the camera follows the selected robot
+    this.trailCache = null;
   }
 
   async init() {
@@ -384,6 +397,37 @@ class Viewer {
     return { type: 'screen', canvas };
   }
 
+  /** Row of robot `id` in frame `f` (-1 when absent); `hint`, a row to try first. */
+  rowOf(f, id, hint = -1) {
+    const ids = f.robots.id;
+    if (hint >= 0 && hint < f.robots.count && ids[hint] === id) return hint;
+    for (let i = 0; i < f.robots.count; i++) if (ids[i] === id) return i;
+    return -1;
+  }
+
+  /**
+   * Robot `id`'s trail up to frame `f`: segments between its positions in the frames the page
+   * holds over the last TRAIL_SECONDS (simulated), newest first; kept until the frame changes.
+   */
+  trail(f, id) {
+    const c = this.trailCache;
+    if (c && c.frame === f && c.id === id) return c;
+    const xs = [], ys = [];
+    let row = -1;
+    for (let i = f.index; i >= 0 && this.store.has(i); i--) {
+      const g = this.store.frames.get(i);
+      if (f.timeNs - g.timeNs > TRAIL_SECONDS * 1e9 || g.timeNs > f.timeNs) break;
+      row = this.rowOf(g, id, row);
+      if (row < 0) break;
+      xs.push(g.robots.x[row]);
+      ys.push(g.robots.y[row]);
+    }
+    const segments = new Float32Array(Math.max(0, xs.length - 1) * 4);
+    for (let k = 0; k + 1 < xs.length; k++) segments.set([xs[k], ys[k], xs[k + 1], ys[k + 1]], 4 * k);
+    this.trailCache = { frame: f, id, segments, count: xs.length - 1 > 0 ? xs.length - 1 : 0, points: xs.length };
+    return this.trailCache;
+  }
+
   /** Entity id -> position in the header's table, for 'robots' or 'objects'. */
   idIndex(set) {
     this.idIndexes = this.idIndexes || {};
@@ -416,6 +460,11 @@ class Viewer {
         case 'robots':
         case 'objects': {
           if (!f) break;
+          if (l.type === 'robots' && this.trailOn && this.selected) {
+            const t = this.trail(f, this.selected.id);
+            list.push({ type: 'lines', key: 'trail', segments: t.segments, count: t.count,
+              color: TRAIL_COLOR, widthPx: TRAIL_PIXELS * (view.dpr || 1) });
+          }
           const robots = l.type === 'robots';
           const e = robots ? f.robots : f.objects;
           const sizes = robots ? this.robotSizes(f) : this.objectSizes(f);
@@ -424,7 +473,8 @@ class Viewer {
           list.push({ type: 'entities', key: l, entities: e, size: sizes, rgba, tex,
             textured: coloring.textured,
             circle: robots || l.circles, heading: robots && l.rotation, rotation: robots && l.rotation });
-          if (robots && l.leds && this.smallestLedBody() * view.scale >= LED_MIN_PIXELS) {
+          const ledBody = this.smallestLedBody();
+          if (robots && l.leds && ledBody < Infinity && ledBody * view.scale >= LED_MIN_PIXELS) {
             const dots = this.ledDots(f);
             if (!this.ledKeys.has(l)) this.ledKeys.set(l, {});
             list.push({ type: 'entities', key: this.ledKeys.get(l), ...dots, textured: false,
@@ -463,9 +513,10 @@ class Viewer {
     return { width, height, dpr, scale: this.camera.scale, cx: this.camera.cx, cy: this.camera.cy };
   }
 
-  render() {
+  /** Draws the frame; `force`: everything anew (to read pixels back). */
+  render(force = false) {
     const view = this.view();
-    this.renderer.draw(view, this.drawList(view));
+    this.renderer.draw(view, this.drawList(view), force);
     this.lastView = view;
   }
 
@@ -475,8 +526,17 @@ class Viewer {
     this.last = now;
     const p = this.player;
     if (this.live && this.live.follow) {
-      // Live, following the run: the newest frame computed (shown once it has arrived).
-      p.position = Math.max(0, p.frameCount - 1);
+      // Live, following the run: the newest frame computed, once it has arrived; until then
+      // the newest one that has (not the one shown before it: at a large swarm the run
+      // computes the next frame before the page has received one). Requests for frames older
+      // than that one are dropped.
+      const newest = Math.max(0, p.frameCount - 1);
+      if (p.frameCount) this.store.get(newest); // (starts loading it)
+      const shown = this.frame ? this.frame.index : -1;
+      let i = newest;
+      while (i > shown && newest - i < FOLLOW_SEARCH && !this.store.has(i)) i--;
+      p.position = this.store.has(i) ? i : newest;
+      if (p.frameCount) this.store.dropQueuedBefore(p.position);
     } else if (this.bench) {
       const next = (p.frame + 1) % Math.max(1, p.frameCount);
       if (this.store.has(next)) { p.position = next; this.bench.shown++; }
@@ -486,10 +546,26 @@ class Viewer {
     const want = p.frame;
     const f = p.frameCount ? this.store.get(want) : null;
     if (f && f !== this.frame) {
+      if (this.bench && this.live && this.live.follow) this.bench.shown++;
       this.frame = f;
       this.dirty = true;
     }
     if (p.frameCount) this.store.prefetch(want, p.rate() < 0 ? -1 : 1);
+    if (this.following && this.selected && this.frame) {
+      // f: the camera keeps the selected robot at the centre of the window.
+      const row = this.rowOf(this.frame, this.selected.id, this.followRow ?? -1);
+      this.followRow = row;
+      if (row >= 0 && (this.camera.cx !== this.frame.robots.x[row] || this.camera.cy !== this.frame.robots.y[row])) {
+        this.camera.cx = this.frame.robots.x[row];
+        this.camera.cy = this.frame.robots.y[row];
+        this.dirty = true;
+      }
+    }
+    if (this.bench && this.bench.pan) {
+      // As while the user drags the view: a move of a few pixels at every animation frame.
+      this.camera.cx += 4 * Math.cos(now / 500) / this.camera.scale;
+      this.dirty = true;
+    }
     if (this.dirty || this.bench) {
       this.render();
       this.dirty = false;
@@ -497,7 +573,11 @@ class Viewer {
     }
     while (this.fpsSamples.length && now - this.fpsSamples[0] > 1000) this.fpsSamples.shift();
     this.updateUi();
-    if (this.bench) this.bench.rendered++;
+    if (this.bench) {
+      this.bench.rendered++;
+      if (this.bench.lastNow !== undefined) this.bench.intervals.push(now - this.bench.lastNow);
+      this.bench.lastNow = now;
+    }
     if (!this.readyResolved && (this.frame || p.frameCount === 0)) {
       this.readyResolved = true;
       this.resolveReady();
@@ -546,6 +626,7 @@ class Viewer {
     const f = this.frame;
     if (i < 0 || !f) {
       ui.info.hidden = true;
+      ui.robotControls.hidden = true;
       this.selected = null;
       return;
     }
@@ -564,8 +645,9 @@ class Viewer {
         `robot  ${d.name ? d.name + ' ' : ''}(id ${d.id})\nkind   ${d.kind}\ntag    ${d.tag || '(none)'}\n` +
         `x      ${d.x.toFixed(4)} m\ny      ${d.y.toFixed(4)} m\n` +
         `θ      ${d.theta.toFixed(4)} rad (${(d.theta * 180 / Math.PI).toFixed(1)}°)\ntick   ${d.tick}` +
-        more;
+        more + (d.globals || '');
       ui.info.hidden = false;
+      ui.robotControls.hidden = !(this.live && this.live.canControl);
       this.selected = d;
     };
     show({ id: r.id[i], name, kind, tag: f.tags[r.tag[i]], x: r.x[i] + c[0], y: r.y[i] + c[1],
@@ -576,6 +658,24 @@ class Viewer {
         show({ id: exact.id, name: exact.name, kind: exact.kind, tag: exact.tag, x: exact.x,
           y: exact.y, theta: exact.theta, tick: exact.tick, index: i, columns: exact.columns });
       }
+      // Live: what the run holds of it now and the log does not carry (its sensors' readings,
+      // its commands ...), and the globals of its Lua script (numbers, strings, booleans).
+      if (this.live && this.frame === f) {
+        const now = await fetchJson(`/api/robot-now?robot=${exact.id}`);
+        const logged = new Set(['x', 'y', 'theta', 'id', 'kind', ...Object.keys(exact.columns || {})]);
+        const clip = (t) => (t.length > 60 ? t.slice(0, 57) + '...' : t);
+        let lines = `\n— the run now (tick ${now.tick}) —`;
+        for (const [k, val] of Object.entries(now.columns || {})) {
+          if (!logged.has(k)) lines += `\n${k.padEnd(6)} ${clip(JSON.stringify(val))}`;
+        }
+        lines += now.globals
+          ? Object.entries(now.globals).map(([k, val]) => `\nglobal ${k} = ${clip(JSON.stringify(val))}`).join('') ||
+            '\n(its script has no number, string or boolean global)'
+          : `\n(no script globals: ${now.why || now.error})`;
+        if (this.selected && this.selected.id === exact.id) {
+          show({ ...this.selected, globals: lines, now });
+        }
+      }
     } catch { /* keep the page's values */ }
   }
 }
@@ -585,7 +685,7 @@ function bindInput(v) {
   const held = new Set();
   window.addEventListener('keydown', (ev) => {
     if (ev.target === ui.timeline && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) ev.target.blur();
-    if (ev.target === ui.runSpeed) return;
+    if (ev.target === ui.runSpeed || ev.target instanceof HTMLInputElement) return;
     // Live: looking back stops following the run's newest frame ("latest" follows again).
     if (v.live && (ev.key === 'ArrowLeft' || ev.key === 'Enter')) v.live.follow = false;
     switch (ev.key) {
@@ -595,6 +695,9 @@ function bindInput(v) {
       case 'ArrowUp': p.faster(); break;
       case 'ArrowDown': p.slower(); break;
       case 'Enter': p.restart(); break;
+      // The clicked robot: follow it with the camera / draw its trail (again: stop).
+      case 'f': v.following = !v.following && !!v.selected; v.dirty = true; break;
+      case 't': v.trailOn = !v.trailOn && !!v.selected; v.dirty = true; break;
       // Live, with the token: the selected robot's LEDs take the next colour; Delete removes it.
       case 'c':
       case 'Delete':
@@ -690,7 +793,8 @@ function exposeApi(v) {
         live: v.live ? { ...v.live.status, follow: v.live.follow } : null,
         mode: v.player.mode, speed: v.player.speed, status: f ? f.status : null,
         fps: v.fpsSamples.length, error: document.body.dataset.error || null,
-        selected: v.selected,
+        selected: v.selected, following: v.following,
+        trail: v.trailOn && v.trailCache ? { points: v.trailCache.points } : null,
       };
     },
     pause() { v.player.setPlaying(false); },
@@ -729,12 +833,12 @@ function exposeApi(v) {
     },
     /** The canvas as a PNG data URL, drawn now (tests/e2e/render_vs_page.test.mjs). */
     canvasPng() {
-      v.render();
-      return ui.canvas.toDataURL('image/png');
+      v.render(true);
+      return (v.renderer.composited ? v.renderer.composited() : ui.canvas).toDataURL('image/png');
     },
     /** RGBA of the canvas at CSS pixel (x, y), drawn now. */
     pixel(x, y) {
-      v.render();
+      v.render(true);
       return v.renderer.readPixel(x * dpr(), y * dpr());
     },
     /** Loads every frame (small logs / benchmarks only). */
@@ -749,15 +853,26 @@ function exposeApi(v) {
       }
     },
     /** Draws a new frame at every animation frame for `seconds`; returns the rates. */
-    async benchmark(seconds) {
-      v.player.setPlaying(false);
-      v.bench = { shown: 0, rendered: 0 };
+    async benchmark(seconds, { pan = false } = {}) {
+      // Replay: a new frame at every animation frame. Live, following the run: the newest
+      // frame, redrawn at every animation frame (as while the user pans or zooms).
+      if (!v.live) v.player.setPlaying(false);
+      v.bench = { shown: 0, rendered: 0, intervals: [], pan };
       await new Promise((r) => setTimeout(r, 500)); // warm-up
       const b0 = { ...v.bench }, t0 = performance.now();
+      v.bench.intervals = [];
+      v.store.decodeMs = [];
       await new Promise((r) => setTimeout(r, seconds * 1000));
       const t1 = performance.now();
+      const quantile = (a, q) => {
+        if (!a.length) return null;
+        const s = [...a].sort((x, y) => x - y);
+        return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+      };
       const out = { seconds: (t1 - t0) / 1000, fps: (v.bench.rendered - b0.rendered) * 1000 / (t1 - t0),
         newFramesPerSecond: (v.bench.shown - b0.shown) * 1000 / (t1 - t0),
+        frameMsMedian: quantile(v.bench.intervals, 0.5), frameMsP90: quantile(v.bench.intervals, 0.9),
+        decodeMsMedian: quantile(v.store.decodeMs, 0.5), decoder: v.store.decoder,
         robots: v.frame ? v.frame.robots.count : 0, renderer: v.renderer.name, device: v.renderer.device,
         mode: v.renderer.lastMode || 'canvas2d' };
       v.bench = null;
@@ -855,6 +970,25 @@ function watchRun(v) {
     send('leds', undefined, { robot, color: ledColors[ledNext] });
     ledNext = (ledNext + 1) % ledColors.length;
   };
+  // The selected robot's panel: hold an actuator's command, release it, set a global of its
+  // Lua script (each recorded by the run, as a move is).
+  ui.robotControls.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (!v.selected) return;
+    const values = ui.commandValues.value.split(/[\s,]+/).filter((w) => w).map(Number);
+    send('command', undefined, { robot: v.selected.id, actuator: ui.commandActuator.value.trim(), values });
+  });
+  ui.commandRelease.addEventListener('click', () => {
+    if (v.selected) send('release', undefined, { robot: v.selected.id, actuator: ui.commandActuator.value.trim() });
+  });
+  ui.paramSet.addEventListener('click', () => {
+    if (!v.selected) return;
+    // A number, true or false, or a JSON string; any other text is a string.
+    const text = ui.paramValue.value.trim();
+    let value = text;
+    try { const j = JSON.parse(text); if (['number', 'boolean', 'string'].includes(typeof j)) value = j; } catch { /* a string */ }
+    send('param', value, { robot: v.selected.id, name: ui.paramName.value.trim() });
+  });
   ui.runPause.addEventListener('click', () =>
     send(link.status && link.status.state === 'paused' ? 'play' : 'pause'));
   ui.runStep.addEventListener('click', () => { link.follow = true; send('step'); });

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -21,6 +22,35 @@ using testing::slurp;
 const std::string kFleetsim = std::string(FLEETSIM_BINARY_DIR) + "/fleetsim";
 const std::string kDiffusion =
     std::string(FLEETSIM_SOURCE_DIR) + "/examples/diffusion/diffusion.xml";
+
+/// Starts `fleetsim run EXPERIMENT --length 5 --view --view-paused` logging to DIR/live.flog,
+/// its output in DIR/run.out and run.err, recording interventions in `session`; returns its pid
+/// and the URL it printed ("" if none came: the run is then killed).
+std::pair<pid_t, std::string> start_paused(const std::string& experiment, const fs::path& dir,
+                                           const fs::path& session) {
+  const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
+  const pid_t run = testing::spawn_with_output(
+      kFleetsim,
+      {"run", experiment, "--length", "5", "--view", "--port", "0", "--view-paused", "--log",
+       (dir / "live.flog").string(), "--json", "--record-interventions", session.string()},
+      out, err);
+  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
+  for (int i = 0; i < 3000; ++i) {
+    std::smatch m;
+    const std::string text = slurp(out);
+    if (std::regex_search(text, m, printed)) return {run, m[1].str()};
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(run, SIGKILL);
+  waitpid(run, nullptr, 0);
+  return {run, ""};
+}
+
+/// Waits (10 s at most) until file `path` holds `text`.
+void wait_for_text(const fs::path& path, const std::string& text) {
+  for (int i = 0; i < 1000 && slurp(path).find(text) == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
 
 TEST(LiveCli, ControlStepsPacesAndResumesARunAndRefusesWithoutTheToken) {
   const fs::path dir = testing::fresh_test_dir("live_cli");
@@ -147,33 +177,12 @@ TEST(LiveCli, ResetAddAndRemoveFromTheCommandLineAreRecordedAndReplayed) {
   ASSERT_EQ(fresh.status, 0) << fresh.err;
   const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
   const fs::path session = dir / "session.interventions";
-  const pid_t run = testing::spawn_with_output(
-      kFleetsim,
-      {"run", kDiffusion, "--length", "5", "--view", "--port", "0", "--view-paused", "--log",
-       (dir / "live.flog").string(), "--json", "--record-interventions", session.string()},
-      out, err);
-  std::string url;
-  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
-  for (int i = 0; i < 3000 && url.empty(); ++i) {
-    std::smatch m;
-    const std::string text = slurp(out);
-    if (std::regex_search(text, m, printed))
-      url = m[1].str();
-    else
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (url.empty()) {
-    kill(run, SIGKILL);
-    waitpid(run, nullptr, 0);
-    FAIL() << slurp(out) << slurp(err);
-  }
+  const auto [run, url] = start_paused(kDiffusion, dir, session);
+  if (url.empty()) FAIL() << slurp(out) << slurp(err);
   auto control = [&](const std::string& args) {
     return run_command(kFleetsim + " control " + args, dir, 30);
   };
-  auto wait_for_line = [&](const std::string& text) {
-    for (int i = 0; i < 1000 && slurp(session).find(text) == std::string::npos; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  };
+  auto wait_for_line = [&](const std::string& text) { wait_for_text(session, text); };
   for (const char* command : {" step", " step", " move 3 1.5 2.25 0.5", " step"}) {
     auto r = control(url + command);
     EXPECT_EQ(r.status, 0) << command << ": " << r.err;
@@ -222,6 +231,76 @@ TEST(LiveCli, ResetAddAndRemoveFromTheCommandLineAreRecordedAndReplayed) {
                   dir, 120);
   ASSERT_EQ(replay.status, 0) << replay.err;
   EXPECT_EQ(hash_of(replay.out), hash_of(slurp(out)));
+  EXPECT_TRUE(slurp(dir / "replay.flog") == slurp(dir / "live.flog")) << "the replay differs";
+}
+
+// Commands held and a Lua controller's globals set from the command line: each lands at a tick
+// boundary and is recorded; bad ones are refused with the reason while the run goes on; the
+// file replays the session's log bytes and hash.
+TEST(LiveCli, CommandsAndScriptGlobalsFromTheCommandLineAreRecordedAndReplayed) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  std::ofstream(dir / "steered.lua") << "speed = 5\nmode = \"forward\"\nfunction step()\n"
+                                        "  if mode == \"forward\" then "
+                                        "robot.wheels.set_velocity(speed, speed)\n"
+                                        "  else robot.wheels.set_velocity(-speed, speed) end\n"
+                                        "end\n";
+  std::ofstream(dir / "steered.xml")
+      << "<fleetsim><framework ticks_per_second=\"10\" seed=\"3\"/>"
+         "<controllers><controller id=\"s\" type=\"lua\" script=\"steered.lua\"/></controllers>"
+         "<arena size=\"8,8\"><distribute count=\"6\" kind=\"epuck\" controller=\"s\"/></arena>"
+         "<log path=\"steered.flog\" format=\"frames\"/>"
+         "</fleetsim>\n";
+  const std::string experiment = (dir / "steered.xml").string();
+  const fs::path session = dir / "session.interventions";
+  const auto [run, url] = start_paused(experiment, dir, session);
+  if (url.empty()) FAIL() << slurp(dir / "run.out") << slurp(dir / "run.err");
+  auto control = [&](const std::string& args) {
+    return run_command(kFleetsim + " control " + args, dir, 30);
+  };
+  // The values' shapes are checked before sending (status 2) ...
+  for (const char* bad : {" command 3 differential_drive", " command 3 differential_drive x 1",
+                          " release 3", " param 1 speed", " param x speed 1"}) {
+    auto r = control(url + bad);
+    EXPECT_EQ(r.status, 2) << bad;
+  }
+  // ... what the run cannot take is refused there, with the reason, and not recorded.
+  for (const char* command :
+       {" param 1 speed 0.25", " param 2 mode spin", " param 1 speed fast", " param 1 sped 2",
+        " command 3 differential_drive 0.05 -0.05", " command 3 differential_drive 0.05",
+        " command 3 wheels 1 1", " step", " step", " release 3 differential_drive", " step"}) {
+    auto r = control(url + command);
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+  }
+  wait_for_text(session, "release 3");
+  auto r = control(url + " play");
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(180)), 0) << slurp(dir / "run.err");
+  const std::string file = slurp(session);
+  EXPECT_TRUE(std::regex_search(
+      file, std::regex(R"(\n0 param 1 speed 0\.25\n0 param 2 mode "spin"\n0 command 3 )"
+                       R"(differential_drive 0\.05,-0\.05\n2 release 3 differential_drive\n$)")))
+      << file;
+  const std::string said = slurp(dir / "run.err");
+  for (const char* reason :
+       {"refused: cannot set global 'speed' of robot 1's script: global 'speed' of robot 1's "
+        "script is a number, not a string",
+        "robot 1's script has no global 'sped' that is a number, a string or a boolean (its: "
+        "mode, speed)",
+        "actuator 'differential_drive' takes 2 values",
+        "robot kind 'epuck' has no actuator 'wheels' with a numeric command (its: "
+        "differential_drive)",
+        "global 'speed' of robot 1's script set to 0.25 at tick 0",
+        "robot 3's 'differential_drive' held at 0.05,-0.05 from tick 0 (until released)"})
+    EXPECT_NE(said.find(reason), std::string::npos) << reason << "\n" << said;
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  auto replay =
+      run_command(kFleetsim + " run " + experiment + " --length 5 --quiet --json --interventions " +
+                      session.string() + " --log " + (dir / "replay.flog").string(),
+                  dir, 120);
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  EXPECT_EQ(hash_of(replay.out), hash_of(slurp(dir / "run.out")));
   EXPECT_TRUE(slurp(dir / "replay.flog") == slurp(dir / "live.flog")) << "the replay differs";
 }
 

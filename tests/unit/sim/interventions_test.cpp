@@ -4,8 +4,10 @@
 // intervention that cannot land says why.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "plugins/builtins.hpp"
 #include "sim/interventions.hpp"
@@ -54,6 +56,20 @@ Result run(const fs::path& log, const std::function<void(Simulation&)>& before,
   }
   sim.finish();
   return {slurp(log), sim.state().hash()};
+}
+
+/// Runs `xml` landing each of `file`'s interventions at its tick (a reset takes the tick back
+/// to 0 and the file goes on from there), as `fleetsim run --interventions` does; `landed`
+/// counts them.
+Result replay_file(const fs::path& log, const std::vector<Intervention>& file,
+                   const std::string& xml, std::size_t& landed) {
+  return run(
+      log,
+      [&](Simulation& sim) {
+        for (; landed < file.size() && file[landed].tick <= sim.state().tick; ++landed)
+          apply_intervention(sim, file[landed]);
+      },
+      xml);
 }
 
 TEST(Interventions, ARecordedSessionReplaysWithTheSameBytesAndHash) {
@@ -306,13 +322,7 @@ TEST(Reset, ASessionWithAResetReplaysWithTheSameBytesAndHash) {
   // Replayed as `fleetsim run --interventions` does: each at its tick, a reset taking the tick
   // back to 0 and the file going on from there.
   std::size_t next = 0;
-  const Result replay = run(
-      dir / "replay.flog",
-      [&](Simulation& sim) {
-        for (; next < loaded->size() && (*loaded)[next].tick <= sim.state().tick; ++next)
-          apply_intervention(sim, (*loaded)[next]);
-      },
-      xml);
+  const Result replay = replay_file(dir / "replay.flog", *loaded, xml, next);
   EXPECT_EQ(next, 4u);
   EXPECT_EQ(replay.hash, live.hash);
   EXPECT_TRUE(replay.log == live.log) << "the replay's log bytes differ from the session's";
@@ -522,6 +532,207 @@ TEST(Interventions, AddAndRemoveLinesAreReadAndTheirMistakesReported) {
   for (const char* where :
        {"bad:1: error: malformed add", "bad:2: error: malformed remove", "bad:3: error: malformed"})
     EXPECT_NE(bad.str().find(where), std::string::npos) << where << "\n" << bad.str();
+}
+
+// A Lua script whose globals steer it: `speed` (cm/s), `mode` ("forward" or "spin"), `on`.
+const char* kSteeredScript = R"(speed = 5
+mode = "forward"
+on = true
+function init() end
+function step()
+  if not on then robot.wheels.set_velocity(0, 0)
+  elseif mode == "forward" then robot.wheels.set_velocity(speed, speed)
+  else robot.wheels.set_velocity(-speed, speed) end
+end
+)";
+
+const char* kSteered = R"(<fleetsim>
+  <framework ticks_per_second="10" length="3" seed="3"/>
+  <controllers>
+    <controller id="s" type="lua" script="SCRIPT"/>
+    <controller id="c" type="diffusion"/>
+  </controllers>
+  <arena size="8,8">
+    <distribute count="6" kind="epuck" controller="s"/>
+    <distribute count="1" kind="epuck" controller="c"/>
+  </arena>
+  <log path="LOG" format="frames"/>
+</fleetsim>
+)";
+
+std::string steered(const fs::path& dir) {
+  std::ofstream(dir / "steered.lua") << kSteeredScript;
+  std::string xml = kSteered;
+  xml.replace(xml.find("SCRIPT"), 6, (dir / "steered.lua").string());
+  return xml;
+}
+
+/// The global `name` of robot `id`'s script, as JSON text ("" when there is none).
+std::string global_of(const Simulation& sim, EntityId id, const std::string& name) {
+  auto* g = dynamic_cast<ScriptGlobals*>(sim.controller_between_steps(id));
+  if (!g) return "";
+  for (const auto& [n, v] : g->script_globals())
+    if (n == name) return v.json();
+  return "";
+}
+
+TEST(Interventions, CommandsAndScriptGlobalsSetLiveAreRecordedAndReplayed) {
+  const fs::path dir = fresh_test_dir("interventions");
+  const std::string xml = steered(dir);
+  const Result plain = run(dir / "plain.flog", {}, xml);
+  std::vector<Intervention> session;
+  Vec2 held_at{};
+  double heading_held = 0;
+  auto land = [&](Simulation& sim, Intervention i) {
+    i.tick = sim.state().tick;
+    ASSERT_EQ(intervention_problem(sim, i), "") << describe(i);
+    apply_intervention(sim, i);
+    session.push_back(i);
+  };
+  const Result live = run(
+      dir / "live.flog",
+      [&](Simulation& sim) {
+        const WorldState& s = sim.state();
+        const Tick t = s.tick;
+        Intervention i;
+        i.robot = 1;
+        if (t == 3) {
+          i.kind = Intervention::Kind::kParam;
+          i.name = "speed";
+          i.value.type = ScriptValue::Type::kNumber;
+          i.value.number = 0.1 + 0.2;  // (not a round number: the file keeps every bit)
+          land(sim, i);
+          EXPECT_EQ(global_of(sim, 1, "speed"), "0.30000000000000004");
+          i.robot = 2;
+          i.name = "mode";
+          i.value = {};
+          i.value.type = ScriptValue::Type::kString;
+          i.value.text = "spin # with \"quotes\"";
+          land(sim, i);
+          i.name = "on";
+          i.robot = 4;
+          i.value = {};
+          i.value.type = ScriptValue::Type::kBoolean;
+          i.value.boolean = false;
+          land(sim, i);
+        }
+        if (t == 5) {
+          i.robot = 3;
+          i.kind = Intervention::Kind::kCommand;
+          i.actuator = "differential_drive";
+          i.values = {0.05, -0.05};  // on the spot, whatever its script commands
+          land(sim, i);
+          const std::uint32_t row = s.robot_index(3);
+          held_at = {s.x()[row], s.y()[row]};
+          heading_held = s.theta()[row];
+        }
+        if (t == 12) {
+          const std::uint32_t row = s.robot_index(3);
+          EXPECT_NEAR(s.x()[row], held_at.x, 1e-12) << "a held spin does not move the robot";
+          EXPECT_NEAR(s.y()[row], held_at.y, 1e-12);
+          EXPECT_GT(std::abs(s.theta()[row] - heading_held), 0.5) << "it turned";
+          i.robot = 3;
+          i.kind = Intervention::Kind::kRelease;
+          i.actuator = "differential_drive";
+          land(sim, i);
+        }
+        if (t == 14) {  // released: its script drives it forward again
+          const std::uint32_t row = s.robot_index(3);
+          held_at = {s.x()[row], s.y()[row]};
+        }
+        if (t == 16) {
+          const std::uint32_t row = s.robot_index(3);
+          EXPECT_GT(std::hypot(s.x()[row] - held_at.x, s.y()[row] - held_at.y), 0.005);
+        }
+      },
+      xml);
+  ASSERT_EQ(session.size(), 5u);
+  EXPECT_NE(live.hash, plain.hash) << "the interventions changed the run";
+  {
+    std::ofstream out(dir / "session");
+    for (const Intervention& i : session) out << format_intervention(i) << "\n";
+  }
+  EXPECT_EQ(format_intervention(session[0]), "3 param 1 speed 0.30000000000000004");
+  EXPECT_EQ(format_intervention(session[1]), R"(3 param 2 mode "spin # with \"quotes\"")");
+  EXPECT_EQ(format_intervention(session[2]), "3 param 4 on false");
+  EXPECT_EQ(format_intervention(session[3]), "5 command 3 differential_drive 0.05,-0.05");
+  EXPECT_EQ(format_intervention(session[4]), "12 release 3 differential_drive");
+  Diagnostics diags;
+  auto loaded = load_interventions((dir / "session").string(), diags);
+  ASSERT_TRUE(loaded) << diags.str();
+  ASSERT_EQ(loaded->size(), 5u);
+  EXPECT_EQ((*loaded)[1].value.text, "spin # with \"quotes\"");
+  std::size_t next = 0;
+  const Result replay = replay_file(dir / "replay.flog", *loaded, xml, next);
+  EXPECT_EQ(next, 5u);
+  EXPECT_EQ(replay.hash, live.hash);
+  EXPECT_TRUE(replay.log == live.log) << "the replay's log bytes differ from the session's";
+}
+
+TEST(Interventions, BadCommandsAndScriptGlobalsAreRefusedWithTheReason) {
+  const fs::path dir = fresh_test_dir("interventions");
+  const std::string xml = steered(dir);
+  bool checked = false;
+  run(
+      dir / "live.flog",
+      [&](Simulation& sim) {
+        if (sim.state().tick != 2) return;
+        checked = true;
+        auto why = [&](Intervention i) { return intervention_problem(sim, i); };
+        Intervention p;
+        p.kind = Intervention::Kind::kParam;
+        p.robot = 1;
+        p.name = "sped";
+        p.value.number = 1;
+        EXPECT_EQ(why(p),
+                  "robot 1's script has no global 'sped' that is a number, a string or a boolean "
+                  "(its: mode, on, speed)");
+        p.name = "speed";
+        p.value.type = ScriptValue::Type::kString;
+        p.value.text = "fast";
+        EXPECT_EQ(why(p), "global 'speed' of robot 1's script is a number, not a string");
+        p.value = {};
+        p.value.number = std::nan("");
+        EXPECT_EQ(why(p), "a value that is not a finite number");
+        p.value.number = 2;
+        p.robot = 99;
+        EXPECT_EQ(why(p), "there is no robot with id 99");
+        p.robot = 6;  // the diffusion robot
+        EXPECT_NE(why(p).find("robot 6's controller has no parameters to change"),
+                  std::string::npos)
+            << why(p);
+        Intervention c;
+        c.kind = Intervention::Kind::kCommand;
+        c.robot = 1;
+        c.actuator = "wheels";
+        c.values = {0, 0};
+        EXPECT_EQ(why(c),
+                  "robot kind 'epuck' has no actuator 'wheels' with a numeric command (its: "
+                  "differential_drive)");
+        c.actuator = "differential_drive";
+        c.values = {0.1};
+        EXPECT_NE(why(c).find("actuator 'differential_drive' takes 2 values"), std::string::npos)
+            << why(c);
+        c.values = {0.1, std::numeric_limits<double>::infinity()};
+        EXPECT_EQ(why(c), "a command value that is not a finite number");
+        c.kind = Intervention::Kind::kRelease;
+        EXPECT_EQ(why(c), "robot 1's 'differential_drive' is not held (nothing to release)");
+        c.robot = 42;
+        EXPECT_EQ(why(c), "there is no robot with id 42");
+      },
+      xml);
+  EXPECT_TRUE(checked);
+  // The file's mistakes, each at its line.
+  std::ofstream(dir / "bad") << "1 command 2 differential_drive 0.1,x\n"
+                                "1 param 2 mode 'spin'\n"
+                                "1 release 2\n"
+                                "1 param 2 speed 1 # a comment after a value\n";
+  Diagnostics bad;
+  EXPECT_FALSE(load_interventions((dir / "bad").string(), bad));
+  EXPECT_NE(bad.str().find("bad:1: error: malformed command"), std::string::npos) << bad.str();
+  EXPECT_NE(bad.str().find("bad:2: error: malformed param"), std::string::npos) << bad.str();
+  EXPECT_NE(bad.str().find("bad:3: error: malformed release"), std::string::npos) << bad.str();
+  EXPECT_EQ(bad.str().find("bad:4:"), std::string::npos) << bad.str();
 }
 
 }  // namespace

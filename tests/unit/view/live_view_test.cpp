@@ -315,8 +315,19 @@ TEST_F(LiveViewTest, ControlNeedsTheTokenAndBadRequestsAreRefusedWhileTheRunGoes
   res = c.Post(with_token, R"({"command": "fly"})", "application/json");
   EXPECT_EQ(res->status, 400);
   EXPECT_NE(error_of(res).find("unknown command 'fly' (expected pause, play, step, speed, reset, "
-                               "move, add, remove or leds)"),
+                               "move, add, remove, leds, command, release or param)"),
             std::string::npos);
+  // A held command or a script global whose values do not have the expected shape.
+  for (const char* bad : {R"({"command": "command", "robot": 1, "actuator": "w", "values": ["a"]})",
+                          R"({"command": "command", "robot": 1, "actuator": "w", "values": []})",
+                          R"({"command": "release", "robot": 1})",
+                          R"({"command": "param", "robot": 1, "name": "speed"})",
+                          R"({"command": "param", "robot": 1, "name": "s", "value": [1]})"}) {
+    res = c.Post(with_token, bad, "application/json");
+    EXPECT_EQ(res->status, 400) << bad;
+    const std::string what = nlohmann::json::parse(bad)["command"].get<std::string>();
+    EXPECT_NE(error_of(res).find(what + " expects {"), std::string::npos) << error_of(res);
+  }
   res = c.Post(with_token, R"({"command": "speed", "value": "fast"})", "application/json");
   EXPECT_EQ(res->status, 400);
   EXPECT_NE(error_of(res).find("speed expects"), std::string::npos);
