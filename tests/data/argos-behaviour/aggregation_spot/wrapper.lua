@@ -1,17 +1,8 @@
--- Runs the original script unchanged (dofile, from this folder: both ARGoS and fleetsim resolve
--- it against the working directory) and, once a second, before the original's step, prints
---   POS <robot id> <tick> <x> <y> <darkest motor ground reading>
--- (tick = steps run so far; x, y in metres from robot.positioning) for behaviour_stats.py.
-dofile("../../argos/andrea-acampora+robotic-argos-programs/swarm-robotics/02-aggregation_black_spot/blank_spot.lua")
-
-local original_step = step
-local steps_run = 0
-
-function step()
-  if steps_run % 10 == 0 then
-    local p = robot.positioning.position
-    print(string.format("POS %s %d %.4f %.4f %.3f", robot.id, steps_run, p.x, p.y, math.min(robot.motor_ground[1].value, robot.motor_ground[2].value, robot.motor_ground[3].value, robot.motor_ground[4].value)))
-  end
-  steps_run = steps_run + 1
-  original_step()
+-- Runs "../../argos/andrea-acampora+robotic-argos-programs/swarm-robotics/02-aggregation_black_spot/blank_spot.lua" (the original, unchanged) and prints positions: ../print_positions.lua.
+ORIGINAL_SCRIPT = "../../argos/andrea-acampora+robotic-argos-programs/swarm-robotics/02-aggregation_black_spot/blank_spot.lua"
+-- The darkest of the four motor ground readings, after the position.
+function POSITION_EXTRA()
+  local g = robot.motor_ground
+  return string.format(" %.3f", math.min(g[1].value, g[2].value, g[3].value, g[4].value))
 end
+dofile("../print_positions.lua")

@@ -1,17 +1,3 @@
--- Runs the original script unchanged (dofile, from this folder: both ARGoS and fleetsim resolve
--- it against the working directory) and, once a second, before the original's step, prints
---   POS <robot id> <tick> <x> <y>
--- (tick = steps run so far; x, y in metres from robot.positioning) for behaviour_stats.py.
-dofile("../../argos/GiuliaNardicchia+intelligent-robotic-system/lab_activity-01/01b-obstacle-avoidance/obstacle_avoidance.lua")
-
-local original_step = step
-local steps_run = 0
-
-function step()
-  if steps_run % 10 == 0 then
-    local p = robot.positioning.position
-    print(string.format("POS %s %d %.4f %.4f", robot.id, steps_run, p.x, p.y))
-  end
-  steps_run = steps_run + 1
-  original_step()
-end
+-- Runs "../../argos/GiuliaNardicchia+intelligent-robotic-system/lab_activity-01/01b-obstacle-avoidance/obstacle_avoidance.lua" (the original, unchanged) and prints positions: ../print_positions.lua.
+ORIGINAL_SCRIPT = "../../argos/GiuliaNardicchia+intelligent-robotic-system/lab_activity-01/01b-obstacle-avoidance/obstacle_avoidance.lua"
+dofile("../print_positions.lua")
