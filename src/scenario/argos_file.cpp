@@ -218,8 +218,9 @@ struct Generator {
 
 class ArgosReader {
  public:
-  ArgosReader(const XmlFile& in, Diagnostics& d, std::optional<std::int64_t> max_tries)
-      : in_(in), d_(d), max_tries_(max_tries) {}
+  ArgosReader(const XmlFile& in, Diagnostics& d, std::optional<std::int64_t> max_tries,
+              std::optional<std::uint64_t> seed)
+      : in_(in), d_(d), max_tries_(max_tries), seed_override_(seed) {}
 
   std::unique_ptr<XmlFile> read() {
     out_ = XmlFile::derived(in_.path());
@@ -307,7 +308,8 @@ class ArgosReader {
       set(f, "ticks_per_second", std::to_string(tps), line_of(x, "ticks_per_second"));
       set(f, "length", num(length), line_of(x, "length"));
       set(f, "seed", std::to_string(seed), line_of(x, "random_seed"));
-      seed_ = static_cast<std::uint64_t>(seed);
+      // `fleetsim run --seed` places the <distribute>d entities too, as ARGoS's seed does.
+      seed_ = seed_override_ ? *seed_override_ : static_cast<std::uint64_t>(seed);
     }
     auto systems = e.children("system");
     if (systems.size() > 1) systems.erase(systems.begin() + 1, systems.end());
@@ -1196,7 +1198,8 @@ class ArgosReader {
   bool rab_occlusions_ = true;  ///< ARGoS's range_and_bearing medium checks them by default
   std::uint64_t seed_ = 0;
   std::array<double, 2> arena_lo_{}, arena_hi_{};
-  std::optional<std::int64_t> max_tries_;  ///< ExperimentOverrides::max_placement_tries
+  std::optional<std::int64_t> max_tries_;       ///< ExperimentOverrides::max_placement_tries
+  std::optional<std::uint64_t> seed_override_;  ///< ExperimentOverrides::seed
   std::int64_t tries_ = 0;
   PlacedBodies placed_;  ///< bodies placed by <distribute>, and those written out
   std::map<std::string, std::string> kind_names_;  ///< by body and parts
@@ -1210,8 +1213,9 @@ bool is_argos_configuration(const XmlFile& file) {
 }
 
 std::unique_ptr<XmlFile> read_argos_experiment(const XmlFile& argos, Diagnostics& diags,
-                                               std::optional<std::int64_t> max_placement_tries) {
-  return ArgosReader(argos, diags, max_placement_tries).read();
+                                               std::optional<std::int64_t> max_placement_tries,
+                                               std::optional<std::uint64_t> seed) {
+  return ArgosReader(argos, diags, max_placement_tries, seed).read();
 }
 
 }  // namespace fleetsim

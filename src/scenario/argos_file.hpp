@@ -24,9 +24,12 @@ bool is_argos_configuration(const XmlFile& file);
 /// at its line, all at once; returns nullptr when there is any error. A Lua script path is
 /// looked up as ARGoS does, relative to the current directory, then beside the .argos file.
 /// `max_placement_tries` bounds the placement draws of all <distribute>s together
-/// (ExperimentOverrides::max_placement_tries: the fuzz harness's bound).
+/// (ExperimentOverrides::max_placement_tries: the fuzz harness's bound). `seed`, when given
+/// (ExperimentOverrides::seed, `fleetsim run --seed`), replaces the file's random_seed, for the
+/// placements as for the run.
 std::unique_ptr<XmlFile> read_argos_experiment(
     const XmlFile& argos, Diagnostics& diags,
-    std::optional<std::int64_t> max_placement_tries = std::nullopt);
+    std::optional<std::int64_t> max_placement_tries = std::nullopt,
+    std::optional<std::uint64_t> seed = std::nullopt);
 
 }  // namespace fleetsim

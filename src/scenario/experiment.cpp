@@ -1584,7 +1584,7 @@ std::unique_ptr<XmlFile> in_fleetsim_format(std::unique_ptr<XmlFile> file,
                                             Diagnostics& diags) {
   if (file && is_playground_scenario(*file)) return read_playground_scenario(*file, diags);
   if (!file || !is_argos_configuration(*file)) return file;
-  return read_argos_experiment(*file, diags, overrides.max_placement_tries);
+  return read_argos_experiment(*file, diags, overrides.max_placement_tries, overrides.seed);
 }
 }  // namespace
 

@@ -70,9 +70,9 @@ TEST(BenchSmoke, RenderBenchmarkPaintsEveryFrameOfItsLog) {
 // line; each case's run stopped (no process past the bench's 10 s limit), the supervisor with
 // status 1 naming the process hit.
 TEST(BenchSmoke, FaultsBenchmarkMeasuresAKilledAndAStoppedProcess) {
-  const std::string out =
-      run(std::string(FLEETSIM_BINARY_DIR) + "/bench/faults --repeat 1 --only 'swarm process/shm' "
-                                             "2>/dev/null");
+  const std::string out = run(std::string(FLEETSIM_BINARY_DIR) +
+                              "/bench/faults --repeat 1 --only 'swarm process/shm' "
+                              "2>/dev/null");
   auto j = nlohmann::json::parse(out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << out;
   ASSERT_EQ(j["cases"].size(), 2u) << out;  // SIGKILL and SIGSTOP
@@ -130,6 +130,33 @@ TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
   // The same run on one thread ends in the same state.
   auto one = bench("--robots 1000 --threads 1 --engines 4 --seconds 5 --log off --seed 3");
   EXPECT_EQ(one["state_hash"], j["state_hash"]);
+}
+
+// bench/argos/run_fleetsim.py (fleetsim's side of the ARGoS3 comparison) on a small copy of
+// its .argos file: one JSON line, the loop timed between the script's bench-tick lines, and the
+// same state on one and two threads.
+TEST(BenchSmoke, ArgosSideBySideRunsFleetsimOnASmallCopy) {
+  auto side = [](int threads) {
+    const std::string cmd = "/usr/bin/python3 " + std::string(FLEETSIM_SOURCE_DIR) +
+                            "/bench/argos/run_fleetsim.py --robots 100 --length 3 --threads " +
+                            std::to_string(threads) + " --fleetsim " + FLEETSIM_BINARY_DIR +
+                            "/fleetsim";
+    std::string out = run(cmd);
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << "one JSON line: " << out;
+    return nlohmann::json::parse(out, nullptr, false);
+  };
+  auto one = side(1);
+  auto two = side(2);
+  ASSERT_TRUE(one.is_object());
+  ASSERT_TRUE(two.is_object());
+  EXPECT_EQ(one["program"], "fleetsim");
+  EXPECT_EQ(one["robots"], 100);
+  EXPECT_EQ(one["ticks"], 30);
+  EXPECT_EQ(one["from_tick"], 10);
+  EXPECT_EQ(one["ticks_timed"], 20);
+  EXPECT_GT(one["robot_steps_per_second"].get<double>(), 0);
+  EXPECT_EQ(two["threads"], 2);
+  EXPECT_EQ(one["state_hash"], two["state_hash"]);
 }
 
 // The sensing kernel has a baseline (SSE2) and an AVX2 build, picked at run time: a whole run

@@ -28,11 +28,13 @@ struct Loaded {
   Diagnostics diags;
 };
 
-Loaded load(const std::string& path, int threads = 1, double length_s = 30) {
+Loaded load(const std::string& path, int threads = 1, double length_s = 30,
+            std::optional<std::uint64_t> seed = std::nullopt) {
   Loaded l;
   PluginRegistry reg;
   register_builtins(reg);
   ExperimentOverrides ov;
+  ov.seed = seed;
   ov.threads = threads;
   ov.length_s = length_s;
   ov.log_path = "";
@@ -561,6 +563,41 @@ TEST_F(ArgosInline, DistributeMethodsPlaceAsArgosDoes) {
     const auto p = at["cy" + std::to_string(k)];
     EXPECT_LT(std::hypot(p.first - 1, p.second - 1), 1.0);
   }
+}
+
+// `fleetsim run --seed S` is the file with random_seed="S": the distributed robots are placed
+// anew too (as ARGoS's seed places them), not only the run's draws.
+TEST_F(ArgosInline, TheSeedOptionPlacesDistributedRobotsAsTheFilesSeedDoes) {
+  const std::string body = std::string(kController) + kPhysics +
+                           arena(
+                               "    <distribute>\n"
+                               "      <position method=\"uniform\" min=\"-1.5,-1.5,0\" "
+                               "max=\"1.5,1.5,0\"/>\n"
+                               "      <orientation method=\"uniform\" min=\"0,0,0\" "
+                               "max=\"360,0,0\"/>\n"
+                               "      <entity quantity=\"8\" max_trials=\"100\">"
+                               "<foot-bot id=\"fb\"><controller config=\"c\"/></foot-bot>"
+                               "</entity>\n"
+                               "    </distribute>\n");
+  auto places = [](const Loaded& l) {
+    std::vector<double> xy;
+    for (std::size_t i = 0; i < l.ex->state.robot_count(); ++i) {
+      xy.push_back(l.ex->state.x()[i]);
+      xy.push_back(l.ex->state.y()[i]);
+    }
+    return xy;
+  };
+  auto seed7 = run(kFramework + body);  // random_seed="7"
+  ASSERT_TRUE(seed7.ex) << seed7.diags.str();
+  std::string framework9 = kFramework;
+  framework9.replace(framework9.find("random_seed=\"7\""), 15, "random_seed=\"9\"");
+  auto seed9 = run(framework9 + body, "nine.argos");
+  ASSERT_TRUE(seed9.ex) << seed9.diags.str();
+  auto seed7_as_9 = load((dir_ / "exp.argos").string(), 1, 5, 9);
+  ASSERT_TRUE(seed7_as_9.ex) << seed7_as_9.diags.str();
+  EXPECT_NE(places(seed7), places(seed9));
+  EXPECT_EQ(places(seed7_as_9), places(seed9));
+  EXPECT_EQ(seed7_as_9.ex->model->seed, 9u);
 }
 
 TEST_F(ArgosInline, TooManyForTheGridOrTheTriesIsRefusedAtTheDistribute) {
