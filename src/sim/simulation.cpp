@@ -683,7 +683,7 @@ void Simulation::step() {
   if (!held_.empty()) apply_held_commands();
   run_phase(Phase::kAct, [&] {
     act();
-    if (pinned_) rounds_->actuation();
+    if (pinned_ && rounds_) rounds_->actuation();
   });
   run_phase(Phase::kPhysics, [&] {
     physics_.borders = distributed() && !dist_.domains.empty() ? &borders_ : nullptr;
