@@ -7,6 +7,7 @@
 
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
+#include "support/robot_rows.hpp"
 
 namespace fleetsim::testing {
 namespace {
@@ -27,15 +28,9 @@ struct D2Run {
     for (int i = 0; i < n; ++i) sim->step();
   }
   std::uint32_t row(const std::string& name) const {
-    const auto& names = sim->state().robot_name();
-    for (std::uint32_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return i;
-    throw std::runtime_error("no robot " + name);
+    return testing::robot_row(sim->state(), name);
   }
-  Vec2 pos(const std::string& name) const {
-    auto i = row(name);
-    return {sim->state().x()[i], sim->state().y()[i]};
-  }
+  Vec2 pos(const std::string& name) const { return testing::robot_position(sim->state(), name); }
 };
 
 // A 4 m arena; `straight` drives ahead at 0.1 m/s whatever it sees (delta is never reached).

@@ -14,6 +14,7 @@
 #include "cli_json.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
+#include "support/robot_rows.hpp"
 
 namespace fleetsim {
 namespace {
@@ -74,15 +75,9 @@ struct GripRun {
     for (int i = 0; i < n; ++i) sim->step();
   }
   std::uint32_t row(const std::string& name) const {
-    const auto& names = sim->state().robot_name();
-    for (std::uint32_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return i;
-    throw std::runtime_error("no robot " + name);
+    return testing::robot_row(sim->state(), name);
   }
-  Vec2 pos(const std::string& name) const {
-    const auto i = row(name);
-    return {sim->state().x()[i], sim->state().y()[i]};
-  }
+  Vec2 pos(const std::string& name) const { return testing::robot_position(sim->state(), name); }
   double column(const char* name, const std::string& robot, std::size_t k = 0) const {
     const ColumnStore& s = sim->state().robots;
     const ColumnHandle c = s.find(name);
