@@ -14,10 +14,29 @@ double distance(double dx, double dy) {
   return std::sqrt(dx * dx + dy * dy);
 }
 
-/// `target`: minus the distance to a point, metres.
-class TargetReward final : public Reward {
+/// A term that reads the robots' positions: the body's `x` and `y` columns, as arrays (no call
+/// per robot, or per pair).
+class PositionReward : public Reward {
  public:
-  void init(const Params& params, const RewardSetup&) override {
+  void init(const Params& params, const RewardSetup& setup) override {
+    x_ = setup.find_column("x");
+    y_ = setup.find_column("y");
+    init_term(params);
+  }
+
+ protected:
+  virtual void init_term(const Params&) {}
+  const double* xs(const RewardWorld& world) const { return world.column<double>(x_); }
+  const double* ys(const RewardWorld& world) const { return world.column<double>(y_); }
+
+ private:
+  ColumnHandle x_ = kNoColumn, y_ = kNoColumn;
+};
+
+/// `target`: minus the distance to a point, metres.
+class TargetReward final : public PositionReward {
+ public:
+  void init_term(const Params& params) override {
     const std::string at = params.text("at", "0,0");
     std::istringstream in(at);
     char comma = 0;
@@ -27,10 +46,9 @@ class TargetReward final : public Reward {
   }
   void compute(const RewardWorld& world, std::span<const std::uint32_t> agents,
                std::span<double> values) override {
-    for (std::size_t i = 0; i < agents.size(); ++i) {
-      const Vec2 p = world.robot_position(agents[i]);
-      values[i] = -distance(p.x - x_, p.y - y_);
-    }
+    const double *x = xs(world), *y = ys(world);
+    for (std::size_t i = 0; i < agents.size(); ++i)
+      values[i] = -distance(x[agents[i]] - x_, y[agents[i]] - y_);
   }
 
  private:
@@ -38,21 +56,17 @@ class TargetReward final : public Reward {
 };
 
 /// `centroid`: minus the distance to the centroid of the world's agents, metres.
-class CentroidReward final : public Reward {
+class CentroidReward final : public PositionReward {
  public:
   void compute(const RewardWorld& world, std::span<const std::uint32_t> agents,
                std::span<double> values) override {
+    const double *x = xs(world), *y = ys(world);
     double cx = 0, cy = 0;
-    for (auto r : agents) {
-      const Vec2 p = world.robot_position(r);
-      cx += p.x, cy += p.y;
-    }
+    for (auto r : agents) cx += x[r], cy += y[r];
     cx /= static_cast<double>(agents.size());
     cy /= static_cast<double>(agents.size());
-    for (std::size_t i = 0; i < agents.size(); ++i) {
-      const Vec2 p = world.robot_position(agents[i]);
-      values[i] = -distance(p.x - cx, p.y - cy);
-    }
+    for (std::size_t i = 0; i < agents.size(); ++i)
+      values[i] = -distance(x[agents[i]] - cx, y[agents[i]] - cy);
   }
 };
 
@@ -68,50 +82,47 @@ class CollisionReward final : public Reward {
                std::span<double> values) override {
     if (column_ == kNoColumn) return;
     const std::size_t width = world.column_width(column_);
-    const void* base = world.column_data(column_);
-    for (std::size_t i = 0; i < agents.size(); ++i) {
-      const std::size_t at = agents[i] * width;
-      bool set = false;
-      switch (type_) {
-        case ColumnType::kU8:
-          set = static_cast<const std::uint8_t*>(base)[at] != 0;
-          break;
-        case ColumnType::kF32:
-          set = static_cast<const float*>(base)[at] != 0;
-          break;
-        case ColumnType::kF64:
-          set = static_cast<const double*>(base)[at] != 0;
-          break;
-        default:
-          set = static_cast<const std::uint32_t*>(base)[at] != 0;
-          break;
-      }
-      if (set) values[i] = -1;
+    switch (type_) {  // (the type once, then a loop per type)
+      case ColumnType::kU8:
+        return mark(world.column<std::uint8_t>(column_), width, agents, values);
+      case ColumnType::kF32:
+        return mark(world.column<float>(column_), width, agents, values);
+      case ColumnType::kF64:
+        return mark(world.column<double>(column_), width, agents, values);
+      default:
+        return mark(world.column<std::uint32_t>(column_), width, agents, values);
     }
   }
 
  private:
+  template <class T>
+  static void mark(const T* v, std::size_t width, std::span<const std::uint32_t> agents,
+                   std::span<double> values) {
+    for (std::size_t i = 0; i < agents.size(); ++i)
+      if (v[agents[i] * width] != 0) values[i] = -1;
+  }
+
   ColumnHandle column_ = kNoColumn;
   ColumnType type_ = ColumnType::kU8;
 };
 
 /// `neighbours`: +1 per other agent within `radius` metres.
-class NeighboursReward final : public Reward {
+class NeighboursReward final : public PositionReward {
  public:
-  void init(const Params& params, const RewardSetup&) override {
+  void init_term(const Params& params) override {
     radius_ = params.real("radius", 0.3);
     if (!(radius_ >= 0) || !std::isfinite(radius_))
       throw SetupError("radius must be a finite number >= 0 (metres)");
   }
   void compute(const RewardWorld& world, std::span<const std::uint32_t> agents,
                std::span<double> values) override {
+    const double *x = xs(world), *y = ys(world);
     const double r2 = radius_ * radius_;
     for (std::size_t i = 0; i < agents.size(); ++i) {
-      const Vec2 a = world.robot_position(agents[i]);
+      const double ax = x[agents[i]], ay = y[agents[i]];
       int n = 0;
       for (std::size_t j = 0; j < agents.size(); ++j) {
-        const Vec2 b = world.robot_position(agents[j]);
-        const double dx = b.x - a.x, dy = b.y - a.y;
+        const double dx = x[agents[j]] - ax, dy = y[agents[j]] - ay;
         n += (j != i && dx * dx + dy * dy <= r2) ? 1 : 0;
       }
       values[i] = n;
