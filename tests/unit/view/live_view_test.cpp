@@ -373,7 +373,12 @@ TEST_F(LiveViewTest, AResetFromAPageTakesThePausedRunBackToTickZero) {
   }
   ASSERT_EQ(live.run().status().tick, 3);
   ASSERT_EQ(c.Post(with_token, R"({"command": "reset"})", "application/json")->status, 200);
-  ASSERT_TRUE(eventually([&] { return live.run().status().tick == 0; }));
+  // The tick is the run's, the frames the pages': the reset's frame is held just after the run
+  // is back at tick 0, so wait for both.
+  ASSERT_TRUE(eventually([&] {
+    const LiveRun::Status s = live.run().status();
+    return s.tick == 0 && s.frames > 4;
+  }));
   const LiveRun::Status st = live.run().status();
   EXPECT_EQ(st.state, "paused") << "a reset does not play the run";
   EXPECT_EQ(st.frames, 5u) << "ticks 0 to 3, then 0 again";
