@@ -33,7 +33,8 @@
 // `rss_end_bytes` (resident after the last tick: what it needs while it runs, the load behind it),
 // `partitioned` (it held only its part of the world), `owned_robots` (robots it senses, controls
 // and moves, on average over the ticks), `ghost_robots` (the others whose state it holds, on
-// average), `held_robots_max`, `bytes_sent_per_tick`, `exchange_us_per_tick`, `rounds_per_tick` and
+// average), `held_robots_max`, `bytes_sent_per_tick`, `bytes_received_per_tick`,
+// `exchange_us_per_tick`, `rounds_per_tick` and
 // `state_hash`. `mpirun -n K diffusion ...` runs the scene on the K ranks of the MPI job instead
 // (rank 0 prints the line, without the one-process run and its three figures).
 #include <sys/resource.h>
@@ -234,6 +235,9 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
          {"held_robots_max", r.exchange.held_robots_max},
          {"bytes_sent_per_tick",
           static_cast<double>(r.exchange.bytes_sent - r.exchange.gather_bytes) / ticks},
+         {"bytes_received_per_tick",
+          static_cast<double>(r.exchange.bytes_received - r.exchange.gather_bytes_received) /
+              ticks},
          {"exchange_us_per_tick", (r.exchange.seconds - r.exchange.gather_seconds) * 1e6 / ticks},
          {"rounds_per_tick", static_cast<double>(r.exchange.rounds) / ticks},
          {"state_hash", hex64(r.state_hash)}});

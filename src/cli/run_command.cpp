@@ -725,6 +725,7 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                      {"exchange_seconds", r.exchange.seconds},
                      {"wait_seconds", r.exchange.wait_seconds},
                      {"bytes_sent", r.exchange.bytes_sent},
+                     {"bytes_received", r.exchange.bytes_received},
                      {"halo_robots_sent", r.exchange.halo_rows_sent},
                      {"partitioned", r.partitioned},
                      {"held_robots_max", r.exchange.held_robots_max},

@@ -209,6 +209,19 @@ std::vector<std::vector<std::uint8_t>> PortExchange::all_gather(std::vector<std:
   }
 }
 
+RoutedReceived PortExchange::routed(RoutedMessage mine, int process, std::span<const int> peers,
+                                    bool more) {
+  try {
+    return routed_round(std::move(mine), process, peers, more);
+  } catch (const transport::PeerLost&) {
+    peer_failed_ = true;
+    throw;
+  } catch (const transport::FederationStopped&) {
+    peer_failed_ = true;
+    throw;
+  }
+}
+
 std::unique_ptr<PortExchange> make_exchange(SyncMode mode, transport::Port& port, int process,
                                             int processes, SimTime tick_ns, int rounds_per_tick) {
   if (mode == SyncMode::kLockstep)

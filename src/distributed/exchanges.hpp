@@ -56,6 +56,8 @@ class PortExchange : public Exchange {
   explicit PortExchange(transport::Port* port = nullptr) : port_(port) {}
   std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
                                                     bool more) final;
+  RoutedReceived routed(RoutedMessage mine, int process, std::span<const int> peers,
+                        bool more) final;
   bool peer_failed() const { return peer_failed_; }
   /// After the last round: this process leaves the run in good order (closes its port).
   virtual void close() {
@@ -68,6 +70,11 @@ class PortExchange : public Exchange {
  protected:
   virtual std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine,
                                                        bool more) = 0;
+  /// A routed round (Exchange::routed): by default packed into one round().
+  virtual RoutedReceived routed_round(RoutedMessage mine, int process, std::span<const int> peers,
+                                      bool more) {
+    return Exchange::routed(std::move(mine), process, peers, more);
+  }
 
  private:
   transport::Port* port_;

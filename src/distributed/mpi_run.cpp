@@ -144,8 +144,52 @@ class MpiExchange final : public PortExchange {
     return collect(kData, mine);
   }
 
+  /// The common bytes in one collective, the parts point to point to the peers only: a rank
+  /// receives the bulk of a round from the ranks whose domains border its own, not from all.
+  RoutedReceived routed_round(RoutedMessage mine, int process, std::span<const int> peers,
+                              bool) override {
+    static const std::vector<std::uint8_t> kNone;
+    std::vector<MPI_Request> sends(peers.size(), MPI_REQUEST_NULL);
+    try {
+      for (std::size_t k = 0; k < peers.size(); ++k) {
+        const auto q = static_cast<std::size_t>(peers[k]);
+        const auto& part = q < mine.to.size() ? mine.to[q] : kNone;
+        check(MPI_Isend(part.data(), static_cast<int>(part.size()), MPI_BYTE, peers[k], kPartTag,
+                        MPI_COMM_WORLD, &sends[k]),
+              "MPI_Isend");
+      }
+      RoutedReceived got;
+      got.common = collect(kData, mine.common);  // (a rank that failed says so here)
+      got.from.resize(static_cast<std::size_t>(ranks_));
+      for (int q : peers) {
+        MPI_Status status;
+        check(MPI_Probe(q, kPartTag, MPI_COMM_WORLD, &status), "MPI_Probe");
+        int count = 0;
+        check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+        auto& part = got.from[static_cast<std::size_t>(q)];
+        part.resize(static_cast<std::size_t>(std::max(count, 0)));
+        check(MPI_Recv(part.data(), count, MPI_BYTE, q, kPartTag, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE),
+              "MPI_Recv");
+      }
+      check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
+            "MPI_Waitall");
+      (void)process;
+      return got;
+    } catch (...) {
+      for (MPI_Request& r : sends)
+        if (r != MPI_REQUEST_NULL) {
+          MPI_Cancel(&r);
+          MPI_Request_free(&r);
+        }
+      throw;
+    }
+  }
+
  private:
   enum Kind : std::uint8_t { kData = 'D', kEnd = 'Z', kFailed = 'F' };
+  /// The tag of a routed round's parts (point to point; the collectives are apart from them).
+  static constexpr int kPartTag = 0x5a17;
 
   std::vector<std::vector<std::uint8_t> > collect(Kind kind,
                                                   const std::vector<std::uint8_t>& mine) {

@@ -296,7 +296,9 @@ std::string report_to_json(const ProcessReport& r) {
                         {"phase_seconds", r.phase_seconds},
                         {"rounds", r.exchange.rounds},
                         {"bytes_sent", r.exchange.bytes_sent},
+                        {"bytes_received", r.exchange.bytes_received},
                         {"gather_bytes", r.exchange.gather_bytes},
+                        {"gather_bytes_received", r.exchange.gather_bytes_received},
                         {"gather_seconds", r.exchange.gather_seconds},
                         {"rebalances", r.exchange.rebalances},
                         {"domain", r.domain},
@@ -335,6 +337,8 @@ ProcessReport report_from_json(const std::string& text) {
   r.exchange.rounds = j.at("rounds");
   r.exchange.bytes_sent = j.at("bytes_sent");
   r.exchange.gather_bytes = j.at("gather_bytes");
+  r.exchange.bytes_received = j.value("bytes_received", std::uint64_t{0});
+  r.exchange.gather_bytes_received = j.value("gather_bytes_received", std::uint64_t{0});
   r.exchange.gather_seconds = j.at("gather_seconds");
   r.exchange.rebalances = j.at("rebalances");
   r.domain = j.at("domain").get<std::vector<double>>();

@@ -2,8 +2,9 @@
 // the exchange of the robots' moves each tick, the handoff of robots that changed domain or
 // region, the loop functions' rounds, a checkpoint's and the end's.
 //
-// Messages (every process sends one per round, the same to all; little-endian; the layouts
-// are in docs/distributed.md, "Messages"):
+// Messages (every process sends one per round, the same to all, but for a partitioned run's
+// routed rounds, 'N' and 'B', whose parts go to the sender's peers only: docs/distributed.md,
+// "Routed rounds"; little-endian; the layouts are in docs/distributed.md, "Messages"):
 //   moves    'M' i64 tick, u32 first row of the part, u32 n, then for each column of the
 //            round's list the column's bytes of the sender's n rows of the part, in row order;
 //            the last part then has u32 t, t x (u32 robot id, string tag), and u8 flags: 1 =
@@ -109,7 +110,7 @@ void TickRounds::actuation() {
 void TickRounds::end() {
   const auto t0 = std::chrono::steady_clock::now();
   auto& xstats = xstats_;
-  const std::uint64_t before = xstats.bytes_sent;
+  const std::uint64_t before = xstats.bytes_sent, before_received = xstats.bytes_received;
   if (sim_.partitioned_) {
     hash_partitioned_world();
   } else {
@@ -119,6 +120,7 @@ void TickRounds::end() {
     sim_.world_robots_ = state_.robot_count();
   }
   xstats_.gather_bytes = xstats_.bytes_sent - before;
+  xstats_.gather_bytes_received = xstats_.bytes_received - before_received;
   xstats_.gather_seconds = seconds_since(t0);
   xstats_.seconds += xstats_.gather_seconds;
 }
@@ -192,7 +194,39 @@ std::vector<std::vector<std::uint8_t>> TickRounds::gather(std::vector<std::uint8
   if (all.size() != static_cast<std::size_t>(dist_.processes))
     throw RunError("the exchange returned " + std::to_string(all.size()) + " messages for " +
                    std::to_string(dist_.processes) + " processes");
+  for (int p = 0; p < dist_.processes; ++p)
+    if (p != dist_.process) xstats_.bytes_received += all[static_cast<std::size_t>(p)].size();
   return all;
+}
+
+RoutedReceived TickRounds::route(RoutedMessage mine, const std::vector<int>& peers, bool more) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t size = mine.common.size();
+  for (int q : peers)
+    if (static_cast<std::size_t>(q) < mine.to.size())
+      size += mine.to[static_cast<std::size_t>(q)].size();
+  if (size > (std::size_t{60} << 20))
+    throw RunError("tick " + std::to_string(state_.tick) + ": a message of " +
+                   std::to_string(size) +
+                   " bytes for the other processes, more than a message may carry (robots "
+                   "changing process at once, with large rows); run on fewer processes");
+  xstats_.bytes_sent += size;
+  ++xstats_.rounds;
+  RoutedReceived got = dist_.exchange->routed(std::move(mine), dist_.process, peers, more);
+  xstats_.wait_seconds += seconds_since(t0);
+  const auto n = static_cast<std::size_t>(dist_.processes);
+  if (got.common.size() != n || got.from.size() != n)
+    throw RunError("the exchange returned " + std::to_string(got.common.size()) +
+                   " messages for " + std::to_string(dist_.processes) + " processes");
+  for (std::size_t p = 0; p < n; ++p)
+    if (static_cast<int>(p) != dist_.process)
+      xstats_.bytes_received += got.common[p].size() + got.from[p].size();
+  return got;
+}
+
+void TickRounds::near_processes(Vec2 p, double reach, std::vector<int>& to) const {
+  for (int q : peers_)
+    if (Domains::distance(p, dist_.domains.box(q)) <= reach) to.push_back(q);
 }
 
 void TickRounds::hello() {
@@ -339,9 +373,11 @@ void TickRounds::handoff() {
         if (!known_identity(a.kind, a.controller, a.engine, a.tag))
           throw log::LogError("a robot of no kind, controller, region or tag of this run");
         // Where this process holds the robot it knows where it goes (its position is fresh:
-        // it was near a border).
+        // it was near a border). A partitioned run's process is sent only the robots near its
+        // own domain, so it knows that of the robots coming to it only.
         const std::uint32_t i = state_.robot_index(a.id);
-        if (i != kNoIndex ? sim_.host_of(i) != a.to : !sim_.partitioned_)
+        const bool knows = i != kNoIndex && (!sim_.partitioned_ || a.to == dist_.process);
+        if (knows ? sim_.host_of(i) != a.to : !sim_.partitioned_)
           throw log::LogError("a robot that does not go there");
         if (a.to == dist_.process && i == kNoIndex) fresh.push_back(a.id);
         moved.push_back(std::move(a));
@@ -503,49 +539,101 @@ void TickRounds::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
 }
 
 void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
-                                 std::vector<EntityId> listed, bool end_of_tick) {
+                                 std::vector<EntityId> listed, bool end_of_tick, bool frame) {
   // Parts by id: ids [lo, lo + part) (every process has the same next_id).
   const std::size_t part = rows_per_part(columns);
   const EntityId end = state_.next_id;
   const bool takes_in = sim_.partitioned_ && !sim_.holds_all_;
+  // A partitioned run routes each robot to the processes whose domains it is within reach of
+  // (and on a frame's tick every robot to the first process, which writes it); the robots
+  // loop functions moved, which may be anywhere, go to every process.
+  const bool routed = sim_.partitioned_;
+  const std::vector<int>& peers = !end_of_tick ? others_ : frame ? frame_peers_ : peers_;
   std::vector<EntityId> received;  // the robots of other processes this process was sent
   std::size_t bytes = 0;
   for (ColumnHandle c : columns) bytes += state_.robots.desc(c).row_bytes();
+  const auto processes = static_cast<std::size_t>(dist_.processes);
   for (std::size_t lo = 0;; lo += part) {
     const std::size_t hi = std::min<std::size_t>(end, lo + part);
     const bool last = hi >= end;
-    std::vector<std::uint32_t> rows;
     const auto first = std::lower_bound(listed.begin(), listed.end(), lo);
     const auto stop = std::lower_bound(first, listed.end(), hi);
-    for (auto at = first; at != stop; ++at) rows.push_back(state_.robot_index(*at));
-    std::vector<std::uint8_t> out;
-    log::ByteWriter w(out);
-    w.u8(static_cast<std::uint8_t>(kBorderMoves));
-    w.i64(state_.tick);
-    w.u32(static_cast<std::uint32_t>(lo));
-    w.u32(static_cast<std::uint32_t>(rows.size()));
-    for (auto at = first; at != stop; ++at) w.u32(*at);
-    for (ColumnHandle c : columns) state_.robots.gather_rows(c, rows, out);
-    if (last) put_moves_tail(out);
-    xstats_.halo_rows_sent += rows.size();
+    // The robots (u32 n, n x u32 id, then their columns) of `ids`.
+    auto put_robots = [&](std::vector<std::uint8_t>& out, std::span<const EntityId> ids) {
+      log::ByteWriter w(out);
+      std::vector<std::uint32_t> rows;
+      rows.reserve(ids.size());
+      w.u32(static_cast<std::uint32_t>(ids.size()));
+      for (EntityId id : ids) {
+        w.u32(id);
+        rows.push_back(state_.robot_index(id));
+      }
+      for (ColumnHandle c : columns) state_.robots.gather_rows(c, rows, out);
+      xstats_.halo_rows_sent += rows.size();
+    };
+    std::vector<std::uint8_t> head;
+    {
+      log::ByteWriter w(head);
+      w.u8(static_cast<std::uint8_t>(kBorderMoves));
+      w.i64(state_.tick);
+      w.u32(static_cast<std::uint32_t>(lo));
+    }
+    // What each process received: `head[p]` (the kind, tick and part, and in its last part
+    // the tail) and `body[p]` (the robots); one message when not routed (head, robots, tail).
+    std::vector<std::vector<std::uint8_t>> heads, bodies;
     // (Loop functions' moves are sent in parts of the round that follows, as their changes.)
-    auto all = gather(std::move(out), !last || !end_of_tick);
+    const bool more = !last || !end_of_tick;
+    if (routed) {
+      RoutedMessage m;
+      if (last) put_moves_tail(head);
+      m.common = std::move(head);
+      m.to.resize(processes);
+      std::vector<EntityId> to;
+      for (int q : peers) {
+        to.clear();
+        const bool all = !end_of_tick || (frame && q == 0);
+        const Domains::Box& box = dist_.domains.box(q);
+        for (auto at = first; at != stop; ++at) {
+          const std::uint32_t i = state_.robot_index(*at);
+          if (all || Domains::distance(Vec2{state_.x()[i], state_.y()[i]}, box) <= sim_.halo_reach_)
+            to.push_back(*at);
+        }
+        put_robots(m.to[static_cast<std::size_t>(q)], to);
+      }
+      RoutedReceived got = route(std::move(m), peers, more);
+      heads = std::move(got.common);
+      bodies = std::move(got.from);
+    } else {
+      put_robots(head, {&*first, static_cast<std::size_t>(stop - first)});
+      if (last) put_moves_tail(head);
+      heads = gather(std::move(head), more);
+    }
     // First every message's robots (a partitioned process takes in those it does not hold,
     // all at once), then their columns.
     struct Part {
       std::vector<EntityId> ids;
-      std::size_t at = 0;  ///< where the columns start
+      std::size_t tail = 0;  ///< where the tail starts in the head
+      std::size_t at = 0;    ///< where the columns start in the body
     };
-    std::vector<Part> parts(static_cast<std::size_t>(dist_.processes));
+    std::vector<Part> parts(processes);
     std::vector<EntityId> fresh;
+    auto body_of = [&](int p) -> const std::vector<std::uint8_t>& {
+      return routed ? bodies[static_cast<std::size_t>(p)] : heads[static_cast<std::size_t>(p)];
+    };
     for (int p = 0; p < dist_.processes; ++p) {
       if (p == dist_.process) continue;
       Part& t = parts[static_cast<std::size_t>(p)];
       try {
-        log::ByteReader r(all[p].data(), all[p].size(), "a message");
-        if (r.u8() != static_cast<std::uint8_t>(kBorderMoves) || r.i64() != state_.tick ||
-            r.u32() != lo)
+        const auto& in = heads[static_cast<std::size_t>(p)];
+        log::ByteReader h(in.data(), in.size(), "a message");
+        if (h.u8() != static_cast<std::uint8_t>(kBorderMoves) || h.i64() != state_.tick ||
+            h.u32() != lo)
           throw log::LogError("a message of another kind, tick or part");
+        t.tail = in.size() - h.remaining();
+        const auto& body = body_of(p);
+        const std::size_t from = routed ? 0 : t.tail;
+        if (routed && body.empty()) continue;  // (not a peer: no robots)
+        log::ByteReader r(body.data() + from, body.size() - from, "a message");
         const std::uint32_t k = r.u32();
         if (k > hi - lo) throw log::LogError("more robots than the part has");
         t.ids.resize(k);
@@ -558,12 +646,14 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
           if (i == kNoIndex) {
             if (!takes_in) throw log::LogError("a robot this process does not know");
             fresh.push_back(id);
-          } else if (sim_.process_of(i) != p) {
-            throw log::LogError("a robot it does not move");
+          } else if (routed ? sim_.process_of(i) == dist_.process : sim_.process_of(i) != p) {
+            // (A process routed only its neighbours' robots may hold an older row of one
+            // that another process moves now: it takes the sender's word, never for its own.)
+            throw log::LogError(routed ? "a robot this process moves" : "a robot it does not move");
           }
         }
         if (r.remaining() < k * bytes) throw log::LogError("truncated");
-        t.at = all[p].size() - r.remaining();
+        t.at = body.size() - r.remaining();
       } catch (const log::LogError& e) {
         desync(p, std::string("a malformed 'N' message (") + e.what() + ")");
       }
@@ -579,7 +669,8 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
       if (p == dist_.process) continue;
       const Part& t = parts[static_cast<std::size_t>(p)];
       try {
-        log::ByteReader r(all[p].data() + t.at, all[p].size() - t.at, "a message");
+        const auto& body = body_of(p);
+        log::ByteReader r(body.data() + t.at, body.size() - t.at, "a message");
         std::vector<std::uint32_t> theirs(t.ids.size());
         for (std::size_t j = 0; j < t.ids.size(); ++j) {
           theirs[j] = state_.robot_index(t.ids[j]);
@@ -590,8 +681,16 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
                                      r.take(theirs.size() * state_.robots.desc(c).row_bytes()));
         check_received(p, theirs, columns);
         if (sim_.partitioned_) check_identity(p, theirs);
-        if (last) take_moves_tail(r, p);
-        if (r.remaining() != 0) throw log::LogError("trailing bytes");
+        if (routed) {
+          if (r.remaining() != 0) throw log::LogError("trailing bytes");
+          const auto& in = heads[static_cast<std::size_t>(p)];
+          log::ByteReader h(in.data() + t.tail, in.size() - t.tail, "a message");
+          if (last) take_moves_tail(h, p);
+          if (h.remaining() != 0) throw log::LogError("trailing bytes");
+        } else {
+          if (last) take_moves_tail(r, p);
+          if (r.remaining() != 0) throw log::LogError("trailing bytes");
+        }
       } catch (const log::LogError& e) {
         desync(p, std::string("a malformed 'N' message (") + e.what() + ")");
       }
@@ -606,8 +705,8 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
   // The others stay until they are a sixteenth of what it holds, and are then dropped at
   // once: dropping is a pass over every row, and they are never read (their rows are those
   // of the last tick they travelled, as in a run where every process holds the whole world;
-  // every process receives every robot sent, so a robot held here is up to date whenever it
-  // is near another domain).
+  // a process is sent every robot within the halo reach of its domain, so a robot held here
+  // is up to date whenever one of its robots may read it).
   // (Counted first, without a pass over every row: this process's robots are those it moves
   // this tick, counted by mark_rows; the robots taken in since were sent, so not its own.)
   const std::size_t n = state_.robot_count();
@@ -668,7 +767,7 @@ void TickRounds::moves() {
         if (sim_.mover_[i] == dist_.process) listed.push_back(ids[i]);
     }
     std::sort(listed.begin(), listed.end());  // (rows may not be in id order)
-    exchange_listed(columns, std::move(listed), /*end_of_tick=*/true);
+    exchange_listed(columns, std::move(listed), /*end_of_tick=*/true, frame);
   } else {
     exchange_rows(kMoves, columns, host_, false);
   }
@@ -796,6 +895,20 @@ void TickRounds::partition() {
   sim_.partitioned_ =
       dist_.partition_storage && sim_.border_halo_ && !sim_.checkpoints_ && !sim_.resuming_;
   sim_.holds_all_ = !sim_.partitioned_ || (dist_.process == 0 && !sim_.log_every_.empty());
+  if (sim_.partitioned_) {
+    // Peers: domains within the halo reach of each other (a symmetric relation, the same on
+    // every process). The domains stay as they are in a partitioned run.
+    const Domains::Box& own = dist_.domains.box(dist_.process);
+    for (int q = 0; q < dist_.processes; ++q) {
+      if (q == dist_.process) continue;
+      others_.push_back(q);
+      if (Domains::distance(own, dist_.domains.box(q)) <= sim_.halo_reach_) peers_.push_back(q);
+    }
+    frame_peers_ = dist_.process == 0 ? others_ : peers_;
+    if (dist_.process != 0 && (peers_.empty() || peers_.front() != 0))
+      frame_peers_.insert(frame_peers_.begin(), 0);
+    sim_.borders_.routed = true;
+  }
   if (!sim_.partitioned_ || sim_.holds_all_) return;
   sim_.borders_.partial = true;
   sim_.refresh_owners();
@@ -941,11 +1054,15 @@ void TickRounds::loop_changes(LoopChanges& merged, bool partial) {
         }
       }
       // Each robot's changes come from the process that moves it.
-      // (A partitioned process may not hold it: it then does not know who moves it.)
+      // (A partitioned process may not hold it: it then does not know who moves it. It is
+      // sent the robots near its own domain only, so a row it holds of a robot far from it
+      // may be older than the sender's: it knows only that the robots it moves are its own.)
       auto own = [&](EntityId id) {
         const std::uint32_t i = state_.robot_index(id);
-        if (i == kNoIndex ? !partial || id >= state_.next_id : sim_.process_of(i) != p)
-          throw log::LogError("a change of a robot it does not move");
+        const bool bad = i == kNoIndex          ? !partial || id >= state_.next_id
+                         : sim_.partitioned_ ? sim_.process_of(i) == dist_.process
+                                             : sim_.process_of(i) != p;
+        if (bad) throw log::LogError("a change of a robot it does not move");
       };
       for (std::uint32_t k = r.u32(); k > 0; --k) {
         const EntityId id = r.u32();
@@ -986,7 +1103,8 @@ void TickRounds::loop_changes(LoopChanges& merged, bool partial) {
 }
 
 void TickRounds::loop_moves(std::vector<EntityId> mine) {
-  exchange_listed(moves_columns(/*logged=*/false), std::move(mine), /*end_of_tick=*/false);
+  exchange_listed(moves_columns(/*logged=*/false), std::move(mine), /*end_of_tick=*/false,
+                  /*frame=*/false);
 }
 
 }  // namespace fleetsim::distributed

@@ -52,11 +52,17 @@ class TickRounds final : public ProcessRounds {
     // Parts of the moves round: the contact rounds come before its last part.
     return gather(std::move(mine), /*more=*/true);
   }
+  RoutedReceived routed_contact_round(RoutedMessage mine) override {
+    return route(std::move(mine), peers_, /*more=*/true);
+  }
+  void near_processes(Vec2 p, double reach, std::vector<int>& to) const override;
 
  private:
   /// One part of a round: every process's bytes, by process (the exchange's all_gather, timed
   /// and counted).
   std::vector<std::vector<std::uint8_t>> gather(std::vector<std::uint8_t> mine, bool more = false);
+  /// One part of a routed round (Exchange::routed), timed and counted.
+  RoutedReceived route(RoutedMessage mine, const std::vector<int>& peers, bool more);
   void hello();
   /// A partitioned run, at the start: drops the robots this process neither moves nor may read.
   void partition();
@@ -74,8 +80,11 @@ class TickRounds final : public ProcessRounds {
   /// A moves round of the listed robots only (border moves 'N'): `listed` this process's,
   /// increasing ids. A partitioned process takes in the robots it does not hold, and at the
   /// end of a tick (`end_of_tick`) drops those it was not sent and those beyond its reach.
+  /// A partitioned run routes the robots: each goes to the processes whose domains it is
+  /// within reach of (on a `frame`'s tick every robot also to the first process); robots
+  /// loop functions moved (not `end_of_tick`) to every process.
   void exchange_listed(const std::vector<ColumnHandle>& columns, std::vector<EntityId> listed,
-                       bool end_of_tick);
+                       bool end_of_tick, bool frame);
   /// One moves ('M') or state ('S') round: `columns` of every robot, each sent by the process
   /// that simulates it (by_host false) or holds it (holder, by_host true).
   /// `more_after`: the round goes on after this exchange (a checkpoint's rounds come before
@@ -116,6 +125,11 @@ class TickRounds final : public ProcessRounds {
   /// Every process's tags of the tick (by robot id), interned after the moves.
   std::vector<std::pair<EntityId, std::string>> incoming_tags_;
   bool last_moves_full_ = true;  ///< the last moves round carried every robot (or none ran)
+  /// A partitioned run's peers of this process (increasing): the processes whose domains lie
+  /// within the halo reach of its own, which may read its robots and whose robots it may
+  /// read; on a frame's tick also the first process (which writes the frame) or, for the
+  /// first, every process; and every other process.
+  std::vector<int> peers_, frame_peers_, others_;
 };
 
 /// Makes process `sim.distribution().process`'s rounds (Distribution::make_rounds).

@@ -664,45 +664,71 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
                                              std::uint64_t changes, double reach,
                                              const std::uint32_t* order, std::size_t n, int round) {
   // 'B' u32 round, u64 changes, u32 k, k x (u32 robot id, [f32 dx, f32 dy,] f32 fraction);
-  // little-endian (docs/distributed.md, "Contact rounds").
-  std::vector<std::uint8_t> out;
-  auto put = [&](const void* v, std::size_t size) {
+  // little-endian (docs/distributed.md, "Contact rounds"). Routed: the kind, round and
+  // changes to every process, the count and robots to each process they are near.
+  std::vector<std::uint8_t> head;
+  auto put = [](std::vector<std::uint8_t>& out, const void* v, std::size_t size) {
     const auto* p = static_cast<const std::uint8_t*>(v);
     out.insert(out.end(), p, p + size);
   };
+  auto put_robots = [&](std::vector<std::uint8_t>& out, std::span<const std::uint32_t> list) {
+    const auto k = static_cast<std::uint32_t>(list.size());
+    out.reserve(out.size() + 4 + list.size() * (motion ? 16 : 8));
+    put(out, &k, 4);
+    for (std::uint32_t s : list) {
+      const EntityId id = b.ids[order[s]];  // (slots are this process's grid's)
+      const float v = std::fabs(f[s]);
+      put(out, &id, 4);
+      if (motion) {
+        put(out, &dx_[s], 4);
+        put(out, &dy_[s], 4);
+      }
+      put(out, &v, 4);
+    }
+  };
   const std::uint8_t kind = 'B';
   const auto r32 = static_cast<std::uint32_t>(round);
-  const auto k = static_cast<std::uint32_t>(slots.size());
-  out.reserve(17 + slots.size() * (motion ? 16 : 8));
-  put(&kind, 1);
-  put(&r32, 4);
-  put(&changes, 8);
-  put(&k, 4);
-  for (std::uint32_t s : slots) {
-    const EntityId id = b.ids[order[s]];  // (slots are this process's grid's)
-    const float v = std::fabs(f[s]);
-    put(&id, 4);
-    if (motion) {
-      put(&dx_[s], 4);
-      put(&dy_[s], 4);
+  put(head, &kind, 1);
+  put(head, &r32, 4);
+  put(head, &changes, 8);
+  std::vector<std::vector<std::uint8_t>> heads, bodies;
+  if (b.routed) {
+    RoutedMessage m;
+    m.common = std::move(head);
+    std::vector<std::vector<std::uint32_t>> by_process;
+    std::vector<int> to;
+    for (std::uint32_t s : slots) {
+      to.clear();
+      b.destinations(order[s], to);
+      for (int q : to) {
+        if (by_process.size() <= static_cast<std::size_t>(q))
+          by_process.resize(static_cast<std::size_t>(q) + 1);
+        by_process[static_cast<std::size_t>(q)].push_back(s);
+      }
     }
-    put(&v, 4);
+    m.to.resize(by_process.size());
+    for (std::size_t q = 0; q < by_process.size(); ++q) put_robots(m.to[q], by_process[q]);
+    RoutedReceived got = b.routed_round(std::move(m));
+    heads = std::move(got.common);
+    bodies = std::move(got.from);
+  } else {
+    put_robots(head, slots);
+    heads = b.round(std::move(head));
   }
-  auto all = b.round(std::move(out));
   ghost_changed_.clear();
   std::uint64_t total = changes;
-  for (std::size_t p = 0; p < all.size(); ++p) {
+  for (std::size_t p = 0; p < heads.size(); ++p) {
     if (static_cast<int>(p) == b.process) continue;
-    const auto& in = all[p];
-    std::size_t at = 0;
     auto fail = [&](const char* what) {
       throw std::runtime_error("process " + std::to_string(p) +
                                " sent a malformed contact round (" + what +
                                "); the processes no longer agree on the world");
     };
+    const std::vector<std::uint8_t>* in = &heads[p];
+    std::size_t at = 0;
     auto take = [&](void* v, std::size_t size) {
-      if (in.size() - at < size) fail("truncated");
-      std::memcpy(v, in.data() + at, size);
+      if (in->size() - at < size) fail("truncated");
+      std::memcpy(v, in->data() + at, size);
       at += size;
     };
     std::uint8_t their_kind = 0;
@@ -712,12 +738,18 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
     take(&their_round, 4);
     if (their_kind != kind || their_round != r32) fail("another kind or round");
     take(&their_changes, 8);
-    take(&count, 4);
     // (A process holding only its part may hold fewer robots than another moves: then the
     // bound is the id space.)
-    if (their_changes > (b.partial ? std::uint64_t{0xffffffffu} : n))
+    if (their_changes > (b.partial || b.routed ? std::uint64_t{0xffffffffu} : n))
       fail("more changes than robots");
     total += their_changes;
+    if (b.routed) {  // the robots come in the part it sent this process, if any
+      if (at != in->size()) fail("trailing bytes");
+      in = &bodies[p];
+      at = 0;
+      if (in->empty()) continue;
+    }
+    take(&count, 4);
     for (std::uint32_t j = 0; j < count; ++j) {
       EntityId id = 0;
       float dx = 0, dy = 0, v = 0;
@@ -744,7 +776,7 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
         ghost_changed_.push_back(s);
       }
     }
-    if (at != in.size()) fail("trailing bytes");
+    if (at != in->size()) fail("trailing bytes");
   }
   return total;
 }

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/routed_message.hpp"
 #include "core/thread_pool.hpp"
 #include "physics/spatial_grid.hpp"
 #include "world/world.hpp"
@@ -76,6 +77,14 @@ struct ContactBorders {
   int process = 0;  ///< this process
   /// One round: this process's bytes to every other; returns every process's, by index.
   std::function<std::vector<std::vector<std::uint8_t>>(std::vector<std::uint8_t>)> round;
+  /// A partitioned run routes the rounds (`routed`): each robot's motion and fractions go only
+  /// to the processes whose domains are within border_m of it (`destinations` lists them,
+  /// increasing, for a row), over `routed_round` (the common bytes to every process, the parts
+  /// to their processes; returns what each process sent to all and to this one). `round` is
+  /// then unused.
+  bool routed = false;
+  std::function<void(std::uint32_t row, std::vector<int>& to)> destinations;
+  std::function<RoutedReceived(RoutedMessage)> routed_round;
 };
 
 /// Motion: the wheel-speed model is a differential drive (v = (l + r) / 2, w = (r - l) / axle),

@@ -13,8 +13,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "core/routed_message.hpp"
 #include "sim/domains.hpp"
 #include "sim/process_rounds.hpp"
 
@@ -31,6 +33,16 @@ class Exchange {
   /// sent in parts; every process calls with the same flags).
   virtual std::vector<std::vector<std::uint8_t>> all_gather(std::vector<std::uint8_t> mine,
                                                             bool more = false) = 0;
+  /// A round whose bulk goes to some processes only: `mine.common` to every process, and
+  /// `mine.to[q]` to each process q of `peers` (this process's peers in this round, increasing;
+  /// every process calls with the same `more` and with peers that name each other: q is in
+  /// p's peers exactly when p is in q's). This default packs everything into one all_gather
+  /// message (every process receives every part and keeps its own); an exchange that can send
+  /// to one process (MPI) sends the parts to their peers only. Throws std::runtime_error on a
+  /// message whose parts do not add up, naming the process that sent it.
+  /// `process`: this process's index.
+  virtual RoutedReceived routed(RoutedMessage mine, int process, std::span<const int> peers,
+                                bool more = false);
 };
 
 /// Which engines (regions) each process simulates, and this process's place.
@@ -73,6 +85,9 @@ struct Distribution {
 struct ExchangeStats {
   std::uint64_t rounds = 0;
   std::uint64_t bytes_sent = 0;      ///< this process's payloads (once per round)
+  /// The other processes' payloads this process received (of a routed round, their common
+  /// bytes and the parts for it: Exchange::routed)
+  std::uint64_t bytes_received = 0;
   std::uint64_t halo_rows_sent = 0;  ///< robots whose halo columns this process sent
   std::uint64_t migrations_in = 0;   ///< robots (with controllers) received in handoffs
   std::uint64_t migrations_out = 0;
@@ -80,7 +95,7 @@ struct ExchangeStats {
   double wait_seconds = 0;  ///< inside all_gather (includes waiting for peers)
   /// The part of bytes_sent and seconds that the end's state gather took (every robot's whole
   /// row, once per run: not a cost of the ticks).
-  std::uint64_t gather_bytes = 0;
+  std::uint64_t gather_bytes = 0, gather_bytes_received = 0;
   double gather_seconds = 0;
   std::uint64_t rebalances = 0;  ///< times the domains were made again (Simulation::rebalance)
   /// The robots this process held, summed over the ticks (its own and the ghosts: the whole

@@ -169,6 +169,12 @@ double Domains::distance(Vec2 p, const Box& b) {
   return std::sqrt(dx * dx + dy * dy);
 }
 
+double Domains::distance(const Box& a, const Box& b) {
+  const double dx = std::max({b.min.x - a.max.x, 0.0, a.min.x - b.max.x});
+  const double dy = std::max({b.min.y - a.max.y, 0.0, a.min.y - b.max.y});
+  return std::sqrt(dx * dx + dy * dy);
+}
+
 double Domains::to_other(Vec2 p, int d, double limit) const {
   const double inf = std::numeric_limits<double>::infinity();
   if (boxes_.size() <= 1) return inf;

@@ -51,6 +51,8 @@ class Domains {
   double to_other(Vec2 p, int d, double limit) const;
   /// Distance from p to box b (0 inside).
   static double distance(Vec2 p, const Box& b);
+  /// Distance between boxes a and b (0 when they touch or overlap).
+  static double distance(const Box& a, const Box& b);
 
  private:
   /// A cut: points with coordinate < at on `axis` (0 x, 1 y) go to `below`, the others to

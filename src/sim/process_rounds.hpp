@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/routed_message.hpp"
+
 #include "fleetsim/types.hpp"
 
 namespace fleetsim {
@@ -74,6 +76,12 @@ class ProcessRounds {
   virtual void loop_moves(std::vector<EntityId> mine) = 0;
   /// One part of the current round for the physics' contact rounds (every process's bytes).
   virtual std::vector<std::vector<std::uint8_t>> contact_round(std::vector<std::uint8_t> mine) = 0;
+  /// The same in a partitioned run, routed (Exchange::routed): each robot's part goes to the
+  /// processes near_processes names for it.
+  virtual RoutedReceived routed_contact_round(RoutedMessage mine) = 0;
+  /// A partitioned run: the other processes whose domains lie within `reach` of `p`
+  /// (increasing; `reach` at most the halo reach), into `to`.
+  virtual void near_processes(Vec2 p, double reach, std::vector<int>& to) const = 0;
 };
 
 /// Makes the rounds of `sim`'s run (distributed::make_tick_rounds).

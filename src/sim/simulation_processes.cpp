@@ -71,6 +71,12 @@ void Simulation::setup_distribution() {
   borders_.round = [this](std::vector<std::uint8_t> mine) {
     return rounds_->contact_round(std::move(mine));
   };
+  borders_.routed_round = [this](RoutedMessage mine) {
+    return rounds_->routed_contact_round(std::move(mine));
+  };
+  borders_.destinations = [this](std::uint32_t row, std::vector<int>& to) {
+    rounds_->near_processes({state_.x()[row], state_.y()[row]}, index_.border_m, to);
+  };
   for (const auto* v : {&dist_.kind_process, &dist_.robot_process})
     for (int p : *v)
       if (p >= dist_.processes)
