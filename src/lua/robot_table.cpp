@@ -119,17 +119,18 @@ std::uint8_t check_byte(lua_State* L, int arg, const char* function) {
   return static_cast<std::uint8_t>(v);
 }
 
-void make_rab_message(lua_State* L) {
+// The pooled tables of the arrays robot.<array>[i]; `size` is the data's length (messages).
+void make_rab_message(lua_State* L, int size) {
   lua_createtable(L, 0, 4);
-  lua_createtable(L, 16, 0);
+  lua_createtable(L, size, 0);
   lua_setfield(L, -2, "data");
 }
 
-void make_scan_reading(lua_State* L) {
+void make_scan_reading(lua_State* L, int) {
   lua_createtable(L, 0, 2);
 }
 
-void make_blob(lua_State* L) {
+void make_blob(lua_State* L, int) {
   lua_createtable(L, 0, 3);
   lua_createtable(L, 0, 3);
   lua_setfield(L, -2, "color");
@@ -547,6 +548,16 @@ void RobotTable::build_actuator(std::string_view type, std::size_t index) {
 // ---------------------------------------------------------------------------------------------
 // Refreshing the tables every tick
 
+void RobotTable::new_field_table(int table, int key, std::size_t size) {
+  lua_State* L = state_;
+  lua_pop(L, 1);
+  lua_createtable(L, static_cast<int>(key == kData ? size : 0),
+                  static_cast<int>(key == kData ? 0 : size));
+  lua_pushvalue(L, slot_.keys + key);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, table);
+}
+
 void RobotTable::set_number(int table, int key, double value) {
   lua_State* L = state_;
   lua_pushvalue(L, slot_.keys + key);
@@ -584,12 +595,12 @@ void RobotTable::end_step() {
 }
 
 void RobotTable::resize_array(int array, int pool, std::size_t n, std::size_t& shown,
-                              void (*make)(lua_State*)) {
+                              void (*make)(lua_State*, int), int size) {
   lua_State* L = state_;
   if (n == shown) return;
   const auto pooled = static_cast<std::size_t>(lua_rawlen(L, pool));
   for (std::size_t i = pooled + 1; i <= n; ++i) {
-    make(L);
+    make(L, size);
     lua_rawseti(L, pool, static_cast<lua_Integer>(i));
   }
   for (std::size_t i = shown + 1; i <= n; ++i) {
@@ -694,7 +705,8 @@ void RobotTable::refresh_positioning(const SensorView& v) {
 void RobotTable::refresh_rab(const SensorView& v) {
   lua_State* L = state_;
   const std::size_t n = v.messages.size();
-  resize_array(slot_.rab, slot_.rab_pool, n, rab_shown_, make_rab_message);
+  resize_array(slot_.rab, slot_.rab_pool, n, rab_shown_, make_rab_message,
+               n ? static_cast<int>(v.messages[0].data.size()) : 0);
   for (std::size_t i = 0; i < n; ++i) {
     const RabMessage& m = v.messages[i];
     lua_rawgeti(L, slot_.rab_pool, static_cast<lua_Integer>(i + 1));
@@ -703,7 +715,7 @@ void RobotTable::refresh_rab(const SensorView& v) {
     set_number(e, kHorizontalBearing, m.horizontal_bearing);
     set_number(e, kVerticalBearing, m.vertical_bearing);
     lua_pushvalue(L, slot_.keys + kData);
-    lua_rawget(L, e);
+    if (lua_rawget(L, e) != LUA_TTABLE) new_field_table(e, kData, m.data.size());
     const int d = lua_gettop(L);
     const auto before = static_cast<std::size_t>(lua_rawlen(L, d));
     for (std::size_t j = 0; j < m.data.size(); ++j) {
@@ -723,7 +735,7 @@ void RobotTable::refresh_scanner(const SensorView& v) {
   const std::size_t n = std::min(v.values.size(), v.angles.size());
   const std::size_t shorts = std::min(n, static_cast<std::size_t>(v.scalar));
   auto fill = [&](int array, int pool, std::size_t from, std::size_t count, std::size_t& shown) {
-    resize_array(array, pool, count, shown, make_scan_reading);
+    resize_array(array, pool, count, shown, make_scan_reading, 0);
     for (std::size_t i = 0; i < count; ++i) {
       lua_rawgeti(L, pool, static_cast<lua_Integer>(i + 1));
       const float d = v.values[from + i];
@@ -740,7 +752,7 @@ void RobotTable::refresh_scanner(const SensorView& v) {
 void RobotTable::refresh_camera(const SensorView& v) {
   lua_State* L = state_;
   const std::size_t n = v.blobs.size();
-  resize_array(slot_.camera, slot_.camera_pool, n, camera_shown_, make_blob);
+  resize_array(slot_.camera, slot_.camera_pool, n, camera_shown_, make_blob, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const Blob& b = v.blobs[i];
     lua_rawgeti(L, slot_.camera_pool, static_cast<lua_Integer>(i + 1));
@@ -748,7 +760,7 @@ void RobotTable::refresh_camera(const SensorView& v) {
     set_number(e, kDistance, b.distance_m * kCmPerM);
     set_number(e, kAngle, b.angle);
     lua_pushvalue(L, slot_.keys + kColor);
-    lua_rawget(L, e);
+    if (lua_rawget(L, e) != LUA_TTABLE) new_field_table(e, kColor, 3);
     const int c = lua_gettop(L);
     lua_pushvalue(L, slot_.keys + kRed);
     lua_pushinteger(L, b.color.r);

@@ -133,8 +133,12 @@ class RobotTable {
   /// Fills the tables as they are before the first step (what ARGoS shows in init()).
   void show_start(const ControllerSetup& setup);
   /// Points robot.<array>[1..n] at pooled tables (made on first need) and clears the rest.
+  /// `make(state, size)` pushes a new pooled table (`size`: the length of a message's data).
   void resize_array(int array, int pool, std::size_t n, std::size_t& shown,
-                    void (*make)(lua_State*));
+                    void (*make)(lua_State*, int), int size);
+  /// Replaces the value on top of the stack (the field `key` of `table`, which a script set to
+  /// something else than a table) with a new table of `size` slots, set as that field.
+  void new_field_table(int table, int key, std::size_t size);
   void set_number(int table, int key, double value);
 
   // The C functions of the API; upvalue 1 is the RobotTable.

@@ -256,6 +256,39 @@ bool SegmentGrid::any_near_square(Vec2 p, double r) const {
   return false;
 }
 
+void SegmentGrid::near_point(Vec2 p, double reach, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  // A segment crossing a line from p of length <= reach comes within reach of p (computed
+  // distances err by far less than the margin). Its closest point to p lies in the square of
+  // half side `r` around p, and that point's cell lists it.
+  const double r = reach * (1 + 1e-9) + 1e-9;
+  const int x0 = clamp_cell(std::floor((p.x - r - min_.x) * inv_cell_), nx_);
+  const int x1 = clamp_cell(std::floor((p.x + r - min_.x) * inv_cell_), nx_);
+  const int y0 = clamp_cell(std::floor((p.y - r - min_.y) * inv_cell_), ny_);
+  const int y1 = clamp_cell(std::floor((p.y + r - min_.y) * inv_cell_), ny_);
+  for (int gy = y0; gy <= y1; ++gy)
+    for (int gx = x0; gx <= x1; ++gx) {
+      if (!block_used_[block_of(gx, gy)]) {
+        gx |= kBlock - 1;
+        continue;
+      }
+      const std::size_t c = static_cast<std::size_t>(gy) * static_cast<std::size_t>(nx_) +
+                            static_cast<std::size_t>(gx);
+      for (std::uint32_t k = start_[c]; k < start_[c + 1]; ++k) {
+        const std::uint32_t s = items_[k];
+        if (std::find(out.begin(), out.end(), s) != out.end()) continue;  // a few at most
+        if (distance_to_segment(p, segments_[s]) <= r) out.push_back(s);
+      }
+    }
+  std::sort(out.begin(), out.end());
+}
+
+bool SegmentGrid::crosses_any(Vec2 a, Vec2 b, std::span<const std::uint32_t> candidates) const {
+  for (const std::uint32_t s : candidates)
+    if (segments_cross(a, b, segments_[s])) return true;
+  return false;
+}
+
 bool SegmentGrid::any_crossing(Vec2 a, Vec2 b,
                                const std::function<bool(std::uint32_t)>& pred) const {
   return find_crossing(a, b, pred);

@@ -164,6 +164,15 @@ class SegmentGrid {
   /// False when no indexed segment comes near the square of half side `r` around p (then no
   /// line inside it is blocked); true may still mean none does. A few bytes read.
   bool any_near_square(Vec2 p, double r) const;
+  /// The indexed segments that come within `reach` of p, each once, ascending, into `out`:
+  /// every segment that a line from p no longer than `reach` crosses is among them (the test
+  /// keeps a margin for rounding). A sensor asks once per robot, then tests its lines against
+  /// these few (crosses_any) before walking the cells (blocks).
+  void near_point(Vec2 p, double reach, std::vector<std::uint32_t>& out) const;
+  /// Whether a-b crosses or touches one of `candidates` (the test blocks() applies to each
+  /// segment of the cells it walks): false means blocks(a, b) is false when `candidates` is
+  /// near_point(a, reach) and |b - a| <= reach.
+  bool crosses_any(Vec2 a, Vec2 b, std::span<const std::uint32_t> candidates) const;
   /// Whether `pred(index)` holds for an indexed segment the segment a-b crosses; stops at the
   /// first (a segment may be asked more than once: it is listed in every cell it enters).
   bool any_crossing(Vec2 a, Vec2 b, const std::function<bool(std::uint32_t)>& pred) const;

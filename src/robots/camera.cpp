@@ -88,7 +88,11 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     });
     sort_by_row(sc.near, sc.rows, sc.sorted);
 
-    // 2. Their lit LEDs within range, relative to this robot's centre (world frame).
+    // 2. Their lit LEDs within range, relative to this robot's centre (world frame). The
+    //    walls an LED's line may cross are found once (most robots have none near).
+    const SegmentGrid& walls = w.index().segments;
+    if (blocked_) walls.near_point(p, reach_, sc.walls);
+    const bool walled = blocked_ && !sc.walls.empty();
     const WorldState& state = w.state();
     const double* theta = state.theta().data();
     sc.rx.clear();
@@ -119,7 +123,10 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
           if (square_ ? std::abs(rx) >= range_ || std::abs(ry) >= range_
                       : rx * rx + ry * ry > range2_)
             continue;
-          if (blocked_ && w.line_blocked(p, {p.x + rx, p.y + ry})) continue;
+          if (walled) {
+            const Vec2 q{p.x + rx, p.y + ry};
+            if (walls.crosses_any(p, q, sc.walls) && w.line_blocked(p, q)) continue;
+          }
           // LED heights: the foot-bot's in ARGoS (ring 0.085 m, beacon 0.1742 m, of a body
           // 0.1469 m high), in proportion to the owner's height.
           const double led_height =
@@ -233,6 +240,7 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     std::vector<double> rx, ry, bearing;  ///< per blob: offset (world frame), bearing
     std::vector<Color> colors;
     std::vector<Blob> blobs;
+    std::vector<std::uint32_t> walls;  ///< blocked_by_obstacles: the segments within reach
   };
 
   double range_ = 3, range2_ = 9, reach_ = 3;

@@ -151,11 +151,18 @@ class RangeAndBearingSensor final : public Sensor {
     }
     // The documented order: by sender id.
     sort_by_row(sc.senders, sc.rows, sc.sorted);
-    if (blocked_ && w.index().segments.any_near_square(p, range_))
-      std::erase_if(sc.senders, [&](std::uint64_t rs) {
-        const auto s = static_cast<std::uint32_t>(rs);
-        return w.line_blocked(p, {gx[s], gy[s]});
-      });
+    if (blocked_) {
+      // The walls within range, once; a line that crosses none of them is not blocked, and
+      // the few that cross one are walked through the grid as before (the same answer).
+      const SegmentGrid& walls = w.index().segments;
+      walls.near_point(p, range_, sc.walls);
+      if (!sc.walls.empty())
+        std::erase_if(sc.senders, [&](std::uint64_t rs) {
+          const auto s = static_cast<std::uint32_t>(rs);
+          const Vec2 q{gx[s], gy[s]};
+          return walls.crosses_any(p, q, sc.walls) && w.line_blocked(p, q);
+        });
+    }
     if (bodies_ && !sc.senders.empty() && !(z && own_z > 0))
       drop_hidden_by_bodies(sc, grid, kind, order, z, robot.slot, p);
 
@@ -225,6 +232,7 @@ class RangeAndBearingSensor final : public Sensor {
     std::vector<std::uint64_t> sorted;   ///< sorting scratch
     std::vector<double> geometry;        ///< per sender: dx, dy, dz, bearing (4 arrays)
     std::vector<RabMessage> messages;
+    std::vector<std::uint32_t> walls;     ///< blocked_by_obstacles: the segments within range
     std::vector<double> ox, oy, o2, or2;  ///< blocked_by_bodies: bodies that may block, their
     std::vector<double> oslot;            ///< offsets, squared distance and radius, grid slots
     std::vector<int> ofirst, ocount;      ///< each body's first sector and how many it spans

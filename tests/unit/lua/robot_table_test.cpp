@@ -123,6 +123,37 @@ TEST(LuaRobotTable, RangeAndBearingSetDataWritesThePayload) {
   EXPECT_EQ(r.parts.rab_out, std::vector<std::uint8_t>(10, 0));
 }
 
+// The readings' tables are kept from tick to tick (ARGoS makes new ones): a tick with fewer
+// readings must not show the last tick's extra entries, and a script that replaced a
+// reading's sub-table must find the reading whole again at the next tick (as in ARGoS).
+TEST(LuaRobotTable, ReadingsAreWholeEveryTickWhateverTheScriptDidToThem) {
+  LuaRobot r;
+  r.load(R"(
+    function init() robot.colored_blob_omnidirectional_camera.enable() end
+    function step()
+      local rab, cam = robot.range_and_bearing, robot.colored_blob_omnidirectional_camera
+      local out = #rab .. " " .. #cam
+      for i = 1, #rab do out = out .. " " .. #rab[i].data .. ":" .. rab[i].data[1] end
+      for i = 1, #cam do out = out .. " " .. cam[i].color.red end
+      log(out)
+      for i = 1, #rab do rab[i].data = i == 1 and "spoilt" or nil end
+      for i = 1, #cam do cam[i].color = 0 end
+    end)");
+  r.parts.payloads = {{1, 2}, {2, 2}, {3, 2}, {4, 2}, {5, 2}};
+  for (std::uint8_t i = 0; i < 5; ++i) r.parts.messages.push_back({i + 1u, {}, 1.0f, 0.0f, 0.0f});
+  r.parts.blobs = {{{255, 0, 0, 255}, 0.3f, 0.5f}, {{0, 0, 255, 255}, 0.4f, -0.5f}};
+  r.step();
+  r.parts.payloads = {{7}, {8}};
+  r.parts.messages.resize(2);
+  r.parts.blobs.resize(1);
+  r.step();
+  r.step();
+  ASSERT_EQ(r.lines.size(), 3u);
+  EXPECT_EQ(r.lines[0], "5 2 2:1 2:2 2:3 2:4 2:5 255 0");
+  EXPECT_EQ(r.lines[1], "2 1 1:7 1:8 255");
+  EXPECT_EQ(r.lines[2], "2 1 1:7 1:8 255");
+}
+
 TEST(LuaRobotTable, CameraBlobsAndSwitch) {
   LuaRobot r;
   r.load(R"(

@@ -200,7 +200,8 @@ TEST(SpatialGrid, ResponseAndNoiseAreAppliedInTheCastOnEveryPath) {
 // The obstacle grid's line test (walls between robots for the range-and-bearing and the
 // camera) walks only the cells a line crosses, row by row, and skips blocks of cells without a
 // segment: it must answer as a scan of every segment does, for lines inside the grid, leaving
-// it, level, upright and long, over sparse and dense walls.
+// it, level, upright and long, over sparse and dense walls. So must the sensors' shortcut (the
+// walls near a robot, then each line against those).
 TEST(SpatialGrid, ALineIsBlockedExactlyWhenItCrossesASegment) {
   auto side = [](Vec2 p, Vec2 q, Vec2 r) {
     const double v = (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x);
@@ -210,6 +211,7 @@ TEST(SpatialGrid, ALineIsBlockedExactlyWhenItCrossesASegment) {
     return side(a, b, s.a) * side(a, b, s.b) < 0 && side(s.a, s.b, a) * side(s.a, s.b, b) < 0;
   };
   int blocked = 0, clear = 0;
+  std::vector<std::uint32_t> near;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     CounterRng rng(seed, 0, 0, RandomStream::kPlacement);
     std::vector<Segment> walls;
@@ -229,6 +231,10 @@ TEST(SpatialGrid, ALineIsBlockedExactlyWhenItCrossesASegment) {
       bool expected = false;
       for (const Segment& w : walls) expected = expected || crosses(a, b, w);
       ASSERT_EQ(grid.blocks(a, b), expected) << "seed " << seed << ", line " << k;
+      // The sensors' shortcut: the walls near the line's start, listed once, hold every wall
+      // the line crosses.
+      grid.near_point(a, length(b - a), near);
+      ASSERT_EQ(grid.crosses_any(a, b, near), expected) << "seed " << seed << ", line " << k;
       if (expected) {
         EXPECT_TRUE(grid.any_near_square(a, std::max(std::abs(b.x - a.x), std::abs(b.y - a.y))));
         ++blocked;
