@@ -144,6 +144,7 @@ inline void drive_impulse(double m, double v, double c, double s, double ux, dou
 struct Batch {
   std::size_t region = 0;
   std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> at;  ///< per robot: its place in the groups' rows (group_rows_)
 };
 
 class Dynamics2d final : public PhysicsEngine {
@@ -249,10 +250,27 @@ class Dynamics2d final : public PhysicsEngine {
     const double margin = 2 * rmax + 2 * reach + 0.1;
     for (std::size_t r = 0; r < regions_.size(); ++r) segments_near(w, r, margin);
     find_free_robots(w, c, move, rmax, reach);
-    group_batches(w, c);
-    w.parallel_for(batches_.size(), 1, [&](std::size_t b, std::size_t e, int) {
-      for (std::size_t k = b; k < e; ++k) step_batch(w, c, batches_[k], margin);
-    });
+    make_groups(w, c);
+    // Rounds: the groups whose robots' paths are not yet checked go to Box2D; a group whose
+    // free robots meet none of its Box2D robots' paths is written to the columns, the others
+    // go again with the robots that meet one entering earlier (check_group).
+    while (!pending_.empty()) {
+      fill_batches(w);
+      w.parallel_for(batches_.size(), 1, [&](std::size_t b, std::size_t e, int) {
+        for (std::size_t k = b; k < e; ++k) step_batch(w, c, batches_[k], margin);
+      });
+      passed_.assign(pending_.size(), 0);
+      w.parallel_for(pending_.size(), 16, [&](std::size_t b, std::size_t e, int worker) {
+        Scratch& scratch = scratch_[static_cast<std::size_t>(worker)];
+        for (std::size_t k = b; k < e; ++k)
+          if ((passed_[k] = check_group(w, pending_[k], scratch))) commit_group(w, c, pending_[k]);
+      });
+      std::size_t kept = 0;
+      for (std::size_t k = 0; k < pending_.size(); ++k)
+        if (!passed_[k]) pending_[kept++] = pending_[k];
+      pending_.resize(kept);
+      ++rounds_;
+    }
   }
 
  private:
@@ -441,11 +459,10 @@ class Dynamics2d final : public PhysicsEngine {
 
   /// Groups the robots that go to Box2D: two robots that may meet this tick (find_free_robots)
   /// are in one group, and so are the groups they link, so no two groups touch during the
-  /// tick. Groups, in the order of their lowest row (robot id), fill batches of at least
-  /// kBatchBodies robots of one region, one Box2D world each, each group's robots in row order.
-  /// What a batch holds depends on the columns alone, not on the thread count, the process,
-  /// or a checkpoint; the batches are stepped in parallel.
-  void group_batches(CorePhysicsWorld& w, const Columns& c) {
+  /// tick. Plans each group (plan_group); the groups with robots for Box2D are pending, the
+  /// others are written to the columns. What a group holds depends on the columns alone, not
+  /// on the thread count, the process, or a checkpoint.
+  void make_groups(CorePhysicsWorld& w, const Columns& c) {
     const std::size_t n = w.robot_count();
     const std::uint8_t* engine = w.state.robot_engine().data();
     const std::uint8_t* steps = w.steps_mask().data();
@@ -487,30 +504,54 @@ class Dynamics2d final : public PhysicsEngine {
     fill_.assign(group_start_.begin(), group_start_.end() - 1);
     for (std::uint32_t i = 0; i < n; ++i)
       if (group_[i] != kNone) group_rows_[fill_[group_[i]]++] = i;
-    // The robots of a group that meet nothing move without Box2D.
+    // Each group's free paths and first sub-steps; the groups that need no Box2D are done.
     scratch_.resize(pairs_.size());
     group_boxed_.assign(groups, 0);
+    std::size_t subs = 1;
+    for (const RegionSettings& s : settings_) subs = std::max(subs, std::size_t(s.sub_steps));
+    stride_ = 2 * subs;
+    paths_.resize(sum * stride_);
+    actual_.resize(sum * stride_);
+    motions_.resize(sum);
+    results_.resize(sum);
     w.parallel_for(groups, 16, [&](std::size_t b, std::size_t e, int worker) {
-      for (std::size_t g = b; g < e; ++g)
-        group_boxed_[g] = move_apart_robots(w, c, static_cast<std::uint32_t>(g),
-                                            scratch_[static_cast<std::size_t>(worker)]);
+      for (std::size_t g = b; g < e; ++g) {
+        const auto gg = static_cast<std::uint32_t>(g);
+        group_boxed_[g] = plan_group(w, c, gg, scratch_[static_cast<std::size_t>(worker)]);
+        if (group_boxed_[g] == 0) commit_group(w, c, gg);
+      }
     });
-    // Batches: the others, groups in root order, per region.
+    pending_.clear();
+    for (std::uint32_t g = 0; g < groups; ++g)
+      if (group_boxed_[g] > 0) pending_.push_back(g);
+    rounds_ = 0;
+  }
+
+  /// The pending groups, in the order of their lowest row (robot id), fill batches of at least
+  /// kBatchBodies robots of one region, one Box2D world each, each group's robots that go to
+  /// Box2D in row order. What a batch holds depends on the columns alone; the batches are
+  /// stepped in parallel.
+  void fill_batches(const CorePhysicsWorld& w) {
+    const std::uint8_t* engine = w.state.robot_engine().data();
     std::size_t used = 0;
     open_.assign(regions_.size(), -1);
-    for (std::uint32_t g = 0; g < groups; ++g) {
-      if (group_boxed_[g] == 0) continue;
-      const std::uint32_t* rows = &group_rows_[group_start_[g]];
-      const std::uint32_t size = group_boxed_[g];
-      const std::size_t r = static_cast<std::size_t>(region_of_[engine[rows[0]]]);
+    for (std::uint32_t g : pending_) {
+      const std::uint32_t start = group_start_[g], end = group_start_[g + 1];
+      const std::size_t r = static_cast<std::size_t>(region_of_[engine[group_rows_[start]]]);
+      const int subs = settings_[r].sub_steps;
       if (open_[r] < 0) {
         if (batches_.size() <= used) batches_.emplace_back();
         batches_[used].region = r;
         batches_[used].rows.clear();
+        batches_[used].at.clear();
         open_[r] = static_cast<int>(used++);
       }
       Batch& batch = batches_[static_cast<std::size_t>(open_[r])];
-      batch.rows.insert(batch.rows.end(), rows, rows + size);
+      for (std::uint32_t p = start; p < end; ++p)
+        if (first_sub_[group_rows_[p]] < subs) {
+          batch.rows.push_back(group_rows_[p]);
+          batch.at.push_back(p);
+        }
       if (batch.rows.size() >= kBatchBodies) open_[r] = -1;
     }
     batches_.resize(used);
@@ -538,6 +579,14 @@ class Dynamics2d final : public PhysicsEngine {
   /// The end of a tick without contacts.
   struct FreeMotion {
     double x, y, theta, vx, vy, omega;
+  };
+
+  /// A robot's tick in Box2D (step_batch), until its group is written (commit_group).
+  struct BoxResult {
+    FreeMotion end;
+    float realization;
+    std::uint8_t contacts;
+    float angles[kMaxContacts];
   };
 
   /// Robot i's tick as Box2D computes it for a body that nothing touches, in SI units: the
@@ -594,98 +643,139 @@ class Dynamics2d final : public PhysicsEngine {
     for (int q = 0; q < kMaxContacts; ++q) angles[q] = 0;
   }
 
-  /// A worker's buffers for move_apart_robots.
+  /// A worker's buffers for plan_group and check_group.
   struct Scratch {
-    std::vector<double> path;
-    std::vector<FreeMotion> motions;
-    std::vector<int> first;  ///< per robot of the group: the first sub-step it may meet something
     std::vector<std::pair<std::uint32_t, std::uint32_t>> near;  ///< pairs that may meet
-    std::vector<std::uint8_t> lowered;
+    std::vector<std::pair<std::uint32_t, int>> lower;           ///< robots entering earlier
   };
 
-  /// Moves the robots of group g that need no Box2D this tick, and moves the others to the
-  /// front of the group's rows; returns how many those are. Each robot's free path
-  /// (free_motion) is computed, with the centre at the start of each sub-step, where Box2D finds
-  /// its contacts. A robot goes to Box2D when something may touch it during the tick: a near
-  /// obstacle, or another robot whose free path comes near enough to its own (below). The
-  /// others meet nothing, so Box2D would move them on their free paths too. The result does not
-  /// depend on the order of the robots.
-  std::uint32_t move_apart_robots(const CorePhysicsWorld& w, const Columns& c, std::uint32_t g,
-                                  Scratch& scratch) {
-    std::uint32_t* rows = &group_rows_[group_start_[g]];
-    const std::size_t k = group_start_[g + 1] - group_start_[g];
-    const std::size_t r = static_cast<std::size_t>(region_of_[w.state.robot_engine()[rows[0]]]);
-    const int subs = settings_[r].sub_steps;
-    const std::size_t stride = 2 * static_cast<std::size_t>(subs);
-    std::vector<double>& path = scratch.path;
-    std::vector<FreeMotion>& motions = scratch.motions;
-    std::vector<int>& first = scratch.first;
-    path.resize(k * stride);
-    motions.resize(k);
-    first.resize(k);
-    for (std::size_t a = 0; a < k; ++a) {
-      double* p = &path[a * stride];
-      motions[a] = free_motion(w, c, rows[a], p);
-      first[a] = walled_[rows[a]] || (!in_grip_.empty() && in_grip_[rows[a]]) ? 0 : subs;
-    }
-    auto radius = [&](std::size_t a) {
-      return w.model.kinds[w.state.robot_kind()[rows[a]]].radius_m;
-    };
-    // first[a]: the first sub-step at which something may touch robot a (subs: none; a contact
-    // at the tick's end is found by the next tick's first sub-step). Until then a moves on its
-    // free path; then it may stray from it by at most 2 reach x (q - first[a]) / subs by
-    // sub-step q, stopped or pushed by bodies no faster. Something may touch a at sub-step q if
-    // an obstacle is near (q = 0), or if another's free path comes within the radii +
-    // kMissMargin + that other's stray of a's. Lowered until none is: the greatest solution,
-    // whatever the order of the updates.
-    const double stray = 2 * reach_[r] / subs;
-    auto first_meeting = [&](std::size_t a, std::size_t b) {
-      const double gap = radius(a) + radius(b) + kMissMargin;
-      const double* pa = &path[a * stride];
-      const double* pb = &path[b * stride];
-      for (int q = 0; q < first[a]; ++q) {
-        const double dx = pa[2 * q] - pb[2 * q], dy = pa[2 * q + 1] - pb[2 * q + 1];
-        const double within = gap + stray * std::max(0, q - first[b]);  // a's is 0 before first[a]
-        if (dx * dx + dy * dy < within * within) return q;
-      }
-      return first[a];
-    };
-    // The pairs that may meet: robots whose centres start farther apart than their radii +
-    // kMissMargin + 4 reach never do (each moves at most `reach` and strays at most 2 reach).
-    std::vector<std::pair<std::uint32_t, std::uint32_t>>& near = scratch.near;
+  /// Robot i's radius.
+  double radius_of(const CorePhysicsWorld& w, std::uint32_t i) const {
+    return w.model.kinds[w.state.robot_kind()[i]].radius_m;
+  }
+
+  /// The pairs of group g's robots (places in group_rows_, the lower first) whose centres start
+  /// near enough to meet during the tick: farther apart than their radii + kMissMargin + 4 reach
+  /// they never do (each moves at most `reach`, and a robot in Box2D strays from its free path
+  /// by at most 2 reach).
+  void near_pairs(const CorePhysicsWorld& w, std::uint32_t g, std::size_t r,
+                  std::vector<std::pair<std::uint32_t, std::uint32_t>>& near) const {
     near.clear();
-    for (std::uint32_t a = 0; a < k; ++a)
-      for (std::uint32_t b = a + 1; b < k; ++b) {
-        const double dx = path[a * stride] - path[b * stride];
-        const double dy = path[a * stride + 1] - path[b * stride + 1];
-        const double limit = radius(a) + radius(b) + kMissMargin + 4 * reach_[r];
+    const std::uint32_t start = group_start_[g], end = group_start_[g + 1];
+    for (std::uint32_t a = start; a < end; ++a) {
+      const double ax = paths_[a * stride_], ay = paths_[a * stride_ + 1];
+      const double ar = radius_of(w, group_rows_[a]) + kMissMargin + 4 * reach_[r];
+      for (std::uint32_t b = a + 1; b < end; ++b) {
+        const double dx = ax - paths_[b * stride_], dy = ay - paths_[b * stride_ + 1];
+        const double limit = ar + radius_of(w, group_rows_[b]);
         if (dx * dx + dy * dy < limit * limit) near.emplace_back(a, b);
       }
-    // A robot's first sub-step changes only when another's was lowered: after the first pass,
-    // only the pairs with one lowered in the pass before are looked at again.
-    std::vector<std::uint8_t>& lowered = scratch.lowered;
-    lowered.assign(2 * k, 1);  // [0, k): in the pass before; [k, 2k): in this one
-    for (bool again = true; again;) {
-      again = false;
-      for (const auto& [u, v] : near)
-        for (const auto& [a, b] : {std::pair{u, v}, std::pair{v, u}}) {
-          if (!lowered[b] || first[a] == 0) continue;
-          const int q = first_meeting(a, b);
-          if (q < first[a]) first[a] = q, lowered[k + a] = 1, again = true;
-        }
-      std::copy(lowered.begin() + static_cast<std::ptrdiff_t>(k), lowered.end(), lowered.begin());
-      std::fill(lowered.begin() + static_cast<std::ptrdiff_t>(k), lowered.end(), 0);
     }
-    std::uint32_t kept = 0;
-    for (std::size_t a = 0; a < k; ++a) {  // a >= kept: the group's Box2D robots first, in order
-      if (first[a] < subs) {
-        first_sub_[rows[a]] = static_cast<std::uint8_t>(first[a]);
-        rows[kept++] = rows[a];
-      } else {
-        commit_free(w, c, rows[a], motions[a]);
+  }
+
+  /// Plans group g: each robot's free path (free_motion, with the centre at the start of each
+  /// sub-step, where Box2D finds its contacts), and the first sub-step at which it enters
+  /// Box2D (first_sub_; the region's sub_steps: never, it moves on its free path). Returns how
+  /// many robots enter Box2D. A robot enters at once when an obstacle is near or it grips or
+  /// is held; else at the first sub-step at which another's free path comes within their radii
+  /// + kMissMargin of its own. Whether the free path of a robot that enters later or never is
+  /// right, the others' paths in Box2D tell (check_group). The result does not depend on the
+  /// order of the robots.
+  std::uint32_t plan_group(const CorePhysicsWorld& w, const Columns& c, std::uint32_t g,
+                           Scratch& scratch) {
+    const std::uint32_t start = group_start_[g], end = group_start_[g + 1];
+    const std::size_t r =
+        static_cast<std::size_t>(region_of_[w.state.robot_engine()[group_rows_[start]]]);
+    const int subs = settings_[r].sub_steps;
+    for (std::uint32_t a = start; a < end; ++a) {
+      const std::uint32_t i = group_rows_[a];
+      motions_[a] = free_motion(w, c, i, &paths_[a * stride_]);
+      first_sub_[i] = walled_[i] || (!in_grip_.empty() && in_grip_[i]) ? 0 : subs;
+    }
+    near_pairs(w, g, r, scratch.near);
+    for (const auto& [a, b] : scratch.near) {
+      std::uint8_t& fa = first_sub_[group_rows_[a]];
+      std::uint8_t& fb = first_sub_[group_rows_[b]];
+      const double gap = radius_of(w, group_rows_[a]) + radius_of(w, group_rows_[b]) + kMissMargin;
+      const double* pa = &paths_[a * stride_];
+      const double* pb = &paths_[b * stride_];
+      for (int q = 0; q < std::max(fa, fb); ++q) {
+        const double dx = pa[2 * q] - pb[2 * q], dy = pa[2 * q + 1] - pb[2 * q + 1];
+        if (dx * dx + dy * dy < gap * gap) {
+          fa = static_cast<std::uint8_t>(std::min<int>(fa, q));
+          fb = static_cast<std::uint8_t>(std::min<int>(fb, q));
+          break;
+        }
       }
     }
-    return kept;
+    std::uint32_t boxed = 0;
+    for (std::uint32_t a = start; a < end; ++a) boxed += first_sub_[group_rows_[a]] < subs;
+    return boxed;
+  }
+
+  /// After group g's robots went through Box2D (step_batch): whether every robot moved on its
+  /// free path until the sub-step it entered Box2D kept clear of the others' paths in Box2D,
+  /// by their radii + kMissMargin at the start of each sub-step. A robot whose path did not
+  /// enters Box2D at that sub-step, and the group goes again (false). Compares only this
+  /// tick's paths: the same for any order of the robots and any thread count.
+  bool check_group(const CorePhysicsWorld& w, std::uint32_t g, Scratch& scratch) {
+    const std::uint32_t start = group_start_[g];
+    const std::size_t r =
+        static_cast<std::size_t>(region_of_[w.state.robot_engine()[group_rows_[start]]]);
+    const int subs = settings_[r].sub_steps;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>>& near = scratch.near;
+    near_pairs(w, g, r, near);
+    // The sub-steps the robots entered at (those of this round's worlds) are read; the new
+    // ones written after.
+    std::vector<std::pair<std::uint32_t, int>>& lower = scratch.lower;
+    lower.clear();
+    for (const auto& [u, v] : near)
+      for (const auto& [a, b] : {std::pair{u, v}, std::pair{v, u}}) {
+        const int fa = first_sub_[group_rows_[a]], fb = first_sub_[group_rows_[b]];
+        if (fb >= fa) continue;  // b in Box2D before a: a's free path against b's in Box2D
+        const double gap =
+            radius_of(w, group_rows_[a]) + radius_of(w, group_rows_[b]) + kMissMargin;
+        const double* pa = &paths_[a * stride_];
+        const double* pb = &actual_[b * stride_];
+        for (int q = fb; q < fa && q < subs; ++q) {
+          const double dx = pa[2 * q] - pb[2 * q], dy = pa[2 * q + 1] - pb[2 * q + 1];
+          if (dx * dx + dy * dy < gap * gap) {
+            lower.emplace_back(a, q);
+            break;
+          }
+        }
+      }
+    for (const auto& [a, q] : lower) {
+      std::uint8_t& f = first_sub_[group_rows_[a]];
+      f = static_cast<std::uint8_t>(std::min<int>(f, q));
+    }
+    return lower.empty();
+  }
+
+  /// Writes group g's tick to the columns: free paths, and what Box2D computed for the others.
+  void commit_group(const CorePhysicsWorld& w, const Columns& c, std::uint32_t g) const {
+    const std::uint32_t start = group_start_[g], end = group_start_[g + 1];
+    const int subs =
+        settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[group_rows_[start]]])]
+            .sub_steps;
+    for (std::uint32_t p = start; p < end; ++p) {
+      const std::uint32_t i = group_rows_[p];
+      if (first_sub_[i] >= subs) {
+        commit_free(w, c, i, motions_[p]);
+        continue;
+      }
+      const BoxResult& b = results_[p];
+      c.realization[i] = b.realization;
+      c.x[i] = b.end.x;
+      c.y[i] = b.end.y;
+      c.theta[i] = b.end.theta;
+      c.vx[i] = b.end.vx;
+      c.vy[i] = b.end.vy;
+      c.omega[i] = b.end.omega;
+      c.contact_count[i] = b.contacts;
+      std::copy(b.angles, b.angles + kMaxContacts,
+                &c.contact_angle[static_cast<std::size_t>(i) * kMaxContacts]);
+    }
   }
 
   /// The obstacle segments that can touch region r's bodies (those within `margin` of it).
@@ -708,8 +798,7 @@ class Dynamics2d final : public PhysicsEngine {
 
   /// Steps one batch of robots (group_batches) in a Box2D world of its own: its robots and the
   /// obstacle segments near them.
-  void step_batch(const CorePhysicsWorld& w, const Columns& c, const Batch& batch,
-                  double margin) const {
+  void step_batch(const CorePhysicsWorld& w, const Columns& c, const Batch& batch, double margin) {
     const std::size_t r = batch.region;
     const RegionSettings& s = settings_[r];
     const EngineRegionInfo& g = regions_[r];
@@ -717,10 +806,8 @@ class Dynamics2d final : public PhysicsEngine {
     auto to_box = [&](double x, double y) {
       return b2Vec2(static_cast<float>((x - ox) * kScale), static_cast<float>((y - oy) * kScale));
     };
-    double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
+    const double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
     const double *speed = c.speed, *turn = c.turn;
-    float *realization = c.realization, *contact_angle = c.contact_angle;
-    std::uint8_t* contact_count = c.contact_count;
 
     b2World world(b2Vec2(0, 0));
     world.SetAllowSleeping(false);
@@ -831,6 +918,13 @@ class Dynamics2d final : public PhysicsEngine {
       for (std::size_t k = 0; k < rows.size(); ++k)
         if (first_sub_[rows[k]] == sub) create(k, sub);
       if (sub == 0 && !grip_pairs_.empty()) add_grip_joints(world, rows, bodies);
+      for (std::size_t k = 0; k < rows.size(); ++k)  // the paths in Box2D, for check_group
+        if (const b2Body* body = bodies[k]) {
+          const b2Vec2 p = body->GetPosition();
+          double* at = &actual_[batch.at[k] * stride_ + 2 * static_cast<std::size_t>(sub)];
+          at[0] = ox + p.x / kScale;
+          at[1] = oy + p.y / kScale;
+        }
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const std::uint32_t i = rows[k];
         b2Body* body = bodies[k];
@@ -861,23 +955,25 @@ class Dynamics2d final : public PhysicsEngine {
       }
       world.Step(static_cast<float>(h), s.velocity_iterations, s.position_iterations);
     }
-    // Back to the columns: pose, velocities, the collision sensor.
+    // The results, written to the columns once the group's paths are checked (commit_group):
+    // pose, velocities, the collision sensor.
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const std::uint32_t i = rows[k];
       const b2Body* body = bodies[k];
+      BoxResult& out = results_[batch.at[k]];
       const b2Vec2 p = body->GetPosition();
       const double nx = ox + p.x / kScale, ny = oy + p.y / kScale;
       const double moved = std::sqrt((nx - x[i]) * (nx - x[i]) + (ny - y[i]) * (ny - y[i]));
-      realization[i] =
+      out.realization =
           commanded[k] > 0 ? static_cast<float>(std::min(1.0, moved / commanded[k])) : 1.0f;
-      x[i] = nx;
-      y[i] = ny;
+      out.end.x = nx;
+      out.end.y = ny;
       const double th = wrap_angle(body->GetAngle());
-      theta[i] = th;
+      out.end.theta = th;
       const b2Vec2 v = body->GetLinearVelocity();
-      vx[i] = v.x / kScale;
-      vy[i] = v.y / kScale;
-      omega[i] = body->GetAngularVelocity();
+      out.end.vx = v.x / kScale;
+      out.end.vy = v.y / kScale;
+      out.end.omega = body->GetAngularVelocity();
       constexpr int kCollect = 32;
       float found[kCollect];
       int count = 0;
@@ -892,9 +988,8 @@ class Dynamics2d final : public PhysicsEngine {
       }
       std::sort(found, found + count);
       count = std::min(count, kMaxContacts);
-      float* angles = &contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
-      for (int q = 0; q < kMaxContacts; ++q) angles[q] = q < count ? found[q] : 0.0f;
-      contact_count[i] = static_cast<std::uint8_t>(count);
+      for (int q = 0; q < kMaxContacts; ++q) out.angles[q] = q < count ? found[q] : 0.0f;
+      out.contacts = static_cast<std::uint8_t>(count);
     }
   }
 
@@ -942,7 +1037,16 @@ class Dynamics2d final : public PhysicsEngine {
   std::vector<std::uint8_t> first_sub_;     ///< per robot row going to Box2D: its first sub-step
   std::vector<std::uint32_t> group_boxed_;  ///< per group: how many of its robots go to Box2D
   std::vector<Scratch> scratch_;            ///< per worker
-  std::vector<int> open_;                   ///< per region: its batch being filled, -1 if none
+  // Per place in group_rows_ (the robots of the groups, group by group):
+  std::size_t stride_ = 0;           ///< 2 x the most sub-steps of a region
+  std::vector<double> paths_;        ///< free path: centre (x, y) at each sub-step's start
+  std::vector<double> actual_;       ///< in Box2D: centre at each sub-step's start from its first
+  std::vector<FreeMotion> motions_;  ///< the free path's end
+  std::vector<BoxResult> results_;   ///< the tick in Box2D
+  std::vector<std::uint32_t> pending_;  ///< groups whose Box2D paths are not yet checked
+  std::vector<std::uint8_t> passed_;    ///< per pending group: its check passed
+  int rounds_ = 0;                      ///< rounds of Box2D worlds this tick
+  std::vector<int> open_;               ///< per region: its batch being filled, -1 if none
   std::vector<Batch> batches_;
   std::vector<std::uint8_t> free_;  ///< per robot row: moved without Box2D this tick
   // The grips of this tick (update_grips): none without the gripper in the run.
