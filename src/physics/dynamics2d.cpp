@@ -649,9 +649,11 @@ class Dynamics2d final : public PhysicsEngine {
     std::vector<std::pair<std::uint32_t, int>> lower;           ///< robots entering earlier
   };
 
-  /// Robot i's radius.
+  /// How far from robot i's centre Box2D finds its contacts: its radius (a box's bounding
+  /// circle), and a box's polygon skin (Box2D's b2_polygonRadius, 1 mm at this scale).
   double radius_of(const CorePhysicsWorld& w, std::uint32_t i) const {
-    return w.model.kinds[w.state.robot_kind()[i]].radius_m;
+    const RobotKind& k = w.model.kinds[w.state.robot_kind()[i]];
+    return k.shape == BodyShape::kBox ? k.radius_m + kBoxSkin : k.radius_m;
   }
 
   /// The pairs of group g's robots (places in group_rows_, the lower first) whose centres start
@@ -1026,10 +1028,12 @@ class Dynamics2d final : public PhysicsEngine {
   /// (its allocators, the ground body) is small beside its bodies', few enough that its bodies
   /// stay in cache over the sub-steps. Changing it changes the bits.
   static constexpr std::size_t kBatchBodies = 64;
-  /// How near (m) two robots' free paths may come, beyond their radii, before they may meet
-  /// (move_apart_robots): more than the difference between this double-precision integration
-  /// and Box2D's single-precision one, and than a box's polygon skin (1 mm).
-  static constexpr double kMissMargin = 0.002;
+  /// How near (m) two robots' paths may come, beyond their radii (radius_of), before they may
+  /// meet (plan_group, check_group): more than the difference between this double-precision
+  /// integration and Box2D's single-precision one (micrometres over a tick). Changing it
+  /// changes the bits.
+  static constexpr double kMissMargin = 0.0005;
+  static constexpr double kBoxSkin = 2 * b2_linearSlop / kScale;  ///< b2_polygonRadius, in m
   std::vector<double> reach_;  ///< per region: the farthest a body goes this tick
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> pairs_;  ///< per worker
   std::vector<std::uint32_t> parent_, group_, group_start_, group_rows_, fill_;

@@ -142,6 +142,69 @@ TEST(Dynamics2d, ACrowdInOneRegionGivesTheSameBitsOnOneToThreeThreadsAndNoOverla
   EXPECT_GT(touching, 100) << "the crowd's robots push each other";
 }
 
+// A robot that touches nothing moves without Box2D, on its free path (the drive's impulses
+// integrated in double precision); one near an obstacle goes through Box2D (single precision,
+// the motor joint) whether or not it touches it. Two robots with the same commands, one in the
+// open and one driving along the arena's border 5 mm from it, never touching it: both start
+// at rest, accelerate (the drive's force bound holds for the first sub-steps) and cruise, and
+// go the same way to well within the margin the engine keeps for the difference between the
+// two (0.5 mm a tick): here 20 micrometres over 2 s.
+TEST(Dynamics2d, ALoneRobotMovesAsBox2DWouldMoveIt) {
+  const double r = 0.035;
+  const std::string y_border = std::to_string(-2 + r + 0.005);
+  D2Run run(
+      arena("    <robot id=\"open\" controller=\"straight\" position=\"-1,0\"/>\n"
+            "    <robot id=\"border\" controller=\"straight\" position=\"-1," +
+            y_border + "\"/>\n"));
+  const auto& st = run.sim->state();
+  const auto a = run.row("open"), b = run.row("border");
+  const Vec2 a0 = run.pos("open"), b0 = run.pos("border");
+  double worst = 0;
+  for (int t = 0; t < 20; ++t) {
+    run.steps(1);
+    const Vec2 pa = run.pos("open"), pb = run.pos("border");
+    worst =
+        std::max(worst, std::hypot((pa.x - a0.x) - (pb.x - b0.x), (pa.y - a0.y) - (pb.y - b0.y)));
+    EXPECT_NEAR(st.theta()[a], st.theta()[b], 1e-5) << "tick " << t;
+    EXPECT_EQ(st.contact_count()[b], 0) << "the border robot touched the border at tick " << t;
+  }
+  EXPECT_LT(worst, 20e-6);
+  EXPECT_GT(run.pos("open").x - a0.x, 0.15) << "the robots drove";
+}
+
+// A robot on its free path still meets one pushed into it: an idle e-puck 4 mm beyond another
+// idle one, which a foot-bot pushes (its 15 N drive beats the two e-pucks' 1.5 N brakes).
+// Neither idle robot's own path comes near the other's, so only the pushed robot's path in
+// Box2D says they meet; a contact missed for a tick would let them overlap by most of a tick's
+// push (about a centimetre).
+TEST(Dynamics2d, ARobotPushedIntoAnIdleOneMovesIt) {
+  const double r = 0.035, rf = 0.085;
+  D2Run run(
+      arena("    <robot id=\"pusher\" kind=\"footbot\" controller=\"straight\" "
+            "position=\"-0.6,0\"/>\n"
+            "    <robot id=\"pushed\" controller=\"still\" position=\"-0.3,0\"/>\n"
+            "    <robot id=\"next\" controller=\"still\" position=\"" +
+            std::to_string(-0.3 + 2 * r + 0.004) + ",0\"/>\n"));
+  const auto& st = run.sim->state();
+  const double next0 = run.pos("next").x;
+  double deepest = 0, jump = 0;
+  bool felt = false;
+  Vec2 before = run.pos("next");
+  for (int t = 0; t < 60; ++t) {
+    run.steps(1);
+    const Vec2 p = run.pos("pushed"), q = run.pos("next"), s = run.pos("pusher");
+    jump = std::max(jump, std::hypot(q.x - before.x, q.y - before.y));
+    before = q;
+    deepest = std::max({deepest, 2 * r - std::hypot(q.x - p.x, q.y - p.y),
+                        r + rf - std::hypot(s.x - p.x, s.y - p.y)});
+    felt = felt || st.contact_count()[run.row("next")] > 0;
+  }
+  EXPECT_LT(deepest, 0.001) << "two robots overlap";
+  EXPECT_LT(jump, 0.015) << "the idle robot was thrown (pushed at 0.1 m/s: 1 cm a tick)";
+  EXPECT_GT(run.pos("next").x - next0, 0.02) << "the idle robot was not pushed along";
+  EXPECT_TRUE(felt) << "the idle robot's collision sensor never felt the push";
+}
+
 TEST(Dynamics2d, EachKindStaysInItsEngineTypeInAMixedRun) {
   const std::string xml =
       "<fleetsim>\n"
