@@ -595,32 +595,66 @@ class Dynamics2d final : public PhysicsEngine {
   /// sub-step.
   FreeMotion free_motion(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i, double* path,
                          int stop = -1) const {
+    FreeMotion f;
+    free_motions(w, c, &i, 1, &f, path, 0, stop);
+    return f;
+  }
+
+  /// free_motion of the n robots rows[0..n) of one region, with their paths (if `path` is not
+  /// null: path + k stride for rows[k]), four at a time: four chains of dependent operations
+  /// in flight instead of one, each robot's the same arithmetic whatever its lane.
+  void free_motions(const CorePhysicsWorld& w, const Columns& c, const std::uint32_t* rows,
+                    std::size_t n, FreeMotion* out, double* path, std::size_t stride,
+                    int stop = -1) const {
+    constexpr std::size_t kLanes = 4;
+    if (n == 0) return;
     const RegionSettings& s =
-        settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
-    const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
-    const double v = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
-    const double turn = c.turn[i];
+        settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[rows[0]]])];
     const double h = w.dt_s / s.sub_steps;
-    const BodyDrive drive = body_drive(s, kind);
-    const double m = drive.mass, inertia = drive.inertia;
-    const double max_impulse = drive.max_force * h, max_angular = drive.max_torque * h;
-    double px = c.x[i], py = c.y[i], a = c.theta[i], ux = c.vx[i], uy = c.vy[i], wz = c.omega[i];
-    for (int sub = 0; sub < (stop >= 0 ? std::min(stop, s.sub_steps) : s.sub_steps); ++sub) {
-      if (path) {
-        path[2 * sub] = px;
-        path[2 * sub + 1] = py;
+    for (std::size_t base = 0; base < n; base += kLanes) {
+      const std::size_t lanes = std::min(kLanes, n - base);
+      double v[kLanes], turn[kLanes], m[kLanes], inertia[kLanes], max_impulse[kLanes],
+          max_angular[kLanes], px[kLanes], py[kLanes], a[kLanes], ux[kLanes], uy[kLanes],
+          wz[kLanes];
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const std::uint32_t i = rows[base + l];
+        const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
+        v[l] = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
+        turn[l] = c.turn[i];
+        const BodyDrive drive = body_drive(s, kind);
+        m[l] = drive.mass;
+        inertia[l] = drive.inertia;
+        max_impulse[l] = drive.max_force * h;
+        max_angular[l] = drive.max_torque * h;
+        px[l] = c.x[i];
+        py[l] = c.y[i];
+        a[l] = c.theta[i];
+        ux[l] = c.vx[i];
+        uy[l] = c.vy[i];
+        wz[l] = c.omega[i];
       }
-      double jx, jy, sa, ca;
-      det_sincos(a, sa, ca);
-      drive_impulse(m, v, ca, sa, ux, uy, max_impulse, jx, jy);
-      ux += jx / m;
-      uy += jy / m;
-      wz += std::clamp(inertia * (turn - wz), -max_angular, max_angular) / inertia;
-      px += h * ux;
-      py += h * uy;
-      a += h * wz;
+      const int subs = stop >= 0 ? std::min(stop, s.sub_steps) : s.sub_steps;
+      for (int sub = 0; sub < subs; ++sub)
+        for (std::size_t l = 0; l < lanes; ++l) {
+          if (path) {
+            double* p = &path[(base + l) * stride + 2 * static_cast<std::size_t>(sub)];
+            p[0] = px[l];
+            p[1] = py[l];
+          }
+          double jx, jy, sa, ca;
+          det_sincos(a[l], sa, ca);
+          drive_impulse(m[l], v[l], ca, sa, ux[l], uy[l], max_impulse[l], jx, jy);
+          ux[l] += jx / m[l];
+          uy[l] += jy / m[l];
+          wz[l] += std::clamp(inertia[l] * (turn[l] - wz[l]), -max_angular[l], max_angular[l]) /
+                   inertia[l];
+          px[l] += h * ux[l];
+          py[l] += h * uy[l];
+          a[l] += h * wz[l];
+        }
+      for (std::size_t l = 0; l < lanes; ++l)
+        out[base + l] = {px[l], py[l], wrap_angle(a[l]), ux[l], uy[l], wz[l]};
     }
-    return {px, py, wrap_angle(a), ux, uy, wz};
   }
 
   /// Writes robot i's free tick to the columns: pose, velocities, no contact.
@@ -689,9 +723,10 @@ class Dynamics2d final : public PhysicsEngine {
     const std::size_t r =
         static_cast<std::size_t>(region_of_[w.state.robot_engine()[group_rows_[start]]]);
     const int subs = settings_[r].sub_steps;
+    free_motions(w, c, &group_rows_[start], end - start, &motions_[start], &paths_[start * stride_],
+                 stride_);
     for (std::uint32_t a = start; a < end; ++a) {
       const std::uint32_t i = group_rows_[a];
-      motions_[a] = free_motion(w, c, i, &paths_[a * stride_]);
       first_sub_[i] = walled_[i] || (!in_grip_.empty() && in_grip_[i]) ? 0 : subs;
     }
     near_pairs(w, g, r, scratch.near);
