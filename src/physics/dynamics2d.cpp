@@ -26,15 +26,19 @@
 //
 // Which robots Box2D steps. Robots that cannot touch anything this tick move by the drive
 // alone (find_free_robots). The others form groups that cannot touch each other during the
-// tick (group_batches); in a group, the robots that nothing may touch during the tick move on
-// their free paths too, and the others enter Box2D at the first sub-step at which something may
-// touch them (move_apart_robots).
+// tick (make_groups). In a group, a robot enters Box2D at the first sub-step at which an
+// obstacle is near or another's free path meets its own (plan_group), on its free path until
+// then; after the group's Box2D world, a robot whose free path met another's path in Box2D
+// enters at that sub-step and the group goes again (check_group), until none does. So a robot
+// on its free path has touched nothing, as Box2D would have found.
 //
 // Determinism. Box2D is deterministic for the same sequence of calls in one thread. The robots
 // that go to Box2D are stepped in worlds built anew every tick from the columns alone: groups,
 // in the order of their lowest row (robot id), fill worlds of at least kBatchBodies robots of
 // one region, the bodies created in row order, each at its first sub-step; each world is stepped by
-// one worker, worlds in parallel. The state kept between ticks is in columns (pose, and the
+// one worker, worlds in parallel. A group that goes again does so in the next round's worlds,
+// filled the same way from the groups that go again; which groups these are depends on the
+// columns alone. The state kept between ticks is in columns (pose, and the
 // velocities this engine declares), and what a world holds depends on them alone, so the result
 // depends on nothing else: not on the thread count, a checkpoint and resume, or which process held
 // the robot last tick. Building anew also means no warm start across ticks (Box2D warm-starts
@@ -140,11 +144,11 @@ inline void drive_impulse(double m, double v, double c, double s, double ux, dou
   }
 }
 
-/// Robots stepped in one Box2D world (Dynamics2d::group_batches).
+/// Robots stepped in one Box2D world (Dynamics2d::fill_batches).
 struct Batch {
   std::size_t region = 0;
   std::vector<std::uint32_t> rows;
-  std::vector<std::uint32_t> at;  ///< per robot: its place in the groups' rows (group_rows_)
+  std::vector<std::uint32_t> at;  ///< per robot: its slot in this round (Dynamics2d::slot_)
 };
 
 class Dynamics2d final : public PhysicsEngine {
@@ -402,7 +406,7 @@ class Dynamics2d final : public PhysicsEngine {
   /// body of the region goes this tick; the other may be pushed, and Box2D's position
   /// correction moves overlapping bodies apart). A free robot's sub-steps are what Box2D
   /// computes for a body without contacts: the drive's impulses, then position += h velocity.
-  /// The same distance links two robots that are not free into one group (group_batches). The
+  /// The same distance links two robots that are not free into one group (make_groups). The
   /// test reads only this tick's columns, so it is the same for any thread count.
   void find_free_robots(CorePhysicsWorld& w, const Columns& c, double move, double rmax,
                         double reach) {
@@ -511,9 +515,8 @@ class Dynamics2d final : public PhysicsEngine {
     for (const RegionSettings& s : settings_) subs = std::max(subs, std::size_t(s.sub_steps));
     stride_ = 2 * subs;
     paths_.resize(sum * stride_);
-    actual_.resize(sum * stride_);
+    slot_.resize(sum);
     motions_.resize(sum);
-    results_.resize(sum);
     w.parallel_for(groups, 16, [&](std::size_t b, std::size_t e, int worker) {
       for (std::size_t g = b; g < e; ++g) {
         const auto gg = static_cast<std::uint32_t>(g);
@@ -534,6 +537,7 @@ class Dynamics2d final : public PhysicsEngine {
   void fill_batches(const CorePhysicsWorld& w) {
     const std::uint8_t* engine = w.state.robot_engine().data();
     std::size_t used = 0;
+    std::uint32_t slots = 0;
     open_.assign(regions_.size(), -1);
     for (std::uint32_t g : pending_) {
       const std::uint32_t start = group_start_[g], end = group_start_[g + 1];
@@ -550,11 +554,13 @@ class Dynamics2d final : public PhysicsEngine {
       for (std::uint32_t p = start; p < end; ++p)
         if (first_sub_[group_rows_[p]] < subs) {
           batch.rows.push_back(group_rows_[p]);
-          batch.at.push_back(p);
+          batch.at.push_back(slot_[p] = slots++);
         }
       if (batch.rows.size() >= kBatchBodies) open_[r] = -1;
     }
     batches_.resize(used);
+    actual_.resize(std::size_t{slots} * stride_ / 2);
+    results_.resize(slots);
   }
 
   Columns columns(const PhysicsWorld& w) const {
@@ -760,6 +766,8 @@ class Dynamics2d final : public PhysicsEngine {
     const std::size_t r =
         static_cast<std::size_t>(region_of_[w.state.robot_engine()[group_rows_[start]]]);
     const int subs = settings_[r].sub_steps;
+    const double ox = (regions_[r].min.x + regions_[r].max.x) / 2;  // as step_batch's
+    const double oy = (regions_[r].min.y + regions_[r].max.y) / 2;
     std::vector<std::pair<std::uint32_t, std::uint32_t>>& near = scratch.near;
     near_pairs(w, g, r, near);
     // The sub-steps the robots entered at (those of this round's worlds) are read; the new
@@ -773,9 +781,10 @@ class Dynamics2d final : public PhysicsEngine {
         const double gap =
             radius_of(w, group_rows_[a]) + radius_of(w, group_rows_[b]) + kMissMargin;
         const double* pa = &paths_[a * stride_];
-        const double* pb = &actual_[b * stride_];
+        const b2Vec2* pb = &actual_[slot_[b] * stride_ / 2];
         for (int q = fb; q < fa && q < subs; ++q) {
-          const double dx = pa[2 * q] - pb[2 * q], dy = pa[2 * q + 1] - pb[2 * q + 1];
+          const double dx = pa[2 * q] - (ox + pb[q].x / kScale);
+          const double dy = pa[2 * q + 1] - (oy + pb[q].y / kScale);
           if (dx * dx + dy * dy < gap * gap) {
             lower.emplace_back(a, q);
             break;
@@ -801,7 +810,7 @@ class Dynamics2d final : public PhysicsEngine {
         commit_free(w, c, i, motions_[p]);
         continue;
       }
-      const BoxResult& b = results_[p];
+      const BoxResult& b = results_[slot_[p]];
       c.realization[i] = b.realization;
       c.x[i] = b.end.x;
       c.y[i] = b.end.y;
@@ -833,8 +842,9 @@ class Dynamics2d final : public PhysicsEngine {
     return segments_[r];
   }
 
-  /// Steps one batch of robots (group_batches) in a Box2D world of its own: its robots and the
-  /// obstacle segments near them.
+  /// Steps one batch of robots (fill_batches) in a Box2D world of its own: its robots and the
+  /// obstacle segments near them. Records each robot's centre at the start of each sub-step it
+  /// is in the world (for check_group) and its tick's end (for commit_group); writes no column.
   void step_batch(const CorePhysicsWorld& w, const Columns& c, const Batch& batch, double margin) {
     const std::size_t r = batch.region;
     const RegionSettings& s = settings_[r];
@@ -879,7 +889,7 @@ class Dynamics2d final : public PhysicsEngine {
       }
     }
     // The robots, group by group, each in id order, each from the first sub-step at which
-    // something may touch it (move_apart_robots), before which it moves on its free path.
+    // something may touch it (plan_group, check_group), before which it moves on its free path.
     std::vector<b2Body*> bodies(rows.size(), nullptr);
     std::vector<b2Body*> controls(rows.size(), nullptr);  ///< model "argos": the control bodies
     std::vector<double> commanded(rows.size());
@@ -956,12 +966,8 @@ class Dynamics2d final : public PhysicsEngine {
         if (first_sub_[rows[k]] == sub) create(k, sub);
       if (sub == 0 && !grip_pairs_.empty()) add_grip_joints(world, rows, bodies);
       for (std::size_t k = 0; k < rows.size(); ++k)  // the paths in Box2D, for check_group
-        if (const b2Body* body = bodies[k]) {
-          const b2Vec2 p = body->GetPosition();
-          double* at = &actual_[batch.at[k] * stride_ + 2 * static_cast<std::size_t>(sub)];
-          at[0] = ox + p.x / kScale;
-          at[1] = oy + p.y / kScale;
-        }
+        if (const b2Body* body = bodies[k])
+          actual_[batch.at[k] * stride_ / 2 + static_cast<std::size_t>(sub)] = body->GetPosition();
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const std::uint32_t i = rows[k];
         b2Body* body = bodies[k];
@@ -1079,9 +1085,12 @@ class Dynamics2d final : public PhysicsEngine {
   // Per place in group_rows_ (the robots of the groups, group by group):
   std::size_t stride_ = 0;           ///< 2 x the most sub-steps of a region
   std::vector<double> paths_;        ///< free path: centre (x, y) at each sub-step's start
-  std::vector<double> actual_;       ///< in Box2D: centre at each sub-step's start from its first
   std::vector<FreeMotion> motions_;  ///< the free path's end
-  std::vector<BoxResult> results_;   ///< the tick in Box2D
+  std::vector<std::uint32_t> slot_;  ///< in Box2D: its place among this round's robots
+  // Per robot in this round's Box2D worlds (slot_):
+  /// centre at each sub-step's start from its first (Box2D's units and origin)
+  std::vector<b2Vec2> actual_;
+  std::vector<BoxResult> results_;      ///< the tick in Box2D
   std::vector<std::uint32_t> pending_;  ///< groups whose Box2D paths are not yet checked
   std::vector<std::uint8_t> passed_;    ///< per pending group: its check passed
   int rounds_ = 0;                      ///< rounds of Box2D worlds this tick
