@@ -795,6 +795,11 @@ class Dynamics2d final : public PhysicsEngine {
       std::uint8_t& f = first_sub_[group_rows_[a]];
       f = static_cast<std::uint8_t>(std::min<int>(f, q));
     }
+    // A group that went kMaxRounds - 1 times goes whole into Box2D from the first sub-step
+    // (nothing is then left to check): a chain of robots pushed one into the next adds one
+    // robot a round, which would make the rounds as many as its robots.
+    if (!lower.empty() && rounds_ + 2 >= kMaxRounds)
+      for (std::uint32_t p = start; p < group_start_[g + 1]; ++p) first_sub_[group_rows_[p]] = 0;
     return lower.empty();
   }
 
@@ -1093,8 +1098,10 @@ class Dynamics2d final : public PhysicsEngine {
   std::vector<BoxResult> results_;      ///< the tick in Box2D
   std::vector<std::uint32_t> pending_;  ///< groups whose Box2D paths are not yet checked
   std::vector<std::uint8_t> passed_;    ///< per pending group: its check passed
-  int rounds_ = 0;                      ///< rounds of Box2D worlds this tick
-  std::vector<int> open_;               ///< per region: its batch being filled, -1 if none
+  int rounds_ = 0;                      ///< rounds of Box2D worlds this tick, before this one
+  /// The most rounds a tick's groups go through (check_group). Changing it changes the bits.
+  static constexpr int kMaxRounds = 4;
+  std::vector<int> open_;  ///< per region: its batch being filled, -1 if none
   std::vector<Batch> batches_;
   std::vector<std::uint8_t> free_;  ///< per robot row: moved without Box2D this tick
   // The grips of this tick (update_grips): none without the gripper in the run.
