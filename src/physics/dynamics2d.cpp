@@ -26,15 +26,19 @@
 //
 // Which robots Box2D steps. Robots that cannot touch anything this tick move by the drive
 // alone (find_free_robots). The others form groups that cannot touch each other during the
-// tick (group_batches); in a group, the robots that nothing may touch during the tick move on
-// their free paths too, and the others enter Box2D at the first sub-step at which something may
-// touch them (move_apart_robots).
+// tick (make_groups). In a group, a robot enters Box2D at the first sub-step at which an
+// obstacle is near or another's free path meets its own (plan_group), on its free path until
+// then; after the group's Box2D world, a robot whose free path met another's path in Box2D
+// enters at that sub-step and the group goes again (check_group), until none does. So a robot
+// on its free path has touched nothing, as Box2D would have found.
 //
 // Determinism. Box2D is deterministic for the same sequence of calls in one thread. The robots
 // that go to Box2D are stepped in worlds built anew every tick from the columns alone: groups,
 // in the order of their lowest row (robot id), fill worlds of at least kBatchBodies robots of
 // one region, the bodies created in row order, each at its first sub-step; each world is stepped by
-// one worker, worlds in parallel. The state kept between ticks is in columns (pose, and the
+// one worker, worlds in parallel. A group that goes again does so in the next round's worlds,
+// filled the same way from the groups that go again; which groups these are depends on the
+// columns alone. The state kept between ticks is in columns (pose, and the
 // velocities this engine declares), and what a world holds depends on them alone, so the result
 // depends on nothing else: not on the thread count, a checkpoint and resume, or which process held
 // the robot last tick. Building anew also means no warm start across ticks (Box2D warm-starts
@@ -140,10 +144,11 @@ inline void drive_impulse(double m, double v, double c, double s, double ux, dou
   }
 }
 
-/// Robots stepped in one Box2D world (Dynamics2d::group_batches).
+/// Robots stepped in one Box2D world (Dynamics2d::fill_batches).
 struct Batch {
   std::size_t region = 0;
   std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> at;  ///< per robot: its slot in this round (Dynamics2d::slot_)
 };
 
 class Dynamics2d final : public PhysicsEngine {
@@ -249,10 +254,27 @@ class Dynamics2d final : public PhysicsEngine {
     const double margin = 2 * rmax + 2 * reach + 0.1;
     for (std::size_t r = 0; r < regions_.size(); ++r) segments_near(w, r, margin);
     find_free_robots(w, c, move, rmax, reach);
-    group_batches(w, c);
-    w.parallel_for(batches_.size(), 1, [&](std::size_t b, std::size_t e, int) {
-      for (std::size_t k = b; k < e; ++k) step_batch(w, c, batches_[k], margin);
-    });
+    make_groups(w, c);
+    // Rounds: the groups whose robots' paths are not yet checked go to Box2D; a group whose
+    // free robots meet none of its Box2D robots' paths is written to the columns, the others
+    // go again with the robots that meet one entering earlier (check_group).
+    while (!pending_.empty()) {
+      fill_batches(w);
+      w.parallel_for(batches_.size(), 1, [&](std::size_t b, std::size_t e, int) {
+        for (std::size_t k = b; k < e; ++k) step_batch(w, c, batches_[k], margin);
+      });
+      passed_.assign(pending_.size(), 0);
+      w.parallel_for(pending_.size(), 16, [&](std::size_t b, std::size_t e, int worker) {
+        Scratch& scratch = scratch_[static_cast<std::size_t>(worker)];
+        for (std::size_t k = b; k < e; ++k)
+          if ((passed_[k] = check_group(w, pending_[k], scratch))) commit_group(w, c, pending_[k]);
+      });
+      std::size_t kept = 0;
+      for (std::size_t k = 0; k < pending_.size(); ++k)
+        if (!passed_[k]) pending_[kept++] = pending_[k];
+      pending_.resize(kept);
+      ++rounds_;
+    }
   }
 
  private:
@@ -384,7 +406,7 @@ class Dynamics2d final : public PhysicsEngine {
   /// body of the region goes this tick; the other may be pushed, and Box2D's position
   /// correction moves overlapping bodies apart). A free robot's sub-steps are what Box2D
   /// computes for a body without contacts: the drive's impulses, then position += h velocity.
-  /// The same distance links two robots that are not free into one group (group_batches). The
+  /// The same distance links two robots that are not free into one group (make_groups). The
   /// test reads only this tick's columns, so it is the same for any thread count.
   void find_free_robots(CorePhysicsWorld& w, const Columns& c, double move, double rmax,
                         double reach) {
@@ -441,11 +463,10 @@ class Dynamics2d final : public PhysicsEngine {
 
   /// Groups the robots that go to Box2D: two robots that may meet this tick (find_free_robots)
   /// are in one group, and so are the groups they link, so no two groups touch during the
-  /// tick. Groups, in the order of their lowest row (robot id), fill batches of at least
-  /// kBatchBodies robots of one region, one Box2D world each, each group's robots in row order.
-  /// What a batch holds depends on the columns alone, not on the thread count, the process,
-  /// or a checkpoint; the batches are stepped in parallel.
-  void group_batches(CorePhysicsWorld& w, const Columns& c) {
+  /// tick. Plans each group (plan_group); the groups with robots for Box2D are pending, the
+  /// others are written to the columns. What a group holds depends on the columns alone, not
+  /// on the thread count, the process, or a checkpoint.
+  void make_groups(CorePhysicsWorld& w, const Columns& c) {
     const std::size_t n = w.robot_count();
     const std::uint8_t* engine = w.state.robot_engine().data();
     const std::uint8_t* steps = w.steps_mask().data();
@@ -487,33 +508,59 @@ class Dynamics2d final : public PhysicsEngine {
     fill_.assign(group_start_.begin(), group_start_.end() - 1);
     for (std::uint32_t i = 0; i < n; ++i)
       if (group_[i] != kNone) group_rows_[fill_[group_[i]]++] = i;
-    // The robots of a group that meet nothing move without Box2D.
+    // Each group's free paths and first sub-steps; the groups that need no Box2D are done.
     scratch_.resize(pairs_.size());
     group_boxed_.assign(groups, 0);
+    std::size_t subs = 1;
+    for (const RegionSettings& s : settings_) subs = std::max(subs, std::size_t(s.sub_steps));
+    stride_ = 2 * subs;
+    paths_.resize(sum * stride_);
+    slot_.resize(sum);
+    motions_.resize(sum);
     w.parallel_for(groups, 16, [&](std::size_t b, std::size_t e, int worker) {
-      for (std::size_t g = b; g < e; ++g)
-        group_boxed_[g] = move_apart_robots(w, c, static_cast<std::uint32_t>(g),
-                                            scratch_[static_cast<std::size_t>(worker)]);
+      for (std::size_t g = b; g < e; ++g) {
+        const auto gg = static_cast<std::uint32_t>(g);
+        group_boxed_[g] = plan_group(w, c, gg, scratch_[static_cast<std::size_t>(worker)]);
+        if (group_boxed_[g] == 0) commit_group(w, c, gg);
+      }
     });
-    // Batches: the others, groups in root order, per region.
+    pending_.clear();
+    for (std::uint32_t g = 0; g < groups; ++g)
+      if (group_boxed_[g] > 0) pending_.push_back(g);
+    rounds_ = 0;
+  }
+
+  /// The pending groups, in the order of their lowest row (robot id), fill batches of at least
+  /// kBatchBodies robots of one region, one Box2D world each, each group's robots that go to
+  /// Box2D in row order. What a batch holds depends on the columns alone; the batches are
+  /// stepped in parallel.
+  void fill_batches(const CorePhysicsWorld& w) {
+    const std::uint8_t* engine = w.state.robot_engine().data();
     std::size_t used = 0;
+    std::uint32_t slots = 0;
     open_.assign(regions_.size(), -1);
-    for (std::uint32_t g = 0; g < groups; ++g) {
-      if (group_boxed_[g] == 0) continue;
-      const std::uint32_t* rows = &group_rows_[group_start_[g]];
-      const std::uint32_t size = group_boxed_[g];
-      const std::size_t r = static_cast<std::size_t>(region_of_[engine[rows[0]]]);
+    for (std::uint32_t g : pending_) {
+      const std::uint32_t start = group_start_[g], end = group_start_[g + 1];
+      const std::size_t r = static_cast<std::size_t>(region_of_[engine[group_rows_[start]]]);
+      const int subs = settings_[r].sub_steps;
       if (open_[r] < 0) {
         if (batches_.size() <= used) batches_.emplace_back();
         batches_[used].region = r;
         batches_[used].rows.clear();
+        batches_[used].at.clear();
         open_[r] = static_cast<int>(used++);
       }
       Batch& batch = batches_[static_cast<std::size_t>(open_[r])];
-      batch.rows.insert(batch.rows.end(), rows, rows + size);
+      for (std::uint32_t p = start; p < end; ++p)
+        if (first_sub_[group_rows_[p]] < subs) {
+          batch.rows.push_back(group_rows_[p]);
+          batch.at.push_back(slot_[p] = slots++);
+        }
       if (batch.rows.size() >= kBatchBodies) open_[r] = -1;
     }
     batches_.resize(used);
+    actual_.resize(std::size_t{slots} * stride_ / 2);
+    results_.resize(slots);
   }
 
   Columns columns(const PhysicsWorld& w) const {
@@ -540,38 +587,80 @@ class Dynamics2d final : public PhysicsEngine {
     double x, y, theta, vx, vy, omega;
   };
 
+  /// A robot's tick in Box2D (step_batch), until its group is written (commit_group).
+  struct BoxResult {
+    FreeMotion end;
+    float realization;
+    std::uint8_t contacts;
+    float angles[kMaxContacts];
+  };
+
   /// Robot i's tick as Box2D computes it for a body that nothing touches, in SI units: the
   /// drive's impulses, then position += h velocity, each sub-step; `stop` >= 0: only the first
   /// `stop` sub-steps. `path`, if not null, receives the centre (x, y) at the start of each
   /// sub-step.
   FreeMotion free_motion(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i, double* path,
                          int stop = -1) const {
+    FreeMotion f;
+    free_motions(w, c, &i, 1, &f, path, 0, stop);
+    return f;
+  }
+
+  /// free_motion of the n robots rows[0..n) of one region, with their paths (if `path` is not
+  /// null: path + k stride for rows[k]), four at a time: four chains of dependent operations
+  /// in flight instead of one, each robot's the same arithmetic whatever its lane.
+  void free_motions(const CorePhysicsWorld& w, const Columns& c, const std::uint32_t* rows,
+                    std::size_t n, FreeMotion* out, double* path, std::size_t stride,
+                    int stop = -1) const {
+    constexpr std::size_t kLanes = 4;
+    if (n == 0) return;
     const RegionSettings& s =
-        settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[i]])];
-    const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
-    const double v = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
-    const double turn = c.turn[i];
+        settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[rows[0]]])];
     const double h = w.dt_s / s.sub_steps;
-    const BodyDrive drive = body_drive(s, kind);
-    const double m = drive.mass, inertia = drive.inertia;
-    const double max_impulse = drive.max_force * h, max_angular = drive.max_torque * h;
-    double px = c.x[i], py = c.y[i], a = c.theta[i], ux = c.vx[i], uy = c.vy[i], wz = c.omega[i];
-    for (int sub = 0; sub < (stop >= 0 ? std::min(stop, s.sub_steps) : s.sub_steps); ++sub) {
-      if (path) {
-        path[2 * sub] = px;
-        path[2 * sub + 1] = py;
+    for (std::size_t base = 0; base < n; base += kLanes) {
+      const std::size_t lanes = std::min(kLanes, n - base);
+      double v[kLanes], turn[kLanes], m[kLanes], inertia[kLanes], max_impulse[kLanes],
+          max_angular[kLanes], px[kLanes], py[kLanes], a[kLanes], ux[kLanes], uy[kLanes],
+          wz[kLanes];
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const std::uint32_t i = rows[base + l];
+        const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
+        v[l] = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
+        turn[l] = c.turn[i];
+        const BodyDrive drive = body_drive(s, kind);
+        m[l] = drive.mass;
+        inertia[l] = drive.inertia;
+        max_impulse[l] = drive.max_force * h;
+        max_angular[l] = drive.max_torque * h;
+        px[l] = c.x[i];
+        py[l] = c.y[i];
+        a[l] = c.theta[i];
+        ux[l] = c.vx[i];
+        uy[l] = c.vy[i];
+        wz[l] = c.omega[i];
       }
-      double jx, jy, sa, ca;
-      det_sincos(a, sa, ca);
-      drive_impulse(m, v, ca, sa, ux, uy, max_impulse, jx, jy);
-      ux += jx / m;
-      uy += jy / m;
-      wz += std::clamp(inertia * (turn - wz), -max_angular, max_angular) / inertia;
-      px += h * ux;
-      py += h * uy;
-      a += h * wz;
+      const int subs = stop >= 0 ? std::min(stop, s.sub_steps) : s.sub_steps;
+      for (int sub = 0; sub < subs; ++sub)
+        for (std::size_t l = 0; l < lanes; ++l) {
+          if (path) {
+            double* p = &path[(base + l) * stride + 2 * static_cast<std::size_t>(sub)];
+            p[0] = px[l];
+            p[1] = py[l];
+          }
+          double jx, jy, sa, ca;
+          det_sincos(a[l], sa, ca);
+          drive_impulse(m[l], v[l], ca, sa, ux[l], uy[l], max_impulse[l], jx, jy);
+          ux[l] += jx / m[l];
+          uy[l] += jy / m[l];
+          wz[l] += std::clamp(inertia[l] * (turn[l] - wz[l]), -max_angular[l], max_angular[l]) /
+                   inertia[l];
+          px[l] += h * ux[l];
+          py[l] += h * uy[l];
+          a[l] += h * wz[l];
+        }
+      for (std::size_t l = 0; l < lanes; ++l)
+        out[base + l] = {px[l], py[l], wrap_angle(a[l]), ux[l], uy[l], wz[l]};
     }
-    return {px, py, wrap_angle(a), ux, uy, wz};
   }
 
   /// Writes robot i's free tick to the columns: pose, velocities, no contact.
@@ -594,98 +683,150 @@ class Dynamics2d final : public PhysicsEngine {
     for (int q = 0; q < kMaxContacts; ++q) angles[q] = 0;
   }
 
-  /// A worker's buffers for move_apart_robots.
+  /// A worker's buffers for plan_group and check_group.
   struct Scratch {
-    std::vector<double> path;
-    std::vector<FreeMotion> motions;
-    std::vector<int> first;  ///< per robot of the group: the first sub-step it may meet something
     std::vector<std::pair<std::uint32_t, std::uint32_t>> near;  ///< pairs that may meet
-    std::vector<std::uint8_t> lowered;
+    std::vector<std::pair<std::uint32_t, int>> lower;           ///< robots entering earlier
   };
 
-  /// Moves the robots of group g that need no Box2D this tick, and moves the others to the
-  /// front of the group's rows; returns how many those are. Each robot's free path
-  /// (free_motion) is computed, with the centre at the start of each sub-step, where Box2D finds
-  /// its contacts. A robot goes to Box2D when something may touch it during the tick: a near
-  /// obstacle, or another robot whose free path comes near enough to its own (below). The
-  /// others meet nothing, so Box2D would move them on their free paths too. The result does not
-  /// depend on the order of the robots.
-  std::uint32_t move_apart_robots(const CorePhysicsWorld& w, const Columns& c, std::uint32_t g,
-                                  Scratch& scratch) {
-    std::uint32_t* rows = &group_rows_[group_start_[g]];
-    const std::size_t k = group_start_[g + 1] - group_start_[g];
-    const std::size_t r = static_cast<std::size_t>(region_of_[w.state.robot_engine()[rows[0]]]);
-    const int subs = settings_[r].sub_steps;
-    const std::size_t stride = 2 * static_cast<std::size_t>(subs);
-    std::vector<double>& path = scratch.path;
-    std::vector<FreeMotion>& motions = scratch.motions;
-    std::vector<int>& first = scratch.first;
-    path.resize(k * stride);
-    motions.resize(k);
-    first.resize(k);
-    for (std::size_t a = 0; a < k; ++a) {
-      double* p = &path[a * stride];
-      motions[a] = free_motion(w, c, rows[a], p);
-      first[a] = walled_[rows[a]] || (!in_grip_.empty() && in_grip_[rows[a]]) ? 0 : subs;
-    }
-    auto radius = [&](std::size_t a) {
-      return w.model.kinds[w.state.robot_kind()[rows[a]]].radius_m;
-    };
-    // first[a]: the first sub-step at which something may touch robot a (subs: none; a contact
-    // at the tick's end is found by the next tick's first sub-step). Until then a moves on its
-    // free path; then it may stray from it by at most 2 reach x (q - first[a]) / subs by
-    // sub-step q, stopped or pushed by bodies no faster. Something may touch a at sub-step q if
-    // an obstacle is near (q = 0), or if another's free path comes within the radii +
-    // kMissMargin + that other's stray of a's. Lowered until none is: the greatest solution,
-    // whatever the order of the updates.
-    const double stray = 2 * reach_[r] / subs;
-    auto first_meeting = [&](std::size_t a, std::size_t b) {
-      const double gap = radius(a) + radius(b) + kMissMargin;
-      const double* pa = &path[a * stride];
-      const double* pb = &path[b * stride];
-      for (int q = 0; q < first[a]; ++q) {
-        const double dx = pa[2 * q] - pb[2 * q], dy = pa[2 * q + 1] - pb[2 * q + 1];
-        const double within = gap + stray * std::max(0, q - first[b]);  // a's is 0 before first[a]
-        if (dx * dx + dy * dy < within * within) return q;
-      }
-      return first[a];
-    };
-    // The pairs that may meet: robots whose centres start farther apart than their radii +
-    // kMissMargin + 4 reach never do (each moves at most `reach` and strays at most 2 reach).
-    std::vector<std::pair<std::uint32_t, std::uint32_t>>& near = scratch.near;
+  /// How far from robot i's centre Box2D finds its contacts: its radius (a box's bounding
+  /// circle), and a box's polygon skin (Box2D's b2_polygonRadius, 1 mm at this scale).
+  double radius_of(const CorePhysicsWorld& w, std::uint32_t i) const {
+    const RobotKind& k = w.model.kinds[w.state.robot_kind()[i]];
+    return k.shape == BodyShape::kBox ? k.radius_m + kBoxSkin : k.radius_m;
+  }
+
+  /// The pairs of group g's robots (places in group_rows_, the lower first) whose centres start
+  /// near enough to meet during the tick: farther apart than their radii + kMissMargin + 4 reach
+  /// they never do (each moves at most `reach`, and a robot in Box2D strays from its free path
+  /// by at most 2 reach).
+  void near_pairs(const CorePhysicsWorld& w, std::uint32_t g, std::size_t r,
+                  std::vector<std::pair<std::uint32_t, std::uint32_t>>& near) const {
     near.clear();
-    for (std::uint32_t a = 0; a < k; ++a)
-      for (std::uint32_t b = a + 1; b < k; ++b) {
-        const double dx = path[a * stride] - path[b * stride];
-        const double dy = path[a * stride + 1] - path[b * stride + 1];
-        const double limit = radius(a) + radius(b) + kMissMargin + 4 * reach_[r];
+    const std::uint32_t start = group_start_[g], end = group_start_[g + 1];
+    for (std::uint32_t a = start; a < end; ++a) {
+      const double ax = paths_[a * stride_], ay = paths_[a * stride_ + 1];
+      const double ar = radius_of(w, group_rows_[a]) + kMissMargin + 4 * reach_[r];
+      for (std::uint32_t b = a + 1; b < end; ++b) {
+        const double dx = ax - paths_[b * stride_], dy = ay - paths_[b * stride_ + 1];
+        const double limit = ar + radius_of(w, group_rows_[b]);
         if (dx * dx + dy * dy < limit * limit) near.emplace_back(a, b);
       }
-    // A robot's first sub-step changes only when another's was lowered: after the first pass,
-    // only the pairs with one lowered in the pass before are looked at again.
-    std::vector<std::uint8_t>& lowered = scratch.lowered;
-    lowered.assign(2 * k, 1);  // [0, k): in the pass before; [k, 2k): in this one
-    for (bool again = true; again;) {
-      again = false;
-      for (const auto& [u, v] : near)
-        for (const auto& [a, b] : {std::pair{u, v}, std::pair{v, u}}) {
-          if (!lowered[b] || first[a] == 0) continue;
-          const int q = first_meeting(a, b);
-          if (q < first[a]) first[a] = q, lowered[k + a] = 1, again = true;
-        }
-      std::copy(lowered.begin() + static_cast<std::ptrdiff_t>(k), lowered.end(), lowered.begin());
-      std::fill(lowered.begin() + static_cast<std::ptrdiff_t>(k), lowered.end(), 0);
     }
-    std::uint32_t kept = 0;
-    for (std::size_t a = 0; a < k; ++a) {  // a >= kept: the group's Box2D robots first, in order
-      if (first[a] < subs) {
-        first_sub_[rows[a]] = static_cast<std::uint8_t>(first[a]);
-        rows[kept++] = rows[a];
-      } else {
-        commit_free(w, c, rows[a], motions[a]);
+  }
+
+  /// Plans group g: each robot's free path (free_motion, with the centre at the start of each
+  /// sub-step, where Box2D finds its contacts), and the first sub-step at which it enters
+  /// Box2D (first_sub_; the region's sub_steps: never, it moves on its free path). Returns how
+  /// many robots enter Box2D. A robot enters at once when an obstacle is near or it grips or
+  /// is held; else at the first sub-step at which another's free path comes within their radii
+  /// + kMissMargin of its own. Whether the free path of a robot that enters later or never is
+  /// right, the others' paths in Box2D tell (check_group). The result does not depend on the
+  /// order of the robots.
+  std::uint32_t plan_group(const CorePhysicsWorld& w, const Columns& c, std::uint32_t g,
+                           Scratch& scratch) {
+    const std::uint32_t start = group_start_[g], end = group_start_[g + 1];
+    const std::size_t r =
+        static_cast<std::size_t>(region_of_[w.state.robot_engine()[group_rows_[start]]]);
+    const int subs = settings_[r].sub_steps;
+    free_motions(w, c, &group_rows_[start], end - start, &motions_[start], &paths_[start * stride_],
+                 stride_);
+    for (std::uint32_t a = start; a < end; ++a) {
+      const std::uint32_t i = group_rows_[a];
+      first_sub_[i] = walled_[i] || (!in_grip_.empty() && in_grip_[i]) ? 0 : subs;
+    }
+    near_pairs(w, g, r, scratch.near);
+    for (const auto& [a, b] : scratch.near) {
+      std::uint8_t& fa = first_sub_[group_rows_[a]];
+      std::uint8_t& fb = first_sub_[group_rows_[b]];
+      const double gap = radius_of(w, group_rows_[a]) + radius_of(w, group_rows_[b]) + kMissMargin;
+      const double* pa = &paths_[a * stride_];
+      const double* pb = &paths_[b * stride_];
+      for (int q = 0; q < std::max(fa, fb); ++q) {
+        const double dx = pa[2 * q] - pb[2 * q], dy = pa[2 * q + 1] - pb[2 * q + 1];
+        if (dx * dx + dy * dy < gap * gap) {
+          fa = static_cast<std::uint8_t>(std::min<int>(fa, q));
+          fb = static_cast<std::uint8_t>(std::min<int>(fb, q));
+          break;
+        }
       }
     }
-    return kept;
+    std::uint32_t boxed = 0;
+    for (std::uint32_t a = start; a < end; ++a) boxed += first_sub_[group_rows_[a]] < subs;
+    return boxed;
+  }
+
+  /// After group g's robots went through Box2D (step_batch): whether every robot moved on its
+  /// free path until the sub-step it entered Box2D kept clear of the others' paths in Box2D,
+  /// by their radii + kMissMargin at the start of each sub-step. A robot whose path did not
+  /// enters Box2D at that sub-step, and the group goes again (false). Compares only this
+  /// tick's paths: the same for any order of the robots and any thread count.
+  bool check_group(const CorePhysicsWorld& w, std::uint32_t g, Scratch& scratch) {
+    const std::uint32_t start = group_start_[g];
+    const std::size_t r =
+        static_cast<std::size_t>(region_of_[w.state.robot_engine()[group_rows_[start]]]);
+    const int subs = settings_[r].sub_steps;
+    const double ox = (regions_[r].min.x + regions_[r].max.x) / 2;  // as step_batch's
+    const double oy = (regions_[r].min.y + regions_[r].max.y) / 2;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>>& near = scratch.near;
+    near_pairs(w, g, r, near);
+    // The sub-steps the robots entered at (those of this round's worlds) are read; the new
+    // ones written after.
+    std::vector<std::pair<std::uint32_t, int>>& lower = scratch.lower;
+    lower.clear();
+    for (const auto& [u, v] : near)
+      for (const auto& [a, b] : {std::pair{u, v}, std::pair{v, u}}) {
+        const int fa = first_sub_[group_rows_[a]], fb = first_sub_[group_rows_[b]];
+        if (fb >= fa) continue;  // b in Box2D before a: a's free path against b's in Box2D
+        const double gap =
+            radius_of(w, group_rows_[a]) + radius_of(w, group_rows_[b]) + kMissMargin;
+        const double* pa = &paths_[a * stride_];
+        const b2Vec2* pb = &actual_[slot_[b] * stride_ / 2];
+        for (int q = fb; q < fa && q < subs; ++q) {
+          const double dx = pa[2 * q] - (ox + pb[q].x / kScale);
+          const double dy = pa[2 * q + 1] - (oy + pb[q].y / kScale);
+          if (dx * dx + dy * dy < gap * gap) {
+            lower.emplace_back(a, q);
+            break;
+          }
+        }
+      }
+    for (const auto& [a, q] : lower) {
+      std::uint8_t& f = first_sub_[group_rows_[a]];
+      f = static_cast<std::uint8_t>(std::min<int>(f, q));
+    }
+    // A group that went kMaxRounds - 1 times goes whole into Box2D from the first sub-step
+    // (nothing is then left to check): a chain of robots pushed one into the next adds one
+    // robot a round, which would make the rounds as many as its robots.
+    if (!lower.empty() && rounds_ + 2 >= kMaxRounds)
+      for (std::uint32_t p = start; p < group_start_[g + 1]; ++p) first_sub_[group_rows_[p]] = 0;
+    return lower.empty();
+  }
+
+  /// Writes group g's tick to the columns: free paths, and what Box2D computed for the others.
+  void commit_group(const CorePhysicsWorld& w, const Columns& c, std::uint32_t g) const {
+    const std::uint32_t start = group_start_[g], end = group_start_[g + 1];
+    const int subs =
+        settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[group_rows_[start]]])]
+            .sub_steps;
+    for (std::uint32_t p = start; p < end; ++p) {
+      const std::uint32_t i = group_rows_[p];
+      if (first_sub_[i] >= subs) {
+        commit_free(w, c, i, motions_[p]);
+        continue;
+      }
+      const BoxResult& b = results_[slot_[p]];
+      c.realization[i] = b.realization;
+      c.x[i] = b.end.x;
+      c.y[i] = b.end.y;
+      c.theta[i] = b.end.theta;
+      c.vx[i] = b.end.vx;
+      c.vy[i] = b.end.vy;
+      c.omega[i] = b.end.omega;
+      c.contact_count[i] = b.contacts;
+      std::copy(b.angles, b.angles + kMaxContacts,
+                &c.contact_angle[static_cast<std::size_t>(i) * kMaxContacts]);
+    }
   }
 
   /// The obstacle segments that can touch region r's bodies (those within `margin` of it).
@@ -706,10 +847,10 @@ class Dynamics2d final : public PhysicsEngine {
     return segments_[r];
   }
 
-  /// Steps one batch of robots (group_batches) in a Box2D world of its own: its robots and the
-  /// obstacle segments near them.
-  void step_batch(const CorePhysicsWorld& w, const Columns& c, const Batch& batch,
-                  double margin) const {
+  /// Steps one batch of robots (fill_batches) in a Box2D world of its own: its robots and the
+  /// obstacle segments near them. Records each robot's centre at the start of each sub-step it
+  /// is in the world (for check_group) and its tick's end (for commit_group); writes no column.
+  void step_batch(const CorePhysicsWorld& w, const Columns& c, const Batch& batch, double margin) {
     const std::size_t r = batch.region;
     const RegionSettings& s = settings_[r];
     const EngineRegionInfo& g = regions_[r];
@@ -717,10 +858,8 @@ class Dynamics2d final : public PhysicsEngine {
     auto to_box = [&](double x, double y) {
       return b2Vec2(static_cast<float>((x - ox) * kScale), static_cast<float>((y - oy) * kScale));
     };
-    double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
+    const double *x = c.x, *y = c.y, *theta = c.theta, *vx = c.vx, *vy = c.vy, *omega = c.omega;
     const double *speed = c.speed, *turn = c.turn;
-    float *realization = c.realization, *contact_angle = c.contact_angle;
-    std::uint8_t* contact_count = c.contact_count;
 
     b2World world(b2Vec2(0, 0));
     world.SetAllowSleeping(false);
@@ -755,7 +894,7 @@ class Dynamics2d final : public PhysicsEngine {
       }
     }
     // The robots, group by group, each in id order, each from the first sub-step at which
-    // something may touch it (move_apart_robots), before which it moves on its free path.
+    // something may touch it (plan_group, check_group), before which it moves on its free path.
     std::vector<b2Body*> bodies(rows.size(), nullptr);
     std::vector<b2Body*> controls(rows.size(), nullptr);  ///< model "argos": the control bodies
     std::vector<double> commanded(rows.size());
@@ -831,6 +970,9 @@ class Dynamics2d final : public PhysicsEngine {
       for (std::size_t k = 0; k < rows.size(); ++k)
         if (first_sub_[rows[k]] == sub) create(k, sub);
       if (sub == 0 && !grip_pairs_.empty()) add_grip_joints(world, rows, bodies);
+      for (std::size_t k = 0; k < rows.size(); ++k)  // the paths in Box2D, for check_group
+        if (const b2Body* body = bodies[k])
+          actual_[batch.at[k] * stride_ / 2 + static_cast<std::size_t>(sub)] = body->GetPosition();
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const std::uint32_t i = rows[k];
         b2Body* body = bodies[k];
@@ -861,23 +1003,25 @@ class Dynamics2d final : public PhysicsEngine {
       }
       world.Step(static_cast<float>(h), s.velocity_iterations, s.position_iterations);
     }
-    // Back to the columns: pose, velocities, the collision sensor.
+    // The results, written to the columns once the group's paths are checked (commit_group):
+    // pose, velocities, the collision sensor.
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const std::uint32_t i = rows[k];
       const b2Body* body = bodies[k];
+      BoxResult& out = results_[batch.at[k]];
       const b2Vec2 p = body->GetPosition();
       const double nx = ox + p.x / kScale, ny = oy + p.y / kScale;
       const double moved = std::sqrt((nx - x[i]) * (nx - x[i]) + (ny - y[i]) * (ny - y[i]));
-      realization[i] =
+      out.realization =
           commanded[k] > 0 ? static_cast<float>(std::min(1.0, moved / commanded[k])) : 1.0f;
-      x[i] = nx;
-      y[i] = ny;
+      out.end.x = nx;
+      out.end.y = ny;
       const double th = wrap_angle(body->GetAngle());
-      theta[i] = th;
+      out.end.theta = th;
       const b2Vec2 v = body->GetLinearVelocity();
-      vx[i] = v.x / kScale;
-      vy[i] = v.y / kScale;
-      omega[i] = body->GetAngularVelocity();
+      out.end.vx = v.x / kScale;
+      out.end.vy = v.y / kScale;
+      out.end.omega = body->GetAngularVelocity();
       constexpr int kCollect = 32;
       float found[kCollect];
       int count = 0;
@@ -892,9 +1036,8 @@ class Dynamics2d final : public PhysicsEngine {
       }
       std::sort(found, found + count);
       count = std::min(count, kMaxContacts);
-      float* angles = &contact_angle[static_cast<std::size_t>(i) * kMaxContacts];
-      for (int q = 0; q < kMaxContacts; ++q) angles[q] = q < count ? found[q] : 0.0f;
-      contact_count[i] = static_cast<std::uint8_t>(count);
+      for (int q = 0; q < kMaxContacts; ++q) out.angles[q] = q < count ? found[q] : 0.0f;
+      out.contacts = static_cast<std::uint8_t>(count);
     }
   }
 
@@ -931,10 +1074,12 @@ class Dynamics2d final : public PhysicsEngine {
   /// (its allocators, the ground body) is small beside its bodies', few enough that its bodies
   /// stay in cache over the sub-steps. Changing it changes the bits.
   static constexpr std::size_t kBatchBodies = 64;
-  /// How near (m) two robots' free paths may come, beyond their radii, before they may meet
-  /// (move_apart_robots): more than the difference between this double-precision integration
-  /// and Box2D's single-precision one, and than a box's polygon skin (1 mm).
-  static constexpr double kMissMargin = 0.002;
+  /// How near (m) two robots' paths may come, beyond their radii (radius_of), before they may
+  /// meet (plan_group, check_group): more than the difference between this double-precision
+  /// integration and Box2D's single-precision one (micrometres over a tick). Changing it
+  /// changes the bits.
+  static constexpr double kMissMargin = 0.0005;
+  static constexpr double kBoxSkin = 2 * b2_linearSlop / kScale;  ///< b2_polygonRadius, in m
   std::vector<double> reach_;  ///< per region: the farthest a body goes this tick
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> pairs_;  ///< per worker
   std::vector<std::uint32_t> parent_, group_, group_start_, group_rows_, fill_;
@@ -942,7 +1087,21 @@ class Dynamics2d final : public PhysicsEngine {
   std::vector<std::uint8_t> first_sub_;     ///< per robot row going to Box2D: its first sub-step
   std::vector<std::uint32_t> group_boxed_;  ///< per group: how many of its robots go to Box2D
   std::vector<Scratch> scratch_;            ///< per worker
-  std::vector<int> open_;                   ///< per region: its batch being filled, -1 if none
+  // Per place in group_rows_ (the robots of the groups, group by group):
+  std::size_t stride_ = 0;           ///< 2 x the most sub-steps of a region
+  std::vector<double> paths_;        ///< free path: centre (x, y) at each sub-step's start
+  std::vector<FreeMotion> motions_;  ///< the free path's end
+  std::vector<std::uint32_t> slot_;  ///< in Box2D: its place among this round's robots
+  // Per robot in this round's Box2D worlds (slot_):
+  /// centre at each sub-step's start from its first (Box2D's units and origin)
+  std::vector<b2Vec2> actual_;
+  std::vector<BoxResult> results_;      ///< the tick in Box2D
+  std::vector<std::uint32_t> pending_;  ///< groups whose Box2D paths are not yet checked
+  std::vector<std::uint8_t> passed_;    ///< per pending group: its check passed
+  int rounds_ = 0;                      ///< rounds of Box2D worlds this tick, before this one
+  /// The most rounds a tick's groups go through (check_group). Changing it changes the bits.
+  static constexpr int kMaxRounds = 4;
+  std::vector<int> open_;  ///< per region: its batch being filled, -1 if none
   std::vector<Batch> batches_;
   std::vector<std::uint8_t> free_;  ///< per robot row: moved without Box2D this tick
   // The grips of this tick (update_grips): none without the gripper in the run.
