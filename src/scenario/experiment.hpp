@@ -87,6 +87,16 @@ struct ObjectWithBehaviour {
   std::unique_ptr<ObjectBehaviour> instance;
 };
 
+/// One <layer> element: an environment layer's plug-in instance (initialised at load).
+struct LayerDecl {
+  std::string name;  ///< what controllers read it by
+  std::string type;  ///< registry name, e.g. "bitmap"
+  Params params;
+  double initial = 0;  ///< every robot's values before the first compute
+  SourceLocation where;
+  std::unique_ptr<Layer> instance;
+};
+
 /// A loaded, checked experiment, ready to run.
 struct Experiment {
   std::string path;
@@ -98,6 +108,7 @@ struct Experiment {
   std::vector<EnsembleDecl> ensembles;                 ///< in file order
   std::vector<ObjectBehaviourDecl> behaviours;         ///< in file order
   std::vector<ObjectWithBehaviour> object_behaviours;  ///< by increasing object id
+  std::vector<LayerDecl> layers;                       ///< in file order
   SourceLocation processing_time_where;  ///< <framework processing_time>, for messages
   Params loop_params;
   /// Every kind's parts, set up (their columns are in `state`), by kind index.
