@@ -159,7 +159,15 @@ class LuaEnsemble final : public Ensemble {
     } else if (key == "tag") {
       lua_pushstring(L, w.tag(c).c_str());
     } else if (key == "kind") {
+      if (c.object) return luaL_error(L, "an object has no kind (read its class)");
       lua_pushstring(L, w.kind(c).name.c_str());
+    } else if (key == "class") {
+      const std::string_view cls = w.object_class(c);
+      lua_pushlstring(L, cls.data(), cls.size());
+    } else if (key == "object") {
+      lua_pushboolean(L, c.object);
+    } else if (key == "size") {
+      lua_pushnumber(L, w.size(c));
     } else if (key == "x") {
       lua_pushnumber(L, w.position(c).x);
     } else if (key == "y") {
@@ -171,8 +179,8 @@ class LuaEnsemble final : public Ensemble {
       lua_getfield(L, -1, "__knowledge");
     } else {
       return luaL_error(L,
-                        "a component has no field '%s' (expected id, tag, kind, x, y, heading "
-                        "or knowledge)",
+                        "a component has no field '%s' (expected id, tag, kind, class, object, "
+                        "size, x, y, heading or knowledge)",
                         key.c_str());
     }
     return 1;

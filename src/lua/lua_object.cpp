@@ -3,6 +3,7 @@
 #include <lua.hpp>
 
 #include <cmath>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +39,17 @@ class LuaObjectBehaviour final : public ObjectBehaviour {
     add_function("uniform", random_uniform);
     add_function("uniform_int", random_uniform_int);
     lua_setfield(L, kObjectTable, "random");
+    // object.knowledge.<field>: the experiment's knowledge fields, which objects have too.
+    const auto fields = setup.knowledge_fields();
+    if (!fields.empty()) {
+      names_.assign(fields.begin(), fields.end());
+      lua_newtable(L);
+      lua_createtable(L, 0, 2);
+      add_function("__index", knowledge_get);
+      add_function("__newindex", knowledge_set);
+      lua_setmetatable(L, -2);
+      lua_setfield(L, kObjectTable, "knowledge");
+    }
     lua_pushvalue(L, kObjectTable);
     table_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushvalue(L, kObjectTable);
@@ -210,6 +222,49 @@ class LuaObjectBehaviour final : public ObjectBehaviour {
     }
     return 1;
   }
+  std::size_t field(lua_State* L, int arg) const {
+    const char* key = lua_tostring(L, arg);
+    if (key && lua_type(L, arg) == LUA_TSTRING)
+      for (std::size_t i = 0; i < names_.size(); ++i)
+        if (names_[i] == key) return i;
+    std::string fields;
+    for (const auto& n : names_) fields += (fields.empty() ? "" : ", ") + n;
+    luaL_error(L, "object.knowledge.%s: no such knowledge field (the experiment declares: %s)",
+               key ? key : "?", fields.c_str());
+    return 0;
+  }
+  static std::span<double> knowledge(lua_State* L, std::size_t f) {
+    const ObjectIO& o = io(L);
+    if (!o.knowledge_columns)
+      luaL_error(L, "object.knowledge: read and written in step() only");
+    return o.knowledge(f);
+  }
+  static int knowledge_get(lua_State* L) {
+    const std::size_t f = self(L).field(L, 2);
+    push_knowledge(L, knowledge(L, f));
+    return 1;
+  }
+  static int knowledge_set(lua_State* L) {
+    const std::size_t f = self(L).field(L, 2);
+    const std::span<double> v = knowledge(L, f);
+    const char* name = self(L).names_[f].c_str();
+    if (lua_type(L, 3) == LUA_TNUMBER && v.size() == 1) {
+      v[0] = lua_tonumber(L, 3);
+      return 0;
+    }
+    if (lua_type(L, 3) != LUA_TTABLE || lua_rawlen(L, 3) != v.size())
+      return luaL_error(L, "object.knowledge.%s: expected a number, or a table of %d numbers", name,
+                        static_cast<int>(v.size()));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      lua_rawgeti(L, 3, static_cast<lua_Integer>(i + 1));
+      if (lua_type(L, -1) != LUA_TNUMBER)
+        return luaL_error(L, "object.knowledge.%s[%d]: expected a number", name,
+                          static_cast<int>(i + 1));
+      v[i] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    return 0;
+  }
   static int random_uniform(lua_State* L) {
     CounterRng& rng = io(L).rng;
     switch (lua_gettop(L)) {
@@ -255,6 +310,7 @@ class LuaObjectBehaviour final : public ObjectBehaviour {
   ObjectIO* io_ = nullptr;
   int table_ref_ = LUA_NOREF;  ///< the object table, in the registry
   std::vector<RobotSeen> seen_;
+  std::vector<std::string> names_;  ///< the knowledge fields
 };
 
 }  // namespace

@@ -523,8 +523,14 @@ class ExperimentParser {
       Vec2 position() const override { return {st.object_x()[row], st.object_y()[row]}; }
       double size() const override { return st.object_size()[row]; }
       std::string_view tag() const override { return st.tags.str(st.object_tag()[row]); }
+      std::span<const std::string> knowledge_fields() const override { return names; }
+      std::span<const std::uint32_t> knowledge_sizes() const override { return sizes; }
       std::string cls, name_copy;
+      std::span<const std::string> names;
+      std::span<const std::uint32_t> sizes;
     } setup(ex_.state, ex_.state.object_index(object));
+    setup.names = model_->knowledge_names;
+    setup.sizes = model_->knowledge_sizes;
     setup.cls = model_->object_classes[ex_.state.object_class()[setup.row]];
     setup.name_copy = ex_.state.object_name()[setup.row];
     try {
@@ -1074,6 +1080,13 @@ class ExperimentParser {
                             model_->knowledge_sizes[i], true, false,
                             "knowledge field (docs/experiment-format.md, <knowledge>)", "knowledge",
                             true});
+    // Objects have the same fields (ensembles and behaviours read and write them).
+    for (std::size_t i = 0; i < model_->knowledge_names.size(); ++i)
+      ex_.state.objects.add({"knowledge." + model_->knowledge_names[i], ColumnType::kF64,
+                             model_->knowledge_sizes[i], true, false,
+                             "an object's knowledge field (docs/experiment-format.md, "
+                             "<knowledge>)",
+                             "knowledge", true});
     // (Hashed: a layer may keep state in its values, and controllers read them.)
     for (std::size_t i = 0; i < model_->layer_names.size(); ++i)
       ex_.state.robots.add({"layer." + model_->layer_names[i], ColumnType::kF64,
@@ -1265,6 +1278,10 @@ class ExperimentParser {
         ComponentSelector s;
         const std::string text = x.text(attr, "all");
         if (text == "all") return s;
+        if (text == "objects") {
+          s.by = ComponentSelector::By::kObjects;
+          return s;
+        }
         const auto colon = text.find(':');
         const std::string how = colon == std::string::npos ? "" : text.substr(0, colon);
         s.value = colon == std::string::npos ? "" : text.substr(colon + 1);
@@ -1278,10 +1295,24 @@ class ExperimentParser {
           if (!found)
             x.diagnostics().error(x.where(attr), std::string(attr) + "=\"" + text +
                                                      "\": no robot kind '" + s.value + "'");
+        } else if (how == "class") {
+          s.by = ComponentSelector::By::kClass;
+          const auto& classes = model_->object_classes;
+          const auto it = std::find(classes.begin(), classes.end(), s.value);
+          if (it == classes.end())
+            x.diagnostics().error(x.where(attr), std::string(attr) + "=\"" + text +
+                                                     "\": no object of class '" + s.value +
+                                                     "' in the arena (its classes: " +
+                                                     (classes.empty() ? std::string("none")
+                                                                      : join(classes)) +
+                                                     ")" + did_you_mean(s.value, classes));
+          else
+            s.kind = static_cast<std::uint16_t>(it - classes.begin());
         } else {
           x.diagnostics().error(x.where(attr),
                                 std::string(attr) + "=\"" + text +
-                                    "\" is not a selector (expected all, kind:NAME or tag:TAG)");
+                                    "\" is not a selector (expected all, kind:NAME, tag:TAG, "
+                                    "objects or class:NAME)");
         }
         return s;
       };

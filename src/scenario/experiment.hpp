@@ -56,9 +56,11 @@ struct ExperimentOverrides {
 /// Which robots an ensemble's `coordinators` or `members` attribute selects: all, those of a
 /// kind, or those with a tag (docs/experiment-format.md, <ensembles>).
 struct ComponentSelector {
-  enum class By : std::uint8_t { kAll, kKind, kTag } by = By::kAll;
-  std::string value;       ///< the kind's name or the tag
-  std::uint16_t kind = 0;  ///< kKind: the kind's index
+  /// Robots: all, of a kind, of a tag; objects: all, of a class.
+  enum class By : std::uint8_t { kAll, kKind, kTag, kObjects, kClass } by = By::kAll;
+  std::string value;       ///< the kind's name, the tag, or the class
+  std::uint16_t kind = 0;  ///< kKind: the kind's index; kClass: the class's index
+  bool objects() const { return by == By::kObjects || by == By::kClass; }
 };
 
 /// One <ensemble> element: its plug-in instance (initialised at load) and how it selects.

@@ -558,6 +558,12 @@ class RunObjectWorld final : public ObjectWorld {
 void Simulation::step_objects() {
   if (experiment_.object_behaviours.empty()) return;
   const RunObjectWorld world(*model_, state_, index_);
+  // The objects' knowledge columns (they move when objects are added: once a round).
+  KnowledgeColumns knowledge;
+  knowledge.size = model_->knowledge_sizes;
+  for (const std::string& name : model_->knowledge_names)
+    knowledge.data.push_back(
+        static_cast<double*>(state_.objects.data(state_.objects.find("knowledge." + name))));
   const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
   const Tick draw_tick = state_.tick * (model_->processing_time + 1) + round_;
   for (ObjectWithBehaviour& o : experiment_.object_behaviours) {
@@ -577,6 +583,8 @@ void Simulation::step_objects() {
     io.tag = state_.tags.str(state_.object_tag()[row]);
     io.rng = CounterRng(model_->seed, o.object, draw_tick, RandomStream::kObjectBehaviour);
     io.world = &world;
+    if (!knowledge.data.empty()) io.knowledge_columns = &knowledge;
+    io.row = row;
     try {
       o.instance->step(io);
     } catch (const std::exception& e) {
