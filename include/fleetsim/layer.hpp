@@ -37,9 +37,9 @@ struct LayerRobot {
   EntityId id = kNoEntity;
   std::string_view name;  ///< its id in the experiment
   std::string_view kind;
-  Vec2 position;          ///< metres
-  double heading = 0;     ///< radians, CCW from +x
-  double radius_m = 0;    ///< its kind's radius
+  Vec2 position;        ///< metres
+  double heading = 0;   ///< radians, CCW from +x
+  double radius_m = 0;  ///< its kind's radius
   std::string_view tag;
 };
 
@@ -48,7 +48,7 @@ struct LayerObject {
   EntityId id = kNoEntity;
   std::string_view name;  ///< its id in the experiment
   std::string_view object_class;
-  Vec2 position;  ///< metres
+  Vec2 position;    ///< metres
   double size = 0;  ///< full width, metres
   std::string_view tag;
 };

@@ -134,15 +134,7 @@ class LuaEnsemble final : public Ensemble {
     lua_pop(L, 1);  // the proxy stays; its metatable is reachable from it
   }
   std::size_t field(lua_State* L, int arg) const {
-    const char* key = lua_tostring(L, arg);
-    if (key && lua_type(L, arg) == LUA_TSTRING)
-      for (std::size_t i = 0; i < names_.size(); ++i)
-        if (names_[i] == key) return i;
-    std::string fields;
-    for (const auto& n : names_) fields += (fields.empty() ? "" : ", ") + n;
-    luaL_error(L, "knowledge.%s: no such knowledge field (the experiment declares: %s)",
-               key ? key : "?", fields.empty() ? "none" : fields.c_str());
-    return 0;
+    return knowledge_field(L, arg, names_, "knowledge");
   }
   static int get(lua_State* L) {
     LuaEnsemble& e = self(L);
@@ -193,26 +185,7 @@ class LuaEnsemble final : public Ensemble {
                         "a component's fields are read only (write its knowledge: "
                         "c.knowledge.name = value)");
     const std::size_t f = e.field(L, 2);
-    const char* name = e.names_[f].c_str();
-    const std::span<double> v = e.world_->knowledge(p.component, f);
-    if (lua_type(L, 3) == LUA_TNUMBER && v.size() == 1) {
-      v[0] = lua_tonumber(L, 3);
-      return 0;
-    }
-    if (lua_type(L, 3) != LUA_TTABLE || lua_rawlen(L, 3) != v.size())
-      return luaL_error(L, "knowledge.%s: expected %s", name,
-                        v.size() == 1
-                            ? "a number"
-                            : ("a table of " + std::to_string(v.size()) + " numbers").c_str());
-    double values[64];
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      lua_rawgeti(L, 3, static_cast<lua_Integer>(i + 1));
-      if (lua_type(L, -1) != LUA_TNUMBER)
-        return luaL_error(L, "knowledge.%s[%d]: expected a number", name, static_cast<int>(i + 1));
-      values[i] = lua_tonumber(L, -1);
-      lua_pop(L, 1);
-    }
-    std::copy(values, values + v.size(), v.begin());
+    pull_knowledge(L, 3, e.world_->knowledge(p.component, f), ("knowledge." + e.names_[f]).c_str());
     return 0;
   }
   bool defined(const char* name) { return is_global_function(state_.get(), name); }

@@ -126,7 +126,8 @@ class LuaLayer final : public Layer {
       lua_rawseti(L, list, static_cast<lua_Integer>(r + 1));
     }
     lua_setfield(L, kLayerTable, "robots");
-    if (is_global_function(L, "step") && !call("step", 0, 0)) throw std::runtime_error(error_.str());
+    if (is_global_function(L, "step") && !call("step", 0, 0))
+      throw std::runtime_error(error_.str());
     lua_getfield(L, kLayerTable, "robots");
     const int robots_table = lua_gettop(L);
     for (std::size_t r = 0; r < robots.size(); ++r) {
@@ -139,8 +140,8 @@ class LuaLayer final : public Layer {
       lua_pop(L, 1);
       if (!problem.empty()) {
         lua_settop(L, kLayerTable);
-        throw std::runtime_error(script_ + ": value(r) for robot '" +
-                                 std::string(robots[r].name) + "' returned " + problem);
+        throw std::runtime_error(script_ + ": value(r) for robot '" + std::string(robots[r].name) +
+                                 "' returned " + problem);
       }
     }
     lua_settop(L, kLayerTable);
@@ -220,40 +221,13 @@ class LuaLayer final : public Layer {
     return 1;
   }
   static int random_uniform(lua_State* L) {
-    CounterRng& rng = world(L).rng();
-    switch (lua_gettop(L)) {
-      case 0:
-        lua_pushnumber(L, rng.uniform());
-        return 1;
-      case 1:
-        lua_pushnumber(L, rng.uniform(0, luaL_checknumber(L, 1)));
-        return 1;
-      case 2:
-        lua_pushnumber(L, rng.uniform(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
-        return 1;
-      default:
-        return luaL_error(L, "layer.random.uniform() expects 0, 1, or 2 arguments");
-    }
+    return lua::random_uniform(L, world(L).rng(), "layer");
   }
   static int random_uniform_int(lua_State* L) {
-    CounterRng& rng = world(L).rng();
-    const lua_Integer lo = luaL_checkinteger(L, 1), hi = luaL_checkinteger(L, 2);
-    if (hi <= lo)
-      return luaL_error(L,
-                        "layer.random.uniform_int(%I, %I): the range [a, b) is empty (expected "
-                        "a < b)",
-                        lo, hi);
-    lua_pushinteger(L, lo + static_cast<lua_Integer>(rng.below(static_cast<std::uint64_t>(hi) -
-                                                               static_cast<std::uint64_t>(lo))));
-    return 1;
+    return lua::random_uniform_int(L, world(L).rng(), "layer");
   }
   static int log(lua_State* L) {
-    std::string line;
-    for (int i = 1; i <= lua_gettop(L); ++i) {
-      line += luaL_tolstring(L, i, nullptr);
-      lua_pop(L, 1);
-    }
-    write_log_line(false, "layer " + self(L).name_, line);
+    write_log_line(false, "layer " + self(L).name_, log_text(L));
     return 0;
   }
 
@@ -267,6 +241,8 @@ class LuaLayer final : public Layer {
 
 }  // namespace
 
-std::unique_ptr<Layer> make_lua_layer() { return std::make_unique<LuaLayer>(); }
+std::unique_ptr<Layer> make_lua_layer() {
+  return std::make_unique<LuaLayer>();
+}
 
 }  // namespace fleetsim::lua

@@ -222,84 +222,27 @@ class LuaObjectBehaviour final : public ObjectBehaviour {
     }
     return 1;
   }
-  std::size_t field(lua_State* L, int arg) const {
-    const char* key = lua_tostring(L, arg);
-    if (key && lua_type(L, arg) == LUA_TSTRING)
-      for (std::size_t i = 0; i < names_.size(); ++i)
-        if (names_[i] == key) return i;
-    std::string fields;
-    for (const auto& n : names_) fields += (fields.empty() ? "" : ", ") + n;
-    luaL_error(L, "object.knowledge.%s: no such knowledge field (the experiment declares: %s)",
-               key ? key : "?", fields.c_str());
-    return 0;
-  }
   static std::span<double> knowledge(lua_State* L, std::size_t f) {
     const ObjectIO& o = io(L);
-    if (!o.knowledge_columns)
-      luaL_error(L, "object.knowledge: read and written in step() only");
+    if (!o.knowledge_columns) luaL_error(L, "object.knowledge: read and written in step() only");
     return o.knowledge(f);
   }
   static int knowledge_get(lua_State* L) {
-    const std::size_t f = self(L).field(L, 2);
+    const std::size_t f = knowledge_field(L, 2, self(L).names_, "object.knowledge");
     push_knowledge(L, knowledge(L, f));
     return 1;
   }
   static int knowledge_set(lua_State* L) {
-    const std::size_t f = self(L).field(L, 2);
-    const std::span<double> v = knowledge(L, f);
-    const char* name = self(L).names_[f].c_str();
-    if (lua_type(L, 3) == LUA_TNUMBER && v.size() == 1) {
-      v[0] = lua_tonumber(L, 3);
-      return 0;
-    }
-    if (lua_type(L, 3) != LUA_TTABLE || lua_rawlen(L, 3) != v.size())
-      return luaL_error(L, "object.knowledge.%s: expected a number, or a table of %d numbers", name,
-                        static_cast<int>(v.size()));
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      lua_rawgeti(L, 3, static_cast<lua_Integer>(i + 1));
-      if (lua_type(L, -1) != LUA_TNUMBER)
-        return luaL_error(L, "object.knowledge.%s[%d]: expected a number", name,
-                          static_cast<int>(i + 1));
-      v[i] = lua_tonumber(L, -1);
-      lua_pop(L, 1);
-    }
+    const std::size_t f = knowledge_field(L, 2, self(L).names_, "object.knowledge");
+    pull_knowledge(L, 3, knowledge(L, f), ("object.knowledge." + self(L).names_[f]).c_str());
     return 0;
   }
-  static int random_uniform(lua_State* L) {
-    CounterRng& rng = io(L).rng;
-    switch (lua_gettop(L)) {
-      case 0:
-        lua_pushnumber(L, rng.uniform());
-        return 1;
-      case 1:
-        lua_pushnumber(L, rng.uniform(0, luaL_checknumber(L, 1)));
-        return 1;
-      case 2:
-        lua_pushnumber(L, rng.uniform(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
-        return 1;
-      default:
-        return luaL_error(L, "object.random.uniform() expects 0, 1, or 2 arguments");
-    }
-  }
+  static int random_uniform(lua_State* L) { return lua::random_uniform(L, io(L).rng, "object"); }
   static int random_uniform_int(lua_State* L) {
-    CounterRng& rng = io(L).rng;
-    const lua_Integer lo = luaL_checkinteger(L, 1), hi = luaL_checkinteger(L, 2);
-    if (hi <= lo)
-      return luaL_error(L,
-                        "object.random.uniform_int(%I, %I): the range [a, b) is empty "
-                        "(expected a < b)",
-                        lo, hi);
-    lua_pushinteger(L, lo + static_cast<lua_Integer>(rng.below(static_cast<std::uint64_t>(hi) -
-                                                               static_cast<std::uint64_t>(lo))));
-    return 1;
+    return lua::random_uniform_int(L, io(L).rng, "object");
   }
   static int log(lua_State* L) {
-    std::string line;
-    for (int i = 1; i <= lua_gettop(L); ++i) {
-      line += luaL_tolstring(L, i, nullptr);
-      lua_pop(L, 1);
-    }
-    write_log_line(false, self(L).name_, line);
+    write_log_line(false, self(L).name_, log_text(L));
     return 0;
   }
 

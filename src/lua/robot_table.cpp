@@ -923,8 +923,9 @@ int RobotTable::layer_get(lua_State* L) {
     return 1;
   }
   if (!ty.empty())
-    return luaL_error(L, "robot.layer(\"%s\", \"%s\"): unknown type (expected \"number\" or \"table\")",
-                      name, type);
+    return luaL_error(
+        L, "robot.layer(\"%s\", \"%s\"): unknown type (expected \"number\" or \"table\")", name,
+        type);
   push_knowledge(L, v);
   return 1;
 }

@@ -165,8 +165,8 @@ class ExperimentParser {
     model_->name = file_.path();
     ex_.path = file_.path();
     root.check_at_most_one({"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                            "distribution", "loop_functions", "knowledge", "ensembles",
-                            "layers", "learning"});
+                            "distribution", "loop_functions", "knowledge", "ensembles", "layers",
+                            "learning"});
     auto first = [&](const char* n) { return root.first_child(n); };
     if (auto e = first("framework"))
       read_framework(*e);
@@ -1089,10 +1089,9 @@ class ExperimentParser {
                              "knowledge", true});
     // (Hashed: a layer may keep state in its values, and controllers read them.)
     for (std::size_t i = 0; i < model_->layer_names.size(); ++i)
-      ex_.state.robots.add({"layer." + model_->layer_names[i], ColumnType::kF64,
-                            model_->layer_sizes[i], true, false,
-                            "environment layer (docs/experiment-format.md, <layers>)", "layer",
-                            false});
+      ex_.state.robots.add(
+          {"layer." + model_->layer_names[i], ColumnType::kF64, model_->layer_sizes[i], true, false,
+           "environment layer (docs/experiment-format.md, <layers>)", "layer", false});
   }
 
   // <layers><layer name="heat" type="bitmap" .../></layers>: environment layers, made and
@@ -1108,12 +1107,9 @@ class ExperimentParser {
       d.name = x.text("name", "", true);
       d.type = x.text("type", "", true);
       d.initial = x.real("initial", 0);
-      const bool word = !d.name.empty() &&
-                        std::all_of(d.name.begin(), d.name.end(),
-                                    [](char c) {
-                                      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                                    }) &&
-                        !std::isdigit(static_cast<unsigned char>(d.name[0]));
+      const bool word = !d.name.empty() && std::all_of(d.name.begin(), d.name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      }) && !std::isdigit(static_cast<unsigned char>(d.name[0]));
       if (!d.name.empty() && !word)
         x.diagnostics().error(x.where("name"),
                               "layer name '" + d.name +
@@ -1121,8 +1117,8 @@ class ExperimentParser {
                                   "with a digit: Lua scripts read it as robot.layer(\"" +
                                   d.name + "\"))");
       if (word && !names.insert(d.name).second)
-        x.diagnostics().error(x.where("name"), "layer '" + d.name +
-                                                   "' is declared twice (expected unique names)");
+        x.diagnostics().error(x.where("name"),
+                              "layer '" + d.name + "' is declared twice (expected unique names)");
       const PluginInfo* info = find_plugin(x, PluginKind::kLayer, d.type, "layer type");
       if (!info) continue;
       bool files_exist = true;
@@ -1159,8 +1155,7 @@ class ExperimentParser {
       }
       if (size < 1 || size > 64) {
         d_.error(d.where, "layer '" + d.name + "' (type '" + d.type + "') gives " +
-                              std::to_string(size) +
-                              " numbers per robot (expected 1 to 64)");
+                              std::to_string(size) + " numbers per robot (expected 1 to 64)");
         continue;
       }
       model_->layer_names.push_back(d.name);
@@ -1300,12 +1295,11 @@ class ExperimentParser {
           const auto& classes = model_->object_classes;
           const auto it = std::find(classes.begin(), classes.end(), s.value);
           if (it == classes.end())
-            x.diagnostics().error(x.where(attr), std::string(attr) + "=\"" + text +
-                                                     "\": no object of class '" + s.value +
-                                                     "' in the arena (its classes: " +
-                                                     (classes.empty() ? std::string("none")
-                                                                      : join(classes)) +
-                                                     ")" + did_you_mean(s.value, classes));
+            x.diagnostics().error(
+                x.where(attr), std::string(attr) + "=\"" + text + "\": no object of class '" +
+                                   s.value + "' in the arena (its classes: " +
+                                   (classes.empty() ? std::string("none") : join(classes)) + ")" +
+                                   did_you_mean(s.value, classes));
           else
             s.kind = static_cast<std::uint16_t>(it - classes.begin());
         } else {

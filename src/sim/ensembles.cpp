@@ -267,8 +267,8 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       try {
         run_with_objects(e, tick, index);
       } catch (const std::exception& ex) {
-        throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type +
-                                 "' (" + e.where.file + ":" + std::to_string(e.where.line) +
+        throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type + "' (" +
+                                 e.where.file + ":" + std::to_string(e.where.line) +
                                  "): " + ex.what());
       }
       continue;

@@ -618,9 +618,12 @@ class RunLayerWorld final : public LayerWorld {
     for (std::size_t i = 0; i < n; ++i) {
       names_[i] = state.robot_name()[i];  // (the string column gives copies)
       const RobotKind& k = model.kinds[state.robot_kind()[i]];
-      robots_[i] = {state.robot_id()[i],   names_[i],
-                    k.name,                {state.x()[i], state.y()[i]},
-                    state.theta()[i],      k.radius_m,
+      robots_[i] = {state.robot_id()[i],
+                    names_[i],
+                    k.name,
+                    {state.x()[i], state.y()[i]},
+                    state.theta()[i],
+                    k.radius_m,
                     state.tags.str(state.robot_tag()[i])};
       rows_.push_back(static_cast<std::uint32_t>(i));
     }
@@ -639,9 +642,8 @@ class RunLayerWorld final : public LayerWorld {
     // Rows keep their order, which is the ids' unless robots were placed out of order.
     auto by_id = [](const auto& a, const auto& b) { return a.id < b.id; };
     if (!std::is_sorted(robots_.begin(), robots_.end(), by_id)) {
-      std::sort(rows_.begin(), rows_.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return robots_[a].id < robots_[b].id;
-      });
+      std::sort(rows_.begin(), rows_.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return robots_[a].id < robots_[b].id; });
       std::vector<LayerRobot> sorted;
       for (std::uint32_t r : rows_) sorted.push_back(robots_[r]);
       robots_ = std::move(sorted);

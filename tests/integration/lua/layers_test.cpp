@@ -336,14 +336,15 @@ TEST(Layers, ErrorsDuringTheRunNameTheLayerAndTheLine) {
   for (const char* controller : {"idle", "typo"}) {
     PluginRegistry reg = registry();
     Diagnostics d;
-    auto ex = parse(reg, std::string(R"(<fleetsim>
+    auto ex = parse(reg,
+                    std::string(R"(<fleetsim>
   <framework ticks_per_second="10" length="1"/>
   <controllers>
     <controller id="idle" type="idle"/>
     <controller id="typo" type="lua" script="typo.lua"/>
   </controllers>
   <arena size="10,10"><robot id="r" controller=")") +
-                             controller + R"(" position="0,0"/></arena>
+                        controller + R"(" position="0,0"/></arena>
   <layers><layer name="heat" type="lua" script="late.lua"/></layers>
 </fleetsim>)",
                     d, dir / "late.xml");

@@ -190,7 +190,7 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
       sim.step();
       const double* energy = column(s.robots, "layer.energy");
       for (std::size_t o = 3; o < s.object_count(); ++o)  // (the items: after the stations
-        if (s.object_size()[o] > 0 && first_shown < 0)     // and the counter)
+        if (s.object_size()[o] > 0 && first_shown < 0)    // and the counter)
           first_shown = static_cast<int>(t);
       for (std::size_t r = 0; r < s.robot_count(); ++r) {
         EXPECT_LE(energy[r], 300);
