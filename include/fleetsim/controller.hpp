@@ -91,6 +91,15 @@ struct RobotIO {
     return {knowledge_columns->data[field] + std::size_t{row} * n, n};
   }
 
+  /// The run's environment layers' values (fleetsim/layer.hpp), stored as knowledge is; null
+  /// when the experiment declares no layer.
+  const KnowledgeColumns* layer_columns = nullptr;
+  /// This robot's value of the layer at a handle from ControllerSetup::layer: its `size`
+  /// numbers, this tick's (read only).
+  std::span<const double> layer(std::size_t handle) const {
+    const std::uint32_t n = layer_columns->size[handle];
+    return {layer_columns->data[handle] + std::size_t{row} * n, n};
+  }
   /// The sensor or actuator at a handle from ControllerSetup.
   const SensorView& sensor(std::size_t handle) const { return sensors[handle]; }
   ActuatorView& actuator(std::size_t handle) const { return actuators[handle]; }
@@ -140,6 +149,30 @@ class ControllerSetup {
   /// The knowledge fields' names and sizes, in declaration order (handle i is field i).
   virtual std::span<const std::string> knowledge_fields() const { return {}; }
   virtual std::span<const std::uint32_t> knowledge_sizes() const { return {}; }
+  /// Handle of the experiment's environment layer `name` (RobotIO::layer), as the playground's
+  /// getInputFromSensor(name, type): `size`, when not 0, is the numbers per robot expected.
+  /// Throws SetupError naming the declared layers when absent, or the layer's size when it
+  /// differs.
+  std::size_t layer(std::string_view name, std::uint32_t size = 0) const {
+    const std::span<const std::string> names = layer_names();
+    std::string declared;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == name) {
+        if (size != 0 && layer_sizes()[i] != size)
+          throw SetupError("layer '" + std::string(name) + "' gives " +
+                           std::to_string(layer_sizes()[i]) + " number(s) per robot, not " +
+                           std::to_string(size));
+        return i;
+      }
+      declared += (i ? ", " : "") + names[i];
+    }
+    throw SetupError("no layer '" + std::string(name) + "' (the experiment's <layers> " +
+                     (names.empty() ? std::string("declares none") : "declares: " + declared) +
+                     ")");
+  }
+  /// The environment layers' names and sizes, in declaration order (handle i is layer i).
+  virtual std::span<const std::string> layer_names() const { return {}; }
+  virtual std::span<const std::uint32_t> layer_sizes() const { return {}; }
 };
 
 /// A controller plug-in. Per-robot controllers (the default) get one instance per robot;

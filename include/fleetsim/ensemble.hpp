@@ -16,7 +16,9 @@
 // member), which writes knowledge of either. Calls are sequential, on one thread, in that
 // order, so a later pair sees an earlier pair's writes and a run gives the same bits on any
 // number of threads. An ensemble whose exchange writes only the coordinator may say so
-// (Ensemble::concurrent) and have its coordinators evaluated on every worker.
+// (Ensemble::concurrent) and have its coordinators evaluated on every worker. Objects of the
+// arena are components too (selectors `objects`, `class:NAME`; Component::object), with the
+// same knowledge fields; an ensemble that selects them runs on one thread.
 // docs/experiment-format.md, `<ensembles>`, has the element and the model.
 #pragma once
 
@@ -31,11 +33,13 @@
 
 namespace fleetsim {
 
-/// A component (a robot) as an ensemble sees it: its id, and its row (engine-internal; pass it
-/// back to EnsembleWorld only, and only during the call that gave it).
+/// A component (a robot, or an object of the arena) as an ensemble sees it: its id, whether it
+/// is an object, and its row (engine-internal; pass it back to EnsembleWorld only, and only
+/// during the call that gave it).
 struct Component {
   EntityId id = kNoEntity;
   std::uint32_t row = 0;
+  bool object = false;  ///< an <object> (selected by `objects` or `class:NAME`), not a robot
 };
 
 /// The world during an ensemble's calls (implemented by the engine). Single-threaded.
@@ -48,7 +52,12 @@ class EnsembleWorld {
   virtual Vec2 position(const Component& c) const = 0;   ///< metres
   virtual double heading(const Component& c) const = 0;  ///< radians, CCW from +x
   virtual const std::string& tag(const Component& c) const = 0;
+  /// A robot's kind (an object has none: throws).
   virtual const KindInfo& kind(const Component& c) const = 0;
+  /// An object's class ("" for a robot).
+  virtual std::string_view object_class(const Component& c) const = 0;
+  /// An object's size, its full width in metres (a robot's radius times 2).
+  virtual double size(const Component& c) const = 0;
   /// The tick about to be simulated (ensembles run before its robots sense).
   virtual Tick tick() const = 0;
   /// The run's status line and end signal (the playground's coordinator; as loop functions').

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,16 @@ struct ObjectIO {
   /// Randomness for this object in this tick and round: the same every run.
   CounterRng rng{0, 0, 0, RandomStream::kController};
   const ObjectWorld* world = nullptr;
+  /// The objects' knowledge columns (the experiment's <knowledge> fields, which objects have
+  /// too; null when it declares none) and this object's row in them.
+  const KnowledgeColumns* knowledge_columns = nullptr;
+  std::uint32_t row = 0;
+  /// This object's knowledge field `field` (the index in ObjectSetup::knowledge_fields): its
+  /// numbers, readable and writable.
+  std::span<double> knowledge(std::size_t field) const {
+    const std::uint32_t n = knowledge_columns->size[field];
+    return {knowledge_columns->data[field] + std::size_t{row} * n, n};
+  }
 };
 
 /// Given to ObjectBehaviour::init: the object it will drive.
@@ -76,6 +87,9 @@ class ObjectSetup {
   virtual Vec2 position() const = 0;
   virtual double size() const = 0;
   virtual std::string_view tag() const = 0;
+  /// The experiment's knowledge fields' names and sizes (ObjectIO::knowledge's handles).
+  virtual std::span<const std::string> knowledge_fields() const { return {}; }
+  virtual std::span<const std::uint32_t> knowledge_sizes() const { return {}; }
 };
 
 /// An object behaviour plug-in: one instance per object that names it.

@@ -18,6 +18,7 @@
 
 #include "fleetsim/controller.hpp"
 #include "fleetsim/ensemble.hpp"
+#include "fleetsim/layer.hpp"
 #include "fleetsim/loop_functions.hpp"
 #include "fleetsim/object_behaviour.hpp"
 #include "fleetsim/parts.hpp"
@@ -25,7 +26,7 @@
 #include "fleetsim/reward.hpp"
 
 /// Bumped whenever a public SDK type changes layout or meaning.
-#define FLEETSIM_PLUGIN_ABI_VERSION 11
+#define FLEETSIM_PLUGIN_ABI_VERSION 12
 
 namespace fleetsim {
 
@@ -39,7 +40,8 @@ enum class PluginKind {
   kLogWriter,
   kEnsemble,
   kObjectBehaviour,
-  kReward
+  kReward,
+  kLayer
 };
 const char* to_string(PluginKind kind);
 
@@ -72,6 +74,7 @@ using PhysicsEngineFactory = std::function<std::unique_ptr<PhysicsEngine>()>;
 using EnsembleFactory = std::function<std::unique_ptr<Ensemble>()>;
 using ObjectBehaviourFactory = std::function<std::unique_ptr<ObjectBehaviour>()>;
 using RewardFactory = std::function<std::unique_ptr<Reward>()>;
+using LayerFactory = std::function<std::unique_ptr<Layer>()>;
 
 /// How many instances of a controller a run makes.
 enum class ControllerScope {
@@ -107,6 +110,10 @@ class PluginRegistry {
   /// per world and term. Its ParamDocs are the <reward> element's attributes besides `type`
   /// and `weight`.
   void add_reward(PluginInfo info, RewardFactory factory);
+  /// Registers an environment layer (fleetsim/layer.hpp); `factory` makes one instance per
+  /// <layer> element of the type. Its ParamDocs are the element's attributes besides `name`,
+  /// `type` and `initial`.
+  void add_layer(PluginInfo info, LayerFactory factory);
 
   const PluginInfo* find(PluginKind kind, const std::string& name) const;
   std::vector<std::string> names(PluginKind kind) const;
@@ -119,6 +126,7 @@ class PluginRegistry {
   const EnsembleFactory* ensemble_factory(const std::string& name) const;
   const ObjectBehaviourFactory* object_behaviour_factory(const std::string& name) const;
   const RewardFactory* reward_factory(const std::string& name) const;
+  const LayerFactory* layer_factory(const std::string& name) const;
   ControllerScope controller_scope(const std::string& name) const;
 
  private:
@@ -140,6 +148,7 @@ class PluginRegistry {
   std::map<std::string, EnsembleFactory> ensembles_;
   std::map<std::string, ObjectBehaviourFactory> object_behaviours_;
   std::map<std::string, RewardFactory> rewards_;
+  std::map<std::string, LayerFactory> layers_;
   std::map<std::string, ControllerScope> scopes_;
 };
 

@@ -24,6 +24,7 @@ enum class RandomStream : std::uint32_t {
   kGroundSensorNoise = 8,  ///< footbot_motor_ground's and footbot_base_ground's noise_level
   kProximityNoise = 9,     ///< proximity's noise_level (ARGoS's uniform noise)
   kObjectBehaviour = 10,   ///< objects' behaviours' draws (entity = object id)
+  kLayer = 11,             ///< environment layers' draws (entity = the layer's index)
   kUser = 100,             ///< first stream free for plug-ins
 };
 

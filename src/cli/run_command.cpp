@@ -654,6 +654,15 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                "run this file (docs/experiment-format.md)\nfleetsim: nothing was run\n";
         return kExitUserError;
       }
+      // Environment layers read every robot and object: one process for now.
+      if (several && !ex.layers.empty()) {
+        const SourceLocation& at = ex.layers.front().where;
+        err << at.file << ":" << at.line
+            << ": error: environment layers run on one process for now (a layer reads every "
+               "robot and object): drop --processes (or --network-role, mpirun) to run this "
+               "file (docs/experiment-format.md, <layers>)\nfleetsim: nothing was run\n";
+        return kExitUserError;
+      }
       // A grip joins two bodies in one Box2D world, which the processes' parts would split.
       if (several && ex.model)
         if (const PartDecl* g = find_gripper(*ex.model)) {

@@ -27,6 +27,8 @@ const char* to_string(PluginKind kind) {
       return "object behaviour";
     case PluginKind::kReward:
       return "reward term";
+    case PluginKind::kLayer:
+      return "layer";
   }
   return "?";
 }
@@ -158,6 +160,17 @@ void PluginRegistry::add_reward(PluginInfo info, RewardFactory factory) {
 const RewardFactory* PluginRegistry::reward_factory(const std::string& name) const {
   auto it = rewards_.find(name);
   return it == rewards_.end() ? nullptr : &it->second;
+}
+
+void PluginRegistry::add_layer(PluginInfo info, LayerFactory factory) {
+  info.kind = PluginKind::kLayer;
+  if (!find(info.kind, info.name)) layers_[info.name] = std::move(factory);
+  add_info(std::move(info));
+}
+
+const LayerFactory* PluginRegistry::layer_factory(const std::string& name) const {
+  auto it = layers_.find(name);
+  return it == layers_.end() ? nullptr : &it->second;
 }
 
 const PluginInfo* PluginRegistry::find(PluginKind kind, const std::string& name) const {

@@ -134,15 +134,7 @@ class LuaEnsemble final : public Ensemble {
     lua_pop(L, 1);  // the proxy stays; its metatable is reachable from it
   }
   std::size_t field(lua_State* L, int arg) const {
-    const char* key = lua_tostring(L, arg);
-    if (key && lua_type(L, arg) == LUA_TSTRING)
-      for (std::size_t i = 0; i < names_.size(); ++i)
-        if (names_[i] == key) return i;
-    std::string fields;
-    for (const auto& n : names_) fields += (fields.empty() ? "" : ", ") + n;
-    luaL_error(L, "knowledge.%s: no such knowledge field (the experiment declares: %s)",
-               key ? key : "?", fields.empty() ? "none" : fields.c_str());
-    return 0;
+    return knowledge_field(L, arg, names_, "knowledge");
   }
   static int get(lua_State* L) {
     LuaEnsemble& e = self(L);
@@ -159,7 +151,15 @@ class LuaEnsemble final : public Ensemble {
     } else if (key == "tag") {
       lua_pushstring(L, w.tag(c).c_str());
     } else if (key == "kind") {
+      if (c.object) return luaL_error(L, "an object has no kind (read its class)");
       lua_pushstring(L, w.kind(c).name.c_str());
+    } else if (key == "class") {
+      const std::string_view cls = w.object_class(c);
+      lua_pushlstring(L, cls.data(), cls.size());
+    } else if (key == "object") {
+      lua_pushboolean(L, c.object);
+    } else if (key == "size") {
+      lua_pushnumber(L, w.size(c));
     } else if (key == "x") {
       lua_pushnumber(L, w.position(c).x);
     } else if (key == "y") {
@@ -171,8 +171,8 @@ class LuaEnsemble final : public Ensemble {
       lua_getfield(L, -1, "__knowledge");
     } else {
       return luaL_error(L,
-                        "a component has no field '%s' (expected id, tag, kind, x, y, heading "
-                        "or knowledge)",
+                        "a component has no field '%s' (expected id, tag, kind, class, object, "
+                        "size, x, y, heading or knowledge)",
                         key.c_str());
     }
     return 1;
@@ -185,26 +185,7 @@ class LuaEnsemble final : public Ensemble {
                         "a component's fields are read only (write its knowledge: "
                         "c.knowledge.name = value)");
     const std::size_t f = e.field(L, 2);
-    const char* name = e.names_[f].c_str();
-    const std::span<double> v = e.world_->knowledge(p.component, f);
-    if (lua_type(L, 3) == LUA_TNUMBER && v.size() == 1) {
-      v[0] = lua_tonumber(L, 3);
-      return 0;
-    }
-    if (lua_type(L, 3) != LUA_TTABLE || lua_rawlen(L, 3) != v.size())
-      return luaL_error(L, "knowledge.%s: expected %s", name,
-                        v.size() == 1
-                            ? "a number"
-                            : ("a table of " + std::to_string(v.size()) + " numbers").c_str());
-    double values[64];
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      lua_rawgeti(L, 3, static_cast<lua_Integer>(i + 1));
-      if (lua_type(L, -1) != LUA_TNUMBER)
-        return luaL_error(L, "knowledge.%s[%d]: expected a number", name, static_cast<int>(i + 1));
-      values[i] = lua_tonumber(L, -1);
-      lua_pop(L, 1);
-    }
-    std::copy(values, values + v.size(), v.begin());
+    pull_knowledge(L, 3, e.world_->knowledge(p.component, f), ("knowledge." + e.names_[f]).c_str());
     return 0;
   }
   bool defined(const char* name) { return is_global_function(state_.get(), name); }

@@ -3,6 +3,7 @@
 #include <lua.hpp>
 
 #include <cmath>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +39,17 @@ class LuaObjectBehaviour final : public ObjectBehaviour {
     add_function("uniform", random_uniform);
     add_function("uniform_int", random_uniform_int);
     lua_setfield(L, kObjectTable, "random");
+    // object.knowledge.<field>: the experiment's knowledge fields, which objects have too.
+    const auto fields = setup.knowledge_fields();
+    if (!fields.empty()) {
+      names_.assign(fields.begin(), fields.end());
+      lua_newtable(L);
+      lua_createtable(L, 0, 2);
+      add_function("__index", knowledge_get);
+      add_function("__newindex", knowledge_set);
+      lua_setmetatable(L, -2);
+      lua_setfield(L, kObjectTable, "knowledge");
+    }
     lua_pushvalue(L, kObjectTable);
     table_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushvalue(L, kObjectTable);
@@ -210,41 +222,27 @@ class LuaObjectBehaviour final : public ObjectBehaviour {
     }
     return 1;
   }
-  static int random_uniform(lua_State* L) {
-    CounterRng& rng = io(L).rng;
-    switch (lua_gettop(L)) {
-      case 0:
-        lua_pushnumber(L, rng.uniform());
-        return 1;
-      case 1:
-        lua_pushnumber(L, rng.uniform(0, luaL_checknumber(L, 1)));
-        return 1;
-      case 2:
-        lua_pushnumber(L, rng.uniform(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
-        return 1;
-      default:
-        return luaL_error(L, "object.random.uniform() expects 0, 1, or 2 arguments");
-    }
+  static std::span<double> knowledge(lua_State* L, std::size_t f) {
+    const ObjectIO& o = io(L);
+    if (!o.knowledge_columns) luaL_error(L, "object.knowledge: read and written in step() only");
+    return o.knowledge(f);
   }
-  static int random_uniform_int(lua_State* L) {
-    CounterRng& rng = io(L).rng;
-    const lua_Integer lo = luaL_checkinteger(L, 1), hi = luaL_checkinteger(L, 2);
-    if (hi <= lo)
-      return luaL_error(L,
-                        "object.random.uniform_int(%I, %I): the range [a, b) is empty "
-                        "(expected a < b)",
-                        lo, hi);
-    lua_pushinteger(L, lo + static_cast<lua_Integer>(rng.below(static_cast<std::uint64_t>(hi) -
-                                                               static_cast<std::uint64_t>(lo))));
+  static int knowledge_get(lua_State* L) {
+    const std::size_t f = knowledge_field(L, 2, self(L).names_, "object.knowledge");
+    push_knowledge(L, knowledge(L, f));
     return 1;
   }
+  static int knowledge_set(lua_State* L) {
+    const std::size_t f = knowledge_field(L, 2, self(L).names_, "object.knowledge");
+    pull_knowledge(L, 3, knowledge(L, f), ("object.knowledge." + self(L).names_[f]).c_str());
+    return 0;
+  }
+  static int random_uniform(lua_State* L) { return lua::random_uniform(L, io(L).rng, "object"); }
+  static int random_uniform_int(lua_State* L) {
+    return lua::random_uniform_int(L, io(L).rng, "object");
+  }
   static int log(lua_State* L) {
-    std::string line;
-    for (int i = 1; i <= lua_gettop(L); ++i) {
-      line += luaL_tolstring(L, i, nullptr);
-      lua_pop(L, 1);
-    }
-    write_log_line(false, self(L).name_, line);
+    write_log_line(false, self(L).name_, log_text(L));
     return 0;
   }
 
@@ -255,6 +253,7 @@ class LuaObjectBehaviour final : public ObjectBehaviour {
   ObjectIO* io_ = nullptr;
   int table_ref_ = LUA_NOREF;  ///< the object table, in the registry
   std::vector<RobotSeen> seen_;
+  std::vector<std::string> names_;  ///< the knowledge fields
 };
 
 }  // namespace

@@ -295,6 +295,13 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
     lua_setfield(L, robot, "knowledge");
   }
 
+  // robot.layer(name[, type]): the experiment's environment layers (read only).
+  const auto layers = setup.layer_names();
+  if (!layers.empty()) {
+    layer_names_.assign(layers.begin(), layers.end());
+    add_function(robot, "layer", layer_get);
+  }
+
   // robot.collision.action: the DEECo action echoed with its degree of realization (a kind
   // with deeco_wheels; "stay" until the first action).
   if (collision_ && deeco_wheels_) {
@@ -888,6 +895,50 @@ int RobotTable::knowledge_get(lua_State* L) {
     return luaL_error(L, "robot.knowledge.%s: knowledge is read and written in step() only",
                       t.knowledge_names_[f].c_str());
   push_knowledge(L, t.io_->knowledge(f));
+  return 1;
+}
+
+// robot.layer(name[, type]): the robot's value of a layer this tick, as the playground's
+// getInputFromSensor(name, type): type "number" (a layer of one number), "table" (a new table
+// of its numbers, whatever its size), or none (a number for a layer of one, else a table).
+int RobotTable::layer_get(lua_State* L) {
+  RobotTable& t = self(L);
+  const char* name = luaL_checkstring(L, 1);
+  const char* type = luaL_optstring(L, 2, "");
+  std::size_t f = 0;
+  while (f < t.layer_names_.size() && t.layer_names_[f] != name) ++f;
+  if (f == t.layer_names_.size()) {
+    std::string names;
+    for (const auto& n : t.layer_names_) names += (names.empty() ? "" : ", ") + n;
+    return luaL_error(L, "robot.layer(\"%s\"): no such layer (the experiment declares: %s)", name,
+                      names.c_str());
+  }
+  if (!t.io_ || !t.io_->layer_columns)
+    return luaL_error(L, "robot.layer(\"%s\"): layers are read in step() only", name);
+  const std::span<const double> v = t.io_->layer(f);
+  const std::string_view ty = type;
+  if (ty == "number") {
+    if (v.size() != 1)
+      return luaL_error(L,
+                        "robot.layer(\"%s\", \"number\"): the layer gives %d numbers per robot "
+                        "(expected type \"table\")",
+                        name, static_cast<int>(v.size()));
+    lua_pushnumber(L, v[0]);
+    return 1;
+  }
+  if (ty == "table") {
+    lua_createtable(L, static_cast<int>(v.size()), 0);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      lua_pushnumber(L, v[i]);
+      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+    return 1;
+  }
+  if (!ty.empty())
+    return luaL_error(
+        L, "robot.layer(\"%s\", \"%s\"): unknown type (expected \"number\" or \"table\")", name,
+        type);
+  push_knowledge(L, v);
   return 1;
 }
 

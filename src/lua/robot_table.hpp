@@ -31,6 +31,7 @@
 //   actuator quadrotor_speed               robot.quadrotor.set_linear_velocity(x, y, z),
 //                                          .set_rotational_speed(w)            m/s, rad/s
 //   experiment's <knowledge>               robot.knowledge.<field> (read, write)   numbers
+//   experiment's <layers>                  robot.layer(name[, type]) (read)        numbers
 //   always                                 robot.id, robot.random, log(), logerr()
 //
 // For repeatable runs it also replaces two standard functions: math.random draws from the
@@ -146,6 +147,7 @@ class RobotTable {
   static int set_velocity(lua_State* state);
   static int set_action(lua_State* state);
   static int knowledge_get(lua_State* state);
+  static int layer_get(lua_State* state);
   static int knowledge_set(lua_State* state);
   /// The handle of knowledge field `name` (the key at `arg`), or a Lua error listing them.
   std::size_t knowledge_field(lua_State* state, int arg) const;
@@ -209,6 +211,7 @@ class RobotTable {
   std::optional<std::size_t> gripper_, turret_out_, scanner_out_;
   // The experiment's knowledge fields (robot.knowledge.<name>), in declaration order.
   std::vector<std::string> knowledge_names_;
+  std::vector<std::string> layer_names_;  ///< the experiment's <layers>
 
   // What the tables show now, to write only what changed.
   std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;

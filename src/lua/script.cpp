@@ -4,6 +4,7 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -269,6 +270,75 @@ void push_knowledge(lua_State* state, std::span<const double> values) {
     lua_pushnumber(state, values[i]);
     lua_rawseti(state, -2, static_cast<lua_Integer>(i + 1));
   }
+}
+
+std::size_t knowledge_field(lua_State* state, int arg, std::span<const std::string> names,
+                            const char* prefix) {
+  const char* key = lua_tostring(state, arg);
+  if (key && lua_type(state, arg) == LUA_TSTRING)
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == key) return i;
+  std::string fields;
+  for (const auto& n : names) fields += (fields.empty() ? "" : ", ") + n;
+  luaL_error(state, "%s.%s: no such knowledge field (the experiment declares: %s)", prefix,
+             key ? key : "?", fields.empty() ? "none" : fields.c_str());
+  return 0;
+}
+
+void pull_knowledge(lua_State* state, int index, std::span<double> out, const char* what) {
+  if (lua_type(state, index) == LUA_TNUMBER && out.size() == 1) {
+    out[0] = lua_tonumber(state, index);
+    return;
+  }
+  if (lua_type(state, index) != LUA_TTABLE || lua_rawlen(state, index) != out.size())
+    luaL_error(state, "%s: expected %s", what,
+               out.size() == 1 ? "a number"
+                               : ("a table of " + std::to_string(out.size()) + " numbers").c_str());
+  double values[64];
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    lua_rawgeti(state, index, static_cast<lua_Integer>(i + 1));
+    if (lua_type(state, -1) != LUA_TNUMBER)
+      luaL_error(state, "%s[%d]: expected a number", what, static_cast<int>(i + 1));
+    values[i] = lua_tonumber(state, -1);
+    lua_pop(state, 1);
+  }
+  std::copy(values, values + out.size(), out.begin());
+}
+
+int random_uniform(lua_State* state, CounterRng& rng, const char* what) {
+  switch (lua_gettop(state)) {
+    case 0:
+      lua_pushnumber(state, rng.uniform());
+      return 1;
+    case 1:
+      lua_pushnumber(state, rng.uniform(0, luaL_checknumber(state, 1)));
+      return 1;
+    case 2:
+      lua_pushnumber(state, rng.uniform(luaL_checknumber(state, 1), luaL_checknumber(state, 2)));
+      return 1;
+    default:
+      return luaL_error(state, "%s.random.uniform() expects 0, 1, or 2 arguments", what);
+  }
+}
+
+int random_uniform_int(lua_State* state, CounterRng& rng, const char* what) {
+  const lua_Integer lo = luaL_checkinteger(state, 1), hi = luaL_checkinteger(state, 2);
+  if (hi <= lo)
+    return luaL_error(state,
+                      "%s.random.uniform_int(%I, %I): the range [a, b) is empty (expected a < b)",
+                      what, lo, hi);
+  lua_pushinteger(state, lo + static_cast<lua_Integer>(rng.below(static_cast<std::uint64_t>(hi) -
+                                                                 static_cast<std::uint64_t>(lo))));
+  return 1;
+}
+
+std::string log_text(lua_State* state) {
+  std::string line;
+  for (int i = 1; i <= lua_gettop(state); ++i) {
+    line += luaL_tolstring(state, i, nullptr);
+    lua_pop(state, 1);
+  }
+  return line;
 }
 
 bool is_global_function(lua_State* state, const char* name) {

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "fleetsim/random.hpp"
+
 struct lua_State;
 
 namespace fleetsim::lua {
@@ -60,6 +62,24 @@ bool load_script(lua_State* state, const std::string& path, ScriptError& error);
 
 /// Pushes a knowledge field's numbers: a number when it has one, else a table 1..n.
 void push_knowledge(lua_State* state, std::span<const double> values);
+
+/// The index in `names` of the knowledge field named by the string at stack index `arg`; a Lua
+/// error "<prefix>.<key>: no such knowledge field (the experiment declares: ...)" otherwise.
+std::size_t knowledge_field(lua_State* state, int arg, std::span<const std::string> names,
+                            const char* prefix);
+
+/// Writes the value at stack index `index` into `out`: a number for a field of one, else a
+/// table of exactly out.size() numbers; a Lua error naming `what` (e.g. "knowledge.energy")
+/// for anything else, with `out` unchanged.
+void pull_knowledge(lua_State* state, int index, std::span<double> out, const char* what);
+
+/// `<what>.random.uniform([a[, b]])` and `.uniform_int(a, b)` of the scripts that are not a
+/// robot's (objects, layers): a draw of `rng` from the call's arguments pushed; returns 1.
+int random_uniform(lua_State* state, CounterRng& rng, const char* what);
+int random_uniform_int(lua_State* state, CounterRng& rng, const char* what);
+
+/// The call's arguments as log() writes them, one after the other (tostring of each).
+std::string log_text(lua_State* state);
 
 /// Splits a compile error message ("<chunk>:<line>: text") given the chunk's file path.
 ScriptError split_compile_error(std::string_view message, const std::string& path);

@@ -7,6 +7,7 @@
 #include "lua/lua_ensemble.hpp"
 #include "lua/lua_object.hpp"
 #include "physics/physics_world.hpp"
+#include "plugins/layers.hpp"
 #include "plugins/rewards.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/camera.hpp"
@@ -424,6 +425,7 @@ void register_builtins(PluginRegistry& r) {
        "(docs/log-format.md)",
        {{"path", "string", "", "output file"}, {"every", "integer", "1", "log every k ticks"}}});
   register_builtin_rewards(r);
+  register_builtin_layers(r);
 }
 
 }  // namespace fleetsim

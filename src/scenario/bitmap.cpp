@@ -78,6 +78,11 @@ std::optional<ColorImage> load_png_colors(const std::string& path, std::string& 
   return load_rgba(path, "floor image", error);
 }
 
+std::optional<ColorImage> load_png_image(const std::string& path, const char* what,
+                                         std::string& error) {
+  return load_rgba(path, what, error);
+}
+
 std::vector<Segment> bitmap_segments(const Bitmap& bm, double res, Vec2 top_left) {
   std::vector<Segment> out;
   auto wx = [&](int i) { return top_left.x + i * res; };

@@ -30,6 +30,11 @@ struct ColorImage {
 /// Loads a PNG's colours (a floor image). On failure returns nullopt and sets `error`.
 std::optional<ColorImage> load_png_colors(const std::string& path, std::string& error);
 
+/// Loads a PNG's colours; `what` names the file's role in the error. On failure returns
+/// nullopt and sets `error`.
+std::optional<ColorImage> load_png_image(const std::string& path, const char* what,
+                                         std::string& error);
+
 /// Loads a PNG. On failure returns nullopt and sets `error` to a user-facing reason.
 std::optional<Bitmap> load_png_bitmap(const std::string& path, std::string& error);
 

@@ -160,12 +160,12 @@ class ExperimentParser {
     root.finish();
     root.check_children({"framework", "plugins", "kinds", "controllers", "arena", "physics",
                          "distribution", "loop_functions", "log", "knowledge", "ensembles",
-                         "learning"});
+                         "layers", "learning"});
     model_ = std::make_shared<WorldModel>();
     model_->name = file_.path();
     ex_.path = file_.path();
     root.check_at_most_one({"framework", "plugins", "kinds", "controllers", "arena", "physics",
-                            "distribution", "loop_functions", "knowledge", "ensembles",
+                            "distribution", "loop_functions", "knowledge", "ensembles", "layers",
                             "learning"});
     auto first = [&](const char* n) { return root.first_child(n); };
     if (auto e = first("framework"))
@@ -187,6 +187,7 @@ class ExperimentParser {
       read_arena_geometry(*e);
     else
       root.error("missing <arena> (expected <arena size=\"W,H\">)");
+    if (auto e = first("layers")) read_layers(*e);
     if (auto e = first("physics")) read_physics(*e);
     if (model_->engines.empty() && arena_ok_)
       model_->engines.push_back({"kinematics2d", model_->arena_min(), model_->arena_max()});
@@ -212,6 +213,7 @@ class ExperimentParser {
     add_knowledge_columns();
     // Bodies last: placement needs the whole geometry.
     if (auto e = first("arena"); e && arena_ok_) read_arena_bodies(*e);
+    fill_layer_columns();
     resolve_pinned_robots();
     if (!d_.has_errors()) check_controllers();
     if (auto e = first("ensembles")) read_ensembles(*e);
@@ -521,8 +523,14 @@ class ExperimentParser {
       Vec2 position() const override { return {st.object_x()[row], st.object_y()[row]}; }
       double size() const override { return st.object_size()[row]; }
       std::string_view tag() const override { return st.tags.str(st.object_tag()[row]); }
+      std::span<const std::string> knowledge_fields() const override { return names; }
+      std::span<const std::uint32_t> knowledge_sizes() const override { return sizes; }
       std::string cls, name_copy;
+      std::span<const std::string> names;
+      std::span<const std::uint32_t> sizes;
     } setup(ex_.state, ex_.state.object_index(object));
+    setup.names = model_->knowledge_names;
+    setup.sizes = model_->knowledge_sizes;
     setup.cls = model_->object_classes[ex_.state.object_class()[setup.row]];
     setup.name_copy = ex_.state.object_name()[setup.row];
     try {
@@ -1072,6 +1080,99 @@ class ExperimentParser {
                             model_->knowledge_sizes[i], true, false,
                             "knowledge field (docs/experiment-format.md, <knowledge>)", "knowledge",
                             true});
+    // Objects have the same fields (ensembles and behaviours read and write them).
+    for (std::size_t i = 0; i < model_->knowledge_names.size(); ++i)
+      ex_.state.objects.add({"knowledge." + model_->knowledge_names[i], ColumnType::kF64,
+                             model_->knowledge_sizes[i], true, false,
+                             "an object's knowledge field (docs/experiment-format.md, "
+                             "<knowledge>)",
+                             "knowledge", true});
+    // (Hashed: a layer may keep state in its values, and controllers read them.)
+    for (std::size_t i = 0; i < model_->layer_names.size(); ++i)
+      ex_.state.robots.add(
+          {"layer." + model_->layer_names[i], ColumnType::kF64, model_->layer_sizes[i], true, false,
+           "environment layer (docs/experiment-format.md, <layers>)", "layer", false});
+  }
+
+  // <layers><layer name="heat" type="bitmap" .../></layers>: environment layers, made and
+  // initialised here (their sizes are known before the controllers look them up).
+  void read_layers(XmlElement& e) {
+    e.finish();
+    e.check_children({"layer"});
+    std::set<std::string> names;
+    for (auto& x : e.children("layer")) {
+      const int errors_before = d_.error_count();
+      LayerDecl d;
+      d.where = x.where();
+      d.name = x.text("name", "", true);
+      d.type = x.text("type", "", true);
+      d.initial = x.real("initial", 0);
+      const bool word = !d.name.empty() && std::all_of(d.name.begin(), d.name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      }) && !std::isdigit(static_cast<unsigned char>(d.name[0]));
+      if (!d.name.empty() && !word)
+        x.diagnostics().error(x.where("name"),
+                              "layer name '" + d.name +
+                                  "' is not a word (expected letters, digits and _, not starting "
+                                  "with a digit: Lua scripts read it as robot.layer(\"" +
+                                  d.name + "\"))");
+      if (word && !names.insert(d.name).second)
+        x.diagnostics().error(x.where("name"),
+                              "layer '" + d.name + "' is declared twice (expected unique names)");
+      const PluginInfo* info = find_plugin(x, PluginKind::kLayer, d.type, "layer type");
+      if (!info) continue;
+      bool files_exist = true;
+      d.params = read_params(x, *info, {"name", "type", "initial"}, file_, &files_exist);
+      x.finish();
+      x.check_children({});
+      // (An element with an error is not made: its init would only repeat it.)
+      if (!files_exist || d_.error_count() > errors_before || !arena_ok_) continue;
+      d.instance = (*reg_.layer_factory(d.type))();
+      struct Setup final : LayerSetup {
+        std::string_view name_;
+        Vec2 lo, hi;
+        std::string_view name() const override { return name_; }
+        Vec2 arena_min() const override { return lo; }
+        Vec2 arena_max() const override { return hi; }
+      } setup;
+      setup.name_ = d.name;
+      setup.lo = model_->arena_min();
+      setup.hi = model_->arena_max();
+      std::uint32_t size = 0;
+      try {
+        d.instance->init(d.params, setup);
+        size = d.instance->size();
+      } catch (const SetupError& err) {
+        if (!err.file.empty())
+          d_.error({err.file, err.line}, err.what());
+        else
+          d_.error(d.where, "layer '" + d.name + "' (type '" + d.type + "'): " + err.what());
+        continue;
+      } catch (const std::exception& err) {
+        d_.error(d.where,
+                 "layer '" + d.name + "' (type '" + d.type + "'): init failed: " + err.what());
+        continue;
+      }
+      if (size < 1 || size > 64) {
+        d_.error(d.where, "layer '" + d.name + "' (type '" + d.type + "') gives " +
+                              std::to_string(size) + " numbers per robot (expected 1 to 64)");
+        continue;
+      }
+      model_->layer_names.push_back(d.name);
+      model_->layer_sizes.push_back(size);
+      ex_.layers.push_back(std::move(d));
+    }
+  }
+
+  /// Every robot placed at load starts with its layers' `initial` values.
+  void fill_layer_columns() {
+    const std::size_t n = ex_.state.robot_count();
+    for (std::size_t i = 0; i < ex_.layers.size(); ++i) {
+      const ColumnHandle c = ex_.state.robots.find("layer." + model_->layer_names[i]);
+      if (c == kNoColumn) continue;
+      auto* v = static_cast<double*>(ex_.state.robots.data(c));
+      std::fill(v, v + n * model_->layer_sizes[i], ex_.layers[i].initial);
+    }
   }
 
   /// The registry's plug-in `type` of `kind` named by element `x`; reports an unknown one at
@@ -1172,6 +1273,10 @@ class ExperimentParser {
         ComponentSelector s;
         const std::string text = x.text(attr, "all");
         if (text == "all") return s;
+        if (text == "objects") {
+          s.by = ComponentSelector::By::kObjects;
+          return s;
+        }
         const auto colon = text.find(':');
         const std::string how = colon == std::string::npos ? "" : text.substr(0, colon);
         s.value = colon == std::string::npos ? "" : text.substr(colon + 1);
@@ -1185,10 +1290,23 @@ class ExperimentParser {
           if (!found)
             x.diagnostics().error(x.where(attr), std::string(attr) + "=\"" + text +
                                                      "\": no robot kind '" + s.value + "'");
+        } else if (how == "class") {
+          s.by = ComponentSelector::By::kClass;
+          const auto& classes = model_->object_classes;
+          const auto it = std::find(classes.begin(), classes.end(), s.value);
+          if (it == classes.end())
+            x.diagnostics().error(
+                x.where(attr), std::string(attr) + "=\"" + text + "\": no object of class '" +
+                                   s.value + "' in the arena (its classes: " +
+                                   (classes.empty() ? std::string("none") : join(classes)) + ")" +
+                                   did_you_mean(s.value, classes));
+          else
+            s.kind = static_cast<std::uint16_t>(it - classes.begin());
         } else {
           x.diagnostics().error(x.where(attr),
                                 std::string(attr) + "=\"" + text +
-                                    "\" is not a selector (expected all, kind:NAME or tag:TAG)");
+                                    "\" is not a selector (expected all, kind:NAME, tag:TAG, "
+                                    "objects or class:NAME)");
         }
         return s;
       };

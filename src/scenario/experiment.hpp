@@ -56,9 +56,11 @@ struct ExperimentOverrides {
 /// Which robots an ensemble's `coordinators` or `members` attribute selects: all, those of a
 /// kind, or those with a tag (docs/experiment-format.md, <ensembles>).
 struct ComponentSelector {
-  enum class By : std::uint8_t { kAll, kKind, kTag } by = By::kAll;
-  std::string value;       ///< the kind's name or the tag
-  std::uint16_t kind = 0;  ///< kKind: the kind's index
+  /// Robots: all, of a kind, of a tag; objects: all, of a class.
+  enum class By : std::uint8_t { kAll, kKind, kTag, kObjects, kClass } by = By::kAll;
+  std::string value;       ///< the kind's name, the tag, or the class
+  std::uint16_t kind = 0;  ///< kKind: the kind's index; kClass: the class's index
+  bool objects() const { return by == By::kObjects || by == By::kClass; }
 };
 
 /// One <ensemble> element: its plug-in instance (initialised at load) and how it selects.
@@ -87,6 +89,16 @@ struct ObjectWithBehaviour {
   std::unique_ptr<ObjectBehaviour> instance;
 };
 
+/// One <layer> element: an environment layer's plug-in instance (initialised at load).
+struct LayerDecl {
+  std::string name;  ///< what controllers read it by
+  std::string type;  ///< registry name, e.g. "bitmap"
+  Params params;
+  double initial = 0;  ///< every robot's values before the first compute
+  SourceLocation where;
+  std::unique_ptr<Layer> instance;
+};
+
 /// A loaded, checked experiment, ready to run.
 struct Experiment {
   std::string path;
@@ -98,6 +110,7 @@ struct Experiment {
   std::vector<EnsembleDecl> ensembles;                 ///< in file order
   std::vector<ObjectBehaviourDecl> behaviours;         ///< in file order
   std::vector<ObjectWithBehaviour> object_behaviours;  ///< by increasing object id
+  std::vector<LayerDecl> layers;                       ///< in file order
   SourceLocation processing_time_where;  ///< <framework processing_time>, for messages
   Params loop_params;
   /// Every kind's parts, set up (their columns are in `state`), by kind index.

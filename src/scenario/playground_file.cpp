@@ -168,7 +168,7 @@ class PlaygroundReader {
       return;
     }
     m.finish();
-    m.check_children({"knowledge", "robot", "sensor", "ensemble", "object"});
+    m.check_children({"knowledge", "robot", "sensor", "layer", "ensemble", "object"});
     m.check_at_most_one({"knowledge"});
     if (auto k = m.first_child("knowledge")) mapping_knowledge_ = k->node();
     auto entry = [&](XmlElement& x, const char* key, std::map<std::string, ClassMapping>& into) {
@@ -198,6 +198,7 @@ class PlaygroundReader {
     };
     for (auto& x : m.children("robot")) entry(x, "class", robots_);
     for (auto& x : m.children("sensor")) entry(x, "processor", sensors_);
+    for (auto& x : m.children("layer")) entry(x, "processor", layers_);
     for (auto& x : m.children("ensemble")) entry(x, "class", ensembles_);
     for (auto& x : m.children("object")) entry(x, "class", objects_);
   }
@@ -234,9 +235,19 @@ class PlaygroundReader {
         x.error("arg=\"" + arg +
                 "\": a fleetsim sensor takes no argument string (remove arg "
                 "and give the sensor's parameters in the class mapping's <sensor> entry)");
+      // A processor mapped to an environment layer: the layer of the sensor's name, which
+      // the robots read by it (robot.layer(name), as getInputFromSensor(name, type)).
+      if (auto l = layers_.find(processor); l != layers_.end()) {
+        if (!layers_node_) layers_node_ = add(fleetsim_, "layers", x.where().line);
+        pugi::xml_node n = add(layers_node_, "layer", x.where().line);
+        set(n, "name", name, x.where("name").line);
+        for (const auto& [k, v] : l->second.attributes) set(n, k.c_str(), v, x.where().line);
+        continue;
+      }
       const ClassMapping* m =
           mapped(x, sensors_, processor, "sensor processor",
-                 "<sensor processor=\"" + processor + "\" type=\"positioning\"/>");
+                 "<sensor processor=\"" + processor + "\" type=\"positioning\"/> or <layer " +
+                     "processor=\"" + processor + "\" type=\"lua\" script=\"layer.lua\"/>");
       if (m) sensor_parts_.push_back(m);
     }
   }
@@ -344,7 +355,8 @@ class PlaygroundReader {
   Diagnostics& d_;
   std::unique_ptr<XmlFile> out_, mapping_;
   std::optional<pugi::xml_node> mapping_knowledge_;
-  std::map<std::string, ClassMapping> robots_, sensors_, ensembles_, objects_;
+  std::map<std::string, ClassMapping> robots_, sensors_, layers_, ensembles_, objects_;
+  pugi::xml_node layers_node_;
   std::vector<const ClassMapping*> sensor_parts_;
   std::set<std::string> sensor_names_, controllers_made_, behaviours_made_;
   std::map<std::pair<std::string, double>, std::string> kinds_made_;

@@ -83,7 +83,15 @@ class KindControllerSetup final : public ControllerSetup {
     return model_ ? std::span<const std::uint32_t>(model_->knowledge_sizes)
                   : std::span<const std::uint32_t>();
   }
-  /// The run's knowledge fields come from `model`.
+  std::span<const std::string> layer_names() const override {
+    return model_ ? std::span<const std::string>(model_->layer_names)
+                  : std::span<const std::string>();
+  }
+  std::span<const std::uint32_t> layer_sizes() const override {
+    return model_ ? std::span<const std::uint32_t>(model_->layer_sizes)
+                  : std::span<const std::uint32_t>();
+  }
+  /// The run's knowledge fields and layers come from `model`.
   void set_model(const WorldModel* model) { model_ = model; }
 
  private:

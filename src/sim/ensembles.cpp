@@ -13,28 +13,50 @@ class RunEnsembleWorld final : public EnsembleWorld {
  public:
   RunEnsembleWorld(const WorldModel& model, WorldState& state,
                    const std::vector<ColumnHandle>& knowledge, Tick tick,
-                   const EnsembleRunner::Hooks& hooks)
+                   const EnsembleRunner::Hooks& hooks,
+                   const std::vector<ColumnHandle>* object_knowledge = nullptr)
       : model_(model), state_(state), tick_(tick), hooks_(hooks) {
     for (std::size_t f = 0; f < knowledge.size(); ++f) {
       data_.push_back(static_cast<double*>(state.robots.data(knowledge[f])));
       size_.push_back(model.knowledge_sizes[f]);
+      if (object_knowledge && (*object_knowledge)[f] != kNoColumn)
+        object_data_.push_back(static_cast<double*>(state.objects.data((*object_knowledge)[f])));
     }
   }
   std::span<double> knowledge(const Component& c, std::size_t field) override {
     if (field >= data_.size())
       throw std::runtime_error("knowledge field handle " + std::to_string(field) +
                                " out of range (" + std::to_string(data_.size()) + " fields)");
+    if (c.object) {
+      if (field >= object_data_.size()) throw std::runtime_error("no object knowledge here");
+      return {object_data_[field] + std::size_t{c.row} * size_[field], size_[field]};
+    }
     return {data_[field] + std::size_t{c.row} * size_[field], size_[field]};
   }
   Vec2 position(const Component& c) const override {
+    if (c.object) return {state_.object_x()[c.row], state_.object_y()[c.row]};
     return {state_.x()[c.row], state_.y()[c.row]};
   }
-  double heading(const Component& c) const override { return state_.theta()[c.row]; }
+  double heading(const Component& c) const override {
+    return c.object ? 0.0 : state_.theta()[c.row];
+  }
   const std::string& tag(const Component& c) const override {
+    if (c.object) return state_.tags.str(state_.object_tag()[c.row]);
     return state_.tags.str(state_.robot_tag()[c.row]);
   }
   const KindInfo& kind(const Component& c) const override {
+    if (c.object)
+      throw std::runtime_error("object " + std::to_string(c.id) +
+                               " has no kind (an object has a class)");
     return model_.kinds[state_.robot_kind()[c.row]];
+  }
+  std::string_view object_class(const Component& c) const override {
+    if (!c.object) return {};
+    return model_.object_classes[state_.object_class()[c.row]];
+  }
+  double size(const Component& c) const override {
+    if (c.object) return state_.object_size()[c.row];
+    return 2 * model_.kinds[state_.robot_kind()[c.row]].radius_m;
   }
   Tick tick() const override { return tick_; }
   void set_status(const std::string& status) override { hooks_.set_status(status); }
@@ -45,7 +67,7 @@ class RunEnsembleWorld final : public EnsembleWorld {
   WorldState& state_;
   Tick tick_;
   const EnsembleRunner::Hooks& hooks_;
-  std::vector<double*> data_;
+  std::vector<double*> data_, object_data_;
   std::vector<std::uint32_t> size_;
 };
 
@@ -91,6 +113,10 @@ class ConcurrentEnsembleWorld final : public EnsembleWorld {
   const KindInfo& kind(const Component& c) const override {
     return model_.kinds[state_.robot_kind()[c.row]];
   }
+  std::string_view object_class(const Component&) const override { return {}; }
+  double size(const Component& c) const override {
+    return 2 * model_.kinds[state_.robot_kind()[c.row]].radius_m;
+  }
   Tick tick() const override { return tick_; }
   void set_status(const std::string&) override {
     throw std::runtime_error(
@@ -118,8 +144,91 @@ class ConcurrentEnsembleWorld final : public EnsembleWorld {
 EnsembleRunner::EnsembleRunner(const WorldModel& model, WorldState& state,
                                std::vector<EnsembleDecl>& ensembles, Hooks hooks)
     : model_(model), state_(state), ensembles_(ensembles), hooks_(std::move(hooks)) {
-  for (const std::string& name : model.knowledge_names)
+  for (const std::string& name : model.knowledge_names) {
     knowledge_.push_back(state.robots.find("knowledge." + name));
+    object_knowledge_.push_back(state.objects.find("knowledge." + name));
+  }
+}
+
+void EnsembleRunner::run_with_objects(EnsembleDecl& e, Tick tick, const SpatialIndex& index) {
+  Ensemble& ens = *e.instance;
+  RunEnsembleWorld world(model_, state_, knowledge_, tick, hooks_, &object_knowledge_);
+  const auto& tags = state_.tags.strings();
+  // The components a selector accepts (objects or robots), in increasing id order.
+  auto components = [&](const ComponentSelector& s) {
+    std::vector<Component> out;
+    if (s.objects()) {
+      for (std::uint32_t o = 0; o < state_.object_count(); ++o)
+        if (s.by == ComponentSelector::By::kObjects || state_.object_class()[o] == s.kind)
+          out.push_back({state_.object_id()[o], o, true});
+    } else {
+      for (std::uint32_t r = 0; r < state_.robot_count(); ++r) {
+        const bool ok =
+            s.by == ComponentSelector::By::kAll ||
+            (s.by == ComponentSelector::By::kKind && state_.robot_kind()[r] == s.kind) ||
+            (s.by == ComponentSelector::By::kTag && tags[state_.robot_tag()[r]] == s.value);
+        if (ok) out.push_back({state_.robot_id()[r], r, false});
+      }
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Component& a, const Component& b) { return a.id < b.id; });
+    return out;
+  };
+  std::vector<Component> coordinators, members;
+  // is_coordinator and is_member once per evaluation, in id order (robots and objects have
+  // ids of one sequence).
+  std::vector<Component> all = components(e.coordinators);
+  const std::vector<Component> candidates = components(e.members);
+  std::vector<std::pair<Component, int>> calls;
+  for (const Component& c : all) calls.push_back({c, 0});
+  for (const Component& m : candidates) calls.push_back({m, 1});
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](const auto& a, const auto& b) { return a.first.id < b.first.id; });
+  for (const auto& [c, which] : calls) {
+    if (which == 0 && ens.is_coordinator(world, c)) coordinators.push_back(c);
+    if (which == 1 && ens.is_member(world, c)) members.push_back(c);
+  }
+  const double d2 = e.within_m * e.within_m;
+  std::vector<Component> near;
+  std::vector<std::uint8_t> is_member;
+  if (e.within_m > 0 && !e.members.objects()) {
+    is_member.assign(state_.robot_count(), 0);
+    for (const Component& m : members) is_member[m.row] = 1;
+  }
+  for (const Component& c : coordinators) {
+    near.clear();
+    const Vec2 p = world.position(c);
+    if (e.within_m > 0 && !e.members.objects()) {
+      // Robot members within reach, through the grid.
+      const auto& order = index.robots.order();
+      const auto& sx = index.robots.sorted_x();
+      const auto& sy = index.robots.sorted_y();
+      index.robots.for_each_within(p, e.within_m, [&](std::uint32_t slot) {
+        const double dx = sx[slot] - p.x, dy = sy[slot] - p.y;
+        const std::uint32_t row = order[slot];
+        if (dx * dx + dy * dy <= d2 && is_member[row])
+          near.push_back({state_.robot_id()[row], row, false});
+      });
+      std::sort(near.begin(), near.end(),
+                [](const Component& a, const Component& b) { return a.id < b.id; });
+    } else {
+      for (const Component& m : members) {
+        if (e.within_m > 0) {
+          const Vec2 q = world.position(m);
+          if ((q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y) > d2) continue;
+        }
+        near.push_back(m);
+      }
+    }
+    for (const Component& m : near) {
+      if (m.id == c.id) continue;
+      ++pairs_;
+      if (ens.membership(world, c, m)) {
+        ++exchanges_;
+        ens.exchange(world, c, m);
+      }
+    }
+  }
 }
 
 bool EnsembleRunner::due(Tick tick) const {
@@ -154,6 +263,16 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
   workers_.resize(static_cast<std::size_t>(pool.size()));
   for (EnsembleDecl& e : ensembles_) {
     if (tick % e.period != 0) continue;
+    if (e.coordinators.objects() || e.members.objects()) {
+      try {
+        run_with_objects(e, tick, index);
+      } catch (const std::exception& ex) {
+        throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type + "' (" +
+                                 e.where.file + ":" + std::to_string(e.where.line) +
+                                 "): " + ex.what());
+      }
+      continue;
+    }
     Ensemble& ens = *e.instance;
     // A selector's tag as an index of the run's tag table (none: it selects no robot).
     auto tag_index = [&](const ComponentSelector& s) -> std::int64_t {
@@ -172,6 +291,9 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
           return kinds[row] == s.kind;
         case ComponentSelector::By::kTag:
           return static_cast<std::int64_t>(tags[row]) == tag;
+        case ComponentSelector::By::kObjects:
+        case ComponentSelector::By::kClass:
+          return false;  // (run_with_objects)
       }
       return false;
     };

@@ -12,7 +12,10 @@
 // Cost: a spatial ensemble (`within` > 0) reads, per coordinator, the robots of the spatial
 // grid's cells within `within` of it: O(N) for a bounded density. A global one (no `within`)
 // pairs every coordinator with every member: O(C x M). A concurrent ensemble
-// (Ensemble::concurrent) spreads its coordinators over the workers.
+// (Ensemble::concurrent) spreads its coordinators over the workers. An ensemble that selects
+// objects (`objects`, `class:NAME`) runs on the calling thread whatever its type says: robot
+// candidates of an object through the grid, object candidates by reading every selected
+// object (O(C x objects)).
 #pragma once
 
 #include <cstdint>
@@ -71,6 +74,10 @@ class EnsembleRunner {
   };
   std::vector<WorkerScratch> workers_;
   std::uint64_t pairs_ = 0, exchanges_ = 0;
+  std::vector<ColumnHandle> object_knowledge_;  ///< per field, the objects' columns
+  /// An ensemble one of whose selectors selects objects: on this thread, in id order (objects
+  /// are few: an object member's candidates are every selected object, by distance).
+  void run_with_objects(EnsembleDecl& e, Tick tick, const SpatialIndex& index);
 };
 
 }  // namespace fleetsim

@@ -400,6 +400,10 @@ void Simulation::start() {
       throw RunError(
           "objects with behaviour cannot be checkpointed for now (their state is "
           "not saved). Run without --checkpoint-every");
+    if (!experiment_.layers.empty())
+      throw RunError("environment layer '" + experiment_.layers.front().name +
+                     "' cannot be checkpointed for now (a layer's own state is not saved). Run "
+                     "without --checkpoint-every");
     refuse_unsavable_controllers("be checkpointed: a checkpoint holds every controller's state",
                                  "run without --checkpoint-every");
   }
@@ -488,6 +492,7 @@ void Simulation::sense_and_control() {
         io.rng = CounterRng(model_->seed, robot.id, draw_tick, RandomStream::kController);
         io.tag = &state_.tags.str(tags[robot.row]);
         io.knowledge_columns = &knowledge_;
+        if (!layer_columns_.data.empty()) io.layer_columns = &layer_columns_;
         Controller* c = shared_[controller[robot.row] * kinds + k];
         if (!c) c = instance(robot.id);
         try {
@@ -553,6 +558,12 @@ class RunObjectWorld final : public ObjectWorld {
 void Simulation::step_objects() {
   if (experiment_.object_behaviours.empty()) return;
   const RunObjectWorld world(*model_, state_, index_);
+  // The objects' knowledge columns (they move when objects are added: once a round).
+  KnowledgeColumns knowledge;
+  knowledge.size = model_->knowledge_sizes;
+  for (const std::string& name : model_->knowledge_names)
+    knowledge.data.push_back(
+        static_cast<double*>(state_.objects.data(state_.objects.find("knowledge." + name))));
   const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
   const Tick draw_tick = state_.tick * (model_->processing_time + 1) + round_;
   for (ObjectWithBehaviour& o : experiment_.object_behaviours) {
@@ -572,6 +583,8 @@ void Simulation::step_objects() {
     io.tag = state_.tags.str(state_.object_tag()[row]);
     io.rng = CounterRng(model_->seed, o.object, draw_tick, RandomStream::kObjectBehaviour);
     io.world = &world;
+    if (!knowledge.data.empty()) io.knowledge_columns = &knowledge;
+    io.row = row;
     try {
       o.instance->step(io);
     } catch (const std::exception& e) {
@@ -589,6 +602,114 @@ void Simulation::step_objects() {
     state_.object_y()[row] = io.position.y;
     state_.object_size()[row] = io.size;
     state_.object_tag()[row] = state_.tags.intern(io.tag);
+  }
+}
+
+namespace {
+
+/// What a layer reads: every robot and object as the previous tick left them.
+class RunLayerWorld final : public LayerWorld {
+ public:
+  RunLayerWorld(const WorldModel& model, const WorldState& state, double dt)
+      : model_(model), state_(state), dt_(dt) {
+    const std::size_t n = state.robot_count();
+    names_.resize(n);
+    robots_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      names_[i] = state.robot_name()[i];  // (the string column gives copies)
+      const RobotKind& k = model.kinds[state.robot_kind()[i]];
+      robots_[i] = {state.robot_id()[i],
+                    names_[i],
+                    k.name,
+                    {state.x()[i], state.y()[i]},
+                    state.theta()[i],
+                    k.radius_m,
+                    state.tags.str(state.robot_tag()[i])};
+      rows_.push_back(static_cast<std::uint32_t>(i));
+    }
+    const std::size_t m = state.object_count();
+    object_names_.resize(m);
+    objects_.resize(m);
+    for (std::size_t o = 0; o < m; ++o) {
+      object_names_[o] = state.object_name()[o];
+      objects_[o] = {state.object_id()[o],
+                     object_names_[o],
+                     model.object_classes[state.object_class()[o]],
+                     {state.object_x()[o], state.object_y()[o]},
+                     state.object_size()[o],
+                     state.tags.str(state.object_tag()[o])};
+    }
+    // Rows keep their order, which is the ids' unless robots were placed out of order.
+    auto by_id = [](const auto& a, const auto& b) { return a.id < b.id; };
+    if (!std::is_sorted(robots_.begin(), robots_.end(), by_id)) {
+      std::sort(rows_.begin(), rows_.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return robots_[a].id < robots_[b].id; });
+      std::vector<LayerRobot> sorted;
+      for (std::uint32_t r : rows_) sorted.push_back(robots_[r]);
+      robots_ = std::move(sorted);
+    }
+    std::sort(objects_.begin(), objects_.end(), by_id);
+  }
+  Tick tick() const override { return state_.tick; }
+  double dt_s() const override { return dt_; }
+  std::span<const LayerRobot> robots() const override { return robots_; }
+  std::span<const LayerObject> objects() const override { return objects_; }
+  bool obstacle(Vec2 p) const override {
+    const Vec2 lo = model_.arena_min(), hi = model_.arena_max();
+    if (!(p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y)) return true;
+    if (model_.bitmap_width == 0 || model_.bitmap_resolution_m <= 0) return false;
+    const double r = model_.bitmap_resolution_m;
+    const auto i = static_cast<std::int64_t>(std::floor((p.x - model_.bitmap_top_left.x) / r));
+    const auto j = static_cast<std::int64_t>(std::floor((model_.bitmap_top_left.y - p.y) / r));
+    if (i < 0 || j < 0 || i >= model_.bitmap_width || j >= model_.bitmap_height) return false;
+    return model_.bitmap[static_cast<std::size_t>(j) * model_.bitmap_width +
+                         static_cast<std::size_t>(i)] != 0;
+  }
+  CounterRng& rng() const override { return rng_; }
+  /// Robot i of robots() is at row rows()[i].
+  const std::vector<std::uint32_t>& rows() const { return rows_; }
+  void use_rng(CounterRng rng) { rng_ = rng; }
+
+ private:
+  const WorldModel& model_;
+  const WorldState& state_;
+  double dt_;
+  std::vector<std::string> names_, object_names_;
+  std::vector<LayerRobot> robots_;
+  std::vector<LayerObject> objects_;
+  std::vector<std::uint32_t> rows_;
+  mutable CounterRng rng_{0, 0, 0, RandomStream::kLayer};
+};
+
+}  // namespace
+
+void Simulation::compute_layers() {
+  layer_columns_.data.clear();
+  layer_columns_.size = model_->layer_sizes;
+  for (const std::string& name : model_->layer_names)
+    layer_columns_.data.push_back(
+        static_cast<double*>(state_.robots.data(state_.robots.find("layer." + name))));
+  if (experiment_.layers.empty()) return;
+  const double dt = static_cast<double>(model_->tick_period_ns) / kNanosPerSecond;
+  RunLayerWorld world(*model_, state_, dt);
+  const std::vector<std::uint32_t>& rows = world.rows();
+  std::vector<double> values;
+  for (std::size_t l = 0; l < experiment_.layers.size(); ++l) {
+    LayerDecl& d = experiment_.layers[l];
+    const std::size_t size = model_->layer_sizes[l];
+    double* column = layer_columns_.data[l];
+    values.resize(rows.size() * size);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      std::copy_n(column + std::size_t{rows[i]} * size, size, values.begin() + i * size);
+    world.use_rng(CounterRng(model_->seed, l, state_.tick, RandomStream::kLayer));
+    try {
+      d.instance->compute(world, values);
+    } catch (const std::exception& e) {
+      throw RunError("tick " + std::to_string(state_.tick) + ", layer '" + d.name + "' (type '" +
+                     d.type + "'): " + e.what());
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      std::copy_n(values.begin() + i * size, size, column + std::size_t{rows[i]} * size);
   }
 }
 
@@ -651,6 +772,7 @@ void Simulation::step() {
     if (loop_) run_hook([&] { loop_->pre_step(*this); });
   });
   if (rounds_) rounds_->handoff();
+  if (!experiment_.layers.empty()) run_phase(Phase::kSenseControl, [&] { compute_layers(); });
   // Rounds of ensembles, controllers and object behaviours (processing_time + 1 of them, one
   // by default) on the same sensed world, as the playground's components decide
   // processingTime + 1 times between two cycles' inputs and the fetch of the last decision: a
@@ -775,6 +897,13 @@ void Simulation::reset(std::optional<std::uint64_t> seed) {
     } catch (const std::exception& e) {
       throw fail("robot '" + state_.robot_name()[i] + "', controller '" +
                  model_->controllers[state_.robot_controller()[i]].id + "': " + e.what());
+    }
+  }
+  for (LayerDecl& d : experiment_.layers) {
+    try {
+      d.instance->reset();
+    } catch (const std::exception& e) {
+      throw fail("layer '" + d.name + "': " + e.what());
     }
   }
   for (ObjectWithBehaviour& o : experiment_.object_behaviours) {

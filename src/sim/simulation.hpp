@@ -191,6 +191,9 @@ class Simulation final : private WorldAccess {
   /// Objects with behaviour (fleetsim/object_behaviour.hpp): each steps on this thread, in id
   /// order, after the robots' controllers of the round.
   void step_objects();
+  /// Environment layers (fleetsim/layer.hpp): each computes on this thread, in file order,
+  /// once per tick before the ensembles and the sensing.
+  void compute_layers();
   /// Interns the tags the controllers set in this round, in robot order; returns them
   /// instead when the run is on several processes (they are exchanged first).
   std::vector<std::pair<std::uint32_t, std::string>> apply_controller_tags();
@@ -348,6 +351,8 @@ class Simulation final : private WorldAccess {
   int round_ = 0;             ///< the round within the tick (<framework processing_time>)
   /// Where controllers find the knowledge columns (RobotIO::knowledge), refreshed each tick.
   KnowledgeColumns knowledge_;
+  /// Where controllers find the layers' values (RobotIO::layer), refreshed each tick.
+  KnowledgeColumns layer_columns_;
   /// Shared controllers by controller * kinds + kind (owned by experiment_), or null.
   std::vector<Controller*> shared_;
   /// By entity id, up to the largest id with its own controller instance (a robot whose

@@ -71,8 +71,23 @@ FramePainter::FramePainter(const log::LogHeader& header, ViewConfig config, int 
       std::min(width / (w * 1.06), height / (h * 1.06)) * (config_.zoom > 0 ? config_.zoom : 1);
 
   bool textures = false, labels = false, custom = false;
+  field_images_.resize(config_.assets.size());
+  field_sizes_.resize(config_.assets.size());
   for (const ViewLayer& l : config_.layers) {
     if (l.transparent) continue;
+    if (l.type == LayerType::kField && l.coloring.texture >= 0) {
+      // (A field's image is drawn: read once; one that cannot be read is its colour.)
+      const auto a = static_cast<std::size_t>(l.coloring.texture);
+      if (a < config_.assets.size() && field_images_[a].empty()) {
+        try {
+          field_images_[a] =
+              read_png(config_.assets[a].path, field_sizes_[a].first, field_sizes_[a].second);
+        } catch (const std::exception&) {
+          unsupported_.push_back("field images that are not PNG (drawn in their layer's colour)");
+        }
+      }
+      continue;
+    }
     textures = textures || l.coloring.texture >= 0;
     for (const ColoringRule& r : l.rules) textures = textures || r.coloring.texture >= 0;
     labels = labels || l.label != LabelKind::kNone;
@@ -98,6 +113,8 @@ FramePainter::FramePainter(const log::LogHeader& header, ViewConfig config, int 
       for (std::size_t p = 0; p < base_.size(); p += 3) blend(&base_[p], c);
     } else if (l.type == LayerType::kMap) {
       paint_map(base_, l);
+    } else if (l.type == LayerType::kField) {
+      paint_field(base_, l);
     } else if (l.type != LayerType::kCustom) {
       break;
     }
@@ -447,6 +464,35 @@ void FramePainter::paint(const log::LogFrame& frame, std::vector<std::uint8_t>& 
         break;
       case LayerType::kCustom:
         break;
+      case LayerType::kField:
+        paint_field(rgb, l);
+        break;
+    }
+  }
+}
+
+void FramePainter::paint_field(std::vector<std::uint8_t>& rgb, const ViewLayer& l) const {
+  const double w = header_.arena_width_m, h = header_.arena_height_m;
+  const std::size_t image = static_cast<std::size_t>(l.coloring.texture);
+  if (l.coloring.texture < 0 || image >= field_images_.size() || field_images_[image].empty()) {
+    fill_rect(rgb, -w / 2, -h / 2, w / 2, h / 2, pack(l.coloring.color));
+    return;
+  }
+  // The picture stretched over the arena, each pixel of it the image's pixel under its centre.
+  const std::vector<std::uint8_t>& px = field_images_[image];
+  const int iw = field_sizes_[image].first, ih = field_sizes_[image].second;
+  const double left = width_ / 2.0 - w / 2 * scale_, top = height_ / 2.0 - h / 2 * scale_;
+  const int i0 = std::max(0, static_cast<int>(std::ceil(left - 0.5)));
+  const int i1 = std::min(width_, static_cast<int>(std::ceil(left + w * scale_ - 0.5)));
+  const int j0 = std::max(0, static_cast<int>(std::ceil(top - 0.5)));
+  const int j1 = std::min(height_, static_cast<int>(std::ceil(top + h * scale_ - 0.5)));
+  for (int j = j0; j < j1; ++j) {
+    const int v = std::clamp(static_cast<int>((j + 0.5 - top) / (h * scale_) * ih), 0, ih - 1);
+    for (int i = i0; i < i1; ++i) {
+      const int u = std::clamp(static_cast<int>((i + 0.5 - left) / (w * scale_) * iw), 0, iw - 1);
+      const std::uint8_t* c = &px[(static_cast<std::size_t>(v) * iw + u) * 3];
+      std::uint8_t* p = &rgb[(static_cast<std::size_t>(j) * width_ + i) * 3];
+      p[0] = c[0], p[1] = c[1], p[2] = c[2];
     }
   }
 }

@@ -61,6 +61,11 @@ class FramePainter {
   void fill_segment(std::vector<std::uint8_t>& rgb, double ax, double ay, double bx, double by,
                     double half, Rgba8 c) const;
   void paint_map(std::vector<std::uint8_t>& rgb, const ViewLayer& l) const;
+  /// A <field> layer: its image stretched over the arena (or its colour).
+  void paint_field(std::vector<std::uint8_t>& rgb, const ViewLayer& l) const;
+  /// The <field> layers' images (RGB rows from the top), by asset index; empty when none.
+  std::vector<std::vector<std::uint8_t>> field_images_;
+  std::vector<std::pair<int, int>> field_sizes_;
   /// Discs or squares of `radius` metres at (x, y) relative to the centre, as the page's entity
   /// shader draws them (heading stripe and rim from 4 pixels in radius).
   struct Shapes {

@@ -66,6 +66,8 @@ const char* type_name(LayerType t) {
       return "range_and_bearing";
     case LayerType::kCustom:
       return "custom";
+    case LayerType::kField:
+      return "field";
   }
   return "?";
 }
@@ -90,6 +92,9 @@ ViewLayer default_layer(LayerType type) {
       l.coloring.color = kRabBlue;
       break;
     case LayerType::kCustom:
+      break;
+    case LayerType::kField:
+      l.coloring.color = kWhite;
       break;
   }
   l.label_color = kBlack;
@@ -135,7 +140,8 @@ class ConfigReader {
     config.seek_speed_ticks_per_s = root.real("seek_speed", 0, 0, 1e9);
     config.status_color = color_attr(root, "status_color", config.status_color);
     root.finish();
-    root.check_children({"background", "map", "objects", "robots", "range_and_bearing", "custom"});
+    root.check_children(
+        {"background", "field", "map", "objects", "robots", "range_and_bearing", "custom"});
 
     std::map<LayerType, int> seen;  // single layer type -> line of its first element
     for (XmlElement e : root.children()) {
@@ -153,9 +159,12 @@ class ConfigReader {
         type = LayerType::kRangeAndBearing;
       else if (n == "custom")
         type = LayerType::kCustom;
+      else if (n == "field")
+        type = LayerType::kField;
       else continue;  // reported by check_children
       int line = file_.line_of(e.node());
-      if (type != LayerType::kBackground && type != LayerType::kCustom) {
+      if (type != LayerType::kBackground && type != LayerType::kCustom &&
+          type != LayerType::kField) {
         auto [it, fresh] = seen.emplace(type, line);
         if (!fresh) {
           e.error("second <" + n + "> layer (each of map, objects, robots and " +
@@ -268,6 +277,10 @@ class ConfigReader {
     switch (type) {
       case LayerType::kBackground:
         l.coloring = coloring(e, "image", l.coloring, false);
+        e.check_children({});
+        break;
+      case LayerType::kField:
+        l.coloring = coloring(e, "image", l.coloring, true);
         e.check_children({});
         break;
       case LayerType::kMap:

@@ -56,7 +56,9 @@ struct ColoringRule {
 
 /// The type of a layer: the XML element that declares it ("layer type", so that "kind" only
 /// ever means a robot kind).
-enum class LayerType { kBackground, kMap, kRobots, kObjects, kRangeAndBearing, kCustom };
+/// kField: a picture stretched over the arena (an environment layer's map, e.g. the PNG of a
+/// `bitmap` layer: docs/view-format.md, `<field>`).
+enum class LayerType { kBackground, kMap, kRobots, kObjects, kRangeAndBearing, kCustom, kField };
 /// Text drawn next to each entity of a component layer.
 enum class LabelKind { kNone, kId, kTag, kNumber };
 

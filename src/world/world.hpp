@@ -133,6 +133,10 @@ struct WorldModel {
   /// `knowledge.<name>`, f64 x size), docs/experiment-format.md.
   std::vector<std::string> knowledge_names;
   std::vector<std::uint32_t> knowledge_sizes;
+  /// <layers>: the environment layers, in declaration order (layer i's column is
+  /// `layer.<name>`, f64 x size), docs/experiment-format.md.
+  std::vector<std::string> layer_names;
+  std::vector<std::uint32_t> layer_sizes;
 
   double max_radius_m() const;
   /// The height of the tallest kind in the run that does not fly (what can block a light ray

@@ -457,6 +457,21 @@ class Viewer {
         case 'map':
           list.push({ type: 'map', color: l.coloring.color, image: img });
           break;
+        case 'field': {
+          // A picture stretched over the arena (an environment layer's map), pixels unsmoothed.
+          const { canvas, g } = this.overlay(l, view);
+          const [x0, y0] = this.toScreen(view, -h.arena.width / 2, h.arena.height / 2);
+          const [x1, y1] = this.toScreen(view, h.arena.width / 2, -h.arena.height / 2);
+          if (img && img.complete) {
+            g.imageSmoothingEnabled = false;
+            g.drawImage(img, x0, y0, x1 - x0, y1 - y0);
+          } else {
+            g.fillStyle = cssColor(l.coloring.color);
+            g.fillRect(x0, y0, x1 - x0, y1 - y0);
+          }
+          list.push({ type: 'screen', canvas });
+          break;
+        }
         case 'robots':
         case 'objects': {
           if (!f) break;

@@ -160,6 +160,68 @@ TEST(PlaygroundScenario, PredatorsPreyRunOnlyWhenAlertedAndAway) {
   EXPECT_EQ(testing::slurp(dir / "one.txt"), testing::slurp(dir / "two.txt"));
 }
 
+// competition from the playground's file, as far as layers and objects in ensembles port it
+// (examples/deeco/playground/competition.xml). What a user sees: the items show up after 20 to
+// 59 of their behaviour's steps, two a cycle (processingTime 1): in the cycles 9 to 29, none
+// before; a robot's energy (the "energy" layer) never exceeds 300, falls by at most one a cycle,
+// and rises only within 12 units (the station's half side) of its team's station (red's at
+// the top left, blue's at the bottom right); robots recharge; the items collected add up to the
+// score of the run's status, and the first team to 30 ends the run before its 500 cycles with
+// "wins the game!"; the same log on 1 and 2 threads.
+TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
+  const auto dir = testing::fresh_test_dir("playground");
+  auto run = [&](int threads, const std::string& log, bool check) {
+    PluginRegistry reg;
+    register_builtins(reg);
+    Diagnostics d;
+    auto ex = load(kExamples / "competition.xml", dir / log, reg, d, threads);
+    EXPECT_TRUE(ex) << d.str();
+    if (!ex) return;
+    Simulation sim(std::move(*ex), reg);
+    sim.start();
+    const WorldState& s = sim.state();
+    auto column = [&](const ColumnStore& store, const char* name) {
+      return static_cast<const double*>(store.data(store.find(name)));
+    };
+    std::vector<double> last(s.robot_count(), 300);
+    int recharges = 0, first_shown = -1;
+    while (!sim.done()) {
+      const Tick t = s.tick;
+      sim.step();
+      const double* energy = column(s.robots, "layer.energy");
+      for (std::size_t o = 3; o < s.object_count(); ++o)  // (the items: after the stations
+        if (s.object_size()[o] > 0 && first_shown < 0)    // and the counter)
+          first_shown = static_cast<int>(t);
+      for (std::size_t r = 0; r < s.robot_count(); ++r) {
+        EXPECT_LE(energy[r], 300);
+        EXPECT_GE(energy[r], last[r] - 1) << "robot " << r << " at tick " << t;
+        if (energy[r] > last[r]) {
+          ++recharges;
+          const bool red = r < 4;
+          const double sx = red ? 8 : 92, sy = red ? 92 : 8;
+          EXPECT_LT(std::hypot(s.x()[r] - sx, s.y()[r] - sy), 12) << r << " at tick " << t;
+        }
+        last[r] = energy[r];
+      }
+    }
+    sim.finish();
+    if (!check) return;
+    EXPECT_GE(first_shown, 9);
+    EXPECT_LE(first_shown, 29);
+    EXPECT_GT(recharges, 0) << "no robot recharged";
+    const double red = column(s.objects, "knowledge.t1")[2];
+    const double blue = column(s.objects, "knowledge.t2")[2];
+    EXPECT_TRUE(red >= 30 || blue >= 30) << red << "/" << blue;
+    EXPECT_LT(s.tick, 500);
+    EXPECT_NE(s.status.find(red >= 30 ? "Team Red wins the game!" : "Team Blue wins the game!"),
+              std::string::npos)
+        << s.status;
+  };
+  run(1, "one.txt", true);
+  run(2, "two.txt", false);
+  EXPECT_EQ(testing::slurp(dir / "one.txt"), testing::slurp(dir / "two.txt"));
+}
+
 /// `fleetsim COMMAND FILE FLAGS` run in `dir`: its status and what it said.
 std::pair<int, std::string> fleetsim(const std::string& command, const fs::path& file,
                                      const fs::path& dir, const std::string& flags = "") {

@@ -336,8 +336,8 @@ TEST(Ensembles, EveryMistakeIsReportedAtItsLine) {
        {"ens.xml:5: error: knowledge field 'v' is declared twice",
         "ens.xml:6: error: knowledge field name '2x' is not a word",
         "ens.xml:7: error:", "ens.xml:13: error: coordinators=\"kind:tank\": no robot kind 'tank'",
-        "ens.xml:13: error: members=\"colour:red\" is not a selector (expected all, kind:NAME or "
-        "tag:TAG)",
+        "ens.xml:13: error: members=\"colour:red\" is not a selector (expected all, kind:NAME, "
+        "tag:TAG, objects or class:NAME)",
         "ens.xml:14: error: unknown ensemble type 'recorde'", "did you mean 'recorder'",
         "ens.xml:15: error:"})
     EXPECT_NE(e.find(m), std::string::npos) << m << "\n" << e;

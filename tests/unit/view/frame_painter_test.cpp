@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "support/test_files.hpp"
 #include "view/frame_painter.hpp"
@@ -154,6 +155,33 @@ TEST(FramePainter, AViewConfigurationsColouringsAndLayerOrderApply) {
   EXPECT_TRUE(near(at(by_tag, -0.02, -0.5), {255, 140, 0}, 2)) << "the e-puck is hungry";
   EXPECT_TRUE(near(at(by_tag, 2, -0.05), {128, 128, 128}, 2)) << "the foot-bot is not";
   EXPECT_EQ(by_tag.first->unsupported(), std::vector<std::string>{"labels"});
+}
+
+// A <field> layer (an environment layer's map): its PNG stretched over the 4 x 3 m arena, under
+// the map and the robots. A 4 x 3 picture, one pixel a square metre: black but for the top
+// right pixel (world x 2..3, y 0..1), white, and the one below the top left (x -1..0, y
+// -1..0), orange. The picture shows them there; the arena's other places are black; the robots
+// and the bitmap's block are drawn over it; nothing is reported as not drawn.
+TEST(FramePainter, AFieldLayerDrawsItsPictureOverTheArena) {
+  Scene s;
+  const auto dir = testing::fresh_test_dir("painter");
+  std::vector<std::uint8_t> px(4 * 3 * 3, 0);
+  for (int c = 0; c < 3; ++c) px[(0 * 4 + 3) * 3 + c] = 255;
+  px[(1 * 4 + 0) * 3 + 0] = 255, px[(1 * 4 + 0) * 3 + 1] = 140;
+  write_png((dir / "heat.png").string(), 4, 3, px);
+  std::ofstream(dir / "view.xml") << R"(<view><field image="heat.png"/></view>)";
+  Diagnostics diags;
+  auto config = load_view_config((dir / "view.xml").string(), diags);
+  ASSERT_TRUE(config) << diags.str();
+  const FramePainter painter(s.h, *config, 800, 600);
+  Picture p{painter, {}};
+  painter.paint(s.f, p.rgb);
+  EXPECT_TRUE(near(p.at(2.9, 0.2), kWhite)) << "the white pixel";
+  EXPECT_TRUE(near(p.at(-0.5, -0.8), {255, 140, 0})) << "the orange pixel";
+  EXPECT_TRUE(near(p.at(0.5, 0.5), kBlack)) << "a black pixel";
+  EXPECT_TRUE(near(p.at(1.5, -1.5), kBlack)) << "another";
+  EXPECT_TRUE(near(p.at(-0.45 * 0.05, -0.5), kRed)) << "the e-puck, over it";
+  EXPECT_TRUE(painter.unsupported().empty());
 }
 
 TEST(FramePainter, APngReadsBackTheSamePixels) {

@@ -1,0 +1,3 @@
+-- The competition ensemble "charger" (competition_ensembles.lua).
+ENSEMBLE = "charger"
+require "competition_ensembles"

@@ -1,0 +1,3 @@
+-- The competition ensemble "collect" (competition_ensembles.lua).
+ENSEMBLE = "collect"
+require "competition_ensembles"

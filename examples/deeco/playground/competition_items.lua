@@ -1,0 +1,3 @@
+-- The competition ensemble "items" (competition_ensembles.lua).
+ENSEMBLE = "items"
+require "competition_ensembles"
