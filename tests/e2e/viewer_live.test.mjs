@@ -44,6 +44,14 @@ async function until(page, pred, what, timeout = 15000) {
   }
 }
 
+/** Waits for the paused run, then shows its newest frame; resolves to the page's state. */
+async function pausedAtNewest(page) {
+  const s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  await page.click('#run-follow');
+  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
+  return s;
+}
+
 let run, reference, browser, second;
 before(async () => {
   reference = await runToEnd(['--log', path.join(dir, 'plain.flog')]);
@@ -190,10 +198,8 @@ test('a robot shift-dragged on the page moves at the next tick, recorded', async
 
 test('c sets the clicked robot\'s LEDs and Delete removes it, recorded', async () => {
   const page = browser.page;
-  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  let s = await pausedAtNewest(page);
   const before = s.live.interventions;
-  await page.click('#run-follow');
-  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
   const robot = await page.evaluate(() => window.fleetsimViewer.robot(1));
   const [x, y] = await toCanvas(page, robot.x, robot.y);
   const box = await page.locator('#scene').boundingBox();
@@ -212,10 +218,8 @@ test('c sets the clicked robot\'s LEDs and Delete removes it, recorded', async (
 
 test('a robot is added from the page where the user clicks, recorded', async () => {
   const page = browser.page;
-  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  let s = await pausedAtNewest(page);
   const before = s.live.interventions;
-  await page.click('#run-follow');
-  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
   const count = await page.evaluate(() => window.fleetsimViewer.state().frameCount);
   // The spot of a robot removed (at once: the run is paused), zoomed in so that a pixel is a
   // few millimetres: free of walls and of the other robots.
@@ -261,10 +265,8 @@ test('a robot is added from the page where the user clicks, recorded', async () 
 
 test('the robot panel holds a command, releases it and refuses a global the controller lacks', async () => {
   const page = browser.page;
-  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  let s = await pausedAtNewest(page);
   const before = s.live.interventions;
-  await page.click('#run-follow');
-  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
   const robot = await page.evaluate(() => window.fleetsimViewer.robot(2));
   const [x, y] = await toCanvas(page, robot.x, robot.y);
   const box = await page.locator('#scene').boundingBox();

@@ -121,6 +121,7 @@ class Module(unittest.TestCase):
                                'size="0.3,0.1"/></kinds>\n  <controllers>')
                  .replace('<arena size="6,6">', '<arena size="6,6">\n    <robot id="c0" '
                           'kind="crate" position="2,-2" heading="30"/>')
+                 .replace("</fleetsim>", '  <physics><dynamics2d id="d"/></physics>\n</fleetsim>')
                  .replace("${length}", "1").replace("${speed}", "0.1"))
         path = os.path.join(self.dir, "boxes.xml")
         with open(path, "w") as f:
