@@ -367,6 +367,43 @@ TEST(FrameLog, PayloadPartsCompressedByWorkersGiveTheSameBytes) {
   }
 }
 
+// A run that fails mid-way destroys the writer while an exception unwinds, with frames still
+// queued and the workers compressing: every frame written before the failure must be in the
+// file, readable, and the file the same bytes as a finished log of those frames (the
+// destructor writes the index), whatever threads compressed them.
+TEST(FrameLog, ARunThatFailsMidWayLeavesEveryFrameWrittenBeforeItReadable) {
+  TempDir dir;
+  const LogHeader header = make_header();
+  const auto frames = make_frames(header, 8, 11, 20'000);
+  const ParallelFor two_threads = [](std::size_t n, std::size_t,
+                                     const std::function<void(std::size_t, std::size_t)>& body) {
+    std::thread t(body, 0, n / 2);
+    body(n / 2, n);
+    t.join();
+  };
+  // Writes the first `count` frames; throws after them when `fail` (the writer not finished).
+  auto write = [&](const std::string& path, const ParallelFor& parallel, std::size_t count,
+                   bool fail) {
+    FrameLogOptions o;
+    o.parallel_for = parallel;
+    auto writer = make_frame_log_writer(path, o);
+    writer->begin(header);
+    for (std::size_t i = 0; i < count; ++i) writer->write(frames[i].view());
+    if (fail) throw std::runtime_error("the run failed");
+    writer->finish();
+  };
+  write(dir.file("own"), {}, 6, false);
+  ASSERT_GT(read_file(dir.file("own")).size(), 2'000'000u);  // several MB of frames
+  EXPECT_THROW(write(dir.file("failed"), two_threads, 6, true), std::runtime_error);
+  EXPECT_EQ(read_file(dir.file("failed")), read_file(dir.file("own")));
+  auto reader = LogReader::open(dir.file("failed"));
+  ASSERT_EQ(reader->frame_count(), 6u);
+  for (std::size_t i = 0; i < 6; ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    expect_same_frame(frames[i], reader->read_frame(i));
+  }
+}
+
 // A record goes out in one writev of its header, tag block and parts. A blocking write into a
 // full pipe that a signal interrupts returns what it wrote so far: the writer must resume
 // mid-buffer and past empty buffers, losing and repeating nothing. (A timer's signal, without
