@@ -294,9 +294,30 @@ class PyLog {
     d["every"] = h.every;
     d["arena_size"] = py::make_tuple(h.arena_width_m, h.arena_height_m);
     d["arena_center"] = py::make_tuple(h.arena_center.x, h.arena_center.y);
-    py::list kinds;
-    for (const auto& k : h.kinds) kinds.append(k.name);
+    py::list kinds, shapes;
+    for (const auto& k : h.kinds) {
+      kinds.append(k.name);
+      // The body's outline (a box's half extents along and across its heading) and its ray
+      // sensors' geometry (the readings are the robot column `column`, one per angle).
+      py::dict s;
+      s["shape"] = k.shape == log::LogShape::kBox ? "box" : "circle";
+      s["radius"] = k.radius_m;
+      s["half_extents"] = k.shape == log::LogShape::kBox
+                              ? py::object(py::make_tuple(k.half_length_m, k.half_width_m))
+                              : py::object(py::none());
+      py::list rays;
+      for (const auto& r : k.rays) {
+        py::dict ray;
+        ray["column"] = r.column;
+        ray["range"] = r.range_m;
+        ray["angles"] = r.angles;
+        rays.append(ray);
+      }
+      s["rays"] = rays;
+      shapes.append(s);
+    }
     d["kinds"] = kinds;
+    d["kind_shapes"] = shapes;
     py::list robots;
     for (const auto& r : h.robots) robots.append(r.name);
     d["robots"] = robots;

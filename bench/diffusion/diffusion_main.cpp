@@ -1,6 +1,7 @@
 // bench/diffusion: the ARGoS report's diffusion experiment at any size (issue 3).
 //
-//   diffusion --robots N --threads P --engines E --seconds S --log off|frames --seed S
+//   diffusion --robots N --threads P --engines E --seconds S --log off|frames|compare --seed S
+//             --repeat R
 //             --controller diffusion|lua|random_walk|idle --script FILE.lua
 //             --processes K --transport shm|ipc|tcp|inproc --sync dsaam|lockstep
 //             --engine kinematics2d|dynamics2d --sub-steps N --rule fleetsim|argos
@@ -15,6 +16,14 @@
 // `bytes_per_robot` is the growth of the peak resident set over the process's size before
 // setup, divided by N (everything a robot costs: state, index, engine scratch, placement).
 // `cpu_ns_per_robot_step` is the main loop's CPU time over the robot-steps it made.
+//
+// `--log compare` measures what the frame log costs: the scene runs 2R times in this process,
+// without a log and with a frame log every tick, alternated (off first), and the line has the
+// medians over the R pairs: `log_overhead` (loop wall time with the log over that without, less
+// one, pair by pair: the issue's figure), `log_cpu_overhead` (the same of the process's CPU
+// time), `loop_wall_seconds_off` and `_frames`, `cpu_seconds_off` and `_frames`, and
+// `log_bytes_per_robot_frame` (the file over robots and frames), `state_hash` and
+// `same_hash` (every run ended on the same state: the log changes nothing).
 //
 // `--controller lua` runs bench/diffusion/diffusion.lua (or --script), the same rule written as
 // an ARGoS Lua script, after a run of the built-in diffusion controller on the same scene; the
@@ -39,6 +48,7 @@
 // (rank 0 prints the line, without the one-process run and its three figures).
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +56,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "bench_run.hpp"
 #include "core/command_line.hpp"
@@ -72,6 +83,8 @@ struct SwarmArgs {
   std::string transport = "shm", sync = "dsaam";
 };
 SwarmArgs g_swarm;
+bool g_compare_log = false;  ///< --log compare
+int g_repeat = 5;            ///< --repeat
 
 /// The options; exits after `--help` (0) and after a bad option (2, the error printed).
 DiffusionSceneOptions parse_args(int argc, char** argv) {
@@ -93,8 +106,11 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
       ->check(fleetsim::bench::engine_count_check());
   app.add_option("--seconds", o.seconds, "Simulated seconds")->check(CLI::Range(0.001, 1e6));
   app.add_option("--log", log,
-                 "off, or frames: a frame log every tick (into a temporary directory)")
-      ->check(CLI::IsMember({"off", "frames"}));
+                 "off, frames: a frame log every tick (into a temporary directory), or compare: "
+                 "--repeat runs of each, alternated, and the log's cost (log_overhead)")
+      ->check(CLI::IsMember({"off", "frames", "compare"}));
+  app.add_option("--repeat", g_repeat, "With --log compare: runs of each (medians reported)")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--loop-functions", o.loop_functions,
                  "Loop functions of the scene, by type (e.g. tag_on_contact: in the per-process "
                  "form, docs/loop-functions.md); none by default");
@@ -124,6 +140,9 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
       ->check(CLI::IsMember({"dsaam", "lockstep"}));
   if (int status = fleetsim::parse_command_line(app, argc, argv); status >= 0) std::exit(status);
   o.log_frames = log == "frames";
+  g_compare_log = log == "compare";
+  if (g_compare_log && (o.controller == "lua" || g_swarm.processes > 1))
+    usage("--log compare runs the built-in controllers on one process");
   if (!script.empty()) o.script = std::filesystem::absolute(script).string();
   if (g_swarm.processes > 1 && o.engine == "dynamics2d" && g_swarm.processes > o.engines)
     usage("--processes " + std::to_string(g_swarm.processes) +
@@ -142,6 +161,9 @@ struct OneRun {
   double rtf = 0;
   double cpu_ns_per_robot_step = 0;
   std::uint64_t state_hash = 0;
+  fleetsim::bench::LoopTimes times;
+  std::size_t robots = 0;
+  fleetsim::Tick ticks = 0;
 };
 OneRun run_one_process(const fleetsim::bench::DiffusionSceneOptions& o, const std::string& dir) {
   using namespace fleetsim;
@@ -160,7 +182,64 @@ OneRun run_one_process(const fleetsim::bench::DiffusionSceneOptions& o, const st
   r.rtf = t.rtf();
   r.cpu_ns_per_robot_step = bench::cpu_ns_per_robot_step(t, sim);
   r.state_hash = sim.state().hash();
+  r.times = t;
+  r.robots = sim.state().robot_count();
+  r.ticks = sim.state().tick;
   return r;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t k = v.size() / 2;
+  return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+}
+
+/// --log compare: the scene without a log and with frames, alternated, g_repeat times each;
+/// one JSON line with the medians (see the top of this file).
+int compare_log(fleetsim::bench::DiffusionSceneOptions o, const std::string& dir) {
+  std::vector<double> wall_off, wall_frames, cpu_off, cpu_frames, wall_ratio, cpu_ratio, bytes;
+  std::uint64_t hash = 0;
+  bool same = true;
+  std::size_t robots = 0;
+  for (int i = 0; i < g_repeat; ++i) {
+    o.log_frames = false;
+    const OneRun off = run_one_process(o, dir);
+    o.log_frames = true;
+    const OneRun on = run_one_process(o, dir);
+    const std::string log = dir + "/diffusion.flog";
+    bytes.push_back(static_cast<double>(std::filesystem::file_size(log)) /
+                    static_cast<double>(std::max<std::size_t>(1, on.robots)) /
+                    static_cast<double>(on.ticks + 1));  // (tick 0's frame too)
+    std::filesystem::remove(log);
+    wall_off.push_back(off.times.loop_wall_seconds);
+    wall_frames.push_back(on.times.loop_wall_seconds);
+    cpu_off.push_back(off.times.cpu_seconds);
+    cpu_frames.push_back(on.times.cpu_seconds);
+    wall_ratio.push_back(on.times.loop_wall_seconds / off.times.loop_wall_seconds - 1);
+    cpu_ratio.push_back(on.times.cpu_seconds / off.times.cpu_seconds - 1);
+    if (i == 0) hash = off.state_hash;
+    same = same && off.state_hash == hash && on.state_hash == hash;
+    robots = off.robots;
+  }
+  nlohmann::ordered_json j = {{"bench", "diffusion"},
+                              {"log", "compare"},
+                              {"robots", robots},
+                              {"threads", o.threads},
+                              {"engines", o.engines},
+                              {"engine", o.engine},
+                              {"repeat", g_repeat},
+                              {"sim_seconds", o.seconds},
+                              {"log_overhead", median(wall_ratio)},
+                              {"log_cpu_overhead", median(cpu_ratio)},
+                              {"loop_wall_seconds_off", median(wall_off)},
+                              {"loop_wall_seconds_frames", median(wall_frames)},
+                              {"cpu_seconds_off", median(cpu_off)},
+                              {"cpu_seconds_frames", median(cpu_frames)},
+                              {"log_bytes_per_robot_frame", median(bytes)},
+                              {"state_hash", fleetsim::hex64(hash)},
+                              {"same_hash", same}};
+  std::cout << j.dump() << std::endl;
+  return same ? fleetsim::kExitOk : fleetsim::kExitRuntimeError;
 }
 
 /// The scene on g_swarm.processes processes, after a one-process run of it, or on the ranks of
@@ -300,6 +379,16 @@ int main(int argc, char** argv) {
   if (g_swarm.processes > 1 || distributed::mpi_launched()) {
     try {
       status = run_processes(o, dir);
+    } catch (const std::exception& e) {
+      std::cerr << "diffusion: " << e.what() << "\n";
+      status = kExitRuntimeError;
+    }
+    std::filesystem::remove_all(dir);
+    return status;
+  }
+  if (g_compare_log) {
+    try {
+      status = compare_log(o, dir);
     } catch (const std::exception& e) {
       std::cerr << "diffusion: " << e.what() << "\n";
       status = kExitRuntimeError;

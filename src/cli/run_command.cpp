@@ -280,7 +280,15 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     live = std::make_unique<view::LiveView>(vo, [](const std::string& message) {
       std::cerr << "\nfleetsim run: view: " << message << std::endl;
     });
-    o.before_start = [&live](Simulation& sim) { sim.observe_frames(&live->run()); };
+    o.before_start = [&live](Simulation& sim) {
+      // What a page may add: the kinds of the run and its controllers (Intervention's add).
+      std::vector<std::string> kinds, controllers;
+      for (const RobotKind& k : sim.model().kinds)
+        if (k.in_run) kinds.push_back(k.name);
+      for (const ControllerDecl& c : sim.model().controllers) controllers.push_back(c.id);
+      live->run().set_addable(std::move(kinds), std::move(controllers));
+      sim.observe_frames(&live->run());
+    };
     o.on_start = [&, inner = o.on_start](Tick t) {
       live->serve(file, std::cout, std::cerr);
       inner(t);

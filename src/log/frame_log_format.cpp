@@ -316,6 +316,16 @@ std::vector<std::uint8_t> encode_header_body(const LogHeader& h) {
     w.f64(k.radius_m);
     w.u32(k.led_count);
     w.f64(k.rab_range_m);
+    w.u8(static_cast<std::uint8_t>(k.shape));
+    w.f64(k.half_length_m);
+    w.f64(k.half_width_m);
+    w.u32(static_cast<std::uint32_t>(k.rays.size()));
+    for (const LogRays& rays : k.rays) {
+      w.str(rays.column);
+      w.f64(rays.range_m);
+      w.u32(static_cast<std::uint32_t>(rays.angles.size()));
+      for (double a : rays.angles) w.f64(a);
+    }
   }
   w.u32(static_cast<std::uint32_t>(h.object_classes.size()));
   for (const LogClass& c : h.object_classes) w.str(c.name);
@@ -378,12 +388,29 @@ LogHeader decode_header_body(const std::uint8_t* data, std::size_t size, std::ui
       r.f64();
     }
   } else {
-    h.kinds.resize(r.count(r.u32(), 24));
+    // Version 3 adds each kind's shape and ray sensors (45 bytes at least a kind).
+    h.kinds.resize(r.count(r.u32(), version >= 3 ? 45 : 24));
     for (LogKind& k : h.kinds) {
       k.name = r.str();
       k.radius_m = r.f64();
       k.led_count = r.u32();
       k.rab_range_m = r.f64();
+      if (version < 3) continue;
+      const std::uint8_t shape = r.u8();
+      if (shape > static_cast<std::uint8_t>(LogShape::kBox)) {
+        throw LogError("the log header is corrupt (robot kind '" + k.name +
+                       "' has the unknown shape code " + std::to_string(shape) + ")");
+      }
+      k.shape = static_cast<LogShape>(shape);
+      k.half_length_m = r.f64();
+      k.half_width_m = r.f64();
+      k.rays.resize(r.count(r.u32(), 16));
+      for (LogRays& rays : k.rays) {
+        rays.column = r.str();
+        rays.range_m = r.f64();
+        rays.angles.resize(r.count(r.u32(), 8));
+        for (double& a : rays.angles) a = r.f64();
+      }
     }
     h.object_classes.resize(r.count(r.u32(), 4));
     for (LogClass& c : h.object_classes) c.name = r.str();

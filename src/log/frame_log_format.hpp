@@ -25,8 +25,9 @@ inline constexpr char kRecordMagic[4] = {'F', 'R', 'M', '1'};
 inline constexpr char kIndexMagic[4] = {'F', 'I', 'D', 'X'};
 inline constexpr char kFooterMagic[8] = {'F', 'L', 'E', 'E', 'T', 'E', 'N', 'D'};
 
-/// Version written by this build. Version 2 carries the column lists in the header.
-inline constexpr std::uint32_t kVersion = 2;
+/// Version written by this build. Version 2 carries the column lists in the header; version 3
+/// each kind's shape (circle or box) and ray sensors too.
+inline constexpr std::uint32_t kVersion = 3;
 /// Oldest version this build reads. Version 1 had a fixed column list (see
 /// version1_robot_columns()); its records are laid out like version 2's with that list.
 inline constexpr std::uint32_t kOldestReadableVersion = 1;

@@ -43,7 +43,7 @@ FrameLogReader::FrameLogReader(std::string path)
   if (!complete) throw LogError(where + " is truncated (its header is incomplete)");
   ByteReader r(fixed + 8, sizeof fixed - 8, where + " header");
   std::uint32_t version = r.u32();
-  r.u32();  // flags, none defined in versions 1 and 2
+  r.u32();  // flags, none defined in versions 1 to 3
   std::uint64_t raw_size = r.u64();
   std::uint64_t stored = r.u64();
   std::uint64_t sum = r.u64();
@@ -134,8 +134,8 @@ void FrameLogReader::scan_records(std::uint64_t size) {
     if (!ff::decode_record_header(fixed, h)) break;
     if (h.record_size() > size - at || h.tag_base != tags_.size()) break;
     tag_block.resize(h.tag_block_size);
-    if (!read_exact_at(file_.get(), tag_block.data(), tag_block.size(),
-                       at + ff::kRecordHeaderSize, path_)) {
+    if (!read_exact_at(file_.get(), tag_block.data(), tag_block.size(), at + ff::kRecordHeaderSize,
+                       path_)) {
       break;
     }
     std::vector<std::string> added;
@@ -187,8 +187,7 @@ LogFrame FrameLogReader::read_frame(std::size_t index) {
   } catch (const std::bad_alloc&) {
     throw LogError(what + " is corrupt (an impossible size)");
   }
-  if (!read_exact_at(file_.get(), body_.data(), body_.size(), at + ff::kRecordHeaderSize,
-                     path_)) {
+  if (!read_exact_at(file_.get(), body_.data(), body_.size(), at + ff::kRecordHeaderSize, path_)) {
     throw LogError(what + " is truncated");
   }
   if (ff::checksum(body_.data(), body_.size()) != h.body_checksum) {

@@ -14,7 +14,8 @@ namespace fleetsim::log {
 /// Reads a binary frame log without loading it: open() reads the header and the index at
 /// the end (or, for a log whose writer died, scans the fixed-size record headers and skips
 /// the payloads); read_frame() then reads and decompresses one record. Reads format versions
-/// 1 (fixed columns) and 2 (columns listed in the header). One thread at a time.
+/// 1 (fixed columns), 2 (columns listed in the header) and 3 (kinds with shapes and rays).
+/// One thread at a time.
 class FrameLogReader final : public LogReader {
  public:
   /// Opens `path`, which must start with the frame log magic. Throws LogError.
@@ -30,7 +31,7 @@ class FrameLogReader final : public LogReader {
   bool has_index() const { return has_index_; }
   /// Byte offset of frame `index`'s record in the file (for tools and tests).
   std::uint64_t frame_offset(std::size_t index) const { return offsets_.at(index); }
-  /// The file's format version (1 or 2; see frame_log_format.hpp).
+  /// The file's format version (1 to 3; see frame_log_format.hpp).
   std::uint32_t version() const { return version_; }
 
  private:

@@ -1,6 +1,7 @@
 #include "log/log_types.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace fleetsim::log {
@@ -204,6 +205,22 @@ void check_columns(const LogHeader& h) {
       throw LogError("robot kind '" + k.name + "' has " + std::to_string(k.led_count) +
                      " LEDs but the 'leds' column holds " + std::to_string(led_width) +
                      " per robot");
+    }
+    const auto length = [](double v) { return std::isfinite(v) && v > 0 && v <= 1e6; };
+    if (k.shape == LogShape::kBox && !(length(k.half_length_m) && length(k.half_width_m))) {
+      throw LogError("robot kind '" + k.name +
+                     "' is a box whose half extents are not two lengths in (0, 1e6] metres");
+    }
+    if (k.shape != LogShape::kBox && k.shape != LogShape::kCircle) {
+      throw LogError("robot kind '" + k.name + "' has an unknown shape");
+    }
+    for (const LogRays& rays : k.rays) {
+      if (!(std::isfinite(rays.range_m) && rays.range_m >= 0) || rays.angles.size() > 65536 ||
+          !std::all_of(rays.angles.begin(), rays.angles.end(),
+                       [](double a) { return std::isfinite(a); })) {
+        throw LogError("robot kind '" + k.name + "': rays '" + rays.column +
+                       "' need a range >= 0 and at most 65,536 finite angles");
+      }
     }
   }
 }

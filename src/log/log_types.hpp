@@ -35,12 +35,34 @@ class LogError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The outline of a kind's body in the log.
+enum class LogShape : std::uint8_t {
+  kCircle = 0,  ///< a disc of LogKind::radius_m
+  kBox = 1,     ///< a rectangle of half extents LogKind::half_length_m x half_width_m
+};
+
+/// A ray sensor of a kind (proximity): its readings are the robot column `column`, one per
+/// ray, in the order of `angles`. Each ray starts on the body's bounding circle (radius_m)
+/// and reaches `range_m` beyond it.
+struct LogRays {
+  std::string column;          ///< the robot column of the readings, e.g. "proximity"
+  double range_m = 0;          ///< metres from the body's bounding circle
+  std::vector<double> angles;  ///< radians counter-clockwise from the robot's heading
+
+  bool operator==(const LogRays&) const = default;
+};
+
 /// A robot kind as it appears in the log (what a viewer needs to draw its robots).
 struct LogKind {
   std::string name;             ///< e.g. "epuck", "footbot"
-  double radius_m = 0;          ///< body radius, metres
+  double radius_m = 0;          ///< body radius, metres (a box's half-diagonal)
   std::uint32_t led_count = 0;  ///< LEDs of this kind: the first led_count of the `leds` column
   double rab_range_m = 0;       ///< range-and-bearing range, metres; 0 = no such device
+  LogShape shape = LogShape::kCircle;
+  /// kBox: half the length along the robot's heading (the `theta` column) and half the
+  /// width across it, metres. 0 for a circle.
+  double half_length_m = 0, half_width_m = 0;
+  std::vector<LogRays> rays;  ///< its ray sensors (none before format version 3)
 };
 
 /// An object class as it appears in the log.
@@ -57,13 +79,13 @@ struct LogEntity {
 
 /// Written once, before the first frame.
 struct LogHeader {
-  std::string experiment;          ///< experiment file name, informative
+  std::string experiment;  ///< experiment file name, informative
   std::uint64_t seed = 0;
-  SimTime tick_period_ns = 0;      ///< simulated time of one tick
-  std::int64_t every = 1;          ///< a frame is logged every `every` ticks
+  SimTime tick_period_ns = 0;  ///< simulated time of one tick
+  std::int64_t every = 1;      ///< a frame is logged every `every` ticks
 
   double arena_width_m = 0, arena_height_m = 0;
-  Vec2 arena_center;               ///< world coordinates of the arena centre (usually 0,0)
+  Vec2 arena_center;  ///< world coordinates of the arena centre (usually 0,0)
 
   /// Bitmap field (width 0 = none): one byte per pixel, 1 = obstacle, row-major from the top
   /// row; pixel (i, j) covers [left + i*res, left + (i+1)*res) x (top - (j+1)*res, top - j*res].
@@ -72,7 +94,7 @@ struct LogHeader {
   Vec2 bitmap_top_left;            ///< world coordinates of the bitmap's top-left corner
   std::vector<std::uint8_t> bitmap;
 
-  std::vector<Segment> segments;   ///< static obstacles other than the bitmap (walls, boxes)
+  std::vector<Segment> segments;  ///< static obstacles other than the bitmap (walls, boxes)
 
   std::vector<LogKind> kinds;
   std::vector<LogClass> object_classes;

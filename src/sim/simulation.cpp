@@ -8,6 +8,7 @@
 
 #include "log/log_types.hpp"
 #include "robots/body_parts.hpp"
+#include "robots/proximity_sensor.hpp"
 #include "robots/range_and_bearing.hpp"
 
 namespace fleetsim {
@@ -263,8 +264,22 @@ log::LogHeader Simulation::make_header() {
   for (std::size_t k = 0; k < model_->kinds.size(); ++k) {
     const RobotKind& kind = model_->kinds[k];
     const bool used = kind.in_run;
-    h.kinds.push_back(
-        {kind.name, kind.radius_m, used ? led_count(kind) : 0, used ? rab_range_m(kind) : 0});
+    log::LogKind& lk = h.kinds.emplace_back(log::LogKind{
+        kind.name, kind.radius_m, used ? led_count(kind) : 0, used ? rab_range_m(kind) : 0});
+    if (kind.shape == BodyShape::kBox) {
+      lk.shape = log::LogShape::kBox;
+      lk.half_length_m = kind.length_m / 2;
+      lk.half_width_m = kind.width_m / 2;
+    }
+    // Its proximity sensors' rays (where the viewer draws their readings); the readings are
+    // the sensor's column, logged or not.
+    for (const PartDecl& p : kind.sensors) {
+      if (!used || p.interface != "proximity") continue;
+      std::string error;
+      std::vector<double> angles = proximity_ray_angles(p.params, error);
+      if (error.empty())
+        lk.rays.push_back({p.name, p.params.real("range", 0.1), std::move(angles)});
+    }
   }
   for (const auto& c : model_->object_classes) h.object_classes.push_back({c});
   // The logged columns are those the body and the parts declared `logged`, in declaration

@@ -56,11 +56,22 @@ class ChunkWriter {
 
 nlohmann::json kinds_json(const std::vector<log::LogKind>& kinds) {
   nlohmann::json a = nlohmann::json::array();
-  for (const auto& k : kinds)
-    a.push_back({{"name", k.name},
-                 {"radius", k.radius_m},
-                 {"ledCount", k.led_count},
-                 {"rabRange", k.rab_range_m}});
+  for (const auto& k : kinds) {
+    nlohmann::json rays = nlohmann::json::array();
+    for (const auto& r : k.rays)
+      rays.push_back({{"column", r.column}, {"range", r.range_m}, {"angles", r.angles}});
+    nlohmann::json j = {{"name", k.name},
+                        {"radius", k.radius_m},
+                        {"ledCount", k.led_count},
+                        {"rabRange", k.rab_range_m},
+                        {"shape", k.shape == log::LogShape::kBox ? "box" : "circle"},
+                        {"rays", std::move(rays)}};
+    if (k.shape == log::LogShape::kBox) {
+      j["halfLength"] = k.half_length_m;
+      j["halfWidth"] = k.half_width_m;
+    }
+    a.push_back(std::move(j));
+  }
   return a;
 }
 

@@ -208,6 +208,11 @@ void FramePainter::paint_shapes(std::vector<std::uint8_t>& rgb, const Shapes& s)
     const double inv = 1 / r;
     const double rim = 1 - 1.5 * inv;
     const double ct = s.theta ? std::cos(s.theta[k]) : 1, st = s.theta ? std::sin(s.theta[k]) : 0;
+    // A box: half extents (fractions of r) along and across its heading (the page's shaders).
+    const bool box = s.box && s.box[2 * k] > 0;
+    const double bl = box ? s.box[2 * k] : 0, bw = box ? s.box[2 * k + 1] : 0;
+    const double bt = box && s.box_theta ? s.box_theta[k] : 0;
+    const double bc = std::cos(bt), bs = std::sin(bt);
     for (int j = j0; j <= j1; ++j) {
       const double ly = -(j + 0.5 - sy) * inv;
       std::uint8_t* row = &rgb[static_cast<std::size_t>(j) * width_ * 3];
@@ -215,13 +220,20 @@ void FramePainter::paint_shapes(std::vector<std::uint8_t>& rgb, const Shapes& s)
         const double lx = (i + 0.5 - sx) * inv;
         const double d =
             s.circle ? std::sqrt(lx * lx + ly * ly) : std::max(std::abs(lx), std::abs(ly));
-        if (d > 1) continue;
+        double edge = 0;  // a box: to its nearest side, in units of r
+        if (box) {
+          edge = std::min(bl - std::abs(lx * bc + ly * bs), bw - std::abs(bc * ly - bs * lx));
+          if (edge < 0) continue;
+        } else if (d > 1) {
+          continue;
+        }
         float dim = 1;
         if (detail) {
           // The heading: a dark stripe ahead of the centre (the body's frame); the rim darker.
           const double bx = lx * ct + ly * st, by = ct * ly - st * lx;
-          if (s.heading && bx > 0 && std::abs(by) < 0.16) dim *= 0.3f;
-          if (d > rim) dim *= 0.55f;
+          // (A box's stripe: 0.16 of its half width on each side.)
+          if (s.heading && bx > 0 && std::abs(by) < (box ? 0.16 * bw : 0.16)) dim *= 0.3f;
+          if (box ? edge * r < 1.5 : d > rim) dim *= 0.55f;
         }
         blend(row + static_cast<std::size_t>(i) * 3, c, dim);
       }
@@ -326,6 +338,23 @@ void FramePainter::paint_entities(std::vector<std::uint8_t>& rgb, const ViewLaye
   for (std::size_t i = 0; i < n; ++i) {
     const double alt = i < z.size() ? std::clamp(z[i], 0.0, 3.0) : 0.0;
     radius[i] = static_cast<float>(body(i) * (1 + kAltitudeGrowth * (std::isnan(alt) ? 0 : alt)));
+  }
+  // Box-shaped kinds (main.js robotBoxes): half extents as fractions of the half-diagonal.
+  std::vector<float> boxes;
+  if (std::any_of(h.kinds.begin(), h.kinds.end(),
+                  [](const log::LogKind& k) { return k.shape == log::LogShape::kBox; }) &&
+      theta.size() >= n) {
+    boxes.assign(2 * n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint16_t k = i < kind.size() ? kind[i] : 0;
+      if (k >= h.kinds.size() || h.kinds[k].shape != log::LogShape::kBox ||
+          !(h.kinds[k].radius_m > 0))
+        continue;
+      boxes[2 * i] = static_cast<float>(h.kinds[k].half_length_m / h.kinds[k].radius_m);
+      boxes[2 * i + 1] = static_cast<float>(h.kinds[k].half_width_m / h.kinds[k].radius_m);
+    }
+    s.box = boxes.data();
+    s.box_theta = theta.data();
   }
   s.circle = true;
   s.heading = l.rotation;

@@ -5,7 +5,8 @@
 // The same picture as the page: the view fits the arena (and bitmap) in the image times the
 // configuration's zoom; the floor, the outside, the layers in the configured order with their
 // colourings (by number, kind or class, tag, LED), the obstacle bitmap and segments, robots as
-// discs with their heading stripe and dark rim (when 4 pixels or more in radius), objects as
+// discs (box-shaped kinds as boxes turned by their heading) with their heading stripe and dark
+// rim (when 4 pixels or more in radius), objects as
 // squares or discs, flyers larger by altitude, the LED dots of kinds with several LEDs, and the
 // range-and-bearing links. A pixel is covered when its centre is inside a shape (the page's
 // WebGL canvas has no antialiasing), and colours blend by their alpha as the page's do. Not
@@ -75,6 +76,10 @@ class FramePainter {
     const double* theta = nullptr;  ///< null: not rotated
     const float* radius = nullptr;
     const Rgba8* color = nullptr;
+    /// Or null: per entity its half length and half width as fractions of its radius, turned
+    /// by `box_theta` (a box; (0, 0): a circle).
+    const float* box = nullptr;
+    const double* box_theta = nullptr;
     bool circle = true, heading = false;
   };
   void paint_shapes(std::vector<std::uint8_t>& rgb, const Shapes& s) const;

@@ -77,6 +77,15 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// Throws log::LogError for a frame no longer held or not written yet.
   log::LogFrame read_frame(std::size_t index) override;
 
+  /// What a page may add (an "add" request): the run's robot kinds and controller ids. Set
+  /// once by the run's thread before the server starts; read by server threads after.
+  void set_addable(std::vector<std::string> kinds, std::vector<std::string> controllers) {
+    addable_kinds_ = std::move(kinds);
+    addable_controllers_ = std::move(controllers);
+  }
+  const std::vector<std::string>& addable_kinds() const { return addable_kinds_; }
+  const std::vector<std::string>& addable_controllers() const { return addable_controllers_; }
+
   // --- Control: server threads -------------------------------------------------------------
   /// Applies a command: "pause", "play", "step" (one tick, then paused) or "speed" with
   /// `value` (simulated seconds per wall second, > 0; nullopt: as fast as possible). Returns
@@ -177,6 +186,7 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
 
   Options options_;
   log::LogHeader header_;
+  std::vector<std::string> addable_kinds_, addable_controllers_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;  ///< a frame, a control, the end
   std::deque<Frame> frames_;         ///< the held frames, oldest first

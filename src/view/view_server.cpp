@@ -368,6 +368,8 @@ void ViewServer::add_routes() {
     nlohmann::json h = header_json(reader_->header(), reader_->format(), st.frames, log_name_);
     h["live"] = true;
     h["firstFrame"] = st.first_frame;
+    h["addable"] = {{"kinds", live_.run->addable_kinds()},
+                    {"controllers", live_.run->addable_controllers()}};
     res.set_content(h.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
   });
   s.Get("/api/ping",

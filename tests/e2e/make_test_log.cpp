@@ -232,6 +232,44 @@ void write_all(const fs::path& p, const std::string& bytes) {
 
 }  // namespace
 
+// boxes.flog: one frame of a 2 m x 2 m arena with two box-shaped robots (0.6 m x 0.2 m)
+// turned 30 and -60 degrees and an e-puck, for the pictures of boxes
+// (render_vs_page.test.mjs).
+void write_boxes_log(const std::string& path) {
+  LogHeader h;
+  h.experiment = "boxes";
+  h.tick_period_ns = 100'000'000;
+  h.every = 1;
+  h.arena_width_m = 2;
+  h.arena_height_m = 2;
+  LogKind crate{"crate", std::sqrt(0.3 * 0.3 + 0.1 * 0.1), 0, 0};
+  crate.shape = LogShape::kBox;
+  crate.half_length_m = 0.3;
+  crate.half_width_m = 0.1;
+  h.kinds = {crate, {"epuck", 0.1, 1, 0}};
+  h.robots = {{0, 0, "crate0"}, {1, 0, "crate1"}, {2, 1, "ep2"}};
+  h.robot_columns = required_robot_columns();
+  h.robot_columns.push_back(led_column(1));
+  h.object_columns = required_object_columns();
+  LogFrame f;
+  f.tags = {""};
+  f.set_robot("id", h, std::vector<EntityId>{0, 1, 2});
+  f.set_robot("kind", h, std::vector<std::uint16_t>{0, 0, 1});
+  f.set_robot("x", h, std::vector<double>{-0.4, 0.4, 0.4});
+  f.set_robot("y", h, std::vector<double>{0.3, -0.3, 0.6});
+  f.set_robot("theta", h, std::vector<double>{kPi / 6, -kPi / 3, 0});
+  f.set_robot("tag", h, std::vector<std::uint32_t>{0, 0, 0});
+  f.set_robot("leds", h, std::vector<Color>(3, Color{0, 0, 0, 0}));
+  for (const char* c : {"x", "y", "size"}) f.set_object(c, h, std::vector<double>{});
+  f.set_object("id", h, std::vector<EntityId>{});
+  f.set_object("class", h, std::vector<std::uint16_t>{});
+  f.set_object("tag", h, std::vector<std::uint32_t>{});
+  auto w = make_frame_log_writer(path);
+  w->begin(h);
+  w->write(f.view());
+  w->finish();
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << "usage: make_test_log OUT_DIR [--bench ROBOTS FRAMES]\n";
@@ -301,6 +339,7 @@ int main(int argc, char** argv) {
         break;
       }
     }
+    write_boxes_log((out / "boxes.flog").string());
     write_all(out / "truncated.flog", bytes.substr(0, bytes.size() * 2 / 3));
     write_all(out / "not-a-log.flog", "hello, this is not a log\n");
     expect["truncatedFrames"] = LogReader::open((out / "truncated.flog").string())->frame_count();

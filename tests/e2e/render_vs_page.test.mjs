@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FLEETSIM, ARTIFACTS, startView, openBrowser, load, show, log } from './lib.mjs';
+import { FLEETSIM, ARTIFACTS, startView, openBrowser, load, show, log, pixel, toCanvas, near } from './lib.mjs';
 
 const TOLERANCE = 24; // per channel, 0..255
 const MAX_DIFFERENT = 0.003; // fraction of the pixels (measured: 0.14 %)
@@ -86,5 +86,44 @@ test('a rendered frame is the page\'s picture of it, within the stated tolerance
     assert.ok(c.redA > 100 && c.redB > 100, `robots are drawn in both: ${JSON.stringify(c)}`);
     assert.ok(c.different <= MAX_DIFFERENT * c.pixels,
       `frame ${frame}: ${c.different} pixels differ (at most ${MAX_DIFFERENT * c.pixels})`);
+  }
+});
+
+// Box-shaped robots (boxes.flog: 0.6 m x 0.2 m, turned 30 and -60 degrees) are boxes turned by
+// their heading, on the page and in the rendered picture alike; within the box's bounding
+// circle but beside it is the floor.
+test('boxes are drawn as boxes turned by their heading, on the page and rendered', async () => {
+  const boxes = await startView([log('boxes.flog')]);
+  try {
+    await load(page, boxes.url);
+    await page.dblclick('#scene', { position: { x: 3, y: 3 } });
+    await show(page, 0);
+    const inBox = (cx, cy, a, u, v) => [cx + u * Math.cos(a) - v * Math.sin(a), cy + u * Math.sin(a) + v * Math.cos(a)];
+    const RED = [255, 0, 0], FLOOR = [255, 255, 255];
+    for (const [cx, cy, a] of [[-0.4, 0.3, Math.PI / 6], [0.4, -0.3, -Math.PI / 3]]) {
+      for (const [u, v, want, what] of [[-0.2, 0, RED, 'along it, behind the centre'],
+        [-0.2, 0.05, RED, 'off its axis'], [0, 0.2, FLOOR, 'beside its long side'],
+        [0.05, -0.2, FLOOR, 'beside its other side']]) {
+        const got = await pixel(page, await toCanvas(page, ...inBox(cx, cy, a, u, v)));
+        assert.ok(near(got, want), `box at (${cx}, ${cy}), ${what}: ${got}`);
+      }
+    }
+    const [w, h] = await page.evaluate(() => {
+      const r = document.getElementById('scene').getBoundingClientRect();
+      return [r.width, r.height];
+    });
+    const file = path.join(dir, 'boxes_0.png');
+    const r = spawnSync(FLEETSIM, ['render', log('boxes.flog'), '--png', path.join(dir, 'boxes_%d.png'), '--size', `${w}x${h}`],
+      { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    fs.copyFileSync(file, path.join(ARTIFACTS, 'render-boxes.png'));
+    const pageUrl = await page.evaluate(() => window.fleetsimViewer.canvasPng());
+    fs.writeFileSync(path.join(ARTIFACTS, 'page-boxes.png'), Buffer.from(pageUrl.split(',')[1], 'base64'));
+    const c = await compare(pageUrl, `data:image/png;base64,${fs.readFileSync(file).toString('base64')}`);
+    console.log(`boxes: ${c.different} of ${c.pixels} pixels differ; red: page ${c.redA}, render ${c.redB}`);
+    assert.ok(c.redA > 100 && c.redB > 100, JSON.stringify(c));
+    assert.ok(c.different <= MAX_DIFFERENT * c.pixels, `${c.different} pixels differ`);
+  } finally {
+    await boxes.stop();
   }
 });

@@ -44,6 +44,14 @@ async function until(page, pred, what, timeout = 15000) {
   }
 }
 
+/** Waits for the paused run, then shows its newest frame; resolves to the page's state. */
+async function pausedAtNewest(page) {
+  const s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  await page.click('#run-follow');
+  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
+  return s;
+}
+
 let run, reference, browser, second;
 before(async () => {
   reference = await runToEnd(['--log', path.join(dir, 'plain.flog')]);
@@ -190,10 +198,8 @@ test('a robot shift-dragged on the page moves at the next tick, recorded', async
 
 test('c sets the clicked robot\'s LEDs and Delete removes it, recorded', async () => {
   const page = browser.page;
-  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  let s = await pausedAtNewest(page);
   const before = s.live.interventions;
-  await page.click('#run-follow');
-  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
   const robot = await page.evaluate(() => window.fleetsimViewer.robot(1));
   const [x, y] = await toCanvas(page, robot.x, robot.y);
   const box = await page.locator('#scene').boundingBox();
@@ -210,18 +216,68 @@ test('c sets the clicked robot\'s LEDs and Delete removes it, recorded', async (
   assert.match(lines.at(-1), new RegExp(` remove ${robot.id}$`));
 });
 
+test('a robot is added from the page where the user clicks, recorded', async () => {
+  const page = browser.page;
+  let s = await pausedAtNewest(page);
+  const before = s.live.interventions;
+  const count = await page.evaluate(() => window.fleetsimViewer.state().frameCount);
+  // The spot of a robot removed (at once: the run is paused), zoomed in so that a pixel is a
+  // few millimetres: free of walls and of the other robots.
+  const robot = await page.evaluate(() => window.fleetsimViewer.robot(3));
+  const box = await page.locator('#scene').boundingBox();
+  let [x, y] = await toCanvas(page, robot.x, robot.y);
+  await page.mouse.click(box.x + x, box.y + y);
+  await page.waitForFunction((id) => window.fleetsimViewer.state().selected?.id === id, robot.id);
+  await page.keyboard.press('Delete');
+  s = await until(page, (l) => l.interventions === before + 1, 'the robot removed');
+  const metre = async () => (await toCanvas(page, robot.x + 1, robot.y))[0] - (await toCanvas(page, robot.x, robot.y))[0];
+  const before1 = await metre();
+  const now = await page.locator('#scene').boundingBox();
+  await page.mouse.move(now.x + x, now.y + y);
+  await page.mouse.wheel(0, -2000);
+  for (let i = 0; i < 100 && (await metre()) < 5 * before1; i++) await page.waitForTimeout(20);
+  assert.deepEqual(await page.$$eval('#add-kind option', (o) => o.map((e) => e.value)), ['epuck']);
+  assert.deepEqual(await page.$$eval('#add-controller option', (o) => o.map((e) => e.value)), ['diffuse']);
+  await page.click('#add-place');
+  assert.equal((await state(page)).placing, true);
+  // (The canvas where it is now: the run's messages above it may have moved it.)
+  [x, y] = await toCanvas(page, robot.x, robot.y);
+  const at = await page.locator('#scene').boundingBox();
+  await page.mouse.click(at.x + x, at.y + y);
+  s = await until(page, (l) => l.interventions === before + 2, 'the robot added');
+  assert.match(s.live.intervention, /^robot (\d+) \(epuck\) added at \(([-\d.]+), ([-\d.]+)\) at tick \d+; recorded in/);
+  const [, id, ax, ay] = s.live.intervention.match(/^robot (\d+) \(epuck\) added at \(([-\d.]+), ([-\d.]+)\)/);
+  assert.ok(Math.hypot(ax - robot.x, ay - robot.y) < 0.01, `added at (${ax}, ${ay}), clicked (${robot.x}, ${robot.y})`);
+  assert.equal(s.placing, false, 'one click places one robot');
+  const lines = fs.readFileSync(RECORD, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.match(lines.at(-1), /^\d+ add epuck diffuse \S+ \S+ 0$/);
+  // It is in the run's next frame.
+  const t = s.live.tick;
+  await page.click('#run-step');
+  await until(page, (l, st) => st.tick === t + 1 && st.frame === st.frameCount - 1 && st.frameCount > count, 'a step');
+  const added = await page.evaluate((want) => {
+    const v = window.fleetsimViewer;
+    for (let i = 0; ; i++) { const r = v.robot(i); if (!r || r.id === want) return r; }
+  }, Number(id));
+  assert.ok(added, `robot ${id} is in the frame`);
+  await page.dblclick('#scene', { position: { x: 3, y: 3 } }); // (fit the arena again)
+});
+
 test('the robot panel holds a command, releases it and refuses a global the controller lacks', async () => {
   const page = browser.page;
-  let s = await until(page, (l) => l.state === 'paused', 'the paused run');
+  let s = await pausedAtNewest(page);
   const before = s.live.interventions;
-  await page.click('#run-follow');
-  await until(page, (l, st) => st.frame === st.frameCount - 1, 'the newest frame shown');
   const robot = await page.evaluate(() => window.fleetsimViewer.robot(2));
   const [x, y] = await toCanvas(page, robot.x, robot.y);
   const box = await page.locator('#scene').boundingBox();
   await page.mouse.click(box.x + x, box.y + y);
   await page.waitForFunction((id) => window.fleetsimViewer.state().selected?.id === id, robot.id);
   assert.equal(await page.isVisible('#robot-controls'), true, 'the token holder gets the panel');
+  // Its 8 proximity rays are drawn around it (their readings asked of the run).
+  await page.waitForFunction(() => {
+    const r = window.fleetsimViewer.state().rays;
+    return r && r.idle + r.hit === 8;
+  });
   await page.fill('#command-actuator', 'differential_drive');
   await page.fill('#command-values', '0.05 -0.05');
   await page.click('#command-hold');

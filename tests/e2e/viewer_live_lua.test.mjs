@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FLEETSIM, openBrowser, load, state, toCanvas, startLiveRun, screenshot } from './lib.mjs';
+import { FLEETSIM, openBrowser, load, state, toCanvas, startLiveRun, screenshot, pixel, near } from './lib.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetsim-live-lua-'));
 const RECORD = path.join(dir, 'session.interventions');
@@ -63,7 +63,21 @@ test('the panel shows sensors and script globals; a global set there is recorded
   const page = browser.page;
   await load(page, run.url);
   await until(page, (l) => l.state === 'paused', 'the paused run');
+  // Halfway along its third proximity ray (90 degrees left of its heading, 0.035 + 0.05 m from
+  // its centre): the floor before it is clicked, the ray's grey or red after.
+  const r1 = await page.evaluate(() => window.fleetsimViewer.robot(1));
+  const [rx, ry] = await toCanvas(page, r1.x - 0.085 * Math.sin(r1.theta), r1.y + 0.085 * Math.cos(r1.theta));
+  const around = async () => {
+    const out = [];
+    for (const dx of [-1, 0, 1]) for (const dy of [-1, 0, 1]) out.push(await pixel(page, [rx + dx, ry + dy]));
+    return out;
+  };
+  assert.ok((await around()).every((p) => near(p, [255, 255, 255], 3)), 'the floor beside the robot');
   const robot = await clickRobot(page, 1);
+  await page.waitForFunction(() => window.fleetsimViewer.state().rays?.idle + window.fleetsimViewer.state().rays?.hit === 8);
+  const onRay = await around();
+  assert.ok(onRay.some((p) => near(p, [143, 143, 143], 20) || near(p, [230, 26, 26], 40)),
+    `a ray is drawn there: ${JSON.stringify(onRay)}`);
   await page.waitForFunction(() => /global speed = 5/.test(document.getElementById('info').textContent));
   let info = await page.textContent('#info');
   assert.match(info, /global mode = "forward"/);

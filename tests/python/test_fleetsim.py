@@ -116,6 +116,34 @@ class Module(unittest.TestCase):
         with self.assertRaises(IndexError):
             frames.frame(31)
 
+    def test_a_logs_header_gives_each_kinds_shape_and_rays(self):
+        scene = (SCENE.replace("<controllers>", '<kinds><kind name="crate" base="box" '
+                               'size="0.3,0.1"/></kinds>\n  <controllers>')
+                 .replace('<arena size="6,6">', '<arena size="6,6">\n    <robot id="c0" '
+                          'kind="crate" position="2,-2" heading="30"/>')
+                 .replace("</fleetsim>", '  <physics><dynamics2d id="d"/></physics>\n</fleetsim>')
+                 .replace("${length}", "1").replace("${speed}", "0.1"))
+        path = os.path.join(self.dir, "boxes.xml")
+        with open(path, "w") as f:
+            f.write(scene)
+        log = os.path.join(self.dir, "boxes.flog")
+        with fleetsim.Simulation(path, log=log) as sim:
+            sim.run()
+        h = fleetsim.Log(log).header
+        crate = h["kind_shapes"][h["kinds"].index("crate")]
+        self.assertEqual(crate["shape"], "box")
+        self.assertEqual(crate["half_extents"], (0.15, 0.05))
+        epuck = h["kind_shapes"][h["kinds"].index("epuck")]
+        self.assertEqual(epuck["shape"], "circle")
+        self.assertIsNone(epuck["half_extents"])
+        self.assertEqual([r["column"] for r in epuck["rays"]], ["proximity"])
+        self.assertEqual(len(epuck["rays"][0]["angles"]), 8)
+        self.assertEqual(epuck["rays"][0]["range"], 0.1)
+        # A log of the format before shapes: every kind a circle.
+        old = fleetsim.Log(os.path.join(os.path.dirname(__file__), "..", "data",
+                                        "frame-log-v2.flog")).header
+        self.assertEqual({s["shape"] for s in old["kind_shapes"]}, {"circle"})
+
     def test_a_deeco_log_reads_into_arrays(self):
         log = os.path.join(self.dir, "run.log")
         with fleetsim.Simulation(self.path, log=log, log_format="deeco") as sim:

@@ -147,7 +147,16 @@ export class CanvasRenderer {
         g.restore();
       } else {
         g.fillStyle = this.css(item.rgba[i]);
-        if (item.circle) {
+        const box = item.box && item.box[2 * i] > 0;
+        if (box) {
+          // A box: half extents (fractions of r) along and across its heading.
+          const l = item.box[2 * i] * r, w = item.box[2 * i + 1] * r;
+          g.save();
+          g.translate(x, y);
+          g.rotate(theta);
+          g.fillRect(-l, -w, 2 * l, 2 * w);
+          g.restore();
+        } else if (item.circle) {
           g.beginPath();
           g.arc(x, y, r, 0, 2 * Math.PI);
           g.fill();
@@ -157,7 +166,7 @@ export class CanvasRenderer {
       }
       if (item.heading && r * scale >= 4) {
         g.strokeStyle = 'rgba(0,0,0,0.7)';
-        g.lineWidth = r * 0.3;
+        g.lineWidth = (item.box && item.box[2 * i] > 0 ? item.box[2 * i + 1] : 1) * r * 0.3;
         g.beginPath();
         g.moveTo(x, y);
         g.lineTo(x + r * Math.cos(theta), y + r * Math.sin(theta));

@@ -13,11 +13,14 @@ layout(location=3) in float a_theta;
 layout(location=4) in float a_size;
 layout(location=5) in vec4 a_color;
 layout(location=6) in float a_tex;
+layout(location=7) in vec2 a_box;
 uniform vec4 u_view;
 uniform float u_minRadius;
 uniform bool u_rotate;
 out vec2 v_local;
 out vec2 v_body;
+out vec2 v_turned;
+flat out vec2 v_box;
 out vec4 v_color;
 flat out float v_tex;
 flat out float v_pixels;
@@ -27,8 +30,9 @@ void main() {
   gl_Position = vec4(p * u_view.xy + u_view.zw, 0.0, 1.0);
   float c = cos(a_theta), s = sin(a_theta);
   v_local = a_corner;
-  v_body = u_rotate ? vec2(c * a_corner.x + s * a_corner.y, -s * a_corner.x + c * a_corner.y)
-                    : a_corner;
+  v_turned = vec2(c * a_corner.x + s * a_corner.y, -s * a_corner.x + c * a_corner.y);
+  v_body = u_rotate ? v_turned : a_corner;
+  v_box = a_box;
   v_color = a_color;
   v_tex = a_tex;
   v_pixels = r / u_minRadius * 1.5;
@@ -39,6 +43,8 @@ precision highp float;
 precision highp sampler2DArray;
 in vec2 v_local;
 in vec2 v_body;
+in vec2 v_turned;
+flat in vec2 v_box;
 in vec4 v_color;
 flat in float v_tex;
 flat in float v_pixels;
@@ -48,14 +54,17 @@ uniform sampler2DArray u_textures;
 out vec4 o_color;
 void main() {
   float d = u_circle ? length(v_local) : max(abs(v_local.x), abs(v_local.y));
-  if (d > 1.0) discard;
+  // A box: half extents v_box (fractions of the radius) along and across the heading.
+  vec2 edge = v_box - abs(v_turned);
+  bool box = v_box.x > 0.0;
+  if (box ? min(edge.x, edge.y) < 0.0 : d > 1.0) discard;
   vec4 c = v_color;
   if (v_tex >= 0.0) {
     c = texture(u_textures, vec3(v_body.x * 0.5 + 0.5, 0.5 - v_body.y * 0.5, v_tex));
   }
   if (v_pixels >= 4.0) {
-    if (u_heading && v_body.x > 0.0 && abs(v_body.y) < 0.16) c.rgb *= 0.3;
-    if (d > 1.0 - 1.5 / v_pixels) c.rgb *= 0.55;
+    if (u_heading && v_body.x > 0.0 && abs(v_body.y) < (box ? 0.16 * v_box.y : 0.16)) c.rgb *= 0.3;
+    if (box ? min(edge.x, edge.y) * v_pixels < 1.5 : d > 1.0 - 1.5 / v_pixels) c.rgb *= 0.55;
   }
   o_color = c;
 }`;
@@ -70,6 +79,7 @@ layout(location=3) in float a_theta;
 layout(location=4) in float a_size;
 layout(location=5) in vec4 a_color;
 layout(location=6) in float a_tex;
+layout(location=7) in vec2 a_box;
 uniform vec4 u_view;
 uniform float u_minRadius;
 uniform float u_pixelsPerMetre;
@@ -77,7 +87,9 @@ out vec4 v_color;
 flat out float v_tex;
 flat out float v_pixels;
 flat out vec2 v_axis;
+flat out vec2 v_box;
 void main() {
+  v_box = a_box;
   float r = max(a_size, u_minRadius);
   gl_Position = vec4(vec2(a_x, a_y) * u_view.xy + u_view.zw, 0.0, 1.0);
   gl_PointSize = 2.0 * r * u_pixelsPerMetre;
@@ -94,6 +106,7 @@ in vec4 v_color;
 flat in float v_tex;
 flat in float v_pixels;
 flat in vec2 v_axis;
+flat in vec2 v_box;
 uniform bool u_circle;
 uniform bool u_heading;
 uniform bool u_rotate;
@@ -102,13 +115,16 @@ out vec4 o_color;
 void main() {
   vec2 local = vec2(gl_PointCoord.x * 2.0 - 1.0, 1.0 - gl_PointCoord.y * 2.0);
   float d = u_circle ? length(local) : max(abs(local.x), abs(local.y));
-  if (d > 1.0) discard;
-  vec2 body = u_rotate ? vec2(dot(local, v_axis), v_axis.x * local.y - v_axis.y * local.x) : local;
+  vec2 turned = vec2(dot(local, v_axis), v_axis.x * local.y - v_axis.y * local.x);
+  vec2 edge = v_box - abs(turned);
+  bool box = v_box.x > 0.0;
+  if (box ? min(edge.x, edge.y) < 0.0 : d > 1.0) discard;
+  vec2 body = u_rotate ? turned : local;
   vec4 c = v_color;
   if (v_tex >= 0.0) c = texture(u_textures, vec3(body.x * 0.5 + 0.5, 0.5 - body.y * 0.5, v_tex));
   if (v_pixels >= 4.0) {
-    if (u_heading && body.x > 0.0 && abs(body.y) < 0.16) c.rgb *= 0.3;
-    if (d > 1.0 - 1.5 / v_pixels) c.rgb *= 0.55;
+    if (u_heading && body.x > 0.0 && abs(body.y) < (box ? 0.16 * v_box.y : 0.16)) c.rgb *= 0.3;
+    if (box ? min(edge.x, edge.y) * v_pixels < 1.5 : d > 1.0 - 1.5 / v_pixels) c.rgb *= 0.55;
   }
   o_color = c;
 }`;
@@ -347,7 +363,7 @@ export class GlRenderer {
 
   resetAttribs() {
     const gl = this.gl;
-    for (let i = 1; i < 7; i++) {
+    for (let i = 1; i < 8; i++) {
       gl.disableVertexAttribArray(i);
       gl.vertexAttribDivisor(i, 0);
     }
@@ -524,7 +540,8 @@ export class GlRenderer {
     if (!b) {
       const gl = this.gl;
       b = { x: gl.createBuffer(), y: gl.createBuffer(), theta: gl.createBuffer(),
-        size: gl.createBuffer(), color: gl.createBuffer(), tex: gl.createBuffer(), source: null };
+        size: gl.createBuffer(), color: gl.createBuffer(), tex: gl.createBuffer(),
+        box: gl.createBuffer(), source: null };
       this.instances.set(key, b);
     }
     return b;
@@ -561,6 +578,7 @@ export class GlRenderer {
       up(b.size, item.size);
       up(b.color, item.rgba);
       up(b.tex, item.tex);
+      if (item.box) up(b.box, item.box);
       b.source = e;
       b.colorSource = item.rgba;
     }
@@ -577,6 +595,9 @@ export class GlRenderer {
     this.instanceAttrib(4, b.size, 1, gl.FLOAT, false, divisor);
     this.instanceAttrib(5, b.color, 4, gl.UNSIGNED_BYTE, true, divisor);
     this.instanceAttrib(6, b.tex, 1, gl.FLOAT, false, divisor);
+    // Boxes: each entity's half extents as fractions of its radius; (0, 0) for a circle.
+    if (item.box) this.instanceAttrib(7, b.box, 2, gl.FLOAT, false, divisor);
+    else gl.vertexAttrib2f(7, 0, 0);
     gl.uniform4fv(p.u.u_view, uView);
     gl.uniform1f(p.u.u_minRadius, 1.5 / view.scale);
     if (points) gl.uniform1f(p.u.u_pixelsPerMetre, view.scale);

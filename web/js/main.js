@@ -31,6 +31,14 @@ const RAB_LINE_PIXELS = 1.5;
 const TRAIL_SECONDS = 10;
 const TRAIL_PIXELS = 2;
 const TRAIL_COLOR = [0.15, 0.15, 0.15, 0.85];
+// The selected robot's proximity rays (a kind's `rays` in the header): from its body's
+// bounding circle out to the sensor's range, RAY_PIXELS wide; grey where the reading is 0,
+// red where it sees something. Live, readings the log does not carry are asked of the run
+// every RAY_REFRESH_MS.
+const RAY_PIXELS = 1.5;
+const RAY_IDLE = [0.45, 0.45, 0.45, 0.8];
+const RAY_HIT = [0.9, 0.1, 0.1, 0.95];
+const RAY_REFRESH_MS = 500;
 // Live, following the run: how far back from the newest frame to look for one that arrived.
 const FOLLOW_SEARCH = 64;
 
@@ -43,6 +51,7 @@ const ui = {
   robotControls: $('robot-controls'), commandActuator: $('command-actuator'),
   commandValues: $('command-values'), commandRelease: $('command-release'),
   paramName: $('param-name'), paramValue: $('param-value'), paramSet: $('param-set'),
+  addKind: $('add-kind'), addController: $('add-controller'), addPlace: $('add-place'),
 };
 
 function showMessage(text, kind = 'error') {
@@ -110,6 +119,7 @@ class Viewer {
     this.dirty = true;
     this.fpsSamples = [];
     this.sizes = new WeakMap();
+    this.boxes = new WeakMap();
     this.ledDotCache = new WeakMap();
     this.rabCache = new WeakMap();
     this.ledKeys = new Map();
@@ -223,6 +233,29 @@ class Viewer {
       this.sizes.set(frame.robots, s);
     }
     return s;
+  }
+
+  /**
+   * Box-shaped robots (a kind with `shape` "box"): per robot, its half length and half width
+   * as fractions of its drawn radius (the box's half-diagonal), (0, 0) for a round one; null
+   * when the log has no box-shaped kind. The renderers turn a box by its heading.
+   */
+  robotBoxes(frame) {
+    const kinds = this.header.kinds;
+    if (!kinds.some((k) => k.shape === 'box' && k.halfLength > 0 && k.halfWidth > 0)) return null;
+    let b = this.boxes.get(frame.robots);
+    if (!b) {
+      const r = frame.robots;
+      b = new Float32Array(2 * r.count);
+      for (let i = 0; r.kind && i < r.count; i++) {
+        const k = kinds[r.kind[i]];
+        if (!k || k.shape !== 'box' || !(k.radius > 0)) continue;
+        b[2 * i] = k.halfLength / k.radius;
+        b[2 * i + 1] = k.halfWidth / k.radius;
+      }
+      this.boxes.set(frame.robots, b);
+    }
+    return b;
   }
 
   /**
@@ -406,6 +439,41 @@ class Viewer {
   }
 
   /**
+   * The selected robot's rays in frame `f`: for each ray sensor of its kind, one segment a ray
+   * from the body's bounding circle to the sensor's range, split into those reading 0 and those
+   * reading more (`idle`, `hit`). The readings: the frame's column when the log carries it,
+   * else (live) the run's, asked for the selected robot (`selected.now`). Null when none.
+   */
+  rays(f, selected) {
+    const c = this.rayCache;
+    if (c && c.frame === f && c.selected === selected && c.now === selected.now) return c.rays;
+    let rays = null;
+    const r = f.robots, row = this.rowOf(f, selected.id, selected.index ?? -1);
+    const kind = row >= 0 && r.kind ? this.header.kinds[r.kind[row]] : null;
+    if (kind && kind.rays && kind.rays.length) {
+      const idle = [], hit = [];
+      const x = r.x[row], y = r.y[row], theta = r.theta[row];
+      const r0 = kind.radius > 0 ? kind.radius : 0.05;
+      for (const set of kind.rays) {
+        const w = r.widths[set.column];
+        let values = w ? r.columns[set.column].subarray(row * w, (row + 1) * w) : null;
+        if (!values && selected.now && selected.now.columns) {
+          const v = selected.now.columns[set.column];
+          values = Array.isArray(v) ? v : typeof v === 'number' ? [v] : null;
+        }
+        set.angles.forEach((a, k) => {
+          const ca = Math.cos(theta + a), sa = Math.sin(theta + a), r1 = r0 + set.range;
+          const seg = [x + r0 * ca, y + r0 * sa, x + r1 * ca, y + r1 * sa];
+          (values && values[k] > 0 ? hit : idle).push(...seg);
+        });
+      }
+      rays = { idle: Float32Array.from(idle), hit: Float32Array.from(hit) };
+    }
+    this.rayCache = { frame: f, selected, now: selected.now, rays };
+    return rays;
+  }
+
+  /**
    * Robot `id`'s trail up to frame `f`: segments between its positions in the frames the page
    * holds over the last TRAIL_SECONDS (simulated), newest first; kept until the frame changes.
    */
@@ -480,13 +548,21 @@ class Viewer {
             list.push({ type: 'lines', key: 'trail', segments: t.segments, count: t.count,
               color: TRAIL_COLOR, widthPx: TRAIL_PIXELS * (view.dpr || 1) });
           }
+          // The selected robot's rays, under the robots (so a large swarm keeps its fast path).
+          const rays = l.type === 'robots' && this.selected ? this.rays(f, this.selected) : null;
+          if (rays) {
+            for (const [key, segments, color] of [['rays-idle', rays.idle, RAY_IDLE], ['rays-hit', rays.hit, RAY_HIT]]) {
+              list.push({ type: 'lines', key, segments, count: segments.length / 4, color,
+                widthPx: RAY_PIXELS * (view.dpr || 1) });
+            }
+          }
           const robots = l.type === 'robots';
           const e = robots ? f.robots : f.objects;
           const sizes = robots ? this.robotSizes(f) : this.objectSizes(f);
           const coloring = this.colorings.get(l);
           const { rgba, tex } = coloring.compute(f, e);
           list.push({ type: 'entities', key: l, entities: e, size: sizes, rgba, tex,
-            textured: coloring.textured,
+            textured: coloring.textured, box: robots ? this.robotBoxes(f) : null,
             circle: robots || l.circles, heading: robots && l.rotation, rotation: robots && l.rotation });
           const ledBody = this.smallestLedBody();
           if (robots && l.leds && ledBody < Infinity && ledBody * view.scale >= LED_MIN_PIXELS) {
@@ -689,11 +765,32 @@ class Viewer {
           : `\n(no script globals: ${now.why || now.error})`;
         if (this.selected && this.selected.id === exact.id) {
           show({ ...this.selected, globals: lines, now });
+          this.dirty = true;
+          this.watchNow(exact.id);
         }
       }
     } catch { /* keep the page's values */ }
   }
 }
+
+/**
+ * Live: while robot `id` stays selected, asks the run for it every RAY_REFRESH_MS (its rays'
+ * readings, which the log does not carry, follow the run).
+ */
+Viewer.prototype.watchNow = function watchNow(id) {
+  clearTimeout(this.nowTimer);
+  this.nowTimer = setTimeout(async () => {
+    if (!this.selected || this.selected.id !== id || !this.live || this.live.stopped) return;
+    try {
+      const now = await fetchJson(`/api/robot-now?robot=${id}`);
+      if (this.selected && this.selected.id === id && now.columns) {
+        this.selected = { ...this.selected, now };
+        this.dirty = true;
+      }
+    } catch { /* the run has ended: keep the last readings */ }
+    this.watchNow(id);
+  }, RAY_REFRESH_MS);
+};
 
 function bindInput(v) {
   const p = v.player;
@@ -710,6 +807,7 @@ function bindInput(v) {
       case 'ArrowUp': p.faster(); break;
       case 'ArrowDown': p.slower(); break;
       case 'Enter': p.restart(); break;
+      case 'Escape': if (!v.placing) return; v.setPlacing(false); break;
       // The clicked robot: follow it with the camera / draw its trail (again: stop).
       case 'f': v.following = !v.following && !!v.selected; v.dirty = true; break;
       case 't': v.trailOn = !v.trailOn && !!v.selected; v.dirty = true; break;
@@ -782,6 +880,14 @@ function bindInput(v) {
       const wx = view.cx + (x - view.width / 2) / view.scale + c[0];
       const wy = view.cy - (y - view.height / 2) / view.scale + c[1];
       v.live.move(drag.robotId, wx, wy);
+    } else if (drag && !drag.moved && v.placing) {
+      // Live, with the token: "add ... place" armed; the robot goes where the user clicked.
+      const [x, y] = canvasPoint(ev);
+      const view = v.view(), c = v.header.arena.center;
+      v.live.add(ui.addKind.value, ui.addController.value,
+        view.cx + (x - view.width / 2) / view.scale + c[0],
+        view.cy - (y - view.height / 2) / view.scale + c[1]);
+      v.setPlacing(false);
     } else if (drag && !drag.moved) {
       const rect = ui.canvas.getBoundingClientRect();
       v.select(v.pick((ev.clientX - rect.left) * dpr(), (ev.clientY - rect.top) * dpr()));
@@ -808,7 +914,9 @@ function exposeApi(v) {
         live: v.live ? { ...v.live.status, follow: v.live.follow } : null,
         mode: v.player.mode, speed: v.player.speed, status: f ? f.status : null,
         fps: v.fpsSamples.length, error: document.body.dataset.error || null,
-        selected: v.selected, following: v.following,
+        selected: v.selected, following: v.following, placing: !!v.placing,
+        rays: v.selected && v.rayCache && v.rayCache.rays
+          ? { idle: v.rayCache.rays.idle.length / 4, hit: v.rayCache.rays.hit.length / 4 } : null,
         trail: v.trailOn && v.trailCache ? { points: v.trailCache.points } : null,
       };
     },
@@ -946,6 +1054,9 @@ function watchRun(v) {
         ui.runSpeed.value = wanted;
       }
       const off = !st.control || st.state === 'ended';
+      const noAdd = off || !ui.addKind.options.length || !ui.addController.options.length;
+      for (const b of [ui.addKind, ui.addController, ui.addPlace]) b.disabled = noAdd;
+      if (noAdd && v.placing) v.setPlacing(false);
       for (const b of [ui.runPause, ui.runStep, ui.runReset, ui.runSpeed]) {
         b.disabled = off;
         b.title = st.control ? b.title : 'control needs the run\'s token (open the URL that ' +
@@ -978,6 +1089,23 @@ function watchRun(v) {
     if (refused) showMessage(`the run refused "${command}": ${refused}`, 'note');
   };
   link.move = (robot, x, y) => send('move', undefined, { robot, x, y });
+  link.add = (kind, controller, x, y) => send('add', undefined, { kind, controller, x, y, heading: 0 });
+  // Adding a robot: pick its kind and controller, press "place…", click a spot.
+  const addable = v.header.addable || { kinds: [], controllers: [] };
+  for (const [select, names] of [[ui.addKind, addable.kinds], [ui.addController, addable.controllers]]) {
+    for (const name of names) {
+      const o = document.createElement('option');
+      o.value = o.textContent = name;
+      select.append(o);
+    }
+  }
+  v.setPlacing = (on) => {
+    v.placing = on && link.canControl;
+    if (v.placing) document.body.dataset.placing = '1';
+    else delete document.body.dataset.placing;
+    ui.addPlace.textContent = v.placing ? 'click a spot (Esc: cancel)' : 'place…';
+  };
+  ui.addPlace.addEventListener('click', () => { v.setPlacing(!v.placing); ui.addPlace.blur(); });
   link.remove = (robot) => send('remove', undefined, { robot });
   const ledColors = ['red', 'green', 'blue', 'yellow', 'cyan', 'magenta', 'white', 'off'];
   let ledNext = 0;

@@ -132,6 +132,29 @@ TEST(BenchSmoke, DiffusionBenchmarkRunsAtSmallSize) {
   EXPECT_EQ(one["state_hash"], j["state_hash"]);
 }
 
+// `--log compare` (docs/benchmarks.md, "Frame logging"): the scene without a log and with
+// frames, alternated, in one process; one JSON line with the log's cost and the state every
+// run ended on, that of the same scene run alone.
+TEST(BenchSmoke, DiffusionBenchmarkComparesTheRunWithAndWithoutItsLog) {
+  auto j = bench("--robots 1000 --threads 2 --seconds 2 --log compare --repeat 2 --seed 3");
+  ASSERT_TRUE(j.is_object());
+  for (const char* field :
+       {"log_overhead", "log_cpu_overhead", "loop_wall_seconds_off", "loop_wall_seconds_frames",
+        "cpu_seconds_off", "cpu_seconds_frames", "log_bytes_per_robot_frame"})
+    EXPECT_TRUE(j.contains(field) && j[field].is_number()) << field;
+  EXPECT_EQ(j["log"], "compare");
+  EXPECT_EQ(j["repeat"], 2);
+  EXPECT_EQ(j["robots"], 1000);
+  EXPECT_EQ(j["same_hash"], true);
+  EXPECT_GT(j["loop_wall_seconds_off"].get<double>(), 0);
+  EXPECT_GT(j["loop_wall_seconds_frames"].get<double>(), 0);
+  // A frame costs some bytes per robot (x, y and heading alone are 24 raw).
+  EXPECT_GT(j["log_bytes_per_robot_frame"].get<double>(), 1);
+  EXPECT_LT(j["log_bytes_per_robot_frame"].get<double>(), 200);
+  auto alone = bench("--robots 1000 --threads 2 --seconds 2 --log off --seed 3");
+  EXPECT_EQ(j["state_hash"], alone["state_hash"]);
+}
+
 // bench/argos/run_fleetsim.py (fleetsim's side of the ARGoS3 comparison) on a small copy of
 // its .argos file: one JSON line, the loop timed between the script's bench-tick lines, and the
 // same state on one and two threads.
@@ -190,7 +213,8 @@ TEST(BenchSmoke, BadOptionsAreUserErrors) {
   const std::string bin = std::string(FLEETSIM_BINARY_DIR) + "/bench/diffusion";
   for (const char* args :
        {"--engines 3", "--robots 0", "--log maybe", "--frobnicate 1", "--seconds 0",
-        "--script /no/such/script.lua", "--processes 2 --engine dynamics2d", "--robots"}) {
+        "--script /no/such/script.lua", "--processes 2 --engine dynamics2d", "--robots",
+        "--log compare --repeat 0", "--log compare --controller lua"}) {
     int status = std::system((bin + " " + args + " >/dev/null 2>&1").c_str());
     EXPECT_EQ(WEXITSTATUS(status), kExitUserError) << args;
   }

@@ -56,6 +56,16 @@ LogHeader make_header() {
   h.bitmap = {1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1};
   h.segments = {{{-20, -15}, {20, -15}}, {{20, -15}, {20, 15.25}}};
   h.kinds = {{"epuck", 0.035, 1, 0}, {"foot-bot", 0.085, 13, 3.0}};
+  h.kinds[0].rays = {{"proximity",
+                      0.1,
+                      {0.3054326, 0.8552113, 1.5707963, 2.6179939, -2.6179939, -1.5707963,
+                       -0.8552113, -0.3054326}}};
+  // A box-shaped kind no robot of the run has (yet).
+  LogKind crate{"crate", std::sqrt(0.3 * 0.3 + 0.1 * 0.1) / 2, 0, 0};
+  crate.shape = LogShape::kBox;
+  crate.half_length_m = 0.15;
+  crate.half_width_m = 0.05;
+  h.kinds.push_back(crate);
   h.object_classes = {{"goal"}};
   h.robots = {{0, 0, "ep0"}, {1, 1, "fb1"}, {2, 0, "ep2"}};
   h.objects = {{100, 0, "g0"}};
@@ -200,6 +210,10 @@ void expect_same_header(const LogHeader& a, const LogHeader& b) {
     EXPECT_EQ(a.kinds[i].radius_m, b.kinds[i].radius_m);
     EXPECT_EQ(a.kinds[i].led_count, b.kinds[i].led_count);
     EXPECT_EQ(a.kinds[i].rab_range_m, b.kinds[i].rab_range_m);
+    EXPECT_EQ(a.kinds[i].shape, b.kinds[i].shape);
+    EXPECT_EQ(a.kinds[i].half_length_m, b.kinds[i].half_length_m);
+    EXPECT_EQ(a.kinds[i].half_width_m, b.kinds[i].half_width_m);
+    EXPECT_EQ(a.kinds[i].rays, b.kinds[i].rays);
   }
   ASSERT_EQ(a.object_classes.size(), b.object_classes.size());
   EXPECT_EQ(a.object_classes[0].name, b.object_classes[0].name);
@@ -348,6 +362,43 @@ TEST(FrameLog, PayloadPartsCompressedByWorkersGiveTheSameBytes) {
   auto reader = LogReader::open(dir.file("b"));
   ASSERT_EQ(reader->frame_count(), frames.size());
   for (std::size_t i = 0; i < frames.size(); ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    expect_same_frame(frames[i], reader->read_frame(i));
+  }
+}
+
+// A run that fails mid-way destroys the writer while an exception unwinds, with frames still
+// queued and the workers compressing: every frame written before the failure must be in the
+// file, readable, and the file the same bytes as a finished log of those frames (the
+// destructor writes the index), whatever threads compressed them.
+TEST(FrameLog, ARunThatFailsMidWayLeavesEveryFrameWrittenBeforeItReadable) {
+  TempDir dir;
+  const LogHeader header = make_header();
+  const auto frames = make_frames(header, 8, 11, 20'000);
+  const ParallelFor two_threads = [](std::size_t n, std::size_t,
+                                     const std::function<void(std::size_t, std::size_t)>& body) {
+    std::thread t(body, 0, n / 2);
+    body(n / 2, n);
+    t.join();
+  };
+  // Writes the first `count` frames; throws after them when `fail` (the writer not finished).
+  auto write = [&](const std::string& path, const ParallelFor& parallel, std::size_t count,
+                   bool fail) {
+    FrameLogOptions o;
+    o.parallel_for = parallel;
+    auto writer = make_frame_log_writer(path, o);
+    writer->begin(header);
+    for (std::size_t i = 0; i < count; ++i) writer->write(frames[i].view());
+    if (fail) throw std::runtime_error("the run failed");
+    writer->finish();
+  };
+  write(dir.file("own"), {}, 6, false);
+  ASSERT_GT(read_file(dir.file("own")).size(), 2'000'000u);  // several MB of frames
+  EXPECT_THROW(write(dir.file("failed"), two_threads, 6, true), std::runtime_error);
+  EXPECT_EQ(read_file(dir.file("failed")), read_file(dir.file("own")));
+  auto reader = LogReader::open(dir.file("failed"));
+  ASSERT_EQ(reader->frame_count(), 6u);
+  for (std::size_t i = 0; i < 6; ++i) {
     SCOPED_TRACE("frame " + std::to_string(i));
     expect_same_frame(frames[i], reader->read_frame(i));
   }
@@ -788,6 +839,92 @@ TEST(FrameLog, Version1LogsAreStillRead) {
   EXPECT_EQ(reader.read_frame(0).status, "go");
 }
 
+// A log written by fleetsim's version-2 writer (before kinds carried shapes), from this
+// experiment run for 0.2 s: an e-puck `ep0` (diffusion) at (-1, 0.5) heading 30 degrees and a
+// passive box `box0` of the kind <kind name="crate" base="box" size="0.3,0.1"/> at
+// (0.5, -0.5) heading 45 degrees, an object `goal` (class Goal) at (1, 1); 4 m x 4 m arena.
+TEST(FrameLog, Version2LogsAreStillReadAsCircles) {
+  FrameLogReader reader(FLEETSIM_SOURCE_DIR "/tests/data/frame-log-v2.flog");
+  EXPECT_EQ(reader.version(), 2u);
+  const LogHeader& h = reader.header();
+  ASSERT_EQ(h.robots.size(), 2u);
+  EXPECT_EQ(h.robots[1].name, "box0");
+  const LogKind& crate = h.kinds.at(h.robots[1].type_index);
+  EXPECT_EQ(crate.name, "crate");
+  EXPECT_NEAR(crate.radius_m, std::sqrt(0.3 * 0.3 + 0.1 * 0.1) / 2, 1e-12);
+  // Version 2 knows no shapes: every kind reads as a circle of its radius, without rays.
+  for (const LogKind& k : h.kinds) {
+    EXPECT_EQ(k.shape, LogShape::kCircle) << k.name;
+    EXPECT_EQ(k.half_length_m, 0) << k.name;
+    EXPECT_TRUE(k.rays.empty()) << k.name;
+  }
+  ASSERT_EQ(reader.frame_count(), 3u);
+  const LogFrame f = reader.read_frame(0);
+  ASSERT_EQ(f.robot_count, 2u);
+  EXPECT_NEAR(f.robot<double>("x", h)[0], -1, 1e-9);
+  EXPECT_NEAR(f.robot<double>("y", h)[0], 0.5, 1e-9);
+  EXPECT_NEAR(f.robot<double>("theta", h)[1], M_PI / 4, 1e-9);
+  ASSERT_EQ(f.object_count, 1u);
+  EXPECT_NEAR(f.object<double>("x", h)[0], 1, 1e-9);
+}
+
+// A box-shaped kind's half extents, and each box robot's heading (its theta column), come back
+// exactly; so do a kind's rays.
+TEST(FrameLog, BoxShapesAndRaysRoundTrip) {
+  TempDir dir;
+  const std::string path = dir.file("boxes.flog");
+  LogHeader h = make_header();
+  set_standard_columns(h, 13);
+  h.robots = {{0, 0, "ep0"}, {3, 2, "crate3"}};
+  h.objects.clear();
+  LogFrame f;
+  f.tags = {""};
+  RobotRows rows{{0, 3}, {0, 2}, {0.5, 1.5}, {-0.25, 2.5}, {0.1, -2.75}, {0, 0}, {}};
+  rows.led.assign(26, Color{0, 0, 0, 0});
+  set_robots(f, h, rows);
+  set_objects(f, h, {});
+  write_log(path, h, {f});
+  auto reader = LogReader::open(path);
+  const LogHeader& r = reader->header();
+  ASSERT_EQ(r.kinds.size(), 3u);
+  EXPECT_EQ(r.kinds[2].shape, LogShape::kBox);
+  EXPECT_EQ(r.kinds[2].half_length_m, 0.15);
+  EXPECT_EQ(r.kinds[2].half_width_m, 0.05);
+  EXPECT_EQ(r.kinds[1].shape, LogShape::kCircle);
+  ASSERT_EQ(r.kinds[0].rays.size(), 1u);
+  EXPECT_EQ(r.kinds[0].rays[0].column, "proximity");
+  EXPECT_EQ(r.kinds[0].rays[0].range_m, 0.1);
+  EXPECT_EQ(r.kinds[0].rays[0].angles.size(), 8u);
+  EXPECT_EQ(r.kinds[0].rays[0].angles[2], 1.5707963);
+  const LogFrame g = reader->read_frame(0);
+  EXPECT_EQ(g.robot<std::uint16_t>("kind", r)[1], 2);
+  EXPECT_EQ(g.robot<double>("theta", r)[1], -2.75);
+}
+
+TEST(FrameLog, BoxesWithoutExtentsAndBadRaysAreRefused) {
+  TempDir dir;
+  auto refused = [&](const LogHeader& h) {
+    try {
+      write_log(dir.file("bad.flog"), h, {});
+    } catch (const LogError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(written)");
+  };
+  LogHeader h = make_header();
+  h.kinds[2].half_width_m = 0;
+  EXPECT_TRUE(contains(refused(h), "'crate' is a box whose half extents are not two lengths"));
+  h = make_header();
+  h.kinds[2].half_length_m = NAN;
+  EXPECT_TRUE(contains(refused(h), "'crate' is a box"));
+  h = make_header();
+  h.kinds[0].rays[0].angles[3] = INFINITY;
+  EXPECT_TRUE(contains(refused(h), "rays 'proximity' need a range >= 0"));
+  h = make_header();
+  h.kinds[0].rays[0].range_m = -1;
+  EXPECT_TRUE(contains(refused(h), "rays 'proximity' need a range >= 0"));
+}
+
 /// Rewrites the header body of the frame log at `path` through `edit`, with valid checksums:
 /// what a hostile or buggy producer could hand the reader.
 void forge_header(const std::string& path, const std::function<void(std::string&)>& edit,
@@ -868,17 +1005,17 @@ TEST(FrameLog, HostileHeadersGiveLogErrorsNotCrashes) {
 
 TEST(FrameLog, NewerVersionsAreRefusedWithAClearMessage) {
   TempDir dir;
-  const std::string path = dir.file("v3");
+  const std::string path = dir.file("v4");
   write_log(path, make_header(), make_frames(2));
   forge_header(
-      path, [](std::string&) {}, 3);
+      path, [](std::string&) {}, 4);
   try {
     LogReader::open(path);
-    ADD_FAILURE() << "opened a version-3 log";
+    ADD_FAILURE() << "opened a version-4 log";
   } catch (const LogError& e) {
     EXPECT_TRUE(contains(e.what(),
-                         "has format version 3; this fleetsim reads "
-                         "versions 1 to 2 (a newer fleetsim wrote it)"));
+                         "has format version 4; this fleetsim reads "
+                         "versions 1 to 3 (a newer fleetsim wrote it)"));
   }
 }
 

@@ -148,6 +148,26 @@ TEST(FrameEncoding, HeaderJsonCarriesKindsAndColumnLists) {
   EXPECT_EQ(j["chunkVersion"], kChunkVersion);
 }
 
+TEST(FrameEncoding, HeaderJsonCarriesShapesAndRays) {
+  log::LogHeader h;
+  log::LogKind crate{"crate", 0.25, 0, 0};
+  crate.shape = log::LogShape::kBox;
+  crate.half_length_m = 0.2;
+  crate.half_width_m = 0.15;
+  log::LogKind epuck{"epuck", 0.035, 1, 0};
+  epuck.rays = {{"proximity", 0.1, {0.5, -0.5}}};
+  h.kinds = {crate, epuck};
+  auto j = header_json(h, log::LogFormat::kFrames, 0, "x.log");
+  EXPECT_EQ(j["kinds"][0]["shape"], "box");
+  EXPECT_EQ(j["kinds"][0]["halfLength"], 0.2);
+  EXPECT_EQ(j["kinds"][0]["halfWidth"], 0.15);
+  EXPECT_EQ(j["kinds"][1]["shape"], "circle");
+  EXPECT_FALSE(j["kinds"][1].contains("halfLength"));
+  EXPECT_EQ(
+      j["kinds"][1]["rays"],
+      (nlohmann::json::parse(R"([{"column": "proximity", "range": 0.1, "angles": [0.5, -0.5]}])")));
+}
+
 TEST(FrameEncoding, ClickedRobotJsonHasExactValuesAndEveryOtherColumn) {
   testing::SyntheticLogReader reader(3, 10);
   auto r = robot_json(reader, 3, 1);

@@ -122,6 +122,41 @@ TEST(FramePainter, TheDefaultPictureHasThePagesColoursWhereTheFrameSays) {
   EXPECT_TRUE(painter.unsupported().empty());
 }
 
+// A box-shaped kind (0.3 m x 0.1 m) is drawn as that box turned by the robot's heading, not
+// as its bounding circle.
+TEST(FramePainter, BoxesAreDrawnAsBoxesTurnedByTheirHeading) {
+  Scene s;
+  log::LogKind crate{"crate", std::sqrt(0.15 * 0.15 + 0.05 * 0.05), 0, 0};
+  crate.shape = log::LogShape::kBox;
+  crate.half_length_m = 0.15;
+  crate.half_width_m = 0.05;
+  s.h.kinds.push_back(crate);
+  s.h.robots.push_back({3, 2, "crate3"});
+  const double a = kPi / 6, cx = 0.5, cy = 0.5;  // heading 30 degrees
+  s.f.set_robot("id", s.h, std::vector<EntityId>{0, 1, 3});
+  s.f.set_robot("kind", s.h, std::vector<std::uint16_t>{0, 1, 2});
+  s.f.set_robot("x", s.h, std::vector<double>{0, 2, cx});
+  s.f.set_robot("y", s.h, std::vector<double>{-0.5, 0, cy});
+  s.f.set_robot("theta", s.h, std::vector<double>{0, kPi / 2, a});
+  s.f.set_robot("tag", s.h, std::vector<std::uint32_t>{1, 0, 0});
+  s.f.set_robot("leds", s.h, std::vector<Color>(39, Color{0, 0, 0, 0}));
+  const FramePainter painter(s.h, default_view_config(), 800, 600);
+  Picture p{painter, {}};
+  painter.paint(s.f, p.rgb);
+  // A point of the box's frame (u along the heading, v across it), in the world.
+  auto at = [&](double u, double v) {
+    return p.at(cx + u * std::cos(a) - v * std::sin(a), cy + u * std::sin(a) + v * std::cos(a));
+  };
+  EXPECT_TRUE(near(at(-0.08, 0), kRed)) << "inside, behind its centre";
+  EXPECT_TRUE(near(at(-0.08, 0.03), kRed)) << "inside, off its axis";
+  EXPECT_TRUE(near(at(-0.146, 0), {140, 0, 0})) << "its rim, at its back";
+  // Inside the bounding circle (0.158 m) but outside the box: the floor.
+  EXPECT_TRUE(near(at(0, 0.08), kWhite)) << "beside its long side";
+  EXPECT_TRUE(near(at(0, -0.12), kWhite)) << "beside its long side";
+  // A corner of the box had it not been turned: outside the turned box.
+  EXPECT_TRUE(near(p.at(cx - 0.14, cy + 0.045), kWhite)) << "an unturned box's corner";
+}
+
 TEST(FramePainter, AViewConfigurationsColouringsAndLayerOrderApply) {
   Scene s;
   auto paint = [&](const std::string& xml) {
