@@ -196,30 +196,33 @@ class LockstepExchange final : public PortExchange {
 
 }  // namespace
 
-std::vector<std::vector<std::uint8_t>> PortExchange::all_gather(std::vector<std::uint8_t> mine,
-                                                                bool more) {
+namespace {
+
+/// Runs a round, noting in `failed` that it failed because another process left or failed.
+template <class Round>
+auto noting_lost_peers(bool& failed, Round&& round) -> decltype(round()) {
   try {
-    return round(std::move(mine), more);
+    return round();
   } catch (const transport::PeerLost&) {
-    peer_failed_ = true;
+    failed = true;
     throw;
   } catch (const transport::FederationStopped&) {
-    peer_failed_ = true;
+    failed = true;
     throw;
   }
 }
 
+}  // namespace
+
+std::vector<std::vector<std::uint8_t>> PortExchange::all_gather(std::vector<std::uint8_t> mine,
+                                                                bool more) {
+  return noting_lost_peers(peer_failed_, [&] { return round(std::move(mine), more); });
+}
+
 RoutedReceived PortExchange::routed(RoutedMessage mine, int process, std::span<const int> peers,
                                     bool more) {
-  try {
-    return routed_round(std::move(mine), process, peers, more);
-  } catch (const transport::PeerLost&) {
-    peer_failed_ = true;
-    throw;
-  } catch (const transport::FederationStopped&) {
-    peer_failed_ = true;
-    throw;
-  }
+  return noting_lost_peers(peer_failed_,
+                           [&] { return routed_round(std::move(mine), process, peers, more); });
 }
 
 std::unique_ptr<PortExchange> make_exchange(SyncMode mode, transport::Port& port, int process,

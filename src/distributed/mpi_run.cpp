@@ -168,9 +168,9 @@ class MpiExchange final : public PortExchange {
         check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
         auto& part = got.from[static_cast<std::size_t>(q)];
         part.resize(static_cast<std::size_t>(std::max(count, 0)));
-        check(MPI_Recv(part.data(), count, MPI_BYTE, q, kPartTag, MPI_COMM_WORLD,
-                       MPI_STATUS_IGNORE),
-              "MPI_Recv");
+        check(
+            MPI_Recv(part.data(), count, MPI_BYTE, q, kPartTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv");
       }
       check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
             "MPI_Waitall");
@@ -218,10 +218,10 @@ class MpiExchange final : public PortExchange {
 /// collective for ever: MPI has no heartbeat of its own. Each rank's watchdog thread sends the
 /// next rank in a ring a heartbeat every 50 ms on a communicator of its own, carrying the tick
 /// its run is at; when the previous rank's heartbeats stop for 500 ms (or the milliseconds of
-/// FLEETSIM_MPI_SILENCE_MS, for machines so loaded that a thread may wait longer) it says so, naming that
-/// rank, its host and its last tick, and aborts the job (MPI_Abort: mpirun ends every rank). A
-/// rank leaving in good order sends a last heartbeat that says so. Without MPI_THREAD_MULTIPLE
-/// there is no watchdog (docs/distributed.md).
+/// FLEETSIM_MPI_SILENCE_MS, for machines so loaded that a thread may wait longer) it says so,
+/// naming that rank, its host and its last tick, and aborts the job (MPI_Abort: mpirun ends every
+/// rank). A rank leaving in good order sends a last heartbeat that says so. Without
+/// MPI_THREAD_MULTIPLE there is no watchdog (docs/distributed.md).
 class Watchdog {
  public:
   Watchdog(int rank, int ranks, std::vector<std::string> hosts, const std::atomic<Tick>& tick)

@@ -216,8 +216,8 @@ RoutedReceived TickRounds::route(RoutedMessage mine, const std::vector<int>& pee
   xstats_.wait_seconds += seconds_since(t0);
   const auto n = static_cast<std::size_t>(dist_.processes);
   if (got.common.size() != n || got.from.size() != n)
-    throw RunError("the exchange returned " + std::to_string(got.common.size()) +
-                   " messages for " + std::to_string(dist_.processes) + " processes");
+    throw RunError("the exchange returned " + std::to_string(got.common.size()) + " messages for " +
+                   std::to_string(dist_.processes) + " processes");
   for (std::size_t p = 0; p < n; ++p)
     if (static_cast<int>(p) != dist_.process)
       xstats_.bytes_received += got.common[p].size() + got.from[p].size();
@@ -1059,7 +1059,7 @@ void TickRounds::loop_changes(LoopChanges& merged, bool partial) {
       // may be older than the sender's: it knows only that the robots it moves are its own.)
       auto own = [&](EntityId id) {
         const std::uint32_t i = state_.robot_index(id);
-        const bool bad = i == kNoIndex          ? !partial || id >= state_.next_id
+        const bool bad = i == kNoIndex       ? !partial || id >= state_.next_id
                          : sim_.partitioned_ ? sim_.process_of(i) == dist_.process
                                              : sim_.process_of(i) != p;
         if (bad) throw log::LogError("a change of a robot it does not move");
