@@ -604,7 +604,7 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
       heads = std::move(got.common);
       bodies = std::move(got.from);
     } else {
-      put_robots(head, {&*first, static_cast<std::size_t>(stop - first)});
+      put_robots(head, std::span<const EntityId>(first, stop));
       if (last) put_moves_tail(head);
       heads = gather(std::move(head), more);
     }

@@ -17,10 +17,11 @@ RoutedReceived Exchange::routed(RoutedMessage mine, int process, std::span<const
   w.u32(static_cast<std::uint32_t>(mine.common.size()));
   w.raw(mine.common.data(), mine.common.size());
   w.u32(static_cast<std::uint32_t>(peers.size()));
+  static const std::vector<std::uint8_t> kNone;
   for (int q : peers) {
     const auto& part = q >= 0 && static_cast<std::size_t>(q) < mine.to.size()
                            ? mine.to[static_cast<std::size_t>(q)]
-                           : std::vector<std::uint8_t>{};
+                           : kNone;
     w.u32(static_cast<std::uint32_t>(q));
     w.u32(static_cast<std::uint32_t>(part.size()));
     w.raw(part.data(), part.size());
