@@ -224,6 +224,13 @@ RoutedReceived TickRounds::route(RoutedMessage mine, const std::vector<int>& pee
   return got;
 }
 
+bool TickRounds::may_move(std::uint32_t row, int p) const {
+  // A partitioned process is sent the robots near its own domain only (routed rounds), so a
+  // row it holds of a robot far from it may be older than the sender's: of who moves it, it
+  // knows only that it is not itself. Every other process holds every robot's mover.
+  return sim_.partitioned_ ? sim_.process_of(row) != dist_.process : sim_.process_of(row) == p;
+}
+
 void TickRounds::near_processes(Vec2 p, double reach, std::vector<int>& to) const {
   for (int q : peers_)
     if (Domains::distance(p, dist_.domains.box(q)) <= reach) to.push_back(q);
@@ -646,10 +653,8 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
           if (i == kNoIndex) {
             if (!takes_in) throw log::LogError("a robot this process does not know");
             fresh.push_back(id);
-          } else if (routed ? sim_.process_of(i) == dist_.process : sim_.process_of(i) != p) {
-            // (A process routed only its neighbours' robots may hold an older row of one
-            // that another process moves now: it takes the sender's word, never for its own.)
-            throw log::LogError(routed ? "a robot this process moves" : "a robot it does not move");
+          } else if (!may_move(i, p)) {
+            throw log::LogError("a robot it does not move");
           }
         }
         if (r.remaining() < k * bytes) throw log::LogError("truncated");
@@ -1054,15 +1059,11 @@ void TickRounds::loop_changes(LoopChanges& merged, bool partial) {
         }
       }
       // Each robot's changes come from the process that moves it.
-      // (A partitioned process may not hold it: it then does not know who moves it. It is
-      // sent the robots near its own domain only, so a row it holds of a robot far from it
-      // may be older than the sender's: it knows only that the robots it moves are its own.)
+      // (A partitioned process may not hold it: it then does not know who moves it.)
       auto own = [&](EntityId id) {
         const std::uint32_t i = state_.robot_index(id);
-        const bool bad = i == kNoIndex       ? !partial || id >= state_.next_id
-                         : sim_.partitioned_ ? sim_.process_of(i) == dist_.process
-                                             : sim_.process_of(i) != p;
-        if (bad) throw log::LogError("a change of a robot it does not move");
+        if (i == kNoIndex ? !partial || id >= state_.next_id : !may_move(i, p))
+          throw log::LogError("a change of a robot it does not move");
       };
       for (std::uint32_t k = r.u32(); k > 0; --k) {
         const EntityId id = r.u32();

@@ -102,6 +102,8 @@ class TickRounds final : public ProcessRounds {
   /// Reads the bytes put_row wrote for `row` (after its u32); writes them when `write`.
   void take_row(log::ByteReader& r, std::uint32_t row, bool write);
   [[noreturn]] void desync(int from, const std::string& what) const;
+  /// Whether process `p` may send the moves or changes of the robot at `row`, held here.
+  bool may_move(std::uint32_t row, int p) const;
   /// Refuses received rows whose real numbers are not finite or whose position is far outside
   /// the arena (Simulation::bad_value): `from` sent them.
   void check_received(int from, std::span<const std::uint32_t> rows,
