@@ -42,7 +42,7 @@
 // `rss_end_bytes` (resident after the last tick: what it needs while it runs, the load behind it),
 // `partitioned` (it held only its part of the world), `owned_robots` (robots it senses, controls
 // and moves, on average over the ticks), `ghost_robots` (the others whose state it holds, on
-// average), `held_robots_max`, `bytes_sent_per_tick`, `bytes_received_per_tick`,
+// average), `held_robots_max`, `id_table_bytes`, `bytes_sent_per_tick`, `bytes_received_per_tick`,
 // `exchange_us_per_tick`, `rounds_per_tick` and
 // `state_hash`. `mpirun -n K diffusion ...` runs the scene on the K ranks of the MPI job instead
 // (rank 0 prints the line, without the one-process run and its three figures).
@@ -312,6 +312,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
          {"owned_robots", owned},
          {"ghost_robots", held - owned},
          {"held_robots_max", r.exchange.held_robots_max},
+         {"id_table_bytes", r.exchange.id_table_bytes},
          {"bytes_sent_per_tick",
           static_cast<double>(r.exchange.bytes_sent - r.exchange.gather_bytes) / ticks},
          {"bytes_received_per_tick",

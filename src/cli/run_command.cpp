@@ -747,6 +747,7 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
                      {"partitioned", r.partitioned},
                      {"held_robots_max", r.exchange.held_robots_max},
                      {"placed_robots", r.exchange.placed_robots},
+                     {"id_table_bytes", r.exchange.id_table_bytes},
                      {"migrations_in", r.exchange.migrations_in},
                      {"migrations_out", r.exchange.migrations_out},
                      {"rebalances", r.exchange.rebalances}});

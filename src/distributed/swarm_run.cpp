@@ -307,6 +307,7 @@ std::string report_to_json(const ProcessReport& r) {
                         {"held_robot_ticks", r.exchange.held_robot_ticks},
                         {"held_robots_max", r.exchange.held_robots_max},
                         {"placed_robots", r.exchange.placed_robots},
+                        {"id_table_bytes", r.exchange.id_table_bytes},
                         {"migrations_in", r.exchange.migrations_in},
                         {"migrations_out", r.exchange.migrations_out},
                         {"exchange_seconds", r.exchange.seconds},
@@ -347,6 +348,7 @@ ProcessReport report_from_json(const std::string& text) {
   r.exchange.held_robot_ticks = j.at("held_robot_ticks");
   r.exchange.held_robots_max = j.at("held_robots_max");
   r.exchange.placed_robots = j.at("placed_robots");
+  r.exchange.id_table_bytes = j.at("id_table_bytes");
   r.exchange.migrations_in = j.at("migrations_in");
   r.exchange.migrations_out = j.at("migrations_out");
   r.exchange.seconds = j.at("exchange_seconds");

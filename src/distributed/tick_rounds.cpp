@@ -161,7 +161,7 @@ void TickRounds::rebalance() {
   std::vector<std::size_t> held(p, 0);
   const EntityId* ids = state_.robot_id().data();
   for (std::size_t i = 0; i < n; ++i) {
-    const int q = owner_[ids[i]];
+    const int q = owner_.get(ids[i]);
     if (q >= 0 && static_cast<std::size_t>(q) < p) ++held[static_cast<std::size_t>(q)];
   }
   const double share = static_cast<double>(n) / static_cast<double>(p);
@@ -295,7 +295,7 @@ void TickRounds::handoff() {
       auto& expect = expect_by[static_cast<std::size_t>(worker)];
       for (std::size_t i = b; i < e; ++i) {
         const int to = sim_.host_of(static_cast<std::uint32_t>(i));
-        const int from = host_[ids[i]];
+        const int from = host_.get(ids[i]);
         if (from == to) continue;
         if (from == dist_.process) leave.push_back(static_cast<std::uint32_t>(i));
         if (to == dist_.process) expect.push_back(ids[i]);
@@ -307,12 +307,10 @@ void TickRounds::handoff() {
     }
     std::sort(leaving.begin(), leaving.end());
   }
-  std::vector<std::uint8_t> out;
-  log::ByteWriter w(out);
-  w.u8(kHandoff);
-  w.i64(state_.tick);
-  w.u32(static_cast<std::uint32_t>(leaving.size()));
-  for (std::uint32_t i : leaving) {
+  // A robot's record: who it is, its row and its controller's state, for the process it goes
+  // to.
+  auto put_record = [&](std::vector<std::uint8_t>& out, std::uint32_t i) {
+    log::ByteWriter w(out);
     w.u32(ids[i]);
     w.u16(static_cast<std::uint16_t>(sim_.host_of(i)));
     w.u16(state_.robot_kind()[i]);
@@ -332,15 +330,60 @@ void TickRounds::handoff() {
                        std::to_string(sim_.host_of(i)) + ": controller '" + decl.id + "' (type '" +
                        decl.type + "'): " + e.what());
       }
-      sim_.instances_[ids[i]].reset();  // it goes on elsewhere: no destroy()
+      sim_.instances_.erase(ids[i]);  // it goes on elsewhere: no destroy()
     }
     w.u32(static_cast<std::uint32_t>(saved.size()));
     w.raw(saved.data(), saved.size());
+  };
+  // A partitioned run routes the records: each goes to the process the robot goes to, which
+  // is a peer (a robot crosses into a domain next to its own), or, for a robot loop functions
+  // moved far, to every process; who goes where goes to every process, which keeps the hosts
+  // of the robots it holds. Otherwise every record goes to every process.
+  const bool routed = sim_.partitioned_;
+  const auto processes = static_cast<std::size_t>(dist_.processes);
+  std::vector<std::uint8_t> head;
+  log::ByteWriter w(head);
+  w.u8(kHandoff);
+  w.i64(state_.tick);
+  RoutedMessage m;
+  if (routed) {
+    std::vector<std::vector<std::uint32_t>> by_peer(processes);
+    std::vector<std::uint32_t> far;
+    w.u32(static_cast<std::uint32_t>(leaving.size()));
+    for (std::uint32_t i : leaving) {
+      const int to = sim_.host_of(i);
+      w.u32(ids[i]);
+      w.u16(static_cast<std::uint16_t>(to));
+      if (std::binary_search(peers_.begin(), peers_.end(), to))
+        by_peer[static_cast<std::size_t>(to)].push_back(i);
+      else
+        far.push_back(i);
+    }
+    w.u32(static_cast<std::uint32_t>(far.size()));
+    for (std::uint32_t i : far) put_record(head, i);
+    m.to.resize(processes);
+    for (int q : peers_) {
+      const auto& rows = by_peer[static_cast<std::size_t>(q)];
+      auto& part = m.to[static_cast<std::size_t>(q)];
+      log::ByteWriter(part).u32(static_cast<std::uint32_t>(rows.size()));
+      for (std::uint32_t i : rows) put_record(part, i);
+    }
+  } else {
+    w.u32(static_cast<std::uint32_t>(leaving.size()));
+    for (std::uint32_t i : leaving) put_record(head, i);
   }
   xstats_.migrations_out += leaving.size();
-  for (std::uint32_t i : leaving) host_[ids[i]] = static_cast<std::int16_t>(sim_.host_of(i));
+  for (std::uint32_t i : leaving) host_.set(ids[i], static_cast<std::int16_t>(sim_.host_of(i)));
   // Every process takes part in every round, even with nothing to hand over.
-  auto all = gather(std::move(out));
+  std::vector<std::vector<std::uint8_t>> heads, parts;
+  if (routed) {
+    m.common = std::move(head);
+    RoutedReceived got = route(std::move(m), peers_, /*more=*/false);
+    heads = std::move(got.common);
+    parts = std::move(got.from);
+  } else {
+    heads = gather(std::move(head));
+  }
   struct Arrival {
     int from = 0, to = 0;
     EntityId id = 0;
@@ -352,42 +395,84 @@ void TickRounds::handoff() {
     const std::uint8_t* saved = nullptr;
     std::uint32_t saved_len = 0;
   };
-  std::vector<Arrival> moved;   // every robot changing process, wherever it goes
-  std::vector<EntityId> fresh;  // those coming here that this process does not hold
+  struct Move {
+    int from = 0, to = 0;
+    EntityId id = 0;
+  };
+  std::vector<Move> moved;        // every robot changing process, wherever it goes
+  std::vector<Arrival> arrivals;  // the records of those coming here
+  std::vector<EntityId> fresh;    // those coming here that this process does not hold
   std::size_t row_bytes = 0;
   for (ColumnHandle c : row_columns_) row_bytes += state_.robots.desc(c).row_bytes();
   for (int p = 0; p < dist_.processes; ++p) {
     if (p == dist_.process) continue;
     try {
-      log::ByteReader r(all[p].data(), all[p].size(), "a handoff");
-      if (r.u8() != kHandoff || r.i64() != state_.tick)
-        throw log::LogError("a message of another kind or tick");
-      for (std::uint32_t k = r.u32(); k > 0; --k) {
-        Arrival a;
-        a.from = p;
-        a.id = r.u32();
-        a.to = r.u16();
-        a.kind = r.u16();
-        a.controller = r.u16();
-        a.engine = r.u8();
-        a.tag = r.u32();
-        a.name = r.str();
-        a.row = r.take(row_bytes);
-        a.saved_len = r.u32();
-        a.saved = r.take(a.saved_len);
-        if (a.id >= host_.size() || host_[a.id] != p || a.to == p || a.to >= dist_.processes)
+      // Who goes where: checked against what this process knows of the robots it holds.
+      auto take_move = [&](EntityId id, int to) {
+        // (A process holding its part knows the hosts of the robots it holds only.)
+        const int host = host_.get(id);
+        if ((host >= 0 ? host != p : !host_.sparse()) || to == p || to >= dist_.processes)
           throw log::LogError("a robot it did not hold, or to no other process");
-        if (!known_identity(a.kind, a.controller, a.engine, a.tag))
-          throw log::LogError("a robot of no kind, controller, region or tag of this run");
         // Where this process holds the robot it knows where it goes (its position is fresh:
         // it was near a border). A partitioned run's process is sent only the robots near its
         // own domain, so it knows that of the robots coming to it only.
-        const std::uint32_t i = state_.robot_index(a.id);
-        const bool knows = i != kNoIndex && (!sim_.partitioned_ || a.to == dist_.process);
-        if (knows ? sim_.host_of(i) != a.to : !sim_.partitioned_)
+        const std::uint32_t i = state_.robot_index(id);
+        const bool knows = i != kNoIndex && (!sim_.partitioned_ || to == dist_.process);
+        if (knows ? sim_.host_of(i) != to : !sim_.partitioned_)
           throw log::LogError("a robot that does not go there");
-        if (a.to == dist_.process && i == kNoIndex) fresh.push_back(a.id);
-        moved.push_back(std::move(a));
+        if (to == dist_.process && i == kNoIndex) fresh.push_back(id);
+        moved.push_back({p, to, id});
+      };
+      auto take_records = [&](log::ByteReader& r, bool for_me) {
+        for (std::uint32_t k = r.u32(); k > 0; --k) {
+          Arrival a;
+          a.from = p;
+          a.id = r.u32();
+          a.to = r.u16();
+          a.kind = r.u16();
+          a.controller = r.u16();
+          a.engine = r.u8();
+          a.tag = r.u32();
+          a.name = r.str();
+          a.row = r.take(row_bytes);
+          a.saved_len = r.u32();
+          a.saved = r.take(a.saved_len);
+          if (!known_identity(a.kind, a.controller, a.engine, a.tag))
+            throw log::LogError("a robot of no kind, controller, region or tag of this run");
+          if (for_me && a.to != dist_.process)
+            throw log::LogError("a record of a robot going to another process");
+          if (!routed) take_move(a.id, a.to);
+          if (a.to == dist_.process) arrivals.push_back(std::move(a));
+        }
+      };
+      log::ByteReader r(heads[static_cast<std::size_t>(p)].data(),
+                        heads[static_cast<std::size_t>(p)].size(), "a handoff");
+      if (r.u8() != kHandoff || r.i64() != state_.tick)
+        throw log::LogError("a message of another kind or tick");
+      const std::size_t first_move = moved.size(), first_arrival = arrivals.size();
+      if (routed) {
+        for (std::uint32_t k = r.u32(); k > 0; --k) {
+          const EntityId id = r.u32();
+          take_move(id, r.u16());
+        }
+        take_records(r, false);  // (robots going to processes that are not its peers)
+        const auto& part = parts[static_cast<std::size_t>(p)];
+        if (!part.empty()) {
+          log::ByteReader b(part.data(), part.size(), "a handoff");
+          take_records(b, true);
+          if (b.remaining() != 0) throw log::LogError("trailing bytes");
+        }
+        // Every robot it said comes here, and no other, has its record.
+        std::vector<EntityId> listed, sent;
+        for (std::size_t k = first_move; k < moved.size(); ++k)
+          if (moved[k].to == dist_.process) listed.push_back(moved[k].id);
+        for (std::size_t k = first_arrival; k < arrivals.size(); ++k)
+          sent.push_back(arrivals[k].id);
+        std::sort(listed.begin(), listed.end());
+        std::sort(sent.begin(), sent.end());
+        if (listed != sent) throw log::LogError("records of other robots than those it hands over");
+      } else {
+        take_records(r, false);
       }
       if (r.remaining() != 0) throw log::LogError("trailing bytes");
     } catch (const log::LogError& e) {
@@ -396,12 +481,15 @@ void TickRounds::handoff() {
   }
   std::sort(fresh.begin(), fresh.end());
   if (std::adjacent_find(fresh.begin(), fresh.end()) != fresh.end())
-    desync(host_[*std::adjacent_find(fresh.begin(), fresh.end())], "a robot another also sent");
+    desync(host_.get(*std::adjacent_find(fresh.begin(), fresh.end())), "a robot another also sent");
   if (!fresh.empty()) state_.insert_robots(fresh);
+  // (A process holding its part keeps the hosts of the robots it holds: those coming here
+  // were inserted above.)
+  for (const Move& a : moved)
+    if (!host_.sparse() || state_.robot_index(a.id) != kNoIndex)
+      host_.set(a.id, static_cast<std::int16_t>(a.to));
   std::vector<EntityId> came;
-  for (const Arrival& a : moved) {
-    host_[a.id] = static_cast<std::int16_t>(a.to);
-    if (a.to != dist_.process) continue;
+  for (const Arrival& a : arrivals) {
     const std::uint32_t i = state_.robot_index(a.id);
     state_.robot_kind()[i] = a.kind;
     state_.robot_controller()[i] = a.controller;
@@ -415,7 +503,7 @@ void TickRounds::handoff() {
       at += state_.robots.desc(c).row_bytes();
     }
     check_received(a.from, row, row_columns_);
-    owner_[a.id] = static_cast<std::int16_t>(a.to);
+    owner_.set(a.id, static_cast<std::int16_t>(a.to));
     try {
       sim_.make_controller_instance(i);
     } catch (const RunError& e) {
@@ -440,8 +528,8 @@ void TickRounds::handoff() {
   std::sort(came.begin(), came.end());
   for (EntityId id : expected)
     if (!std::binary_search(came.begin(), came.end(), id))
-      desync(host_[id], "no handoff of robot '" + state_.robot_name()[state_.robot_index(id)] +
-                            "', which it held");
+      desync(host_.get(id), "no handoff of robot '" + state_.robot_name()[state_.robot_index(id)] +
+                                "', which it held");
   sim_.mark_rows();
   xstats_.seconds += seconds_since(t0);
 }
@@ -466,7 +554,8 @@ void TickRounds::put_moves_tail(std::vector<std::uint8_t>& out) const {
   if (sim_.pinned_) {  // whole rows for the processes running these robots' controllers
     std::vector<std::uint32_t> away;
     for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
-      if (sim_.process_of(i) == dist_.process && host_[ids[i]] != dist_.process) away.push_back(i);
+      if (sim_.process_of(i) == dist_.process && host_.get(ids[i]) != dist_.process)
+        away.push_back(i);
     w.u32(static_cast<std::uint32_t>(away.size()));
     for (std::uint32_t i : away) put_row(out, i);
   }
@@ -477,7 +566,8 @@ void TickRounds::take_moves_tail(log::ByteReader& r, int p) {
   const EntityId* ids = state_.robot_id().data();
   for (std::uint32_t t = r.u32(); t > 0; --t) {
     const EntityId id = r.u32();
-    if (id >= host_.size() || host_[id] != p)
+    const int host = host_.get(id);  // (known to a process holding its part if it holds it)
+    if (host >= 0 ? host != p : !host_.sparse())
       throw log::LogError("a tag for a robot it does not run");
     incoming_tags_.emplace_back(id, r.str());
   }
@@ -487,7 +577,7 @@ void TickRounds::take_moves_tail(log::ByteReader& r, int p) {
   if (sim_.pinned_)
     for (std::uint32_t k = r.u32(); k > 0; --k) {
       const std::uint32_t row = r.u32();
-      if (row >= n || sim_.process_of(row) != p || host_[ids[row]] == p)
+      if (row >= n || sim_.process_of(row) != p || host_.get(ids[row]) == p)
         throw log::LogError("a whole row of a robot it does not simulate for another");
       take_row(r, row, true);
       const std::uint32_t one[1] = {row};
@@ -496,8 +586,7 @@ void TickRounds::take_moves_tail(log::ByteReader& r, int p) {
 }
 
 void TickRounds::exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
-                               const std::vector<std::int16_t>& holder, bool by_host,
-                               bool more_after) {
+                               const IdMap<std::int16_t>& holder, bool by_host, bool more_after) {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   const std::size_t part = rows_per_part(columns);
@@ -507,7 +596,7 @@ void TickRounds::exchange_rows(char kind, const std::vector<ColumnHandle>& colum
     // Who sends which rows of this part: every process knows (the same world everywhere).
     for (auto& r : rows) r.clear();
     for (std::size_t i = lo; i < hi; ++i) {
-      const int p = by_host ? holder[ids[i]] : sim_.process_of(static_cast<std::uint32_t>(i));
+      const int p = by_host ? holder.get(ids[i]) : sim_.process_of(static_cast<std::uint32_t>(i));
       rows[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
     }
     const auto& mine = rows[static_cast<std::size_t>(dist_.process)];
@@ -666,7 +755,7 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
     if (!fresh.empty()) {
       std::sort(fresh.begin(), fresh.end());
       if (std::adjacent_find(fresh.begin(), fresh.end()) != fresh.end())
-        desync(host_[*std::adjacent_find(fresh.begin(), fresh.end())],
+        desync(host_.get(*std::adjacent_find(fresh.begin(), fresh.end())),
                "a robot another process also moves");
       state_.insert_robots(fresh);
     }
@@ -679,7 +768,9 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
         std::vector<std::uint32_t> theirs(t.ids.size());
         for (std::size_t j = 0; j < t.ids.size(); ++j) {
           theirs[j] = state_.robot_index(t.ids[j]);
-          owner_[t.ids[j]] = static_cast<std::int16_t>(p);
+          owner_.set(t.ids[j], static_cast<std::int16_t>(p));
+          // (The process moving a robot of a partitioned run runs it: no affinities.)
+          if (host_.sparse()) host_.set(t.ids[j], static_cast<std::int16_t>(p));
         }
         for (ColumnHandle c : columns)
           state_.robots.scatter_rows(c, theirs,
@@ -723,12 +814,13 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
   if ((n - std::min(n, needed)) * 16 <= n) return;
   const EntityId* ids = state_.robot_id().data();
   std::vector<std::uint8_t> keep(n, 0);
-  for (std::size_t i = 0; i < n; ++i) keep[i] = owner_[ids[i]] == dist_.process;
+  for (std::size_t i = 0; i < n; ++i) keep[i] = owner_.get(ids[i]) == dist_.process;
   for (EntityId id : received) {
     const std::uint32_t i = state_.robot_index(id);
     keep[i] = keep[i] || sim_.within_reach({state_.x()[i], state_.y()[i]});
   }
-  state_.retain_robots(keep);  // (owner_ of the robots dropped is never read again)
+  state_.retain_robots(keep);
+  sim_.forget_robots_not_held();
 }
 
 std::vector<ColumnHandle> TickRounds::moves_columns(bool logged) const {
@@ -795,6 +887,9 @@ void TickRounds::moves() {
   }
   xstats_.held_robot_ticks += state_.robot_count();
   xstats_.held_robots_max = std::max<std::uint64_t>(xstats_.held_robots_max, state_.robot_count());
+  xstats_.id_table_bytes =
+      std::max<std::uint64_t>(xstats_.id_table_bytes, state_.index_of.bytes() + host_.bytes() +
+                                                          owner_.bytes() + sim_.instances_.bytes());
   xstats_.seconds += seconds_since(t0);
 }
 
@@ -820,7 +915,8 @@ void TickRounds::exchange_actuation() {
   // commands and everything the actuators set, for the physics there (and the halo after).
   std::vector<std::uint32_t> away;
   for (std::uint32_t i = 0; i < n; ++i)
-    if (host_[ids[i]] == dist_.process && sim_.process_of(i) != dist_.process) away.push_back(i);
+    if (host_.get(ids[i]) == dist_.process && sim_.process_of(i) != dist_.process)
+      away.push_back(i);
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u8(kActuation);
@@ -836,7 +932,7 @@ void TickRounds::exchange_actuation() {
         throw log::LogError("a message of another kind or tick");
       for (std::uint32_t k = r.u32(); k > 0; --k) {
         const std::uint32_t i = r.u32();
-        if (i >= n || host_[ids[i]] != p || sim_.process_of(i) == p)
+        if (i >= n || host_.get(ids[i]) != p || sim_.process_of(i) == p)
           throw log::LogError("a robot it does not run for another");
         take_row(r, i, true);
         const std::uint32_t one[1] = {i};
@@ -876,7 +972,7 @@ SavedControllers TickRounds::checkpoint(const SavedControllers& mine) {
           const EntityId id = r.u32();
           const std::uint32_t len = r.u32();
           const std::uint8_t* bytes = r.take(len);
-          if (id >= host_.size() || host_[id] != p || state_.robot_index(id) == kNoIndex)
+          if (host_.get(id) != p || state_.robot_index(id) == kNoIndex)
             throw log::LogError("a controller of a robot it does not hold");
           merged.emplace_back(id, std::vector<std::uint8_t>(bytes, bytes + len));
         }
@@ -889,7 +985,7 @@ SavedControllers TickRounds::checkpoint(const SavedControllers& mine) {
               [](const auto& a, const auto& b) { return a.first < b.first; });
     for (std::size_t k = 1; k < merged.size(); ++k)
       if (merged[k].first == merged[k - 1].first)
-        desync(host_[merged[k].first], "a controller another process also sent");
+        desync(host_.get(merged[k].first), "a controller another process also sent");
   }
   xstats_.seconds += seconds_since(t0);
   return merged;
@@ -921,8 +1017,10 @@ void TickRounds::partition() {
   const EntityId* ids = state_.robot_id().data();
   std::vector<std::uint8_t> keep(n);
   for (std::size_t i = 0; i < n; ++i)
-    keep[i] = owner_[ids[i]] == dist_.process || sim_.within_reach({state_.x()[i], state_.y()[i]});
+    keep[i] =
+        owner_.get(ids[i]) == dist_.process || sim_.within_reach({state_.x()[i], state_.y()[i]});
   state_.retain_robots(keep);
+  sim_.make_maps_sparse();
   state_.robots.shrink_to_fit();
   // The robot grid covers the domain and its reach only (its cells sized to the robots held):
   // one over the whole arena would be as large as the whole swarm's.
@@ -953,7 +1051,7 @@ void TickRounds::hash_partitioned_world() {
   std::vector<std::uint8_t> take(ids.size());
   std::uint64_t mine = 0;
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    take[i] = host_[ids[i]] == me;
+    take[i] = host_.get(ids[i]) == me;
     mine += take[i];
   }
   const std::vector<std::uint64_t> own = state_.robot_digests(take);

@@ -90,7 +90,7 @@ class TickRounds final : public ProcessRounds {
   /// `more_after`: the round goes on after this exchange (a checkpoint's rounds come before
   /// the handoff of the same round).
   void exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
-                     const std::vector<std::int16_t>& holder, bool by_host,
+                     const IdMap<std::int16_t>& holder, bool by_host,
                      bool more_after = false);
   std::size_t rows_per_part(const std::vector<ColumnHandle>& columns) const;
   /// The last part of a moves round, after the columns: every process's tags, the flags, and
@@ -118,8 +118,8 @@ class TickRounds final : public ProcessRounds {
   WorldState& state_;
   const WorldModel& model_;
   Distribution& dist_;
-  std::vector<std::int16_t>& host_;   ///< per robot id: the process running its controller
-  std::vector<std::int16_t>& owner_;  ///< per robot id: the process moving it this tick
+  IdMap<std::int16_t>& host_;   ///< per robot id: the process running its controller
+  IdMap<std::int16_t>& owner_;  ///< per robot id: the process moving it this tick
   ExchangeStats& xstats_;
   /// Columns a robot's process sends: every tick (halo) and with the robot (whole row). The
   /// body's identity, engine and tag columns are the same on every process and never sent.

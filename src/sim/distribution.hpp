@@ -84,7 +84,7 @@ struct Distribution {
 /// Per-process counters of a distributed run.
 struct ExchangeStats {
   std::uint64_t rounds = 0;
-  std::uint64_t bytes_sent = 0;      ///< this process's payloads (once per round)
+  std::uint64_t bytes_sent = 0;  ///< this process's payloads (once per round)
   /// The other processes' payloads this process received (of a routed round, their common
   /// bytes and the parts for it: Exchange::routed)
   std::uint64_t bytes_received = 0;
@@ -105,6 +105,10 @@ struct ExchangeStats {
   /// The robots this process placed at the start, when the load left the placement to it
   /// (all of them, or on a partitioned run those near its domain); 0 when the load placed them.
   std::uint64_t placed_robots = 0;
+  /// The most bytes its tables by robot id took at the end of a tick (the row of each id,
+  /// who runs and who moves each robot, the per-robot controllers): on a process holding its
+  /// part, pages for the ids it holds; otherwise a slot per id of the swarm.
+  std::uint64_t id_table_bytes = 0;
 };
 
 }  // namespace fleetsim

@@ -149,6 +149,8 @@ void Simulation::place_planned_robots() {
         mine[g.at(tx, ty)] = dx * dx + dy * dy <= reach * reach ? 1 : 0;
       }
   }
+  // (A process placing its part keeps no slot per id of the swarm, not even at the start.)
+  if (part) state_.make_index_sparse();
   Diagnostics diags;
   if (!plan->place(*model_, state_, part ? &mine : nullptr, diags)) {
     std::ostringstream text;
@@ -159,17 +161,9 @@ void Simulation::place_planned_robots() {
   if (!part) return;
   // Who runs each robot at the start, for the robots not placed here too: a tile's robots are
   // in the tile's domain (the domains are cut along tiles, Domains::bisect_tiles).
-  host_.assign(state_.next_id, -1);
-  const TileGrid& g = plan->grid;
-  plan->for_each_run([&](EntityId first, std::uint32_t count, std::size_t tile) {
-    const auto tx = static_cast<int>(tile % static_cast<std::size_t>(g.nx));
-    const auto ty = static_cast<int>(tile / static_cast<std::size_t>(g.nx));
-    const auto d = static_cast<std::int16_t>(dist_.domains.at(
-        {0.5 * (g.x_at(tx) + g.x_at(tx + 1)), 0.5 * (g.y_at(ty) + g.y_at(ty + 1))}));
-    std::fill_n(host_.begin() + first, count, d);
-  });
-  for (const PlannedRobot& r : plan->robots)
-    host_[r.id] = static_cast<std::int16_t>(dist_.domains.at(r.p));
+  // (The hosts of the robots held here are set with the others' at the start; those of the
+  // robots not placed here are never needed: make_maps_sparse.)
+  make_maps_sparse();
   placed_part_ = true;
 }
 
@@ -219,10 +213,9 @@ void Simulation::make_controller_instance(std::size_t i) {
     return;
   }
   // Sized only for robots with their own instance: none in a run of built-in controllers.
-  if (instances_.size() <= id) instances_.resize(id + 1);
   try {
-    instances_[id] = make_controller(*model_, experiment_.parts, registry_, c, k, id,
-                                     robot_start(*model_, state_, i));
+    instances_.at(id) = make_controller(*model_, experiment_.parts, registry_, c, k, id,
+                                        robot_start(*model_, state_, i));
   } catch (const std::exception& e) {
     throw RunError("robot '" + state_.robot_name()[i] + "', controller '" + decl.id +
                    "': init failed: " + e.what());
@@ -895,11 +888,11 @@ void Simulation::reset(std::optional<std::uint64_t> seed) {
   // order; robots added since lose theirs; robots removed since get theirs made again.
   state_ = *start_state_;
   held_.clear();  // (interventions, as the moves before the reset)
-  for (std::size_t id = 0; id < instances_.size(); ++id) {
-    if (!instances_[id] || state_.robot_index(static_cast<EntityId>(id)) != kNoIndex) continue;
-    instances_[id]->destroy();
-    instances_[id].reset();
-  }
+  instances_.retain([&](EntityId id) {
+    if (state_.robot_index(id) != kNoIndex) return true;
+    instances_.find(id)->get()->destroy();
+    return false;
+  });
   for (std::size_t i = 0; i < state_.robot_count(); ++i) {
     const EntityId id = state_.robot_id()[i];
     Controller* c = instance(id);
@@ -979,8 +972,9 @@ void Simulation::finish() {
       error = std::string("loop functions: destroy: ") + e.what();
     }
   }
-  for (auto& c : instances_)
+  instances_.for_each([](EntityId, std::unique_ptr<Controller>& c) {
     if (c) c->destroy();
+  });
   for (auto& [ck, c] : experiment_.shared_controllers) c->destroy();
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     try {
@@ -1089,20 +1083,14 @@ EntityId Simulation::add_robot(const std::string& kind, const std::string& contr
   std::uint32_t i = state_.robot_index(id);
   state_.robot_engine()[i] =
       static_cast<std::uint8_t>(model_->engine_at(p, static_cast<std::uint16_t>(k)));
-  if (distributed()) {
-    owner_.resize(state_.next_id, -1);
-    owner_[id] = static_cast<std::int16_t>(owner_now(i));
-  }
+  if (distributed()) owner_.set(id, static_cast<std::int16_t>(owner_now(i)));
   try {
     make_controller_instance(i);
   } catch (const RunError& e) {
     throw RunError("tick " + std::to_string(state_.tick) +
                    ", loop functions: add_robot: " + e.what());
   }
-  if (distributed()) {
-    host_.resize(state_.next_id, -1);
-    host_[id] = static_cast<std::int16_t>(host_of(i));
-  }
+  if (distributed()) host_.set(id, static_cast<std::int16_t>(host_of(i)));
   return id;
 }
 void Simulation::remove_robot(EntityId id) {
@@ -1112,10 +1100,11 @@ void Simulation::remove_robot(EntityId id) {
     return;
   }
   state_.remove_robot(id);
-  if (id < host_.size()) host_[id] = -1;
-  if (id < instances_.size() && instances_[id]) {
-    instances_[id]->destroy();
-    instances_[id].reset();
+  host_.erase(id);
+  owner_.erase(id);
+  if (Controller* c = instance(id)) {
+    c->destroy();
+    instances_.erase(id);
   }
 }
 Vec2 Simulation::object_position(EntityId id) const {

@@ -239,7 +239,8 @@ class Simulation final : private WorldAccess {
   /// the domains the one whose domain held it when the tick's handoff began.
   int process_of(std::uint32_t row) const {
     const EntityId id = state_.robot_id()[row];
-    return id < owner_.size() && owner_[id] >= 0 ? owner_[id] : owner_now(row);
+    const int p = owner_.get(id);
+    return p >= 0 ? p : owner_now(row);
   }
   /// The process that would move the robot from where it is now.
   int owner_now(std::uint32_t row) const {
@@ -355,15 +356,16 @@ class Simulation final : private WorldAccess {
   KnowledgeColumns layer_columns_;
   /// Shared controllers by controller * kinds + kind (owned by experiment_), or null.
   std::vector<Controller*> shared_;
-  /// By entity id, up to the largest id with its own controller instance (a robot whose
-  /// controller is shared across robots, such as the built-in ones, has none).
-  std::vector<std::unique_ptr<Controller>> instances_;
+  /// By entity id, the robots with their own controller instance (a robot whose controller
+  /// is shared across robots, such as the built-in ones, has none).
+  IdMap<std::unique_ptr<Controller>> instances_;
   /// hold_command(): written after the controllers ran, before the act phase.
   std::map<std::pair<EntityId, ColumnHandle>, std::vector<double>> held_;
   void apply_held_commands();
   log::FrameLogOptions frame_log_options();
   Controller* instance(EntityId id) const {
-    return id < instances_.size() ? instances_[id].get() : nullptr;
+    const auto* c = instances_.find(id);
+    return c ? c->get() : nullptr;
   }
   std::vector<std::unique_ptr<Worker>> workers_;  ///< per-worker scratch
   ColumnHandle leds_ = kNoColumn;                 ///< for WorldAccess::robot_led
@@ -374,8 +376,15 @@ class Simulation final : private WorldAccess {
   std::unique_ptr<ProcessRounds> rounds_;
   /// Per engine: 1 when this process simulates it (whole, or its domain's part of it).
   std::vector<std::uint8_t> owned_engine_;
-  std::vector<std::int16_t> host_;   ///< per entity id: the process holding its controller
-  std::vector<std::int16_t> owner_;  ///< per entity id: the process moving it this tick
+  /// Per entity id: the process holding its controller, and the process moving it this tick
+  /// (-1: not known). On a process holding only its part (make_maps_sparse) only the robots
+  /// it holds have entries; those of the robots it runs are always right.
+  IdMap<std::int16_t> host_{-1}, owner_{-1};
+  /// A process that holds only its part of a partitioned run: no array by id sized to the
+  /// whole swarm from now on (the id index, hosts, owners and controllers keep the robots held).
+  void make_maps_sparse();
+  /// The same, later: the robots this process no longer holds leave the maps.
+  void forget_robots_not_held();
   /// Per row, for the tick (mark_rows): this process runs its sensors, controller and
   /// actuators; the process moving it; it is this process's and near another's domain.
   std::vector<std::uint8_t> runs_, shared_rows_;

@@ -104,7 +104,8 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved) {
     restore_columns(s.objects, r, "objects");
 
     // The id index, and what every row must be for the engine to step it.
-    s.index_of.assign(next, kNoIndex);
+    s.index_of.clear();
+    s.index_of.cover(next);
     // Real numbers are finite and robots near the arena (bad_value(), as for received rows).
     for (ColumnStore* store : {&s.robots, &s.objects}) {
       std::vector<std::uint32_t> rows(store->rows());
@@ -117,7 +118,7 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved) {
     const auto ids = s.robot_id();
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (ids[i] >= next || (i > 0 && ids[i] <= ids[i - 1])) corrupt("robot ids out of order");
-      s.index_of[ids[i]] = static_cast<std::uint32_t>(i);
+      s.index_of.set(ids[i], static_cast<std::uint32_t>(i));
       if (s.robot_kind()[i] >= model_->kinds.size() || !model_->kinds[s.robot_kind()[i]].in_run ||
           s.robot_controller()[i] >= model_->controllers.size() ||
           s.robot_engine()[i] >= model_->engines.size() || s.robot_tag()[i] >= ntags)
@@ -126,9 +127,10 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved) {
     }
     const auto oids = s.object_id();
     for (std::size_t o = 0; o < oids.size(); ++o) {
-      if (oids[o] >= next || (o > 0 && oids[o] <= oids[o - 1]) || s.index_of[oids[o]] != kNoIndex)
+      if (oids[o] >= next || (o > 0 && oids[o] <= oids[o - 1]) ||
+          s.index_of.get(oids[o]) != kNoIndex)
         corrupt("object ids out of order");
-      s.index_of[oids[o]] = static_cast<std::uint32_t>(o) | WorldState::kObjectRow;
+      s.index_of.set(oids[o], static_cast<std::uint32_t>(o) | WorldState::kObjectRow);
       if (s.object_class()[o] >= model_->object_classes.size() || s.object_tag()[o] >= ntags)
         corrupt("an object of a class or tag this run does not have");
     }
@@ -192,10 +194,11 @@ void Simulation::resume_controllers_and_logs() {
     }
     restored[id] = 1;
   }
-  for (std::size_t id = 0; id < instances_.size(); ++id)
-    if (instances_[id] && !restored[id])
+  instances_.for_each([&](EntityId id, std::unique_ptr<Controller>& c) {
+    if (c && !restored[id])
       throw RunError("the checkpoint holds no state for the controller of robot '" +
-                     state_.robot_name()[state_.robot_index(static_cast<EntityId>(id))] + "'");
+                     state_.robot_name()[state_.robot_index(id)] + "'");
+  });
 
   if (loop_ || resumed_->has_loop) {
     if (!loop_ || !resumed_->has_loop)

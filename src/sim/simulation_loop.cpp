@@ -152,7 +152,7 @@ void Simulation::apply_loop_changes(bool finished) {
     if (held(m.id)) move_robot(m.id, {m.x, m.y}, m.heading);
   for (EntityId id : merged.removes) {
     if (held(id)) remove_robot(id);
-    if (id < host_.size()) host_[id] = -1;  // (every process: no one runs it any more)
+    host_.erase(id);  // (every process: no one runs it any more)
   }
   for (const auto& a : merged.adds) {
     const Vec2 p{a.x, a.y};
@@ -162,10 +162,9 @@ void Simulation::apply_loop_changes(bool finished) {
     }
     // Not here: only its id, its tag in the table, and who runs it.
     state_.tags.intern(a.tag);
+    // (A process holding its part keeps no entry for a robot it does not hold.)
     const EntityId id = state_.skip_robot_id();
-    owner_.resize(state_.next_id, -1);
-    host_.resize(state_.next_id, -1);
-    host_[id] = static_cast<std::int16_t>(dist_.domains.at(p));
+    if (!host_.sparse()) host_.set(id, static_cast<std::int16_t>(dist_.domains.at(p)));
   }
   if (partitioned_ && !merged.moves.empty()) {
     // The robots moved may now be within reach of processes that do not hold them: their

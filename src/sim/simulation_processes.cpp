@@ -83,25 +83,52 @@ void Simulation::setup_distribution() {
         throw RunError("an affinity names process " + std::to_string(p) + " of a run on " +
                        std::to_string(dist_.processes));
   refresh_owners();
-  // (A process that placed only its part knows the others' hosts from the plan.)
-  if (!placed_part_) host_.assign(state_.next_id, -1);
+  host_.clear();
   for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
-    host_[state_.robot_id()[i]] = static_cast<std::int16_t>(host_of(i));
+    host_.set(state_.robot_id()[i], static_cast<std::int16_t>(host_of(i)));
   // Only the first process writes the logs.
   if (dist_.process != 0) experiment_.logs.clear();
   rounds_ = dist_.make_rounds(*this);
+}
+
+void Simulation::make_maps_sparse() {
+  state_.make_index_sparse();
+  forget_robots_not_held();
+}
+
+void Simulation::forget_robots_not_held() {
+  auto held = [&](EntityId id) { return state_.robot_index(id) != kNoIndex; };
+  if (!host_.sparse()) {
+    host_.make_sparse(held);
+    owner_.make_sparse(held);
+    instances_.make_sparse(held);
+    return;
+  }
+  host_.retain(held);
+  owner_.retain(held);
+  instances_.retain(held);
 }
 
 void Simulation::refresh_owners() {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   // (Only the robots held here: the others' entries are never read. No pass over the whole
-  // swarm's ids.)
-  if (owner_.size() < state_.next_id) owner_.resize(state_.next_id, -1);
-  pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t i = b; i < e; ++i)
-      owner_[ids[i]] = static_cast<std::int16_t>(owner_now(static_cast<std::uint32_t>(i)));
+  // swarm's ids. A sparse map takes its entries one at a time; a dense one has a slot for
+  // every id held, written in parallel.)
+  owner_.cover(state_.next_id);
+  const auto workers = static_cast<std::size_t>(pool_.size());
+  std::vector<std::vector<std::uint32_t>> missing(workers);  // (sparse: robots new here)
+  pool_.parallel_for(n, 4096, [&](std::size_t b, std::size_t e, int worker) {
+    for (std::size_t i = b; i < e; ++i) {
+      const auto p = static_cast<std::int16_t>(owner_now(static_cast<std::uint32_t>(i)));
+      if (std::int16_t* o = owner_.slot(ids[i]))
+        *o = p;
+      else
+        missing[static_cast<std::size_t>(worker)].push_back(static_cast<std::uint32_t>(i));
+    }
   });
+  for (const auto& rows : missing)
+    for (std::uint32_t i : rows) owner_.set(ids[i], static_cast<std::int16_t>(owner_now(i)));
 }
 
 void Simulation::mark_rows() {
@@ -129,9 +156,9 @@ void Simulation::mark_rows() {
     auto& halo = halo_by_worker_[static_cast<std::size_t>(worker)];
     std::size_t& mine = moving[static_cast<std::size_t>(worker)];
     for (std::size_t i = b; i < e; ++i) {
-      const int mover = owner_[ids[i]];
+      const int mover = owner_.get(ids[i]);
       mine += mover == me ? 1 : 0;
-      runs_[i] = host_[ids[i]] == me;
+      runs_[i] = host_.get(ids[i]) == me;
       mover_[i] = static_cast<std::int16_t>(mover);
       const double d = split && mover == me ? dist_.domains.to_other({x[i], y[i]}, me, far)
                                             : std::numeric_limits<double>::infinity();

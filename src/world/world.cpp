@@ -152,13 +152,12 @@ void WorldState::add_robot_at(EntityId id, std::uint16_t kind, std::uint16_t con
   realization()[r] = 1.0f;
   robot_tag()[r] = tag;
   robot_name().set(r, name);
-  if (index_of.size() < next_id) index_of.resize(next_id, kNoIndex);
-  index_of[id] = static_cast<std::uint32_t>(r);
+  index_of.set(id, static_cast<std::uint32_t>(r));
 }
 
 void WorldState::reserve_robots(std::size_t more) {
   robots.reserve(robots.rows() + more);
-  index_of.reserve(next_id + more);
+  index_of.reserve_ids(next_id + more);
 }
 
 EntityId WorldState::add_object(std::uint16_t cls, Vec2 p, double size, std::uint32_t tag,
@@ -172,45 +171,44 @@ EntityId WorldState::add_object(std::uint16_t cls, Vec2 p, double size, std::uin
   object_size()[o] = size;
   object_tag()[o] = tag;
   object_name().set(o, name);
-  index_of.resize(next_id, kNoIndex);
-  index_of[id] = static_cast<std::uint32_t>(o) | kObjectRow;
+  index_of.set(id, static_cast<std::uint32_t>(o) | kObjectRow);
   return id;
 }
 
 std::uint32_t WorldState::robot_index(EntityId id) const {
-  if (id >= index_of.size() || (index_of[id] & kObjectRow)) return kNoIndex;
-  return index_of[id];
+  const std::uint32_t r = index_of.get(id);
+  return r & kObjectRow ? kNoIndex : r;
 }
 
 std::uint32_t WorldState::object_index(EntityId id) const {
-  if (id >= index_of.size() || index_of[id] == kNoIndex || !(index_of[id] & kObjectRow))
-    return kNoIndex;
-  return index_of[id] & ~kObjectRow;
+  const std::uint32_t o = index_of.get(id);
+  return o == kNoIndex || !(o & kObjectRow) ? kNoIndex : o & ~kObjectRow;
 }
 
 void WorldState::reindex_robots(std::size_t from) {
   auto ids = robot_id();
-  for (std::size_t r = from; r < ids.size(); ++r) index_of[ids[r]] = static_cast<std::uint32_t>(r);
+  for (std::size_t r = from; r < ids.size(); ++r)
+    index_of.set(ids[r], static_cast<std::uint32_t>(r));
 }
 
 void WorldState::reindex_objects(std::size_t from) {
   auto ids = object_id();
   for (std::size_t o = from; o < ids.size(); ++o)
-    index_of[ids[o]] = static_cast<std::uint32_t>(o) | kObjectRow;
+    index_of.set(ids[o], static_cast<std::uint32_t>(o) | kObjectRow);
 }
 
 void WorldState::remove_robot(EntityId id) {
   std::uint32_t r = robot_index(id);
   if (r == kNoIndex) return;
   robots.erase_row(r);
-  index_of[id] = kNoIndex;
+  index_of.erase(id);
   reindex_robots(r);
 }
 
 void WorldState::retain_robots(std::span<const std::uint8_t> keep) {
   auto ids = robot_id();
   for (std::size_t r = 0; r < ids.size(); ++r)
-    if (!keep[r]) index_of[ids[r]] = kNoIndex;
+    if (!keep[r]) index_of.erase(ids[r]);
   robots.retain(keep);
   reindex_robots(0);
 }
@@ -233,7 +231,7 @@ void WorldState::remove_object(EntityId id) {
   std::uint32_t o = object_index(id);
   if (o == kNoIndex) return;
   objects.erase_row(o);
-  index_of[id] = kNoIndex;
+  index_of.erase(id);
   reindex_objects(o);
 }
 

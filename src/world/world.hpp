@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/diagnostics.hpp"
+#include "core/id_map.hpp"
 #include "fleetsim/controller.hpp"
 #include "fleetsim/types.hpp"
 #include "world/column_store.hpp"
@@ -218,9 +219,15 @@ struct WorldState {
   ColumnStore objects;  ///< one row per object
 
   // Entity id -> dense index (robots and objects share the id space): a robot's row, an
-  // object's row | kObjectRow, or kNoIndex. Use robot_index() and object_index().
+  // object's row | kObjectRow, or kNoIndex. Use robot_index() and object_index(). A slot per
+  // id of the world, or, on a process that holds only its part of a partitioned run
+  // (make_index_sparse), per entity it holds.
   static constexpr std::uint32_t kObjectRow = 0x80000000u;
-  std::vector<std::uint32_t> index_of;
+  IdMap<std::uint32_t> index_of{kNoIndex};
+  /// From now on the index keeps the entities held only (no slot per id of the world).
+  void make_index_sparse() {
+    index_of.make_sparse([](EntityId) { return true; });
+  }
 
   std::size_t robot_count() const { return robots.rows(); }
   std::size_t object_count() const { return objects.rows(); }
@@ -234,7 +241,7 @@ struct WorldState {
   /// Ids up to `end` are taken (by robots this process does not hold).
   void skip_robot_ids_to(EntityId end) {
     if (end > next_id) next_id = end;
-    if (index_of.size() < next_id) index_of.resize(next_id, kNoIndex);
+    index_of.cover(next_id);
   }
   EntityId add_object(std::uint16_t cls, Vec2 p, double size, std::uint32_t tag,
                       const std::string& name);
@@ -252,7 +259,7 @@ struct WorldState {
   std::vector<std::uint32_t> insert_robots(std::span<const EntityId> ids);
   /// The same: a robot added elsewhere takes the next id here too, without a row.
   EntityId skip_robot_id() {
-    index_of.resize(next_id + 1, kNoIndex);
+    index_of.cover(next_id + 1);
     return next_id++;
   }
   /// The rows are in id order: always, but on a process that took robots in (insert_robots).

@@ -125,7 +125,30 @@ class GatherWest final : public ChurnBase {
   double x_ = 0;
 };
 
-/// Registers them as `border_churn`, `border_churn_local` and `gather_west`.
+/// The same in the per-process form: each process moves the robots it runs, so that a robot
+/// may jump from a domain to one far from it (not its domain's neighbour).
+class GatherWestLocal final : public ChurnBase {
+ public:
+  bool per_process() const override { return true; }
+  void init(const Params& p, WorldAccess& w) override {
+    ChurnBase::init(p, w);
+    x_ = p.real("x", 0.0);
+  }
+  void post_step(WorldAccess& w) override {
+    for (EntityId id : w.robots()) {
+      const Vec2 at = w.robot_position(id);
+      if (at.x <= x_ || (id + static_cast<std::uint64_t>(w.tick())) % 5 != 0) continue;
+      CounterRng rng(w.seed(), 3000 + id, w.tick(), RandomStream::kLoopFunctions);
+      w.move_robot(id, {x_ - 0.05 - 0.4 * rng.uniform(), at.y}, w.robot_heading(id));
+    }
+  }
+
+ private:
+  double x_ = 0;
+};
+
+/// Registers them as `border_churn`, `border_churn_local`, `gather_west` and
+/// `gather_west_local`.
 inline void add_border_churn(PluginRegistry& registry) {
   const std::vector<ParamDoc> params = {{"end_at", "integer", "-1", "tick"},
                                         {"border_x", "real", "0", "metres"}};
@@ -139,6 +162,11 @@ inline void add_border_churn(PluginRegistry& registry) {
                                "test",
                                {{"end_at", "integer", "-1", "tick"}, {"x", "real", "0", "metres"}}},
                               [] { return std::make_unique<GatherWest>(); });
+  registry.add_loop_functions({PluginKind::kLoopFunctions,
+                               "gather_west_local",
+                               "test (per-process form)",
+                               {{"end_at", "integer", "-1", "tick"}, {"x", "real", "0", "metres"}}},
+                              [] { return std::make_unique<GatherWestLocal>(); });
 }
 
 }  // namespace fleetsim::testing

@@ -354,6 +354,39 @@ end
   }
 }
 
+// Loop functions in the per-process form that make robots jump from the east end of a long
+// arena to its west end: on 4 processes (strips of 12 m, each the neighbour of the next only)
+// a robot lands in a domain far from its own, so its handoff's record cannot go to the
+// neighbours alone (docs/distributed.md, "`H`, handoff"). The bits are one process's.
+TEST_F(Swarm, RobotsJumpingToAFarDomainArriveWithOneProcessesBits) {
+  const std::string xml =
+      "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"6\" seed=\"3\"/>\n"
+      "  <controllers><controller id=\"d\" type=\"diffusion\" speed=\"0.12\"/></controllers>\n"
+      "  <loop_functions type=\"gather_west_local\" x=\"-20\"/>\n"
+      "  <arena size=\"48,3\">\n"
+      "    <distribute count=\"300\" kind=\"epuck\" controller=\"d\" id_prefix=\"d\"/>\n"
+      "  </arena>\n"
+      "</fleetsim>\n";
+  const std::uint64_t ref = single(xml, "");
+  for (int n : {3, 4}) {
+    SCOPED_TRACE(std::to_string(n) + " processes");
+    auto reports = many(xml, "", n, SyncMode::kDsaam, 100);
+    ASSERT_EQ(reports.size(), static_cast<std::size_t>(n));
+    std::uint64_t out_of_east = 0, into_west = 0;
+    for (const auto& r : reports) {
+      ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+      EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
+      EXPECT_TRUE(r.partitioned) << "process " << r.process;
+      if (r.process == n - 1) out_of_east = r.exchange.migrations_out;
+      if (r.process == 0) into_west = r.exchange.migrations_in;
+    }
+    // (The east strip's robots all jump west in time; the west strip takes them in.)
+    EXPECT_GT(out_of_east, 20u);
+    EXPECT_GT(into_west, 20u);
+  }
+}
+
 // The same with rigid-body physics: dynamics2d keeps velocities in its own columns, which
 // travel with a robot that changes process, so its regions split over processes give the
 // same bits too.
