@@ -141,6 +141,10 @@ TEST_F(Mpi, ALargeSwarmIsPlacedByEachRankForItsPartWithTheOneProcessBits) {
     EXPECT_GT(p["placed_robots"].get<std::uint64_t>(), 0u);
     EXPECT_LT(p["placed_robots"].get<std::uint64_t>(), 26001u / 2) << p.dump();
     placed += p["placed_robots"].get<std::uint64_t>();
+    // No array by robot id over the whole swarm: its tables by id hold pages of the ids it
+    // holds (about a third of the swarm here, with its ghosts), well under the 8 bytes per id
+    // of the swarm that the row, the runner and the mover of every id would take.
+    EXPECT_LT(p["id_table_bytes"].get<std::uint64_t>(), 26001u * 8 * 3 / 4) << p.dump();
   }
   EXPECT_GE(placed, 26001u) << "every robot placed by some rank";
   Result logged = mpirun(3, xml + " --threads 1 --quiet --json --log " + path("mpi.flog"));
