@@ -72,6 +72,10 @@ struct Distribution {
   /// The first process holds every robot from the start (it shows the run, docs/view-format.md),
   /// as when it writes a log.
   bool first_holds_all = false;
+  /// Interventions may land (the live view, a replayed interventions file: sim/interventions.hpp):
+  /// as with loop functions in the whole-world form, every process holds the whole world with
+  /// every robot's halo columns up to date, and applies each intervention alike.
+  bool interventions = false;
   Exchange* exchange = nullptr;  ///< not owned; required when processes > 1
   /// Makes the rounds that go over `exchange` (distributed::make_tick_rounds); required when
   /// processes > 1.
