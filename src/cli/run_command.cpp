@@ -84,7 +84,13 @@ std::string robot_now_json(const Simulation& sim, EntityId id) {
     j["globals"] = globals;
   } else {
     j["globals"] = nullptr;
-    j["why"] = "its controller is not a Lua script (it has no script globals)";
+    const int p = sim.controller_process(id);
+    j["why"] = p != sim.distribution().process
+                   ? fmt::format(
+                         "its controller runs on process {}, not on the one serving the "
+                         "view",
+                         p)
+                   : "its controller is not a Lua script (it has no script globals)";
   }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
