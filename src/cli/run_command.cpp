@@ -394,10 +394,12 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     };
   }
   // Several processes (--processes, mpirun): the interventions land alike on every process,
-  // at the tick boundary the first process announced them for, and every process holds the
-  // whole world (Distribution::interventions).
+  // at the tick boundary the first process announced them for. A replayed file, and
+  // --view-steer, have every process hold every robot (Distribution::every_robot_everywhere);
+  // without, a run split so that each process holds its part refuses them.
   const bool several = a.processes > 1 || distributed::mpi_launched();
   o.interventions = several && (a.view || !a.interventions.empty());
+  o.every_robot_everywhere = several && (a.view_steer || !a.interventions.empty());
   // --interventions: each lands at its tick boundary, before the step from that tick.
   std::vector<Intervention> replay;
   if (!a.interventions.empty()) {

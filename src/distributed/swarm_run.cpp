@@ -170,6 +170,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     d.partition_storage = o.partition_storage;
     d.first_holds_all = p == 0 && static_cast<bool>(o.before_start);
     d.interventions = o.interventions;
+    d.every_robot_everywhere = o.every_robot_everywhere;
     if (make) exchange = make(simulation_rounds_per_tick(d.has_affinities()));
     d.exchange = exchange.get();
     d.make_rounds = make_tick_rounds;

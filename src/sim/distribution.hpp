@@ -73,9 +73,12 @@ struct Distribution {
   /// as when it writes a log.
   bool first_holds_all = false;
   /// Interventions may land (the live view, a replayed interventions file: sim/interventions.hpp):
-  /// as with loop functions in the whole-world form, every process holds the whole world with
-  /// every robot's halo columns up to date, and applies each intervention alike.
+  /// every process applies each alike, and keeps the world of tick 0 for a reset.
   bool interventions = false;
+  /// Every process holds every robot with its halo columns up to date, as with loop functions
+  /// in the whole-world form (no run split so that each process holds its part, no moves of
+  /// the robots near a border only): what interventions need, on any run.
+  bool every_robot_everywhere = false;
   Exchange* exchange = nullptr;  ///< not owned; required when processes > 1
   /// Makes the rounds that go over `exchange` (distributed::make_tick_rounds); required when
   /// processes > 1.
@@ -88,7 +91,7 @@ struct Distribution {
 /// Per-process counters of a distributed run.
 struct ExchangeStats {
   std::uint64_t rounds = 0;
-  std::uint64_t bytes_sent = 0;      ///< this process's payloads (once per round)
+  std::uint64_t bytes_sent = 0;  ///< this process's payloads (once per round)
   /// The other processes' payloads this process received (of a routed round, their common
   /// bytes and the parts for it: Exchange::routed)
   std::uint64_t bytes_received = 0;

@@ -270,6 +270,11 @@ ColumnHandle command_column(const Simulation& sim, std::uint16_t kind, const std
 std::string intervention_problem(const Simulation& sim, const Intervention& i) {
   const WorldState& s = sim.state();
   const WorldModel& m = sim.model();
+  if (sim.distribution().processes > 1 &&
+      (!sim.distribution().interventions || sim.sends_border_robots_only()))
+    return "on several processes this run gives each process only the robots near its domain, "
+           "so not every process holds every robot as it is: run it with --view-steer to "
+           "intervene (docs/view-format.md)";
   switch (i.kind) {
     case Intervention::Kind::kReset:
       return sim.reset_problem();

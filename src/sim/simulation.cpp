@@ -395,7 +395,7 @@ void Simulation::start() {
     write_headers();
     write_logs();
     // (On several processes, every process keeps it when interventions may land.)
-    if (distributed() ? dist_.interventions : reset_enabled_)
+    if (distributed() ? dist_.interventions && !border_halo_ : reset_enabled_)
       start_state_ = std::make_unique<WorldState>(state_);
   }
   if (checkpoint_write_) {
@@ -854,8 +854,9 @@ void Simulation::apply_held_commands() {
 }
 
 std::string Simulation::reset_problem(std::optional<std::uint64_t> seed) const {
-  if (distributed() && !dist_.interventions)
-    return "a run on several processes is reset only with --view or --interventions";
+  if (distributed() && (!dist_.interventions || border_halo_))
+    return "a run on several processes is reset only with --view or --interventions, when every "
+           "process holds every robot (--view-steer)";
   if (resuming_) return "a run resumed from a checkpoint is not reset (its start is not kept)";
   if (!started_ || !start_state_)
     return "this run keeps no copy of its start (Simulation::enable_reset before start)";

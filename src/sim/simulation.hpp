@@ -154,6 +154,9 @@ class Simulation final : private WorldAccess {
   Controller* controller_between_steps(EntityId id) const {
     return state_.robot_index(id) == kNoIndex ? nullptr : instance(id);
   }
+  /// Several processes: each tick's moves carry only the robots near a domain's border (on the
+  /// ticks no log keeps), so a process's rows of the others may be old.
+  bool sends_border_robots_only() const { return border_halo_; }
   /// The process running robot `id`'s controller now (0 on one process), or -1 (no such robot).
   int controller_process(EntityId id) const {
     const std::uint32_t row = state_.robot_index(id);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <regex>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -383,6 +384,86 @@ TEST(LiveCli, OnTwoProcessesInterventionsLandOnEveryProcessAndReplayByteForByte)
     ASSERT_EQ(replay.status, 0) << replay.err;
     EXPECT_EQ(hash_of(replay.out), hash_of(slurp(out)));
     EXPECT_TRUE(slurp(log) == slurp(dir / "two.flog")) << "the replay differs";
+  }
+}
+
+// A run split so that each process holds only its part (one region over the domains, robots
+// that read only their neighbours) refuses interventions on several processes, saying how to
+// have them; with --view-steer every process holds every robot, and a move lands, recorded,
+// and replays on one process with the same log bytes and hash.
+TEST(LiveCli, OnTwoProcessesASplitRunTakesInterventionsWithViewSteer) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  std::ofstream(dir / "split.xml")
+      << "<fleetsim><framework ticks_per_second=\"10\" length=\"2\" seed=\"3\"/>"
+         "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
+         "<arena size=\"8,8\"><distribute count=\"20\" kind=\"epuck\" controller=\"c\"/></arena>"
+         "</fleetsim>\n";
+  const std::string experiment = (dir / "split.xml").string();
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  for (const bool steer : {false, true}) {
+    SCOPED_TRACE(steer ? "--view-steer" : "without --view-steer");
+    const std::string name = steer ? "steer" : "plain";
+    const fs::path out = dir / (name + ".out"), err = dir / (name + ".err"),
+                   session = dir / (name + ".interventions");
+    std::vector<std::string> args = {"run",
+                                     experiment,
+                                     "--processes",
+                                     "2",
+                                     "--view",
+                                     "--port",
+                                     "0",
+                                     "--view-paused",
+                                     "--json",
+                                     "--log",
+                                     (dir / (name + ".flog")).string(),
+                                     "--record-interventions",
+                                     session.string()};
+    if (steer) args.push_back("--view-steer");
+    const pid_t run = testing::spawn_with_output(kFleetsim, args, out.string(), err.string());
+    std::string url;
+    const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
+    for (int i = 0; i < 3000 && url.empty(); ++i) {
+      std::smatch m;
+      const std::string text = slurp(out);
+      if (std::regex_search(text, m, printed))
+        url = m[1].str();
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (url.empty()) {
+      kill(run, SIGKILL);
+      waitpid(run, nullptr, 0);
+      FAIL() << slurp(out) << slurp(err);
+    }
+    for (const char* command : {" move 3 1 1 0", " step"}) {
+      auto r = run_command(kFleetsim + " control " + url + command, dir, 30);
+      EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+    }
+    if (steer)
+      wait_for_text(session, "move 3");
+    else
+      wait_for_text(err, "run it with --view-steer");
+    auto r = run_command(kFleetsim + " control " + url + " play", dir, 30);
+    EXPECT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(120)), 0) << slurp(err);
+    if (!steer) {
+      EXPECT_NE(slurp(err).find("refused: cannot move robot 3: on several processes this run "
+                                "gives each process only the robots near its domain"),
+                std::string::npos)
+          << slurp(err);
+      EXPECT_FALSE(fs::exists(session)) << "nothing was recorded";
+      continue;
+    }
+    EXPECT_NE(slurp(session).find("\n1 move 3 1 1 0\n"), std::string::npos) << slurp(session);
+    auto replay =
+        run_command(kFleetsim + " run " + experiment + " --quiet --json --log " +
+                        (dir / "replay.flog").string() + " --interventions " + session.string(),
+                    dir, 120);
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    EXPECT_EQ(hash_of(replay.out), hash_of(slurp(out)));
+    EXPECT_TRUE(slurp(dir / "replay.flog") == slurp(dir / "steer.flog")) << "the replay differs";
   }
 }
 
