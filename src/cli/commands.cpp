@@ -290,6 +290,10 @@ void add_engine_commands(CLI::App& app, int& status) {
                   "who can reach this machine watch (control still needs the token)");
   run->add_flag("--view-paused", args->view_paused,
                 "with --view: the run waits for play or step from a page or `fleetsim control`");
+  run->add_flag("--view-steer", args->view_steer,
+                "with --view on several processes: every process holds every robot, so that "
+                "interventions land on any run (costs the split of a run whose robots read only "
+                "their neighbours; docs/view-format.md, \"Live view\")");
   run->add_option("--view-speed", args->view_speed,
                   "with --view: the run's pace at the start: max (as fast as possible, default) "
                   "or simulated seconds per wall second (1 = real time)");

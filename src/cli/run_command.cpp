@@ -15,8 +15,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -82,7 +84,13 @@ std::string robot_now_json(const Simulation& sim, EntityId id) {
     j["globals"] = globals;
   } else {
     j["globals"] = nullptr;
-    j["why"] = "its controller is not a Lua script (it has no script globals)";
+    const int p = sim.controller_process(id);
+    j["why"] = p != sim.distribution().process
+                   ? fmt::format(
+                         "its controller runs on process {}, not on the one serving the "
+                         "view",
+                         p)
+                   : "its controller is not a Lua script (it has no script globals)";
   }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -255,11 +263,11 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   // --view: the run's frames go to the live view as to a log of its own; it serves them from
   // its thread, and holds the run before each step while it is paused or paced.
   std::unique_ptr<view::LiveView> live;
-  if (a.view) {
-    if (!a.network_role.empty() || distributed::mpi_launched())
-      throw std::invalid_argument(
-          "--view shows a run on this machine's processes only for now (not with "
-          "--network-role or under mpirun; look at its log with `fleetsim view`)");
+  if (a.view && !a.network_role.empty())
+    throw std::invalid_argument(
+        "--view shows a run of this machine's processes or an MPI job's ranks only for now (not "
+        "with --network-role; look at its log with `fleetsim view`)");
+  if (a.view && !silent_rank()) {  // (under mpirun, rank 0 serves the view)
     view::LiveView::Options vo;
     vo.host = a.view_host;
     vo.port = a.view_port;
@@ -385,15 +393,23 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       if (inner) inner(sim);
     };
   }
+  // Several processes (--processes, mpirun): the interventions land alike on every process,
+  // at the tick boundary the first process announced them for. A replayed file, and
+  // --view-steer, have every process hold every robot (Distribution::every_robot_everywhere);
+  // without, a run split so that each process holds its part refuses them.
+  const bool several = a.processes > 1 || distributed::mpi_launched();
+  o.interventions = several && (a.view || !a.interventions.empty());
+  o.every_robot_everywhere = several && (a.view_steer || !a.interventions.empty());
   // --interventions: each lands at its tick boundary, before the step from that tick.
   std::vector<Intervention> replay;
   if (!a.interventions.empty()) {
-    if (a.processes > 1 || !a.network_role.empty() || distributed::mpi_launched())
+    if (!a.network_role.empty())
       throw std::invalid_argument(
-          "--interventions replays on one process for now (drop --processes)");
+          "--interventions replays on this machine's processes or an MPI job's ranks only for "
+          "now (not with --network-role)");
     Diagnostics diags;
     auto loaded = load_interventions(a.interventions, diags);
-    diags.print(std::cerr);
+    if (!silent_rank()) diags.print(std::cerr);
     if (!loaded) throw std::invalid_argument("the interventions file has errors");
     replay = std::move(*loaded);
   }
@@ -404,8 +420,7 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     throw std::invalid_argument(a.interventions +
                                 ": a session with a reset is replayed from its start, not from a "
                                 "checkpoint (drop --resume)");
-  std::size_t replayed = 0;
-  auto land_replayed = [&replay, &replayed, path = a.interventions](Simulation& sim) {
+  auto land_replayed = [&replay, path = a.interventions](Simulation& sim, std::size_t& replayed) {
     for (; replayed < replay.size() && replay[replayed].tick <= sim.state().tick; ++replayed) {
       const Intervention& i = replay[replayed];
       if (i.tick < sim.state().tick) {
@@ -416,10 +431,10 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
           apply_intervention(sim, i);
         continue;
       }
-      if (std::string why = intervention_problem(sim, i); !why.empty())
+      if (std::string why = land_intervention(sim, i); !why.empty())
         throw RunError(path + ":" + std::to_string(i.line) + ": tick " + std::to_string(i.tick) +
                        ": cannot " + describe(i) + ": " + why);
-      apply_intervention(sim, i);  // (a reset takes the tick back to 0: the loop goes on)
+      // (a reset takes the tick back to 0: the loop goes on)
     }
   };
   // The run keeps its start for a reset from a page or the replayed file.
@@ -428,25 +443,89 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       if (inner) inner(sim);
       sim.enable_reset();
     };
-  if (!replay.empty())
-    o.before_step = [land_replayed, inner = o.before_step](Simulation& sim) {
-      land_replayed(sim);
+  // One process lands the file's interventions before its hooks; several each land them
+  // (every process reads the file), each with its own place in it.
+  std::size_t replayed = 0;
+  std::mutex places_mutex;
+  std::map<int, std::size_t> places;  // by process
+  if (!replay.empty() && !several)
+    o.before_step = [land_replayed, &replayed, inner = o.before_step](Simulation& sim) {
+      land_replayed(sim, replayed);
       if (inner) inner(sim);
     };
+  if (!replay.empty() && several)
+    o.each_before_step = [land_replayed, &places, &places_mutex](Simulation& sim) {
+      std::size_t* place = nullptr;
+      {
+        std::lock_guard lock(places_mutex);
+        place = &places[sim.distribution().process];  // (a map's elements stay put)
+      }
+      land_replayed(sim, *place);
+    };
 #ifdef FLEETSIM_HAVE_VIEWER
-  // Interventions from the pages land here, at a tick boundary, and are recorded with it.
+  // Interventions from the pages land here, at a tick boundary, and are recorded with it: on
+  // one process at once (at the boundary the run stands at); on several, the first process
+  // announces them with its next moves and every process lands them before the next step.
   std::unique_ptr<std::ofstream> record;
   const std::string record_path =
       !a.record_interventions.empty()
           ? a.record_interventions
           : std::filesystem::path(file).stem().string() + ".interventions";
-  auto land_live = [&live, &record, record_path](Simulation& sim) {
+  // What became of one: on the pages and on the run's terminal.
+  auto tell = [&live](const std::string& message, bool landed) {
+    std::cerr << "\nfleetsim run: " << message << std::endl;
+    live->run().report_intervention(message, landed);
+  };
+  // `i` landed (the run's next entity id was `next` before it): recorded, and said.
+  auto landed = [&record, record_path, tell](const Intervention& i, EntityId next) {
+    if (!record) {
+      record = std::make_unique<std::ofstream>(record_path);
+      *record << "# fleetsim interventions: replay with fleetsim run EXPERIMENT "
+                 "--interventions "
+              << record_path << "\n";
+      std::cerr << "\nfleetsim run: interventions are recorded in " << record_path << "\n";
+    }
+    *record << format_intervention(i) << std::endl;  // (flushed: kept if the run dies)
+    std::string done;
+    switch (i.kind) {
+      case Intervention::Kind::kReset:
+        done = fmt::format("the run was reset at tick {} (back to tick 0)", i.tick);
+        break;
+      case Intervention::Kind::kAdd:
+        done = fmt::format("robot {} ({}) added at ({:.3f}, {:.3f}) at tick {}", next, i.robot_kind,
+                           i.x, i.y, i.tick);
+        break;
+      case Intervention::Kind::kRemove:
+        done = fmt::format("robot {} removed at tick {}", i.robot, i.tick);
+        break;
+      case Intervention::Kind::kLeds:
+        done = fmt::format("robot {}'s LEDs set to {},{},{},{} at tick {}", i.robot, i.color.r,
+                           i.color.g, i.color.b, i.color.a, i.tick);
+        break;
+      case Intervention::Kind::kCommand:
+        done = fmt::format("robot {}'s '{}' held at {} from tick {} (until released)", i.robot,
+                           i.actuator, fmt::join(i.values, ","), i.tick);
+        break;
+      case Intervention::Kind::kRelease:
+        done = fmt::format("robot {}'s '{}' left to its controller again at tick {}", i.robot,
+                           i.actuator, i.tick);
+        break;
+      case Intervention::Kind::kParam:
+        done = fmt::format("global '{}' of robot {}'s script set to {} at tick {}", i.name, i.robot,
+                           i.value.json(), i.tick);
+        break;
+      case Intervention::Kind::kMove:
+        done =
+            fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}", i.robot, i.x, i.y, i.tick);
+        break;
+    }
+    if (!*record)
+      tell(done + ", but it could not be recorded in " + record_path, true);
+    else
+      tell(done + "; recorded in " + record_path, true);
+  };
+  auto land_live = [&live, tell, landed](Simulation& sim) {
     using Kind = view::LiveRun::Request::Kind;
-    // What became of it: on the pages and on the run's terminal.
-    auto tell = [&live](const std::string& message, bool landed) {
-      std::cerr << "\nfleetsim run: " << message << std::endl;
-      live->run().report_intervention(message, landed);
-    };
     for (const view::LiveRun::Request& m : live->run().take_requests()) {
       if (m.kind == Kind::kLook) {  // (a question from a page's robot panel)
         live->run().answer_look(m.robot, robot_now_json(sim, m.robot));
@@ -477,63 +556,46 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
                   : i.kind == Intervention::Kind::kMove && row != kNoIndex
                       ? sim.state().theta()[row]
                       : 0.0;
-      if (sim.distribution().processes > 1) {
-        tell("refused: cannot " + describe(i) +
-                 ": interventions are for a run of one process for now",
-             false);
-        continue;
-      }
+      // (Checked here too on several processes, to refuse at once what cannot land now.)
       if (std::string why = intervention_problem(sim, i); !why.empty()) {
         tell("refused: cannot " + describe(i) + ": " + why, false);
         continue;
       }
+      if (sim.distribution().processes > 1) {
+        // Every process lands it at the next tick boundary: announced with this tick's moves.
+        ++i.tick;
+        sim.announce_interventions(format_intervention(i) + "\n");
+        tell(fmt::format("will {} at tick {} (the next tick boundary of every process)",
+                         describe(i), i.tick),
+             false);
+        continue;
+      }
       const EntityId next = sim.state().next_id;
       apply_intervention(sim, i);
-      if (!record) {
-        record = std::make_unique<std::ofstream>(record_path);
-        *record << "# fleetsim interventions: replay with fleetsim run EXPERIMENT "
-                   "--interventions "
-                << record_path << "\n";
-        std::cerr << "\nfleetsim run: interventions are recorded in " << record_path << "\n";
-      }
-      *record << format_intervention(i) << std::endl;  // (flushed: kept if the run dies)
-      std::string done;
-      switch (i.kind) {
-        case Intervention::Kind::kReset:
-          done = fmt::format("the run was reset at tick {} (back to tick 0)", i.tick);
-          break;
-        case Intervention::Kind::kAdd:
-          done = fmt::format("robot {} ({}) added at ({:.3f}, {:.3f}) at tick {}", next,
-                             i.robot_kind, i.x, i.y, i.tick);
-          break;
-        case Intervention::Kind::kRemove:
-          done = fmt::format("robot {} removed at tick {}", i.robot, i.tick);
-          break;
-        case Intervention::Kind::kLeds:
-          done = fmt::format("robot {}'s LEDs set to {},{},{},{} at tick {}", i.robot, i.color.r,
-                             i.color.g, i.color.b, i.color.a, i.tick);
-          break;
-        case Intervention::Kind::kCommand:
-          done = fmt::format("robot {}'s '{}' held at {} from tick {} (until released)", i.robot,
-                             i.actuator, fmt::join(i.values, ","), i.tick);
-          break;
-        case Intervention::Kind::kRelease:
-          done = fmt::format("robot {}'s '{}' left to its controller again at tick {}", i.robot,
-                             i.actuator, i.tick);
-          break;
-        case Intervention::Kind::kParam:
-          done = fmt::format("global '{}' of robot {}'s script set to {} at tick {}", i.name,
-                             i.robot, i.value.json(), i.tick);
-          break;
-        case Intervention::Kind::kMove:
-          done = fmt::format("robot {} moved to ({:.3f}, {:.3f}) at tick {}", i.robot, i.x, i.y,
-                             i.tick);
-          break;
-      }
-      if (!*record)
-        tell(done + ", but it could not be recorded in " + record_path, true);
+      landed(i, next);
+    }
+  };
+  // Several processes: what the first process announced lands on every process, at the tick
+  // boundary it was announced for; the first process records it and says what became of it.
+  auto land_announced = [tell, landed](Simulation& sim) {
+    const std::string lines = sim.take_due_interventions();
+    if (lines.empty()) return;
+    std::istringstream in(lines);
+    Diagnostics diags;
+    const auto due = read_interventions(in, "the interventions announced", diags);
+    if (!due) throw RunError("the interventions announced by process 0 do not read back");
+    const bool first = sim.distribution().process == 0;
+    for (const Intervention& i : *due) {
+      if (i.tick != sim.state().tick)
+        throw RunError(fmt::format("an intervention announced for tick {} came at tick {}", i.tick,
+                                   sim.state().tick));
+      const EntityId next = sim.state().next_id;
+      const std::string why = land_intervention(sim, i);
+      if (!first) continue;
+      if (!why.empty())
+        tell(fmt::format("refused at tick {}: cannot {}: {}", i.tick, describe(i), why), false);
       else
-        tell(done + "; recorded in " + record_path, true);
+        landed(i, next);
     }
   };
   if (live)
@@ -544,6 +606,11 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
         land_live(sim);
       if (inner) inner(sim);  // (replayed interventions first: they were recorded first)
       land_live(sim);
+    };
+  if (a.view && several)  // (every rank: only rank 0 has the live view, and announces)
+    o.each_before_step = [land_announced, inner = o.each_before_step](Simulation& sim) {
+      if (inner) inner(sim);  // (replayed interventions first)
+      land_announced(sim);
     };
 #endif
   RunArgs one = a;

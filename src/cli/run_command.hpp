@@ -49,6 +49,8 @@ struct RunArgs {
   int view_port = 8080;
   std::string view_host = "127.0.0.1";
   bool view_paused = false;
+  bool view_steer =
+      false;  ///< --view-steer (several processes: Distribution::every_robot_everywhere)
   std::string view_speed = "max";
   /// Pictures while running (`--render-png`, `--render-video`; docs/view-format.md).
   std::string render_png, render_video, render_size = "1280x720", render_config;

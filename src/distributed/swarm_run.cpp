@@ -169,6 +169,8 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     d.robot_process = loaded.experiment.robot_affinity;
     d.partition_storage = o.partition_storage;
     d.first_holds_all = p == 0 && static_cast<bool>(o.before_start);
+    d.interventions = o.interventions;
+    d.every_robot_everywhere = o.every_robot_everywhere;
     if (make) exchange = make(simulation_rounds_per_tick(d.has_affinities()));
     d.exchange = exchange.get();
     d.make_rounds = make_tick_rounds;
@@ -203,6 +205,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     Tick paced_from = from;
     while (!sim.done()) {
       const Tick before = sim.state().tick;
+      if (o.each_before_step) o.each_before_step(sim);
       if (hooks && o.before_step) o.before_step(sim);
       if (paced && sim.state().tick < before) {  // reset from the live view: paced from tick 0
         pacer = o.pacing;

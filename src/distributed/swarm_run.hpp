@@ -64,6 +64,11 @@ struct SwarmRunOptions {
   std::function<bool()> on_wait;
   /// Just before and just after every step, with the simulation.
   std::function<void(Simulation&)> before_step, after_step;
+  /// Every process, not only process 0: just before every step (before before_step), with
+  /// its simulation; called from each process's thread (with `inproc`, at once).
+  std::function<void(Simulation&)> each_before_step;
+  /// Interventions may land (Distribution::interventions, Distribution::every_robot_everywhere).
+  bool interventions = false, every_robot_everywhere = false;
   /// After each checkpoint file is written and renamed into place, with its path.
   std::function<void(const std::string& path)> on_checkpoint;
   /// Every process: set to its run's tick after every step (a watchdog reports it), or null.

@@ -8,10 +8,11 @@
 //   moves    'M' i64 tick, u32 first row of the part, u32 n, then for each column of the
 //            round's list the column's bytes of the sender's n rows of the part, in row order;
 //            the last part then has u32 t, t x (u32 robot id, string tag), and u8 flags: 1 =
-//            take a checkpoint at the start of the next tick (the first process only; 0 from
-//            others). With affinities, the last part then has u32 k, k x (u32 row, the row's
-//            bytes column by column): the whole rows of the robots the sender simulates whose
-//            controllers another process runs
+//            take a checkpoint at the start of the next tick, 2 = interventions follow
+//            (string: lines of an interventions file) to land before the next tick (the first
+//            process only; 0 from others). With affinities, the last part then has u32 k, k x (u32
+//            row, the row's bytes column by column): the whole rows of the robots the sender
+//            simulates whose controllers another process runs
 //   border moves 'N' like moves, the part by ids [first, first + m), with u32 n then n x u32
 //            robot ids (increasing) before the columns: only the sender's robots near another
 //            domain (may_send_border_halo); in a partitioned run every tick (with the body's
@@ -550,7 +551,9 @@ void TickRounds::put_moves_tail(std::vector<std::uint8_t>& out) const {
     w.u32(ids[row]);
     w.str(tag);
   }
-  w.u8(dist_.process == 0 && sim_.checkpoint_requested_ ? 1 : 0);
+  const bool announce = dist_.process == 0 && !sim_.interventions_announced_.empty();
+  w.u8((dist_.process == 0 && sim_.checkpoint_requested_ ? 1 : 0) | (announce ? 2 : 0));
+  if (announce) w.str(sim_.interventions_announced_);
   if (sim_.pinned_) {  // whole rows for the processes running these robots' controllers
     std::vector<std::uint32_t> away;
     for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
@@ -572,8 +575,9 @@ void TickRounds::take_moves_tail(log::ByteReader& r, int p) {
     incoming_tags_.emplace_back(id, r.str());
   }
   const std::uint8_t flags = r.u8();
-  if (flags > 1 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
-  if (flags) sim_.checkpoint_due_ = true;
+  if (flags > 3 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
+  if (flags & 1) sim_.checkpoint_due_ = true;
+  if (flags & 2) sim_.interventions_due_ = r.str();
   if (sim_.pinned_)
     for (std::uint32_t k = r.u32(); k > 0; --k) {
       const std::uint32_t row = r.u32();
@@ -873,6 +877,8 @@ void TickRounds::moves() {
     sim_.checkpoint_requested_ = false;
     sim_.checkpoint_due_ = true;
   }
+  if (dist_.process == 0)  // (announced: every process lands them before the next step)
+    sim_.interventions_due_ = std::exchange(sim_.interventions_announced_, {});
   // Everyone's tags, interned in robot order as one process would (each robot's come from the
   // one process that stepped it, in the order it set them); set on the robots held here.
   if (!incoming_tags_.empty()) {

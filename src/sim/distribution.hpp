@@ -72,6 +72,13 @@ struct Distribution {
   /// The first process holds every robot from the start (it shows the run, docs/view-format.md),
   /// as when it writes a log.
   bool first_holds_all = false;
+  /// Interventions may land (the live view, a replayed interventions file: sim/interventions.hpp):
+  /// every process applies each alike, and keeps the world of tick 0 for a reset.
+  bool interventions = false;
+  /// Every process holds every robot with its halo columns up to date, as with loop functions
+  /// in the whole-world form (no run split so that each process holds its part, no moves of
+  /// the robots near a border only): what interventions need, on any run.
+  bool every_robot_everywhere = false;
   Exchange* exchange = nullptr;  ///< not owned; required when processes > 1
   /// Makes the rounds that go over `exchange` (distributed::make_tick_rounds); required when
   /// processes > 1.

@@ -103,6 +103,12 @@ std::optional<std::vector<Intervention>> load_interventions(const std::string& p
     diags.error({path, 0}, "cannot read the interventions file");
     return std::nullopt;
   }
+  return read_interventions(in, path, diags);
+}
+
+std::optional<std::vector<Intervention>> read_interventions(std::istream& in,
+                                                            const std::string& path,
+                                                            Diagnostics& diags) {
   std::vector<Intervention> out;
   std::string text;
   int line = 0;
@@ -264,6 +270,11 @@ ColumnHandle command_column(const Simulation& sim, std::uint16_t kind, const std
 std::string intervention_problem(const Simulation& sim, const Intervention& i) {
   const WorldState& s = sim.state();
   const WorldModel& m = sim.model();
+  if (sim.distribution().processes > 1 &&
+      (!sim.distribution().interventions || sim.sends_border_robots_only()))
+    return "on several processes this run gives each process only the robots near its domain, "
+           "so not every process holds every robot as it is: run it with --view-steer to "
+           "intervene (docs/view-format.md)";
   switch (i.kind) {
     case Intervention::Kind::kReset:
       return sim.reset_problem();
@@ -303,6 +314,12 @@ std::string intervention_problem(const Simulation& sim, const Intervention& i) {
     case Intervention::Kind::kParam: {
       if (s.robot_index(i.robot) == kNoIndex)
         return "there is no robot with id " + std::to_string(i.robot);
+      if (const int p = sim.controller_process(i.robot);
+          sim.distribution().processes > 1 && p != sim.distribution().process)
+        return fmt::format(
+            "robot {}'s controller runs on process {}: on several processes, only the scripts of "
+            "robots whose controllers run on process 0 take parameters, for now",
+            i.robot, p);
       auto* globals = dynamic_cast<ScriptGlobals*>(sim.controller_between_steps(i.robot));
       if (!globals)
         return fmt::format(
@@ -413,6 +430,17 @@ void apply_intervention(Simulation& sim, const Intervention& i) {
   if (const ColumnHandle zc = s.robots.find("z"); zc != kNoColumn)
     z = static_cast<const double*>(s.robots.data(zc))[s.robot_index(i.robot)];
   sim.place_robot(i.robot, {i.x, i.y}, i.heading, z);
+}
+
+std::string land_intervention(Simulation& sim, const Intervention& i) {
+  // A script's global is set by the process running the robot's controller: the first one
+  // (intervention_problem refuses the others' robots), which alone says what became of it.
+  if (sim.distribution().processes > 1 && sim.distribution().process != 0 &&
+      i.kind == Intervention::Kind::kParam)
+    return "";
+  if (std::string why = intervention_problem(sim, i); !why.empty()) return why;
+  apply_intervention(sim, i);
+  return "";
 }
 
 std::string describe(const Intervention& i) {

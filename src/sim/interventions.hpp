@@ -3,7 +3,8 @@
 // landed at so that `fleetsim run
 // --interventions FILE` replays the session with the same log bytes and final hash
 // (docs/view-format.md, "Interventions"). Each lands between two steps through the path loop
-// functions use (Simulation::place_robot), on one process.
+// functions use (Simulation::place_robot), on one process or alike on every process of a run
+// on several (land_intervention).
 //
 // The file is text, one intervention a line, `#` starting a comment:
 //   TICK move ROBOT_ID X Y HEADING
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +67,11 @@ std::string format_intervention(const Intervention& i);
 /// interventions come in file order; their ticks must not decrease.
 std::optional<std::vector<Intervention>> load_interventions(const std::string& path,
                                                             Diagnostics& diags);
+/// The same from `in` (`path` names it in the messages): the lines a run on several processes
+/// announces to every process (Simulation::announce_interventions).
+std::optional<std::vector<Intervention>> read_interventions(std::istream& in,
+                                                            const std::string& path,
+                                                            Diagnostics& diags);
 
 /// Why `i` cannot land on `sim` now ("" when it can): no such robot, kind or controller, a
 /// value that is not a finite number, a robot moved or added outside the arena, onto an
@@ -80,5 +87,12 @@ ColumnHandle command_column(const Simulation& sim, std::uint16_t kind, const std
 /// Lands `i` on `sim`, between steps (a moved robot's altitude, if it has one, is kept). Call
 /// intervention_problem() first; throws RunError otherwise.
 void apply_intervention(Simulation& sim, const Intervention& i);
+
+/// Lands `i` on `sim` if it can; returns why not ("" when it landed). On several processes
+/// every process calls it at the same tick boundary with the same interventions (the world is
+/// whole and alike on each: Distribution::interventions) and finds the same; but a script's
+/// global (kParam) is set by the first process alone, for a robot whose controller it runs
+/// (refused for the others'), and only its answer says what became of it.
+std::string land_intervention(Simulation& sim, const Intervention& i);
 
 }  // namespace fleetsim

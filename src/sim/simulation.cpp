@@ -387,7 +387,9 @@ void Simulation::start() {
     }
     write_headers();
     write_logs();
-    if (reset_enabled_ && !distributed()) start_state_ = std::make_unique<WorldState>(state_);
+    // (On several processes, every process keeps it when interventions may land.)
+    if (distributed() ? dist_.interventions && !border_halo_ : reset_enabled_)
+      start_state_ = std::make_unique<WorldState>(state_);
   }
   if (checkpoint_write_) {
     // Refused now rather than at the first checkpoint, an hour into the run.
@@ -845,7 +847,9 @@ void Simulation::apply_held_commands() {
 }
 
 std::string Simulation::reset_problem(std::optional<std::uint64_t> seed) const {
-  if (distributed()) return "a run on several processes is not reset (for now)";
+  if (distributed() && (!dist_.interventions || border_halo_))
+    return "a run on several processes is reset only with --view or --interventions, when every "
+           "process holds every robot (--view-steer)";
   if (resuming_) return "a run resumed from a checkpoint is not reset (its start is not kept)";
   if (!started_ || !start_state_)
     return "this run keeps no copy of its start (Simulation::enable_reset before start)";
@@ -905,6 +909,14 @@ void Simulation::reset(std::optional<std::uint64_t> seed) {
     } catch (const std::exception& e) {
       throw fail("robot '" + state_.robot_name()[i] + "', controller '" +
                  model_->controllers[state_.robot_controller()[i]].id + "': " + e.what());
+    }
+  }
+  if (distributed()) {  // who holds each robot's controller now (a handoff then moves it)
+    for (std::size_t id = state_.next_id; id < host_.size(); ++id) host_[id] = -1;
+    for (std::size_t i = 0; i < state_.robot_count(); ++i) {
+      const EntityId id = state_.robot_id()[i];
+      if (host_.size() <= id) host_.resize(id + 1, -1);
+      if (host_[id] < 0) host_[id] = static_cast<std::int16_t>(host_of(i));  // (made again)
     }
   }
   for (LayerDecl& d : experiment_.layers) {

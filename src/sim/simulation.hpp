@@ -78,6 +78,11 @@ class Simulation final : private WorldAccess {
   /// learn of it from its next moves message, and it is taken one tick later). Taken at the
   /// start of a later step() on every process, before anything of that step.
   void request_checkpoint();
+  /// Several processes, first process: `lines` (interventions, sim/interventions.hpp) go to
+  /// every process with its next moves message, as a checkpoint's announcement does; each
+  /// process then takes them with take_due_interventions() before its next step.
+  void announce_interventions(const std::string& lines) { interventions_announced_ += lines; }
+  std::string take_due_interventions() { return std::exchange(interventions_due_, {}); }
   /// Hands the header and every tick's frame to `observer` (the live view, src/view/live_run.hpp)
   /// as to a log of its own, with `every` 1, beside the experiment's logs, and at finish() the
   /// world as it is then once more (the same tick as the last frame; an error may have stopped
@@ -89,12 +94,14 @@ class Simulation final : private WorldAccess {
   /// `observer` must outlive the run.
   void observe_frames(log::LogWriter* observer) { observer_ = observer; }
   /// Keeps a copy of the world as it stands at tick 0, after the loop functions' init (the
-  /// logs' first frame), for reset(). Call before start(). Costs one copy of the world's
+  /// logs' first frame), for reset() (on several processes, Distribution::interventions does,
+  /// on every process). Call before start(). Costs one copy of the world's
   /// columns, kept for the run.
   void enable_reset() { reset_enabled_ = true; }
   /// Why reset(seed) cannot be done now ("" when it can): not enabled, not started, a run on
-  /// several processes, a run resumed from a checkpoint (its start is not in memory), a new
-  /// seed without the experiment's placement (ExperimentOverrides::keep_placement).
+  /// several processes without Distribution::interventions, a run resumed from a checkpoint (its
+  /// start is not in memory), a new seed without the experiment's placement
+  /// (ExperimentOverrides::keep_placement).
   std::string reset_problem(std::optional<std::uint64_t> seed = std::nullopt) const;
   /// The experiment's reset, as ARGoS's, between two steps: the world goes back to its state
   /// at tick 0 (enable_reset()), the per-robot controllers of the robots there are reset()
@@ -146,6 +153,14 @@ class Simulation final : private WorldAccess {
   /// nullptr (no such robot, or a controller shared by robots: the built-in ones).
   Controller* controller_between_steps(EntityId id) const {
     return state_.robot_index(id) == kNoIndex ? nullptr : instance(id);
+  }
+  /// Several processes: each tick's moves carry only the robots near a domain's border (on the
+  /// ticks no log keeps), so a process's rows of the others may be old.
+  bool sends_border_robots_only() const { return border_halo_; }
+  /// The process running robot `id`'s controller now (0 on one process), or -1 (no such robot).
+  int controller_process(EntityId id) const {
+    const std::uint32_t row = state_.robot_index(id);
+    return row == kNoIndex ? -1 : distributed() ? host_of(row) : 0;
   }
   /// From the next step on, robot `id`'s f64 command column `column` (an actuator's) holds
   /// `values` once its controller has run, replacing what it commanded, until release_command(),
@@ -424,8 +439,10 @@ class Simulation final : private WorldAccess {
   std::array<double, kPhaseCount> phase_seconds_{};
   std::unique_ptr<Resumed> resumed_;  ///< what a resumed run restores in start()
   CheckpointSink checkpoint_write_;
-  bool checkpoint_requested_ = false;  ///< first process: to announce in the moves
-  bool checkpoint_due_ = false;        ///< every process: take one at the next step()
+  bool checkpoint_requested_ = false;    ///< first process: to announce in the moves
+  bool checkpoint_due_ = false;          ///< every process: take one at the next step()
+  std::string interventions_announced_;  ///< first process: announce_interventions()
+  std::string interventions_due_;        ///< every process: take_due_interventions()
   std::uint64_t robot_steps_ = 0;
   bool started_ = false, finished_ = false;
   bool reset_enabled_ = false;               ///< enable_reset()

@@ -188,7 +188,7 @@ void Simulation::mark_rows() {
 bool Simulation::may_send_border_halo() const {
   // (Loop functions in the per-process form read only their process's robots.)
   if (dist_.domains.empty() || model_->engines.size() != 1 || dist_.engine_process[0] >= 0 ||
-      (loop_ && !loop_local_) || pinned_)
+      (loop_ && !loop_local_) || pinned_ || dist_.every_robot_everywhere)
     return false;
   // The built-in parts, whose reach is known: the others may read any robot.
   static const std::set<std::string> sensors = {

@@ -3,7 +3,8 @@
 // ranks; rank 0 alone
 // prints; too many ranks, a rank with other files, --processes under mpirun are user errors said
 // once; a rank whose controller fails stops the run naming it; a killed or stopped rank ends
-// the job with no process left.
+// the job with no process left; rank 0 serves --view, and an intervention from it lands on
+// every rank.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "log/log_reader.hpp"
@@ -242,6 +244,76 @@ TEST_F(Mpi, AKilledOrStoppedRankEndsTheJobWithNoProcessLeft) {
     auto reader = log::LogReader::open(path("k.flog"));
     EXPECT_GT(reader->frame_count(), 0u);
   }
+}
+
+// `--view` under mpirun: rank 0 serves the page (one URL printed), a paused rank 0 holds the
+// others, a move from `fleetsim control` lands on both ranks at the next tick boundary, and
+// the recorded file replays on one process with the job's log bytes and hash.
+TEST_F(Mpi, RankZeroServesTheViewAndAnInterventionLandsOnEveryRank) {
+  const pid_t job = fleetsim::testing::spawn_with_output("/usr/bin/env",
+                                                         {"FLEETSIM_MPI_SILENCE_MS=5000",
+                                                          "mpirun",
+                                                          "--allow-run-as-root",
+                                                          "--oversubscribe",
+                                                          "-n",
+                                                          "2",
+                                                          kFleetsim,
+                                                          "run",
+                                                          kDiffusion,
+                                                          "--threads",
+                                                          "1",
+                                                          "--length",
+                                                          "20",
+                                                          "--view",
+                                                          "--port",
+                                                          "0",
+                                                          "--view-paused",
+                                                          "--json",
+                                                          "--log",
+                                                          path("mpi.flog"),
+                                                          "--record-interventions",
+                                                          path("session.interventions")},
+                                                         path("job.out"), path("job.err"));
+  std::string url;
+  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
+  for (int i = 0; i < 6000 && url.empty(); ++i) {
+    std::smatch m;
+    const std::string text = slurp(path("job.out"));
+    if (std::regex_search(text, m, printed))
+      url = m[1].str();
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (url.empty()) {
+    kill(job, SIGTERM);
+    fleetsim::testing::wait_for(job, std::chrono::seconds(30));
+    FAIL() << slurp(path("job.out")) << slurp(path("job.err"));
+  }
+  for (const char* command : {" step", " move 3 1.5 2.25 0.5", " step"}) {
+    Result r = shell(kFleetsim + " control " + url + command);
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+  }
+  for (int i = 0;
+       i < 1000 && slurp(path("session.interventions")).find("move 3") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  Result r = shell(kFleetsim + " control " + url + " play");
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(fleetsim::testing::wait_for(job, std::chrono::seconds(180)), 0)
+      << slurp(path("job.err"));
+  const std::string out = slurp(path("job.out"));
+  EXPECT_EQ(count(out, "watch and control it at"), 1u) << out;
+  EXPECT_NE(slurp(path("session.interventions")).find("\n2 move 3 1.5 2.25 0.5\n"),
+            std::string::npos)
+      << slurp(path("session.interventions"));
+  const auto hash_of = [](const std::string& text) {
+    return nlohmann::json::parse(text.substr(text.rfind("\n{") + 1))["state_hash"];
+  };
+  Result replay =
+      shell(kFleetsim + " run " + kDiffusion + " --threads 1 --length 20 --quiet --json --log " +
+            path("one.flog") + " --interventions " + path("session.interventions"));
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  EXPECT_EQ(hash_of(replay.out), hash_of(out));
+  EXPECT_TRUE(slurp(path("one.flog")) == slurp(path("mpi.flog"))) << "the replay differs";
 }
 
 }  // namespace

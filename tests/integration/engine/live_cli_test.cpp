@@ -8,6 +8,7 @@
 #include <fstream>
 #include <regex>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -154,7 +155,9 @@ TEST(LiveCli, BadViewOptionsStopBeforeTheRun) {
                       " --view --network-role primary --network-secondaries 1 --log ''",
                   dir, 60);
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--view shows a run on this machine's processes only"), std::string::npos)
+  EXPECT_NE(r.err.find("--view shows a run of this machine's processes or an MPI job's ranks only "
+                       "for now (not with --network-role"),
+            std::string::npos)
       << r.err;
   r = run_command(kFleetsim + " run " + kDiffusion + " --view --view-host 203.0.113.1 --log ''",
                   dir, 60);
@@ -304,23 +307,27 @@ TEST(LiveCli, CommandsAndScriptGlobalsFromTheCommandLineAreRecordedAndReplayed) 
   EXPECT_TRUE(slurp(dir / "replay.flog") == slurp(dir / "live.flog")) << "the replay differs";
 }
 
-// On several processes, process 0 serves the view; a paused run's other processes wait for it,
-// and the run ends with the state and log of one process.
-TEST(LiveCli, OnTwoProcessesTheFirstServesTheViewAndTheBitsAreThoseOfOne) {
+// On several processes, process 0 serves the view; a paused run's other processes wait for it.
+// The interventions sent at a tick boundary land on every process at the next one (announced
+// with the tick's moves), a reset too, are recorded with it, and the file replays on one
+// process and on two with the live session's log bytes and hash.
+TEST(LiveCli, OnTwoProcessesInterventionsLandOnEveryProcessAndReplayByteForByte) {
   const fs::path dir = testing::fresh_test_dir("live_cli");
-  auto one = run_command(
-      kFleetsim + " run " + kDiffusion + " --quiet --json --log " + (dir / "one.flog").string(),
-      dir, 120);
-  ASSERT_EQ(one.status, 0) << one.err;
   const auto hash_of = [](const std::string& out) {
     return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
   };
+  const std::string common = " run " + kDiffusion + " --length 20 --json --log ";
+  auto untouched =
+      run_command(kFleetsim + common + (dir / "one.flog").string() + " --quiet", dir, 120);
+  ASSERT_EQ(untouched.status, 0) << untouched.err;
   const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
-  const pid_t run =
-      testing::spawn_with_output(kFleetsim,
-                                 {"run", kDiffusion, "--processes", "2", "--view", "--port", "0",
-                                  "--view-paused", "--log", (dir / "two.flog").string(), "--json"},
-                                 out, err);
+  const fs::path session = dir / "session.interventions";
+  const pid_t run = testing::spawn_with_output(
+      kFleetsim,
+      {"run", kDiffusion, "--processes", "2", "--length", "20", "--view", "--port", "0",
+       "--view-paused", "--log", (dir / "two.flog").string(), "--json", "--record-interventions",
+       session.string()},
+      out, err);
   std::string url;
   const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
   for (int i = 0; i < 3000 && url.empty(); ++i) {
@@ -336,18 +343,128 @@ TEST(LiveCli, OnTwoProcessesTheFirstServesTheViewAndTheBitsAreThoseOfOne) {
     waitpid(run, nullptr, 0);
     FAIL() << slurp(out) << slurp(err);
   }
-  for (const char* command : {" step", " step"}) {
+  // Paused at tick 2, the run announces them; they land at tick 3, once stepped.
+  auto control = [&](const std::string& command) {
     auto r = run_command(kFleetsim + " control " + url + command, dir, 30);
-    EXPECT_EQ(r.status, 0) << r.err;
-  }
-  auto r = run_command(kFleetsim + " control " + url + " move 3 1 1", dir, 30);
-  EXPECT_EQ(r.status, 0) << r.err;  // (sent; refused by the run: several processes)
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+  };
+  for (const char* command : {" step", " step", " move 3 1.5 2.25 0.5", " leds 5 red",
+                              " add epuck diffuse 0.5 0.25 1.5", " remove 7", " move 99999 1 1"})
+    control(command);
+  wait_for_text(err, "no robot with id 99999");
+  EXPECT_EQ(slurp(session), "") << "nothing lands before the next tick boundary";
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // paused: the others wait
-  r = run_command(kFleetsim + " control " + url + " play", dir, 30);
-  EXPECT_EQ(r.status, 0) << r.err;
+  control(" step");
+  wait_for_text(session, "remove 7");
+  // A reset at tick 5 lands at 6: back to tick 0 on both processes; a move after it.
+  for (const char* command : {" step", " step", " reset", " step"}) control(command);
+  wait_for_text(session, "reset");
+  control(" move 3 -1 1 0");
+  control(" step");
+  wait_for_text(session, "move 3 -1");
+  control(" play");
   ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(180)), 0) << slurp(err);
-  EXPECT_EQ(hash_of(slurp(out)), hash_of(one.out));
-  EXPECT_TRUE(slurp(dir / "two.flog") == slurp(dir / "one.flog")) << "the logs differ";
+  const std::string file = slurp(session);
+  EXPECT_TRUE(std::regex_search(
+      file, std::regex(R"(\n3 move 3 1\.5 2\.25 0\.5\n3 leds 5 255,0,0,255\n3 add epuck diffuse )"
+                       R"(0\.5 0\.25 1\.5\n3 remove 7\n6 reset\n1 move 3 -1 1 0\n$)")))
+      << file;
+  const std::string said = slurp(err);
+  for (const char* text : {"will move robot 3 at tick 3 (the next tick boundary of every process)",
+                           "robot 3 moved to (1.500, 2.250) at tick 3",
+                           "the run was reset at tick 6 (back to tick 0)"})
+    EXPECT_NE(said.find(text), std::string::npos) << text << "\n" << said;
+  EXPECT_NE(hash_of(slurp(out)), hash_of(untouched.out)) << "the interventions count";
+  for (const char* processes : {"1", "2"}) {
+    SCOPED_TRACE(std::string("--processes ") + processes);
+    const fs::path log = dir / (std::string("replay") + processes + ".flog");
+    auto replay = run_command(kFleetsim + common + log.string() + " --quiet --processes " +
+                                  processes + " --interventions " + session.string(),
+                              dir, 120);
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    EXPECT_EQ(hash_of(replay.out), hash_of(slurp(out)));
+    EXPECT_TRUE(slurp(log) == slurp(dir / "two.flog")) << "the replay differs";
+  }
+}
+
+// A run split so that each process holds only its part (one region over the domains, robots
+// that read only their neighbours) refuses interventions on several processes, saying how to
+// have them; with --view-steer every process holds every robot, and a move lands, recorded,
+// and replays on one process with the same log bytes and hash.
+TEST(LiveCli, OnTwoProcessesASplitRunTakesInterventionsWithViewSteer) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  std::ofstream(dir / "split.xml")
+      << "<fleetsim><framework ticks_per_second=\"10\" length=\"2\" seed=\"3\"/>"
+         "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
+         "<arena size=\"8,8\"><distribute count=\"20\" kind=\"epuck\" controller=\"c\"/></arena>"
+         "</fleetsim>\n";
+  const std::string experiment = (dir / "split.xml").string();
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  for (const bool steer : {false, true}) {
+    SCOPED_TRACE(steer ? "--view-steer" : "without --view-steer");
+    const std::string name = steer ? "steer" : "plain";
+    const fs::path out = dir / (name + ".out"), err = dir / (name + ".err"),
+                   session = dir / (name + ".interventions");
+    std::vector<std::string> args = {"run",
+                                     experiment,
+                                     "--processes",
+                                     "2",
+                                     "--view",
+                                     "--port",
+                                     "0",
+                                     "--view-paused",
+                                     "--json",
+                                     "--log",
+                                     (dir / (name + ".flog")).string(),
+                                     "--record-interventions",
+                                     session.string()};
+    if (steer) args.push_back("--view-steer");
+    const pid_t run = testing::spawn_with_output(kFleetsim, args, out.string(), err.string());
+    std::string url;
+    const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
+    for (int i = 0; i < 3000 && url.empty(); ++i) {
+      std::smatch m;
+      const std::string text = slurp(out);
+      if (std::regex_search(text, m, printed))
+        url = m[1].str();
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (url.empty()) {
+      kill(run, SIGKILL);
+      waitpid(run, nullptr, 0);
+      FAIL() << slurp(out) << slurp(err);
+    }
+    for (const char* command : {" move 3 1 1 0", " step"}) {
+      auto r = run_command(kFleetsim + " control " + url + command, dir, 30);
+      EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+    }
+    if (steer)
+      wait_for_text(session, "move 3");
+    else
+      wait_for_text(err, "run it with --view-steer");
+    auto r = run_command(kFleetsim + " control " + url + " play", dir, 30);
+    EXPECT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(120)), 0) << slurp(err);
+    if (!steer) {
+      EXPECT_NE(slurp(err).find("refused: cannot move robot 3: on several processes this run "
+                                "gives each process only the robots near its domain"),
+                std::string::npos)
+          << slurp(err);
+      EXPECT_FALSE(fs::exists(session)) << "nothing was recorded";
+      continue;
+    }
+    EXPECT_NE(slurp(session).find("\n1 move 3 1 1 0\n"), std::string::npos) << slurp(session);
+    auto replay =
+        run_command(kFleetsim + " run " + experiment + " --quiet --json --log " +
+                        (dir / "replay.flog").string() + " --interventions " + session.string(),
+                    dir, 120);
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    EXPECT_EQ(hash_of(replay.out), hash_of(slurp(out)));
+    EXPECT_TRUE(slurp(dir / "replay.flog") == slurp(dir / "steer.flog")) << "the replay differs";
+  }
 }
 
 }  // namespace
