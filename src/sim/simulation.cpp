@@ -912,11 +912,11 @@ void Simulation::reset(std::optional<std::uint64_t> seed) {
     }
   }
   if (distributed()) {  // who holds each robot's controller now (a handoff then moves it)
-    for (std::size_t id = state_.next_id; id < host_.size(); ++id) host_[id] = -1;
+    const EntityId next = state_.next_id;  // (the robots added since tick 0 are gone)
+    host_.retain([&](EntityId id) { return id < next; });
     for (std::size_t i = 0; i < state_.robot_count(); ++i) {
       const EntityId id = state_.robot_id()[i];
-      if (host_.size() <= id) host_.resize(id + 1, -1);
-      if (host_[id] < 0) host_[id] = static_cast<std::int16_t>(host_of(i));  // (made again)
+      if (host_.get(id) < 0) host_.set(id, static_cast<std::int16_t>(host_of(i)));  // (made again)
     }
   }
   for (LayerDecl& d : experiment_.layers) {

@@ -113,8 +113,8 @@ void Simulation::refresh_owners() {
   const std::size_t n = state_.robot_count();
   const EntityId* ids = state_.robot_id().data();
   // (Only the robots held here: the others' entries are never read. No pass over the whole
-  // swarm's ids. A sparse map takes its entries one at a time; a dense one has a slot for
-  // every id held, written in parallel.)
+  // swarm's ids. The slots there are are written in parallel; a robot new to a paged map's
+  // pages gets its slot after.)
   owner_.cover(state_.next_id);
   const auto workers = static_cast<std::size_t>(pool_.size());
   std::vector<std::vector<std::uint32_t>> missing(workers);  // (sparse: robots new here)
