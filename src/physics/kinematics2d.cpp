@@ -35,7 +35,7 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
   interaction_m = std::max(contact_m, (2 * rmax + range) * 1.001);
   // Cells as large as a contact, not as a sensor's reach: the contact loops then read ~3x
   // fewer robots than cells the size of the e-puck's rays would give them, and the rays read
-  // the 16 to 25 smaller cells their reach touches, less area than a 3x3 block of larger ones.
+  // the 9 to 25 smaller cells their reach touches, less area than a 3x3 block of larger ones.
   double cell = std::max(contact_m, 1e-3);
   Vec2 lo = model.arena_min(), hi = model.arena_max();
   // No kind in the run: no robot can ever exist (loop functions add robots of the run's kinds
