@@ -35,7 +35,7 @@ void SpatialIndex::init(const WorldModel& model, std::size_t robots_hint, double
   interaction_m = std::max(contact_m, (2 * rmax + range) * 1.001);
   // Cells as large as a contact, not as a sensor's reach: the contact loops then read ~3x
   // fewer robots than cells the size of the e-puck's rays would give them, and the rays read
-  // the 16 to 25 smaller cells their reach touches, less area than a 3x3 block of larger ones.
+  // the 9 to 25 smaller cells their reach touches, less area than a 3x3 block of larger ones.
   double cell = std::max(contact_m, 1e-3);
   Vec2 lo = model.arena_min(), hi = model.arena_max();
   // No kind in the run: no robot can ever exist (loop functions add robots of the run's kinds
@@ -610,15 +610,21 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         const double touch = 4 * kSkin;
         // A wall point is one contact however many segments end there (a corner of the
         // bitmap's obstacles is the end of two edges), as the DEECo playground counts it.
-        Vec2 walls[kCollect];
+        // (Plain doubles, not Vec2s: an array of Vec2 is zeroed, 512 bytes a robot a tick, for
+        // the few robots near a wall.)
+        double wall_x[kCollect], wall_y[kCollect];
         int wall_count = 0;
         for (std::uint32_t si : index.segments.near(p)) {
           Vec2 closest;
           if (distance_to_segment(p, segs[si], &closest) > ri + touch) continue;
-          if (std::any_of(walls, walls + wall_count,
-                          [&](Vec2 w) { return w.x == closest.x && w.y == closest.y; }))
-            continue;
-          if (wall_count < kCollect) walls[wall_count++] = closest;
+          bool seen = false;
+          for (int w = 0; w < wall_count; ++w)
+            seen |= wall_x[w] == closest.x && wall_y[w] == closest.y;
+          if (seen) continue;
+          if (wall_count < kCollect) {
+            wall_x[wall_count] = closest.x;
+            wall_y[wall_count++] = closest.y;
+          }
           add(closest);
         }
         // Robots touching at the end are among the candidates of round 0 (same slot order).

@@ -69,8 +69,8 @@ class RobotGrid {
   }
 
   /// The cells that the square of half side `reach` around p touches, as runs [b[k], e[k]),
-  /// one per row of cells (a superset of the robots within `reach`; with the e-puck's rays
-  /// 16 to 25 cells, where for_each_run_within's block is always 25); returns how many. `b`
+  /// one per row of cells (a superset of the robots within `reach`: for an e-puck, 16 to 25
+  /// cells at 0.1 m, 9 to 16 at 5 cm, for_each_run_within's 25); returns how many. `b`
   /// and `e` hold `max_runs`; a reach needing more rows returns -1 (the caller then takes
   /// for_each_run_within).
   int runs_within(Vec2 p, double reach, std::uint32_t* b, std::uint32_t* e, int max_runs) const {

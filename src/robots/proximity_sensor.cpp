@@ -121,10 +121,11 @@ struct GatherCursor {
 template <int N, bool kAvx2>
 [[gnu::always_inline]] inline void cast_rays(const SpatialIndex& index, std::uint32_t self,
                                              double px, double py, double theta, double r,
-                                             double range, const RayLayout& dir, int n_runtime,
-                                             float* out, const double* z, double height,
-                                             const std::uint32_t* rb, const std::uint32_t* re,
-                                             int runs, const ProximityReadingModel& model) {
+                                             double range, double seen, const RayLayout& dir,
+                                             int n_runtime, float* out, const double* z,
+                                             double height, const std::uint32_t* rb,
+                                             const std::uint32_t* re, int runs,
+                                             const ProximityReadingModel& model) {
   const int n = N > 0 ? N : n_runtime;
   constexpr int kCap = N > 0 ? N : kMaxRays;
   // World directions and the nearest hit per ray, as separate arrays so the ray loop
@@ -159,7 +160,8 @@ template <int N, bool kAvx2>
     }
     m = 0;
   };
-  const double reach_base = r + range;
+  // Only robots within `seen` of the body (cast() says why: beyond it every reading is 0).
+  const double reach_base = r + seen;
   if (kAvx2 && index.uniform_radius && !z && runs > 0) {
     const double reach = (reach_base + index.max_radius_m) * 1.0001;
     GatherCursor cursor{0, rb[0]};
@@ -189,7 +191,7 @@ template <int N, bool kAvx2>
     }
   }
   rays();
-  hit_segments(index, px, py, r, range, n, ux, uy, best);
+  hit_segments(index, px, py, r, seen, n, ux, uy, best);
   // The readings, produced here: the linear reading of each ray's nearest hit, then the
   // response curve on the whole vector of rays, then the noise.
   alignas(32) float linear[kCap];
@@ -216,27 +218,27 @@ template <int N, bool kAvx2>
 // The kernel for the baseline instruction set (SSE2: 4 floats per vector) and for AVX2 (8 per
 // vector: the e-puck's 8 rays in one). The same IEEE operations in the same order, no FMA
 // (-ffp-contract=off), so the two give the same bits (tests run both).
-#define FLEETSIM_CAST_BODY                                                                        \
-  const int n = static_cast<int>(dir.count());                                                    \
-  if (n == 8)                                                                                     \
-    return cast_rays<8, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb,  \
-                               re, runs, model);                                                  \
-  if (n == 24)                                                                                    \
-    return cast_rays<24, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, \
-                                re, runs, model);                                                 \
-  cast_rays<0, kAvx2>(index, self, px, py, theta, r, range, dir, n, out, z, height, rb, re, runs, \
-                      model);
+#define FLEETSIM_CAST_BODY                                                                         \
+  const int n = static_cast<int>(dir.count());                                                     \
+  if (n == 8)                                                                                      \
+    return cast_rays<8, kAvx2>(index, self, px, py, theta, r, range, seen, dir, n, out, z, height, \
+                               rb, re, runs, model);                                               \
+  if (n == 24)                                                                                     \
+    return cast_rays<24, kAvx2>(index, self, px, py, theta, r, range, seen, dir, n, out, z,        \
+                                height, rb, re, runs, model);                                      \
+  cast_rays<0, kAvx2>(index, self, px, py, theta, r, range, seen, dir, n, out, z, height, rb, re,  \
+                      runs, model);
 
 void cast_baseline(const SpatialIndex& index, std::uint32_t self, double px, double py,
-                   double theta, double r, double range, const RayLayout& dir, float* out,
-                   const double* z, double height, const std::uint32_t* rb, const std::uint32_t* re,
-                   int runs, const ProximityReadingModel& model) {
+                   double theta, double r, double range, double seen, const RayLayout& dir,
+                   float* out, const double* z, double height, const std::uint32_t* rb,
+                   const std::uint32_t* re, int runs, const ProximityReadingModel& model) {
   constexpr bool kAvx2 = false;
   FLEETSIM_CAST_BODY
 }
 
 [[gnu::target("avx2")]] void cast_avx2(const SpatialIndex& index, std::uint32_t self, double px,
-                                       double py, double theta, double r, double range,
+                                       double py, double theta, double r, double range, double seen,
                                        const RayLayout& dir, float* out, const double* z,
                                        double height, const std::uint32_t* rb,
                                        const std::uint32_t* re, int runs,
@@ -249,12 +251,14 @@ void cast_baseline(const SpatialIndex& index, std::uint32_t self, double px, dou
 void cast(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, double r,
           double range, const RayLayout& dir, float* out, const double* z, double height,
           const ProximityReadingModel& model) {
-  // The rows of cells the rays can reach (any robot within r + range + its radius): 5 for the
-  // e-puck. A reach needing more rows than kRuns (a sensor reaching dozens of cells) takes
-  // them from the heap.
+  // The rows of cells the rays can reach (any robot within r + seen + its radius, `seen` the
+  // distance within which the response can read non-zero: 4 rows for the e-puck's curve, 5
+  // for a linear 0.1 m sensor). A reach needing more rows than kRuns (a sensor reaching
+  // dozens of cells) takes them from the heap.
   constexpr int kRuns = 16;
   std::uint32_t rb[kRuns], re[kRuns];
-  const double reach = (r + range + std::max(index.max_radius_m, r)) * 1.001;
+  const double seen = proximity_seen_range(model.response, range);
+  const double reach = (r + seen + std::max(index.max_radius_m, r)) * 1.001;
   int runs = index.robots.runs_within(p, reach, rb, re, kRuns);
   std::vector<std::uint32_t> wide_b, wide_e;
   const std::uint32_t* b = rb;
@@ -269,9 +273,10 @@ void cast(const SpatialIndex& index, std::uint32_t self, Vec2 p, double theta, d
     e = wide_e.data();
   }
   if (simd_path() == SimdPath::kAvx2)
-    return cast_avx2(index, self, p.x, p.y, theta, r, range, dir, out, z, height, b, e, runs,
+    return cast_avx2(index, self, p.x, p.y, theta, r, range, seen, dir, out, z, height, b, e, runs,
                      model);
-  cast_baseline(index, self, p.x, p.y, theta, r, range, dir, out, z, height, b, e, runs, model);
+  cast_baseline(index, self, p.x, p.y, theta, r, range, seen, dir, out, z, height, b, e, runs,
+                model);
 }
 
 }  // namespace

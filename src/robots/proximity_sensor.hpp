@@ -126,6 +126,19 @@ template <ProximityResponse R>
 /// The same with the response chosen at run time.
 float proximity_response(ProximityResponse response, float linear, double range);
 
+/// How far response R can read non-zero for a sensor of `range`, metres from the body: the
+/// cast looks for robots and walls within this distance only. ARGoS's e-puck curve reads 0
+/// beyond 5 cm, so its 0.1 m rays need not find what lies farther: a hit there reads 0 whether
+/// it is found or not, the same bits (half the area to search). The margin covers the rounding
+/// between a hit and the distance its reading stands for (the linear reading is a float):
+/// a hit at `seen` or beyond stands for more than 5 cm at any range. The other curves read
+/// non-zero up to `range`.
+inline double proximity_seen_range(ProximityResponse response, double range) {
+  if (response != ProximityResponse::kEpuck) return range;
+  const double seen = 0.05 * 1.001 + 1e-5 * range;
+  return seen < range ? seen : range;
+}
+
 /// What the cast makes of the rays' distances: the response curve, then the noise, both
 /// applied where the readings are produced. The noise comes from the counter-based generator
 /// keyed by (seed, robot, tick), so it is the same every run and on every path.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <set>
 
@@ -195,6 +196,62 @@ TEST(SpatialGrid, ResponseAndNoiseAreAppliedInTheCastOnEveryPath) {
   set_simd_path(before);
   EXPECT_GT(curved, 500) << "the scene should give readings the curves change";
   EXPECT_GT(noisy, 500) << "noise should lift rays that see nothing";
+}
+
+// ARGoS's e-puck curve reads 0 beyond 5 cm, so the cast looks no farther than
+// proximity_seen_range: each reading must still be the curve of the reading over the whole
+// range, bit for bit, for a robot or a wall at every gap around the cut (a cut too short would
+// zero readings the curve keeps: the curve is positive up to ~4.8 cm), on both kernels and at
+// ranges where the cut's margin matters.
+TEST(SpatialGrid, TheEPuckCurveCutsTheSearchWithoutChangingAReading) {
+  const SimdPath before = simd_path();
+  int positive = 0, compared = 0;
+  for (double range : {0.1, 0.3, 2.0}) {
+    const double seen = proximity_seen_range(ProximityResponse::kEpuck, range);
+    EXPECT_LT(seen, range);
+    EXPECT_GT(seen, 0.05);
+    EXPECT_EQ(proximity_seen_range(ProximityResponse::kLinear, range), range);
+    EXPECT_EQ(proximity_seen_range(ProximityResponse::kFootbot, range), range);
+    for (bool wall : {false, true}) {
+      for (int step = 0; step < 400; ++step) {
+        // Gaps from 4 cm to 6 cm from the body's surface, finest around the cut.
+        const double gap = step < 200 ? 0.04 + step * 1e-4 : seen - 1e-6 + (step - 200) * 1e-8;
+        Scene s(4.0, 1);
+        const double x = 0.035 + gap;
+        if (wall) {
+          s.model->segments.push_back({{x, -1}, {x, 1}});
+        } else {
+          s.add(x + 0.035, 0.001 * (step % 7), 0);  // (off the axis by up to 6 mm)
+        }
+        s.add(0, 0, -kEpuckProximityAngles[0]);  // sensor 0 points along +x
+        s.index.init(*s.model, 0, range);
+        s.index.rebuild(*s.model, s.state, s.pool);
+        const std::uint32_t slot = static_cast<std::uint32_t>(
+            std::find(s.index.robots.order().begin(), s.index.robots.order().end(),
+                      s.state.robot_count() - 1) -
+            s.index.robots.order().begin());
+        const ProximityReadingModel model{ProximityResponse::kEpuck, 0, 0, 1, 1, 0};
+        for (SimdPath path : {SimdPath::kBaseline, SimdPath::kAvx2}) {
+          if (set_simd_path(path) != path) continue;
+          std::vector<float> linear(kEpuckRays), curved(kEpuckRays);
+          read_proximity_slot(s.state, s.index, slot, 0.035, range, epuck_rays(), linear.data());
+          read_proximity_slot(s.state, s.index, slot, 0.035, range, epuck_rays(), curved.data(),
+                              nullptr, 0, model);
+          for (int k = 0; k < kEpuckRays; ++k) {
+            const float expected = proximity_response(ProximityResponse::kEpuck, linear[k], range);
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(curved[k]),
+                      std::bit_cast<std::uint32_t>(expected))
+                << "range " << range << ", gap " << gap << ", ray " << k << (wall ? ", wall" : "");
+            positive += curved[k] > 0;
+            compared += linear[k] > 0;
+          }
+        }
+      }
+    }
+  }
+  set_simd_path(before);
+  EXPECT_GT(positive, 100) << "the nearer gaps should read non-zero";
+  EXPECT_GT(compared, 1000) << "the farther gaps should be within the linear range";
 }
 
 // The obstacle grid's line test (walls between robots for the range-and-bearing and the
