@@ -123,8 +123,8 @@ std::uint8_t check_byte(lua_State* L, int arg, const char* function) {
 constexpr std::size_t kFetchAhead = 4;
 
 /// Asks the processor to fetch `lines` cache lines from `object` (a pooled table: its header,
-/// and with the state's arena (script.hpp) most often its slots and its sub-table, made just
-/// after it). A hint only: nothing is read or written.
+/// and most often its slots and its sub-table, which were made just after it and which the C
+/// library's allocator then hands out next to it). A hint only: nothing is read or written.
 void prefetch(const std::vector<const void*>& objects, std::size_t i, int lines) {
   if (i >= objects.size()) return;
   const char* p = static_cast<const char*>(objects[i]);

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <new>
 #include <sstream>
 #include <vector>
 
@@ -30,40 +29,18 @@ std::string ScriptError::str() const {
 
 namespace {
 
-/// lua_Alloc counting a state's bytes against its MemoryBudget, its small blocks in the budget's
-/// arena. Lua passes a block's size as old_size whenever the block is not null (so a block's
-/// size tells where it is), and never expects a shrink to fail.
+/// lua_Alloc counting a state's bytes against its MemoryBudget. Lua passes a block's size as
+/// old_size whenever the block is not null, and never expects a shrink to fail.
 void* budgeted_alloc(void* ud, void* block, std::size_t old_size, std::size_t new_size) {
   auto& budget = *static_cast<MemoryBudget*>(ud);
   const std::size_t old_bytes = block ? old_size : 0;
-  constexpr std::size_t small = BlockArena::kLargest;
   if (new_size == 0) {
-    if (old_bytes > small) {
-      std::free(block);
-    } else if (block) {
-      budget.blocks.release(block, old_bytes);
-    }
+    std::free(block);
     budget.used -= old_bytes;
     return nullptr;
   }
   if (new_size > old_bytes && budget.used - old_bytes + new_size > budget.limit) return nullptr;
-  void* grown = nullptr;
-  if (old_bytes > small && new_size > small) {
-    grown = std::realloc(block, new_size);
-  } else if (block && old_bytes <= small && new_size <= small &&
-             (old_bytes - 1) / 16 == (new_size - 1) / 16) {
-    grown = block;  // the same size class
-  } else {
-    grown = new_size > small ? std::malloc(new_size) : budget.blocks.allocate(new_size);
-    if (grown && block) {
-      std::memcpy(grown, block, std::min(old_bytes, new_size));
-      if (old_bytes > small) {
-        std::free(block);
-      } else {
-        budget.blocks.release(block, old_bytes);
-      }
-    }
-  }
+  void* grown = std::realloc(block, new_size);
   if (grown) budget.used = budget.used - old_bytes + new_size;
   return grown;
 }
@@ -252,48 +229,6 @@ int open_lazy_library(lua_State* L) {
 }
 
 }  // namespace
-
-BlockArena::~BlockArena() {
-  for (void* chunk : chunks_) std::free(chunk);
-}
-
-void* BlockArena::allocate(std::size_t size) {
-  const std::size_t c = size_class(size);
-  if (FreeBlock* b = free_[c]) {
-    free_[c] = b->next;
-    return b;
-  }
-  const std::size_t bytes = (c + 1) * kStep;
-  if (static_cast<std::size_t>(end_ - next_) < bytes) {
-    // The rest of the full chunk goes to the free lists, largest blocks first.
-    for (std::size_t k = kLargest / kStep; k-- > 0 && next_ != end_;) {
-      while (static_cast<std::size_t>(end_ - next_) >= (k + 1) * kStep) {
-        release(next_, (k + 1) * kStep);
-        next_ += (k + 1) * kStep;
-      }
-    }
-    void* chunk = std::malloc(kChunk);
-    if (!chunk) return nullptr;
-    try {
-      chunks_.push_back(chunk);
-    } catch (const std::bad_alloc&) {  // no exception may cross Lua's allocator
-      std::free(chunk);
-      return nullptr;
-    }
-    next_ = static_cast<char*>(chunk);
-    end_ = next_ + kChunk;
-  }
-  void* b = next_;
-  next_ += bytes;
-  return b;
-}
-
-void BlockArena::release(void* block, std::size_t size) {
-  const std::size_t c = size_class(size);
-  auto* b = static_cast<FreeBlock*>(block);
-  b->next = free_[c];
-  free_[c] = b;
-}
 
 StatePtr new_state(const std::string& script_path, MemoryBudget& budget) {
   StatePtr state(lua_newstate(budgeted_alloc, &budget));

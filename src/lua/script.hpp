@@ -12,7 +12,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "fleetsim/random.hpp"
 
@@ -38,41 +37,9 @@ struct ScriptError {
 /// The memory a state may use: an allocation past `limit` fails, which Lua raises as a "not
 /// enough memory" error in the script (a runaway script stops its run instead of the machine).
 /// Owned by the state's owner; must outlive the state.
-/// The blocks of one state up to kLargest bytes (tables, their slots, strings, closures: nearly
-/// all of a script's objects), carved from chunks that belong to that state alone, so that a
-/// robot's tables sit together in memory instead of among every other robot's: a robot's
-/// refresh and step touch a few pages, not scattered lines of the whole heap. Freed blocks go
-/// to a list per size (16-byte steps) for the same state; the chunks are returned when the
-/// arena goes. Larger blocks are the C library's.
-class BlockArena {
- public:
-  static constexpr std::size_t kLargest = 256;
-  BlockArena() = default;
-  BlockArena(const BlockArena&) = delete;
-  BlockArena& operator=(const BlockArena&) = delete;
-  ~BlockArena();
-  /// A block of `size` bytes (1..kLargest), or null when no chunk can be had.
-  void* allocate(std::size_t size);
-  /// Gives back a block that allocate(size) returned.
-  void release(void* block, std::size_t size);
-  std::size_t chunk_bytes() const { return chunks_.size() * kChunk; }
-
- private:
-  static constexpr std::size_t kStep = 16, kChunk = 8192;
-  static std::size_t size_class(std::size_t size) { return (size - 1) / kStep; }
-  struct FreeBlock {
-    FreeBlock* next;
-  };
-  FreeBlock* free_[kLargest / kStep] = {};
-  std::vector<void*> chunks_;
-  char* next_ = nullptr;  ///< the unused rest of the newest chunk
-  char* end_ = nullptr;
-};
-
 struct MemoryBudget {
   std::size_t limit = 0;  ///< bytes
-  std::size_t used = 0;   ///< bytes now held by the state (as Lua asked for them)
-  BlockArena blocks;      ///< where the state's small blocks are
+  std::size_t used = 0;   ///< bytes now held by the state
 };
 
 /// A new state, its memory counted in `budget`, with Lua's standard libraries, `os.exit` replaced
