@@ -135,8 +135,11 @@ class RobotTable {
   void show_start(const ControllerSetup& setup);
   /// Points robot.<array>[1..n] at pooled tables (made on first need) and clears the rest.
   /// `make(state, size)` pushes a new pooled table (`size`: the length of a message's data).
+  /// `made`, if given, receives the address of each pooled table made (for prefetching: a
+  /// pool is the engine's alone, and Lua never moves a table).
   void resize_array(int array, int pool, std::size_t n, std::size_t& shown,
-                    void (*make)(lua_State*, int), int size);
+                    void (*make)(lua_State*, int), int size,
+                    std::vector<const void*>* made = nullptr);
   /// Replaces the value on top of the stack (the field `key` of `table`, which a script set to
   /// something else than a table) with a new table of `size` slots, set as that field.
   void new_field_table(int table, int key, std::size_t size);
@@ -217,6 +220,7 @@ class RobotTable {
   std::size_t proximity_shown_ = 0, collision_shown_ = 0, rab_shown_ = 0, camera_shown_ = 0;
   std::size_t scanner_short_shown_ = 0, scanner_long_shown_ = 0;
   std::vector<float> proximity_angles_;
+  std::vector<const void*> rab_tables_, camera_tables_, ray_tables_;  ///< for prefetching
   int ray_slot0_ = 0;  ///< stack slot of ray 1's table (0 until the first step)
   double axis_length_shown_ = -1;
   double wheel_speeds_shown_[2] = {0, 0}, wheel_dt_shown_ = 0;

@@ -411,6 +411,14 @@ class ArgosReader {
       p.text("implementation");
       p.boolean("show_rays", false);
       p.text("medium");
+      if (sensors && n == "range_and_bearing" && p.has("range")) {
+        // Not an attribute of ARGoS's sensor (a robot's reach is its rab_range): ARGoS ignores
+        // it, files written for it run the same here.
+        p.real("range", 0);
+        p.warning(
+            "range on the <range_and_bearing> sensor is ignored, as ARGoS ignores it (a "
+            "robot's range-and-bearing reach is its rab_range attribute)");
+      }
       // ARGoS's noise settings: read, and only "none" (0, or the range "0:0") carries over,
       // but for the parts that draw ARGoS's noise_level from the counter-based generator.
       const std::string part = map->part ? map->part : "";

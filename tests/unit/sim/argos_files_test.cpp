@@ -160,10 +160,9 @@ const Expectation kFiles[] = {
     // Its gripper, turret and encoder load; the LEDs on its cylinders do not.
     {"a-hamzah+argos_simulator_projects/obstacle_avoidance/obstacleAvoidance.argos", -1, 0,
      "<leds> on a <cylinder> is not supported"},
-    // A flocking swarm on range-and-bearing: ARGoS ignores an attribute its sensor does not
-    // have (range=), fleetsim does not.
-    {"Cuongpetter+Collective_Robots/Task2_Swarm_Behaviour/simulation.argos", -1, 0,
-     "unknown attribute 'range' on <range_and_bearing>"},
+    // A flocking swarm on range-and-bearing: its sensor's range= (not an attribute of ARGoS's
+    // sensor) is ignored with a warning, as ARGoS ignores it.
+    {"Cuongpetter+Collective_Robots/Task2_Swarm_Behaviour/simulation.argos", 80, 5, nullptr},
     // Robots that grip and carry objects marked by LEDs.
     {"Emjaidi+argos3-personal/about_face/form_path.argos", -1, 0, "<leds> on a <box>"},
     {"Emjaidi+argos3-personal/comms/comms.argos", 20, 2.5, nullptr},
@@ -973,6 +972,25 @@ TEST_F(ArgosInline, EPucksAndEyeBotsOnTheirOwnEngines) {
   sim.finish();
   EXPECT_GT(sim.state().x()[0], -0.9);  // the e-puck drove forward (+x)
   EXPECT_GT(sim.state().x()[1], 0.5);   // the eye-bot flew towards +x
+}
+
+TEST_F(ArgosInline, ARangeOnTheRangeAndBearingSensorIsIgnoredAsArgosIgnoresItWithAWarning) {
+  auto l = run(std::string(kFramework) +
+               "  <controllers><lua_controller id=\"c\">\n"  // 4
+               "    <actuators><differential_steering implementation=\"default\"/>"
+               "<range_and_bearing implementation=\"default\"/></actuators>\n"  // 5
+               "    <sensors><range_and_bearing implementation=\"medium\" medium=\"rab\" "
+               "range=\"1.5\"/></sensors>\n"  // 6
+               "    <params script=\"forward.lua\"/>\n"
+               "  </lua_controller></controllers>\n" +
+               kPhysics +
+               arena("    <foot-bot id=\"fb0\"><body position=\"0,0,0\"/><controller "
+                     "config=\"c\"/></foot-bot>\n"));
+  ASSERT_TRUE(l.ex) << l.diags.str();
+  EXPECT_NE(l.diags.str().find(path_ + ":6: warning: range on the <range_and_bearing> sensor is "
+                                       "ignored, as ARGoS ignores it"),
+            std::string::npos)
+      << l.diags.str();
 }
 
 TEST_F(ArgosInline, NoiseLevelOnTheWheelsIsIgnoredAsArgosIgnoresItWithAWarning) {
