@@ -295,6 +295,10 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
     lua_setfield(L, robot, "knowledge");
   }
 
+  // robot.tag() and robot.set_tag(text): the robot's tag (the playground's `tag` knowledge).
+  add_function(robot, "tag", tag_get);
+  add_function(robot, "set_tag", tag_set);
+
   // robot.layer(name[, type]): the experiment's environment layers (read only).
   const auto layers = setup.layer_names();
   if (!layers.empty()) {
@@ -896,6 +900,26 @@ int RobotTable::knowledge_get(lua_State* L) {
                       t.knowledge_names_[f].c_str());
   push_knowledge(L, t.io_->knowledge(f));
   return 1;
+}
+
+// robot.tag(): the robot's tag as the tick began (a set_tag of this step shows from the next).
+int RobotTable::tag_get(lua_State* L) {
+  RobotTable& t = self(L);
+  if (!t.io_ || !t.io_->tag) return luaL_error(L, "robot.tag(): the tag is read in step() only");
+  lua_pushlstring(L, t.io_->tag->data(), t.io_->tag->size());
+  return 1;
+}
+
+// robot.set_tag(text): the robot's new tag, set after the controllers' phase (the last call of
+// a step wins), logged and seen by loop functions, ensembles and the next tick.
+int RobotTable::tag_set(lua_State* L) {
+  RobotTable& t = self(L);
+  std::size_t n = 0;
+  const char* text = luaL_checklstring(L, 1, &n);
+  if (!t.io_ || !t.io_->tag_sink)
+    return luaL_error(L, "robot.set_tag(): the tag is set in step() only");
+  t.io_->set_tag(std::string(text, n));
+  return 0;
 }
 
 // robot.layer(name[, type]): the robot's value of a layer this tick, as the playground's
