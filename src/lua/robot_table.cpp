@@ -862,19 +862,47 @@ int RobotTable::set_velocity(lua_State* L) {
 
 int RobotTable::set_action(lua_State* L) {
   RobotTable& t = self(L);
-  if (lua_gettop(L) != 2)
+  const int n = lua_gettop(L);
+  if (n != 2 && n != 3)
     return luaL_error(L,
-                      "robot.deeco_wheels.set_action() expects 2 arguments (speed, a fraction of "
-                      "the kind's max_speed in [0, 1], and rotation angle, radians)");
+                      "robot.deeco_wheels.set_action() expects 2 or 3 arguments (speed, a fraction "
+                      "of the kind's max_speed in [0, 1], rotation angle, radians, and optionally "
+                      "a table of the actuator's extras)");
   const double speed = luaL_checknumber(L, 1), angle = luaL_checknumber(L, 2);
   if (!std::isfinite(speed) || !std::isfinite(angle))
     return luaL_error(L, "robot.deeco_wheels.set_action(): speed and angle must be finite");
+  // The extras (deeco_wheels' `extras` parameter), in its order; kept when not given.
+  std::vector<double> extras;
+  const bool with_extras = n == 3;
+  if (with_extras) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    const lua_Integer len = luaL_len(L, 3);
+    for (lua_Integer i = 1; i <= len; ++i) {
+      lua_rawgeti(L, 3, i);
+      int ok = 0;
+      double v =
+          lua_isboolean(L, -1) ? (lua_toboolean(L, -1) ? 1.0 : 0.0) : lua_tonumberx(L, -1, &ok);
+      if (lua_isboolean(L, -1)) ok = 1;
+      lua_pop(L, 1);
+      if (!ok || !std::isfinite(v))
+        return luaL_error(L,
+                          "robot.deeco_wheels.set_action(): extra %d is not a finite number or "
+                          "a boolean",
+                          static_cast<int>(i));
+      extras.push_back(v);
+    }
+  }
   const std::size_t a = *t.deeco_wheels_;
-  t.stage(L, [a, speed, angle](RobotTable&, RobotIO& io) {
+  t.stage(L, [a, speed, angle, with_extras, extras](RobotTable&, RobotIO& io) {
     std::span<double> v = io.actuators[a].values;
     if (v.size() < 2) throw std::runtime_error("robot.deeco_wheels: the actuator has no command");
+    if (with_extras && extras.size() != v.size() - 2)
+      throw std::runtime_error("robot.deeco_wheels.set_action(): " + std::to_string(extras.size()) +
+                               " extras given, the actuator has " + std::to_string(v.size() - 2) +
+                               " (its `extras` parameter names them)");
     v[0] = speed;
     v[1] = angle;
+    for (std::size_t k = 0; with_extras && k < extras.size(); ++k) v[2 + k] = extras[k];
   });
   return 0;
 }

@@ -168,9 +168,16 @@ class PlaygroundReader {
       return;
     }
     m.finish();
-    m.check_children({"knowledge", "robot", "sensor", "layer", "ensemble", "object"});
-    m.check_at_most_one({"knowledge"});
+    m.check_children({"knowledge", "action", "robot", "sensor", "layer", "ensemble", "object"});
+    m.check_at_most_one({"knowledge", "action"});
     if (auto k = m.first_child("knowledge")) mapping_knowledge_ = k->node();
+    // <action extras="..."/>: the robots' deeco_wheels' parameters (a custom action's numbers,
+    // such as the firefighters' extinguisher).
+    if (auto a = m.first_child("action")) {
+      for (pugi::xml_attribute at : a->node().attributes())
+        action_attributes_.emplace_back(at.name(), at.value());
+      a->check_children({});
+    }
     auto entry = [&](XmlElement& x, const char* key, std::map<std::string, ClassMapping>& into) {
       ClassMapping c;
       c.where = x.where();
@@ -309,7 +316,9 @@ class PlaygroundReader {
       pugi::xml_node n = add(k, "sensor", line);
       for (const auto& [a, v] : s->attributes) set(n, a.c_str(), v, line);
     }
-    set(add(k, "actuator", line), "type", "deeco_wheels", line);
+    pugi::xml_node wheels = add(k, "actuator", line);
+    set(wheels, "type", "deeco_wheels", line);
+    for (const auto& [a, v] : action_attributes_) set(wheels, a.c_str(), v, line);
     kinds_made_.emplace(key, name);
     return name;
   }
@@ -355,6 +364,7 @@ class PlaygroundReader {
   Diagnostics& d_;
   std::unique_ptr<XmlFile> out_, mapping_;
   std::optional<pugi::xml_node> mapping_knowledge_;
+  std::vector<std::pair<std::string, std::string>> action_attributes_;
   std::map<std::string, ClassMapping> robots_, sensors_, layers_, ensembles_, objects_;
   pugi::xml_node layers_node_;
   std::vector<const ClassMapping*> sensor_parts_;

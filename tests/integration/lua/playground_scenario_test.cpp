@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -220,6 +221,80 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
   run(1, "one.txt", true);
   run(2, "two.txt", false);
   EXPECT_EQ(testing::slurp(dir / "one.txt"), testing::slurp(dir / "two.txt"));
+}
+
+// firefighters from the playground's file: a drone's extinguisher is an extra number of its
+// deeco_wheels action, which the energy layer reads. Every cycle a robot tagged FIGHT has its
+// extinguisher on and no other has; a robot away from the charging station that had it on
+// pays at least 5 energy the next cycle; the robots go through the playground's states; the
+// same log on 1 and 2 threads.
+TEST(PlaygroundScenario, FirefightersFightFiresWithTheirExtinguishers) {
+  const auto dir = testing::fresh_test_dir("playground");
+  auto run = [&](int threads, const std::string& log, bool check) {
+    PluginRegistry reg;
+    register_builtins(reg);
+    Diagnostics d;
+    auto ex = load(kExamples / "firefighters.xml", dir / log, reg, d, threads);
+    ASSERT_TRUE(ex) << d.str();
+    Simulation sim(std::move(*ex), reg);
+    sim.start();
+    const WorldState& s = sim.state();
+    auto column = [&](const char* name, std::size_t width) {
+      const ColumnHandle c = s.robots.find(name);
+      EXPECT_NE(c, kNoColumn) << name;
+      EXPECT_EQ(s.robots.desc(c).width, width) << name;
+      return static_cast<const double*>(s.robots.data(c));
+    };
+    std::set<std::string> tags;
+    int fighting = 0, paid = 0;
+    std::vector<double> energy_before(s.robot_count(), 1500);
+    std::vector<bool> was_on(s.robot_count(), false);
+    while (!sim.done()) {
+      sim.step();
+      const double* action = column("deeco_wheels", 4);  // speed, angle, extinguisher, request
+      const double* layer = column("layer.energy", 21);  // energy, damage, ...
+      for (std::size_t r = 0; r < s.robot_count(); ++r) {
+        const std::string tag = s.tags.str(s.robot_tag()[r]);
+        tags.insert(tag);
+        const bool on = action[4 * r + 2] != 0;
+        EXPECT_EQ(on, tag == "FIGHT") << "robot " << r << " at tick " << s.tick << ": " << tag;
+        fighting += on;
+        const double energy = layer[21 * r];
+        // (The layer of this tick read the action of the last one.)
+        if (was_on[r] && std::hypot(s.x()[r] - 55, s.y()[r] - 45) > 12.5) {
+          EXPECT_LE(energy, energy_before[r] - 5) << "robot " << r << " at tick " << s.tick;
+          ++paid;
+        }
+        was_on[r] = on;
+        energy_before[r] = energy;
+      }
+    }
+    sim.finish();
+    if (!check) return;
+    EXPECT_GT(fighting, 50) << "robot-cycles with the extinguisher on";
+    EXPECT_GT(paid, 20);
+    for (const char* state : {"ROAM", "FOLLOW", "FIGHT", "RECHARGE"})
+      EXPECT_TRUE(tags.count(state)) << state;
+  };
+  run(1, "one.txt", true);
+  run(2, "two.txt", false);
+  EXPECT_EQ(testing::slurp(dir / "one.txt"), testing::slurp(dir / "two.txt"));
+  // The layer says when a fire starts and when the extinguishers have put one out.
+  const std::string out = (dir / "said.txt").string();
+  const int raw = std::system(("cd '" + dir.string() + "' && " + std::string(FLEETSIM_BINARY_DIR) +
+                               "/fleetsim run '" + (kExamples / "firefighters.xml").string() +
+                               "' --quiet > '" + out + "' 2>&1")
+                                  .c_str());
+  ASSERT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 0) << testing::slurp(out);
+  const std::string said = testing::slurp(out);
+  std::size_t started = 0, out_count = 0;
+  for (std::size_t at = 0; (at = said.find("a fire starts", at)) != std::string::npos; ++at)
+    ++started;
+  for (std::size_t at = 0; (at = said.find(" is out", at)) != std::string::npos; ++at) ++out_count;
+  EXPECT_GE(started, 40u) << "about 500 / 7 fires start";
+  EXPECT_GE(out_count, 10u) << said;
+  EXPECT_TRUE(fs::exists(dir / "firefighters.txt")) << "the scenario's logfile, from the current "
+                                                       "directory";
 }
 
 /// `fleetsim COMMAND FILE FLAGS` run in `dir`: its status and what it said.
