@@ -114,6 +114,11 @@ class PlaygroundReader {
         if (!ensembles) ensembles = add(fleetsim_, "ensembles", x.where().line);
         pugi::xml_node n = add(ensembles, "ensemble", x.where().line);
         for (const auto& [k, v] : m->attributes) set(n, k.c_str(), v, x.where().line);
+        if (auto more = more_ensembles_.find(cls); more != more_ensembles_.end())
+          for (const ClassMapping& extra : more->second) {
+            pugi::xml_node e2 = add(ensembles, "ensemble", x.where().line);
+            for (const auto& [k, v] : extra.attributes) set(e2, k.c_str(), v, x.where().line);
+          }
       }
     }
     std::error_code ec;
@@ -198,6 +203,12 @@ class PlaygroundReader {
       }
       if (c.type.empty()) {
         x.error("missing attribute 'type' (expected the fleetsim type it runs as, e.g. lua)");
+        return;
+      }
+      if (into.count(cls) && &into == &ensembles_) {
+        // An ensemble class may stand for several ensembles (one whose coordinators are
+        // robots and objects is two here): each entry becomes one, in the mapping's order.
+        more_ensembles_[cls].push_back(std::move(c));
         return;
       }
       if (!into.emplace(cls, std::move(c)).second)
@@ -366,6 +377,7 @@ class PlaygroundReader {
   std::optional<pugi::xml_node> mapping_knowledge_;
   std::vector<std::pair<std::string, std::string>> action_attributes_;
   std::map<std::string, ClassMapping> robots_, sensors_, layers_, ensembles_, objects_;
+  std::map<std::string, std::vector<ClassMapping>> more_ensembles_;  ///< further entries
   pugi::xml_node layers_node_;
   std::vector<const ClassMapping*> sensor_parts_;
   std::set<std::string> sensor_names_, controllers_made_, behaviours_made_;

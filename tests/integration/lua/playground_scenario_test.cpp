@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -186,9 +188,43 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
     };
     std::vector<double> last(s.robot_count(), 300);
     int recharges = 0, first_shown = -1;
+    // The command station (object 0) orders team red (robots 0 to 3); HackEnsemble shows its
+    // orders to team blue (robots 4 to 7).
+    std::deque<std::vector<double>> station_orders;  // of the last 3 ticks
+    int follows = 0, follows_to_an_item = 0, hacked = 0, hacked_recent = 0;
     while (!sim.done()) {
       const Tick t = s.tick;
       sim.step();
+      const double* orders = column(s.objects, "knowledge.orders");
+      const double* order = column(s.robots, "knowledge.order");
+      const double* enemy = column(s.robots, "knowledge.enemy_orders");
+      const double* energy_now = column(s.robots, "layer.energy");
+      for (std::size_t r = 0; r < 8; ++r) {
+        const std::string tag = s.tags.str(s.robot_tag()[r]);
+        EXPECT_EQ(tag, energy_now[r] > 0 ? std::to_string(static_cast<int>(energy_now[r]))
+                                         : std::string("BROKEN"))
+            << "robot " << r << "'s tag is its energy, at tick " << t;
+      }
+      for (std::size_t r = 0; r < 4; ++r) {
+        if (order[3 * r] != 2) continue;
+        ++follows;
+        for (std::size_t o = 3; o < s.object_count(); ++o)
+          if (s.object_x()[o] == order[3 * r + 1] && s.object_y()[o] == order[3 * r + 2]) {
+            ++follows_to_an_item;
+            break;
+          }
+      }
+      station_orders.emplace_back(orders, orders + 12);
+      if (station_orders.size() > 3) station_orders.pop_front();
+      for (std::size_t r = 4; r < 8; ++r) {
+        // (The orders of this cycle or of one of the two before.)
+        const std::vector<double> seen(enemy + 12 * r, enemy + 12 * r + 12);
+        const bool recent =
+            seen == std::vector<double>(12, 0.0) ||
+            std::find(station_orders.begin(), station_orders.end(), seen) != station_orders.end();
+        hacked += seen[0] != 0;
+        hacked_recent += seen[0] != 0 && recent;
+      }
       const double* energy = column(s.robots, "layer.energy");
       for (std::size_t o = 3; o < s.object_count(); ++o)  // (the items: after the stations
         if (s.object_size()[o] > 0 && first_shown < 0)    // and the counter)
@@ -198,9 +234,11 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
         EXPECT_GE(energy[r], last[r] - 1) << "robot " << r << " at tick " << t;
         if (energy[r] > last[r]) {
           ++recharges;
-          const bool red = r < 4;
-          const double sx = red ? 8 : 92, sy = red ? 92 : 8;
-          EXPECT_LT(std::hypot(s.x()[r] - sx, s.y()[r] - sy), 12) << r << " at tick " << t;
+          // (Both stations are "Power Station"s: the playground charges at either.)
+          EXPECT_LT(std::min(std::hypot(s.x()[r] - 8, s.y()[r] - 92),
+                             std::hypot(s.x()[r] - 92, s.y()[r] - 8)),
+                    12)
+              << r << " at tick " << t;
         }
         last[r] = energy[r];
       }
@@ -210,6 +248,10 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
     EXPECT_GE(first_shown, 9);
     EXPECT_LE(first_shown, 29);
     EXPECT_GT(recharges, 0) << "no robot recharged";
+    EXPECT_GT(follows, 100) << "red robot-cycles sent after an item";
+    EXPECT_GE(follows_to_an_item, follows * 9 / 10) << "orders name the items' places";
+    EXPECT_GT(hacked, 100) << "blue robot-cycles that saw the command station's orders";
+    EXPECT_GE(hacked_recent, hacked * 9 / 10) << "orders the station had in the last 3 cycles";
     const double red = column(s.objects, "knowledge.t1")[2];
     const double blue = column(s.objects, "knowledge.t2")[2];
     EXPECT_TRUE(red >= 30 || blue >= 30) << red << "/" << blue;
