@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <deque>
@@ -337,6 +338,69 @@ TEST(PlaygroundScenario, FirefightersFightFiresWithTheirExtinguishers) {
   EXPECT_GE(out_count, 10u) << said;
   EXPECT_TRUE(fs::exists(dir / "firefighters.txt")) << "the scenario's logfile, from the current "
                                                        "directory";
+}
+
+// simple-2 and simple-3 from the playground's files, in fleetsim's own fields of the maps'
+// sizes (200 x 100 and 100 x 100: a wall around, two blocks; found beside the scenario, the
+// current directory having no examples/maps): the OrtogonalRobots stay in the free part of
+// the field, never inside a wall or a block, all move and turn away from what they touch, and
+// the log is the same on 1 and 2 threads.
+TEST(PlaygroundScenario, SimpleTwoAndThreeBounceInTheirFields) {
+  const auto dir = testing::fresh_test_dir("playground");
+  struct Case {
+    const char* name;
+    double width;
+    std::vector<std::array<double, 4>> blocks;  // x0, y0, x1, y1 in field pixels (y down)
+    std::size_t robots;
+  };
+  const Case cases[] = {
+      {"simple-2", 200, {{110, 20, 130, 40}, {150, 60, 170, 80}}, 4},
+      {"simple-3", 100, {{22, 22, 32, 32}, {78, 40, 88, 50}}, 11},
+  };
+  for (const Case& c : cases) {
+    std::string logs[2];
+    for (int threads : {1, 2}) {
+      PluginRegistry reg;
+      register_builtins(reg);
+      Diagnostics d;
+      const fs::path log = dir / (std::string(c.name) + std::to_string(threads) + ".txt");
+      auto ex = load(kExamples / (std::string(c.name) + ".xml"), log, reg, d, threads);
+      ASSERT_TRUE(ex) << d.str();
+      Simulation sim(std::move(*ex), reg);
+      sim.start();
+      const WorldState& s = sim.state();
+      ASSERT_EQ(s.robot_count(), c.robots);
+      std::vector<double> x0(s.x().begin(), s.x().end()), y0(s.y().begin(), s.y().end());
+      std::vector<int> turns(s.robot_count(), 0);
+      std::vector<double> heading(s.theta().begin(), s.theta().end());
+      while (!sim.done()) {
+        sim.step();
+        for (std::size_t r = 0; r < s.robot_count(); ++r) {
+          const double x = s.x()[r], y = s.y()[r], radius = 3;
+          // Inside the wall around the field (1 unit), and off each block, to 1e-6.
+          EXPECT_GE(x - radius, 1 - 1e-6) << c.name << " robot " << r << " at tick " << s.tick;
+          EXPECT_LE(x + radius, c.width - 1 + 1e-6) << c.name << " robot " << r;
+          EXPECT_GE(y - radius, 1 - 1e-6) << c.name << " robot " << r;
+          EXPECT_LE(y + radius, 99 + 1e-6) << c.name << " robot " << r;
+          for (const auto& b : c.blocks) {
+            const double cx = std::clamp(x, b[0], b[2]);
+            const double cy = std::clamp(y, 100 - b[3], 100 - b[1]);
+            EXPECT_GE(std::hypot(x - cx, y - cy), radius - 1e-6)
+                << c.name << " robot " << r << " in a block at tick " << s.tick;
+          }
+          turns[r] += s.theta()[r] != heading[r];
+          heading[r] = s.theta()[r];
+        }
+      }
+      sim.finish();
+      for (std::size_t r = 0; r < s.robot_count(); ++r) {
+        EXPECT_GT(std::hypot(s.x()[r] - x0[r], s.y()[r] - y0[r]), 0) << c.name << " " << r;
+        EXPECT_GT(turns[r], 0) << c.name << " robot " << r << " never turned away";
+      }
+      logs[threads - 1] = testing::slurp(log);
+    }
+    EXPECT_EQ(logs[0], logs[1]) << c.name;
+  }
 }
 
 /// `fleetsim COMMAND FILE FLAGS` run in `dir`: its status and what it said.
