@@ -218,7 +218,8 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
       station_orders.emplace_back(orders, orders + 12);
       if (station_orders.size() > 3) station_orders.pop_front();
       for (std::size_t r = 4; r < 8; ++r) {
-        // (The orders of this cycle or of one of the two before.)
+        // (The orders of this cycle or of one of the two before; a cycle is two rounds, so
+        // some are those the station held between them, which no test sees.)
         const std::vector<double> seen(enemy + 12 * r, enemy + 12 * r + 12);
         const bool recent =
             seen == std::vector<double>(12, 0.0) ||
