@@ -41,6 +41,12 @@ struct LayerRobot {
   double heading = 0;   ///< radians, CCW from +x
   double radius_m = 0;  ///< its kind's radius
   std::string_view tag;
+  /// A robot with deeco_wheels: its current action as its controller last set it (speed
+  /// fraction, angle, then the actuator's extras), and the extras' names (its `extras`
+  /// parameter): the playground's RobotPlacement.currentAction, an extinguisher's flag for
+  /// instance. Empty for a robot without deeco_wheels.
+  std::span<const double> action;
+  std::span<const std::string> action_extras;
 };
 
 /// An object (<object> in the arena) as a layer sees it.

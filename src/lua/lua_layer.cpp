@@ -121,6 +121,14 @@ class LuaLayer final : public Layer {
       set_number(L, "heading", x.heading);
       set_number(L, "radius", x.radius_m);
       set_string(L, "tag", x.tag);
+      if (!x.action.empty()) {  // r.action: its deeco_wheels action (speed, angle, extras)
+        lua_createtable(L, 0, static_cast<int>(x.action.size()));
+        set_number(L, "speed", x.action[0]);
+        set_number(L, "angle", x.action[1]);
+        for (std::size_t k = 0; k < x.action_extras.size() && 2 + k < x.action.size(); ++k)
+          set_number(L, x.action_extras[k].c_str(), x.action[2 + k]);
+        lua_setfield(L, -2, "action");
+      }
       push_knowledge(L, values.subspan(r * size_, size_));
       lua_setfield(L, -2, "value");
       lua_rawseti(L, list, static_cast<lua_Integer>(r + 1));

@@ -307,6 +307,10 @@ RobotTable::RobotTable(lua_State* state, const ControllerSetup& setup, std::stri
     lua_setfield(L, robot, "knowledge");
   }
 
+  // robot.tag() and robot.set_tag(text): the robot's tag (the playground's `tag` knowledge).
+  add_function(robot, "tag", tag_get);
+  add_function(robot, "set_tag", tag_set);
+
   // robot.layer(name[, type]): the experiment's environment layers (read only).
   const auto layers = setup.layer_names();
   if (!layers.empty()) {
@@ -881,19 +885,47 @@ int RobotTable::set_velocity(lua_State* L) {
 
 int RobotTable::set_action(lua_State* L) {
   RobotTable& t = self(L);
-  if (lua_gettop(L) != 2)
+  const int n = lua_gettop(L);
+  if (n != 2 && n != 3)
     return luaL_error(L,
-                      "robot.deeco_wheels.set_action() expects 2 arguments (speed, a fraction of "
-                      "the kind's max_speed in [0, 1], and rotation angle, radians)");
+                      "robot.deeco_wheels.set_action() expects 2 or 3 arguments (speed, a fraction "
+                      "of the kind's max_speed in [0, 1], rotation angle, radians, and optionally "
+                      "a table of the actuator's extras)");
   const double speed = luaL_checknumber(L, 1), angle = luaL_checknumber(L, 2);
   if (!std::isfinite(speed) || !std::isfinite(angle))
     return luaL_error(L, "robot.deeco_wheels.set_action(): speed and angle must be finite");
+  // The extras (deeco_wheels' `extras` parameter), in its order; kept when not given.
+  std::vector<double> extras;
+  const bool with_extras = n == 3;
+  if (with_extras) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    const lua_Integer len = luaL_len(L, 3);
+    for (lua_Integer i = 1; i <= len; ++i) {
+      lua_rawgeti(L, 3, i);
+      int ok = 0;
+      double v =
+          lua_isboolean(L, -1) ? (lua_toboolean(L, -1) ? 1.0 : 0.0) : lua_tonumberx(L, -1, &ok);
+      if (lua_isboolean(L, -1)) ok = 1;
+      lua_pop(L, 1);
+      if (!ok || !std::isfinite(v))
+        return luaL_error(L,
+                          "robot.deeco_wheels.set_action(): extra %d is not a finite number or "
+                          "a boolean",
+                          static_cast<int>(i));
+      extras.push_back(v);
+    }
+  }
   const std::size_t a = *t.deeco_wheels_;
-  t.stage(L, [a, speed, angle](RobotTable&, RobotIO& io) {
+  t.stage(L, [a, speed, angle, with_extras, extras](RobotTable&, RobotIO& io) {
     std::span<double> v = io.actuators[a].values;
     if (v.size() < 2) throw std::runtime_error("robot.deeco_wheels: the actuator has no command");
+    if (with_extras && extras.size() != v.size() - 2)
+      throw std::runtime_error("robot.deeco_wheels.set_action(): " + std::to_string(extras.size()) +
+                               " extras given, the actuator has " + std::to_string(v.size() - 2) +
+                               " (its `extras` parameter names them)");
     v[0] = speed;
     v[1] = angle;
+    for (std::size_t k = 0; with_extras && k < extras.size(); ++k) v[2 + k] = extras[k];
   });
   return 0;
 }
@@ -919,6 +951,26 @@ int RobotTable::knowledge_get(lua_State* L) {
                       t.knowledge_names_[f].c_str());
   push_knowledge(L, t.io_->knowledge(f));
   return 1;
+}
+
+// robot.tag(): the robot's tag as the tick began (a set_tag of this step shows from the next).
+int RobotTable::tag_get(lua_State* L) {
+  RobotTable& t = self(L);
+  if (!t.io_ || !t.io_->tag) return luaL_error(L, "robot.tag(): the tag is read in step() only");
+  lua_pushlstring(L, t.io_->tag->data(), t.io_->tag->size());
+  return 1;
+}
+
+// robot.set_tag(text): the robot's new tag, set after the controllers' phase (the last call of
+// a step wins), logged and seen by loop functions, ensembles and the next tick.
+int RobotTable::tag_set(lua_State* L) {
+  RobotTable& t = self(L);
+  std::size_t n = 0;
+  const char* text = luaL_checklstring(L, 1, &n);
+  if (!t.io_ || !t.io_->tag_sink)
+    return luaL_error(L, "robot.set_tag(): the tag is set in step() only");
+  t.io_->set_tag(std::string(text, n));
+  return 0;
 }
 
 // robot.layer(name[, type]): the robot's value of a layer this tick, as the playground's

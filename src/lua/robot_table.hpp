@@ -151,6 +151,8 @@ class RobotTable {
   static int set_action(lua_State* state);
   static int knowledge_get(lua_State* state);
   static int layer_get(lua_State* state);
+  static int tag_get(lua_State* state);
+  static int tag_set(lua_State* state);
   static int knowledge_set(lua_State* state);
   /// The handle of knowledge field `name` (the key at `arg`), or a Lua error listing them.
   std::size_t knowledge_field(lua_State* state, int arg) const;

@@ -240,7 +240,10 @@ void register_actuators(PluginRegistry& r) {
                   "robot turns at once, then moves along its new heading, never backwards; the "
                   "collision sensor echoes the action (reals = speed, angle, type) and its "
                   "degree of realization (scalar); kinematics2d kinds only",
-                  {}},
+                  {{"extras", "string", "",
+                    "names of up to 8 more numbers of the action (values after speed and "
+                    "angle), read by environment layers: a custom action such as an "
+                    "extinguisher"}}},
                  [] { return make_deeco_wheels(); });
   r.add_actuator({PluginKind::kActuator,
                   "quadrotor_speed",

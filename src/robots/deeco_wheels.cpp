@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "robots/engine_world.hpp"
 
@@ -17,9 +19,15 @@ class DeecoWheels final : public BatchedActuator<DeecoWheels> {
                   "kinematics2d body (this kind's engine is '" + setup.kind().engine +
                   "'; expected engine=\"kinematics2d\")");
     constants_[0] = setup.kind().max_speed_m_per_s;
-    command_ = setup.column({setup.name(), ColumnType::kF64, 2, true, false,
-                             "DEECo action command: speed (fraction of max_speed), angle (rad)",
-                             "deeco_wheels", false});
+    const std::vector<std::string> extras = deeco_action_extras(setup.params().text("extras", ""));
+    if (extras.size() > kMaxDeecoActionExtras)
+      setup.error("actuator '" + setup.name() + "': extras names " + std::to_string(extras.size()) +
+                  " numbers (at most " + std::to_string(kMaxDeecoActionExtras) + ")");
+    command_ = setup.column(
+        {setup.name(), ColumnType::kF64, static_cast<std::uint32_t>(2 + extras.size()), true, false,
+         "DEECo action command: speed (fraction of max_speed), angle (rad), then the extras",
+         "deeco_wheels", false});
+    width_ = 2 + extras.size();
     echo_ = setup.column({kDeecoActionColumn, ColumnType::kF64, 3, true, false,
                           "last DEECo action applied: speed fraction, angle (rad), type code",
                           "deeco_wheels", false});
@@ -27,7 +35,7 @@ class DeecoWheels final : public BatchedActuator<DeecoWheels> {
   void describe(ActuatorView& out) const override { out.constants = constants_; }
   void bind(const PartContext& ctx, RobotRef robot, ActuatorView& out) override {
     auto* c = static_cast<double*>(engine_world(ctx).state().robots.data(command_));
-    out.values = {c + 2 * std::size_t{robot.row}, 2};
+    out.values = {c + width_ * std::size_t{robot.row}, width_};
     out.constants = constants_;
   }
   // The playground's Action constructor and SimulationEngine.moveRobots' turn: the heading
@@ -36,7 +44,7 @@ class DeecoWheels final : public BatchedActuator<DeecoWheels> {
   void act(const PartContext& ctx, RobotRef robot) override {
     WorldState& s = engine_world(ctx).state();
     const std::size_t r = robot.row;
-    const double* c = static_cast<const double*>(s.robots.data(command_)) + 2 * r;
+    const double* c = static_cast<const double*>(s.robots.data(command_)) + width_ * r;
     double* echo = static_cast<double*>(s.robots.data(echo_)) + 3 * r;
     // A non-finite command is no action (hot loops never throw).
     const double given_speed = std::isfinite(c[0]) ? c[0] : 0.0;
@@ -58,10 +66,25 @@ class DeecoWheels final : public BatchedActuator<DeecoWheels> {
 
  private:
   double constants_[1] = {0};  ///< the kind's max_speed, m/s
+  std::size_t width_ = 2;      ///< speed, angle, extras
   ColumnHandle command_ = kNoColumn, echo_ = kNoColumn;
 };
 
 }  // namespace
+
+std::vector<std::string> deeco_action_extras(const std::string& text) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char ch : text + " ") {
+    if (ch == ' ' || ch == ',' || ch == '\t' || ch == '\n') {
+      if (!word.empty()) out.push_back(word);
+      word.clear();
+    } else {
+      word += ch;
+    }
+  }
+  return out;
+}
 
 std::unique_ptr<Actuator> make_deeco_wheels() {
   return std::make_unique<DeecoWheels>();

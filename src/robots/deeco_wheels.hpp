@@ -14,14 +14,24 @@
 // (SensorView::scalar): the fraction of the move made, 1 when nothing stopped it, and 0 for a
 // `stay` or `rotate` action (the playground's rule).
 //
-// XML: no parameters. Needs a kinematics2d kind (refused otherwise at load).
-// Columns: `<name>` (f64 x 2: speed fraction, angle; the controller's command) and
+// Custom actions (the playground's Action subclasses, such as firefighters'
+// EnergyTemperatureAction with its extinguisher): `extras="extinguisher request"` names up to 8
+// more numbers of the action, set by the controller with the speed and angle (Lua:
+// robot.deeco_wheels.set_action(speed, angle, {1, 0})) and kept until it changes them. They
+// move nothing: environment layers read them (LayerRobot::action, Lua r.action.extinguisher)
+// as the playground's processors read robots' current actions.
+//
+// XML: `extras` (optional). Needs a kinematics2d kind (refused otherwise at load).
+// Columns: `<name>` (f64 x (2 + extras): speed fraction, angle, the extras; the controller's
+// command) and
 // `deeco_action` (f64 x 3: speed, angle, type code of the last action applied), both hashed,
 // not logged, not halo.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "fleetsim/parts.hpp"
 
@@ -38,6 +48,11 @@ inline float deeco_degree_of_realization(double type_code, float fraction) {
              ? fraction
              : 0.0f;
 }
+
+/// At most this many extras (the `extras` parameter's words).
+inline constexpr std::size_t kMaxDeecoActionExtras = 8;
+/// The `extras` parameter's names (words separated by spaces or commas).
+std::vector<std::string> deeco_action_extras(const std::string& text);
 
 std::unique_ptr<Actuator> make_deeco_wheels();
 

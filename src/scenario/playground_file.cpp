@@ -114,6 +114,11 @@ class PlaygroundReader {
         if (!ensembles) ensembles = add(fleetsim_, "ensembles", x.where().line);
         pugi::xml_node n = add(ensembles, "ensemble", x.where().line);
         for (const auto& [k, v] : m->attributes) set(n, k.c_str(), v, x.where().line);
+        if (auto more = more_ensembles_.find(cls); more != more_ensembles_.end())
+          for (const ClassMapping& extra : more->second) {
+            pugi::xml_node e2 = add(ensembles, "ensemble", x.where().line);
+            for (const auto& [k, v] : extra.attributes) set(e2, k.c_str(), v, x.where().line);
+          }
       }
     }
     std::error_code ec;
@@ -168,9 +173,16 @@ class PlaygroundReader {
       return;
     }
     m.finish();
-    m.check_children({"knowledge", "robot", "sensor", "layer", "ensemble", "object"});
-    m.check_at_most_one({"knowledge"});
+    m.check_children({"knowledge", "action", "robot", "sensor", "layer", "ensemble", "object"});
+    m.check_at_most_one({"knowledge", "action"});
     if (auto k = m.first_child("knowledge")) mapping_knowledge_ = k->node();
+    // <action extras="..."/>: the robots' deeco_wheels' parameters (a custom action's numbers,
+    // such as the firefighters' extinguisher).
+    if (auto a = m.first_child("action")) {
+      for (pugi::xml_attribute at : a->node().attributes())
+        action_attributes_.emplace_back(at.name(), at.value());
+      a->check_children({});
+    }
     auto entry = [&](XmlElement& x, const char* key, std::map<std::string, ClassMapping>& into) {
       ClassMapping c;
       c.where = x.where();
@@ -191,6 +203,12 @@ class PlaygroundReader {
       }
       if (c.type.empty()) {
         x.error("missing attribute 'type' (expected the fleetsim type it runs as, e.g. lua)");
+        return;
+      }
+      if (into.count(cls) && &into == &ensembles_) {
+        // An ensemble class may stand for several ensembles (one whose coordinators are
+        // robots and objects is two here): each entry becomes one, in the mapping's order.
+        more_ensembles_[cls].push_back(std::move(c));
         return;
       }
       if (!into.emplace(cls, std::move(c)).second)
@@ -309,7 +327,9 @@ class PlaygroundReader {
       pugi::xml_node n = add(k, "sensor", line);
       for (const auto& [a, v] : s->attributes) set(n, a.c_str(), v, line);
     }
-    set(add(k, "actuator", line), "type", "deeco_wheels", line);
+    pugi::xml_node wheels = add(k, "actuator", line);
+    set(wheels, "type", "deeco_wheels", line);
+    for (const auto& [a, v] : action_attributes_) set(wheels, a.c_str(), v, line);
     kinds_made_.emplace(key, name);
     return name;
   }
@@ -355,7 +375,9 @@ class PlaygroundReader {
   Diagnostics& d_;
   std::unique_ptr<XmlFile> out_, mapping_;
   std::optional<pugi::xml_node> mapping_knowledge_;
+  std::vector<std::pair<std::string, std::string>> action_attributes_;
   std::map<std::string, ClassMapping> robots_, sensors_, layers_, ensembles_, objects_;
+  std::map<std::string, std::vector<ClassMapping>> more_ensembles_;  ///< further entries
   pugi::xml_node layers_node_;
   std::vector<const ClassMapping*> sensor_parts_;
   std::set<std::string> sensor_names_, controllers_made_, behaviours_made_;

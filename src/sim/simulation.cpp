@@ -8,6 +8,7 @@
 
 #include "log/log_types.hpp"
 #include "robots/body_parts.hpp"
+#include "robots/deeco_wheels.hpp"
 #include "robots/proximity_sensor.hpp"
 #include "robots/range_and_bearing.hpp"
 
@@ -637,6 +638,7 @@ class RunLayerWorld final : public LayerWorld {
                     state.tags.str(state.robot_tag()[i])};
       rows_.push_back(static_cast<std::uint32_t>(i));
     }
+    add_actions(model, state);
     const std::size_t m = state.object_count();
     object_names_.resize(m);
     objects_.resize(m);
@@ -676,6 +678,21 @@ class RunLayerWorld final : public LayerWorld {
                          static_cast<std::size_t>(i)] != 0;
   }
   CounterRng& rng() const override { return rng_; }
+  /// A deeco_wheels robot's current action (LayerRobot::action), by kind.
+  void add_actions(const WorldModel& model, const WorldState& state) {
+    extras_.resize(model.kinds.size());
+    for (std::size_t k = 0; k < model.kinds.size(); ++k)
+      for (const PartDecl& a : model.kinds[k].actuators)
+        if (a.type == "deeco_wheels" && state.robots.find(a.name) != kNoColumn) {
+          const ColumnHandle c = state.robots.find(a.name);
+          extras_[k] = deeco_action_extras(a.params.text("extras", ""));
+          const std::size_t w = state.robots.desc(c).width;
+          const auto* data = static_cast<const double*>(state.robots.data(c));
+          for (std::size_t i = 0; i < robots_.size(); ++i)
+            if (state.robot_kind()[i] == k)
+              robots_[i].action = {data + w * i, w}, robots_[i].action_extras = extras_[k];
+        }
+  }
   /// Robot i of robots() is at row rows()[i].
   const std::vector<std::uint32_t>& rows() const { return rows_; }
   void use_rng(CounterRng rng) { rng_ = rng; }
@@ -686,6 +703,7 @@ class RunLayerWorld final : public LayerWorld {
   double dt_;
   std::vector<std::string> names_, object_names_;
   std::vector<LayerRobot> robots_;
+  std::vector<std::vector<std::string>> extras_;  ///< per kind: its deeco_wheels' extras
   std::vector<LayerObject> objects_;
   std::vector<std::uint32_t> rows_;
   mutable CounterRng rng_{0, 0, 0, RandomStream::kLayer};

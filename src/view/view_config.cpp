@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/xml_reader.hpp"
+#include "view/playground_view_config.hpp"
 
 namespace fleetsim::view {
 
@@ -461,6 +462,9 @@ std::optional<ViewConfig> load_view_config(const std::string& path, Diagnostics&
   int before = diags.error_count();
   auto file = XmlFile::load(path, diags);
   if (!file) return std::nullopt;
+  // The DEECo playground's own configuration (root <visualization>) is read as a <view>.
+  if (std::string_view(file->root().name()) == "visualization")
+    file = playground_visualization_as_view(*file, diags);
   ViewConfig c = ConfigReader(*file, diags).read();
   if (diags.error_count() > before) return std::nullopt;
   return c;

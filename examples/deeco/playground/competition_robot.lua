@@ -3,11 +3,12 @@
 -- item it knows of, else stays; on a contact ahead (within 90 degrees of its heading) it backs
 -- off 6 units from the contact and goes 13 units at 45 degrees away from it before going on
 -- (its avoidance trajectory; not near its station while recharging). Its team is TEAM (set by
--- red_robot.lua or blue_robot.lua). Knowledge: team, station (the station's x, y, from
+-- blue_robot.lua). Knowledge: team, station (the station's x, y, from
 -- ChargerPositionEnsemble), item (the nearest item's x, y and squared distance, -1 for none,
--- from ItemPositionSignal). A robot without energy stops (the playground also tags it BROKEN,
--- and the others with their energy: Lua controllers set no tags here). Distances are compared
--- squared, as the playground's Geometry.distance gives them.
+-- that no enemy heads for from nearer: from ItemPositionSignal, with the enemy's orders and
+-- places that HackEnsemble reads from the command station). Its tag is its energy; a robot
+-- without energy stops and is tagged BROKEN. Distances are compared squared, as the
+-- playground's Geometry.distance gives them.
 local recharging = false
 local trajectory = {}
 
@@ -27,6 +28,7 @@ end
 function step()
   robot.knowledge.team = TEAM
   local energy = robot.layer("energy", "number")
+  robot.set_tag(energy > 0 and string.format("%d", energy) or "BROKEN")
   if energy <= 0 then
     robot.deeco_wheels.set_action(0, 0)
     return

@@ -223,6 +223,86 @@ TEST(Layers, ALuaLayerDrainsAndChargesEnergy) {
   sim.finish();
 }
 
+// A custom action (deeco_wheels' extras, the playground's EnergyTemperatureAction): a robot
+// turns its "extinguisher" on from its 5th step; a Lua layer reads the robots' current
+// actions (r.action) and counts the ticks it saw the extinguisher on; a robot without extras
+// shows only speed and angle. Too many extras stop the run at the script's line; more than 8
+// names are refused at load.
+TEST(Layers, ALayerReadsTheRobotsCustomActions) {
+  const auto dir = testing::fresh_test_dir("layers");
+  g_seen.clear();
+  std::ofstream(dir / "fighter.lua") << R"(local n = 0
+function step()
+  n = n + 1
+  robot.deeco_wheels.set_action(0, 0, {n >= 5, 0})
+end
+)";
+  std::ofstream(dir / "plain.lua") << "function step() robot.deeco_wheels.set_action(0, 0) end\n";
+  std::ofstream(dir / "cooling.lua") << R"(function value(r)
+  local a = r.action
+  if a.extinguisher == nil then return r.value - 1 end  -- (no extras: -1 a tick)
+  assert(a.speed == 0 and a.angle == 0 and a.request == 0)
+  return r.value + a.extinguisher
+end
+)";
+  auto experiment = [&](const std::string& extras) {
+    return R"(<fleetsim>
+  <framework ticks_per_second="10" length="1"/>
+  <kinds>
+    <kind name="ff" base="epuck" max_speed="1"><sensor type="collision"/>
+      <actuator type="deeco_wheels" )" +
+           extras + R"(/></kind>
+    <kind name="plain" base="epuck" max_speed="1"><sensor type="collision"/>
+      <actuator type="deeco_wheels" name="wheels"/></kind>
+  </kinds>
+  <controllers>
+    <controller id="f" type="lua" script="fighter.lua"/>
+    <controller id="p" type="lua" script="plain.lua"/>
+  </controllers>
+  <arena size="10,10">
+    <robot id="fighter" kind="ff" controller="f" position="0,0"/>
+    <robot id="plain" kind="plain" controller="p" position="3,3"/>
+  </arena>
+  <layers><layer name="cooled" type="lua" script="cooling.lua"/></layers>
+</fleetsim>)";
+  };
+  PluginRegistry reg = registry();
+  Diagnostics d;
+  auto ex = parse(reg, experiment(R"(extras="extinguisher request")"), d, dir / "ff.xml");
+  ASSERT_TRUE(ex) << d.str();
+  Simulation sim(std::move(*ex), reg);
+  sim.start();
+  while (!sim.done()) sim.step();
+  sim.finish();
+  const WorldState& s = sim.state();
+  const auto* cooled = static_cast<const double*>(s.robots.data(s.robots.find("layer.cooled")));
+  // 10 ticks: the layer of tick t reads the action of step t - 1; on from step 5 (tick 4), so
+  // seen on at ticks 5..9.
+  EXPECT_EQ(cooled[0], 5);
+  EXPECT_EQ(cooled[1], -10);
+
+  // Three extras for an actuator of two: the run stops at the call's line.
+  std::ofstream(dir / "fighter.lua") << "function step()\n"
+                                        "  robot.deeco_wheels.set_action(1, 0, {1, 0, 1})\nend\n";
+  Diagnostics d2;
+  auto ex2 = parse(reg, experiment(R"(extras="extinguisher request")"), d2, dir / "ff2.xml");
+  ASSERT_TRUE(ex2) << d2.str();
+  Simulation sim2(std::move(*ex2), reg);
+  sim2.start();
+  try {
+    sim2.step();
+    ADD_FAILURE() << "expected the run to stop";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("fighter.lua:2:"), std::string::npos) << what;
+    EXPECT_NE(what.find("3 extras given, the actuator has 2"), std::string::npos) << what;
+  }
+
+  Diagnostics d3;
+  EXPECT_FALSE(parse(reg, experiment(R"(extras="a b c d e f g h i")"), d3, dir / "ff3.xml"));
+  EXPECT_NE(d3.str().find("extras names 9 numbers (at most 8)"), std::string::npos) << d3.str();
+}
+
 // Random walkers with the three kinds of layer (a Lua one drawing from layer.random) give the
 // same state, layer values included, on 1 and 2 threads.
 TEST(Layers, SameBitsOnOneAndTwoThreads) {

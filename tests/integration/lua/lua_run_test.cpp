@@ -529,5 +529,72 @@ TEST_F(LuaRun, KnowledgeMistakesNameTheFieldAndTheLine) {
       << r.err;
 }
 
+// A Lua controller sets its robot's tag (the playground's robots set `tag` to their state): the
+// tag it reads is the one the tick began with, the last set_tag of a step wins, the tags reach
+// the DEECo log, and the run is the same on 1 and 2 threads. Misuse stops at the script's line.
+TEST_F(LuaRun, LuaControllerSetsItsRobotsTag) {
+  write("tags.lua", R"(
+function step()
+  local t = robot.tag()
+  if robot.id == "b" then robot.set_tag("FIGHT") robot.set_tag("BROKEN") return end
+  if t == "" then robot.set_tag("ROAM")
+  elseif t == "ROAM" then robot.set_tag("FOLLOW")
+  elseif t == "FOLLOW" then robot.set_tag("FIGHT") end
+end
+)");
+  const std::string xml = write("tags.xml", R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="0.2"/>
+  <controllers><controller id="t" type="lua" script="tags.lua"/></controllers>
+  <arena size="4,4">
+    <robot id="a" controller="t" position="-1,0"/>
+    <robot id="b" controller="t" position="1,0"/>
+  </arena>
+</fleetsim>
+)");
+  std::vector<std::uint64_t> hashes;
+  for (int threads : {1, 2}) {
+    PluginRegistry registry;
+    register_builtins(registry);
+    Diagnostics diags;
+    ExperimentOverrides o;
+    o.threads = threads;
+    o.log_path = "";
+    auto ex = load_experiment(xml, registry, o, diags);
+    ASSERT_TRUE(ex) << diags.str();
+    Simulation sim(std::move(*ex), registry);
+    sim.start();
+    const WorldState& s = sim.state();
+    std::vector<std::string> a_tags;
+    while (!sim.done()) {
+      sim.step();
+      a_tags.push_back(s.tags.str(s.robot_tag()[0]));
+    }
+    // Two ticks: "" -> ROAM -> FOLLOW (a step reads the tag its tick began with).
+    EXPECT_EQ(a_tags, (std::vector<std::string>{"ROAM", "FOLLOW"}));
+    EXPECT_EQ(s.tags.str(s.robot_tag()[1]), "BROKEN") << "the last set_tag of a step wins";
+    hashes.push_back(s.hash());
+  }
+  EXPECT_EQ(hashes[0], hashes[1]);
+  Result r = fleetsim("run " + xml + " --quiet --log " + path("tags.txt") + " --log-format deeco");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string log = slurp(path("tags.txt"));
+  EXPECT_NE(log.find("FOLLOW"), std::string::npos) << log;
+  EXPECT_NE(log.find("BROKEN"), std::string::npos) << log;
+
+  write("bad.lua", "function step()\n  robot.set_tag(nil)\nend\n");
+  const std::string bad = write("bad.xml", R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" length="0.2"/>
+  <controllers><controller id="t" type="lua" script="bad.lua"/></controllers>
+  <arena size="4,4"><robot id="a" controller="t" position="0,0"/></arena>
+</fleetsim>
+)");
+  r = fleetsim("run " + bad + " --quiet");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(path("bad.lua") + ":2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("string expected"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace fleetsim

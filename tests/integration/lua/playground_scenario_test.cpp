@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -185,9 +189,44 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
     };
     std::vector<double> last(s.robot_count(), 300);
     int recharges = 0, first_shown = -1;
+    // The command station (object 0) orders team red (robots 0 to 3); HackEnsemble shows its
+    // orders to team blue (robots 4 to 7).
+    std::deque<std::vector<double>> station_orders;  // of the last 3 ticks
+    int follows = 0, follows_to_an_item = 0, hacked = 0, hacked_recent = 0;
     while (!sim.done()) {
       const Tick t = s.tick;
       sim.step();
+      const double* orders = column(s.objects, "knowledge.orders");
+      const double* order = column(s.robots, "knowledge.order");
+      const double* enemy = column(s.robots, "knowledge.enemy_orders");
+      const double* energy_now = column(s.robots, "layer.energy");
+      for (std::size_t r = 0; r < 8; ++r) {
+        const std::string tag = s.tags.str(s.robot_tag()[r]);
+        EXPECT_EQ(tag, energy_now[r] > 0 ? std::to_string(static_cast<int>(energy_now[r]))
+                                         : std::string("BROKEN"))
+            << "robot " << r << "'s tag is its energy, at tick " << t;
+      }
+      for (std::size_t r = 0; r < 4; ++r) {
+        if (order[3 * r] != 2) continue;
+        ++follows;
+        for (std::size_t o = 3; o < s.object_count(); ++o)
+          if (s.object_x()[o] == order[3 * r + 1] && s.object_y()[o] == order[3 * r + 2]) {
+            ++follows_to_an_item;
+            break;
+          }
+      }
+      station_orders.emplace_back(orders, orders + 12);
+      if (station_orders.size() > 3) station_orders.pop_front();
+      for (std::size_t r = 4; r < 8; ++r) {
+        // (The orders of this cycle or of one of the two before; a cycle is two rounds, so
+        // some are those the station held between them, which no test sees.)
+        const std::vector<double> seen(enemy + 12 * r, enemy + 12 * r + 12);
+        const bool recent =
+            seen == std::vector<double>(12, 0.0) ||
+            std::find(station_orders.begin(), station_orders.end(), seen) != station_orders.end();
+        hacked += seen[0] != 0;
+        hacked_recent += seen[0] != 0 && recent;
+      }
       const double* energy = column(s.robots, "layer.energy");
       for (std::size_t o = 3; o < s.object_count(); ++o)  // (the items: after the stations
         if (s.object_size()[o] > 0 && first_shown < 0)    // and the counter)
@@ -197,9 +236,11 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
         EXPECT_GE(energy[r], last[r] - 1) << "robot " << r << " at tick " << t;
         if (energy[r] > last[r]) {
           ++recharges;
-          const bool red = r < 4;
-          const double sx = red ? 8 : 92, sy = red ? 92 : 8;
-          EXPECT_LT(std::hypot(s.x()[r] - sx, s.y()[r] - sy), 12) << r << " at tick " << t;
+          // (Both stations are "Power Station"s: the playground charges at either.)
+          EXPECT_LT(std::min(std::hypot(s.x()[r] - 8, s.y()[r] - 92),
+                             std::hypot(s.x()[r] - 92, s.y()[r] - 8)),
+                    12)
+              << r << " at tick " << t;
         }
         last[r] = energy[r];
       }
@@ -209,6 +250,10 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
     EXPECT_GE(first_shown, 9);
     EXPECT_LE(first_shown, 29);
     EXPECT_GT(recharges, 0) << "no robot recharged";
+    EXPECT_GT(follows, 100) << "red robot-cycles sent after an item";
+    EXPECT_GE(follows_to_an_item, follows * 9 / 10) << "orders name the items' places";
+    EXPECT_GT(hacked, 100) << "blue robot-cycles that saw the command station's orders";
+    EXPECT_GE(hacked_recent, hacked * 9 / 10) << "orders the station had in the last 3 cycles";
     const double red = column(s.objects, "knowledge.t1")[2];
     const double blue = column(s.objects, "knowledge.t2")[2];
     EXPECT_TRUE(red >= 30 || blue >= 30) << red << "/" << blue;
@@ -220,6 +265,143 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
   run(1, "one.txt", true);
   run(2, "two.txt", false);
   EXPECT_EQ(testing::slurp(dir / "one.txt"), testing::slurp(dir / "two.txt"));
+}
+
+// firefighters from the playground's file: a drone's extinguisher is an extra number of its
+// deeco_wheels action, which the energy layer reads. Every cycle a robot tagged FIGHT has its
+// extinguisher on and no other has; a robot away from the charging station that had it on
+// pays at least 5 energy the next cycle; the robots go through the playground's states; the
+// same log on 1 and 2 threads.
+TEST(PlaygroundScenario, FirefightersFightFiresWithTheirExtinguishers) {
+  const auto dir = testing::fresh_test_dir("playground");
+  auto run = [&](int threads, const std::string& log, bool check) {
+    PluginRegistry reg;
+    register_builtins(reg);
+    Diagnostics d;
+    auto ex = load(kExamples / "firefighters.xml", dir / log, reg, d, threads);
+    ASSERT_TRUE(ex) << d.str();
+    Simulation sim(std::move(*ex), reg);
+    sim.start();
+    const WorldState& s = sim.state();
+    auto column = [&](const char* name, std::size_t width) {
+      const ColumnHandle c = s.robots.find(name);
+      EXPECT_NE(c, kNoColumn) << name;
+      EXPECT_EQ(s.robots.desc(c).width, width) << name;
+      return static_cast<const double*>(s.robots.data(c));
+    };
+    std::set<std::string> tags;
+    int fighting = 0, paid = 0;
+    std::vector<double> energy_before(s.robot_count(), 1500);
+    std::vector<bool> was_on(s.robot_count(), false);
+    while (!sim.done()) {
+      sim.step();
+      const double* action = column("deeco_wheels", 4);  // speed, angle, extinguisher, request
+      const double* layer = column("layer.energy", 21);  // energy, damage, ...
+      for (std::size_t r = 0; r < s.robot_count(); ++r) {
+        const std::string tag = s.tags.str(s.robot_tag()[r]);
+        tags.insert(tag);
+        const bool on = action[4 * r + 2] != 0;
+        EXPECT_EQ(on, tag == "FIGHT") << "robot " << r << " at tick " << s.tick << ": " << tag;
+        fighting += on;
+        const double energy = layer[21 * r];
+        // (The layer of this tick read the action of the last one.)
+        if (was_on[r] && std::hypot(s.x()[r] - 55, s.y()[r] - 45) > 12.5) {
+          EXPECT_LE(energy, energy_before[r] - 5) << "robot " << r << " at tick " << s.tick;
+          ++paid;
+        }
+        was_on[r] = on;
+        energy_before[r] = energy;
+      }
+    }
+    sim.finish();
+    if (!check) return;
+    EXPECT_GT(fighting, 50) << "robot-cycles with the extinguisher on";
+    EXPECT_GT(paid, 20);
+    for (const char* state : {"ROAM", "FOLLOW", "FIGHT", "RECHARGE"})
+      EXPECT_TRUE(tags.count(state)) << state;
+  };
+  run(1, "one.txt", true);
+  run(2, "two.txt", false);
+  EXPECT_EQ(testing::slurp(dir / "one.txt"), testing::slurp(dir / "two.txt"));
+  // The layer says when a fire starts and when the extinguishers have put one out.
+  const std::string out = (dir / "said.txt").string();
+  const int raw = std::system(("cd '" + dir.string() + "' && " + std::string(FLEETSIM_BINARY_DIR) +
+                               "/fleetsim run '" + (kExamples / "firefighters.xml").string() +
+                               "' --quiet > '" + out + "' 2>&1")
+                                  .c_str());
+  ASSERT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 0) << testing::slurp(out);
+  const std::string said = testing::slurp(out);
+  std::size_t started = 0, out_count = 0;
+  for (std::size_t at = 0; (at = said.find("a fire starts", at)) != std::string::npos; ++at)
+    ++started;
+  for (std::size_t at = 0; (at = said.find(" is out", at)) != std::string::npos; ++at) ++out_count;
+  EXPECT_GE(started, 40u) << "about 500 / 7 fires start";
+  EXPECT_GE(out_count, 10u) << said;
+  EXPECT_TRUE(fs::exists(dir / "firefighters.txt")) << "the scenario's logfile, from the current "
+                                                       "directory";
+}
+
+// simple-2 and simple-3 from the playground's files, in fleetsim's own fields of the maps'
+// sizes (200 x 100 and 100 x 100: a wall around, two blocks; found beside the scenario, the
+// current directory having no examples/maps): the OrtogonalRobots stay in the free part of
+// the field, never inside a wall or a block, all move and turn away from what they touch, and
+// the log is the same on 1 and 2 threads.
+TEST(PlaygroundScenario, SimpleTwoAndThreeBounceInTheirFields) {
+  const auto dir = testing::fresh_test_dir("playground");
+  struct Case {
+    const char* name;
+    double width;
+    std::vector<std::array<double, 4>> blocks;  // x0, y0, x1, y1 in field pixels (y down)
+    std::size_t robots;
+  };
+  const Case cases[] = {
+      {"simple-2", 200, {{110, 20, 130, 40}, {150, 60, 170, 80}}, 4},
+      {"simple-3", 100, {{22, 22, 32, 32}, {78, 40, 88, 50}}, 11},
+  };
+  for (const Case& c : cases) {
+    std::string logs[2];
+    for (int threads : {1, 2}) {
+      PluginRegistry reg;
+      register_builtins(reg);
+      Diagnostics d;
+      const fs::path log = dir / (std::string(c.name) + std::to_string(threads) + ".txt");
+      auto ex = load(kExamples / (std::string(c.name) + ".xml"), log, reg, d, threads);
+      ASSERT_TRUE(ex) << d.str();
+      Simulation sim(std::move(*ex), reg);
+      sim.start();
+      const WorldState& s = sim.state();
+      ASSERT_EQ(s.robot_count(), c.robots);
+      std::vector<double> x0(s.x().begin(), s.x().end()), y0(s.y().begin(), s.y().end());
+      std::vector<int> turns(s.robot_count(), 0);
+      std::vector<double> heading(s.theta().begin(), s.theta().end());
+      while (!sim.done()) {
+        sim.step();
+        for (std::size_t r = 0; r < s.robot_count(); ++r) {
+          const double x = s.x()[r], y = s.y()[r], radius = 3;
+          // Inside the wall around the field (1 unit), and off each block, to 1e-6.
+          EXPECT_GE(x - radius, 1 - 1e-6) << c.name << " robot " << r << " at tick " << s.tick;
+          EXPECT_LE(x + radius, c.width - 1 + 1e-6) << c.name << " robot " << r;
+          EXPECT_GE(y - radius, 1 - 1e-6) << c.name << " robot " << r;
+          EXPECT_LE(y + radius, 99 + 1e-6) << c.name << " robot " << r;
+          for (const auto& b : c.blocks) {
+            const double cx = std::clamp(x, b[0], b[2]);
+            const double cy = std::clamp(y, 100 - b[3], 100 - b[1]);
+            EXPECT_GE(std::hypot(x - cx, y - cy), radius - 1e-6)
+                << c.name << " robot " << r << " in a block at tick " << s.tick;
+          }
+          turns[r] += s.theta()[r] != heading[r];
+          heading[r] = s.theta()[r];
+        }
+      }
+      sim.finish();
+      for (std::size_t r = 0; r < s.robot_count(); ++r) {
+        EXPECT_GT(std::hypot(s.x()[r] - x0[r], s.y()[r] - y0[r]), 0) << c.name << " " << r;
+        EXPECT_GT(turns[r], 0) << c.name << " robot " << r << " never turned away";
+      }
+      logs[threads - 1] = testing::slurp(log);
+    }
+    EXPECT_EQ(logs[0], logs[1]) << c.name;
+  }
 }
 
 /// `fleetsim COMMAND FILE FLAGS` run in `dir`: its status and what it said.

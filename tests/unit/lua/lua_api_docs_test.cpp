@@ -74,7 +74,7 @@ TEST(LuaApiDocs, TheTablesOfARobotWithEveryPartAreTheDocumentedOnes) {
     if (!robot_table(row.fleetsim).empty()) in_doc.insert(robot_table(row.fleetsim));
   EXPECT_EQ(in_code, in_doc);
   // And each is one of ARGoS's tables, but fleetsim's own (and robot.id, robot.random).
-  std::set<std::string> argos = {"id", "random", "collision", "deeco_wheels"};
+  std::set<std::string> argos = {"id", "random", "collision", "deeco_wheels", "tag", "set_tag"};
   for (const ArgosTable& t : argos_tables())
     if (t.in_fleetsim()) argos.insert(t.name);
   EXPECT_EQ(in_code, argos);

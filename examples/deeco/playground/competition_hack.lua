@@ -1,0 +1,3 @@
+-- The competition ensemble "hack" (competition_ensembles.lua).
+ENSEMBLE = "hack"
+require "competition_ensembles"

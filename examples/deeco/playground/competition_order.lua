@@ -1,0 +1,3 @@
+-- The competition ensemble "order" (competition_ensembles.lua).
+ENSEMBLE = "order"
+require "competition_ensembles"
