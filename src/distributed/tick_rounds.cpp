@@ -711,7 +711,8 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
     }
     if (last) break;
   }
-  if (!takes_in || !end_of_tick) return;
+  // (On a frame's tick the first process keeps them all for the frame, until the next tick.)
+  if (!takes_in || !end_of_tick || (frame && dist_.process == 0)) return;
   // What this process needs: the robots it moves, and those it was sent that its robots may
   // read in the next tick. A robot it was not sent is near no other domain than its own, so
   // none of this process's robots can read it (docs/distributed.md, "What a process holds").
@@ -915,9 +916,7 @@ void TickRounds::partition() {
   // (border_halo_: loop functions, if any, are in the per-process form.)
   sim_.partitioned_ =
       dist_.partition_storage && sim_.border_halo_ && !sim_.checkpoints_ && !sim_.resuming_;
-  // (The first process holds every robot too when it logs or shows the run: frames carry them.)
-  sim_.holds_all_ = !sim_.partitioned_ ||
-                    (dist_.process == 0 && (!sim_.log_every_.empty() || dist_.first_holds_all));
+  sim_.holds_all_ = !sim_.partitioned_ || (dist_.process == 0 && !sim_.log_every_.empty());
   if (sim_.partitioned_) {
     // Peers: domains within the halo reach of each other (a symmetric relation, the same on
     // every process). The domains stay as they are in a partitioned run.

@@ -535,8 +535,8 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
     // The log alone gives the first and the last frame, or those of ticks 0, 15, 30 and 40.
     EXPECT_GT(frames, logged ? 4u : 2u) << "only the frames a log keeps came";
     EXPECT_GT(fetched, 2u);
-    // Whole frames: a frame of the middle of the run has every robot (the first process holds
-    // them all under --view, the other only those near its domain).
+    // Whole frames: a frame of the middle of the run has every robot (on a frame's tick the
+    // first process takes in every robot; the other holds only those near its domain).
     EXPECT_EQ(middle_robot_status, 200) << "the last of the 30 robots is in the middle frame";
     const std::string text = slurp(out);
     const auto report = nlohmann::json::parse(text.substr(text.rfind("\n{") + 1));
@@ -558,6 +558,18 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
     ASSERT_EQ(two.status, 0) << two.err;
     EXPECT_EQ(hash_of(two.out), hash_of(one.out));
     if (logged) EXPECT_TRUE(slurp(log) == watched_log) << "the unwatched run's log differs";
+    // With --view and no page attached, nothing more is gathered: the first process holds no
+    // more robots than without --view (its part; the whole world only with a log).
+    auto unwatched = run_command(
+        kFleetsim + " run " + experiment + " --processes 2 --view --port 0 --json", dir, 120);
+    ASSERT_EQ(unwatched.status, 0) << unwatched.err;
+    const auto held = [](const std::string& t) {
+      return nlohmann::json::parse(
+          t.substr(t.rfind("\n{") + 1))["per_process"][0]["held_robots_max"];
+    };
+    EXPECT_EQ(held(unwatched.out), held(two.out));
+    if (!logged) EXPECT_LT(held(unwatched.out), 30);
+    EXPECT_EQ(hash_of(unwatched.out), hash_of(one.out));
   }
 }
 }  // namespace
