@@ -599,13 +599,15 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     }
   };
   if (live)
-    o.before_step = [&live, land_live, inner = o.before_step](Simulation& sim) {
+    o.before_step = [&live, land_live, several, inner = o.before_step](Simulation& sim) {
       // A paused (or paced) run lands what the pages ask for at once, as it comes.
       while (!live->run().before_step(sim.state().tick, sim.model().tick_period_ns,
                                       [] { return !g_interrupted.load(); }))
         land_live(sim);
       if (inner) inner(sim);  // (replayed interventions first: they were recorded first)
       land_live(sim);
+      // Several processes: a whole frame only while a page watches, at its frame rate.
+      if (several && live->run().wants_whole_frame()) sim.request_whole_frame();
     };
   if (a.view && several)  // (every rank: only rank 0 has the live view, and announces)
     o.each_before_step = [land_announced, inner = o.each_before_step](Simulation& sim) {

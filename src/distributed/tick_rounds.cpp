@@ -9,10 +9,11 @@
 //            round's list the column's bytes of the sender's n rows of the part, in row order;
 //            the last part then has u32 t, t x (u32 robot id, string tag), and u8 flags: 1 =
 //            take a checkpoint at the start of the next tick, 2 = interventions follow
-//            (string: lines of an interventions file) to land before the next tick (the first
-//            process only; 0 from others). With affinities, the last part then has u32 k, k x (u32
-//            row, the row's bytes column by column): the whole rows of the robots the sender
-//            simulates whose controllers another process runs
+//            (string: lines of an interventions file) to land before the next tick, 4 = the
+//            next tick's moves carry every robot to the first process (a whole frame for the
+//            live view) (the first process only; 0 from others). With affinities, the last part
+//            then has u32 k, k x (u32 row, the row's bytes column by column): the whole rows of the
+//            robots the sender simulates whose controllers another process runs
 //   border moves 'N' like moves, the part by ids [first, first + m), with u32 n then n x u32
 //            robot ids (increasing) before the columns: only the sender's robots near another
 //            domain (may_send_border_halo); in a partitioned run every tick (with the body's
@@ -552,7 +553,9 @@ void TickRounds::put_moves_tail(std::vector<std::uint8_t>& out) const {
     w.str(tag);
   }
   const bool announce = dist_.process == 0 && !sim_.interventions_announced_.empty();
-  w.u8((dist_.process == 0 && sim_.checkpoint_requested_ ? 1 : 0) | (announce ? 2 : 0));
+  const bool whole = dist_.process == 0 && sim_.whole_frame_requested_;
+  w.u8((dist_.process == 0 && sim_.checkpoint_requested_ ? 1 : 0) | (announce ? 2 : 0) |
+       (whole ? 4 : 0));
   if (announce) w.str(sim_.interventions_announced_);
   if (sim_.pinned_) {  // whole rows for the processes running these robots' controllers
     std::vector<std::uint32_t> away;
@@ -575,9 +578,10 @@ void TickRounds::take_moves_tail(log::ByteReader& r, int p) {
     incoming_tags_.emplace_back(id, r.str());
   }
   const std::uint8_t flags = r.u8();
-  if (flags > 3 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
+  if (flags > 7 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
   if (flags & 1) sim_.checkpoint_due_ = true;
   if (flags & 2) sim_.interventions_due_ = r.str();
+  if (flags & 4) sim_.whole_frame_next_ = true;
   if (sim_.pinned_)
     for (std::uint32_t k = r.u32(); k > 0; --k) {
       const std::uint32_t row = r.u32();
@@ -798,7 +802,8 @@ void TickRounds::exchange_listed(const std::vector<ColumnHandle>& columns,
     }
     if (last) break;
   }
-  if (!takes_in || !end_of_tick) return;
+  // (On a frame's tick the first process keeps them all for the frame, until the next tick.)
+  if (!takes_in || !end_of_tick || (frame && dist_.process == 0)) return;
   // What this process needs: the robots it moves, and those it was sent that its robots may
   // read in the next tick. A robot it was not sent is near no other domain than its own, so
   // none of this process's robots can read it (docs/distributed.md, "What a process holds").
@@ -845,8 +850,11 @@ void TickRounds::moves() {
   // The logged columns too when the first process writes a frame after this tick (the next
   // tick's number).
   const Tick next = state_.tick + 1;
-  bool frame = false;
-  for (std::int64_t every : sim_.log_every_) frame = frame || next % every == 0;
+  bool logged = false;
+  for (std::int64_t every : sim_.log_every_) logged = logged || next % every == 0;
+  // Or when the first process asked for a whole frame for the live view, with the last moves.
+  const bool frame = logged || std::exchange(sim_.whole_frame_next_, false);
+  sim_.whole_frame_tick_ = frame && !logged ? next : -1;
   const std::vector<ColumnHandle> columns = moves_columns(frame);
   // The robots each process moved this tick are those of its regions (engines as the tick
   // began: migration comes after the exchange).
@@ -857,7 +865,8 @@ void TickRounds::moves() {
   // A run whose robots read only their neighbours (may_send_border_halo), on a tick no log
   // keeps: only the robots near another domain, whose halo another process may read. A
   // partitioned run sends those alike, or on such a tick every robot each process moves.
-  last_moves_full_ = !(sim_.border_halo_ && !frame);
+  // (A frame for the live view only leaves it as it would be: it may not change the run.)
+  last_moves_full_ = !(sim_.border_halo_ && !logged);
   if (sim_.partitioned_ || !last_moves_full_) {
     std::vector<EntityId> listed;
     const EntityId* ids = state_.robot_id().data();
@@ -877,8 +886,10 @@ void TickRounds::moves() {
     sim_.checkpoint_requested_ = false;
     sim_.checkpoint_due_ = true;
   }
-  if (dist_.process == 0)  // (announced: every process lands them before the next step)
+  if (dist_.process == 0) {  // (announced: every process lands them before the next step)
     sim_.interventions_due_ = std::exchange(sim_.interventions_announced_, {});
+    if (std::exchange(sim_.whole_frame_requested_, false)) sim_.whole_frame_next_ = true;
+  }
   // Everyone's tags, interned in robot order as one process would (each robot's come from the
   // one process that stepped it, in the order it set them); set on the robots held here.
   if (!incoming_tags_.empty()) {

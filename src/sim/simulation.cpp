@@ -357,8 +357,9 @@ void Simulation::write_logs() {
       }
     }
   // On several processes the first process holds the whole world's logged columns only at
-  // the start and on the ticks a log keeps (the moves then carry them): the observer gets those.
-  bool whole = !distributed() || !observed_;
+  // the start, on the ticks a log keeps and on those the live view asked for
+  // (request_whole_frame; the moves then carry them): the observer gets those.
+  bool whole = !distributed() || !observed_ || state_.tick == whole_frame_tick_;
   for (std::int64_t every : log_every_) whole = whole || state_.tick % every == 0;
   if (observer_ && whole) {
     observed_ = true;

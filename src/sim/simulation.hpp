@@ -83,13 +83,19 @@ class Simulation final : private WorldAccess {
   /// process then takes them with take_due_interventions() before its next step.
   void announce_interventions(const std::string& lines) { interventions_announced_ += lines; }
   std::string take_due_interventions() { return std::exchange(interventions_due_, {}); }
+  /// Several processes, first process (the live view, while a page watches): every process
+  /// is told with this tick's moves message, and the moves of the next tick then carry every
+  /// robot to the first process, as on a tick a log keeps: the observer (observe_frames) gets
+  /// the whole frame of the tick after next. Changes who receives rows, never the world.
+  void request_whole_frame() { whole_frame_requested_ = true; }
   /// Hands the header and every tick's frame to `observer` (the live view, src/view/live_run.hpp)
   /// as to a log of its own, with `every` 1, beside the experiment's logs, and at finish() the
   /// world as it is then once more (the same tick as the last frame; an error may have stopped
   /// a step midway), then the observer's finish(). The frames' spans stay valid until the next
   /// step begins. On several processes, on the first process only, and the frames are those of
-  /// the start and of the ticks a log keeps (the first process then holds the whole world's
-  /// logged columns), and finish()'s after gather_state(). Read-only on the world: a run
+  /// the start, of the ticks a log keeps and of those request_whole_frame() asked for (the
+  /// first process then holds the whole world's logged columns), and finish()'s after
+  /// gather_state(). Read-only on the world: a run
   /// observed gives the same bits as one not. Not in checkpoints. Call before start();
   /// `observer` must outlive the run.
   void observe_frames(log::LogWriter* observer) { observer_ = observer; }
@@ -443,6 +449,9 @@ class Simulation final : private WorldAccess {
   bool checkpoint_due_ = false;          ///< every process: take one at the next step()
   std::string interventions_announced_;  ///< first process: announce_interventions()
   std::string interventions_due_;        ///< every process: take_due_interventions()
+  bool whole_frame_requested_ = false;   ///< first process: request_whole_frame(), to announce
+  bool whole_frame_next_ = false;        ///< every process: the next moves carry every robot
+  Tick whole_frame_tick_ = -1;           ///< the observer gets this tick's frame whole
   std::uint64_t robot_steps_ = 0;
   bool started_ = false, finished_ = false;
   bool reset_enabled_ = false;               ///< enable_reset()

@@ -49,6 +49,19 @@ void LiveRun::write(const log::LogFrameView& v) {
   hold(v, now);
 }
 
+bool LiveRun::wants_whole_frame() {
+  const auto now = std::chrono::steady_clock::now();
+  // The frame comes two ticks after it is asked for: about two ticks as long as the last.
+  const auto coming = now + 2 * (now - std::exchange(last_called_, now));
+  if (now - last_poll() >= kWatchedFor) return false;  // no page: no whole frame
+  const std::chrono::duration<double> period(options_.held_fps > 0 ? 1.0 / options_.held_fps : 0.0);
+  if ((asked_any_ && now - last_asked_ < period) || (held_any_ && coming - last_held_at_ < period))
+    return false;
+  asked_any_ = true;
+  last_asked_ = now;
+  return true;
+}
+
 void LiveRun::finish() {
   if (skipped_) hold(last_view_, std::chrono::steady_clock::now());
 }

@@ -161,6 +161,11 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   void report_intervention(const std::string& message, bool landed);
   /// The run has ended (`message`: "finished at tick T", an error): pages are told.
   void end(const std::string& message);
+  /// On several processes (run thread): whether to ask every process for a whole frame
+  /// (Simulation::request_whole_frame): while a page watches, at most held_fps a wall second,
+  /// timed so that the frame, two ticks later (as long as the last tick), comes when held_fps
+  /// allows the next held frame; never while none watches. Call once a tick.
+  bool wants_whole_frame();
   /// When a page last asked for the status (steady clock), for lingering after the end.
   std::chrono::steady_clock::time_point last_poll() const;
 
@@ -218,6 +223,9 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   bool held_any_ = false;
   Tick last_held_tick_ = 0;
   std::chrono::steady_clock::time_point last_held_at_;
+  bool asked_any_ = false;  ///< wants_whole_frame() said yes once
+  std::chrono::steady_clock::time_point last_asked_;
+  std::chrono::steady_clock::time_point last_called_;  ///< wants_whole_frame(), once a tick
   /// A page that polled this recently is watching (its long polls come every second).
   static constexpr std::chrono::seconds kWatchedFor{3};
   log::LogFrameView last_view_;       ///< the last frame written, when skipped_

@@ -6,6 +6,7 @@
 // the job with no process left; rank 0 serves --view, and an intervention from it lands on
 // every rank.
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 
 #include <chrono>
@@ -314,6 +315,58 @@ TEST_F(Mpi, RankZeroServesTheViewAndAnInterventionLandsOnEveryRank) {
   ASSERT_EQ(replay.status, 0) << replay.err;
   EXPECT_EQ(hash_of(replay.out), hash_of(out));
   EXPECT_TRUE(slurp(path("one.flog")) == slurp(path("mpi.flog"))) << "the replay differs";
+}
+
+// Under mpirun with no log, a page attached to rank 0 gets whole frames while the job runs (rank
+// 0 asks for them in its moves message), not only the first and the last; same hash as one
+// process.
+TEST_F(Mpi, RankZeroGetsWholeFramesWhileAPageWatches) {
+  std::ofstream(path("split.xml"))
+      << "<fleetsim><framework ticks_per_second=\"10\" length=\"4\" seed=\"5\"/>"
+         "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
+         "<arena size=\"8,8\"><distribute count=\"30\" kind=\"epuck\" controller=\"c\"/></arena>"
+         "</fleetsim>\n";
+  const pid_t job = fleetsim::testing::spawn_with_output(
+      "/usr/bin/env",
+      {"FLEETSIM_MPI_SILENCE_MS=5000", "mpirun", "--allow-run-as-root", "--oversubscribe", "-n",
+       "2", kFleetsim, "run", path("split.xml"), "--view", "--port", "0", "--view-speed", "1",
+       "--json"},
+      path("job.out"), path("job.err"));
+  const std::regex printed(R"(http://(127\.0\.0\.1):(\d+)/\?token=[0-9a-f]{32})");
+  std::smatch m;
+  bool found = false;
+  std::string text;
+  for (int i = 0; i < 6000 && !found; ++i) {
+    text = slurp(path("job.out"));
+    found = std::regex_search(text, m, printed);
+    if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!found) {
+    kill(job, SIGTERM);
+    fleetsim::testing::wait_for(job, std::chrono::seconds(30));
+    FAIL() << slurp(path("job.out")) << slurp(path("job.err"));
+  }
+  httplib::Client page(m[1].str(), std::stoi(m[2].str()));
+  std::uint64_t frames = 0, version = 0;
+  std::string state;
+  for (int i = 0; i < 2000 && state != "ended"; ++i) {
+    auto res = page.Get("/api/live?frames=" + std::to_string(frames) +
+                        "&version=" + std::to_string(version));
+    if (!res || res->status != 200) break;  // the server stopped: the job has ended
+    const auto st = nlohmann::json::parse(res->body);
+    frames = st["frames"];
+    version = st["version"];
+    state = st["state"];
+  }
+  ASSERT_EQ(fleetsim::testing::wait_for(job, std::chrono::seconds(180)), 0)
+      << slurp(path("job.err"));
+  EXPECT_GT(frames, 2u) << "only the first and the last frame came";
+  const auto hash_of = [](const std::string& t) {
+    return nlohmann::json::parse(t.substr(t.rfind("\n{") + 1))["state_hash"];
+  };
+  Result one = shell(kFleetsim + " run " + path("split.xml") + " --quiet --json");
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(hash_of(one.out), hash_of(slurp(path("job.out"))));
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
+
 #include <nlohmann/json.hpp>
 
 #include "support/processes.hpp"
@@ -467,5 +469,108 @@ TEST(LiveCli, OnTwoProcessesASplitRunTakesInterventionsWithViewSteer) {
   }
 }
 
+// On several processes, a page attached gets whole frames while the run goes (the first process
+// asks for them at the page's frame rate, announced in its moves message), not only those a log
+// keeps (with no log: the first and the last); and the run ends with the same hash, and the
+// same log bytes, as on one process.
+TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  for (const bool logged : {false, true}) {
+    SCOPED_TRACE(logged ? "a log every 15 ticks" : "no log");
+    // One region over the domains: a split run (each process holds the robots near its
+    // domain). Real time: 40 ticks at 10 a second, 4 seconds.
+    const fs::path log = dir / "run.flog";
+    std::ofstream(dir / "split.xml")
+        << "<fleetsim><framework ticks_per_second=\"10\" length=\"4\" seed=\"5\"/>"
+           "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
+           "<arena size=\"8,8\"><distribute count=\"30\" kind=\"epuck\" controller=\"c\"/>"
+           "</arena>"
+        << (logged ? "<log path=\"" + log.string() + "\" format=\"frames\" every=\"15\"/>" : "")
+        << "</fleetsim>\n";
+    const std::string experiment = (dir / "split.xml").string();
+    const fs::path out = dir / "run.out", err = dir / "run.err";
+    const pid_t run = testing::spawn_with_output(kFleetsim,
+                                                 {"run", experiment, "--processes", "2", "--view",
+                                                  "--port", "0", "--view-speed", "1", "--json"},
+                                                 out.string(), err.string());
+    std::string url;
+    const std::regex printed(R"(http://(127\.0\.0\.1):(\d+)/\?token=[0-9a-f]{32})");
+    std::smatch m;
+    for (int i = 0; i < 3000 && url.empty(); ++i) {
+      const std::string text = slurp(out);
+      if (std::regex_search(text, m, printed))
+        url = m[0].str();
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (url.empty()) {
+      kill(run, SIGKILL);
+      waitpid(run, nullptr, 0);
+      FAIL() << slurp(out) << slurp(err);
+    }
+    // A page: long polls of the status (as viewer.js's), the newest frame fetched each time.
+    httplib::Client page(m[1].str(), std::stoi(m[2].str()));
+    std::uint64_t frames = 0, version = 0, fetched = 0;
+    int middle_robot_status = 0;
+    std::string state;
+    for (int i = 0; i < 2000 && state != "ended"; ++i) {
+      auto res = page.Get("/api/live?frames=" + std::to_string(frames) +
+                          "&version=" + std::to_string(version));
+      if (!res || res->status != 200) break;  // the server stopped: the run has ended
+      const auto st = nlohmann::json::parse(res->body);
+      frames = st["frames"];
+      version = st["version"];
+      state = st["state"];
+      if (frames == 0) continue;
+      auto f = page.Get("/api/frames?start=" + std::to_string(frames - 1) + "&count=1");
+      if (f && f->status == 200) ++fetched;
+      if (frames > 6 && middle_robot_status == 0)  // (a frame not the first or the last)
+        if (auto r = page.Get("/api/robot?frame=" + std::to_string(frames / 2) + "&index=29"))
+          middle_robot_status = r->status;
+    }
+    ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(120)), 0) << slurp(err);
+    // The log alone gives the first and the last frame, or those of ticks 0, 15, 30 and 40.
+    EXPECT_GT(frames, logged ? 4u : 2u) << "only the frames a log keeps came";
+    EXPECT_GT(fetched, 2u);
+    // Whole frames: a frame of the middle of the run has every robot (on a frame's tick the
+    // first process takes in every robot; the other holds only those near its domain).
+    EXPECT_EQ(middle_robot_status, 200) << "the last of the 30 robots is in the middle frame";
+    const std::string text = slurp(out);
+    const auto report = nlohmann::json::parse(text.substr(text.rfind("\n{") + 1));
+    EXPECT_EQ(report["per_process"][0]["held_robots_max"], 30);
+    EXPECT_LT(report["per_process"][1]["held_robots_max"], 30) << "still a split run";
+    std::string watched_log;
+    if (logged) watched_log = slurp(log);
+    // Watching changed nothing: the same hash (and log bytes) as on one process, and as on two
+    // unwatched.
+    auto one = run_command(kFleetsim + " run " + experiment + " --quiet --json", dir, 120);
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_EQ(hash_of(text), hash_of(one.out));
+    if (logged) {
+      EXPECT_FALSE(watched_log.empty());
+      EXPECT_TRUE(slurp(log) == watched_log) << "the watched run's log differs";
+    }
+    auto two =
+        run_command(kFleetsim + " run " + experiment + " --processes 2 --quiet --json", dir, 120);
+    ASSERT_EQ(two.status, 0) << two.err;
+    EXPECT_EQ(hash_of(two.out), hash_of(one.out));
+    if (logged) EXPECT_TRUE(slurp(log) == watched_log) << "the unwatched run's log differs";
+    // With --view and no page attached, nothing more is gathered: the first process holds no
+    // more robots than without --view (its part; the whole world only with a log).
+    auto unwatched = run_command(
+        kFleetsim + " run " + experiment + " --processes 2 --view --port 0 --json", dir, 120);
+    ASSERT_EQ(unwatched.status, 0) << unwatched.err;
+    const auto held = [](const std::string& t) {
+      return nlohmann::json::parse(
+          t.substr(t.rfind("\n{") + 1))["per_process"][0]["held_robots_max"];
+    };
+    EXPECT_EQ(held(unwatched.out), held(two.out));
+    if (!logged) EXPECT_LT(held(unwatched.out), 30);
+    EXPECT_EQ(hash_of(unwatched.out), hash_of(one.out));
+  }
+}
 }  // namespace
 }  // namespace fleetsim
