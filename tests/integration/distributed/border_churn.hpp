@@ -105,9 +105,13 @@ class BorderChurnLocal final : public ChurnBase {
 };
 
 /// Loop functions that gather the swarm in the west: every tick a fifth of the robots east of
-/// x (by id and tick) jump just west of it, so the robots' spread over the domains drifts.
+/// x (by id and tick) jump just west of it, so the robots' spread over the domains drifts. In
+/// the per-process form (`local`) each process moves the robots it runs, so that a robot may
+/// jump from a domain to one far from it (not its domain's neighbour).
 class GatherWest final : public ChurnBase {
  public:
+  explicit GatherWest(bool local) : local_(local) {}
+  bool per_process() const override { return local_; }
   void init(const Params& p, WorldAccess& w) override {
     ChurnBase::init(p, w);
     x_ = p.real("x", 0.0);
@@ -122,28 +126,7 @@ class GatherWest final : public ChurnBase {
   }
 
  private:
-  double x_ = 0;
-};
-
-/// The same in the per-process form: each process moves the robots it runs, so that a robot
-/// may jump from a domain to one far from it (not its domain's neighbour).
-class GatherWestLocal final : public ChurnBase {
- public:
-  bool per_process() const override { return true; }
-  void init(const Params& p, WorldAccess& w) override {
-    ChurnBase::init(p, w);
-    x_ = p.real("x", 0.0);
-  }
-  void post_step(WorldAccess& w) override {
-    for (EntityId id : w.robots()) {
-      const Vec2 at = w.robot_position(id);
-      if (at.x <= x_ || (id + static_cast<std::uint64_t>(w.tick())) % 5 != 0) continue;
-      CounterRng rng(w.seed(), 3000 + id, w.tick(), RandomStream::kLoopFunctions);
-      w.move_robot(id, {x_ - 0.05 - 0.4 * rng.uniform(), at.y}, w.robot_heading(id));
-    }
-  }
-
- private:
+  bool local_ = false;
   double x_ = 0;
 };
 
@@ -161,12 +144,12 @@ inline void add_border_churn(PluginRegistry& registry) {
                                "gather_west",
                                "test",
                                {{"end_at", "integer", "-1", "tick"}, {"x", "real", "0", "metres"}}},
-                              [] { return std::make_unique<GatherWest>(); });
+                              [] { return std::make_unique<GatherWest>(false); });
   registry.add_loop_functions({PluginKind::kLoopFunctions,
                                "gather_west_local",
                                "test (per-process form)",
                                {{"end_at", "integer", "-1", "tick"}, {"x", "real", "0", "metres"}}},
-                              [] { return std::make_unique<GatherWestLocal>(); });
+                              [] { return std::make_unique<GatherWest>(true); });
 }
 
 }  // namespace fleetsim::testing
