@@ -498,13 +498,17 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
                                                  out.string(), err.string());
     std::string url;
     const std::regex printed(R"(http://(127\.0\.0\.1):(\d+)/\?token=[0-9a-f]{32})");
-    std::smatch m;
+    std::string host, port;  // (copied out of the match: its text does not outlive the loop)
     for (int i = 0; i < 3000 && url.empty(); ++i) {
       const std::string text = slurp(out);
-      if (std::regex_search(text, m, printed))
+      std::smatch m;
+      if (std::regex_search(text, m, printed)) {
         url = m[0].str();
-      else
+        host = m[1].str();
+        port = m[2].str();
+      } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
     }
     if (url.empty()) {
       kill(run, SIGKILL);
@@ -512,7 +516,7 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
       FAIL() << slurp(out) << slurp(err);
     }
     // A page: long polls of the status (as viewer.js's), the newest frame fetched each time.
-    httplib::Client page(m[1].str(), std::stoi(m[2].str()));
+    httplib::Client page(host, std::stoi(port));
     std::uint64_t frames = 0, version = 0, fetched = 0;
     int middle_robot_status = 0;
     std::string state;
