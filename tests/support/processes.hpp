@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,6 +91,27 @@ inline int wait_for(pid_t pid, std::chrono::seconds limit) {
   waitpid(pid, &st, 0);
   ADD_FAILURE() << "the process did not stop within " << limit.count() << " s";
   return -2;
+}
+
+/// The live view's URL with its token that a `fleetsim run --view` printed into the file
+/// `out`, waiting up to `tries` × 10 ms for it; "" if none came.
+inline std::string wait_for_view_url(const std::string& out, int tries) {
+  static const std::regex printed(R"(http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})");
+  for (int i = 0; i < tries; ++i) {
+    std::ostringstream text;
+    text << std::ifstream(out).rdbuf();
+    const std::string s = text.str();
+    std::smatch m;
+    if (std::regex_search(s, m, printed)) return m[0].str();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return "";
+}
+
+/// The port of a view URL (http://127.0.0.1:PORT/?token=...).
+inline int view_url_port(const std::string& url) {
+  const auto colon = url.rfind(':', url.find('/', 7));
+  return std::stoi(url.substr(colon + 1));
 }
 
 }  // namespace fleetsim::testing

@@ -227,7 +227,9 @@ TEST_F(Mpi, AKilledOrStoppedRankEndsTheJobWithNoProcessLeft) {
     EXPECT_NE(status, 0);
     const std::string err = slurp(path("k.err"));
     EXPECT_NE(err.find("rank 1"), std::string::npos) << err;
-    if (sig == SIGSTOP) EXPECT_NE(err.find("stopped answering at tick "), std::string::npos) << err;
+    if (sig == SIGSTOP) {
+      EXPECT_NE(err.find("stopped answering at tick "), std::string::npos) << err;
+    }
     // (mpirun's ranks are reparented when it exits: give their new parent a moment to reap
     // them.)
     for (pid_t r : ranks) {
@@ -275,16 +277,7 @@ TEST_F(Mpi, RankZeroServesTheViewAndAnInterventionLandsOnEveryRank) {
                                                           "--record-interventions",
                                                           path("session.interventions")},
                                                          path("job.out"), path("job.err"));
-  std::string url;
-  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
-  for (int i = 0; i < 6000 && url.empty(); ++i) {
-    std::smatch m;
-    const std::string text = slurp(path("job.out"));
-    if (std::regex_search(text, m, printed))
-      url = m[1].str();
-    else
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const std::string url = fleetsim::testing::wait_for_view_url(path("job.out"), 6000);
   if (url.empty()) {
     kill(job, SIGTERM);
     fleetsim::testing::wait_for(job, std::chrono::seconds(30));
@@ -332,21 +325,13 @@ TEST_F(Mpi, RankZeroGetsWholeFramesWhileAPageWatches) {
        "2", kFleetsim, "run", path("split.xml"), "--view", "--port", "0", "--view-speed", "1",
        "--json"},
       path("job.out"), path("job.err"));
-  const std::regex printed(R"(http://(127\.0\.0\.1):(\d+)/\?token=[0-9a-f]{32})");
-  std::smatch m;
-  bool found = false;
-  std::string text;
-  for (int i = 0; i < 6000 && !found; ++i) {
-    text = slurp(path("job.out"));
-    found = std::regex_search(text, m, printed);
-    if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (!found) {
+  const std::string url = fleetsim::testing::wait_for_view_url(path("job.out"), 6000);
+  if (url.empty()) {
     kill(job, SIGTERM);
     fleetsim::testing::wait_for(job, std::chrono::seconds(30));
     FAIL() << slurp(path("job.out")) << slurp(path("job.err"));
   }
-  httplib::Client page(m[1].str(), std::stoi(m[2].str()));
+  httplib::Client page("127.0.0.1", fleetsim::testing::view_url_port(url));
   std::uint64_t frames = 0, version = 0;
   std::string state;
   for (int i = 0; i < 2000 && state != "ended"; ++i) {

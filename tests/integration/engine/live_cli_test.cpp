@@ -37,13 +37,7 @@ std::pair<pid_t, std::string> start_paused(const std::string& experiment, const 
       {"run", experiment, "--length", "5", "--view", "--port", "0", "--view-paused", "--log",
        (dir / "live.flog").string(), "--json", "--record-interventions", session.string()},
       out, err);
-  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
-  for (int i = 0; i < 3000; ++i) {
-    std::smatch m;
-    const std::string text = slurp(out);
-    if (std::regex_search(text, m, printed)) return {run, m[1].str()};
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  if (std::string url = testing::wait_for_view_url(out, 3000); !url.empty()) return {run, url};
   kill(run, SIGKILL);
   waitpid(run, nullptr, 0);
   return {run, ""};
@@ -74,16 +68,7 @@ TEST(LiveCli, ControlStepsPacesAndResumesARunAndRefusesWithoutTheToken) {
       }
     }
   } reap{run};
-  std::string url;
-  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
-  for (int i = 0; i < 2000 && url.empty(); ++i) {
-    std::smatch m;
-    const std::string text = slurp(out);
-    if (std::regex_search(text, m, printed))
-      url = m[1].str();
-    else
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const std::string url = testing::wait_for_view_url(out, 2000);
   ASSERT_FALSE(url.empty()) << slurp(out) << slurp(err);
   const std::string plain = url.substr(0, url.find('?'));
   auto control = [&](const std::string& args) {
@@ -330,16 +315,7 @@ TEST(LiveCli, OnTwoProcessesInterventionsLandOnEveryProcessAndReplayByteForByte)
        "--view-paused", "--log", (dir / "two.flog").string(), "--json", "--record-interventions",
        session.string()},
       out, err);
-  std::string url;
-  const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
-  for (int i = 0; i < 3000 && url.empty(); ++i) {
-    std::smatch m;
-    const std::string text = slurp(out);
-    if (std::regex_search(text, m, printed))
-      url = m[1].str();
-    else
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const std::string url = testing::wait_for_view_url(out, 3000);
   if (url.empty()) {
     kill(run, SIGKILL);
     waitpid(run, nullptr, 0);
@@ -424,16 +400,7 @@ TEST(LiveCli, OnTwoProcessesASplitRunTakesInterventionsWithViewSteer) {
                                      session.string()};
     if (steer) args.push_back("--view-steer");
     const pid_t run = testing::spawn_with_output(kFleetsim, args, out.string(), err.string());
-    std::string url;
-    const std::regex printed(R"((http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}))");
-    for (int i = 0; i < 3000 && url.empty(); ++i) {
-      std::smatch m;
-      const std::string text = slurp(out);
-      if (std::regex_search(text, m, printed))
-        url = m[1].str();
-      else
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    const std::string url = testing::wait_for_view_url(out, 3000);
     if (url.empty()) {
       kill(run, SIGKILL);
       waitpid(run, nullptr, 0);
@@ -496,27 +463,14 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
                                                  {"run", experiment, "--processes", "2", "--view",
                                                   "--port", "0", "--view-speed", "1", "--json"},
                                                  out.string(), err.string());
-    std::string url;
-    const std::regex printed(R"(http://(127\.0\.0\.1):(\d+)/\?token=[0-9a-f]{32})");
-    std::string host, port;  // (copied out of the match: its text does not outlive the loop)
-    for (int i = 0; i < 3000 && url.empty(); ++i) {
-      const std::string text = slurp(out);
-      std::smatch m;
-      if (std::regex_search(text, m, printed)) {
-        url = m[0].str();
-        host = m[1].str();
-        port = m[2].str();
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-    }
+    const std::string url = testing::wait_for_view_url(out, 3000);
     if (url.empty()) {
       kill(run, SIGKILL);
       waitpid(run, nullptr, 0);
       FAIL() << slurp(out) << slurp(err);
     }
     // A page: long polls of the status (as viewer.js's), the newest frame fetched each time.
-    httplib::Client page(host, std::stoi(port));
+    httplib::Client page("127.0.0.1", testing::view_url_port(url));
     std::uint64_t frames = 0, version = 0, fetched = 0;
     int middle_robot_status = 0;
     std::string state;
@@ -561,7 +515,9 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
         run_command(kFleetsim + " run " + experiment + " --processes 2 --quiet --json", dir, 120);
     ASSERT_EQ(two.status, 0) << two.err;
     EXPECT_EQ(hash_of(two.out), hash_of(one.out));
-    if (logged) EXPECT_TRUE(slurp(log) == watched_log) << "the unwatched run's log differs";
+    if (logged) {
+      EXPECT_TRUE(slurp(log) == watched_log) << "the unwatched run's log differs";
+    }
     // With --view and no page attached, nothing more is gathered: the first process holds no
     // more robots than without --view (its part; the whole world only with a log).
     auto unwatched = run_command(
@@ -572,7 +528,9 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
           t.substr(t.rfind("\n{") + 1))["per_process"][0]["held_robots_max"];
     };
     EXPECT_EQ(held(unwatched.out), held(two.out));
-    if (!logged) EXPECT_LT(held(unwatched.out), 30);
+    if (!logged) {
+      EXPECT_LT(held(unwatched.out), 30);
+    }
     EXPECT_EQ(hash_of(unwatched.out), hash_of(one.out));
   }
 }
