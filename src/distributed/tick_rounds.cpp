@@ -61,9 +61,11 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 #include "core/hash.hpp"
 #include "log/byte_io.hpp"
+#include "log/frame_log_writer.hpp"
 
 namespace fleetsim::distributed {
 
@@ -852,6 +854,8 @@ void TickRounds::moves() {
   const Tick next = state_.tick + 1;
   bool logged = false;
   for (std::int64_t every : sim_.log_every_) logged = logged || next % every == 0;
+  // (A split log takes each robot's logged columns from its own process: frame_blocks.)
+  if (sim_.split_log_) logged = false;
   // Or when the first process asked for a whole frame for the live view, with the last moves.
   const bool frame = logged || std::exchange(sim_.whole_frame_next_, false);
   sim_.whole_frame_tick_ = frame && !logged ? next : -1;
@@ -1012,7 +1016,11 @@ void TickRounds::partition() {
   // (border_halo_: loop functions, if any, are in the per-process form.)
   sim_.partitioned_ =
       dist_.partition_storage && sim_.border_halo_ && !sim_.checkpoints_ && !sim_.resuming_;
-  sim_.holds_all_ = !sim_.partitioned_ || (dist_.process == 0 && !sim_.log_every_.empty());
+  // A log in the DEECo format is written whole by the first process, which then holds every
+  // robot; frame logs are written in blocks by every process (frame_blocks).
+  sim_.split_log_ = sim_.partitioned_ && !sim_.log_every_.empty() && sim_.frame_logs_only_;
+  sim_.holds_all_ =
+      !sim_.partitioned_ || (dist_.process == 0 && !sim_.log_every_.empty() && !sim_.split_log_);
   if (sim_.partitioned_) {
     // Peers: domains within the halo reach of each other (a symmetric relation, the same on
     // every process). The domains stay as they are in a partitioned run.
@@ -1221,6 +1229,236 @@ void TickRounds::loop_changes(LoopChanges& merged, bool partial) {
 void TickRounds::loop_moves(std::vector<EntityId> mine) {
   exchange_listed(moves_columns(/*logged=*/false), std::move(mine), /*end_of_tick=*/false,
                   /*frame=*/false);
+}
+
+std::vector<log::frame_format::EncodedBlock> TickRounds::frame_blocks(
+    const std::vector<ColumnHandle>& columns, const log::frame_format::PayloadLayout& layout,
+    int level) {
+  namespace ff = log::frame_format;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto processes = static_cast<std::size_t>(dist_.processes);
+  const auto me = static_cast<std::size_t>(dist_.process);
+  // This process's robots (those it moves), by id: it holds their rows as they are now.
+  const EntityId* ids = state_.robot_id().data();
+  std::vector<std::pair<EntityId, std::uint32_t>> mine;
+  for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
+    if (sim_.process_of(i) == dist_.process) mine.emplace_back(ids[i], i);
+  std::sort(mine.begin(), mine.end());
+  // 1. 'Q': how many robots of each block every process moves. A block's writer is the process
+  // that moves most of its robots (the lowest of those on a tie): the same on every process.
+  std::vector<std::uint8_t> out;
+  {
+    log::ByteWriter w(out);
+    w.u8(static_cast<std::uint8_t>(kBlockCounts));
+    w.i64(state_.tick);
+    const std::vector<ff::RobotBlock> blocks = [&] {
+      std::vector<ff::RobotBlock> b;
+      for (const auto& [id, row] : mine) {
+        if (b.empty() || b.back().index != id / ff::kRobotBlockIds)
+          b.push_back({id / ff::kRobotBlockIds, 0});
+        ++b.back().rows;
+      }
+      return b;
+    }();
+    w.u32(static_cast<std::uint32_t>(blocks.size()));
+    for (const ff::RobotBlock& b : blocks) {
+      w.u32(b.index);
+      w.u32(b.rows);
+    }
+  }
+  const auto counts = gather(std::move(out), /*more=*/true);
+  struct Best {
+    std::uint32_t rows = 0;  ///< the writer's robots in the block
+    int process = -1;
+  };
+  std::map<std::uint32_t, Best> writer;  // by block index
+  const std::uint32_t max_block = state_.next_id / ff::kRobotBlockIds;
+  for (std::size_t p = 0; p < processes; ++p) {
+    try {
+      const auto& in = counts[p];
+      log::ByteReader r(in.data(), in.size(), "a message");
+      if (r.u8() != static_cast<std::uint8_t>(kBlockCounts) || r.i64() != state_.tick)
+        throw log::LogError("a message of another kind or tick");
+      const std::size_t k = r.count(r.u32(), 8);
+      std::uint32_t last = 0;
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::uint32_t b = r.u32(), rows = r.u32();
+        if (b > max_block || (j > 0 && b <= last) || rows == 0 || rows > ff::kRobotBlockIds)
+          throw log::LogError("a block out of order, out of range or of a wrong size");
+        last = b;
+        Best& best = writer[b];
+        if (rows > best.rows) best = {rows, static_cast<int>(p)};
+      }
+      if (r.remaining() != 0) throw log::LogError("trailing bytes");
+    } catch (const log::LogError& e) {
+      desync(static_cast<int>(p), std::string("a malformed 'Q' message (") + e.what() + ")");
+    }
+  }
+  auto writer_of = [&](EntityId id) { return writer.at(id / ff::kRobotBlockIds).process; };
+  // 2. 'W': the rows of this process's robots in blocks another process writes, to it.
+  std::size_t row_bytes = 0;
+  for (ColumnHandle c : columns) row_bytes += state_.robots.desc(c).row_bytes();
+  RoutedMessage m;
+  {
+    log::ByteWriter w(m.common);
+    w.u8(static_cast<std::uint8_t>(kBlockRows));
+    w.i64(state_.tick);
+  }
+  m.to.resize(processes);
+  {
+    std::vector<std::vector<std::uint32_t>> rows(processes);
+    for (const auto& [id, row] : mine) {
+      const auto q = static_cast<std::size_t>(writer_of(id));
+      if (q == me) continue;
+      log::ByteWriter(m.to[q]).u32(id);  // (the count goes first, below)
+      rows[q].push_back(row);
+    }
+    for (int q : others_) {
+      auto& to = m.to[static_cast<std::size_t>(q)];
+      std::vector<std::uint8_t> body;
+      log::ByteWriter(body).u32(
+          static_cast<std::uint32_t>(rows[static_cast<std::size_t>(q)].size()));
+      body.insert(body.end(), to.begin(), to.end());
+      for (ColumnHandle c : columns)
+        state_.robots.gather_rows(c, rows[static_cast<std::size_t>(q)], body);
+      to = std::move(body);
+    }
+  }
+  RoutedReceived got = route(std::move(m), others_, /*more=*/true);
+  // Every robot of the blocks this process writes: (id, the process that sent it or this one,
+  // its place there: a row here, or its index in the sender's message).
+  struct Source {
+    EntityId id;
+    std::uint32_t from;
+    std::uint32_t at;
+  };
+  std::vector<Source> rows;
+  for (const auto& [id, row] : mine)
+    if (writer_of(id) == dist_.process) rows.push_back({id, static_cast<std::uint32_t>(me), row});
+  std::vector<const std::uint8_t*> columns_from(processes, nullptr);  // where each's columns start
+  std::vector<std::uint32_t> sent(processes, 0);
+  for (int q : others_) {
+    const auto p = static_cast<std::size_t>(q);
+    try {
+      log::ByteReader h(got.common[p].data(), got.common[p].size(), "a message");
+      if (h.u8() != static_cast<std::uint8_t>(kBlockRows) || h.i64() != state_.tick ||
+          h.remaining() != 0)
+        throw log::LogError("a message of another kind or tick");
+      const auto& body = got.from[p];
+      log::ByteReader r(body.data(), body.size(), "a message");
+      const std::uint32_t k = r.u32();
+      if (k > r.remaining() / 4) throw log::LogError("truncated");
+      EntityId last = 0;
+      for (std::uint32_t j = 0; j < k; ++j) {
+        const EntityId id = r.u32();
+        const auto b = writer.find(id / ff::kRobotBlockIds);
+        if ((j > 0 && id <= last) || b == writer.end() || b->second.process != dist_.process)
+          throw log::LogError("a robot out of order or of a block this process does not write");
+        last = id;
+        rows.push_back({id, static_cast<std::uint32_t>(p), j});
+      }
+      if (r.remaining() != std::size_t{k} * row_bytes) throw log::LogError("a wrong size");
+      columns_from[p] = body.data() + (body.size() - r.remaining());
+      sent[p] = k;
+    } catch (const log::LogError& e) {
+      desync(q, std::string("a malformed 'W' message (") + e.what() + ")");
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const Source& a, const Source& b) { return a.id < b.id; });
+  for (std::size_t j = 1; j < rows.size(); ++j)
+    if (rows[j].id == rows[j - 1].id)
+      desync(static_cast<int>(rows[j].from == me ? rows[j - 1].from : rows[j].from),
+             "a robot another process also moves (a 'W' message)");
+  // The frame of this process's blocks: every logged column, its robots in id order.
+  std::vector<std::vector<std::uint8_t>> data(columns.size());
+  log::LogFrameView view;
+  view.robot_count = rows.size();
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const std::size_t rb = state_.robots.desc(columns[c]).row_bytes();
+    data[c].resize(rows.size() * rb);
+    const auto* here = static_cast<const std::uint8_t*>(state_.robots.data(columns[c]));
+    std::size_t offset = 0;  // (of column c in a sender's message)
+    for (std::size_t k = 0; k < c; ++k) offset += state_.robots.desc(columns[k]).row_bytes();
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      const Source& s = rows[j];
+      const std::uint8_t* from =
+          s.from == me ? here + std::size_t{s.at} * rb
+                       : columns_from[s.from] + offset * sent[s.from] + std::size_t{s.at} * rb;
+      std::memcpy(data[c].data() + j * rb, from, rb);
+    }
+    view.robot_columns.emplace_back(data[c]);
+  }
+  std::vector<ff::EncodedBlock> encoded;
+  for (std::size_t first = 0; first < rows.size();) {
+    const std::uint32_t b = rows[first].id / ff::kRobotBlockIds;
+    std::size_t end = first;
+    while (end < rows.size() && rows[end].id / ff::kRobotBlockIds == b) ++end;
+    encoded.push_back(
+        log::FrameLogWriter::encode_block(view, layout, b, first, end - first, level));
+    first = end;
+  }
+  // 3. 'F': the blocks, to the first process, which writes them as they are.
+  RoutedMessage f;
+  {
+    log::ByteWriter w(f.common);
+    w.u8(static_cast<std::uint8_t>(kFrameBlocks));
+    w.i64(state_.tick);
+  }
+  f.to.resize(processes);
+  if (dist_.process != 0) {
+    log::ByteWriter w(f.to[0]);
+    w.u32(static_cast<std::uint32_t>(encoded.size()));
+    for (const ff::EncodedBlock& e : encoded) {
+      w.u32(e.block.index);
+      w.u32(e.block.rows);
+      w.u64(e.raw_size);
+      w.u64(e.bytes.size());
+      w.raw(e.bytes.data(), e.bytes.size());
+    }
+    encoded.clear();
+  }
+  const std::vector<int> zero{0};
+  RoutedReceived blocks = route(std::move(f), dist_.process == 0 ? others_ : zero, /*more=*/true);
+  xstats_.seconds += seconds_since(t0);
+  if (dist_.process != 0) return {};
+  for (int q : others_) {
+    const auto p = static_cast<std::size_t>(q);
+    try {
+      log::ByteReader h(blocks.common[p].data(), blocks.common[p].size(), "a message");
+      if (h.u8() != static_cast<std::uint8_t>(kFrameBlocks) || h.i64() != state_.tick ||
+          h.remaining() != 0)
+        throw log::LogError("a message of another kind or tick");
+      const auto& body = blocks.from[p];
+      log::ByteReader r(body.data(), body.size(), "a message");
+      const std::size_t k = r.count(r.u32(), 24);
+      for (std::size_t j = 0; j < k; ++j) {
+        ff::EncodedBlock e;
+        e.block.index = r.u32();
+        e.block.rows = r.u32();
+        e.raw_size = r.u64();
+        const auto b = writer.find(e.block.index);
+        if (b == writer.end() || b->second.process != q || e.block.rows == 0 ||
+            e.block.rows > ff::kRobotBlockIds ||
+            e.raw_size != std::uint64_t{e.block.rows} * layout.robot_row_bytes)
+          throw log::LogError("a block it does not write, or of a wrong size");
+        const std::uint64_t size = r.u64();
+        if (size > r.remaining()) throw log::LogError("truncated");
+        const std::uint8_t* bytes = r.take(static_cast<std::size_t>(size));
+        e.bytes.assign(bytes, bytes + size);
+        encoded.push_back(std::move(e));
+      }
+      if (r.remaining() != 0) throw log::LogError("trailing bytes");
+    } catch (const log::LogError& e) {
+      desync(q, std::string("a malformed 'F' message (") + e.what() + ")");
+    }
+  }
+  std::sort(encoded.begin(), encoded.end(),
+            [](const auto& a, const auto& b) { return a.block.index < b.block.index; });
+  for (std::size_t j = 1; j < encoded.size(); ++j)
+    if (encoded[j].block.index == encoded[j - 1].block.index)
+      throw RunError("tick " + std::to_string(state_.tick) + ": robot block " +
+                     std::to_string(encoded[j].block.index) + " came twice");
+  return encoded;
 }
 
 }  // namespace fleetsim::distributed

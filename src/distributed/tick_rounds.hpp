@@ -27,7 +27,7 @@ namespace fleetsim::distributed {
 namespace message {
 inline constexpr char kHello = 'E', kHandoff = 'H', kActuation = 'A', kMoves = 'M',
                       kBorderMoves = 'N', kState = 'S', kControllers = 'C', kReduction = 'R',
-                      kLoopChanges = 'L';
+                      kLoopChanges = 'L', kBlockCounts = 'Q', kBlockRows = 'W', kFrameBlocks = 'F';
 }  // namespace message
 
 /// The rounds of one process of a run (Simulation's distribution() says which and of how many).
@@ -43,6 +43,9 @@ class TickRounds final : public ProcessRounds {
   void actuation() override;
   void moves() override;
   void end() override;
+  std::vector<log::frame_format::EncodedBlock> frame_blocks(
+      const std::vector<ColumnHandle>& columns, const log::frame_format::PayloadLayout& layout,
+      int level) override;
   SavedControllers checkpoint(const SavedControllers& mine) override;
   std::vector<std::array<std::uint8_t, 8>> reduce(char op,
                                                   std::array<std::uint8_t, 8> mine) override;
@@ -90,8 +93,7 @@ class TickRounds final : public ProcessRounds {
   /// `more_after`: the round goes on after this exchange (a checkpoint's rounds come before
   /// the handoff of the same round).
   void exchange_rows(char kind, const std::vector<ColumnHandle>& columns,
-                     const IdMap<std::int16_t>& holder, bool by_host,
-                     bool more_after = false);
+                     const IdMap<std::int16_t>& holder, bool by_host, bool more_after = false);
   std::size_t rows_per_part(const std::vector<ColumnHandle>& columns) const;
   /// The last part of a moves round, after the columns: every process's tags, the flags, and
   /// with affinities the whole rows of robots simulated for another process.

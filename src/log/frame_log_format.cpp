@@ -442,6 +442,7 @@ LogHeader decode_header_body(const std::uint8_t* data, std::size_t size, std::ui
 PayloadLayout PayloadLayout::of(const LogHeader& h) {
   PayloadLayout p;
   for (const ColumnDesc& c : h.robot_columns) {
+    if (c.name == "id") p.robot_id_column = p.robots.size();
     p.robots.push_back({c.element_bytes(), c.width});
     p.robot_row_bytes += c.row_bytes();
   }
@@ -452,44 +453,47 @@ PayloadLayout PayloadLayout::of(const LogHeader& h) {
   return p;
 }
 
-void shuffle_frame(const LogFrameView& f, const PayloadLayout& layout,
-                   std::vector<std::uint8_t>& out, const ParallelFor& parallel) {
-  const std::size_t n = f.robot_count;
-  const std::size_t m = f.object_count;
-  out.resize(kPayloadFixedBytes + f.status.size() + n * layout.robot_row_bytes +
-             m * layout.object_row_bytes);
-  std::uint8_t* at = out.data();
+std::vector<RobotBlock> robot_blocks(std::span<const std::uint32_t> ids) {
+  std::vector<RobotBlock> blocks;
+  for (std::size_t r = 0; r < ids.size(); ++r) {
+    if (r > 0 && ids[r] <= ids[r - 1])
+      throw LogError("the frame's robots are not in increasing id order (id " +
+                     std::to_string(ids[r]) + " after " + std::to_string(ids[r - 1]) + ")");
+    const std::uint32_t b = ids[r] / kRobotBlockIds;
+    if (blocks.empty() || blocks.back().index != b) blocks.push_back({b, 0});
+    ++blocks.back().rows;
+  }
+  return blocks;
+}
+
+std::size_t head_size(const LogFrameView& f, std::size_t blocks, const PayloadLayout& layout) {
+  return kPayloadFixedBytes + f.status.size() + 4 + blocks * 8 +
+         f.object_count * layout.object_row_bytes;
+}
+
+void encode_head(const LogFrameView& f, std::span<const RobotBlock> blocks,
+                 const PayloadLayout& layout, std::uint8_t* at) {
   auto put = [&at](const void* v, std::size_t k) {
     if (k == 0) return;
     std::memcpy(at, v, k);
     at += k;
   };
-  const auto robots32 = static_cast<std::uint32_t>(n);
+  const std::size_t m = f.object_count;
+  const auto robots32 = static_cast<std::uint32_t>(f.robot_count);
   const auto objects32 = static_cast<std::uint32_t>(m);
   const auto status32 = static_cast<std::uint32_t>(f.status.size());
+  const auto blocks32 = static_cast<std::uint32_t>(blocks.size());
   put(&f.tick, 8);
   put(&f.time_ns, 8);
   put(&robots32, 4);
   put(&objects32, 4);
   put(&status32, 4);
   put(f.status.data(), f.status.size());
-  // The robots' columns, each worker transposing its robots of every column (no copy first).
-  std::vector<std::uint8_t*> robot_out(layout.robots.size());
-  for (std::size_t c = 0; c < layout.robots.size(); ++c) {
-    robot_out[c] = at;
-    at += n * layout.robots[c].width * layout.robots[c].element_bytes;
+  put(&blocks32, 4);
+  for (const RobotBlock& b : blocks) {
+    put(&b.index, 4);
+    put(&b.rows, 4);
   }
-  auto robots = [&](std::size_t rb, std::size_t re) {
-    for (std::size_t c = 0; c < layout.robots.size(); ++c) {
-      const std::size_t w = layout.robots[c].width;
-      to_planes(f.robot_columns[c].data(), robot_out[c], n * w, layout.robots[c].element_bytes,
-                rb * w, re * w);
-    }
-  };
-  if (parallel && n >= 4096)
-    parallel(n, 16384, robots);
-  else
-    robots(0, n);
   for (std::size_t c = 0; c < layout.objects.size(); ++c) {
     const std::size_t elements = m * layout.objects[c].width;
     to_planes(f.object_columns[c].data(), at, elements, layout.objects[c].element_bytes, 0,
@@ -498,8 +502,51 @@ void shuffle_frame(const LogFrameView& f, const PayloadLayout& layout,
   }
 }
 
+void encode_block(const LogFrameView& f, const PayloadLayout& layout, std::size_t first,
+                  std::size_t rows, std::uint8_t* at) {
+  for (std::size_t c = 0; c < layout.robots.size(); ++c) {
+    const std::size_t w = layout.robots[c].width, e = layout.robots[c].element_bytes;
+    to_planes(f.robot_columns[c].data() + first * w * e, at, rows * w, e, 0, rows * w);
+    at += rows * w * e;
+  }
+}
+
+void cut_parts(std::size_t begin, std::size_t end, std::vector<std::size_t>& starts) {
+  for (std::size_t at = begin; at < end; at += kPayloadPartBytes) starts.push_back(at);
+}
+
+void shuffle_frame(const LogFrameView& f, const PayloadLayout& layout,
+                   std::vector<std::uint8_t>& out, std::vector<std::size_t>& starts,
+                   const ParallelFor& parallel) {
+  const std::size_t n = f.robot_count;
+  const std::vector<RobotBlock> blocks =
+      n == 0 ? std::vector<RobotBlock>{}
+             : robot_blocks(column_as<std::uint32_t>(f.robot_columns[layout.robot_id_column]));
+  const std::size_t head = head_size(f, blocks.size(), layout);
+  out.resize(head + n * layout.robot_row_bytes);
+  encode_head(f, blocks, layout, out.data());
+  starts.clear();
+  cut_parts(0, head, starts);
+  std::vector<std::size_t> first(blocks.size() + 1, 0);  // each block's first row
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    first[b + 1] = first[b] + blocks[b].rows;
+    const std::size_t at = head + first[b] * layout.robot_row_bytes;
+    cut_parts(at, at + blocks[b].rows * layout.robot_row_bytes, starts);
+  }
+  starts.push_back(out.size());
+  auto encode = [&](std::size_t bb, std::size_t be) {
+    for (std::size_t b = bb; b < be; ++b)
+      encode_block(f, layout, first[b], blocks[b].rows,
+                   out.data() + head + first[b] * layout.robot_row_bytes);
+  };
+  if (parallel && blocks.size() > 1)
+    parallel(blocks.size(), 1, encode);
+  else
+    encode(0, blocks.size());
+}
+
 void decode_payload(const std::uint8_t* data, std::size_t size, const PayloadLayout& layout,
-                    LogFrame& f, const std::string& what) {
+                    LogFrame& f, const std::string& what, std::uint32_t version) {
   ByteReader r(data, size, what);
   f.tick = r.i64();
   f.time_ns = r.i64();
@@ -508,6 +555,22 @@ void decode_payload(const std::uint8_t* data, std::size_t size, const PayloadLay
   const std::uint32_t status = r.u32();
   const std::uint8_t* s = r.take(status);
   f.status.assign(reinterpret_cast<const char*>(s), status);
+  std::vector<RobotBlock> blocks;
+  if (version >= 4) {
+    blocks.resize(r.count(r.u32(), 8));
+    std::size_t rows = 0;
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      blocks[b].index = r.u32();
+      blocks[b].rows = r.u32();
+      if (blocks[b].rows == 0 || blocks[b].rows > kRobotBlockIds ||
+          (b > 0 && blocks[b].index <= blocks[b - 1].index))
+        throw LogError(what + " is corrupt (a bad robot block table)");
+      rows += blocks[b].rows;
+    }
+    if (rows != n) throw LogError(what + " is corrupt (its blocks do not hold its robots)");
+  } else if (n > 0) {
+    blocks.push_back({0, static_cast<std::uint32_t>(n)});  // (one block of every robot)
+  }
   // Sizes are checked by division first: n * row bytes of a hostile header could overflow.
   const std::size_t left = r.remaining();
   const bool fits = (layout.robot_row_bytes == 0 || n <= left / layout.robot_row_bytes) &&
@@ -516,17 +579,38 @@ void decode_payload(const std::uint8_t* data, std::size_t size, const PayloadLay
   if (!fits) throw LogError(what + " is corrupt (its columns do not match its entity counts)");
   f.robot_count = n;
   f.object_count = m;
-  auto unshuffle_all = [&](const std::vector<PayloadLayout::Column>& columns, std::size_t rows,
-                           std::vector<std::vector<std::uint8_t>>& out) {
-    out.resize(columns.size());
+  auto unshuffle_rows = [&](const std::vector<PayloadLayout::Column>& columns, std::size_t first,
+                            std::size_t rows, std::vector<std::vector<std::uint8_t>>& out) {
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      const std::size_t elements = rows * columns[c].width;
-      out[c].resize(elements * columns[c].element_bytes);
-      unshuffle(r.take(out[c].size()), out[c].data(), elements, columns[c].element_bytes);
+      const std::size_t w = columns[c].width, e = columns[c].element_bytes;
+      unshuffle(r.take(rows * w * e), out[c].data() + first * w * e, rows * w, e);
     }
   };
-  unshuffle_all(layout.robots, n, f.robot_columns);
-  unshuffle_all(layout.objects, m, f.object_columns);
+  auto size_columns = [](const std::vector<PayloadLayout::Column>& columns, std::size_t rows,
+                         std::vector<std::vector<std::uint8_t>>& out) {
+    out.resize(columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      out[c].resize(rows * columns[c].width * columns[c].element_bytes);
+  };
+  size_columns(layout.robots, n, f.robot_columns);
+  size_columns(layout.objects, m, f.object_columns);
+  // (Version 4: the objects are in the head, before the robot blocks.)
+  if (version >= 4) unshuffle_rows(layout.objects, 0, m, f.object_columns);
+  std::size_t first = 0;
+  for (const RobotBlock& b : blocks) {
+    unshuffle_rows(layout.robots, first, b.rows, f.robot_columns);
+    first += b.rows;
+  }
+  if (version < 4) unshuffle_rows(layout.objects, 0, m, f.object_columns);
+  if (version >= 4 && n > 0) {
+    // Every block's robots are its ids, in order.
+    const auto ids = column_as<std::uint32_t>(f.robot_columns[layout.robot_id_column]);
+    std::size_t row = 0;
+    for (const RobotBlock& b : blocks)
+      for (std::uint32_t k = 0; k < b.rows; ++k, ++row)
+        if (ids[row] / kRobotBlockIds != b.index || (row > 0 && ids[row] <= ids[row - 1]))
+          throw LogError(what + " is corrupt (a robot outside its block or out of order)");
+  }
 }
 
 }  // namespace fleetsim::log::frame_format

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,9 @@ inline constexpr char kIndexMagic[4] = {'F', 'I', 'D', 'X'};
 inline constexpr char kFooterMagic[8] = {'F', 'L', 'E', 'E', 'T', 'E', 'N', 'D'};
 
 /// Version written by this build. Version 2 carries the column lists in the header; version 3
-/// each kind's shape (circle or box) and ray sensors too.
-inline constexpr std::uint32_t kVersion = 3;
+/// each kind's shape (circle or box) and ray sensors too; version 4 a frame's robots in blocks
+/// of consecutive ids, each compressed on its own (RobotBlock).
+inline constexpr std::uint32_t kVersion = 4;
 /// Oldest version this build reads. Version 1 had a fixed column list (see
 /// version1_robot_columns()); its records are laid out like version 2's with that list.
 inline constexpr std::uint32_t kOldestReadableVersion = 1;
@@ -99,30 +101,73 @@ struct PayloadLayout {
   };
   std::vector<Column> robots, objects;
   std::size_t robot_row_bytes = 0, object_row_bytes = 0;
+  std::size_t robot_id_column = 0;  ///< where `id` is in the robot list
 
   static PayloadLayout of(const LogHeader& header);
 };
 
-/// A payload is compressed in parts of this many bytes (the last part may be shorter), each
-/// a zstd frame of its own, stored one after the other: zstd decompresses them as one, and
-/// the parts can be compressed at once on several threads. A fixed size, so that the bytes
-/// do not depend on the number of threads.
+/// A payload is compressed in parts of at most this many bytes, each a zstd frame of its own,
+/// stored one after the other: zstd decompresses them as one, and the parts can be compressed
+/// at once on several threads (or processes). The head and each robot block are cut into such
+/// parts from their own start, so that the bytes depend neither on the number of threads nor on
+/// who compressed which block.
 inline constexpr std::size_t kPayloadPartBytes = std::size_t{256} * 1024;
+
+/// Version 4: a frame's robots are stored in blocks of the robots whose ids lie in
+/// [index * kRobotBlockIds, (index + 1) * kRobotBlockIds), in id order, each block compressed
+/// on its own. The bytes of a block depend only on its robots, so a run split over processes
+/// can encode each block where its robots are and still write the one-process file.
+inline constexpr std::uint32_t kRobotBlockIds = 4096;
+
+/// One robot block of a version-4 frame: its index and how many robots it holds.
+struct RobotBlock {
+  std::uint32_t index = 0;
+  std::uint32_t rows = 0;
+};
+
+/// The blocks of a frame whose robots have ids `ids`, in that order; throws LogError when the
+/// ids are not increasing.
+std::vector<RobotBlock> robot_blocks(std::span<const std::uint32_t> ids);
 
 /// Bytes before the columns: tick, time, robot count, object count, status length.
 inline constexpr std::size_t kPayloadFixedBytes = 28;
 
-/// A frame's payload, ready for zstd, into `out` (resized to fit): the fixed fields and the
-/// status, then every column transposed into byte planes (byte k of every element, then byte
-/// k+1, ...): doubles of neighbouring robots share their high bytes, which zstd then finds.
-/// Read straight from the frame's columns, the robots split by `parallel`. The frame must have
-/// passed check_frame().
-void shuffle_frame(const LogFrameView& frame, const PayloadLayout& layout,
-                   std::vector<std::uint8_t>& out, const ParallelFor& parallel = {});
+/// The size of a version-4 payload's head: the fixed fields, the status, the block table and
+/// the objects' columns.
+std::size_t head_size(const LogFrameView& frame, std::size_t blocks, const PayloadLayout& layout);
+/// Writes the head of a version-4 payload (head_size() bytes at `out`): `frame`'s tick, time,
+/// robot count (every block's robots), object count and status, the block table, then every
+/// object column transposed into byte planes (byte k of every element, then byte k+1, ...:
+/// doubles of neighbouring entities share their high bytes, which zstd then finds).
+void encode_head(const LogFrameView& frame, std::span<const RobotBlock> blocks,
+                 const PayloadLayout& layout, std::uint8_t* out);
+/// Writes one robot block (rows * layout.robot_row_bytes bytes at `out`): every robot column
+/// of `frame`'s rows [first, first + rows), transposed into byte planes.
+void encode_block(const LogFrameView& frame, const PayloadLayout& layout, std::size_t first,
+                  std::size_t rows, std::uint8_t* out);
+/// A robot block encoded and compressed on its own (a run split over processes makes each
+/// where its robots are; FrameLogWriter::write_blocks stores them as they are).
+struct EncodedBlock {
+  RobotBlock block;
+  std::uint64_t raw_size = 0;       ///< bytes of the block before compression
+  std::vector<std::uint8_t> bytes;  ///< its parts, each a zstd frame, one after the other
+};
 
-/// Inverse of shuffle_frame: decodes a decompressed payload into `frame`
+/// Appends to `starts` where the parts of the bytes [begin, end) start (every
+/// kPayloadPartBytes from `begin`).
+void cut_parts(std::size_t begin, std::size_t end, std::vector<std::size_t>& starts);
+
+/// A frame's payload, ready for zstd, into `out` (resized to fit): the head, then its robot
+/// blocks; `starts` gets where each part to compress starts, and last out.size(). Read straight
+/// from the frame's columns, the blocks split over `parallel`. The frame must have passed
+/// check_frame(), with its robots in increasing id order (else LogError).
+void shuffle_frame(const LogFrameView& frame, const PayloadLayout& layout,
+                   std::vector<std::uint8_t>& out, std::vector<std::size_t>& starts,
+                   const ParallelFor& parallel = {});
+
+/// Inverse of shuffle_frame: decodes a decompressed payload of format `version` into `frame`
 /// (tags excepted). Throws LogError naming `what` on malformed data.
 void decode_payload(const std::uint8_t* data, std::size_t size, const PayloadLayout& layout,
-                    LogFrame& frame, const std::string& what);
+                    LogFrame& frame, const std::string& what, std::uint32_t version = kVersion);
 
 }  // namespace fleetsim::log::frame_format

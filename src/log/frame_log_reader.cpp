@@ -43,7 +43,7 @@ FrameLogReader::FrameLogReader(std::string path)
   if (!complete) throw LogError(where + " is truncated (its header is incomplete)");
   ByteReader r(fixed + 8, sizeof fixed - 8, where + " header");
   std::uint32_t version = r.u32();
-  r.u32();  // flags, none defined in versions 1 to 3
+  r.u32();  // flags, none defined in versions 1 to 4
   std::uint64_t raw_size = r.u64();
   std::uint64_t stored = r.u64();
   std::uint64_t sum = r.u64();
@@ -195,7 +195,7 @@ LogFrame FrameLogReader::read_frame(std::size_t index) {
   }
   decompress(body_.data() + h.tag_block_size, h.payload_size, h.raw_size, raw_, what);
   LogFrame frame;
-  ff::decode_payload(raw_.data(), raw_.size(), layout_, frame, what);
+  ff::decode_payload(raw_.data(), raw_.size(), layout_, frame, what, version_);
   if (frame.tick != h.tick) throw LogError(what + " is corrupt (tick mismatch)");
   std::size_t table = h.tag_base + h.new_tag_count;
   frame.tags.assign(tags_.begin(), tags_.begin() + static_cast<std::ptrdiff_t>(table));

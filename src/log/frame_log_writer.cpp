@@ -74,8 +74,8 @@ void FrameLogWriter::compress_parts(const std::vector<std::uint8_t>& raw, Job& j
                                     double* ms) {
   for (std::size_t q = b; q < e; ++q) {
     const std::size_t k = order ? order[q] : q;
-    const std::size_t at = k * ff::kPayloadPartBytes;
-    const std::size_t n = std::min(ff::kPayloadPartBytes, raw.size() - at);
+    const std::size_t at = job.starts[k];
+    const std::size_t n = job.starts[k + 1] - at;
     const auto start = Clock::now();
     job.part_sizes[k] = compress_into(ctx, raw.data() + at, n, job.parts[k], 0);
     if (ms) ms[k] = ms_since(start);
@@ -170,7 +170,7 @@ LogMark FrameLogWriter::mark() {
   return m;
 }
 
-void FrameLogWriter::write(const LogFrameView& f) {
+FrameLogWriter::Job FrameLogWriter::start_job(const LogFrameView& f, bool robots) {
   if (!begun_) throw LogError("log '" + path_ + "': write() before begin()");
   if (finished_) throw LogError("log '" + path_ + "': write() after finish()");
   raise_pending_error();
@@ -187,7 +187,14 @@ void FrameLogWriter::write(const LogFrameView& f) {
                    " (it may only grow)");
   }
   try {
-    check_frame(header_columns_, f, table);
+    if (robots) {
+      check_frame(header_columns_, f, table);
+    } else {  // (the objects only: the robots come as blocks)
+      LogFrameView objects = f;
+      objects.robot_count = 0;
+      objects.robot_columns.assign(header_columns_.robot_columns.size(), {});
+      check_frame(header_columns_, objects, table);
+    }
   } catch (const LogError& e) {
     throw LogError("log '" + path_ + "': " + e.what());
   }
@@ -205,14 +212,46 @@ void FrameLogWriter::write(const LogFrameView& f) {
   }
   raise_pending_error();
   stats_.wait_ms += ms_since(waited);
+  return job;
+}
+
+void FrameLogWriter::queue_job(const LogFrameView& f, Job job) {
+  job.tick = f.tick;
+  job.tag_base = static_cast<std::uint32_t>(tags_.size());
+  job.tag_block.clear();
+  job.new_tags = 0;
+  ByteWriter tw(job.tag_block);
+  auto add_tag = [&](const std::string& t) {
+    tw.str(t);
+    tags_.push_back(t);
+    ++job.new_tags;
+  };
+  if (f.tags.empty()) {
+    if (tags_.empty()) add_tag("");
+  } else {
+    for (std::size_t i = tags_.size(); i < f.tags.size(); ++i) add_tag(f.tags[i]);
+  }
+  ++stats_.frames;
+  std::lock_guard lock(mutex_);
+  queue_.push_back(std::move(job));
+  ++in_flight_;
+  changed_.notify_all();
+}
+
+void FrameLogWriter::write(const LogFrameView& f) {
+  Job job = start_job(f, /*robots=*/true);
   const auto copy_start = Clock::now();
 
   // Everything the caller will overwrite, transposed for zstd by the run's workers, who then
   // compress it if there are workers (see the class comment).
   const bool workers = static_cast<bool>(options_.parallel_for);
   std::vector<std::uint8_t>& raw = workers ? raw_ : job.payload;
-  ff::shuffle_frame(f, layout_, raw, options_.parallel_for);
-  const std::size_t parts = (raw.size() + ff::kPayloadPartBytes - 1) / ff::kPayloadPartBytes;
+  try {
+    ff::shuffle_frame(f, layout_, raw, job.starts, options_.parallel_for);
+  } catch (const LogError& e) {
+    throw LogError("log '" + path_ + "': " + e.what());
+  }
+  const std::size_t parts = job.starts.size() - 1;
   job.parts.resize(parts);
   job.part_sizes.assign(parts, 0);
   job.compressed = workers;
@@ -242,28 +281,70 @@ void FrameLogWriter::write(const LogFrameView& f) {
       cctx_pool_.push_back(ctx.release());
     });
   }
-  job.tick = f.tick;
-  job.tag_base = static_cast<std::uint32_t>(tags_.size());
-  job.tag_block.clear();
-  job.new_tags = 0;
-  ByteWriter tw(job.tag_block);
-  auto add_tag = [&](const std::string& t) {
-    tw.str(t);
-    tags_.push_back(t);
-    ++job.new_tags;
-  };
-  if (f.tags.empty()) {
-    if (tags_.empty()) add_tag("");
-  } else {
-    for (std::size_t i = tags_.size(); i < f.tags.size(); ++i) add_tag(f.tags[i]);
-  }
-
   stats_.copy_ms += ms_since(copy_start);
-  ++stats_.frames;
-  std::lock_guard lock(mutex_);
-  queue_.push_back(std::move(job));
-  ++in_flight_;
-  changed_.notify_all();
+  queue_job(f, std::move(job));
+}
+
+void FrameLogWriter::write_blocks(const LogFrameView& f, std::vector<ff::EncodedBlock> blocks) {
+  Job job = start_job(f, /*robots=*/false);
+  const auto copy_start = Clock::now();
+  std::vector<ff::RobotBlock> table;
+  std::uint64_t robots = 0;
+  for (const ff::EncodedBlock& b : blocks) {
+    if (!table.empty() && b.block.index <= table.back().index)
+      throw LogError("log '" + path_ + "': robot blocks out of order at tick " +
+                     std::to_string(f.tick));
+    if (b.block.rows == 0 || b.raw_size != b.block.rows * layout_.robot_row_bytes)
+      throw LogError("log '" + path_ + "': a robot block of the wrong size at tick " +
+                     std::to_string(f.tick));
+    table.push_back(b.block);
+    robots += b.block.rows;
+  }
+  if (robots != f.robot_count)
+    throw LogError("log '" + path_ + "': the robot blocks hold " + std::to_string(robots) +
+                   " robots at tick " + std::to_string(f.tick) + ", not " +
+                   std::to_string(f.robot_count));
+  // The head, compressed here in its parts; then each block's bytes as they came.
+  std::vector<std::uint8_t> head(ff::head_size(f, table.size(), layout_));
+  ff::encode_head(f, table, layout_, head.data());
+  job.starts.clear();
+  ff::cut_parts(0, head.size(), job.starts);
+  job.starts.push_back(head.size());
+  const std::size_t head_parts = job.starts.size() - 1;
+  job.parts.resize(head_parts + blocks.size());
+  job.part_sizes.assign(head_parts + blocks.size(), 0);
+  auto ctx = make_cctx(options_.zstd_level);
+  compress_parts(head, job, 0, head_parts, ctx.get());
+  job.raw_size = head.size();
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    job.raw_size += blocks[k].raw_size;
+    job.part_sizes[head_parts + k] = blocks[k].bytes.size();
+    job.parts[head_parts + k] = std::move(blocks[k].bytes);
+  }
+  job.compressed = true;
+  stats_.copy_ms += ms_since(copy_start);
+  queue_job(f, std::move(job));
+}
+
+ff::EncodedBlock FrameLogWriter::encode_block(const LogFrameView& f,
+                                              const ff::PayloadLayout& layout, std::uint32_t index,
+                                              std::size_t first, std::size_t rows, int level) {
+  ff::EncodedBlock out;
+  out.block = {index, static_cast<std::uint32_t>(rows)};
+  std::vector<std::uint8_t> raw(rows * layout.robot_row_bytes);
+  ff::encode_block(f, layout, first, rows, raw.data());
+  out.raw_size = raw.size();
+  auto ctx = make_cctx(level);
+  std::vector<std::size_t> starts;
+  ff::cut_parts(0, raw.size(), starts);
+  starts.push_back(raw.size());
+  std::vector<std::uint8_t> part;
+  for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
+    const std::size_t n =
+        compress_into(ctx.get(), raw.data() + starts[k], starts[k + 1] - starts[k], part, 0);
+    out.bytes.insert(out.bytes.end(), part.begin(), part.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  return out;
 }
 
 void FrameLogWriter::run_writer_thread() {

@@ -22,7 +22,8 @@ namespace fleetsim::log {
 /// Threads: begin(), write() and finish() are called from one thread (the simulation's main
 /// thread). write() transposes the frame's columns into a recycled buffer and queues it; one
 /// background thread checksums and write()s each record, in queue order. The payload is
-/// compressed in parts of frame_format::kPayloadPartBytes, each a zstd frame of its own: by
+/// compressed in parts (its head and each robot block cut every frame_format::kPayloadPartBytes
+/// from their start), each a zstd frame of its own: by
 /// the run's workers inside write() when FrameLogOptions::parallel_for is given (work shared
 /// evenly, where a thread of its own would take whole time slices from one worker while the
 /// others wait for it), else by the background thread. Either way the bytes are the same, and
@@ -58,6 +59,18 @@ class FrameLogWriter final : public LogWriter {
 
   void begin(const LogHeader& header) override;
   void write(const LogFrameView& frame) override;
+  /// Writes a frame whose robot blocks were encoded elsewhere (encode_block()): `head` gives
+  /// the tick, time, status, tags, objects and the robot count (its robot columns are not
+  /// read); `blocks` every block with a robot, in increasing index order. The record is the
+  /// bytes write() would make of the same frame.
+  void write_blocks(const LogFrameView& head, std::vector<frame_format::EncodedBlock> blocks);
+  /// Encodes and compresses rows [first, first + rows) of `frame`'s robot columns (laid out as
+  /// `layout` says), the robots of block `index` (all of them, in id order), as write() does
+  /// at compression `level` (FrameLogOptions::zstd_level).
+  static frame_format::EncodedBlock encode_block(const LogFrameView& frame,
+                                                 const frame_format::PayloadLayout& layout,
+                                                 std::uint32_t index, std::size_t first,
+                                                 std::size_t rows, int level);
   void finish() override;
   LogMark mark() override;
   void resume(const LogHeader& header, const LogMark& mark) override;
@@ -67,6 +80,7 @@ class FrameLogWriter final : public LogWriter {
   /// recycled through free_jobs_ so its buffers keep their capacity.
   struct Job {
     std::vector<std::uint8_t> payload;  ///< shuffle_frame() output, when not compressed yet
+    std::vector<std::size_t> starts;    ///< where each part starts in it, then its size
     /// The payload's compressed parts (buffers kept at their largest) and their sizes.
     std::vector<std::vector<std::uint8_t>> parts;
     std::vector<std::size_t> part_sizes;
@@ -80,6 +94,11 @@ class FrameLogWriter final : public LogWriter {
 
   /// What begin() and resume() share: the checked column lists and the payload layout.
   void set_columns(const LogHeader& header);
+  /// What write() and write_blocks() share: the checks before anything reaches the file (with
+  /// `robots` false, of the frame's objects and tags only), then a recycled job.
+  Job start_job(const LogFrameView& frame, bool robots);
+  /// The frame's new tags into `job`, then the job onto the queue.
+  void queue_job(const LogFrameView& frame, Job job);
   void run_writer_thread();
   /// Compresses parts order[b], ..., order[e - 1] of `raw` (parts b to e - 1 when `order` is
   /// null) into `job` with `ctx`; with `ms`, records each part's time in ms[part].

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "core/routed_message.hpp"
+#include "log/frame_log_format.hpp"
 
+#include "fleetsim/parts.hpp"
 #include "fleetsim/types.hpp"
 
 namespace fleetsim {
@@ -60,6 +62,13 @@ class ProcessRounds {
   virtual void moves() = 0;
   /// After the last step: the whole world's hash and robot count (Simulation::world_hash).
   virtual void end() = 0;
+  /// A partitioned run's frame, on a tick a log keeps (docs/distributed.md, "The log on several
+  /// processes"): the robot blocks of the frame's logged `columns` (laid out as `layout`), each
+  /// encoded and compressed at zstd `level` by the process that moves most of its robots; the
+  /// first process gets every block, by increasing index, the others none.
+  virtual std::vector<log::frame_format::EncodedBlock> frame_blocks(
+      const std::vector<ColumnHandle>& columns, const log::frame_format::PayloadLayout& layout,
+      int level) = 0;
   /// A checkpoint, on every process: every robot's columns and every controller's state (`mine`:
   /// this process's) to the first process; returns them all, by robot id, there.
   virtual SavedControllers checkpoint(const SavedControllers& mine) = 0;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <sstream>
 
+#include "log/frame_log_writer.hpp"
 #include "log/log_types.hpp"
 #include "robots/body_parts.hpp"
 #include "robots/deeco_wheels.hpp"
@@ -238,6 +239,18 @@ void Simulation::run_phase(Phase p, const std::function<void()>& body) {
   if (on_phase) on_phase(p, state_);
 }
 
+void Simulation::logged_columns(const ColumnStore& store, std::vector<ColumnDesc>& descs,
+                                std::vector<ColumnHandle>& handles) {
+  descs.clear();
+  handles.clear();
+  for (ColumnHandle c = 0; c < store.schema().size(); ++c) {
+    const ColumnDesc& d = store.desc(c);
+    if (!d.logged || d.type == ColumnType::kString) continue;
+    descs.push_back(d);
+    handles.push_back(c);
+  }
+}
+
 log::LogHeader Simulation::make_header() {
   log::LogHeader h;
   h.experiment = model_->name;
@@ -276,21 +289,8 @@ log::LogHeader Simulation::make_header() {
     }
   }
   for (const auto& c : model_->object_classes) h.object_classes.push_back({c});
-  // The logged columns are those the body and the parts declared `logged`, in declaration
-  // order (strings never: names are in the entity table).
-  auto logged = [](const ColumnStore& store, std::vector<ColumnDesc>& descs,
-                   std::vector<ColumnHandle>& handles) {
-    descs.clear();
-    handles.clear();
-    for (ColumnHandle c = 0; c < store.schema().size(); ++c) {
-      const ColumnDesc& d = store.desc(c);
-      if (!d.logged || d.type == ColumnType::kString) continue;
-      descs.push_back(d);
-      handles.push_back(c);
-    }
-  };
-  logged(state_.robots, h.robot_columns, logged_robot_columns_);
-  logged(state_.objects, h.object_columns, logged_object_columns_);
+  logged_columns(state_.robots, h.robot_columns, logged_robot_columns_);
+  logged_columns(state_.objects, h.object_columns, logged_object_columns_);
   for (std::size_t i = 0; i < state_.robot_count(); ++i)
     h.robots.push_back({state_.robot_id()[i], state_.robot_kind()[i], state_.robot_name()[i]});
   for (std::size_t o = 0; o < state_.object_count(); ++o)
@@ -345,6 +345,7 @@ log::LogFrameView Simulation::frame_view() const {
 }
 
 void Simulation::write_logs() {
+  if (split_log_) return write_split_logs();
   if (writers_.empty() && !observer_) return;
   const log::LogFrameView v = frame_view();
   for (std::size_t w = 0; w < writers_.size(); ++w)
@@ -365,6 +366,44 @@ void Simulation::write_logs() {
     observed_ = true;
     try {
       observer_->write(v);
+    } catch (const std::exception& e) {
+      throw RunError("tick " + std::to_string(state_.tick) + ": watching the run: " + e.what());
+    }
+  }
+}
+
+void Simulation::write_split_logs() {
+  // Every process, on a tick a log keeps: the blocks of the frame, each encoded where most of
+  // its robots are; process 0 writes them (docs/distributed.md, "The log on several
+  // processes"). It holds its own part only, so the live view gets the frames it asked for
+  // (whole_frame_tick_), which the moves brought to it whole.
+  if (log_due()) {
+    // (Every process: only process 0 made a header, which sets logged_robot_columns_.)
+    log::LogHeader columns;
+    std::vector<ColumnHandle> handles;
+    logged_columns(state_.robots, columns.robot_columns, handles);
+    const int level = log::FrameLogOptions{}.zstd_level;
+    std::vector<log::frame_format::EncodedBlock> blocks =
+        rounds_->frame_blocks(handles, log::frame_format::PayloadLayout::of(columns), level);
+    log::LogFrameView head = frame_view();
+    head.robot_columns.clear();
+    head.robot_count = 0;
+    for (const auto& b : blocks) head.robot_count += b.block.rows;
+    for (std::size_t w = 0; w < writers_.size(); ++w) {
+      if (state_.tick % experiment_.logs[w].every != 0) continue;
+      auto* frames = dynamic_cast<log::FrameLogWriter*>(writers_[w].get());
+      if (!frames) throw RunError("internal: a split log that is not a frame log");
+      try {
+        frames->write_blocks(head, w + 1 == writers_.size() ? std::move(blocks) : blocks);
+      } catch (const std::exception& e) {
+        throw RunError("tick " + std::to_string(state_.tick) + ": log '" +
+                       experiment_.logs[w].path + "': " + e.what());
+      }
+    }
+  }
+  if (observer_ && state_.tick == whole_frame_tick_) {
+    try {
+      observer_->write(frame_view());
     } catch (const std::exception& e) {
       throw RunError("tick " + std::to_string(state_.tick) + ": watching the run: " + e.what());
     }

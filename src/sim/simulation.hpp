@@ -220,6 +220,12 @@ class Simulation final : private WorldAccess {
   std::vector<std::pair<std::uint32_t, std::string>> apply_controller_tags();
   void act();
   void write_logs();
+  /// write_logs() of a split log (split_log_).
+  void write_split_logs();
+  /// The logged columns of `store`: those the body and the parts declared `logged`, in
+  /// declaration order (strings never: names are in the entity table).
+  static void logged_columns(const ColumnStore& store, std::vector<ColumnDesc>& descs,
+                             std::vector<ColumnHandle>& handles);
   /// The logged columns of the world as it is now (spans on the store: valid until it changes).
   log::LogFrameView frame_view() const;
   void write_headers();
@@ -424,9 +430,14 @@ class Simulation final : private WorldAccess {
   /// A load that deferred the placement: the plan's fingerprint and robots (the processes
   /// compare those at the start, having placed different parts).
   std::optional<std::pair<std::uint64_t, std::size_t>> planned_world_;
-  /// A partitioned run's first process when it writes logs: it holds every robot (the moves
-  /// of a tick a log keeps carry every robot's row to it).
+  /// A partitioned run's first process when it writes a log in the DEECo format: it holds
+  /// every robot (the moves of a tick a log keeps carry every robot's row to it).
   bool holds_all_ = true;
+  /// Every log of the run is a frame log (known on every process; set up once).
+  bool frame_logs_only_ = true;
+  /// A partitioned run whose logs are all frame logs: after the start, every process encodes
+  /// the frame's robot blocks it writes and process 0 writes them (ProcessRounds::frame_blocks).
+  bool split_log_ = false;
   std::uint64_t world_hash_ = 0;
   std::size_t world_robots_ = 0;
   double halo_reach_ = 0;
@@ -438,6 +449,12 @@ class Simulation final : private WorldAccess {
   std::vector<std::pair<std::uint32_t, std::string>> staged_tags_;
   ExchangeStats xstats_;
   std::vector<std::int64_t> log_every_;  ///< every log's `every` (all processes; process 0 logs)
+  /// A log keeps the current tick.
+  bool log_due() const {
+    for (std::int64_t every : log_every_)
+      if (state_.tick % every == 0) return true;
+    return false;
+  }
   std::unique_ptr<LoopFunctions> loop_;
   std::vector<std::unique_ptr<log::LogWriter>> writers_;
   log::LogWriter* observer_ = nullptr;  ///< observe_frames()
