@@ -144,7 +144,6 @@ Run run_once(const bench::DiffusionSceneOptions& o, const std::string& dir,
     sim.step();
     if (ros) ros->publish();
   }
-  if (ros) ros->flush();  // (the last publication's DDS writes count too)
   r.loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   r.cpu_seconds = bench::cpu_seconds() - c0;
   sim.finish();
@@ -191,12 +190,6 @@ int main(int argc, char** argv) {
                  "the subscriptions': reliable (ROS 2's default profile) or best_effort (its "
                  "sensor data profile)")
       ->check(CLI::IsMember({"reliable", "best_effort"}));
-  std::string sender = "thread";
-  app.add_option("--sender", sender,
-                 "where the bridge's DDS writes run: on its own thread while the next step runs "
-                 "(thread, as fleetsim run does) or within publish(), on the thread that steps "
-                 "(step)")
-      ->check(CLI::IsMember({"thread", "step"}));
   if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
   g_best_effort = reliability == "best_effort";
   // Nothing leaves the machine.
@@ -213,7 +206,6 @@ int main(int argc, char** argv) {
   b.robots = {"all"};
   b.rate_hz = rate;
   b.scans = scans == "on";
-  b.sender_thread = sender == "thread";
 
   const auto dir = std::filesystem::temp_directory_path() /
                    ("fleetsim_bench_ros2_" + std::to_string(::getpid()));
@@ -308,7 +300,6 @@ int main(int argc, char** argv) {
       {"realtime_share", (m_on - m_off) / o.seconds},
       {"realtime_cpu_cores", (median(on_cpu) - median(off_cpu)) / o.seconds},
       {"subscribe", subscribe},
-      {"sender", sender},
       {"subscriber_reliability", reliability},
       {"subscribed_writers", g_subscriptions},
       {"samples_received", received},

@@ -6,16 +6,11 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
-#include <condition_variable>
 #include <deque>
 #include <fstream>
-#include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <thread>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -181,50 +176,12 @@ struct Bridge::Impl {
   std::unique_ptr<std::ofstream> record;
   Tick publish_every = 1;
 
-  std::vector<Pose> poses;
-
-  /// One publication's messages, built by the thread that steps and written to DDS by the
-  /// sender thread while the next step runs (DDS takes about 10 us of CPU a sample: the run
-  /// does not wait for it). The messages' strings point into the bridge (frames), which
-  /// outlives the batch.
-  struct Batch {
-    bool clock = false;
-    Clock clock_message{};
-    bool robots = false, all_poses = false, tf = false;
-    PoseArray pose_array{};
-    std::vector<Pose> poses;  // (in id order)
-    std::vector<std::pair<const Publisher*, PoseStamped>> pose_stamped;
-    std::vector<std::pair<const Publisher*, Odometry>> odometry;
-    std::vector<TransformStamped> transforms;
-    struct Scan {
-      const Publisher* writer = nullptr;
-      LaserScan message{};
-      std::vector<float> ranges, intensities;
-    };
-    std::vector<Scan> scans;  // (the first scan_count; kept for their buffers)
-    std::size_t scan_count = 0;
-    void clear();
-    void write(const Impl& m);
-  };
-  Batch building, sending;
-  std::thread sender;
-  std::mutex sender_mutex;
-  std::condition_variable sender_wake, sender_done;
-  bool sending_full = false, sender_stop = false;
-  void start_sender();
-  /// Waits for the sender to finish the batch before, then gives it `building`.
-  void hand_over();
+  std::vector<Pose> poses, sorted_poses;
+  std::vector<TransformStamped> transforms;
+  std::vector<float> ranges, intensities;
 
   Impl(Simulation& s, BridgeOptions options) : sim(s), o(std::move(options)) {}
   ~Impl() {
-    if (sender.joinable()) {
-      {
-        std::lock_guard lock(sender_mutex);
-        sender_stop = true;
-      }
-      sender_wake.notify_all();
-      sender.join();  // (after the last batch is written)
-    }
     if (participant > 0) dds_delete(participant);
   }
 
@@ -459,7 +416,6 @@ Bridge::Bridge(Simulation& sim, BridgeOptions options)
   }
   m.announce();
   m.driver.emplace(sim);
-  if (m.o.sender_thread) m.start_sender();
 }
 
 Bridge::~Bridge() = default;
@@ -510,24 +466,19 @@ void Bridge::Impl::publish_scan(const Shown& s, std::size_t row, SimTime now) {
   const WorldState& st = sim.state();
   const ScanLayout& l = *scans[st.robot_kind()[row]];
   const float* reading = st.robots.span<float>(l.column).data() + row * l.rays;
-  Batch& b = building;
-  if (b.scans.size() <= b.scan_count) b.scans.emplace_back();
-  Batch::Scan& out = b.scans[b.scan_count++];
-  out.writer = &s.scan_writer;
-  out.ranges.assign(l.bins, std::numeric_limits<float>::quiet_NaN());
-  out.intensities.assign(l.bins, 0.0f);
+  ranges.assign(l.bins, std::numeric_limits<float>::quiet_NaN());
+  intensities.assign(l.bins, 0.0f);
   for (std::size_t k = 0; k < l.rays; ++k) {
     const float r = reading[k];
-    const std::uint32_t bin = l.bin[k];
-    if (r < out.intensities[bin] && !std::isnan(out.ranges[bin])) continue;  // (the nearer)
+    const std::uint32_t b = l.bin[k];
+    if (r < intensities[b] && !std::isnan(ranges[b])) continue;  // (the nearer of two rays)
     // A reading is 1 - distance / range from the body's surface; the scan's ranges are from
     // the robot's centre, +inf when nothing is within range (REP-117).
-    out.ranges[bin] = r > 0 ? static_cast<float>(l.radius_m + (1.0 - r) * l.range_m)
-                            : std::numeric_limits<float>::infinity();
-    out.intensities[bin] = r;
+    ranges[b] = r > 0 ? static_cast<float>(l.radius_m + (1.0 - r) * l.range_m)
+                      : std::numeric_limits<float>::infinity();
+    intensities[b] = r;
   }
-  LaserScan& scan = out.message;
-  scan = LaserScan{};
+  LaserScan scan{};
   scan.header.stamp = stamp(now);
   scan.header.frame_id = const_cast<char*>(s.base_frame.c_str());
   scan.angle_min = l.angle_min;
@@ -537,12 +488,15 @@ void Bridge::Impl::publish_scan(const Shown& s, std::size_t row, SimTime now) {
                                       static_cast<double>(sim.model().tick_period_ns) * 1e-9);
   scan.range_min = static_cast<float>(l.radius_m);
   scan.range_max = static_cast<float>(l.radius_m + l.range_m);
+  scan.ranges = {static_cast<std::uint32_t>(l.bins), static_cast<std::uint32_t>(l.bins),
+                 ranges.data(), false};
+  scan.intensities = {static_cast<std::uint32_t>(l.bins), static_cast<std::uint32_t>(l.bins),
+                      intensities.data(), false};
+  s.scan_writer.write(&scan);
 }
 
 void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
   const WorldState& st = sim.state();
-  Batch& b = building;
-  b.robots = true;
   // (Rows are in id order on one process: the world keeps them so. On several, process 0's
   // rows of a whole frame may not be.)
   const std::size_t n = st.robot_count();
@@ -554,22 +508,25 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
     poses[row] = Pose{{st.x()[row], st.y()[row], z ? z[row] : 0.0},
                       {0.0, 0.0, std::sin(half), std::cos(half)}};
   }
-  b.all_poses = poses_writer.wanted();
-  if (b.all_poses) {
+  if (poses_writer.wanted()) {
     const auto ids = st.robot_id();
-    b.poses.resize(n);
-    if (std::is_sorted(ids.begin(), ids.end())) {
-      std::copy(poses.begin(), poses.end(), b.poses.begin());
-    } else {
+    const Pose* in_order = poses.data();
+    if (!std::is_sorted(ids.begin(), ids.end())) {
       std::vector<std::uint32_t> order(n);
       for (std::uint32_t row = 0; row < n; ++row) order[row] = row;
       std::sort(order.begin(), order.end(),
-                [&](std::uint32_t a, std::uint32_t c) { return ids[a] < ids[c]; });
-      for (std::size_t k = 0; k < n; ++k) b.poses[k] = poses[order[k]];
+                [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
+      sorted_poses.resize(n);
+      for (std::size_t k = 0; k < n; ++k) sorted_poses[k] = poses[order[k]];
+      in_order = sorted_poses.data();
     }
-    b.pose_array = PoseArray{};
-    b.pose_array.header.stamp = stamp(now);
-    b.pose_array.header.frame_id = o.frame.data();
+    PoseArray all{};
+    all.header.stamp = stamp(now);
+    all.header.frame_id = o.frame.data();
+    all.poses._maximum = all.poses._length = static_cast<std::uint32_t>(n);
+    all.poses._buffer = const_cast<Pose*>(in_order);
+    all.poses._release = false;
+    poses_writer.write(&all);
   }
 
   // (A robot's row by its id: rows change when loop functions add or remove robots.)
@@ -580,9 +537,10 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
     one.header.stamp = stamp(now);
     one.header.frame_id = o.frame.data();
     one.pose = poses[row];
-    b.pose_stamped.emplace_back(&d.pose_writer, one);
+    d.pose_writer.write(&one);
   }
 
+  transforms.clear();
   const bool tf = tf_writer.wanted();
   for (Shown& s : shown) {
     const std::uint32_t row = st.robot_index(s.id);
@@ -605,7 +563,7 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
         odom.twist.twist.linear.y = (-dx * sn + dy * c) / dt;
         odom.twist.twist.angular.z = std::remainder(theta - s.last_theta, 2 * kPi) / dt;
       }
-      b.odometry.emplace_back(&s.odom_writer, odom);
+      s.odom_writer.write(&odom);
     }
     s.last_x = x;
     s.last_y = y;
@@ -619,94 +577,25 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
       t.transform.translation = {poses[row].position.x, poses[row].position.y,
                                  poses[row].position.z};
       t.transform.rotation = poses[row].orientation;
-      b.transforms.push_back(t);
+      transforms.push_back(t);
     }
     if (s.scan_writer.wanted()) publish_scan(s, row, now);
-  }
-  b.tf = tf;
-}
-
-void Bridge::Impl::Batch::clear() {
-  clock = false;
-  robots = all_poses = tf = false;
-  poses.clear();
-  pose_stamped.clear();
-  odometry.clear();
-  transforms.clear();
-  scan_count = 0;
-}
-
-void Bridge::Impl::Batch::write(const Impl& m) {
-  if (clock) m.clock_writer.write(&clock_message);
-  if (!robots) return;
-  if (all_poses) {
-    pose_array.poses._maximum = pose_array.poses._length = static_cast<std::uint32_t>(poses.size());
-    pose_array.poses._buffer = poses.data();
-    pose_array.poses._release = false;
-    m.poses_writer.write(&pose_array);
-  }
-  for (const auto& [writer, message] : pose_stamped) writer->write(&message);
-  for (const auto& [writer, message] : odometry) writer->write(&message);
-  for (std::size_t k = 0; k < scan_count; ++k) {
-    Scan& s = scans[k];
-    const auto bins = static_cast<std::uint32_t>(s.ranges.size());
-    s.message.ranges = {bins, bins, s.ranges.data(), false};
-    s.message.intensities = {bins, bins, s.intensities.data(), false};
-    s.writer->write(&s.message);
   }
   if (tf) {
     TFMessage message{};
     message.transforms = {static_cast<std::uint32_t>(transforms.size()),
                           static_cast<std::uint32_t>(transforms.size()), transforms.data(), false};
-    m.tf_writer.write(&message);
+    tf_writer.write(&message);
   }
-}
-
-void Bridge::Impl::start_sender() {
-  sender = std::thread([this] {
-    std::unique_lock lock(sender_mutex);
-    for (;;) {
-      sender_wake.wait(lock, [this] { return sender_stop || sending_full; });
-      if (!sending_full) return;  // (stopped, with nothing left to send)
-      lock.unlock();
-      sending.write(*this);
-      lock.lock();
-      sending_full = false;
-      sender_done.notify_all();
-    }
-  });
-}
-
-void Bridge::Impl::hand_over() {
-  if (!sender.joinable()) {  // (no sender thread: written here)
-    building.write(*this);
-    building.clear();
-    return;
-  }
-  std::unique_lock lock(sender_mutex);
-  // (At most one batch waits: a run that steps faster than DDS takes its messages waits here.)
-  sender_done.wait(lock, [this] { return !sending_full; });
-  std::swap(building, sending);
-  sending_full = true;
-  sender_wake.notify_all();
-  lock.unlock();
-  building.clear();
 }
 
 void Bridge::publish(bool whole) {
   Impl& m = *impl_;
   const WorldState& st = m.sim.state();
   const SimTime now = st.tick * m.sim.model().tick_period_ns;
-  m.building.clock = m.clock_writer.wanted();
-  m.building.clock_message = Clock{stamp(now)};
+  Clock clock{stamp(now)};
+  if (m.clock_writer.wanted()) m.clock_writer.write(&clock);
   if (whole && publishes_robots_at(st.tick)) m.publish_robots(st.tick, now);
-  if (m.building.clock || m.building.robots) m.hand_over();
-}
-
-void Bridge::flush() {
-  Impl& m = *impl_;
-  std::unique_lock lock(m.sender_mutex);
-  m.sender_done.wait(lock, [&m] { return !m.sending_full; });
 }
 
 bool Bridge::publishes_robots_at(Tick tick) const {

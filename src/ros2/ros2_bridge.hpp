@@ -47,10 +47,6 @@ struct BridgeOptions {
   /// (the next tick boundary: the announcement goes to every process with this tick's moves),
   /// and recorded with that tick. Empty: one process, commands land at once.
   std::function<void(EntityId, const VelocityInput&)> announce;
-  /// DDS writes on a thread of the bridge's own, while the next step runs (the run waits only
-  /// when DDS falls a whole publication behind); false: on the thread that steps, within
-  /// publish() (bench/ros2 --sender step compares the two).
-  bool sender_thread = true;
   /// Several processes: every robot's id in the experiment by entity id, taken at the start
   /// (process 0's rows of the robots it does not run carry none). Empty: from the rows.
   std::map<EntityId, std::string> names;
@@ -80,8 +76,6 @@ class Bridge {
   /// `whole`: this process holds every robot as it is now (always on one process; on several,
   /// process 0 on the ticks whose whole frame it asked for): otherwise only /clock.
   void publish(bool whole = true);
-  /// Returns once every message publish() was given is written to DDS (the sender thread).
-  void flush();
   /// Whether publish() at tick `tick` publishes poses, odometry, tf and scans (the rate).
   bool publishes_robots_at(Tick tick) const;
   /// One line for the user: the domain, the node and the topics.
