@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -356,8 +357,15 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     };
   }
 #endif
+  // Several processes with --ros2: every process lands the commands process 0 announced.
+  std::function<void(Simulation&, const std::string& lines)> land_ros_announced;
+  std::mutex ros_drivers_mutex;
+  std::map<int, std::unique_ptr<ros2::VelocityDriver>> ros_drivers;  // by process
 #ifdef FLEETSIM_HAVE_ROS2
   std::unique_ptr<ros2::Bridge> ros;  // made on the first step, with the started simulation
+  const bool ros_several = a.processes > 1 || distributed::mpi_launched();
+  std::set<Tick> ros_whole_at;                // process 0: the ticks whose whole frame it asked for
+  std::map<EntityId, std::string> ros_names;  // process 0: every robot's, at the start
   if (a.ros2) {
     ros2::BridgeOptions bo;
     bo.domain = a.ros2_domain;
@@ -368,16 +376,78 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
     bo.record_inputs = a.record_inputs
                            ? *a.record_inputs
                            : std::filesystem::path(file).stem().string() + ".ros2-inputs";
-    o.before_step = [&, bo](Simulation& sim) {
-      if (!ros) {
-        ros = std::make_unique<ros2::Bridge>(sim, bo);
-        if (!a.quiet) std::cerr << ros->describe() << "\n";
-        ros->publish();
-      }
-      // A tick boundary: the commands received so far take effect from this step on.
-      ros->take_commands();
-    };
-    o.after_step = [&](Simulation&) { ros->publish(); };
+    if (!ros_several) {
+      o.before_step = [&, bo](Simulation& sim) {
+        if (!ros) {
+          ros = std::make_unique<ros2::Bridge>(sim, bo);
+          if (!a.quiet) std::cerr << ros->describe() << "\n";
+          ros->publish();
+        }
+        // A tick boundary: the commands received so far take effect from this step on.
+        ros->take_commands();
+      };
+      o.after_step = [&](Simulation&) { ros->publish(); };
+    } else {
+      // Several processes: process 0 runs the bridge. It asks for the whole world two ticks
+      // ahead of each tick it publishes the robots at (Simulation::request_whole_frame);
+      // its commands go to every process with this tick's moves and land at the next tick
+      // boundary on the process running each robot's controller (ros2_inputs.hpp).
+      bo.scans = false;  // (readings stay with the process running the robot: docs/ros2.md)
+      // Every robot's name, before process 0 keeps only its part (a before_start hook has it
+      // place every robot: Distribution::first_holds_all).
+      o.before_start = [&ros_names, inner = o.before_start](Simulation& sim) {
+        if (inner) inner(sim);
+        const WorldState& st = sim.state();
+        for (std::size_t row = 0; row < st.robot_count(); ++row)
+          ros_names[st.robot_id()[row]] = std::string(st.robot_name()[row]);
+      };
+      // The bridge is made on the first tick process 0 holds every robot: the start's first
+      // whole frame, two ticks in (a partitioned process 0 holds only its part before).
+      o.before_step = [&](Simulation& sim) {
+        const Tick tick = sim.state().tick;
+        if (ros) ros->take_commands();
+        if (!ros || ros->publishes_robots_at(tick + 2)) {
+          sim.request_whole_frame();
+          ros_whole_at.insert(tick + 2);
+        }
+      };
+      o.after_step = [&, bo](Simulation& sim) mutable {
+        const bool whole = ros_whole_at.erase(sim.state().tick) > 0;
+        if (!ros && whole) {
+          bo.names = ros_names;
+          bo.announce = [&sim](EntityId id, const ros2::VelocityInput& i) {
+            sim.announce_interventions(ros2::format_announced_input(id, i) + "\n");
+          };
+          ros = std::make_unique<ros2::Bridge>(sim, bo);
+          if (!a.quiet) std::cerr << ros->describe() << "\n";
+        }
+        if (ros) ros->publish(whole);
+      };
+      // Every process lands the commands announced, keeps them for robots that come to it,
+      // and writes them before every step into the robots whose controllers it runs.
+      land_ros_announced = [&ros_drivers, &ros_drivers_mutex](Simulation& sim,
+                                                              const std::string& lines) {
+        ros2::VelocityDriver* driver = nullptr;
+        {
+          std::lock_guard lock(ros_drivers_mutex);
+          auto& d = ros_drivers[sim.distribution().process];  // (a map's elements stay put)
+          if (!d) d = std::make_unique<ros2::VelocityDriver>(sim);
+          driver = d.get();
+        }
+        std::istringstream in(lines);
+        for (std::string line; std::getline(in, line);) {
+          EntityId id = 0;
+          ros2::VelocityInput i;
+          if (!ros2::parse_announced_input(line, id, i))
+            throw RunError("a ROS 2 command announced by process 0 does not read back: " + line);
+          if (i.tick != sim.state().tick)
+            throw RunError(fmt::format("a ROS 2 command announced for tick {} came at tick {}",
+                                       i.tick, sim.state().tick));
+          driver->take(id, i.linear_x, i.angular_z);
+        }
+        driver->apply();
+      };
+    }
   }
 #endif
   // --replay-inputs: recorded ROS 2 commands, each at its tick boundary (ros2_inputs.hpp).
@@ -393,6 +463,7 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       if (inner) inner(sim);
     };
   }
+  std::function<void(Simulation&, const std::string& lines)> land_interventions_announced;
   // Several processes (--processes, mpirun): the interventions land alike on every process,
   // at the tick boundary the first process announced them for. A replayed file, and
   // --view-steer, have every process hold every robot (Distribution::every_robot_everywhere);
@@ -577,8 +648,7 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   };
   // Several processes: what the first process announced lands on every process, at the tick
   // boundary it was announced for; the first process records it and says what became of it.
-  auto land_announced = [tell, landed](Simulation& sim) {
-    const std::string lines = sim.take_due_interventions();
+  auto land_announced = [tell, landed](Simulation& sim, const std::string& lines) {
     if (lines.empty()) return;
     std::istringstream in(lines);
     Diagnostics diags;
@@ -610,11 +680,25 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       if (several && live->run().wants_whole_frame()) sim.request_whole_frame();
     };
   if (a.view && several)  // (every rank: only rank 0 has the live view, and announces)
-    o.each_before_step = [land_announced, inner = o.each_before_step](Simulation& sim) {
-      if (inner) inner(sim);  // (replayed interventions first)
-      land_announced(sim);
-    };
+    land_interventions_announced = land_announced;
 #endif
+  // Several processes: what process 0 announced (the pages' interventions, ROS 2 commands)
+  // lands on every process (every rank: only rank 0 has the live view and the bridge).
+  if (several && (land_interventions_announced || land_ros_announced))
+    o.each_before_step = [&land_interventions_announced, &land_ros_announced,
+                          inner = o.each_before_step](Simulation& sim) {
+      if (inner) inner(sim);  // (replayed interventions first)
+      std::string interventions, commands;
+      std::istringstream in(sim.take_due_interventions());
+      for (std::string line; std::getline(in, line);)
+        (ros2::is_announced_input(line) ? commands : interventions) += line + "\n";
+      if (!interventions.empty()) {
+        if (!land_interventions_announced)
+          throw RunError("interventions announced on a run that takes none");
+        land_interventions_announced(sim, interventions);
+      }
+      if (land_ros_announced) land_ros_announced(sim, commands);
+    };
   RunArgs one = a;
   one.files = {file};
   std::mutex loading;  // in-process threads load at once
@@ -758,6 +842,16 @@ int run_files(const RunArgs& given, const std::shared_ptr<const Checkpoint>& res
           return kExitUserError;
         }
       }
+#ifdef FLEETSIM_HAVE_ROS2
+      if (several && a.ros2 && ex.model) {  // (one process checks it in run_file)
+        try {
+          ros2::selected_robots(*ex.model, ex.state, a.ros2_robots);
+        } catch (const std::invalid_argument& e) {
+          err << "fleetsim run: error: " << e.what() << "\nfleetsim: nothing was run\n";
+          return kExitUserError;
+        }
+      }
+#endif
       // One process runs what was loaded; several load in each process.
       if (several)
         preloaded.emplace_back();
@@ -1099,8 +1193,8 @@ int run_command(const RunArgs& given) {
 #ifndef FLEETSIM_HAVE_ROS2
     why = "this fleetsim was built without the ROS 2 bridge (sanitizer builds leave it out)";
 #endif
-    if (a.processes > 1 || !a.network_role.empty())
-      why = "--ros2 runs on one process (give --processes 1)";
+    if (!a.network_role.empty())
+      why = "--ros2 runs on this machine's processes (--processes N), not with --network-role";
     if (!a.replay_inputs.empty())
       why = "--replay-inputs replays the commands a --ros2 run took, without ROS 2: drop --ros2";
     for (const auto& r : a.ros2_robots)

@@ -176,7 +176,7 @@ struct Bridge::Impl {
   std::unique_ptr<std::ofstream> record;
   Tick publish_every = 1;
 
-  std::vector<Pose> poses;
+  std::vector<Pose> poses, sorted_poses;
   std::vector<TransformStamped> transforms;
   std::vector<float> ranges, intensities;
 
@@ -389,7 +389,8 @@ Bridge::Bridge(Simulation& sim, BridgeOptions options)
   if (any_shown) m.tf_writer = m.writer(&tf2_msgs_msg_dds__TFMessage__desc, "/tf", 100);
   const auto& names = st.robot_name();
   for (std::size_t row = 0; row < names.size(); ++row) {
-    const std::string name = names[row];
+    const auto known = m.o.names.find(st.robot_id()[row]);
+    const std::string name = known != m.o.names.end() ? known->second : std::string(names[row]);
     if (external[row]) {
       Impl::Driven d;
       d.name = name;
@@ -441,7 +442,12 @@ void Bridge::take_commands() {
       if (n < kBatch) break;
     }
     if (!newest) continue;
-    m.driver->take(*newest);
+    if (m.o.announce) {
+      newest->tick = tick + 1;  // (where it lands on every process)
+      m.o.announce(d.id, *newest);
+    } else {
+      m.driver->take(*newest);
+    }
     if (m.o.record_inputs.empty()) continue;
     if (!m.record) {
       m.record = std::make_unique<std::ofstream>(m.o.record_inputs);
@@ -453,7 +459,7 @@ void Bridge::take_commands() {
     if (!*m.record)
       throw RunError("ROS 2 bridge: cannot record the commands in " + m.o.record_inputs);
   }
-  m.driver->apply();
+  if (!m.o.announce) m.driver->apply();
 }
 
 void Bridge::Impl::publish_scan(const Shown& s, std::size_t row, SimTime now) {
@@ -491,7 +497,8 @@ void Bridge::Impl::publish_scan(const Shown& s, std::size_t row, SimTime now) {
 
 void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
   const WorldState& st = sim.state();
-  // (Rows are in id order: the world keeps them so.)
+  // (Rows are in id order on one process: the world keeps them so. On several, process 0's
+  // rows of a whole frame may not be.)
   const std::size_t n = st.robot_count();
   const ColumnHandle zc = st.robots.find("z");
   const double* z = zc == kNoColumn ? nullptr : st.robots.span<double>(zc).data();
@@ -502,11 +509,22 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
                       {0.0, 0.0, std::sin(half), std::cos(half)}};
   }
   if (poses_writer.wanted()) {
+    const auto ids = st.robot_id();
+    const Pose* in_order = poses.data();
+    if (!std::is_sorted(ids.begin(), ids.end())) {
+      std::vector<std::uint32_t> order(n);
+      for (std::uint32_t row = 0; row < n; ++row) order[row] = row;
+      std::sort(order.begin(), order.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
+      sorted_poses.resize(n);
+      for (std::size_t k = 0; k < n; ++k) sorted_poses[k] = poses[order[k]];
+      in_order = sorted_poses.data();
+    }
     PoseArray all{};
     all.header.stamp = stamp(now);
     all.header.frame_id = o.frame.data();
     all.poses._maximum = all.poses._length = static_cast<std::uint32_t>(n);
-    all.poses._buffer = poses.data();
+    all.poses._buffer = const_cast<Pose*>(in_order);
     all.poses._release = false;
     poses_writer.write(&all);
   }
@@ -571,13 +589,17 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
   }
 }
 
-void Bridge::publish() {
+void Bridge::publish(bool whole) {
   Impl& m = *impl_;
   const WorldState& st = m.sim.state();
   const SimTime now = st.tick * m.sim.model().tick_period_ns;
   Clock clock{stamp(now)};
   if (m.clock_writer.wanted()) m.clock_writer.write(&clock);
-  if (st.tick % m.publish_every == 0) m.publish_robots(st.tick, now);
+  if (whole && publishes_robots_at(st.tick)) m.publish_robots(st.tick, now);
+}
+
+bool Bridge::publishes_robots_at(Tick tick) const {
+  return tick % impl_->publish_every == 0;
 }
 
 std::string Bridge::describe() const {
@@ -585,8 +607,10 @@ std::string Bridge::describe() const {
   std::string line = fmt::format("ROS 2 (DDS domain {}): node /{} publishing /clock and /{}/poses",
                                  m.o.domain, m.o.ns, m.o.ns);
   if (!m.shown.empty())
-    line += fmt::format("; {} robot(s) publish /{}/ROBOT/odom, /{}/ROBOT/scan and /tf",
-                        m.shown.size(), m.o.ns, m.o.ns);
+    line += m.o.scans ? fmt::format("; {} robot(s) publish /{}/ROBOT/odom, /{}/ROBOT/scan and /tf",
+                                    m.shown.size(), m.o.ns, m.o.ns)
+                      : fmt::format("; {} robot(s) publish /{}/ROBOT/odom and /tf (no scans)",
+                                    m.shown.size(), m.o.ns);
   if (!m.driven.empty())
     line += fmt::format("; {} external robot(s) publish /{}/ROBOT/pose and take /{}/ROBOT/cmd_vel",
                         m.driven.size(), m.o.ns, m.o.ns);

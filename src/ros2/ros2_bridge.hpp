@@ -4,9 +4,13 @@
 // same DDS domain sees a node `/NS` and talks to it without any fleetsim code (docs/ros2.md).
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "fleetsim/types.hpp"
 
 namespace fleetsim {
 class Simulation;
@@ -15,6 +19,8 @@ struct WorldState;
 }  // namespace fleetsim
 
 namespace fleetsim::ros2 {
+
+struct VelocityInput;
 
 /// The ROS 2 release the bridge presents itself to: its graph messages and type hashes differ.
 enum class Distro {
@@ -36,6 +42,14 @@ struct BridgeOptions {
   bool scans = true;
   /// Where the commands taken are recorded (ros2_inputs.hpp); "" records none.
   std::string record_inputs;
+  /// A run on several processes, process 0 running the bridge: each command taken is not
+  /// landed here but handed to `announce`, with the robot's entity id and the tick it lands at
+  /// (the next tick boundary: the announcement goes to every process with this tick's moves),
+  /// and recorded with that tick. Empty: one process, commands land at once.
+  std::function<void(EntityId, const VelocityInput&)> announce;
+  /// Several processes: every robot's id in the experiment by entity id, taken at the start
+  /// (process 0's rows of the robots it does not run carry none). Empty: from the rows.
+  std::map<EntityId, std::string> names;
 };
 
 /// Over one run: before each step take_commands(), after it publish(). Called from the thread
@@ -59,7 +73,11 @@ class Bridge {
   /// /NS/ROBOT/pose (geometry_msgs/PoseStamped, external robots), /NS/ROBOT/odom
   /// (nav_msgs/Odometry), /NS/ROBOT/scan (sensor_msgs/LaserScan) and /tf
   /// (tf2_msgs/TFMessage) for the selected robots.
-  void publish();
+  /// `whole`: this process holds every robot as it is now (always on one process; on several,
+  /// process 0 on the ticks whose whole frame it asked for): otherwise only /clock.
+  void publish(bool whole = true);
+  /// Whether publish() at tick `tick` publishes poses, odometry, tf and scans (the rate).
+  bool publishes_robots_at(Tick tick) const;
   /// One line for the user: the domain, the node and the topics.
   std::string describe() const;
   /// Every topic the bridge has, "/topic pkg/msg/Type" (docs/ros2.md lists the same).

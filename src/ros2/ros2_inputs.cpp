@@ -25,6 +25,26 @@ std::string format_velocity_input(const VelocityInput& i) {
   return fmt::format("{} {} {} {}", i.tick, i.robot, i.linear_x, i.angular_z);
 }
 
+std::string format_announced_input(EntityId id, const VelocityInput& i) {
+  return fmt::format("ros2-cmd_vel {} {}", id, format_velocity_input(i));
+}
+
+bool is_announced_input(const std::string& line) {
+  return line.rfind("ros2-cmd_vel ", 0) == 0;
+}
+
+bool parse_announced_input(const std::string& line, EntityId& id, VelocityInput& out) {
+  std::istringstream words(line);
+  std::vector<std::string> w;
+  for (std::string s; words >> s;) w.push_back(s);
+  if (w.size() != 6 || w[0] != "ros2-cmd_vel" || !parse(w[1], id) || !parse(w[2], out.tick) ||
+      !parse(w[4], out.linear_x) || !parse(w[5], out.angular_z) || !std::isfinite(out.linear_x) ||
+      !std::isfinite(out.angular_z))
+    return false;
+  out.robot = w[3];
+  return true;
+}
+
 std::optional<std::vector<VelocityInput>> load_velocity_inputs(const std::string& path,
                                                                Diagnostics& diags) {
   std::ifstream in(path);
@@ -93,15 +113,24 @@ std::uint32_t VelocityDriver::row_of(const std::string& robot) {
 }
 
 bool VelocityDriver::take(const VelocityInput& input) {
-  if (row_of(input.robot) == kNoIndex) return false;
-  commanded_[input.robot] = {input.linear_x, input.angular_z};
+  const std::uint32_t row = row_of(input.robot);
+  if (row == kNoIndex) return false;
+  commanded_[sim_.state().robot_id()[row]] = {input.linear_x, input.angular_z};
   return true;
 }
 
+void VelocityDriver::take(EntityId id, double linear_x, double angular_z) {
+  commanded_[id] = {linear_x, angular_z};
+}
+
 void VelocityDriver::apply() {
-  for (const auto& [robot, s] : commanded_) {
-    const std::uint32_t row = row_of(robot);
-    if (row == kNoIndex) continue;  // (removed by the loop functions)
+  const int here = sim_.distribution().process;
+  const bool several = sim_.distribution().processes > 1;
+  for (const auto& [id, s] : commanded_) {
+    const std::uint32_t row = sim_.state().robot_index(id);
+    if (row == kNoIndex) continue;  // (removed by the loop functions, or held elsewhere)
+    // (Several processes: written where the robot's controller runs, as a controller would.)
+    if (several && sim_.controller_process(id) != here) continue;
     const Drive& d = drive_of(sim_.state().robot_kind()[row]);
     if (d.wheels != kNoColumn) {
       const double wheels[2] = {s.linear - s.angular * d.axle_m / 2,

@@ -45,17 +45,32 @@ std::string format_velocity_input(const VelocityInput& i);
 std::optional<std::vector<VelocityInput>> load_velocity_inputs(const std::string& path,
                                                                Diagnostics& diags);
 
+/// A command as process 0 announces it to every process of a run on several processes
+/// (Simulation::announce_interventions), one line: `ros2-cmd_vel ID TICK ROBOT LINEAR_X
+/// ANGULAR_Z` (ID the robot's entity id, the rest as recorded). Never mixed up with an
+/// intervention's line, which starts with its tick.
+std::string format_announced_input(EntityId id, const VelocityInput& i);
+/// True for a line format_announced_input() wrote (the others are interventions).
+bool is_announced_input(const std::string& line);
+/// Reads one such line back; false if it is not one.
+bool parse_announced_input(const std::string& line, EntityId& id, VelocityInput& out);
+
 /// Velocity commands turned into the robots' command columns: a kind with a differential
 /// drive gets wheel speeds v -/+ w * axle_length / 2 (the drive clamps them), any other kind
 /// its body's speed_cmd and turn_cmd. A robot keeps its last command. Used by the bridge
-/// (live) and by --replay-inputs, so that both write the same bits at the same boundary.
-/// Called between steps, from the thread that steps.
+/// (live) and by --replay-inputs, so that both write the same bits at the same boundary, and
+/// on a run on several processes by every process for the robots whose controller it runs
+/// (a robot that changes process keeps its command). Called between steps, from the thread
+/// that steps.
 class VelocityDriver {
  public:
   explicit VelocityDriver(Simulation& sim) : sim_(sim) {}
   /// From the next step on, `robot` moves at `input`'s speeds. False when the run has no robot
   /// of that id.
   bool take(const VelocityInput& input);
+  /// The same for robot `id`, held by this process or not (several processes: every process
+  /// keeps every command, and writes those of the robots it runs).
+  void take(EntityId id, double linear_x, double angular_z);
   /// Before each step: every robot that took a command gets it written into its columns.
   void apply();
 
@@ -74,7 +89,7 @@ class VelocityDriver {
   struct Speed {
     double linear = 0, angular = 0;
   };
-  std::map<std::string, Speed> commanded_;  // (ordered: the same write order every run)
+  std::map<EntityId, Speed> commanded_;  // (ordered: the same write order every run)
 };
 
 /// --replay-inputs: lands the recorded inputs at their ticks. Throws RunError naming the file

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -149,6 +150,8 @@ class Ros2Bridge : public ::testing::Test {
                                      "--quiet",
                                      "--record-inputs",
                                      (dir_ / "inputs").string()};
+    if (std::find(extra.begin(), extra.end(), "--time-mode") != extra.end())
+      args.erase(args.begin() + 7, args.begin() + 9);  // (the test's own pace instead)
     args.insert(args.end(), extra.begin(), extra.end());
     if (std::find(args.begin(), args.end(), "--log") == args.end())
       args.insert(args.end(), {"--log", ""});
@@ -584,6 +587,147 @@ TEST_F(Ros2Bridge, ARosDrivenRunRepeatsFromItsRecordedInputs) {
   EXPECT_NE(hash_of(undriven.out), hash_of(live));
 }
 
+// On two processes (a partitioned run: each holds its part of the world), process 0 runs the
+// bridge: ROS 2 sees every robot's pose, odometry and tf, exactly as a run on one process
+// publishes them at the same stamps.
+TEST_F(Ros2Bridge, OnTwoProcessesEveryRobotIsPublishedAsOnOne) {
+  using PoseXY = std::vector<std::array<double, 3>>;  // x, y, orientation z per robot
+  const auto ns_of = [](const builtin_interfaces_msg_dds__Time_& t) {
+    return std::int64_t{t.sec} * 1'000'000'000 + t.nanosec;
+  };
+  // A whole run without commands (the pilot stands, the others wander: the same every run):
+  // the poses and the odometry of w1 by stamp.
+  const auto watch = [&](const std::string& processes, std::map<std::int64_t, PoseXY>& poses,
+                         std::map<std::int64_t, std::array<double, 3>>& odom, std::string& said) {
+    const dds_entity_t all = reader(&geometry_msgs_msg_dds__PoseArray__desc, topic("poses"));
+    const dds_entity_t w1 = reader(&nav_msgs_msg_dds__Odometry__desc, topic("w1/odom"));
+    const dds_entity_t tf = reader(&tf2_msgs_msg_dds__TFMessage__desc, "/tf");
+    start_run({"--processes", processes, "--ros2-robots", "all", "--length", "20", "--time-mode",
+               "linear", "--speedup", "4"});
+    std::size_t transforms = 0;
+    const auto deadline = Clock::now() + std::chrono::seconds(40);
+    int status = -3;
+    while (Clock::now() < deadline) {
+      take_all<geometry_msgs_msg_dds__PoseArray_>(all, [&](const auto& m) {
+        PoseXY p;
+        for (std::uint32_t i = 0; i < m.poses._length; ++i)
+          p.push_back({m.poses._buffer[i].position.x, m.poses._buffer[i].position.y,
+                       m.poses._buffer[i].orientation.z});
+        poses[ns_of(m.header.stamp)] = p;
+      });
+      take_all<nav_msgs_msg_dds__Odometry_>(w1, [&](const auto& m) {
+        odom[ns_of(m.header.stamp)] = {m.pose.pose.position.x, m.twist.twist.linear.x,
+                                       m.twist.twist.angular.z};
+      });
+      take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
+        transforms = std::max<std::size_t>(transforms, m.transforms._length);
+      });
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    }
+    said = run_said();
+    EXPECT_EQ(status, 0) << said;
+    EXPECT_EQ(transforms, 4u) << "every robot in /tf";
+    dds_delete(all);
+    dds_delete(w1);
+    dds_delete(tf);
+  };
+  std::map<std::int64_t, PoseXY> two, one;
+  std::map<std::int64_t, std::array<double, 3>> two_odom, one_odom;
+  std::string said;
+  watch("2", two, two_odom, said);
+  watch("1", one, one_odom, said);
+  int same = 0;
+  for (const auto& [stamp, p] : two) {
+    ASSERT_EQ(p.size(), 4u) << "every robot in /NS/poses at " << stamp;
+    auto it = one.find(stamp);
+    if (it == one.end()) continue;
+    ++same;
+    EXPECT_EQ(p, it->second) << "the poses at stamp " << stamp << " differ";
+  }
+  EXPECT_GT(same, 50) << "too few stamps both runs published";
+  int same_odom = 0;
+  bool moved = false;
+  for (const auto& [stamp, o] : two_odom) {
+    auto it = one_odom.find(stamp);
+    if (it == one_odom.end()) continue;
+    ++same_odom;
+    moved = moved || o[1] != 0;
+    EXPECT_EQ(o, it->second) << "w1's odometry at stamp " << stamp << " differs";
+  }
+  EXPECT_GT(same_odom, 50) << two_odom.size() << " and " << one_odom.size() << " odometry messages";
+  EXPECT_TRUE(moved) << "w1 wanders: its odometry says it moves";
+}
+
+// A ROS-driven run on two processes: commands land at a tick boundary on every process; the
+// record replayed on one process gives the same bits and the same log.
+TEST_F(Ros2Bridge, ARosDrivenRunOnTwoProcessesRepeatsOnOne) {
+  const dds_entity_t pilot = reader(&geometry_msgs_msg_dds__PoseStamped__desc, topic("pilot/pose"));
+  const dds_entity_t cmd = writer(&geometry_msgs_msg_dds__Twist__desc, topic("pilot/cmd_vel"));
+  const std::string live_log = (dir_ / "live.log").string();
+  start_run({"--processes", "2", "--length", "30", "--time-mode", "linear", "--speedup", "4",
+             "--log", live_log, "--json"});
+  int sent = 0;
+  bool seen = false;
+  double first_x = 0, last_x = 0;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  int status = -3;
+  while (Clock::now() < deadline) {
+    take_all<geometry_msgs_msg_dds__PoseStamped_>(pilot, [&](const auto& m) {
+      if (!seen) first_x = m.pose.position.x;
+      last_x = m.pose.position.x;
+      seen = true;
+    });
+    if (seen) {
+      // Mostly forward (the pilot starts at x = -1 heading +x, in process 0's part, and
+      // crosses into process 1's), turning now and then.
+      const double v = 0.1 + 0.01 * (sent % 3), w = 0.1 * ((sent % 5) - 2);
+      geometry_msgs_msg_dds__Twist_ twist{{v, 0, 0}, {0, 0, w}};
+      dds_write(cmd, &twist);
+      ++sent;
+    }
+    int st = 0;
+    if (waitpid(pid_, &st, WNOHANG) == pid_) {
+      status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      pid_ = -1;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(37));
+  }
+  ASSERT_EQ(status, 0) << run_said();
+  EXPECT_GT(last_x, first_x + 0.1) << "the pilot did not follow cmd_vel";
+  // Past the processes' border (process 0's part ends at x = 0.87 for this start): process 1
+  // ran the pilot at the end, with the commands it kept.
+  EXPECT_GT(last_x, 1.0) << "the pilot did not reach the other process's part";
+  const std::string live = fleetsim::testing::slurp(dir_ / "out");
+  EXPECT_NE(live.find("\"processes\":2"), std::string::npos) << live;
+  const std::string record = fleetsim::testing::slurp(dir_ / "inputs");
+  ASSERT_NE(record.find(" pilot "), std::string::npos) << "no command was recorded";
+
+  const auto replay = fleetsim::testing::run_command(
+      std::string(FLEETSIM_EXE) + " run " + kExample + " --length 30 --quiet --json --log " +
+          (dir_ / "replay.log").string() + " --replay-inputs " + (dir_ / "inputs").string(),
+      dir_);
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  const auto hash_of = [](const std::string& json) {
+    const auto at = json.rfind("\"state_hash\":\"");
+    return at == std::string::npos ? std::string() : json.substr(at + 14, 16);
+  };
+  EXPECT_FALSE(hash_of(live).empty()) << live;
+  EXPECT_EQ(hash_of(replay.out), hash_of(live));
+  EXPECT_EQ(fleetsim::testing::slurp(dir_ / "replay.log"), fleetsim::testing::slurp(live_log))
+      << "the logs differ";
+  const auto undriven = fleetsim::testing::run_command(
+      std::string(FLEETSIM_EXE) + " run " + kExample + " --length 30 --quiet --json --log ''",
+      dir_);
+  EXPECT_NE(hash_of(undriven.out), hash_of(live));
+}
+
 TEST_F(Ros2Bridge, BadOptionsAreRefusedBeforeTheRun) {
   const std::string exe = FLEETSIM_EXE, file = kExample;
   const std::string err = (dir_ / "err").string();
@@ -592,8 +736,14 @@ TEST_F(Ros2Bridge, BadOptionsAreRefusedBeforeTheRun) {
   };
   EXPECT_EQ(status_of("--ros2 --ros2-namespace 9lives"), 2);
   EXPECT_NE(fleetsim::testing::slurp(err).find("is not one ROS 2 name token"), std::string::npos);
-  EXPECT_EQ(status_of("--ros2 --processes 2"), 2);
-  EXPECT_NE(fleetsim::testing::slurp(err).find("--ros2 runs on one process"), std::string::npos);
+  EXPECT_EQ(status_of("--ros2 --network-role primary --network-secondaries 1"), 2);
+  EXPECT_NE(fleetsim::testing::slurp(err).find("not with --network-role"), std::string::npos);
+  // On several processes too, a robot the run does not have is refused before the run.
+  EXPECT_EQ(status_of("--ros2 --processes 2 --ros2-domain " + std::to_string(domain_) +
+                      " --ros2-robots nobody --log ''"),
+            2);
+  EXPECT_NE(fleetsim::testing::slurp(err).find("the run has no robot 'nobody'"), std::string::npos)
+      << fleetsim::testing::slurp(err);
   EXPECT_EQ(status_of("--ros2 --ros2-domain " + std::to_string(domain_) +
                       " --ros2-robots pilot,kind:footbot --log ''"),
             2);

@@ -124,5 +124,29 @@ TEST(Ros2Inputs, ARobotTheRunDoesNotHaveStopsTheReplayAtItsLine) {
   }
 }
 
+// Several processes: process 0 announces each command to every process as one line among the
+// interventions; it reads back to the same robot, tick and bits, and is never taken for an
+// intervention (nor one for it).
+TEST(Ros2Inputs, AnnouncedCommandsReadBackExactlyAndApartFromInterventions) {
+  VelocityInput i{42, "w-1", 0.1, -1.0000000000000002e-300, 0};
+  const std::string line = format_announced_input(17, i);
+  EXPECT_TRUE(is_announced_input(line));
+  EntityId id = 0;
+  VelocityInput back;
+  ASSERT_TRUE(parse_announced_input(line, id, back)) << line;
+  EXPECT_EQ(id, 17u);
+  EXPECT_EQ(back.tick, 42);
+  EXPECT_EQ(back.robot, "w-1");
+  EXPECT_EQ(std::memcmp(&back.linear_x, &i.linear_x, sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(&back.angular_z, &i.angular_z, sizeof(double)), 0);
+  // Interventions start with their tick.
+  EXPECT_FALSE(is_announced_input("12 move 3 0.5 0.5 0"));
+  EXPECT_FALSE(is_announced_input("12 command 3 wheels 0.1,0.1"));
+  // What does not read back is refused: not a number, a missing word, no id.
+  EXPECT_FALSE(parse_announced_input("ros2-cmd_vel 17 42 w1 nan 0", id, back));
+  EXPECT_FALSE(parse_announced_input("ros2-cmd_vel 17 42 w1 0.1", id, back));
+  EXPECT_FALSE(parse_announced_input("ros2-cmd_vel x 42 w1 0.1 0", id, back));
+}
+
 }  // namespace
 }  // namespace fleetsim::ros2
