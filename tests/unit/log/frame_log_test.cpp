@@ -18,6 +18,7 @@
 #include "log/byte_io.hpp"
 #include "log/frame_log_format.hpp"
 #include "log/frame_log_reader.hpp"
+#include "log/frame_log_writer.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
 #include "log_test_support.hpp"
@@ -324,6 +325,61 @@ TEST(FrameLog, AFramesPayloadIsTheSameBytesHoweverItsRobotsAreSplit) {
   EXPECT_EQ(back.status, f.status);
   EXPECT_EQ(back.robot_columns, f.robot_columns);
   EXPECT_EQ(back.object_columns, f.object_columns);
+}
+
+// Issue 28: a frame's robot blocks encoded on their own (as the processes of a partitioned run
+// encode theirs, each from its own rows) and written with write_blocks() give, byte for byte,
+// the file write() makes of the whole frames; blocks out of order or that do not add up to
+// the frame's robots are refused.
+TEST(FrameLog, BlocksEncodedApartGiveTheBytesOfWholeFrames) {
+  TempDir dir;
+  const LogHeader header = make_header();
+  const auto layout = frame_format::PayloadLayout::of(header);
+  const auto frames = make_frames(header, 5, 11, 9'000);  // ids 0 to 9,000 and on: 3 blocks
+  auto whole = make_frame_log_writer(dir.file("whole"));
+  whole->begin(header);
+  for (const LogFrame& f : frames) whole->write(f.view());
+  whole->finish();
+  FrameLogWriter apart(dir.file("apart"), FrameLogOptions{});
+  apart.begin(header);
+  std::size_t most_blocks = 0;
+  for (const LogFrame& f : frames) {
+    const LogFrameView v = f.view();
+    const auto ids = column_as<std::uint32_t>(v.robot_columns[layout.robot_id_column]);
+    std::vector<frame_format::EncodedBlock> blocks;
+    std::size_t first = 0;
+    for (const frame_format::RobotBlock& b : frame_format::robot_blocks(ids)) {
+      // Each block from a copy of its own rows only, as a process holds them.
+      LogFrame mine;
+      mine.robot_count = b.rows;
+      for (std::size_t c = 0; c < v.robot_columns.size(); ++c) {
+        const std::size_t rb = header.robot_columns[c].row_bytes();
+        mine.robot_columns.emplace_back(v.robot_columns[c].begin() + first * rb,
+                                        v.robot_columns[c].begin() + (first + b.rows) * rb);
+      }
+      blocks.push_back(FrameLogWriter::encode_block(mine.view(), layout, b.index, 0, b.rows,
+                                                    FrameLogOptions{}.zstd_level));
+      first += b.rows;
+    }
+    most_blocks = std::max(most_blocks, blocks.size());
+    if (&f == &frames[2]) {  // (refused before anything reaches the file)
+      auto swapped = blocks;
+      std::swap(swapped[0], swapped[1]);
+      EXPECT_THROW(apart.write_blocks(v, swapped), LogError);
+      auto fewer = blocks;
+      fewer.pop_back();
+      EXPECT_THROW(apart.write_blocks(v, fewer), LogError);
+    }
+    apart.write_blocks(v, std::move(blocks));
+  }
+  apart.finish();
+  EXPECT_EQ(most_blocks, 3u);
+  EXPECT_TRUE(read_file(dir.file("whole")) == read_file(dir.file("apart")));
+  FrameLogReader reader(dir.file("apart"));
+  ASSERT_EQ(reader.frame_count(), frames.size());
+  const LogFrame back = reader.read_frame(4);
+  EXPECT_EQ(back.robot_columns, frames[4].robot_columns);
+  EXPECT_EQ(back.object_columns, frames[4].object_columns);
 }
 
 // A payload larger than a part is compressed in parts; the run's workers compress them when
