@@ -1369,32 +1369,37 @@ std::vector<log::frame_format::EncodedBlock> TickRounds::frame_blocks(
     if (rows[j].id == rows[j - 1].id)
       desync(static_cast<int>(rows[j].from == me ? rows[j - 1].from : rows[j].from),
              "a robot another process also moves (a 'W' message)");
-  // The frame of this process's blocks: every logged column, its robots in id order.
-  std::vector<std::vector<std::uint8_t>> data(columns.size());
-  log::LogFrameView view;
-  view.robot_count = rows.size();
+  // This process's blocks, one at a time (a block's columns at most, copied): every logged
+  // column, its robots in id order, encoded and compressed.
+  std::vector<std::size_t> row_bytes_of(columns.size()), offset(columns.size(), 0);
   for (std::size_t c = 0; c < columns.size(); ++c) {
-    const std::size_t rb = state_.robots.desc(columns[c]).row_bytes();
-    data[c].resize(rows.size() * rb);
-    const auto* here = static_cast<const std::uint8_t*>(state_.robots.data(columns[c]));
-    std::size_t offset = 0;  // (of column c in a sender's message)
-    for (std::size_t k = 0; k < c; ++k) offset += state_.robots.desc(columns[k]).row_bytes();
-    for (std::size_t j = 0; j < rows.size(); ++j) {
-      const Source& s = rows[j];
-      const std::uint8_t* from =
-          s.from == me ? here + std::size_t{s.at} * rb
-                       : columns_from[s.from] + offset * sent[s.from] + std::size_t{s.at} * rb;
-      std::memcpy(data[c].data() + j * rb, from, rb);
-    }
-    view.robot_columns.emplace_back(data[c]);
+    row_bytes_of[c] = state_.robots.desc(columns[c]).row_bytes();
+    if (c > 0) offset[c] = offset[c - 1] + row_bytes_of[c - 1];  // (in a sender's message)
   }
+  std::vector<std::vector<std::uint8_t>> data(columns.size());
   std::vector<ff::EncodedBlock> encoded;
   for (std::size_t first = 0; first < rows.size();) {
     const std::uint32_t b = rows[first].id / ff::kRobotBlockIds;
     std::size_t end = first;
     while (end < rows.size() && rows[end].id / ff::kRobotBlockIds == b) ++end;
+    log::LogFrameView view;
+    view.robot_count = end - first;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const std::size_t rb = row_bytes_of[c];
+      const auto* here = static_cast<const std::uint8_t*>(state_.robots.data(columns[c]));
+      data[c].resize(view.robot_count * rb);
+      for (std::size_t j = first; j < end; ++j) {
+        const Source& src = rows[j];
+        const std::uint8_t* from =
+            src.from == me
+                ? here + std::size_t{src.at} * rb
+                : columns_from[src.from] + offset[c] * sent[src.from] + std::size_t{src.at} * rb;
+        std::memcpy(data[c].data() + (j - first) * rb, from, rb);
+      }
+      view.robot_columns.emplace_back(data[c]);
+    }
     encoded.push_back(
-        log::FrameLogWriter::encode_block(view, layout, b, first, end - first, level));
+        log::FrameLogWriter::encode_block(view, layout, b, 0, view.robot_count, level));
     first = end;
   }
   // 3. 'F': the blocks, to the first process, which writes them as they are.
