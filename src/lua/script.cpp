@@ -190,7 +190,10 @@ void* budgeted_alloc(void* ud, void* block, std::size_t old_size, std::size_t ne
   }
   // Out of memory for a new chunk while shrinking: the block stays where it is (large enough;
   // given back later as a block of the smaller size, which it holds).
-  if (!moved && new_size < old_bytes) return budget.used -= old_bytes - new_size, block;
+  if (!moved && new_size < old_bytes) {
+    budget.used -= old_bytes - new_size;
+    return block;
+  }
   if (moved) budget.used = budget.used - old_bytes + new_size;
   return moved;
 }
