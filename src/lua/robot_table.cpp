@@ -671,12 +671,17 @@ void RobotTable::refresh_proximity(const SensorView& v) {
   }
   const int value = slot_.keys + kValue;
   for (std::size_t i = 0; i < n && i < kFetchAhead; ++i) prefetch(ray_tables_, i, 2);
+  // As ARGoS: reading i goes into whatever table robot.proximity[i] holds now (a script that
+  // sorted the array finds the values in place order, the angles where they were), and
+  // nowhere when that is no table.
   for (std::size_t i = 0; i < n; ++i) {
-    const int e = ray_slot0_ + static_cast<int>(i);
     if (i + kFetchAhead < n) prefetch(ray_tables_, i + kFetchAhead, 2);
-    lua_pushvalue(L, value);
-    lua_pushnumber(L, v.values[i]);
-    lua_rawset(L, e);
+    if (lua_rawgeti(L, t, static_cast<lua_Integer>(i + 1)) == LUA_TTABLE) {
+      lua_pushvalue(L, value);
+      lua_pushnumber(L, v.values[i]);
+      lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
   }
   // Angles are constant for a fixed sensor: written again only when they change.
   if (v.angles.size() == n &&
@@ -823,17 +828,12 @@ void RobotTable::refresh_wheels(RobotIO& io) {
   const double max = w.constants.size() > 1 ? w.constants[1] : HUGE_VAL;
   const double left = std::clamp(w.values[0], -max, max) * kCmPerM;
   const double right = std::clamp(w.values[1], -max, max) * kCmPerM;
-  if (left != wheel_speeds_shown_[0] || io.dt_s != wheel_dt_shown_) {
-    wheel_speeds_shown_[0] = left;
-    set_number(slot_.wheels, kVelocityLeft, left);
-    set_number(slot_.wheels, kDistanceLeft, left * io.dt_s);
-  }
-  if (right != wheel_speeds_shown_[1] || io.dt_s != wheel_dt_shown_) {
-    wheel_speeds_shown_[1] = right;
-    set_number(slot_.wheels, kVelocityRight, right);
-    set_number(slot_.wheels, kDistanceRight, right * io.dt_s);
-  }
-  wheel_dt_shown_ = io.dt_s;
+  // Written every tick, as ARGoS's sensor writes them: a script that overwrote one sees the
+  // reading again at its next step.
+  set_number(slot_.wheels, kVelocityLeft, left);
+  set_number(slot_.wheels, kDistanceLeft, left * io.dt_s);
+  set_number(slot_.wheels, kVelocityRight, right);
+  set_number(slot_.wheels, kDistanceRight, right * io.dt_s);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -225,7 +225,6 @@ class RobotTable {
   std::vector<const void*> rab_tables_, camera_tables_, ray_tables_;  ///< for prefetching
   int ray_slot0_ = 0;  ///< stack slot of ray 1's table (0 until the first step)
   double axis_length_shown_ = -1;
-  double wheel_speeds_shown_[2] = {0, 0}, wheel_dt_shown_ = 0;
 };
 
 }  // namespace fleetsim::lua

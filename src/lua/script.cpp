@@ -16,6 +16,8 @@
 #include <sstream>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace fleetsim::lua {
 
 void StateCloser::operator()(lua_State* state) const {
@@ -29,20 +31,171 @@ std::string ScriptError::str() const {
 
 namespace {
 
+// Where a state's small blocks live. A refresh of the robot table touches some 150 small
+// tables per robot and tick, each a header and a block of slots, made one after the other; the
+// C library gives each block a header of its own and takes huge pages only when told
+// (GLIBC_TUNABLES), so a state's tables spread over more cache lines and pages than they need.
+// Here blocks of up to kSmallMax bytes are cut one after the other from chunks of kChunk bytes,
+// in the order the state asks for them (a table's slots next to its header), with no header;
+// a freed block goes to its state's list of blocks of that size, which serves the next request
+// of the size. Chunks come from regions of kRegion bytes that the kernel is asked to back with
+// huge pages, shared by all states (under a lock, once per chunk), and go back to them when
+// the state's budget goes; regions are kept to the process's end. Addresses never reach a
+// result: pairs() visits keys in a fixed order (robot_table.cpp), and nothing else hashes them.
+constexpr std::size_t kGrain = 16;                   // every block is aligned and sized to this
+constexpr std::size_t kSmallMax = 512;               // larger blocks come from the C library
+constexpr std::size_t kChunk = (16 << 10) + 5 * 64;  // what a state takes at a time (see below)
+constexpr std::size_t kRegion = 2 << 20;             // a huge page
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kUseHeap = false;  // the sanitizers check each block through the C library
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kUseHeap = false;
+#else
+constexpr bool kUseHeap = true;
+#endif
+#else
+constexpr bool kUseHeap = true;
+#endif
+
+/// The chunks of all states: cut from huge-page regions, handed out and taken back.
+class ChunkSource {
+ public:
+  static ChunkSource& get() {
+    static ChunkSource* source = new ChunkSource;  // never destroyed: states may outlive statics
+    return *source;
+  }
+  void* take() {
+    std::lock_guard lock(mutex_);
+    if (!returned_.empty()) {
+      void* chunk = returned_.back();
+      returned_.pop_back();
+      return chunk;
+    }
+    if (static_cast<std::size_t>(end_ - next_) < kChunk) {  // the rest of a region is left
+      void* region = std::aligned_alloc(kRegion, kRegion);
+      if (!region) return nullptr;
+#ifdef MADV_HUGEPAGE
+      madvise(region, kRegion, MADV_HUGEPAGE);  // a hint: without it, small pages
+#endif
+      regions_.push_back(region);
+      next_ = static_cast<char*>(region);
+      end_ = next_ + kRegion;
+    }
+    void* chunk = next_;
+    next_ += kChunk;
+    return chunk;
+  }
+  void give_back(const std::vector<void*>& chunks) {
+    std::lock_guard lock(mutex_);
+    returned_.insert(returned_.end(), chunks.rbegin(), chunks.rend());
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<void*> regions_, returned_;
+  char* next_ = nullptr;
+  char* end_ = nullptr;
+};
+
+}  // namespace
+
+class BlockHeap {
+ public:
+  BlockHeap() = default;
+  BlockHeap(const BlockHeap&) = delete;
+  BlockHeap& operator=(const BlockHeap&) = delete;
+  ~BlockHeap() { ChunkSource::get().give_back(chunks_); }
+
+  static std::size_t grains(std::size_t bytes) { return (bytes + kGrain - 1) / kGrain; }
+
+  /// A block of `g` grains (1 <= g <= kSmallMax / kGrain), or null when memory is out.
+  void* take(std::size_t g) {
+    if (FreeBlock* b = free_[g]) {
+      free_[g] = b->next;
+      return b;
+    }
+    const std::size_t bytes = g * kGrain;
+    if (static_cast<std::size_t>(end_ - next_) < bytes) {
+      if (next_ != end_) keep_tail();
+      void* chunk = ChunkSource::get().take();
+      if (!chunk) return nullptr;
+      chunks_.push_back(chunk);
+      next_ = static_cast<char*>(chunk);
+      end_ = next_ + kChunk;
+    }
+    void* block = next_;
+    next_ += bytes;
+    return block;
+  }
+  void give(void* block, std::size_t g) {
+    auto* b = static_cast<FreeBlock*>(block);
+    b->next = free_[g];
+    free_[g] = b;
+  }
+
+ private:
+  struct FreeBlock {
+    FreeBlock* next;
+  };
+  /// The rest of a chunk too short for a request: kept as a free block of its size.
+  void keep_tail() { give(next_, static_cast<std::size_t>(end_ - next_) / kGrain); }
+
+  FreeBlock* free_[kSmallMax / kGrain + 1] = {};
+  char* next_ = nullptr;
+  char* end_ = nullptr;
+  std::vector<void*> chunks_;
+};
+
+void BlockHeapDeleter::operator()(BlockHeap* heap) const {
+  delete heap;
+}
+
+namespace {
+
 /// lua_Alloc counting a state's bytes against its MemoryBudget. Lua passes a block's size as
-/// old_size whenever the block is not null, and never expects a shrink to fail.
+/// old_size whenever the block is not null, and never expects a shrink to fail. Blocks of up to
+/// kSmallMax bytes come from the budget's BlockHeap (its blocks are known by their size: a block
+/// Lua sizes at most kSmallMax is always one of the heap's), larger ones from the C library.
 void* budgeted_alloc(void* ud, void* block, std::size_t old_size, std::size_t new_size) {
   auto& budget = *static_cast<MemoryBudget*>(ud);
   const std::size_t old_bytes = block ? old_size : 0;
+  BlockHeap* heap = budget.heap.get();
+  const bool old_small = heap && block && old_bytes <= kSmallMax;
+  const bool new_small = heap && new_size > 0 && new_size <= kSmallMax;
   if (new_size == 0) {
-    std::free(block);
+    if (old_small)
+      heap->give(block, BlockHeap::grains(old_bytes));
+    else
+      std::free(block);
     budget.used -= old_bytes;
     return nullptr;
   }
   if (new_size > old_bytes && budget.used - old_bytes + new_size > budget.limit) return nullptr;
-  void* grown = std::realloc(block, new_size);
-  if (grown) budget.used = budget.used - old_bytes + new_size;
-  return grown;
+  void* moved = nullptr;
+  if (old_small && new_small && BlockHeap::grains(old_bytes) == BlockHeap::grains(new_size)) {
+    moved = block;
+  } else if (!old_small && !new_small) {
+    moved = std::realloc(block, new_size);
+  } else {
+    moved = new_small ? heap->take(BlockHeap::grains(new_size)) : std::malloc(new_size);
+    if (moved && block) {
+      std::memcpy(moved, block, std::min(old_bytes, new_size));
+      if (old_small)
+        heap->give(block, BlockHeap::grains(old_bytes));
+      else
+        std::free(block);
+    }
+  }
+  // Out of memory for a new chunk while shrinking: the block stays where it is (large enough;
+  // given back later as a block of the smaller size, which it holds).
+  if (!moved && new_size < old_bytes) {
+    budget.used -= old_bytes - new_size;
+    return block;
+  }
+  if (moved) budget.used = budget.used - old_bytes + new_size;
+  return moved;
 }
 
 // load, loadfile and dofile with text chunks only: Lua does not check bytecode, and a crafted
@@ -231,6 +384,7 @@ int open_lazy_library(lua_State* L) {
 }  // namespace
 
 StatePtr new_state(const std::string& script_path, MemoryBudget& budget) {
+  if (kUseHeap && !budget.heap) budget.heap.reset(new BlockHeap);
   StatePtr state(lua_newstate(budgeted_alloc, &budget));
   if (!state) throw std::bad_alloc();
   lua_State* L = state.get();

@@ -34,12 +34,22 @@ struct ScriptError {
   std::string str() const;
 };
 
+/// Where a state's small blocks live (script.cpp): made by new_state, kept with the budget.
+class BlockHeap;
+struct BlockHeapDeleter {
+  void operator()(BlockHeap* heap) const;
+};
+
 /// The memory a state may use: an allocation past `limit` fails, which Lua raises as a "not
 /// enough memory" error in the script (a runaway script stops its run instead of the machine).
-/// Owned by the state's owner; must outlive the state.
+/// Owned by the state's owner; must outlive the state (and is not moved while it lives).
 struct MemoryBudget {
   std::size_t limit = 0;  ///< bytes
   std::size_t used = 0;   ///< bytes now held by the state
+  /// The state's blocks of up to 512 bytes (its tables, their slots, short strings): laid out
+  /// one after the other in the order the state asks for them, without the C library's
+  /// per-block header, on memory the kernel is asked to back with huge pages (script.cpp).
+  std::unique_ptr<BlockHeap, BlockHeapDeleter> heap;
 };
 
 /// A new state, its memory counted in `budget`, with Lua's standard libraries, `os.exit` replaced

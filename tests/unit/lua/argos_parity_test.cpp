@@ -3,6 +3,8 @@
 // distances, and a clear error for a table the robot's kind lacks (docs/lua-api.md).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "lua/table_uses.hpp"
 #include "lua_test_robot.hpp"
 
@@ -87,6 +89,50 @@ TEST(LuaArgosParity, WheelsReportTheLastCommandedSpeedsAndDistances) {
   // then the speeds of the last command, clamped as the wheels turn, and a tick's distance.
   EXPECT_EQ(r.lines, (std::vector<std::string>{"0.0 0.0 0.00 0.00", "4.0 2.0 0.40 0.20",
                                                "10.0 -30.0 1.00 -3.00", "10.0 -30.0 1.00 -3.00"}));
+}
+
+// ARGoS's differential steering sensor writes the four fields at every step: a script that
+// overwrote one reads the wheels again at its next step, even when they turn as before.
+TEST(LuaArgosParity, WheelReadingsAScriptOverwroteAreWrittenAgain) {
+  LuaRobot r;
+  r.load(R"(
+    function init() robot.wheels.set_velocity(4, 2) end
+    function step()
+      log(robot.wheels.velocity_left, " ", robot.wheels.velocity_right, " ",
+          string.format("%.2f %.2f", robot.wheels.distance_left, robot.wheels.distance_right))
+      robot.wheels.velocity_left = 99
+      robot.wheels.velocity_right = nil
+      robot.wheels.distance_left = "spoilt"
+    end)");
+  for (int i = 0; i < 3; ++i) r.step();
+  EXPECT_EQ(r.lines, (std::vector<std::string>{"0.0 0.0 0.00 0.00", "4.0 2.0 0.40 0.20",
+                                               "4.0 2.0 0.40 0.20"}));
+}
+
+// ARGoS writes reading i into the table at robot.proximity[i] each step: a script that sorts
+// the array moves the tables (their angles with them), and the next readings go by position.
+TEST(LuaArgosParity, ProximityReadingsGoWhereTheArrayHoldsItsTablesNow) {
+  LuaRobot r;
+  r.load(R"(
+    local k = 0
+    function step()
+      k = k + 1
+      local p = robot.proximity
+      log(string.format("%.4f %.2f %.4f %.2f", p[1].angle, p[1].value, p[24].angle, p[24].value))
+      if k == 1 then table.sort(p, function(a, b) return a.angle > b.angle end) end
+      if k == 2 then p[1] = {angle = -1} end
+    end)");
+  for (int i = 0; i < 24; ++i) r.parts.proximity[i] = 0.01f * static_cast<float>(i + 1);
+  r.step();
+  r.step();
+  r.step();
+  // Ray i's angle is (i - 0.5) * 2 pi / 24: the first and the last after the sort swap places.
+  const double first = 0.5 * 2 * 3.14159265358979 / 24, last = 23.5 * 2 * 3.14159265358979 / 24;
+  char line[3][64];
+  std::snprintf(line[0], 64, "%.4f 0.01 %.4f 0.24", first, last);
+  std::snprintf(line[1], 64, "%.4f 0.01 %.4f 0.24", last, first);
+  std::snprintf(line[2], 64, "%.4f 0.01 %.4f 0.24", -1.0, first);
+  EXPECT_EQ(r.lines, (std::vector<std::string>{line[0], line[1], line[2]}));
 }
 
 TEST(LuaArgosParity, ATableTheKindLacksIsRefusedAtLoadAtItsLine) {

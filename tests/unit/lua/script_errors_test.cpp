@@ -163,6 +163,49 @@ TEST(LuaScriptErrors, RunawayMemoryStopsTheRunNotTheMachine) {
   EXPECT_LE(r.controller().memory_bytes(), std::size_t{4} << 20);
 }
 
+// A state's small blocks are laid out by fleetsim (script.cpp, BlockHeap), its large ones by
+// the C library: values must survive blocks that grow and shrink across that line, blocks that
+// are freed and reused, and other states that come and go (and give their memory back).
+TEST(LuaScriptMemory, ValuesSurviveEveryBlockSizeAndOtherStatesComingAndGoing) {
+  const std::string script = R"(
+    kept = {}
+    for n = 1, 200 do kept[n] = string.rep(string.char(64 + n % 26), n * 5) end
+    function step()
+      local bad = 0
+      for round = 1, 3 do
+        local t = {}
+        for n = 1, 300 do
+          t[#t + 1] = n                          -- an array that grows past 512 bytes
+          local s = string.rep("y", n * 7)       -- strings of 7 to 2100 bytes
+          if #s ~= n * 7 then bad = bad + 1 end
+          local h = {a = n, b = s, [n] = n}      -- small tables, made and dropped
+          if h.a ~= n or h[n] ~= n then bad = bad + 1 end
+        end
+        local sum = 0
+        for i = 1, #t do sum = sum + t[i] end
+        if sum ~= 300 * 301 // 2 then bad = bad + 1 end
+        while #t > 3 do t[#t] = nil end          -- and shrinks back
+        collectgarbage("collect")
+      end
+      local kept_ok = 0
+      for n = 1, 200 do
+        if kept[n] == string.rep(string.char(64 + n % 26), n * 5) then kept_ok = kept_ok + 1 end
+      end
+      log(bad, " ", kept_ok)
+    end)";
+  LuaRobot kept;
+  kept.load(script);
+  for (int i = 0; i < 20; ++i) {
+    LuaRobot other;
+    other.load(script);
+    other.step();
+    ASSERT_EQ(other.lines, std::vector<std::string>{"0 200"});
+    kept.step();
+  }
+  ASSERT_EQ(kept.lines.size(), 20u);
+  for (const std::string& line : kept.lines) EXPECT_EQ(line, "0 200");
+}
+
 TEST(LuaScriptErrors, ScriptsCannotLoadBytecode) {
   // A crafted binary chunk can crash Lua: load, loadfile and dofile take text only.
   LuaRobot r({}, {});
