@@ -1208,3 +1208,18 @@ std::unique_ptr<PhysicsEngine> make_dynamics2d_engine() {
 }
 
 }  // namespace fleetsim
+
+// Box2D's profile timers, which fleetsim never reads (b2World::GetProfile), defined here as
+// timers that read no clock. Box2D 2.4 times each step's phases and each island's solve with
+// b2Timer, whose every construction, Reset and GetMilliseconds calls gettimeofday: six calls an
+// island, and a robot touching nothing in its world is an island of its own (about a tenth of
+// the CPU of `dynamics2d` at 100,000 robots, docs/benchmarks.md). libbox2d calls these through
+// its procedure linkage table, so the program's definitions replace the library's (they are
+// not reached from a program that links Box2D statically, where the linker would refuse two
+// definitions: Debian ships the shared library only). Nothing the simulation computes reads a
+// timer: the results are the same bits.
+b2Timer::b2Timer() : m_start_sec(0), m_start_usec(0) {}
+void b2Timer::Reset() {}
+float b2Timer::GetMilliseconds() const {
+  return 0.0f;
+}
