@@ -60,12 +60,15 @@
 // are multiplied by 10 (1 unit = 10 cm) and coordinates are relative to the region's centre
 // (single-precision floats keep about a micrometre there).
 #include <box2d/box2d.h>
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/cpu_features.hpp"
 #include "core/det_math.hpp"
 #include "physics/gripping.hpp"
 #include "physics/physics_world.hpp"
@@ -142,6 +145,68 @@ inline void drive_impulse(double m, double v, double c, double s, double ux, dou
     jx *= max / j;
     jy *= max / j;
   }
+}
+
+/// Four robots' free sub-steps (Dynamics2d::free_motions): the state of each lane, in SI units.
+struct FreeLanes {
+  double v[4], turn[4], m[4], inertia[4], max_impulse[4], max_angular[4];
+  double px[4], py[4], a[4], ux[4], uy[4], wz[4];
+};
+
+/// `subs` free sub-steps of four lanes at once for AVX2 (simd_path() == SimdPath::kAvx2): the
+/// operations of free_motions' scalar loop, in the same order and without FMA (std::clamp as
+/// two selects, the impulse's bound as a select), so each lane gets the scalar loop's bits.
+/// `path`, if not null: lane l's centre at each sub-step's start goes to path[l][2 sub], [2 sub +
+/// 1].
+[[gnu::target("avx2")]] void free_sub_steps_avx2(FreeLanes& f, int subs, double h,
+                                                 double* const* path) {
+  const __m256d v = _mm256_loadu_pd(f.v), turn = _mm256_loadu_pd(f.turn);
+  const __m256d m = _mm256_loadu_pd(f.m), inertia = _mm256_loadu_pd(f.inertia);
+  const __m256d max_impulse = _mm256_loadu_pd(f.max_impulse);
+  const __m256d hi = _mm256_loadu_pd(f.max_angular);
+  const __m256d lo = _mm256_xor_pd(hi, _mm256_set1_pd(-0.0));
+  const __m256d vh = _mm256_set1_pd(h);
+  __m256d px = _mm256_loadu_pd(f.px), py = _mm256_loadu_pd(f.py), a = _mm256_loadu_pd(f.a);
+  __m256d ux = _mm256_loadu_pd(f.ux), uy = _mm256_loadu_pd(f.uy), wz = _mm256_loadu_pd(f.wz);
+  alignas(32) double angle[4], sa[4], ca[4], x[4], y[4];
+  for (int sub = 0; sub < subs; ++sub) {
+    if (path) {
+      _mm256_store_pd(x, px);
+      _mm256_store_pd(y, py);
+      for (int l = 0; l < 4; ++l)
+        if (path[l]) {
+          path[l][2 * sub] = x[l];
+          path[l][2 * sub + 1] = y[l];
+        }
+    }
+    _mm256_store_pd(angle, a);
+    det_sincos_avx2(angle, sa, ca, 4);
+    const __m256d s = _mm256_load_pd(sa), c = _mm256_load_pd(ca);
+    // drive_impulse
+    __m256d jx = _mm256_mul_pd(m, _mm256_sub_pd(_mm256_mul_pd(v, c), ux));
+    __m256d jy = _mm256_mul_pd(m, _mm256_sub_pd(_mm256_mul_pd(v, s), uy));
+    const __m256d j = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(jx, jx), _mm256_mul_pd(jy, jy)));
+    const __m256d over = _mm256_cmp_pd(j, max_impulse, _CMP_GT_OQ);
+    const __m256d q = _mm256_div_pd(max_impulse, j);
+    jx = _mm256_blendv_pd(jx, _mm256_mul_pd(jx, q), over);
+    jy = _mm256_blendv_pd(jy, _mm256_mul_pd(jy, q), over);
+    ux = _mm256_add_pd(ux, _mm256_div_pd(jx, m));
+    uy = _mm256_add_pd(uy, _mm256_div_pd(jy, m));
+    // std::clamp(t, lo, hi) = min(max(t, lo), hi), NaN passing through
+    const __m256d t = _mm256_mul_pd(inertia, _mm256_sub_pd(turn, wz));
+    const __m256d t1 = _mm256_blendv_pd(t, lo, _mm256_cmp_pd(t, lo, _CMP_LT_OQ));
+    const __m256d t2 = _mm256_blendv_pd(t1, hi, _mm256_cmp_pd(hi, t1, _CMP_LT_OQ));
+    wz = _mm256_add_pd(wz, _mm256_div_pd(t2, inertia));
+    px = _mm256_add_pd(px, _mm256_mul_pd(vh, ux));
+    py = _mm256_add_pd(py, _mm256_mul_pd(vh, uy));
+    a = _mm256_add_pd(a, _mm256_mul_pd(vh, wz));
+  }
+  _mm256_storeu_pd(f.px, px);
+  _mm256_storeu_pd(f.py, py);
+  _mm256_storeu_pd(f.a, a);
+  _mm256_storeu_pd(f.ux, ux);
+  _mm256_storeu_pd(f.uy, uy);
+  _mm256_storeu_pd(f.wz, wz);
 }
 
 /// Robots stepped in one Box2D world (Dynamics2d::fill_batches).
@@ -430,6 +495,15 @@ class Dynamics2d final : public PhysicsEngine {
     w.parallel_for(n, 1024, [&](std::size_t b, std::size_t e, int worker) {
       std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs =
           pairs_[static_cast<std::size_t>(worker)];
+      // The free robots move four at a time (free_motions), those of one region together.
+      std::uint32_t ready[4];
+      std::size_t count = 0;
+      auto move_ready = [&] {
+        FreeMotion f[4];
+        free_motions(w, c, ready, count, f, nullptr, 0);
+        for (std::size_t k = 0; k < count; ++k) commit_free(w, c, ready[k], f[k]);
+        count = 0;
+      };
       for (std::size_t s = b; s < e; ++s) {
         const std::uint32_t i = order[s];
         if (!steps[engine[i]] || region_of_[engine[i]] < 0) continue;
@@ -456,8 +530,11 @@ class Dynamics2d final : public PhysicsEngine {
         });
         if (near) continue;
         free_[i] = 1;
-        move_free(w, c, i);
+        if (count > 0 && engine[ready[0]] != engine[i]) move_ready();
+        ready[count++] = i;
+        if (count == 4) move_ready();
       }
+      if (count > 0) move_ready();
     });
   }
 
@@ -577,11 +654,6 @@ class Dynamics2d final : public PhysicsEngine {
             w.column<std::uint8_t>(contact_count_)};
   }
 
-  /// A free robot's tick (see find_free_robots), in SI units.
-  void move_free(const CorePhysicsWorld& w, const Columns& c, std::uint32_t i) const {
-    commit_free(w, c, i, free_motion(w, c, i, nullptr));
-  }
-
   /// The end of a tick without contacts.
   struct FreeMotion {
     double x, y, theta, vx, vy, omega;
@@ -617,49 +689,57 @@ class Dynamics2d final : public PhysicsEngine {
     const RegionSettings& s =
         settings_[static_cast<std::size_t>(region_of_[w.state.robot_engine()[rows[0]]])];
     const double h = w.dt_s / s.sub_steps;
+    const int subs = stop >= 0 ? std::min(stop, s.sub_steps) : s.sub_steps;
+    const bool avx2 = simd_path() == SimdPath::kAvx2;
     for (std::size_t base = 0; base < n; base += kLanes) {
       const std::size_t lanes = std::min(kLanes, n - base);
-      double v[kLanes], turn[kLanes], m[kLanes], inertia[kLanes], max_impulse[kLanes],
-          max_angular[kLanes], px[kLanes], py[kLanes], a[kLanes], ux[kLanes], uy[kLanes],
-          wz[kLanes];
-      for (std::size_t l = 0; l < lanes; ++l) {
-        const std::uint32_t i = rows[base + l];
+      FreeLanes f;
+      for (std::size_t l = 0; l < kLanes; ++l) {
+        // Missing lanes repeat the first robot (AVX2 computes four; their results are dropped).
+        const std::uint32_t i = rows[base + (l < lanes ? l : 0)];
         const RobotKind& kind = w.model.kinds[w.state.robot_kind()[i]];
-        v[l] = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
-        turn[l] = c.turn[i];
+        f.v[l] = std::clamp(c.speed[i], -kind.max_speed_m_per_s, kind.max_speed_m_per_s);
+        f.turn[l] = c.turn[i];
         const BodyDrive drive = body_drive(s, kind);
-        m[l] = drive.mass;
-        inertia[l] = drive.inertia;
-        max_impulse[l] = drive.max_force * h;
-        max_angular[l] = drive.max_torque * h;
-        px[l] = c.x[i];
-        py[l] = c.y[i];
-        a[l] = c.theta[i];
-        ux[l] = c.vx[i];
-        uy[l] = c.vy[i];
-        wz[l] = c.omega[i];
+        f.m[l] = drive.mass;
+        f.inertia[l] = drive.inertia;
+        f.max_impulse[l] = drive.max_force * h;
+        f.max_angular[l] = drive.max_torque * h;
+        f.px[l] = c.x[i];
+        f.py[l] = c.y[i];
+        f.a[l] = c.theta[i];
+        f.ux[l] = c.vx[i];
+        f.uy[l] = c.vy[i];
+        f.wz[l] = c.omega[i];
       }
-      const int subs = stop >= 0 ? std::min(stop, s.sub_steps) : s.sub_steps;
-      for (int sub = 0; sub < subs; ++sub)
-        for (std::size_t l = 0; l < lanes; ++l) {
-          if (path) {
-            double* p = &path[(base + l) * stride + 2 * static_cast<std::size_t>(sub)];
-            p[0] = px[l];
-            p[1] = py[l];
+      if (avx2) {
+        double* lane_path[kLanes] = {};
+        if (path)
+          for (std::size_t l = 0; l < lanes; ++l) lane_path[l] = &path[(base + l) * stride];
+        free_sub_steps_avx2(f, subs, h, path ? lane_path : nullptr);
+      } else {
+        for (int sub = 0; sub < subs; ++sub)
+          for (std::size_t l = 0; l < lanes; ++l) {
+            if (path) {
+              double* p = &path[(base + l) * stride + 2 * static_cast<std::size_t>(sub)];
+              p[0] = f.px[l];
+              p[1] = f.py[l];
+            }
+            double jx, jy, sa, ca;
+            det_sincos(f.a[l], sa, ca);
+            drive_impulse(f.m[l], f.v[l], ca, sa, f.ux[l], f.uy[l], f.max_impulse[l], jx, jy);
+            f.ux[l] += jx / f.m[l];
+            f.uy[l] += jy / f.m[l];
+            f.wz[l] += std::clamp(f.inertia[l] * (f.turn[l] - f.wz[l]), -f.max_angular[l],
+                                  f.max_angular[l]) /
+                       f.inertia[l];
+            f.px[l] += h * f.ux[l];
+            f.py[l] += h * f.uy[l];
+            f.a[l] += h * f.wz[l];
           }
-          double jx, jy, sa, ca;
-          det_sincos(a[l], sa, ca);
-          drive_impulse(m[l], v[l], ca, sa, ux[l], uy[l], max_impulse[l], jx, jy);
-          ux[l] += jx / m[l];
-          uy[l] += jy / m[l];
-          wz[l] += std::clamp(inertia[l] * (turn[l] - wz[l]), -max_angular[l], max_angular[l]) /
-                   inertia[l];
-          px[l] += h * ux[l];
-          py[l] += h * uy[l];
-          a[l] += h * wz[l];
-        }
+      }
       for (std::size_t l = 0; l < lanes; ++l)
-        out[base + l] = {px[l], py[l], wrap_angle(a[l]), ux[l], uy[l], wz[l]};
+        out[base + l] = {f.px[l], f.py[l], wrap_angle(f.a[l]), f.ux[l], f.uy[l], f.wz[l]};
     }
   }
 
@@ -1128,3 +1208,18 @@ std::unique_ptr<PhysicsEngine> make_dynamics2d_engine() {
 }
 
 }  // namespace fleetsim
+
+// Box2D's profile timers, which fleetsim never reads (b2World::GetProfile), defined here as
+// timers that read no clock. Box2D 2.4 times each step's phases and each island's solve with
+// b2Timer, whose every construction, Reset and GetMilliseconds calls gettimeofday: six calls an
+// island, and a robot touching nothing in its world is an island of its own (about a tenth of
+// the CPU of `dynamics2d` at 100,000 robots, docs/benchmarks.md). libbox2d calls these through
+// its procedure linkage table, so the program's definitions replace the library's (they are
+// not reached from a program that links Box2D statically, where the linker would refuse two
+// definitions: Debian ships the shared library only). Nothing the simulation computes reads a
+// timer: the results are the same bits.
+b2Timer::b2Timer() : m_start_sec(0), m_start_usec(0) {}
+void b2Timer::Reset() {}
+float b2Timer::GetMilliseconds() const {
+  return 0.0f;
+}
