@@ -1231,6 +1231,84 @@ void TickRounds::loop_moves(std::vector<EntityId> mine) {
                   /*frame=*/false);
 }
 
+bool TickRounds::log_start(bool deferred, std::vector<log::LogEntity>& robots) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // 'G', first part: the first process says whether it placed its part only.
+  std::vector<std::uint8_t> out;
+  {
+    log::ByteWriter w(out);
+    w.u8(static_cast<std::uint8_t>(kLogStart));
+    w.u8(dist_.process == 0 && deferred ? 1 : 0);
+  }
+  const auto flags = gather(std::move(out), /*more=*/true);
+  bool need = false;
+  for (int p = 0; p < dist_.processes; ++p) {
+    const auto& in = flags[static_cast<std::size_t>(p)];
+    if (in.size() != 2 || in[0] != static_cast<std::uint8_t>(kLogStart) || in[1] > 1 ||
+        (p != 0 && in[1] != 0))
+      desync(p, "a malformed 'G' message");
+    if (p == 0) need = in[1] == 1;
+  }
+  if (!need) {
+    xstats_.seconds += seconds_since(t0);
+    return false;
+  }
+  // Second part, to the first process: who this process's robots are (the header lists every
+  // robot present at the start).
+  RoutedMessage m;
+  log::ByteWriter(m.common).u8(static_cast<std::uint8_t>(kLogStart));
+  m.to.resize(static_cast<std::size_t>(dist_.processes));
+  std::vector<log::LogEntity> mine;
+  for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
+    if (sim_.process_of(i) == dist_.process)
+      mine.push_back(
+          {state_.robot_id()[i], state_.robot_kind()[i], std::string(state_.robot_name()[i])});
+  std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  if (dist_.process != 0) {
+    log::ByteWriter w(m.to[0]);
+    w.u32(static_cast<std::uint32_t>(mine.size()));
+    for (const log::LogEntity& e : mine) {
+      w.u32(e.id);
+      w.u16(e.type_index);
+      w.str(e.name);
+    }
+    mine.clear();
+  }
+  const std::vector<int> zero{0};
+  RoutedReceived got = route(std::move(m), dist_.process == 0 ? others_ : zero, /*more=*/true);
+  xstats_.seconds += seconds_since(t0);
+  if (dist_.process != 0) return true;
+  robots = std::move(mine);
+  for (int q : others_) {
+    const auto p = static_cast<std::size_t>(q);
+    try {
+      if (got.common[p].size() != 1 || got.common[p][0] != static_cast<std::uint8_t>(kLogStart))
+        throw log::LogError("a message of another kind");
+      const auto& body = got.from[p];
+      log::ByteReader r(body.data(), body.size(), "a message");
+      const std::size_t k = r.count(r.u32(), 10);
+      for (std::size_t j = 0; j < k; ++j) {
+        log::LogEntity e;
+        e.id = r.u32();
+        e.type_index = r.u16();
+        e.name = r.str();
+        if (e.id >= state_.next_id || e.type_index >= model_.kinds.size())
+          throw log::LogError("a robot of no id or kind of the run");
+        robots.push_back(std::move(e));
+      }
+      if (r.remaining() != 0) throw log::LogError("trailing bytes");
+    } catch (const log::LogError& e) {
+      desync(q, std::string("a malformed 'G' message (") + e.what() + ")");
+    }
+  }
+  std::sort(robots.begin(), robots.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  for (std::size_t j = 1; j < robots.size(); ++j)
+    if (robots[j].id == robots[j - 1].id)
+      throw RunError("robot " + std::to_string(robots[j].id) +
+                     " was listed by two processes at the start");
+  return true;
+}
+
 std::vector<log::frame_format::EncodedBlock> TickRounds::frame_blocks(
     const std::vector<ColumnHandle>& columns, const log::frame_format::PayloadLayout& layout,
     int level) {

@@ -27,7 +27,8 @@ namespace fleetsim::distributed {
 namespace message {
 inline constexpr char kHello = 'E', kHandoff = 'H', kActuation = 'A', kMoves = 'M',
                       kBorderMoves = 'N', kState = 'S', kControllers = 'C', kReduction = 'R',
-                      kLoopChanges = 'L', kBlockCounts = 'Q', kBlockRows = 'W', kFrameBlocks = 'F';
+                      kLoopChanges = 'L', kBlockCounts = 'Q', kBlockRows = 'W', kFrameBlocks = 'F',
+                      kLogStart = 'G';
 }  // namespace message
 
 /// The rounds of one process of a run (Simulation's distribution() says which and of how many).
@@ -43,6 +44,7 @@ class TickRounds final : public ProcessRounds {
   void actuation() override;
   void moves() override;
   void end() override;
+  bool log_start(bool deferred, std::vector<log::LogEntity>& robots) override;
   std::vector<log::frame_format::EncodedBlock> frame_blocks(
       const std::vector<ColumnHandle>& columns, const log::frame_format::PayloadLayout& layout,
       int level) override;

@@ -134,11 +134,15 @@ void Simulation::place_planned_robots() {
   planned_world_ = {plan->fingerprint(), plan->total()};
   // A process of a run that will be partitioned places only the tiles within the halo's
   // reach of its domain (partition() then drops the robots beyond it, as after a whole load).
-  // The first process places every robot when it writes the logs or shows the run.
+  // The first process places every robot when it writes a DEECo log or shows the run (frame
+  // logs are written in blocks: it gathers the header's robots after the start instead).
   std::vector<std::uint8_t> mine;
+  bool frame_logs = true;
+  for (const LogSpec& spec : experiment_.logs)
+    frame_logs = frame_logs && spec.format == log::LogFormat::kFrames;
   const bool part = distributed() && dist_.domains.count() == dist_.processes &&
                     dist_.partition_storage && !resuming_ && may_send_border_halo() &&
-                    !(dist_.process == 0 && (!experiment_.logs.empty() || dist_.first_holds_all));
+                    !(dist_.process == 0 && (!frame_logs || dist_.first_holds_all));
   if (part) {
     const double reach = halo_reach();
     const Domains::Box& own = dist_.domains.box(dist_.process);
@@ -298,10 +302,11 @@ log::LogHeader Simulation::make_header() {
   return h;
 }
 
-void Simulation::write_headers() {
+void Simulation::write_headers(std::vector<log::LogEntity>* robots) {
   // (The header lists every robot by name: ~50 MB at a million robots, not built for no log.)
   if (writers_.empty() && !observer_) return;
   log::LogHeader h = make_header();
+  if (robots) h.robots = std::move(*robots);
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     h.every = experiment_.logs[w].every;
     writers_[w]->begin(h);
@@ -426,8 +431,11 @@ void Simulation::start() {
         throw RunError("loop functions '" + experiment_.loop_functions + "': init: " + e.what());
       }
     }
-    write_headers();
-    write_logs();
+    // (A first process that placed its part only writes them after the start: log_start.)
+    if (!(placed_part_ && !experiment_.logs.empty())) {
+      write_headers();
+      write_logs();
+    }
     // (On several processes, every process keeps it when interventions may land.)
     if (distributed() ? dist_.interventions && !border_halo_ : reset_enabled_)
       start_state_ = std::make_unique<WorldState>(state_);
@@ -460,6 +468,17 @@ void Simulation::start() {
   }
   // Every process is there and starts from the same world (after the loop functions' init).
   if (rounds_) rounds_->start();
+  if (!resuming_ && split_log_) {
+    // A first process that placed its part only: the header, with every robot present (each
+    // process says who its robots are), and the frame of tick 0, in blocks.
+    std::vector<log::LogEntity> robots;
+    if (rounds_->log_start(placed_part_ && !experiment_.logs.empty(), robots)) {
+      write_headers(&robots);
+      write_split_logs();
+    }
+  } else if (dist_.process == 0 && placed_part_ && !experiment_.logs.empty()) {
+    throw RunError("internal: the first process placed its part only, and the log is not split");
+  }
 }
 
 void Simulation::sense_and_control() {

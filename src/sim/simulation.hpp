@@ -228,7 +228,9 @@ class Simulation final : private WorldAccess {
                              std::vector<ColumnHandle>& handles);
   /// The logged columns of the world as it is now (spans on the store: valid until it changes).
   log::LogFrameView frame_view() const;
-  void write_headers();
+  /// Every log's header (and the live view's); `robots`: the robots present, when this
+  /// process holds its part only (ProcessRounds::log_start).
+  void write_headers(std::vector<log::LogEntity>* robots = nullptr);
   /// Gives the observer (observe_frames) header `h` (its `every` set to 1).
   void begin_observer(log::LogHeader h);
   void make_controller_instance(std::size_t robot_index);

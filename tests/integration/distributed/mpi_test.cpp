@@ -117,8 +117,8 @@ TEST_F(Mpi, RandomExperimentsOnSeveralRanksGiveTheOneProcessBits) {
 
 // A swarm large enough that no rank loads it whole (docs/distributed.md, "The start"): each
 // rank places only the tiles near its domain, fewer than half the robots on 4 ranks, and the
-// state hash is one process's; with a log, rank 0 places every robot and the log's bytes are
-// one process's.
+// state hash is one process's; with a log too, rank 0 among them (the log is written in
+// blocks), and the log's bytes are one process's.
 TEST_F(Mpi, ALargeSwarmIsPlacedByEachRankForItsPartWithTheOneProcessBits) {
   const std::string xml = path("large.xml");
   std::ofstream(xml)
@@ -154,6 +154,14 @@ TEST_F(Mpi, ALargeSwarmIsPlacedByEachRankForItsPartWithTheOneProcessBits) {
   ASSERT_EQ(logged.status, 0) << logged.err;
   EXPECT_TRUE(slurp(path("mpi.flog")) == slurp(path("one.flog")))
       << "the log of 3 ranks differs from one process's";
+  // Rank 0 too placed and held its part only: the log's header and frames came in blocks.
+  const auto l =
+      nlohmann::json::parse(logged.out.substr(logged.out.rfind('\n', logged.out.size() - 2) + 1));
+  for (const auto& p : l["per_process"]) {
+    EXPECT_TRUE(p["partitioned"].get<bool>()) << p.dump();
+    EXPECT_LT(p["placed_robots"].get<std::uint64_t>(), 26001u * 2 / 3) << p.dump();
+    EXPECT_LT(p["held_robots_max"].get<std::uint64_t>(), 26001u * 2 / 3) << p.dump();
+  }
 }
 
 TEST_F(Mpi, BadStartsAreUserErrorsSaidOnce) {
