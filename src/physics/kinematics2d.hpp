@@ -3,7 +3,8 @@
 // Circular bodies move by their differential-drive commands (speed clamped to the kind's
 // limits). A move that would cross an obstacle segment or touch another robot stops at the
 // moment of first contact, robot-robot contacts being computed from both robots' motions
-// during the tick. Bodies therefore never overlap; they stop `kSkin` apart.
+// during the tick. Bodies therefore never overlap; they stop `kStopGap` (1 nm) apart, where the
+// DEECo playground stops them at contact.
 //
 // Order independence: every robot's allowed fraction of motion f is found by a Jacobi
 // fixed point. Each round, every robot lowers its own f to the first contact time against
@@ -16,9 +17,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <utility>
 #include <functional>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -30,8 +30,17 @@
 
 namespace fleetsim {
 
-/// Gap left between bodies that stop on contact, metres.
+/// How near two bodies, or a body and a wall, count as touching beyond contact, metres (the
+/// collision sensor reports what is within 4 kSkin; the contact lists and the placement keep
+/// this margin).
 inline constexpr double kSkin = 1e-6;
+/// Gap left between bodies that stop on contact, metres: the playground stops them at contact;
+/// 1 nm is what covers rounding. A contact time is computed from differences of positions
+/// (exact for two robots near each other, Sterbenz) and an end position is one rounding of
+/// x + f d: at most half an ulp of a coordinate per body, 1.2e-10 m at 1,000 km (the largest
+/// arena), so the gap never closes. The step's own rounding to float (f and d) leaves more:
+/// up to 6e-8 of a step.
+inline constexpr double kStopGap = 1e-9;
 
 /// The spatial index shared by sensing and physics: rebuilt once per tick, before sensing.
 struct SpatialIndex {
@@ -172,11 +181,11 @@ class RegionMigration {
 };
 
 /// First time t in [0, limit] at which a circle of radius `r` moving from p by t*d comes
-/// within r + kSkin of segment s while approaching it; `limit` if never.
+/// within r + kStopGap of segment s while approaching it; `limit` if never.
 double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double limit);
 
 /// First time of contact of two circles moving p_i + min(t, f_i) d_i, p_j + min(t, f_j) d_j,
-/// t in [0, max(f_i, f_j)]; returns 2 when they never come within r_sum + kSkin approaching.
+/// t in [0, max(f_i, f_j)]; returns 2 when they never come within r_sum + kStopGap approaching.
 /// Symmetric: pair_contact_time(i, j) == pair_contact_time(j, i) bit for bit.
 double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double fj, double r_sum);
 
