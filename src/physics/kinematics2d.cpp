@@ -5,6 +5,7 @@
 #include "core/cpu_features.hpp"
 #include "core/det_math.hpp"
 #include "core/lane_tables.hpp"
+#include "physics/contact_gap.hpp"
 #include "physics/physics_world.hpp"
 
 #include <algorithm>

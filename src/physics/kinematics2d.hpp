@@ -3,8 +3,8 @@
 // Circular bodies move by their differential-drive commands (speed clamped to the kind's
 // limits). A move that would cross an obstacle segment or touch another robot stops at the
 // moment of first contact, robot-robot contacts being computed from both robots' motions
-// during the tick. Bodies therefore never overlap; they stop `kStopGap` (1 nm) apart, where the
-// DEECo playground stops them at contact.
+// during the tick. Bodies therefore never overlap; they stop `kStopGap` (1 nm,
+// physics/contact_gap.hpp) apart, where the DEECo playground stops them at contact.
 //
 // Order independence: every robot's allowed fraction of motion f is found by a Jacobi
 // fixed point. Each round, every robot lowers its own f to the first contact time against
@@ -17,8 +17,9 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
+#include <utility>
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -30,17 +31,10 @@
 
 namespace fleetsim {
 
-/// How near two bodies, or a body and a wall, count as touching beyond contact, metres (the
+/// How near beyond contact two bodies, or a body and a wall, count as touching, metres: the
 /// collision sensor reports what is within 4 kSkin; the contact lists and the placement keep
-/// this margin).
+/// this margin. (Bodies that stop on contact stop kStopGap apart: physics/contact_gap.hpp.)
 inline constexpr double kSkin = 1e-6;
-/// Gap left between bodies that stop on contact, metres: the playground stops them at contact;
-/// 1 nm is what covers rounding. A contact time is computed from differences of positions
-/// (exact for two robots near each other, Sterbenz) and an end position is one rounding of
-/// x + f d: at most half an ulp of a coordinate per body, 1.2e-10 m at 1,000 km (the largest
-/// arena), so the gap never closes. The step's own rounding to float (f and d) leaves more:
-/// up to 6e-8 of a step.
-inline constexpr double kStopGap = 1e-9;
 
 /// The spatial index shared by sensing and physics: rebuilt once per tick, before sensing.
 struct SpatialIndex {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/cpu_features.hpp"
+#include "physics/contact_gap.hpp"
 #include "scene.hpp"
 
 namespace fleetsim::testing {
