@@ -5,6 +5,7 @@
 #include "core/cpu_features.hpp"
 #include "core/det_math.hpp"
 #include "core/lane_tables.hpp"
+#include "physics/contact_gap.hpp"
 #include "physics/physics_world.hpp"
 
 #include <algorithm>
@@ -87,7 +88,7 @@ inline double first_contact_linear(Vec2 r0, Vec2 v, double rs, double len) {
 // step).
 [[gnu::always_inline]] inline double contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj,
                                                   double fj, double r_sum) {
-  double rs = r_sum + kSkin;
+  double rs = r_sum + kStopGap;
   Vec2 r0 = pj - pi;
   double m = std::min(fi, fj);
   Vec2 v = dj - di;
@@ -109,7 +110,7 @@ double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double f
 }
 
 double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double limit) {
-  double rs = r + kSkin;
+  double rs = r + kStopGap;
   double best = limit;
   // Endpoints as circles.
   for (Vec2 c : {s.a, s.b}) {

@@ -3,7 +3,8 @@
 // Circular bodies move by their differential-drive commands (speed clamped to the kind's
 // limits). A move that would cross an obstacle segment or touch another robot stops at the
 // moment of first contact, robot-robot contacts being computed from both robots' motions
-// during the tick. Bodies therefore never overlap; they stop `kSkin` apart.
+// during the tick. Bodies therefore never overlap; they stop `kStopGap` (1 nm,
+// physics/contact_gap.hpp) apart, where the DEECo playground stops them at contact.
 //
 // Order independence: every robot's allowed fraction of motion f is found by a Jacobi
 // fixed point. Each round, every robot lowers its own f to the first contact time against
@@ -30,7 +31,9 @@
 
 namespace fleetsim {
 
-/// Gap left between bodies that stop on contact, metres.
+/// How near beyond contact two bodies, or a body and a wall, count as touching, metres: the
+/// collision sensor reports what is within 4 kSkin; the contact lists and the placement keep
+/// this margin. (Bodies that stop on contact stop kStopGap apart: physics/contact_gap.hpp.)
 inline constexpr double kSkin = 1e-6;
 
 /// The spatial index shared by sensing and physics: rebuilt once per tick, before sensing.
@@ -172,11 +175,11 @@ class RegionMigration {
 };
 
 /// First time t in [0, limit] at which a circle of radius `r` moving from p by t*d comes
-/// within r + kSkin of segment s while approaching it; `limit` if never.
+/// within r + kStopGap of segment s while approaching it; `limit` if never.
 double segment_contact_time(Vec2 p, Vec2 d, double r, const Segment& s, double limit);
 
 /// First time of contact of two circles moving p_i + min(t, f_i) d_i, p_j + min(t, f_j) d_j,
-/// t in [0, max(f_i, f_j)]; returns 2 when they never come within r_sum + kSkin approaching.
+/// t in [0, max(f_i, f_j)]; returns 2 when they never come within r_sum + kStopGap approaching.
 /// Symmetric: pair_contact_time(i, j) == pair_contact_time(j, i) bit for bit.
 double pair_contact_time(Vec2 pi, Vec2 di, double fi, Vec2 pj, Vec2 dj, double fj, double r_sum);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/cpu_features.hpp"
+#include "physics/contact_gap.hpp"
 #include "scene.hpp"
 
 namespace fleetsim::testing {
@@ -48,8 +49,8 @@ TEST(Kinematics, RobotStopsAtAWallAtFirstContact) {
     s.drive(a, kV, kV);
     s.step();
   }
-  // It stops touching the wall (kSkin apart), never through it.
-  EXPECT_NEAR(s.pos(a).x, 5 - kR - kSkin, 1e-9);
+  // It stops touching the wall (kStopGap apart), never through it.
+  EXPECT_NEAR(s.pos(a).x, 5 - kR - kStopGap, 1e-9);
   EXPECT_EQ(s.state.contact_count()[0], 1);
   EXPECT_NEAR(s.state.contact_angle()[0], 0.0, 1e-6);  // the wall is straight ahead
   EXPECT_LT(s.state.realization()[0], 1e-6f);          // pushing, not moving
@@ -68,7 +69,7 @@ TEST(Kinematics, ACornerOfTwoWallsIsOneContact) {
     s.step();
   }
   const Vec2 p = s.pos(a);
-  EXPECT_NEAR(std::hypot(p.x, p.y), kR + kSkin, 1e-6);  // stopped at the corner
+  EXPECT_NEAR(std::hypot(p.x, p.y), kR + kStopGap, 1e-9);  // stopped at the corner
   ASSERT_EQ(s.state.contact_count()[0], 1);
   EXPECT_NEAR(s.state.contact_angle()[0], 0.0, 1e-6);  // straight ahead
 }
@@ -82,7 +83,7 @@ TEST(Kinematics, RealizationIsTheFractionDoneOnTheContactTick) {
   s.step();
   EXPECT_FLOAT_EQ(s.state.realization()[0], 1.0f);
   s.step();
-  EXPECT_NEAR(s.state.realization()[0], (0.005 - kSkin) / 0.01, 1e-6);
+  EXPECT_NEAR(s.state.realization()[0], (0.005 - kStopGap) / 0.01, 1e-6);
 }
 
 TEST(Kinematics, HeadOnRobotsStopTouchingInTheMiddle) {
@@ -96,8 +97,8 @@ TEST(Kinematics, HeadOnRobotsStopTouchingInTheMiddle) {
     s.step();
   }
   // Symmetric motions: each stops half the contact distance from the middle.
-  EXPECT_NEAR(s.pos(a).x, -(kR + kSkin / 2), 1e-9);
-  EXPECT_NEAR(s.pos(b).x, kR + kSkin / 2, 1e-9);
+  EXPECT_NEAR(s.pos(a).x, -(kR + kStopGap / 2), 1e-9);
+  EXPECT_NEAR(s.pos(b).x, kR + kStopGap / 2, 1e-9);
   EXPECT_NEAR(s.pos(a).y, 0, 1e-12);
   EXPECT_EQ(s.state.contact_count()[0], 1);
   EXPECT_NEAR(s.state.contact_angle()[0], 0.0, 1e-6);  // a sees b ahead
@@ -112,11 +113,41 @@ TEST(Kinematics, GlancingContactStopsWhereTheCirclesTouch) {
     s.drive(a, kV, kV);
     s.step();
   }
-  double rs = 2 * kR + kSkin;
+  double rs = 2 * kR + kStopGap;
   double expected_x = 0.2 - std::sqrt(rs * rs - 0.05 * 0.05);
   EXPECT_NEAR(s.pos(a).x, expected_x, 1e-9);
   // The contact is ahead and to the left.
   EXPECT_NEAR(s.state.contact_angle()[0], std::atan2(0.05, 0.2 - expected_x), 1e-5);
+}
+
+// The DEECo playground rolls a move back to the moment of contact exactly; fleetsim stops
+// kStopGap (1 nm) short of it, plus the float rounding of the tick's fraction (at most 6e-8 of
+// the 1 cm step here): never closer than contact, never more than 2 nm from it. Head-on, both
+// moving at an angle, glancing on a still robot, and a wall.
+TEST(Kinematics, BodiesStopWithinTwoNanometresOfContact) {
+  Scene s;
+  EntityId a = s.add(-0.1, 0, 0), b = s.add(0.1, 0, kPi);               // head-on
+  EntityId c = s.add(-0.3, 0.5, 0.3), d = s.add(-0.1, 0.5, kPi - 0.9);  // both moving, crossing
+  EntityId e = s.add(0.3, -0.5, 0);
+  EntityId still = s.add(0.5, -0.47, 0);  // glancing: e's path passes 3 cm from its centre
+  EntityId w = s.add(4.5, 2, 0.2);        // heading for the wall at x = 5
+  s.ready();
+  double closest[4] = {1, 1, 1, 1};
+  for (int t = 0; t < 100; ++t) {
+    for (EntityId id : {a, b, c, d, e, w}) s.drive(id, kV, kV);
+    s.step();
+    const double gaps[4] = {length(s.pos(a) - s.pos(b)) - 2 * kR,
+                            length(s.pos(c) - s.pos(d)) - 2 * kR,
+                            length(s.pos(e) - s.pos(still)) - 2 * kR, 5 - s.pos(w).x - kR};
+    for (int k = 0; k < 4; ++k) {
+      ASSERT_GE(gaps[k], 0.0) << "pair " << k << ", tick " << t;  // never overlapping
+      closest[k] = std::min(closest[k], gaps[k]);
+    }
+  }
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_GE(closest[k], kStopGap * 0.5) << "pair " << k;
+    EXPECT_LE(closest[k], 2e-9) << "pair " << k;  // 1 µm before (kSkin): the playground's
+  }                                               // robots parted from fleetsim's after it
 }
 
 TEST(Kinematics, RobotSqueezedBetweenTwoOthers) {
@@ -131,8 +162,8 @@ TEST(Kinematics, RobotSqueezedBetweenTwoOthers) {
     s.step();
   }
   EXPECT_NEAR(s.pos(mid).x, 0, 1e-12);
-  EXPECT_NEAR(s.pos(left).x, -(2 * kR + kSkin), 1e-9);
-  EXPECT_NEAR(s.pos(right).x, 2 * kR + kSkin, 1e-9);
+  EXPECT_NEAR(s.pos(left).x, -(2 * kR + kStopGap), 1e-9);
+  EXPECT_NEAR(s.pos(right).x, 2 * kR + kStopGap, 1e-9);
   auto i = s.state.robot_index(mid);
   ASSERT_EQ(s.state.contact_count()[i], 2);
   std::vector<float> angles(s.state.contact_angle().begin() + i * kMaxContacts,
