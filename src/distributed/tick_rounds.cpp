@@ -1231,6 +1231,18 @@ void TickRounds::loop_moves(std::vector<EntityId> mine) {
                   /*frame=*/false);
 }
 
+namespace {
+
+/// The common bytes of a routed part that carry only its kind and tick: throws LogError if
+/// they are not `kind` and `tick`.
+void expect_kind_and_tick(const std::vector<std::uint8_t>& in, char kind, Tick tick) {
+  log::ByteReader h(in.data(), in.size(), "a message");
+  if (h.u8() != static_cast<std::uint8_t>(kind) || h.i64() != tick || h.remaining() != 0)
+    throw log::LogError("a message of another kind or tick");
+}
+
+}  // namespace
+
 bool TickRounds::log_start(bool deferred, std::vector<log::LogEntity>& robots) {
   const auto t0 = std::chrono::steady_clock::now();
   // 'G', first part: the first process says whether it placed its part only.
@@ -1418,10 +1430,7 @@ std::vector<log::frame_format::EncodedBlock> TickRounds::frame_blocks(
   for (int q : others_) {
     const auto p = static_cast<std::size_t>(q);
     try {
-      log::ByteReader h(got.common[p].data(), got.common[p].size(), "a message");
-      if (h.u8() != static_cast<std::uint8_t>(kBlockRows) || h.i64() != state_.tick ||
-          h.remaining() != 0)
-        throw log::LogError("a message of another kind or tick");
+      expect_kind_and_tick(got.common[p], kBlockRows, state_.tick);
       const auto& body = got.from[p];
       log::ByteReader r(body.data(), body.size(), "a message");
       const std::uint32_t k = r.u32();
@@ -1507,10 +1516,7 @@ std::vector<log::frame_format::EncodedBlock> TickRounds::frame_blocks(
   for (int q : others_) {
     const auto p = static_cast<std::size_t>(q);
     try {
-      log::ByteReader h(blocks.common[p].data(), blocks.common[p].size(), "a message");
-      if (h.u8() != static_cast<std::uint8_t>(kFrameBlocks) || h.i64() != state_.tick ||
-          h.remaining() != 0)
-        throw log::LogError("a message of another kind or tick");
+      expect_kind_and_tick(blocks.common[p], kFrameBlocks, state_.tick);
       const auto& body = blocks.from[p];
       log::ByteReader r(body.data(), body.size(), "a message");
       const std::size_t k = r.count(r.u32(), 24);

@@ -176,6 +176,64 @@ class Ros2Bridge : public ::testing::Test {
   }
   std::string topic(const std::string& leaf) const { return "/" + ns_ + "/" + leaf; }
   std::string run_said() { return fleetsim::testing::slurp(dir_ / "err"); }
+  /// Drives the pilot until the run ends (at most 30 s): once its pose has been seen, the k-th
+  /// command is `twist(k)`, every 37 ms; `pose` sees each pose. The run's exit status (-3: it
+  /// did not end in time).
+  int drive_pilot(
+      const std::function<geometry_msgs_msg_dds__Twist_(int)>& twist,
+      const std::function<void(const geometry_msgs_msg_dds__PoseStamped_&)>& pose = {}) {
+    const dds_entity_t pilot =
+        reader(&geometry_msgs_msg_dds__PoseStamped__desc, topic("pilot/pose"));
+    const dds_entity_t cmd = writer(&geometry_msgs_msg_dds__Twist__desc, topic("pilot/cmd_vel"));
+    int sent = 0;
+    bool seen = false;
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (Clock::now() < deadline) {
+      take_all<geometry_msgs_msg_dds__PoseStamped_>(pilot, [&](const auto& m) {
+        seen = true;
+        if (pose) pose(m);
+      });
+      if (seen) {
+        const geometry_msgs_msg_dds__Twist_ t = twist(sent++);
+        dds_write(cmd, &t);
+      }
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(37));
+    }
+    return -3;
+  }
+  /// The driven run (its --json output `live`, its log `live_log`) replayed from its recorded
+  /// inputs on one process, without ROS 2, for `length` s: the same state hash and log; and
+  /// the run without the inputs is another.
+  void expect_the_record_repeats_the_run(const std::string& live, const std::string& live_log,
+                                         const std::string& length) {
+    const std::string record = fleetsim::testing::slurp(dir_ / "inputs");
+    ASSERT_NE(record.find(" pilot "), std::string::npos) << "no command was recorded";
+    const auto replay = fleetsim::testing::run_command(
+        std::string(FLEETSIM_EXE) + " run " + kExample + " --length " + length +
+            " --quiet --json --log " + (dir_ / "replay.log").string() + " --replay-inputs " +
+            (dir_ / "inputs").string(),
+        dir_);
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    const auto hash_of = [](const std::string& json) {
+      const auto at = json.rfind("\"state_hash\":\"");
+      return at == std::string::npos ? std::string() : json.substr(at + 14, 16);
+    };
+    EXPECT_FALSE(hash_of(live).empty()) << live;
+    EXPECT_EQ(hash_of(replay.out), hash_of(live));
+    EXPECT_EQ(fleetsim::testing::slurp(dir_ / "replay.log"), fleetsim::testing::slurp(live_log))
+        << "the logs differ";
+    // Without the inputs the run is another: the record is what made it.
+    const auto undriven =
+        fleetsim::testing::run_command(std::string(FLEETSIM_EXE) + " run " + kExample +
+                                           " --length " + length + " --quiet --json --log ''",
+                                       dir_);
+    EXPECT_NE(hash_of(undriven.out), hash_of(live));
+  }
 
   fs::path dir_;
   int domain_ = 0;
@@ -537,54 +595,16 @@ TEST_F(Ros2Bridge, OdometryTfAndScansFollowTheRobots) {
 
 // A ROS-driven run, then the same run from its recorded inputs without ROS 2: the same bits.
 TEST_F(Ros2Bridge, ARosDrivenRunRepeatsFromItsRecordedInputs) {
-  const dds_entity_t pilot = reader(&geometry_msgs_msg_dds__PoseStamped__desc, topic("pilot/pose"));
-  const dds_entity_t cmd = writer(&geometry_msgs_msg_dds__Twist__desc, topic("pilot/cmd_vel"));
   const std::string live_log = (dir_ / "live.log").string();
   start_run({"--length", "6", "--log", live_log, "--json"});
   // Commands that change as the wall clock goes: a different run each time, which the record
   // must capture.
-  int sent = 0;
-  bool seen = false;
-  const auto deadline = Clock::now() + std::chrono::seconds(30);
-  int status = -3;
-  while (Clock::now() < deadline) {
-    take_all<geometry_msgs_msg_dds__PoseStamped_>(pilot, [&](const auto&) { seen = true; });
-    if (seen) {
-      const double v = 0.02 + 0.01 * (sent % 7), w = 0.3 * ((sent % 5) - 2);
-      geometry_msgs_msg_dds__Twist_ twist{{v, 0, 0}, {0, 0, w}};
-      dds_write(cmd, &twist);
-      ++sent;
-    }
-    int st = 0;
-    if (waitpid(pid_, &st, WNOHANG) == pid_) {
-      status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-      pid_ = -1;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(37));
-  }
+  const int status = drive_pilot([](int k) {
+    return geometry_msgs_msg_dds__Twist_{{0.02 + 0.01 * (k % 7), 0, 0},
+                                         {0, 0, 0.3 * ((k % 5) - 2)}};
+  });
   ASSERT_EQ(status, 0) << run_said();
-  const std::string live = fleetsim::testing::slurp(dir_ / "out");
-  const std::string record = fleetsim::testing::slurp(dir_ / "inputs");
-  ASSERT_NE(record.find(" pilot "), std::string::npos) << "no command was recorded";
-
-  const auto replay = fleetsim::testing::run_command(
-      std::string(FLEETSIM_EXE) + " run " + kExample + " --length 6 --quiet --json --log " +
-          (dir_ / "replay.log").string() + " --replay-inputs " + (dir_ / "inputs").string(),
-      dir_);
-  ASSERT_EQ(replay.status, 0) << replay.err;
-  const auto hash_of = [](const std::string& json) {
-    const auto at = json.rfind("\"state_hash\":\"");
-    return at == std::string::npos ? std::string() : json.substr(at + 14, 16);
-  };
-  EXPECT_FALSE(hash_of(live).empty()) << live;
-  EXPECT_EQ(hash_of(replay.out), hash_of(live));
-  EXPECT_EQ(fleetsim::testing::slurp(dir_ / "replay.log"), fleetsim::testing::slurp(live_log))
-      << "the logs differ";
-  // Without the inputs the run is another: the record is what made it.
-  const auto undriven = fleetsim::testing::run_command(
-      std::string(FLEETSIM_EXE) + " run " + kExample + " --length 6 --quiet --json --log ''", dir_);
-  EXPECT_NE(hash_of(undriven.out), hash_of(live));
+  expect_the_record_repeats_the_run(fleetsim::testing::slurp(dir_ / "out"), live_log, "6");
 }
 
 // On two processes (a partitioned run: each holds its part of the world), process 0 runs the
@@ -667,38 +687,23 @@ TEST_F(Ros2Bridge, OnTwoProcessesEveryRobotIsPublishedAsOnOne) {
 // A ROS-driven run on two processes: commands land at a tick boundary on every process; the
 // record replayed on one process gives the same bits and the same log.
 TEST_F(Ros2Bridge, ARosDrivenRunOnTwoProcessesRepeatsOnOne) {
-  const dds_entity_t pilot = reader(&geometry_msgs_msg_dds__PoseStamped__desc, topic("pilot/pose"));
-  const dds_entity_t cmd = writer(&geometry_msgs_msg_dds__Twist__desc, topic("pilot/cmd_vel"));
   const std::string live_log = (dir_ / "live.log").string();
   start_run({"--processes", "2", "--length", "30", "--time-mode", "linear", "--speedup", "4",
              "--log", live_log, "--json"});
-  int sent = 0;
-  bool seen = false;
   double first_x = 0, last_x = 0;
-  const auto deadline = Clock::now() + std::chrono::seconds(30);
-  int status = -3;
-  while (Clock::now() < deadline) {
-    take_all<geometry_msgs_msg_dds__PoseStamped_>(pilot, [&](const auto& m) {
-      if (!seen) first_x = m.pose.position.x;
-      last_x = m.pose.position.x;
-      seen = true;
-    });
-    if (seen) {
-      // Mostly forward (the pilot starts at x = -1 heading +x, in process 0's part, and
-      // crosses into process 1's), turning now and then.
-      const double v = 0.1 + 0.01 * (sent % 3), w = 0.1 * ((sent % 5) - 2);
-      geometry_msgs_msg_dds__Twist_ twist{{v, 0, 0}, {0, 0, w}};
-      dds_write(cmd, &twist);
-      ++sent;
-    }
-    int st = 0;
-    if (waitpid(pid_, &st, WNOHANG) == pid_) {
-      status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-      pid_ = -1;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(37));
-  }
+  bool seen = false;
+  // Mostly forward (the pilot starts at x = -1 heading +x, in process 0's part, and crosses
+  // into process 1's), turning now and then.
+  const int status = drive_pilot(
+      [](int k) {
+        return geometry_msgs_msg_dds__Twist_{{0.1 + 0.01 * (k % 3), 0, 0},
+                                             {0, 0, 0.1 * ((k % 5) - 2)}};
+      },
+      [&](const geometry_msgs_msg_dds__PoseStamped_& m) {
+        if (!seen) first_x = m.pose.position.x;
+        last_x = m.pose.position.x;
+        seen = true;
+      });
   ASSERT_EQ(status, 0) << run_said();
   EXPECT_GT(last_x, first_x + 0.1) << "the pilot did not follow cmd_vel";
   // Past the processes' border (process 0's part ends at x = 0.87 for this start): process 1
@@ -706,26 +711,7 @@ TEST_F(Ros2Bridge, ARosDrivenRunOnTwoProcessesRepeatsOnOne) {
   EXPECT_GT(last_x, 1.0) << "the pilot did not reach the other process's part";
   const std::string live = fleetsim::testing::slurp(dir_ / "out");
   EXPECT_NE(live.find("\"processes\":2"), std::string::npos) << live;
-  const std::string record = fleetsim::testing::slurp(dir_ / "inputs");
-  ASSERT_NE(record.find(" pilot "), std::string::npos) << "no command was recorded";
-
-  const auto replay = fleetsim::testing::run_command(
-      std::string(FLEETSIM_EXE) + " run " + kExample + " --length 30 --quiet --json --log " +
-          (dir_ / "replay.log").string() + " --replay-inputs " + (dir_ / "inputs").string(),
-      dir_);
-  ASSERT_EQ(replay.status, 0) << replay.err;
-  const auto hash_of = [](const std::string& json) {
-    const auto at = json.rfind("\"state_hash\":\"");
-    return at == std::string::npos ? std::string() : json.substr(at + 14, 16);
-  };
-  EXPECT_FALSE(hash_of(live).empty()) << live;
-  EXPECT_EQ(hash_of(replay.out), hash_of(live));
-  EXPECT_EQ(fleetsim::testing::slurp(dir_ / "replay.log"), fleetsim::testing::slurp(live_log))
-      << "the logs differ";
-  const auto undriven = fleetsim::testing::run_command(
-      std::string(FLEETSIM_EXE) + " run " + kExample + " --length 30 --quiet --json --log ''",
-      dir_);
-  EXPECT_NE(hash_of(undriven.out), hash_of(live));
+  expect_the_record_repeats_the_run(live, live_log, "30");
 }
 
 TEST_F(Ros2Bridge, BadOptionsAreRefusedBeforeTheRun) {
