@@ -122,7 +122,8 @@ void write_swarm_seeds(fuzz::Scene scene, const fs::path& dir) {
         register_builtins(registry);
         Diagnostics d;
         const char* xml = scene == fuzz::Scene::kSwarm ? fuzz::kSwarmScene : fuzz::kDomainScene;
-        auto ex = parse_experiment(xml, "swarm.xml", registry, {}, d);
+        const ExperimentOverrides ov = fuzz::overrides_of(scene, p);
+        auto ex = parse_experiment(xml, "swarm.xml", registry, ov, d);
         if (!ex) throw std::runtime_error("a fuzzer's scene does not load");
         fuzz::PairExchange exchange(shared, p);
         Distribution dist = fuzz::share_of(scene, *ex, p, &exchange, part_bytes);
@@ -131,6 +132,7 @@ void write_swarm_seeds(fuzz::Scene scene, const fs::path& dir) {
         while (!sim.done()) sim.step();
         sim.gather_state();
         sim.finish();
+        if (ov.log_path) fs::remove(*ov.log_path);
       });
     for (auto& t : threads) t.join();
     write_bytes(dir / ("run-" + std::to_string(part_bytes) + ".bin"), shared.recorded.data(),
@@ -179,8 +181,8 @@ int main(int argc, char** argv) {
   }
   const fs::path src = argv[1], out = argv[2];
   try {
-    for (const char* h : {"frame_log", "frame_log_packed", "deeco_log", "wire", "swarm", "domains",
-                          "checkpoint"})
+    for (const char* h :
+         {"frame_log", "frame_log_packed", "deeco_log", "wire", "swarm", "domains", "checkpoint"})
       fs::create_directories(out / h);
 
     // Frame logs: tags, objects and LEDs (deeco), Lua foot-bots (footbot), version 1.

@@ -3,8 +3,11 @@
 // The swarm scene: two regions, robots that cross between them, two processes, and a robot
 // pinned to each process by an affinity (so the rounds include the actuation). The domain
 // scene: one crowded region split over two domains, with per-process loop functions (so the rounds
-// include the contact rounds, reductions and the loop functions' changes).
+// include the contact rounds, reductions and the loop functions' changes) and a frame log (so
+// they include the frame's blocks).
 #pragma once
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -12,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -53,6 +57,19 @@ inline const char* kDomainScene = R"(<?xml version="1.0"?>
 
 /// Which scene a run is of.
 enum class Scene { kSwarm, kDomains };
+
+/// What the scene's process `p` loads it with: the domain scene writes a frame log, on process
+/// 0 (in a file of its own in the temporary directory), so that its rounds carry the frame's
+/// blocks (docs/distributed.md, "The log on several processes").
+inline ExperimentOverrides overrides_of(Scene scene, int p) {
+  ExperimentOverrides ov;
+  if (scene == Scene::kDomains)
+    ov.log_path =
+        (std::filesystem::temp_directory_path() /
+         ("fleetsim-fuzz-domains-" + std::to_string(getpid()) + "-" + std::to_string(p) + ".flog"))
+            .string();
+  return ov;
+}
 
 /// Process p's share of a two-process run of `scene`: the swarm scene's regions as its
 /// <distribution> says, or the domain scene's arena in two domains (as `assign` makes them),
@@ -164,7 +181,8 @@ inline int run_process_0(Scene scene, const std::uint8_t* data, std::size_t size
   }();
   Diagnostics d;
   const char* xml = scene == Scene::kSwarm ? kSwarmScene : kDomainScene;
-  auto ex = parse_experiment(xml, "swarm.xml", *registry, {}, d);
+  const ExperimentOverrides ov = overrides_of(scene, 0);
+  auto ex = parse_experiment(xml, "swarm.xml", *registry, ov, d);
   if (!ex) {
     std::fprintf(stderr, "fuzz: the scene does not load:\n%s", d.str().c_str());
     std::abort();
@@ -185,6 +203,10 @@ inline int run_process_0(Scene scene, const std::uint8_t* data, std::size_t size
       std::abort();
     }
   } catch (const std::runtime_error&) {  // the input ran out: "process 1 left"
+  }
+  if (ov.log_path) {
+    std::error_code ec;
+    std::filesystem::remove(*ov.log_path, ec);
   }
   return 0;
 }
