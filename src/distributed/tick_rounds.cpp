@@ -852,8 +852,7 @@ void TickRounds::moves() {
   // The logged columns too when the first process writes a frame after this tick (the next
   // tick's number).
   const Tick next = state_.tick + 1;
-  bool logged = false;
-  for (std::int64_t every : sim_.log_every_) logged = logged || next % every == 0;
+  bool logged = sim_.log_due(next);
   // (A split log takes each robot's logged columns from its own process: frame_blocks.)
   if (sim_.split_log_) logged = false;
   // Or when the first process asked for a whole frame for the live view, with the last moves.
@@ -1334,6 +1333,8 @@ std::vector<log::frame_format::EncodedBlock> TickRounds::frame_blocks(
   for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
     if (sim_.process_of(i) == dist_.process) mine.emplace_back(ids[i], i);
   std::sort(mine.begin(), mine.end());
+  std::vector<EntityId> mine_ids(mine.size());
+  for (std::size_t j = 0; j < mine.size(); ++j) mine_ids[j] = mine[j].first;
   // 1. 'Q': how many robots of each block every process moves. A block's writer is the process
   // that moves most of its robots (the lowest of those on a tie): the same on every process.
   std::vector<std::uint8_t> out;
@@ -1341,15 +1342,7 @@ std::vector<log::frame_format::EncodedBlock> TickRounds::frame_blocks(
     log::ByteWriter w(out);
     w.u8(static_cast<std::uint8_t>(kBlockCounts));
     w.i64(state_.tick);
-    const std::vector<ff::RobotBlock> blocks = [&] {
-      std::vector<ff::RobotBlock> b;
-      for (const auto& [id, row] : mine) {
-        if (b.empty() || b.back().index != id / ff::kRobotBlockIds)
-          b.push_back({id / ff::kRobotBlockIds, 0});
-        ++b.back().rows;
-      }
-      return b;
-    }();
+    const std::vector<ff::RobotBlock> blocks = ff::robot_blocks(mine_ids);
     w.u32(static_cast<std::uint32_t>(blocks.size()));
     for (const ff::RobotBlock& b : blocks) {
       w.u32(b.index);
@@ -1396,22 +1389,20 @@ std::vector<log::frame_format::EncodedBlock> TickRounds::frame_blocks(
   }
   m.to.resize(processes);
   {
+    std::vector<std::vector<EntityId>> to_ids(processes);
     std::vector<std::vector<std::uint32_t>> rows(processes);
     for (const auto& [id, row] : mine) {
       const auto q = static_cast<std::size_t>(writer_of(id));
       if (q == me) continue;
-      log::ByteWriter(m.to[q]).u32(id);  // (the count goes first, below)
+      to_ids[q].push_back(id);
       rows[q].push_back(row);
     }
     for (int q : others_) {
-      auto& to = m.to[static_cast<std::size_t>(q)];
-      std::vector<std::uint8_t> body;
-      log::ByteWriter(body).u32(
-          static_cast<std::uint32_t>(rows[static_cast<std::size_t>(q)].size()));
-      body.insert(body.end(), to.begin(), to.end());
-      for (ColumnHandle c : columns)
-        state_.robots.gather_rows(c, rows[static_cast<std::size_t>(q)], body);
-      to = std::move(body);
+      const auto p = static_cast<std::size_t>(q);
+      log::ByteWriter w(m.to[p]);
+      w.u32(static_cast<std::uint32_t>(to_ids[p].size()));
+      for (EntityId id : to_ids[p]) w.u32(id);
+      for (ColumnHandle c : columns) state_.robots.gather_rows(c, rows[p], m.to[p]);
     }
   }
   RoutedReceived got = route(std::move(m), others_, /*more=*/true);

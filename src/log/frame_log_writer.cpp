@@ -53,6 +53,20 @@ std::unique_ptr<ZSTD_CCtx, CCtxDeleter> make_cctx(int level) {
   return ctx;
 }
 
+/// This thread's context at `level`, kept from call to call: for the head of write_blocks()
+/// and the blocks of encode_block(), a few hundred a frame on a process of a split run, where a
+/// context made per call would allocate its tables each time. (A context used again gives the
+/// bytes a new one gives.)
+ZSTD_CCtx* thread_cctx(int level) {
+  thread_local std::unique_ptr<ZSTD_CCtx, CCtxDeleter> ctx;
+  thread_local int ctx_level = 0;
+  if (!ctx || ctx_level != level) {
+    ctx = make_cctx(level);
+    ctx_level = level;
+  }
+  return ctx.get();
+}
+
 }  // namespace
 
 FrameLogWriter::FrameLogWriter(std::string path, FrameLogOptions options, LogOpen open)
@@ -313,8 +327,7 @@ void FrameLogWriter::write_blocks(const LogFrameView& f, std::vector<ff::Encoded
   const std::size_t head_parts = job.starts.size() - 1;
   job.parts.resize(head_parts + blocks.size());
   job.part_sizes.assign(head_parts + blocks.size(), 0);
-  auto ctx = make_cctx(options_.zstd_level);
-  compress_parts(head, job, 0, head_parts, ctx.get());
+  compress_parts(head, job, 0, head_parts, thread_cctx(options_.zstd_level));
   job.raw_size = head.size();
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     job.raw_size += blocks[k].raw_size;
@@ -334,14 +347,14 @@ ff::EncodedBlock FrameLogWriter::encode_block(const LogFrameView& f,
   std::vector<std::uint8_t> raw(rows * layout.robot_row_bytes);
   ff::encode_block(f, layout, first, rows, raw.data());
   out.raw_size = raw.size();
-  auto ctx = make_cctx(level);
+  ZSTD_CCtx* ctx = thread_cctx(level);
   std::vector<std::size_t> starts;
   ff::cut_parts(0, raw.size(), starts);
   starts.push_back(raw.size());
   std::vector<std::uint8_t> part;
   for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
     const std::size_t n =
-        compress_into(ctx.get(), raw.data() + starts[k], starts[k + 1] - starts[k], part, 0);
+        compress_into(ctx, raw.data() + starts[k], starts[k + 1] - starts[k], part, 0);
     out.bytes.insert(out.bytes.end(), part.begin(), part.begin() + static_cast<std::ptrdiff_t>(n));
   }
   return out;

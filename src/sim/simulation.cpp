@@ -137,12 +137,10 @@ void Simulation::place_planned_robots() {
   // The first process places every robot when it writes a DEECo log or shows the run (frame
   // logs are written in blocks: it gathers the header's robots after the start instead).
   std::vector<std::uint8_t> mine;
-  bool frame_logs = true;
-  for (const LogSpec& spec : experiment_.logs)
-    frame_logs = frame_logs && spec.format == log::LogFormat::kFrames;
-  const bool part = distributed() && dist_.domains.count() == dist_.processes &&
-                    dist_.partition_storage && !resuming_ && may_send_border_halo() &&
-                    !(dist_.process == 0 && (!frame_logs || dist_.first_holds_all));
+  const bool part =
+      distributed() && dist_.domains.count() == dist_.processes && dist_.partition_storage &&
+      !resuming_ && may_send_border_halo() &&
+      !(dist_.process == 0 && (!frame_logs_only(experiment_.logs) || dist_.first_holds_all));
   if (part) {
     const double reach = halo_reach();
     const Domains::Box& own = dist_.domains.box(dist_.process);
@@ -366,7 +364,7 @@ void Simulation::write_logs() {
   // the start, on the ticks a log keeps and on those the live view asked for
   // (request_whole_frame; the moves then carry them): the observer gets those.
   bool whole = !distributed() || !observed_ || state_.tick == whole_frame_tick_;
-  for (std::int64_t every : log_every_) whole = whole || state_.tick % every == 0;
+  whole = whole || log_due(state_.tick);
   if (observer_ && whole) {
     observed_ = true;
     try {
@@ -382,7 +380,7 @@ void Simulation::write_split_logs() {
   // its robots are; process 0 writes them (docs/distributed.md, "The log on several
   // processes"). It holds its own part only, so the live view gets the frames it asked for
   // (whole_frame_tick_), which the moves brought to it whole.
-  if (log_due()) {
+  if (log_due(state_.tick)) {
     // (Every process: only process 0 made a header, which sets logged_robot_columns_.)
     log::LogHeader columns;
     std::vector<ColumnHandle> handles;

@@ -451,11 +451,17 @@ class Simulation final : private WorldAccess {
   std::vector<std::pair<std::uint32_t, std::string>> staged_tags_;
   ExchangeStats xstats_;
   std::vector<std::int64_t> log_every_;  ///< every log's `every` (all processes; process 0 logs)
-  /// A log keeps the current tick.
-  bool log_due() const {
+  /// A log keeps tick `t`.
+  bool log_due(Tick t) const {
     for (std::int64_t every : log_every_)
-      if (state_.tick % every == 0) return true;
+      if (t % every == 0) return true;
     return false;
+  }
+  /// Every log of `logs` is a frame log (none is in the DEECo format).
+  static bool frame_logs_only(const std::vector<LogSpec>& logs) {
+    for (const LogSpec& spec : logs)
+      if (spec.format != log::LogFormat::kFrames) return false;
+    return true;
   }
   std::unique_ptr<LoopFunctions> loop_;
   std::vector<std::unique_ptr<log::LogWriter>> writers_;

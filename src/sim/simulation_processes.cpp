@@ -47,10 +47,8 @@ std::string Simulation::bad_value(const ColumnStore& store, std::span<const std:
 }
 
 void Simulation::setup_distribution() {
-  for (const auto& spec : experiment_.logs) {
-    log_every_.push_back(spec.every);
-    frame_logs_only_ = frame_logs_only_ && spec.format == log::LogFormat::kFrames;
-  }
+  for (const auto& spec : experiment_.logs) log_every_.push_back(spec.every);
+  frame_logs_only_ = frame_logs_only(experiment_.logs);
   if (!distributed()) return;
   if (!dist_.make_rounds)
     throw RunError("a distributed run needs its rounds (Distribution::make_rounds)");
