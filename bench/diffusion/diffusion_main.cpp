@@ -81,6 +81,7 @@ using fleetsim::bench::peak_rss_bytes;
 struct SwarmArgs {
   int processes = 1;
   std::string transport = "shm", sync = "dsaam";
+  double checkpoint_every = 0;  ///< --checkpoint-every
 };
 SwarmArgs g_swarm;
 bool g_compare_log = false;  ///< --log compare
@@ -138,6 +139,10 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
       ->check(CLI::IsMember({"shm", "ipc", "tcp", "inproc"}));
   app.add_option("--sync", g_swarm.sync, "With --processes: the time management")
       ->check(CLI::IsMember({"dsaam", "lockstep"}));
+  app.add_option("--checkpoint-every", g_swarm.checkpoint_every,
+                 "With --processes or under mpirun: a checkpoint every SECONDS of wall time "
+                 "(into the temporary directory; docs/checkpoints.md); 0: none")
+      ->check(CLI::Range(0.0, 1e9));
   if (int status = fleetsim::parse_command_line(app, argc, argv); status >= 0) std::exit(status);
   o.log_frames = log == "frames";
   g_compare_log = log == "compare";
@@ -148,6 +153,9 @@ DiffusionSceneOptions parse_args(int argc, char** argv) {
     usage("--processes " + std::to_string(g_swarm.processes) +
           " with dynamics2d needs at least as many engines (--engines): its regions are "
           "simulated whole");
+  if (g_swarm.checkpoint_every > 0 && g_swarm.processes <= 1 &&
+      !fleetsim::distributed::mpi_launched())
+    usage("--checkpoint-every is measured on several processes (--processes K, or mpirun)");
   if (g_swarm.processes > 1 && o.controller == "lua")
     usage("--processes with --controller lua is not measured here");
   if (o.controller == "lua" && o.script.empty())
@@ -259,6 +267,9 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
                                                : distributed::TransportKind::kShm;
   so.sync =
       g_swarm.sync == "lockstep" ? distributed::SyncMode::kLockstep : distributed::SyncMode::kDsaam;
+  so.checkpoint_every_s = g_swarm.checkpoint_every;
+  so.checkpoint_dir = dir + "/checkpoints";  // (all kept, to count them; removed at the end)
+  so.checkpoint_keep = 1'000'000;
   SimTime tick_ns = 0;
   auto run = mpi ? distributed::run_mpi : distributed::run_swarm;
   auto reports = run(
@@ -343,6 +354,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
                               {"exchange_us_per_tick", exchange * 1e6 / ticks},
                               {"exchange_work_us_per_tick", work * 1e6 / ticks},
                               {"tick_us", loop * 1e6 / ticks},
+                              {"checkpoints", p0.checkpoints.size()},
                               {"state_hash", hash}};
   if (!mpi) {
     j["one_process_rtf"] = one_rtf;

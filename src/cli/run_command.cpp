@@ -116,8 +116,7 @@ ExperimentOverrides overrides_of(const RunArgs& a) {
   if (a.log_format == "frames") o.log_format = log::LogFormat::kFrames;
   // A run on several processes or ranks places its robots once each process knows its
   // domain: a process of a partitioned run then places only its part (docs/distributed.md).
-  o.defer_placement = (a.processes > 1 || distributed::mpi_launched()) && a.network_role.empty() &&
-                      a.checkpoint_every <= 0 && a.resume.empty();
+  o.defer_placement = (a.processes > 1 || distributed::mpi_launched()) && a.network_role.empty();
   return o;
 }
 

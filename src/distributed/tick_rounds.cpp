@@ -27,11 +27,12 @@
 //            by column): the robots whose controllers the sender runs and another process
 //            simulates, after their actuators acted
 //   state    'S' like moves without the tags and flags: every column of the robots this
-//            process held (at the end of the run, and for a checkpoint). A partitioned run's
+//            process held (at the end of the run). A partitioned run's
 //            end instead: 'S' i64 tick, u32 n, n x u32 ids of the robots it ran, then per hashed
 //            column 'S' i64 tick, u32 column, u32 k, the column's bytes of the next k of them
-//   controllers 'C' i64 tick, u32 n, n x (u32 robot id, u32 length, the controller's saved
-//            state): a checkpoint's, for the robots this process holds, by id
+//   checkpoint 'C' i64 tick, then to the first process only: u64 robots, u32 c, c x u64
+//            digest sums, u32 k, k x (u64 size, the part's bytes): a checkpoint's parts
+//            (docs/checkpoints.md), a routed part of the handoff round
 // A moves or state round is sent in parts of at most Distribution::part_bytes (rows [first, first +
 // k) of the world, k from the row size), so a message stays under the transport's 64 MiB. Which
 // rows a process sends is not in the message but for 'N': every process knows it (the robots it
@@ -75,6 +76,14 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The common bytes of a routed part that carry only its kind and tick: throws LogError if
+/// they are not `kind` and `tick`.
+void expect_kind_and_tick(const std::vector<std::uint8_t>& in, char kind, Tick tick) {
+  log::ByteReader h(in.data(), in.size(), "a message");
+  if (h.u8() != static_cast<std::uint8_t>(kind) || h.i64() != tick || h.remaining() != 0)
+    throw log::LogError("a message of another kind or tick");
 }
 
 }  // namespace
@@ -251,8 +260,11 @@ void TickRounds::hello() {
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u8(kHello);
-  // (Processes that placed different parts of one plan compare the plan and the objects.)
-  if (sim_.planned_world_) {
+  // (Processes that placed different parts of one plan compare the plan and the objects;
+  // processes that resumed, each its part, the checkpoint's world.)
+  if (sim_.resumed_world_) {
+    w.u64(sim_.resumed_world_->first);
+  } else if (sim_.planned_world_) {
     Hasher objects;
     for (ColumnHandle c = 0; c < state_.objects.schema().size(); ++c) {
       const auto bytes = state_.objects.bytes(c);
@@ -263,8 +275,9 @@ void TickRounds::hello() {
     w.u64(state_.hash());
   }
   w.u64(model_.seed);
-  w.u32(static_cast<std::uint32_t>(sim_.planned_world_ ? sim_.planned_world_->second
-                                                       : state_.robot_count()));
+  w.u32(static_cast<std::uint32_t>(sim_.resumed_world_   ? sim_.resumed_world_->second
+                                   : sim_.planned_world_ ? sim_.planned_world_->second
+                                                         : state_.robot_count()));
   w.u32(static_cast<std::uint32_t>(dist_.processes));
   w.str(std::filesystem::path(model_.name).filename().string());
   auto all = gather(out);
@@ -966,55 +979,70 @@ void TickRounds::exchange_actuation() {
   xstats_.seconds += seconds_since(t0);
 }
 
-SavedControllers TickRounds::checkpoint(const SavedControllers& mine) {
+CheckpointParts TickRounds::checkpoint(CheckpointParts mine) {
+  // One routed part of the handoff round: every process's parts to the first process only
+  // (the handoff ends the round). The first process adds up the robots and the digests and
+  // keeps the parts as they came: it never decodes them, and no process gathers another's rows.
   const auto t0 = std::chrono::steady_clock::now();
-  exchange_rows(kState, row_columns_, host_, true, /*more_after=*/true);
-  std::vector<std::uint8_t> out;
-  log::ByteWriter w(out);
-  w.u8(kControllers);
-  w.i64(state_.tick);
-  w.u32(static_cast<std::uint32_t>(mine.size()));
-  for (const auto& [id, bytes] : mine) {
-    w.u32(id);
-    w.u32(static_cast<std::uint32_t>(bytes.size()));
-    w.raw(bytes.data(), bytes.size());
+  RoutedMessage m;
+  {
+    log::ByteWriter w(m.common);
+    w.u8(static_cast<std::uint8_t>(kControllers));
+    w.i64(state_.tick);
   }
-  auto all = gather(std::move(out), /*more=*/true);  // the handoff ends the round
-  SavedControllers merged;
-  if (dist_.process == 0) {
-    merged = mine;
-    for (int p = 1; p < dist_.processes; ++p) {
-      try {
-        log::ByteReader r(all[p].data(), all[p].size(), "a message");
-        if (r.u8() != kControllers || r.i64() != state_.tick)
-          throw log::LogError("a message of another kind or tick");
-        for (std::uint32_t k = r.u32(); k > 0; --k) {
-          const EntityId id = r.u32();
-          const std::uint32_t len = r.u32();
-          const std::uint8_t* bytes = r.take(len);
-          if (host_.get(id) != p || state_.robot_index(id) == kNoIndex)
-            throw log::LogError("a controller of a robot it does not hold");
-          merged.emplace_back(id, std::vector<std::uint8_t>(bytes, bytes + len));
-        }
-        if (r.remaining() != 0) throw log::LogError("trailing bytes");
-      } catch (const log::LogError& e) {
-        desync(p, std::string("a malformed 'C' message (") + e.what() + ")");
-      }
+  m.to.resize(static_cast<std::size_t>(dist_.processes));
+  if (dist_.process != 0) {
+    log::ByteWriter w(m.to[0]);
+    w.u64(mine.robots);
+    w.u32(static_cast<std::uint32_t>(mine.digests.size()));
+    for (std::uint64_t d : mine.digests) w.u64(d);
+    w.u32(static_cast<std::uint32_t>(mine.parts.size()));
+    for (const auto& part : mine.parts) {
+      w.u64(part.size());
+      w.raw(part.data(), part.size());
     }
-    std::sort(merged.begin(), merged.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t k = 1; k < merged.size(); ++k)
-      if (merged[k].first == merged[k - 1].first)
-        desync(host_.get(merged[k].first), "a controller another process also sent");
+    mine.parts.clear();
   }
+  std::vector<int> to;
+  if (dist_.process == 0) {
+    for (int q = 1; q < dist_.processes; ++q) to.push_back(q);
+  } else {
+    to.push_back(0);
+  }
+  RoutedReceived got = route(std::move(m), to, /*more=*/true);
   xstats_.seconds += seconds_since(t0);
-  return merged;
+  if (dist_.process != 0) return {};
+  for (int q = 1; q < dist_.processes; ++q) {
+    const auto p = static_cast<std::size_t>(q);
+    try {
+      expect_kind_and_tick(got.common[p], kControllers, state_.tick);
+      const auto& body = got.from[p];
+      log::ByteReader r(body.data(), body.size(), "a message");
+      const std::uint64_t robots = r.u64();
+      if (robots > state_.next_id) throw log::LogError("more robots than the run has ids");
+      mine.robots += robots;
+      if (r.u32() != mine.digests.size()) throw log::LogError("another number of columns");
+      for (std::uint64_t& d : mine.digests) d += r.u64();
+      const std::size_t k = r.count(r.u32(), 8);
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::uint64_t size = r.u64();
+        if (size > r.remaining()) throw log::LogError("truncated");
+        const std::uint8_t* bytes = r.take(static_cast<std::size_t>(size));
+        mine.parts.emplace_back(bytes, bytes + size);
+      }
+      if (r.remaining() != 0) throw log::LogError("trailing bytes");
+    } catch (const log::LogError& e) {
+      desync(q, std::string("a malformed 'C' message (") + e.what() + ")");
+    }
+  }
+  if (mine.robots > state_.next_id)
+    desync(dist_.processes - 1, "more robots in a checkpoint than the run has ids");
+  return mine;
 }
 
 void TickRounds::partition() {
   // (border_halo_: loop functions, if any, are in the per-process form.)
-  sim_.partitioned_ =
-      dist_.partition_storage && sim_.border_halo_ && !sim_.checkpoints_ && !sim_.resuming_;
+  sim_.partitioned_ = dist_.partition_storage && sim_.border_halo_;
   // A log in the DEECo format is written whole by the first process, which then holds every
   // robot; frame logs are written in blocks by every process (frame_blocks).
   sim_.split_log_ = sim_.partitioned_ && !sim_.log_every_.empty() && sim_.frame_logs_only_;
@@ -1229,18 +1257,6 @@ void TickRounds::loop_moves(std::vector<EntityId> mine) {
   exchange_listed(moves_columns(/*logged=*/false), std::move(mine), /*end_of_tick=*/false,
                   /*frame=*/false);
 }
-
-namespace {
-
-/// The common bytes of a routed part that carry only its kind and tick: throws LogError if
-/// they are not `kind` and `tick`.
-void expect_kind_and_tick(const std::vector<std::uint8_t>& in, char kind, Tick tick) {
-  log::ByteReader h(in.data(), in.size(), "a message");
-  if (h.u8() != static_cast<std::uint8_t>(kind) || h.i64() != tick || h.remaining() != 0)
-    throw log::LogError("a message of another kind or tick");
-}
-
-}  // namespace
 
 bool TickRounds::log_start(bool deferred, std::vector<log::LogEntity>& robots) {
   const auto t0 = std::chrono::steady_clock::now();

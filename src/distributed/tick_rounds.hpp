@@ -48,7 +48,7 @@ class TickRounds final : public ProcessRounds {
   std::vector<log::frame_format::EncodedBlock> frame_blocks(
       const std::vector<ColumnHandle>& columns, const log::frame_format::PayloadLayout& layout,
       int level) override;
-  SavedControllers checkpoint(const SavedControllers& mine) override;
+  CheckpointParts checkpoint(CheckpointParts mine) override;
   std::vector<std::array<std::uint8_t, 8>> reduce(char op,
                                                   std::array<std::uint8_t, 8> mine) override;
   void loop_changes(LoopChanges& merged, bool partial) override;

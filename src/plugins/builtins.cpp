@@ -94,12 +94,13 @@ class TagOnContact : public LoopFunctions {
   bool save(std::vector<std::uint8_t>&) const override { return true; }
   void restore(const Params& p, WorldAccess& w, std::span<const std::uint8_t>) override {
     read(p);
-    // (Outside a hook every process holds every robot.)
     std::int64_t tagged = 0, robots = 0;
     for (EntityId id : w.robots()) {
       ++robots;
       tagged += w.robot_tag(id) == tag_ ? 1 : 0;
     }
+    tagged = w.sum(tagged);
+    robots = w.sum(robots);
     all_ = robots > 0 && tagged == robots;
   }
 

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/hash.hpp"
 #include "core/named_colors.hpp"
 #include "core/plugin_loader.hpp"
 #include "core/xml_reader.hpp"
@@ -1558,6 +1559,12 @@ class ExperimentParser {
       return;
     }
     plan->plan(*model_);
+    {
+      Hasher world;
+      world.word(st.hash());
+      world.word(plan->fingerprint());
+      ex_.world_fingerprint = world.value();
+    }
     // Placed now, unless the run asked to place them later (a process of a partitioned run
     // places only the tiles near its domain); robots pinned to processes by name are placed
     // now, to be found.

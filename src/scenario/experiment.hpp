@@ -127,6 +127,11 @@ struct Experiment {
   /// the process running those robots' controllers, or -1; empty when none.
   std::vector<int> kind_affinity, robot_affinity;
   SourceLocation distribution_where;
+  /// The world as the load makes it, before any tick, whether it placed the robots or deferred
+  /// their placement: a hash of the state before the placement and of the placement's plan
+  /// (RobotPlan::fingerprint). 0 for worlds the load does not place by a plan (.argos and
+  /// DEECo files): their state's hash says it. (A checkpoint's identity: sim/checkpoint.hpp.)
+  std::uint64_t world_fingerprint = 0;
   /// Set when the load deferred the placement (ExperimentOverrides::defer_placement): `state`
   /// then holds no robot, and RobotPlan::place adds them (all, or a process's tiles).
   std::shared_ptr<const RobotPlan> robot_plan;

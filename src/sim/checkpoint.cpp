@@ -24,7 +24,7 @@ namespace fleetsim {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'L', 'E', 'E', 'T', 'C', 'K', 'P'};
-constexpr std::uint32_t kFormatVersion = 2;  // 2: the state hash sums robot digests (docs/checkpoints.md)
+constexpr std::uint32_t kFormatVersion = 3;  // 3: the robots in parts (docs/checkpoints.md)
 constexpr std::size_t kHeaderSize = 40;
 
 std::uint64_t checksum(const std::uint8_t* head, const std::uint8_t* body, std::size_t n) {
@@ -44,7 +44,8 @@ CheckpointIdentity identity_of(const Experiment& ex, const PluginRegistry& regis
     id.files.push_back(
         {what, std::filesystem::path(path).filename().string(), file_content_hash(path)});
   Hasher h;
-  h.word(ex.state.hash());
+  // (The same whether the load placed the robots or left them to each process to place.)
+  h.word(ex.world_fingerprint != 0 ? ex.world_fingerprint : ex.state.hash());
   h.word(ex.model->seed);
   h.word(static_cast<std::uint64_t>(ex.model->tick_period_ns));
   h.word(ex.model->engines.size());

@@ -38,8 +38,10 @@ struct CheckpointIdentity {
   std::string experiment;  ///< the experiment file's path, as the run was given it
   /// The files the run reads (run_files()): what, file name, content hash.
   std::vector<std::array<std::string, 3>> files;
-  /// The world as loaded, before any tick, with the seed and the tick length: what options
-  /// such as --seed change. (--length is not in it: a resumed run may be made longer.)
+  /// The world as loaded, before any tick (Experiment::world_fingerprint: the same whether the
+  /// load placed the robots or each process places its part), with the seed and the tick
+  /// length: what options such as --seed change. (--length is not in it: a resumed run may be
+  /// made longer.)
   std::uint64_t start_hash = 0;
 };
 

@@ -24,6 +24,17 @@ class Simulation;
 /// Per-robot controllers' saved state, by robot id.
 using SavedControllers = std::vector<std::pair<EntityId, std::vector<std::uint8_t>>>;
 
+/// A checkpoint's robots as one process wrote them (docs/checkpoints.md, "Saved state"): its
+/// parts (the rows of the robots it holds the newest rows of and the states of the controllers
+/// it runs, compressed, each part at most kCheckpointPartRobots of each), how many robots they
+/// hold, and the digest sums of those robots' rows (WorldState::robot_digests).
+struct CheckpointParts {
+  std::vector<std::vector<std::uint8_t>> parts;
+  std::uint64_t robots = 0;
+  std::vector<std::uint64_t> digests;
+};
+inline constexpr std::size_t kCheckpointPartRobots = 4096;
+
 /// What per-process loop functions changed in one of their hooks (staged, then exchanged, then
 /// applied alike on every process: Simulation::apply_loop_changes).
 struct LoopChanges {
@@ -74,9 +85,10 @@ class ProcessRounds {
   virtual std::vector<log::frame_format::EncodedBlock> frame_blocks(
       const std::vector<ColumnHandle>& columns, const log::frame_format::PayloadLayout& layout,
       int level) = 0;
-  /// A checkpoint, on every process: every robot's columns and every controller's state (`mine`:
-  /// this process's) to the first process; returns them all, by robot id, there.
-  virtual SavedControllers checkpoint(const SavedControllers& mine) = 0;
+  /// A checkpoint, on every process: this process's parts (`mine`) to the first process, which
+  /// gets every process's in process order, its own first, with the robots and digest sums
+  /// added up; the others get nothing back. No process gathers the others' rows.
+  virtual CheckpointParts checkpoint(CheckpointParts mine) = 0;
   /// Loop functions in the per-process form: one reduction (`op` and this process's 8 bytes);
   /// every process's, by process.
   virtual std::vector<std::array<std::uint8_t, 8>> reduce(char op,

@@ -59,7 +59,6 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
       physics_(*model_, state_, index_, pool_),
       dist_(std::move(distribution)) {
   resuming_ = resume != nullptr;
-  if (resume) restore_world(*resume);
   if (!experiment_.loop_functions.empty()) {
     const auto* f = registry.loop_functions_factory(experiment_.loop_functions);
     if (!f) throw RunError("loop functions '" + experiment_.loop_functions + "' have no factory");
@@ -84,7 +83,11 @@ Simulation::Simulation(Experiment experiment, const PluginRegistry& registry,
                 near_reach_);
   }
   pinned_ = dist_.has_affinities();
-  if (deferred) place_planned_robots();
+  // (A resumed run's robots are the checkpoint's: a deferred load's plan is not placed.)
+  if (resume)
+    restore_world(*resume, holds_part_only());
+  else if (deferred)
+    place_planned_robots();
   if (own_area && !placed_part_) index_.init(*model_, state_.robot_count(), near_reach_);
   setup_distribution();
   const std::size_t kinds = model_->kinds.size();
@@ -137,10 +140,7 @@ void Simulation::place_planned_robots() {
   // The first process places every robot when it writes a DEECo log or shows the run (frame
   // logs are written in blocks: it gathers the header's robots after the start instead).
   std::vector<std::uint8_t> mine;
-  const bool part =
-      distributed() && dist_.domains.count() == dist_.processes && dist_.partition_storage &&
-      !resuming_ && may_send_border_halo() &&
-      !(dist_.process == 0 && (!frame_logs_only(experiment_.logs) || dist_.first_holds_all));
+  const bool part = holds_part_only();
   if (part) {
     const double reach = halo_reach();
     const Domains::Box& own = dist_.domains.box(dist_.process);

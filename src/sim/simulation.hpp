@@ -250,7 +250,9 @@ class Simulation final : private WorldAccess {
     };
     std::vector<Log> logs;
   };
-  void restore_world(const std::vector<std::uint8_t>& saved);
+  /// Restores the world of a checkpoint's saved state; `part`: only the robots this process
+  /// moves or may read (holds_part_only()), each part of the robots decoded alone.
+  void restore_world(const std::vector<std::uint8_t>& saved, bool part);
   void resume_controllers_and_logs();
   /// A resumed run writes the logs the checkpointed run wrote: as many, in the same formats.
   void check_resumed_logs() const;
@@ -307,6 +309,10 @@ class Simulation final : private WorldAccess {
   /// run split over domains with one region, no loop functions, no affinities, and parts that
   /// read other robots no farther than halo_reach() (the built-in ones).
   bool may_send_border_halo() const;
+  /// A process of a run that will be partitioned, and that need not hold every robot at the
+  /// start: it places (place_planned_robots), or restores from a checkpoint, only the robots
+  /// within halo_reach() of its domain.
+  bool holds_part_only() const;
   /// How far from another domain a robot's halo must reach it (sensing, contacts, one tick's
   /// motion).
   double halo_reach() const;
@@ -432,6 +438,9 @@ class Simulation final : private WorldAccess {
   /// A load that deferred the placement: the plan's fingerprint and robots (the processes
   /// compare those at the start, having placed different parts).
   std::optional<std::pair<std::uint64_t, std::size_t>> planned_world_;
+  /// A run resumed from a checkpoint: the checkpoint's world hash and robots (the processes
+  /// compare those at the start, having restored different parts).
+  std::optional<std::pair<std::uint64_t, std::size_t>> resumed_world_;
   /// A partitioned run's first process when it writes a log in the DEECo format: it holds
   /// every robot (the moves of a tick a log keeps carry every robot's row to it).
   bool holds_all_ = true;

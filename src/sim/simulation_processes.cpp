@@ -208,6 +208,12 @@ bool Simulation::may_send_border_halo() const {
   return true;
 }
 
+bool Simulation::holds_part_only() const {
+  return distributed() && dist_.domains.count() == dist_.processes && dist_.partition_storage &&
+         may_send_border_halo() &&
+         !(dist_.process == 0 && (!frame_logs_only(experiment_.logs) || dist_.first_holds_all));
+}
+
 double Simulation::halo_reach() const {
   // The farthest any part reads another robot: proximity rays and contacts (the index's
   // interaction), range-and-bearing and cameras (their range, from a centre or a device to

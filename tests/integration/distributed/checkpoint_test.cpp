@@ -39,6 +39,8 @@ class Checkpoints : public ::testing::Test {
     Diagnostics d;
     ExperimentOverrides ov;
     ov.log_path = log;
+    ov.defer_placement = defer_;  // (as `fleetsim run` loads on several processes)
+    ov.defer_placement_from = 0;
     auto ex = parse_experiment(xml, "swarm.xml", *reg, ov, d);
     EXPECT_TRUE(ex) << d.str();
     return LoadedExperiment{std::move(*ex), std::move(reg)};
@@ -76,6 +78,7 @@ class Checkpoints : public ::testing::Test {
 
   fs::path dir_;
   std::string script_;
+  bool defer_ = false;  ///< load() leaves each process to place its part
 };
 
 TEST_F(Checkpoints, AResumedRunEndsWithTheStateAndLogOfAnUninterruptedOne) {
@@ -190,6 +193,79 @@ TEST_F(Checkpoints, ACheckpointOfSeveralProcessesResumesOnOne) {
     EXPECT_EQ(run(s.xml, log, -1, nullptr, &ck), ref);
     EXPECT_TRUE(slurp(log) == ref_bytes) << "the log resumed on one process differs";
   }
+}
+
+// A run split over domains keeps its split while it takes checkpoints: each process places
+// its part only, writes the parts of the robots it moves, and none gathers the others' rows. A
+// checkpoint of 2 processes resumes on 1 and on 3 with the log and hash of the run never
+// stopped; on 3, each process restores only the robots near its domain.
+TEST_F(Checkpoints, APartitionedRunTakesCheckpointsHoldingItsPartAndResumesOnAnyNumber) {
+  const std::string xml =
+      "<fleetsim>\n"
+      "  <framework ticks_per_second=\"10\" length=\"3\" seed=\"8\"/>\n"
+      "  <controllers>\n"
+      "    <controller id=\"d\" type=\"diffusion\" speed=\"0.2\"/>\n"
+      "    <controller id=\"s\" type=\"lua\" script=\"" +
+      script_ +
+      "\"/>\n"
+      "  </controllers>\n"
+      "  <arena size=\"60,12\">\n"
+      "    <distribute count=\"3000\" kind=\"epuck\" controller=\"d\"/>\n"
+      "    <distribute count=\"300\" kind=\"footbot\" controller=\"s\" id_prefix=\"f\"/>\n"
+      "  </arena>\n"
+      "</fleetsim>\n";
+  constexpr std::size_t kRobots = 3300;
+  const std::string ref_log = path("ref.flog");
+  const std::uint64_t ref = run(xml, ref_log);
+  const std::string ref_bytes = slurp(ref_log);
+  const std::string log = path("split.flog");
+  // A load that places every robot and one that leaves them to the processes start from the
+  // same world, for a checkpoint.
+  const auto placed = load(xml, log);
+  defer_ = true;
+  const auto deferred = load(xml, log);
+  ASSERT_TRUE(deferred.experiment.robot_plan) << "the load placed the robots";
+  EXPECT_EQ(identity_mismatch(identity_of(placed.experiment, *placed.registry),
+                              identity_of(deferred.experiment, *deferred.registry)),
+            "");
+
+  distributed::SwarmRunOptions o;
+  o.checkpoint_every_s = 1e-9;  // one after every tick
+  o.checkpoint_dir = path("ck-split");
+  o.checkpoint_keep = 1000;
+  auto reports = many(xml, log, 2, o);
+  ASSERT_EQ(reports.size(), 2u);
+  for (const auto& r : reports) {
+    ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+    EXPECT_EQ(r.state_hash, ref) << "process " << r.process;
+    EXPECT_TRUE(r.partitioned) << "process " << r.process << " holds the whole world";
+    EXPECT_LT(r.exchange.held_robots_max, kRobots / 2 + 600) << "process " << r.process;
+    EXPECT_GT(r.exchange.placed_robots, 0u) << "process " << r.process;
+    EXPECT_LT(r.exchange.placed_robots, kRobots / 2 + 600) << "process " << r.process;
+  }
+  EXPECT_TRUE(slurp(log) == ref_bytes) << "checkpoints changed the log";
+  const auto& written = reports[0].checkpoints;
+  ASSERT_GT(written.size(), 20u);
+  const Checkpoint ck = read_checkpoint(written[written.size() / 2]);
+  EXPECT_GT(ck.tick, 5);
+
+  EXPECT_EQ(run(xml, log, -1, nullptr, &ck), ref) << "resumed on one process";
+  EXPECT_TRUE(slurp(log) == ref_bytes) << "the log resumed on one process differs";
+
+  distributed::SwarmRunOptions again;
+  again.resume = std::make_shared<Checkpoint>(ck);
+  reports = many(xml, log, 3, again);
+  ASSERT_EQ(reports.size(), 3u);
+  for (const auto& r : reports) {
+    ASSERT_TRUE(r.ok) << "process " << r.process << ": " << r.error;
+    EXPECT_EQ(r.state_hash, ref) << "resumed on 3 processes, process " << r.process;
+    EXPECT_TRUE(r.partitioned) << "process " << r.process << " holds the whole world";
+    EXPECT_LT(r.exchange.held_robots_max, kRobots / 3 + 600) << "process " << r.process;
+    // What it restored from the checkpoint: its part, not the world.
+    EXPECT_GT(r.exchange.placed_robots, 0u) << "process " << r.process;
+    EXPECT_LT(r.exchange.placed_robots, kRobots / 3 + 600) << "process " << r.process;
+  }
+  EXPECT_TRUE(slurp(log) == ref_bytes) << "the log resumed on 3 processes differs";
 }
 
 TEST_F(Checkpoints, ACheckpointThatDoesNotFitIsRefusedSayingWhy) {
