@@ -104,6 +104,10 @@ void take_all(dds_entity_t reader, const std::function<void(const T&)>& f) {
   }
 }
 
+std::int64_t ns_of(const builtin_interfaces_msg_dds__Time_& t) {
+  return std::int64_t{t.sec} * 1'000'000'000 + t.nanosec;
+}
+
 /// A DDS endpoint as the built-in topics describe it.
 struct Endpoint {
   std::string guid, participant, topic, type, user_data;
@@ -177,11 +181,11 @@ class Ros2Bridge : public ::testing::Test {
   std::string topic(const std::string& leaf) const { return "/" + ns_ + "/" + leaf; }
   std::string run_said() { return fleetsim::testing::slurp(dir_ / "err"); }
   /// Drives the pilot until the run ends (at most 30 s): once its pose has been seen, the k-th
-  /// command is `twist(k)`, every 37 ms; `pose` sees each pose. The run's exit status (-3: it
-  /// did not end in time).
-  int drive_pilot(
-      const std::function<geometry_msgs_msg_dds__Twist_(int)>& twist,
-      const std::function<void(const geometry_msgs_msg_dds__PoseStamped_&)>& pose = {}) {
+  /// command is `twist(k)`, every 37 ms; `pose` sees each pose, `poll` is called each time.
+  /// The run's exit status (-3: it did not end in time).
+  int drive_pilot(const std::function<geometry_msgs_msg_dds__Twist_(int)>& twist,
+                  const std::function<void(const geometry_msgs_msg_dds__PoseStamped_&)>& pose = {},
+                  const std::function<void()>& poll = {}) {
     const dds_entity_t pilot =
         reader(&geometry_msgs_msg_dds__PoseStamped__desc, topic("pilot/pose"));
     const dds_entity_t cmd = writer(&geometry_msgs_msg_dds__Twist__desc, topic("pilot/cmd_vel"));
@@ -193,6 +197,7 @@ class Ros2Bridge : public ::testing::Test {
         seen = true;
         if (pose) pose(m);
       });
+      if (poll) poll();
       if (seen) {
         const geometry_msgs_msg_dds__Twist_ t = twist(sent++);
         dds_write(cmd, &t);
@@ -526,9 +531,6 @@ TEST_F(Ros2Bridge, OdometryTfAndScansFollowTheRobots) {
   std::map<std::int64_t, nav_msgs_msg_dds__Odometry_> odoms;
   int scans = 0;
   double fastest = 0;
-  const auto ns_of = [](const builtin_interfaces_msg_dds__Time_& t) {
-    return std::int64_t{t.sec} * 1'000'000'000 + t.nanosec;
-  };
   const auto deadline = Clock::now() + std::chrono::seconds(20);
   while (Clock::now() < deadline && (odoms.size() < 20 || scans < 5 || fastest < 0.0999)) {
     take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
@@ -607,41 +609,85 @@ TEST_F(Ros2Bridge, ARosDrivenRunRepeatsFromItsRecordedInputs) {
   expect_the_record_repeats_the_run(fleetsim::testing::slurp(dir_ / "out"), live_log, "6");
 }
 
-// On two processes (a partitioned run: each holds its part of the world), process 0 runs the
-// bridge: ROS 2 sees every robot's pose, odometry and tf, exactly as a run on one process
-// publishes them at the same stamps.
-TEST_F(Ros2Bridge, OnTwoProcessesEveryRobotIsPublishedAsOnOne) {
-  using PoseXY = std::vector<std::array<double, 3>>;  // x, y, orientation z per robot
-  const auto ns_of = [](const builtin_interfaces_msg_dds__Time_& t) {
-    return std::int64_t{t.sec} * 1'000'000'000 + t.nanosec;
-  };
-  // A whole run without commands (the pilot stands, the others wander: the same every run):
-  // the poses and the odometry of w1 by stamp.
-  const auto watch = [&](const std::string& processes, std::map<std::int64_t, PoseXY>& poses,
-                         std::map<std::int64_t, std::array<double, 3>>& odom, std::string& said) {
-    const dds_entity_t all = reader(&geometry_msgs_msg_dds__PoseArray__desc, topic("poses"));
-    const dds_entity_t w1 = reader(&nav_msgs_msg_dds__Odometry__desc, topic("w1/odom"));
+/// What a subscriber of every robot's topics received from one run.
+struct Received {
+  using Key = std::pair<std::string, std::int64_t>;  // robot (tf: child frame), stamp
+  std::map<Key, std::vector<double>> odom, tf;       // pose and twist; translation and rotation
+  std::map<Key, std::vector<std::uint32_t>> scans;   // ranges and intensities, bit for bit
+  std::map<Key, int> odom_count, tf_count, scan_count;
+  std::map<std::int64_t, std::vector<std::array<double, 3>>> poses;  // x, y, orientation z
+  std::string json, said;
+};
+
+/// "held_robots_max" of each process in a run's --json output, in process order.
+std::vector<int> held_robots_max(const std::string& json) {
+  std::vector<int> out;
+  const std::string key = "\"held_robots_max\":";
+  for (auto at = json.find(key); at != std::string::npos; at = json.find(key, at + 1))
+    out.push_back(std::atoi(json.c_str() + at + key.size()));
+  return out;
+}
+
+// On two processes (a partitioned run: each holds its part of the world), each process
+// publishes the robots it runs from a participant of its own: ROS 2 receives every robot's
+// odometry, tf and scan exactly as a run on one process publishes them at the same stamps,
+// once each, while process 0 holds only its part. /NS/poses, the whole swarm in one message,
+// is the same too, gathered by process 0 only while someone subscribes to it.
+TEST_F(Ros2Bridge, OnTwoProcessesEachPublishesItsRobotsAsOnOne) {
+  const std::vector<std::string> robots = {"pilot", "w0", "w1", "w2"};
+  // A whole run without commands (the pilot stands, the others wander: the same every run).
+  const auto watch = [&](const std::string& processes, bool poses) {
+    Received got;
+    std::vector<std::pair<dds_entity_t, dds_entity_t>> per_robot;  // odometry, scan
+    for (const auto& r : robots)
+      per_robot.push_back({reader(&nav_msgs_msg_dds__Odometry__desc, topic(r + "/odom")),
+                           reader(&sensor_msgs_msg_dds__LaserScan__desc, topic(r + "/scan"))});
     const dds_entity_t tf = reader(&tf2_msgs_msg_dds__TFMessage__desc, "/tf");
+    const dds_entity_t all =
+        poses ? reader(&geometry_msgs_msg_dds__PoseArray__desc, topic("poses")) : 0;
     start_run({"--processes", processes, "--ros2-robots", "all", "--length", "20", "--time-mode",
-               "linear", "--speedup", "4"});
-    std::size_t transforms = 0;
+               "linear", "--speedup", "4", "--json"});
+    const auto take = [&] {
+      for (std::size_t k = 0; k < robots.size(); ++k) {
+        take_all<nav_msgs_msg_dds__Odometry_>(per_robot[k].first, [&](const auto& m) {
+          const Received::Key key{robots[k], ns_of(m.header.stamp)};
+          const auto& p = m.pose.pose;
+          const auto& t = m.twist.twist;
+          got.odom[key] = {p.position.x, p.position.y, p.orientation.z, p.orientation.w,
+                           t.linear.x,   t.linear.y,   t.angular.z};
+          ++got.odom_count[key];
+        });
+        take_all<sensor_msgs_msg_dds__LaserScan_>(per_robot[k].second, [&](const auto& m) {
+          const Received::Key key{robots[k], ns_of(m.header.stamp)};
+          std::vector<std::uint32_t> bits(m.ranges._length + m.intensities._length);
+          std::memcpy(bits.data(), m.ranges._buffer, m.ranges._length * 4);
+          std::memcpy(bits.data() + m.ranges._length, m.intensities._buffer,
+                      m.intensities._length * 4);
+          got.scans[key] = bits;
+          ++got.scan_count[key];
+        });
+      }
+      take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
+        for (std::uint32_t i = 0; i < m.transforms._length; ++i) {
+          const auto& t = m.transforms._buffer[i];
+          const Received::Key key{t.child_frame_id, ns_of(t.header.stamp)};
+          got.tf[key] = {t.transform.translation.x, t.transform.translation.y,
+                         t.transform.rotation.z, t.transform.rotation.w};
+          ++got.tf_count[key];
+        }
+      });
+      if (all)
+        take_all<geometry_msgs_msg_dds__PoseArray_>(all, [&](const auto& m) {
+          auto& p = got.poses[ns_of(m.header.stamp)];
+          for (std::uint32_t i = 0; i < m.poses._length; ++i)
+            p.push_back({m.poses._buffer[i].position.x, m.poses._buffer[i].position.y,
+                         m.poses._buffer[i].orientation.z});
+        });
+    };
     const auto deadline = Clock::now() + std::chrono::seconds(40);
     int status = -3;
     while (Clock::now() < deadline) {
-      take_all<geometry_msgs_msg_dds__PoseArray_>(all, [&](const auto& m) {
-        PoseXY p;
-        for (std::uint32_t i = 0; i < m.poses._length; ++i)
-          p.push_back({m.poses._buffer[i].position.x, m.poses._buffer[i].position.y,
-                       m.poses._buffer[i].orientation.z});
-        poses[ns_of(m.header.stamp)] = p;
-      });
-      take_all<nav_msgs_msg_dds__Odometry_>(w1, [&](const auto& m) {
-        odom[ns_of(m.header.stamp)] = {m.pose.pose.position.x, m.twist.twist.linear.x,
-                                       m.twist.twist.angular.z};
-      });
-      take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
-        transforms = std::max<std::size_t>(transforms, m.transforms._length);
-      });
+      take();
       int st = 0;
       if (waitpid(pid_, &st, WNOHANG) == pid_) {
         status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -650,44 +696,94 @@ TEST_F(Ros2Bridge, OnTwoProcessesEveryRobotIsPublishedAsOnOne) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(40));
     }
-    said = run_said();
-    EXPECT_EQ(status, 0) << said;
-    EXPECT_EQ(transforms, 4u) << "every robot in /tf";
-    dds_delete(all);
-    dds_delete(w1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    take();  // (what was still on its way)
+    got.said = run_said();
+    got.json = fleetsim::testing::slurp(dir_ / "out");
+    EXPECT_EQ(status, 0) << got.said;
+    for (auto& [o, s] : per_robot) {
+      dds_delete(o);
+      dds_delete(s);
+    }
     dds_delete(tf);
+    if (all) dds_delete(all);
+    return got;
   };
-  std::map<std::int64_t, PoseXY> two, one;
-  std::map<std::int64_t, std::array<double, 3>> two_odom, one_odom;
-  std::string said;
-  watch("2", two, two_odom, said);
-  watch("1", one, one_odom, said);
+  const Received one = watch("1", true), two = watch("2", false);
+
+  // Every robot's odometry, tf and scan: at every stamp both runs have, the same; and each
+  // once (a robot is published by one process at a time).
+  const auto same_at_common_stamps = [&](const auto& a, const auto& b, const char* what) {
+    std::map<std::string, int> common;
+    for (const auto& [key, value] : a) {
+      auto it = b.find(key);
+      if (it == b.end()) continue;
+      ++common[key.first];
+      EXPECT_EQ(value, it->second) << what << " of " << key.first << " at " << key.second;
+    }
+    return common;
+  };
+  const auto odom = same_at_common_stamps(two.odom, one.odom, "odometry");
+  const auto scans = same_at_common_stamps(two.scans, one.scans, "the scan");
+  const auto tf = same_at_common_stamps(two.tf, one.tf, "the transform");
+  for (const auto& r : robots) {
+    EXPECT_GT(odom.count(r) ? odom.at(r) : 0, 50) << r << ": too few common odometry stamps";
+    EXPECT_GT(scans.count(r) ? scans.at(r) : 0, 50) << r << ": too few common scans";
+    EXPECT_GT(tf.count(r + "/base_link") ? tf.at(r + "/base_link") : 0, 50) << r << " in /tf";
+  }
+  for (const auto* counts : {&two.odom_count, &two.tf_count, &two.scan_count})
+    for (const auto& [key, n] : *counts) EXPECT_EQ(n, 1) << key.first << " at " << key.second;
+  // The wanderers move: their odometry's twist says so (it is compared above).
+  bool moved = false;
+  for (const auto& [key, o] : two.odom) moved = moved || (key.first == "w1" && o[4] != 0);
+  EXPECT_TRUE(moved) << "w1 wanders: its odometry says it moves";
+  // No whole-world gather: process 0 never held every robot (4), process 1 neither.
+  const auto held = held_robots_max(two.json);
+  ASSERT_EQ(held.size(), 2u) << two.json;
+  EXPECT_LT(held[0], 4) << "process 0 took in every robot";
+  EXPECT_LT(held[1], 4);
+
+  // /NS/poses on two processes, subscribed: process 0 gathers the world for it, and it is
+  // the one process's at every common stamp.
+  const Received two_poses = watch("2", true);
   int same = 0;
-  for (const auto& [stamp, p] : two) {
+  for (const auto& [stamp, p] : two_poses.poses) {
     ASSERT_EQ(p.size(), 4u) << "every robot in /NS/poses at " << stamp;
-    auto it = one.find(stamp);
-    if (it == one.end()) continue;
+    auto it = one.poses.find(stamp);
+    if (it == one.poses.end()) continue;
     ++same;
     EXPECT_EQ(p, it->second) << "the poses at stamp " << stamp << " differ";
   }
   EXPECT_GT(same, 50) << "too few stamps both runs published";
-  int same_odom = 0;
-  bool moved = false;
-  for (const auto& [stamp, o] : two_odom) {
-    auto it = one_odom.find(stamp);
-    if (it == one_odom.end()) continue;
-    ++same_odom;
-    moved = moved || o[1] != 0;
-    EXPECT_EQ(o, it->second) << "w1's odometry at stamp " << stamp << " differs";
-  }
-  EXPECT_GT(same_odom, 50) << two_odom.size() << " and " << one_odom.size() << " odometry messages";
-  EXPECT_TRUE(moved) << "w1 wanders: its odometry says it moves";
+  const auto held_for_poses = held_robots_max(two_poses.json);
+  ASSERT_EQ(held_for_poses.size(), 2u);
+  EXPECT_EQ(held_for_poses[0], 4) << "the documented cost of /NS/poses: process 0 gathers";
 }
 
 // A ROS-driven run on two processes: commands land at a tick boundary on every process; the
 // record replayed on one process gives the same bits and the same log.
 TEST_F(Ros2Bridge, ARosDrivenRunOnTwoProcessesRepeatsOnOne) {
   const std::string live_log = (dir_ / "live.log").string();
+  // The pilot's odometry, with the writer of each message: its writer moves from process 0's
+  // participant to process 1's as the pilot crosses, and the topic goes on without a gap.
+  const dds_entity_t odom = reader(&nav_msgs_msg_dds__Odometry__desc, topic("pilot/odom"));
+  std::map<std::int64_t, std::pair<double, dds_instance_handle_t>> odoms;  // x, writer by stamp
+  std::vector<dds_instance_handle_t> writers;                              // in stamp order
+  const auto poll = [&] {
+    for (;;) {
+      void* m[16] = {};
+      dds_sample_info_t info[16];
+      const int n = dds_take(odom, m, info, 16, 16);
+      if (n <= 0) return;
+      for (int i = 0; i < n; ++i)
+        if (info[i].valid_data) {
+          const auto* o = static_cast<const nav_msgs_msg_dds__Odometry_*>(m[i]);
+          odoms[ns_of(o->header.stamp)] = {o->pose.pose.position.x, info[i].publication_handle};
+        }
+      dds_return_loan(odom, m, n);
+      if (n < 16) return;
+    }
+  };
   start_run({"--processes", "2", "--length", "30", "--time-mode", "linear", "--speedup", "4",
              "--log", live_log, "--json"});
   double first_x = 0, last_x = 0;
@@ -703,8 +799,22 @@ TEST_F(Ros2Bridge, ARosDrivenRunOnTwoProcessesRepeatsOnOne) {
         if (!seen) first_x = m.pose.position.x;
         last_x = m.pose.position.x;
         seen = true;
-      });
+      },
+      poll);
   ASSERT_EQ(status, 0) << run_said();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  poll();
+  // Every tick (0.1 s) from the first odometry received to the last, from two writers, one
+  // after the other: process 0's while the pilot was in its part, then process 1's.
+  ASSERT_GT(odoms.size(), 100u) << run_said();
+  const std::int64_t first = odoms.begin()->first, last = odoms.rbegin()->first;
+  EXPECT_EQ(static_cast<std::int64_t>(odoms.size()), (last - first) / 100'000'000 + 1)
+      << "odometry stamps are missing between " << first << " and " << last;
+  for (const auto& [stamp, o] : odoms)
+    if (writers.empty() || writers.back() != o.second) writers.push_back(o.second);
+  EXPECT_EQ(writers.size(), 2u) << "the pilot's odometry did not change writer once";
+  EXPECT_LT(odoms.begin()->second.first, 0.8);
+  EXPECT_GT(odoms.rbegin()->second.first, 1.0);
   EXPECT_GT(last_x, first_x + 0.1) << "the pilot did not follow cmd_vel";
   // Past the processes' border (process 0's part ends at x = 0.87 for this start): process 1
   // ran the pilot at the end, with the commands it kept.
