@@ -760,6 +760,107 @@ TEST_F(Ros2Bridge, OnTwoProcessesEachPublishesItsRobotsAsOnOne) {
   EXPECT_EQ(held_for_poses[0], 4) << "the documented cost of /NS/poses: process 0 gathers";
 }
 
+// On two processes, ros2 node list shows a node per process, /NS (process 0) and /NS_p1, each
+// announced by its own participant in ros_discovery_info with the gids of the readers and
+// writers it holds: every robot's topics on both (a robot's writer moves with it), /clock,
+// /NS/poses and the commands on process 0's.
+TEST_F(Ros2Bridge, OnTwoProcessesEachParticipantAnnouncesItsNode) {
+  dds_qos_t* q = dds_create_qos();
+  dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+  dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+  dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+  const dds_entity_t info = dds_create_reader(
+      participant_,
+      dds_create_topic(participant_, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
+                       "ros_discovery_info", nullptr, nullptr),
+      q, nullptr);
+  dds_delete_qos(q);
+  ASSERT_GT(info, 0);
+  const dds_entity_t publications =
+      dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, nullptr, nullptr);
+  const dds_entity_t subscriptions =
+      dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, nullptr, nullptr);
+  start_run({"--processes", "2", "--ros2-robots", "all"});
+
+  struct Node {
+    std::string ns, participant;
+    std::set<std::string> readers, writers;  // gids
+  };
+  std::map<std::string, Node> nodes;  // by name
+  struct Seen {
+    std::string participant, topic;
+  };
+  std::map<std::string, Seen> pubs, subs;  // by GUID
+  const auto complete = [&] {
+    if (nodes.size() < 2) return false;
+    for (const auto& [name, n] : nodes) {
+      for (const auto& g : n.writers)
+        if (!pubs.count(g)) return false;
+      for (const auto& g : n.readers)
+        if (!subs.count(g)) return false;
+    }
+    return true;
+  };
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && !complete()) {
+    take_all<rmw_dds_common_msg_dds__ParticipantEntitiesInfo_>(info, [&](const auto& m) {
+      for (std::uint32_t i = 0; i < m.node_entities_info_seq._length; ++i) {
+        const auto& node = m.node_entities_info_seq._buffer[i];
+        const std::string name = node.node_name;
+        if (name != ns_ && name != ns_ + "_p1") continue;  // (another test's fleetsim)
+        Node& n = nodes[name];
+        n = Node{node.node_namespace, hex(m.gid.data, 16), {}, {}};
+        for (std::uint32_t k = 0; k < node.reader_gid_seq._length; ++k)
+          n.readers.insert(hex(node.reader_gid_seq._buffer[k].data, 16));
+        for (std::uint32_t k = 0; k < node.writer_gid_seq._length; ++k)
+          n.writers.insert(hex(node.writer_gid_seq._buffer[k].data, 16));
+      }
+    });
+    take_all<dds_builtintopic_endpoint_t>(publications, [&](const auto& e) {
+      pubs[hex(e.key.v, 16)] = {hex(e.participant_key.v, 16), e.topic_name};
+    });
+    take_all<dds_builtintopic_endpoint_t>(subscriptions, [&](const auto& e) {
+      subs[hex(e.key.v, 16)] = {hex(e.participant_key.v, 16), e.topic_name};
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(complete()) << "the nodes or their endpoints were not discovered; the run said:\n"
+                          << run_said();
+  const Node& first = nodes.at(ns_);
+  const Node& second = nodes.at(ns_ + "_p1");
+  EXPECT_EQ(first.ns, "/");
+  EXPECT_EQ(second.ns, "/");
+  EXPECT_NE(first.participant, second.participant) << "one participant per process";
+  // Each node's endpoints are its participant's, by topic.
+  const auto topics_of = [&](const Node& n, bool writers) {
+    std::multiset<std::string> out;
+    for (const auto& g : writers ? n.writers : n.readers) {
+      const Seen& e = (writers ? pubs : subs).at(g);
+      EXPECT_EQ(e.participant, n.participant) << e.topic;
+      out.insert(e.topic);
+    }
+    return out;
+  };
+  std::multiset<std::string> robots_topics = {"rt/tf", "rt" + topic("pilot/pose")};
+  for (const char* r : {"pilot", "w0", "w1", "w2"}) {
+    robots_topics.insert("rt" + topic(std::string(r) + "/odom"));
+    robots_topics.insert("rt" + topic(std::string(r) + "/scan"));
+  }
+  std::multiset<std::string> on_first = robots_topics;
+  on_first.insert({"rt/clock", "rt" + topic("poses")});
+  EXPECT_EQ(topics_of(first, true), on_first);
+  EXPECT_EQ(topics_of(first, false), (std::multiset<std::string>{"rt" + topic("pilot/cmd_vel")}));
+  EXPECT_EQ(topics_of(second, true), robots_topics);
+  EXPECT_TRUE(second.readers.empty()) << "the commands go through process 0";
+  // Every other publication of the two participants is their ros_discovery_info.
+  for (const auto& [guid, e] : pubs) {
+    if (e.participant != first.participant && e.participant != second.participant) continue;
+    EXPECT_TRUE(first.writers.count(guid) || second.writers.count(guid) ||
+                e.topic == "ros_discovery_info")
+        << e.topic;
+  }
+}
+
 // A ROS-driven run on two processes: commands land at a tick boundary on every process; the
 // record replayed on one process gives the same bits and the same log.
 TEST_F(Ros2Bridge, ARosDrivenRunOnTwoProcessesRepeatsOnOne) {
