@@ -758,6 +758,11 @@ TEST_F(Ros2Bridge, OnTwoProcessesEachPublishesItsRobotsAsOnOne) {
   const auto held_for_poses = held_robots_max(two_poses.json);
   ASSERT_EQ(held_for_poses.size(), 2u);
   EXPECT_EQ(held_for_poses[0], 4) << "the documented cost of /NS/poses: process 0 gathers";
+  // Holding every robot then, process 0 still publishes only those it runs: each robot once.
+  same_at_common_stamps(two_poses.odom, one.odom, "odometry (with /NS/poses)");
+  for (const auto* counts : {&two_poses.odom_count, &two_poses.tf_count, &two_poses.scan_count})
+    for (const auto& [key, n] : *counts)
+      EXPECT_EQ(n, 1) << key.first << " at " << key.second << " (with /NS/poses)";
 }
 
 // On two processes, ros2 node list shows a node per process, /NS (process 0) and /NS_p1, each
