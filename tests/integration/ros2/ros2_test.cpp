@@ -108,6 +108,19 @@ std::int64_t ns_of(const builtin_interfaces_msg_dds__Time_& t) {
   return std::int64_t{t.sec} * 1'000'000'000 + t.nanosec;
 }
 
+/// What a subscriber of every robot's topics received from one run.
+struct Received {
+  using Key = std::pair<std::string, std::int64_t>;  // robot (tf: child frame), stamp
+  std::map<Key, std::vector<double>> odom, tf;       // pose and twist; translation and rotation
+  std::map<Key, std::vector<std::uint32_t>> scans;   // ranges and intensities, bit for bit
+  std::map<Key, int> odom_count, tf_count, scan_count;
+  std::map<std::int64_t, std::vector<std::array<double, 3>>> poses;  // x, y, orientation z
+  std::string json, said;
+};
+
+/// The example's robots.
+const std::vector<std::string> kRobots = {"pilot", "w0", "w1", "w2"};
+
 /// A DDS endpoint as the built-in topics describe it.
 struct Endpoint {
   std::string guid, participant, topic, type, user_data;
@@ -143,7 +156,7 @@ class Ros2Bridge : public ::testing::Test {
   }
   void start_run(std::vector<std::string> extra) {
     std::vector<std::string> args = {"run",
-                                     kExample,
+                                     example_,
                                      "--ros2",
                                      "--ros2-domain",
                                      std::to_string(domain_),
@@ -240,7 +253,86 @@ class Ros2Bridge : public ::testing::Test {
     EXPECT_NE(hash_of(undriven.out), hash_of(live));
   }
 
+  /// A whole run of the example (`example_`) on `processes` without commands (the pilot stands,
+  /// the others wander: the same every run), every robot chosen: what a subscriber of every
+  /// robot's odometry, scan and tf (and /NS/poses with `poses`) received, and the run's --json.
+  Received watch(const std::string& processes, bool poses, const std::string& length = "20") {
+    const std::vector<std::string>& robots = kRobots;
+    Received got;
+    std::vector<std::pair<dds_entity_t, dds_entity_t>> per_robot;  // odometry, scan
+    for (const auto& r : robots)
+      per_robot.push_back({reader(&nav_msgs_msg_dds__Odometry__desc, topic(r + "/odom")),
+                           reader(&sensor_msgs_msg_dds__LaserScan__desc, topic(r + "/scan"))});
+    const dds_entity_t tf = reader(&tf2_msgs_msg_dds__TFMessage__desc, "/tf");
+    const dds_entity_t all =
+        poses ? reader(&geometry_msgs_msg_dds__PoseArray__desc, topic("poses")) : 0;
+    start_run({"--processes", processes, "--ros2-robots", "all", "--length", length, "--time-mode",
+               "linear", "--speedup", "4", "--json"});
+    const auto take = [&] {
+      for (std::size_t k = 0; k < robots.size(); ++k) {
+        take_all<nav_msgs_msg_dds__Odometry_>(per_robot[k].first, [&](const auto& m) {
+          const Received::Key key{robots[k], ns_of(m.header.stamp)};
+          const auto& p = m.pose.pose;
+          const auto& t = m.twist.twist;
+          got.odom[key] = {p.position.x, p.position.y, p.orientation.z, p.orientation.w,
+                           t.linear.x,   t.linear.y,   t.angular.z};
+          ++got.odom_count[key];
+        });
+        take_all<sensor_msgs_msg_dds__LaserScan_>(per_robot[k].second, [&](const auto& m) {
+          const Received::Key key{robots[k], ns_of(m.header.stamp)};
+          std::vector<std::uint32_t> bits(m.ranges._length + m.intensities._length);
+          std::memcpy(bits.data(), m.ranges._buffer, m.ranges._length * 4);
+          std::memcpy(bits.data() + m.ranges._length, m.intensities._buffer,
+                      m.intensities._length * 4);
+          got.scans[key] = bits;
+          ++got.scan_count[key];
+        });
+      }
+      take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
+        for (std::uint32_t i = 0; i < m.transforms._length; ++i) {
+          const auto& t = m.transforms._buffer[i];
+          const Received::Key key{t.child_frame_id, ns_of(t.header.stamp)};
+          got.tf[key] = {t.transform.translation.x, t.transform.translation.y,
+                         t.transform.rotation.z, t.transform.rotation.w};
+          ++got.tf_count[key];
+        }
+      });
+      if (all)
+        take_all<geometry_msgs_msg_dds__PoseArray_>(all, [&](const auto& m) {
+          auto& p = got.poses[ns_of(m.header.stamp)];
+          for (std::uint32_t i = 0; i < m.poses._length; ++i)
+            p.push_back({m.poses._buffer[i].position.x, m.poses._buffer[i].position.y,
+                         m.poses._buffer[i].orientation.z});
+        });
+    };
+    const auto deadline = Clock::now() + std::chrono::seconds(40);
+    int status = -3;
+    while (Clock::now() < deadline) {
+      take();
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    take();  // (what was still on its way)
+    got.said = run_said();
+    got.json = fleetsim::testing::slurp(dir_ / "out");
+    EXPECT_EQ(status, 0) << got.said;
+    for (auto& [o, s] : per_robot) {
+      dds_delete(o);
+      dds_delete(s);
+    }
+    dds_delete(tf);
+    if (all) dds_delete(all);
+    return got;
+  }
+
   fs::path dir_;
+  std::string example_ = kExample;  ///< the experiment start_run runs
   int domain_ = 0;
   std::string ns_;
   pid_t pid_ = -1;
@@ -609,16 +701,6 @@ TEST_F(Ros2Bridge, ARosDrivenRunRepeatsFromItsRecordedInputs) {
   expect_the_record_repeats_the_run(fleetsim::testing::slurp(dir_ / "out"), live_log, "6");
 }
 
-/// What a subscriber of every robot's topics received from one run.
-struct Received {
-  using Key = std::pair<std::string, std::int64_t>;  // robot (tf: child frame), stamp
-  std::map<Key, std::vector<double>> odom, tf;       // pose and twist; translation and rotation
-  std::map<Key, std::vector<std::uint32_t>> scans;   // ranges and intensities, bit for bit
-  std::map<Key, int> odom_count, tf_count, scan_count;
-  std::map<std::int64_t, std::vector<std::array<double, 3>>> poses;  // x, y, orientation z
-  std::string json, said;
-};
-
 /// "held_robots_max" of each process in a run's --json output, in process order.
 std::vector<int> held_robots_max(const std::string& json) {
   std::vector<int> out;
@@ -634,81 +716,7 @@ std::vector<int> held_robots_max(const std::string& json) {
 // once each, while process 0 holds only its part. /NS/poses, the whole swarm in one message,
 // is the same too, gathered by process 0 only while someone subscribes to it.
 TEST_F(Ros2Bridge, OnTwoProcessesEachPublishesItsRobotsAsOnOne) {
-  const std::vector<std::string> robots = {"pilot", "w0", "w1", "w2"};
-  // A whole run without commands (the pilot stands, the others wander: the same every run).
-  const auto watch = [&](const std::string& processes, bool poses) {
-    Received got;
-    std::vector<std::pair<dds_entity_t, dds_entity_t>> per_robot;  // odometry, scan
-    for (const auto& r : robots)
-      per_robot.push_back({reader(&nav_msgs_msg_dds__Odometry__desc, topic(r + "/odom")),
-                           reader(&sensor_msgs_msg_dds__LaserScan__desc, topic(r + "/scan"))});
-    const dds_entity_t tf = reader(&tf2_msgs_msg_dds__TFMessage__desc, "/tf");
-    const dds_entity_t all =
-        poses ? reader(&geometry_msgs_msg_dds__PoseArray__desc, topic("poses")) : 0;
-    start_run({"--processes", processes, "--ros2-robots", "all", "--length", "20", "--time-mode",
-               "linear", "--speedup", "4", "--json"});
-    const auto take = [&] {
-      for (std::size_t k = 0; k < robots.size(); ++k) {
-        take_all<nav_msgs_msg_dds__Odometry_>(per_robot[k].first, [&](const auto& m) {
-          const Received::Key key{robots[k], ns_of(m.header.stamp)};
-          const auto& p = m.pose.pose;
-          const auto& t = m.twist.twist;
-          got.odom[key] = {p.position.x, p.position.y, p.orientation.z, p.orientation.w,
-                           t.linear.x,   t.linear.y,   t.angular.z};
-          ++got.odom_count[key];
-        });
-        take_all<sensor_msgs_msg_dds__LaserScan_>(per_robot[k].second, [&](const auto& m) {
-          const Received::Key key{robots[k], ns_of(m.header.stamp)};
-          std::vector<std::uint32_t> bits(m.ranges._length + m.intensities._length);
-          std::memcpy(bits.data(), m.ranges._buffer, m.ranges._length * 4);
-          std::memcpy(bits.data() + m.ranges._length, m.intensities._buffer,
-                      m.intensities._length * 4);
-          got.scans[key] = bits;
-          ++got.scan_count[key];
-        });
-      }
-      take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
-        for (std::uint32_t i = 0; i < m.transforms._length; ++i) {
-          const auto& t = m.transforms._buffer[i];
-          const Received::Key key{t.child_frame_id, ns_of(t.header.stamp)};
-          got.tf[key] = {t.transform.translation.x, t.transform.translation.y,
-                         t.transform.rotation.z, t.transform.rotation.w};
-          ++got.tf_count[key];
-        }
-      });
-      if (all)
-        take_all<geometry_msgs_msg_dds__PoseArray_>(all, [&](const auto& m) {
-          auto& p = got.poses[ns_of(m.header.stamp)];
-          for (std::uint32_t i = 0; i < m.poses._length; ++i)
-            p.push_back({m.poses._buffer[i].position.x, m.poses._buffer[i].position.y,
-                         m.poses._buffer[i].orientation.z});
-        });
-    };
-    const auto deadline = Clock::now() + std::chrono::seconds(40);
-    int status = -3;
-    while (Clock::now() < deadline) {
-      take();
-      int st = 0;
-      if (waitpid(pid_, &st, WNOHANG) == pid_) {
-        status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-        pid_ = -1;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(40));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    take();  // (what was still on its way)
-    got.said = run_said();
-    got.json = fleetsim::testing::slurp(dir_ / "out");
-    EXPECT_EQ(status, 0) << got.said;
-    for (auto& [o, s] : per_robot) {
-      dds_delete(o);
-      dds_delete(s);
-    }
-    dds_delete(tf);
-    if (all) dds_delete(all);
-    return got;
-  };
+  const std::vector<std::string>& robots = kRobots;
   const Received one = watch("1", true), two = watch("2", false);
 
   // Every robot's odometry, tf and scan: at every stamp both runs have, the same; and each
@@ -763,6 +771,44 @@ TEST_F(Ros2Bridge, OnTwoProcessesEachPublishesItsRobotsAsOnOne) {
   for (const auto* counts : {&two_poses.odom_count, &two_poses.tf_count, &two_poses.scan_count})
     for (const auto& [key, n] : *counts)
       EXPECT_EQ(n, 1) << key.first << " at " << key.second << " (with /NS/poses)";
+}
+
+// A robot pinned to a process by an affinity is run there, wherever the physics moves it: that
+// process publishes it (its readings are computed there), as one process would.
+TEST_F(Ros2Bridge, OnTwoProcessesAPinnedRobotIsPublishedByTheProcessRunningIt) {
+  // The wanderers run on process 0, the pilot on process 1 (it stands in process 0's part).
+  std::string xml = fleetsim::testing::slurp(kExample);
+  const auto at = xml.find("</fleetsim>");
+  ASSERT_NE(at, std::string::npos);
+  xml.insert(at,
+             "  <distribution><process robots=\"w0 w1 w2\"/><process robots=\"pilot\"/>"
+             "</distribution>\n");
+  example_ = (dir_ / "pinned.xml").string();
+  std::ofstream(example_) << xml;
+  const Received one = watch("1", false, "10"), two = watch("2", false, "10");
+  std::map<std::string, int> common;
+  for (const auto* m : {&two.odom, &two.tf})
+    for (const auto& [key, value] : *m) {
+      const auto& other = m == &two.odom ? one.odom : one.tf;
+      auto it = other.find(key);
+      if (it == other.end()) continue;
+      ++common[key.first];
+      EXPECT_EQ(value, it->second) << key.first << " at " << key.second;
+    }
+  for (const auto& [key, bits] : two.scans) {
+    auto it = one.scans.find(key);
+    if (it == one.scans.end()) continue;
+    ++common[key.first + " scan"];
+    EXPECT_EQ(bits, it->second) << key.first << "'s scan at " << key.second;
+  }
+  for (const auto& r : kRobots) {
+    EXPECT_GT(common[r], 20) << r << ": too few common odometry stamps; the run said:\n"
+                             << two.said;
+    EXPECT_GT(common[r + "/base_link"], 20) << r << " in /tf";
+    EXPECT_GT(common[r + " scan"], 20) << r << "'s scans";
+  }
+  for (const auto* counts : {&two.odom_count, &two.tf_count, &two.scan_count})
+    for (const auto& [key, n] : *counts) EXPECT_EQ(n, 1) << key.first << " at " << key.second;
 }
 
 // On two processes, ros2 node list shows a node per process, /NS (process 0) and /NS_p1, each
