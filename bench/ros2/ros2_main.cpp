@@ -11,7 +11,7 @@
 // on) (`all`), or none. Each run's loop starts once every subscription has matched. DDS stays
 // on the loopback interface (CYCLONEDDS_URI, unless set), in domain `--domain`.
 //
-//   ros2 --robots N --threads P --seconds S --pairs K --rate HZ --scans on|off
+//   ros2 --robots N --threads P --seconds S --pairs K --rate HZ --scans on|off [--realtime]
 //        --subscribe none|tf|all --seed S
 //
 // Prints one JSON line: the loop's wall seconds of each run (`off_seconds`, `ros2_seconds`),
@@ -68,6 +68,10 @@ struct Run {
 
 std::atomic<std::uint64_t> g_samples{0};
 bool g_best_effort = false;  ///< the subscriptions' reliability (ROS 2's default: reliable)
+/// --realtime: each run's loop paced to the wall clock, a tick per 100 ms (`fleetsim run
+/// --time-mode realtime`), so that DDS's timed work (heartbeats, acknowledgements) falls per
+/// wall second as in a live run; false: as fast as possible.
+bool g_realtime = false;
 volatile sig_atomic_t g_stop = 0;
 
 void on_data(dds_entity_t reader, void*) {
@@ -139,10 +143,13 @@ Run run_once(const bench::DiffusionSceneOptions& o, const std::string& dir,
   }
   const auto w0 = std::chrono::steady_clock::now();
   const double c0 = bench::cpu_seconds();
+  const SimTime tick_ns = sim.model().tick_period_ns;
+  Tick ticks = 0;
   while (!sim.done()) {
     if (ros) ros->take_commands();
     sim.step();
     if (ros) ros->publish();
+    if (g_realtime) std::this_thread::sleep_until(w0 + std::chrono::nanoseconds(++ticks * tick_ns));
   }
   r.loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   r.cpu_seconds = bench::cpu_seconds() - c0;
@@ -190,6 +197,9 @@ int main(int argc, char** argv) {
                  "the subscriptions': reliable (ROS 2's default profile) or best_effort (its "
                  "sensor data profile)")
       ->check(CLI::IsMember({"reliable", "best_effort"}));
+  app.add_flag("--realtime", g_realtime,
+               "pace each run's loop to the wall clock (a simulated second per wall second, as "
+               "`--time-mode realtime`); CPU time is then the figure");
   if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
   g_best_effort = reliability == "best_effort";
   // Nothing leaves the machine.
@@ -301,6 +311,7 @@ int main(int argc, char** argv) {
       {"realtime_cpu_cores", (median(on_cpu) - median(off_cpu)) / o.seconds},
       {"subscribe", subscribe},
       {"subscriber_reliability", reliability},
+      {"realtime", g_realtime},
       {"subscribed_writers", g_subscriptions},
       {"samples_received", received},
       {"setup_seconds_median", median(setup)},

@@ -361,10 +361,12 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   std::mutex ros_drivers_mutex;
   std::map<int, std::unique_ptr<ros2::VelocityDriver>> ros_drivers;  // by process
 #ifdef FLEETSIM_HAVE_ROS2
-  std::unique_ptr<ros2::Bridge> ros;  // made on the first step, with the started simulation
+  std::unique_ptr<ros2::Bridge> ros;          // made on the first step, with the started simulation
+  std::vector<ros2::RosterRobot> ros_roster;  // several processes: every robot, as loaded
   const bool ros_several = a.processes > 1 || distributed::mpi_launched();
-  std::set<Tick> ros_whole_at;                // process 0: the ticks whose whole frame it asked for
-  std::map<EntityId, std::string> ros_names;  // process 0: every robot's, at the start
+  std::set<Tick> ros_whole_at;  // process 0: the ticks whose whole frame it asked for
+  std::mutex ros_parts_mutex;
+  std::map<int, std::unique_ptr<ros2::Bridge>> ros_parts;  // several processes: by process
   if (a.ros2) {
     ros2::BridgeOptions bo;
     bo.domain = a.ros2_domain;
@@ -387,40 +389,44 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       };
       o.after_step = [&](Simulation&) { ros->publish(); };
     } else {
-      // Several processes: process 0 runs the bridge. It asks for the whole world two ticks
-      // ahead of each tick it publishes the robots at (Simulation::request_whole_frame);
-      // its commands go to every process with this tick's moves and land at the next tick
-      // boundary on the process running each robot's controller (ros2_inputs.hpp).
-      bo.scans = false;  // (readings stay with the process running the robot: docs/ros2.md)
-      // Every robot's name, before process 0 keeps only its part (a before_start hook has it
-      // place every robot: Distribution::first_holds_all).
-      o.before_start = [&ros_names, inner = o.before_start](Simulation& sim) {
-        if (inner) inner(sim);
-        const WorldState& st = sim.state();
-        for (std::size_t row = 0; row < st.robot_count(); ++row)
-          ros_names[st.robot_id()[row]] = std::string(st.robot_name()[row]);
+      // Several processes: each process has a bridge of its own (a DDS participant, node /NS on
+      // process 0 and /NS_pK on process K) with the writers of every robot of the run as
+      // loaded, and publishes the robots whose controllers it runs after each step: no
+      // process gathers the world for it. Process 0 takes the commands: they go to every
+      // process with this tick's moves and land at the next tick boundary on the process
+      // running each robot's controller (ros2_inputs.hpp). Only while /NS/poses has a
+      // subscriber does process 0 ask for the whole world, two ticks ahead of each tick it
+      // publishes at (Simulation::request_whole_frame).
+      auto part = [&, bo](Simulation& sim) -> ros2::Bridge& {
+        const int p = sim.distribution().process;
+        std::lock_guard lock(ros_parts_mutex);
+        auto& b = ros_parts[p];  // (a map's elements stay put)
+        if (!b) {
+          ros2::BridgeOptions po = bo;
+          po.process = p;
+          po.roster = ros_roster;
+          if (p == 0)
+            po.announce = [&sim](EntityId id, const ros2::VelocityInput& i) {
+              sim.announce_interventions(ros2::format_announced_input(id, i) + "\n");
+            };
+          b = std::make_unique<ros2::Bridge>(sim, po);
+          if (p == 0 && !a.quiet) std::cerr << b->describe() << "\n";
+        }
+        return *b;
       };
-      // The bridge is made on the first tick process 0 holds every robot: the start's first
-      // whole frame, two ticks in (a partitioned process 0 holds only its part before).
-      o.before_step = [&](Simulation& sim) {
+      o.before_step = [&, part](Simulation& sim) {
+        ros2::Bridge& b = part(sim);
+        b.take_commands();
         const Tick tick = sim.state().tick;
-        if (ros) ros->take_commands();
-        if (!ros || ros->publishes_robots_at(tick + 2)) {
+        if (b.wants_whole_frame() && b.publishes_robots_at(tick + 2)) {
           sim.request_whole_frame();
           ros_whole_at.insert(tick + 2);
         }
       };
-      o.after_step = [&, bo](Simulation& sim) mutable {
-        const bool whole = ros_whole_at.erase(sim.state().tick) > 0;
-        if (!ros && whole) {
-          bo.names = ros_names;
-          bo.announce = [&sim](EntityId id, const ros2::VelocityInput& i) {
-            sim.announce_interventions(ros2::format_announced_input(id, i) + "\n");
-          };
-          ros = std::make_unique<ros2::Bridge>(sim, bo);
-          if (!a.quiet) std::cerr << ros->describe() << "\n";
-        }
-        if (ros) ros->publish(whole);
+      o.each_after_step = [&, part](Simulation& sim) {
+        const bool whole =
+            sim.distribution().process == 0 && ros_whole_at.erase(sim.state().tick) > 0;
+        part(sim).publish(whole);
       };
       // Every process lands the commands announced, keeps them for robots that come to it,
       // and writes them before every step into the robots whose controllers it runs.
@@ -702,6 +708,13 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   one.files = {file};
   std::mutex loading;  // in-process threads load at once
   auto take = [&](LoadedExperiment l) {
+#ifdef FLEETSIM_HAVE_ROS2
+    // Several processes: every robot of the run, before a process keeps only its part.
+    if (a.ros2 && ros_several && ros_roster.empty() && l.experiment.model) try {
+        ros_roster = ros2::roster(*l.experiment.model, l.experiment.state, a.ros2_robots);
+      } catch (const std::invalid_argument&) {  // (refused before the run)
+      }
+#endif
     tick_ns = l.experiment.model->tick_period_ns;
     logs.clear();
     for (const auto& log : l.experiment.logs) logs.push_back(log.path);
@@ -748,6 +761,7 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   bar.done();
 #ifdef FLEETSIM_HAVE_ROS2
   ros.reset();
+  ros_parts.clear();
 #endif
 #ifdef FLEETSIM_HAVE_VIEWER
   if (live && !reports.empty()) {

@@ -214,6 +214,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
       }
       sim.step();
       if (hooks && o.after_step) o.after_step(sim);
+      if (o.each_after_step) o.each_after_step(sim);
       if (o.progress_tick) o.progress_tick->store(sim.state().tick);
       if (paced) {
         pacer.wait_until((sim.state().tick - paced_from) * tick, "the run");

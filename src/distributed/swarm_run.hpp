@@ -67,6 +67,9 @@ struct SwarmRunOptions {
   /// Every process, not only process 0: just before every step (before before_step), with
   /// its simulation; called from each process's thread (with `inproc`, at once).
   std::function<void(Simulation&)> each_before_step;
+  /// Every process: just after every step (after after_step), with its simulation; called
+  /// from each process's thread (with `inproc`, at once).
+  std::function<void(Simulation&)> each_after_step;
   /// Interventions may land (Distribution::interventions, Distribution::every_robot_everywhere).
   bool interventions = false, every_robot_everywhere = false;
   /// After each checkpoint file is written and renamed into place, with its path.

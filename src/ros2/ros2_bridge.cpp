@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -144,6 +145,8 @@ void on_publication_matched(dds_entity_t, const dds_publication_matched_status_t
 struct Bridge::Impl {
   Simulation& sim;
   BridgeOptions o;
+  std::string node_name;  ///< NS on one process and on process 0, NS_pK on process K
+  bool several = false;   ///< a run on several processes: this process publishes its robots
   dds_entity_t participant = 0;
   Publisher clock_writer, poses_writer, tf_writer;
   dds_entity_t discovery_writer = 0;
@@ -181,8 +184,10 @@ struct Bridge::Impl {
   std::vector<float> ranges, intensities;
 
   Impl(Simulation& s, BridgeOptions options) : sim(s), o(std::move(options)) {}
+  dds_entity_t domain = 0;  ///< the DDS domain, when this bridge made it (with its settings)
   ~Impl() {
     if (participant > 0) dds_delete(participant);
+    if (domain > 0) dds_delete(domain);
   }
 
   /// The QoS of rmw_cyclonedds for a publisher or subscription: its history and reliability,
@@ -250,7 +255,8 @@ struct Bridge::Impl {
     return "/" + o.ns + "/" + token(robot) + "/" + leaf;
   }
 
-  /// ros_discovery_info: this participant and its one node, /NS, with every reader and writer
+  /// ros_discovery_info: this participant and its one node, /NS (/NS_pK on process K of
+  /// several), with every reader and writer
   /// (rmw_dds_common/msg/ParticipantEntitiesInfo; a gid is the entity's DDS GUID, then zeros
   /// up to the distribution's gid size).
   void announce() {
@@ -293,7 +299,7 @@ struct Bridge::Impl {
     for (dds_entity_t w : node_writers) writers.push_back(gid(w));
     Node node{};
     std::snprintf(node.node_namespace, sizeof node.node_namespace, "/");
-    std::snprintf(node.node_name, sizeof node.node_name, "%s", o.ns.c_str());
+    std::snprintf(node.node_name, sizeof node.node_name, "%s", node_name.c_str());
     node.reader_gid_seq._length = node.reader_gid_seq._maximum =
         static_cast<std::uint32_t>(readers.size());
     node.reader_gid_seq._buffer = readers.data();
@@ -307,7 +313,10 @@ struct Bridge::Impl {
     checked(dds_write(discovery_writer, &info), "publish ros_discovery_info");
   }
 
-  void publish_robots(Tick tick, SimTime now);
+  void publish_robots(Tick tick, SimTime now, bool whole);
+  /// This process publishes robot `id` now: one process publishes all; on several, the process
+  /// running its controller (it computed the readings, and moved it this step).
+  bool runs(EntityId id) const { return !several || sim.controller_process(id) == o.process; }
   void publish_scan(const Shown& s, std::size_t row, SimTime now);
 };
 
@@ -356,20 +365,55 @@ std::vector<bool> selected_robots(const WorldModel& model, const WorldState& st,
   return on;
 }
 
+std::vector<RosterRobot> roster(const WorldModel& model, const WorldState& st,
+                                const std::vector<std::string>& items) {
+  const std::vector<bool> selected = selected_robots(model, st, items);
+  std::vector<RosterRobot> out(st.robot_count());
+  for (std::size_t row = 0; row < out.size(); ++row) {
+    RosterRobot& r = out[row];
+    r.id = st.robot_id()[row];
+    r.name = std::string(st.robot_name()[row]);
+    r.kind = st.robot_kind()[row];
+    r.external = model.controllers[st.robot_controller()[row]].type == "external";
+    r.selected = selected[row];
+  }
+  return out;
+}
+
 Bridge::Bridge(Simulation& sim, BridgeOptions options)
     : impl_(std::make_unique<Impl>(sim, std::move(options))) {
   Impl& m = *impl_;
   if (m.o.domain < 0 || m.o.domain > 232)
     throw std::runtime_error(
         fmt::format("ROS 2 bridge: domain {} (expected 0 to 232, as ROS_DOMAIN_ID)", m.o.domain));
-  const WorldState& st = sim.state();
-  std::vector<bool> external_controller;
-  for (const auto& c : sim.model().controllers) external_controller.push_back(c.type == "external");
-  std::vector<bool> external(st.robot_count());
-  for (std::size_t row = 0; row < external.size(); ++row)
-    external[row] = external_controller[st.robot_controller()[row]];
-  const std::vector<bool> selected = selected_robots(sim.model(), st, m.o.robots);
+  m.several = m.o.process >= 0;
+  m.node_name = m.o.process > 0 ? fmt::format("{}_p{}", m.o.ns, m.o.process) : m.o.ns;
+  // One process: the robots it holds at the start; several: every robot of the run as loaded.
+  const std::vector<RosterRobot> robots =
+      m.several ? m.o.roster : roster(sim.model(), sim.state(), m.o.robots);
+  const bool first = m.o.process <= 0;  // (/clock, /NS/poses and the commands)
 
+  // The domain with the bridge's Cyclone DDS settings, then the user's (CYCLONEDDS_URI: they
+  // win where both say). Heartbeats: a reliable writer asks its readers for an
+  // acknowledgement with a heartbeat at most every `min` (Cyclone's default 5 ms): with one
+  // sample per odometry writer each publication, that is an acknowledgement datagram back per
+  // robot and publication. At most one every 500 ms (and every 1 s when nothing changes)
+  // costs a lost sample a later repair, useless anyway for a topic that keeps the last 10 and
+  // is written 10 times a second (docs/benchmarks.md, "ROS 2 bridge").
+  {
+    std::string config =
+        "<CycloneDDS><Domain Id=\"any\"><Internal><HeartbeatInterval min=\"500 ms\" "
+        "minsched=\"500 ms\" max=\"8 s\">1 s</HeartbeatInterval></Internal></Domain>"
+        "</CycloneDDS>";
+    if (const char* user = std::getenv("CYCLONEDDS_URI"); user && *user)
+      config += ",", config += user;
+    const dds_entity_t d =
+        dds_create_domain(static_cast<dds_domainid_t>(m.o.domain), config.c_str());
+    // (another bridge of this process made it already, with the same settings)
+    if (d != DDS_RETCODE_PRECONDITION_NOT_MET)
+      m.domain =
+          checked(d, fmt::format("set up DDS domain {} (is CYCLONEDDS_URI valid?)", m.o.domain));
+  }
   // The participant of a ROS 2 context: USER_DATA names its security enclave.
   dds_qos_t* pq = dds_create_qos();
   const std::string enclave = "enclave=/;";
@@ -382,38 +426,50 @@ Bridge::Bridge(Simulation& sim, BridgeOptions options)
   if (m.o.rate_hz > 0)
     m.publish_every = std::max<Tick>(
         1, static_cast<Tick>(std::llround(1e9 / (m.o.rate_hz * static_cast<double>(tick_ns)))));
-  m.clock_writer = m.writer(&rosgraph_msgs_msg_dds__Clock__desc, "/clock");
-  m.poses_writer = m.writer(&geometry_msgs_msg_dds__PoseArray__desc, "/" + m.o.ns + "/poses");
+  if (first) {
+    m.clock_writer = m.writer(&rosgraph_msgs_msg_dds__Clock__desc, "/clock");
+    m.poses_writer = m.writer(&geometry_msgs_msg_dds__PoseArray__desc, "/" + m.o.ns + "/poses");
+  }
   // (tf2's broadcasters keep the last 100)
-  const bool any_shown = std::find(selected.begin(), selected.end(), true) != selected.end();
+  const bool any_shown =
+      std::any_of(robots.begin(), robots.end(), [](const RosterRobot& r) { return r.selected; });
   if (any_shown) m.tf_writer = m.writer(&tf2_msgs_msg_dds__TFMessage__desc, "/tf", 100);
-  const auto& names = st.robot_name();
-  for (std::size_t row = 0; row < names.size(); ++row) {
-    const auto known = m.o.names.find(st.robot_id()[row]);
-    const std::string name = known != m.o.names.end() ? known->second : std::string(names[row]);
-    if (external[row]) {
+  for (const RosterRobot& r : robots) {
+    if (r.external) {
       Impl::Driven d;
-      d.name = name;
-      d.id = st.robot_id()[row];
+      d.name = r.name;
+      d.id = r.id;
       d.pose_writer =
-          m.writer(&geometry_msgs_msg_dds__PoseStamped__desc, m.robot_topic(name, "pose"));
-      d.cmd_reader = m.reader(&geometry_msgs_msg_dds__Twist__desc, m.robot_topic(name, "cmd_vel"));
+          m.writer(&geometry_msgs_msg_dds__PoseStamped__desc, m.robot_topic(r.name, "pose"));
+      if (first)
+        d.cmd_reader =
+            m.reader(&geometry_msgs_msg_dds__Twist__desc, m.robot_topic(r.name, "cmd_vel"));
       m.driven.push_back(d);
     }
-    if (selected[row]) {
+    if (r.selected) {
       Impl::Shown s;
-      s.name = name;
-      s.id = st.robot_id()[row];
-      s.base_frame = token(name) + "/base_link";
-      s.odom_writer = m.writer(&nav_msgs_msg_dds__Odometry__desc, m.robot_topic(name, "odom"));
-      const std::uint16_t kind = st.robot_kind()[row];
-      if (!m.scans.count(kind)) m.scans[kind] = m.o.scans ? scan_layout(sim, kind) : std::nullopt;
-      if (m.scans[kind])
+      s.name = r.name;
+      s.id = r.id;
+      s.base_frame = token(r.name) + "/base_link";
+      s.odom_writer = m.writer(&nav_msgs_msg_dds__Odometry__desc, m.robot_topic(r.name, "odom"));
+      if (!m.scans.count(r.kind))
+        m.scans[r.kind] = m.o.scans ? scan_layout(sim, r.kind) : std::nullopt;
+      if (m.scans[r.kind])
         s.scan_writer =
-            m.writer(&sensor_msgs_msg_dds__LaserScan__desc, m.robot_topic(name, "scan"));
+            m.writer(&sensor_msgs_msg_dds__LaserScan__desc, m.robot_topic(r.name, "scan"));
       m.shown.push_back(std::move(s));
     }
   }
+  // Several processes: the poses it holds at the start, for the first odometry's twist (one
+  // process publishes at the start instead).
+  if (m.several)
+    for (Impl::Shown& s : m.shown)
+      if (const std::uint32_t row = sim.state().robot_index(s.id); row != kNoIndex) {
+        s.last_x = sim.state().x()[row];
+        s.last_y = sim.state().y()[row];
+        s.last_theta = sim.state().theta()[row];
+        s.last_tick = sim.state().tick;
+      }
   m.announce();
   m.driver.emplace(sim);
 }
@@ -424,6 +480,7 @@ void Bridge::take_commands() {
   Impl& m = *impl_;
   const Tick tick = m.sim.state().tick;
   for (const Impl::Driven& d : m.driven) {
+    if (d.cmd_reader == 0) continue;  // (several processes: process 0 takes them)
     std::optional<VelocityInput> newest;
     constexpr int kBatch = 8;
     for (;;) {
@@ -495,7 +552,7 @@ void Bridge::Impl::publish_scan(const Shown& s, std::size_t row, SimTime now) {
   s.scan_writer.write(&scan);
 }
 
-void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
+void Bridge::Impl::publish_robots(Tick tick, SimTime now, bool whole) {
   const WorldState& st = sim.state();
   // (Rows are in id order on one process: the world keeps them so. On several, process 0's
   // rows of a whole frame may not be.)
@@ -508,7 +565,8 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
     poses[row] = Pose{{st.x()[row], st.y()[row], z ? z[row] : 0.0},
                       {0.0, 0.0, std::sin(half), std::cos(half)}};
   }
-  if (poses_writer.wanted()) {
+  // (Several processes: process 0, and only when it holds the whole world.)
+  if (poses_writer.wanted() && (!several || whole)) {
     const auto ids = st.robot_id();
     const Pose* in_order = poses.data();
     if (!std::is_sorted(ids.begin(), ids.end())) {
@@ -532,7 +590,7 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
   // (A robot's row by its id: rows change when loop functions add or remove robots.)
   for (const Driven& d : driven) {
     const std::uint32_t row = st.robot_index(d.id);
-    if (row == kNoIndex || !d.pose_writer.wanted()) continue;
+    if (row == kNoIndex || !d.pose_writer.wanted() || !runs(d.id)) continue;
     PoseStamped one{};
     one.header.stamp = stamp(now);
     one.header.frame_id = o.frame.data();
@@ -546,7 +604,11 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
     const std::uint32_t row = st.robot_index(s.id);
     if (row == kNoIndex) continue;
     const double x = st.x()[row], y = st.y()[row], theta = st.theta()[row];
-    if (s.odom_writer.wanted()) {
+    // Several processes: a robot this process holds but does not run is not published here,
+    // but its pose is kept, for the twist of its first odometry here should it come (it was
+    // near the border, so its row here is up to date).
+    const bool mine = runs(s.id);
+    if (mine && s.odom_writer.wanted()) {
       Odometry odom{};
       odom.header.stamp = stamp(now);
       odom.header.frame_id = o.frame.data();
@@ -569,6 +631,7 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
     s.last_y = y;
     s.last_theta = theta;
     s.last_tick = tick;
+    if (!mine) continue;
     if (tf) {
       TransformStamped t{};
       t.header.stamp = stamp(now);
@@ -581,7 +644,7 @@ void Bridge::Impl::publish_robots(Tick tick, SimTime now) {
     }
     if (s.scan_writer.wanted()) publish_scan(s, row, now);
   }
-  if (tf) {
+  if (tf && (!several || !transforms.empty())) {
     TFMessage message{};
     message.transforms = {static_cast<std::uint32_t>(transforms.size()),
                           static_cast<std::uint32_t>(transforms.size()), transforms.data(), false};
@@ -595,7 +658,11 @@ void Bridge::publish(bool whole) {
   const SimTime now = st.tick * m.sim.model().tick_period_ns;
   Clock clock{stamp(now)};
   if (m.clock_writer.wanted()) m.clock_writer.write(&clock);
-  if (whole && publishes_robots_at(st.tick)) m.publish_robots(st.tick, now);
+  if (publishes_robots_at(st.tick) && (whole || m.several)) m.publish_robots(st.tick, now, whole);
+}
+
+bool Bridge::wants_whole_frame() const {
+  return impl_->poses_writer.wanted();
 }
 
 bool Bridge::publishes_robots_at(Tick tick) const {
@@ -606,6 +673,11 @@ std::string Bridge::describe() const {
   const Impl& m = *impl_;
   std::string line = fmt::format("ROS 2 (DDS domain {}): node /{} publishing /clock and /{}/poses",
                                  m.o.domain, m.o.ns, m.o.ns);
+  if (m.several)
+    line += fmt::format(
+        " (on several processes: each publishes the robots it runs, as node /{}_pK "
+        "on process K)",
+        m.o.ns);
   if (!m.shown.empty())
     line += m.o.scans ? fmt::format("; {} robot(s) publish /{}/ROBOT/odom, /{}/ROBOT/scan and /tf",
                                     m.shown.size(), m.o.ns, m.o.ns)

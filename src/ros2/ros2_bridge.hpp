@@ -28,6 +28,15 @@ enum class Distro {
   kJazzy,   ///< ROS 2 Iron, Jazzy and later: 16-byte gids, RIHS01 type hashes in USER_DATA
 };
 
+/// A robot of the run as the experiment loads it: what the bridge makes topics for.
+struct RosterRobot {
+  EntityId id = 0;
+  std::string name;  ///< its id in the experiment
+  std::uint16_t kind = 0;
+  bool external = false;  ///< its controller is `external`: /NS/ROBOT/pose and cmd_vel
+  bool selected = false;  ///< BridgeOptions::robots selects it: odometry, tf and scans
+};
+
 struct BridgeOptions {
   int domain = 0;               ///< the DDS domain (ROS_DOMAIN_ID of the ROS 2 nodes)
   std::string ns = "fleetsim";  ///< topics /NS/..., and the node's name
@@ -47,9 +56,12 @@ struct BridgeOptions {
   /// (the next tick boundary: the announcement goes to every process with this tick's moves),
   /// and recorded with that tick. Empty: one process, commands land at once.
   std::function<void(EntityId, const VelocityInput&)> announce;
-  /// Several processes: every robot's id in the experiment by entity id, taken at the start
-  /// (process 0's rows of the robots it does not run carry none). Empty: from the rows.
-  std::map<EntityId, std::string> names;
+  /// A run on several processes: this process's index (each process has a bridge of its own,
+  /// a DDS participant with one node, /NS on process 0 and /NS_pK on process K), and every
+  /// robot of the run as loaded (roster()): a partitioned process holds only its part, so each
+  /// process makes the writers of every robot and publishes those it runs. -1: one process.
+  int process = -1;
+  std::vector<RosterRobot> roster;
 };
 
 /// Over one run: before each step take_commands(), after it publish(). Called from the thread
@@ -73,9 +85,14 @@ class Bridge {
   /// /NS/ROBOT/pose (geometry_msgs/PoseStamped, external robots), /NS/ROBOT/odom
   /// (nav_msgs/Odometry), /NS/ROBOT/scan (sensor_msgs/LaserScan) and /tf
   /// (tf2_msgs/TFMessage) for the selected robots.
-  /// `whole`: this process holds every robot as it is now (always on one process; on several,
-  /// process 0 on the ticks whose whole frame it asked for): otherwise only /clock.
+  /// On several processes, each process publishes the robots whose controllers it runs (the
+  /// one that computed their readings), process 0 /clock too, and /NS/poses only when `whole`:
+  /// it holds every robot as it is now (the ticks whose whole frame it asked for:
+  /// wants_whole_frame()).
   void publish(bool whole = true);
+  /// Several processes, process 0: whether /NS/poses has a subscriber, so that the whole world
+  /// is worth gathering for it (two ticks ahead of a publishing tick).
+  bool wants_whole_frame() const;
   /// Whether publish() at tick `tick` publishes poses, odometry, tf and scans (the rate).
   bool publishes_robots_at(Tick tick) const;
   /// One line for the user: the domain, the node and the topics.
@@ -93,6 +110,12 @@ class Bridge {
 /// A robot's id as one token of a ROS 2 name, as its topics have it: letters, digits and `_`
 /// (others become `_`), not starting with a digit (`r` is put before one).
 std::string ros_name_token(const std::string& robot);
+
+/// Every robot of `state` (a loaded experiment) with its name, kind, whether its controller is
+/// `external` and whether `items` (BridgeOptions::robots) selects it; throws as
+/// selected_robots().
+std::vector<RosterRobot> roster(const WorldModel& model, const WorldState& state,
+                                const std::vector<std::string>& items);
 
 /// Per robot row: does BridgeOptions::robots `items` select it? Throws std::invalid_argument
 /// for an id or kind:KIND that matches no robot of the run (checked before the run starts).

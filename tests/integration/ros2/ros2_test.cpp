@@ -104,6 +104,23 @@ void take_all(dds_entity_t reader, const std::function<void(const T&)>& f) {
   }
 }
 
+std::int64_t ns_of(const builtin_interfaces_msg_dds__Time_& t) {
+  return std::int64_t{t.sec} * 1'000'000'000 + t.nanosec;
+}
+
+/// What a subscriber of every robot's topics received from one run.
+struct Received {
+  using Key = std::pair<std::string, std::int64_t>;  // robot (tf: child frame), stamp
+  std::map<Key, std::vector<double>> odom, tf;       // pose and twist; translation and rotation
+  std::map<Key, std::vector<std::uint32_t>> scans;   // ranges and intensities, bit for bit
+  std::map<Key, int> odom_count, tf_count, scan_count;
+  std::map<std::int64_t, std::vector<std::array<double, 3>>> poses;  // x, y, orientation z
+  std::string json, said;
+};
+
+/// The example's robots.
+const std::vector<std::string> kRobots = {"pilot", "w0", "w1", "w2"};
+
 /// A DDS endpoint as the built-in topics describe it.
 struct Endpoint {
   std::string guid, participant, topic, type, user_data;
@@ -139,7 +156,7 @@ class Ros2Bridge : public ::testing::Test {
   }
   void start_run(std::vector<std::string> extra) {
     std::vector<std::string> args = {"run",
-                                     kExample,
+                                     example_,
                                      "--ros2",
                                      "--ros2-domain",
                                      std::to_string(domain_),
@@ -177,11 +194,11 @@ class Ros2Bridge : public ::testing::Test {
   std::string topic(const std::string& leaf) const { return "/" + ns_ + "/" + leaf; }
   std::string run_said() { return fleetsim::testing::slurp(dir_ / "err"); }
   /// Drives the pilot until the run ends (at most 30 s): once its pose has been seen, the k-th
-  /// command is `twist(k)`, every 37 ms; `pose` sees each pose. The run's exit status (-3: it
-  /// did not end in time).
-  int drive_pilot(
-      const std::function<geometry_msgs_msg_dds__Twist_(int)>& twist,
-      const std::function<void(const geometry_msgs_msg_dds__PoseStamped_&)>& pose = {}) {
+  /// command is `twist(k)`, every 37 ms; `pose` sees each pose, `poll` is called each time.
+  /// The run's exit status (-3: it did not end in time).
+  int drive_pilot(const std::function<geometry_msgs_msg_dds__Twist_(int)>& twist,
+                  const std::function<void(const geometry_msgs_msg_dds__PoseStamped_&)>& pose = {},
+                  const std::function<void()>& poll = {}) {
     const dds_entity_t pilot =
         reader(&geometry_msgs_msg_dds__PoseStamped__desc, topic("pilot/pose"));
     const dds_entity_t cmd = writer(&geometry_msgs_msg_dds__Twist__desc, topic("pilot/cmd_vel"));
@@ -193,6 +210,7 @@ class Ros2Bridge : public ::testing::Test {
         seen = true;
         if (pose) pose(m);
       });
+      if (poll) poll();
       if (seen) {
         const geometry_msgs_msg_dds__Twist_ t = twist(sent++);
         dds_write(cmd, &t);
@@ -235,7 +253,86 @@ class Ros2Bridge : public ::testing::Test {
     EXPECT_NE(hash_of(undriven.out), hash_of(live));
   }
 
+  /// A whole run of the example (`example_`) on `processes` without commands (the pilot stands,
+  /// the others wander: the same every run), every robot chosen: what a subscriber of every
+  /// robot's odometry, scan and tf (and /NS/poses with `poses`) received, and the run's --json.
+  Received watch(const std::string& processes, bool poses, const std::string& length = "20") {
+    const std::vector<std::string>& robots = kRobots;
+    Received got;
+    std::vector<std::pair<dds_entity_t, dds_entity_t>> per_robot;  // odometry, scan
+    for (const auto& r : robots)
+      per_robot.push_back({reader(&nav_msgs_msg_dds__Odometry__desc, topic(r + "/odom")),
+                           reader(&sensor_msgs_msg_dds__LaserScan__desc, topic(r + "/scan"))});
+    const dds_entity_t tf = reader(&tf2_msgs_msg_dds__TFMessage__desc, "/tf");
+    const dds_entity_t all =
+        poses ? reader(&geometry_msgs_msg_dds__PoseArray__desc, topic("poses")) : 0;
+    start_run({"--processes", processes, "--ros2-robots", "all", "--length", length, "--time-mode",
+               "linear", "--speedup", "4", "--json"});
+    const auto take = [&] {
+      for (std::size_t k = 0; k < robots.size(); ++k) {
+        take_all<nav_msgs_msg_dds__Odometry_>(per_robot[k].first, [&](const auto& m) {
+          const Received::Key key{robots[k], ns_of(m.header.stamp)};
+          const auto& p = m.pose.pose;
+          const auto& t = m.twist.twist;
+          got.odom[key] = {p.position.x, p.position.y, p.orientation.z, p.orientation.w,
+                           t.linear.x,   t.linear.y,   t.angular.z};
+          ++got.odom_count[key];
+        });
+        take_all<sensor_msgs_msg_dds__LaserScan_>(per_robot[k].second, [&](const auto& m) {
+          const Received::Key key{robots[k], ns_of(m.header.stamp)};
+          std::vector<std::uint32_t> bits(m.ranges._length + m.intensities._length);
+          std::memcpy(bits.data(), m.ranges._buffer, m.ranges._length * 4);
+          std::memcpy(bits.data() + m.ranges._length, m.intensities._buffer,
+                      m.intensities._length * 4);
+          got.scans[key] = bits;
+          ++got.scan_count[key];
+        });
+      }
+      take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
+        for (std::uint32_t i = 0; i < m.transforms._length; ++i) {
+          const auto& t = m.transforms._buffer[i];
+          const Received::Key key{t.child_frame_id, ns_of(t.header.stamp)};
+          got.tf[key] = {t.transform.translation.x, t.transform.translation.y,
+                         t.transform.rotation.z, t.transform.rotation.w};
+          ++got.tf_count[key];
+        }
+      });
+      if (all)
+        take_all<geometry_msgs_msg_dds__PoseArray_>(all, [&](const auto& m) {
+          auto& p = got.poses[ns_of(m.header.stamp)];
+          for (std::uint32_t i = 0; i < m.poses._length; ++i)
+            p.push_back({m.poses._buffer[i].position.x, m.poses._buffer[i].position.y,
+                         m.poses._buffer[i].orientation.z});
+        });
+    };
+    const auto deadline = Clock::now() + std::chrono::seconds(40);
+    int status = -3;
+    while (Clock::now() < deadline) {
+      take();
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    take();  // (what was still on its way)
+    got.said = run_said();
+    got.json = fleetsim::testing::slurp(dir_ / "out");
+    EXPECT_EQ(status, 0) << got.said;
+    for (auto& [o, s] : per_robot) {
+      dds_delete(o);
+      dds_delete(s);
+    }
+    dds_delete(tf);
+    if (all) dds_delete(all);
+    return got;
+  }
+
   fs::path dir_;
+  std::string example_ = kExample;  ///< the experiment start_run runs
   int domain_ = 0;
   std::string ns_;
   pid_t pid_ = -1;
@@ -526,9 +623,6 @@ TEST_F(Ros2Bridge, OdometryTfAndScansFollowTheRobots) {
   std::map<std::int64_t, nav_msgs_msg_dds__Odometry_> odoms;
   int scans = 0;
   double fastest = 0;
-  const auto ns_of = [](const builtin_interfaces_msg_dds__Time_& t) {
-    return std::int64_t{t.sec} * 1'000'000'000 + t.nanosec;
-  };
   const auto deadline = Clock::now() + std::chrono::seconds(20);
   while (Clock::now() < deadline && (odoms.size() < 20 || scans < 5 || fastest < 0.0999)) {
     take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
@@ -607,87 +701,241 @@ TEST_F(Ros2Bridge, ARosDrivenRunRepeatsFromItsRecordedInputs) {
   expect_the_record_repeats_the_run(fleetsim::testing::slurp(dir_ / "out"), live_log, "6");
 }
 
-// On two processes (a partitioned run: each holds its part of the world), process 0 runs the
-// bridge: ROS 2 sees every robot's pose, odometry and tf, exactly as a run on one process
-// publishes them at the same stamps.
-TEST_F(Ros2Bridge, OnTwoProcessesEveryRobotIsPublishedAsOnOne) {
-  using PoseXY = std::vector<std::array<double, 3>>;  // x, y, orientation z per robot
-  const auto ns_of = [](const builtin_interfaces_msg_dds__Time_& t) {
-    return std::int64_t{t.sec} * 1'000'000'000 + t.nanosec;
-  };
-  // A whole run without commands (the pilot stands, the others wander: the same every run):
-  // the poses and the odometry of w1 by stamp.
-  const auto watch = [&](const std::string& processes, std::map<std::int64_t, PoseXY>& poses,
-                         std::map<std::int64_t, std::array<double, 3>>& odom, std::string& said) {
-    const dds_entity_t all = reader(&geometry_msgs_msg_dds__PoseArray__desc, topic("poses"));
-    const dds_entity_t w1 = reader(&nav_msgs_msg_dds__Odometry__desc, topic("w1/odom"));
-    const dds_entity_t tf = reader(&tf2_msgs_msg_dds__TFMessage__desc, "/tf");
-    start_run({"--processes", processes, "--ros2-robots", "all", "--length", "20", "--time-mode",
-               "linear", "--speedup", "4"});
-    std::size_t transforms = 0;
-    const auto deadline = Clock::now() + std::chrono::seconds(40);
-    int status = -3;
-    while (Clock::now() < deadline) {
-      take_all<geometry_msgs_msg_dds__PoseArray_>(all, [&](const auto& m) {
-        PoseXY p;
-        for (std::uint32_t i = 0; i < m.poses._length; ++i)
-          p.push_back({m.poses._buffer[i].position.x, m.poses._buffer[i].position.y,
-                       m.poses._buffer[i].orientation.z});
-        poses[ns_of(m.header.stamp)] = p;
-      });
-      take_all<nav_msgs_msg_dds__Odometry_>(w1, [&](const auto& m) {
-        odom[ns_of(m.header.stamp)] = {m.pose.pose.position.x, m.twist.twist.linear.x,
-                                       m.twist.twist.angular.z};
-      });
-      take_all<tf2_msgs_msg_dds__TFMessage_>(tf, [&](const auto& m) {
-        transforms = std::max<std::size_t>(transforms, m.transforms._length);
-      });
-      int st = 0;
-      if (waitpid(pid_, &st, WNOHANG) == pid_) {
-        status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-        pid_ = -1;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(40));
+/// "held_robots_max" of each process in a run's --json output, in process order.
+std::vector<int> held_robots_max(const std::string& json) {
+  std::vector<int> out;
+  const std::string key = "\"held_robots_max\":";
+  for (auto at = json.find(key); at != std::string::npos; at = json.find(key, at + 1))
+    out.push_back(std::atoi(json.c_str() + at + key.size()));
+  return out;
+}
+
+// On two processes (a partitioned run: each holds its part of the world), each process
+// publishes the robots it runs from a participant of its own: ROS 2 receives every robot's
+// odometry, tf and scan exactly as a run on one process publishes them at the same stamps,
+// once each, while process 0 holds only its part. /NS/poses, the whole swarm in one message,
+// is the same too, gathered by process 0 only while someone subscribes to it.
+TEST_F(Ros2Bridge, OnTwoProcessesEachPublishesItsRobotsAsOnOne) {
+  const std::vector<std::string>& robots = kRobots;
+  const Received one = watch("1", true), two = watch("2", false);
+
+  // Every robot's odometry, tf and scan: at every stamp both runs have, the same; and each
+  // once (a robot is published by one process at a time).
+  const auto same_at_common_stamps = [&](const auto& a, const auto& b, const char* what) {
+    std::map<std::string, int> common;
+    for (const auto& [key, value] : a) {
+      auto it = b.find(key);
+      if (it == b.end()) continue;
+      ++common[key.first];
+      EXPECT_EQ(value, it->second) << what << " of " << key.first << " at " << key.second;
     }
-    said = run_said();
-    EXPECT_EQ(status, 0) << said;
-    EXPECT_EQ(transforms, 4u) << "every robot in /tf";
-    dds_delete(all);
-    dds_delete(w1);
-    dds_delete(tf);
+    return common;
   };
-  std::map<std::int64_t, PoseXY> two, one;
-  std::map<std::int64_t, std::array<double, 3>> two_odom, one_odom;
-  std::string said;
-  watch("2", two, two_odom, said);
-  watch("1", one, one_odom, said);
+  const auto odom = same_at_common_stamps(two.odom, one.odom, "odometry");
+  const auto scans = same_at_common_stamps(two.scans, one.scans, "the scan");
+  const auto tf = same_at_common_stamps(two.tf, one.tf, "the transform");
+  for (const auto& r : robots) {
+    EXPECT_GT(odom.count(r) ? odom.at(r) : 0, 50) << r << ": too few common odometry stamps";
+    EXPECT_GT(scans.count(r) ? scans.at(r) : 0, 50) << r << ": too few common scans";
+    EXPECT_GT(tf.count(r + "/base_link") ? tf.at(r + "/base_link") : 0, 50) << r << " in /tf";
+  }
+  for (const auto* counts : {&two.odom_count, &two.tf_count, &two.scan_count})
+    for (const auto& [key, n] : *counts) EXPECT_EQ(n, 1) << key.first << " at " << key.second;
+  // The wanderers move: their odometry's twist says so (it is compared above).
+  bool moved = false;
+  for (const auto& [key, o] : two.odom) moved = moved || (key.first == "w1" && o[4] != 0);
+  EXPECT_TRUE(moved) << "w1 wanders: its odometry says it moves";
+  // No whole-world gather: process 0 never held every robot (4), process 1 neither.
+  const auto held = held_robots_max(two.json);
+  ASSERT_EQ(held.size(), 2u) << two.json;
+  EXPECT_LT(held[0], 4) << "process 0 took in every robot";
+  EXPECT_LT(held[1], 4);
+
+  // /NS/poses on two processes, subscribed: process 0 gathers the world for it, and it is
+  // the one process's at every common stamp.
+  const Received two_poses = watch("2", true);
   int same = 0;
-  for (const auto& [stamp, p] : two) {
+  for (const auto& [stamp, p] : two_poses.poses) {
     ASSERT_EQ(p.size(), 4u) << "every robot in /NS/poses at " << stamp;
-    auto it = one.find(stamp);
-    if (it == one.end()) continue;
+    auto it = one.poses.find(stamp);
+    if (it == one.poses.end()) continue;
     ++same;
     EXPECT_EQ(p, it->second) << "the poses at stamp " << stamp << " differ";
   }
   EXPECT_GT(same, 50) << "too few stamps both runs published";
-  int same_odom = 0;
-  bool moved = false;
-  for (const auto& [stamp, o] : two_odom) {
-    auto it = one_odom.find(stamp);
-    if (it == one_odom.end()) continue;
-    ++same_odom;
-    moved = moved || o[1] != 0;
-    EXPECT_EQ(o, it->second) << "w1's odometry at stamp " << stamp << " differs";
+  const auto held_for_poses = held_robots_max(two_poses.json);
+  ASSERT_EQ(held_for_poses.size(), 2u);
+  EXPECT_EQ(held_for_poses[0], 4) << "the documented cost of /NS/poses: process 0 gathers";
+  // Holding every robot then, process 0 still publishes only those it runs: each robot once.
+  same_at_common_stamps(two_poses.odom, one.odom, "odometry (with /NS/poses)");
+  for (const auto* counts : {&two_poses.odom_count, &two_poses.tf_count, &two_poses.scan_count})
+    for (const auto& [key, n] : *counts)
+      EXPECT_EQ(n, 1) << key.first << " at " << key.second << " (with /NS/poses)";
+}
+
+// A robot pinned to a process by an affinity is run there, wherever the physics moves it: that
+// process publishes it (its readings are computed there), as one process would.
+TEST_F(Ros2Bridge, OnTwoProcessesAPinnedRobotIsPublishedByTheProcessRunningIt) {
+  // The wanderers run on process 0, the pilot on process 1 (it stands in process 0's part).
+  std::string xml = fleetsim::testing::slurp(kExample);
+  const auto at = xml.find("</fleetsim>");
+  ASSERT_NE(at, std::string::npos);
+  xml.insert(at,
+             "  <distribution><process robots=\"w0 w1 w2\"/><process robots=\"pilot\"/>"
+             "</distribution>\n");
+  example_ = (dir_ / "pinned.xml").string();
+  std::ofstream(example_) << xml;
+  const Received one = watch("1", false, "10"), two = watch("2", false, "10");
+  std::map<std::string, int> common;
+  for (const auto* m : {&two.odom, &two.tf})
+    for (const auto& [key, value] : *m) {
+      const auto& other = m == &two.odom ? one.odom : one.tf;
+      auto it = other.find(key);
+      if (it == other.end()) continue;
+      ++common[key.first];
+      EXPECT_EQ(value, it->second) << key.first << " at " << key.second;
+    }
+  for (const auto& [key, bits] : two.scans) {
+    auto it = one.scans.find(key);
+    if (it == one.scans.end()) continue;
+    ++common[key.first + " scan"];
+    EXPECT_EQ(bits, it->second) << key.first << "'s scan at " << key.second;
   }
-  EXPECT_GT(same_odom, 50) << two_odom.size() << " and " << one_odom.size() << " odometry messages";
-  EXPECT_TRUE(moved) << "w1 wanders: its odometry says it moves";
+  for (const auto& r : kRobots) {
+    EXPECT_GT(common[r], 20) << r << ": too few common odometry stamps; the run said:\n"
+                             << two.said;
+    EXPECT_GT(common[r + "/base_link"], 20) << r << " in /tf";
+    EXPECT_GT(common[r + " scan"], 20) << r << "'s scans";
+  }
+  for (const auto* counts : {&two.odom_count, &two.tf_count, &two.scan_count})
+    for (const auto& [key, n] : *counts) EXPECT_EQ(n, 1) << key.first << " at " << key.second;
+}
+
+// On two processes, ros2 node list shows a node per process, /NS (process 0) and /NS_p1, each
+// announced by its own participant in ros_discovery_info with the gids of the readers and
+// writers it holds: every robot's topics on both (a robot's writer moves with it), /clock,
+// /NS/poses and the commands on process 0's.
+TEST_F(Ros2Bridge, OnTwoProcessesEachParticipantAnnouncesItsNode) {
+  dds_qos_t* q = dds_create_qos();
+  dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+  dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+  dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+  const dds_entity_t info = dds_create_reader(
+      participant_,
+      dds_create_topic(participant_, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
+                       "ros_discovery_info", nullptr, nullptr),
+      q, nullptr);
+  dds_delete_qos(q);
+  ASSERT_GT(info, 0);
+  const dds_entity_t publications =
+      dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, nullptr, nullptr);
+  const dds_entity_t subscriptions =
+      dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, nullptr, nullptr);
+  start_run({"--processes", "2", "--ros2-robots", "all"});
+
+  struct Node {
+    std::string ns, participant;
+    std::set<std::string> readers, writers;  // gids
+  };
+  std::map<std::string, Node> nodes;  // by name
+  struct Seen {
+    std::string participant, topic;
+  };
+  std::map<std::string, Seen> pubs, subs;  // by GUID
+  const auto complete = [&] {
+    if (nodes.size() < 2) return false;
+    for (const auto& [name, n] : nodes) {
+      for (const auto& g : n.writers)
+        if (!pubs.count(g)) return false;
+      for (const auto& g : n.readers)
+        if (!subs.count(g)) return false;
+    }
+    return true;
+  };
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && !complete()) {
+    take_all<rmw_dds_common_msg_dds__ParticipantEntitiesInfo_>(info, [&](const auto& m) {
+      for (std::uint32_t i = 0; i < m.node_entities_info_seq._length; ++i) {
+        const auto& node = m.node_entities_info_seq._buffer[i];
+        const std::string name = node.node_name;
+        if (name != ns_ && name != ns_ + "_p1") continue;  // (another test's fleetsim)
+        Node& n = nodes[name];
+        n = Node{node.node_namespace, hex(m.gid.data, 16), {}, {}};
+        for (std::uint32_t k = 0; k < node.reader_gid_seq._length; ++k)
+          n.readers.insert(hex(node.reader_gid_seq._buffer[k].data, 16));
+        for (std::uint32_t k = 0; k < node.writer_gid_seq._length; ++k)
+          n.writers.insert(hex(node.writer_gid_seq._buffer[k].data, 16));
+      }
+    });
+    take_all<dds_builtintopic_endpoint_t>(publications, [&](const auto& e) {
+      pubs[hex(e.key.v, 16)] = {hex(e.participant_key.v, 16), e.topic_name};
+    });
+    take_all<dds_builtintopic_endpoint_t>(subscriptions, [&](const auto& e) {
+      subs[hex(e.key.v, 16)] = {hex(e.participant_key.v, 16), e.topic_name};
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(complete()) << "the nodes or their endpoints were not discovered; the run said:\n"
+                          << run_said();
+  const Node& first = nodes.at(ns_);
+  const Node& second = nodes.at(ns_ + "_p1");
+  EXPECT_EQ(first.ns, "/");
+  EXPECT_EQ(second.ns, "/");
+  EXPECT_NE(first.participant, second.participant) << "one participant per process";
+  // Each node's endpoints are its participant's, by topic.
+  const auto topics_of = [&](const Node& n, bool writers) {
+    std::multiset<std::string> out;
+    for (const auto& g : writers ? n.writers : n.readers) {
+      const Seen& e = (writers ? pubs : subs).at(g);
+      EXPECT_EQ(e.participant, n.participant) << e.topic;
+      out.insert(e.topic);
+    }
+    return out;
+  };
+  std::multiset<std::string> robots_topics = {"rt/tf", "rt" + topic("pilot/pose")};
+  for (const char* r : {"pilot", "w0", "w1", "w2"}) {
+    robots_topics.insert("rt" + topic(std::string(r) + "/odom"));
+    robots_topics.insert("rt" + topic(std::string(r) + "/scan"));
+  }
+  std::multiset<std::string> on_first = robots_topics;
+  on_first.insert({"rt/clock", "rt" + topic("poses")});
+  EXPECT_EQ(topics_of(first, true), on_first);
+  EXPECT_EQ(topics_of(first, false), (std::multiset<std::string>{"rt" + topic("pilot/cmd_vel")}));
+  EXPECT_EQ(topics_of(second, true), robots_topics);
+  EXPECT_TRUE(second.readers.empty()) << "the commands go through process 0";
+  // Every other publication of the two participants is their ros_discovery_info.
+  for (const auto& [guid, e] : pubs) {
+    if (e.participant != first.participant && e.participant != second.participant) continue;
+    EXPECT_TRUE(first.writers.count(guid) || second.writers.count(guid) ||
+                e.topic == "ros_discovery_info")
+        << e.topic;
+  }
 }
 
 // A ROS-driven run on two processes: commands land at a tick boundary on every process; the
 // record replayed on one process gives the same bits and the same log.
 TEST_F(Ros2Bridge, ARosDrivenRunOnTwoProcessesRepeatsOnOne) {
   const std::string live_log = (dir_ / "live.log").string();
+  // The pilot's odometry, with the writer of each message: its writer moves from process 0's
+  // participant to process 1's as the pilot crosses, and the topic goes on without a gap.
+  const dds_entity_t odom = reader(&nav_msgs_msg_dds__Odometry__desc, topic("pilot/odom"));
+  std::map<std::int64_t, std::pair<double, dds_instance_handle_t>> odoms;  // x, writer by stamp
+  std::vector<dds_instance_handle_t> writers;                              // in stamp order
+  const auto poll = [&] {
+    for (;;) {
+      void* m[16] = {};
+      dds_sample_info_t info[16];
+      const int n = dds_take(odom, m, info, 16, 16);
+      if (n <= 0) return;
+      for (int i = 0; i < n; ++i)
+        if (info[i].valid_data) {
+          const auto* o = static_cast<const nav_msgs_msg_dds__Odometry_*>(m[i]);
+          odoms[ns_of(o->header.stamp)] = {o->pose.pose.position.x, info[i].publication_handle};
+        }
+      dds_return_loan(odom, m, n);
+      if (n < 16) return;
+    }
+  };
   start_run({"--processes", "2", "--length", "30", "--time-mode", "linear", "--speedup", "4",
              "--log", live_log, "--json"});
   double first_x = 0, last_x = 0;
@@ -703,8 +951,22 @@ TEST_F(Ros2Bridge, ARosDrivenRunOnTwoProcessesRepeatsOnOne) {
         if (!seen) first_x = m.pose.position.x;
         last_x = m.pose.position.x;
         seen = true;
-      });
+      },
+      poll);
   ASSERT_EQ(status, 0) << run_said();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  poll();
+  // Every tick (0.1 s) from the first odometry received to the last, from two writers, one
+  // after the other: process 0's while the pilot was in its part, then process 1's.
+  ASSERT_GT(odoms.size(), 100u) << run_said();
+  const std::int64_t first = odoms.begin()->first, last = odoms.rbegin()->first;
+  EXPECT_EQ(static_cast<std::int64_t>(odoms.size()), (last - first) / 100'000'000 + 1)
+      << "odometry stamps are missing between " << first << " and " << last;
+  for (const auto& [stamp, o] : odoms)
+    if (writers.empty() || writers.back() != o.second) writers.push_back(o.second);
+  EXPECT_EQ(writers.size(), 2u) << "the pilot's odometry did not change writer once";
+  EXPECT_LT(odoms.begin()->second.first, 0.8);
+  EXPECT_GT(odoms.rbegin()->second.first, 1.0);
   EXPECT_GT(last_x, first_x + 0.1) << "the pilot did not follow cmd_vel";
   // Past the processes' border (process 0's part ends at x = 0.87 for this start): process 1
   // ran the pilot at the end, with the commands it kept.
