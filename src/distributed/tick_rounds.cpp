@@ -30,8 +30,8 @@
 //            process held (at the end of the run). A partitioned run's
 //            end instead: 'S' i64 tick, u32 n, n x u32 ids of the robots it ran, then per hashed
 //            column 'S' i64 tick, u32 column, u32 k, the column's bytes of the next k of them
-//   checkpoint 'C' i64 tick, then to the first process only: u64 robots, u32 c, c x u64
-//            digest sums, u32 k, k x (u64 size, the part's bytes): a checkpoint's parts
+//   checkpoint 'C' i64 tick, then to the first process only: k x (u64 size, the part's
+//            bytes), u64 k, u64 robots, u32 c, c x u64 digest sums: a checkpoint's parts
 //            (docs/checkpoints.md), a routed part of the handoff round
 // A moves or state round is sent in parts of at most Distribution::part_bytes (rows [first, first +
 // k) of the world, k from the row size), so a message stays under the transport's 64 MiB. Which
@@ -981,8 +981,10 @@ void TickRounds::exchange_actuation() {
 
 CheckpointParts TickRounds::checkpoint(CheckpointParts mine) {
   // One routed part of the handoff round: every process's parts to the first process only
-  // (the handoff ends the round). The first process adds up the robots and the digests and
-  // keeps the parts as they came: it never decodes them, and no process gathers another's rows.
+  // (the handoff ends the round). The parts travel first and the counts after them, so that
+  // neither the sender nor the first process copies them: the first process adds up the robots
+  // and the digests, checks that the parts' sizes add up, and keeps each process's bytes as
+  // they came, without decoding them. No process gathers another's rows.
   const auto t0 = std::chrono::steady_clock::now();
   RoutedMessage m;
   {
@@ -992,16 +994,15 @@ CheckpointParts TickRounds::checkpoint(CheckpointParts mine) {
   }
   m.to.resize(static_cast<std::size_t>(dist_.processes));
   if (dist_.process != 0) {
-    log::ByteWriter w(m.to[0]);
+    std::vector<std::uint8_t>& out = m.to[0];
+    out = std::move(mine.chunks.front());
+    out.resize(mine.chunk_bytes.front());
+    log::ByteWriter w(out);
+    w.u64(mine.parts);
     w.u64(mine.robots);
     w.u32(static_cast<std::uint32_t>(mine.digests.size()));
     for (std::uint64_t d : mine.digests) w.u64(d);
-    w.u32(static_cast<std::uint32_t>(mine.parts.size()));
-    for (const auto& part : mine.parts) {
-      w.u64(part.size());
-      w.raw(part.data(), part.size());
-    }
-    mine.parts.clear();
+    mine.chunks.clear();
   }
   std::vector<int> to;
   if (dist_.process == 0) {
@@ -1012,25 +1013,31 @@ CheckpointParts TickRounds::checkpoint(CheckpointParts mine) {
   RoutedReceived got = route(std::move(m), to, /*more=*/true);
   xstats_.seconds += seconds_since(t0);
   if (dist_.process != 0) return {};
+  const std::size_t tail = 8 + 8 + 4 + 8 * mine.digests.size();
   for (int q = 1; q < dist_.processes; ++q) {
     const auto p = static_cast<std::size_t>(q);
     try {
       expect_kind_and_tick(got.common[p], kControllers, state_.tick);
-      const auto& body = got.from[p];
-      log::ByteReader r(body.data(), body.size(), "a message");
-      const std::uint64_t robots = r.u64();
-      if (robots > state_.next_id) throw log::LogError("more robots than the run has ids");
-      mine.robots += robots;
+      std::vector<std::uint8_t>& body = got.from[p];
+      if (body.size() < tail) throw log::LogError("truncated");
+      const std::size_t bytes = body.size() - tail;
+      log::ByteReader r(body.data() + bytes, tail, "a message");
+      const std::uint64_t parts = r.u64(), robots = r.u64();
       if (r.u32() != mine.digests.size()) throw log::LogError("another number of columns");
+      if (robots > state_.next_id) throw log::LogError("more robots than the run has ids");
       for (std::uint64_t& d : mine.digests) d += r.u64();
-      const std::size_t k = r.count(r.u32(), 8);
-      for (std::size_t j = 0; j < k; ++j) {
-        const std::uint64_t size = r.u64();
-        if (size > r.remaining()) throw log::LogError("truncated");
-        const std::uint8_t* bytes = r.take(static_cast<std::size_t>(size));
-        mine.parts.emplace_back(bytes, bytes + size);
+      // The parts' sizes add up to the bytes before the counts.
+      log::ByteReader sizes(body.data(), bytes, "a message");
+      for (std::uint64_t k = 0; k < parts; ++k) {
+        const std::uint64_t size = sizes.u64();
+        if (size > sizes.remaining()) throw log::LogError("a part cut short");
+        sizes.take(static_cast<std::size_t>(size));
       }
-      if (r.remaining() != 0) throw log::LogError("trailing bytes");
+      if (sizes.remaining() != 0) throw log::LogError("bytes beyond its parts");
+      mine.parts += parts;
+      mine.robots += robots;
+      mine.chunk_bytes.push_back(bytes);
+      mine.chunks.push_back(std::move(body));
     } catch (const log::LogError& e) {
       desync(q, std::string("a malformed 'C' message (") + e.what() + ")");
     }

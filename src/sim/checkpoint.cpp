@@ -90,21 +90,34 @@ std::vector<std::uint8_t> encode_checkpoint(const Checkpoint& c) {
   w.i64(c.tick);
   w.u64(c.state_hash);
   w.u64(c.state.size());
-  w.raw(c.state.data(), c.state.size());
 
-  std::vector<std::uint8_t> out(kHeaderSize + ZSTD_compressBound(body.size()));
-  const std::size_t stored = ZSTD_compress(out.data() + kHeaderSize, out.size() - kHeaderSize,
-                                           body.data(), body.size(), 1);
-  if (ZSTD_isError(stored))
-    throw CheckpointError(std::string("cannot compress a checkpoint: ") +
-                          ZSTD_getErrorName(stored));
+  // The body is the bytes above, then the state: compressed as one frame, without a copy of
+  // the state (a checkpoint's state is about the world's size).
+  const std::size_t body_size = body.size() + c.state.size();
+  std::vector<std::uint8_t> out(kHeaderSize + ZSTD_compressBound(body_size));
+  std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> z(ZSTD_createCCtx(), &ZSTD_freeCCtx);
+  auto fail = [](std::size_t r) {
+    if (ZSTD_isError(r))
+      throw CheckpointError(std::string("cannot compress a checkpoint: ") + ZSTD_getErrorName(r));
+  };
+  if (!z) throw CheckpointError("cannot compress a checkpoint: no memory");
+  fail(ZSTD_CCtx_setParameter(z.get(), ZSTD_c_compressionLevel, 1));
+  fail(ZSTD_CCtx_setPledgedSrcSize(z.get(), body_size));
+  ZSTD_outBuffer o{out.data() + kHeaderSize, out.size() - kHeaderSize, 0};
+  ZSTD_inBuffer first{body.data(), body.size(), 0}, second{c.state.data(), c.state.size(), 0};
+  while (first.pos < first.size) fail(ZSTD_compressStream2(z.get(), &o, &first, ZSTD_e_continue));
+  for (std::size_t left = 1; left != 0;) {
+    left = ZSTD_compressStream2(z.get(), &o, &second, ZSTD_e_end);
+    fail(left);
+  }
+  const std::size_t stored = o.pos;
   out.resize(kHeaderSize + stored);
   std::vector<std::uint8_t> head;
   log::ByteWriter h(head);
   h.raw(kMagic, 8);
   h.u32(kFormatVersion);
   h.u32(0);
-  h.u64(body.size());
+  h.u64(body_size);
   h.u64(stored);
   std::memcpy(out.data(), head.data(), head.size());
   const std::uint64_t sum = checksum(out.data(), out.data() + kHeaderSize, stored);

@@ -24,13 +24,17 @@ class Simulation;
 /// Per-robot controllers' saved state, by robot id.
 using SavedControllers = std::vector<std::pair<EntityId, std::vector<std::uint8_t>>>;
 
-/// A checkpoint's robots as one process wrote them (docs/checkpoints.md, "Saved state"): its
-/// parts (the rows of the robots it holds the newest rows of and the states of the controllers
-/// it runs, compressed, each part at most kCheckpointPartRobots of each), how many robots they
-/// hold, and the digest sums of those robots' rows (WorldState::robot_digests).
+/// A checkpoint's robots (docs/checkpoints.md, "Saved state"): parts of the rows of the robots
+/// a process holds the newest rows of and of the states of the controllers it runs, each part
+/// compressed alone and at most kCheckpointPartRobots of each, laid out as in the file (u64
+/// size, the part); how many parts and robots they hold, and the digest sums of those robots'
+/// rows (WorldState::robot_digests). The parts are the first `chunk_bytes[k]` bytes of each
+/// chunk: one chunk as a process writes them; one per process on the first process after the
+/// round (its own first), each received as it came, so that none is copied.
 struct CheckpointParts {
-  std::vector<std::vector<std::uint8_t>> parts;
-  std::uint64_t robots = 0;
+  std::vector<std::vector<std::uint8_t>> chunks;
+  std::vector<std::size_t> chunk_bytes;
+  std::uint64_t parts = 0, robots = 0;
   std::vector<std::uint64_t> digests;
 };
 inline constexpr std::size_t kCheckpointPartRobots = 4096;

@@ -118,11 +118,12 @@ ColumnStore empty_like(const ColumnStore& like) {
   return s;
 }
 
-/// A checkpoint's part: the robots' rows of `rows` and the controllers `saved`, compressed.
-std::vector<std::uint8_t> encode_part(
-    const ColumnStore& robots, std::span<const std::uint32_t> rows,
-    std::span<const std::pair<EntityId, std::vector<std::uint8_t>>> saved) {
-  std::vector<std::uint8_t> raw;
+/// A checkpoint's part, appended to `out`: u64 size, then the robots' rows of `rows` and the
+/// controllers `saved`, compressed. `raw`: scratch.
+void encode_part(const ColumnStore& robots, std::span<const std::uint32_t> rows,
+                 std::span<const std::pair<EntityId, std::vector<std::uint8_t>>> saved,
+                 std::vector<std::uint8_t>& raw, std::vector<std::uint8_t>& out) {
+  raw.clear();
   save_rows(robots, rows, raw);
   log::ByteWriter w(raw);
   w.u64(saved.size());
@@ -131,16 +132,18 @@ std::vector<std::uint8_t> encode_part(
     w.u32(static_cast<std::uint32_t>(bytes.size()));
     w.raw(bytes.data(), bytes.size());
   }
-  std::vector<std::uint8_t> out(8 + ZSTD_compressBound(raw.size()));
+  const std::size_t at = out.size();
+  out.resize(at + 16 + ZSTD_compressBound(raw.size()));
   const std::uint64_t size = raw.size();
-  std::memcpy(out.data(), &size, 8);
+  std::memcpy(out.data() + at + 8, &size, 8);
   const std::size_t stored =
-      ZSTD_compress(out.data() + 8, out.size() - 8, raw.data(), raw.size(), 1);
+      ZSTD_compress(out.data() + at + 16, out.size() - at - 16, raw.data(), raw.size(), 1);
   if (ZSTD_isError(stored))
     throw RunError(std::string("checkpoint: cannot compress the robots: ") +
                    ZSTD_getErrorName(stored));
-  out.resize(8 + stored);
-  return out;
+  const std::uint64_t part = 8 + stored;
+  std::memcpy(out.data() + at, &part, 8);
+  out.resize(at + 16 + stored);
 }
 
 }  // namespace
@@ -450,18 +453,22 @@ void Simulation::take_checkpoint() {
   CheckpointParts mine;
   mine.robots = rows.size();
   mine.digests = state_.robot_digests(take);
-  const std::size_t parts =
+  mine.parts =
       (std::max(rows.size(), saved.size()) + kCheckpointPartRobots - 1) / kCheckpointPartRobots;
-  for (std::size_t k = 0; k < parts; ++k) {
+  std::vector<std::uint8_t> parts, raw;
+  for (std::size_t k = 0; k < mine.parts; ++k) {
     const std::size_t at = k * kCheckpointPartRobots;
     const auto slice = [&](const auto& v) {
       const std::size_t from = std::min(at, v.size());
       return std::span(v).subspan(from, std::min(kCheckpointPartRobots, v.size() - from));
     };
-    mine.parts.push_back(encode_part(state_.robots, slice(rows), slice(saved)));
+    encode_part(state_.robots, slice(rows), slice(saved), raw, parts);
   }
   rows = {};
   saved = {};
+  raw = {};
+  mine.chunk_bytes.push_back(parts.size());
+  mine.chunks.push_back(std::move(parts));
   // On several processes: the parts to the first process, which writes the file.
   if (distributed()) {
     mine = rounds_->checkpoint(std::move(mine));
@@ -469,6 +476,10 @@ void Simulation::take_checkpoint() {
   }
 
   std::vector<std::uint8_t> out;
+  std::size_t parts_bytes = 0;
+  for (std::size_t b : mine.chunk_bytes) parts_bytes += b;
+  out.reserve(parts_bytes + (std::size_t{1} << 16) +
+              state_.objects.rows() * (64 + 4 * state_.objects.schema().size()));
   log::ByteWriter w(out);
   w.i64(state_.tick);
   w.str(state_.status);
@@ -478,11 +489,10 @@ void Simulation::take_checkpoint() {
   for (const auto& t : state_.tags.strings()) w.str(t);
   save_columns(state_.objects, w);
   w.u64(mine.robots);
-  w.u32(static_cast<std::uint32_t>(mine.parts.size()));
-  for (auto& part : mine.parts) {
-    w.u64(part.size());
-    w.raw(part.data(), part.size());
-    part = {};
+  w.u32(static_cast<std::uint32_t>(mine.parts));
+  for (std::size_t k = 0; k < mine.chunks.size(); ++k) {
+    w.raw(mine.chunks[k].data(), mine.chunk_bytes[k]);
+    mine.chunks[k] = {};  // (each freed once copied: the world is held about once)
   }
   std::vector<std::uint8_t> loop;
   if (loop_ && !loop_->save(loop))
