@@ -365,6 +365,99 @@ TEST(LiveCli, OnTwoProcessesInterventionsLandOnEveryProcessAndReplayByteForByte)
   }
 }
 
+// On two processes, a global of the script of a robot whose controller process 1 runs is set
+// by process 1 at the next tick boundary (process 0 announces it and records what process 1
+// says became of it); a name the script lacks is refused there, with the reason. The value is
+// part of the controller's state: it goes with the robot when the robot drives into process
+// 0's domain (process 0's robot panel then shows it). The file replays on one process and on
+// two with the live session's log bytes and hash.
+TEST(LiveCli, OnTwoProcessesAScriptGlobalLandsWhereTheControllerRunsAndTravelsWithIt) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  std::ofstream(dir / "still.lua")
+      << "speed = 0\nfunction step()\n  robot.wheels.set_velocity(speed, speed)\nend\n";
+  // Robot 2 (c) starts in the right-hand domain, facing the left-hand one; it stands still
+  // until its speed is set. (Domains: cut between the robots' x at the start.)
+  std::ofstream(dir / "cross.xml")
+      << "<fleetsim><framework ticks_per_second=\"10\" length=\"10\" seed=\"3\"/>"
+         "<controllers><controller id=\"s\" type=\"lua\" script=\"still.lua\"/></controllers>"
+         "<arena size=\"8,8\">"
+         "<robot id=\"a\" kind=\"epuck\" controller=\"s\" position=\"-0.3,2\" heading=\"0\"/>"
+         "<robot id=\"b\" kind=\"epuck\" controller=\"s\" position=\"-0.3,-2\" heading=\"0\"/>"
+         "<robot id=\"c\" kind=\"epuck\" controller=\"s\" position=\"0.3,-1\" heading=\"180\"/>"
+         "<robot id=\"d\" kind=\"epuck\" controller=\"s\" position=\"2,1\" heading=\"180\"/>"
+         "</arena></fleetsim>\n";
+  const std::string experiment = (dir / "cross.xml").string();
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
+  const fs::path session = dir / "session.interventions";
+  const pid_t run = testing::spawn_with_output(
+      kFleetsim,
+      {"run", experiment, "--processes", "2", "--view", "--view-steer", "--port", "0",
+       "--view-paused", "--json", "--log", (dir / "two.flog").string(), "--record-interventions",
+       session.string()},
+      out, err);
+  const std::string url = testing::wait_for_view_url(out, 3000);
+  if (url.empty()) {
+    kill(run, SIGKILL);
+    waitpid(run, nullptr, 0);
+    FAIL() << slurp(out) << slurp(err);
+  }
+  const std::string token = url.substr(url.find("token="));
+  httplib::Client page("127.0.0.1", testing::view_url_port(url));
+  auto robot_now = [&](int id) {
+    auto res = page.Get("/api/robot-now?robot=" + std::to_string(id) + "&" + token);
+    return res && res->status == 200 ? nlohmann::json::parse(res->body) : nlohmann::json();
+  };
+  const nlohmann::json before = robot_now(2);
+  EXPECT_EQ(before.value("why", ""),
+            "its controller runs on process 1, not on the one serving "
+            "the view")
+      << before.dump();
+  auto control = [&](const std::string& command) {
+    auto r = run_command(kFleetsim + " control " + url + command, dir, 30);
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+  };
+  control(" param 2 speed 10");
+  control(" param 2 sped 1");
+  control(" step");
+  wait_for_text(err, "refused at tick 1");
+  EXPECT_EQ(slurp(session).find("sped"), std::string::npos) << slurp(session);
+  // 10 cm/s for 6 s: robot 2 crosses into the left-hand domain, and its controller with it.
+  for (int i = 0; i < 60; ++i) control(" step");
+  const nlohmann::json after = robot_now(2);
+  ASSERT_TRUE(after.contains("globals")) << after.dump();
+  EXPECT_LT(after["columns"]["x"].get<double>(), -0.2) << after.dump();
+  EXPECT_EQ(after["globals"], nlohmann::json::parse(R"({"speed": 10})")) << after.dump();
+  control(" play");
+  ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(180)), 0) << slurp(err);
+  EXPECT_TRUE(std::regex_search(slurp(session), std::regex(R"(\n1 param 2 speed 10\n$)")))
+      << slurp(session);
+  const std::string said = slurp(err);
+  for (const char* text :
+       {"will set global 'speed' of robot 2's script at tick 1 (the next tick boundary of every "
+        "process; process 1 runs its controller and checks it)",
+        "global 'speed' of robot 2's script set to 10 at tick 1",
+        "refused at tick 1: cannot set global 'sped' of robot 2's script: robot 2's script has "
+        "no global 'sped' that is a number, a string or a boolean (its: speed)"})
+    EXPECT_NE(said.find(text), std::string::npos) << text << "\n" << said;
+  const std::string common = " run " + experiment + " --json --quiet --log ";
+  auto untouched = run_command(kFleetsim + common + (dir / "still.flog").string(), dir, 120);
+  ASSERT_EQ(untouched.status, 0) << untouched.err;
+  EXPECT_NE(hash_of(untouched.out), hash_of(slurp(out))) << "the global counts";
+  for (const char* processes : {"1", "2"}) {
+    SCOPED_TRACE(std::string("--processes ") + processes);
+    const fs::path log = dir / (std::string("replay") + processes + ".flog");
+    auto replay = run_command(kFleetsim + common + log.string() + " --processes " + processes +
+                                  " --interventions " + session.string(),
+                              dir, 120);
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    EXPECT_EQ(hash_of(replay.out), hash_of(slurp(out)));
+    EXPECT_TRUE(slurp(log) == slurp(dir / "two.flog")) << "the replay differs";
+  }
+}
+
 // A run split so that each process holds only its part (one region over the domains, robots
 // that read only their neighbours) refuses interventions on several processes, saying how to
 // have them; with --view-steer every process holds every robot, and a move lands, recorded,
