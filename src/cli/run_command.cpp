@@ -264,11 +264,12 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   // --view: the run's frames go to the live view as to a log of its own; it serves them from
   // its thread, and holds the run before each step while it is paused or paced.
   std::unique_ptr<view::LiveView> live;
-  if (a.view && !a.network_role.empty())
+  if (a.view && a.network_role == "secondary")
     throw std::invalid_argument(
-        "--view shows a run of this machine's processes or an MPI job's ranks only for now (not "
-        "with --network-role; look at its log with `fleetsim view`)");
-  if (a.view && !silent_rank()) {  // (under mpirun, rank 0 serves the view)
+        "--view goes to the primary of a network run (it serves the page, and tells the "
+        "secondaries): drop --view here");
+  // (Under mpirun rank 0 serves the view; in a network run, the primary.)
+  if (a.view && !silent_rank()) {
     view::LiveView::Options vo;
     vo.host = a.view_host;
     vo.port = a.view_port;
@@ -468,7 +469,8 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   // at the tick boundary the first process announced them for. A replayed file, and
   // --view-steer, have every process hold every robot (Distribution::every_robot_everywhere);
   // without, a run split so that each process holds its part refuses them.
-  const bool several = a.processes > 1 || distributed::mpi_launched();
+  const bool several = a.processes > 1 || distributed::mpi_launched() || !a.network_role.empty();
+  // (A network run's secondaries take these two from the primary's welcome.)
   o.interventions = several && (a.view || !a.interventions.empty());
   o.every_robot_everywhere = several && (a.view_steer || !a.interventions.empty());
   // --interventions: each lands at its tick boundary, before the step from that tick.
@@ -729,7 +731,9 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       // Several processes: a whole frame only while a page watches, at its frame rate.
       if (several && live->run().wants_whole_frame()) sim.request_whole_frame();
     };
-  if (a.view && several) {  // (every rank: only rank 0 has the live view, and announces)
+  // (Every rank, and a network run's secondaries: only rank 0, or the primary, has the live
+  // view, and announces.)
+  if ((a.view || a.network_role == "secondary") && several) {
     land_interventions_announced = land_announced;
     o.after_step = [take_replies, inner = o.after_step](Simulation& sim) {
       if (inner) inner(sim);

@@ -11,6 +11,9 @@
 #include <vector>
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -139,11 +142,11 @@ TEST(LiveCli, BadViewOptionsStopBeforeTheRun) {
   EXPECT_NE(r.err.find("--view-speed 'fast': expected max or a number > 0"), std::string::npos)
       << r.err;
   r = run_command(kFleetsim + " run " + kDiffusion +
-                      " --view --network-role primary --network-secondaries 1 --log ''",
+                      " --view --network-role secondary --primary tcp://127.0.0.1:9 --log ''",
                   dir, 60);
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--view shows a run of this machine's processes or an MPI job's ranks only "
-                       "for now (not with --network-role"),
+  EXPECT_NE(r.err.find("--view goes to the primary of a network run (it serves the page, and "
+                       "tells the secondaries): drop --view here"),
             std::string::npos)
       << r.err;
   r = run_command(kFleetsim + " run " + kDiffusion + " --view --view-host 203.0.113.1 --log ''",
@@ -625,6 +628,148 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
       EXPECT_LT(held(unwatched.out), 30);
     }
     EXPECT_EQ(hash_of(unwatched.out), hash_of(one.out));
+  }
+}
+
+/// A TCP port of 127.0.0.1 free when asked (a network run's primary listens there, its links on
+/// the next ports).
+int free_port() {
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t n = sizeof a;
+  if (s < 0 || bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      getsockname(s, reinterpret_cast<sockaddr*>(&a), &n) != 0)
+    return 0;
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+// Gazebo's way: the primary of a network run (a primary and a secondary, here on one machine)
+// serves the page and holds the secondary while paused. A page watching a split run gets
+// whole frames as the run goes, with the one-process hash; with --view-steer a move and a
+// global of the script of a robot whose controller the secondary runs land on both processes
+// at the next tick boundary, and the recorded file replays on one process with the live log's
+// bytes and hash.
+TEST(LiveCli, TheNetworkPrimaryServesTheViewAndSteersTheSecondaries) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  // Starts the primary with `view` options and a secondary; returns their pids and the URL.
+  auto start = [&](const std::string& experiment, const std::vector<std::string>& view,
+                   const std::string& name) {
+    const std::string address = "tcp://127.0.0.1:" + std::to_string(free_port());
+    std::vector<std::string> args = {
+        "run", experiment, "--network-role", "primary", "--network-secondaries",
+        "1",   "--listen", address,          "--view",  "--port",
+        "0",   "--json"};
+    args.insert(args.end(), view.begin(), view.end());
+    const pid_t primary = testing::spawn_with_output(kFleetsim, args, (dir / (name + ".out")),
+                                                     (dir / (name + ".err")));
+    const pid_t secondary = testing::spawn_with_output(
+        kFleetsim,
+        {"run", experiment, "--network-role", "secondary", "--primary", address, "--quiet"},
+        (dir / (name + ".secondary.out")), (dir / (name + ".secondary.err")));
+    return std::make_tuple(primary, secondary,
+                           testing::wait_for_view_url(dir / (name + ".out"), 6000));
+  };
+  auto stop = [](pid_t p) {
+    kill(p, SIGKILL);
+    waitpid(p, nullptr, 0);
+  };
+  {
+    SCOPED_TRACE("a page watching a split run");
+    std::ofstream(dir / "split.xml")
+        << "<fleetsim><framework ticks_per_second=\"10\" length=\"4\" seed=\"5\"/>"
+           "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
+           "<arena size=\"8,8\"><distribute count=\"30\" kind=\"epuck\" controller=\"c\"/>"
+           "</arena></fleetsim>\n";
+    const std::string experiment = (dir / "split.xml").string();
+    const auto [primary, secondary, url] = start(experiment, {"--view-speed", "1"}, "split");
+    if (url.empty()) {
+      stop(primary);
+      stop(secondary);
+      FAIL() << slurp(dir / "split.out") << slurp(dir / "split.err");
+    }
+    httplib::Client page("127.0.0.1", testing::view_url_port(url));
+    std::uint64_t frames = 0, version = 0;
+    int middle_robot_status = 0;
+    std::string state;
+    for (int i = 0; i < 2000 && state != "ended"; ++i) {
+      auto res = page.Get("/api/live?frames=" + std::to_string(frames) +
+                          "&version=" + std::to_string(version));
+      if (!res || res->status != 200) break;  // the server stopped: the run has ended
+      const auto st = nlohmann::json::parse(res->body);
+      frames = st["frames"];
+      version = st["version"];
+      state = st["state"];
+      if (frames > 6 && middle_robot_status == 0)
+        if (auto r = page.Get("/api/robot?frame=" + std::to_string(frames / 2) + "&index=29"))
+          middle_robot_status = r->status;
+    }
+    ASSERT_EQ(testing::wait_for(primary, std::chrono::seconds(120)), 0) << slurp(dir / "split.err");
+    ASSERT_EQ(testing::wait_for(secondary, std::chrono::seconds(60)), 0)
+        << slurp(dir / "split.secondary.err");
+    EXPECT_GT(frames, 2u) << "only the first and the last frame came";
+    EXPECT_EQ(middle_robot_status, 200) << "the last of the 30 robots is in the middle frame";
+    auto one = run_command(kFleetsim + " run " + experiment + " --quiet --json", dir, 120);
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_EQ(hash_of(slurp(dir / "split.out")), hash_of(one.out));
+  }
+  {
+    SCOPED_TRACE("interventions");
+    std::ofstream(dir / "still.lua")
+        << "speed = 0\nfunction step()\n  robot.wheels.set_velocity(speed, speed)\nend\n";
+    std::ofstream(dir / "cross.xml")
+        << "<fleetsim><framework ticks_per_second=\"10\" length=\"3\" seed=\"3\"/>"
+           "<controllers><controller id=\"s\" type=\"lua\" script=\"still.lua\"/></controllers>"
+           "<arena size=\"8,8\">"
+           "<robot id=\"a\" kind=\"epuck\" controller=\"s\" position=\"-0.3,2\" heading=\"0\"/>"
+           "<robot id=\"b\" kind=\"epuck\" controller=\"s\" position=\"-0.3,-2\" heading=\"0\"/>"
+           "<robot id=\"c\" kind=\"epuck\" controller=\"s\" position=\"0.3,-1\" heading=\"180\"/>"
+           "<robot id=\"d\" kind=\"epuck\" controller=\"s\" position=\"2,1\" heading=\"180\"/>"
+           "</arena></fleetsim>\n";
+    const std::string experiment = (dir / "cross.xml").string();
+    const fs::path session = dir / "session.interventions";
+    const auto [primary, secondary, url] =
+        start(experiment,
+              {"--view-steer", "--view-paused", "--log", (dir / "live.flog").string(),
+               "--record-interventions", session.string()},
+              "steer");
+    if (url.empty()) {
+      stop(primary);
+      stop(secondary);
+      FAIL() << slurp(dir / "steer.out") << slurp(dir / "steer.err");
+    }
+    for (const char* command : {" step", " param 2 speed 10", " move 0 -0.5 2.5 0", " step"}) {
+      auto r = run_command(kFleetsim + " control " + url + command, dir, 30);
+      EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+    }
+    wait_for_text(session, "move 0");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // paused: the secondary waits
+    auto r = run_command(kFleetsim + " control " + url + " play", dir, 30);
+    EXPECT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(testing::wait_for(primary, std::chrono::seconds(120)), 0) << slurp(dir / "steer.err");
+    ASSERT_EQ(testing::wait_for(secondary, std::chrono::seconds(60)), 0)
+        << slurp(dir / "steer.secondary.err");
+    EXPECT_TRUE(std::regex_search(slurp(session),
+                                  std::regex(R"(\n2 param 2 speed 10\n2 move 0 -0\.5 2\.5 0\n$)")))
+        << slurp(session);
+    EXPECT_NE(slurp(dir / "steer.err").find("process 1 runs its controller and checks it"),
+              std::string::npos)
+        << slurp(dir / "steer.err");
+    const std::string common = " run " + experiment + " --json --quiet --log ";
+    auto still = run_command(kFleetsim + common + (dir / "still.flog").string(), dir, 120);
+    ASSERT_EQ(still.status, 0) << still.err;
+    EXPECT_NE(hash_of(still.out), hash_of(slurp(dir / "steer.out"))) << "they count";
+    auto replay = run_command(kFleetsim + common + (dir / "replay.flog").string() +
+                                  " --interventions " + session.string(),
+                              dir, 120);
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    EXPECT_EQ(hash_of(replay.out), hash_of(slurp(dir / "steer.out")));
+    EXPECT_TRUE(slurp(dir / "replay.flog") == slurp(dir / "live.flog")) << "the replay differs";
   }
 }
 }  // namespace
