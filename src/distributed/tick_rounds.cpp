@@ -864,9 +864,14 @@ void TickRounds::moves() {
   bool logged = sim_.log_due(next);
   // (A split log takes each robot's logged columns from its own process: frame_blocks.)
   if (sim_.split_log_) logged = false;
-  // Or when the first process asked for a whole frame for the live view, with the last moves.
-  const bool frame = logged || std::exchange(sim_.whole_frame_next_, false);
+  // Or when the first process asked for a whole frame for the live view, with the last moves;
+  // but a run split over domains (with no log or a split one) makes it in blocks after the step,
+  // as its frame log's (frame_blocks): the first process never takes in every robot.
+  const bool wanted = std::exchange(sim_.whole_frame_next_, false);
+  const bool blocks = wanted && sim_.partitioned_ && (sim_.split_log_ || sim_.log_every_.empty());
+  const bool frame = logged || (wanted && !blocks);
   sim_.whole_frame_tick_ = frame && !logged ? next : -1;
+  sim_.view_blocks_tick_ = blocks ? next : -1;
   const std::vector<ColumnHandle> columns = moves_columns(frame);
   // The robots each process moved this tick are those of its regions (engines as the tick
   // began: migration comes after the exchange).

@@ -485,6 +485,7 @@ class Simulation final : private WorldAccess {
   bool whole_frame_requested_ = false;   ///< first process: request_whole_frame(), to announce
   bool whole_frame_next_ = false;        ///< every process: the next moves carry every robot
   Tick whole_frame_tick_ = -1;           ///< the observer gets this tick's frame whole
+  Tick view_blocks_tick_ = -1;  ///< a split run: the observer gets this tick's frame in blocks
   std::uint64_t robot_steps_ = 0;
   bool started_ = false, finished_ = false;
   bool reset_enabled_ = false;               ///< enable_reset()
