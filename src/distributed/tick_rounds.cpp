@@ -11,7 +11,8 @@
 //            take a checkpoint at the start of the next tick, 2 = interventions follow
 //            (string: lines of an interventions file) to land before the next tick, 4 = the
 //            next tick's moves carry every robot to the first process (a whole frame for the
-//            live view) (those three from the first process only), 8 = a reply follows
+//            live view; a split run makes it in blocks instead, 'Q', 'W', 'F') (those three
+//            from the first process only), 8 = a reply follows
 //            (string: what became of interventions the sender landed alone; from the others
 //            only, for the first process). With affinities, the last part
 //            then has u32 k, k x (u32 row, the row's bytes column by column): the whole rows of the
