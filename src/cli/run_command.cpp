@@ -263,11 +263,12 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   // --view: the run's frames go to the live view as to a log of its own; it serves them from
   // its thread, and holds the run before each step while it is paused or paced.
   std::unique_ptr<view::LiveView> live;
-  if (a.view && !a.network_role.empty())
+  if (a.view && a.network_role == "secondary")
     throw std::invalid_argument(
-        "--view shows a run of this machine's processes or an MPI job's ranks only for now (not "
-        "with --network-role; look at its log with `fleetsim view`)");
-  if (a.view && !silent_rank()) {  // (under mpirun, rank 0 serves the view)
+        "--view goes to the primary of a network run (it serves the page, and tells the "
+        "secondaries): drop --view here");
+  // (Under mpirun rank 0 serves the view; in a network run, the primary.)
+  if (a.view && !silent_rank()) {
     view::LiveView::Options vo;
     vo.host = a.view_host;
     vo.port = a.view_port;
@@ -473,7 +474,8 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   // at the tick boundary the first process announced them for. A replayed file, and
   // --view-steer, have every process hold every robot (Distribution::every_robot_everywhere);
   // without, a run split so that each process holds its part refuses them.
-  const bool several = a.processes > 1 || distributed::mpi_launched();
+  const bool several = a.processes > 1 || distributed::mpi_launched() || !a.network_role.empty();
+  // (A network run's secondaries take these two from the primary's welcome.)
   o.interventions = several && (a.view || !a.interventions.empty());
   o.every_robot_everywhere = several && (a.view_steer || !a.interventions.empty());
   // --interventions: each lands at its tick boundary, before the step from that tick.
@@ -641,8 +643,12 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
         // Every process lands it at the next tick boundary: announced with this tick's moves.
         ++i.tick;
         sim.announce_interventions(format_intervention(i) + "\n");
-        tell(fmt::format("will {} at tick {} (the next tick boundary of every process)",
-                         describe(i), i.tick),
+        const int host = sim.controller_process(i.robot);
+        tell(fmt::format("will {} at tick {} (the next tick boundary of every process{})",
+                         describe(i), i.tick,
+                         i.kind == Intervention::Kind::kParam && host != 0
+                             ? fmt::format("; process {} runs its controller and checks it", host)
+                             : ""),
              false);
         continue;
       }
@@ -653,25 +659,71 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
   };
   // Several processes: what the first process announced lands on every process, at the tick
   // boundary it was announced for; the first process records it and says what became of it.
-  auto land_announced = [tell, landed](Simulation& sim, const std::string& lines) {
+  // A script's global is set by the process running the robot's controller, which replies
+  // with its next moves ("TICK INDEX WHY", INDEX the line's place among the tick's): the
+  // first process then holds the tick's outcomes, and records them in order, after that step.
+  struct Outcome {
+    Intervention i;
+    EntityId next = 0;
+    std::string why;
+    int waits_for = -1;  // the process whose reply is awaited
+  };
+  std::vector<Outcome> outcomes;  // first process: the tick's, while one waits for a reply
+  auto report = [tell, landed](const std::vector<Outcome>& done) {
+    for (const Outcome& d : done)
+      if (!d.why.empty())
+        tell(fmt::format("refused at tick {}: cannot {}: {}", d.i.tick, describe(d.i), d.why),
+             false);
+      else
+        landed(d.i, d.next);
+  };
+  auto land_announced = [&outcomes, report](Simulation& sim, const std::string& lines) {
     if (lines.empty()) return;
     std::istringstream in(lines);
     Diagnostics diags;
     const auto due = read_interventions(in, "the interventions announced", diags);
     if (!due) throw RunError("the interventions announced by process 0 do not read back");
-    const bool first = sim.distribution().process == 0;
-    for (const Intervention& i : *due) {
+    const int here = sim.distribution().process;
+    std::vector<Outcome> done;
+    std::string replies;
+    for (std::size_t n = 0; n < due->size(); ++n) {
+      const Intervention& i = (*due)[n];
       if (i.tick != sim.state().tick)
         throw RunError(fmt::format("an intervention announced for tick {} came at tick {}", i.tick,
                                    sim.state().tick));
-      const EntityId next = sim.state().next_id;
-      const std::string why = land_intervention(sim, i);
-      if (!first) continue;
-      if (!why.empty())
-        tell(fmt::format("refused at tick {}: cannot {}: {}", i.tick, describe(i), why), false);
-      else
-        landed(i, next);
+      const int host = i.kind == Intervention::Kind::kParam ? sim.controller_process(i.robot) : -1;
+      Outcome got{i, sim.state().next_id, land_intervention(sim, i), -1};
+      if (here != 0 && host == here) replies += fmt::format("{} {} {}\n", i.tick, n, got.why);
+      if (here == 0 && host > 0) got.waits_for = host;
+      done.push_back(std::move(got));
     }
+    if (!replies.empty()) sim.reply_to_first_process(replies);
+    if (here != 0) return;
+    if (!outcomes.empty()) throw RunError("interventions landed while others wait for a reply");
+    if (std::any_of(done.begin(), done.end(), [](const Outcome& d) { return d.waits_for >= 0; }))
+      outcomes = std::move(done);
+    else
+      report(done);
+  };
+  // The first process, after each step: the replies to what it waits for.
+  auto take_replies = [&outcomes, report](Simulation& sim) {
+    std::istringstream in(sim.take_replies());
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream words(line);
+      Tick tick = -1;
+      std::size_t n = outcomes.size();
+      words >> tick >> n;
+      if (n >= outcomes.size() || outcomes[n].waits_for < 0 || outcomes[n].i.tick != tick)
+        throw RunError("a reply to an intervention not waiting for one: " + line);
+      std::getline(words >> std::ws, outcomes[n].why);
+      outcomes[n].waits_for = -1;
+    }
+    if (outcomes.empty()) return;
+    for (const Outcome& d : outcomes)
+      if (d.waits_for >= 0)
+        throw RunError(fmt::format("process {} did not say what became of: {} at tick {}",
+                                   d.waits_for, describe(d.i), d.i.tick));
+    report(std::exchange(outcomes, {}));
   };
   if (live)
     o.before_step = [&live, land_live, several, inner = o.before_step](Simulation& sim) {
@@ -684,8 +736,15 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
       // Several processes: a whole frame only while a page watches, at its frame rate.
       if (several && live->run().wants_whole_frame()) sim.request_whole_frame();
     };
-  if (a.view && several)  // (every rank: only rank 0 has the live view, and announces)
+  // (Every rank, and a network run's secondaries: only rank 0, or the primary, has the live
+  // view, and announces.)
+  if ((a.view || a.network_role == "secondary") && several) {
     land_interventions_announced = land_announced;
+    o.after_step = [take_replies, inner = o.after_step](Simulation& sim) {
+      if (inner) inner(sim);
+      take_replies(sim);
+    };
+  }
 #endif
   // Several processes: what process 0 announced (the pages' interventions, ROS 2 commands)
   // lands on every process (every rank: only rank 0 has the live view and the bridge).

@@ -240,7 +240,10 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
                           {"public_keys", curve ? keys : std::vector<std::string>{}},
                           {"primary_port", port + 1},
                           {"run_id", transport::run_id_text(run_id)},
-                          {"sync", o.sync == SyncMode::kLockstep ? "lockstep" : "dsaam"}});
+                          {"sync", o.sync == SyncMode::kLockstep ? "lockstep" : "dsaam"},
+                          // (the live view's: how every process exchanges its robots)
+                          {"interventions", o.interventions},
+                          {"every_robot_everywhere", o.every_robot_everywhere}});
     }
     auto layout = make_swarm_layout(o.sync, n, tick);
     for (int p = 0; p < n; ++p) {
@@ -387,6 +390,8 @@ std::vector<ProcessReport> run_network(const Loader& load, const SwarmRunOptions
     throw std::runtime_error("a welcome from " + net.primary_address + " that does not add up");
   o.processes = n;
   o.sync = j.value("sync", "dsaam") == "lockstep" ? SyncMode::kLockstep : SyncMode::kDsaam;
+  o.interventions = j.value("interventions", false);
+  o.every_robot_everywhere = j.value("every_robot_everywhere", false);
   const auto owner = assign(loaded->experiment, n, "--network-secondaries (plus 1)");
   auto layout = make_swarm_layout(o.sync, n, tick);
   for (int p = 0; p < n; ++p)

@@ -11,7 +11,10 @@
 //            take a checkpoint at the start of the next tick, 2 = interventions follow
 //            (string: lines of an interventions file) to land before the next tick, 4 = the
 //            next tick's moves carry every robot to the first process (a whole frame for the
-//            live view) (the first process only; 0 from others). With affinities, the last part
+//            live view; a split run makes it in blocks instead, 'Q', 'W', 'F') (those three
+//            from the first process only), 8 = a reply follows
+//            (string: what became of interventions the sender landed alone; from the others
+//            only, for the first process). With affinities, the last part
 //            then has u32 k, k x (u32 row, the row's bytes column by column): the whole rows of the
 //            robots the sender simulates whose controllers another process runs
 //   border moves 'N' like moves, the part by ids [first, first + m), with u32 n then n x u32
@@ -569,9 +572,11 @@ void TickRounds::put_moves_tail(std::vector<std::uint8_t>& out) const {
   }
   const bool announce = dist_.process == 0 && !sim_.interventions_announced_.empty();
   const bool whole = dist_.process == 0 && sim_.whole_frame_requested_;
+  const bool reply = dist_.process != 0 && !sim_.replies_out_.empty();
   w.u8((dist_.process == 0 && sim_.checkpoint_requested_ ? 1 : 0) | (announce ? 2 : 0) |
-       (whole ? 4 : 0));
+       (whole ? 4 : 0) | (reply ? 8 : 0));
   if (announce) w.str(sim_.interventions_announced_);
+  if (reply) w.str(sim_.replies_out_);
   if (sim_.pinned_) {  // whole rows for the processes running these robots' controllers
     std::vector<std::uint32_t> away;
     for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
@@ -593,10 +598,15 @@ void TickRounds::take_moves_tail(log::ByteReader& r, int p) {
     incoming_tags_.emplace_back(id, r.str());
   }
   const std::uint8_t flags = r.u8();
-  if (flags > 7 || (flags != 0 && p != 0)) throw log::LogError("unknown flags");
+  if (flags > 15 || ((flags & 7) != 0 && p != 0) || ((flags & 8) != 0 && p == 0))
+    throw log::LogError("unknown flags");
   if (flags & 1) sim_.checkpoint_due_ = true;
   if (flags & 2) sim_.interventions_due_ = r.str();
   if (flags & 4) sim_.whole_frame_next_ = true;
+  if (flags & 8) {  // (a reply: for the first process only)
+    std::string lines = r.str();
+    if (dist_.process == 0) sim_.replies_in_ += lines;
+  }
   if (sim_.pinned_)
     for (std::uint32_t k = r.u32(); k > 0; --k) {
       const std::uint32_t row = r.u32();
@@ -868,9 +878,14 @@ void TickRounds::moves() {
   bool logged = sim_.log_due(next);
   // (A split log takes each robot's logged columns from its own process: frame_blocks.)
   if (sim_.split_log_) logged = false;
-  // Or when the first process asked for a whole frame for the live view, with the last moves.
-  const bool frame = logged || std::exchange(sim_.whole_frame_next_, false);
+  // Or when the first process asked for a whole frame for the live view, with the last moves;
+  // but a run split over domains (with no log or a split one) makes it in blocks after the step,
+  // as its frame log's (frame_blocks): the first process never takes in every robot.
+  const bool wanted = std::exchange(sim_.whole_frame_next_, false);
+  const bool blocks = wanted && sim_.partitioned_ && (sim_.split_log_ || sim_.log_every_.empty());
+  const bool frame = logged || (wanted && !blocks);
   sim_.whole_frame_tick_ = frame && !logged ? next : -1;
+  sim_.view_blocks_tick_ = blocks ? next : -1;
   const std::vector<ColumnHandle> columns = moves_columns(frame);
   // The robots each process moved this tick are those of its regions (engines as the tick
   // began: migration comes after the exchange).
@@ -905,6 +920,8 @@ void TickRounds::moves() {
   if (dist_.process == 0) {  // (announced: every process lands them before the next step)
     sim_.interventions_due_ = std::exchange(sim_.interventions_announced_, {});
     if (std::exchange(sim_.whole_frame_requested_, false)) sim_.whole_frame_next_ = true;
+  } else {
+    sim_.replies_out_.clear();  // (sent)
   }
   // Everyone's tags, interned in robot order as one process would (each robot's come from the
   // one process that stepped it, in the order it set them); set on the robots held here.

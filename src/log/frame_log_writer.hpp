@@ -63,7 +63,8 @@ class FrameLogWriter final : public LogWriter {
   /// the tick, time, status, tags, objects and the robot count (its robot columns are not
   /// read); `blocks` every block with a robot, in increasing index order. The record is the
   /// bytes write() would make of the same frame.
-  void write_blocks(const LogFrameView& head, std::vector<frame_format::EncodedBlock> blocks);
+  void write_blocks(const LogFrameView& head,
+                    std::vector<frame_format::EncodedBlock> blocks) override;
   /// Encodes and compresses rows [first, first + rows) of `frame`'s robot columns (laid out as
   /// `layout` says), the robots of block `index` (all of them, in id order), as write() does
   /// at compression `level` (FrameLogOptions::zstd_level).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "log/frame_log_format.hpp"
 #include "log/log_types.hpp"
 
 namespace fleetsim::log {
@@ -30,6 +31,16 @@ class LogWriter {
   /// Appends one frame, whose columns follow the header's lists. Throws LogError (and writes
   /// nothing) if a column has the wrong size or a tag is outside the tag table.
   virtual void write(const LogFrameView& frame) = 0;
+  /// Appends one frame whose robots come as blocks encoded elsewhere (a run split over
+  /// processes: FrameLogWriter::encode_block where each block's robots are): `head` gives the
+  /// tick, time, status, tags, robot count (every block's robots) and the objects; `blocks`
+  /// are in increasing index. A writer that takes whole frames only throws LogError.
+  virtual void write_blocks(const LogFrameView& head,
+                            std::vector<frame_format::EncodedBlock> blocks) {
+    (void)blocks;
+    throw LogError("tick " + std::to_string(head.tick) +
+                   ": this log writer takes whole frames only, not robot blocks");
+  }
   /// Flushes and completes the file (e.g. the seek index). Idempotent; also called after an
   /// error stopped the run.
   virtual void finish() = 0;

@@ -314,20 +314,19 @@ std::string intervention_problem(const Simulation& sim, const Intervention& i) {
     case Intervention::Kind::kParam: {
       if (s.robot_index(i.robot) == kNoIndex)
         return "there is no robot with id " + std::to_string(i.robot);
-      if (const int p = sim.controller_process(i.robot);
-          sim.distribution().processes > 1 && p != sim.distribution().process)
-        return fmt::format(
-            "robot {}'s controller runs on process {}: on several processes, only the scripts of "
-            "robots whose controllers run on process 0 take parameters, for now",
-            i.robot, p);
+      if (i.value.type == ScriptValue::Type::kNumber && !std::isfinite(i.value.number))
+        return "a value that is not a finite number";
+      // On several processes only the process running the robot's controller holds its
+      // script: it checks the rest when it lands it (land_intervention).
+      if (sim.distribution().processes > 1 &&
+          sim.controller_process(i.robot) != sim.distribution().process)
+        return "";
       auto* globals = dynamic_cast<ScriptGlobals*>(sim.controller_between_steps(i.robot));
       if (!globals)
         return fmt::format(
             "robot {}'s controller has no parameters to change (only a Lua controller's script "
             "globals can be set)",
             i.robot);
-      if (i.value.type == ScriptValue::Type::kNumber && !std::isfinite(i.value.number))
-        return "a value that is not a finite number";
       for (const auto& [name, now] : globals->script_globals()) {
         if (name != i.name) continue;
         if (!now.same_kind(i.value))
@@ -418,6 +417,8 @@ void apply_intervention(Simulation& sim, const Intervention& i) {
     }
     case Intervention::Kind::kParam: {
       auto* globals = dynamic_cast<ScriptGlobals*>(sim.controller_between_steps(i.robot));
+      if (!globals)  // (another process runs its controller: land_intervention)
+        throw RunError(describe(i) + ": this process does not run its controller");
       if (std::string why = globals->set_script_global(i.name, i.value); !why.empty())
         throw RunError(why);
       return;
@@ -433,10 +434,11 @@ void apply_intervention(Simulation& sim, const Intervention& i) {
 }
 
 std::string land_intervention(Simulation& sim, const Intervention& i) {
-  // A script's global is set by the process running the robot's controller: the first one
-  // (intervention_problem refuses the others' robots), which alone says what became of it.
-  if (sim.distribution().processes > 1 && sim.distribution().process != 0 &&
-      i.kind == Intervention::Kind::kParam)
+  // A script's global is set by the process running the robot's controller alone (the others
+  // hold no instance of it); that process alone says what became of it.
+  if (i.kind == Intervention::Kind::kParam && sim.distribution().processes > 1 &&
+      sim.state().robot_index(i.robot) != kNoIndex &&
+      sim.controller_process(i.robot) != sim.distribution().process)
     return "";
   if (std::string why = intervention_problem(sim, i); !why.empty()) return why;
   apply_intervention(sim, i);

@@ -91,8 +91,9 @@ void apply_intervention(Simulation& sim, const Intervention& i);
 /// Lands `i` on `sim` if it can; returns why not ("" when it landed). On several processes
 /// every process calls it at the same tick boundary with the same interventions (the world is
 /// whole and alike on each: Distribution::interventions) and finds the same; but a script's
-/// global (kParam) is set by the first process alone, for a robot whose controller it runs
-/// (refused for the others'), and only its answer says what became of it.
+/// global (kParam) is set by the process running the robot's controller alone (the others
+/// return ""), and only its answer says what became of it (the first process hears it with
+/// that process's next moves: Simulation::reply_to_first_process).
 std::string land_intervention(Simulation& sim, const Intervention& i);
 
 }  // namespace fleetsim

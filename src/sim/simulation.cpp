@@ -348,7 +348,7 @@ log::LogFrameView Simulation::frame_view() const {
 }
 
 void Simulation::write_logs() {
-  if (split_log_) return write_split_logs();
+  if (split_log_ || state_.tick == view_blocks_tick_) return write_split_logs();
   if (writers_.empty() && !observer_) return;
   const log::LogFrameView v = frame_view();
   for (std::size_t w = 0; w < writers_.size(); ++w)
@@ -378,9 +378,12 @@ void Simulation::write_logs() {
 void Simulation::write_split_logs() {
   // Every process, on a tick a log keeps: the blocks of the frame, each encoded where most of
   // its robots are; process 0 writes them (docs/distributed.md, "The log on several
-  // processes"). It holds its own part only, so the live view gets the frames it asked for
-  // (whole_frame_tick_), which the moves brought to it whole.
-  if (log_due(state_.tick)) {
+  // processes"). It holds its own part only: the live view gets those blocks too, and on the
+  // ticks it asked for (view_blocks_tick_, known to every process) the same blocks are made
+  // for it alone; a run whose moves brought it a whole frame gives that (whole_frame_tick_).
+  const bool logged = split_log_ && log_due(state_.tick);
+  const bool viewed = state_.tick == view_blocks_tick_;
+  if (logged || viewed) {
     // (Every process: only process 0 made a header, which sets logged_robot_columns_.)
     log::LogHeader columns;
     std::vector<ColumnHandle> handles;
@@ -392,15 +395,23 @@ void Simulation::write_split_logs() {
     head.robot_columns.clear();
     head.robot_count = 0;
     for (const auto& b : blocks) head.robot_count += b.block.rows;
-    for (std::size_t w = 0; w < writers_.size(); ++w) {
+    for (std::size_t w = 0; logged && w < writers_.size(); ++w) {
       if (state_.tick % experiment_.logs[w].every != 0) continue;
       auto* frames = dynamic_cast<log::FrameLogWriter*>(writers_[w].get());
       if (!frames) throw RunError("internal: a split log that is not a frame log");
       try {
-        frames->write_blocks(head, w + 1 == writers_.size() ? std::move(blocks) : blocks);
+        frames->write_blocks(head,
+                             w + 1 == writers_.size() && !observer_ ? std::move(blocks) : blocks);
       } catch (const std::exception& e) {
         throw RunError("tick " + std::to_string(state_.tick) + ": log '" +
                        experiment_.logs[w].path + "': " + e.what());
+      }
+    }
+    if (observer_) {
+      try {
+        observer_->write_blocks(head, std::move(blocks));
+      } catch (const std::exception& e) {
+        throw RunError("tick " + std::to_string(state_.tick) + ": watching the run: " + e.what());
       }
     }
   }

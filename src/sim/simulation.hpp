@@ -83,6 +83,12 @@ class Simulation final : private WorldAccess {
   /// process then takes them with take_due_interventions() before its next step.
   void announce_interventions(const std::string& lines) { interventions_announced_ += lines; }
   std::string take_due_interventions() { return std::exchange(interventions_due_, {}); }
+  /// Several processes, a process other than the first: `lines` (what became of the
+  /// interventions it alone lands: a global of the script of a robot whose controller it runs)
+  /// go to the first process with its next moves message; the first takes them with
+  /// take_replies() after that step.
+  void reply_to_first_process(const std::string& lines) { replies_out_ += lines; }
+  std::string take_replies() { return std::exchange(replies_in_, {}); }
   /// Several processes, first process (the live view, while a page watches): every process
   /// is told with this tick's moves message, and the moves of the next tick then carry every
   /// robot to the first process, as on a tick a log keeps: the observer (observe_frames) gets
@@ -483,9 +489,12 @@ class Simulation final : private WorldAccess {
   bool checkpoint_due_ = false;          ///< every process: take one at the next step()
   std::string interventions_announced_;  ///< first process: announce_interventions()
   std::string interventions_due_;        ///< every process: take_due_interventions()
+  std::string replies_out_;              ///< other processes: reply_to_first_process()
+  std::string replies_in_;               ///< first process: take_replies()
   bool whole_frame_requested_ = false;   ///< first process: request_whole_frame(), to announce
   bool whole_frame_next_ = false;        ///< every process: the next moves carry every robot
   Tick whole_frame_tick_ = -1;           ///< the observer gets this tick's frame whole
+  Tick view_blocks_tick_ = -1;  ///< a split run: the observer gets this tick's frame in blocks
   std::uint64_t robot_steps_ = 0;
   bool started_ = false, finished_ = false;
   bool reset_enabled_ = false;               ///< enable_reset()

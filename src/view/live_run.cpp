@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include <zstd.h>
+
 namespace fleetsim::view {
 
 LiveRun::LiveRun(Options options) : options_(options) {
@@ -24,6 +26,7 @@ void LiveRun::begin(const log::LogHeader& header) {
   begun_ = true;
   header_ = header;
   header_.every = 1;
+  layout_ = log::frame_format::PayloadLayout::of(header_);
 }
 
 void LiveRun::resume(const log::LogHeader&, const log::LogMark&) {
@@ -97,12 +100,56 @@ void LiveRun::hold(const log::LogFrameView& v, std::chrono::steady_clock::time_p
   };
   for (auto c : v.robot_columns) copy(c, f.robot_ends);
   for (auto c : v.object_columns) copy(c, f.object_ends);
+  keep(std::move(f), v.tags);
+}
+
+void LiveRun::write_blocks(const log::LogFrameView& head,
+                           std::vector<log::frame_format::EncodedBlock> blocks) {
+  namespace ff = log::frame_format;
+  latest_tick_.store(head.tick, std::memory_order_relaxed);
+  const auto now = std::chrono::steady_clock::now();
+  if (held_any_ && !paced_.load(std::memory_order_relaxed)) {  // (as write())
+    const bool watched = now - last_poll() < kWatchedFor;
+    const double fps = watched ? options_.held_fps : options_.idle_held_fps;
+    if (fps > 0 && now - last_held_at_ < std::chrono::duration<double>(1.0 / fps)) return;
+  }
+  held_any_ = true;
+  last_held_tick_ = head.tick;
+  last_held_at_ = now;
+  skipped_ = false;
+  // The frame log's record payload: the head, compressed here, then the blocks as they came.
+  std::vector<ff::RobotBlock> table;
+  for (const ff::EncodedBlock& b : blocks) table.push_back(b.block);
+  std::vector<std::uint8_t> raw(ff::head_size(head, table.size(), layout_));
+  ff::encode_head(head, table, layout_, raw.data());
+  Frame f;
+  f.tick = head.tick;
+  f.time_ns = head.time_ns;
+  f.status = std::string(head.status);
+  f.tag_count = head.tags.size();
+  f.robot_count = head.robot_count;
+  f.object_count = head.object_count;
+  f.packed = true;
+  f.raw_size = raw.size();
+  f.data.resize(ZSTD_compressBound(raw.size()));
+  const std::size_t n = ZSTD_compress(f.data.data(), f.data.size(), raw.data(), raw.size(), 1);
+  if (ZSTD_isError(n))
+    throw log::LogError(std::string("compressing a frame: ") + ZSTD_getErrorName(n));
+  f.data.resize(n);
+  for (const ff::EncodedBlock& b : blocks) {
+    f.raw_size += b.raw_size;
+    f.data.insert(f.data.end(), b.bytes.begin(), b.bytes.end());
+  }
+  keep(std::move(f), head.tags);
+}
+
+void LiveRun::keep(Frame f, std::span<const std::string> frame_tags) {
   {
     std::lock_guard lock(mutex_);
     if (tag_tables_.empty()) tag_tables_.emplace_back();
     f.tag_table = tag_tables_.size() - 1;
     auto& tags = tag_tables_.back();
-    for (std::size_t t = tags.size(); t < v.tags.size(); ++t) tags.push_back(v.tags[t]);
+    for (std::size_t t = tags.size(); t < frame_tags.size(); ++t) tags.push_back(frame_tags[t]);
     held_bytes_ += f.data.size();
     frames_.push_back(std::move(f));
     // Keep the newest frame whatever its size; drop the oldest beyond the budget.
@@ -123,7 +170,7 @@ std::size_t LiveRun::frame_count() const {
 }
 
 log::LogFrame LiveRun::read_frame(std::size_t index) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   if (index < first_frame_)
     throw log::LogError("frame " + std::to_string(index) +
                         " is no longer held by the live view (it keeps the newest frames, from "
@@ -132,6 +179,24 @@ log::LogFrame LiveRun::read_frame(std::size_t index) {
   if (index >= first_frame_ + frames_.size())
     throw log::LogError("frame " + std::to_string(index) + " is not computed yet");
   const Frame& s = frames_[index - first_frame_];
+  if (s.packed) {
+    // Decoded as the frame log's reader decodes a record (log::frame_format::decode_payload),
+    // outside the lock: the run goes on meanwhile.
+    const std::vector<std::uint8_t> packed = s.data;
+    const std::size_t raw_size = s.raw_size;
+    const auto& table = tag_tables_[s.tag_table];
+    std::vector<std::string> tags(table.begin(),
+                                  table.begin() + static_cast<std::ptrdiff_t>(s.tag_count));
+    lock.unlock();
+    const std::string what = "live frame " + std::to_string(index);
+    std::vector<std::uint8_t> raw(raw_size);
+    const std::size_t n = ZSTD_decompress(raw.data(), raw.size(), packed.data(), packed.size());
+    if (ZSTD_isError(n) || n != raw_size) throw log::LogError(what + " does not decompress");
+    log::LogFrame f;
+    log::frame_format::decode_payload(raw.data(), raw.size(), layout_, f, what);
+    f.tags = std::move(tags);
+    return f;
+  }
   log::LogFrame f;
   f.tick = s.tick;
   f.time_ns = s.time_ns;

@@ -61,6 +61,12 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   /// view is kept (it must stay valid until the next step begins, as the simulation's does) and
   /// held if the run then pauses (before_step()) or ends (finish()).
   void write(const log::LogFrameView& frame) override;
+  /// A frame of a run split over processes, its robots in the frame log's compressed blocks
+  /// (Simulation: on the ticks it asked for, wants_whole_frame(), and those a split log keeps):
+  /// held as they came, at about 21 bytes a robot, at most held_fps a wall second at full
+  /// speed as write()'s; read_frame() decodes it as the frame log's reader decodes a record.
+  void write_blocks(const log::LogFrameView& head,
+                    std::vector<log::frame_format::EncodedBlock> blocks) override;
   /// Holds the last frame written if it was skipped. Call right after that write() (a
   /// skipped frame's spans are trusted only until the next before_step()).
   void finish() override;
@@ -182,15 +188,23 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
     std::size_t robot_count = 0, object_count = 0;
     std::vector<std::uint8_t> data;  ///< every column's bytes, robots' then objects'
     std::vector<std::size_t> robot_ends, object_ends;  ///< where each column ends in data
+    /// write_blocks(): `data` is the frame log's payload, compressed (its head, then the
+    /// blocks), of `raw_size` bytes once decompressed.
+    bool packed = false;
+    std::size_t raw_size = 0;
   };
   Status status_locked() const;
   /// Copies `v` into frames_ (run thread).
   void hold(const log::LogFrameView& v, std::chrono::steady_clock::time_point now);
+  /// Appends `f` (its data filled) to frames_ with `tags`, dropping the oldest beyond the
+  /// memory budget (run thread).
+  void keep(Frame f, std::span<const std::string> tags);
   /// Recomputes `paced_` (under mutex_).
   void update_paced();
 
   Options options_;
   log::LogHeader header_;
+  log::frame_format::PayloadLayout layout_;  ///< header_'s, for write_blocks() frames
   std::vector<std::string> addable_kinds_, addable_controllers_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;  ///< a frame, a control, the end

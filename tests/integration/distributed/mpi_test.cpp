@@ -318,6 +318,79 @@ TEST_F(Mpi, RankZeroServesTheViewAndAnInterventionLandsOnEveryRank) {
   EXPECT_TRUE(slurp(path("one.flog")) == slurp(path("mpi.flog"))) << "the replay differs";
 }
 
+// Under mpirun, a global of the script of a robot whose controller rank 1 runs is set there
+// (rank 0 announces it, rank 1 replies, rank 0 records it), and the recorded file replays on
+// one process with the job's log bytes and hash.
+TEST_F(Mpi, AScriptGlobalOfARobotOnRankOneLandsThereAndReplays) {
+  std::ofstream(path("still.lua"))
+      << "speed = 0\nfunction step()\n  robot.wheels.set_velocity(speed, speed)\nend\n";
+  std::ofstream(path("cross.xml"))
+      << "<fleetsim><framework ticks_per_second=\"10\" length=\"3\" seed=\"3\"/>"
+         "<controllers><controller id=\"s\" type=\"lua\" script=\"still.lua\"/></controllers>"
+         "<arena size=\"8,8\">"
+         "<robot id=\"a\" kind=\"epuck\" controller=\"s\" position=\"-0.3,2\" heading=\"0\"/>"
+         "<robot id=\"b\" kind=\"epuck\" controller=\"s\" position=\"-0.3,-2\" heading=\"0\"/>"
+         "<robot id=\"c\" kind=\"epuck\" controller=\"s\" position=\"0.3,-1\" heading=\"180\"/>"
+         "<robot id=\"d\" kind=\"epuck\" controller=\"s\" position=\"2,1\" heading=\"180\"/>"
+         "</arena></fleetsim>\n";
+  const pid_t job = fleetsim::testing::spawn_with_output("/usr/bin/env",
+                                                         {"FLEETSIM_MPI_SILENCE_MS=5000",
+                                                          "mpirun",
+                                                          "--allow-run-as-root",
+                                                          "--oversubscribe",
+                                                          "-n",
+                                                          "2",
+                                                          kFleetsim,
+                                                          "run",
+                                                          path("cross.xml"),
+                                                          "--threads",
+                                                          "1",
+                                                          "--view",
+                                                          "--view-steer",
+                                                          "--port",
+                                                          "0",
+                                                          "--view-paused",
+                                                          "--json",
+                                                          "--log",
+                                                          path("mpi.flog"),
+                                                          "--record-interventions",
+                                                          path("session.interventions")},
+                                                         path("job.out"), path("job.err"));
+  const std::string url = fleetsim::testing::wait_for_view_url(path("job.out"), 6000);
+  if (url.empty()) {
+    kill(job, SIGTERM);
+    fleetsim::testing::wait_for(job, std::chrono::seconds(30));
+    FAIL() << slurp(path("job.out")) << slurp(path("job.err"));
+  }
+  for (const char* command : {" param 2 speed 10", " step"}) {
+    Result r = shell(kFleetsim + " control " + url + command);
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+  }
+  for (int i = 0;
+       i < 1000 && slurp(path("session.interventions")).find("param 2") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  Result r = shell(kFleetsim + " control " + url + " play");
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(fleetsim::testing::wait_for(job, std::chrono::seconds(180)), 0)
+      << slurp(path("job.err"));
+  const std::string err = slurp(path("job.err"));
+  EXPECT_NE(err.find("process 1 runs its controller and checks it"), std::string::npos) << err;
+  EXPECT_NE(slurp(path("session.interventions")).find("\n1 param 2 speed 10\n"), std::string::npos)
+      << slurp(path("session.interventions"));
+  const auto hash_of = [](const std::string& text) {
+    return nlohmann::json::parse(text.substr(text.rfind("\n{") + 1))["state_hash"];
+  };
+  const std::string common = " run " + path("cross.xml") + " --threads 1 --quiet --json --log ";
+  Result still = shell(kFleetsim + common + path("still.flog"));
+  ASSERT_EQ(still.status, 0) << still.err;
+  EXPECT_NE(hash_of(still.out), hash_of(slurp(path("job.out")))) << "the global counts";
+  Result replay = shell(kFleetsim + common + path("one.flog") + " --interventions " +
+                        path("session.interventions"));
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  EXPECT_EQ(hash_of(replay.out), hash_of(slurp(path("job.out"))));
+  EXPECT_TRUE(slurp(path("one.flog")) == slurp(path("mpi.flog"))) << "the replay differs";
+}
+
 // Under mpirun with no log, a page attached to rank 0 gets whole frames while the job runs (rank
 // 0 asks for them in its moves message), not only the first and the last; same hash as one
 // process.

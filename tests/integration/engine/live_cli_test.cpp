@@ -5,12 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <thread>
 #include <vector>
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -139,11 +144,11 @@ TEST(LiveCli, BadViewOptionsStopBeforeTheRun) {
   EXPECT_NE(r.err.find("--view-speed 'fast': expected max or a number > 0"), std::string::npos)
       << r.err;
   r = run_command(kFleetsim + " run " + kDiffusion +
-                      " --view --network-role primary --network-secondaries 1 --log ''",
+                      " --view --network-role secondary --primary tcp://127.0.0.1:9 --log ''",
                   dir, 60);
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--view shows a run of this machine's processes or an MPI job's ranks only "
-                       "for now (not with --network-role"),
+  EXPECT_NE(r.err.find("--view goes to the primary of a network run (it serves the page, and "
+                       "tells the secondaries): drop --view here"),
             std::string::npos)
       << r.err;
   r = run_command(kFleetsim + " run " + kDiffusion + " --view --view-host 203.0.113.1 --log ''",
@@ -365,6 +370,99 @@ TEST(LiveCli, OnTwoProcessesInterventionsLandOnEveryProcessAndReplayByteForByte)
   }
 }
 
+// On two processes, a global of the script of a robot whose controller process 1 runs is set
+// by process 1 at the next tick boundary (process 0 announces it and records what process 1
+// says became of it); a name the script lacks is refused there, with the reason. The value is
+// part of the controller's state: it goes with the robot when the robot drives into process
+// 0's domain (process 0's robot panel then shows it). The file replays on one process and on
+// two with the live session's log bytes and hash.
+TEST(LiveCli, OnTwoProcessesAScriptGlobalLandsWhereTheControllerRunsAndTravelsWithIt) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  std::ofstream(dir / "still.lua")
+      << "speed = 0\nfunction step()\n  robot.wheels.set_velocity(speed, speed)\nend\n";
+  // Robot 2 (c) starts in the right-hand domain, facing the left-hand one; it stands still
+  // until its speed is set. (Domains: cut between the robots' x at the start.)
+  std::ofstream(dir / "cross.xml")
+      << "<fleetsim><framework ticks_per_second=\"10\" length=\"10\" seed=\"3\"/>"
+         "<controllers><controller id=\"s\" type=\"lua\" script=\"still.lua\"/></controllers>"
+         "<arena size=\"8,8\">"
+         "<robot id=\"a\" kind=\"epuck\" controller=\"s\" position=\"-0.3,2\" heading=\"0\"/>"
+         "<robot id=\"b\" kind=\"epuck\" controller=\"s\" position=\"-0.3,-2\" heading=\"0\"/>"
+         "<robot id=\"c\" kind=\"epuck\" controller=\"s\" position=\"0.3,-1\" heading=\"180\"/>"
+         "<robot id=\"d\" kind=\"epuck\" controller=\"s\" position=\"2,1\" heading=\"180\"/>"
+         "</arena></fleetsim>\n";
+  const std::string experiment = (dir / "cross.xml").string();
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  const std::string out = (dir / "run.out").string(), err = (dir / "run.err").string();
+  const fs::path session = dir / "session.interventions";
+  const pid_t run = testing::spawn_with_output(
+      kFleetsim,
+      {"run", experiment, "--processes", "2", "--view", "--view-steer", "--port", "0",
+       "--view-paused", "--json", "--log", (dir / "two.flog").string(), "--record-interventions",
+       session.string()},
+      out, err);
+  const std::string url = testing::wait_for_view_url(out, 3000);
+  if (url.empty()) {
+    kill(run, SIGKILL);
+    waitpid(run, nullptr, 0);
+    FAIL() << slurp(out) << slurp(err);
+  }
+  const std::string token = url.substr(url.find("token="));
+  httplib::Client page("127.0.0.1", testing::view_url_port(url));
+  auto robot_now = [&](int id) {
+    auto res = page.Get("/api/robot-now?robot=" + std::to_string(id) + "&" + token);
+    return res && res->status == 200 ? nlohmann::json::parse(res->body) : nlohmann::json();
+  };
+  const nlohmann::json before = robot_now(2);
+  EXPECT_EQ(before.value("why", ""),
+            "its controller runs on process 1, not on the one serving "
+            "the view")
+      << before.dump();
+  auto control = [&](const std::string& command) {
+    auto r = run_command(kFleetsim + " control " + url + command, dir, 30);
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+  };
+  control(" param 2 speed 10");
+  control(" param 2 sped 1");
+  control(" step");
+  wait_for_text(err, "refused at tick 1");
+  EXPECT_EQ(slurp(session).find("sped"), std::string::npos) << slurp(session);
+  // 10 cm/s for 6 s: robot 2 crosses into the left-hand domain, and its controller with it.
+  for (int i = 0; i < 60; ++i) control(" step");
+  const nlohmann::json after = robot_now(2);
+  ASSERT_TRUE(after.contains("globals")) << after.dump();
+  EXPECT_LT(after["columns"]["x"].get<double>(), -0.2) << after.dump();
+  EXPECT_EQ(after["globals"], nlohmann::json::parse(R"({"speed": 10})")) << after.dump();
+  control(" play");
+  ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(180)), 0) << slurp(err);
+  EXPECT_TRUE(std::regex_search(slurp(session), std::regex(R"(\n1 param 2 speed 10\n$)")))
+      << slurp(session);
+  const std::string said = slurp(err);
+  for (const char* text :
+       {"will set global 'speed' of robot 2's script at tick 1 (the next tick boundary of every "
+        "process; process 1 runs its controller and checks it)",
+        "global 'speed' of robot 2's script set to 10 at tick 1",
+        "refused at tick 1: cannot set global 'sped' of robot 2's script: robot 2's script has "
+        "no global 'sped' that is a number, a string or a boolean (its: speed)"})
+    EXPECT_NE(said.find(text), std::string::npos) << text << "\n" << said;
+  const std::string common = " run " + experiment + " --json --quiet --log ";
+  auto untouched = run_command(kFleetsim + common + (dir / "still.flog").string(), dir, 120);
+  ASSERT_EQ(untouched.status, 0) << untouched.err;
+  EXPECT_NE(hash_of(untouched.out), hash_of(slurp(out))) << "the global counts";
+  for (const char* processes : {"1", "2"}) {
+    SCOPED_TRACE(std::string("--processes ") + processes);
+    const fs::path log = dir / (std::string("replay") + processes + ".flog");
+    auto replay = run_command(kFleetsim + common + log.string() + " --processes " + processes +
+                                  " --interventions " + session.string(),
+                              dir, 120);
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    EXPECT_EQ(hash_of(replay.out), hash_of(slurp(out)));
+    EXPECT_TRUE(slurp(log) == slurp(dir / "two.flog")) << "the replay differs";
+  }
+}
+
 // A run split so that each process holds only its part (one region over the domains, robots
 // that read only their neighbours) refuses interventions on several processes, saying how to
 // have them; with --view-steer every process holds every robot, and a move lands, recorded,
@@ -493,12 +591,12 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
     // The log alone gives the first and the last frame, or those of ticks 0, 15, 30 and 40.
     EXPECT_GT(frames, logged ? 4u : 2u) << "only the frames a log keeps came";
     EXPECT_GT(fetched, 2u);
-    // Whole frames: a frame of the middle of the run has every robot (on a frame's tick the
-    // first process takes in every robot; the other holds only those near its domain).
+    // Whole frames: a frame of the middle of the run has every robot (made in the frame log's
+    // blocks where the robots are: neither process takes in every robot).
     EXPECT_EQ(middle_robot_status, 200) << "the last of the 30 robots is in the middle frame";
     const std::string text = slurp(out);
     const auto report = nlohmann::json::parse(text.substr(text.rfind("\n{") + 1));
-    EXPECT_EQ(report["per_process"][0]["held_robots_max"], 30);
+    EXPECT_LT(report["per_process"][0]["held_robots_max"], 30) << "process 0 took in every robot";
     EXPECT_LT(report["per_process"][1]["held_robots_max"], 30) << "still a split run";
     std::string watched_log;
     if (logged) watched_log = slurp(log);
@@ -532,6 +630,253 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
       EXPECT_LT(held(unwatched.out), 30);
     }
     EXPECT_EQ(hash_of(unwatched.out), hash_of(one.out));
+  }
+}
+
+/// The frames of a chunk of /api/frames (docs/view-format.md, "Wire format"), by tick: each
+/// frame's bytes as the page reads them (its tick, time, counts, status and columns). The
+/// chunk's tag table is kept with each (the frames index into it).
+std::map<double, std::string> chunk_frames(const std::string& chunk) {
+  std::map<double, std::string> out;
+  auto u32 = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, chunk.data() + at, 4);
+    return v;
+  };
+  if (chunk.size() < 20) return out;
+  const std::uint32_t count = u32(8), tags = u32(16);
+  std::size_t at = 20;
+  for (std::uint32_t t = 0; t < tags && at + 4 <= chunk.size(); ++t)
+    at += (4 + u32(at) + 3) / 4 * 4;
+  const std::string table = chunk.substr(16, at - 16);
+  for (std::uint32_t k = 0; k < count && at + 12 <= chunk.size(); ++k) {
+    const std::uint32_t bytes = u32(at);
+    double tick = 0;
+    std::memcpy(&tick, chunk.data() + at + 4, 8);
+    out[tick] = table + chunk.substr(at, bytes);
+    at += bytes;
+  }
+  return out;
+}
+
+// A run split over domains gives a watching page its frames in the frame log's blocks, each
+// made where its robots are (the first process never takes in every robot): the page's frames
+// are those of a one-process run at the same ticks, byte for byte as the page reads them.
+TEST(LiveCli, OnTwoProcessesASplitRunsPageFramesAreTheOneProcessFrames) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  std::ofstream(dir / "split.xml")
+      << "<fleetsim><framework ticks_per_second=\"10\" length=\"4\" seed=\"5\"/>"
+         "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
+         "<arena size=\"8,8\"><distribute count=\"30\" kind=\"epuck\" controller=\"c\"/>"
+         "</arena></fleetsim>\n";
+  const std::string experiment = (dir / "split.xml").string();
+  const fs::path out = dir / "run.out", err = dir / "run.err";
+  const pid_t run = testing::spawn_with_output(kFleetsim,
+                                               {"run", experiment, "--processes", "2", "--view",
+                                                "--port", "0", "--view-speed", "1", "--json"},
+                                               out.string(), err.string());
+  const std::string url = testing::wait_for_view_url(out, 3000);
+  if (url.empty()) {
+    kill(run, SIGKILL);
+    waitpid(run, nullptr, 0);
+    FAIL() << slurp(out) << slurp(err);
+  }
+  httplib::Client page("127.0.0.1", testing::view_url_port(url));
+  std::map<double, std::string> seen;
+  std::uint64_t frames = 0, version = 0;
+  std::string state;
+  for (int i = 0; i < 2000 && state != "ended"; ++i) {
+    auto res = page.Get("/api/live?frames=" + std::to_string(frames) +
+                        "&version=" + std::to_string(version));
+    if (!res || res->status != 200) break;  // the server stopped: the run has ended
+    const auto st = nlohmann::json::parse(res->body);
+    frames = st["frames"];
+    version = st["version"];
+    state = st["state"];
+    if (frames == 0) continue;
+    if (auto f = page.Get("/api/frames?start=" + std::to_string(frames - 1) + "&count=1");
+        f && f->status == 200)
+      seen.merge(chunk_frames(f->body));
+  }
+  ASSERT_EQ(testing::wait_for(run, std::chrono::seconds(120)), 0) << slurp(err);
+  // (The first and the last frame are whole anyway: those between came in blocks.)
+  seen.erase(0.0);
+  seen.erase(40.0);
+  EXPECT_GE(seen.size(), 2u) << "no frame between the first and the last came";
+  const std::string text = slurp(out);
+  const auto report = nlohmann::json::parse(text.substr(text.rfind("\n{") + 1));
+  EXPECT_LT(report["per_process"][0]["held_robots_max"], 30)
+      << "the first process took in every robot";
+  // The same ticks of a one-process run, through `fleetsim view` of its log (a frame a tick).
+  auto one = run_command(
+      kFleetsim + " run " + experiment + " --quiet --json --log " + (dir / "one.flog").string(),
+      dir, 120);
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(nlohmann::json::parse(one.out)["state_hash"], report["state_hash"]);
+  const std::string view_out = (dir / "view.out").string();
+  const pid_t view =
+      testing::spawn_with_output(kFleetsim, {"view", (dir / "one.flog").string(), "--port", "0"},
+                                 view_out, (dir / "view.err").string());
+  std::smatch m;
+  const std::regex printed(R"(http://127\.0\.0\.1:(\d+)/)");
+  for (int i = 0; i < 1000; ++i) {
+    const std::string said = slurp(view_out);
+    if (std::regex_search(said, m, printed)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(m.empty()) << slurp(view_out);
+  httplib::Client replay("127.0.0.1", std::stoi(m[1].str()));
+  for (const auto& [tick, bytes] : seen) {
+    SCOPED_TRACE("tick " + std::to_string(tick));
+    auto f = replay.Get("/api/frames?start=" + std::to_string(static_cast<int>(tick)) + "&count=1");
+    ASSERT_TRUE(f && f->status == 200);
+    const auto theirs = chunk_frames(f->body);
+    ASSERT_EQ(theirs.count(tick), 1u);
+    EXPECT_TRUE(theirs.at(tick) == bytes) << "the page's frame differs from one process's";
+  }
+  kill(view, SIGTERM);
+  waitpid(view, nullptr, 0);
+}
+
+/// A TCP port of 127.0.0.1 free when asked (a network run's primary listens there, its links on
+/// the next ports).
+int free_port() {
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t n = sizeof a;
+  if (s < 0 || bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      getsockname(s, reinterpret_cast<sockaddr*>(&a), &n) != 0)
+    return 0;
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+// Gazebo's way: the primary of a network run (a primary and a secondary, here on one machine)
+// serves the page and holds the secondary while paused. A page watching a split run gets
+// whole frames as the run goes, with the one-process hash; with --view-steer a move and a
+// global of the script of a robot whose controller the secondary runs land on both processes
+// at the next tick boundary, and the recorded file replays on one process with the live log's
+// bytes and hash.
+TEST(LiveCli, TheNetworkPrimaryServesTheViewAndSteersTheSecondaries) {
+  const fs::path dir = testing::fresh_test_dir("live_cli");
+  const auto hash_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
+  };
+  // Starts the primary with `view` options and a secondary; returns their pids and the URL.
+  auto start = [&](const std::string& experiment, const std::vector<std::string>& view,
+                   const std::string& name) {
+    const std::string address = "tcp://127.0.0.1:" + std::to_string(free_port());
+    std::vector<std::string> args = {
+        "run", experiment, "--network-role", "primary", "--network-secondaries",
+        "1",   "--listen", address,          "--view",  "--port",
+        "0",   "--json"};
+    args.insert(args.end(), view.begin(), view.end());
+    const pid_t primary = testing::spawn_with_output(kFleetsim, args, (dir / (name + ".out")),
+                                                     (dir / (name + ".err")));
+    const pid_t secondary = testing::spawn_with_output(
+        kFleetsim,
+        {"run", experiment, "--network-role", "secondary", "--primary", address, "--quiet"},
+        (dir / (name + ".secondary.out")), (dir / (name + ".secondary.err")));
+    return std::make_tuple(primary, secondary,
+                           testing::wait_for_view_url(dir / (name + ".out"), 6000));
+  };
+  auto stop = [](pid_t p) {
+    kill(p, SIGKILL);
+    waitpid(p, nullptr, 0);
+  };
+  {
+    SCOPED_TRACE("a page watching a split run");
+    std::ofstream(dir / "split.xml")
+        << "<fleetsim><framework ticks_per_second=\"10\" length=\"4\" seed=\"5\"/>"
+           "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
+           "<arena size=\"8,8\"><distribute count=\"30\" kind=\"epuck\" controller=\"c\"/>"
+           "</arena></fleetsim>\n";
+    const std::string experiment = (dir / "split.xml").string();
+    const auto [primary, secondary, url] = start(experiment, {"--view-speed", "1"}, "split");
+    if (url.empty()) {
+      stop(primary);
+      stop(secondary);
+      FAIL() << slurp(dir / "split.out") << slurp(dir / "split.err");
+    }
+    httplib::Client page("127.0.0.1", testing::view_url_port(url));
+    std::uint64_t frames = 0, version = 0;
+    int middle_robot_status = 0;
+    std::string state;
+    for (int i = 0; i < 2000 && state != "ended"; ++i) {
+      auto res = page.Get("/api/live?frames=" + std::to_string(frames) +
+                          "&version=" + std::to_string(version));
+      if (!res || res->status != 200) break;  // the server stopped: the run has ended
+      const auto st = nlohmann::json::parse(res->body);
+      frames = st["frames"];
+      version = st["version"];
+      state = st["state"];
+      if (frames > 6 && middle_robot_status == 0)
+        if (auto r = page.Get("/api/robot?frame=" + std::to_string(frames / 2) + "&index=29"))
+          middle_robot_status = r->status;
+    }
+    ASSERT_EQ(testing::wait_for(primary, std::chrono::seconds(120)), 0) << slurp(dir / "split.err");
+    ASSERT_EQ(testing::wait_for(secondary, std::chrono::seconds(60)), 0)
+        << slurp(dir / "split.secondary.err");
+    EXPECT_GT(frames, 2u) << "only the first and the last frame came";
+    EXPECT_EQ(middle_robot_status, 200) << "the last of the 30 robots is in the middle frame";
+    auto one = run_command(kFleetsim + " run " + experiment + " --quiet --json", dir, 120);
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_EQ(hash_of(slurp(dir / "split.out")), hash_of(one.out));
+  }
+  {
+    SCOPED_TRACE("interventions");
+    std::ofstream(dir / "still.lua")
+        << "speed = 0\nfunction step()\n  robot.wheels.set_velocity(speed, speed)\nend\n";
+    std::ofstream(dir / "cross.xml")
+        << "<fleetsim><framework ticks_per_second=\"10\" length=\"3\" seed=\"3\"/>"
+           "<controllers><controller id=\"s\" type=\"lua\" script=\"still.lua\"/></controllers>"
+           "<arena size=\"8,8\">"
+           "<robot id=\"a\" kind=\"epuck\" controller=\"s\" position=\"-0.3,2\" heading=\"0\"/>"
+           "<robot id=\"b\" kind=\"epuck\" controller=\"s\" position=\"-0.3,-2\" heading=\"0\"/>"
+           "<robot id=\"c\" kind=\"epuck\" controller=\"s\" position=\"0.3,-1\" heading=\"180\"/>"
+           "<robot id=\"d\" kind=\"epuck\" controller=\"s\" position=\"2,1\" heading=\"180\"/>"
+           "</arena></fleetsim>\n";
+    const std::string experiment = (dir / "cross.xml").string();
+    const fs::path session = dir / "session.interventions";
+    const auto [primary, secondary, url] =
+        start(experiment,
+              {"--view-steer", "--view-paused", "--log", (dir / "live.flog").string(),
+               "--record-interventions", session.string()},
+              "steer");
+    if (url.empty()) {
+      stop(primary);
+      stop(secondary);
+      FAIL() << slurp(dir / "steer.out") << slurp(dir / "steer.err");
+    }
+    for (const char* command : {" step", " param 2 speed 10", " move 0 -0.5 2.5 0", " step"}) {
+      auto r = run_command(kFleetsim + " control " + url + command, dir, 30);
+      EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+    }
+    wait_for_text(session, "move 0");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // paused: the secondary waits
+    auto r = run_command(kFleetsim + " control " + url + " play", dir, 30);
+    EXPECT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(testing::wait_for(primary, std::chrono::seconds(120)), 0) << slurp(dir / "steer.err");
+    ASSERT_EQ(testing::wait_for(secondary, std::chrono::seconds(60)), 0)
+        << slurp(dir / "steer.secondary.err");
+    EXPECT_TRUE(std::regex_search(slurp(session),
+                                  std::regex(R"(\n2 param 2 speed 10\n2 move 0 -0\.5 2\.5 0\n$)")))
+        << slurp(session);
+    EXPECT_NE(slurp(dir / "steer.err").find("process 1 runs its controller and checks it"),
+              std::string::npos)
+        << slurp(dir / "steer.err");
+    const std::string common = " run " + experiment + " --json --quiet --log ";
+    auto still = run_command(kFleetsim + common + (dir / "still.flog").string(), dir, 120);
+    ASSERT_EQ(still.status, 0) << still.err;
+    EXPECT_NE(hash_of(still.out), hash_of(slurp(dir / "steer.out"))) << "they count";
+    auto replay = run_command(kFleetsim + common + (dir / "replay.flog").string() +
+                                  " --interventions " + session.string(),
+                              dir, 120);
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    EXPECT_EQ(hash_of(replay.out), hash_of(slurp(dir / "steer.out")));
+    EXPECT_TRUE(slurp(dir / "replay.flog") == slurp(dir / "live.flog")) << "the replay differs";
   }
 }
 }  // namespace
