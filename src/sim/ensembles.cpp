@@ -78,9 +78,14 @@ class ConcurrentEnsembleWorld final : public EnsembleWorld {
  public:
   ConcurrentEnsembleWorld(const WorldModel& model, WorldState& state,
                           const std::vector<ColumnHandle>& knowledge,
-                          const std::vector<std::vector<double>>& snapshot, Tick tick,
-                          std::vector<double>& copy)
-      : model_(model), state_(state), snapshot_(snapshot), tick_(tick), copy_(copy) {
+                          const std::vector<std::vector<double>>& snapshot,
+                          const std::uint32_t* slot_of, Tick tick, std::vector<double>& copy)
+      : model_(model),
+        state_(state),
+        snapshot_(snapshot),
+        slot_of_(slot_of),
+        tick_(tick),
+        copy_(copy) {
     std::uint32_t at = 0;
     for (std::size_t f = 0; f < knowledge.size(); ++f) {
       data_.push_back(static_cast<double*>(state.robots.data(knowledge[f])));
@@ -91,14 +96,13 @@ class ConcurrentEnsembleWorld final : public EnsembleWorld {
     copy_.assign(at, 0.0);
   }
   std::uint32_t coordinator = 0;  ///< the row being evaluated
-  std::uint32_t member_slot = 0;  ///< the slot of the member of the current call
   std::span<double> knowledge(const Component& c, std::size_t field) override {
     if (field >= data_.size())
       throw std::runtime_error("knowledge field handle " + std::to_string(field) +
                                " out of range (" + std::to_string(data_.size()) + " fields)");
     const std::uint32_t n = size_[field];
     if (c.row == coordinator) return {data_[field] + std::size_t{c.row} * n, n};
-    const double* from = snapshot_[field].data() + std::size_t{member_slot} * n;
+    const double* from = snapshot_[field].data() + std::size_t{slot_of_[c.row]} * n;
     double* to = copy_.data() + offset_[field];
     for (std::uint32_t k = 0; k < n; ++k) to[k] = from[k];  // (a few numbers: no memmove call)
     return {to, n};
@@ -133,6 +137,7 @@ class ConcurrentEnsembleWorld final : public EnsembleWorld {
   const WorldModel& model_;
   WorldState& state_;
   const std::vector<std::vector<double>>& snapshot_;  ///< per field, in slot order
+  const std::uint32_t* slot_of_;                      ///< per row, its slot
   Tick tick_;
   std::vector<double>& copy_;
   std::vector<double*> data_;
@@ -253,8 +258,12 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
     std::sort(by_id_.begin(), by_id_.end(),
               [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
   id_slot_.resize(n);
+  slot_of_.resize(n);
   pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t s = b; s < e; ++s) id_slot_[s] = ids[order[s]];
+    for (std::size_t s = b; s < e; ++s) {
+      id_slot_[s] = ids[order[s]];
+      slot_of_[order[s]] = static_cast<std::uint32_t>(s);
+    }
   });
   RunEnsembleWorld world(model_, state_, knowledge_, tick, hooks_);
   coordinator_.assign(n, 0);
@@ -300,7 +309,9 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
     // A coordinator's members within reach, as (id, slot), by id: the grid's cells around it,
     // read in slot order (positions, flags and ids contiguous).
     const double d2 = e.within_m * e.within_m;
-    // Each kept as id << 32 | slot: sorting the numbers sorts by id.
+    // Each kept as id << 32 | slot: sorting the numbers sorts by id (not sorted for a type
+    // whose evaluate does not depend on its members' order).
+    const bool order_free = ens.order_free();
     auto gather = [&](std::uint32_t cslot, std::vector<std::uint64_t>& near) {
       const double px = sx[cslot], py = sy[cslot];
       const std::uint8_t* member = member_slot_.data();
@@ -332,7 +343,7 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       } else {
         index.robots.for_each_run_within({px, py}, e.within_m, run);
       }
-      std::sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(count));
+      if (!order_free) std::sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(count));
       return count;
     };
     try {
@@ -343,7 +354,8 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
         for (WorkerScratch& w : workers_) w.error.clear();
         pool.parallel_for(n, 4096, [&](std::size_t b, std::size_t end, int k) {
           WorkerScratch& w = workers_[static_cast<std::size_t>(k)];
-          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, tick, w.copy);
+          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, slot_of_.data(), tick,
+                                     w.copy);
           try {
             for (std::size_t row = b; row < end; ++row) {
               const Component c{ids[row], static_cast<std::uint32_t>(row)};
@@ -376,20 +388,86 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t end, int) {
         for (std::size_t s = b; s < end; ++s) member_slot_[s] = member_[order[s]];
       });
-      if (ens.concurrent()) {
+      // A coordinator's candidates go to the type's evaluate in one call, as columns (ids,
+      // rows, and where each member's knowledge and position are: the snapshot's and the grid's
+      // slot for a concurrent ensemble, the live columns' row otherwise).
+      const bool concurrent = ens.concurrent();
+      auto batch = [&](const EntityId* id, const std::uint32_t* row, const std::uint32_t* at,
+                       std::size_t count) {
+        MemberBatch mb;
+        mb.ids = {id, count};
+        mb.rows = {row, count};
+        mb.at = {at, count};
+        mb.knowledge = concurrent ? std::span<double* const>(snapshot_data_)
+                                  : std::span<double* const>(live_data_);
+        mb.sizes = model_.knowledge_sizes;
+        mb.x = concurrent ? sx : state_.x().data();
+        mb.y = concurrent ? sy : state_.y().data();
+        mb.writable = !concurrent;
+        return mb;
+      };
+      // A global ensemble's members, by id, once: a coordinator's candidates are those before
+      // it and those after it (two calls).
+      std::vector<EntityId> member_ids;
+      std::vector<std::uint32_t> member_at;
+      if (e.within_m <= 0) {
+        for (std::uint32_t row : members) {
+          member_ids.push_back(ids[row]);
+          member_at.push_back(concurrent ? slot_of_[row] : row);
+        }
+      }
+      // Evaluates coordinator c with its candidates (a spatial one's in `near`, `count` of
+      // them, as id << 32 | slot), counting its pairs and exchanges.
+      auto coordinate = [&](EnsembleWorld& on, const Component& c,
+                            const std::vector<std::uint64_t>& near, std::size_t count,
+                            BatchScratch& b, std::uint64_t& pairs, std::uint64_t& made) {
+        if (e.within_m <= 0) {
+          const auto split = static_cast<std::size_t>(
+              std::lower_bound(member_ids.begin(), member_ids.end(), c.id) - member_ids.begin());
+          const std::size_t after =
+              split + static_cast<std::size_t>(split < member_ids.size() &&
+                                               member_ids[split] == c.id);
+          if (split > 0) {
+            pairs += split;
+            made += ens.evaluate(on, c,
+                                 batch(member_ids.data(), members.data(), member_at.data(), split));
+          }
+          if (after < member_ids.size()) {
+            const std::size_t k = member_ids.size() - after;
+            pairs += k;
+            made += ens.evaluate(on, c,
+                                 batch(member_ids.data() + after, members.data() + after,
+                                       member_at.data() + after, k));
+          }
+          return;
+        }
+        if (count == 0) return;
+        b.ids.resize(count);
+        b.rows.resize(count);
+        b.at.resize(count);
+        for (std::size_t j = 0; j < count; ++j) {
+          const auto slot = static_cast<std::uint32_t>(near[j]);
+          b.ids[j] = static_cast<EntityId>(near[j] >> 32);
+          b.rows[j] = order[slot];
+          b.at[j] = concurrent ? slot : order[slot];
+        }
+        pairs += count;
+        made += ens.evaluate(on, c, batch(b.ids.data(), b.rows.data(), b.at.data(), count));
+      };
+      live_data_.clear();
+      for (std::size_t f = 0; f < knowledge_.size(); ++f)
+        live_data_.push_back(static_cast<double*>(state_.robots.data(knowledge_[f])));
+      if (concurrent) {
         // Every coordinator on some worker (each writes only itself, so their order is free:
         // slot order, for locality), members read from the snapshot, in slot order.
-        std::vector<std::uint32_t> slot_of;
-        if (e.within_m <= 0) {
-          slot_of.resize(n);
-          for (std::size_t s = 0; s < n; ++s) slot_of[order[s]] = static_cast<std::uint32_t>(s);
-        }
         snapshot_.resize(knowledge_.size());
+        snapshot_data_.clear();
         for (std::size_t f = 0; f < knowledge_.size(); ++f) {
-          const double* data = static_cast<const double*>(state_.robots.data(knowledge_[f]));
+          const double* data = live_data_[f];
           const std::uint32_t size = model_.knowledge_sizes[f];
           snapshot_[f].resize(n * size);
           double* to = snapshot_[f].data();
+          snapshot_data_.push_back(to);
           pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t end, int) {
             for (std::size_t s = b; s < end; ++s)
               for (std::uint32_t k = 0; k < size; ++k)
@@ -399,31 +477,16 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
         for (WorkerScratch& w : workers_) w.pairs = w.exchanges = 0, w.error.clear();
         pool.parallel_for(n, 256, [&](std::size_t b, std::size_t end, int k) {
           WorkerScratch& w = workers_[static_cast<std::size_t>(k)];
-          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, tick, w.copy);
+          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, slot_of_.data(), tick,
+                                     w.copy);
           try {
             for (std::size_t i = b; i < end; ++i) {
               const auto cslot = static_cast<std::uint32_t>(i);
               const std::uint32_t crow = order[cslot];
               if (!coordinator_[crow]) continue;
-              const Component c{ids[crow], crow};
               cw.coordinator = crow;
-              auto visit = [&](std::uint32_t mslot) {
-                const Component m{id_slot_[mslot], order[mslot]};
-                cw.member_slot = mslot;
-                ++w.pairs;
-                if (ens.membership(cw, c, m)) {
-                  ++w.exchanges;
-                  ens.exchange(cw, c, m);
-                }
-              };
-              if (e.within_m <= 0) {
-                for (std::uint32_t row : members)
-                  if (row != crow) visit(slot_of[row]);
-              } else {
-                const std::size_t count = gather(cslot, w.near);
-                for (std::size_t j = 0; j < count; ++j)
-                  visit(static_cast<std::uint32_t>(w.near[j]));
-              }
+              const std::size_t count = e.within_m > 0 ? gather(cslot, w.near) : 0;
+              coordinate(cw, {ids[crow], crow}, w.near, count, w.batch, w.pairs, w.exchanges);
             }
           } catch (const std::exception& ex) {
             if (w.error.empty()) w.error = ex.what();
@@ -436,27 +499,9 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
         }
         continue;
       }
-      auto pair = [&](const Component& c, std::uint32_t row) {
-        const Component m{ids[row], row};
-        ++pairs_;
-        if (ens.membership(world, c, m)) {
-          ++exchanges_;
-          ens.exchange(world, c, m);
-        }
-      };
-      std::vector<std::uint32_t> slot_of(n);
-      if (e.within_m > 0)
-        for (std::size_t s = 0; s < n; ++s) slot_of[order[s]] = static_cast<std::uint32_t>(s);
       for (std::uint32_t crow : coordinators) {
-        const Component c{ids[crow], crow};
-        if (e.within_m <= 0) {  // global: every member
-          for (std::uint32_t row : members)
-            if (row != crow) pair(c, row);
-          continue;
-        }
-        const std::size_t count = gather(slot_of[crow], near_);
-        for (std::size_t j = 0; j < count; ++j)
-          pair(c, order[static_cast<std::uint32_t>(near_[j])]);
+        const std::size_t count = e.within_m > 0 ? gather(slot_of_[crow], near_) : 0;
+        coordinate(world, {ids[crow], crow}, near_, count, batch_, pairs_, exchanges_);
       }
     } catch (const std::exception& ex) {
       throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type + "' (" +

@@ -62,13 +62,22 @@ class EnsembleRunner {
   // The same in the grid's slot order (contiguous for the spatial queries), with the ids.
   std::vector<std::uint8_t> member_slot_;
   std::vector<EntityId> id_slot_;
-  std::vector<std::uint64_t> near_;  ///< id << 32 | slot
+  std::vector<std::uint32_t> slot_of_;  ///< per row, its slot
+  std::vector<std::uint64_t> near_;     ///< id << 32 | slot
+  /// A coordinator's candidates as Ensemble::evaluate gets them (MemberBatch's columns).
+  struct BatchScratch {
+    std::vector<EntityId> ids;
+    std::vector<std::uint32_t> rows, at;
+  };
+  BatchScratch batch_;
+  std::vector<double*> live_data_, snapshot_data_;  ///< per field, the knowledge's columns
   // Concurrent ensembles: the knowledge as it was before the evaluation (per field), and per
   // worker its candidates and pair count.
   std::vector<std::vector<double>> snapshot_;
   struct WorkerScratch {
     std::vector<std::uint64_t> near;  ///< id << 32 | slot
     std::vector<double> copy;         ///< a member's knowledge, copied for the exchange
+    BatchScratch batch;
     std::uint64_t pairs = 0, exchanges = 0;
     std::string error;
   };
