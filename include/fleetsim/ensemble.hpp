@@ -78,23 +78,24 @@ class EnsembleSetup {
   virtual std::span<const std::uint32_t> knowledge_sizes() const = 0;
 };
 
-/// A coordinator's member candidates, in the order of their pairs (increasing id), as columns
-/// (Ensemble::evaluate). Member i is the robot {ids[i], rows[i]}; its knowledge field f, as this
-/// evaluation reads it, is the sizes[f] numbers at knowledge[f] + at[i] * sizes[f], and its
-/// position (x[at[i]], y[at[i]]). For a concurrent ensemble the members' knowledge is the
-/// snapshot taken before the evaluation: `writable` is false and write() throws.
+/// A coordinator's member candidates (Ensemble::evaluate), as columns. Member i is at place
+/// at[i] of every column below: its id id[at[i]], its row row[at[i]] (for EnsembleWorld), its
+/// knowledge field f, as this evaluation reads it, the sizes[f] numbers at knowledge[f] +
+/// at[i] * sizes[f], its position (x[at[i]], y[at[i]]). The members come by increasing id,
+/// unless the type is Ensemble::order_free. For a concurrent ensemble the members' knowledge is
+/// the snapshot taken before the evaluation: `writable` is false and write() throws.
 struct MemberBatch {
-  std::span<const EntityId> ids;
-  std::span<const std::uint32_t> rows;
   std::span<const std::uint32_t> at;
+  const EntityId* id = nullptr;
+  const std::uint32_t* row = nullptr;
   std::span<double* const> knowledge;    ///< per field
   std::span<const std::uint32_t> sizes;  ///< per field
-  const double* x = nullptr;             ///< metres, indexed by at[i]
+  const double* x = nullptr;             ///< metres
   const double* y = nullptr;
   bool writable = true;
 
-  std::size_t size() const { return ids.size(); }
-  Component member(std::size_t i) const { return {ids[i], rows[i], false}; }
+  std::size_t size() const { return at.size(); }
+  Component member(std::size_t i) const { return {id[at[i]], row[at[i]], false}; }
   /// Member i's knowledge field f (a handle from EnsembleSetup::knowledge).
   std::span<const double> read(std::size_t i, std::size_t f) const {
     return {knowledge[f] + std::size_t{at[i]} * sizes[f], sizes[f]};

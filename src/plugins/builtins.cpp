@@ -60,15 +60,17 @@ class KnowledgeMax final : public Ensemble {
       }
       return count;
     }
-    const EntityId* ids = members.ids.data();
+    const EntityId* ids = members.id;
     double best = own[0];
-    std::size_t from = count;  // none
+    std::uint32_t from = 0;
+    bool found = false;
     for (std::size_t i = 0; i < count; ++i) {
-      const double v = column[std::size_t{at[i]} * size];
-      if (v > best || (from < count && v == best && ids[i] < ids[from])) best = v, from = i;
+      const std::uint32_t a = at[i];
+      const double v = column[std::size_t{a} * size];
+      if (v > best || (found && v == best && ids[a] < ids[from])) best = v, from = a, found = true;
     }
-    if (from < count) {
-      const double* source = column + std::size_t{at[from]} * size;
+    if (found) {
+      const double* source = column + std::size_t{from} * size;
       std::copy(source, source + size, own.begin());
     }
     return count;

@@ -306,26 +306,27 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       }
       return false;
     };
-    // A coordinator's members within reach, as (id, slot), by id: the grid's cells around it,
-    // read in slot order (positions, flags and ids contiguous).
+    // A coordinator's members within reach: the grid's cells around it, read in slot order
+    // (positions, flags and ids contiguous); each kept as its place in the batch's columns
+    // (`at`: the slot for a concurrent ensemble, whose columns are in slot order, the row
+    // otherwise), by increasing id unless the type is order_free.
     const double d2 = e.within_m * e.within_m;
-    // Each kept as id << 32 | slot: sorting the numbers sorts by id (not sorted for a type
-    // whose evaluate does not depend on its members' order).
     const bool order_free = ens.order_free();
-    auto gather = [&](std::uint32_t cslot, std::vector<std::uint64_t>& near) {
+    const bool concurrent = ens.concurrent();
+    auto gather = [&](std::uint32_t cslot, WorkerScratch& w) {
       const double px = sx[cslot], py = sy[cslot];
       const std::uint8_t* member = member_slot_.data();
-      const EntityId* id = id_slot_.data();
+      std::vector<std::uint32_t>& near = w.at;
       std::size_t count = 0;
       // Without a branch per slot (a third of them pass, at random: a branch mispredicted half
       // the time cost more than the test): every slot is written, the count moves on the kept.
       auto run = [&](std::uint32_t b, std::uint32_t end) {
         if (near.size() < count + (end - b)) near.resize(2 * (count + (end - b)));
-        std::uint64_t* out = near.data();
+        std::uint32_t* out = near.data();
         std::size_t k = count;
         for (std::uint32_t t = b; t < end; ++t) {
           const double dx = sx[t] - px, dy = sy[t] - py;
-          out[k] = std::uint64_t{id[t]} << 32 | t;
+          out[k] = t;
           k +=
               static_cast<std::size_t>((dx * dx + dy * dy <= d2) & (member[t] != 0) & (t != cslot));
         }
@@ -343,7 +344,16 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       } else {
         index.robots.for_each_run_within({px, py}, e.within_m, run);
       }
-      if (!order_free) std::sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(count));
+      std::uint32_t* at = near.data();
+      if (!order_free) {  // by id: sorted as id << 32 | slot
+        w.near.resize(count);
+        for (std::size_t j = 0; j < count; ++j)
+          w.near[j] = std::uint64_t{id_slot_[at[j]]} << 32 | at[j];
+        std::sort(w.near.begin(), w.near.end());
+        for (std::size_t j = 0; j < count; ++j) at[j] = static_cast<std::uint32_t>(w.near[j]);
+      }
+      if (!concurrent)
+        for (std::size_t j = 0; j < count; ++j) at[j] = order[at[j]];
       return count;
     };
     try {
@@ -388,16 +398,14 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t end, int) {
         for (std::size_t s = b; s < end; ++s) member_slot_[s] = member_[order[s]];
       });
-      // A coordinator's candidates go to the type's evaluate in one call, as columns (ids,
-      // rows, and where each member's knowledge and position are: the snapshot's and the grid's
-      // slot for a concurrent ensemble, the live columns' row otherwise).
-      const bool concurrent = ens.concurrent();
-      auto batch = [&](const EntityId* id, const std::uint32_t* row, const std::uint32_t* at,
-                       std::size_t count) {
+      // A coordinator's candidates go to the type's evaluate in one call, as columns: ids,
+      // rows, knowledge and positions, in slot order for a concurrent ensemble (the snapshot
+      // and the grid's), in row order otherwise (the live columns).
+      auto batch = [&](const std::uint32_t* at, std::size_t count) {
         MemberBatch mb;
-        mb.ids = {id, count};
-        mb.rows = {row, count};
         mb.at = {at, count};
+        mb.id = concurrent ? id_slot_.data() : ids;
+        mb.row = concurrent ? order : rows_.data();
         mb.knowledge = concurrent ? std::span<double* const>(snapshot_data_)
                                   : std::span<double* const>(live_data_);
         mb.sizes = model_.knowledge_sizes;
@@ -416,11 +424,10 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
           member_at.push_back(concurrent ? slot_of_[row] : row);
         }
       }
-      // Evaluates coordinator c with its candidates (a spatial one's in `near`, `count` of
-      // them, as id << 32 | slot), counting its pairs and exchanges.
-      auto coordinate = [&](EnsembleWorld& on, const Component& c,
-                            const std::vector<std::uint64_t>& near, std::size_t count,
-                            BatchScratch& b, std::uint64_t& pairs, std::uint64_t& made) {
+      // Evaluates coordinator c with its candidates (a spatial one's the `count` first of
+      // `at`), counting its pairs and exchanges.
+      auto coordinate = [&](EnsembleWorld& on, const Component& c, const std::uint32_t* at,
+                            std::size_t count, std::uint64_t& pairs, std::uint64_t& made) {
         if (e.within_m <= 0) {
           const auto split = static_cast<std::size_t>(
               std::lower_bound(member_ids.begin(), member_ids.end(), c.id) - member_ids.begin());
@@ -429,31 +436,23 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
                                                member_ids[split] == c.id);
           if (split > 0) {
             pairs += split;
-            made += ens.evaluate(on, c,
-                                 batch(member_ids.data(), members.data(), member_at.data(), split));
+            made += ens.evaluate(on, c, batch(member_at.data(), split));
           }
           if (after < member_ids.size()) {
             const std::size_t k = member_ids.size() - after;
             pairs += k;
-            made += ens.evaluate(on, c,
-                                 batch(member_ids.data() + after, members.data() + after,
-                                       member_at.data() + after, k));
+            made += ens.evaluate(on, c, batch(member_at.data() + after, k));
           }
           return;
         }
         if (count == 0) return;
-        b.ids.resize(count);
-        b.rows.resize(count);
-        b.at.resize(count);
-        for (std::size_t j = 0; j < count; ++j) {
-          const auto slot = static_cast<std::uint32_t>(near[j]);
-          b.ids[j] = static_cast<EntityId>(near[j] >> 32);
-          b.rows[j] = order[slot];
-          b.at[j] = concurrent ? slot : order[slot];
-        }
         pairs += count;
-        made += ens.evaluate(on, c, batch(b.ids.data(), b.rows.data(), b.at.data(), count));
+        made += ens.evaluate(on, c, batch(at, count));
       };
+      if (!concurrent && rows_.size() != n) {
+        rows_.resize(n);
+        std::iota(rows_.begin(), rows_.end(), 0u);
+      }
       live_data_.clear();
       for (std::size_t f = 0; f < knowledge_.size(); ++f)
         live_data_.push_back(static_cast<double*>(state_.robots.data(knowledge_[f])));
@@ -485,8 +484,8 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
               const std::uint32_t crow = order[cslot];
               if (!coordinator_[crow]) continue;
               cw.coordinator = crow;
-              const std::size_t count = e.within_m > 0 ? gather(cslot, w.near) : 0;
-              coordinate(cw, {ids[crow], crow}, w.near, count, w.batch, w.pairs, w.exchanges);
+              const std::size_t count = e.within_m > 0 ? gather(cslot, w) : 0;
+              coordinate(cw, {ids[crow], crow}, w.at.data(), count, w.pairs, w.exchanges);
             }
           } catch (const std::exception& ex) {
             if (w.error.empty()) w.error = ex.what();
@@ -500,8 +499,8 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
         continue;
       }
       for (std::uint32_t crow : coordinators) {
-        const std::size_t count = e.within_m > 0 ? gather(slot_of_[crow], near_) : 0;
-        coordinate(world, {ids[crow], crow}, near_, count, batch_, pairs_, exchanges_);
+        const std::size_t count = e.within_m > 0 ? gather(slot_of_[crow], main_) : 0;
+        coordinate(world, {ids[crow], crow}, main_.at.data(), count, pairs_, exchanges_);
       }
     } catch (const std::exception& ex) {
       throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type + "' (" +

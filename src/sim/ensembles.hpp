@@ -63,25 +63,20 @@ class EnsembleRunner {
   std::vector<std::uint8_t> member_slot_;
   std::vector<EntityId> id_slot_;
   std::vector<std::uint32_t> slot_of_;  ///< per row, its slot
-  std::vector<std::uint64_t> near_;     ///< id << 32 | slot
-  /// A coordinator's candidates as Ensemble::evaluate gets them (MemberBatch's columns).
-  struct BatchScratch {
-    std::vector<EntityId> ids;
-    std::vector<std::uint32_t> rows, at;
-  };
-  BatchScratch batch_;
+  std::vector<std::uint32_t> rows_;     ///< 0, 1, ... (a row-order batch's rows)
   std::vector<double*> live_data_, snapshot_data_;  ///< per field, the knowledge's columns
   // Concurrent ensembles: the knowledge as it was before the evaluation (per field), and per
   // worker its candidates and pair count.
   std::vector<std::vector<double>> snapshot_;
   struct WorkerScratch {
-    std::vector<std::uint64_t> near;  ///< id << 32 | slot
+    std::vector<std::uint32_t> at;    ///< a coordinator's members (MemberBatch::at)
+    std::vector<std::uint64_t> near;  ///< id << 32 | slot, to sort them by id
     std::vector<double> copy;         ///< a member's knowledge, copied for the exchange
-    BatchScratch batch;
     std::uint64_t pairs = 0, exchanges = 0;
     std::string error;
   };
   std::vector<WorkerScratch> workers_;
+  WorkerScratch main_;  ///< a sequential ensemble's, on the calling thread
   std::uint64_t pairs_ = 0, exchanges_ = 0;
   std::vector<ColumnHandle> object_knowledge_;  ///< per field, the objects' columns
   /// An ensemble one of whose selectors selects objects: on this thread, in id order (objects
