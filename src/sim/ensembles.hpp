@@ -62,8 +62,8 @@ class EnsembleRunner {
   // The same in the grid's slot order (contiguous for the spatial queries), with the ids.
   std::vector<std::uint8_t> member_slot_;
   std::vector<EntityId> id_slot_;
-  std::vector<std::uint32_t> slot_of_;  ///< per row, its slot
-  std::vector<std::uint32_t> rows_;     ///< 0, 1, ... (a row-order batch's rows)
+  std::vector<std::uint32_t> slot_of_;              ///< per row, its slot
+  std::vector<std::uint32_t> rows_;                 ///< 0, 1, ... (a row-order batch's rows)
   std::vector<double*> live_data_, snapshot_data_;  ///< per field, the knowledge's columns
   // Concurrent ensembles: the knowledge as it was before the evaluation (per field), and per
   // worker its candidates and pair count.
