@@ -19,6 +19,10 @@
 // (Ensemble::concurrent) and have its coordinators evaluated on every worker. Objects of the
 // arena are components too (selectors `objects`, `class:NAME`; Component::object), with the
 // same knowledge fields; an ensemble that selects them runs on one thread.
+// The engine hands a coordinator's member candidates to Ensemble::evaluate in one call, as
+// columns (MemberBatch); its default makes the membership and exchange calls pair by pair, and
+// a type may override it to work on the columns instead (knowledge_max does), with the same
+// results.
 // docs/experiment-format.md, `<ensembles>`, has the element and the model.
 #pragma once
 

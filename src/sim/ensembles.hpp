@@ -7,7 +7,9 @@
 // robot its selectors accept, in increasing id order (the flags hold for the whole
 // evaluation); then each coordinator in increasing id order, and for it each member candidate
 // in increasing id order: membership, then, when true, exchange. A later pair sees an earlier
-// pair's writes.
+// pair's writes. A coordinator's candidates go to Ensemble::evaluate in one call, as columns
+// (MemberBatch: slots of the grid's order and the snapshot for a concurrent ensemble, rows of
+// the live columns otherwise), unsorted for an order_free type.
 //
 // Cost: a spatial ensemble (`within` > 0) reads, per coordinator, the robots of the spatial
 // grid's cells within `within` of it: O(N) for a bounded density. A global one (no `within`)
