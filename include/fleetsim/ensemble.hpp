@@ -19,11 +19,16 @@
 // (Ensemble::concurrent) and have its coordinators evaluated on every worker. Objects of the
 // arena are components too (selectors `objects`, `class:NAME`; Component::object), with the
 // same knowledge fields; an ensemble that selects them runs on one thread.
+// The engine hands a coordinator's member candidates to Ensemble::evaluate in one call, as
+// columns (MemberBatch); its default makes the membership and exchange calls pair by pair, and
+// a type may override it to work on the columns instead (knowledge_max does), with the same
+// results.
 // docs/experiment-format.md, `<ensembles>`, has the element and the model.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -77,6 +82,36 @@ class EnsembleSetup {
   virtual std::span<const std::uint32_t> knowledge_sizes() const = 0;
 };
 
+/// A coordinator's member candidates (Ensemble::evaluate), as columns. Member i is at place
+/// at[i] of every column below: its id id[at[i]], its row row[at[i]] (for EnsembleWorld), its
+/// knowledge field f, as this evaluation reads it, the sizes[f] numbers at knowledge[f] +
+/// at[i] * sizes[f], its position (x[at[i]], y[at[i]]). The members come by increasing id,
+/// unless the type is Ensemble::order_free. For a concurrent ensemble the members' knowledge is
+/// the snapshot taken before the evaluation: `writable` is false and write() throws.
+struct MemberBatch {
+  std::span<const std::uint32_t> at;
+  const EntityId* id = nullptr;
+  const std::uint32_t* row = nullptr;
+  std::span<double* const> knowledge;    ///< per field
+  std::span<const std::uint32_t> sizes;  ///< per field
+  const double* x = nullptr;             ///< metres
+  const double* y = nullptr;
+  bool writable = true;
+
+  std::size_t size() const { return at.size(); }
+  Component member(std::size_t i) const { return {id[at[i]], row[at[i]], false}; }
+  /// Member i's knowledge field f (a handle from EnsembleSetup::knowledge).
+  std::span<const double> read(std::size_t i, std::size_t f) const {
+    return {knowledge[f] + std::size_t{at[i]} * sizes[f], sizes[f]};
+  }
+  std::span<double> write(std::size_t i, std::size_t f) const {
+    if (!writable)
+      throw std::runtime_error("a concurrent ensemble writes only its coordinator's knowledge");
+    return {knowledge[f] + std::size_t{at[i]} * sizes[f], sizes[f]};
+  }
+  Vec2 position(std::size_t i) const { return {x[at[i]], y[at[i]]}; }
+};
+
 /// An ensemble plug-in: one instance per <ensemble> element.
 class Ensemble {
  public:
@@ -96,6 +131,32 @@ class Ensemble {
   /// coordinator.
   virtual void exchange(EnsembleWorld& world, const Component& coordinator,
                         const Component& member) = 0;
+
+  /// One coordinator's whole candidate list in one call (robots only; an ensemble with objects
+  /// is evaluated pair by pair): for each member i in order, membership, then when true the
+  /// exchange, exactly as the calls below would make them; returns the number of exchanges.
+  /// The default is that: membership(world, coordinator, members.member(i)) and
+  /// exchange(...) pair by pair. A type may override it to work on the columns (no call per
+  /// pair); it must give the same results as its pair-by-pair calls.
+  virtual std::size_t evaluate(EnsembleWorld& world, const Component& coordinator,
+                               const MemberBatch& members) {
+    std::size_t made = 0;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const Component m = members.member(i);
+      if (membership(world, coordinator, m)) {
+        ++made;
+        exchange(world, coordinator, m);
+      }
+    }
+    return made;
+  }
+
+  /// True when this type's evaluate gives, for one coordinator, a result that does not
+  /// depend on the order of its members (a reduction whose ties go to the smallest id, or
+  /// writes to each member from the coordinator's knowledge alone): the run then passes a
+  /// spatial ensemble's members in the grid's order, unsorted. Default false (members by
+  /// increasing id); a type with only pair-by-pair calls must leave it false.
+  virtual bool order_free() const { return false; }
 
   /// True when exchange writes only the coordinator's knowledge, is_coordinator and is_member
   /// only their robot's, and all four may run concurrently for different robots (they change

@@ -26,7 +26,7 @@
 #include "fleetsim/reward.hpp"
 
 /// Bumped whenever a public SDK type changes layout or meaning.
-#define FLEETSIM_PLUGIN_ABI_VERSION 13
+#define FLEETSIM_PLUGIN_ABI_VERSION 14
 
 namespace fleetsim {
 

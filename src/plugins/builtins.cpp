@@ -40,6 +40,42 @@ class KnowledgeMax final : public Ensemble {
     const std::span<double> to = world.knowledge(into_member_ ? m : c, field_);
     if (from[0] > to[0]) std::copy(from.begin(), from.end(), to.begin());
   }
+  // A coordinator's members in one call, on the knowledge's columns, with no call or copy per
+  // pair (each pair's membership is true). Pushing: each member takes the coordinator's field
+  // if greater (the coordinator's does not change meanwhile). Pulling: the pairs in id order
+  // leave the coordinator with the field of the first member, by id, of the largest first
+  // number when it is greater than its own: that member is found in any order (the largest,
+  // ties to the smallest id), so the members need not be sorted.
+  std::size_t evaluate(EnsembleWorld& world, const Component& c,
+                       const MemberBatch& members) override {
+    const std::span<double> own = world.knowledge(c, field_);
+    const std::size_t size = own.size();
+    double* const column = members.knowledge[field_];
+    const std::uint32_t* at = members.at.data();
+    const std::size_t count = members.size();
+    if (into_member_) {
+      for (std::size_t i = 0; i < count; ++i) {
+        double* to = column + std::size_t{at[i]} * size;
+        if (own[0] > to[0]) std::copy(own.begin(), own.end(), to);
+      }
+      return count;
+    }
+    const EntityId* ids = members.id;
+    double best = own[0];
+    std::uint32_t from = 0;
+    bool found = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t a = at[i];
+      const double v = column[std::size_t{a} * size];
+      if (v > best || (found && v == best && ids[a] < ids[from])) best = v, from = a, found = true;
+    }
+    if (found) {
+      const double* source = column + std::size_t{from} * size;
+      std::copy(source, source + size, own.begin());
+    }
+    return count;
+  }
+  bool order_free() const override { return true; }
   // Pulling into the coordinator writes only it: coordinators may be evaluated concurrently.
   bool concurrent() const override { return !into_member_; }
 

@@ -1,12 +1,57 @@
 #include "sim/ensembles.hpp"
 
+#include <immintrin.h>
+
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
+
+#include "core/cpu_features.hpp"
+#include "core/lane_tables.hpp"
 
 namespace fleetsim {
 
 namespace {
+
+/// A coordinator's members in the slots [b, e) (EnsembleRunner::run's gather), for AVX2, four
+/// slots at a time: the same tests in the same double operations (no fused multiply-add), so
+/// the same slots in the same order as the scalar loop. Writes them at out + k and returns the
+/// new k; `out` has room for e - b + 4 more; `member` is readable 4 bytes past `slots`.
+[[gnu::target("avx2")]] [[gnu::noinline]] std::size_t members_within_avx2(
+    const double* sx, const double* sy, const std::uint8_t* member, std::uint32_t slots,
+    std::uint32_t b, std::uint32_t e, std::uint32_t self, double px, double py, double d2,
+    std::uint32_t* out, std::size_t k) {
+  const __m256d vpx = _mm256_set1_pd(px), vpy = _mm256_set1_pd(py), vd2 = _mm256_set1_pd(d2);
+  const __m128i zero = _mm_setzero_si128();
+  for (std::uint32_t s = b; s < e; s += 4) {
+    const std::uint32_t width = std::min(4u, e - s);
+    __m256d x, y;
+    if (s + 4 <= slots) {  // (lanes past the run read its neighbours: their bits are cleared)
+      x = _mm256_loadu_pd(sx + s);
+      y = _mm256_loadu_pd(sy + s);
+    } else {  // the array's last slots: the lanes past its end are not read
+      const __m256i mask =
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes::kFirst64[width]));
+      x = _mm256_maskload_pd(sx + s, mask);
+      y = _mm256_maskload_pd(sy + s, mask);
+    }
+    const __m256d dx = _mm256_sub_pd(x, vpx), dy = _mm256_sub_pd(y, vpy);
+    const __m256d q = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+    unsigned bits = static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(q, vd2, _CMP_LE_OQ)));
+    std::int32_t flags;
+    std::memcpy(&flags, member + s, 4);
+    bits &=
+        ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_cvtsi32_si128(flags), zero))) &
+        ((1u << width) - 1);
+    if (self - s < width) bits &= ~(1u << (self - s));
+    const __m128i pack = _mm_load_si128(reinterpret_cast<const __m128i*>(lanes::kPack[bits]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k),
+                     _mm_add_epi32(_mm_set1_epi32(static_cast<int>(s)), pack));
+    k += lanes::kCount[bits];
+  }
+  return k;
+}
 
 /// The engine's EnsembleWorld: the state's columns, for the calling thread only.
 class RunEnsembleWorld final : public EnsembleWorld {
@@ -78,9 +123,14 @@ class ConcurrentEnsembleWorld final : public EnsembleWorld {
  public:
   ConcurrentEnsembleWorld(const WorldModel& model, WorldState& state,
                           const std::vector<ColumnHandle>& knowledge,
-                          const std::vector<std::vector<double>>& snapshot, Tick tick,
-                          std::vector<double>& copy)
-      : model_(model), state_(state), snapshot_(snapshot), tick_(tick), copy_(copy) {
+                          const std::vector<std::vector<double>>& snapshot,
+                          const std::uint32_t* slot_of, Tick tick, std::vector<double>& copy)
+      : model_(model),
+        state_(state),
+        snapshot_(snapshot),
+        slot_of_(slot_of),
+        tick_(tick),
+        copy_(copy) {
     std::uint32_t at = 0;
     for (std::size_t f = 0; f < knowledge.size(); ++f) {
       data_.push_back(static_cast<double*>(state.robots.data(knowledge[f])));
@@ -91,14 +141,13 @@ class ConcurrentEnsembleWorld final : public EnsembleWorld {
     copy_.assign(at, 0.0);
   }
   std::uint32_t coordinator = 0;  ///< the row being evaluated
-  std::uint32_t member_slot = 0;  ///< the slot of the member of the current call
   std::span<double> knowledge(const Component& c, std::size_t field) override {
     if (field >= data_.size())
       throw std::runtime_error("knowledge field handle " + std::to_string(field) +
                                " out of range (" + std::to_string(data_.size()) + " fields)");
     const std::uint32_t n = size_[field];
     if (c.row == coordinator) return {data_[field] + std::size_t{c.row} * n, n};
-    const double* from = snapshot_[field].data() + std::size_t{member_slot} * n;
+    const double* from = snapshot_[field].data() + std::size_t{slot_of_[c.row]} * n;
     double* to = copy_.data() + offset_[field];
     for (std::uint32_t k = 0; k < n; ++k) to[k] = from[k];  // (a few numbers: no memmove call)
     return {to, n};
@@ -133,6 +182,7 @@ class ConcurrentEnsembleWorld final : public EnsembleWorld {
   const WorldModel& model_;
   WorldState& state_;
   const std::vector<std::vector<double>>& snapshot_;  ///< per field, in slot order
+  const std::uint32_t* slot_of_;                      ///< per row, its slot
   Tick tick_;
   std::vector<double>& copy_;
   std::vector<double*> data_;
@@ -253,13 +303,17 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
     std::sort(by_id_.begin(), by_id_.end(),
               [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
   id_slot_.resize(n);
+  slot_of_.resize(n);
   pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t s = b; s < e; ++s) id_slot_[s] = ids[order[s]];
+    for (std::size_t s = b; s < e; ++s) {
+      id_slot_[s] = ids[order[s]];
+      slot_of_[order[s]] = static_cast<std::uint32_t>(s);
+    }
   });
   RunEnsembleWorld world(model_, state_, knowledge_, tick, hooks_);
   coordinator_.assign(n, 0);
   member_.assign(n, 0);
-  member_slot_.resize(n);
+  member_slot_.assign(n + 4, 0);  // (+ 4: the AVX2 gather reads 4 flags at a time)
   workers_.resize(static_cast<std::size_t>(pool.size()));
   for (EnsembleDecl& e : ensembles_) {
     if (tick % e.period != 0) continue;
@@ -297,24 +351,33 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       }
       return false;
     };
-    // A coordinator's members within reach, as (id, slot), by id: the grid's cells around it,
-    // read in slot order (positions, flags and ids contiguous).
+    // A coordinator's members within reach: the grid's cells around it, read in slot order
+    // (positions, flags and ids contiguous); each kept as its place in the batch's columns
+    // (`at`: the slot for a concurrent ensemble, whose columns are in slot order, the row
+    // otherwise), by increasing id unless the type is order_free.
     const double d2 = e.within_m * e.within_m;
-    // Each kept as id << 32 | slot: sorting the numbers sorts by id.
-    auto gather = [&](std::uint32_t cslot, std::vector<std::uint64_t>& near) {
+    const bool order_free = ens.order_free();
+    const bool concurrent = ens.concurrent();
+    const bool avx2 = simd_path() == SimdPath::kAvx2;
+    auto gather = [&](std::uint32_t cslot, WorkerScratch& w) {
       const double px = sx[cslot], py = sy[cslot];
       const std::uint8_t* member = member_slot_.data();
-      const EntityId* id = id_slot_.data();
+      std::vector<std::uint32_t>& near = w.at;
       std::size_t count = 0;
       // Without a branch per slot (a third of them pass, at random: a branch mispredicted half
       // the time cost more than the test): every slot is written, the count moves on the kept.
       auto run = [&](std::uint32_t b, std::uint32_t end) {
-        if (near.size() < count + (end - b)) near.resize(2 * (count + (end - b)));
-        std::uint64_t* out = near.data();
+        if (near.size() < count + (end - b) + 4) near.resize(2 * (count + (end - b) + 4));
+        std::uint32_t* out = near.data();
+        if (avx2) {
+          count = members_within_avx2(sx, sy, member, static_cast<std::uint32_t>(n), b, end, cslot,
+                                      px, py, d2, out, count);
+          return;
+        }
         std::size_t k = count;
         for (std::uint32_t t = b; t < end; ++t) {
           const double dx = sx[t] - px, dy = sy[t] - py;
-          out[k] = std::uint64_t{id[t]} << 32 | t;
+          out[k] = t;
           k +=
               static_cast<std::size_t>((dx * dx + dy * dy <= d2) & (member[t] != 0) & (t != cslot));
         }
@@ -332,7 +395,16 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       } else {
         index.robots.for_each_run_within({px, py}, e.within_m, run);
       }
-      std::sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(count));
+      std::uint32_t* at = near.data();
+      if (!order_free) {  // by id: sorted as id << 32 | slot
+        w.near.resize(count);
+        for (std::size_t j = 0; j < count; ++j)
+          w.near[j] = std::uint64_t{id_slot_[at[j]]} << 32 | at[j];
+        std::sort(w.near.begin(), w.near.end());
+        for (std::size_t j = 0; j < count; ++j) at[j] = static_cast<std::uint32_t>(w.near[j]);
+      }
+      if (!concurrent)
+        for (std::size_t j = 0; j < count; ++j) at[j] = order[at[j]];
       return count;
     };
     try {
@@ -343,7 +415,8 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
         for (WorkerScratch& w : workers_) w.error.clear();
         pool.parallel_for(n, 4096, [&](std::size_t b, std::size_t end, int k) {
           WorkerScratch& w = workers_[static_cast<std::size_t>(k)];
-          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, tick, w.copy);
+          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, slot_of_.data(), tick,
+                                     w.copy);
           try {
             for (std::size_t row = b; row < end; ++row) {
               const Component c{ids[row], static_cast<std::uint32_t>(row)};
@@ -376,20 +449,74 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
       pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t end, int) {
         for (std::size_t s = b; s < end; ++s) member_slot_[s] = member_[order[s]];
       });
-      if (ens.concurrent()) {
+      // A coordinator's candidates go to the type's evaluate in one call, as columns: ids,
+      // rows, knowledge and positions, in slot order for a concurrent ensemble (the snapshot
+      // and the grid's), in row order otherwise (the live columns).
+      auto batch = [&](const std::uint32_t* at, std::size_t count) {
+        MemberBatch mb;
+        mb.at = {at, count};
+        mb.id = concurrent ? id_slot_.data() : ids;
+        mb.row = concurrent ? order : rows_.data();
+        mb.knowledge = concurrent ? std::span<double* const>(snapshot_data_)
+                                  : std::span<double* const>(live_data_);
+        mb.sizes = model_.knowledge_sizes;
+        mb.x = concurrent ? sx : state_.x().data();
+        mb.y = concurrent ? sy : state_.y().data();
+        mb.writable = !concurrent;
+        return mb;
+      };
+      // A global ensemble's members, by id, once: a coordinator's candidates are those before
+      // it and those after it (two calls).
+      std::vector<EntityId> member_ids;
+      std::vector<std::uint32_t> member_at;
+      if (e.within_m <= 0) {
+        for (std::uint32_t row : members) {
+          member_ids.push_back(ids[row]);
+          member_at.push_back(concurrent ? slot_of_[row] : row);
+        }
+      }
+      // Evaluates coordinator c with its candidates (a spatial one's the `count` first of
+      // `at`), counting its pairs and exchanges.
+      auto coordinate = [&](EnsembleWorld& on, const Component& c, const std::uint32_t* at,
+                            std::size_t count, std::uint64_t& pairs, std::uint64_t& made) {
+        if (e.within_m <= 0) {
+          const auto split = static_cast<std::size_t>(
+              std::lower_bound(member_ids.begin(), member_ids.end(), c.id) - member_ids.begin());
+          const std::size_t after = split + static_cast<std::size_t>(split < member_ids.size() &&
+                                                                     member_ids[split] == c.id);
+          if (split > 0) {
+            pairs += split;
+            made += ens.evaluate(on, c, batch(member_at.data(), split));
+          }
+          if (after < member_ids.size()) {
+            const std::size_t k = member_ids.size() - after;
+            pairs += k;
+            made += ens.evaluate(on, c, batch(member_at.data() + after, k));
+          }
+          return;
+        }
+        if (count == 0) return;
+        pairs += count;
+        made += ens.evaluate(on, c, batch(at, count));
+      };
+      if (!concurrent && rows_.size() != n) {
+        rows_.resize(n);
+        std::iota(rows_.begin(), rows_.end(), 0u);
+      }
+      live_data_.clear();
+      for (std::size_t f = 0; f < knowledge_.size(); ++f)
+        live_data_.push_back(static_cast<double*>(state_.robots.data(knowledge_[f])));
+      if (concurrent) {
         // Every coordinator on some worker (each writes only itself, so their order is free:
         // slot order, for locality), members read from the snapshot, in slot order.
-        std::vector<std::uint32_t> slot_of;
-        if (e.within_m <= 0) {
-          slot_of.resize(n);
-          for (std::size_t s = 0; s < n; ++s) slot_of[order[s]] = static_cast<std::uint32_t>(s);
-        }
         snapshot_.resize(knowledge_.size());
+        snapshot_data_.clear();
         for (std::size_t f = 0; f < knowledge_.size(); ++f) {
-          const double* data = static_cast<const double*>(state_.robots.data(knowledge_[f]));
+          const double* data = live_data_[f];
           const std::uint32_t size = model_.knowledge_sizes[f];
           snapshot_[f].resize(n * size);
           double* to = snapshot_[f].data();
+          snapshot_data_.push_back(to);
           pool.parallel_for(n, 8192, [&](std::size_t b, std::size_t end, int) {
             for (std::size_t s = b; s < end; ++s)
               for (std::uint32_t k = 0; k < size; ++k)
@@ -399,31 +526,16 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
         for (WorkerScratch& w : workers_) w.pairs = w.exchanges = 0, w.error.clear();
         pool.parallel_for(n, 256, [&](std::size_t b, std::size_t end, int k) {
           WorkerScratch& w = workers_[static_cast<std::size_t>(k)];
-          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, tick, w.copy);
+          ConcurrentEnsembleWorld cw(model_, state_, knowledge_, snapshot_, slot_of_.data(), tick,
+                                     w.copy);
           try {
             for (std::size_t i = b; i < end; ++i) {
               const auto cslot = static_cast<std::uint32_t>(i);
               const std::uint32_t crow = order[cslot];
               if (!coordinator_[crow]) continue;
-              const Component c{ids[crow], crow};
               cw.coordinator = crow;
-              auto visit = [&](std::uint32_t mslot) {
-                const Component m{id_slot_[mslot], order[mslot]};
-                cw.member_slot = mslot;
-                ++w.pairs;
-                if (ens.membership(cw, c, m)) {
-                  ++w.exchanges;
-                  ens.exchange(cw, c, m);
-                }
-              };
-              if (e.within_m <= 0) {
-                for (std::uint32_t row : members)
-                  if (row != crow) visit(slot_of[row]);
-              } else {
-                const std::size_t count = gather(cslot, w.near);
-                for (std::size_t j = 0; j < count; ++j)
-                  visit(static_cast<std::uint32_t>(w.near[j]));
-              }
+              const std::size_t count = e.within_m > 0 ? gather(cslot, w) : 0;
+              coordinate(cw, {ids[crow], crow}, w.at.data(), count, w.pairs, w.exchanges);
             }
           } catch (const std::exception& ex) {
             if (w.error.empty()) w.error = ex.what();
@@ -436,27 +548,9 @@ void EnsembleRunner::run(Tick tick, const SpatialIndex& index, ThreadPool& pool)
         }
         continue;
       }
-      auto pair = [&](const Component& c, std::uint32_t row) {
-        const Component m{ids[row], row};
-        ++pairs_;
-        if (ens.membership(world, c, m)) {
-          ++exchanges_;
-          ens.exchange(world, c, m);
-        }
-      };
-      std::vector<std::uint32_t> slot_of(n);
-      if (e.within_m > 0)
-        for (std::size_t s = 0; s < n; ++s) slot_of[order[s]] = static_cast<std::uint32_t>(s);
       for (std::uint32_t crow : coordinators) {
-        const Component c{ids[crow], crow};
-        if (e.within_m <= 0) {  // global: every member
-          for (std::uint32_t row : members)
-            if (row != crow) pair(c, row);
-          continue;
-        }
-        const std::size_t count = gather(slot_of[crow], near_);
-        for (std::size_t j = 0; j < count; ++j)
-          pair(c, order[static_cast<std::uint32_t>(near_[j])]);
+        const std::size_t count = e.within_m > 0 ? gather(slot_of_[crow], main_) : 0;
+        coordinate(world, {ids[crow], crow}, main_.at.data(), count, pairs_, exchanges_);
       }
     } catch (const std::exception& ex) {
       throw std::runtime_error("tick " + std::to_string(tick) + ", ensemble '" + e.type + "' (" +

@@ -7,7 +7,9 @@
 // robot its selectors accept, in increasing id order (the flags hold for the whole
 // evaluation); then each coordinator in increasing id order, and for it each member candidate
 // in increasing id order: membership, then, when true, exchange. A later pair sees an earlier
-// pair's writes.
+// pair's writes. A coordinator's candidates go to Ensemble::evaluate in one call, as columns
+// (MemberBatch: slots of the grid's order and the snapshot for a concurrent ensemble, rows of
+// the live columns otherwise), unsorted for an order_free type.
 //
 // Cost: a spatial ensemble (`within` > 0) reads, per coordinator, the robots of the spatial
 // grid's cells within `within` of it: O(N) for a bounded density. A global one (no `within`)
@@ -62,17 +64,21 @@ class EnsembleRunner {
   // The same in the grid's slot order (contiguous for the spatial queries), with the ids.
   std::vector<std::uint8_t> member_slot_;
   std::vector<EntityId> id_slot_;
-  std::vector<std::uint64_t> near_;  ///< id << 32 | slot
+  std::vector<std::uint32_t> slot_of_;              ///< per row, its slot
+  std::vector<std::uint32_t> rows_;                 ///< 0, 1, ... (a row-order batch's rows)
+  std::vector<double*> live_data_, snapshot_data_;  ///< per field, the knowledge's columns
   // Concurrent ensembles: the knowledge as it was before the evaluation (per field), and per
   // worker its candidates and pair count.
   std::vector<std::vector<double>> snapshot_;
   struct WorkerScratch {
-    std::vector<std::uint64_t> near;  ///< id << 32 | slot
+    std::vector<std::uint32_t> at;    ///< a coordinator's members (MemberBatch::at)
+    std::vector<std::uint64_t> near;  ///< id << 32 | slot, to sort them by id
     std::vector<double> copy;         ///< a member's knowledge, copied for the exchange
     std::uint64_t pairs = 0, exchanges = 0;
     std::string error;
   };
   std::vector<WorkerScratch> workers_;
+  WorkerScratch main_;  ///< a sequential ensemble's, on the calling thread
   std::uint64_t pairs_ = 0, exchanges_ = 0;
   std::vector<ColumnHandle> object_knowledge_;  ///< per field, the objects' columns
   /// An ensemble one of whose selectors selects objects: on this thread, in id order (objects

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/cpu_features.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
 #include "support/test_files.hpp"
@@ -76,6 +77,68 @@ class Stamp final : public Controller {
   std::size_t v_ = 0;
 };
 
+/// `knowledge_max_pairs`: knowledge_max as a type without evaluate (pair by pair, through the
+/// default adapter, members by id): the reference the built-in's batched evaluate must match.
+class KnowledgeMaxPairs final : public Ensemble {
+ public:
+  void init(const Params& p, const EnsembleSetup& setup) override {
+    field_ = setup.knowledge(p.text("field"));
+    into_member_ = p.text("into", "member") == "member";
+  }
+  void exchange(EnsembleWorld& w, const Component& c, const Component& m) override {
+    const std::span<double> from = w.knowledge(into_member_ ? c : m, field_);
+    const std::span<double> to = w.knowledge(into_member_ ? m : c, field_);
+    if (from[0] > to[0]) std::copy(from.begin(), from.end(), to.begin());
+  }
+  bool concurrent() const override { return !into_member_; }
+
+ private:
+  std::size_t field_ = 0;
+  bool into_member_ = true;
+};
+
+/// (tick, coordinator, members in the order evaluate got them) of `batch_check`.
+std::vector<std::tuple<Tick, EntityId, std::vector<EntityId>>> g_batches;
+/// Disagreements between a batch's columns and the world's answers for the same member.
+std::vector<std::string> g_batch_mismatches;
+
+/// `batch_check`: a batched type (evaluate over the columns): records its members, checks each
+/// one's knowledge and position in the columns against EnsembleWorld's, and writes v =
+/// coordinator's v + 1 into the members (or, with `write="1"` on a concurrent one, tries to).
+class BatchCheck final : public Ensemble {
+ public:
+  void init(const Params& p, const EnsembleSetup& setup) override {
+    v_ = setup.knowledge("v");
+    news_ = setup.knowledge("news");
+    concurrent_ = p.integer("concurrent", 0) != 0;
+  }
+  void exchange(EnsembleWorld&, const Component&, const Component&) override {
+    throw std::runtime_error("exchange called: evaluate is this type's");
+  }
+  std::size_t evaluate(EnsembleWorld& w, const Component& c, const MemberBatch& b) override {
+    std::vector<EntityId> ids;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      const Component m = b.member(i);
+      ids.push_back(m.id);
+      const std::span<const double> news = b.read(i, news_);
+      const std::span<double> live = w.knowledge(m, news_);
+      const Vec2 at = b.position(i), there = w.position(m);
+      if (news.size() != 3 || !std::equal(news.begin(), news.end(), live.begin()) ||
+          at.x != there.x || at.y != there.y)
+        g_batch_mismatches.push_back("robot " + std::to_string(m.id));
+      if (!concurrent_) b.write(i, v_)[0] = w.knowledge(c, v_)[0] + 1;
+    }
+    if (concurrent_ && b.size() > 0) b.write(0, v_)[0] = 1;  // refused: a concurrent type
+    g_batches.emplace_back(w.tick(), c.id, ids);
+    return b.size();
+  }
+  bool concurrent() const override { return concurrent_; }
+
+ private:
+  std::size_t v_ = 0, news_ = 0;
+  bool concurrent_ = false;
+};
+
 PluginRegistry registry() {
   PluginRegistry r;
   register_builtins(r);
@@ -83,6 +146,14 @@ PluginRegistry registry() {
                  [] { return std::make_unique<Recorder>(); });
   r.add_ensemble({PluginKind::kEnsemble, "within_check", "test", {{"d", "real", "1", "metres"}}},
                  [] { return std::make_unique<WithinCheck>(); });
+  r.add_ensemble({PluginKind::kEnsemble,
+                  "knowledge_max_pairs",
+                  "test",
+                  {{"field", "string", "", "field"}, {"into", "string", "member", "side"}}},
+                 [] { return std::make_unique<KnowledgeMaxPairs>(); });
+  r.add_ensemble(
+      {PluginKind::kEnsemble, "batch_check", "test", {{"concurrent", "integer", "0", "0 or 1"}}},
+      [] { return std::make_unique<BatchCheck>(); });
   r.add_controller({PluginKind::kController, "stamp", "test", {}},
                    [] { return std::make_unique<Stamp>(); });
   return r;
@@ -283,6 +354,119 @@ function exchange(c, m) c.knowledge.neighbours = c.knowledge.neighbours + 1 end
       hashes.push_back(s.hash());
     }
     EXPECT_EQ(hashes[0], hashes[1]);
+  }
+}
+
+// The built-in knowledge_max evaluates a coordinator's members in one call on the columns,
+// unsorted (order_free); the same type written pair by pair, members by id, gives the same
+// knowledge on every robot: pushing into members, and pulling into coordinators where many
+// members tie on the compared number but differ in the rest (the tie goes to the smallest id,
+// as in id order). On 1 and 2 threads, with and without AVX2, spatial and global.
+TEST(Ensembles, TheBatchedKnowledgeMaxGivesThePairByPairKnowledge) {
+  const SimdPath path = simd_path();
+  for (const std::string into : {"member", "coordinator"})
+    for (const std::string within : {"0.5", "0"}) {
+      SCOPED_TRACE("into=" + into + " within=" + within);
+      std::vector<std::vector<double>> results;
+      std::vector<std::uint64_t> hashes;
+      for (const char* type : {"knowledge_max", "knowledge_max_pairs"})
+        for (int threads : {1, 2})
+          for (SimdPath simd : {SimdPath::kAvx2, SimdPath::kBaseline}) {
+            set_simd_path(simd);
+            PluginRegistry reg = registry();
+            Diagnostics d;
+            const std::string e = std::string(R"(<ensemble type=")") + type +
+                                  R"(" field="news" within=")" + within + R"(" into=")" + into +
+                                  R"("/>)";
+            auto ex = parse(reg, crowd(threads, e, within == "0" ? 150 : 600), d, threads);
+            ASSERT_TRUE(ex) << d.str();
+            // news = (id % 4, id, -id): a quarter of the robots tie at each first number.
+            const ColumnHandle news = ex->state.robots.find("knowledge.news");
+            std::span<double> n = ex->state.robots.span<double>(news);
+            for (std::size_t r = 0; r < ex->state.robot_count(); ++r) {
+              const double id = ex->state.robot_id()[r];
+              n[3 * r] = static_cast<double>(ex->state.robot_id()[r] % 4);
+              n[3 * r + 1] = id;
+              n[3 * r + 2] = -id;
+            }
+            Simulation sim(std::move(*ex), reg);
+            sim.start();
+            for (int t = 0; t < 3; ++t) sim.step();
+            const WorldState& s = sim.state();
+            std::vector<double> all;
+            int moved = 0;
+            for (std::size_t r = 0; r < s.robot_count(); ++r) {
+              for (std::size_t k = 0; k < 3; ++k) all.push_back(knowledge(s, "news", r, k));
+              moved += knowledge(s, "news", r, 1) != s.robot_id()[r];
+            }
+            EXPECT_GT(moved, static_cast<int>(s.robot_count()) / 2) << "the news spread";
+            results.push_back(all);
+            hashes.push_back(s.hash());
+            sim.finish();
+          }
+      set_simd_path(path);
+      for (std::size_t k = 1; k < results.size(); ++k) {
+        EXPECT_TRUE(results[k] == results[0]) << "run " << k << " differs from the first";
+        EXPECT_EQ(hashes[k], hashes[0]) << "run " << k;
+      }
+    }
+}
+
+// A batched type (its own evaluate) gets each coordinator's members by increasing id, the same
+// pairs a pair-by-pair type gets, with their knowledge and positions in the columns; it writes
+// members on one thread, and a concurrent one's write to a member stops the run, named.
+TEST(Ensembles, ABatchedTypeGetsItsMembersAsColumnsById) {
+  std::vector<std::tuple<Tick, EntityId, EntityId>> batched, pairs;
+  for (const char* e : {R"(<ensemble type="batch_check" within="0.4"/>)",
+                        R"(<ensemble type="within_check" within="0.4" d="1e9"/>)"}) {
+    PluginRegistry reg = registry();
+    Diagnostics d;
+    auto ex = parse(reg, crowd(1, e, 300), d);
+    ASSERT_TRUE(ex) << d.str();
+    const ColumnHandle news = ex->state.robots.find("knowledge.news");
+    std::span<double> n = ex->state.robots.span<double>(news);
+    for (std::size_t k = 0; k < n.size(); ++k) n[k] = static_cast<double>(k);
+    Simulation sim(std::move(*ex), reg);
+    g_pairs.clear();
+    g_batches.clear();
+    g_batch_mismatches.clear();
+    sim.start();
+    while (!sim.done()) sim.step();
+    sim.finish();
+    if (!g_batches.empty()) {
+      for (const auto& [t, c, ids] : g_batches) {
+        EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end())) << "coordinator " << c;
+        for (EntityId m : ids) batched.emplace_back(t, c, m);
+      }
+      EXPECT_TRUE(g_batch_mismatches.empty()) << g_batch_mismatches.front();
+      // The members took their coordinator's v + 1: v is no longer 0 everywhere.
+      int written = 0;
+      for (std::size_t r = 0; r < sim.state().robot_count(); ++r)
+        written += knowledge(sim.state(), "v", r) != 0;
+      EXPECT_GT(written, 100);
+    } else {
+      pairs = g_pairs;
+    }
+  }
+  EXPECT_GT(batched.size(), 3000u);
+  EXPECT_TRUE(batched == pairs) << batched.size() << " pairs against " << pairs.size();
+
+  PluginRegistry reg = registry();
+  Diagnostics d;
+  auto ex =
+      parse(reg, crowd(2, R"(<ensemble type="batch_check" concurrent="1" within="0.4"/>)"), d, 2);
+  ASSERT_TRUE(ex) << d.str();
+  Simulation sim(std::move(*ex), reg);
+  sim.start();
+  try {
+    sim.step();
+    FAIL() << "the run went on";
+  } catch (const RunError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("tick 0, ensemble 'batch_check' (ens.xml:"), std::string::npos) << m;
+    EXPECT_NE(m.find("a concurrent ensemble writes only its coordinator's knowledge"),
+              std::string::npos)
+        << m;
   }
 }
 
