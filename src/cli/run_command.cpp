@@ -420,7 +420,7 @@ std::vector<distributed::ProcessReport> run_file(const RunArgs& a, const std::st
         b.take_commands();
         const Tick tick = sim.state().tick;
         if (b.wants_whole_frame() && b.publishes_robots_at(tick + 2)) {
-          sim.request_whole_frame();
+          sim.request_whole_frame(/*rows=*/true);  // (/NS/poses reads process 0's world)
           ros_whole_at.insert(tick + 2);
         }
       };

@@ -11,8 +11,9 @@
 //            take a checkpoint at the start of the next tick, 2 = interventions follow
 //            (string: lines of an interventions file) to land before the next tick, 4 = the
 //            next tick's moves carry every robot to the first process (a whole frame for the
-//            live view; a split run makes it in blocks instead, 'Q', 'W', 'F') (those three
-//            from the first process only), 8 = a reply follows
+//            live view; a split run makes it in blocks instead, 'Q', 'W', 'F'), 16 (with 4) =
+//            as rows even on a split run (the ROS 2 bridge's /NS/poses) (those four from the
+//            first process only), 8 = a reply follows
 //            (string: what became of interventions the sender landed alone; from the others
 //            only, for the first process). With affinities, the last part
 //            then has u32 k, k x (u32 row, the row's bytes column by column): the whole rows of the
@@ -572,9 +573,10 @@ void TickRounds::put_moves_tail(std::vector<std::uint8_t>& out) const {
   }
   const bool announce = dist_.process == 0 && !sim_.interventions_announced_.empty();
   const bool whole = dist_.process == 0 && sim_.whole_frame_requested_;
+  const bool rows = whole && sim_.whole_rows_requested_;
   const bool reply = dist_.process != 0 && !sim_.replies_out_.empty();
   w.u8((dist_.process == 0 && sim_.checkpoint_requested_ ? 1 : 0) | (announce ? 2 : 0) |
-       (whole ? 4 : 0) | (reply ? 8 : 0));
+       (whole ? 4 : 0) | (reply ? 8 : 0) | (rows ? 16 : 0));
   if (announce) w.str(sim_.interventions_announced_);
   if (reply) w.str(sim_.replies_out_);
   if (sim_.pinned_) {  // whole rows for the processes running these robots' controllers
@@ -598,11 +600,13 @@ void TickRounds::take_moves_tail(log::ByteReader& r, int p) {
     incoming_tags_.emplace_back(id, r.str());
   }
   const std::uint8_t flags = r.u8();
-  if (flags > 15 || ((flags & 7) != 0 && p != 0) || ((flags & 8) != 0 && p == 0))
+  if (flags > 31 || ((flags & 23) != 0 && p != 0) || ((flags & 8) != 0 && p == 0) ||
+      ((flags & 16) != 0 && (flags & 4) == 0))
     throw log::LogError("unknown flags");
   if (flags & 1) sim_.checkpoint_due_ = true;
   if (flags & 2) sim_.interventions_due_ = r.str();
   if (flags & 4) sim_.whole_frame_next_ = true;
+  if (flags & 16) sim_.whole_rows_next_ = true;
   if (flags & 8) {  // (a reply: for the first process only)
     std::string lines = r.str();
     if (dist_.process == 0) sim_.replies_in_ += lines;
@@ -882,7 +886,9 @@ void TickRounds::moves() {
   // but a run split over domains (with no log or a split one) makes it in blocks after the step,
   // as its frame log's (frame_blocks): the first process never takes in every robot.
   const bool wanted = std::exchange(sim_.whole_frame_next_, false);
-  const bool blocks = wanted && sim_.partitioned_ && (sim_.split_log_ || sim_.log_every_.empty());
+  const bool rows_wanted = std::exchange(sim_.whole_rows_next_, false);
+  const bool blocks =
+      wanted && !rows_wanted && sim_.partitioned_ && (sim_.split_log_ || sim_.log_every_.empty());
   const bool frame = logged || (wanted && !blocks);
   sim_.whole_frame_tick_ = frame && !logged ? next : -1;
   sim_.view_blocks_tick_ = blocks ? next : -1;
@@ -920,6 +926,7 @@ void TickRounds::moves() {
   if (dist_.process == 0) {  // (announced: every process lands them before the next step)
     sim_.interventions_due_ = std::exchange(sim_.interventions_announced_, {});
     if (std::exchange(sim_.whole_frame_requested_, false)) sim_.whole_frame_next_ = true;
+    if (std::exchange(sim_.whole_rows_requested_, false)) sim_.whole_rows_next_ = true;
   } else {
     sim_.replies_out_.clear();  // (sent)
   }
@@ -1011,6 +1018,12 @@ CheckpointParts TickRounds::checkpoint(CheckpointParts mine) {
   }
   m.to.resize(static_cast<std::size_t>(dist_.processes));
   if (dist_.process != 0) {
+    if (mine.chunk_bytes.front() > (std::size_t{59} << 20))
+      throw RunError("tick " + std::to_string(state_.tick) + ": checkpoint: this process's " +
+                     std::to_string(mine.robots) + " robots take " +
+                     std::to_string(mine.chunk_bytes.front()) +
+                     " bytes compressed, more than a message may carry (60 MiB); run on more "
+                     "processes, or without --checkpoint-every");
     std::vector<std::uint8_t>& out = m.to[0];
     out = std::move(mine.chunks.front());
     out.resize(mine.chunk_bytes.front());

@@ -93,7 +93,14 @@ class Simulation final : private WorldAccess {
   /// is told with this tick's moves message, and the moves of the next tick then carry every
   /// robot to the first process, as on a tick a log keeps: the observer (observe_frames) gets
   /// the whole frame of the tick after next. Changes who receives rows, never the world.
-  void request_whole_frame() { whole_frame_requested_ = true; }
+  /// A run split over domains makes that frame in blocks instead (the frame log's, handed to the
+  /// observer), and the first process does not take in every robot, unless `rows`: then the
+  /// moves carry every robot's rows to it, so that it holds them (the ROS 2 bridge's
+  /// /NS/poses reads them from the world).
+  void request_whole_frame(bool rows = false) {
+    whole_frame_requested_ = true;
+    whole_rows_requested_ = whole_rows_requested_ || rows;
+  }
   /// Hands the header and every tick's frame to `observer` (the live view, src/view/live_run.hpp)
   /// as to a log of its own, with `every` 1, beside the experiment's logs, and at finish() the
   /// world as it is then once more (the same tick as the last frame; an error may have stopped
@@ -493,6 +500,8 @@ class Simulation final : private WorldAccess {
   std::string replies_in_;               ///< first process: take_replies()
   bool whole_frame_requested_ = false;   ///< first process: request_whole_frame(), to announce
   bool whole_frame_next_ = false;        ///< every process: the next moves carry every robot
+  bool whole_rows_requested_ = false;    ///< first process: request_whole_frame(true)
+  bool whole_rows_next_ = false;         ///< every process: ... as rows, even on a split run
   Tick whole_frame_tick_ = -1;           ///< the observer gets this tick's frame whole
   Tick view_blocks_tick_ = -1;  ///< a split run: the observer gets this tick's frame in blocks
   std::uint64_t robot_steps_ = 0;

@@ -193,7 +193,10 @@ void Simulation::restore_world(const std::vector<std::uint8_t>& saved, bool part
       const std::uint8_t* stored = r.take(static_cast<std::size_t>(size));
       std::uint64_t raw_size = 0;
       std::memcpy(&raw_size, stored, 8);
-      if (raw_size != ZSTD_getFrameContentSize(stored + 8, size - 8) || raw_size > (1u << 30))
+      // (Bounded by what zstd can expand the stored bytes to, so that a hand-made part
+      // cannot make us allocate more.)
+      if (raw_size != ZSTD_getFrameContentSize(stored + 8, size - 8) || raw_size > (1u << 30) ||
+          raw_size > (size - 8) * 32768 + 65536)
         corrupt("a part of the robots of a wrong size");
       raw.resize(static_cast<std::size_t>(raw_size));
       const std::size_t got = ZSTD_decompress(raw.data(), raw.size(), stored + 8, size - 8);
