@@ -32,14 +32,19 @@ namespace {
 /// Entity ids a checkpoint may hold (bounds the id index a corrupt file could make us build).
 constexpr std::uint64_t kMaxEntityIds = std::uint64_t{1} << 28;
 
-void save_columns(const ColumnStore& s, log::ByteWriter& w) {
-  w.u64(s.rows());
+/// The head of saved columns: u64 rows, u32 columns, each column's name, type and width.
+void save_schema(const ColumnStore& s, std::size_t rows, log::ByteWriter& w) {
+  w.u64(rows);
   w.u32(static_cast<std::uint32_t>(s.schema().size()));
   for (const ColumnDesc& d : s.schema()) {
     w.str(d.name);
     w.u8(static_cast<std::uint8_t>(d.type));
     w.u32(d.width);
   }
+}
+
+void save_columns(const ColumnStore& s, log::ByteWriter& w) {
+  save_schema(s, s.rows(), w);
   for (ColumnHandle c = 0; c < s.schema().size(); ++c) {
     if (s.desc(c).type == ColumnType::kString) {
       const StringColumn& strings = s.strings(c);
@@ -56,13 +61,7 @@ void save_columns(const ColumnStore& s, log::ByteWriter& w) {
 void save_rows(const ColumnStore& s, std::span<const std::uint32_t> rows,
                std::vector<std::uint8_t>& out) {
   log::ByteWriter w(out);
-  w.u64(rows.size());
-  w.u32(static_cast<std::uint32_t>(s.schema().size()));
-  for (const ColumnDesc& d : s.schema()) {
-    w.str(d.name);
-    w.u8(static_cast<std::uint8_t>(d.type));
-    w.u32(d.width);
-  }
+  save_schema(s, rows.size(), w);
   for (ColumnHandle c = 0; c < s.schema().size(); ++c) {
     if (s.desc(c).type == ColumnType::kString) {
       const StringColumn& strings = s.strings(c);

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "log/log_reader.hpp"
+#include "support/crossing_scene.hpp"
 #include "support/processes.hpp"
 #include "support/test_files.hpp"
 #include "swarm_scenario.hpp"
@@ -43,6 +44,17 @@ using Result = fleetsim::testing::CommandResult;
 class Mpi : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = fleetsim::testing::fresh_test_dir(); }
+  /// The URL a job started with --view prints in job.out; empty, the job stopped and its output
+  /// reported as a failure, when it prints none.
+  std::string view_url(pid_t job) {
+    const std::string url = fleetsim::testing::wait_for_view_url(path("job.out"), 6000);
+    if (url.empty()) {
+      kill(job, SIGTERM);
+      fleetsim::testing::wait_for(job, std::chrono::seconds(30));
+      ADD_FAILURE() << slurp(path("job.out")) << slurp(path("job.err"));
+    }
+    return url;
+  }
   std::string path(const std::string& n) const { return (dir_ / n).string(); }
   Result shell(const std::string& command) { return fleetsim::testing::run_command(command, dir_); }
   Result mpirun(int ranks, const std::string& args) {
@@ -285,12 +297,8 @@ TEST_F(Mpi, RankZeroServesTheViewAndAnInterventionLandsOnEveryRank) {
                                                           "--record-interventions",
                                                           path("session.interventions")},
                                                          path("job.out"), path("job.err"));
-  const std::string url = fleetsim::testing::wait_for_view_url(path("job.out"), 6000);
-  if (url.empty()) {
-    kill(job, SIGTERM);
-    fleetsim::testing::wait_for(job, std::chrono::seconds(30));
-    FAIL() << slurp(path("job.out")) << slurp(path("job.err"));
-  }
+  const std::string url = view_url(job);
+  if (url.empty()) return;
   for (const char* command : {" step", " move 3 1.5 2.25 0.5", " step"}) {
     Result r = shell(kFleetsim + " control " + url + command);
     EXPECT_EQ(r.status, 0) << command << ": " << r.err;
@@ -322,17 +330,7 @@ TEST_F(Mpi, RankZeroServesTheViewAndAnInterventionLandsOnEveryRank) {
 // (rank 0 announces it, rank 1 replies, rank 0 records it), and the recorded file replays on
 // one process with the job's log bytes and hash.
 TEST_F(Mpi, AScriptGlobalOfARobotOnRankOneLandsThereAndReplays) {
-  std::ofstream(path("still.lua"))
-      << "speed = 0\nfunction step()\n  robot.wheels.set_velocity(speed, speed)\nend\n";
-  std::ofstream(path("cross.xml"))
-      << "<fleetsim><framework ticks_per_second=\"10\" length=\"3\" seed=\"3\"/>"
-         "<controllers><controller id=\"s\" type=\"lua\" script=\"still.lua\"/></controllers>"
-         "<arena size=\"8,8\">"
-         "<robot id=\"a\" kind=\"epuck\" controller=\"s\" position=\"-0.3,2\" heading=\"0\"/>"
-         "<robot id=\"b\" kind=\"epuck\" controller=\"s\" position=\"-0.3,-2\" heading=\"0\"/>"
-         "<robot id=\"c\" kind=\"epuck\" controller=\"s\" position=\"0.3,-1\" heading=\"180\"/>"
-         "<robot id=\"d\" kind=\"epuck\" controller=\"s\" position=\"2,1\" heading=\"180\"/>"
-         "</arena></fleetsim>\n";
+  fleetsim::testing::write_crossing_scene(dir_, 3);
   const pid_t job = fleetsim::testing::spawn_with_output("/usr/bin/env",
                                                          {"FLEETSIM_MPI_SILENCE_MS=5000",
                                                           "mpirun",
@@ -356,12 +354,8 @@ TEST_F(Mpi, AScriptGlobalOfARobotOnRankOneLandsThereAndReplays) {
                                                           "--record-interventions",
                                                           path("session.interventions")},
                                                          path("job.out"), path("job.err"));
-  const std::string url = fleetsim::testing::wait_for_view_url(path("job.out"), 6000);
-  if (url.empty()) {
-    kill(job, SIGTERM);
-    fleetsim::testing::wait_for(job, std::chrono::seconds(30));
-    FAIL() << slurp(path("job.out")) << slurp(path("job.err"));
-  }
+  const std::string url = view_url(job);
+  if (url.empty()) return;
   for (const char* command : {" param 2 speed 10", " step"}) {
     Result r = shell(kFleetsim + " control " + url + command);
     EXPECT_EQ(r.status, 0) << command << ": " << r.err;
@@ -406,12 +400,8 @@ TEST_F(Mpi, RankZeroGetsWholeFramesWhileAPageWatches) {
        "2", kFleetsim, "run", path("split.xml"), "--view", "--port", "0", "--view-speed", "1",
        "--json"},
       path("job.out"), path("job.err"));
-  const std::string url = fleetsim::testing::wait_for_view_url(path("job.out"), 6000);
-  if (url.empty()) {
-    kill(job, SIGTERM);
-    fleetsim::testing::wait_for(job, std::chrono::seconds(30));
-    FAIL() << slurp(path("job.out")) << slurp(path("job.err"));
-  }
+  const std::string url = view_url(job);
+  if (url.empty()) return;
   httplib::Client page("127.0.0.1", fleetsim::testing::view_url_port(url));
   std::uint64_t frames = 0, version = 0;
   std::string state;

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/crossing_scene.hpp"
 #include "support/processes.hpp"
 
 namespace fleetsim {
@@ -378,20 +379,9 @@ TEST(LiveCli, OnTwoProcessesInterventionsLandOnEveryProcessAndReplayByteForByte)
 // two with the live session's log bytes and hash.
 TEST(LiveCli, OnTwoProcessesAScriptGlobalLandsWhereTheControllerRunsAndTravelsWithIt) {
   const fs::path dir = testing::fresh_test_dir("live_cli");
-  std::ofstream(dir / "still.lua")
-      << "speed = 0\nfunction step()\n  robot.wheels.set_velocity(speed, speed)\nend\n";
   // Robot 2 (c) starts in the right-hand domain, facing the left-hand one; it stands still
-  // until its speed is set. (Domains: cut between the robots' x at the start.)
-  std::ofstream(dir / "cross.xml")
-      << "<fleetsim><framework ticks_per_second=\"10\" length=\"10\" seed=\"3\"/>"
-         "<controllers><controller id=\"s\" type=\"lua\" script=\"still.lua\"/></controllers>"
-         "<arena size=\"8,8\">"
-         "<robot id=\"a\" kind=\"epuck\" controller=\"s\" position=\"-0.3,2\" heading=\"0\"/>"
-         "<robot id=\"b\" kind=\"epuck\" controller=\"s\" position=\"-0.3,-2\" heading=\"0\"/>"
-         "<robot id=\"c\" kind=\"epuck\" controller=\"s\" position=\"0.3,-1\" heading=\"180\"/>"
-         "<robot id=\"d\" kind=\"epuck\" controller=\"s\" position=\"2,1\" heading=\"180\"/>"
-         "</arena></fleetsim>\n";
-  const std::string experiment = (dir / "cross.xml").string();
+  // until its speed is set (support/crossing_scene.hpp).
+  const std::string experiment = testing::write_crossing_scene(dir, 10);
   const auto hash_of = [](const std::string& out) {
     return nlohmann::json::parse(out.substr(out.rfind("\n{") + 1))["state_hash"];
   };
@@ -827,18 +817,7 @@ TEST(LiveCli, TheNetworkPrimaryServesTheViewAndSteersTheSecondaries) {
   }
   {
     SCOPED_TRACE("interventions");
-    std::ofstream(dir / "still.lua")
-        << "speed = 0\nfunction step()\n  robot.wheels.set_velocity(speed, speed)\nend\n";
-    std::ofstream(dir / "cross.xml")
-        << "<fleetsim><framework ticks_per_second=\"10\" length=\"3\" seed=\"3\"/>"
-           "<controllers><controller id=\"s\" type=\"lua\" script=\"still.lua\"/></controllers>"
-           "<arena size=\"8,8\">"
-           "<robot id=\"a\" kind=\"epuck\" controller=\"s\" position=\"-0.3,2\" heading=\"0\"/>"
-           "<robot id=\"b\" kind=\"epuck\" controller=\"s\" position=\"-0.3,-2\" heading=\"0\"/>"
-           "<robot id=\"c\" kind=\"epuck\" controller=\"s\" position=\"0.3,-1\" heading=\"180\"/>"
-           "<robot id=\"d\" kind=\"epuck\" controller=\"s\" position=\"2,1\" heading=\"180\"/>"
-           "</arena></fleetsim>\n";
-    const std::string experiment = (dir / "cross.xml").string();
+    const std::string experiment = testing::write_crossing_scene(dir, 3);
     const fs::path session = dir / "session.interventions";
     const auto [primary, secondary, url] =
         start(experiment,

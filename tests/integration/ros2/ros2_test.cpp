@@ -331,6 +331,21 @@ class Ros2Bridge : public ::testing::Test {
     return got;
   }
 
+  /// A reader of ros_discovery_info as rmw_cyclonedds reads it: reliable, transient local.
+  dds_entity_t discovery_info_reader() {
+    dds_qos_t* q = dds_create_qos();
+    dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+    dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+    dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+    const dds_entity_t info = dds_create_reader(
+        participant_,
+        dds_create_topic(participant_, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
+                         "ros_discovery_info", nullptr, nullptr),
+        q, nullptr);
+    dds_delete_qos(q);
+    return info;
+  }
+
   fs::path dir_;
   std::string example_ = kExample;  ///< the experiment start_run runs
   int domain_ = 0;
@@ -393,16 +408,7 @@ TEST_F(Ros2Bridge, RosToolsSeeTheNodeItsEndpointsAndTheirTypeHashes) {
   EXPECT_EQ(hashes.at("geometry_msgs/msg/Twist"), kTwistHashAsRos2Prints);
 
   // ros_discovery_info as rmw_cyclonedds reads it: reliable, transient local.
-  dds_qos_t* q = dds_create_qos();
-  dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
-  dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
-  dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
-  const dds_entity_t info = dds_create_reader(
-      participant_,
-      dds_create_topic(participant_, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
-                       "ros_discovery_info", nullptr, nullptr),
-      q, nullptr);
-  dds_delete_qos(q);
+  const dds_entity_t info = discovery_info_reader();
   ASSERT_GT(info, 0);
   const dds_entity_t participants =
       dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSPARTICIPANT, nullptr, nullptr);
@@ -816,16 +822,7 @@ TEST_F(Ros2Bridge, OnTwoProcessesAPinnedRobotIsPublishedByTheProcessRunningIt) {
 // writers it holds: every robot's topics on both (a robot's writer moves with it), /clock,
 // /NS/poses and the commands on process 0's.
 TEST_F(Ros2Bridge, OnTwoProcessesEachParticipantAnnouncesItsNode) {
-  dds_qos_t* q = dds_create_qos();
-  dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
-  dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
-  dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
-  const dds_entity_t info = dds_create_reader(
-      participant_,
-      dds_create_topic(participant_, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
-                       "ros_discovery_info", nullptr, nullptr),
-      q, nullptr);
-  dds_delete_qos(q);
+  const dds_entity_t info = discovery_info_reader();
   ASSERT_GT(info, 0);
   const dds_entity_t publications =
       dds_create_reader(participant_, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, nullptr, nullptr);
