@@ -524,6 +524,38 @@ TEST(LiveCli, OnTwoProcessesASplitRunTakesInterventionsWithViewSteer) {
   }
 }
 
+/// A run split over two domains (one region, 30 e-pucks, 4 s at 10 ticks a second), with
+/// `log_element` (a <log>, or nothing); returns the experiment's path.
+std::string write_split_scene(const fs::path& dir, const std::string& log_element) {
+  std::ofstream(dir / "split.xml")
+      << "<fleetsim><framework ticks_per_second=\"10\" length=\"4\" seed=\"5\"/>"
+         "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
+         "<arena size=\"8,8\"><distribute count=\"30\" kind=\"epuck\" controller=\"c\"/>"
+         "</arena>"
+      << log_element << "</fleetsim>\n";
+  return (dir / "split.xml").string();
+}
+
+/// `experiment` on 2 processes with --view at real time, its output into `out` and `err`.
+pid_t start_watched_run(const std::string& experiment, const fs::path& out, const fs::path& err) {
+  return testing::spawn_with_output(kFleetsim,
+                                    {"run", experiment, "--processes", "2", "--view", "--port", "0",
+                                     "--view-speed", "1", "--json"},
+                                    out.string(), err.string());
+}
+
+/// The URL the run prints; empty, the run stopped and its output reported as a failure, when
+/// it prints none.
+std::string view_url_or_stop(pid_t run, const fs::path& out, const fs::path& err) {
+  const std::string url = testing::wait_for_view_url(out, 3000);
+  if (url.empty()) {
+    kill(run, SIGKILL);
+    waitpid(run, nullptr, 0);
+    ADD_FAILURE() << slurp(out) << slurp(err);
+  }
+  return url;
+}
+
 // On several processes, a page attached gets whole frames while the run goes (the first process
 // asks for them at the page's frame rate, announced in its moves message), not only those a log
 // keeps (with no log: the first and the last); and the run ends with the same hash, and the
@@ -538,25 +570,12 @@ TEST(LiveCli, OnTwoProcessesAPageGetsWholeFramesWhileTheRunGoesWithTheSameBits) 
     // One region over the domains: a split run (each process holds the robots near its
     // domain). Real time: 40 ticks at 10 a second, 4 seconds.
     const fs::path log = dir / "run.flog";
-    std::ofstream(dir / "split.xml")
-        << "<fleetsim><framework ticks_per_second=\"10\" length=\"4\" seed=\"5\"/>"
-           "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
-           "<arena size=\"8,8\"><distribute count=\"30\" kind=\"epuck\" controller=\"c\"/>"
-           "</arena>"
-        << (logged ? "<log path=\"" + log.string() + "\" format=\"frames\" every=\"15\"/>" : "")
-        << "</fleetsim>\n";
-    const std::string experiment = (dir / "split.xml").string();
+    const std::string experiment = write_split_scene(
+        dir, logged ? "<log path=\"" + log.string() + "\" format=\"frames\" every=\"15\"/>" : "");
     const fs::path out = dir / "run.out", err = dir / "run.err";
-    const pid_t run = testing::spawn_with_output(kFleetsim,
-                                                 {"run", experiment, "--processes", "2", "--view",
-                                                  "--port", "0", "--view-speed", "1", "--json"},
-                                                 out.string(), err.string());
-    const std::string url = testing::wait_for_view_url(out, 3000);
-    if (url.empty()) {
-      kill(run, SIGKILL);
-      waitpid(run, nullptr, 0);
-      FAIL() << slurp(out) << slurp(err);
-    }
+    const pid_t run = start_watched_run(experiment, out, err);
+    const std::string url = view_url_or_stop(run, out, err);
+    if (url.empty()) return;
     // A page: long polls of the status (as viewer.js's), the newest frame fetched each time.
     httplib::Client page("127.0.0.1", testing::view_url_port(url));
     std::uint64_t frames = 0, version = 0, fetched = 0;
@@ -654,23 +673,11 @@ std::map<double, std::string> chunk_frames(const std::string& chunk) {
 // are those of a one-process run at the same ticks, byte for byte as the page reads them.
 TEST(LiveCli, OnTwoProcessesASplitRunsPageFramesAreTheOneProcessFrames) {
   const fs::path dir = testing::fresh_test_dir("live_cli");
-  std::ofstream(dir / "split.xml")
-      << "<fleetsim><framework ticks_per_second=\"10\" length=\"4\" seed=\"5\"/>"
-         "<controllers><controller id=\"c\" type=\"diffusion\"/></controllers>"
-         "<arena size=\"8,8\"><distribute count=\"30\" kind=\"epuck\" controller=\"c\"/>"
-         "</arena></fleetsim>\n";
-  const std::string experiment = (dir / "split.xml").string();
+  const std::string experiment = write_split_scene(dir, "");
   const fs::path out = dir / "run.out", err = dir / "run.err";
-  const pid_t run = testing::spawn_with_output(kFleetsim,
-                                               {"run", experiment, "--processes", "2", "--view",
-                                                "--port", "0", "--view-speed", "1", "--json"},
-                                               out.string(), err.string());
-  const std::string url = testing::wait_for_view_url(out, 3000);
-  if (url.empty()) {
-    kill(run, SIGKILL);
-    waitpid(run, nullptr, 0);
-    FAIL() << slurp(out) << slurp(err);
-  }
+  const pid_t run = start_watched_run(experiment, out, err);
+  const std::string url = view_url_or_stop(run, out, err);
+  if (url.empty()) return;
   httplib::Client page("127.0.0.1", testing::view_url_port(url));
   std::map<double, std::string> seen;
   std::uint64_t frames = 0, version = 0;
