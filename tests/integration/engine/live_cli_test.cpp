@@ -714,15 +714,18 @@ TEST(LiveCli, OnTwoProcessesASplitRunsPageFramesAreTheOneProcessFrames) {
   const pid_t view =
       testing::spawn_with_output(kFleetsim, {"view", (dir / "one.flog").string(), "--port", "0"},
                                  view_out, (dir / "view.err").string());
-  std::smatch m;
   const std::regex printed(R"(http://127\.0\.0\.1:(\d+)/)");
-  for (int i = 0; i < 1000; ++i) {
+  int port = 0;  // (read while the text it was found in lives)
+  for (int i = 0; i < 1000 && port == 0; ++i) {
     const std::string said = slurp(view_out);
-    if (std::regex_search(said, m, printed)) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (std::smatch m; std::regex_search(said, m, printed)) {
+      port = std::stoi(m[1].str());
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
-  ASSERT_FALSE(m.empty()) << slurp(view_out);
-  httplib::Client replay("127.0.0.1", std::stoi(m[1].str()));
+  ASSERT_NE(port, 0) << slurp(view_out);
+  httplib::Client replay("127.0.0.1", port);
   for (const auto& [tick, bytes] : seen) {
     SCOPED_TRACE("tick " + std::to_string(tick));
     auto f = replay.Get("/api/frames?start=" + std::to_string(static_cast<int>(tick)) + "&count=1");
