@@ -40,16 +40,34 @@ void LiveRun::write(const log::LogFrameView& v) {
   // show), idle_held_fps while none does: a cost bounded by wall time whatever the ticks per
   // second, and small when nobody looks. Paused, stepped or paced: every frame.
   const auto now = std::chrono::steady_clock::now();
-  if (held_any_ && !paced_.load(std::memory_order_relaxed)) {
-    const bool watched = now - last_poll() < kWatchedFor;
-    const double fps = watched ? options_.held_fps : options_.idle_held_fps;
-    if (fps > 0 && now - last_held_at_ < std::chrono::duration<double>(1.0 / fps)) {
-      last_view_ = v;  // held if the run pauses or ends right after it (vectors reused)
-      skipped_ = true;
-      return;
-    }
+  if (held_too_recently(now)) {
+    last_view_ = v;  // held if the run pauses or ends right after it (vectors reused)
+    skipped_ = true;
+    return;
   }
   hold(v, now);
+}
+
+bool LiveRun::held_too_recently(std::chrono::steady_clock::time_point now) {
+  if (!held_any_ || paced_.load(std::memory_order_relaxed)) return false;
+  const bool watched = now - last_poll() < kWatchedFor;
+  const double fps = watched ? options_.held_fps : options_.idle_held_fps;
+  return fps > 0 && now - last_held_at_ < std::chrono::duration<double>(1.0 / fps);
+}
+
+LiveRun::Frame LiveRun::begin_frame(const log::LogFrameView& v,
+                                    std::chrono::steady_clock::time_point now) {
+  held_any_ = true;
+  last_held_tick_ = v.tick;
+  last_held_at_ = now;
+  Frame f;
+  f.tick = v.tick;
+  f.time_ns = v.time_ns;
+  f.status = std::string(v.status);
+  f.tag_count = v.tags.size();
+  f.robot_count = v.robot_count;
+  f.object_count = v.object_count;
+  return f;
 }
 
 bool LiveRun::wants_whole_frame() {
@@ -70,16 +88,7 @@ void LiveRun::finish() {
 }
 
 void LiveRun::hold(const log::LogFrameView& v, std::chrono::steady_clock::time_point now) {
-  held_any_ = true;
-  last_held_tick_ = v.tick;
-  last_held_at_ = now;
-  Frame f;
-  f.tick = v.tick;
-  f.time_ns = v.time_ns;
-  f.status = std::string(v.status);
-  f.tag_count = v.tags.size();
-  f.robot_count = v.robot_count;
-  f.object_count = v.object_count;
+  Frame f = begin_frame(v, now);
   std::size_t total = 0;
   for (auto c : v.robot_columns) total += c.size();
   for (auto c : v.object_columns) total += c.size();
@@ -108,27 +117,14 @@ void LiveRun::write_blocks(const log::LogFrameView& head,
   namespace ff = log::frame_format;
   latest_tick_.store(head.tick, std::memory_order_relaxed);
   const auto now = std::chrono::steady_clock::now();
-  if (held_any_ && !paced_.load(std::memory_order_relaxed)) {  // (as write())
-    const bool watched = now - last_poll() < kWatchedFor;
-    const double fps = watched ? options_.held_fps : options_.idle_held_fps;
-    if (fps > 0 && now - last_held_at_ < std::chrono::duration<double>(1.0 / fps)) return;
-  }
-  held_any_ = true;
-  last_held_tick_ = head.tick;
-  last_held_at_ = now;
+  if (held_too_recently(now)) return;  // (as write())
+  Frame f = begin_frame(head, now);
   skipped_ = false;
   // The frame log's record payload: the head, compressed here, then the blocks as they came.
   std::vector<ff::RobotBlock> table;
   for (const ff::EncodedBlock& b : blocks) table.push_back(b.block);
   std::vector<std::uint8_t> raw(ff::head_size(head, table.size(), layout_));
   ff::encode_head(head, table, layout_, raw.data());
-  Frame f;
-  f.tick = head.tick;
-  f.time_ns = head.time_ns;
-  f.status = std::string(head.status);
-  f.tag_count = head.tags.size();
-  f.robot_count = head.robot_count;
-  f.object_count = head.object_count;
   f.packed = true;
   f.raw_size = raw.size();
   f.data.resize(ZSTD_compressBound(raw.size()));

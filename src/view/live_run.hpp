@@ -196,6 +196,11 @@ class LiveRun final : public log::LogWriter, public log::LogReader {
   Status status_locked() const;
   /// Copies `v` into frames_ (run thread).
   void hold(const log::LogFrameView& v, std::chrono::steady_clock::time_point now);
+  /// At full speed, a frame held less than a frame period ago (held_fps while a page watches,
+  /// idle_held_fps otherwise): the next is not held. Never when paced, paused or stepped.
+  bool held_too_recently(std::chrono::steady_clock::time_point now);
+  /// A frame of `v`'s tick, time, status and counts (no data yet), noted as held at `now`.
+  Frame begin_frame(const log::LogFrameView& v, std::chrono::steady_clock::time_point now);
   /// Appends `f` (its data filled) to frames_ with `tags`, dropping the oldest beyond the
   /// memory budget (run thread).
   void keep(Frame f, std::span<const std::string> tags);
