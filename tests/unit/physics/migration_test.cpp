@@ -11,6 +11,7 @@
 #include "fleetsim/random.hpp"
 #include "plugins/builtins.hpp"
 #include "sim/simulation.hpp"
+#include "support/sanitizers.hpp"
 
 namespace fleetsim::testing {
 namespace {
@@ -153,7 +154,8 @@ Outcome run_scene(std::uint64_t seed, int threads, Tick ticks) {
 }
 
 TEST(Migration, RandomMultiEngineScenesKeepEveryRobotWhole) {
-  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+  const int seeds = property_cases(3);
+  for (std::uint64_t seed = 1; seed <= static_cast<std::uint64_t>(seeds); ++seed) {
     Outcome one = run_scene(seed, 1, 2000);
     if (HasFatalFailure()) return;
     EXPECT_GT(one.migrations, 500) << "seed " << seed << ": robots should cross engines often";
