@@ -35,15 +35,17 @@
 // one line for the K-process run with `processes`, `speedup_vs_one_process`, `one_process_rtf`,
 // `same_hash_as_one_process`, and the exchange's figures per tick over all processes:
 // `halo_robots_per_tick` (robots whose halo columns were sent), `migrations_per_tick`,
-// `bytes_per_tick` (payloads sent), `exchange_us_per_tick` (the slowest process's packing, rounds
-// and unpacking, including waiting for the others) and `exchange_work_us_per_tick` (the same
-// without the waiting), all without the end's state gather (`state_gather_bytes`: once per run;
-// `rtf` and `tick_us` include it); and `per_process`, each process's own `peak_rss_bytes`,
-// `rss_end_bytes` (resident after the last tick: what it needs while it runs, the load behind it),
-// `partitioned` (it held only its part of the world), `owned_robots` (robots it senses, controls
-// and moves, on average over the ticks), `ghost_robots` (the others whose state it holds, on
-// average), `held_robots_max`, `id_table_bytes`, `bytes_sent_per_tick`, `bytes_received_per_tick`,
-// `exchange_us_per_tick`, `rounds_per_tick` and
+// `bytes_per_tick` (payloads sent), `wire_bytes_per_tick` (what the transport carried: each payload
+// once per process it reached, the end's few hundred bytes included), `exchange_us_per_tick` (the
+// slowest process's packing, rounds and unpacking, including waiting for the others) and
+// `exchange_work_us_per_tick` (the same without the waiting), all without the end's state gather
+// (`state_gather_bytes`: once per run; `rtf` and `tick_us` include it); and `per_process`, each
+// process's own `peak_rss_bytes`, `rss_end_bytes` (resident after the last tick: what it needs
+// while it runs, the load behind it), `partitioned` (it held only its part of the world),
+// `owned_robots` (robots it senses, controls and moves, on average over the ticks), `ghost_robots`
+// (the others whose state it holds, on average), `held_robots_max`, `id_table_bytes`,
+// `bytes_sent_per_tick`, `wire_bytes_sent_per_tick` (what the transport carried: each payload once
+// per process it reached), `bytes_received_per_tick`, `exchange_us_per_tick`, `rounds_per_tick` and
 // `state_hash`. `mpirun -n K diffusion ...` runs the scene on the K ranks of the MPI job instead
 // (rank 0 prints the line, without the one-process run and its three figures).
 #include <sys/resource.h>
@@ -296,8 +298,9 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
   const double ticks = static_cast<double>(std::max<Tick>(1, p0.ticks));
   const double sim_seconds = static_cast<double>(p0.ticks * tick_ns) / 1e9;
   double steps = 0, halo = 0, migrations = 0, bytes = 0, exchange = 0, work = 0, loop = 0,
-         gather_bytes = 0;
+         gather_bytes = 0, wire = 0;
   for (const auto& r : reports) {
+    wire += static_cast<double>(r.exchange.wire_bytes_sent);
     steps += static_cast<double>(r.robot_steps);
     halo += static_cast<double>(r.exchange.halo_rows_sent);
     migrations += static_cast<double>(r.exchange.migrations_in);
@@ -326,6 +329,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
          {"id_table_bytes", r.exchange.id_table_bytes},
          {"bytes_sent_per_tick",
           static_cast<double>(r.exchange.bytes_sent - r.exchange.gather_bytes) / ticks},
+         {"wire_bytes_sent_per_tick", static_cast<double>(r.exchange.wire_bytes_sent) / ticks},
          {"bytes_received_per_tick",
           static_cast<double>(r.exchange.bytes_received - r.exchange.gather_bytes_received) /
               ticks},
@@ -350,6 +354,7 @@ int run_processes(const fleetsim::bench::DiffusionSceneOptions& o, const std::st
                               {"halo_robots_per_tick", halo / ticks},
                               {"migrations_per_tick", migrations / ticks},
                               {"bytes_per_tick", bytes / ticks},
+                              {"wire_bytes_per_tick", wire / ticks},
                               {"state_gather_bytes", gather_bytes},
                               {"exchange_us_per_tick", exchange * 1e6 / ticks},
                               {"exchange_work_us_per_tick", work * 1e6 / ticks},

@@ -1,5 +1,6 @@
 #include "distributed/exchanges.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -64,7 +65,8 @@ transport::FederationLayout make_swarm_layout(SyncMode mode, int processes, SimT
 namespace {
 
 /// DSAAM: every process emits its round-g message on its flow, then consumes every other
-/// process's round-g message. The FlowNode enforces the four rules; delays change nothing.
+/// process's round-g message. The FlowNode enforces the four rules; delays change nothing. A
+/// routed round's emission sends each process the common bytes and only the part made for it.
 class FlowExchange final : public PortExchange {
  public:
   FlowExchange(transport::Port& port, int process, int processes, SimTime tick_ns,
@@ -74,9 +76,45 @@ class FlowExchange final : public PortExchange {
         process_(process),
         processes_(processes),
         tick_ns_(tick_ns),
-        per_tick_(rounds_per_tick) {}
+        per_tick_(rounds_per_tick) {
+    // The flow's sinks, by process (make_swarm_layout: every other process).
+    for (const std::string& sink : port.layout().outputs.at(0).sinks)
+      for (int q = 0; q < processes_; ++q)
+        if (sink == process_name(q)) sinks_.push_back(q);
+    if (sinks_.size() != static_cast<std::size_t>(processes_ - 1))
+      throw std::logic_error("a swarm process's flow must feed every other process");
+  }
 
   std::vector<std::vector<std::uint8_t>> round(std::vector<std::uint8_t> mine, bool more) override {
+    return exchange_round(more, [&](time::Emission& e) {
+      e.payload = std::move(mine);
+      node_.emit(0, e);
+      return std::move(e.payload);
+    });
+  }
+
+ protected:
+  RoutedReceived routed_round(RoutedMessage mine, int process, std::span<const int> peers,
+                              bool more) override {
+    std::vector<std::vector<std::uint8_t>> per_sink;
+    per_sink.reserve(sinks_.size());
+    for (int q : sinks_) {
+      const bool peer = std::binary_search(peers.begin(), peers.end(), q);
+      per_sink.push_back(
+          encode_routed(mine, peer ? std::span<const int>(&q, 1) : std::span<const int>()));
+    }
+    auto all = exchange_round(more, [&](time::Emission& e) {
+      node_.emit_each(0, e, std::move(per_sink));
+      return encode_routed(mine, {});
+    });
+    return decode_routed(all, process, peers);
+  }
+
+ private:
+  /// One round (or one part of it): `send` emits this process's message on the flow and
+  /// returns what this process keeps of it; then every other process's message is consumed.
+  template <class Send>
+  std::vector<std::vector<std::uint8_t>> exchange_round(bool more, Send&& send) {
     std::vector<std::vector<std::uint8_t>> all(static_cast<std::size_t>(processes_));
     // The parts of a round one nanosecond apart, from the round's time on.
     const SimTime t = round_time(round_, tick_ns_, per_tick_) + part_;
@@ -88,12 +126,10 @@ class FlowExchange final : public PortExchange {
     time::Emission e;
     e.timestamp = t;
     e.period = next - t;
-    e.payload = std::move(mine);
     const auto step = node_.next();
     if (step.kind != time::FlowNode::Step::Kind::kEmit || step.timestamp != t)
       throw std::logic_error("swarm exchange out of step with its flow node");
-    node_.emit(0, e);
-    all[static_cast<std::size_t>(process_)] = std::move(e.payload);
+    all[static_cast<std::size_t>(process_)] = send(e);
     for (int k = 1; k < processes_; ++k) {
       const auto s = node_.next();
       if (s.kind != time::FlowNode::Step::Kind::kConsume || s.timestamp != t)
@@ -113,7 +149,6 @@ class FlowExchange final : public PortExchange {
     return all;
   }
 
- private:
   static time::FlowNodeOptions options() {
     time::FlowNodeOptions o;
     o.until = std::numeric_limits<SimTime>::max();
@@ -125,6 +160,7 @@ class FlowExchange final : public PortExchange {
   int per_tick_;
   std::uint64_t round_ = 0;
   SimTime part_ = 0;
+  std::vector<int> sinks_;  ///< the processes the flow feeds, in its sinks' order
 };
 
 /// Lockstep: the secondaries acknowledge step g with their bytes; the primary collects them

@@ -59,6 +59,7 @@ class PortExchange : public Exchange {
   RoutedReceived routed(RoutedMessage mine, int process, std::span<const int> peers,
                         bool more) final;
   bool peer_failed() const { return peer_failed_; }
+  std::uint64_t wire_bytes_sent() const override { return port_ ? port_->stats().bytes_sent : 0; }
   /// After the last round: this process leaves the run in good order (closes its port).
   virtual void close() {
     if (port_) port_->close();

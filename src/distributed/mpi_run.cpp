@@ -141,9 +141,14 @@ class MpiExchange final : public PortExchange {
 
  protected:
   std::vector<std::vector<std::uint8_t> > round(std::vector<std::uint8_t> mine, bool) override {
+    wire_bytes_ += mine.size() * static_cast<std::uint64_t>(ranks_ - 1);
     return collect(kData, mine);
   }
 
+ public:
+  std::uint64_t wire_bytes_sent() const override { return wire_bytes_; }
+
+ protected:
   /// The common bytes in one collective, the parts point to point to the peers only: a rank
   /// receives the bulk of a round from the ranks whose domains border its own, not from all.
   RoutedReceived routed_round(RoutedMessage mine, int process, std::span<const int> peers,
@@ -151,9 +156,11 @@ class MpiExchange final : public PortExchange {
     static const std::vector<std::uint8_t> kNone;
     std::vector<MPI_Request> sends(peers.size(), MPI_REQUEST_NULL);
     try {
+      wire_bytes_ += mine.common.size() * static_cast<std::uint64_t>(ranks_ - 1);
       for (std::size_t k = 0; k < peers.size(); ++k) {
         const auto q = static_cast<std::size_t>(peers[k]);
         const auto& part = q < mine.to.size() ? mine.to[q] : kNone;
+        wire_bytes_ += part.size();
         check(MPI_Isend(part.data(), static_cast<int>(part.size()), MPI_BYTE, peers[k], kPartTag,
                         MPI_COMM_WORLD, &sends[k]),
               "MPI_Isend");
@@ -211,6 +218,7 @@ class MpiExchange final : public PortExchange {
   }
 
   int rank_, ranks_;
+  std::uint64_t wire_bytes_ = 0;  ///< wire_bytes_sent()
   std::vector<std::string> hosts_;
 };
 

@@ -247,6 +247,7 @@ ProcessReport run_share(LoadedExperiment& loaded, int p, const Assignment& owner
     r.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // (Linux: KiB)
     r.phase_seconds.assign(sim.phase_seconds().begin(), sim.phase_seconds().end());
     r.exchange = sim.exchange_stats();
+    if (exchange) r.exchange.wire_bytes_sent = exchange->wire_bytes_sent();
     if (exchange) exchange->close();
     r.ok = true;
   } catch (const transport::PeerLost& e) {
@@ -301,6 +302,7 @@ std::string report_to_json(const ProcessReport& r) {
                         {"rounds", r.exchange.rounds},
                         {"bytes_sent", r.exchange.bytes_sent},
                         {"bytes_received", r.exchange.bytes_received},
+                        {"wire_bytes_sent", r.exchange.wire_bytes_sent},
                         {"gather_bytes", r.exchange.gather_bytes},
                         {"gather_bytes_received", r.exchange.gather_bytes_received},
                         {"gather_seconds", r.exchange.gather_seconds},
@@ -343,6 +345,7 @@ ProcessReport report_from_json(const std::string& text) {
   r.exchange.bytes_sent = j.at("bytes_sent");
   r.exchange.gather_bytes = j.at("gather_bytes");
   r.exchange.bytes_received = j.value("bytes_received", std::uint64_t{0});
+  r.exchange.wire_bytes_sent = j.value("wire_bytes_sent", std::uint64_t{0});
   r.exchange.gather_bytes_received = j.value("gather_bytes_received", std::uint64_t{0});
   r.exchange.gather_seconds = j.at("gather_seconds");
   r.exchange.rebalances = j.at("rebalances");

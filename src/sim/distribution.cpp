@@ -10,15 +10,19 @@ namespace fleetsim {
 
 RoutedReceived Exchange::routed(RoutedMessage mine, int process, std::span<const int> peers,
                                 bool more) {
-  // One message: u32 length and the common bytes, then u32 k and k x (u32 process, u32
-  // length, bytes): this process's parts for its peers (docs/distributed.md, "Routed rounds").
+  return decode_routed(all_gather(encode_routed(mine, peers), more), process, peers);
+}
+
+std::vector<std::uint8_t> encode_routed(const RoutedMessage& mine, std::span<const int> parts) {
+  // u32 length and the common bytes, then u32 k and k x (u32 process, u32 length, bytes)
+  // (docs/distributed.md, "Routed rounds").
   std::vector<std::uint8_t> out;
   log::ByteWriter w(out);
   w.u32(static_cast<std::uint32_t>(mine.common.size()));
   w.raw(mine.common.data(), mine.common.size());
-  w.u32(static_cast<std::uint32_t>(peers.size()));
+  w.u32(static_cast<std::uint32_t>(parts.size()));
   static const std::vector<std::uint8_t> kNone;
-  for (int q : peers) {
+  for (int q : parts) {
     const auto& part = q >= 0 && static_cast<std::size_t>(q) < mine.to.size()
                            ? mine.to[static_cast<std::size_t>(q)]
                            : kNone;
@@ -26,7 +30,11 @@ RoutedReceived Exchange::routed(RoutedMessage mine, int process, std::span<const
     w.u32(static_cast<std::uint32_t>(part.size()));
     w.raw(part.data(), part.size());
   }
-  auto all = all_gather(std::move(out), more);
+  return out;
+}
+
+RoutedReceived decode_routed(const std::vector<std::vector<std::uint8_t>>& all, int process,
+                             std::span<const int> peers) {
   RoutedReceived got;
   got.common.resize(all.size());
   got.from.resize(all.size());

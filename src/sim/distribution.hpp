@@ -43,7 +43,21 @@ class Exchange {
   /// `process`: this process's index.
   virtual RoutedReceived routed(RoutedMessage mine, int process, std::span<const int> peers,
                                 bool more = false);
+  /// The payload bytes this process has put on the transport: each message once for every
+  /// process it went to (a routed round's parts to their peers only). 0 where not counted.
+  virtual std::uint64_t wire_bytes_sent() const { return 0; }
 };
+
+/// A routed message as one payload (what Exchange::routed sends by default; docs/distributed.md,
+/// "Routed rounds"): `mine.common`, then the part `mine.to[q]` for each process q of `parts`
+/// (increasing; an empty part where `mine.to` has none).
+std::vector<std::uint8_t> encode_routed(const RoutedMessage& mine, std::span<const int> parts);
+/// What process `process` keeps of the routed messages it received, `all` by sender (its own
+/// at its index): every common part, and the part each peer made for it. Throws
+/// std::runtime_error naming the sender of a message whose parts do not add up, that has no
+/// part for this process from one of its `peers`, or one from a process not its peer.
+RoutedReceived decode_routed(const std::vector<std::vector<std::uint8_t>>& all, int process,
+                             std::span<const int> peers);
 
 /// Which engines (regions) each process simulates, and this process's place.
 struct Distribution {
@@ -95,6 +109,9 @@ struct ExchangeStats {
   /// The other processes' payloads this process received (of a routed round, their common
   /// bytes and the parts for it: Exchange::routed)
   std::uint64_t bytes_received = 0;
+  /// What the transport carried of bytes_sent: each payload once per process it reached
+  /// (Exchange::wire_bytes_sent), the end's state gather included.
+  std::uint64_t wire_bytes_sent = 0;
   std::uint64_t halo_rows_sent = 0;  ///< robots whose halo columns this process sent
   std::uint64_t migrations_in = 0;   ///< robots (with controllers) received in handoffs
   std::uint64_t migrations_out = 0;

@@ -206,6 +206,32 @@ void FlowNode::violation(std::size_t output, SimTime expected, SimTime offending
 }
 
 void FlowNode::emit(std::size_t output, Emission e) {
+  check_emission(output, e);
+  Message m = message(output, e);
+  m.payload = std::move(e.payload);
+  if (options_.trace) options_.trace->record(true, layout_.outputs[output].flow_name, m);
+  port_.send(output, m);
+  if (taps_[output]) taps_[output]->append(m);
+  book_emission(output, e);
+}
+
+void FlowNode::emit_each(std::size_t output, Emission e,
+                         std::vector<std::vector<std::uint8_t>> per_sink) {
+  check_emission(output, e);
+  if (taps_[output])
+    throw std::logic_error(
+        fmt::format("node '{}': output '{}' has a tap, which every sink's message must be",
+                    layout_.name, layout_.outputs[output].flow_name));
+  std::vector<Message> each(per_sink.size(), message(output, e));
+  for (std::size_t k = 0; k < each.size(); ++k) {
+    each[k].payload = std::move(per_sink[k]);
+    if (options_.trace) options_.trace->record(true, layout_.outputs[output].flow_name, each[k]);
+  }
+  port_.send_each(output, each);
+  book_emission(output, e);
+}
+
+void FlowNode::check_emission(std::size_t output, const Emission& e) {
   if (output >= s_.size())
     throw std::logic_error(fmt::format("node '{}': no output {}", layout_.name, output));
   const SimTime expected = s_[output];
@@ -252,16 +278,19 @@ void FlowNode::emit(std::size_t output, Emission e) {
                           last_consumed_));
 
   pacer_.wait_until(e.timestamp, fmt::format("node '{}'", layout_.name));
+}
+
+Message FlowNode::message(std::size_t output, const Emission& e) const {
   Message m;
   m.flow = layout_.outputs[output].flow;
   m.kind = transport::MessageKind::kData;
   m.timestamp = e.timestamp;
   m.period = e.period;
   m.null = e.null;
-  m.payload = std::move(e.payload);
-  if (options_.trace) options_.trace->record(true, layout_.outputs[output].flow_name, m);
-  port_.send(output, m);
-  if (taps_[output]) taps_[output]->append(m);
+  return m;
+}
+
+void FlowNode::book_emission(std::size_t output, const Emission& e) {
   s_[output] = e.timestamp + e.period;
   last_emitted_ = e.timestamp;
   now_ = e.timestamp;

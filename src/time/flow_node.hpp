@@ -113,6 +113,10 @@ class FlowNode {
   Message consume();
   /// Emits on output `output`; checks the contract first. Only when next() is that kEmit.
   void emit(std::size_t output, Emission e);
+  /// Emits on output `output` a message of `e`'s timestamp and period whose payload differs by
+  /// sink: `per_sink[k]` goes to the output's sink k (e.payload is not sent). The contract is
+  /// the emission's, whatever each sink is sent. Not on an output with a tap.
+  void emit_each(std::size_t output, Emission e, std::vector<std::vector<std::uint8_t>> per_sink);
   /// Runs `behaviour` until the end time: the whole life of a node in one call.
   void run(NodeBehaviour& behaviour);
 
@@ -150,6 +154,13 @@ class FlowNode {
   const Pacer& pacer() const { return pacer_; }
 
  private:
+  /// The contract's checks of an emission on `output` (violation() on a breach), then the
+  /// pacer's wait for its timestamp.
+  void check_emission(std::size_t output, const Emission& e);
+  /// The message of emission `e` on `output`, without its payload.
+  Message message(std::size_t output, const Emission& e) const;
+  /// Books emission `e` on `output` as sent.
+  void book_emission(std::size_t output, const Emission& e);
   /// Throws ContractViolation when message `m` breaks the source's side of the contract.
   void check_received(std::size_t input, const Message& m) const;
   [[noreturn]] void violation(std::size_t output, SimTime expected, SimTime offending,

@@ -18,28 +18,13 @@ class InprocPort final : public Port {
   }
 
   void send(std::size_t output, const Message& m) override {
-    const auto& sinks = outputs_.at(output);
-    for (std::size_t i = 0; i < sinks.size(); ++i) {
-      jitter();
-      auto& q = *sinks[i];
-      std::unique_lock lock(q.mutex);
-      auto since = std::chrono::steady_clock::now();
-      while (q.items.size() >= q.capacity && !net_.stopped()) {
-        if (q.changed.wait_for(lock, options_.wait_report_after) == std::cv_status::timeout &&
-            q.items.size() >= q.capacity) {
-          // Report without the lock: the report may stop the network, which takes every lock.
-          lock.unlock();
-          report_wait(true, output, layout_.outputs[output].sinks[i], since);
-          lock.lock();
-        }
-      }
-      if (net_.stopped()) net_.throw_stopped();
-      q.items.push_back(m);
-      stats_.messages_sent++;
-      stats_.bytes_sent += m.payload.size();
-      lock.unlock();
-      q.changed.notify_all();
-    }
+    for (std::size_t i = 0; i < outputs_.at(output).size(); ++i) deliver(output, i, m);
+  }
+
+  void send_each(std::size_t output, std::span<const Message> per_sink) override {
+    if (per_sink.size() != outputs_.at(output).size())
+      throw std::logic_error("send_each: one message per sink");
+    for (std::size_t i = 0; i < per_sink.size(); ++i) deliver(output, i, per_sink[i]);
   }
 
   Message receive(std::size_t input) override {
@@ -69,6 +54,29 @@ class InprocPort final : public Port {
   void close() override {}
 
  private:
+  /// Delivers `m` to sink `i` of `output`, waiting while its buffer is full.
+  void deliver(std::size_t output, std::size_t i, const Message& m) {
+    jitter();
+    auto& q = *outputs_.at(output)[i];
+    std::unique_lock lock(q.mutex);
+    auto since = std::chrono::steady_clock::now();
+    while (q.items.size() >= q.capacity && !net_.stopped()) {
+      if (q.changed.wait_for(lock, options_.wait_report_after) == std::cv_status::timeout &&
+          q.items.size() >= q.capacity) {
+        // Report without the lock: the report may stop the network, which takes every lock.
+        lock.unlock();
+        report_wait(true, output, layout_.outputs[output].sinks[i], since);
+        lock.lock();
+      }
+    }
+    if (net_.stopped()) net_.throw_stopped();
+    q.items.push_back(m);
+    stats_.messages_sent++;
+    stats_.bytes_sent += m.payload.size();
+    lock.unlock();
+    q.changed.notify_all();
+  }
+
   InprocNetwork& net_;
   std::vector<InprocNetwork::Queue*> inputs_;
   std::vector<std::vector<InprocNetwork::Queue*>> outputs_;

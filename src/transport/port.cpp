@@ -33,6 +33,13 @@ std::optional<Message> Port::poll(std::size_t input) {
       layout_.name, input));
 }
 
+void Port::send_each(std::size_t output, std::span<const Message> per_sink) {
+  (void)per_sink;
+  throw std::logic_error(
+      fmt::format("node '{}': output {} cannot send each sink its own message on this transport",
+                  layout_.name, output));
+}
+
 std::uint64_t new_run_id() {
   std::random_device rd;
   std::uint64_t id = 0;

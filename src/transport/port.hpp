@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -151,6 +152,11 @@ class Port {
   /// a sink's buffer is full (back-pressure; nothing is ever dropped). Throws PeerLost or
   /// FederationStopped.
   virtual void send(std::size_t output, const Message& m) = 0;
+  /// Delivers `per_sink[k]` to sink k of output `output` (in the order of the layout's sinks),
+  /// as send() would: one emission of the flow whose payload differs by sink (a routed round's
+  /// parts go to their process only). Every message has the same flow, timestamp and period.
+  /// Transports that cannot address one sink throw std::logic_error.
+  virtual void send_each(std::size_t output, std::span<const Message> per_sink);
   /// Removes and returns the oldest message of input `input`, blocking until there is one.
   /// Throws PeerLost or FederationStopped.
   virtual Message receive(std::size_t input) = 0;

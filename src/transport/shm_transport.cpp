@@ -332,45 +332,16 @@ class ShmPort final : public LinkPort {
   ~ShmPort() override { shut(); }
 
   void send(std::size_t output, const Message& m) override {
-    encode(m, wire_, options_.run_id);
-    const auto n = static_cast<std::uint32_t>(wire_.size());
-    for (std::size_t i = 0; i < kLengthBytes; ++i)
-      length_[i] = static_cast<std::uint8_t>(n >> (8 * i));
-    const auto& links = out_links_.at(output);
-    for (std::size_t k = 0; k < links.size(); ++k) {
-      SendLink& link = send_[links[k]];
-      jitter();
-      const std::size_t total = kLengthBytes + wire_.size();
-      std::size_t done = 0;
-      Clock::time_point since{}, next_report{};  // set when it first has to wait
-      for (bool waited = false;; waited = true) {
-        if (!link.seg) attach(link);
-        if (link.seg) {
-          std::size_t wrote = write_some(link, done, total);
-          if (wrote > 0) {
-            done += wrote;
-            notify(*link.seg, link.ring);  // (also a part: the sink reads it, making room)
-          }
-          if (done == total) break;
-        }
-        if (!waited) {
-          since = Clock::now();
-          next_report = since + options_.wait_report_after;
-        }
-        // The sink's ring is full (or the sink has not started): keep reading (a node
-        // receives in every state) and watching the peers until there is room.
-        wait(next_report, kAnything, [&] { return room(link) || any_readable(); });
-        for (auto& r : recv_) read_link(r);
-        const auto now = Clock::now();
-        maybe_check_peers(now);
-        if (now >= next_report) {
-          report_wait(true, output, link.peer, since);
-          next_report += options_.wait_report_after;
-        }
-      }
-      link.next[m.flow] = m.timestamp + m.period;
-      stats_.messages_sent++;
-      stats_.bytes_sent += m.payload.size();
+    frame(m);
+    for (std::size_t k = 0; k < out_links_.at(output).size(); ++k) deliver(output, k, m);
+  }
+
+  void send_each(std::size_t output, std::span<const Message> per_sink) override {
+    if (per_sink.size() != out_links_.at(output).size())
+      throw std::logic_error("send_each: one message per sink");
+    for (std::size_t k = 0; k < per_sink.size(); ++k) {
+      frame(per_sink[k]);
+      deliver(output, k, per_sink[k]);
     }
   }
 
@@ -407,6 +378,52 @@ class ShmPort final : public LinkPort {
   }
 
  private:
+  /// Encodes `m` as the frame deliver() writes: its length, then its wire bytes.
+  void frame(const Message& m) {
+    encode(m, wire_, options_.run_id);
+    const auto n = static_cast<std::uint32_t>(wire_.size());
+    for (std::size_t i = 0; i < kLengthBytes; ++i)
+      length_[i] = static_cast<std::uint8_t>(n >> (8 * i));
+  }
+
+  /// Writes the frame (`m`'s, made by frame()) into the ring of sink `k` of `output`, waiting
+  /// while the ring is full.
+  void deliver(std::size_t output, std::size_t k, const Message& m) {
+    SendLink& link = send_[out_links_.at(output)[k]];
+    jitter();
+    const std::size_t total = kLengthBytes + wire_.size();
+    std::size_t done = 0;
+    Clock::time_point since{}, next_report{};  // set when it first has to wait
+    for (bool waited = false;; waited = true) {
+      if (!link.seg) attach(link);
+      if (link.seg) {
+        std::size_t wrote = write_some(link, done, total);
+        if (wrote > 0) {
+          done += wrote;
+          notify(*link.seg, link.ring);  // (also a part: the sink reads it, making room)
+        }
+        if (done == total) break;
+      }
+      if (!waited) {
+        since = Clock::now();
+        next_report = since + options_.wait_report_after;
+      }
+      // The sink's ring is full (or the sink has not started): keep reading (a node
+      // receives in every state) and watching the peers until there is room.
+      wait(next_report, kAnything, [&] { return room(link) || any_readable(); });
+      for (auto& r : recv_) read_link(r);
+      const auto now = Clock::now();
+      maybe_check_peers(now);
+      if (now >= next_report) {
+        report_wait(true, output, link.peer, since);
+        next_report += options_.wait_report_after;
+      }
+    }
+    link.next[m.flow] = m.timestamp + m.period;
+    stats_.messages_sent++;
+    stats_.bytes_sent += m.payload.size();
+  }
+
   struct SendLink {
     std::string peer;
     std::string path;

@@ -194,28 +194,15 @@ class ZmqPort final : public LinkPort {
 
   void send(std::size_t output, const Message& m) override {
     encode(m, wire_, options_.run_id);
-    const auto& links = out_links_.at(output);
-    for (std::size_t k = 0; k < links.size(); ++k) {
-      SendLink& link = send_[links[k]];
-      jitter();
-      auto since = Clock::now();
-      auto next_report = since + options_.wait_report_after;
-      while (true) {
-        zmq::message_t zm(wire_.data(), wire_.size());
-        if (link.socket.send(zm, zmq::send_flags::dontwait)) break;
-        // The sink's buffers are full: keep receiving (a node receives in every state) and
-        // watching the peers until the link drains.
-        pump(wait_budget(next_report), static_cast<int>(links[k]));
-        check_peers();
-        if (Clock::now() >= next_report) {
-          report_wait(true, output, link.peer, since);
-          next_report += options_.wait_report_after;
-        }
-      }
-      link.next[m.flow] = m.timestamp + m.period;
-      link.sent_any = true;
-      stats_.messages_sent++;
-      stats_.bytes_sent += m.payload.size();
+    for (std::size_t k = 0; k < out_links_.at(output).size(); ++k) deliver(output, k, m);
+  }
+
+  void send_each(std::size_t output, std::span<const Message> per_sink) override {
+    if (per_sink.size() != out_links_.at(output).size())
+      throw std::logic_error("send_each: one message per sink");
+    for (std::size_t k = 0; k < per_sink.size(); ++k) {
+      encode(per_sink[k], wire_, options_.run_id);
+      deliver(output, k, per_sink[k]);
     }
   }
 
@@ -269,6 +256,32 @@ class ZmqPort final : public LinkPort {
   }
 
  private:
+  /// Sends the wire bytes of `m` (encoded by the caller into wire_) to sink `k` of `output`,
+  /// waiting while the link's buffers are full.
+  void deliver(std::size_t output, std::size_t k, const Message& m) {
+    const auto& links = out_links_.at(output);
+    SendLink& link = send_[links[k]];
+    jitter();
+    auto since = Clock::now();
+    auto next_report = since + options_.wait_report_after;
+    while (true) {
+      zmq::message_t zm(wire_.data(), wire_.size());
+      if (link.socket.send(zm, zmq::send_flags::dontwait)) break;
+      // The sink's buffers are full: keep receiving (a node receives in every state) and
+      // watching the peers until the link drains.
+      pump(wait_budget(next_report), static_cast<int>(links[k]));
+      check_peers();
+      if (Clock::now() >= next_report) {
+        report_wait(true, output, link.peer, since);
+        next_report += options_.wait_report_after;
+      }
+    }
+    link.next[m.flow] = m.timestamp + m.period;
+    link.sent_any = true;
+    stats_.messages_sent++;
+    stats_.bytes_sent += m.payload.size();
+  }
+
   struct RecvLink {
     std::string peer;
     zmq::socket_t socket;
