@@ -67,6 +67,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <queue>
 
 #include "core/hash.hpp"
 #include "log/byte_io.hpp"
@@ -1295,7 +1296,7 @@ void TickRounds::loop_moves(std::vector<EntityId> mine) {
                   /*frame=*/false);
 }
 
-bool TickRounds::log_start(bool deferred, std::vector<log::LogEntity>& robots) {
+bool TickRounds::log_start(bool deferred, std::vector<std::uint8_t>& robots, std::uint64_t& count) {
   const auto t0 = std::chrono::steady_clock::now();
   // 'G', first part: the first process says whether it placed its part only.
   std::vector<std::uint8_t> out;
@@ -1318,58 +1319,92 @@ bool TickRounds::log_start(bool deferred, std::vector<log::LogEntity>& robots) {
     return false;
   }
   // Second part, to the first process: who this process's robots are (the header lists every
-  // robot present at the start).
+  // robot present at the start), by id, as the header stores them.
   RoutedMessage m;
   log::ByteWriter(m.common).u8(static_cast<std::uint8_t>(kLogStart));
   m.to.resize(static_cast<std::size_t>(dist_.processes));
-  std::vector<log::LogEntity> mine;
+  std::vector<std::uint32_t> rows;
   for (std::uint32_t i = 0; i < state_.robot_count(); ++i)
-    if (sim_.process_of(i) == dist_.process)
-      mine.push_back(
-          {state_.robot_id()[i], state_.robot_kind()[i], std::string(state_.robot_name()[i])});
-  std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-  if (dist_.process != 0) {
-    log::ByteWriter w(m.to[0]);
-    w.u32(static_cast<std::uint32_t>(mine.size()));
-    for (const log::LogEntity& e : mine) {
-      w.u32(e.id);
-      w.u16(e.type_index);
-      w.str(e.name);
-    }
-    mine.clear();
+    if (sim_.process_of(i) == dist_.process) rows.push_back(i);
+  const auto ids = state_.robot_id();
+  std::sort(rows.begin(), rows.end(), [&](auto a, auto b) { return ids[a] < ids[b]; });
+  std::vector<std::uint8_t> mine;
+  {
+    log::ByteWriter w(mine);
+    w.u32(static_cast<std::uint32_t>(rows.size()));
+    for (std::uint32_t i : rows)
+      log::frame_format::encode_entity(w, ids[i], state_.robot_kind()[i], state_.robot_name()[i]);
   }
+  rows = {};
+  if (dist_.process != 0) m.to[0] = std::move(mine);
   const std::vector<int> zero{0};
   RoutedReceived got = route(std::move(m), dist_.process == 0 ? others_ : zero, /*more=*/true);
   xstats_.seconds += seconds_since(t0);
   if (dist_.process != 0) return true;
-  robots = std::move(mine);
-  for (int q : others_) {
+  got.from[0] = std::move(mine);
+  // Each process's list, checked, then merged by id into the header's bytes: no entity per
+  // robot, and each entry copied once.
+  std::uint64_t total = 0;
+  std::size_t bytes = 0;
+  for (int q = 0; q < dist_.processes; ++q) {
     const auto p = static_cast<std::size_t>(q);
     try {
-      if (got.common[p].size() != 1 || got.common[p][0] != static_cast<std::uint8_t>(kLogStart))
+      if (q != 0 &&
+          (got.common[p].size() != 1 || got.common[p][0] != static_cast<std::uint8_t>(kLogStart)))
         throw log::LogError("a message of another kind");
       const auto& body = got.from[p];
       log::ByteReader r(body.data(), body.size(), "a message");
       const std::size_t k = r.count(r.u32(), 10);
+      std::int64_t last = -1;
       for (std::size_t j = 0; j < k; ++j) {
-        log::LogEntity e;
-        e.id = r.u32();
-        e.type_index = r.u16();
-        e.name = r.str();
-        if (e.id >= state_.next_id || e.type_index >= model_.kinds.size())
+        const std::uint32_t id = r.u32();
+        const std::uint16_t kind = r.u16();
+        r.take(r.u32());
+        if (id >= state_.next_id || kind >= model_.kinds.size())
           throw log::LogError("a robot of no id or kind of the run");
-        robots.push_back(std::move(e));
+        if (static_cast<std::int64_t>(id) <= last) throw log::LogError("robots out of id order");
+        last = id;
       }
       if (r.remaining() != 0) throw log::LogError("trailing bytes");
+      total += k;
+      bytes += body.size() - 4;
     } catch (const log::LogError& e) {
       desync(q, std::string("a malformed 'G' message (") + e.what() + ")");
     }
   }
-  std::sort(robots.begin(), robots.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-  for (std::size_t j = 1; j < robots.size(); ++j)
-    if (robots[j].id == robots[j - 1].id)
-      throw RunError("robot " + std::to_string(robots[j].id) +
-                     " was listed by two processes at the start");
+  // The entry at byte `at` of a checked list: its id, and where the next one starts.
+  const auto id_at = [](const std::vector<std::uint8_t>& b, std::size_t at) {
+    std::uint32_t id;
+    std::memcpy(&id, b.data() + at, 4);
+    return id;
+  };
+  const auto end_of = [](const std::vector<std::uint8_t>& b, std::size_t at) {
+    std::uint32_t n;
+    std::memcpy(&n, b.data() + at + 6, 4);
+    return at + 10 + n;
+  };
+  robots.clear();
+  robots.reserve(bytes);
+  using Head = std::pair<std::uint32_t, std::size_t>;  // (id, process)
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  std::vector<std::size_t> at(got.from.size(), 4);  // past each list's count
+  for (std::size_t p = 0; p < got.from.size(); ++p)
+    if (at[p] < got.from[p].size()) heads.push({id_at(got.from[p], at[p]), p});
+  std::int64_t last = -1;
+  while (!heads.empty()) {
+    const auto [id, p] = heads.top();
+    heads.pop();
+    if (static_cast<std::int64_t>(id) == last)
+      throw RunError("robot " + std::to_string(id) + " was listed by two processes at the start");
+    last = id;
+    const auto& b = got.from[p];
+    const std::size_t end = end_of(b, at[p]);
+    robots.insert(robots.end(), b.begin() + static_cast<std::ptrdiff_t>(at[p]),
+                  b.begin() + static_cast<std::ptrdiff_t>(end));
+    at[p] = end;
+    if (at[p] < b.size()) heads.push({id_at(b, at[p]), p});
+  }
+  count = total;
   return true;
 }
 

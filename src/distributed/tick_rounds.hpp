@@ -44,7 +44,7 @@ class TickRounds final : public ProcessRounds {
   void actuation() override;
   void moves() override;
   void end() override;
-  bool log_start(bool deferred, std::vector<log::LogEntity>& robots) override;
+  bool log_start(bool deferred, std::vector<std::uint8_t>& robots, std::uint64_t& count) override;
   std::vector<log::frame_format::EncodedBlock> frame_blocks(
       const std::vector<ColumnHandle>& columns, const log::frame_format::PayloadLayout& layout,
       int level) override;

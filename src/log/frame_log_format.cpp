@@ -285,6 +285,29 @@ std::vector<ColumnDesc> version1_object_columns() {
           v1_column("size", ColumnType::kF64), v1_column("tag", ColumnType::kTag)};
 }
 
+void encode_entity(ByteWriter& w, std::uint32_t id, std::uint16_t type_index,
+                   std::string_view name) {
+  w.u32(id);
+  w.u16(type_index);
+  w.str(name);
+}
+
+std::vector<LogEntity> decode_entities(const std::vector<std::uint8_t>& encoded,
+                                       std::uint64_t count) {
+  ByteReader r(encoded.data(), encoded.size(), "the robots at the start");
+  std::vector<LogEntity> out;
+  out.reserve(r.count(count, 10));
+  for (std::uint64_t k = 0; k < count; ++k) {
+    LogEntity e;
+    e.id = r.u32();
+    e.type_index = r.u16();
+    e.name = r.str();
+    out.push_back(std::move(e));
+  }
+  if (r.remaining() != 0) throw LogError("the robots at the start: trailing bytes");
+  return out;
+}
+
 std::vector<std::uint8_t> encode_header_body(const LogHeader& h) {
   std::vector<std::uint8_t> out;
   ByteWriter w(out);
@@ -330,12 +353,13 @@ std::vector<std::uint8_t> encode_header_body(const LogHeader& h) {
   w.u32(static_cast<std::uint32_t>(h.object_classes.size()));
   for (const LogClass& c : h.object_classes) w.str(c.name);
   for (const auto* entities : {&h.robots, &h.objects}) {
-    w.u64(entities->size());
-    for (const LogEntity& e : *entities) {
-      w.u32(e.id);
-      w.u16(e.type_index);
-      w.str(e.name);
+    if (entities == &h.robots && h.encoded_robot_count > 0) {
+      w.u64(h.encoded_robot_count);
+      w.raw(h.encoded_robots.data(), h.encoded_robots.size());
+      continue;
     }
+    w.u64(entities->size());
+    for (const LogEntity& e : *entities) encode_entity(w, e.id, e.type_index, e.name);
   }
   write_columns(w, h.robot_columns);
   write_columns(w, h.object_columns);

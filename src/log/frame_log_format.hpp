@@ -15,9 +15,14 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "log/log_types.hpp"
+
+namespace fleetsim::log {
+class ByteWriter;
+}
 
 namespace fleetsim::log::frame_format {
 
@@ -82,6 +87,14 @@ std::uint64_t checksum(const std::uint8_t* data, std::size_t n, const std::uint8
 
 /// Serialises a LogHeader into its (uncompressed) body, format kVersion.
 std::vector<std::uint8_t> encode_header_body(const LogHeader& header);
+/// One robot or object of the header's lists as the header stores it: u32 id, u16 kind (or
+/// class), u32 name length, name.
+void encode_entity(ByteWriter& w, std::uint32_t id, std::uint16_t type_index,
+                   std::string_view name);
+/// `count` entities encoded by encode_entity (LogHeader::encoded_robots); LogError when the
+/// bytes are not exactly that.
+std::vector<LogEntity> decode_entities(const std::vector<std::uint8_t>& encoded,
+                                       std::uint64_t count);
 /// Parses a header body written in format `version` (kOldestReadableVersion..kVersion). The
 /// result passed check_columns(). Throws LogError on malformed data.
 LogHeader decode_header_body(const std::uint8_t* data, std::size_t size, std::uint32_t version);

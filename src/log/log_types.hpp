@@ -98,7 +98,13 @@ struct LogHeader {
 
   std::vector<LogKind> kinds;
   std::vector<LogClass> object_classes;
-  std::vector<LogEntity> robots;   ///< robots at the start, in frame order
+  std::vector<LogEntity> robots;  ///< robots at the start, in frame order
+  /// Or the robots at the start as the frame log's header stores them, `encoded_robot_count`
+  /// entries of u32 id, u16 kind, u32 name length and name, in frame order (then `robots` is
+  /// empty): what a run split over processes gathers on its first process, with no LogEntity
+  /// a robot (docs/distributed.md, "The log on several processes"). decode_entities() reads it.
+  std::vector<std::uint8_t> encoded_robots;
+  std::uint64_t encoded_robot_count = 0;
   std::vector<LogEntity> objects;  ///< objects at the start, in frame order
 
   /// The logged robot columns, in frame order (required_robot_columns() among them).

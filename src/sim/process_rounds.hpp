@@ -79,9 +79,11 @@ class ProcessRounds {
   virtual void end() = 0;
   /// A partitioned run whose frame logs are written in blocks, after start(): whether the
   /// first process placed its part only (`deferred`, its value counts), so that the log's header
-  /// and first frame come now; then, there, every robot present (id, kind, name), by id, into
-  /// `robots`. Returns the first process's `deferred`.
-  virtual bool log_start(bool deferred, std::vector<log::LogEntity>& robots) = 0;
+  /// and first frame come now; then, there, every robot present (id, kind, name), by id,
+  /// encoded as the header stores them (log::frame_format::encode_entity), into `robots`, and
+  /// their number into `count`. Returns the first process's `deferred`.
+  virtual bool log_start(bool deferred, std::vector<std::uint8_t>& robots,
+                         std::uint64_t& count) = 0;
   /// A partitioned run's frame, on a tick a log keeps (docs/distributed.md, "The log on several
   /// processes"): the robot blocks of the frame's logged `columns` (laid out as `layout`), each
   /// encoded and compressed at zstd `level` by the process that moves most of its robots; the

@@ -253,7 +253,7 @@ void Simulation::logged_columns(const ColumnStore& store, std::vector<ColumnDesc
   }
 }
 
-log::LogHeader Simulation::make_header() {
+log::LogHeader Simulation::make_header(bool robots) {
   log::LogHeader h;
   h.experiment = model_->name;
   h.seed = model_->seed;
@@ -293,18 +293,29 @@ log::LogHeader Simulation::make_header() {
   for (const auto& c : model_->object_classes) h.object_classes.push_back({c});
   logged_columns(state_.robots, h.robot_columns, logged_robot_columns_);
   logged_columns(state_.objects, h.object_columns, logged_object_columns_);
-  for (std::size_t i = 0; i < state_.robot_count(); ++i)
+  for (std::size_t i = 0; robots && i < state_.robot_count(); ++i)
     h.robots.push_back({state_.robot_id()[i], state_.robot_kind()[i], state_.robot_name()[i]});
   for (std::size_t o = 0; o < state_.object_count(); ++o)
     h.objects.push_back({state_.object_id()[o], state_.object_class()[o], state_.object_name()[o]});
   return h;
 }
 
-void Simulation::write_headers(std::vector<log::LogEntity>* robots) {
+void Simulation::write_headers(std::vector<std::uint8_t>* robots, std::uint64_t count) {
   // (The header lists every robot by name: ~50 MB at a million robots, not built for no log.)
   if (writers_.empty() && !observer_) return;
-  log::LogHeader h = make_header();
-  if (robots) h.robots = std::move(*robots);
+  log::LogHeader h = make_header(/*robots=*/robots == nullptr);
+  if (robots) {
+    // Frame logs write the gathered bytes as they are; a DEECo log or a watching view reads
+    // the robots one by one.
+    bool entities = observer_ != nullptr;
+    for (const auto& spec : experiment_.logs) entities |= spec.format != log::LogFormat::kFrames;
+    if (entities) {
+      h.robots = log::frame_format::decode_entities(*robots, count);
+    } else {
+      h.encoded_robots = std::move(*robots);
+      h.encoded_robot_count = count;
+    }
+  }
   for (std::size_t w = 0; w < writers_.size(); ++w) {
     h.every = experiment_.logs[w].every;
     writers_[w]->begin(h);
@@ -480,9 +491,10 @@ void Simulation::start() {
   if (!resuming_ && split_log_) {
     // A first process that placed its part only: the header, with every robot present (each
     // process says who its robots are), and the frame of tick 0, in blocks.
-    std::vector<log::LogEntity> robots;
-    if (rounds_->log_start(placed_part_ && !experiment_.logs.empty(), robots)) {
-      write_headers(&robots);
+    std::vector<std::uint8_t> robots;
+    std::uint64_t count = 0;
+    if (rounds_->log_start(placed_part_ && !experiment_.logs.empty(), robots, count)) {
+      write_headers(&robots, count);
       write_split_logs();
     }
   } else if (dist_.process == 0 && placed_part_ && !experiment_.logs.empty()) {

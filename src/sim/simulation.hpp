@@ -241,14 +241,16 @@ class Simulation final : private WorldAccess {
                              std::vector<ColumnHandle>& handles);
   /// The logged columns of the world as it is now (spans on the store: valid until it changes).
   log::LogFrameView frame_view() const;
-  /// Every log's header (and the live view's); `robots`: the robots present, when this
-  /// process holds its part only (ProcessRounds::log_start).
-  void write_headers(std::vector<log::LogEntity>* robots = nullptr);
+  /// Every log's header (and the live view's); `robots`: the robots present as the header
+  /// stores them, `count` of them, when this process holds its part only
+  /// (ProcessRounds::log_start).
+  void write_headers(std::vector<std::uint8_t>* robots = nullptr, std::uint64_t count = 0);
   /// Gives the observer (observe_frames) header `h` (its `every` set to 1).
   void begin_observer(log::LogHeader h);
   void make_controller_instance(std::size_t robot_index);
-  /// The log header of the world as it is; sets the logged column lists.
-  log::LogHeader make_header();
+  /// The log header of the world as it is; sets the logged column lists. `robots`: with the
+  /// robots this process holds.
+  log::LogHeader make_header(bool robots = true);
   // Checkpoints (simulation_checkpoint.cpp).
   /// What a resumed run restores in start(), beyond the world (restore_world()).
   struct Resumed {
