@@ -13,6 +13,7 @@
 //
 //   ros2 --robots N --threads P --seconds S --pairs K --rate HZ --scans on|off [--realtime]
 //        --subscribe none|tf|all --seed S
+//   ros2 --raw-udp BYTES --robots N --seconds S --pairs K    (no DDS: the floor, below)
 //
 // Prints one JSON line: the loop's wall seconds of each run (`off_seconds`, `ros2_seconds`),
 // their medians, `overhead` = median(ros2) / median(off) - 1 (as fast as possible),
@@ -23,8 +24,11 @@
 // `realtime_cpu_cores` the same for CPU time, the bridge's setup seconds (joining DDS,
 // creating the writers), the messages it published per run, the samples the subscriber
 // received in all, and `same_hash` (the bridge changes nothing in the run).
+#include <arpa/inet.h>
 #include <dds/dds.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -158,6 +162,69 @@ Run run_once(const bench::DiffusionSceneOptions& o, const std::string& dir,
   return r;
 }
 
+/// --raw-udp BYTES: the floor under any DDS implementation that sends one datagram per sample.
+/// As many datagrams as a publication of every robot's odometry makes (one per robot per
+/// tick, BYTES each: Cyclone DDS sends an Odometry sample with its heartbeat as 812 bytes),
+/// each with one sendmsg, over the loopback to a receiver process that takes them one by one,
+/// a tick per 100 ms of wall time; the sender's CPU per second, `pairs` runs.
+int raw_udp_floor(int robots, double seconds, int runs, int bytes) {
+  const int rx = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof to;
+  // (Cyclone DDS's receive buffer: 2 MB)
+  const int buffer = 2 << 20;
+  if (rx < 0 || bind(rx, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0 ||
+      getsockname(rx, reinterpret_cast<sockaddr*>(&to), &len) != 0 ||
+      setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer) != 0) {
+    std::cerr << "ros2 bench: cannot make a UDP socket on the loopback\n";
+    return 1;
+  }
+  const pid_t child = fork();
+  if (child == 0) {
+    std::vector<char> in(65536);
+    while (recv(rx, in.data(), in.size(), 0) > 1) {
+    }
+    _exit(0);
+  }
+  const int tx = socket(AF_INET, SOCK_DGRAM, 0);
+  std::vector<char> out(static_cast<std::size_t>(bytes), 0);
+  const auto ticks = static_cast<long>(seconds * 10);
+  std::vector<double> cpu;
+  std::uint64_t sent = 0;
+  for (int k = 0; k < runs; ++k) {
+    const auto w0 = std::chrono::steady_clock::now();
+    const double c0 = bench::cpu_seconds();
+    for (long t = 0; t < ticks; ++t) {
+      for (int r = 0; r < robots; ++r) {
+        iovec v{out.data(), out.size()};
+        msghdr h{};
+        h.msg_name = &to;
+        h.msg_namelen = sizeof to;
+        h.msg_iov = &v;
+        h.msg_iovlen = 1;
+        sent += sendmsg(tx, &h, 0) == bytes;
+      }
+      std::this_thread::sleep_until(w0 + std::chrono::milliseconds(100 * (t + 1)));
+    }
+    cpu.push_back(bench::cpu_seconds() - c0);
+  }
+  sendto(tx, out.data(), 1, 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+  waitpid(child, nullptr, 0);
+  nlohmann::json j = {{"bench", "ros2_raw_udp"},
+                      {"robots", robots},
+                      {"seconds", seconds},
+                      {"bytes", bytes},
+                      {"runs", runs},
+                      {"datagrams_per_second", robots * 10},
+                      {"datagrams_sent", sent},
+                      {"cpu_seconds", cpu},
+                      {"realtime_cpu_cores", median(cpu) / seconds}};
+  std::cout << j.dump() << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -200,7 +267,13 @@ int main(int argc, char** argv) {
   app.add_flag("--realtime", g_realtime,
                "pace each run's loop to the wall clock (a simulated second per wall second, as "
                "`--time-mode realtime`); CPU time is then the figure");
+  int raw_udp = 0;
+  app.add_option("--raw-udp", raw_udp,
+                 "instead: the floor under one datagram per sample, BYTES-byte UDP datagrams, "
+                 "one per robot per tick, to a receiver process; --pairs runs")
+      ->check(CLI::Range(0, 65000));
   if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
+  if (raw_udp > 0) return raw_udp_floor(o.robots, o.seconds, pairs, raw_udp);
   g_best_effort = reliability == "best_effort";
   // Nothing leaves the machine.
   setenv("CYCLONEDDS_URI",

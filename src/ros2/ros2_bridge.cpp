@@ -394,12 +394,15 @@ Bridge::Bridge(Simulation& sim, BridgeOptions options)
   const bool first = m.o.process <= 0;  // (/clock, /NS/poses and the commands)
 
   // The domain with the bridge's Cyclone DDS settings, then the user's (CYCLONEDDS_URI: they
-  // win where both say). Heartbeats: a reliable writer asks its readers for an
-  // acknowledgement with a heartbeat at most every `min` (Cyclone's default 5 ms): with one
-  // sample per odometry writer each publication, that is an acknowledgement datagram back per
-  // robot and publication. At most one every 500 ms (and every 1 s when nothing changes)
-  // costs a lost sample a later repair, useless anyway for a topic that keeps the last 10 and
-  // is written 10 times a second (docs/benchmarks.md, "ROS 2 bridge").
+  // win where both say). Heartbeats (docs/ros2.md, docs/benchmarks.md "ROS 2 bridge"): a
+  // reliable writer puts a heartbeat into each datagram of its samples, and asks its readers
+  // for an acknowledgement with it only when its previous write is more than 4/5 of the
+  // interval old, or its unacknowledged samples pass about 15 kB, at most every `minsched`:
+  // with Cyclone's defaults (100 ms, min 5 ms) every odometry sample at 10 Hz asked for one,
+  // an acknowledgement datagram back per robot and publication. With an interval of 1 s, a
+  // topic written 10 times a second asks for none (its readers still ask for a missed
+  // sample, which the heartbeat with the next one shows them), /tf (100 kB a sample) every
+  // 500 ms.
   {
     std::string config =
         "<CycloneDDS><Domain Id=\"any\"><Internal><HeartbeatInterval min=\"500 ms\" "
