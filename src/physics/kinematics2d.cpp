@@ -211,31 +211,36 @@ inline float next_toward_zero(float f) {
   return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - 1u);
 }
 
-/// v rounded to a float no greater than v (v >= 0): a fraction of motion allowed (M = float;
-/// in double, v itself).
-template <class M>
-inline M round_down(double v) {
-  if constexpr (std::is_same_v<M, double>) {
-    return v;
-  } else {
-    const float f = static_cast<float>(v);
-    return static_cast<double>(f) > v ? next_toward_zero(f) : f;
-  }
+/// v rounded to a float no greater than v (v >= 0): a fraction of motion allowed.
+inline float round_down(double v) {
+  const float f = static_cast<float>(v);
+  return static_cast<double>(f) > v ? next_toward_zero(f) : f;
 }
 
 /// v rounded to a float toward zero: a component of the commanded motion (so a robot never
-/// goes faster than commanded; M = float; in double, v itself).
-template <class M>
-inline M toward_zero(double v) {
-  if constexpr (std::is_same_v<M, double>) {
-    return v;
-  } else {
-    const float f = static_cast<float>(v);
-    // Without a branch: it goes either way at random (a branch cost 5 % of the step).
-    const auto away = static_cast<std::uint32_t>(std::abs(static_cast<double>(f)) > std::abs(v));
-    return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - away);
-  }
+/// goes faster than commanded).
+inline float toward_zero(double v) {
+  const float f = static_cast<float>(v);
+  // Without a branch: it goes either way at random (a branch cost 5 % of the step).
+  const auto away = static_cast<std::uint32_t>(std::abs(static_cast<double>(f)) > std::abs(v));
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - away);
 }
+
+/// A motion or fraction v in the step's type M: rounded to float by `to_float` (round_down or
+/// toward_zero), or in double v itself, except that a fraction below 1 is `lowered` (to no less
+/// than 0): a body that stops on contact then stops short of it by more than the rounding of
+/// its end position, as a float's rounding down does (else the next tick could find it a
+/// rounding inside its stop distance, and moving along a wall it touches, blocked at once).
+template <class M>
+inline M as_motion(double v, float (*to_float)(double), double lowered = 0) {
+  if constexpr (std::is_same_v<M, double>)
+    return v < 1 && lowered > 0 ? std::max(v - lowered, 0.0) : v;
+  else
+    return to_float(v);
+}
+
+/// How much a double fraction limited by a contact is lowered (2^-40: 1e-12 of the motion).
+constexpr double kFractionMargin = 0x1p-40;
 
 }  // namespace
 
@@ -364,8 +369,8 @@ void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldStat
         // The locomotion actuator turned its commands into a body velocity in the act phase.
         const double v = std::clamp(speed_cmd[i], -k.max_speed_m_per_s, k.max_speed_m_per_s);
         theta[i] = wrap_angle(theta[i] + turn_cmd[i] * dt);
-        mv.dx[s] = toward_zero<M>(v * dt * cm[j]);
-        mv.dy[s] = toward_zero<M>(v * dt * sm[j]);
+        mv.dx[s] = as_motion<M>(v * dt * cm[j], toward_zero);
+        mv.dy[s] = as_motion<M>(v * dt * sm[j], toward_zero);
         const Vec2 d{mv.dx[s], mv.dy[s]};
         double f = 1.0;
         if (d.x != 0 || d.y != 0) {
@@ -373,7 +378,7 @@ void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldStat
           for (std::uint32_t si : index.segments.near(p))
             f = segment_contact_time(p, d, k.radius_m, segs[si], f);
         }
-        mv.f[s] = round_down<M>(f);
+        mv.f[s] = as_motion<M>(f, round_down, kFractionMargin);
       }
     }
   });
@@ -533,8 +538,9 @@ void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldStat
                 gathered[used++] = static_cast<std::int16_t>(std::int64_t{found[j]} -
                                                              static_cast<std::int64_t>(s));
           }
-          if (best < fi && !ghost(s)) {           // (a ghost's fraction comes from its process)
-            mv.f_next[s] = -round_down<M>(best);  // < fi: best < fi, and fi is an M; changed
+          if (best < fi && !ghost(s)) {  // (a ghost's fraction comes from its process)
+            mv.f_next[s] = -as_motion<M>(
+                best, round_down, kFractionMargin);  // < fi: best < fi, and fi is an M; changed
             ++local_changes;
             if (changed_here.size() < sparse_max)
               changed_here.push_back(static_cast<std::uint32_t>(s));
@@ -602,7 +608,8 @@ void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldStat
         queued_[s / 64] = 0;
         if (ghost(s)) continue;
         const double best = relax(s, list_of(s));
-        if (best < frac(s)) mv.updates.push_back({s, -round_down<M>(best)});
+        if (best < frac(s))
+          mv.updates.push_back({s, -as_motion<M>(best, round_down, kFractionMargin)});
       }
       for (std::uint32_t s : now) mv.f[s] = frac(s);  // no longer changed
       now.clear();
