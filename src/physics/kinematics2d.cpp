@@ -71,8 +71,9 @@ namespace {
 
 constexpr unsigned kGather = 64;  ///< round 0's candidates gathered without branches
 
-// First t in [0, len] with |r0 + t v| < rs while approaching; -1 if none.
-inline double first_contact_linear(Vec2 r0, Vec2 v, double rs, double len) {
+// First t in [0, len] with |r0 + t v| < rs while approaching; -1 if none. (Always inlined:
+// with the step compiled twice, the compiler otherwise calls it from the contact rounds.)
+[[gnu::always_inline]] inline double first_contact_linear(Vec2 r0, Vec2 v, double rs, double len) {
   double c = dot(r0, r0) - rs * rs;
   double b = dot(r0, v);
   if (c <= 0) return b < 0 ? 0.0 : -1.0;
@@ -251,16 +252,20 @@ bool kinematics_in_double(const WorldModel& model) {
   });
 }
 
+namespace {
+struct Here {};  ///< (KinematicsEngine::step_as: its instantiations are this file's)
+}  // namespace
+
 void KinematicsEngine::step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
                             ThreadPool& pool, const std::vector<std::uint8_t>* owned,
                             const ContactBorders* split) {
   if (kinematics_in_double(model))
-    step_as(motion64_, model, state, index, pool, owned, split);
+    step_as<double, Here>(motion64_, model, state, index, pool, owned, split);
   else
-    step_as(motion32_, model, state, index, pool, owned, split);
+    step_as<float, Here>(motion32_, model, state, index, pool, owned, split);
 }
 
-template <class M>
+template <class M, class Here>
 void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldState& state,
                                const SpatialIndex& index, ThreadPool& pool,
                                const std::vector<std::uint8_t>* owned,
@@ -421,7 +426,8 @@ void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldStat
     return (ex * ex + ey * ey <= reach * reach) & (t != s) & (engine_[t & emask] == eng);
   };
   // Calls f(t) for every candidate t of slot s, whose list (if it has one) is `list`.
-  auto for_each_candidate = [&](std::size_t s, const std::int16_t* list, auto&& f) {
+  auto for_each_candidate = [&](std::size_t s, const std::int16_t* list, auto&& f)
+      __attribute__((always_inline)) {
     const std::uint8_t count = cand_count_[s];
     if (count != kOverflow) {
       for (unsigned k = 0; k < count; ++k)
@@ -444,12 +450,13 @@ void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldStat
     const Vec2 di{mv.dx[s], mv.dy[s]};
     const double ri = gr[s];
     const bool near_change = changed(s);
-    for_each_candidate(s, list, [&](std::uint32_t t) {
-      if (!near_change && !changed(t)) return;
-      const double tc = contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{mv.dx[t], mv.dy[t]},
-                                     frac(t), ri + gr[t]);
-      if (tc < best) best = tc;
-    });
+    for_each_candidate(
+        s, list, [&](std::uint32_t t) __attribute__((always_inline)) {
+          if (!near_change && !changed(t)) return;
+          const double tc = contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{mv.dx[t], mv.dy[t]},
+                                         frac(t), ri + gr[t]);
+          if (tc < best) best = tc;
+        });
     return best;
   };
   // Round 0's candidates four at a time (gather_candidates_avx2), when it applies.
@@ -471,7 +478,10 @@ void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldStat
         // their size (lists that grew by doubling left a third of their room unused).
         std::int16_t gathered[kCandidates << kChunkBits];
         std::size_t used = 0;
-        for_each_slot(c, [&](std::size_t s, const std::int16_t* list) {
+        // (A slot of the round; always inlined, as the compiler did when the step was one
+        // function.)
+        auto slot_round = [&](std::size_t s, const std::int16_t* list)
+            __attribute__((always_inline)) {
           const double fi = frac(s);
           mv.f_next[s] = frac(s);
           double best = fi;
@@ -545,7 +555,8 @@ void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldStat
             if (changed_here.size() < sparse_max)
               changed_here.push_back(static_cast<std::uint32_t>(s));
           }
-        });
+        };
+        for_each_slot(c, slot_round);
         if (round == 0) cand_[c].assign(gathered, gathered + used);
       }
       changes.fetch_add(local_changes, std::memory_order_relaxed);

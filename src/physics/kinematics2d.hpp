@@ -134,7 +134,9 @@ class KinematicsEngine {
   };
   Motion<float> motion32_;
   Motion<double> motion64_;
-  template <class M>
+  /// `Here`: a type of the source file's own (anonymous namespace), so that both instantiations
+  /// are that file's alone and the compiler inlines the step's lambdas as in one function.
+  template <class M, class Here>
   void step_as(Motion<M>& mv, const WorldModel& model, WorldState& state, const SpatialIndex& index,
                ThreadPool& pool, const std::vector<std::uint8_t>* owned,
                const ContactBorders* split);
