@@ -122,8 +122,9 @@ class KinematicsEngine {
   // faster than commanded, and within 1e-7 of it relatively), and a fraction is rounded down
   // (a robot stops at most a float's rounding short of its first contact, never past it), so
   // bodies still never overlap. Positions and headings stay double. A DEECo run
-  // (kinematics_in_double) keeps them in double instead, unrounded: the step is compiled for
-  // both (step_as<M>) and the run uses one.
+  // (kinematics_in_double) keeps them in double instead (a fraction a contact limits lowered
+  // by 2^-40: kinematics2d.cpp, as_motion): the step is compiled for both (step_as<M>) and the
+  // run uses one.
   template <class M>
   struct Motion {
     std::vector<M> dx, dy;  ///< commanded motion this tick, metres
