@@ -15,6 +15,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace fleetsim {
 
@@ -70,8 +71,9 @@ namespace {
 
 constexpr unsigned kGather = 64;  ///< round 0's candidates gathered without branches
 
-// First t in [0, len] with |r0 + t v| < rs while approaching; -1 if none.
-inline double first_contact_linear(Vec2 r0, Vec2 v, double rs, double len) {
+// First t in [0, len] with |r0 + t v| < rs while approaching; -1 if none. (Always inlined:
+// with the step compiled twice, the compiler otherwise calls it from the contact rounds.)
+[[gnu::always_inline]] inline double first_contact_linear(Vec2 r0, Vec2 v, double rs, double len) {
   double c = dot(r0, r0) - rs * rs;
   double b = dot(r0, v);
   if (c <= 0) return b < 0 ? 0.0 : -1.0;
@@ -144,11 +146,12 @@ namespace {
 /// Round 0's candidate test (KinematicsEngine::step, `candidate`) for AVX2, four slots at a
 /// time, when every robot has the same radius and one engine moves them all: the same double
 /// operations in the same order, so the same list. `base` = (r + r) + 4 kSkin, `mi` = slot
-/// s's |dx| + |dy|. Appends the candidates among the runs' slots to `found` (room for `cap`)
-/// and returns their count, or `cap` when there may be more than cap - 4 (the caller then
-/// scans again, as for a full list).
+/// s's |dx| + |dy|; the motions are M (float, or double in a DEECo run). Appends the candidates
+/// among the runs' slots to `found` (room for `cap`) and returns their count, or `cap` when there
+/// may be more than cap - 4 (the caller then scans again, as for a full list).
+template <class M>
 [[gnu::target("avx2")]] [[gnu::noinline]] unsigned gather_candidates_avx2(
-    const double* gx, const double* gy, const float* dx, const float* dy, const std::uint32_t* rb,
+    const double* gx, const double* gy, const M* dx, const M* dy, const std::uint32_t* rb,
     const std::uint32_t* re, int runs, std::uint32_t slots, std::uint32_t s, double base, double mi,
     std::uint32_t* found, unsigned cap) {
   const __m256d px = _mm256_set1_pd(gx[s]), py = _mm256_set1_pd(gy[s]);
@@ -160,13 +163,17 @@ namespace {
     for (std::uint32_t t = rb[run]; t < re[run]; t += 4) {
       if (k > cap - 4) return cap;
       const std::uint32_t width = std::min(4u, re[run] - t);
-      __m256d x, y;
-      __m128 fx, fy;
+      __m256d x, y, mx, my;  // (the motions in double)
       if (t + 4 <= slots) {  // (lanes past the run read its neighbours: their bits are cleared)
         x = _mm256_loadu_pd(gx + t);
         y = _mm256_loadu_pd(gy + t);
-        fx = _mm_loadu_ps(dx + t);
-        fy = _mm_loadu_ps(dy + t);
+        if constexpr (std::is_same_v<M, float>) {
+          mx = _mm256_cvtps_pd(_mm_loadu_ps(dx + t));
+          my = _mm256_cvtps_pd(_mm_loadu_ps(dy + t));
+        } else {
+          mx = _mm256_loadu_pd(dx + t);
+          my = _mm256_loadu_pd(dy + t);
+        }
       } else {  // the array's last slots: the lanes past its end are not read
         const __m256i mask =
             _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes::kFirst64[width]));
@@ -174,13 +181,17 @@ namespace {
             _mm_load_si128(reinterpret_cast<const __m128i*>(lanes::kFirst32[width]));
         x = _mm256_maskload_pd(gx + t, mask);
         y = _mm256_maskload_pd(gy + t, mask);
-        fx = _mm_maskload_ps(dx + t, mask32);
-        fy = _mm_maskload_ps(dy + t, mask32);
+        if constexpr (std::is_same_v<M, float>) {
+          mx = _mm256_cvtps_pd(_mm_maskload_ps(dx + t, mask32));
+          my = _mm256_cvtps_pd(_mm_maskload_ps(dy + t, mask32));
+        } else {
+          mx = _mm256_maskload_pd(dx + t, mask);
+          my = _mm256_maskload_pd(dy + t, mask);
+        }
       }
       const __m256d ex = _mm256_sub_pd(x, px), ey = _mm256_sub_pd(y, py);
       const __m256d d2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
-      const __m256d mt = _mm256_add_pd(_mm256_andnot_pd(sign, _mm256_cvtps_pd(fx)),
-                                       _mm256_andnot_pd(sign, _mm256_cvtps_pd(fy)));
+      const __m256d mt = _mm256_add_pd(_mm256_andnot_pd(sign, mx), _mm256_andnot_pd(sign, my));
       const __m256d reach = _mm256_mul_pd(_mm256_add_pd(vbase, _mm256_add_pd(vmi, mt)), margin);
       const __m256d in = _mm256_cmp_pd(d2, _mm256_mul_pd(reach, reach), _CMP_LE_OQ);
       unsigned bits = static_cast<unsigned>(_mm256_movemask_pd(in)) & ((1u << width) - 1);
@@ -216,11 +227,49 @@ inline float toward_zero(double v) {
   return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - away);
 }
 
+/// A motion or fraction v in the step's type M: rounded to float by `to_float` (round_down or
+/// toward_zero), or in double v itself, except that a fraction below 1 is `lowered` (to no less
+/// than 0): a body that stops on contact then stops short of it by more than the rounding of
+/// its end position, as a float's rounding down does (else the next tick could find it a
+/// rounding inside its stop distance, and moving along a wall it touches, blocked at once).
+template <class M>
+inline M as_motion(double v, float (*to_float)(double), double lowered = 0) {
+  if constexpr (std::is_same_v<M, double>)
+    return v < 1 && lowered > 0 ? std::max(v - lowered, 0.0) : v;
+  else
+    return to_float(v);
+}
+
+/// How much a double fraction limited by a contact is lowered (2^-40: 1e-12 of the motion).
+constexpr double kFractionMargin = 0x1p-40;
+
+}  // namespace
+
+bool kinematics_in_double(const WorldModel& model) {
+  return std::any_of(model.kinds.begin(), model.kinds.end(), [](const RobotKind& k) {
+    return k.in_run && std::any_of(k.actuators.begin(), k.actuators.end(),
+                                   [](const PartDecl& a) { return a.type == "deeco_wheels"; });
+  });
+}
+
+namespace {
+struct Here {};  ///< (KinematicsEngine::step_as: its instantiations are this file's)
 }  // namespace
 
 void KinematicsEngine::step(const WorldModel& model, WorldState& state, const SpatialIndex& index,
                             ThreadPool& pool, const std::vector<std::uint8_t>* owned,
                             const ContactBorders* split) {
+  if (kinematics_in_double(model))
+    step_as<double, Here>(motion64_, model, state, index, pool, owned, split);
+  else
+    step_as<float, Here>(motion32_, model, state, index, pool, owned, split);
+}
+
+template <class M, class Here>
+void KinematicsEngine::step_as(Motion<M>& mv, const WorldModel& model, WorldState& state,
+                               const SpatialIndex& index, ThreadPool& pool,
+                               const std::vector<std::uint8_t>* owned,
+                               const ContactBorders* split) {
   const std::size_t n = state.robot_count();
   const double dt = static_cast<double>(model.tick_period_ns) / kNanosPerSecond;
   const RobotGrid& grid = index.robots;
@@ -240,10 +289,10 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   float* contact_angle = state.contact_angle().data();
   std::uint8_t* contact_count = state.contact_count().data();
   const std::size_t chunks = (n + (std::size_t{1} << kChunkBits) - 1) >> kChunkBits;
-  dx_.resize(n);
-  dy_.resize(n);
-  f_.resize(n);
-  f_next_.resize(n);
+  mv.dx.resize(n);
+  mv.dy.resize(n);
+  mv.f.resize(n);
+  mv.f_next.resize(n);
   // One engine, moving every robot: no engine per slot (they are all 0), engine_[s & emask]
   // reads the one entry. Several engines: step 1 writes every slot's, and there may be no
   // slot at all (regions without robots: issue #33).
@@ -269,12 +318,13 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   auto ghost = [&](std::size_t s) { return split && ghost_[s]; };
   // A fraction's sign bit says that it changed in the last round (see step 2): its value is
   // its magnitude.
-  auto frac = [&](std::size_t s) { return std::fabs(f_[s]); };
-  auto changed = [&](std::size_t s) { return std::signbit(f_[s]); };
+  auto frac = [&](std::size_t s) { return std::fabs(mv.f[s]); };
+  auto changed = [&](std::size_t s) { return std::signbit(mv.f[s]); };
   // A slot's position at the end of the tick (the same expression wherever it is needed, so
-  // the same bits: f * d of two floats is exact in double).
-  auto end_x = [&](std::size_t s) { return gx[s] + double{frac(s)} * double{dx_[s]}; };
-  auto end_y = [&](std::size_t s) { return gy[s] + double{frac(s)} * double{dy_[s]}; };
+  // the same bits: f * d of two floats is exact in double; of two doubles, in a DEECo run,
+  // rounded, by the same expression everywhere).
+  auto end_x = [&](std::size_t s) { return gx[s] + double{frac(s)} * double{mv.dx[s]}; };
+  auto end_y = [&](std::size_t s) { return gy[s] + double{frac(s)} * double{mv.dy[s]}; };
   // A chunk's slots in order, each with its candidates: the lists are packed in slot order.
   auto for_each_slot = [&](std::size_t c, auto&& f) {
     const std::int16_t* base = cand_[c].data();
@@ -316,24 +366,24 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         const std::uint32_t i = order[s];
         if (emask) engine_[s] = robot_engine[i];
         if (!moved(s)) {
-          dx_[s] = dy_[s] = 0;
-          f_[s] = 1;
+          mv.dx[s] = mv.dy[s] = 0;
+          mv.f[s] = 1;
           continue;
         }
         const RobotKind& k = model.kinds[kind[i]];
         // The locomotion actuator turned its commands into a body velocity in the act phase.
         const double v = std::clamp(speed_cmd[i], -k.max_speed_m_per_s, k.max_speed_m_per_s);
         theta[i] = wrap_angle(theta[i] + turn_cmd[i] * dt);
-        dx_[s] = toward_zero(v * dt * cm[j]);
-        dy_[s] = toward_zero(v * dt * sm[j]);
-        const Vec2 d{dx_[s], dy_[s]};
+        mv.dx[s] = as_motion<M>(v * dt * cm[j], toward_zero);
+        mv.dy[s] = as_motion<M>(v * dt * sm[j], toward_zero);
+        const Vec2 d{mv.dx[s], mv.dy[s]};
         double f = 1.0;
         if (d.x != 0 || d.y != 0) {
           Vec2 p{gx[s], gy[s]};
           for (std::uint32_t si : index.segments.near(p))
             f = segment_contact_time(p, d, k.radius_m, segs[si], f);
         }
-        f_[s] = round_down(f);
+        mv.f[s] = as_motion<M>(f, round_down, kFractionMargin);
       }
     }
   });
@@ -347,7 +397,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     });
     for (std::uint32_t row : split->shared_rows)
       if (moved(slot_of_[row])) shared_slots.push_back(slot_of_[row]);
-    border_round(*split, shared_slots, f_, true, 0, index.border_m, order, n, 0);
+    border_round(mv, *split, shared_slots, mv.f, true, 0, index.border_m, order, n, 0);
   }
 
   // 2. Robot-robot contacts: Jacobi rounds until no f changes. Round 0 scans the 3x3 cells of
@@ -368,7 +418,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   // change. Selects only, so round 0's gather below runs it without branches. `ri`, `mi`,
   // `eng`: s's radius, motion (|dx| + |dy|) and engine.
   auto motion_l1 = [&](std::size_t s) {
-    return std::abs(double{dx_[s]}) + std::abs(double{dy_[s]});
+    return std::abs(double{mv.dx[s]}) + std::abs(double{mv.dy[s]});
   };
   auto candidate = [&](std::size_t s, double ri, double mi, std::uint8_t eng, std::uint32_t t) {
     const double ex = gx[t] - gx[s], ey = gy[t] - gy[s];
@@ -376,7 +426,8 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     return (ex * ex + ey * ey <= reach * reach) & (t != s) & (engine_[t & emask] == eng);
   };
   // Calls f(t) for every candidate t of slot s, whose list (if it has one) is `list`.
-  auto for_each_candidate = [&](std::size_t s, const std::int16_t* list, auto&& f) {
+  auto for_each_candidate = [&](std::size_t s, const std::int16_t* list, auto&& f)
+      __attribute__((always_inline)) {
     const std::uint8_t count = cand_count_[s];
     if (count != kOverflow) {
       for (unsigned k = 0; k < count; ++k)
@@ -396,15 +447,16 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     double best = fi;
     if (cand_count_[s] == 0) return best;
     const Vec2 pi{gx[s], gy[s]};
-    const Vec2 di{dx_[s], dy_[s]};
+    const Vec2 di{mv.dx[s], mv.dy[s]};
     const double ri = gr[s];
     const bool near_change = changed(s);
-    for_each_candidate(s, list, [&](std::uint32_t t) {
-      if (!near_change && !changed(t)) return;
-      const double tc =
-          contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]}, frac(t), ri + gr[t]);
-      if (tc < best) best = tc;
-    });
+    for_each_candidate(
+        s, list, [&](std::uint32_t t) __attribute__((always_inline)) {
+          if (!near_change && !changed(t)) return;
+          const double tc = contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{mv.dx[t], mv.dy[t]},
+                                         frac(t), ri + gr[t]);
+          if (tc < best) best = tc;
+        });
     return best;
   };
   // Round 0's candidates four at a time (gather_candidates_avx2), when it applies.
@@ -426,9 +478,12 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         // their size (lists that grew by doubling left a third of their room unused).
         std::int16_t gathered[kCandidates << kChunkBits];
         std::size_t used = 0;
-        for_each_slot(c, [&](std::size_t s, const std::int16_t* list) {
+        // (A slot of the round; always inlined, as the compiler did when the step was one
+        // function.)
+        auto slot_round = [&](std::size_t s, const std::int16_t* list)
+            __attribute__((always_inline)) {
           const double fi = frac(s);
-          f_next_[s] = frac(s);
+          mv.f_next[s] = frac(s);
           double best = fi;
           // Where a group of slots' lists starts in its chunk's (the sparse rounds' index).
           if (round == 0 && s % kGroup == 0)
@@ -439,12 +494,12 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             cand_count_[s] = 0;
           } else {
             const Vec2 pi{gx[s], gy[s]};
-            const Vec2 di{dx_[s], dy_[s]};
+            const Vec2 di{mv.dx[s], mv.dy[s]};
             const double ri = gr[s];
             const double mi = motion_l1(s);
             const std::uint8_t eng = engine_[s & emask];
             auto pair = [&](std::uint32_t t) {
-              double tc = contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{dx_[t], dy_[t]},
+              double tc = contact_time(pi, di, fi, Vec2{gx[t], gy[t]}, Vec2{mv.dx[t], mv.dy[t]},
                                        frac(t), ri + gr[t]);
               if (tc < best) best = tc;
             };
@@ -458,7 +513,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
             const int runs = grid.near_runs(pi, rb, re);
             if (wide) {
               k = gather_candidates_avx2(
-                  gx, gy, dx_.data(), dy_.data(), rb, re, runs, static_cast<std::uint32_t>(n),
+                  gx, gy, mv.dx.data(), mv.dy.data(), rb, re, runs, static_cast<std::uint32_t>(n),
                   static_cast<std::uint32_t>(s), (ri + ri) + 4 * kSkin, mi, found, kGather);
             } else {
               for (int run = 0; run < runs && k < kGather; ++run) {
@@ -493,13 +548,15 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
                 gathered[used++] = static_cast<std::int16_t>(std::int64_t{found[j]} -
                                                              static_cast<std::int64_t>(s));
           }
-          if (best < fi && !ghost(s)) {      // (a ghost's fraction comes from its process)
-            f_next_[s] = -round_down(best);  // < fi: best < fi, and fi is a float; changed
+          if (best < fi && !ghost(s)) {  // (a ghost's fraction comes from its process)
+            mv.f_next[s] = -as_motion<M>(
+                best, round_down, kFractionMargin);  // < fi: best < fi, and fi is an M; changed
             ++local_changes;
             if (changed_here.size() < sparse_max)
               changed_here.push_back(static_cast<std::uint32_t>(s));
           }
-        });
+        };
+        for_each_slot(c, slot_round);
         if (round == 0) cand_[c].assign(gathered, gathered + used);
       }
       changes.fetch_add(local_changes, std::memory_order_relaxed);
@@ -508,20 +565,20 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     if (split) {  // every process's changes: the same decisions everywhere
       sends.clear();
       for (std::uint32_t s : shared_slots)
-        if (std::signbit(f_next_[s])) sends.push_back(s);
-      changed_count = border_round(*split, sends, f_next_, false, changed_count, index.border_m,
-                                   order, n, round + 1);
+        if (std::signbit(mv.f_next[s])) sends.push_back(s);
+      changed_count = border_round(mv, *split, sends, mv.f_next, false, changed_count,
+                                   index.border_m, order, n, round + 1);
     }
     ++round;
     // A robot needs another look when it or a neighbour changed: the new fractions that
     // changed carry their sign bit (no pass over every robot to mark them, no byte a robot).
-    std::swap(f_, f_next_);
+    std::swap(mv.f, mv.f_next);
     if (changed_count == 0 || changed_count <= sparse_max) break;
     if (round > kMaxRounds) {
       // Pathological chains: stop everyone still changing (still order independent).
       pool.parallel_for(n, kGrain, [&](std::size_t b, std::size_t e, int) {
         for (std::size_t s = b; s < e; ++s)
-          if (changed(s)) f_[s] = -0.0f;  // (still marked as changed)
+          if (changed(s)) mv.f[s] = -M{0};  // (still marked as changed)
       });
     }
   }
@@ -544,7 +601,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
     std::uint64_t changing = changed_count;
     while (split ? changing > 0 : !now.empty()) {
       if (round > kMaxRounds)
-        for (std::uint32_t s : now) f_[s] = -0.0f;  // pathological chains, as above
+        for (std::uint32_t s : now) mv.f[s] = -M{0};  // pathological chains, as above
       work_.clear();
       auto queue = [&](std::uint32_t t) {
         std::uint64_t& word = queued_[t / 64];
@@ -557,25 +614,26 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         queue(s);
         if (cand_count_[s] != 0) for_each_candidate(s, list_of(s), queue);
       }
-      updates_.clear();
+      mv.updates.clear();
       for (std::uint32_t s : work_) {
         queued_[s / 64] = 0;
         if (ghost(s)) continue;
         const double best = relax(s, list_of(s));
-        if (best < frac(s)) updates_.push_back({s, -round_down(best)});
+        if (best < frac(s))
+          mv.updates.push_back({s, -as_motion<M>(best, round_down, kFractionMargin)});
       }
-      for (std::uint32_t s : now) f_[s] = frac(s);  // no longer changed
+      for (std::uint32_t s : now) mv.f[s] = frac(s);  // no longer changed
       now.clear();
-      for (const auto& [s, f] : updates_) {
-        f_[s] = f;
+      for (const auto& [s, f] : mv.updates) {
+        mv.f[s] = f;
         now.push_back(s);
       }
       if (split) {
         sends.clear();
         for (std::uint32_t s : now)
           if (split->shared[order[s]]) sends.push_back(s);
-        changing =
-            border_round(*split, sends, f_, false, now.size(), index.border_m, order, n, round + 1);
+        changing = border_round(mv, *split, sends, mv.f, false, now.size(), index.border_m, order,
+                                n, round + 1);
         now.insert(now.end(), ghost_changed_.begin(), ghost_changed_.end());
       }
       ++round;
@@ -592,7 +650,7 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
         const std::uint32_t i = order[s];
         if (!moved(s)) return;
         const Vec2 p{end_x(s), end_y(s)};
-        realization[i] = (dx_[s] == 0 && dy_[s] == 0) ? 1.0f : frac(s);
+        realization[i] = (mv.dx[s] == 0 && mv.dy[s] == 0) ? 1.0f : static_cast<float>(frac(s));
         x[i] = p.x;
         y[i] = p.y;
         double ri = gr[s];
@@ -665,13 +723,15 @@ void KinematicsEngine::step(const WorldModel& model, WorldState& state, const Sp
   });
 }
 
-std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
+template <class M>
+std::uint64_t KinematicsEngine::border_round(Motion<M>& mv, const ContactBorders& b,
                                              const std::vector<std::uint32_t>& slots,
-                                             std::vector<float>& f, bool motion,
-                                             std::uint64_t changes, double reach,
-                                             const std::uint32_t* order, std::size_t n, int round) {
-  // 'B' u32 round, u64 changes, u32 k, k x (u32 robot id, [f32 dx, f32 dy,] f32 fraction);
-  // little-endian (docs/distributed.md, "Contact rounds"). Routed: the kind, round and
+                                             std::vector<M>& f, bool motion, std::uint64_t changes,
+                                             double reach, const std::uint32_t* order,
+                                             std::size_t n, int round) {
+  // 'B' u32 round, u64 changes, u32 k, k x (u32 robot id, [M dx, M dy,] M fraction);
+  // little-endian; M is f32, or f64 in a run whose motions are doubles (kinematics_in_double)
+  // (docs/distributed.md, "Contact rounds"). Routed: the kind, round and
   // changes to every process, the count and robots to each process they are near.
   std::vector<std::uint8_t> head;
   auto put = [](std::vector<std::uint8_t>& out, const void* v, std::size_t size) {
@@ -680,17 +740,17 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
   };
   auto put_robots = [&](std::vector<std::uint8_t>& out, std::span<const std::uint32_t> list) {
     const auto k = static_cast<std::uint32_t>(list.size());
-    out.reserve(out.size() + 4 + list.size() * (motion ? 16 : 8));
+    out.reserve(out.size() + 4 + list.size() * (4 + (motion ? 3 : 1) * sizeof(M)));
     put(out, &k, 4);
     for (std::uint32_t s : list) {
       const EntityId id = b.ids[order[s]];  // (slots are this process's grid's)
-      const float v = std::fabs(f[s]);
+      const M v = std::fabs(f[s]);
       put(out, &id, 4);
       if (motion) {
-        put(out, &dx_[s], 4);
-        put(out, &dy_[s], 4);
+        put(out, &mv.dx[s], sizeof(M));
+        put(out, &mv.dy[s], sizeof(M));
       }
-      put(out, &v, 4);
+      put(out, &v, sizeof(M));
     }
   };
   const std::uint8_t kind = 'B';
@@ -759,22 +819,22 @@ std::uint64_t KinematicsEngine::border_round(const ContactBorders& b,
     take(&count, 4);
     for (std::uint32_t j = 0; j < count; ++j) {
       EntityId id = 0;
-      float dx = 0, dy = 0, v = 0;
+      M dx = 0, dy = 0, v = 0;
       take(&id, 4);
       if (motion) {
-        take(&dx, 4);
-        take(&dy, 4);
+        take(&dx, sizeof(M));
+        take(&dy, sizeof(M));
       }
-      take(&v, 4);
-      if (!(v >= 0.0f && v <= 1.0f)) fail("a fraction outside [0, 1]");
+      take(&v, sizeof(M));
+      if (!(v >= 0 && v <= 1)) fail("a fraction outside [0, 1]");
       const std::uint32_t row = b.row_of(id);
       if (row == kNoIndex && b.partial) continue;
       if (row >= n || b.mover[row] != static_cast<int>(p)) fail("a robot it does not move");
       const std::uint32_t s = slot_of_[row];
       if (motion) {
         if (!(std::fabs(dx) <= reach && std::fabs(dy) <= reach)) fail("a motion out of reach");
-        dx_[s] = dx;
-        dy_[s] = dy;
+        mv.dx[s] = dx;
+        mv.dy[s] = dy;
         f[s] = v;
         ghost_[s] = 1;
       } else {

@@ -17,9 +17,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <utility>
 #include <functional>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -90,6 +89,11 @@ struct ContactBorders {
   std::function<RoutedReceived(RoutedMessage)> routed_round;
 };
 
+/// Whether kinematics2d keeps the motion and its fractions in double for this run (unrounded,
+/// as the DEECo playground does): when a kind of the run has a `deeco_wheels` actuator. Every
+/// other run keeps them in float (the same bits as before; KinematicsEngine's scratch).
+bool kinematics_in_double(const WorldModel& model);
+
 /// Motion: the wheel-speed model is a differential drive (v = (l + r) / 2, w = (r - l) / axle),
 /// computed by the differential_drive actuator in the act phase; the engine clamps v to the
 /// kind's max_speed and integrates at the mid-tick heading.
@@ -117,11 +121,26 @@ class KinematicsEngine {
   // anything uses it (the robot moves exactly the motion its contacts were computed for, never
   // faster than commanded, and within 1e-7 of it relatively), and a fraction is rounded down
   // (a robot stops at most a float's rounding short of its first contact, never past it), so
-  // bodies still never overlap. Positions and headings stay double.
-  std::vector<float> dx_, dy_;  ///< commanded motion this tick, metres
-  /// The fraction of the motion allowed, and its next iterate; the sign bit marks a fraction
-  /// that changed in the last round of the fixed point (the value is the magnitude).
-  std::vector<float> f_, f_next_;
+  // bodies still never overlap. Positions and headings stay double. A DEECo run
+  // (kinematics_in_double) keeps them in double instead (a fraction a contact limits lowered
+  // by 2^-40: kinematics2d.cpp, as_motion): the step is compiled for both (step_as<M>) and the
+  // run uses one.
+  template <class M>
+  struct Motion {
+    std::vector<M> dx, dy;  ///< commanded motion this tick, metres
+    /// The fraction of the motion allowed, and its next iterate; the sign bit marks a fraction
+    /// that changed in the last round of the fixed point (the value is the magnitude).
+    std::vector<M> f, f_next;
+    std::vector<std::pair<std::uint32_t, M>> updates;  ///< a sparse round's new fractions
+  };
+  Motion<float> motion32_;
+  Motion<double> motion64_;
+  /// `Here`: a type of the source file's own (anonymous namespace), so that both instantiations
+  /// are that file's alone and the compiler inlines the step's lambdas as in one function.
+  template <class M, class Here>
+  void step_as(Motion<M>& mv, const WorldModel& model, WorldState& state, const SpatialIndex& index,
+               ThreadPool& pool, const std::vector<std::uint8_t>* owned,
+               const ContactBorders* split);
   std::vector<std::uint8_t> engine_;
   /// Round 0's candidates of each slot (offsets to their slots, in slot order): at most
   /// kCandidates, or kOverflow when there were more or one was too far in slot order (then the
@@ -143,7 +162,6 @@ class KinematicsEngine {
   std::vector<std::vector<std::uint32_t>> changed_by_worker_;
   std::vector<std::uint32_t> sparse_changed_, work_;
   std::vector<std::uint64_t> queued_;
-  std::vector<std::pair<std::uint32_t, float>> updates_;
   std::size_t sparse_below_ = kSparseAuto;
   int last_rounds_ = 0;
   // A run split over domains: per slot, 1 for another process's robot whose motion and
@@ -155,9 +173,11 @@ class KinematicsEngine {
   /// written, unmarked), writes the ghosts' new fractions into `f` (marked changed) and lists
   /// them in ghost_changed_; returns every process's `changes`, summed. Refuses what does not
   /// fit (a robot the sender does not move, a motion beyond `reach`).
-  std::uint64_t border_round(const ContactBorders& b, const std::vector<std::uint32_t>& slots,
-                             std::vector<float>& f, bool motion, std::uint64_t changes,
-                             double reach, const std::uint32_t* order, std::size_t n, int round);
+  template <class M>
+  std::uint64_t border_round(Motion<M>& mv, const ContactBorders& b,
+                             const std::vector<std::uint32_t>& slots, std::vector<M>& f,
+                             bool motion, std::uint64_t changes, double reach,
+                             const std::uint32_t* order, std::size_t n, int round);
 };
 
 /// The end of the physics phase, for every engine type: assigns every robot to the region of

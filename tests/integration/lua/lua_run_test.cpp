@@ -101,6 +101,31 @@ std::string epuck_experiment(const std::string& script, int robots = 600, double
 )";
 }
 
+/// An experiment of DEECo robots (e-pucks with a collision sensor and deeco_wheels, max_speed
+/// 0.3 m/s) running `script` (a file name beside it) as controller "c": `framework`'s
+/// attributes after 10 ticks a second, then the arena's size and contents.
+std::string deeco_experiment(const std::string& script, const std::string& framework,
+                             const std::string& size, const std::string& arena) {
+  return R"(<?xml version="1.0"?>
+<fleetsim>
+  <framework ticks_per_second="10" )" +
+         framework + R"(/>
+  <kinds>
+    <kind name="deeco" base="epuck" max_speed="0.3">
+      <sensor type="collision"/>
+      <actuator type="deeco_wheels"/>
+    </kind>
+  </kinds>
+  <controllers><controller id="c" type="lua" script=")" +
+         script + R"("/></controllers>
+  <arena size=")" +
+         size + R"(">
+)" + arena +
+         R"(  </arena>
+</fleetsim>
+)";
+}
+
 // The bench's Lua diffusion plus random draws and pairs() over string keys: everything whose
 // order or randomness could leak thread scheduling into the result.
 const char* kWanderer = R"(
@@ -413,23 +438,12 @@ function step()
   end
 end
 )");
-  const std::string xml = write("wander.xml", R"(<?xml version="1.0"?>
-<fleetsim>
-  <framework ticks_per_second="10" length="20" seed="9"/>
-  <kinds>
-    <kind name="deeco" base="epuck" max_speed="0.3">
-      <sensor type="collision"/>
-      <actuator type="deeco_wheels"/>
-    </kind>
-  </kinds>
-  <controllers><controller id="w" type="lua" script="wander.lua"/></controllers>
-  <arena size="6,6">
+  const std::string xml =
+      write("wander.xml", deeco_experiment("wander.lua", R"(length="20" seed="9")", "6,6", R"(
     <box center="0,0" size="0.8,0.3" angle="30"/>
     <box center="1.5,-1" size="0.4,0.4"/>
-    <distribute count="400" kind="deeco" controller="w" id_prefix="d"/>
-  </arena>
-</fleetsim>
-)");
+    <distribute count="400" kind="deeco" controller="c" id_prefix="d"/>
+)"));
   const Outcome one = simulate(xml, 1, path("one.flog"));
   const Outcome two = simulate(xml, 2, path("two.flog"));
   EXPECT_EQ(one.hash, two.hash);
@@ -443,6 +457,82 @@ end
   for (std::size_t i = 0; i < one.start.size(); ++i)
     moved += length(one.end[i] - one.start[i]) > 0.3;
   EXPECT_GT(moved, 300);
+}
+
+// A DEECo robot moves as the playground computes it, in double: driving straight at full speed
+// (max_speed 0.3, 10 ticks a second) for 100 ticks it is where 100 steps of
+// 0.3 x 0.1 x (cos, sin) of its heading, summed in double, put it, within 1e-12 m (a step
+// rounded to float, as other runs' are, would be up to 2e-9 m short each tick: about 1e-7
+// after 100 ticks).
+TEST_F(LuaRun, DeecoRobotsMoveInDoublePrecision) {
+  write("straight.lua", "function step() robot.deeco_wheels.set_action(1, 0) end\n");
+  const std::string xml =
+      write("straight.xml", deeco_experiment("straight.lua", R"(length="10")", "20,20", R"(
+    <robot id="a" kind="deeco" controller="c" position="-4.1,-3.3" heading="17"/>
+    <robot id="b" kind="deeco" controller="c" position="4.7,3.9" heading="-151"/>
+    <robot id="c" kind="deeco" controller="c" position="0.3,-5.2" heading="83"/>
+)"));
+  PluginRegistry registry;
+  register_builtins(registry);
+  Diagnostics diags;
+  ExperimentOverrides o;
+  o.threads = 1;
+  auto ex = load_experiment(xml, registry, o, diags);
+  ASSERT_TRUE(ex) << diags.str();
+  Simulation sim(std::move(*ex), registry);
+  sim.start();
+  const WorldState& s = sim.state();
+  ASSERT_EQ(s.robot_count(), 3u);
+  std::vector<Vec2> expected;
+  for (std::size_t i = 0; i < 3; ++i) expected.push_back({s.x()[i], s.y()[i]});
+  int ticks = 0;
+  while (!sim.done()) {
+    sim.step();
+    ++ticks;
+    for (std::size_t i = 0; i < 3; ++i) {
+      expected[i].x += 0.3 * 0.1 * std::cos(s.theta()[i]);
+      expected[i].y += 0.3 * 0.1 * std::sin(s.theta()[i]);
+    }
+  }
+  sim.finish();
+  ASSERT_EQ(ticks, 100);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(s.x()[i], expected[i].x, 1e-12) << s.robot_name()[i];
+    EXPECT_NEAR(s.y()[i], expected[i].y, 1e-12) << s.robot_name()[i];
+  }
+}
+
+// DEECo robots meeting across the border of two processes' domains (the contact rounds carry
+// their motions and fractions, in double for such runs): nine pairs face each other across the
+// middle of an arena wider than tall, where 2 processes' domains meet, 2 cm apart, and touch
+// in the first tick. Each robot turns around and leaves (the playground's SimpleRobot), back on
+// its own side, and the log on 2 processes is the log on one.
+TEST_F(LuaRun, DeecoContactsAcrossProcessesRepeat) {
+  fs::copy_file(kSrc + "/examples/deeco/simple_robot.lua", path("simple_robot.lua"));
+  std::string robots;
+  for (int k = 0; k < 9; ++k) {
+    const std::string y = std::to_string(-0.8 + 0.2 * k);
+    robots += R"(    <robot id="l)" + std::to_string(k) +
+              R"(" kind="deeco" controller="c" position="-0.045,)" + y + R"(" heading="0"/>
+    <robot id="r)" +
+              std::to_string(k) + R"(" kind="deeco" controller="c" position="0.045,)" + y +
+              R"(" heading="180"/>
+)";
+  }
+  const std::string xml =
+      write("meet.xml", deeco_experiment("simple_robot.lua", R"(length="4")", "8,2", robots));
+  const Outcome one = simulate(xml, 1, path("one.flog"));
+  ASSERT_EQ(one.end.size(), 18u);
+  for (std::size_t i = 0; i < 18; ++i) {
+    // Away from the middle, on its own side, farther than it started.
+    EXPECT_GT(std::fabs(one.end[i].x), 0.5) << one.names[i] << " did not turn around and leave";
+    EXPECT_EQ(one.end[i].x > 0, one.start[i].x > 0) << one.names[i];
+  }
+  const Result r =
+      fleetsim("run " + xml + " --quiet --threads 1 --processes 2 --log " + path("procs.flog"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(slurp(path("procs.flog")) == slurp(path("one.flog")))
+      << "the log on 2 processes differs";
 }
 
 // examples/deeco/gossip.xml: knowledge read and written by Lua controllers and spread by

@@ -195,6 +195,8 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
     int follows = 0, follows_to_an_item = 0, hacked = 0, hacked_recent = 0;
     while (!sim.done()) {
       const Tick t = s.tick;
+      // Where the robots were when the layer read them (it runs before the physics moves them).
+      const std::vector<double> x0(s.x().begin(), s.x().end()), y0(s.y().begin(), s.y().end());
       sim.step();
       const double* orders = column(s.objects, "knowledge.orders");
       const double* order = column(s.robots, "knowledge.order");
@@ -237,8 +239,7 @@ TEST(PlaygroundScenario, CompetitionCollectsItemsAndRechargesAtTheStations) {
         if (energy[r] > last[r]) {
           ++recharges;
           // (Both stations are "Power Station"s: the playground charges at either.)
-          EXPECT_LT(std::min(std::hypot(s.x()[r] - 8, s.y()[r] - 92),
-                             std::hypot(s.x()[r] - 92, s.y()[r] - 8)),
+          EXPECT_LT(std::min(std::hypot(x0[r] - 8, y0[r] - 92), std::hypot(x0[r] - 92, y0[r] - 8)),
                     12)
               << r << " at tick " << t;
         }
