@@ -79,11 +79,20 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
       // Bodies that may hide an LED (ground bodies: flyers never do), kept by slot.
       if (bodies_ && !k.flies) {
         const double reach = reach_ + k.radius_m;
-        if (dx * dx + dy * dy <= reach * reach) sc.bodies.push_back(s);
+        if (dx * dx + dy * dy <= reach * reach)
+          sc.bodies.push_back({dx, dy, k.radius_m, k.radius_m * k.radius_m, k.height_m, s});
       }
       if (k.parts.empty()) return;
       const double reach = reach_ + k.radius_m;
       if (dx * dx + dy * dy > reach * reach) return;
+      // Every LED of the owner lies within its radius of its centre: an owner whose disc is
+      // outside the field (by a margin far above rounding) has none in it. Left out without
+      // reading its LEDs; the same answer as testing each (the field's corners are beyond
+      // `reach`, so a square leaves out about a third of the owners within reach).
+      const double spread = k.radius_m * (1 + 1e-9) + 1e-9 * (1 + range_);
+      if (square_ ? std::abs(dx) - spread >= range_ || std::abs(dy) - spread >= range_
+                  : dx * dx + dy * dy > (range_ + spread) * (range_ + spread))
+        return;
       sc.near.push_back(std::uint64_t{ids[row]} << 32 | s);
     });
     sort_by_row(sc.near, sc.rows, sc.sorted);
@@ -103,6 +112,7 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
       const std::uint32_t row = order[s];
       const double dx = gx[s] - p.x, dy = gy[s] - p.y;
       const KindLeds& k = kinds_[kind[row]];
+      if (bodies_) bodies_near_line(sc, dx, dy, k.radius_m, s);
       double cj = 0, sj = 0;
       bool turned = false;  // the owner's heading is needed for ring LEDs only
       for (const LedPart& part : k.parts) {
@@ -132,8 +142,7 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
           const double led_height =
               k.height_m *
               (i < part.ring_cos.size() ? 0.085 / 0.146899733 : 0.174249733 / 0.146899733);
-          if (bodies_ && hidden_by_body(sc.bodies, gx, gy, kind, order, p, rx, ry, s, led_height))
-            continue;
+          if (bodies_ && hidden_by_body(sc, rx, ry, led_height)) continue;
           sc.rx.push_back(rx);
           sc.ry.push_back(ry);
           sc.colors.push_back(col);
@@ -169,31 +178,58 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
     bool flies = false;
   };
 
+  struct Scratch;
+
+  /// A ground body that may hide an LED: its offset from the camera's foot, radius, squared
+  /// radius, height and grid slot.
+  struct Body {
+    double cx, cy, r, r2, height;
+    std::uint32_t slot;
+  };
+
+  /// The bodies (`sc.bodies`, the owner's aside) that may hide one of the LEDs of the owner at
+  /// (ox, oy) of radius `ro`, into `sc.near_line`. Every LED of the owner lies within `ro` of
+  /// its centre, so the line from the camera's foot to any of them stays within `ro` of the
+  /// segment to the centre: a body can meet that line only if its centre is within r + ro of
+  /// the segment. A margin far above rounding keeps every body the exact test below could
+  /// find, so the answer is the same as testing them all; this only skips bodies off the way.
+  void bodies_near_line(Scratch& sc, double ox, double oy, double ro, std::uint32_t owner) const {
+    sc.near_line.clear();
+    const double o2 = ox * ox + oy * oy;
+    const double margin = 1e-6 * (1 + reach_);
+    for (const Body& b : sc.bodies) {
+      if (b.slot == owner) continue;
+      double t = o2 > 0 ? (b.cx * ox + b.cy * oy) / o2 : 0.0;
+      t = std::clamp(t, 0.0, 1.0);
+      const double ex = b.cx - t * ox, ey = b.cy - t * oy;
+      const double reach = b.r + ro + margin;
+      if (ex * ex + ey * ey <= reach * reach)
+        sc.near_line.push_back(static_cast<std::uint32_t>(&b - sc.bodies.data()));
+    }
+  }
+
   /// ARGoS's occlusion check, in fleetsim's geometry: the line from the camera (camera_height
   /// above the sensing robot's centre) down to an LED (at `led_height`, offset (rx, ry) from the
-  /// camera's foot p) is hidden by a body (not the sensing robot's, not the
-  /// LED's owner's) when the line passes through the body's circle at a height no greater
-  /// than the body's top. The line descends, so its lowest point in a circle is where it leaves
-  /// the circle (or the LED, if that comes first).
-  bool hidden_by_body(const std::vector<std::uint32_t>& bodies, const double* gx, const double* gy,
-                      const std::uint16_t* kind, const std::uint32_t* order, Vec2 p, double rx,
-                      double ry, std::uint32_t owner, double led_height) const {
+  /// camera's foot) is hidden by a body (not the sensing robot's, not the LED's owner's: the
+  /// bodies `bodies_near_line` kept for the owner) when the line passes through the body's
+  /// circle at a height no greater than the body's top. The line descends, so its lowest point
+  /// in a circle is where it leaves the circle (or the LED, if that comes first).
+  bool hidden_by_body(const Scratch& sc, double rx, double ry, double led_height) const {
     const double len2 = rx * rx + ry * ry;
     if (!(len2 > 0)) return false;
-    for (const std::uint32_t s : bodies) {
-      if (s == owner) continue;
-      const KindLeds& b = kinds_[kind[order[s]]];
-      const double cx = gx[s] - p.x, cy = gy[s] - p.y;
+    for (const std::uint32_t j : sc.near_line) {
+      const Body& b = sc.bodies[j];
+      const double cx = b.cx, cy = b.cy;
       // Where the line (t in [0, 1] from the camera's foot to the LED) meets the circle.
       const double along = (cx * rx + cy * ry) / len2;
       const double off2 = cx * cx + cy * cy - along * along * len2;
-      const double r2 = b.radius_m * b.radius_m;
+      const double r2 = b.r2;
       if (off2 >= r2) continue;
       const double half = std::sqrt((r2 - off2) / len2);
       const double t0 = along - half, t1 = std::min(along + half, 1.0);
       if (t1 < 0 || t0 > 1) continue;
       const double z = camera_height_ + (led_height - camera_height_) * t1;
-      if (z <= b.height_m) return true;
+      if (z <= b.height) return true;
     }
     return false;
   }
@@ -233,9 +269,10 @@ class ColoredBlobOmnidirectionalCamera final : public Sensor {
 
   /// One worker's lists: valid until that worker senses its next robot.
   struct Scratch {
-    std::vector<std::uint64_t> near;    ///< robots with LEDs in reach: row << 32 | grid slot
-    std::vector<std::uint32_t> bodies;  ///< blocked_by_bodies: grid slots of bodies in reach
-    std::vector<std::uint32_t> rows;    ///< sorting scratch
+    std::vector<std::uint64_t> near;       ///< robots with LEDs in reach: row << 32 | grid slot
+    std::vector<Body> bodies;              ///< blocked_by_bodies: the bodies in reach
+    std::vector<std::uint32_t> near_line;  ///< those that may hide the current owner's LEDs
+    std::vector<std::uint32_t> rows;       ///< sorting scratch
     std::vector<std::uint64_t> sorted;
     std::vector<double> rx, ry, bearing;  ///< per blob: offset (world frame), bearing
     std::vector<Color> colors;

@@ -211,6 +211,8 @@ class RangeAndBearingSensor final : public Sensor {
     emitters_.resize(model.kinds.size());
     for (std::size_t k = 0; k < model.kinds.size(); ++k) {
       emitters_[k].radius_m = model.kinds[k].radius_m;
+      emitters_[k].radius2_m = model.kinds[k].radius_m * model.kinds[k].radius_m;
+      emitters_[k].root_radius2_m = std::sqrt(emitters_[k].radius2_m);
       emitters_[k].flies = model.kinds[k].flies;
       if (model.kinds[k].in_run && !model.kinds[k].flies)
         max_body_radius_ = std::max(max_body_radius_, model.kinds[k].radius_m);
@@ -223,6 +225,7 @@ class RangeAndBearingSensor final : public Sensor {
   struct Emitter {
     bool emits = false, flies = false;
     double height_m = 0, radius_m = 0;
+    double radius2_m = 0, root_radius2_m = 0;  ///< radius^2, and its root (the tangents')
   };
   /// One worker's lists: valid until that worker senses its next robot.
   struct Scratch {
@@ -234,7 +237,8 @@ class RangeAndBearingSensor final : public Sensor {
     std::vector<RabMessage> messages;
     std::vector<std::uint32_t> walls;     ///< blocked_by_obstacles: the segments within range
     std::vector<double> ox, oy, o2, or2;  ///< blocked_by_bodies: bodies that may block, their
-    std::vector<double> oslot;            ///< offsets, squared distance and radius, grid slots
+    std::vector<double> orad, oslot;      ///< offsets, squared distance and radius, radius,
+    std::vector<double> onear;            ///< grid slots, squared distance bound (first q used)
     std::vector<int> ofirst, ocount;      ///< each body's first sector and how many it spans
     std::vector<std::uint32_t> listed;    ///< the bodies listed per sector, sector after sector
   };
@@ -251,62 +255,80 @@ class RangeAndBearingSensor final : public Sensor {
     const double* gx = grid.sorted_x().data();
     const double* gy = grid.sorted_y().data();
     // The bodies that may stand between this robot and a sender within range: those whose
-    // circle reaches into the disc of the range.
-    sc.ox.clear();
-    sc.oy.clear();
-    sc.o2.clear();
-    sc.or2.clear();
-    sc.oslot.clear();
+    // circle reaches into the disc of the range; appended without a branch (as the senders),
+    // in arrays sized once per row of cells. Per body: offset, squared distance, squared
+    // radius, radius (the root of the square, as the tangents below take it), grid slot, and
+    // `near`: the squared distance from the line to a sender beyond which the exact test
+    // cannot find the body on it (see the senders' loop).
+    std::size_t q = 0;
     grid.for_each_run_within(p, range_ + max_body_radius_, [&](std::uint32_t b, std::uint32_t e) {
+      if (q + (e - b) > sc.ox.size()) {
+        const std::size_t size = 2 * (q + (e - b)) + 64;
+        for (std::vector<double>* v :
+             {&sc.ox, &sc.oy, &sc.o2, &sc.or2, &sc.orad, &sc.oslot, &sc.onear})
+          v->resize(size);
+      }
+      double* ox = sc.ox.data();
+      double* oy = sc.oy.data();
+      double* o2 = sc.o2.data();
+      double* or2 = sc.or2.data();
+      double* orad = sc.orad.data();
+      double* oslot = sc.oslot.data();
+      double* onear = sc.onear.data();
       for (std::uint32_t s = b; s < e; ++s) {
         const std::uint32_t row = order[s];
         const Emitter& k = emitters_[kind[row]];
-        if (s == self || k.flies || (z && z[row] > 0)) continue;
         const double dx = gx[s] - p.x, dy = gy[s] - p.y;
         const double reach = range_ + k.radius_m;
-        if (dx * dx + dy * dy > reach * reach) continue;
-        sc.ox.push_back(dx);
-        sc.oy.push_back(dy);
-        sc.o2.push_back(dx * dx + dy * dy);
-        sc.or2.push_back(k.radius_m * k.radius_m);
-        sc.oslot.push_back(static_cast<double>(s));
+        const double d2 = dx * dx + dy * dy;
+        ox[q] = dx;
+        oy[q] = dy;
+        o2[q] = d2;
+        or2[q] = k.radius2_m;
+        orad[q] = k.root_radius2_m;
+        oslot[q] = static_cast<double>(s);
+        onear[q] = k.radius2_m + 1e-9 * (1 + d2);
+        const bool up = k.flies || (z && z[row] > 0);
+        q += static_cast<std::size_t>((s != self) & !up & !(d2 > reach * reach));
       }
     });
-    const std::size_t q = sc.ox.size();
     const double* ox = sc.ox.data();
     const double* oy = sc.oy.data();
     const double* o2 = sc.o2.data();
     const double* or2 = sc.or2.data();
+    const double* orad = sc.orad.data();
     const double* oslot = sc.oslot.data();
+    const double* onear = sc.onear.data();
     // Each body is listed in the sectors of directions (seen from this robot) in which it can
     // stand on a line: between its two tangents, widened by a sector each side, so that the
     // exact test below finds every body the full scan would (the sectors only skip bodies off
     // the line). Sectors are cut in a pseudo-angle (no trigonometry), a body over this robot's
-    // centre is in every sector.
-    std::array<std::uint32_t, kSectors + 1> start{};
-    auto sectors_of = [&](std::size_t j, int& first, int& count) {
-      if (o2[j] <= or2[j]) {
-        first = 0;
-        count = kSectors;
-        return;
-      }
-      const double r = std::sqrt(or2[j]), c = std::sqrt(o2[j] - or2[j]);
-      first = sector(ox[j] * c + oy[j] * r, oy[j] * c - ox[j] * r) - 1;  // the right tangent
-      const int last = sector(ox[j] * c - oy[j] * r, oy[j] * c + ox[j] * r) + 1;
-      count = ((last - first) & (kSectors - 1)) + 1;
-    };
-    sc.ofirst.resize(q);
-    sc.ocount.resize(q);
-    for (std::size_t j = 0; j < q; ++j) {
-      sectors_of(j, sc.ofirst[j], sc.ocount[j]);
-      for (int k = 0; k < sc.ocount[j]; ++k) ++start[((sc.ofirst[j] + k) & (kSectors - 1)) + 1];
+    // centre is in every sector. (A loop without branches: its roots and quotients go two at
+    // a time; a body over the centre computes harmless values that are then replaced.)
+    if (sc.ofirst.size() < q) {
+      sc.ofirst.resize(q);
+      sc.ocount.resize(q);
     }
+    int* ofirst = sc.ofirst.data();
+    int* ocount = sc.ocount.data();
+    for (std::size_t j = 0; j < q; ++j) {
+      const bool over = o2[j] <= or2[j];
+      const double x = over ? 1.0 : ox[j], y = over ? 0.0 : oy[j];
+      const double r = over ? 0.0 : orad[j], c = over ? 1.0 : std::sqrt(o2[j] - or2[j]);
+      const int first = sector(x * c + y * r, y * c - x * r) - 1;  // the right tangent
+      const int last = sector(x * c - y * r, y * c + x * r) + 1;
+      ofirst[j] = over ? 0 : first;
+      ocount[j] = over ? kSectors : ((last - first) & (kSectors - 1)) + 1;
+    }
+    std::array<std::uint32_t, kSectors + 1> start{};
+    for (std::size_t j = 0; j < q; ++j)
+      for (int k = 0; k < ocount[j]; ++k) ++start[((ofirst[j] + k) & (kSectors - 1)) + 1];
     for (int k = 0; k < kSectors; ++k) start[k + 1] += start[k];
     sc.listed.resize(start[kSectors]);
     std::array<std::uint32_t, kSectors> fill{};
     for (std::size_t j = 0; j < q; ++j)
-      for (int k = 0; k < sc.ocount[j]; ++k) {
-        const int b = (sc.ofirst[j] + k) & (kSectors - 1);
+      for (int k = 0; k < ocount[j]; ++k) {
+        const int b = (ofirst[j] + k) & (kSectors - 1);
         sc.listed[start[b] + fill[b]++] = static_cast<std::uint32_t>(j);
       }
     std::erase_if(sc.senders, [&](std::uint64_t rs) {
@@ -314,24 +336,37 @@ class RangeAndBearingSensor final : public Sensor {
       const std::uint32_t row = order[s];
       if (z && z[row] > 0) return false;  // a flyer's messages pass over the ground robots
       const double sx = gx[s] - p.x, sy = gy[s] - p.y;
-      const double d = std::sqrt(sx * sx + sy * sy);
-      if (!(d > 0)) return false;
-      const double ux = sx / d, uy = sy / d;
-      // Where the segment enters the sender's body, from this robot's centre.
-      const double end = d - emitters_[kind[row]].radius_m;
-      if (!(end > 0)) return false;  // this robot's centre is inside the sender's body
+      const double d2 = sx * sx + sy * sy;
+      if (!(d2 > 0)) return false;
       const double sender = static_cast<double>(s);
       const int b = sector(sx, sy);
+      double ux = 0, uy = 0, end = 0;
+      bool ready = false;
       for (std::uint32_t k = start[b]; k < start[b + 1]; ++k) {
         const std::uint32_t j = sc.listed[k];
+        if (oslot[j] == sender) continue;
+        // First a bound without roots or quotients: the body's squared distance from the line
+        // is cross^2 / d2 (cross = the offsets' cross product); beyond `onear` (its squared
+        // radius and a margin far above the rounding of either test) the exact test below
+        // cannot find it on the line, so skipping it changes no answer.
+        const double cross = ox[j] * sy - oy[j] * sx;
+        if (cross * cross > onear[j] * d2) continue;
+        if (!ready) {
+          const double d = std::sqrt(d2);
+          ux = sx / d;
+          uy = sy / d;
+          // Where the segment enters the sender's body, from this robot's centre.
+          end = d - emitters_[kind[row]].radius_m;
+          if (!(end > 0)) return false;  // this robot's centre is inside the sender's body
+          ready = true;
+        }
         // The body's centre projected on the line (a) and its distance from it: the line is
         // inside the body between a - w and a + w, w^2 = r^2 - (o2 - a^2). That stretch meets
         // the segment's [0, end] when w^2 > 0, a + w > 0 and a - w < end (without the root).
         const double a = ox[j] * ux + oy[j] * uy;
         const double w2 = or2[j] - (o2[j] - a * a);
         const double past = a - end;
-        if ((w2 > 0) & ((a >= 0) | (o2[j] < or2[j])) & ((past < 0) | (w2 > past * past)) &
-            (oslot[j] != sender))
+        if ((w2 > 0) & ((a >= 0) | (o2[j] < or2[j])) & ((past < 0) | (w2 > past * past)))
           return true;
       }
       return false;
