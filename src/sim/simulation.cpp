@@ -305,11 +305,9 @@ void Simulation::write_headers(std::vector<std::uint8_t>* robots, std::uint64_t 
   if (writers_.empty() && !observer_) return;
   log::LogHeader h = make_header(/*robots=*/robots == nullptr);
   if (robots) {
-    // Frame logs write the gathered bytes as they are; a DEECo log or a watching view reads
-    // the robots one by one.
-    bool entities = observer_ != nullptr;
-    for (const auto& spec : experiment_.logs) entities |= spec.format != log::LogFormat::kFrames;
-    if (entities) {
+    // The logs write the gathered bytes as they are (a split log is frame logs only); a
+    // watching view reads the robots one by one.
+    if (observer_) {
       h.robots = log::frame_format::decode_entities(*robots, count);
     } else {
       h.encoded_robots = std::move(*robots);
